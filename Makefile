@@ -1,0 +1,80 @@
+# feint build. `make` builds build/feint (with the CUDA backend when nvcc is
+# found on PATH or in /usr/local/cuda/bin), `make test` runs the test suite,
+# `make bench` the CPU benchmark, `make install PREFIX=...` installs.
+PREFIX ?= /usr/local
+BUILD  ?= build
+
+NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+
+PKG_CFLAGS := $(shell pkg-config --cflags hdf5-serial yaml-0.1 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs hdf5-serial yaml-0.1 2>/dev/null)
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+           -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+LDLIBS  += -lgmsh $(PKG_LIBS) -lm
+
+LIB_SRC := $(filter-out src/backend/cuda/%,$(shell find src -name '*.c' | sort))
+CMD_SRC := $(sort $(wildcard cmd/*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/t*.c))
+
+ifneq ($(NVCC),)
+  HAVE_CUDA := 1
+  CU_SRC    := $(sort $(wildcard src/backend/cuda/*.cu))
+  NVCCFLAGS ?= -O3 -gencode=arch=compute_90,code=sm_90 -gencode=arch=compute_90,code=compute_90
+  NVCCFLAGS += -std=c++17 -Iinclude -Isrc -Xcompiler -Wall,-Wextra,-Werror -Werror all-warnings
+  CFLAGS    += -DFEINT_HAVE_CUDA=1
+  LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+  CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
+else
+  HAVE_CUDA := 0
+  LIB_SRC   += $(sort $(wildcard src/backend/cuda/*.c))
+  CU_OBJ    :=
+endif
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
+CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all test test-gpu bench bench-gpu install clean
+all: $(BUILD)/feint $(TEST_BIN)
+
+$(BUILD)/libfeint.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/feint: $(CMD_OBJ) $(BUILD)/libfeint.a
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libfeint.a $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfeint.a tests/unit/check.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libfeint.a $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
+test: all
+	bash tests/run.sh
+
+test-gpu: all
+	FEINT_GPU_TESTS=1 bash tests/run.sh tests/gpu
+
+bench: all
+	bash tests/bench.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BUILD)/feint $(DESTDIR)$(PREFIX)/bin/feint
+	install -m 644 man/feint.1 $(DESTDIR)$(PREFIX)/share/man/man1/feint.1
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,9 @@
+/* Subcommands of the feint command line; each lives in its own file. */
+#ifndef FEINT_CMD_H
+#define FEINT_CMD_H
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+/* Print the error recorded by the library and return its status. */
+int cmd_fail(int status);
+#endif

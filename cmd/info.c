@@ -1,0 +1,38 @@
+/* feint info MESH: what a mesh holds. */
+#include <stdio.h>
+
+#include "cmd.h"
+#include "feint/error.h"
+#include "feint/mesh.h"
+
+int cmd_info(int argc, char **argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: feint info MESH (.msh or .geo)\n");
+    return FEINT_ERR_INPUT;
+  }
+  feint_mesh *m = NULL;
+  feint_mesh_options opts = {0};
+  int status = feint_mesh_read(argv[1], &opts, &m);
+  if (status) return cmd_fail(status);
+  feint_mesh_stats st;
+  feint_mesh_compute_stats(m, &st);
+  printf("mesh %s\n", argv[1]);
+  printf("dimension %d, %lld nodes, %lld cells (%s) in the region\n", m->dim, (long long)m->n_nodes,
+         (long long)m->n_cells, feint_cell_name(m->cell_type));
+  printf("elements by type:\n");
+  for (int k = 0; k < m->n_type_counts; k++)
+    printf("  %-24s %lld\n", m->type_names[k], (long long)m->type_counts[k]);
+  printf("physical groups:\n");
+  if (m->n_groups == 0) printf("  (none)\n");
+  for (int g = 0; g < m->n_groups; g++)
+    printf("  dim %d  tag %-4d %-20s %lld elements\n", m->groups[g].dim, m->groups[g].tag,
+           m->groups[g].name[0] ? m->groups[g].name : "(unnamed)", (long long)m->groups[g].n_elements);
+  printf("bounding box [%g, %g] x [%g, %g] x [%g, %g]\n", st.bbox_min[0], st.bbox_max[0], st.bbox_min[1],
+         st.bbox_max[1], st.bbox_min[2], st.bbox_max[2]);
+  printf("total %s %.15g\n", m->dim == 2 ? "area" : "volume", st.volume);
+  printf("worst cell quality %.6f (cell %lld; 1 = equilateral, 0 = degenerate)\n", st.worst_quality,
+         (long long)st.worst_cell);
+  if (st.n_inverted) printf("inverted cells: %lld\n", (long long)st.n_inverted);
+  feint_mesh_destroy(m);
+  return 0;
+}

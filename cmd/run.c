@@ -1,0 +1,82 @@
+/* feint run / feint check: parse options, run the driver, report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "feint/driver.h"
+#include "feint/error.h"
+
+static int parse(int argc, char **argv, int check_only, feint_run_options *o, const char ***sets) {
+  memset(o, 0, sizeof *o);
+  o->device_index = -1;
+  o->check_only = check_only;
+  *sets = calloc((size_t)argc + 1, sizeof **sets);
+  if (!*sets) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory");
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const int has_value = i + 1 < argc;
+    if (!strcmp(a, "--set") || !strcmp(a, "-s")) {
+      if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "--set needs key.path=value");
+      (*sets)[o->n_overrides++] = argv[++i];
+    } else if (!strncmp(a, "--set=", 6)) {
+      (*sets)[o->n_overrides++] = a + 6;
+    } else if (!check_only && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+      if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "%s needs a file name", a);
+      o->output = argv[++i];
+    } else if (!check_only && !strcmp(a, "--backend")) {
+      if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "--backend needs auto, cpu or cuda");
+      const char *b = argv[++i];
+      o->backend_set = 1;
+      if (!strcmp(b, "auto")) o->backend = FEINT_DEVICE_AUTO;
+      else if (!strcmp(b, "cpu")) o->backend = FEINT_DEVICE_CPU;
+      else if (!strcmp(b, "cuda")) o->backend = FEINT_DEVICE_CUDA;
+      else return feint_error_set(FEINT_ERR_INPUT, "--backend %s: expected auto, cpu or cuda", b);
+    } else if (!check_only && !strcmp(a, "--device")) {
+      char *end;
+      if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "--device needs a number");
+      o->device_index = (int)strtol(argv[++i], &end, 10);
+      if (*end || o->device_index < 0)
+        return feint_error_set(FEINT_ERR_INPUT, "--device %s: expected a device number", argv[i]);
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      o->quiet = 1;
+    } else if (a[0] == '-' && a[1] != '\0') {
+      return feint_error_set(FEINT_ERR_INPUT, "unknown option '%s' (see feint --help)", a);
+    } else if (!o->case_path) {
+      o->case_path = a;
+    } else {
+      return feint_error_set(FEINT_ERR_INPUT, "unexpected argument '%s': one case file at a time", a);
+    }
+  }
+  if (!o->case_path) return feint_error_set(FEINT_ERR_INPUT, "missing the case file (see feint --help)");
+  o->overrides = *sets;
+  return FEINT_OK;
+}
+
+static int run_or_check(int argc, char **argv, int check_only) {
+  feint_run_options o;
+  const char **sets = NULL;
+  int status = parse(argc, argv, check_only, &o, &sets);
+  if (status) {
+    free(sets);
+    return cmd_fail(status);
+  }
+  feint_run_report rep;
+  status = feint_driver_run(&o, &rep);
+  free(sets);
+  if (status) return cmd_fail(status);
+  if (check_only) {
+    printf("%s: ok (%lld cells, %lld dofs)\n", o.case_path, (long long)rep.n_cells, (long long)rep.n_dofs);
+    return 0;
+  }
+  if (!o.quiet) {
+    printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s\n", rep.output, (long long)rep.n_cells,
+           (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
+    for (int k = 0; k < FEINT_PHASE_COUNT; k++)
+      if (rep.seconds[k] > 0) printf("  %-17s %10.6f s\n", feint_phase_names[k], rep.seconds[k]);
+  }
+  return 0;
+}
+
+int cmd_run(int argc, char **argv) { return run_or_check(argc, argv, 0); }
+int cmd_check(int argc, char **argv) { return run_or_check(argc, argv, 1); }

@@ -1,0 +1,55 @@
+/* feint backends: one table of functions per implementation (the libCEED
+ * way). The CPU backend is the simple, exact reference; the CUDA backend
+ * is the fast one and is tested against it. Callers never ask which one
+ * they run on. */
+#ifndef FEINT_BACKEND_H
+#define FEINT_BACKEND_H
+
+#include <stddef.h>
+
+#include "feint/case.h"
+#include "feint/form.h"
+#include "feint/plan.h"
+#include "feint/space.h"
+
+typedef struct {
+  const feint_space *space;
+  const feint_form *form;
+  const feint_plan *plan; /* NULL when no matrix is assembled */
+  feint_precision precision;
+  feint_assembly_strategy strategy;
+  int blocks_per_batch, batches_per_chunk; /* 0 = defaults */
+} feint_problem;
+
+typedef struct feint_backend feint_backend;
+struct feint_backend {
+  const char *name;      /* "cpu" or "cuda" */
+  char device[256];      /* human-readable device name */
+  const feint_problem *problem;
+  void *data;            /* the implementation's own state */
+  /* F = F(u) assembled (n_dofs). */
+  int (*residual)(feint_backend *b, const double *u, double *F);
+  /* b_i = (s, phi_i) assembled (n_dofs). */
+  int (*rhs)(feint_backend *b, double *rhs);
+  /* Element matrices, n_cells x nbc x nbc. */
+  int (*element_matrices)(feint_backend *b, double *Ke);
+  /* CSR values in the plan's pattern (nnz). */
+  int (*assemble_matrix)(feint_backend *b, double *values);
+  void (*destroy)(feint_backend *b);
+};
+
+/* Create the backend asked for. FEINT_DEVICE_AUTO picks cuda when a GPU
+ * and the CUDA backend are present, else cpu; `note` receives a sentence
+ * saying which was chosen and why (may be NULL). device_index < 0 = the
+ * first visible device. */
+int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p,
+                         feint_backend **out, char *note, size_t note_size);
+void feint_backend_destroy(feint_backend *b);
+
+/* Implementations. */
+int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
+/* Number of usable CUDA devices (0 when built without CUDA or none found). */
+int feint_cuda_device_count(void);
+int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
+
+#endif

@@ -1,0 +1,124 @@
+/* feint case: the YAML problem description, validated, with overrides.
+ *
+ * The contract for keys is ../shared/case-format.md (copied in man/feint.1).
+ * feint_case_load() parses the file with libyaml into a tree that keeps the
+ * line and column of every node, applies `--set key.path=value` overrides
+ * (the value parsed as YAML), validates the tree against the schema
+ * (unknown keys, wrong types, missing required keys are errors naming
+ * file:line:column and suggesting the nearest valid key) and fills a
+ * feint_case. The tree after overrides is also emitted as YAML text
+ * (case->as_run) for the provenance of the output file. */
+#ifndef FEINT_CASE_H
+#define FEINT_CASE_H
+
+#include <stdint.h>
+
+typedef enum {
+  FEINT_PHYSICS_POISSON = 0,
+  FEINT_PHYSICS_MASS,
+  FEINT_PHYSICS_HELMHOLTZ,
+  FEINT_PHYSICS_ELASTICITY,
+  FEINT_PHYSICS_ADVECTION,
+  FEINT_PHYSICS_DIFFUSION
+} feint_physics_kind;
+
+typedef enum { FEINT_DEVICE_AUTO = 0, FEINT_DEVICE_CPU, FEINT_DEVICE_CUDA } feint_device_kind;
+typedef enum { FEINT_PRECISION_DOUBLE = 0, FEINT_PRECISION_SINGLE } feint_precision;
+typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY_GATHER } feint_assembly_strategy;
+
+/* A scalar value given in the case: a number, an expression string, or an
+ * HDF5 dataset {file, dataset, on: cell|node}. */
+typedef enum {
+  FEINT_VALUE_NONE = 0, /* not given */
+  FEINT_VALUE_CONSTANT,
+  FEINT_VALUE_EXPRESSION,
+  FEINT_VALUE_DATASET
+} feint_value_kind;
+
+typedef struct {
+  feint_value_kind kind;
+  double constant;   /* FEINT_VALUE_CONSTANT */
+  char *expression;  /* FEINT_VALUE_EXPRESSION */
+  char *file;        /* FEINT_VALUE_DATASET: path resolved relative to the case file */
+  char *dataset;     /* FEINT_VALUE_DATASET: e.g. "/kappa" */
+  int on_cells;      /* FEINT_VALUE_DATASET: 1 = one value per cell, 0 = per node */
+  char where[256];   /* "case.yaml:12:9" of the value, for error messages */
+} feint_value;
+
+/* Up to 3 components (vectors: velocity, elasticity source and state) or
+ * 3x3 (diffusion tensor, row-major). n = number given (0 if absent). */
+typedef struct {
+  int n;
+  feint_value c[9];
+} feint_value_list;
+
+typedef struct {
+  char *group;          /* physical group name */
+  feint_value_list dirichlet; /* n == 0 when absent */
+  feint_value_list neumann;
+  char where[256];
+} feint_boundary;
+
+typedef struct {
+  /* file */
+  char *path;          /* the case file as given ("-" for stdin) */
+  char sha256[65];     /* of the case file's bytes, hex */
+  char *as_run;        /* YAML of the case after overrides */
+
+  /* mesh: */
+  char *mesh_file;     /* resolved relative to the case file's directory */
+  char mesh_where[256];
+  double mesh_size;    /* .geo only; 0 = the .geo's own sizes */
+  int n_region;        /* 0 = all top-dimensional cells */
+  char **region;
+  char region_where[256];
+
+  /* space: */
+  int order;           /* default 1 */
+  int components;      /* default 1 (elasticity: the mesh dimension, set later if 0) */
+  char space_where[256];
+
+  /* quadrature: */
+  int quadrature_degree; /* -1 = default (exact for the form on affine cells) */
+
+  /* physics: */
+  feint_physics_kind physics;
+  char physics_where[256];
+  feint_value kappa;    /* poisson, helmholtz (default 1) */
+  feint_value lambda;   /* helmholtz (default 1) */
+  feint_value E, nu;    /* elasticity: E and nu ... */
+  feint_value lame_lambda, lame_mu; /* ... or the Lame parameters */
+  feint_value_list velocity; /* advection */
+  feint_value_list tensor;   /* diffusion: 3x3 (or 2x2 in 2D), row-major */
+  feint_value_list source;   /* f: scalar, or one per component (default 0) */
+
+  /* state: */
+  feint_value_list state_u;  /* u: scalar or one per component (default 0) */
+
+  /* boundary: */
+  int n_boundary;
+  feint_boundary *boundary;
+
+  /* output: */
+  char *output_file;   /* default: case file name with .h5; -o overrides */
+  int write_residual, write_matrix, write_rhs, write_element_matrices;
+
+  /* backend: */
+  feint_device_kind device;
+  feint_precision precision;
+  int blocks_per_batch, batches_per_chunk; /* 0 = measured defaults */
+
+  /* assembly: */
+  feint_assembly_strategy strategy;
+} feint_case;
+
+/* Load `path` ("-" reads stdin) and apply overrides ("a.b=value"). Errors:
+ * FEINT_ERR_INPUT with "file:line:col: message" (overrides are reported as
+ * "--set a.b=value: message"). */
+int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
+                    feint_case **out);
+void feint_case_destroy(feint_case *c);
+
+const char *feint_physics_name(feint_physics_kind kind);
+
+#endif

@@ -1,0 +1,51 @@
+/* feint driver: the whole pipeline of `feint run` and `feint check`
+ * (case -> mesh -> space -> form -> plan -> backend -> HDF5), with phase
+ * timings. cmd/ parses the command line and maps statuses to exit codes. */
+#ifndef FEINT_DRIVER_H
+#define FEINT_DRIVER_H
+
+#include <stdint.h>
+
+#include "feint/case.h"
+
+typedef struct {
+  const char *case_path;
+  int n_overrides;
+  const char *const *overrides;
+  const char *output;        /* NULL: the case's output.file */
+  int backend_set;           /* 1 if --backend was given */
+  feint_device_kind backend; /* --backend */
+  int device_index;          /* --device N, -1 = default */
+  int check_only;            /* validate case and mesh, compute nothing */
+  int quiet;
+} feint_run_options;
+
+enum {
+  FEINT_PHASE_CASE = 0,
+  FEINT_PHASE_MESH,
+  FEINT_PHASE_DOFMAP,
+  FEINT_PHASE_FORM,
+  FEINT_PHASE_PATTERN,
+  FEINT_PHASE_SETUP,       /* backend creation (device uploads) */
+  FEINT_PHASE_RESIDUAL,
+  FEINT_PHASE_RHS,
+  FEINT_PHASE_ELEMENT,
+  FEINT_PHASE_ASSEMBLY,
+  FEINT_PHASE_WRITE,
+  FEINT_PHASE_COUNT
+};
+extern const char *const feint_phase_names[FEINT_PHASE_COUNT];
+
+typedef struct {
+  double seconds[FEINT_PHASE_COUNT];
+  int64_t n_cells, n_dofs, nnz;
+  char backend[16];
+  char output[1024];
+} feint_run_report;
+
+int feint_driver_run(const feint_run_options *opts, feint_run_report *report);
+
+/* Wall-clock seconds (monotonic). */
+double feint_now(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* feint error handling: one status code per failure, one recorded message.
+ *
+ * Every function that can fail returns an int status (FEINT_OK on success)
+ * and records a human-readable message with feint_error_set(). Callers
+ * propagate with FEINT_CALL(); only cmd/ decides the process exit status.
+ * Modelled on PetscCall()/CeedCall(). */
+#ifndef FEINT_ERROR_H
+#define FEINT_ERROR_H
+
+#include <stddef.h>
+
+enum {
+  FEINT_OK = 0,
+  FEINT_ERR_COMPUTE = 1, /* failure while computing (out of memory, CUDA, I/O) */
+  FEINT_ERR_INPUT = 2    /* bad usage or bad input (case, mesh, options) */
+};
+
+/* Record a message (printf-style) and return status, so callers can write
+ * `return feint_error_set(FEINT_ERR_INPUT, "%s:%d: ...", ...);`. */
+int feint_error_set(int status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The last recorded message ("" if none). */
+const char *feint_error_message(void);
+
+/* Forget the last message (used by code that tries alternatives). */
+void feint_error_clear(void);
+
+/* Propagate a non-zero status to the caller. */
+#define FEINT_CALL(expr)                                                        \
+  do {                                                                         \
+    int feint_call_status_ = (expr);                                           \
+    if (feint_call_status_ != FEINT_OK) return feint_call_status_;             \
+  } while (0)
+
+/* Checked allocation: *(void **)out = calloc(count, size); on failure records
+ * "out of memory allocating <what> (<bytes> bytes)" and returns
+ * FEINT_ERR_COMPUTE. count == 0 yields a valid (freeable) pointer. */
+int feint_calloc(size_t count, size_t size, void *out, const char *what);
+int feint_malloc(size_t count, size_t size, void *out, const char *what);
+/* Checked strdup. */
+int feint_strdup(const char *s, char **out);
+
+#endif

@@ -1,0 +1,80 @@
+/* feint reference elements and quadrature.
+ *
+ * Reference cells (vertex coordinates):
+ *   triangle    (0,0) (1,0) (0,1)
+ *   tetrahedron (0,0,0) (1,0,0) (0,1,0) (0,0,1)
+ * Vertex numbering is Gmsh's for first-order cells.
+ * Reference edges are the vertex pairs (a, b), a < b, in lexicographic order:
+ *   triangle    {0,1} {0,2} {1,2}
+ *   tetrahedron {0,1} {0,2} {0,3} {1,2} {1,3} {2,3}
+ * Reference faces of the tetrahedron are the vertex triples (a, b, c),
+ * a < b < c, in lexicographic order: {0,1,2} {0,1,3} {0,2,3} {1,2,3}.
+ *
+ * Lagrange nodes of order p are ordered by entity: the vertices, then for
+ * each reference edge its p-1 interior nodes from vertex a towards b, then
+ * each face's interior nodes, then the cell interior. Basis function i is 1
+ * at node i and 0 at the others.
+ *
+ * Face and cell interiors are in lattice order: the interior nodes of the
+ * tetrahedron's face (a, b, c) are ((p-i-j) v_a + i v_b + j v_c) / p for
+ * i, j >= 1, i + j <= p - 1, j in the outer loop and i in the inner one; the
+ * cell interior is (i, j) / p (triangle) or (i, j, k) / p (tetrahedron), all
+ * indices >= 1 with sum <= p - 1, k outermost and i (x) fastest. */
+#ifndef FEINT_FE_H
+#define FEINT_FE_H
+
+typedef enum { FEINT_CELL_TRIANGLE = 0, FEINT_CELL_TETRAHEDRON = 1 } feint_cell_type;
+
+int feint_cell_dim(feint_cell_type cell);
+int feint_cell_num_vertices(feint_cell_type cell);
+int feint_cell_num_edges(feint_cell_type cell);
+/* Reference edge e as (a, b) with a < b: edge[0], edge[1]. */
+void feint_cell_edge(feint_cell_type cell, int e, int edge[2]);
+int feint_cell_num_faces(feint_cell_type cell); /* 2-faces of 3D cells; 0 in 2D */
+void feint_cell_face(feint_cell_type cell, int f, int face[3]);
+const char *feint_cell_name(feint_cell_type cell);
+double feint_cell_reference_volume(feint_cell_type cell); /* 1/2, 1/6 */
+
+/* A quadrature rule on a reference cell, exact for polynomials of total
+ * degree <= degree. Points are n x dim (row-major), weights sum to the
+ * reference volume. */
+typedef struct {
+  feint_cell_type cell;
+  int dim;
+  int degree;
+  int n;
+  double *points;
+  double *weights;
+} feint_quadrature;
+
+/* Any degree from 0 to 40. Simplices use collapsed (Stroud conical
+ * product) Gauss-Jacobi rules; all points lie strictly inside the cell and
+ * all weights are positive. */
+int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out);
+void feint_quadrature_destroy(feint_quadrature *q);
+
+/* A scalar Lagrange element of order 1..7 on a reference cell. */
+typedef struct feint_element feint_element;
+struct feint_element {
+  feint_cell_type cell;
+  int order;
+  int dim;
+  int nb;        /* number of (scalar) basis functions */
+  double *nodes; /* nb x dim reference coordinates, ordered as above */
+  int entity_dofs[4]; /* dofs per vertex, per edge, per triangular face
+                         ((p-1)(p-2)/2, also on the triangle), and in the
+                         cell interior (the triangle's own interior there) */
+  double *coeffs;     /* private: nb x nb monomial coefficients */
+  int *monomials;     /* private: nb x dim exponents */
+};
+
+int feint_element_create(feint_cell_type cell, int order, feint_element **out);
+void feint_element_destroy(feint_element *el);
+
+/* Values and reference gradients at npoints points (npoints x dim):
+ * values[p * nb + i], grads[(p * nb + i) * dim + d]. Either output may be
+ * NULL. */
+void feint_element_tabulate(const feint_element *el, int npoints, const double *points,
+                            double *values, double *grads);
+
+#endif

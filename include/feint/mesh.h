@@ -1,0 +1,80 @@
+/* feint mesh: a Gmsh mesh read through the libgmsh C API.
+ *
+ * Reads .msh (2.2 and 4.1, ASCII and binary) or meshes a .geo file. Keeps
+ * the nodes (structure-of-arrays, 0-based, compact: only nodes of
+ * top-dimensional and physical-group elements), the cells of the region
+ * (one cell type per mesh in this version: triangles in 2D, tetrahedra in
+ * 3D; first-order geometry), the physical groups, and for each physical
+ * group of dimension dim-1 its facets (as vertex lists). */
+#ifndef FEINT_MESH_H
+#define FEINT_MESH_H
+
+#include <stdint.h>
+
+#include "feint/fe.h"
+
+typedef struct {
+  int dim;       /* 0..3 */
+  int tag;       /* Gmsh physical tag */
+  char *name;    /* "" if unnamed */
+  int64_t n_elements; /* elements of dimension dim in the group */
+} feint_mesh_group;
+
+typedef struct {
+  char *path;
+  int dim;                 /* dimension of the region cells (2 or 3) */
+
+  int64_t n_nodes;
+  double *x, *y, *z;       /* n_nodes each; z == 0 in 2D */
+
+  feint_cell_type cell_type;
+  int nv;                  /* vertices per cell */
+  int64_t n_cells;
+  int64_t *cells;          /* n_cells x nv node indices (Gmsh vertex order) */
+  int *cell_group;         /* n_cells: index into groups of the cell's physical group, -1 if none */
+
+  int n_groups;
+  feint_mesh_group *groups;
+
+  /* Facets of each (dim-1)-dimensional physical group: facet_offsets[g] ..
+   * facet_offsets[g+1] index rows of facets (n x nv_facet node indices). */
+  int64_t *facet_offsets;  /* n_groups + 1 */
+  int nv_facet;
+  int64_t *facets;
+
+  /* Element counts of the whole file by Gmsh element type name, for `info`. */
+  int n_type_counts;
+  char **type_names;
+  int64_t *type_counts;
+} feint_mesh;
+
+typedef struct {
+  double size;     /* .geo only: Mesh.MeshSizeMax when > 0 */
+  int n_region;    /* physical group names selecting the cells; 0 = all */
+  const char *const *region;
+  const char *where; /* "case.yaml:3:9" of the mesh/region key, for messages; may be NULL */
+} feint_mesh_options;
+
+/* Errors (FEINT_ERR_INPUT): missing/unreadable file, Gmsh parse errors
+ * (with Gmsh's message, which names the line where it can), unsupported
+ * element types in the region (named, e.g. "9-node triangle"), unknown
+ * physical group (listing the valid names), empty region. */
+int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);
+void feint_mesh_destroy(feint_mesh *mesh);
+
+/* Index of the physical group with this name and dimension, -1 if none. */
+int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim);
+
+/* Geometry summaries for `feint info`. Quality is the normalised
+ * inscribed-over-circumscribed radius ratio (1 for the equilateral cell,
+ * 0 for a degenerate one); worst = minimum over cells. */
+typedef struct {
+  double bbox_min[3], bbox_max[3];
+  double volume;          /* sum of |cell volume| of the region */
+  double worst_quality;
+  int64_t worst_cell;
+  int64_t n_inverted;     /* cells with negative orientation (Jacobian) */
+} feint_mesh_stats;
+void feint_mesh_compute_stats(const feint_mesh *mesh, feint_mesh_stats *stats);
+
+#endif

@@ -1,0 +1,20 @@
+/* SHA-256 (FIPS 180-4), for provenance hashes of case and mesh files. */
+#ifndef FEINT_SHA256_H
+#define FEINT_SHA256_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+  uint32_t state[8];
+  uint64_t length;
+  uint8_t block[64];
+  size_t fill;
+} feint_sha256;
+
+void feint_sha256_init(feint_sha256 *h);
+void feint_sha256_update(feint_sha256 *h, const void *data, size_t n);
+/* Writes 64 lowercase hex digits and a NUL into hex[65]. */
+void feint_sha256_final(feint_sha256 *h, char hex[65]);
+/* Hash a whole file; FEINT_ERR_INPUT naming the file if it can't be read. */
+int feint_sha256_file(const char *path, char hex[65]);
+#endif

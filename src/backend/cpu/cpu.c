@@ -1,0 +1,233 @@
+/* The CPU reference backend: a plain loop over cells, double precision,
+ * evaluating the pointwise physics at each quadrature point. Kept simple
+ * and exact: every other backend is tested against it. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/backend.h"
+#include "feint/error.h"
+#include "feint/geometry.h"
+#include "feint/physics.h"
+
+typedef struct {
+  double *gphi;   /* nq x nb x dim physical gradients of the current cell */
+  double *vert;   /* (dim+1) x 3 vertex coordinates */
+  double *Ke;     /* nbc x nbc */
+  double *Fe;     /* nbc */
+} cpu_scratch;
+
+typedef struct {
+  cpu_scratch s;
+} cpu_data;
+
+/* Geometry of cell c: physical basis gradients into s->gphi, returns w-scale |det J|. */
+static double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *s) {
+  const feint_space *sp = p->space;
+  const feint_mesh *m = sp->mesh;
+  const feint_form *f = p->form;
+  const int dim = m->dim, nb = sp->nb, nq = f->quadrature->n;
+  for (int k = 0; k <= dim; k++) {
+    int64_t v = m->cells[c * m->nv + k];
+    s->vert[k * 3 + 0] = m->x[v];
+    s->vert[k * 3 + 1] = m->y[v];
+    s->vert[k * 3 + 2] = m->z[v];
+  }
+  double invJ[9];
+  double det = feint_affine_inverse_jacobian(dim, s->vert, invJ);
+  for (int q = 0; q < nq; q++)
+    for (int i = 0; i < nb; i++) {
+      const double *G = f->basis_grad + (q * nb + i) * dim;
+      double *g = s->gphi + (q * nb + i) * dim;
+      for (int a = 0; a < dim; a++) {
+        double v = 0;
+        for (int d = 0; d < dim; d++) v += G[d] * invJ[d * dim + a];
+        g[a] = v;
+      }
+    }
+  return fabs(det);
+}
+
+/* u, grad u at quadrature point q from the cell's local values ue[nbc]. */
+static void eval_state(const feint_problem *p, const cpu_scratch *s, int q, const double *ue, double *u,
+                       double *gradu) {
+  const int dim = p->form->dim, nc = p->form->nc, nb = p->space->nb;
+  const double *phi = p->form->basis + q * nb;
+  for (int c = 0; c < nc; c++) {
+    u[c] = 0;
+    for (int d = 0; d < dim; d++) gradu[c * dim + d] = 0;
+  }
+  for (int i = 0; i < nb; i++) {
+    const double *g = s->gphi + (q * nb + i) * dim;
+    for (int c = 0; c < nc; c++) {
+      double v = ue[i * nc + c];
+      u[c] += phi[i] * v;
+      for (int d = 0; d < dim; d++) gradu[c * dim + d] += g[d] * v;
+    }
+  }
+}
+
+/* Element residual (with_state) or element load (!with_state) of cell c. */
+static void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, const double *u_global,
+                           int with_state, double *Fe) {
+  const feint_form *f = p->form;
+  const int dim = f->dim, nc = f->nc, nb = p->space->nb, nbc = p->space->nbc, nq = f->quadrature->n;
+  const int64_t *dofs = p->space->cell_dofs + c * nbc;
+  const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
+  double ue[3 * 128], u[3], gradu[9], a[16], f0[3], f1[9];
+  double det = cell_geometry(p, c, s);
+  for (int k = 0; k < nbc; k++) {
+    Fe[k] = 0;
+    ue[k] = with_state ? u_global[dofs[k]] : 0;
+  }
+  for (int q = 0; q < nq; q++) {
+    feint_form_aux_at(f, nb, c, sdofs, q, a);
+    const double wdet = f->quadrature->weights[q] * det;
+    const feint_point pt = {dim, nc, u, gradu, a};
+    if (with_state) {
+      eval_state(p, s, q, ue, u, gradu);
+      feint_physics_f0(f->physics, &pt, f0);
+      feint_physics_f1(f->physics, &pt, f1);
+    } else {
+      feint_physics_source(f->physics, &pt, f0);
+      for (int k = 0; k < nc * dim; k++) f1[k] = 0;
+    }
+    const double *phi = f->basis + q * nb;
+    for (int i = 0; i < nb; i++) {
+      const double *g = s->gphi + (q * nb + i) * dim;
+      for (int fc = 0; fc < nc; fc++) {
+        double v = phi[i] * f0[fc];
+        for (int d = 0; d < dim; d++) v += g[d] * f1[fc * dim + d];
+        Fe[i * nc + fc] += wdet * v;
+      }
+    }
+  }
+}
+
+/* Element matrix of cell c (nbc x nbc, row = test). */
+static void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, double *Ke) {
+  const feint_form *f = p->form;
+  const int dim = f->dim, nc = f->nc, nb = p->space->nb, nbc = p->space->nbc, nq = f->quadrature->n;
+  const int terms = feint_physics_jacobian_terms(f->physics);
+  const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
+  double a[16], g0[9], g1[27], g2[27], g3[81], zero[9] = {0};
+  double det = cell_geometry(p, c, s);
+  memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
+  memset(g0, 0, sizeof g0);
+  memset(g1, 0, sizeof g1);
+  memset(g2, 0, sizeof g2);
+  memset(g3, 0, sizeof g3);
+  for (int q = 0; q < nq; q++) {
+    feint_form_aux_at(f, nb, c, sdofs, q, a);
+    const feint_point pt = {dim, nc, zero, zero, a};
+    if (terms & 1) feint_physics_g0(f->physics, &pt, g0);
+    if (terms & 2) feint_physics_g1(f->physics, &pt, g1);
+    if (terms & 8) feint_physics_g3(f->physics, &pt, g3);
+    const double wdet = f->quadrature->weights[q] * det;
+    const double *phi = f->basis + q * nb;
+    for (int i = 0; i < nb; i++) {
+      const double *gi = s->gphi + (q * nb + i) * dim;
+      for (int j = 0; j < nb; j++) {
+        const double *gj = s->gphi + (q * nb + j) * dim;
+        for (int fc = 0; fc < nc; fc++)
+          for (int gc = 0; gc < nc; gc++) {
+            const int fg = fc * nc + gc;
+            double v = 0;
+            if (terms & 1) v += phi[i] * g0[fg] * phi[j];
+            if (terms & 2)
+              for (int dg = 0; dg < dim; dg++) v += phi[i] * g1[fg * dim + dg] * gj[dg];
+            if (terms & 4)
+              for (int df = 0; df < dim; df++) v += gi[df] * g2[fg * dim + df] * phi[j];
+            if (terms & 8)
+              for (int df = 0; df < dim; df++)
+                for (int dg = 0; dg < dim; dg++) v += gi[df] * g3[(fg * dim + df) * dim + dg] * gj[dg];
+            Ke[(i * nc + fc) * nbc + j * nc + gc] += wdet * v;
+          }
+      }
+    }
+  }
+}
+
+static int cpu_vector(feint_backend *b, const double *u, int with_state, double *out) {
+  const feint_problem *p = b->problem;
+  cpu_data *d = b->data;
+  const int nbc = p->space->nbc;
+  memset(out, 0, sizeof(double) * (size_t)p->space->n_dofs);
+  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
+    element_vector(p, &d->s, c, u, with_state, d->s.Fe);
+    const int64_t *dofs = p->space->cell_dofs + c * nbc;
+    for (int k = 0; k < nbc; k++) out[dofs[k]] += d->s.Fe[k];
+  }
+  return FEINT_OK;
+}
+
+static int cpu_residual(feint_backend *b, const double *u, double *F) { return cpu_vector(b, u, 1, F); }
+static int cpu_rhs(feint_backend *b, double *rhs) { return cpu_vector(b, NULL, 0, rhs); }
+
+static int cpu_element_matrices(feint_backend *b, double *Ke) {
+  const feint_problem *p = b->problem;
+  cpu_data *d = b->data;
+  const int64_t n2 = (int64_t)p->space->nbc * p->space->nbc;
+  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) element_matrix(p, &d->s, c, Ke + c * n2);
+  return FEINT_OK;
+}
+
+static int cpu_assemble_matrix(feint_backend *b, double *values) {
+  const feint_problem *p = b->problem;
+  cpu_data *d = b->data;
+  if (!p->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
+  const int n2 = p->space->nbc * p->space->nbc;
+  memset(values, 0, sizeof(double) * (size_t)p->plan->nnz);
+  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
+    element_matrix(p, &d->s, c, d->s.Ke);
+    const int32_t *slot = p->plan->slots + c * n2;
+    for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];
+  }
+  return FEINT_OK;
+}
+
+static void cpu_destroy(feint_backend *b) {
+  cpu_data *d = b->data;
+  if (d) {
+    free(d->s.gphi);
+    free(d->s.vert);
+    free(d->s.Ke);
+    free(d->s.Fe);
+    free(d);
+  }
+  free(b);
+}
+
+int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
+  *out = NULL;
+  if (p->space->nbc > 3 * 128)
+    return feint_error_set(FEINT_ERR_INPUT, "%d local dofs per cell exceed the CPU backend's limit", p->space->nbc);
+  feint_backend *b = NULL;
+  cpu_data *d = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
+  int status = feint_calloc(1, sizeof *d, &d, "backend");
+  if (status) {
+    free(b);
+    return status;
+  }
+  b->data = d;
+  b->destroy = cpu_destroy;
+  const int nq = p->form->quadrature->n, nb = p->space->nb, nbc = p->space->nbc, dim = p->form->dim;
+  if ((status = feint_malloc((size_t)(nq * nb * dim), sizeof(double), &d->s.gphi, "basis gradients")) ||
+      (status = feint_malloc(4 * 3, sizeof(double), &d->s.vert, "vertices")) ||
+      (status = feint_malloc((size_t)(nbc * nbc), sizeof(double), &d->s.Ke, "element matrix")) ||
+      (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector"))) {
+    cpu_destroy(b);
+    return status;
+  }
+  b->name = "cpu";
+  snprintf(b->device, sizeof b->device, "CPU (reference backend, double precision)");
+  b->problem = p;
+  b->residual = cpu_residual;
+  b->rhs = cpu_rhs;
+  b->element_matrices = cpu_element_matrices;
+  b->assemble_matrix = cpu_assemble_matrix;
+  *out = b;
+  return FEINT_OK;
+}

@@ -1,0 +1,826 @@
+/* feint case: load the YAML case file, apply `--set` overrides, validate
+ * against the schema of shared/case-format.md and fill a feint_case.
+ *
+ * Conventions (beyond case-format.md):
+ *  - A null value (`key:`, `key: ~`, `--set key=`) is the same as the key
+ *    being absent, so an override can unset an optional key.
+ *  - Relative paths (mesh.file, output.file, dataset files) are resolved
+ *    against the case file's directory, also when they come from --set, so a
+ *    case and its as_run text mean the same files wherever feint is run from.
+ *  - Integers must be written as integers (`order: 2`, not `2.0`).
+ *  - A dataset value {file, dataset, on} needs all three keys.
+ *  - A boundary entry needs `group` and at least one of dirichlet/neumann.
+ *  - Numeric path components in --set index sequences: boundary.0.neumann=2. */
+#include "feint/case.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case/tree.h"
+#include "feint/error.h"
+#include "feint/sha256.h"
+
+typedef struct {
+  const char *display; /* the case file's name in messages */
+  char *dir;           /* directory for relative paths; "" = current directory */
+  feint_case *c;
+} loader;
+
+/* ------------------------------------------------------------- messages */
+
+static int fail_at(const tree_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int fail_at(const tree_node *n, const char *fmt, ...) {
+  char where[512], msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (w < 0) msg[0] = '\0';
+  return feint_error_set(FEINT_ERR_INPUT, "%s: %s", tree_where(n, where, sizeof where), msg);
+}
+
+static void set_where(char dst[256], const tree_node *n) {
+  char buf[512];
+  tree_where(n, buf, sizeof buf);
+  size_t len = strlen(buf);
+  if (len > 255) len = 255;
+  memcpy(dst, buf, len);
+  dst[len] = '\0';
+}
+
+/* "a sequence", "the string 'x'", ... for "got ..." messages. */
+static const char *describe(const tree_node *n, char *buf, size_t size) {
+  int w = 0;
+  if (n->kind == TREE_MAP)
+    w = snprintf(buf, size, "a mapping");
+  else if (n->kind == TREE_SEQ)
+    w = snprintf(buf, size, "a sequence");
+  else if (tree_is_null(n))
+    w = snprintf(buf, size, "null");
+  else if (n->quoted)
+    w = snprintf(buf, size, "the string \"%.60s\"", n->text);
+  else
+    w = snprintf(buf, size, "'%.60s'", n->text);
+  if (w < 0 && size) buf[0] = '\0';
+  return buf;
+}
+
+static int wrong_type(const tree_node *n, const char *name, const char *expected) {
+  char got[128];
+  return fail_at(n, "%s: expected %s, got %s", name, expected, describe(n, got, sizeof got));
+}
+
+static size_t levenshtein(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64) return la > lb ? la : lb;
+  size_t row[65];
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j];
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      size_t best = diag + cost;
+      if (row[j] + 1 < best) best = row[j] + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+/* Every key of `map` must be in `keys`; section is "physics" etc., or NULL
+ * for the top level. */
+static int check_keys(const tree_node *map, const char *const *keys, const char *section) {
+  for (size_t i = 0; i < map->n; i++) {
+    const tree_node *k = map->keys[i];
+    int known = 0;
+    for (const char *const *p = keys; *p; p++)
+      if (!strcmp(*p, k->text)) known = 1;
+    if (known) continue;
+    const char *best = NULL;
+    size_t best_d = (size_t)-1;
+    for (const char *const *p = keys; *p; p++) {
+      size_t d = levenshtein(k->text, *p);
+      if (d < best_d) {
+        best_d = d;
+        best = *p;
+      }
+    }
+    char in[160];
+    in[0] = '\0';
+    if (section && snprintf(in, sizeof in, " in %s", section) < 0) in[0] = '\0';
+    if (best && best_d <= 2 && best_d < strlen(k->text))
+      return fail_at(k, "unknown %skey '%.100s'%s; did you mean '%s'?", section ? "" : "top-level ",
+                     k->text, in, best);
+    char list[512] = "";
+    size_t used = 0;
+    for (const char *const *p = keys; *p; p++) {
+      int m = snprintf(list + used, sizeof list - used, "%s%s", p == keys ? "" : ", ", *p);
+      if (m < 0 || (size_t)m >= sizeof list - used) break;
+      used += (size_t)m;
+    }
+    return fail_at(k, "unknown %skey '%.100s'%s (valid keys: %s)", section ? "" : "top-level ",
+                   k->text, in, list);
+  }
+  return FEINT_OK;
+}
+
+/* ------------------------------------------------------------ accessors */
+
+/* The value of `key` in `map`, NULL when absent or null. */
+static const tree_node *field(const tree_node *map, const char *key) {
+  const tree_node *v = map ? tree_map_get(map, key) : NULL;
+  return v && !tree_is_null(v) ? v : NULL;
+}
+
+static int missing(const loader *L, const tree_node *anchor, const char *name) {
+  if (anchor) return fail_at(anchor, "missing required key %s", name);
+  return feint_error_set(FEINT_ERR_INPUT, "%s:1:1: missing required key %s", L->display, name);
+}
+
+/* Section `name` of the root: *map = its mapping (NULL if absent/null),
+ * *key = its key node (NULL if absent). */
+static int section(const tree_node *root, const char *name, const char *const *keys,
+                   const tree_node **map, const tree_node **key) {
+  long i = tree_map_find(root, name);
+  *map = NULL;
+  *key = i >= 0 ? root->keys[i] : NULL;
+  if (i < 0 || tree_is_null(root->items[i])) return FEINT_OK;
+  const tree_node *v = root->items[i];
+  if (v->kind != TREE_MAP) return wrong_type(v, name, "a mapping");
+  FEINT_CALL(check_keys(v, keys, name));
+  *map = v;
+  return FEINT_OK;
+}
+
+static int parse_double(const tree_node *n, double *out) {
+  if (n->kind != TREE_SCALAR || n->quoted || !n->text[0]) return 0;
+  char *end;
+  errno = 0;
+  double v = strtod(n->text, &end);
+  if (*end || errno == ERANGE || !isfinite(v)) return 0;
+  *out = v;
+  return 1;
+}
+
+static int get_number(const tree_node *n, const char *name, double *out) {
+  if (!parse_double(n, out)) return wrong_type(n, name, "a number");
+  return FEINT_OK;
+}
+
+static int get_int(const tree_node *n, const char *name, long lo, long hi, int *out) {
+  char *end;
+  if (n->kind != TREE_SCALAR || n->quoted || !n->text[0]) return wrong_type(n, name, "an integer");
+  errno = 0;
+  long v = strtol(n->text, &end, 10);
+  if (*end || errno == ERANGE) return wrong_type(n, name, "an integer");
+  if (v < lo || v > hi) return fail_at(n, "%s: %ld is out of range %ld..%ld", name, v, lo, hi);
+  *out = (int)v;
+  return FEINT_OK;
+}
+
+static int get_bool(const tree_node *n, const char *name, int *out) {
+  if (n->kind == TREE_SCALAR && !n->quoted) {
+    const char *t = n->text;
+    if (!strcmp(t, "true") || !strcmp(t, "True") || !strcmp(t, "TRUE") || !strcmp(t, "yes") ||
+        !strcmp(t, "Yes") || !strcmp(t, "YES")) {
+      *out = 1;
+      return FEINT_OK;
+    }
+    if (!strcmp(t, "false") || !strcmp(t, "False") || !strcmp(t, "FALSE") || !strcmp(t, "no") ||
+        !strcmp(t, "No") || !strcmp(t, "NO")) {
+      *out = 0;
+      return FEINT_OK;
+    }
+  }
+  return wrong_type(n, name, "true or false");
+}
+
+static int get_string(const tree_node *n, const char *name, char **out) {
+  if (n->kind != TREE_SCALAR) return wrong_type(n, name, "a string");
+  return feint_strdup(n->text, out);
+}
+
+static int get_enum(const tree_node *n, const char *name, const char *const *choices, int *out) {
+  char expected[256] = "one of ";
+  size_t used = strlen(expected);
+  for (int i = 0; choices[i]; i++) {
+    if (n->kind == TREE_SCALAR && !strcmp(n->text, choices[i])) {
+      *out = i;
+      return FEINT_OK;
+    }
+    int m = snprintf(expected + used, sizeof expected - used, "%s%s", i ? ", " : "", choices[i]);
+    if (m > 0 && (size_t)m < sizeof expected - used) used += (size_t)m;
+  }
+  return wrong_type(n, name, expected);
+}
+
+static int resolve_path(const loader *L, const char *p, char **out) {
+  if (p[0] == '/' || !L->dir[0]) return feint_strdup(p, out);
+  size_t ld = strlen(L->dir), lp = strlen(p);
+  int slash = L->dir[ld - 1] != '/';
+  FEINT_CALL(feint_malloc(ld + lp + 2, 1, out, "path"));
+  memcpy(*out, L->dir, ld);
+  if (slash) (*out)[ld] = '/';
+  memcpy(*out + ld + slash, p, lp + 1);
+  return FEINT_OK;
+}
+
+static const char *const value_expected =
+    "a number, an expression string or {file, dataset, on}";
+
+static int get_value(const loader *L, const tree_node *n, const char *name, feint_value *v) {
+  static const char *const dataset_keys[] = {"file", "dataset", "on", NULL};
+  static const char *const on_choices[] = {"cell", "node", NULL};
+  set_where(v->where, n);
+  if (n->kind == TREE_SCALAR) {
+    if (parse_double(n, &v->constant)) {
+      v->kind = FEINT_VALUE_CONSTANT;
+      return FEINT_OK;
+    }
+    if (tree_is_null(n) || !n->text[0]) return wrong_type(n, name, value_expected);
+    v->kind = FEINT_VALUE_EXPRESSION;
+    return feint_strdup(n->text, &v->expression);
+  }
+  if (n->kind != TREE_MAP) return wrong_type(n, name, value_expected);
+  FEINT_CALL(check_keys(n, dataset_keys, name));
+  char sub[200];
+  const tree_node *file = field(n, "file"), *dataset = field(n, "dataset"), *on = field(n, "on");
+  const char *need = !file ? "file" : !dataset ? "dataset" : !on ? "on" : NULL;
+  if (need) {
+    int w = snprintf(sub, sizeof sub, "%s.%s", name, need);
+    if (w < 0) sub[0] = '\0';
+    return fail_at(n, "missing required key %s", sub);
+  }
+  v->kind = FEINT_VALUE_DATASET;
+  int w = snprintf(sub, sizeof sub, "%s.file", name);
+  if (w < 0) sub[0] = '\0';
+  if (file->kind != TREE_SCALAR) return wrong_type(file, sub, "a string");
+  FEINT_CALL(resolve_path(L, file->text, &v->file));
+  w = snprintf(sub, sizeof sub, "%s.dataset", name);
+  if (w < 0) sub[0] = '\0';
+  FEINT_CALL(get_string(dataset, sub, &v->dataset));
+  w = snprintf(sub, sizeof sub, "%s.on", name);
+  if (w < 0) sub[0] = '\0';
+  int which;
+  FEINT_CALL(get_enum(on, sub, on_choices, &which));
+  v->on_cells = which == 0;
+  return FEINT_OK;
+}
+
+/* A value, or a sequence of 1..max values. require_seq: only a sequence. */
+static int get_value_list(const loader *L, const tree_node *n, const char *name, int max,
+                          int require_seq, feint_value_list *out) {
+  char expected[160], sub[200];
+  int w = snprintf(expected, sizeof expected, "%s1 to %d values (%s)",
+                   require_seq ? "a list of " : "a value or a list of ", max, value_expected);
+  if (w < 0) expected[0] = '\0';
+  if (n->kind != TREE_SEQ) {
+    if (require_seq) return wrong_type(n, name, expected);
+    out->n = 1;
+    return get_value(L, n, name, &out->c[0]);
+  }
+  if (n->n < 1 || n->n > (size_t)max) return wrong_type(n, name, expected);
+  for (size_t i = 0; i < n->n; i++) {
+    w = snprintf(sub, sizeof sub, "%s[%zu]", name, i);
+    if (w < 0) sub[0] = '\0';
+    out->n = (int)i + 1;
+    FEINT_CALL(get_value(L, n->items[i], sub, &out->c[i]));
+  }
+  return FEINT_OK;
+}
+
+static int get_tensor(const loader *L, const tree_node *n, const char *name,
+                      feint_value_list *out) {
+  const char *expected = "a 2x2 or 3x3 list of lists of values";
+  if (n->kind != TREE_SEQ || (n->n != 2 && n->n != 3)) return wrong_type(n, name, expected);
+  size_t d = n->n;
+  for (size_t i = 0; i < d; i++) {
+    const tree_node *row = n->items[i];
+    char sub[200];
+    int w = snprintf(sub, sizeof sub, "%s[%zu]", name, i);
+    if (w < 0) sub[0] = '\0';
+    if (row->kind != TREE_SEQ || row->n != d) {
+      char what[64];
+      w = snprintf(what, sizeof what, "a row of %zu values", d);
+      if (w < 0) what[0] = '\0';
+      return wrong_type(row, sub, what);
+    }
+    for (size_t j = 0; j < d; j++) {
+      w = snprintf(sub, sizeof sub, "%s[%zu][%zu]", name, i, j);
+      if (w < 0) sub[0] = '\0';
+      out->n = (int)(i * d + j + 1);
+      FEINT_CALL(get_value(L, row->items[j], sub, &out->c[i * d + j]));
+    }
+  }
+  return FEINT_OK;
+}
+
+/* ------------------------------------------------------------- sections */
+
+static int fill_mesh(const loader *L, const tree_node *root) {
+  static const char *const keys[] = {"file", "size", "region", NULL};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  FEINT_CALL(section(root, "mesh", keys, &m, &k));
+  if (!(v = field(m, "file"))) return missing(L, k, "mesh.file");
+  if (v->kind != TREE_SCALAR) return wrong_type(v, "mesh.file", "a file name");
+  set_where(c->mesh_where, v);
+  FEINT_CALL(resolve_path(L, v->text, &c->mesh_file));
+  if ((v = field(m, "size"))) {
+    FEINT_CALL(get_number(v, "mesh.size", &c->mesh_size));
+    if (!(c->mesh_size > 0)) return fail_at(v, "mesh.size: must be > 0, got %s", v->text);
+  }
+  if ((v = field(m, "region"))) {
+    const char *expected = "a group name or a list of group names";
+    set_where(c->region_where, v);
+    if (v->kind == TREE_SCALAR) {
+      FEINT_CALL(feint_calloc(1, sizeof *c->region, &c->region, "mesh regions"));
+      c->n_region = 1;
+      FEINT_CALL(feint_strdup(v->text, &c->region[0]));
+    } else if (v->kind == TREE_SEQ) {
+      FEINT_CALL(feint_calloc(v->n, sizeof *c->region, &c->region, "mesh regions"));
+      for (size_t i = 0; i < v->n; i++) {
+        const tree_node *it = v->items[i];
+        if (it->kind != TREE_SCALAR || tree_is_null(it)) return wrong_type(it, "mesh.region", expected);
+        c->n_region = (int)i + 1;
+        FEINT_CALL(feint_strdup(it->text, &c->region[i]));
+      }
+    } else {
+      return wrong_type(v, "mesh.region", expected);
+    }
+  }
+  return FEINT_OK;
+}
+
+static int fill_space_quadrature(const loader *L, const tree_node *root, int *components_given) {
+  static const char *const skeys[] = {"order", "components", NULL};
+  static const char *const qkeys[] = {"degree", NULL};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  FEINT_CALL(section(root, "space", skeys, &m, &k));
+  if (k) set_where(c->space_where, k);
+  if ((v = field(m, "order"))) FEINT_CALL(get_int(v, "space.order", 1, 7, &c->order));
+  if ((v = field(m, "components"))) {
+    FEINT_CALL(get_int(v, "space.components", 1, 3, &c->components));
+    *components_given = 1;
+  }
+  FEINT_CALL(section(root, "quadrature", qkeys, &m, &k));
+  if ((v = field(m, "degree")))
+    FEINT_CALL(get_int(v, "quadrature.degree", 0, 40, &c->quadrature_degree));
+  return FEINT_OK;
+}
+
+static void default_one(feint_value *v) {
+  if (v->kind != FEINT_VALUE_NONE) return;
+  v->kind = FEINT_VALUE_CONSTANT;
+  v->constant = 1.0;
+  snprintf(v->where, sizeof v->where, "(default)");
+}
+
+static int fill_physics(const loader *L, const tree_node *root) {
+  static const char *const keys[] = {"kind", "kappa",   "lambda",   "E",      "nu", "lame_lambda",
+                                     "lame_mu", "velocity", "tensor", "source", NULL};
+  static const char *const kinds[] = {"poisson",    "mass",      "helmholtz",
+                                      "elasticity", "advection", "diffusion", NULL};
+  static const struct {
+    const char *key;
+    size_t offset;
+  } scalars[] = {{"kappa", offsetof(feint_case, kappa)},
+                 {"lambda", offsetof(feint_case, lambda)},
+                 {"E", offsetof(feint_case, E)},
+                 {"nu", offsetof(feint_case, nu)},
+                 {"lame_lambda", offsetof(feint_case, lame_lambda)},
+                 {"lame_mu", offsetof(feint_case, lame_mu)}};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  char name[64];
+  FEINT_CALL(section(root, "physics", keys, &m, &k));
+  if (!(v = field(m, "kind"))) return missing(L, k, "physics.kind");
+  int kind;
+  FEINT_CALL(get_enum(v, "physics.kind", kinds, &kind));
+  c->physics = (feint_physics_kind)kind;
+  set_where(c->physics_where, v);
+  for (size_t i = 0; i < sizeof scalars / sizeof scalars[0]; i++) {
+    if (!(v = field(m, scalars[i].key))) continue;
+    snprintf(name, sizeof name, "physics.%s", scalars[i].key);
+    FEINT_CALL(get_value(L, v, name, (feint_value *)((char *)c + scalars[i].offset)));
+  }
+  if ((v = field(m, "velocity")))
+    FEINT_CALL(get_value_list(L, v, "physics.velocity", 3, 1, &c->velocity));
+  if ((v = field(m, "tensor"))) FEINT_CALL(get_tensor(L, v, "physics.tensor", &c->tensor));
+  if ((v = field(m, "source")))
+    FEINT_CALL(get_value_list(L, v, "physics.source", 3, 0, &c->source));
+  default_one(&c->kappa);
+  default_one(&c->lambda);
+
+  const tree_node *at = field(m, "kind");
+  switch (c->physics) {
+  case FEINT_PHYSICS_ELASTICITY: {
+    int young = c->E.kind != FEINT_VALUE_NONE || c->nu.kind != FEINT_VALUE_NONE;
+    int lame = c->lame_lambda.kind != FEINT_VALUE_NONE || c->lame_mu.kind != FEINT_VALUE_NONE;
+    int young_full = c->E.kind != FEINT_VALUE_NONE && c->nu.kind != FEINT_VALUE_NONE;
+    int lame_full =
+        c->lame_lambda.kind != FEINT_VALUE_NONE && c->lame_mu.kind != FEINT_VALUE_NONE;
+    if (young && lame)
+      return fail_at(at, "physics: elasticity takes E and nu, or lame_lambda and lame_mu, "
+                         "not both");
+    if (!young_full && !lame_full)
+      return fail_at(at, "physics: elasticity needs E and nu, or lame_lambda and lame_mu");
+    break;
+  }
+  case FEINT_PHYSICS_ADVECTION:
+    if (!c->velocity.n) return fail_at(at, "physics: advection needs velocity");
+    break;
+  case FEINT_PHYSICS_DIFFUSION:
+    if (!c->tensor.n) return fail_at(at, "physics: diffusion needs tensor");
+    break;
+  default:
+    break;
+  }
+  return FEINT_OK;
+}
+
+static int fill_state_boundary(const loader *L, const tree_node *root) {
+  static const char *const skeys[] = {"u", NULL};
+  static const char *const bkeys[] = {"group", "dirichlet", "neumann", NULL};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  FEINT_CALL(section(root, "state", skeys, &m, &k));
+  if ((v = field(m, "u"))) FEINT_CALL(get_value_list(L, v, "state.u", 3, 0, &c->state_u));
+
+  if (!(v = field(root, "boundary"))) return FEINT_OK;
+  if (v->kind != TREE_SEQ)
+    return wrong_type(v, "boundary", "a list of {group, dirichlet, neumann}");
+  FEINT_CALL(feint_calloc(v->n, sizeof *c->boundary, &c->boundary, "boundary conditions"));
+  for (size_t i = 0; i < v->n; i++) {
+    const tree_node *e = v->items[i], *g;
+    char name[64], sub[96];
+    snprintf(name, sizeof name, "boundary[%zu]", i);
+    if (e->kind != TREE_MAP) return wrong_type(e, name, "a mapping {group, dirichlet, neumann}");
+    FEINT_CALL(check_keys(e, bkeys, name));
+    feint_boundary *b = &c->boundary[i];
+    c->n_boundary = (int)i + 1;
+    set_where(b->where, e);
+    snprintf(sub, sizeof sub, "%s.group", name);
+    if (!(g = field(e, "group"))) return missing(L, e, sub);
+    if (g->kind != TREE_SCALAR) return wrong_type(g, sub, "a physical group name");
+    FEINT_CALL(feint_strdup(g->text, &b->group));
+    const tree_node *d = field(e, "dirichlet"), *n = field(e, "neumann");
+    if (!d && !n) return fail_at(e, "%s: give dirichlet or neumann", name);
+    snprintf(sub, sizeof sub, "%s.dirichlet", name);
+    if (d) FEINT_CALL(get_value_list(L, d, sub, 3, 0, &b->dirichlet));
+    snprintf(sub, sizeof sub, "%s.neumann", name);
+    if (n) FEINT_CALL(get_value_list(L, n, sub, 3, 0, &b->neumann));
+  }
+  return FEINT_OK;
+}
+
+static int default_output(const loader *L, char **out) {
+  const char *p = L->c->path;
+  if (!strcmp(p, "-")) return feint_strdup("feint-out.h5", out);
+  const char *base = strrchr(p, '/');
+  base = base ? base + 1 : p;
+  const char *dot = strrchr(base, '.');
+  size_t keep = dot && dot != base ? (size_t)(dot - p) : strlen(p);
+  FEINT_CALL(feint_malloc(keep + 4, 1, out, "output file name"));
+  memcpy(*out, p, keep);
+  memcpy(*out + keep, ".h5", 4);
+  return FEINT_OK;
+}
+
+static int fill_output_backend(const loader *L, const tree_node *root) {
+  static const char *const okeys[] = {"file", "residual", "matrix", "rhs", "element_matrices",
+                                      NULL};
+  static const char *const bkeys[] = {"device", "precision", "cuda", NULL};
+  static const char *const ckeys[] = {"blocks_per_batch", "batches_per_chunk", NULL};
+  static const char *const akeys[] = {"strategy", NULL};
+  static const char *const devices[] = {"auto", "cpu", "cuda", NULL};
+  static const char *const precisions[] = {"double", "single", NULL};
+  static const char *const strategies[] = {"colored", "atomic", "gather", NULL};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  int e;
+  FEINT_CALL(section(root, "output", okeys, &m, &k));
+  if ((v = field(m, "file"))) {
+    if (v->kind != TREE_SCALAR) return wrong_type(v, "output.file", "a file name");
+    FEINT_CALL(resolve_path(L, v->text, &c->output_file));
+  } else {
+    FEINT_CALL(default_output(L, &c->output_file));
+  }
+  if ((v = field(m, "residual"))) FEINT_CALL(get_bool(v, "output.residual", &c->write_residual));
+  if ((v = field(m, "matrix"))) FEINT_CALL(get_bool(v, "output.matrix", &c->write_matrix));
+  if ((v = field(m, "rhs"))) FEINT_CALL(get_bool(v, "output.rhs", &c->write_rhs));
+  if ((v = field(m, "element_matrices")))
+    FEINT_CALL(get_bool(v, "output.element_matrices", &c->write_element_matrices));
+
+  FEINT_CALL(section(root, "backend", bkeys, &m, &k));
+  if ((v = field(m, "device"))) {
+    FEINT_CALL(get_enum(v, "backend.device", devices, &e));
+    c->device = (feint_device_kind)e;
+  }
+  if ((v = field(m, "precision"))) {
+    FEINT_CALL(get_enum(v, "backend.precision", precisions, &e));
+    c->precision = (feint_precision)e;
+  }
+  if ((v = field(m, "cuda"))) {
+    if (v->kind != TREE_MAP) return wrong_type(v, "backend.cuda", "a mapping");
+    FEINT_CALL(check_keys(v, ckeys, "backend.cuda"));
+    const tree_node *t;
+    if ((t = field(v, "blocks_per_batch")))
+      FEINT_CALL(get_int(t, "backend.cuda.blocks_per_batch", 1, 1 << 20, &c->blocks_per_batch));
+    if ((t = field(v, "batches_per_chunk")))
+      FEINT_CALL(
+          get_int(t, "backend.cuda.batches_per_chunk", 1, 1 << 20, &c->batches_per_chunk));
+  }
+
+  FEINT_CALL(section(root, "assembly", akeys, &m, &k));
+  if ((v = field(m, "strategy"))) {
+    FEINT_CALL(get_enum(v, "assembly.strategy", strategies, &e));
+    c->strategy = (feint_assembly_strategy)e;
+  }
+  return FEINT_OK;
+}
+
+static int fill(const loader *L, const tree_node *root) {
+  static const char *const top[] = {"mesh",     "space",  "quadrature", "physics",  "state",
+                                    "boundary", "output", "backend",    "assembly", "sweep",
+                                    NULL};
+  feint_case *c = L->c;
+  FEINT_CALL(check_keys(root, top, NULL));
+  long i = tree_map_find(root, "sweep");
+  if (i >= 0 && !tree_is_null(root->items[i]))
+    return fail_at(root->keys[i], "sweep: not supported yet");
+  c->order = 1;
+  c->components = 1;
+  c->quadrature_degree = -1;
+  c->write_residual = c->write_matrix = c->write_rhs = 1;
+  c->write_element_matrices = 0;
+  c->device = FEINT_DEVICE_AUTO;
+  c->precision = FEINT_PRECISION_DOUBLE;
+  c->strategy = FEINT_ASSEMBLY_COLORED;
+  snprintf(c->space_where, sizeof c->space_where, "%.240s:1:1", L->display);
+  int components_given = 0;
+  FEINT_CALL(fill_mesh(L, root));
+  FEINT_CALL(fill_space_quadrature(L, root, &components_given));
+  FEINT_CALL(fill_physics(L, root));
+  if (c->physics == FEINT_PHYSICS_ELASTICITY && !components_given) c->components = 0;
+  FEINT_CALL(fill_state_boundary(L, root));
+  FEINT_CALL(fill_output_backend(L, root));
+  return FEINT_OK;
+}
+
+/* ------------------------------------------------------------ overrides */
+
+static int is_index(const char *s, size_t *out) {
+  if (!*s) return 0;
+  size_t v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9' || v > 100000000) return 0;
+    v = 10 * v + (size_t)(*s - '0');
+  }
+  *out = v;
+  return 1;
+}
+
+static int apply_override(tree_node *root, const char *ov) {
+  const char *eq = strchr(ov, '=');
+  if (!eq) return feint_error_set(FEINT_ERR_INPUT, "--set %s: expected key.path=value", ov);
+  size_t klen = (size_t)(eq - ov);
+  char *path;
+  FEINT_CALL(feint_malloc(klen + 1, 1, &path, "override key"));
+  memcpy(path, ov, klen);
+  path[klen] = '\0';
+  /* split into components in place */
+  int s = FEINT_OK;
+  size_t ncomp = 1;
+  for (size_t i = 0; i < klen; i++)
+    if (path[i] == '.') {
+      path[i] = '\0';
+      ncomp++;
+    }
+  const char *comp = path;
+  for (size_t i = 0; i < ncomp; i++, comp += strlen(comp) + 1)
+    if (!comp[0]) {
+      free(path);
+      return feint_error_set(FEINT_ERR_INPUT, "--set %s: empty component in key path", ov);
+    }
+  tree_node *value = NULL;
+  s = tree_parse(eq + 1, strlen(eq + 1), ov, 1, &value);
+  if (s) {
+    free(path);
+    return s;
+  }
+  tree_node *node = root;
+  comp = path;
+  char sofar[256] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < ncomp && !s; i++, comp += strlen(comp) + 1) {
+    int last = i + 1 == ncomp;
+    tree_node **slot = NULL;
+    if (node->kind == TREE_MAP) {
+      long j = tree_map_find(node, comp);
+      if (j >= 0) {
+        slot = &node->items[j];
+      } else {
+        tree_node *key = NULL, *child = NULL;
+        s = tree_new(TREE_SCALAR, ov, 1, 1, 1, &key);
+        if (!s) {
+          free(key->text);
+          key->text = NULL;
+          s = feint_strdup(comp, &key->text);
+        }
+        if (!s) s = tree_new(TREE_MAP, ov, 1, 1, 1, &child);
+        if (s) {
+          tree_free(key);
+          tree_free(child);
+          break;
+        }
+        s = tree_append(node, key, child);
+        if (s) break;
+        slot = &node->items[node->n - 1];
+      }
+    } else if (node->kind == TREE_SEQ) {
+      size_t j;
+      if (!is_index(comp, &j) || j >= node->n) {
+        s = feint_error_set(FEINT_ERR_INPUT,
+                            "--set %s: '%s' is a list of %zu; '%s' is not an index 0..%zu", ov,
+                            sofar, node->n, comp, node->n ? node->n - 1 : 0);
+        break;
+      }
+      slot = &node->items[j];
+    } else {
+      s = feint_error_set(FEINT_ERR_INPUT, "--set %s: '%s' is not a mapping", ov, sofar);
+      break;
+    }
+    if (last) {
+      tree_free(*slot);
+      *slot = value;
+      value = NULL;
+    } else if (tree_is_null(*slot)) {
+      tree_node *child;
+      s = tree_new(TREE_MAP, ov, 1, 1, 1, &child);
+      if (s) break;
+      tree_free(*slot);
+      *slot = child;
+    }
+    node = *slot;
+    int w = snprintf(sofar + used, sizeof sofar - used, "%s%s", i ? "." : "", comp);
+    if (w > 0 && (size_t)w < sizeof sofar - used) used += (size_t)w;
+  }
+  tree_free(value);
+  free(path);
+  return s;
+}
+
+/* ----------------------------------------------------------------- load */
+
+static int read_all(const char *path, char **buf, size_t *len) {
+  int is_stdin = !strcmp(path, "-");
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  *buf = NULL;
+  *len = 0;
+  if (!f) return feint_error_set(FEINT_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  size_t cap = 4096, n = 0;
+  char *b = malloc(cap);
+  int s = FEINT_OK;
+  if (!b) s = feint_error_set(FEINT_ERR_COMPUTE, "out of memory reading %s", path);
+  while (!s) {
+    if (n == cap) {
+      char *nb = cap < ((size_t)1 << 40) ? realloc(b, 2 * cap) : NULL;
+      if (!nb) {
+        s = feint_error_set(FEINT_ERR_COMPUTE, "out of memory reading %s", path);
+        break;
+      }
+      b = nb;
+      cap *= 2;
+    }
+    size_t got = fread(b + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) {
+      if (ferror(f))
+        s = feint_error_set(FEINT_ERR_INPUT, "%s: read error: %s", is_stdin ? "<stdin>" : path,
+                            strerror(errno));
+      break;
+    }
+  }
+  if (!is_stdin) fclose(f);
+  if (s) {
+    free(b);
+    return s;
+  }
+  *buf = b;
+  *len = n;
+  return FEINT_OK;
+}
+
+static int load(feint_case *c, const char *path, int n_overrides, const char *const *overrides,
+                tree_node **root, loader *L) {
+  FEINT_CALL(feint_strdup(path, &c->path));
+  int is_stdin = !strcmp(path, "-");
+  L->display = is_stdin ? "<stdin>" : path;
+  L->c = c;
+  const char *slash = is_stdin ? NULL : strrchr(path, '/');
+  size_t dlen = slash ? (size_t)(slash - path) + (slash == path) : 0;
+  FEINT_CALL(feint_malloc(dlen + 1, 1, &L->dir, "directory"));
+  memcpy(L->dir, path, dlen);
+  L->dir[dlen] = '\0';
+
+  char *buf;
+  size_t len;
+  FEINT_CALL(read_all(path, &buf, &len));
+  feint_sha256 h;
+  feint_sha256_init(&h);
+  feint_sha256_update(&h, buf, len);
+  feint_sha256_final(&h, c->sha256);
+  int s = tree_parse(buf, len, L->display, 0, root);
+  free(buf);
+  FEINT_CALL(s);
+  if (tree_is_null(*root)) {
+    tree_node *empty;
+    FEINT_CALL(tree_new(TREE_MAP, L->display, 0, 1, 1, &empty));
+    tree_free(*root);
+    *root = empty;
+  }
+  if ((*root)->kind != TREE_MAP) return wrong_type(*root, "case", "a mapping of sections");
+  for (int i = 0; i < n_overrides; i++) FEINT_CALL(apply_override(*root, overrides[i]));
+  FEINT_CALL(fill(L, *root));
+  FEINT_CALL(tree_emit(*root, &c->as_run));
+  return FEINT_OK;
+}
+
+int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
+                    feint_case **out) {
+  feint_case *c;
+  *out = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *c, &c, "case"));
+  tree_node *root = NULL;
+  loader L = {NULL, NULL, NULL};
+  int s = load(c, path, n_overrides, overrides, &root, &L);
+  tree_free(root);
+  free(L.dir);
+  if (s) {
+    feint_case_destroy(c);
+    return s;
+  }
+  *out = c;
+  return FEINT_OK;
+}
+
+static void value_free(feint_value *v) {
+  free(v->expression);
+  free(v->file);
+  free(v->dataset);
+}
+
+static void list_free(feint_value_list *l) {
+  for (int i = 0; i < 9; i++) value_free(&l->c[i]);
+}
+
+void feint_case_destroy(feint_case *c) {
+  if (!c) return;
+  free(c->path);
+  free(c->as_run);
+  free(c->mesh_file);
+  for (int i = 0; i < c->n_region; i++) free(c->region[i]);
+  free(c->region);
+  value_free(&c->kappa);
+  value_free(&c->lambda);
+  value_free(&c->E);
+  value_free(&c->nu);
+  value_free(&c->lame_lambda);
+  value_free(&c->lame_mu);
+  list_free(&c->velocity);
+  list_free(&c->tensor);
+  list_free(&c->source);
+  list_free(&c->state_u);
+  for (int i = 0; i < c->n_boundary; i++) {
+    free(c->boundary[i].group);
+    list_free(&c->boundary[i].dirichlet);
+    list_free(&c->boundary[i].neumann);
+  }
+  free(c->boundary);
+  free(c->output_file);
+  free(c);
+}
+
+const char *feint_physics_name(feint_physics_kind kind) {
+  switch (kind) {
+  case FEINT_PHYSICS_POISSON: return "poisson";
+  case FEINT_PHYSICS_MASS: return "mass";
+  case FEINT_PHYSICS_HELMHOLTZ: return "helmholtz";
+  case FEINT_PHYSICS_ELASTICITY: return "elasticity";
+  case FEINT_PHYSICS_ADVECTION: return "advection";
+  case FEINT_PHYSICS_DIFFUSION: return "diffusion";
+  }
+  return "unknown";
+}

@@ -1,0 +1,49 @@
+#include "feint/error.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char last_message[4096];
+
+int feint_error_set(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+const char *feint_error_message(void) { return last_message; }
+
+void feint_error_clear(void) { last_message[0] = '\0'; }
+
+static int allocate(size_t count, size_t size, void *out, const char *what, int zero) {
+  void **ptr = (void **)out;
+  *ptr = NULL;
+  if (size != 0 && count > SIZE_MAX / size)
+    return feint_error_set(FEINT_ERR_COMPUTE, "size overflow allocating %s", what);
+  size_t bytes = count * size;
+  *ptr = zero ? calloc(bytes ? bytes : 1, 1) : malloc(bytes ? bytes : 1);
+  if (!*ptr)
+    return feint_error_set(FEINT_ERR_COMPUTE, "out of memory allocating %s (%zu bytes)", what,
+                           bytes);
+  return FEINT_OK;
+}
+
+int feint_calloc(size_t count, size_t size, void *out, const char *what) {
+  return allocate(count, size, out, what, 1);
+}
+
+int feint_malloc(size_t count, size_t size, void *out, const char *what) {
+  return allocate(count, size, out, what, 0);
+}
+
+int feint_strdup(const char *s, char **out) {
+  size_t n = strlen(s) + 1;
+  FEINT_CALL(feint_malloc(n, 1, out, "string"));
+  memcpy(*out, s, n);
+  return FEINT_OK;
+}

@@ -1,0 +1,247 @@
+/* Sampling of coefficients, source and state for a physics on a space. */
+#include "feint/form.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/error.h"
+#include "feint/expr.h"
+#include "feint/h5.h"
+#include "feint/physics.h"
+
+/* Sample a case value as a field on the space: constants stay constants,
+ * expressions are interpolated at the scalar dofs, datasets are read. */
+static int field_from_value(const feint_value *v, const feint_space *s, double fallback,
+                            const char *name, feint_field *f) {
+  memset(f, 0, sizeof *f);
+  switch (v->kind) {
+    case FEINT_VALUE_NONE:
+      f->kind = FEINT_FIELD_CONSTANT;
+      f->constant = fallback;
+      return FEINT_OK;
+    case FEINT_VALUE_CONSTANT:
+      f->kind = FEINT_FIELD_CONSTANT;
+      f->constant = v->constant;
+      return FEINT_OK;
+    case FEINT_VALUE_EXPRESSION: {
+      feint_expr *e = NULL;
+      FEINT_CALL(feint_expr_create(v->expression, v->where, &e));
+      if (feint_expr_is_constant(e)) {
+        f->kind = FEINT_FIELD_CONSTANT;
+        f->constant = feint_expr_eval(e, 0, 0, 0);
+        feint_expr_destroy(e);
+        return FEINT_OK;
+      }
+      int status = feint_malloc((size_t)s->n_scalar_dofs, sizeof(double), &f->values, name);
+      if (status) {
+        feint_expr_destroy(e);
+        return status;
+      }
+      f->kind = FEINT_FIELD_NODE;
+      for (int64_t i = 0; i < s->n_scalar_dofs; i++) {
+        const double *x = s->coordinates + 3 * i;
+        f->values[i] = feint_expr_eval(e, x[0], x[1], x[2]);
+      }
+      feint_expr_destroy(e);
+      return FEINT_OK;
+    }
+    case FEINT_VALUE_DATASET: {
+      int64_t n = v->on_cells ? s->mesh->n_cells : s->n_scalar_dofs;
+      f->kind = v->on_cells ? FEINT_FIELD_CELL : FEINT_FIELD_NODE;
+      return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &f->values);
+    }
+  }
+  return feint_error_set(FEINT_ERR_INPUT, "%s: unsupported value for %s", v->where, name);
+}
+
+static void field_release(feint_field *f) {
+  free(f->values);
+  f->values = NULL;
+}
+
+static int field_degree(const feint_field *f, int order) {
+  return f->kind == FEINT_FIELD_NODE ? order : 0;
+}
+
+/* E and nu -> Lame parameters, sample by sample (both fields must be
+ * sampled alike; a constant joins the other's kind). */
+static int lame_from_young(feint_field *E, feint_field *nu, const feint_space *s, const char *where) {
+  if (E->kind != nu->kind && E->kind != FEINT_FIELD_CONSTANT && nu->kind != FEINT_FIELD_CONSTANT)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: E and nu must both be per cell or both per node to be combined", where);
+  feint_field_kind kind = E->kind != FEINT_FIELD_CONSTANT ? E->kind : nu->kind;
+  int64_t n = kind == FEINT_FIELD_CELL ? s->mesh->n_cells : kind == FEINT_FIELD_NODE ? s->n_scalar_dofs : 1;
+  double *lam = NULL, *mu = NULL;
+  FEINT_CALL(feint_malloc((size_t)n, sizeof *lam, &lam, "Lame lambda"));
+  int status = feint_malloc((size_t)n, sizeof *mu, &mu, "Lame mu");
+  if (status) {
+    free(lam);
+    return status;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    double e = E->kind == FEINT_FIELD_CONSTANT ? E->constant : E->values[i];
+    double v = nu->kind == FEINT_FIELD_CONSTANT ? nu->constant : nu->values[i];
+    if (!(v > -1 && v < 0.5) || !(e > 0)) {
+      free(lam);
+      free(mu);
+      return feint_error_set(FEINT_ERR_INPUT, "%s: need E > 0 and -1 < nu < 1/2, got E = %g, nu = %g",
+                             where, e, v);
+    }
+    lam[i] = e * v / ((1 + v) * (1 - 2 * v));
+    mu[i] = e / (2 * (1 + v));
+  }
+  field_release(E);
+  field_release(nu);
+  E->kind = nu->kind = kind;
+  if (kind == FEINT_FIELD_CONSTANT) {
+    E->constant = lam[0];
+    nu->constant = mu[0];
+    free(lam);
+    free(mu);
+  } else {
+    E->values = lam;
+    nu->values = mu;
+  }
+  return FEINT_OK;
+}
+
+/* A list of values for `n` components (scalar given for a 1-component
+ * quantity, or exactly n values). */
+static int check_components(const feint_value_list *l, int n, const char *key, const char *where) {
+  if (l->n == 0 || l->n == n) return FEINT_OK;
+  return feint_error_set(FEINT_ERR_INPUT, "%s: %s needs %d value%s (one per component), got %d",
+                         where, key, n, n == 1 ? "" : "s", l->n);
+}
+
+static int default_degree(const feint_form *f, int order) {
+  int coef = 0;
+  for (int k = 0; k < f->n_aux; k++) {
+    int d = field_degree(&f->aux[k], order);
+    if (d > coef) coef = d;
+  }
+  /* bilinear terms: g0 ~ 2p, g1/g2 ~ 2p-1, g3 ~ 2p-2, each times a
+   * coefficient of degree `coef`; the load is p + coef. */
+  int terms = feint_physics_jacobian_terms(f->physics), deg = order + coef;
+  if (terms & 1) deg = deg > 2 * order + coef ? deg : 2 * order + coef;
+  if (terms & 6) deg = deg > 2 * order - 1 + coef ? deg : 2 * order - 1 + coef;
+  if (terms & 8) deg = deg > 2 * order - 2 + coef ? deg : 2 * order - 2 + coef;
+  return deg;
+}
+
+int feint_form_create(const feint_case *c, const feint_space *s, feint_form **out) {
+  *out = NULL;
+  feint_form *f = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *f, &f, "form"));
+  const int dim = s->mesh->dim, nc = s->components;
+  int status = FEINT_OK;
+  f->physics = (int)c->physics;
+  f->dim = dim;
+  f->nc = nc;
+  f->n_aux = feint_physics_aux_count(f->physics, dim, nc);
+  if ((status = feint_calloc((size_t)f->n_aux, sizeof *f->aux, &f->aux, "coefficients"))) goto fail;
+
+  const int src = feint_physics_source_offset(f->physics, dim);
+  switch (c->physics) {
+    case FEINT_PHYSICS_POISSON:
+    case FEINT_PHYSICS_HELMHOLTZ:
+      if ((status = field_from_value(&c->kappa, s, 1.0, "kappa", &f->aux[0]))) goto fail;
+      if (c->physics == FEINT_PHYSICS_HELMHOLTZ &&
+          (status = field_from_value(&c->lambda, s, 1.0, "lambda", &f->aux[1])))
+        goto fail;
+      break;
+    case FEINT_PHYSICS_MASS:
+      break;
+    case FEINT_PHYSICS_ELASTICITY:
+      if (nc != dim) {
+        status = feint_error_set(FEINT_ERR_INPUT,
+                                 "%s: elasticity on a %dD mesh needs space.components: %d, got %d",
+                                 c->space_where, dim, dim, nc);
+        goto fail;
+      }
+      if (c->lame_lambda.kind != FEINT_VALUE_NONE) {
+        if ((status = field_from_value(&c->lame_lambda, s, 0, "lame_lambda", &f->aux[0])) ||
+            (status = field_from_value(&c->lame_mu, s, 0, "lame_mu", &f->aux[1])))
+          goto fail;
+      } else {
+        if ((status = field_from_value(&c->E, s, 0, "E", &f->aux[0])) ||
+            (status = field_from_value(&c->nu, s, 0, "nu", &f->aux[1])) ||
+            (status = lame_from_young(&f->aux[0], &f->aux[1], s, c->physics_where)))
+          goto fail;
+      }
+      break;
+    case FEINT_PHYSICS_ADVECTION:
+      if (c->velocity.n < dim) {
+        status = feint_error_set(FEINT_ERR_INPUT, "%s: physics.velocity needs %d components on a %dD mesh, got %d",
+                                 c->physics_where, dim, dim, c->velocity.n);
+        goto fail;
+      }
+      for (int d = 0; d < dim; d++)
+        if ((status = field_from_value(&c->velocity.c[d], s, 0, "velocity", &f->aux[d]))) goto fail;
+      break;
+    case FEINT_PHYSICS_DIFFUSION: {
+      int given = c->tensor.n == 9 ? 3 : c->tensor.n == 4 ? 2 : 0;
+      if (given != dim) {
+        status = feint_error_set(FEINT_ERR_INPUT, "%s: physics.tensor must be %dx%d on a %dD mesh",
+                                 c->physics_where, dim, dim, dim);
+        goto fail;
+      }
+      for (int k = 0; k < dim * dim; k++)
+        if ((status = field_from_value(&c->tensor.c[k], s, 0, "tensor", &f->aux[k]))) goto fail;
+      break;
+    }
+  }
+  /* source: one value per component */
+  if ((status = check_components(&c->source, nc, "physics.source", c->physics_where))) goto fail;
+  for (int k = 0; k < (f->physics == FEINT_PW_ELASTICITY ? nc : 1); k++) {
+    const feint_value none = {0};
+    const feint_value *v = c->source.n ? &c->source.c[k] : &none;
+    if ((status = field_from_value(v, s, 0, "source", &f->aux[src + k]))) goto fail;
+  }
+  if (f->physics != FEINT_PW_ELASTICITY && nc > 1 && c->source.n > 1) {
+    status = feint_error_set(FEINT_ERR_INPUT, "%s: physics.source of %s is one value for all components",
+                             c->physics_where, feint_physics_name(c->physics));
+    goto fail;
+  }
+
+  /* state u: interleaved nodal values */
+  if ((status = check_components(&c->state_u, nc, "state.u", c->physics_where))) goto fail;
+  if ((status = feint_calloc((size_t)s->n_dofs, sizeof(double), &f->u, "state u"))) goto fail;
+  for (int k = 0; k < nc && c->state_u.n; k++) {
+    feint_field uk;
+    if ((status = field_from_value(&c->state_u.c[k], s, 0, "state.u", &uk))) goto fail;
+    if (uk.kind == FEINT_FIELD_CELL) {
+      field_release(&uk);
+      status = feint_error_set(FEINT_ERR_INPUT, "%s: state.u must be given per node, not per cell",
+                               c->state_u.c[k].where);
+      goto fail;
+    }
+    for (int64_t i = 0; i < s->n_scalar_dofs; i++)
+      f->u[i * nc + k] = uk.kind == FEINT_FIELD_CONSTANT ? uk.constant : uk.values[i];
+    field_release(&uk);
+  }
+
+  f->quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->order);
+  if ((status = feint_quadrature_create(s->mesh->cell_type, f->quadrature_degree, &f->quadrature))) goto fail;
+  const int nq = f->quadrature->n;
+  if ((status = feint_malloc((size_t)(nq * s->nb), sizeof(double), &f->basis, "basis table")) ||
+      (status = feint_malloc((size_t)(nq * s->nb * dim), sizeof(double), &f->basis_grad, "basis table")))
+    goto fail;
+  feint_element_tabulate(s->element, nq, f->quadrature->points, f->basis, f->basis_grad);
+  *out = f;
+  return FEINT_OK;
+fail:
+  feint_form_destroy(f);
+  return status;
+}
+
+void feint_form_destroy(feint_form *f) {
+  if (!f) return;
+  for (int k = 0; f->aux && k < f->n_aux; k++) field_release(&f->aux[k]);
+  free(f->aux);
+  free(f->u);
+  feint_quadrature_destroy(f->quadrature);
+  free(f->basis);
+  free(f->basis_grad);
+  free(f);
+}

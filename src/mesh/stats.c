@@ -1,0 +1,106 @@
+/* Geometry summaries of a feint mesh (for `feint info`). */
+#include <math.h>
+#include <string.h>
+
+#include "feint/mesh.h"
+
+static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+static void cross3(const double a[3], const double b[3], double c[3]) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dist3(const double a[3], const double b[3]) {
+  double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  return norm3(d);
+}
+
+/* Signed area and quality 2 r_in / r_circ of a triangle in the x-y plane. */
+static double triangle(const double p[3][3], double *quality) {
+  double det = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[2][0] - p[0][0]) * (p[1][1] - p[0][1]);
+  double area = 0.5 * fabs(det);
+  double a = dist3(p[1], p[2]), b = dist3(p[0], p[2]), c = dist3(p[0], p[1]);
+  /* r_in = 2A / (a+b+c), r_circ = abc / (4A): 2 r_in / r_circ = 16 A^2 / ((a+b+c) abc) */
+  double den = (a + b + c) * a * b * c;
+  *quality = den > 0 ? 16.0 * area * area / den : 0.0;
+  return 0.5 * det;
+}
+
+/* Signed volume and quality 3 r_in / r_circ of a tetrahedron. */
+static double tetrahedron(const double p[4][3], double *quality) {
+  double e1[3], e2[3], e3[3], c[3];
+  for (int k = 0; k < 3; k++) {
+    e1[k] = p[1][k] - p[0][k];
+    e2[k] = p[2][k] - p[0][k];
+    e3[k] = p[3][k] - p[0][k];
+  }
+  cross3(e1, e2, c);
+  double det = c[0] * e3[0] + c[1] * e3[1] + c[2] * e3[2];
+  double vol = fabs(det) / 6.0;
+  /* face areas */
+  static const int faces[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+  double sa = 0;
+  for (int f = 0; f < 4; f++) {
+    double u[3], v[3], w[3];
+    for (int k = 0; k < 3; k++) {
+      u[k] = p[faces[f][1]][k] - p[faces[f][0]][k];
+      v[k] = p[faces[f][2]][k] - p[faces[f][0]][k];
+    }
+    cross3(u, v, w);
+    sa += 0.5 * norm3(w);
+  }
+  /* circumradius: 24 V R = sqrt((aA+bB+cC)(aA+bB-cC)(aA-bB+cC)(-aA+bB+cC)) with
+   * a, A (b, B; c, C) the lengths of opposite edges */
+  double aA = dist3(p[0], p[1]) * dist3(p[2], p[3]);
+  double bB = dist3(p[0], p[2]) * dist3(p[1], p[3]);
+  double cC = dist3(p[0], p[3]) * dist3(p[1], p[2]);
+  double q = (aA + bB + cC) * (aA + bB - cC) * (aA - bB + cC) * (-aA + bB + cC);
+  double s = q > 0 ? sqrt(q) : 0;
+  /* r_in = 3V / sa, R = s / (24 V): 3 r_in / R = 216 V^2 / (sa s) */
+  *quality = (sa > 0 && s > 0) ? 216.0 * vol * vol / (sa * s) : 0.0;
+  if (*quality > 1) *quality = 1; /* rounding */
+  return det / 6.0;
+}
+
+void feint_mesh_compute_stats(const feint_mesh *m, feint_mesh_stats *st) {
+  memset(st, 0, sizeof *st);
+  st->worst_cell = -1;
+  st->worst_quality = 1.0;
+  if (!m) return;
+  if (m->n_nodes > 0) {
+    for (int k = 0; k < 3; k++) {
+      const double *c = k == 0 ? m->x : k == 1 ? m->y : m->z;
+      double lo = c[0], hi = c[0];
+      for (int64_t i = 1; i < m->n_nodes; i++) {
+        if (c[i] < lo) lo = c[i];
+        if (c[i] > hi) hi = c[i];
+      }
+      st->bbox_min[k] = lo;
+      st->bbox_max[k] = hi;
+    }
+  }
+  int nv = m->nv;
+  double p[4][3];
+  for (int64_t e = 0; e < m->n_cells; e++) {
+    const int64_t *v = m->cells + e * nv;
+    for (int i = 0; i < nv; i++) {
+      p[i][0] = m->x[v[i]];
+      p[i][1] = m->y[v[i]];
+      p[i][2] = m->z[v[i]];
+    }
+    double q, vol;
+    if (nv == 4)
+      vol = tetrahedron((const double(*)[3])p, &q);
+    else
+      vol = triangle((const double(*)[3])p, &q);
+    st->volume += fabs(vol);
+    if (vol < 0) st->n_inverted++;
+    if (st->worst_cell < 0 || q < st->worst_quality) {
+      st->worst_quality = q;
+      st->worst_cell = e;
+    }
+  }
+  if (m->n_cells == 0) st->worst_quality = 0;
+}

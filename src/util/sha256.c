@@ -1,0 +1,118 @@
+/* SHA-256 (FIPS 180-4). */
+#include "feint/sha256.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "feint/error.h"
+
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2};
+
+#define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+static void compress(uint32_t s[8], const uint8_t b[64]) {
+  uint32_t w[64];
+  for (int t = 0; t < 16; t++)
+    w[t] = (uint32_t)b[4 * t] << 24 | (uint32_t)b[4 * t + 1] << 16 |
+           (uint32_t)b[4 * t + 2] << 8 | (uint32_t)b[4 * t + 3];
+  for (int t = 16; t < 64; t++) {
+    uint32_t s0 = ROTR(w[t - 15], 7) ^ ROTR(w[t - 15], 18) ^ (w[t - 15] >> 3);
+    uint32_t s1 = ROTR(w[t - 2], 17) ^ ROTR(w[t - 2], 19) ^ (w[t - 2] >> 10);
+    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+  }
+  uint32_t a = s[0], bb = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+  for (int t = 0; t < 64; t++) {
+    uint32_t S1 = ROTR(e, 6) ^ ROTR(e, 11) ^ ROTR(e, 25);
+    uint32_t ch = (e & f) ^ (~e & g);
+    uint32_t t1 = h + S1 + ch + K[t] + w[t];
+    uint32_t S0 = ROTR(a, 2) ^ ROTR(a, 13) ^ ROTR(a, 22);
+    uint32_t maj = (a & bb) ^ (a & c) ^ (bb & c);
+    uint32_t t2 = S0 + maj;
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = bb;
+    bb = a;
+    a = t1 + t2;
+  }
+  s[0] += a;
+  s[1] += bb;
+  s[2] += c;
+  s[3] += d;
+  s[4] += e;
+  s[5] += f;
+  s[6] += g;
+  s[7] += h;
+}
+
+void feint_sha256_init(feint_sha256 *h) {
+  static const uint32_t H0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+  memcpy(h->state, H0, sizeof H0);
+  h->length = 0;
+  h->fill = 0;
+}
+
+void feint_sha256_update(feint_sha256 *h, const void *data, size_t n) {
+  const uint8_t *p = (const uint8_t *)data;
+  h->length += (uint64_t)n;
+  while (n > 0) {
+    size_t take = 64 - h->fill;
+    if (take > n) take = n;
+    memcpy(h->block + h->fill, p, take);
+    h->fill += take;
+    p += take;
+    n -= take;
+    if (h->fill == 64) {
+      compress(h->state, h->block);
+      h->fill = 0;
+    }
+  }
+}
+
+void feint_sha256_final(feint_sha256 *h, char hex[65]) {
+  uint64_t bits = h->length * 8;
+  h->block[h->fill++] = 0x80;
+  if (h->fill > 56) {
+    memset(h->block + h->fill, 0, 64 - h->fill);
+    compress(h->state, h->block);
+    h->fill = 0;
+  }
+  memset(h->block + h->fill, 0, 56 - h->fill);
+  for (int i = 0; i < 8; i++) h->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
+  compress(h->state, h->block);
+  h->fill = 0;
+  static const char digits[] = "0123456789abcdef";
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) hex[8 * i + j] = digits[(h->state[i] >> (28 - 4 * j)) & 0xf];
+  hex[64] = '\0';
+}
+
+int feint_sha256_file(const char *path, char hex[65]) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return feint_error_set(FEINT_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  feint_sha256 h;
+  feint_sha256_init(&h);
+  unsigned char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) feint_sha256_update(&h, buf, n);
+  int bad = ferror(f);
+  int saved = errno;
+  fclose(f);
+  if (bad) return feint_error_set(FEINT_ERR_INPUT, "%s: read error: %s", path, strerror(saved));
+  feint_sha256_final(&h, hex);
+  return FEINT_OK;
+}

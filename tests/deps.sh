@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Install the Debian packages feint builds and tests with, if missing.
+# Usage: bash tests/deps.sh [build|test]
+set -euo pipefail
+pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev)
+[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

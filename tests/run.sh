@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The test runner: runs every unit test binary (build/tests/t*) and every
+# command-line test script (tests/cli/*.sh), or those under the directories
+# given as arguments, and ends with "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+export FEINT="$PWD/build/feint"
+export PY=/usr/bin/python3
+passed=0; failed=0; failed_names=()
+run_one() {
+  local name=$1; shift
+  local log; log=$(mktemp)
+  if "$@" >"$log" 2>&1; then
+    passed=$((passed + 1)); echo "PASS $name"
+  else
+    failed=$((failed + 1)); failed_names+=("$name"); echo "FAIL $name"; sed 's/^/    /' "$log" | tail -40
+  fi
+  rm -f "$log"
+}
+if [ $# -eq 0 ]; then
+  for t in build/tests/t*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
+  set -- tests/cli
+fi
+for dir in "$@"; do
+  for s in "$dir"/*.sh; do [ -f "$s" ] && run_one "$s" bash "$s"; done
+done
+[ ${#failed_names[@]} -gt 0 ] && echo "failed: ${failed_names[*]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

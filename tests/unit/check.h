@@ -1,0 +1,47 @@
+/* Minimal test helpers: each unit test is a program that prints what it
+ * checks and exits non-zero when a check fails. */
+#ifndef FEINT_TEST_CHECK_H
+#define FEINT_TEST_CHECK_H
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int check_failures = 0;
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fprintf(stderr, "\n");                                                   \
+      check_failures++;                                                        \
+    }                                                                          \
+  } while (0)
+
+/* |got - want| <= tol * max(1, |want|) */
+#define CHECK_CLOSE(got, want, tol)                                            \
+  do {                                                                         \
+    double g_ = (got), w_ = (want);                                            \
+    double s_ = fabs(w_) > 1 ? fabs(w_) : 1;                                   \
+    if (!(fabs(g_ - w_) <= (tol) * s_)) {                                      \
+      fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (tol %g)\n", __FILE__, \
+              __LINE__, #got, g_, w_, (double)(tol));                          \
+      check_failures++;                                                        \
+    }                                                                          \
+  } while (0)
+
+#define CHECK_OK(expr)                                                         \
+  do {                                                                         \
+    int s_ = (expr);                                                           \
+    if (s_) {                                                                  \
+      fprintf(stderr, "%s:%d: %s failed (%d): %s\n", __FILE__, __LINE__, #expr, \
+              s_, feint_error_message());                                      \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
+
+static inline int check_report(const char *name) {
+  if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
+  return check_failures ? 1 : 0;
+}
+#endif
