@@ -130,9 +130,10 @@ static int next_event(parse_ctx *ctx, yaml_event_t *ev) {
   if (p->error == YAML_MEMORY_ERROR)
     return feint_error_set(FEINT_ERR_COMPUTE, "out of memory parsing YAML");
   int line = (int)p->problem_mark.line + 1, col = (int)p->problem_mark.column + 1;
-  if (p->context) {
+  if (p->context && !ctx->from_override) {
     char both[512];
-    int w = snprintf(both, sizeof both, "%s %s", problem, p->context);
+    int w = snprintf(both, sizeof both, "%s %s started at %d:%d", problem, p->context,
+                     (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
     if (w < 0) both[0] = '\0';
     return parse_fail(ctx, line, col, "%s", both);
   }

@@ -14,7 +14,21 @@
  * (dim-1)-dimensional physical groups are fetched per group entity, and the
  * node coordinates come from one gmshModelMeshGetNodes call for the whole
  * model. Nodes are numbered 0.. in increasing Gmsh tag order, keeping only
- * those referenced by region cells or group facets. */
+ * those referenced by region cells or group facets.
+ *
+ * Details beyond the header:
+ * - MSH 2 files repeat an element once per physical group containing it;
+ *   repeated elements (same entity, same node list) are kept once, so cells,
+ *   facets, group and type counts agree across MSH 2.2 and 4.1.
+ * - A region name that matches no group name but is an integer selects the
+ *   (possibly unnamed) physical group of that tag and of the top dimension.
+ * - opts->size applies to .geo files only (ignored for .msh). With a size,
+ *   Mesh.MeshSizeMax = size, Mesh.MeshSizeMin = 0 and point sizes are
+ *   ignored (Mesh.MeshSizeFromPoints = 0), so the size overrides any lc in
+ *   the file; a .geo whose mesh already exists (a "Mesh 3;" line) is meshed
+ *   again only when a size is given.
+ * - 2D meshes must lie in a plane z = const; z is stored as 0.
+ * - feint_mesh_find_group with dim < 0 matches a group of any dimension. */
 #include "feint/mesh.h"
 
 #include <errno.h>

@@ -1,4 +1,7 @@
 /* Built without nvcc: the CUDA backend reports that it is absent. */
+#include <string.h>
+
+#include "backend/cuda/cuda_timing.h"
 #include "feint/backend.h"
 #include "feint/error.h"
 
@@ -8,5 +11,19 @@ int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_ba
   (void)p;
   (void)device_index;
   *out = NULL;
+  return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
+}
+
+int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
+  (void)b;
+  memset(st, 0, sizeof *st);
+  return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
+}
+
+int feint_cuda_copy_bandwidth(int device_index, size_t bytes, int reps, double *gbs) {
+  (void)device_index;
+  (void)bytes;
+  (void)reps;
+  *gbs = 0;
   return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
 }

@@ -1,0 +1,125 @@
+"""Independent checks of feint's HDF5 output (SciPy/h5py only).
+
+Usage: fe_checks.py CHECK FILE [args]; exits non-zero with a message when a
+check fails. The checks read the file exactly as a user would."""
+import sys
+
+import h5py
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+
+def load(path):
+    f = h5py.File(path, "r")
+    g = f["matrix"]
+    n = int(g.attrs["shape"][0])
+    A = sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=(n, n))
+    return f, A
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check_sum(path, want, tol=1e-12):
+    """Sum of all matrix entries (mass matrix: the domain volume)."""
+    f, A = load(path)
+    s = A.sum()
+    if not abs(s - want) <= tol * max(1, abs(want)):
+        fail(f"sum of entries {s!r}, expected {want!r}")
+    print(f"sum of entries {s:.15g} (expected {want})")
+
+
+def check_laplacian(path):
+    """Rows sum to zero, symmetric, positive diagonal."""
+    f, A = load(path)
+    scale = abs(A).max()
+    rows = np.abs(np.asarray(A.sum(axis=1)).ravel()).max()
+    asym = abs(A - A.T).max()
+    if rows > 1e-12 * scale:
+        fail(f"row sums up to {rows}")
+    if asym > 1e-13 * scale:
+        fail(f"asymmetry {asym}")
+    if (A.diagonal() <= 0).any():
+        fail("non-positive diagonal")
+    print(f"max |row sum| {rows:.3g}, asymmetry {asym:.3g}")
+
+
+def rigid_modes(x, dim):
+    n = x.shape[0]
+    modes = []
+    for c in range(dim):
+        m = np.zeros((n, dim)); m[:, c] = 1; modes.append(m)
+    pairs = [(0, 1)] if dim == 2 else [(0, 1), (1, 2), (0, 2)]
+    for a, b in pairs:
+        m = np.zeros((n, dim)); m[:, a] = -x[:, b]; m[:, b] = x[:, a]; modes.append(m)
+    return [m.ravel() for m in modes]
+
+
+def check_rigid(path):
+    """Elasticity: the matrix annihilates the rigid body modes and no other."""
+    f, A = load(path)
+    comp = f["dofs/component"][:]
+    dim = int(comp.max()) + 1
+    x = f["dofs/coordinates"][::dim, :dim]
+    scale = abs(A).max()
+    modes = rigid_modes(x, dim)
+    for k, m in enumerate(modes):
+        r = abs(A @ m).max() / (scale * abs(m).max())
+        if r > 1e-12:
+            fail(f"rigid mode {k}: |A m| / |A| |m| = {r}")
+    want = 3 if dim == 2 else 6
+    if len(modes) != want:
+        fail("mode count")
+    # the kernel has exactly that dimension: smallest eigenvalues
+    if A.shape[0] <= 400:
+        ev = np.linalg.eigvalsh(A.toarray())
+        small = (np.abs(ev) < 1e-10 * ev.max()).sum()
+        if small != want:
+            fail(f"{small} near-zero eigenvalues, expected {want}")
+    print(f"{len(modes)} rigid body modes annihilated")
+
+
+def solve_error(path, exact):
+    """Solve A u = b with u = exact on the boundary (dofs on the box faces),
+    return the L2 norm (through the mass matrix) of u_h - I_h u."""
+    f, A = load(path)
+    b = f["rhs"][:]
+    x = f["dofs/coordinates"][:]
+    dim = 3 if np.ptp(x[:, 2]) > 0 else 2
+    on_bnd = np.zeros(len(b), bool)
+    for d in range(dim):
+        on_bnd |= (np.abs(x[:, d]) < 1e-12) | (np.abs(x[:, d] - 1) < 1e-12)
+    ue = exact(x[:, 0], x[:, 1], x[:, 2])
+    inner = ~on_bnd
+    Aii = A[inner][:, inner]
+    rhs = b[inner] - A[inner][:, on_bnd] @ ue[on_bnd]
+    u = ue.copy()
+    u[inner] = spla.spsolve(Aii.tocsc(), rhs)
+    return u - ue, f
+
+
+def check_convergence(order, *paths):
+    """Manufactured Poisson: -lap u = f, u = sin(pi x) sin(pi y) [sin(pi z)].
+    Each path is a pair poisson.h5,mass.h5 on the same mesh."""
+    order = int(order)
+    errs, hs = [], []
+    for pair in paths:
+        p, m = pair.split(",")
+        ex = lambda X, Y, Z: np.sin(np.pi * X) * np.sin(np.pi * Y) * (np.sin(np.pi * Z) if np.ptp(Z) > 0 else 1)
+        e, f = solve_error(p, ex)
+        _, M = load(m)
+        errs.append(np.sqrt(e @ (M @ e)))
+        hs.append(f.attrs["n_cells"] ** (-1.0 / (3 if np.ptp(f["dofs/coordinates"][:, 2]) > 0 else 2)))
+    rates = [np.log(errs[k] / errs[k + 1]) / np.log(hs[k] / hs[k + 1]) for k in range(len(errs) - 1)]
+    print("errors", " ".join(f"{e:.3e}" for e in errs), "rates", " ".join(f"{r:.2f}" for r in rates))
+    if rates[-1] < order + 1 - 0.3:
+        fail(f"L2 rate {rates[-1]:.2f}, expected {order + 1}")
+
+
+if __name__ == "__main__":
+    check, *args = sys.argv[1:]
+    {"sum": lambda p, w: check_sum(p, float(w)), "laplacian": check_laplacian, "rigid": check_rigid,
+     "convergence": check_convergence}[check](*args)
