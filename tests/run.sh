@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test runner: runs every unit test binary (build/tests/t*) and every
-# command-line test script (tests/cli/*.sh), or those under the directories
+# command-line test script (tests/cli/t*.sh), or those under the directories
 # given as arguments, and ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ if [ $# -eq 0 ]; then
   set -- tests/cli
 fi
 for dir in "$@"; do
-  for s in "$dir"/*.sh; do [ -f "$s" ] && run_one "$s" bash "$s"; done
+  for s in "$dir"/t*.sh; do [ -f "$s" ] && run_one "$s" bash "$s"; done
 done
 [ ${#failed_names[@]} -gt 0 ] && echo "failed: ${failed_names[*]}"
 echo "$passed passed, $failed failed"

@@ -13,23 +13,25 @@ FEINT_HOST_DEVICE static inline double feint_affine_inverse_jacobian(int dim, co
     for (int d = 0; d < dim; d++) J[a * dim + d] = v[(d + 1) * 3 + a] - v[a];
   if (dim == 2) {
     double det = J[0] * J[3] - J[1] * J[2];
-    invJ[0] = J[3] / det;
-    invJ[1] = -J[1] / det;
-    invJ[2] = -J[2] / det;
-    invJ[3] = J[0] / det;
+    const double r = 1 / det;
+    invJ[0] = J[3] * r;
+    invJ[1] = -J[1] * r;
+    invJ[2] = -J[2] * r;
+    invJ[3] = J[0] * r;
     return det;
   }
   double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8], c02 = J[3] * J[7] - J[4] * J[6];
   double det = J[0] * c00 + J[1] * c01 + J[2] * c02;
-  invJ[0] = c00 / det;
-  invJ[3] = c01 / det;
-  invJ[6] = c02 / det;
-  invJ[1] = (J[2] * J[7] - J[1] * J[8]) / det;
-  invJ[4] = (J[0] * J[8] - J[2] * J[6]) / det;
-  invJ[7] = (J[1] * J[6] - J[0] * J[7]) / det;
-  invJ[2] = (J[1] * J[5] - J[2] * J[4]) / det;
-  invJ[5] = (J[2] * J[3] - J[0] * J[5]) / det;
-  invJ[8] = (J[0] * J[4] - J[1] * J[3]) / det;
+  const double r = 1 / det;
+  invJ[0] = c00 * r;
+  invJ[3] = c01 * r;
+  invJ[6] = c02 * r;
+  invJ[1] = (J[2] * J[7] - J[1] * J[8]) * r;
+  invJ[4] = (J[0] * J[8] - J[2] * J[6]) * r;
+  invJ[7] = (J[1] * J[6] - J[0] * J[7]) * r;
+  invJ[2] = (J[1] * J[5] - J[2] * J[4]) * r;
+  invJ[5] = (J[2] * J[3] - J[0] * J[5]) * r;
+  invJ[8] = (J[0] * J[4] - J[1] * J[3]) * r;
   return det;
 }
 

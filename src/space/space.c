@@ -7,8 +7,9 @@
 #include "feint/error.h"
 
 /* Number the mesh edges of the region: edge_of[cell * ne + e] = edge id.
- * Edges are bucketed by their lower vertex; ids follow (lower vertex, first
- * appearance), which is deterministic and needs no sort. */
+ * Edges are bucketed by their lower vertex; ids follow the sorted vertex
+ * pair (lower vertex, then upper vertex, each bucket sorted), as space.h
+ * documents, so the numbering does not depend on the cell order. */
 static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices,
                         int64_t **edge_of_out, int64_t *n_edges_out) {
   const int ne = feint_cell_num_edges(mesh->cell_type);
@@ -31,22 +32,44 @@ static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_v
   /* fill[v]: entries bucket v holds so far (upper vertex in `upper`, edge id in `id`) */
   int64_t *fill = NULL;
   if ((status = feint_calloc((size_t)n_vertices, sizeof *fill, &fill, "edge buckets"))) goto done;
-  int64_t n_edges = 0;
+  /* pass 1: collect the distinct upper vertices of each bucket */
   for (int64_t c = 0; c < mesh->n_cells; c++)
     for (int e = 0; e < ne; e++) {
       int ab[2];
       feint_cell_edge(mesh->cell_type, e, ab);
       int64_t va = vdof[mesh->cells[c * mesh->nv + ab[0]]], vb = vdof[mesh->cells[c * mesh->nv + ab[1]]];
       int64_t lo = va < vb ? va : vb, hi = va < vb ? vb : va;
-      int64_t begin = offset[lo], end = begin + fill[lo], found = -1;
-      for (int64_t k = begin; k < end; k++)
-        if (upper[k] == hi) { found = id[k]; break; }
-      if (found < 0) {
+      int64_t begin = offset[lo], end = begin + fill[lo], k = begin;
+      while (k < end && upper[k] != hi) k++;
+      if (k == end) {
         upper[end] = hi;
-        id[end] = found = n_edges++;
         fill[lo]++;
       }
-      edge_of[c * ne + e] = found;
+    }
+  /* sort each bucket (a few entries: insertion sort) and number in order */
+  int64_t n_edges = 0;
+  for (int64_t v = 0; v < n_vertices; v++) {
+    int64_t *u = upper + offset[v];
+    for (int64_t i = 1; i < fill[v]; i++) {
+      int64_t key = u[i], j = i - 1;
+      while (j >= 0 && u[j] > key) {
+        u[j + 1] = u[j];
+        j--;
+      }
+      u[j + 1] = key;
+    }
+    for (int64_t i = 0; i < fill[v]; i++) id[offset[v] + i] = n_edges++;
+  }
+  /* pass 2: look the cells' edges up */
+  for (int64_t c = 0; c < mesh->n_cells; c++)
+    for (int e = 0; e < ne; e++) {
+      int ab[2];
+      feint_cell_edge(mesh->cell_type, e, ab);
+      int64_t va = vdof[mesh->cells[c * mesh->nv + ab[0]]], vb = vdof[mesh->cells[c * mesh->nv + ab[1]]];
+      int64_t lo = va < vb ? va : vb, hi = va < vb ? vb : va;
+      int64_t k = offset[lo];
+      while (upper[k] != hi) k++;
+      edge_of[c * ne + e] = id[k];
     }
   free(fill);
   *edge_of_out = edge_of;

@@ -23,11 +23,17 @@ typedef struct {
 } cpu_data;
 
 /* Geometry of cell c: physical basis gradients into s->gphi, returns w-scale |det J|. */
-static double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *s) {
+/* The cell kernels below take dim, nc and nb as arguments and are always
+ * inlined, so the common shapes (dispatched in for_each_shape) get
+ * constant trip counts the compiler unrolls; other shapes use the generic
+ * instantiation. */
+#define CPU_INLINE static inline __attribute__((always_inline))
+
+CPU_INLINE double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *s, const int dim, const int nb) {
   const feint_space *sp = p->space;
   const feint_mesh *m = sp->mesh;
   const feint_form *f = p->form;
-  const int dim = m->dim, nb = sp->nb, nq = f->quadrature->n;
+  const int nq = f->quadrature->n;
   for (int k = 0; k <= dim; k++) {
     int64_t v = m->cells[c * m->nv + k];
     s->vert[k * 3 + 0] = m->x[v];
@@ -50,9 +56,8 @@ static double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *s) {
 }
 
 /* u, grad u at quadrature point q from the cell's local values ue[nbc]. */
-static void eval_state(const feint_problem *p, const cpu_scratch *s, int q, const double *ue, double *u,
-                       double *gradu) {
-  const int dim = p->form->dim, nc = p->form->nc, nb = p->space->nb;
+CPU_INLINE void eval_state(const feint_problem *p, const cpu_scratch *s, int q, const double *ue, double *u,
+                           double *gradu, const int dim, const int nc, const int nb) {
   const double *phi = p->form->basis + q * nb;
   for (int c = 0; c < nc; c++) {
     u[c] = 0;
@@ -69,14 +74,14 @@ static void eval_state(const feint_problem *p, const cpu_scratch *s, int q, cons
 }
 
 /* Element residual (with_state) or element load (!with_state) of cell c. */
-static void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, const double *u_global,
-                           int with_state, double *Fe) {
+CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, const double *u_global,
+                               int with_state, double *Fe, const int dim, const int nc, const int nb) {
   const feint_form *f = p->form;
-  const int dim = f->dim, nc = f->nc, nb = p->space->nb, nbc = p->space->nbc, nq = f->quadrature->n;
+  const int nbc = nb * nc, nq = f->quadrature->n;
   const int64_t *dofs = p->space->cell_dofs + c * nbc;
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
   double ue[3 * 128], u[3], gradu[9], a[16], f0[3], f1[9];
-  double det = cell_geometry(p, c, s);
+  double det = cell_geometry(p, c, s, dim, nb);
   for (int k = 0; k < nbc; k++) {
     Fe[k] = 0;
     ue[k] = with_state ? u_global[dofs[k]] : 0;
@@ -86,7 +91,7 @@ static void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, co
     const double wdet = f->quadrature->weights[q] * det;
     const feint_point pt = {dim, nc, u, gradu, a};
     if (with_state) {
-      eval_state(p, s, q, ue, u, gradu);
+      eval_state(p, s, q, ue, u, gradu, dim, nc, nb);
       feint_physics_f0(f->physics, &pt, f0);
       feint_physics_f1(f->physics, &pt, f1);
     } else {
@@ -105,19 +110,20 @@ static void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, co
   }
 }
 
-/* Element matrix of cell c (nbc x nbc, row = test). */
-static void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, double *Ke) {
+/* Element matrix of cell c (nbc x nbc, row = test). For each trial
+ * function (j, gc) the coefficients are first contracted with its value and
+ * gradient into the value part v0[fc] and gradient part v1[fc][df] that
+ * multiply the test function's value and gradient; each entry is then one
+ * short dot product. */
+CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, double *Ke, const int dim,
+                               const int nc, const int nb) {
   const feint_form *f = p->form;
-  const int dim = f->dim, nc = f->nc, nb = p->space->nb, nbc = p->space->nbc, nq = f->quadrature->n;
+  const int nbc = nb * nc, nq = f->quadrature->n;
   const int terms = feint_physics_jacobian_terms(f->physics);
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
-  double a[16], g0[9], g1[27], g2[27], g3[81], zero[9] = {0};
-  double det = cell_geometry(p, c, s);
+  double a[16], g0[9] = {0}, g1[27] = {0}, g2[27] = {0}, g3[81] = {0}, zero[9] = {0};
+  double det = cell_geometry(p, c, s, dim, nb);
   memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
-  memset(g0, 0, sizeof g0);
-  memset(g1, 0, sizeof g1);
-  memset(g2, 0, sizeof g2);
-  memset(g3, 0, sizeof g3);
   for (int q = 0; q < nq; q++) {
     feint_form_aux_at(f, nb, c, sdofs, q, a);
     const feint_point pt = {dim, nc, zero, zero, a};
@@ -126,64 +132,99 @@ static void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, do
     if (terms & 8) feint_physics_g3(f->physics, &pt, g3);
     const double wdet = f->quadrature->weights[q] * det;
     const double *phi = f->basis + q * nb;
-    for (int i = 0; i < nb; i++) {
-      const double *gi = s->gphi + (q * nb + i) * dim;
-      for (int j = 0; j < nb; j++) {
-        const double *gj = s->gphi + (q * nb + j) * dim;
-        for (int fc = 0; fc < nc; fc++)
-          for (int gc = 0; gc < nc; gc++) {
-            const int fg = fc * nc + gc;
-            double v = 0;
-            if (terms & 1) v += phi[i] * g0[fg] * phi[j];
-            if (terms & 2)
-              for (int dg = 0; dg < dim; dg++) v += phi[i] * g1[fg * dim + dg] * gj[dg];
-            if (terms & 4)
-              for (int df = 0; df < dim; df++) v += gi[df] * g2[fg * dim + df] * phi[j];
-            if (terms & 8)
-              for (int df = 0; df < dim; df++)
-                for (int dg = 0; dg < dim; dg++) v += gi[df] * g3[(fg * dim + df) * dim + dg] * gj[dg];
+    for (int j = 0; j < nb; j++) {
+      const double *gj = s->gphi + (q * nb + j) * dim;
+      for (int gc = 0; gc < nc; gc++) {
+        double v0[3] = {0, 0, 0}, v1[9] = {0};
+        for (int fc = 0; fc < nc; fc++) {
+          const int fg = fc * nc + gc;
+          if (terms & 1) v0[fc] += g0[fg] * phi[j];
+          if (terms & 2)
+            for (int dg = 0; dg < dim; dg++) v0[fc] += g1[fg * dim + dg] * gj[dg];
+          if (terms & 4)
+            for (int df = 0; df < dim; df++) v1[fc * dim + df] += g2[fg * dim + df] * phi[j];
+          if (terms & 8)
+            for (int df = 0; df < dim; df++)
+              for (int dg = 0; dg < dim; dg++) v1[fc * dim + df] += g3[(fg * dim + df) * dim + dg] * gj[dg];
+        }
+        for (int i = 0; i < nb; i++) {
+          const double *gi = s->gphi + (q * nb + i) * dim;
+          for (int fc = 0; fc < nc; fc++) {
+            double v = phi[i] * v0[fc];
+            for (int df = 0; df < dim; df++) v += gi[df] * v1[fc * dim + df];
             Ke[(i * nc + fc) * nbc + j * nc + gc] += wdet * v;
           }
+        }
       }
     }
   }
 }
 
-static int cpu_vector(feint_backend *b, const double *u, int with_state, double *out) {
+/* Loops over all cells, one instantiation per shape. */
+static void vector_cells(feint_backend *b, const double *u, int with_state, double *out, const int dim,
+                         const int nc, const int nb) {
   const feint_problem *p = b->problem;
   cpu_data *d = b->data;
-  const int nbc = p->space->nbc;
-  memset(out, 0, sizeof(double) * (size_t)p->space->n_dofs);
+  const int nbc = nb * nc;
   for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
-    element_vector(p, &d->s, c, u, with_state, d->s.Fe);
+    element_vector(p, &d->s, c, u, with_state, d->s.Fe, dim, nc, nb);
     const int64_t *dofs = p->space->cell_dofs + c * nbc;
     for (int k = 0; k < nbc; k++) out[dofs[k]] += d->s.Fe[k];
   }
+}
+
+static void element_cells(feint_backend *b, double *Ke, const int dim, const int nc, const int nb) {
+  const feint_problem *p = b->problem;
+  cpu_data *d = b->data;
+  const int64_t n2 = (int64_t)nb * nc * nb * nc;
+  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) element_matrix(p, &d->s, c, Ke + c * n2, dim, nc, nb);
+}
+
+static void assemble_cells(feint_backend *b, double *values, const int dim, const int nc, const int nb) {
+  const feint_problem *p = b->problem;
+  cpu_data *d = b->data;
+  const int n2 = nb * nc * nb * nc;
+  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
+    element_matrix(p, &d->s, c, d->s.Ke, dim, nc, nb);
+    const int32_t *slot = p->plan->slots + c * n2;
+    for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];
+  }
+}
+
+/* Call LOOP(args..., dim, nc, nb) with compile-time constants for the
+ * common P1/P2 shapes, else with run-time values. */
+#define FOR_EACH_SHAPE(p, LOOP, ...)                                                               \
+  do {                                                                                             \
+    const int dim_ = (p)->form->dim, nc_ = (p)->form->nc, nb_ = (p)->space->nb;                    \
+    if (dim_ == 2 && nc_ == 1 && nb_ == 3) LOOP(__VA_ARGS__, 2, 1, 3);                              \
+    else if (dim_ == 3 && nc_ == 1 && nb_ == 4) LOOP(__VA_ARGS__, 3, 1, 4);                         \
+    else if (dim_ == 2 && nc_ == 2 && nb_ == 3) LOOP(__VA_ARGS__, 2, 2, 3);                         \
+    else if (dim_ == 3 && nc_ == 3 && nb_ == 4) LOOP(__VA_ARGS__, 3, 3, 4);                         \
+    else if (dim_ == 3 && nc_ == 1 && nb_ == 10) LOOP(__VA_ARGS__, 3, 1, 10);                       \
+    else LOOP(__VA_ARGS__, dim_, nc_, nb_);                                                        \
+  } while (0)
+
+static int cpu_residual(feint_backend *b, const double *u, double *F) {
+  memset(F, 0, sizeof(double) * (size_t)b->problem->space->n_dofs);
+  FOR_EACH_SHAPE(b->problem, vector_cells, b, u, 1, F);
   return FEINT_OK;
 }
 
-static int cpu_residual(feint_backend *b, const double *u, double *F) { return cpu_vector(b, u, 1, F); }
-static int cpu_rhs(feint_backend *b, double *rhs) { return cpu_vector(b, NULL, 0, rhs); }
+static int cpu_rhs(feint_backend *b, double *rhs) {
+  memset(rhs, 0, sizeof(double) * (size_t)b->problem->space->n_dofs);
+  FOR_EACH_SHAPE(b->problem, vector_cells, b, NULL, 0, rhs);
+  return FEINT_OK;
+}
 
 static int cpu_element_matrices(feint_backend *b, double *Ke) {
-  const feint_problem *p = b->problem;
-  cpu_data *d = b->data;
-  const int64_t n2 = (int64_t)p->space->nbc * p->space->nbc;
-  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) element_matrix(p, &d->s, c, Ke + c * n2);
+  FOR_EACH_SHAPE(b->problem, element_cells, b, Ke);
   return FEINT_OK;
 }
 
 static int cpu_assemble_matrix(feint_backend *b, double *values) {
-  const feint_problem *p = b->problem;
-  cpu_data *d = b->data;
-  if (!p->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
-  const int n2 = p->space->nbc * p->space->nbc;
-  memset(values, 0, sizeof(double) * (size_t)p->plan->nnz);
-  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
-    element_matrix(p, &d->s, c, d->s.Ke);
-    const int32_t *slot = p->plan->slots + c * n2;
-    for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];
-  }
+  if (!b->problem->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
+  memset(values, 0, sizeof(double) * (size_t)b->problem->plan->nnz);
+  FOR_EACH_SHAPE(b->problem, assemble_cells, b, values);
   return FEINT_OK;
 }
 

@@ -1,0 +1,283 @@
+/* Function space dof map: conformity (every local node's physical point is
+ * where its global dof sits, so neighbours agree on shared edges including
+ * orientation), dof counts against a brute-force edge count, shared edges
+ * mapping to the same dofs, the vector (interleaved) layout, distinct local
+ * dofs, and a perturbed map that the checkers must reject. Triangles P1..P7
+ * on cases/square.geo, tetrahedra P1..P2 on cases/cube.geo. Run from the
+ * repository root. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "feint/error.h"
+#include "feint/fe.h"
+#include "feint/mesh.h"
+#include "feint/space.h"
+
+/* One (sorted vertex pair, cell, local edge) entry of the brute-force edge list. */
+typedef struct {
+  int64_t lo, hi, cell;
+  int e;
+} edge_entry;
+
+static int compare_edge(const void *a, const void *b) {
+  const edge_entry *x = a, *y = b;
+  if (x->lo != y->lo) return (x->lo > y->lo) - (x->lo < y->lo);
+  if (x->hi != y->hi) return (x->hi > y->hi) - (x->hi < y->hi);
+  return (x->cell > y->cell) - (x->cell < y->cell);
+}
+
+static edge_entry *edge_list(const feint_mesh *m, int64_t *n_out) {
+  const int ne = feint_cell_num_edges(m->cell_type);
+  int64_t n = m->n_cells * ne;
+  edge_entry *list = malloc((size_t)n * sizeof *list);
+  for (int64_t c = 0; c < m->n_cells; c++)
+    for (int e = 0; e < ne; e++) {
+      int ab[2];
+      feint_cell_edge(m->cell_type, e, ab);
+      int64_t a = m->cells[c * m->nv + ab[0]], b = m->cells[c * m->nv + ab[1]];
+      list[c * ne + e] = (edge_entry){a < b ? a : b, a < b ? b : a, c, e};
+    }
+  qsort(list, (size_t)n, sizeof *list, compare_edge);
+  *n_out = n;
+  return list;
+}
+
+/* (a) Conformity: number of (cell, local node) pairs whose affine image of
+ * the reference node is not at coordinates[dof] (to 1e-12). */
+static int64_t conformity_mismatches(const feint_space *s, const int64_t *scalar_map) {
+  const feint_mesh *m = s->mesh;
+  const int dim = m->dim;
+  const double *X[3] = {m->x, m->y, m->z};
+  int64_t bad = 0;
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    const int64_t *cv = m->cells + c * m->nv;
+    for (int i = 0; i < s->nb; i++) {
+      const double *xi = s->element->nodes + i * dim;
+      int64_t dof = scalar_map[c * s->nb + i];
+      if (dof < 0 || dof >= s->n_scalar_dofs) {
+        bad++;
+        continue;
+      }
+      for (int a = 0; a < 3; a++) {
+        double p = X[a][cv[0]];
+        for (int d = 0; d < dim; d++) p += (X[a][cv[d + 1]] - X[a][cv[0]]) * xi[d];
+        if (fabs(p - s->coordinates[dof * 3 + a]) > 1e-12) {
+          bad++;
+          break;
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+/* (c) Shared edges: for every pair of cells sharing an edge, the edge's dofs
+ * read from the lower to the higher global vertex agree. Returns the number
+ * of disagreeing pairs; *n_shared counts the pairs compared. */
+static int64_t shared_edge_mismatches(const feint_space *s, const int64_t *scalar_map,
+                                      const edge_entry *list, int64_t n, int64_t *n_shared) {
+  const feint_mesh *m = s->mesh;
+  const int pe = s->order - 1;
+  int64_t bad = 0, pairs = 0;
+  int64_t da[8], db[8];
+  for (int64_t k = 0; k < n;) {
+    int64_t end = k + 1;
+    while (end < n && list[end].lo == list[k].lo && list[end].hi == list[k].hi) end++;
+    for (int64_t u = k; u < end; u++)
+      for (int64_t w = u + 1; w < end; w++) {
+        const edge_entry *A = &list[u], *B = &list[w];
+        int64_t dofs_per[2][8];
+        for (int side = 0; side < 2; side++) {
+          const edge_entry *E = side ? B : A;
+          const int64_t *map = scalar_map + E->cell * s->nb;
+          int ab[2];
+          feint_cell_edge(m->cell_type, E->e, ab);
+          int forward = m->cells[E->cell * m->nv + ab[0]] == E->lo;
+          /* endpoint vertex dofs then interior dofs, all from lo to hi */
+          dofs_per[side][0] = map[forward ? ab[0] : ab[1]];
+          dofs_per[side][pe + 1] = map[forward ? ab[1] : ab[0]];
+          for (int q = 0; q < pe; q++)
+            dofs_per[side][1 + q] = map[m->nv + E->e * pe + (forward ? q : pe - 1 - q)];
+        }
+        memcpy(da, dofs_per[0], sizeof da);
+        memcpy(db, dofs_per[1], sizeof db);
+        pairs++;
+        if (memcmp(da, db, (size_t)(pe + 2) * sizeof *da) != 0) bad++;
+      }
+    k = end;
+  }
+  *n_shared = pairs;
+  return bad;
+}
+
+static int64_t count_vertices(const feint_mesh *m) {
+  char *used = calloc((size_t)m->n_nodes, 1);
+  for (int64_t k = 0; k < m->n_cells * m->nv; k++) used[m->cells[k]] = 1;
+  int64_t n = 0;
+  for (int64_t i = 0; i < m->n_nodes; i++) n += used[i];
+  free(used);
+  return n;
+}
+
+static void check_space(const feint_mesh *m, int order) {
+  const int dim = m->dim, p = order;
+  feint_space *s = NULL;
+  CHECK_OK(feint_space_create(m, order, 1, &s));
+  const char *name = feint_cell_name(m->cell_type);
+  CHECK(s->order == p && s->components == 1 && s->nbc == s->nb, "%s P%d fields", name, p);
+  CHECK(s->cell_dofs == s->scalar_cell_dofs, "%s P%d scalar map shared", name, p);
+  CHECK(s->n_dofs == s->n_scalar_dofs, "%s P%d n_dofs", name, p);
+  const int nb_want = dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
+  CHECK(s->nb == nb_want, "%s P%d nb %d, want %d", name, p, s->nb, nb_want);
+
+  /* (a) conformity */
+  int64_t bad = conformity_mismatches(s, s->scalar_cell_dofs);
+  CHECK(bad == 0, "%s P%d: %lld local nodes not at their dof's coordinates", name, p,
+        (long long)bad);
+
+  /* (b) counts, brute-force edges */
+  int64_t n_list = 0;
+  edge_entry *list = edge_list(m, &n_list);
+  int64_t n_edges = 0;
+  for (int64_t k = 0; k < n_list; k++)
+    if (k == 0 || list[k].lo != list[k - 1].lo || list[k].hi != list[k - 1].hi) n_edges++;
+  const int64_t n_vertices = count_vertices(m);
+  const int64_t interior = dim == 2 ? (p - 1) * (p - 2) / 2 : (p - 1) * (p - 2) * (p - 3) / 6;
+  const int64_t want = n_vertices + n_edges * (p - 1) + m->n_cells * interior;
+  CHECK(s->n_scalar_dofs == want, "%s P%d: %lld scalar dofs, want %lld (V %lld E %lld C %lld)",
+        name, p, (long long)s->n_scalar_dofs, (long long)want, (long long)n_vertices,
+        (long long)n_edges, (long long)m->n_cells);
+  if (dim == 2) /* Euler on a disc: V - E + F = 1 */
+    CHECK(n_vertices - n_edges + m->n_cells == 1, "%s Euler characteristic", name);
+  int64_t *uses = calloc((size_t)s->n_scalar_dofs, sizeof *uses);
+  int64_t out_of_range = 0, unused = 0;
+  for (int64_t k = 0; k < m->n_cells * s->nb; k++) {
+    int64_t d = s->scalar_cell_dofs[k];
+    if (d < 0 || d >= s->n_scalar_dofs) out_of_range++;
+    else uses[d]++;
+  }
+  for (int64_t d = 0; d < s->n_scalar_dofs; d++) unused += uses[d] == 0;
+  CHECK(out_of_range == 0, "%s P%d: %lld dofs out of range", name, p, (long long)out_of_range);
+  CHECK(unused == 0, "%s P%d: %lld dofs unused", name, p, (long long)unused);
+  /* interior dofs belong to one cell only; vertex dofs come first */
+  int64_t multi_interior = 0;
+  for (int64_t d = n_vertices + n_edges * (p - 1); d < s->n_scalar_dofs; d++)
+    multi_interior += uses[d] != 1;
+  CHECK(multi_interior == 0, "%s P%d: %lld interior dofs shared", name, p, (long long)multi_interior);
+  int64_t vertex_block = 0;
+  for (int64_t c = 0; c < m->n_cells; c++)
+    for (int i = 0; i < m->nv; i++) vertex_block += s->scalar_cell_dofs[c * s->nb + i] >= n_vertices;
+  CHECK(vertex_block == 0, "%s P%d: %lld vertex dofs outside the vertex block", name, p,
+        (long long)vertex_block);
+  free(uses);
+
+  /* (c) shared edges */
+  int64_t n_shared = 0;
+  bad = shared_edge_mismatches(s, s->scalar_cell_dofs, list, n_list, &n_shared);
+  CHECK(n_shared > 0, "%s P%d: no shared edges found", name, p);
+  CHECK(bad == 0, "%s P%d: %lld of %lld shared edges disagree", name, p, (long long)bad,
+        (long long)n_shared);
+
+  /* edge blocks follow the sorted vertex pairs (space.h), interior nodes
+   * from the lower to the higher vertex */
+  if (p >= 2) {
+    int64_t rank = -1, misplaced = 0;
+    for (int64_t k = 0; k < n_list; k++) {
+      if (k == 0 || list[k].lo != list[k - 1].lo || list[k].hi != list[k - 1].hi) rank++;
+      int ab[2];
+      feint_cell_edge(m->cell_type, list[k].e, ab);
+      int forward = m->cells[list[k].cell * m->nv + ab[0]] == list[k].lo;
+      for (int q = 0; q < p - 1; q++) {
+        int64_t d = s->scalar_cell_dofs[list[k].cell * s->nb + m->nv + list[k].e * (p - 1) +
+                                        (forward ? q : p - 2 - q)];
+        misplaced += d != n_vertices + rank * (p - 1) + q;
+      }
+    }
+    CHECK(misplaced == 0, "%s P%d: %lld edge dofs not in sorted vertex pair order", name, p,
+          (long long)misplaced);
+  }
+
+  /* (e) distinct local dofs */
+  int64_t dup = 0;
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    const int64_t *d = s->scalar_cell_dofs + c * s->nb;
+    for (int i = 0; i < s->nb; i++)
+      for (int j = i + 1; j < s->nb; j++) dup += d[i] == d[j];
+  }
+  CHECK(dup == 0, "%s P%d: %lld repeated local dofs", name, p, (long long)dup);
+
+  /* the checkers can fail: perturb a copy of the map */
+  if (p >= 2) {
+    int64_t *copy = malloc((size_t)(m->n_cells * s->nb) * sizeof *copy);
+    memcpy(copy, s->scalar_cell_dofs, (size_t)(m->n_cells * s->nb) * sizeof *copy);
+    /* pick a cell whose edge 0 is shared, swap two of its edge dofs: for
+     * p >= 3 the first two nodes of edge 0 (a flipped orientation), for p = 2
+     * the dofs of edges 0 and 1 */
+    int64_t cell = -1;
+    for (int64_t k = 0; k + 1 < n_list && cell < 0; k++)
+      if (list[k].lo == list[k + 1].lo && list[k].hi == list[k + 1].hi && list[k].e == 0)
+        cell = list[k].cell;
+    CHECK(cell >= 0, "%s P%d: a cell with a shared edge 0", name, p);
+    if (cell >= 0) {
+      int64_t *d = copy + cell * s->nb, t = d[m->nv];
+      d[m->nv] = d[m->nv + 1];
+      d[m->nv + 1] = t;
+      int64_t bad_a = conformity_mismatches(s, copy);
+      CHECK(bad_a == 2, "%s P%d: perturbed map gives %lld conformity mismatches, want 2", name, p,
+            (long long)bad_a);
+      int64_t shared = 0, bad_c = shared_edge_mismatches(s, copy, list, n_list, &shared);
+      CHECK(bad_c >= 1, "%s P%d: perturbed map passes the shared-edge check", name, p);
+    }
+    free(copy);
+  }
+
+  /* (d) vector spaces */
+  for (int nc = 2; nc <= 3; nc++) {
+    feint_space *v = NULL;
+    CHECK_OK(feint_space_create(m, order, nc, &v));
+    CHECK(v->components == nc && v->nb == s->nb && v->nbc == s->nb * nc, "%s P%d x%d sizes", name,
+          p, nc);
+    CHECK(v->n_scalar_dofs == s->n_scalar_dofs && v->n_dofs == s->n_scalar_dofs * nc,
+          "%s P%d x%d dof counts", name, p, nc);
+    int64_t wrong = 0;
+    for (int64_t c = 0; c < m->n_cells; c++)
+      for (int i = 0; i < v->nb; i++) {
+        wrong += v->scalar_cell_dofs[c * v->nb + i] != s->scalar_cell_dofs[c * s->nb + i];
+        for (int k = 0; k < nc; k++)
+          wrong += v->cell_dofs[(c * v->nb + i) * nc + k] !=
+                   v->scalar_cell_dofs[c * v->nb + i] * nc + k;
+      }
+    CHECK(wrong == 0, "%s P%d x%d: %lld interleaving errors", name, p, nc, (long long)wrong);
+    CHECK(conformity_mismatches(v, v->scalar_cell_dofs) == 0, "%s P%d x%d conformity", name, p, nc);
+    feint_space_destroy(v);
+  }
+
+  free(list);
+  feint_space_destroy(s);
+  printf("  %s P%d: %lld cells, %lld scalar dofs, %lld shared edge pairs\n", name, p,
+         (long long)m->n_cells, (long long)want, (long long)n_shared);
+}
+
+int main(void) {
+  feint_mesh *tri = NULL, *tet = NULL;
+  feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
+  CHECK_OK(feint_mesh_read("cases/square.geo", &o2, &tri));
+  CHECK_OK(feint_mesh_read("cases/cube.geo", &o3, &tet));
+  CHECK(tri->cell_type == FEINT_CELL_TRIANGLE && tet->cell_type == FEINT_CELL_TETRAHEDRON,
+        "cell types");
+  for (int p = 1; p <= 7; p++) check_space(tri, p);
+  for (int p = 1; p <= 2; p++) check_space(tet, p);
+
+  /* unsupported orders and components are input errors */
+  feint_space *s = NULL;
+  CHECK(feint_space_create(tri, 8, 1, &s) == FEINT_ERR_INPUT && !s, "triangle P8 rejected");
+  CHECK(feint_space_create(tri, 0, 1, &s) == FEINT_ERR_INPUT && !s, "P0 rejected");
+  CHECK(feint_space_create(tet, 3, 1, &s) == FEINT_ERR_INPUT && !s, "tet P3 rejected");
+  CHECK(feint_space_create(tri, 1, 4, &s) == FEINT_ERR_INPUT && !s, "4 components rejected");
+  feint_mesh_destroy(tri);
+  feint_mesh_destroy(tet);
+  return check_report("t300-space");
+}

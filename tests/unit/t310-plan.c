@@ -1,0 +1,101 @@
+/* Assembly plan: the CSR pattern against a brute-force dense build (for
+ * each cell mark every (dof_i, dof_j)), row by row (same sorted columns,
+ * no duplicates, same nnz), and the slot map (each (cell, i, j) slot lies in
+ * row dof_i and holds column dof_j). P1/P2 triangles and tetrahedra, scalar
+ * and 2/3 components, and P3 triangles. Run from the repository root. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "feint/error.h"
+#include "feint/mesh.h"
+#include "feint/plan.h"
+#include "feint/space.h"
+
+static void check_plan(const feint_mesh *m, int order, int nc) {
+  const char *name = feint_cell_name(m->cell_type);
+  feint_space *s = NULL;
+  feint_plan *p = NULL;
+  CHECK_OK(feint_space_create(m, order, nc, &s));
+  CHECK_OK(feint_plan_create(s, &p));
+  const int64_t n = s->n_dofs;
+  const int nbc = s->nbc;
+  CHECK(p->n_rows == n && p->n_cells == m->n_cells && p->nbc == nbc, "%s P%d x%d plan sizes", name,
+        order, nc);
+
+  /* brute force: dense boolean pattern */
+  unsigned char *dense = calloc((size_t)(n * n), 1);
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    const int64_t *d = s->cell_dofs + c * nbc;
+    for (int i = 0; i < nbc; i++)
+      for (int j = 0; j < nbc; j++) dense[d[i] * n + d[j]] = 1;
+  }
+  int64_t nnz = 0, bad_rows = 0, unsorted = 0;
+  CHECK(p->indptr[0] == 0, "%s P%d x%d indptr[0]", name, order, nc);
+  for (int64_t r = 0; r < n; r++) {
+    const unsigned char *row = dense + r * n;
+    int64_t begin = p->indptr[r], end = p->indptr[r + 1];
+    if (end < begin) {
+      bad_rows++;
+      continue;
+    }
+    for (int64_t k = begin + 1; k < end; k++) unsorted += p->indices[k] <= p->indices[k - 1];
+    /* walk the dense row and the CSR row together */
+    int64_t k = begin, mismatch = 0;
+    for (int64_t col = 0; col < n; col++)
+      if (row[col]) {
+        nnz++;
+        if (k >= end || p->indices[k] != col) mismatch++;
+        else k++;
+      }
+    if (mismatch || k != end) bad_rows++;
+  }
+  CHECK(unsorted == 0, "%s P%d x%d: %lld unsorted/duplicate columns", name, order, nc,
+        (long long)unsorted);
+  CHECK(bad_rows == 0, "%s P%d x%d: %lld rows differ from the brute-force pattern", name, order, nc,
+        (long long)bad_rows);
+  CHECK(p->nnz == nnz && p->indptr[n] == nnz, "%s P%d x%d: nnz %lld, want %lld", name, order, nc,
+        (long long)p->nnz, (long long)nnz);
+
+  /* slot map */
+  int64_t bad_slots = 0;
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    const int64_t *d = s->cell_dofs + c * nbc;
+    for (int i = 0; i < nbc; i++)
+      for (int j = 0; j < nbc; j++) {
+        int64_t slot = p->slots[(c * nbc + i) * nbc + j];
+        if (slot < p->indptr[d[i]] || slot >= p->indptr[d[i] + 1] || p->indices[slot] != d[j])
+          bad_slots++;
+      }
+  }
+  CHECK(bad_slots == 0, "%s P%d x%d: %lld wrong slots", name, order, nc, (long long)bad_slots);
+
+  /* symmetric pattern: the transpose lookup finds every entry */
+  int64_t asym = 0;
+  for (int64_t r = 0; r < n; r++)
+    for (int64_t k = p->indptr[r]; k < p->indptr[r + 1]; k++) asym += !dense[p->indices[k] * n + r];
+  CHECK(asym == 0, "%s P%d x%d: %lld entries without a transpose", name, order, nc, (long long)asym);
+
+  printf("  %s P%d x%d: %lld dofs, nnz %lld\n", name, order, nc, (long long)n, (long long)p->nnz);
+  free(dense);
+  feint_plan_destroy(p);
+  feint_space_destroy(s);
+}
+
+int main(void) {
+  feint_mesh *tri = NULL, *tet = NULL;
+  feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
+  CHECK_OK(feint_mesh_read("cases/square.geo", &o2, &tri));
+  CHECK_OK(feint_mesh_read("cases/cube.geo", &o3, &tet));
+  for (int order = 1; order <= 2; order++)
+    for (int nc = 1; nc <= 3; nc++) {
+      check_plan(tri, order, nc);
+      check_plan(tet, order, nc);
+    }
+  for (int nc = 1; nc <= 3; nc++) check_plan(tri, 3, nc);
+  feint_mesh_destroy(tri);
+  feint_mesh_destroy(tet);
+  return check_report("t310-plan");
+}
