@@ -72,8 +72,13 @@ static int run_or_check(int argc, char **argv, int check_only) {
   if (!o.quiet) {
     printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s\n", rep.output, (long long)rep.n_cells,
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
-    for (int k = 0; k < FEINT_PHASE_COUNT; k++)
-      if (rep.seconds[k] > 0) printf("  %-17s %10.6f s\n", feint_phase_names[k], rep.seconds[k]);
+    for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
+      if (rep.seconds[k] <= 0) continue;
+      printf("  %-17s %10.6f s  %8.3f Mcells/s", feint_phase_names[k], rep.seconds[k],
+             1e-6 * (double)rep.n_cells / rep.seconds[k]);
+      if (k == FEINT_PHASE_MESH) printf("  (libgmsh's own open: %.6f s)", rep.gmsh_seconds);
+      printf("\n");
+    }
   }
   return 0;
 }

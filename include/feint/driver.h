@@ -38,6 +38,7 @@ extern const char *const feint_phase_names[FEINT_PHASE_COUNT];
 
 typedef struct {
   double seconds[FEINT_PHASE_COUNT];
+  double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */
   int64_t n_cells, n_dofs, nnz;
   char backend[16];
   char output[1024];

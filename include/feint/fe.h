@@ -47,8 +47,9 @@ typedef struct {
   double *weights;
 } feint_quadrature;
 
-/* Any degree from 0 to 40. Simplices use collapsed (Stroud conical
- * product) Gauss-Jacobi rules; all points lie strictly inside the cell and
+/* Any degree from 0 to 40. Degree 2 uses the symmetric rules with dim+1
+ * points; other degrees use collapsed (Stroud conical product) Gauss-Jacobi
+ * rules; all points lie strictly inside the cell and
  * all weights are positive. */
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out);
 void feint_quadrature_destroy(feint_quadrature *q);

@@ -30,10 +30,17 @@ typedef struct {
   int n_aux;
   feint_field *aux;  /* n_aux fields in the physics' aux layout */
   double *u;         /* the state, n_dofs (interleaved components) */
+  /* The rule for residuals and load vectors ... */
   int quadrature_degree;
   feint_quadrature *quadrature;
   double *basis;     /* nq x nb reference basis values at the quadrature points */
   double *basis_grad;/* nq x nb x dim reference gradients */
+  /* ... and the rule for element matrices, which can be lower (the load
+   * term raises the degree of the vectors only). NULL = the rule above. */
+  int matrix_quadrature_degree;
+  feint_quadrature *matrix_quadrature;
+  double *matrix_basis;
+  double *matrix_basis_grad;
 } feint_form;
 
 /* Build the form of case `c` on `space`: validates the physics against the
@@ -43,13 +50,12 @@ typedef struct {
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
 
-/* Fill a[] (n_aux) at quadrature point q of cell `cell` whose scalar dofs
- * are `dofs`: constants, P0 values, and nodal fields interpolated with the
- * tabulated basis. */
-static inline void feint_form_aux_at(const feint_form *f, int nb, int64_t cell, const int64_t *dofs,
-                                     int q, double *a) {
-  const double *phi = f->basis + q * nb;
-  for (int k = 0; k < f->n_aux; k++) {
+/* Fill a[0 .. n-1] (n <= n_aux) at a point where the scalar basis
+ * functions of cell `cell` (scalar dofs `dofs`) take the values phi[nb]:
+ * constants, P0 values, and nodal fields interpolated with the basis. */
+static inline void feint_form_aux_eval(const feint_form *f, const double *phi, int nb, int64_t cell,
+                                       const int64_t *dofs, int n, double *a) {
+  for (int k = 0; k < n; k++) {
     const feint_field *fld = &f->aux[k];
     if (fld->kind == FEINT_FIELD_CONSTANT) {
       a[k] = fld->constant;

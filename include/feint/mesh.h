@@ -42,6 +42,10 @@ typedef struct {
   int nv_facet;
   int64_t *facets;
 
+  /* Seconds libgmsh itself spent opening (and, for .geo, meshing) the
+   * file: the floor for feint's mesh read. */
+  double gmsh_seconds;
+
   /* Element counts of the whole file by Gmsh element type name, for `info`. */
   int n_type_counts;
   char **type_names;

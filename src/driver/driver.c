@@ -110,6 +110,7 @@ static int write_provenance(run_state *r, const feint_run_report *rep) {
     snprintf(name, sizeof name, "time_%s", feint_phase_names[k]);
     FEINT_CALL(feint_output_attr_double(o, NULL, name, rep->seconds[k]));
   }
+  FEINT_CALL(feint_output_attr_double(o, NULL, "time_gmsh_open", rep->gmsh_seconds));
   return FEINT_OK;
 }
 
@@ -124,6 +125,7 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
   feint_mesh_options mo = {c->mesh_size, c->n_region, (const char *const *)c->region,
                            c->n_region ? c->region_where : c->mesh_where};
   TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
+  rep->gmsh_seconds = r->mesh->gmsh_seconds;
   int components = c->components;
   if (c->physics == FEINT_PHYSICS_ELASTICITY && components <= 1) components = r->mesh->dim;
   if (components <= 0) components = 1;

@@ -90,6 +90,33 @@ static void gauss_jacobi01(int n, int a, double *t, double *w) {
   }
 }
 
+/* Degree 2 is the common case of P1 with a P1 coefficient or load: the
+ * symmetric rules (3 points on triangles, 4 on tetrahedra; Strang & Fix,
+ * Keast) need half the points of the collapsed rule (4 and 8). */
+static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **out) {
+  const int n = dim + 1;
+  feint_quadrature *q;
+  FEINT_CALL(feint_calloc(1, sizeof *q, &q, "quadrature"));
+  int status = feint_malloc((size_t)n * dim, sizeof(double), &q->points, "quadrature points");
+  if (!status) status = feint_malloc((size_t)n, sizeof(double), &q->weights, "quadrature weights");
+  if (status) {
+    feint_quadrature_destroy(q);
+    return status;
+  }
+  q->cell = cell;
+  q->dim = dim;
+  q->degree = 2;
+  q->n = n;
+  /* barycentric (a, b, b[, b]) and permutations */
+  const double a = dim == 2 ? 2.0 / 3.0 : 0.58541019662496845446, b = dim == 2 ? 1.0 / 6.0 : 0.13819660112501051518;
+  for (int k = 0; k < n; k++) {
+    for (int d = 0; d < dim; d++) q->points[k * dim + d] = (k == d + 1) ? a : b;
+    q->weights[k] = (dim == 2 ? 0.5 : 1.0 / 6.0) / n;
+  }
+  *out = q;
+  return FEINT_OK;
+}
+
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out) {
   *out = NULL;
   if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON)
@@ -98,6 +125,7 @@ int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature *
     return feint_error_set(FEINT_ERR_INPUT, "quadrature degree %d out of range 0..%d", degree,
                            FEINT_QUAD_MAX_DEGREE);
   int dim = feint_cell_dim(cell);
+  if (degree == 2) return symmetric_degree2(cell, dim, out);
   int m = (degree + 2) / 2; /* ceil((degree + 1) / 2) */
   int n = dim == 2 ? m * m : m * m * m;
 

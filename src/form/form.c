@@ -114,7 +114,9 @@ static int check_components(const feint_value_list *l, int n, const char *key, c
                          where, key, n, n == 1 ? "" : "s", l->n);
 }
 
-static int default_degree(const feint_form *f, int order) {
+/* Degree exact for the element matrix on affine cells (vectors = 0) or
+ * for the residual and load vectors (vectors = 1). */
+static int default_degree(const feint_form *f, int order, int vectors) {
   int coef = 0;
   for (int k = 0; k < f->n_aux; k++) {
     int d = field_degree(&f->aux[k], order);
@@ -122,11 +124,21 @@ static int default_degree(const feint_form *f, int order) {
   }
   /* bilinear terms: g0 ~ 2p, g1/g2 ~ 2p-1, g3 ~ 2p-2, each times a
    * coefficient of degree `coef`; the load is p + coef. */
-  int terms = feint_physics_jacobian_terms(f->physics), deg = order + coef;
+  int terms = feint_physics_jacobian_terms(f->physics), deg = vectors ? order + coef : 0;
   if (terms & 1) deg = deg > 2 * order + coef ? deg : 2 * order + coef;
   if (terms & 6) deg = deg > 2 * order - 1 + coef ? deg : 2 * order - 1 + coef;
   if (terms & 8) deg = deg > 2 * order - 2 + coef ? deg : 2 * order - 2 + coef;
   return deg;
+}
+
+/* A quadrature rule with the basis tabulated at its points. */
+static int make_rule(const feint_space *s, int degree, feint_quadrature **q, double **basis, double **grad) {
+  FEINT_CALL(feint_quadrature_create(s->mesh->cell_type, degree, q));
+  const int nq = (*q)->n, dim = s->mesh->dim;
+  FEINT_CALL(feint_malloc((size_t)(nq * s->nb), sizeof(double), basis, "basis table"));
+  FEINT_CALL(feint_malloc((size_t)(nq * s->nb * dim), sizeof(double), grad, "basis table"));
+  feint_element_tabulate(s->element, nq, (*q)->points, *basis, *grad);
+  return FEINT_OK;
 }
 
 int feint_form_create(const feint_case *c, const feint_space *s, feint_form **out) {
@@ -221,13 +233,12 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
     field_release(&uk);
   }
 
-  f->quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->order);
-  if ((status = feint_quadrature_create(s->mesh->cell_type, f->quadrature_degree, &f->quadrature))) goto fail;
-  const int nq = f->quadrature->n;
-  if ((status = feint_malloc((size_t)(nq * s->nb), sizeof(double), &f->basis, "basis table")) ||
-      (status = feint_malloc((size_t)(nq * s->nb * dim), sizeof(double), &f->basis_grad, "basis table")))
+  f->quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->order, 1);
+  f->matrix_quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->order, 0);
+  if ((status = make_rule(s, f->quadrature_degree, &f->quadrature, &f->basis, &f->basis_grad)) ||
+      (status = make_rule(s, f->matrix_quadrature_degree, &f->matrix_quadrature, &f->matrix_basis,
+                          &f->matrix_basis_grad)))
     goto fail;
-  feint_element_tabulate(s->element, nq, f->quadrature->points, f->basis, f->basis_grad);
   *out = f;
   return FEINT_OK;
 fail:
@@ -243,5 +254,8 @@ void feint_form_destroy(feint_form *f) {
   feint_quadrature_destroy(f->quadrature);
   free(f->basis);
   free(f->basis_grad);
+  feint_quadrature_destroy(f->matrix_quadrature);
+  free(f->matrix_basis);
+  free(f->matrix_basis_grad);
   free(f);
 }

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 #include <sys/stat.h>
 
@@ -812,8 +813,16 @@ static int finish(reader *r) {
   return FEINT_OK;
 }
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int read_all(reader *r, const feint_mesh_options *opts) {
+  double t0 = seconds_now();
   FEINT_CALL(open_file(r, opts));
+  r->m->gmsh_seconds = seconds_now() - t0;
   FEINT_CALL(read_groups(r));
   FEINT_CALL(find_top_dim(r));
   FEINT_CALL(resolve_region(r, opts));

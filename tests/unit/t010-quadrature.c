@@ -53,8 +53,8 @@ int main(void) {
     for (int degree = 0; degree <= 40; degree++) {
       feint_quadrature *q;
       CHECK_OK(feint_quadrature_create(cell, degree, &q));
-      int m = (degree + 2) / 2;
-      CHECK(q->n == (dim == 2 ? m * m : m * m * m), "%s degree %d: n = %d", feint_cell_name(cell),
+      int m = (degree + 2) / 2; /* collapsed rule; degree 2 uses the symmetric dim+1 point rule */
+      CHECK(q->n == (degree == 2 ? dim + 1 : dim == 2 ? m * m : m * m * m), "%s degree %d: n = %d", feint_cell_name(cell),
             degree, q->n);
       CHECK(q->dim == dim && q->degree == degree && q->cell == cell, "header fields");
       double sum = 0;

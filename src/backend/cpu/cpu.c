@@ -29,11 +29,26 @@ typedef struct {
  * instantiation. */
 #define CPU_INLINE static inline __attribute__((always_inline))
 
-CPU_INLINE double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *s, const int dim, const int nb) {
+/* A quadrature rule with its tabulated basis. */
+typedef struct {
+  int nq;
+  const double *weights, *basis, *basis_grad;
+} cpu_rule;
+
+static cpu_rule vector_rule(const feint_form *f) {
+  return (cpu_rule){f->quadrature->n, f->quadrature->weights, f->basis, f->basis_grad};
+}
+
+static cpu_rule matrix_rule(const feint_form *f) {
+  if (!f->matrix_quadrature) return vector_rule(f);
+  return (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights, f->matrix_basis, f->matrix_basis_grad};
+}
+
+CPU_INLINE double cell_geometry(const feint_problem *p, const cpu_rule *rule, int64_t c, cpu_scratch *s,
+                                const int dim, const int nb) {
   const feint_space *sp = p->space;
   const feint_mesh *m = sp->mesh;
-  const feint_form *f = p->form;
-  const int nq = f->quadrature->n;
+  const int nq = rule->nq;
   for (int k = 0; k <= dim; k++) {
     int64_t v = m->cells[c * m->nv + k];
     s->vert[k * 3 + 0] = m->x[v];
@@ -44,7 +59,7 @@ CPU_INLINE double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *
   double det = feint_affine_inverse_jacobian(dim, s->vert, invJ);
   for (int q = 0; q < nq; q++)
     for (int i = 0; i < nb; i++) {
-      const double *G = f->basis_grad + (q * nb + i) * dim;
+      const double *G = rule->basis_grad + (q * nb + i) * dim;
       double *g = s->gphi + (q * nb + i) * dim;
       for (int a = 0; a < dim; a++) {
         double v = 0;
@@ -56,9 +71,9 @@ CPU_INLINE double cell_geometry(const feint_problem *p, int64_t c, cpu_scratch *
 }
 
 /* u, grad u at quadrature point q from the cell's local values ue[nbc]. */
-CPU_INLINE void eval_state(const feint_problem *p, const cpu_scratch *s, int q, const double *ue, double *u,
+CPU_INLINE void eval_state(const cpu_rule *rule, const cpu_scratch *s, int q, const double *ue, double *u,
                            double *gradu, const int dim, const int nc, const int nb) {
-  const double *phi = p->form->basis + q * nb;
+  const double *phi = rule->basis + q * nb;
   for (int c = 0; c < nc; c++) {
     u[c] = 0;
     for (int d = 0; d < dim; d++) gradu[c * dim + d] = 0;
@@ -77,28 +92,29 @@ CPU_INLINE void eval_state(const feint_problem *p, const cpu_scratch *s, int q, 
 CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, const double *u_global,
                                int with_state, double *Fe, const int dim, const int nc, const int nb) {
   const feint_form *f = p->form;
-  const int nbc = nb * nc, nq = f->quadrature->n;
+  const cpu_rule rule = vector_rule(f);
+  const int nbc = nb * nc, nq = rule.nq;
   const int64_t *dofs = p->space->cell_dofs + c * nbc;
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
   double ue[3 * 128], u[3], gradu[9], a[16], f0[3], f1[9];
-  double det = cell_geometry(p, c, s, dim, nb);
+  double det = cell_geometry(p, &rule, c, s, dim, nb);
   for (int k = 0; k < nbc; k++) {
     Fe[k] = 0;
     ue[k] = with_state ? u_global[dofs[k]] : 0;
   }
   for (int q = 0; q < nq; q++) {
-    feint_form_aux_at(f, nb, c, sdofs, q, a);
-    const double wdet = f->quadrature->weights[q] * det;
+    const double *phi = rule.basis + q * nb;
+    feint_form_aux_eval(f, phi, nb, c, sdofs, f->n_aux, a);
+    const double wdet = rule.weights[q] * det;
     const feint_point pt = {dim, nc, u, gradu, a};
     if (with_state) {
-      eval_state(p, s, q, ue, u, gradu, dim, nc, nb);
+      eval_state(&rule, s, q, ue, u, gradu, dim, nc, nb);
       feint_physics_f0(f->physics, &pt, f0);
       feint_physics_f1(f->physics, &pt, f1);
     } else {
       feint_physics_source(f->physics, &pt, f0);
       for (int k = 0; k < nc * dim; k++) f1[k] = 0;
     }
-    const double *phi = f->basis + q * nb;
     for (int i = 0; i < nb; i++) {
       const double *g = s->gphi + (q * nb + i) * dim;
       for (int fc = 0; fc < nc; fc++) {
@@ -118,20 +134,23 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c
 CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, double *Ke, const int dim,
                                const int nc, const int nb) {
   const feint_form *f = p->form;
-  const int nbc = nb * nc, nq = f->quadrature->n;
+  const cpu_rule rule = matrix_rule(f);
+  const int nbc = nb * nc, nq = rule.nq;
+  /* the Jacobian reads the coefficients, not the load (last in the layout) */
+  const int n_aux = feint_physics_source_offset(f->physics, dim);
   const int terms = feint_physics_jacobian_terms(f->physics);
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
   double a[16], g0[9] = {0}, g1[27] = {0}, g2[27] = {0}, g3[81] = {0}, zero[9] = {0};
-  double det = cell_geometry(p, c, s, dim, nb);
+  double det = cell_geometry(p, &rule, c, s, dim, nb);
   memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
   for (int q = 0; q < nq; q++) {
-    feint_form_aux_at(f, nb, c, sdofs, q, a);
+    const double *phi = rule.basis + q * nb;
+    feint_form_aux_eval(f, phi, nb, c, sdofs, n_aux, a);
     const feint_point pt = {dim, nc, zero, zero, a};
     if (terms & 1) feint_physics_g0(f->physics, &pt, g0);
     if (terms & 2) feint_physics_g1(f->physics, &pt, g1);
     if (terms & 8) feint_physics_g3(f->physics, &pt, g3);
-    const double wdet = f->quadrature->weights[q] * det;
-    const double *phi = f->basis + q * nb;
+    const double wdet = rule.weights[q] * det;
     for (int j = 0; j < nb; j++) {
       const double *gj = s->gphi + (q * nb + j) * dim;
       for (int gc = 0; gc < nc; gc++) {

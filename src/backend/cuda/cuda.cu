@@ -485,12 +485,16 @@ static int gcd_int(int a, int b) {
 
 /* Cells per batch: blocks_per_batch blocks of lcm(nq, nbc) cells, reduced
  * (by halving) until the batch's shared memory fits. */
-static int choose_batch(const kparams &P, int cell_doubles, int blocks_per_batch, int default_cells) {
+static int choose_batch(const kparams &P, int cell_doubles, int blocks_per_batch, int default_cells,
+                        long shmem_optin) {
   const int L = P.nq / gcd_int(P.nq, P.nbc) * P.nbc;
   int bpb = blocks_per_batch > 0 ? blocks_per_batch : (default_cells / L > 0 ? default_cells / L : 1);
   long batch = (long)bpb * L;
   if (batch > 4096) batch = 4096;
-  const long avail = FEINT_CUDA_SHMEM / 8 - tables_size(P);
+  /* 48 KiB keeps several blocks per multiprocessor; elements whose one
+   * cell does not fit there use the opt-in limit (227 KiB on sm_90). */
+  long avail = FEINT_CUDA_SHMEM / 8 - tables_size(P);
+  if (avail < cell_doubles) avail = shmem_optin / 8 - tables_size(P);
   while (batch > 1 && batch * cell_doubles > avail) batch = (batch + 1) / 2;
   return (int)batch;
 }
@@ -615,6 +619,8 @@ static int launch_vector(feint_backend *b, int with_state) {
   res_kernel_t k = pick_residual(P.dim, P.nc);
   const int64_t n_dofs = p->space->n_dofs;
   const char *phase = with_state ? "residual kernel" : "rhs kernel";
+  if (shmem > FEINT_CUDA_SHMEM)
+    CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
   CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
   CUDA_CALL(phase, cudaEventRecord(d->ev0));
   if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
@@ -667,6 +673,13 @@ static size_t mat_shmem(const kparams &P) {
   return (size_t)(tables_size(P) + P.batch * mat_cell_size(P)) * sizeof(double);
 }
 
+/* Allow more than 48 KiB of dynamic shared memory where the batch needs it. */
+static int mat_attr(mat_kernel_t k, size_t shmem, const char *phase) {
+  if (shmem > FEINT_CUDA_SHMEM)
+    CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  return FEINT_OK;
+}
+
 static int cuda_element_matrices(feint_backend *b, double *Ke) {
   cuda_data *d = (cuda_data *)b->data;
   kparams P = d->P;
@@ -674,6 +687,7 @@ static int cuda_element_matrices(feint_backend *b, double *Ke) {
   const size_t bytes = sizeof(double) * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc;
   CUDA_CALL("element matrices: set device", cudaSetDevice(d->device));
   FEINT_CALL(ensure_buffer(d, bytes, "element matrix buffer"));
+  FEINT_CALL(mat_attr(pick_matrix(P.dim, P.nc), mat_shmem(P), "element matrices kernel"));
   CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev0));
   pick_matrix(P.dim, P.nc)<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, mat_shmem(P)>>>(
       P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
@@ -696,6 +710,7 @@ static int cuda_assemble_matrix(feint_backend *b, double *values) {
   mat_kernel_t k = pick_matrix(P.dim, P.nc);
   const char *phase = "matrix assembly kernel";
   CUDA_CALL("matrix assembly: set device", cudaSetDevice(d->device));
+  FEINT_CALL(mat_attr(k, shmem, phase));
   if (p->strategy == FEINT_ASSEMBLY_GATHER)
     FEINT_CALL(ensure_buffer(d, sizeof(double) * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc,
                              "element matrix buffer (gather assembly)"));
@@ -834,12 +849,12 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
          ((P.terms & 8) ? P.nc * P.nc * P.dim * P.dim : 0);
   if (P.gq == 0) P.gq = 1;
   d->bpc = p->batches_per_chunk > 0 ? p->batches_per_chunk : 4;
-  d->res_batch = choose_batch(P, res_cell_size(P), p->blocks_per_batch, 128);
-  d->mat_batch = choose_batch(P, mat_cell_size(P), p->blocks_per_batch, 64);
+  const long optin = (long)prop.sharedMemPerBlockOptin;
+  d->res_batch = choose_batch(P, res_cell_size(P), p->blocks_per_batch, 128, optin);
+  d->mat_batch = choose_batch(P, mat_cell_size(P), p->blocks_per_batch, 64, optin);
   d->res_threads = 128;
   d->mat_threads = 256;
-  if (tables_size(P) + res_cell_size(P) > FEINT_CUDA_SHMEM / 8 ||
-      tables_size(P) + mat_cell_size(P) > FEINT_CUDA_SHMEM / 8)
+  if ((long)(tables_size(P) + res_cell_size(P)) * 8 > optin || (long)(tables_size(P) + mat_cell_size(P)) * 8 > optin)
     return feint_error_set(FEINT_ERR_INPUT,
                            "element too large for the CUDA kernels' shared memory (%d basis functions, %d "
                            "quadrature points)",
