@@ -122,6 +122,9 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
     snprintf(rep->output, sizeof rep->output, "%s", output);
     FEINT_CALL(feint_output_create(output, &r->out)); /* fail early on an unwritable path */
   }
+  if (c->n_boundary > 0)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: boundary conditions are not implemented yet in this version",
+                           c->boundary[0].where);
   feint_mesh_options mo = {c->mesh_size, c->n_region, (const char *const *)c->region,
                            c->n_region ? c->region_where : c->mesh_where};
   TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));

@@ -148,15 +148,27 @@ static int write_attr(feint_output *o, const char *object, const char *name, hid
   return FEINT_OK;
 }
 
-int feint_output_attr_string(feint_output *o, const char *object, const char *name, const char *value) {
+/* Strings are variable-length UTF-8 (h5py reads them as str); MATLAB's
+ * own attributes are fixed-length ASCII, as MATLAB writes them. */
+static int write_string_attr(feint_output *o, const char *object, const char *name, const char *value,
+                             int fixed) {
   hid_t type = H5Tcopy(H5T_C_S1);
-  H5Tset_size(type, strlen(value) + 1);
-  H5Tset_strpad(type, H5T_STR_NULLTERM);
+  if (fixed) {
+    H5Tset_size(type, strlen(value) + 1);
+    H5Tset_strpad(type, H5T_STR_NULLTERM);
+  } else {
+    H5Tset_size(type, H5T_VARIABLE);
+    H5Tset_cset(type, H5T_CSET_UTF8);
+  }
   hid_t space = H5Screate(H5S_SCALAR);
-  int status = write_attr(o, object, name, type, space, value);
+  int status = write_attr(o, object, name, type, space, fixed ? (const void *)value : (const void *)&value);
   H5Sclose(space);
   H5Tclose(type);
   return status;
+}
+
+int feint_output_attr_string(feint_output *o, const char *object, const char *name, const char *value) {
+  return write_string_attr(o, object, name, value, 0);
 }
 
 int feint_output_attr_double(feint_output *o, const char *object, const char *name, double value) {
@@ -197,7 +209,7 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
   }
   H5Gclose(g);
   if ((status = feint_output_attr_int64(o, name, "MATLAB_sparse", n_rows)) ||
-      (status = feint_output_attr_string(o, name, "MATLAB_class", "double")))
+      (status = write_string_attr(o, name, "MATLAB_class", "double", 1)))
     goto done;
   {
     hsize_t two = 2;

@@ -1,0 +1,28 @@
+# The command line: --help, --version, info, check, run exit statuses.
+source "$(dirname "$0")/lib.sh"
+"$FEINT" --help | grep -q "feint run CASE.yaml" || fail "--help"
+"$FEINT" --version | grep -Eq "^feint [0-9]+\.[0-9]+\.[0-9]+$" || fail "--version"
+set +e; "$FEINT" > /dev/null 2>&1; rc=$?; set -e
+[ $rc -eq 2 ] || fail "no arguments: exit $rc, expected 2"
+
+# info: counts, groups, bounding box, volume, quality of a mesh we know
+"$FEINT" info "$(geo cube.geo)" > "$WORK/info"
+grep -Eq "dim 3 +tag [0-9]+ +domain" "$WORK/info" || fail "info: volume group"
+grep -Eq "dim 2 +tag [0-9]+ +boundary" "$WORK/info" || fail "info: boundary group"
+grep -Eq "^total volume 1(\.0*)?$|^total volume 0\.99999999999|^total volume 1\.00000000000" "$WORK/info" || fail "info: volume $(grep volume "$WORK/info")"
+grep -q "bounding box \[0, 1\] x \[0, 1\] x \[0, 1\]" "$WORK/info" || fail "info: bounding box"
+grep -Eq "worst cell quality 0\.[0-9]+" "$WORK/info" || fail "info: quality"
+grep -Eq "Tetrahedron 4 +[0-9]+" "$WORK/info" || fail "info: element counts"
+cat "$WORK/info"
+
+# check validates and writes nothing
+write_case c.yaml <<EOF
+mesh: {file: $(geo square.geo), size: 0.2}
+physics: {kind: poisson}
+output: {file: should-not-exist.h5}
+EOF
+(cd "$WORK" && "$FEINT" check c.yaml) | grep -q "ok" || fail "check"
+[ ! -e "$WORK/should-not-exist.h5" ] || fail "check wrote a file"
+# run writes output.file next to the case when no -o is given
+(cd /tmp && "$FEINT" run --quiet "$WORK/c.yaml") && [ -s "$WORK/should-not-exist.h5" ] || fail "run: output.file"
+echo ok
