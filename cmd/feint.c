@@ -12,12 +12,16 @@ static const char usage[] =
     "usage: feint run CASE.yaml [-o OUT.h5] [--set key.path=value ...]\n"
     "                 [--backend auto|cpu|cuda] [--device N] [--quiet]\n"
     "       feint check CASE.yaml [--set key.path=value ...]\n"
+    "       feint bench CASE.yaml [--repeat N] [run options]\n"
     "       feint info MESH\n"
     "       feint --help | --version\n"
     "\n"
     "  run    compute what the case asks (residual, rhs, element matrices,\n"
     "         global CSR matrix) and write one HDF5 file\n"
     "  check  validate the case and its mesh; compute nothing\n"
+    "  bench  run the case with each compute phase repeated (default 21\n"
+    "         times) and report per phase: time, kernel time, the fewest bytes\n"
+    "         it must move, GB/s and the fraction of the measured copy bandwidth\n"
     "  info   summarise a mesh: cells by type, physical groups, bounding box,\n"
     "         volume, worst cell quality\n"
     "\n"
@@ -33,7 +37,7 @@ int cmd_fail(int status) {
 static const struct {
   const char *name;
   int (*fn)(int, char **);
-} commands[] = {{"run", cmd_run}, {"check", cmd_check}, {"info", cmd_info}};
+} commands[] = {{"run", cmd_run}, {"check", cmd_check}, {"info", cmd_info}, {"bench", cmd_bench}};
 
 int main(int argc, char **argv) {
   if (argc < 2) {

@@ -1,4 +1,4 @@
-/* feint run / feint check: parse options, run the driver, report. */
+/* feint run / check / bench: parse options, run the driver, report. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,10 +7,14 @@
 #include "feint/driver.h"
 #include "feint/error.h"
 
-static int parse(int argc, char **argv, int check_only, feint_run_options *o, const char ***sets) {
+enum { MODE_RUN, MODE_CHECK, MODE_BENCH };
+
+static int parse(int argc, char **argv, int mode, feint_run_options *o, const char ***sets) {
+  const int check_only = mode == MODE_CHECK;
   memset(o, 0, sizeof *o);
   o->device_index = -1;
   o->check_only = check_only;
+  o->repeat = mode == MODE_BENCH ? 21 : 1;
   *sets = calloc((size_t)argc + 1, sizeof **sets);
   if (!*sets) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory");
   for (int i = 1; i < argc; i++) {
@@ -38,6 +42,12 @@ static int parse(int argc, char **argv, int check_only, feint_run_options *o, co
       o->device_index = (int)strtol(argv[++i], &end, 10);
       if (*end || o->device_index < 0)
         return feint_error_set(FEINT_ERR_INPUT, "--device %s: expected a device number", argv[i]);
+    } else if (mode == MODE_BENCH && !strcmp(a, "--repeat")) {
+      char *end;
+      if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "--repeat needs a number");
+      o->repeat = (int)strtol(argv[++i], &end, 10);
+      if (*end || o->repeat < 1 || o->repeat > 201)
+        return feint_error_set(FEINT_ERR_INPUT, "--repeat %s: expected 1..201", argv[i]);
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       o->quiet = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
@@ -53,10 +63,10 @@ static int parse(int argc, char **argv, int check_only, feint_run_options *o, co
   return FEINT_OK;
 }
 
-static int run_or_check(int argc, char **argv, int check_only) {
+static int run_mode(int argc, char **argv, int mode) {
   feint_run_options o;
   const char **sets = NULL;
-  int status = parse(argc, argv, check_only, &o, &sets);
+  int status = parse(argc, argv, mode, &o, &sets);
   if (status) {
     free(sets);
     return cmd_fail(status);
@@ -65,7 +75,8 @@ static int run_or_check(int argc, char **argv, int check_only) {
   status = feint_driver_run(&o, &rep);
   free(sets);
   if (status) return cmd_fail(status);
-  if (check_only) {
+  if (mode == MODE_BENCH) return cmd_bench_report(&o, &rep);
+  if (mode == MODE_CHECK) {
     printf("%s: ok (%lld cells, %lld dofs)\n", o.case_path, (long long)rep.n_cells, (long long)rep.n_dofs);
     return 0;
   }
@@ -83,5 +94,6 @@ static int run_or_check(int argc, char **argv, int check_only) {
   return 0;
 }
 
-int cmd_run(int argc, char **argv) { return run_or_check(argc, argv, 0); }
-int cmd_check(int argc, char **argv) { return run_or_check(argc, argv, 1); }
+int cmd_run(int argc, char **argv) { return run_mode(argc, argv, MODE_RUN); }
+int cmd_check(int argc, char **argv) { return run_mode(argc, argv, MODE_CHECK); }
+int cmd_bench(int argc, char **argv) { return run_mode(argc, argv, MODE_BENCH); }

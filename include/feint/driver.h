@@ -18,6 +18,8 @@ typedef struct {
   int device_index;          /* --device N, -1 = default */
   int check_only;            /* validate case and mesh, compute nothing */
   int quiet;
+  int repeat;                /* feint bench: run each compute phase this many times
+                                (phase time = median); 0 or 1 = once */
 } feint_run_options;
 
 enum {
@@ -38,6 +40,15 @@ extern const char *const feint_phase_names[FEINT_PHASE_COUNT];
 
 typedef struct {
   double seconds[FEINT_PHASE_COUNT];
+  /* Device time of the kernels of a compute phase (median over repeats;
+   * 0 when the backend does not measure it, e.g. the CPU). */
+  double kernel_seconds[FEINT_PHASE_COUNT];
+  /* Fewest bytes a compute phase must move: each input read once, each
+   * output written once (node coordinates, connectivity, coefficients,
+   * state, result). */
+  double min_bytes[FEINT_PHASE_COUNT];
+  int64_t n_nodes;
+  char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */
   int64_t n_cells, n_dofs, nnz;
   char backend[16];

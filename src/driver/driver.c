@@ -15,6 +15,7 @@
 #include "feint/sha256.h"
 #include "feint/space.h"
 #include "feint/version.h"
+#include "backend/cuda/cuda_timing.h"
 
 const char *const feint_phase_names[FEINT_PHASE_COUNT] = {
     "case", "mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "element_matrices",
@@ -114,6 +115,68 @@ static int write_provenance(run_state *r, const feint_run_report *rep) {
   return FEINT_OK;
 }
 
+/* One backend call of a compute phase. */
+static int compute_once(run_state *r, int phase) {
+  feint_backend *b = r->backend;
+  switch (phase) {
+    case FEINT_PHASE_RESIDUAL: return b->residual(b, r->form->u, r->vec);
+    case FEINT_PHASE_RHS: return b->rhs(b, r->vec);
+    case FEINT_PHASE_ELEMENT: return b->element_matrices(b, r->Ke);
+    case FEINT_PHASE_ASSEMBLY: return b->assemble_matrix(b, r->values);
+  }
+  return feint_error_set(FEINT_ERR_COMPUTE, "internal: phase %d is not a compute phase", phase);
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Run a compute phase (repeat times for feint bench: the times reported
+ * are medians, so one slow first call does not count). */
+static int compute(run_state *r, const feint_run_options *opts, feint_run_report *rep, int phase) {
+  enum { MAX_REPEAT = 201 };
+  double wall[MAX_REPEAT], kernel[MAX_REPEAT];
+  int n = opts->repeat > 1 ? opts->repeat : 1;
+  if (n > MAX_REPEAT) n = MAX_REPEAT;
+  for (int k = 0; k < n; k++) {
+    double t0 = feint_now();
+    FEINT_CALL(compute_once(r, phase));
+    wall[k] = feint_now() - t0;
+    feint_cuda_stats st;
+    kernel[k] = strcmp(r->backend->name, "cuda") == 0 && feint_cuda_info(r->backend, &st) == FEINT_OK
+                    ? 1e-3 * st.last_kernel_ms
+                    : 0;
+  }
+  qsort(wall, (size_t)n, sizeof *wall, compare_doubles);
+  qsort(kernel, (size_t)n, sizeof *kernel, compare_doubles);
+  rep->seconds[phase] = wall[n / 2];
+  rep->kernel_seconds[phase] = kernel[n / 2];
+  return FEINT_OK;
+}
+
+/* The fewest bytes each compute phase must move (see driver.h). */
+static void min_bytes(const run_state *r, feint_run_report *rep) {
+  const feint_mesh *m = r->mesh;
+  const feint_space *s = r->space;
+  const feint_form *f = r->form;
+  const double index = s->n_dofs < INT32_MAX ? 4 : 8;
+  double geometry = 8.0 * (double)m->dim * (double)m->n_nodes + index * (double)(m->n_cells * m->nv);
+  double dofmap = s->order == 1 ? 0 : index * (double)(m->n_cells * s->nb); /* P1 uses the vertices */
+  double coefficients = 0;
+  for (int k = 0; k < f->n_aux; k++)
+    coefficients += f->aux[k].kind == FEINT_FIELD_NODE   ? 8.0 * (double)s->n_scalar_dofs
+                    : f->aux[k].kind == FEINT_FIELD_CELL ? 8.0 * (double)m->n_cells
+                                                         : 0;
+  const double vec = 8.0 * (double)s->n_dofs;
+  rep->min_bytes[FEINT_PHASE_RESIDUAL] = geometry + dofmap + coefficients + 2 * vec;
+  rep->min_bytes[FEINT_PHASE_RHS] = geometry + dofmap + coefficients + vec;
+  rep->min_bytes[FEINT_PHASE_ELEMENT] =
+      geometry + dofmap + coefficients + 8.0 * (double)m->n_cells * s->nbc * s->nbc;
+  if (r->plan)
+    rep->min_bytes[FEINT_PHASE_ASSEMBLY] = geometry + dofmap + coefficients + 8.0 * (double)r->plan->nnz;
+}
+
 static int run(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
   TIMED(rep, FEINT_PHASE_CASE, feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &r->c));
   feint_case *c = r->c;
@@ -148,25 +211,28 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
   if (note[0] && !opts->quiet) fprintf(stderr, "feint: %s\n", note);
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
+  snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
+  rep->n_nodes = r->mesh->n_nodes;
+  min_bytes(r, rep);
   const int64_t n = r->space->n_dofs;
   FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "result vector"));
   if (c->write_residual) {
-    TIMED(rep, FEINT_PHASE_RESIDUAL, r->backend->residual(r->backend, r->form->u, r->vec));
+    FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
     FEINT_CALL(feint_output_doubles(r->out, "residual", 1, &n, r->vec));
   }
   if (c->write_rhs) {
-    TIMED(rep, FEINT_PHASE_RHS, r->backend->rhs(r->backend, r->vec));
+    FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
     FEINT_CALL(feint_output_doubles(r->out, "rhs", 1, &n, r->vec));
   }
   if (c->write_element_matrices) {
     const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
     FEINT_CALL(feint_malloc((size_t)(dims[0] * dims[1] * dims[2]), sizeof(double), &r->Ke, "element matrices"));
-    TIMED(rep, FEINT_PHASE_ELEMENT, r->backend->element_matrices(r->backend, r->Ke));
+    FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
     FEINT_CALL(feint_output_doubles(r->out, "element_matrices", 3, dims, r->Ke));
   }
   if (r->plan) {
     FEINT_CALL(feint_malloc((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
-    TIMED(rep, FEINT_PHASE_ASSEMBLY, r->backend->assemble_matrix(r->backend, r->values));
+    FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     double t0 = feint_now();
     FEINT_CALL(feint_output_csr(r->out, "matrix", n, n, r->plan->indptr, r->plan->indices, r->values));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;

@@ -25,4 +25,9 @@ EOF
 [ ! -e "$WORK/should-not-exist.h5" ] || fail "check wrote a file"
 # run writes output.file next to the case when no -o is given
 (cd /tmp && "$FEINT" run --quiet "$WORK/c.yaml") && [ -s "$WORK/should-not-exist.h5" ] || fail "run: output.file"
-echo ok
+
+# bench: a table row for each compute phase with its fraction of the copy bandwidth
+"$FEINT" bench "$WORK/c.yaml" --repeat 3 -o "$WORK/b.h5" > "$WORK/bench"
+grep -q "copy bandwidth measured now" "$WORK/bench" || fail "bench: copy bandwidth"
+grep -Eq "^assembly +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" "$WORK/bench" || fail "bench: assembly row: $(cat "$WORK/bench")"
+echo bench ok

@@ -1,0 +1,65 @@
+/* feint bench: the report of a benchmark run. Each compute phase is set
+ * against the copy bandwidth measured now on the same device (CUDA:
+ * device-to-device copy; CPU: memcpy), counting bytes read + written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_timing.h"
+#include "cmd.h"
+#include "feint/error.h"
+
+/* Host memcpy bandwidth (read + write) over a buffer far larger than the caches. */
+static double host_copy_gbs(void) {
+  const size_t n = (size_t)256 << 20;
+  char *a = malloc(n), *b = malloc(n);
+  double best = 0;
+  if (a && b) {
+    memset(a, 1, n);
+    memset(b, 2, n);
+    for (int k = 0; k < 5; k++) {
+      double t0 = feint_now();
+      memcpy(b, a, n);
+      double t = feint_now() - t0;
+      if (2.0 * (double)n / t > best) best = 2.0 * (double)n / t;
+    }
+  }
+  free(a);
+  free(b);
+  return best * 1e-9;
+}
+
+int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
+  double copy = 0;
+  const int cuda = strcmp(rep->backend, "cuda") == 0;
+  if (cuda) {
+    if (feint_cuda_copy_bandwidth(o->device_index < 0 ? 0 : o->device_index, (size_t)1 << 30, 20, &copy))
+      return cmd_fail(FEINT_ERR_COMPUTE);
+  } else {
+    copy = host_copy_gbs();
+  }
+  printf("feint bench %s\n", o->case_path);
+  printf("backend %s on %s; %lld cells, %lld nodes, %lld dofs, %lld nonzeros\n", rep->backend, rep->device,
+         (long long)rep->n_cells, (long long)rep->n_nodes, (long long)rep->n_dofs, (long long)rep->nnz);
+  printf("copy bandwidth measured now: %.1f GB/s (%s, read + write)\n", copy,
+         cuda ? "device-to-device" : "host memcpy");
+  printf("compute phases: median of %d runs\n\n", o->repeat);
+  printf("%-17s %11s %11s %9s %10s %9s %8s\n", "phase", "time [ms]", "kernel [ms]", "Mcells/s", "min MB",
+         "GB/s", "of copy");
+  for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
+    if (rep->seconds[k] <= 0) continue;
+    printf("%-17s %11.3f", feint_phase_names[k], 1e3 * rep->seconds[k]);
+    if (rep->kernel_seconds[k] > 0) printf(" %11.3f", 1e3 * rep->kernel_seconds[k]);
+    else printf(" %11s", "-");
+    const double t = rep->kernel_seconds[k] > 0 ? rep->kernel_seconds[k] : rep->seconds[k];
+    printf(" %9.2f", 1e-6 * (double)rep->n_cells / t);
+    if (rep->min_bytes[k] > 0) {
+      double gbs = 1e-9 * rep->min_bytes[k] / t;
+      printf(" %10.1f %9.1f %7.1f%%", 1e-6 * rep->min_bytes[k], gbs, copy > 0 ? 100 * gbs / copy : 0);
+    }
+    if (k == FEINT_PHASE_MESH) printf("   (libgmsh's own open: %.3f ms)", 1e3 * rep->gmsh_seconds);
+    printf("\n");
+  }
+  printf("\nGB/s = fewest bytes / (kernel time, or wall time where there is none)\n");
+  return 0;
+}
