@@ -101,6 +101,20 @@ def solve_error(path, exact):
     return u - ue, f
 
 
+def residual_energy(path):
+    """sqrt(F_I^T A_II^{-1} F_I) for the residual F at the interpolated
+    exact solution, interior dofs: the energy norm of I_h u - u_h."""
+    f, A = load(path)
+    F = f["residual"][:]
+    x = f["dofs/coordinates"][:]
+    dim = 3 if np.ptp(x[:, 2]) > 0 else 2
+    inner = np.ones(len(F), bool)
+    for d in range(dim):
+        inner &= (np.abs(x[:, d]) > 1e-12) & (np.abs(x[:, d] - 1) > 1e-12)
+    FI = F[inner]
+    return np.sqrt(FI @ spla.spsolve(A[inner][:, inner].tocsc(), FI))
+
+
 def check_convergence(order, *paths):
     """Manufactured Poisson: -lap u = f, u = sin(pi x) sin(pi y) [sin(pi z)].
     Each path is a pair poisson.h5,mass.h5 on the same mesh."""
@@ -113,10 +127,17 @@ def check_convergence(order, *paths):
         _, M = load(m)
         errs.append(np.sqrt(e @ (M @ e)))
         hs.append(f.attrs["n_cells"] ** (-1.0 / (3 if np.ptp(f["dofs/coordinates"][:, 2]) > 0 else 2)))
-    rates = [np.log(errs[k] / errs[k + 1]) / np.log(hs[k] / hs[k + 1]) for k in range(len(errs) - 1)]
-    print("errors", " ".join(f"{e:.3e}" for e in errs), "rates", " ".join(f"{r:.2f}" for r in rates))
+    rate = lambda v: [np.log(v[k] / v[k + 1]) / np.log(hs[k] / hs[k + 1]) for k in range(len(v) - 1)]
+    rates = rate(errs)
+    print("L2 errors", " ".join(f"{e:.3e}" for e in errs), "rates", " ".join(f"{r:.2f}" for r in rates))
     if rates[-1] < order + 1 - 0.3:
         fail(f"L2 rate {rates[-1]:.2f}, expected {order + 1}")
+    # the residual at the exact solution: energy norm of A^-1 F(I_h u)
+    res = [residual_energy(pair.split(",")[0]) for pair in paths]
+    rr = rate(res)
+    print("residual (energy) norms", " ".join(f"{e:.3e}" for e in res), "rates", " ".join(f"{r:.2f}" for r in rr))
+    if rr[-1] < order - 0.3:
+        fail(f"residual rate {rr[-1]:.2f}, expected at least {order}")
 
 
 if __name__ == "__main__":
