@@ -184,6 +184,8 @@ typedef struct {
 
   vec64 cells, facets;
   vec64 cell_group_v; /* per cell */
+
+  int may_repeat; /* MSH 2 file: elements may be repeated (see dedup_rows) */
 } reader;
 
 static int gmsh_failed(reader *r, const char *what) {
@@ -243,10 +245,11 @@ static int type_lookup(reader *r, int type, type_info **out) {
  * a new element tag each time), and Gmsh keeps the copies on the entity.
  * Marks in keep[] the first occurrence of each row of nn node tags; returns
  * the number kept in *kept. O(n) with a hash table. */
-static int dedup_rows(const size_t *rows, size_t n, int nn, unsigned char *keep, size_t *kept) {
+static int dedup_rows(const reader *r, const size_t *rows, size_t n, int nn, unsigned char *keep,
+                      size_t *kept) {
   *kept = n;
   memset(keep, 1, n);
-  if (n < 2) return FEINT_OK;
+  if (n < 2 || !r->may_repeat) return FEINT_OK; /* MSH 4 files store each element once */
   size_t cap = 16;
   while (cap < 2 * n) cap *= 2;
   int64_t *table = NULL;
@@ -359,6 +362,21 @@ static int open_file(reader *r, const feint_mesh_options *opts) {
   const char *dot = strrchr(path, '.');
   int is_geo = dot && strcasecmp(dot, ".geo") == 0;
 
+  /* Only MSH 2 repeats elements: look at the version in the header (any
+   * file that is not a recognisable MSH 4 file is treated as MSH 2). */
+  r->may_repeat = 1;
+  if (!is_geo) {
+    FILE *fh = fopen(path, "rb");
+    char head[64] = {0};
+    if (fh) {
+      size_t got = fread(head, 1, sizeof head - 1, fh);
+      head[got] = '\0';
+      fclose(fh);
+      if (!strncmp(head, "$MeshFormat", 11) && strtod(head + 12, NULL) >= 4.0) r->may_repeat = 0;
+    }
+  } else {
+    r->may_repeat = 0; /* meshed in memory: no repeats */
+  }
   gmsh_restore_options();
   gmshClear(&ierr);
   gmshOpen(path, &ierr);
@@ -594,7 +612,7 @@ static int read_elements(reader *r) {
         break;
       }
       if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
-          (st = dedup_rows(e.ntags[t], ne, T->num_nodes, keep, &kept)))
+          (st = dedup_rows(r, e.ntags[t], ne, T->num_nodes, keep, &kept)))
         break;
       T->count += (int64_t)kept;
       if (T->dim == E->dim) E->count += (int64_t)kept;
@@ -678,7 +696,7 @@ static int read_facets(reader *r) {
           }
           size_t kept = 0;
           if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
-              (st = dedup_rows(e.ntags[t], ne, nvf, keep, &kept)) ||
+              (st = dedup_rows(r, e.ntags[t], ne, nvf, keep, &kept)) ||
               (st = vec64_reserve(&r->facets, kept * (size_t)nvf)))
             break;
           int64_t *dst = r->facets.a + r->facets.n;
