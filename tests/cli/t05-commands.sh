@@ -31,3 +31,8 @@ EOF
 grep -q "copy bandwidth measured now" "$WORK/bench" || fail "bench: copy bandwidth"
 grep -Eq "^assembly +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" "$WORK/bench" || fail "bench: assembly row: $(cat "$WORK/bench")"
 echo bench ok
+# make install puts the binary and the man page under PREFIX
+make -s -C "$ROOT" install PREFIX="$WORK/inst" > /dev/null
+[ -x "$WORK/inst/bin/feint" ] && [ -f "$WORK/inst/share/man/man1/feint.1" ] || fail "make install"
+"$WORK/inst/bin/feint" --version > /dev/null || fail "installed binary"
+echo install ok
