@@ -69,6 +69,7 @@ typedef struct {
   char *mesh_file;     /* resolved relative to the case file's directory */
   char mesh_where[256];
   double mesh_size;    /* .geo only; 0 = the .geo's own sizes */
+  int mesh_refine;     /* uniform refinements (each splits every cell), default 0 */
   int n_region;        /* 0 = all top-dimensional cells */
   char **region;
   char region_where[256];

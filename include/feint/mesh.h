@@ -54,6 +54,7 @@ typedef struct {
 
 typedef struct {
   double size;     /* .geo only: Mesh.MeshSizeMax when > 0 */
+  int refine;      /* uniform refinements by Gmsh (gmshModelMeshRefine) */
   int n_region;    /* physical group names selecting the cells; 0 = all */
   const char *const *region;
   const char *where; /* "case.yaml:3:9" of the mesh/region key, for messages; may be NULL */

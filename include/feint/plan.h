@@ -7,6 +7,7 @@
 #ifndef FEINT_PLAN_H
 #define FEINT_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "feint/space.h"
@@ -23,5 +24,34 @@ typedef struct {
 
 int feint_plan_create(const feint_space *space, feint_plan **out);
 void feint_plan_destroy(feint_plan *plan);
+
+/* The same plan built on the GPU (issue 3: the symbolic phase on the
+ * device). Uploads the scalar cell dof map to the current CUDA device,
+ * builds the CSR pattern and slot map there (64-bit (row, column) keys of
+ * every cell entry, radix sort carrying the entry index, unique ranks =
+ * CSR positions, expansion by components) and copies the result back: the
+ * returned host plan is identical to feint_plan_create's (same indptr,
+ * indices and slots) and is released with feint_plan_destroy.
+ * FEINT_ERR_INPUT when feint was built without CUDA or no CUDA device is
+ * visible; FEINT_ERR_COMPUTE on CUDA errors (out of GPU memory names the
+ * phase and the bytes requested). */
+int feint_plan_create_cuda(const feint_space *space, feint_plan **out);
+
+/* Timings of one feint_plan_create_cuda_timed call (milliseconds; device
+ * times by CUDA events on the device's stream). */
+typedef struct {
+  double upload_ms;     /* host-to-device copy of the cell dof map */
+  double symbolic_ms;   /* device time of the symbolic phase: keys, sort, unique, CSR, slots */
+  double sort_ms;       /* of which the radix sort */
+  double download_ms;   /* device-to-host copy of indptr, indices and slots */
+  double total_ms;      /* host wall time of the whole call, allocation included */
+  int64_t entries;      /* cell entries sorted (cells x nb^2, scalar) */
+  int key_bits;         /* significant bits of the sort keys */
+  size_t device_bytes;  /* peak device memory allocated by the call */
+  char device[128];     /* name of the CUDA device */
+} feint_plan_cuda_stats;
+
+/* feint_plan_create_cuda that also fills *stats (stats may be NULL). */
+int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out, feint_plan_cuda_stats *stats);
 
 #endif

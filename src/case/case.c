@@ -328,7 +328,7 @@ static int get_tensor(const loader *L, const tree_node *n, const char *name,
 /* ------------------------------------------------------------- sections */
 
 static int fill_mesh(const loader *L, const tree_node *root) {
-  static const char *const keys[] = {"file", "size", "region", NULL};
+  static const char *const keys[] = {"file", "size", "refine", "region", NULL};
   feint_case *c = L->c;
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "mesh", keys, &m, &k));
@@ -340,6 +340,7 @@ static int fill_mesh(const loader *L, const tree_node *root) {
     FEINT_CALL(get_number(v, "mesh.size", &c->mesh_size));
     if (!(c->mesh_size > 0)) return fail_at(v, "mesh.size: must be > 0, got %s", v->text);
   }
+  if ((v = field(m, "refine"))) FEINT_CALL(get_int(v, "mesh.refine", 0, 8, &c->mesh_refine));
   if ((v = field(m, "region"))) {
     const char *expected = "a group name or a list of group names";
     set_where(c->region_where, v);

@@ -188,7 +188,7 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
   if (c->n_boundary > 0)
     return feint_error_set(FEINT_ERR_INPUT, "%s: boundary conditions are not implemented yet in this version",
                            c->boundary[0].where);
-  feint_mesh_options mo = {c->mesh_size, c->n_region, (const char *const *)c->region,
+  feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
                            c->n_region ? c->region_where : c->mesh_where};
   TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
   rep->gmsh_seconds = r->mesh->gmsh_seconds;

@@ -385,7 +385,7 @@ static int open_file(reader *r, const feint_mesh_options *opts) {
     return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh could not read the %s: %s", r->pre, path,
                            is_geo ? "geometry" : "mesh", msg);
   }
-  if (!is_geo) return FEINT_OK;
+  if (!is_geo) goto refine;
 
   int gdim = gmshModelGetDimension(&ierr);
   if (ierr || gdim < 1)
@@ -408,6 +408,14 @@ static int open_file(reader *r, const feint_mesh_options *opts) {
       if (!msg[0]) snprintf(msg, sizeof msg, "unknown error");
       return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh could not mesh the geometry: %s",
                              r->pre, path, msg);
+    }
+  }
+refine:
+  for (int k = 0; opts && k < opts->refine; k++) {
+    gmshModelMeshRefine(&ierr);
+    if (gmsh_log_messages("Error", msg, sizeof msg, 3) || ierr) {
+      if (!msg[0]) snprintf(msg, sizeof msg, "unknown error");
+      return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh could not refine the mesh: %s", r->pre, path, msg);
     }
   }
   return FEINT_OK;

@@ -58,7 +58,7 @@ static int64_t type_count(const feint_mesh *m, const char *name) {
 }
 
 static feint_mesh *read_ok(const char *path, int n_region, const char *const *region, double size) {
-  feint_mesh_options o = {size, n_region, region, NULL};
+  feint_mesh_options o = {.size = size, .n_region = n_region, .region = region};
   feint_mesh *m = NULL;
   CHECK_OK(feint_mesh_read(path, &o, &m));
   return m;
@@ -83,7 +83,7 @@ static void check_valid(const feint_mesh *m) {
  * of the given fragments. */
 static void read_fails(const char *path, int n_region, const char *const *region,
                        const char *where, const char *frag1, const char *frag2) {
-  feint_mesh_options o = {0, n_region, region, where};
+  feint_mesh_options o = {.n_region = n_region, .region = region, .where = where};
   feint_mesh *m = NULL;
   feint_error_clear();
   int st = feint_mesh_read(path, &o, &m);
@@ -352,7 +352,7 @@ static void test_errors(void) {
   }
   const char *none[] = {"none"};
   m = NULL;
-  feint_mesh_options o = {0, 1, none, NULL};
+  feint_mesh_options o = {.n_region = 1, .region = none};
   int st = feint_mesh_read(tpath("empty.geo"), &o, &m);
   printf("  empty region -> %d: %s\n", st, feint_error_message());
   CHECK(st == FEINT_ERR_INPUT && m == NULL, "empty region rejected");
