@@ -283,7 +283,7 @@ static void test_errors(void) {
   EXPECT_ERROR("mesh: {file: m.msh}\nphysic: {kind: poisson}\n", 0, NULL, where,
                "did you mean 'physics'?");
   EXPECT_ERROR("mesh: {file: m.msh, zzzzzz: 1}\nphysics: {kind: poisson}\n", 0, NULL,
-               "unknown key 'zzzzzz' in mesh", "valid keys: file, size, region");
+               "unknown key 'zzzzzz' in mesh", "valid keys: file, size, refine, region");
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nbackend: {cuda: {block_per_batch: "
                "3}}\n",
                0, NULL, "in backend.cuda; did you mean 'blocks_per_batch'?", ":3:18:");
