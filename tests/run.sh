@@ -5,7 +5,10 @@
 set -u
 cd "$(dirname "$0")/.."
 export FEINT="$PWD/build/feint"
+# Debian's python3 has the apt-installed h5py/scipy; elsewhere (the GPU
+# machine) take the first python3 that has them.
 export PY=/usr/bin/python3
+if ! "$PY" -c "import h5py, scipy" 2>/dev/null && command -v python3 >/dev/null; then PY=$(command -v python3); fi
 passed=0; failed=0; failed_names=()
 run_one() {
   local name=$1; shift
