@@ -10,7 +10,7 @@
 
 static const char usage[] =
     "usage: feint run CASE.yaml [-o OUT.h5] [--set key.path=value ...]\n"
-    "                 [--backend auto|cpu|cuda] [--device N] [--quiet]\n"
+    "                 [--backend auto|cpu|cuda] [--device N] [--json] [--quiet]\n"
     "       feint check CASE.yaml [--set key.path=value ...]\n"
     "       feint bench CASE.yaml [--repeat N] [run options]\n"
     "       feint info MESH\n"

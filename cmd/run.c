@@ -48,6 +48,8 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
       o->repeat = (int)strtol(argv[++i], &end, 10);
       if (*end || o->repeat < 1 || o->repeat > 201)
         return feint_error_set(FEINT_ERR_INPUT, "--repeat %s: expected 1..201", argv[i]);
+    } else if (!check_only && !strcmp(a, "--json")) {
+      o->json = 1;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       o->quiet = 1;
     } else if (a[0] == '-' && a[1] != '\0') {
@@ -61,6 +63,36 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
   if (!o->case_path) return feint_error_set(FEINT_ERR_INPUT, "missing the case file (see feint --help)");
   o->overrides = *sets;
   return FEINT_OK;
+}
+
+/* JSON string (the few characters a path or device name may need escaped). */
+static void json_string(const char *s) {
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') printf("\\%c", *s);
+    else if ((unsigned char)*s < 0x20) printf("\\u%04x", (unsigned char)*s);
+    else putchar(*s);
+  }
+  putchar('"');
+}
+
+/* --json: one machine-readable summary object on stdout. */
+static void print_json(const feint_run_options *o, const feint_run_report *rep) {
+  printf("{\"case\": ");
+  json_string(o->case_path);
+  printf(", \"output\": ");
+  json_string(rep->output);
+  printf(", \"backend\": ");
+  json_string(rep->backend);
+  printf(", \"device\": ");
+  json_string(rep->device);
+  printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
+         (long long)rep->n_dofs, (long long)rep->nnz);
+  printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
+         rep->rhs_norm, rep->matrix_norm);
+  printf(", \"seconds\": {");
+  for (int k = 0; k < FEINT_PHASE_COUNT; k++) printf("%s\"%s\": %.9f", k ? ", " : "", feint_phase_names[k], rep->seconds[k]);
+  printf("}}\n");
 }
 
 static int run_mode(int argc, char **argv, int mode) {
@@ -80,7 +112,9 @@ static int run_mode(int argc, char **argv, int mode) {
     printf("%s: ok (%lld cells, %lld dofs)\n", o.case_path, (long long)rep.n_cells, (long long)rep.n_dofs);
     return 0;
   }
-  if (!o.quiet) {
+  if (o.json) {
+    print_json(&o, &rep);
+  } else if (!o.quiet) {
     printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s\n", rep.output, (long long)rep.n_cells,
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
     for (int k = 0; k < FEINT_PHASE_COUNT; k++) {

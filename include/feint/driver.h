@@ -18,6 +18,7 @@ typedef struct {
   int device_index;          /* --device N, -1 = default */
   int check_only;            /* validate case and mesh, compute nothing */
   int quiet;
+  int json;                  /* feint run --json: print a summary object */
   int repeat;                /* feint bench: run each compute phase this many times
                                 (phase time = median); 0 or 1 = once */
 } feint_run_options;
@@ -51,6 +52,7 @@ typedef struct {
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */
   int64_t n_cells, n_dofs, nnz;
+  double residual_norm, rhs_norm, matrix_norm; /* 2-norms of what was written (0 if not) */
   char backend[16];
   char output[1024];
 } feint_run_report;

@@ -1,6 +1,7 @@
 /* The pipeline of `feint run` / `feint check`. */
 #include "feint/driver.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,13 @@ static int write_provenance(run_state *r, const feint_run_report *rep) {
   return FEINT_OK;
 }
 
+/* Euclidean norm (Frobenius for matrix values), for summaries. */
+static double norm2(const double *v, int64_t n) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += v[i] * v[i];
+  return sqrt(s);
+}
+
 /* One backend call of a compute phase. */
 static int compute_once(run_state *r, int phase) {
   feint_backend *b = r->backend;
@@ -218,10 +226,12 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
   FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "result vector"));
   if (c->write_residual) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
+    rep->residual_norm = norm2(r->vec, n);
     FEINT_CALL(feint_output_doubles(r->out, "residual", 1, &n, r->vec));
   }
   if (c->write_rhs) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
+    rep->rhs_norm = norm2(r->vec, n);
     FEINT_CALL(feint_output_doubles(r->out, "rhs", 1, &n, r->vec));
   }
   if (c->write_element_matrices) {
@@ -234,6 +244,7 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
     FEINT_CALL(feint_malloc((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     double t0 = feint_now();
+    rep->matrix_norm = norm2(r->values, r->plan->nnz);
     FEINT_CALL(feint_output_csr(r->out, "matrix", n, n, r->plan->indptr, r->plan->indices, r->values));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }

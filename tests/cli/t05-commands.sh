@@ -36,3 +36,13 @@ make -s -C "$ROOT" install PREFIX="$WORK/inst" > /dev/null
 [ -x "$WORK/inst/bin/feint" ] && [ -f "$WORK/inst/share/man/man1/feint.1" ] || fail "make install"
 "$WORK/inst/bin/feint" --version > /dev/null || fail "installed binary"
 echo install ok
+# --json: one object a script can parse, with the sizes and norms of the run
+"$FEINT" run "$WORK/c.yaml" -o "$WORK/j.h5" --json 2>/dev/null > "$WORK/j.json"
+$PY - "$WORK/j.json" "$WORK/j.h5" <<'EOF'
+import json, sys, h5py, numpy as np
+s = json.load(open(sys.argv[1])); f = h5py.File(sys.argv[2])
+assert s["output"] == sys.argv[2] and s["dofs"] == f.attrs["n_dofs"], s
+assert abs(s["norms"]["rhs"] - np.linalg.norm(f["rhs"][:])) <= 1e-12 * max(1, s["norms"]["rhs"])
+assert s["nonzeros"] == len(f["matrix/data"]) and s["seconds"]["assembly"] > 0
+print("json ok")
+EOF
