@@ -61,10 +61,10 @@ $(BUILD)/%.o: %.cu
 	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
 test: all
-	bash tests/run.sh
+	BUILD=$(BUILD) bash tests/run.sh
 
 test-gpu: all
-	FEINT_GPU_TESTS=1 bash tests/run.sh tests/gpu
+	FEINT_GPU_TESTS=1 BUILD=$(BUILD) bash tests/run.sh tests/gpu
 
 bench: all
 	bash tests/bench.sh

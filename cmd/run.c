@@ -86,6 +86,7 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   json_string(rep->backend);
   printf(", \"device\": ");
   json_string(rep->device);
+  printf(", \"members\": %d", rep->n_members);
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
@@ -115,6 +116,7 @@ static int run_mode(int argc, char **argv, int mode) {
   if (o.json) {
     print_json(&o, &rep);
   } else if (!o.quiet) {
+    if (rep.n_members) printf("sweep of %d members, the last: ", rep.n_members);
     printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s\n", rep.output, (long long)rep.n_cells,
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
     for (int k = 0; k < FEINT_PHASE_COUNT; k++) {

@@ -4,7 +4,9 @@
 # given as arguments, and ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-export FEINT="$PWD/build/feint"
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+export FEINT="${FEINT:-$BUILD/feint}"
 # Debian's python3 has the apt-installed h5py/scipy; elsewhere (the GPU
 # machine) take the first python3 that has them.
 export PY=/usr/bin/python3
@@ -21,7 +23,7 @@ run_one() {
   rm -f "$log"
 }
 if [ $# -eq 0 ]; then
-  for t in build/tests/t*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
+  for t in "$BUILD"/tests/t*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
   set -- tests/cli
 fi
 for dir in "$@"; do

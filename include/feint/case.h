@@ -11,6 +11,7 @@
 #ifndef FEINT_CASE_H
 #define FEINT_CASE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum {
@@ -25,6 +26,8 @@ typedef enum {
 typedef enum { FEINT_DEVICE_AUTO = 0, FEINT_DEVICE_CPU, FEINT_DEVICE_CUDA } feint_device_kind;
 typedef enum { FEINT_PRECISION_DOUBLE = 0, FEINT_PRECISION_SINGLE } feint_precision;
 typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY_GATHER } feint_assembly_strategy;
+/* assembly.dirichlet: how Dirichlet rows are eliminated (see boundary.h). */
+typedef enum { FEINT_DIRICHLET_ROWS = 0, FEINT_DIRICHLET_SYMMETRIC } feint_dirichlet_mode;
 
 /* A scalar value given in the case: a number, an expression string, or an
  * HDF5 dataset {file, dataset, on: cell|node}. */
@@ -54,14 +57,26 @@ typedef struct {
 
 typedef struct {
   char *group;          /* physical group name */
-  feint_value_list dirichlet; /* n == 0 when absent */
+  feint_value_list dirichlet; /* n == 0 when absent; an item of kind FEINT_VALUE_NONE (YAML null
+                                 in the list) leaves that component free */
   feint_value_list neumann;
   char where[256];
 } feint_boundary;
 
+/* One member of a parameter sweep: overrides ("key.path=value", value as
+ * YAML text) applied after the command line's. */
+typedef struct {
+  int n;
+  char **overrides;
+} feint_sweep_member;
+
 typedef struct {
   /* file */
   char *path;          /* the case file as given ("-" for stdin) */
+  char *text;          /* its bytes (so sweep members re-read nothing) */
+  size_t text_len;
+  int n_overrides;     /* the command line's overrides, kept for members */
+  char **overrides;
   char sha256[65];     /* of the case file's bytes, hex */
   char *as_run;        /* YAML of the case after overrides */
 
@@ -111,6 +126,14 @@ typedef struct {
 
   /* assembly: */
   feint_assembly_strategy strategy;
+  feint_dirichlet_mode dirichlet; /* rows (default) | symmetric */
+
+  /* sweep: (0 members = a single run) */
+  int n_sweep;
+  feint_sweep_member *sweep;
+  char *sweep_output;  /* file name template ({index}); NULL = <output stem>-{index}.h5 */
+  int sweep_groups;    /* layout: groups (one file, a group per member) */
+  char sweep_where[256];
 } feint_case;
 
 /* Load `path` ("-" reads stdin) and apply overrides ("a.b=value"). Errors:
@@ -119,6 +142,11 @@ typedef struct {
 int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
                     feint_case **out);
 void feint_case_destroy(feint_case *c);
+
+/* The case of sweep member `member` of `base`: base's file text with the
+ * base's overrides, then the member's. Its as_run has no sweep section.
+ * Errors name the member: "<sweep where>: sweep member N: <message>". */
+int feint_case_load_member(const feint_case *base, int member, feint_case **out);
 
 const char *feint_physics_name(feint_physics_kind kind);
 

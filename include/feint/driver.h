@@ -52,9 +52,10 @@ typedef struct {
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */
   int64_t n_cells, n_dofs, nnz;
+  int n_members;           /* sweep members run (0 for a single run) */
   double residual_norm, rhs_norm, matrix_norm; /* 2-norms of what was written (0 if not) */
   char backend[16];
-  char output[1024];
+  char output[1200];
 } feint_run_report;
 
 int feint_driver_run(const feint_run_options *opts, feint_run_report *report);

@@ -1,10 +1,14 @@
 /* feint reference elements and quadrature.
  *
  * Reference cells (vertex coordinates):
+ *   segment     (0) (1)        (the facet of a triangle, for surface
+ *                               quadrature on boundary edges)
  *   triangle    (0,0) (1,0) (0,1)
  *   tetrahedron (0,0,0) (1,0,0) (0,1,0) (0,0,1)
  * Vertex numbering is Gmsh's for first-order cells.
  * Reference edges are the vertex pairs (a, b), a < b, in lexicographic order:
+ *   segment     {0,1} (the segment itself; its p-1 interior nodes are its
+ *               interior: entity_dofs[1] = p-1, entity_dofs[3] = 0)
  *   triangle    {0,1} {0,2} {1,2}
  *   tetrahedron {0,1} {0,2} {0,3} {1,2} {1,3} {2,3}
  * Reference faces of the tetrahedron are the vertex triples (a, b, c),
@@ -23,7 +27,11 @@
 #ifndef FEINT_FE_H
 #define FEINT_FE_H
 
-typedef enum { FEINT_CELL_TRIANGLE = 0, FEINT_CELL_TETRAHEDRON = 1 } feint_cell_type;
+typedef enum {
+  FEINT_CELL_TRIANGLE = 0,
+  FEINT_CELL_TETRAHEDRON = 1,
+  FEINT_CELL_SEGMENT = 2
+} feint_cell_type;
 
 int feint_cell_dim(feint_cell_type cell);
 int feint_cell_num_vertices(feint_cell_type cell);
@@ -33,7 +41,7 @@ void feint_cell_edge(feint_cell_type cell, int e, int edge[2]);
 int feint_cell_num_faces(feint_cell_type cell); /* 2-faces of 3D cells; 0 in 2D */
 void feint_cell_face(feint_cell_type cell, int f, int face[3]);
 const char *feint_cell_name(feint_cell_type cell);
-double feint_cell_reference_volume(feint_cell_type cell); /* 1/2, 1/6 */
+double feint_cell_reference_volume(feint_cell_type cell); /* 1 (segment), 1/2, 1/6 */
 
 /* A quadrature rule on a reference cell, exact for polynomials of total
  * degree <= degree. Points are n x dim (row-major), weights sum to the
@@ -47,14 +55,16 @@ typedef struct {
   double *weights;
 } feint_quadrature;
 
-/* Any degree from 0 to 40. Degree 2 uses the symmetric rules with dim+1
- * points; other degrees use collapsed (Stroud conical product) Gauss-Jacobi
- * rules; all points lie strictly inside the cell and
- * all weights are positive. */
+/* Any degree from 0 to 40. On triangles and tetrahedra degree 2 uses the
+ * symmetric rules with dim+1 points; other degrees use collapsed (Stroud
+ * conical product) Gauss-Jacobi rules; the segment uses the Gauss-Legendre
+ * rule with ceil((degree + 1) / 2) points. All points lie strictly inside
+ * the cell and all weights are positive. */
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out);
 void feint_quadrature_destroy(feint_quadrature *q);
 
-/* A scalar Lagrange element of order 1..7 on a reference cell. */
+/* A scalar Lagrange element of order 1..7 on a reference cell (segments,
+ * triangles, tetrahedra). */
 typedef struct feint_element feint_element;
 struct feint_element {
   feint_cell_type cell;

@@ -28,9 +28,28 @@ typedef struct {
   int64_t *scalar_cell_dofs; /* n_cells x nb */
   int64_t *cell_dofs;        /* n_cells x nbc (points to scalar_cell_dofs when components == 1) */
   double *coordinates;       /* n_scalar_dofs x 3: where each scalar dof sits */
+  /* Topology kept for facet dofs (feint_space_facet_dofs): */
+  int64_t n_vertices;        /* vertex dofs are the scalar dofs 0 .. n_vertices-1 */
+  int64_t *vertex_dof;       /* mesh->n_nodes: mesh node -> vertex dof, -1 if no region cell uses it */
+  int64_t n_edges;           /* edges of the region (0 and no lookup for order 1) */
+  int64_t *edge_ptr;         /* n_vertices + 1 (order > 1, else NULL): the edges whose lower vertex
+                                dof is v are ids edge_ptr[v] .. edge_ptr[v+1]-1, ... */
+  int64_t *edge_upper;       /* n_edges: ... with higher vertex dof edge_upper[id] (sorted); edge id's
+                                dofs are n_vertices + id * (order-1) + k, from lower to higher */
 } feint_space;
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out);
 void feint_space_destroy(feint_space *space);
+
+/* The scalar dofs of a mesh facet (a (dim-1)-simplex given by its mesh
+ * node indices: 2 in 2D, 3 in 3D, as in mesh->facets), in the node order of
+ * the facet's own Lagrange element of the space's order (a segment in 2D, a
+ * triangle in 3D; see fe.h): its vertices in the given order, then the
+ * order-1 dofs of each facet edge (a, b) running from facet vertex a to b.
+ * dofs holds the facet element's nb entries (order+1 in 2D, 3 or 6 in 3D).
+ * Returns FEINT_OK, or -1 (no message) when the facet is not made of
+ * vertices and edges of the region's cells; FEINT_ERR_INPUT for facets
+ * with face-interior dofs (P3+ on tetrahedra, not supported). */
+int feint_space_facet_dofs(const feint_space *space, const int64_t *nodes, int64_t *dofs);
 
 #endif

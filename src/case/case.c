@@ -9,7 +9,8 @@
  *    case and its as_run text mean the same files wherever feint is run from.
  *  - Integers must be written as integers (`order: 2`, not `2.0`).
  *  - A dataset value {file, dataset, on} needs all three keys.
- *  - A boundary entry needs `group` and at least one of dirichlet/neumann.
+ *  - A boundary entry needs `group` and at least one of dirichlet/neumann;
+ *    in their lists a null item is a free component (kind FEINT_VALUE_NONE).
  *  - Numeric path components in --set index sequences: boundary.0.neumann=2. */
 #include "feint/case.h"
 
@@ -277,9 +278,10 @@ static int get_value(const loader *L, const tree_node *n, const char *name, fein
   return FEINT_OK;
 }
 
-/* A value, or a sequence of 1..max values. require_seq: only a sequence. */
-static int get_value_list(const loader *L, const tree_node *n, const char *name, int max,
-                          int require_seq, feint_value_list *out) {
+/* A value, or a sequence of 1..max values. require_seq: only a sequence.
+ * allow_null: a null item of the sequence is FEINT_VALUE_NONE. */
+static int get_value_list_null(const loader *L, const tree_node *n, const char *name, int max,
+                               int require_seq, int allow_null, feint_value_list *out) {
   char expected[160], sub[200];
   int w = snprintf(expected, sizeof expected, "%s1 to %d values (%s)",
                    require_seq ? "a list of " : "a value or a list of ", max, value_expected);
@@ -294,9 +296,19 @@ static int get_value_list(const loader *L, const tree_node *n, const char *name,
     w = snprintf(sub, sizeof sub, "%s[%zu]", name, i);
     if (w < 0) sub[0] = '\0';
     out->n = (int)i + 1;
+    if (allow_null && tree_is_null(n->items[i])) {
+      out->c[i].kind = FEINT_VALUE_NONE;
+      set_where(out->c[i].where, n->items[i]);
+      continue;
+    }
     FEINT_CALL(get_value(L, n->items[i], sub, &out->c[i]));
   }
   return FEINT_OK;
+}
+
+static int get_value_list(const loader *L, const tree_node *n, const char *name, int max,
+                          int require_seq, feint_value_list *out) {
+  return get_value_list_null(L, n, name, max, require_seq, 0, out);
 }
 
 static int get_tensor(const loader *L, const tree_node *n, const char *name,
@@ -479,9 +491,9 @@ static int fill_state_boundary(const loader *L, const tree_node *root) {
     const tree_node *d = field(e, "dirichlet"), *n = field(e, "neumann");
     if (!d && !n) return fail_at(e, "%s: give dirichlet or neumann", name);
     snprintf(sub, sizeof sub, "%s.dirichlet", name);
-    if (d) FEINT_CALL(get_value_list(L, d, sub, 3, 0, &b->dirichlet));
+    if (d) FEINT_CALL(get_value_list_null(L, d, sub, 3, 0, 1, &b->dirichlet));
     snprintf(sub, sizeof sub, "%s.neumann", name);
-    if (n) FEINT_CALL(get_value_list(L, n, sub, 3, 0, &b->neumann));
+    if (n) FEINT_CALL(get_value_list_null(L, n, sub, 3, 0, 1, &b->neumann));
   }
   return FEINT_OK;
 }
@@ -504,7 +516,8 @@ static int fill_output_backend(const loader *L, const tree_node *root) {
                                       NULL};
   static const char *const bkeys[] = {"device", "precision", "cuda", NULL};
   static const char *const ckeys[] = {"blocks_per_batch", "batches_per_chunk", NULL};
-  static const char *const akeys[] = {"strategy", NULL};
+  static const char *const akeys[] = {"strategy", "dirichlet", NULL};
+  static const char *const dirichlet_modes[] = {"rows", "symmetric", NULL};
   static const char *const devices[] = {"auto", "cpu", "cuda", NULL};
   static const char *const precisions[] = {"double", "single", NULL};
   static const char *const strategies[] = {"colored", "atomic", "gather", NULL};
@@ -549,6 +562,139 @@ static int fill_output_backend(const loader *L, const tree_node *root) {
     FEINT_CALL(get_enum(v, "assembly.strategy", strategies, &e));
     c->strategy = (feint_assembly_strategy)e;
   }
+  if ((v = field(m, "dirichlet"))) {
+    FEINT_CALL(get_enum(v, "assembly.dirichlet", dirichlet_modes, &e));
+    c->dirichlet = (feint_dirichlet_mode)e;
+  }
+  return FEINT_OK;
+}
+
+/* A node as one line of flow YAML (for sweep overrides "key=value"). */
+static int flow_append(const tree_node *n, char **buf, size_t *len, size_t *cap);
+
+static int flow_put(const char *t, char **buf, size_t *len, size_t *cap) {
+  size_t k = strlen(t);
+  while (*len + k + 1 > *cap) {
+    size_t nc = *cap ? 2 * *cap : 64;
+    char *nb = realloc(*buf, nc);
+    if (!nb) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory building a sweep override");
+    *buf = nb;
+    *cap = nc;
+  }
+  memcpy(*buf + *len, t, k + 1);
+  *len += k;
+  return FEINT_OK;
+}
+
+static int flow_append(const tree_node *n, char **buf, size_t *len, size_t *cap) {
+  if (n->kind == TREE_SCALAR) {
+    if (!n->quoted) return flow_put(n->text, buf, len, cap);
+    FEINT_CALL(flow_put("\"", buf, len, cap));
+    for (const char *t = n->text; *t; t++) {
+      char one[3] = {*t, 0, 0};
+      if (*t == '"' || *t == '\\') {
+        one[0] = '\\';
+        one[1] = *t;
+      }
+      FEINT_CALL(flow_put(one, buf, len, cap));
+    }
+    return flow_put("\"", buf, len, cap);
+  }
+  FEINT_CALL(flow_put(n->kind == TREE_SEQ ? "[" : "{", buf, len, cap));
+  for (size_t i = 0; i < n->n; i++) {
+    if (i) FEINT_CALL(flow_put(", ", buf, len, cap));
+    if (n->kind == TREE_MAP) {
+      FEINT_CALL(flow_append(n->keys[i], buf, len, cap));
+      FEINT_CALL(flow_put(": ", buf, len, cap));
+    }
+    FEINT_CALL(flow_append(n->items[i], buf, len, cap));
+  }
+  return flow_put(n->kind == TREE_SEQ ? "]" : "}", buf, len, cap);
+}
+
+/* "key=<flow YAML of value>" */
+static int make_override(const tree_node *key, const tree_node *value, char **out) {
+  char *buf = NULL;
+  size_t len = 0, cap = 0;
+  int s = flow_put(key->text, &buf, &len, &cap);
+  if (!s) s = flow_put("=", &buf, &len, &cap);
+  if (!s) s = flow_append(value, &buf, &len, &cap);
+  if (s) {
+    free(buf);
+    return s;
+  }
+  *out = buf;
+  return FEINT_OK;
+}
+
+static int sweep_key_ok(const tree_node *key) {
+  if (key->kind != TREE_SCALAR || !key->text[0]) return wrong_type(key, "sweep key", "a key path such as physics.kappa");
+  if (!strncmp(key->text, "sweep", 5) && (key->text[5] == '\0' || key->text[5] == '.'))
+    return fail_at(key, "sweep: a sweep cannot set sweep keys");
+  return FEINT_OK;
+}
+
+/* sweep: {product: {key: [values]}, list: [{key: value}], output, layout} */
+static int fill_sweep(const loader *L, const tree_node *root) {
+  static const char *const keys[] = {"product", "list", "output", "layout", NULL};
+  static const char *const layouts[] = {"files", "groups", NULL};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  FEINT_CALL(section(root, "sweep", keys, &m, &k));
+  if (!m) return FEINT_OK;
+  set_where(c->sweep_where, k);
+  const tree_node *product = field(m, "product"), *list = field(m, "list");
+  if (!!product == !!list) return fail_at(k, "sweep: give exactly one of product or list");
+  if ((v = field(m, "output"))) {
+    if (v->kind != TREE_SCALAR) return wrong_type(v, "sweep.output", "a file name template with {index}");
+    if (!strstr(v->text, "{index}")) return fail_at(v, "sweep.output: the template needs {index}");
+    FEINT_CALL(resolve_path(L, v->text, &c->sweep_output));
+  }
+  if ((v = field(m, "layout"))) FEINT_CALL(get_enum(v, "sweep.layout", layouts, &c->sweep_groups));
+  if (product) {
+    if (product->kind != TREE_MAP || product->n == 0)
+      return wrong_type(product, "sweep.product", "a mapping {key.path: [values]}");
+    long total = 1;
+    for (size_t i = 0; i < product->n; i++) {
+      FEINT_CALL(sweep_key_ok(product->keys[i]));
+      const tree_node *vals = product->items[i];
+      if (vals->kind != TREE_SEQ || vals->n == 0)
+        return wrong_type(vals, "sweep.product values", "a non-empty list of values");
+      total *= (long)vals->n;
+      if (total > 100000) return fail_at(product->keys[i], "sweep: more than 100000 members");
+    }
+    FEINT_CALL(feint_calloc((size_t)total, sizeof *c->sweep, &c->sweep, "sweep"));
+    c->n_sweep = (int)total;
+    for (long mbr = 0; mbr < total; mbr++) {
+      feint_sweep_member *sm = &c->sweep[mbr];
+      FEINT_CALL(feint_calloc(product->n, sizeof *sm->overrides, &sm->overrides, "sweep member"));
+      /* the first key varies slowest */
+      long rest = mbr, stride = total;
+      for (size_t i = 0; i < product->n; i++) {
+        const tree_node *vals = product->items[i];
+        stride /= (long)vals->n;
+        FEINT_CALL(make_override(product->keys[i], vals->items[rest / stride], &sm->overrides[i]));
+        sm->n = (int)i + 1;
+        rest %= stride;
+      }
+    }
+  } else {
+    if (list->kind != TREE_SEQ || list->n == 0)
+      return wrong_type(list, "sweep.list", "a non-empty list of {key.path: value} mappings");
+    FEINT_CALL(feint_calloc(list->n, sizeof *c->sweep, &c->sweep, "sweep"));
+    c->n_sweep = (int)list->n;
+    for (size_t mbr = 0; mbr < list->n; mbr++) {
+      const tree_node *e = list->items[mbr];
+      if (e->kind != TREE_MAP) return wrong_type(e, "sweep.list item", "a mapping {key.path: value}");
+      feint_sweep_member *sm = &c->sweep[mbr];
+      FEINT_CALL(feint_calloc(e->n + 1, sizeof *sm->overrides, &sm->overrides, "sweep member"));
+      for (size_t i = 0; i < e->n; i++) {
+        FEINT_CALL(sweep_key_ok(e->keys[i]));
+        FEINT_CALL(make_override(e->keys[i], e->items[i], &sm->overrides[i]));
+        sm->n = (int)i + 1;
+      }
+    }
+  }
   return FEINT_OK;
 }
 
@@ -558,9 +704,6 @@ static int fill(const loader *L, const tree_node *root) {
                                     NULL};
   feint_case *c = L->c;
   FEINT_CALL(check_keys(root, top, NULL));
-  long i = tree_map_find(root, "sweep");
-  if (i >= 0 && !tree_is_null(root->items[i]))
-    return fail_at(root->keys[i], "sweep: not supported yet");
   c->order = 1;
   c->components = 1;
   c->quadrature_degree = -1;
@@ -569,6 +712,7 @@ static int fill(const loader *L, const tree_node *root) {
   c->device = FEINT_DEVICE_AUTO;
   c->precision = FEINT_PRECISION_DOUBLE;
   c->strategy = FEINT_ASSEMBLY_COLORED;
+  c->dirichlet = FEINT_DIRICHLET_ROWS;
   snprintf(c->space_where, sizeof c->space_where, "%.240s:1:1", L->display);
   int components_given = 0;
   FEINT_CALL(fill_mesh(L, root));
@@ -577,6 +721,7 @@ static int fill(const loader *L, const tree_node *root) {
   if (c->physics == FEINT_PHYSICS_ELASTICITY && !components_given) c->components = 0;
   FEINT_CALL(fill_state_boundary(L, root));
   FEINT_CALL(fill_output_backend(L, root));
+  FEINT_CALL(fill_sweep(L, root));
   return FEINT_OK;
 }
 
@@ -724,8 +869,9 @@ static int read_all(const char *path, char **buf, size_t *len) {
   return FEINT_OK;
 }
 
-static int load(feint_case *c, const char *path, int n_overrides, const char *const *overrides,
-                tree_node **root, loader *L) {
+/* Where the case came from: display name for messages, directory for
+ * relative paths. */
+static int loader_init(feint_case *c, const char *path, loader *L) {
   FEINT_CALL(feint_strdup(path, &c->path));
   int is_stdin = !strcmp(path, "-");
   L->display = is_stdin ? "<stdin>" : path;
@@ -735,17 +881,13 @@ static int load(feint_case *c, const char *path, int n_overrides, const char *co
   FEINT_CALL(feint_malloc(dlen + 1, 1, &L->dir, "directory"));
   memcpy(L->dir, path, dlen);
   L->dir[dlen] = '\0';
+  return FEINT_OK;
+}
 
-  char *buf;
-  size_t len;
-  FEINT_CALL(read_all(path, &buf, &len));
-  feint_sha256 h;
-  feint_sha256_init(&h);
-  feint_sha256_update(&h, buf, len);
-  feint_sha256_final(&h, c->sha256);
-  int s = tree_parse(buf, len, L->display, 0, root);
-  free(buf);
-  FEINT_CALL(s);
+/* Parse c->text, apply the overrides (then the sweep member's, if any),
+ * validate and fill. A member's tree loses its sweep section. */
+static int parse_fill(feint_case *c, loader *L, const feint_sweep_member *member, tree_node **root) {
+  FEINT_CALL(tree_parse(c->text, c->text_len, L->display, 0, root));
   if (tree_is_null(*root)) {
     tree_node *empty;
     FEINT_CALL(tree_new(TREE_MAP, L->display, 0, 1, 1, &empty));
@@ -753,10 +895,44 @@ static int load(feint_case *c, const char *path, int n_overrides, const char *co
     *root = empty;
   }
   if ((*root)->kind != TREE_MAP) return wrong_type(*root, "case", "a mapping of sections");
-  for (int i = 0; i < n_overrides; i++) FEINT_CALL(apply_override(*root, overrides[i]));
+  for (int i = 0; i < c->n_overrides; i++) FEINT_CALL(apply_override(*root, c->overrides[i]));
+  if (member) {
+    for (int i = 0; i < member->n; i++) FEINT_CALL(apply_override(*root, member->overrides[i]));
+    long k = tree_map_find(*root, "sweep");
+    if (k >= 0) { /* drop the sweep entry: the member is a single run */
+      tree_free((*root)->keys[k]);
+      tree_free((*root)->items[k]);
+      for (size_t j = (size_t)k + 1; j < (*root)->n; j++) {
+        (*root)->keys[j - 1] = (*root)->keys[j];
+        (*root)->items[j - 1] = (*root)->items[j];
+      }
+      (*root)->n--;
+    }
+  }
   FEINT_CALL(fill(L, *root));
   FEINT_CALL(tree_emit(*root, &c->as_run));
   return FEINT_OK;
+}
+
+static int keep_overrides(feint_case *c, int n, const char *const *ov) {
+  FEINT_CALL(feint_calloc((size_t)n + 1, sizeof *c->overrides, &c->overrides, "overrides"));
+  for (int i = 0; i < n; i++) {
+    FEINT_CALL(feint_strdup(ov[i], &c->overrides[i]));
+    c->n_overrides = i + 1;
+  }
+  return FEINT_OK;
+}
+
+static int load(feint_case *c, const char *path, int n_overrides, const char *const *overrides,
+                tree_node **root, loader *L) {
+  FEINT_CALL(loader_init(c, path, L));
+  FEINT_CALL(read_all(path, &c->text, &c->text_len));
+  feint_sha256 h;
+  feint_sha256_init(&h);
+  feint_sha256_update(&h, c->text, c->text_len);
+  feint_sha256_final(&h, c->sha256);
+  FEINT_CALL(keep_overrides(c, n_overrides, overrides));
+  return parse_fill(c, L, NULL, root);
 }
 
 int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
@@ -777,6 +953,36 @@ int feint_case_load(const char *path, int n_overrides, const char *const *overri
   return FEINT_OK;
 }
 
+int feint_case_load_member(const feint_case *base, int member, feint_case **out) {
+  *out = NULL;
+  if (member < 0 || member >= base->n_sweep)
+    return feint_error_set(FEINT_ERR_INPUT, "sweep member %d does not exist (%d members)", member, base->n_sweep);
+  feint_case *c;
+  FEINT_CALL(feint_calloc(1, sizeof *c, &c, "case"));
+  tree_node *root = NULL;
+  loader L = {NULL, NULL, NULL};
+  int s = loader_init(c, base->path, &L);
+  if (!s) s = feint_malloc(base->text_len + 1, 1, &c->text, "case text");
+  if (!s) {
+    memcpy(c->text, base->text, base->text_len);
+    c->text_len = base->text_len;
+    memcpy(c->sha256, base->sha256, sizeof c->sha256);
+    s = keep_overrides(c, base->n_overrides, (const char *const *)base->overrides);
+  }
+  if (!s) s = parse_fill(c, &L, &base->sweep[member], &root);
+  tree_free(root);
+  free(L.dir);
+  if (s) {
+    char msg[4096];
+    snprintf(msg, sizeof msg, "%s", feint_error_message());
+    feint_error_set(s, "%s: sweep member %d: %s", base->sweep_where, member, msg);
+    feint_case_destroy(c);
+    return s;
+  }
+  *out = c;
+  return FEINT_OK;
+}
+
 static void value_free(feint_value *v) {
   free(v->expression);
   free(v->file);
@@ -790,6 +996,15 @@ static void list_free(feint_value_list *l) {
 void feint_case_destroy(feint_case *c) {
   if (!c) return;
   free(c->path);
+  free(c->text);
+  for (int i = 0; i < c->n_overrides; i++) free(c->overrides[i]);
+  free(c->overrides);
+  for (int m = 0; m < c->n_sweep; m++) {
+    for (int i = 0; i < c->sweep[m].n; i++) free(c->sweep[m].overrides[i]);
+    free(c->sweep[m].overrides);
+  }
+  free(c->sweep);
+  free(c->sweep_output);
   free(c->as_run);
   free(c->mesh_file);
   for (int i = 0; i < c->n_region; i++) free(c->region[i]);

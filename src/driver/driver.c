@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "feint/backend.h"
+#include "feint/boundary.h"
 #include "feint/error.h"
 #include "feint/form.h"
 #include "feint/h5.h"
@@ -28,30 +29,80 @@ double feint_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Everything a run owns, released in one place. */
+/* Everything a run owns, released in one place. The mesh, space and plan
+ * outlive a sweep member when the next member's keys allow (run_reuse). */
 typedef struct {
-  feint_case *c;
+  feint_case *c;       /* the member's case (owned unless it is the base) */
   feint_mesh *mesh;
   feint_space *space;
   feint_form *form;
+  feint_boundary_conditions *bc; /* NULL without a boundary section */
   feint_plan *plan;
   feint_backend *backend;
   feint_output *out;
+  const char *prefix;  /* "" or "member_0003/": where this member's results go */
+  double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */
   double *vec, *values, *Ke;
-  int64_t *coords_dofs;
 } run_state;
 
-static void run_state_release(run_state *r) {
-  feint_output_abort(r->out);
+/* Release what a member owns that the next cannot reuse. */
+static void run_release_member(run_state *r) {
   feint_backend_destroy(r->backend);
-  feint_plan_destroy(r->plan);
   feint_form_destroy(r->form);
-  feint_space_destroy(r->space);
-  feint_mesh_destroy(r->mesh);
-  feint_case_destroy(r->c);
+  feint_boundary_destroy(r->bc);
+  r->bc = NULL;
   free(r->vec);
   free(r->values);
   free(r->Ke);
+  r->backend = NULL;
+  r->form = NULL;
+  r->vec = r->values = r->Ke = NULL;
+}
+
+static void run_state_release(run_state *r) {
+  run_release_member(r);
+  feint_output_abort(r->out);
+  feint_plan_destroy(r->plan);
+  feint_space_destroy(r->space);
+  feint_mesh_destroy(r->mesh);
+  r->out = NULL;
+  r->plan = NULL;
+  r->space = NULL;
+  r->mesh = NULL;
+}
+
+static int same_mesh(const feint_case *a, const feint_case *b) {
+  if (strcmp(a->mesh_file, b->mesh_file) || a->mesh_size != b->mesh_size || a->mesh_refine != b->mesh_refine ||
+      a->n_region != b->n_region)
+    return 0;
+  for (int i = 0; i < a->n_region; i++)
+    if (strcmp(a->region[i], b->region[i])) return 0;
+  return 1;
+}
+
+static int space_components(const feint_case *c, const feint_mesh *m) {
+  if (c->physics == FEINT_PHYSICS_ELASTICITY && c->components <= 1) return m->dim;
+  return c->components > 0 ? c->components : 1;
+}
+
+/* Keep what `next` can share with `prev` (NULL: nothing), free the rest. */
+static void run_reuse(run_state *r, const feint_case *prev, const feint_case *next) {
+  if (prev && r->mesh && same_mesh(prev, next)) {
+    if (r->space && prev->order == next->order &&
+        space_components(prev, r->mesh) == space_components(next, r->mesh))
+      return; /* mesh, space and plan stay */
+    feint_plan_destroy(r->plan);
+    feint_space_destroy(r->space);
+    r->plan = NULL;
+    r->space = NULL;
+    return;
+  }
+  feint_plan_destroy(r->plan);
+  feint_space_destroy(r->space);
+  feint_mesh_destroy(r->mesh);
+  r->plan = NULL;
+  r->space = NULL;
+  r->mesh = NULL;
 }
 
 #define TIMED(report, phase, expr)                                                                 \
@@ -79,40 +130,48 @@ static int write_dofs(run_state *r) {
     comp[i] = (int32_t)(i % nc);
   }
   int64_t dims[2] = {n, 3}, cd[2] = {s->mesh->n_cells, s->nbc};
-  if (!(status = feint_output_doubles(r->out, "dofs/coordinates", 2, dims, xyz)) &&
-      !(status = feint_output_int32(r->out, "dofs/component", 1, &n, comp)))
-    status = feint_output_int64(r->out, "dofs/cell_dofs", 2, cd, s->cell_dofs);
+  char a[300], b[300], c[300];
+  snprintf(a, sizeof a, "%sdofs/coordinates", r->prefix);
+  snprintf(b, sizeof b, "%sdofs/component", r->prefix);
+  snprintf(c, sizeof c, "%sdofs/cell_dofs", r->prefix);
+  if (!(status = feint_output_doubles(r->out, a, 2, dims, xyz)) &&
+      !(status = feint_output_int32(r->out, b, 1, &n, comp)))
+    status = feint_output_int64(r->out, c, 2, cd, s->cell_dofs);
   free(xyz);
   free(comp);
   return status;
 }
 
+/* Attributes of the results: on the root, or on the member's group. */
 static int write_provenance(run_state *r, const feint_run_report *rep) {
   feint_output *o = r->out;
+  char object[300];
+  snprintf(object, sizeof object, "/%s", r->prefix);
+  const char *obj = object;
   char mesh_sha[65];
   FEINT_CALL(feint_sha256_file(r->c->mesh_file, mesh_sha));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "feint_version", FEINT_VERSION));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "case", r->c->as_run));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "case_sha256", r->c->sha256));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "mesh_sha256", mesh_sha));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "mesh_file", r->c->mesh_file));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "backend", r->backend->name));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "device", r->backend->device));
+  FEINT_CALL(feint_output_attr_string(o, obj, "feint_version", FEINT_VERSION));
+  FEINT_CALL(feint_output_attr_string(o, obj, "case", r->c->as_run));
+  FEINT_CALL(feint_output_attr_string(o, obj, "case_sha256", r->c->sha256));
+  FEINT_CALL(feint_output_attr_string(o, obj, "mesh_sha256", mesh_sha));
+  FEINT_CALL(feint_output_attr_string(o, obj, "mesh_file", r->c->mesh_file));
+  FEINT_CALL(feint_output_attr_string(o, obj, "backend", r->backend->name));
+  FEINT_CALL(feint_output_attr_string(o, obj, "device", r->backend->device));
   /* the CPU reference always computes in double */
   const int single = r->c->precision == FEINT_PRECISION_SINGLE && strcmp(r->backend->name, "cpu") != 0;
-  FEINT_CALL(feint_output_attr_string(o, NULL, "precision", single ? "single" : "double"));
-  FEINT_CALL(feint_output_attr_string(o, NULL, "physics", feint_physics_name(r->c->physics)));
-  FEINT_CALL(feint_output_attr_int64(o, NULL, "order", r->space->order));
-  FEINT_CALL(feint_output_attr_int64(o, NULL, "components", r->space->components));
-  FEINT_CALL(feint_output_attr_int64(o, NULL, "quadrature_degree", r->form->quadrature_degree));
-  FEINT_CALL(feint_output_attr_int64(o, NULL, "n_cells", r->mesh->n_cells));
-  FEINT_CALL(feint_output_attr_int64(o, NULL, "n_dofs", r->space->n_dofs));
+  FEINT_CALL(feint_output_attr_string(o, obj, "precision", single ? "single" : "double"));
+  FEINT_CALL(feint_output_attr_string(o, obj, "physics", feint_physics_name(r->c->physics)));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "order", r->space->order));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "components", r->space->components));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "quadrature_degree", r->form->quadrature_degree));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "n_cells", r->mesh->n_cells));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "n_dofs", r->space->n_dofs));
   for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
     char name[64];
     snprintf(name, sizeof name, "time_%s", feint_phase_names[k]);
-    FEINT_CALL(feint_output_attr_double(o, NULL, name, rep->seconds[k]));
+    FEINT_CALL(feint_output_attr_double(o, obj, name, rep->seconds[k] - r->seconds_before[k]));
   }
-  FEINT_CALL(feint_output_attr_double(o, NULL, "time_gmsh_open", rep->gmsh_seconds));
+  FEINT_CALL(feint_output_attr_double(o, obj, "time_gmsh_open", rep->gmsh_seconds));
   return FEINT_OK;
 }
 
@@ -158,8 +217,8 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
   }
   qsort(wall, (size_t)n, sizeof *wall, compare_doubles);
   qsort(kernel, (size_t)n, sizeof *kernel, compare_doubles);
-  rep->seconds[phase] = wall[n / 2];
-  rep->kernel_seconds[phase] = kernel[n / 2];
+  rep->seconds[phase] += wall[n / 2];
+  rep->kernel_seconds[phase] += kernel[n / 2];
   return FEINT_OK;
 }
 
@@ -185,72 +244,112 @@ static void min_bytes(const run_state *r, feint_run_report *rep) {
     rep->min_bytes[FEINT_PHASE_ASSEMBLY] = geometry + dofmap + coefficients + 8.0 * (double)r->plan->nnz;
 }
 
-static int run(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
-  TIMED(rep, FEINT_PHASE_CASE, feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &r->c));
+/* Name of a result inside this member's place in the file. */
+static const char *member_path(const run_state *r, const char *name, char *buf, size_t size) {
+  snprintf(buf, size, "%s%s", r->prefix, name);
+  return buf;
+}
+
+/* One case, mesh to results, into r->out (already created). Stages the
+ * previous member left (mesh, space, plan) are used as they are. */
+static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
   feint_case *c = r->c;
-  const char *output = opts->output ? opts->output : c->output_file;
-  if (!opts->check_only) {
-    snprintf(rep->output, sizeof rep->output, "%s", output);
-    FEINT_CALL(feint_output_create(output, &r->out)); /* fail early on an unwritable path */
+  if (!r->mesh) {
+    feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
+                             c->n_region ? c->region_where : c->mesh_where};
+    TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
+    rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
-  if (c->n_boundary > 0)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: boundary conditions are not implemented yet in this version",
-                           c->boundary[0].where);
-  feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
-                           c->n_region ? c->region_where : c->mesh_where};
-  TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
-  rep->gmsh_seconds = r->mesh->gmsh_seconds;
-  int components = c->components;
-  if (c->physics == FEINT_PHYSICS_ELASTICITY && components <= 1) components = r->mesh->dim;
-  if (components <= 0) components = 1;
-  TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, components, &r->space));
+  if (!r->space)
+    TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
+  /* boundary conditions: applied on the host to what the backend computes */
+  if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
   rep->n_cells = r->mesh->n_cells;
   rep->n_dofs = r->space->n_dofs;
   if (opts->check_only) return FEINT_OK;
 
-  if (c->write_matrix) TIMED(rep, FEINT_PHASE_PATTERN, feint_plan_create(r->space, &r->plan));
-  if (r->plan) rep->nnz = r->plan->nnz;
-  feint_problem problem = {r->space, r->form, r->plan, c->precision, c->strategy, c->blocks_per_batch,
-                           c->batches_per_chunk};
+  /* symmetric Dirichlet lifting needs the matrix for the load vector */
+  const int lift = c->write_rhs && feint_boundary_rhs_needs_matrix(r->bc);
+  const int need_matrix = c->write_matrix || lift;
+  if (need_matrix && !r->plan) TIMED(rep, FEINT_PHASE_PATTERN, feint_plan_create(r->space, &r->plan));
+  rep->nnz = r->plan ? r->plan->nnz : 0;
+  feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
+                           c->blocks_per_batch, c->batches_per_chunk};
   char note[512];
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   TIMED(rep, FEINT_PHASE_SETUP,
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
-  if (note[0] && !opts->quiet) fprintf(stderr, "feint: %s\n", note);
+  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
   rep->n_nodes = r->mesh->n_nodes;
   min_bytes(r, rep);
   const int64_t n = r->space->n_dofs;
+  char name[300];
   FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "result vector"));
   if (c->write_residual) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
+    if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
     rep->residual_norm = norm2(r->vec, n);
-    FEINT_CALL(feint_output_doubles(r->out, "residual", 1, &n, r->vec));
+    FEINT_CALL(feint_output_doubles(r->out, member_path(r, "residual", name, sizeof name), 1, &n, r->vec));
   }
   if (c->write_rhs) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
-    rep->rhs_norm = norm2(r->vec, n);
-    FEINT_CALL(feint_output_doubles(r->out, "rhs", 1, &n, r->vec));
+    if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, NULL, r->vec));
+    if (!lift) { /* else written with the matrix below */
+      rep->rhs_norm = norm2(r->vec, n);
+      FEINT_CALL(feint_output_doubles(r->out, member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
+    }
   }
   if (c->write_element_matrices) {
     const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
     FEINT_CALL(feint_malloc((size_t)(dims[0] * dims[1] * dims[2]), sizeof(double), &r->Ke, "element matrices"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
-    FEINT_CALL(feint_output_doubles(r->out, "element_matrices", 3, dims, r->Ke));
+    FEINT_CALL(feint_output_doubles(r->out, member_path(r, "element_matrices", name, sizeof name), 3, dims, r->Ke));
   }
-  if (r->plan) {
+  if (need_matrix) {
     FEINT_CALL(feint_malloc((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
-    double t0 = feint_now();
+    if (lift) { /* the load vector, still in r->vec, lifted with the unmodified matrix */
+      FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan->indptr, r->plan->indices, r->values, r->vec));
+      rep->rhs_norm = norm2(r->vec, n);
+      FEINT_CALL(feint_output_doubles(r->out, member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
+    }
+    if (r->bc) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan->indptr, r->plan->indices, r->values));
+  }
+  if (c->write_matrix) {
     rep->matrix_norm = norm2(r->values, r->plan->nnz);
-    FEINT_CALL(feint_output_csr(r->out, "matrix", n, n, r->plan->indptr, r->plan->indices, r->values));
+    double t0 = feint_now();
+    FEINT_CALL(feint_output_csr(r->out, member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
+                                r->plan->indices, r->values));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }
   double t0 = feint_now();
+  if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   FEINT_CALL(write_dofs(r));
   FEINT_CALL(write_provenance(r, rep));
+  rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+  return FEINT_OK;
+}
+
+/* Output file of sweep member m: the template with {index} replaced. */
+static void member_file(const feint_case *base, const char *output, int m, char *buf, size_t size) {
+  char stem[1024];
+  const char *tmpl = base->sweep_output;
+  if (!tmpl) { /* <output without .h5>-{index}.h5 */
+    snprintf(stem, sizeof stem, "%s", output);
+    char *dot = strrchr(stem, '.'), *slash = strrchr(stem, '/');
+    if (dot && (!slash || dot > slash)) *dot = '\0';
+    snprintf(buf, size, "%s-%d.h5", stem, m);
+    return;
+  }
+  const char *at = strstr(tmpl, "{index}");
+  snprintf(buf, size, "%.*s%d%s", (int)(at - tmpl), tmpl, m, at + 7);
+}
+
+static int finish_output(run_state *r, feint_run_report *rep) {
+  double t0 = feint_now();
   feint_output *o = r->out;
   r->out = NULL;
   FEINT_CALL(feint_output_commit(o));
@@ -258,11 +357,75 @@ static int run(const feint_run_options *opts, feint_run_report *rep, run_state *
   return FEINT_OK;
 }
 
+/* All members of a sweep in one process: every member case is loaded (and
+ * so validated) first; the mesh, dof map and pattern are kept from one
+ * member to the next while the swept keys leave them unchanged. */
+static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint_case *base, run_state *r) {
+  const int n = base->n_sweep;
+  feint_case **cases = NULL;
+  int status = feint_calloc((size_t)n, sizeof *cases, &cases, "sweep members");
+  for (int m = 0; m < n && !status; m++) status = feint_case_load_member(base, m, &cases[m]);
+  const char *output = opts->output ? opts->output : base->output_file;
+  char path[1200], prefix[64];
+  if (!status && base->sweep_groups && !opts->check_only) {
+    snprintf(rep->output, sizeof rep->output, "%s", output);
+    status = feint_output_create(output, &r->out);
+  }
+  for (int m = 0; m < n && !status; m++) {
+    double t0 = feint_now();
+    run_reuse(r, m ? cases[m - 1] : NULL, cases[m]);
+    r->c = cases[m];
+    memcpy(r->seconds_before, rep->seconds, sizeof r->seconds_before);
+    if (base->sweep_groups) {
+      snprintf(prefix, sizeof prefix, "member_%04d/", m);
+      r->prefix = prefix;
+    } else if (!opts->check_only) {
+      member_file(base, output, m, path, sizeof path);
+      snprintf(rep->output, sizeof rep->output, "%s", path);
+      if ((status = feint_output_create(path, &r->out))) break;
+    }
+    if ((status = run_case(opts, rep, r))) break;
+    if (!base->sweep_groups && !opts->check_only && (status = finish_output(r, rep))) break;
+    run_release_member(r);
+    rep->n_members = m + 1;
+    if (!opts->quiet && !opts->json && !opts->check_only)
+      printf("member %d/%d: %s (%.3f s)\n", m + 1, n, base->sweep_groups ? prefix : path, feint_now() - t0);
+  }
+  if (!status && base->sweep_groups && !opts->check_only) {
+    r->prefix = "";
+    status = feint_output_attr_string(r->out, NULL, "case", base->as_run);
+    if (!status) status = feint_output_attr_string(r->out, NULL, "feint_version", FEINT_VERSION);
+    if (!status) status = feint_output_attr_int64(r->out, NULL, "sweep_members", n);
+    if (!status) status = finish_output(r, rep);
+  }
+  r->c = NULL;
+  for (int m = 0; m < n && cases; m++) feint_case_destroy(cases[m]);
+  free(cases);
+  return status;
+}
+
 int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   memset(report, 0, sizeof *report);
   run_state r;
   memset(&r, 0, sizeof r);
-  int status = run(opts, report, &r);
-  run_state_release(&r); /* aborts (removes) the temporary output on failure */
+  r.prefix = "";
+  feint_case *base = NULL;
+  double t0 = feint_now();
+  int status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
+  report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
+  if (!status && base->n_sweep > 0) {
+    status = run_sweep(opts, report, base, &r);
+  } else if (!status) {
+    r.c = base;
+    const char *output = opts->output ? opts->output : base->output_file;
+    if (!opts->check_only) {
+      snprintf(report->output, sizeof report->output, "%s", output);
+      status = feint_output_create(output, &r.out); /* fail early on an unwritable path */
+    }
+    if (!status) status = run_case(opts, report, &r);
+    if (!status && !opts->check_only) status = finish_output(&r, report);
+  }
+  run_state_release(&r); /* aborts (removes) a temporary output on failure */
+  feint_case_destroy(base);
   return status;
 }

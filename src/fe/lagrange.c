@@ -1,4 +1,4 @@
-/* Lagrange elements of order 1..7 on the reference triangle and
+/* Lagrange elements of order 1..7 on the reference segment, triangle and
  * tetrahedron.
  *
  * Nodes lie on the equispaced lattice {(i, j[, k]) / p}. They are ordered by
@@ -11,6 +11,8 @@
  *       ((p - i - j) v_a + i v_b + j v_c) / p,  i, j >= 1, i + j <= p - 1,
  *     with j in the outer loop and i in the inner loop (lattice order in the
  *     face's own frame anchored at its lowest vertex a);
+ *   - (the segment has one edge, itself: vertices 0 and 1, then the p - 1
+ *     nodes k / p; entity_dofs = {1, p - 1, 0, 0});
  *   - the cell interior in lattice order: the points (i, j) / p (triangle)
  *     or (i, j, k) / p (tetrahedron) with all indices >= 1 and sum <= p - 1,
  *     k outermost, then j, with i innermost (x varies fastest).
@@ -85,6 +87,10 @@ static void put_node(feint_element *el, int *count, const int l[3]) {
 
 static void make_nodes(feint_element *el) {
   const int p = el->order, dim = el->dim, ci = el->cell == FEINT_CELL_TETRAHEDRON;
+  if (dim == 1) {
+    for (int k = 0; k <= p; k++) el->nodes[k] = k == 0 ? 0.0 : k == 1 ? 1.0 : (double)(k - 1) / p;
+    return;
+  }
   const int(*V)[3] = ref_vertices[ci];
   int count = 0, l[3];
   for (int v = 0; v < dim + 1; v++) {
@@ -133,7 +139,9 @@ static void make_monomials(feint_element *el) {
   const int p = el->order;
   int count = 0;
   for (int deg = 0; deg <= p; deg++) {
-    if (el->dim == 2) {
+    if (el->dim == 1) {
+      el->monomials[count++] = deg;
+    } else if (el->dim == 2) {
       for (int b = 0; b <= deg; b++) {
         el->monomials[2 * count + 0] = deg - b;
         el->monomials[2 * count + 1] = b;
@@ -179,14 +187,14 @@ static void eval_monomials(const feint_element *el, const double *x, double *m, 
 
 int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
   *out = NULL;
-  if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON)
+  if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "element: unknown cell type %d", (int)cell);
   if (order < 1 || order > FEINT_ELEMENT_MAX_ORDER)
     return feint_error_set(FEINT_ERR_INPUT,
                            "Lagrange element order %d on a %s is not supported (orders 1..%d)",
                            order, feint_cell_name(cell), FEINT_ELEMENT_MAX_ORDER);
   const int p = order, dim = feint_cell_dim(cell);
-  const int nb = dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
+  const int nb = dim == 1 ? p + 1 : dim == 2 ? (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
   feint_element *el;
   FEINT_CALL(feint_calloc(1, sizeof *el, &el, "element"));
   el->cell = cell;
@@ -195,8 +203,10 @@ int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
   el->nb = nb;
   el->entity_dofs[0] = 1;
   el->entity_dofs[1] = p - 1;
-  el->entity_dofs[2] = (p - 1) * (p - 2) / 2;
-  el->entity_dofs[3] = dim == 2 ? (p - 1) * (p - 2) / 2 : (p - 1) * (p - 2) * (p - 3) / 6;
+  el->entity_dofs[2] = dim == 1 ? 0 : (p - 1) * (p - 2) / 2;
+  el->entity_dofs[3] = dim == 1   ? 0
+                       : dim == 2 ? (p - 1) * (p - 2) / 2
+                                  : (p - 1) * (p - 2) * (p - 3) / 6;
 
   double *vand = NULL;
   int *piv = NULL;

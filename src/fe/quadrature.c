@@ -12,6 +12,9 @@
  * a rule exact for total degree d with n^dim points, all strictly inside the
  * cell, all weights positive.
  *
+ * The segment [0, 1] uses the Gauss-Legendre rule (Gauss-Jacobi with
+ * alpha = beta = 0), n = ceil((d + 1) / 2) points, exact to degree 2n - 1.
+ *
  * 1D Gauss-Jacobi nodes are the zeros of P_n^(alpha, beta), found by Newton
  * iteration on the three-term recurrence with deflation by the zeros
  * already found (Karniadakis & Sherwin, "Spectral/hp element methods",
@@ -119,15 +122,15 @@ static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **o
 
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out) {
   *out = NULL;
-  if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON)
+  if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "quadrature: unknown cell type %d", (int)cell);
   if (degree < 0 || degree > FEINT_QUAD_MAX_DEGREE)
     return feint_error_set(FEINT_ERR_INPUT, "quadrature degree %d out of range 0..%d", degree,
                            FEINT_QUAD_MAX_DEGREE);
   int dim = feint_cell_dim(cell);
-  if (degree == 2) return symmetric_degree2(cell, dim, out);
+  if (degree == 2 && dim > 1) return symmetric_degree2(cell, dim, out);
   int m = (degree + 2) / 2; /* ceil((degree + 1) / 2) */
-  int n = dim == 2 ? m * m : m * m * m;
+  int n = dim == 1 ? m : dim == 2 ? m * m : m * m * m;
 
   double ts[FEINT_QUAD_MAX_DEGREE], ws[FEINT_QUAD_MAX_DEGREE];
   double tt[FEINT_QUAD_MAX_DEGREE], wt[FEINT_QUAD_MAX_DEGREE];
@@ -149,7 +152,12 @@ int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature *
   q->degree = degree;
   q->n = n;
   int k = 0;
-  if (dim == 2) {
+  if (dim == 1) {
+    for (int i = 0; i < m; i++) {
+      q->points[i] = ts[i];
+      q->weights[i] = ws[i];
+    }
+  } else if (dim == 2) {
     for (int j = 0; j < m; j++)
       for (int i = 0; i < m; i++, k++) {
         q->points[2 * k + 0] = ts[i] * (1.0 - tt[j]);

@@ -9,17 +9,22 @@
 /* Number the mesh edges of the region: edge_of[cell * ne + e] = edge id.
  * Edges are bucketed by their lower vertex; ids follow the sorted vertex
  * pair (lower vertex, then upper vertex, each bucket sorted), as space.h
- * documents, so the numbering does not depend on the cell order. */
+ * documents, so the numbering does not depend on the cell order. The
+ * buckets are returned compacted (edge_ptr, edge_upper: the edge (lo, hi)
+ * has the id k with edge_ptr[lo] <= k < edge_ptr[lo + 1], edge_upper[k] ==
+ * hi), the lookup feint_space_facet_dofs uses. */
 static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices,
-                        int64_t **edge_of_out, int64_t *n_edges_out) {
+                        int64_t **edge_of_out, int64_t *n_edges_out, int64_t **edge_ptr_out,
+                        int64_t **edge_upper_out) {
   const int ne = feint_cell_num_edges(mesh->cell_type);
   const int64_t n_entries = mesh->n_cells * ne;
-  int64_t *offset = NULL, *upper = NULL, *id = NULL, *edge_of = NULL;
+  int64_t *offset = NULL, *upper = NULL, *edge_of = NULL, *fill = NULL, *ptr = NULL, *cupper = NULL;
   int status = FEINT_OK;
   if ((status = feint_calloc((size_t)n_vertices + 1, sizeof *offset, &offset, "edge buckets")) ||
       (status = feint_malloc((size_t)n_entries, sizeof *upper, &upper, "edge buckets")) ||
-      (status = feint_malloc((size_t)n_entries, sizeof *id, &id, "edge ids")) ||
-      (status = feint_malloc((size_t)n_entries, sizeof *edge_of, &edge_of, "edge map")))
+      (status = feint_malloc((size_t)n_entries, sizeof *edge_of, &edge_of, "edge map")) ||
+      (status = feint_calloc((size_t)n_vertices, sizeof *fill, &fill, "edge buckets")) ||
+      (status = feint_calloc((size_t)n_vertices + 1, sizeof *ptr, &ptr, "edge lookup")))
     goto done;
   for (int64_t c = 0; c < mesh->n_cells; c++)
     for (int e = 0; e < ne; e++) {
@@ -29,10 +34,8 @@ static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_v
       offset[(va < vb ? va : vb) + 1]++;
     }
   for (int64_t v = 0; v < n_vertices; v++) offset[v + 1] += offset[v];
-  /* fill[v]: entries bucket v holds so far (upper vertex in `upper`, edge id in `id`) */
-  int64_t *fill = NULL;
-  if ((status = feint_calloc((size_t)n_vertices, sizeof *fill, &fill, "edge buckets"))) goto done;
-  /* pass 1: collect the distinct upper vertices of each bucket */
+  /* pass 1: collect the distinct upper vertices of each bucket (fill[v]:
+   * entries bucket v holds so far) */
   for (int64_t c = 0; c < mesh->n_cells; c++)
     for (int e = 0; e < ne; e++) {
       int ab[2];
@@ -46,7 +49,7 @@ static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_v
         fill[lo]++;
       }
     }
-  /* sort each bucket (a few entries: insertion sort) and number in order */
+  /* sort each bucket (a few entries: insertion sort); ids in order */
   int64_t n_edges = 0;
   for (int64_t v = 0; v < n_vertices; v++) {
     int64_t *u = upper + offset[v];
@@ -58,8 +61,12 @@ static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_v
       }
       u[j + 1] = key;
     }
-    for (int64_t i = 0; i < fill[v]; i++) id[offset[v] + i] = n_edges++;
+    n_edges += fill[v];
+    ptr[v + 1] = n_edges;
   }
+  if ((status = feint_malloc((size_t)n_edges, sizeof *cupper, &cupper, "edge lookup"))) goto done;
+  for (int64_t v = 0; v < n_vertices; v++)
+    memcpy(cupper + ptr[v], upper + offset[v], (size_t)fill[v] * sizeof *cupper);
   /* pass 2: look the cells' edges up */
   for (int64_t c = 0; c < mesh->n_cells; c++)
     for (int e = 0; e < ne; e++) {
@@ -67,19 +74,22 @@ static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_v
       feint_cell_edge(mesh->cell_type, e, ab);
       int64_t va = vdof[mesh->cells[c * mesh->nv + ab[0]]], vb = vdof[mesh->cells[c * mesh->nv + ab[1]]];
       int64_t lo = va < vb ? va : vb, hi = va < vb ? vb : va;
-      int64_t k = offset[lo];
-      while (upper[k] != hi) k++;
-      edge_of[c * ne + e] = id[k];
+      int64_t k = ptr[lo];
+      while (cupper[k] != hi) k++;
+      edge_of[c * ne + e] = k;
     }
-  free(fill);
   *edge_of_out = edge_of;
-  edge_of = NULL;
+  *edge_ptr_out = ptr;
+  *edge_upper_out = cupper;
+  edge_of = ptr = cupper = NULL;
   *n_edges_out = n_edges;
 done:
   free(offset);
   free(upper);
-  free(id);
+  free(fill);
   free(edge_of);
+  free(ptr);
+  free(cupper);
   return status;
 }
 
@@ -115,7 +125,11 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
   const int per_edge = order - 1, ne = feint_cell_num_edges(mesh->cell_type);
   const int nv = mesh->nv, n_interior = s->element->entity_dofs[3];
   int64_t n_edges = 0;
-  if (per_edge > 0 && (status = number_edges(mesh, vdof, n_vertices, &edge_of, &n_edges))) goto fail;
+  if (per_edge > 0 && (status = number_edges(mesh, vdof, n_vertices, &edge_of, &n_edges, &s->edge_ptr,
+                                             &s->edge_upper)))
+    goto fail;
+  s->n_vertices = n_vertices;
+  s->n_edges = n_edges;
   const int64_t edge_base = n_vertices, interior_base = n_vertices + n_edges * per_edge;
   s->n_scalar_dofs = interior_base + mesh->n_cells * n_interior;
   s->n_dofs = s->n_scalar_dofs * components;
@@ -164,7 +178,7 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
           s->cell_dofs[(c * s->nb + i) * components + k] =
               s->scalar_cell_dofs[c * s->nb + i] * components + k;
   }
-  free(vdof);
+  s->vertex_dof = vdof;
   free(edge_of);
   *out = s;
   return FEINT_OK;
@@ -180,6 +194,41 @@ void feint_space_destroy(feint_space *s) {
   if (s->cell_dofs != s->scalar_cell_dofs) free(s->cell_dofs);
   free(s->scalar_cell_dofs);
   free(s->coordinates);
+  free(s->vertex_dof);
+  free(s->edge_ptr);
+  free(s->edge_upper);
   feint_element_destroy(s->element);
   free(s);
+}
+
+/* Edge id of the vertex dofs (a, b), -1 if the region has no such edge. */
+static int64_t find_edge(const feint_space *s, int64_t a, int64_t b) {
+  int64_t lo = a < b ? a : b, hi = a < b ? b : a;
+  for (int64_t k = s->edge_ptr[lo]; k < s->edge_ptr[lo + 1]; k++)
+    if (s->edge_upper[k] == hi) return k;
+  return -1;
+}
+
+int feint_space_facet_dofs(const feint_space *s, const int64_t *nodes, int64_t *dofs) {
+  const feint_mesh *m = s->mesh;
+  const int nvf = m->dim, per_edge = s->order - 1;
+  const feint_cell_type fc = m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+  if (m->dim == 3 && s->order > 2) /* face-interior dofs: not numbered in this version */
+    return feint_error_set(FEINT_ERR_INPUT, "facet dofs of P%d on tetrahedra are not supported", s->order);
+  int64_t v[3];
+  for (int i = 0; i < nvf; i++) {
+    if (nodes[i] < 0 || nodes[i] >= m->n_nodes || s->vertex_dof[nodes[i]] < 0) return -1;
+    v[i] = dofs[i] = s->vertex_dof[nodes[i]];
+  }
+  const int64_t edge_base = s->n_vertices;
+  for (int e = 0; e < feint_cell_num_edges(fc) && per_edge > 0; e++) {
+    int ab[2];
+    feint_cell_edge(fc, e, ab);
+    int64_t id = find_edge(s, v[ab[0]], v[ab[1]]);
+    if (id < 0) return -1;
+    int forward = v[ab[0]] < v[ab[1]];
+    for (int k = 0; k < per_edge; k++)
+      dofs[nvf + e * per_edge + k] = edge_base + id * per_edge + (forward ? k : per_edge - 1 - k);
+  }
+  return FEINT_OK;
 }

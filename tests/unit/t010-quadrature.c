@@ -99,6 +99,43 @@ int main(void) {
     printf("%s: degrees 0..40, worst relative monomial error %.3g\n", feint_cell_name(cell),
            worst_all);
   }
+  /* the segment [0, 1]: Gauss-Legendre, ceil((degree + 1) / 2) points,
+   * exact for x^k, k <= degree (integral 1 / (k + 1)), not one beyond when
+   * the degree is odd */
+  {
+    double worst = 0;
+    CHECK(feint_cell_dim(FEINT_CELL_SEGMENT) == 1 && feint_cell_num_vertices(FEINT_CELL_SEGMENT) == 2 &&
+              feint_cell_num_edges(FEINT_CELL_SEGMENT) == 1 && feint_cell_num_faces(FEINT_CELL_SEGMENT) == 0,
+          "segment tables");
+    CHECK_CLOSE(feint_cell_reference_volume(FEINT_CELL_SEGMENT), 1.0, 0);
+    for (int degree = 0; degree <= 40; degree++) {
+      feint_quadrature *q;
+      CHECK_OK(feint_quadrature_create(FEINT_CELL_SEGMENT, degree, &q));
+      CHECK(q->n == (degree + 2) / 2 && q->dim == 1 && q->cell == FEINT_CELL_SEGMENT && q->degree == degree,
+            "segment degree %d: n = %d", degree, q->n);
+      double sum = 0;
+      for (int k = 0; k < q->n; k++) {
+        CHECK(q->points[k] > 0 && q->points[k] < 1 && q->weights[k] > 0, "segment degree %d: point %d",
+              degree, k);
+        sum += q->weights[k];
+      }
+      CHECK_CLOSE(sum, 1.0, 1e-14);
+      for (int d = 0; d <= degree + 1; d++) {
+        double s = 0;
+        for (int k = 0; k < q->n; k++) s += q->weights[k] * pow(q->points[k], d);
+        double err = fabs(s - 1.0 / (d + 1)) * (d + 1);
+        if (d <= degree) {
+          if (err > worst) worst = err;
+          CHECK(err <= 1e-13, "segment degree %d: x^%d off by %.3g", degree, d, err);
+        } else if (degree % 2 == 1 && degree <= 15) { /* beyond, the first inexact error is tiny */
+          CHECK(err > 1e-10, "segment degree %d: unexpectedly exact at degree %d", degree, d);
+        }
+      }
+      feint_quadrature_destroy(q);
+    }
+    printf("segment: degrees 0..40, worst relative monomial error %.3g\n", worst);
+  }
+
   feint_quadrature *q;
   CHECK(feint_quadrature_create(FEINT_CELL_TRIANGLE, 41, &q) == FEINT_ERR_INPUT, "degree 41");
   CHECK(feint_quadrature_create(FEINT_CELL_TETRAHEDRON, -1, &q) == FEINT_ERR_INPUT, "degree -1");

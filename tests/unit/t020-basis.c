@@ -208,7 +208,47 @@ static void check_matrix(const char *what, int nb, const double *got, const doub
   printf("%s: max error %.1e\n", what, err);
 }
 
+/* The segment element: nodes 0, 1, then (k / p) k = 1..p-1; Kronecker
+ * property, partition of unity, reproduction of x^p, gradients against
+ * finite differences. */
+static void check_segment(int p) {
+  feint_element *el;
+  CHECK_OK(feint_element_create(FEINT_CELL_SEGMENT, p, &el));
+  CHECK(el->nb == p + 1 && el->dim == 1 && el->entity_dofs[0] == 1 && el->entity_dofs[1] == p - 1 &&
+            el->entity_dofs[2] == 0 && el->entity_dofs[3] == 0,
+        "segment P%d layout", p);
+  const int nb = el->nb;
+  for (int i = 0; i < nb; i++) {
+    double want = i == 0 ? 0.0 : i == 1 ? 1.0 : (double)(i - 1) / p;
+    CHECK_CLOSE(el->nodes[i], want, 1e-15);
+  }
+  double v[64], g[64], vp[8], vm[8];
+  feint_element_tabulate(el, nb, el->nodes, v, NULL);
+  double kron = 0;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) kron = fmax(kron, fabs(v[i * nb + j] - (i == j)));
+  CHECK(kron < 1e-11, "segment P%d: Kronecker error %.3g", p, kron);
+  for (int t = 0; t < 5; t++) {
+    double x = urand(), h = 1e-6, xp = x + h, xm = x - h;
+    feint_element_tabulate(el, 1, &x, v, g);
+    feint_element_tabulate(el, 1, &xp, vp, NULL);
+    feint_element_tabulate(el, 1, &xm, vm, NULL);
+    double unity = 0, interp = 0, dsum = 0;
+    for (int i = 0; i < nb; i++) {
+      unity += v[i];
+      dsum += g[i];
+      interp += v[i] * pow(0.3 + el->nodes[i], p);
+      CHECK(fabs(g[i] - (vp[i] - vm[i]) / (2 * h)) < 1e-6 * (1 + fabs(g[i])), "segment P%d: gradient %d", p, i);
+    }
+    CHECK_CLOSE(unity, 1.0, 1e-11);
+    CHECK_CLOSE(dsum, 0.0, 1e-9);
+    CHECK_CLOSE(interp, pow(0.3 + x, p), 1e-11);
+  }
+  feint_element_destroy(el);
+}
+
 int main(void) {
+  for (int p = 1; p <= 7; p++) check_segment(p);
   for (int p = 1; p <= 7; p++) check_basis(FEINT_CELL_TRIANGLE, p);
   for (int p = 1; p <= 7; p++) check_basis(FEINT_CELL_TETRAHEDRON, p);
 
@@ -258,6 +298,20 @@ int main(void) {
                          1,  0,  3, 0,  -4, 0,  -4, -4, 0, 16, 0,  -8,
                          -4, 0,  -4, 0, 16, -8, 0,  0, 0,  -8, -8, 16};
   check_matrix("P2 triangle stiffness", 6, stiff, k2, 1.0 / 6);
+  feint_element_destroy(el);
+
+  /* P1 and P2 segment mass and stiffness (nodes v0 v1 m) */
+  CHECK_OK(feint_element_create(FEINT_CELL_SEGMENT, 1, &el));
+  matrices(el, mass, stiff);
+  const double ms1[4] = {2, 1, 1, 2}, ks1[4] = {1, -1, -1, 1};
+  check_matrix("P1 segment mass", 2, mass, ms1, 1.0 / 6);
+  check_matrix("P1 segment stiffness", 2, stiff, ks1, 1.0);
+  feint_element_destroy(el);
+  CHECK_OK(feint_element_create(FEINT_CELL_SEGMENT, 2, &el));
+  matrices(el, mass, stiff);
+  const double ms2[9] = {4, -1, 2, -1, 4, 2, 2, 2, 16}, ks2[9] = {7, 1, -8, 1, 7, -8, -8, -8, 16};
+  check_matrix("P2 segment mass", 3, mass, ms2, 1.0 / 30);
+  check_matrix("P2 segment stiffness", 3, stiff, ks2, 1.0 / 3);
   feint_element_destroy(el);
 
   /* bad input */

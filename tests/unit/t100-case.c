@@ -376,9 +376,9 @@ static void test_errors(void) {
                "physics: advection needs velocity", NULL);
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: diffusion}\n", 0, NULL,
                "physics: diffusion needs tensor", NULL);
-  /* sweep */
-  snprintf(where, sizeof where, "%s:3:1: sweep: not supported yet", in_dir("bad.yaml"));
-  EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nsweep:\n  product: {a: [1]}\n", 0,
+  /* sweep (members: t102-sweep) */
+  snprintf(where, sizeof where, "%s:3:1: sweep: give exactly one of product or list", in_dir("bad.yaml"));
+  EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nsweep:\n  output: x{index}.h5\n", 0,
                NULL, where, NULL);
   /* unreadable file */
   feint_case *c = NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <math.h>
 
 #include "backend/cuda/cuda_timing.h"
 #include "check.h"
@@ -195,7 +196,7 @@ int main(void) {
     printf("\n== %s: %lld dofs, nnz %lld, nq %d; host space %.2f s, host plan (symbolic) %.2f s\n", name,
            (long long)s->n_dofs, (long long)plan->nnz, f->quadrature->n, t_space, t_plan);
     const int64_t nd = s->n_dofs, ncell = m->n_cells;
-    double *F = malloc(sizeof(double) * nd), *V = malloc(sizeof(double) * plan->nnz);
+    double *F = malloc(sizeof(double) * nd), *Fref = malloc(sizeof(double) * nd), *V = malloc(sizeof(double) * plan->nnz);
     /* minimum unique bytes of the end-to-end residual: coordinates, cell
      * vertices (int32), cell dofs (int32, when not the vertices), u, nodal
      * coefficients, F written */
@@ -207,7 +208,8 @@ int main(void) {
                              cell_bytes;
     const double mat_bytes = 24.0 * m->n_nodes + 16.0 * ncell + 8.0 * s->n_scalar_dofs * n_nodal + cell_bytes +
                              8.0 * plan->nnz + 4.0 * ncell * s->nbc * s->nbc;
-    for (int st = 0; st < 3; st++) {
+    for (int sti = 0; sti < 3; sti++) {
+      const int st = sti == 0 ? FEINT_ASSEMBLY_ATOMIC : sti == 1 ? FEINT_ASSEMBLY_COLORED : FEINT_ASSEMBLY_GATHER;
       static const char *sn[] = {"colored", "atomic", "gather"};
       feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, (feint_assembly_strategy)st, 0, 0};
       feint_backend *b = NULL;
@@ -225,15 +227,44 @@ int main(void) {
       double wall = now() - wall0;
       double tr = time_calls(b, 0, f->u, F, 7);
       double tm = time_calls(b, 1, NULL, V, 7);
-      printf("%-7s setup+upload %.3f s (colours %d, batch %d/%d cells); residual kernel %.3f ms = %.1f GB/s "
-             "(%.0f%% of copy), call with transfers %.1f ms; matrix assembly kernel %.3f ms = %.1f GB/s (%.0f%%)\n",
-             sn[st], t_setup, info.n_colors, info.residual_batch, info.matrix_batch, tr, res_bytes / tr / 1e6,
+      printf("%-7s setup+upload %.3f s (colours %d); P1 one-thread-per-cell kernels (%d/%d): residual %.3f ms = "
+             "%.1f GB/s (%.0f%% of copy), call with transfers %.1f ms; matrix assembly %.3f ms = %.1f GB/s (%.0f%%)\n",
+             sn[st], t_setup, info.n_colors, info.p1_residual, info.p1_matrix, tr, res_bytes / tr / 1e6,
              100 * res_bytes / tr / 1e6 / copy_gbs, 1e3 * wall, tm, mat_bytes / tm / 1e6,
              100 * mat_bytes / tm / 1e6 / copy_gbs);
+      if (st == FEINT_ASSEMBLY_ATOMIC) {
+        memcpy(Fref, F, sizeof(double) * nd);
+        if (phys == FEINT_PW_POISSON) {
+          feint_cuda_paper_stats ps;
+          double *Fp = malloc(sizeof(double) * nd);
+          CHECK_OK(feint_cuda_paper_residual(b, f->u, Fp, 15, &ps));
+          double num = 0, den = 0;
+          for (int64_t i = 0; i < nd; i++) num += (Fp[i] - F[i]) * (Fp[i] - F[i]), den += F[i] * F[i];
+          CHECK(sqrt(num / den) <= 1e-12, "paper kernel residual differs: %.3e", sqrt(num / den));
+          printf("paper kernel (pre-gathered SoA G, |det|, kappa, u per cell): %.3f ms, %.0f MB = %.1f GB/s "
+                 "(%.0f%% of copy); GPU preprocessing (gather + geometry) %.3f ms; assembled rel. diff %.1e\n",
+                 ps.kernel_ms, ps.kernel_bytes / 1e6, ps.kernel_bytes / ps.kernel_ms / 1e6,
+                 100 * ps.kernel_bytes / ps.kernel_ms / 1e6 / copy_gbs, ps.prep_ms, sqrt(num / den));
+          free(Fp);
+        }
+      } else {
+        double num = 0, den = 0;
+        for (int64_t i = 0; i < nd; i++) num += (Fref[i] - F[i]) * (Fref[i] - F[i]), den += F[i] * F[i];
+        CHECK(sqrt(num / den) <= 1e-12, "%s residual differs from atomic: %.3e", sn[st], sqrt(num / den));
+      }
+      CHECK_OK(feint_cuda_set_variant(b, 1));
+      tr = time_calls(b, 0, f->u, F, 5);
+      printf("        thread transposition (batch %d cells): residual %.3f ms (%.0f%% of copy)", info.residual_batch,
+             tr, 100 * res_bytes / tr / 1e6 / copy_gbs);
+      if (st == FEINT_ASSEMBLY_ATOMIC) {
+        tm = time_calls(b, 1, NULL, V, 5);
+        printf("; matrix assembly %.3f ms", tm);
+      }
+      printf("\n");
       feint_backend_destroy(b);
     }
     if (phys == FEINT_PW_POISSON) {
-      printf("sweep (atomic residual kernel ms / %% of copy): rows blocks_per_batch, columns batches_per_chunk 1 4 16 64\n");
+      printf("sweep (thread transposition, atomic residual kernel ms / %% of copy): rows blocks_per_batch, columns batches_per_chunk 1 4 16 64\n");
       const int bpbs[] = {1, 2, 4, 8, 16, 32}, bpcs[] = {1, 4, 16, 64};
       for (int i = 0; i < 6; i++) {
         printf("  bpb %2d:", bpbs[i]);
@@ -244,6 +275,7 @@ int main(void) {
             printf("  (%s)", feint_error_message());
             continue;
           }
+          CHECK_OK(feint_cuda_set_variant(b, 1));
           double tr = time_calls(b, 0, f->u, F, 5);
           printf("  %7.3f/%3.0f%%", tr, 100 * res_bytes / tr / 1e6 / copy_gbs);
           feint_backend_destroy(b);
@@ -252,6 +284,7 @@ int main(void) {
       }
     }
     free(F);
+    free(Fref);
     free(V);
     feint_form_destroy(f);
     feint_plan_destroy(plan);

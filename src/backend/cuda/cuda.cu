@@ -28,6 +28,9 @@
  *      and reduce over the quadrature points from shared memory; no
  *      cross-thread reduction. The result goes straight into the global
  *      vector / CSR values: integration and assembly are fused.
+ * For P1 the one-thread-per-cell kernels further down (p1_*) are used by
+ * default (faster, see NOTES.md); the paper's pre-gathered data-model
+ * kernel (paper_kernel) is a benchmark variant.
  * Assembly strategies:
  *   atomic  - atomicAdd (native double atomics on sm_60+);
  *   colored - cells greedily coloured on the host so that no two cells of a
@@ -133,6 +136,8 @@ typedef struct {
   const int *slots;     /* n_cells x nbc x nbc */
   int batch;            /* cells per batch */
   int gq;               /* matrix: coefficient doubles per (cell, q) */
+  int sd_cells;         /* scalar cell dofs == cell vertices (P1): read the vertex list only */
+  int interleaved;      /* cell_dofs[c][i*nc+k] == nc*sdofs[c][i]+k: read the scalar dofs only */
 } kparams;
 
 /* Shared memory layout (doubles): tables, then per batch cell: geometry
@@ -430,6 +435,492 @@ __global__ void gather_kernel(int64_t n, const int64_t *__restrict__ ptr, const 
   }
 }
 
+
+/* ------------------------------------------------- P1: one thread per cell
+ *
+ * For P1 (nb = dim + 1) the reference gradients are constant, so a cell's
+ * whole computation fits in registers: the kernels below are specialised on
+ * (DIM, NC, physics) at compile time (so every array is indexed by
+ * constants: no local memory, no stack frame), take one thread per cell,
+ * no shared memory, no barriers, no integer division. The quadrature loop
+ * runs over the rule's points from the kernel's parameter bank (p1tab).
+ * The pointwise physics is still the one source in physics.h. The thread-
+ * transposition kernels above remain the general path (P2, other element
+ * / physics combinations, and on request, feint_cuda_set_variant). */
+
+#define FEINT_P1_MAXQ 24
+
+typedef struct {
+  int nq;
+  double w[FEINT_P1_MAXQ];
+  double phi[FEINT_P1_MAXQ][4];
+  double gref[4][3]; /* reference gradients (constant for P1) */
+  double wphi[4];    /* sum_q w_q phi_i(q) */
+} p1tab;
+
+/* Where a kernel reads per-cell data: the mesh order, or the colour-sorted
+ * copy (each colour a contiguous range). */
+typedef struct {
+  const int *cells, *sdofs, *cdofs, *slots;
+  const double *caux[FEINT_CUDA_MAX_AUX]; /* per-cell (P0) coefficient arrays */
+} cview;
+
+__host__ __device__ constexpr int p1_naux(int kind, int dim, int nc) {
+  return kind == FEINT_PW_POISSON ? 2 : kind == FEINT_PW_MASS ? 1 : kind == FEINT_PW_HELMHOLTZ ? 3
+       : kind == FEINT_PW_ELASTICITY ? 2 + nc : kind == FEINT_PW_ADVECTION ? dim + 1 : dim * dim + 1;
+}
+
+template <int DIM, int NC, int NAUX>
+struct p1cell {
+  static constexpr int NB = DIM + 1, NBC = NB * NC;
+  int sd[NB];
+  double adet;
+  double gp[NB][DIM]; /* physical gradients of the basis */
+  double ue[NBC];
+  double av[NAUX][NB]; /* nodal coefficient values */
+  double ac[NAUX];     /* constant / per-cell coefficient values */
+};
+
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
+                                        const double *__restrict__ u, p1cell<DIM, NC, NAUX> &C) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  int vtx[NB];
+  if (DIM == 3) {
+    const int4 q4 = __ldg((const int4 *)(V.cells) + c);
+    vtx[0] = q4.x;
+    vtx[1] = q4.y;
+    vtx[2] = q4.z;
+    vtx[NB - 1] = q4.w;
+  } else {
+#pragma unroll
+    for (int i = 0; i < NB; i++) vtx[i] = __ldg(V.cells + (size_t)c * NB + i);
+  }
+  double v[4 * 3];
+#pragma unroll
+  for (int k = 0; k < NB; k++) {
+    v[k * 3 + 0] = __ldg(P.x + vtx[k]);
+    v[k * 3 + 1] = __ldg(P.y + vtx[k]);
+    v[k * 3 + 2] = DIM == 3 ? __ldg(P.z + vtx[k]) : 0.0;
+  }
+#pragma unroll
+  for (int i = 0; i < NB; i++) C.sd[i] = P.sd_cells ? vtx[i] : __ldg(V.sdofs + (size_t)c * NB + i);
+  double invJ[DIM * DIM];
+  C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, invJ));
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * invJ[d * DIM + a];
+      C.gp[i][a] = s;
+    }
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++)
+      C.ue[i * NC + cc] = !with_state ? 0.0
+                          : __ldg(u + (P.interleaved ? C.sd[i] * NC + cc
+                                                     : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc)));
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    const int kind = P.aux_kind[k];
+    C.ac[k] = kind == FEINT_FIELD_CELL ? __ldg(V.caux[k] + c) : P.aux_const[k];
+#pragma unroll
+    for (int i = 0; i < NB; i++) C.av[k][i] = kind == FEINT_FIELD_NODE ? __ldg(P.aux_vals[k] + C.sd[i]) : 0.0;
+  }
+}
+
+/* Coefficients at quadrature point q (nodal fields interpolated). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_aux(const kparams &P, const p1tab &T, int q, const p1cell<DIM, NC, NAUX> &C,
+                                       double *a) {
+  constexpr int NB = DIM + 1;
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.phi[q][i] * C.av[k][i];
+      a[k] = s;
+    } else {
+      a[k] = C.ac[k];
+    }
+  }
+}
+
+/* Residual (or load vector) of one cell: res[NBC]. */
+template <int DIM, int NC, int PHYS, int NAUX>
+__device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
+                                                 int with_state, double *res) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  double gradu[NC * DIM], F1[NC * DIM];
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++)
+#pragma unroll
+    for (int d = 0; d < DIM; d++) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += C.ue[i * NC + cc] * C.gp[i][d];
+      gradu[cc * DIM + d] = s;
+      F1[cc * DIM + d] = 0;
+    }
+#pragma unroll
+  for (int k = 0; k < NBC; k++) res[k] = 0;
+  for (int q = 0; q < T.nq; q++) {
+    const double wdet = T.w[q] * C.adet;
+    double uq[NC], a[NAUX], f0[NC], f1[NC * DIM];
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.phi[q][i] * C.ue[i * NC + cc];
+      uq[cc] = s;
+    }
+    p1_aux<DIM, NC, NAUX>(P, T, q, C, a);
+    const feint_point pt = {DIM, NC, uq, gradu, a};
+    if (with_state) {
+      feint_physics_f0(PHYS, &pt, f0);
+      feint_physics_f1(PHYS, &pt, f1);
+    } else {
+      feint_physics_source(PHYS, &pt, f0);
+#pragma unroll
+      for (int k = 0; k < NC * DIM; k++) f1[k] = 0;
+    }
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) res[i * NC + cc] += wdet * T.phi[q][i] * f0[cc];
+#pragma unroll
+    for (int k = 0; k < NC * DIM; k++) F1[k] += wdet * f1[k];
+  }
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += C.gp[i][d] * F1[cc * DIM + d];
+      res[i * NC + cc] += s;
+    }
+}
+
+
+template <int DIM, int NC, int PHYS>
+__global__ void __launch_bounds__(256) p1_residual_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
+                                                          int with_state, const double *__restrict__ u,
+                                                          double *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NBC = (DIM + 1) * NC;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const int c = first + t;
+  p1cell<DIM, NC, NAUX> C;
+  p1_load<DIM, NC, NAUX>(P, T, V, c, with_state, u, C);
+  double res[NBC];
+  p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
+#pragma unroll
+  for (int i = 0; i < DIM + 1; i++)
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) {
+      const int dof = P.interleaved ? C.sd[i] * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc);
+      if (mode == OUT_ATOMIC)
+        atomicAdd(out + dof, res[i * NC + cc]);
+      else
+        out[dof] += res[i * NC + cc];
+    }
+}
+
+/* Gather by dof, no element-vector buffer: one thread per scalar dof walks
+ * its cells (in increasing cell order: deterministic), recomputes each
+ * cell and keeps the entries of its own local vertex. */
+template <int DIM, int NC, int PHYS>
+__global__ void __launch_bounds__(256) p1_residual_gather_kernel(kparams P, p1tab T, cview V, int n_nodes,
+                                                                 const int *__restrict__ vptr,
+                                                                 const int *__restrict__ vent, int with_state,
+                                                                 const double *__restrict__ u,
+                                                                 double *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= n_nodes) return;
+  double acc[NC];
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) acc[cc] = 0;
+  const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
+  int c = 0, a = 0;
+  for (int k = k0; k < k1; k++) {
+    const int e = __ldg(vent + k);
+    c = e >> 2; /* entries are cell * 4 + local vertex */
+    a = e & 3;
+    p1cell<DIM, NC, NAUX> C;
+    p1_load<DIM, NC, NAUX>(P, T, V, c, with_state, u, C);
+    double res[NBC];
+    p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+      if (i == a)
+#pragma unroll
+        for (int cc = 0; cc < NC; cc++) acc[cc] += res[i * NC + cc];
+  }
+  if (k1 == k0) return;
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++)
+    out[P.interleaved ? node * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + a * NC + cc)] = acc[cc];
+}
+
+/* Matrix of one cell for physics whose Jacobian is g3 only and linear in
+ * the coefficients (Poisson, elasticity, anisotropic diffusion): with
+ * constant P1 gradients, sum_q w_q g3(a(x_q)) = g3(sum_q w_q a(x_q)), so
+ * the physics is evaluated once per cell, at the weighted coefficients. */
+template <int PHYS>
+__host__ __device__ constexpr bool p1_matrix_fast() {
+  return PHYS == FEINT_PW_POISSON || PHYS == FEINT_PW_ELASTICITY || PHYS == FEINT_PW_DIFFUSION;
+}
+
+template <int DIM, int NC, int PHYS, int NAUX>
+__device__ __forceinline__ void p1_g3(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
+                                      double *g3) {
+  constexpr int NB = DIM + 1;
+  double a[NAUX], zero[NC * DIM];
+  const double wsum = T.wphi[0] + T.wphi[1] + T.wphi[2] + (NB > 3 ? T.wphi[NB - 1] : 0.0);
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.wphi[i] * C.av[k][i];
+      a[k] = s * C.adet;
+    } else {
+      a[k] = wsum * C.ac[k] * C.adet;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < NC * DIM; k++) zero[k] = 0;
+  const feint_point pt = {DIM, NC, zero, zero, a};
+  feint_physics_g3(PHYS, &pt, g3);
+}
+
+/* Entry (i, fc; j, gc) of the cell matrix. */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ double p1_entry(const p1cell<DIM, NC, NAUX> &C, const double *g3, int i, int fc, int j,
+                                           int gc) {
+  double v = 0;
+#pragma unroll
+  for (int d = 0; d < DIM; d++) {
+    double s = 0;
+#pragma unroll
+    for (int e = 0; e < DIM; e++) s += g3[((fc * NC + gc) * DIM + d) * DIM + e] * C.gp[j][e];
+    v += C.gp[i][d] * s;
+  }
+  return v;
+}
+
+template <int DIM, int NC, int PHYS>
+__global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
+                                                        double *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const int c = first + t;
+  p1cell<DIM, NC, NAUX> C;
+  p1_load<DIM, NC, NAUX>(P, T, V, c, 0, NULL, C);
+  double g3[NC * NC * DIM * DIM];
+  p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+  const int *srow = V.slots + (size_t)c * NBC * NBC;
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int fc = 0; fc < NC; fc++) {
+      int sl[NBC];
+      if (NBC % 4 == 0) {
+#pragma unroll
+        for (int j4 = 0; j4 < NBC / 4; j4++) {
+          const int4 q4 = __ldg((const int4 *)(srow + (i * NC + fc) * NBC) + j4);
+          sl[4 * j4] = q4.x;
+          sl[4 * j4 + 1] = q4.y;
+          sl[4 * j4 + 2] = q4.z;
+          sl[(4 * j4 + 3) % NBC] = q4.w;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < NBC; j++) sl[j] = __ldg(srow + (i * NC + fc) * NBC + j);
+      }
+#pragma unroll
+      for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int gc = 0; gc < NC; gc++) {
+          const double v = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
+          if (mode == OUT_ATOMIC)
+            atomicAdd(out + sl[j * NC + gc], v);
+          else if (mode == OUT_PLAIN)
+            out[sl[j * NC + gc]] += v;
+          else
+            out[(size_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc] = v;
+        }
+    }
+}
+
+/* Gather by row, no element-matrix buffer: one thread per scalar dof owns
+ * its NC rows, walks its cells in increasing order, recomputes each cell
+ * and adds its rows into the CSR values (no other thread writes them). */
+template <int DIM, int NC, int PHYS>
+__global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab T, cview V, int n_nodes,
+                                                               const int *__restrict__ vptr,
+                                                               const int *__restrict__ vent,
+                                                               double *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= n_nodes) return;
+  const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
+  for (int k = k0; k < k1; k++) {
+    const int e = __ldg(vent + k);
+    const int c = e >> 2, a = e & 3;
+    p1cell<DIM, NC, NAUX> C;
+    p1_load<DIM, NC, NAUX>(P, T, V, c, 0, NULL, C);
+    double g3[NC * NC * DIM * DIM];
+    p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+      if (i == a)
+#pragma unroll
+        for (int fc = 0; fc < NC; fc++) {
+          const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
+#pragma unroll
+          for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int gc = 0; gc < NC; gc++) out[__ldg(srow + j * NC + gc)] += p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
+        }
+  }
+}
+
+/* --------------------------------------- the paper's kernel (pre-gathered)
+ *
+ * Knepley, Rupp & Terrel's data model: per cell, contiguous and structure-
+ * of-arrays, the geometry G = |det J| J^-1 J^-T (DIM*(DIM+1)/2 entries) and
+ * |det J|, the coefficient kappa at the cell's vertices and the cell's u;
+ * out: the element vectors (SoA). P1 Poisson, constant source f. */
+template <int DIM>
+struct paper_layout {
+  static constexpr int NB = DIM + 1, NG = DIM * (DIM + 1) / 2;
+  static constexpr int IN = NG + 1 + 2 * NB; /* G, |det|, kappa[NB], u[NB] */
+};
+
+template <int DIM>
+__global__ void __launch_bounds__(256) paper_prep_kernel(kparams P, p1tab T, int n, const double *__restrict__ u,
+                                                         double *__restrict__ in) {
+  constexpr int NB = DIM + 1, NG = paper_layout<DIM>::NG, NAUX = 2;
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  cview V = {};
+  V.cells = P.cells;
+  V.sdofs = P.sdofs;
+  V.cdofs = P.cell_dofs;
+  V.caux[0] = P.aux_vals[0];
+  V.caux[1] = P.aux_vals[1];
+  p1cell<DIM, 1, NAUX> C;
+  p1_load<DIM, 1, NAUX>(P, T, V, c, 1, u, C);
+  double v[4 * 3], invJ[DIM * DIM];
+#pragma unroll
+  for (int i = 0; i < NB; i++) {
+    const int node = __ldg(P.cells + (size_t)c * NB + i);
+    v[i * 3 + 0] = __ldg(P.x + node);
+    v[i * 3 + 1] = __ldg(P.y + node);
+    v[i * 3 + 2] = DIM == 3 ? __ldg(P.z + node) : 0.0;
+  }
+  feint_affine_inverse_jacobian(DIM, v, invJ);
+  /* G in reference directions: G[d][e] = |det| sum_a invJ[d][a] invJ[e][a] */
+  int k = 0;
+#pragma unroll
+  for (int d = 0; d < DIM; d++)
+#pragma unroll
+    for (int e = d; e < DIM; e++) {
+      double s = 0;
+#pragma unroll
+      for (int a = 0; a < DIM; a++) s += invJ[d * DIM + a] * invJ[e * DIM + a];
+      in[(size_t)(k++) * n + c] = C.adet * s;
+    }
+  in[(size_t)NG * n + c] = C.adet;
+#pragma unroll
+  for (int i = 0; i < NB; i++) {
+    in[(size_t)(NG + 1 + i) * n + c] = P.aux_kind[0] == FEINT_FIELD_NODE ? C.av[0][i] : C.ac[0];
+    in[(size_t)(NG + 1 + NB + i) * n + c] = C.ue[i];
+  }
+}
+
+template <int DIM>
+__global__ void __launch_bounds__(256) paper_kernel(p1tab T, int n, double f, const double *__restrict__ in,
+                                                    double *__restrict__ out) {
+  constexpr int NB = DIM + 1, NG = paper_layout<DIM>::NG;
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  double G[NG], kap[NB], ue[NB];
+#pragma unroll
+  for (int k = 0; k < NG; k++) G[k] = __ldg(in + (size_t)k * n + c);
+  const double adet = __ldg(in + (size_t)NG * n + c);
+#pragma unroll
+  for (int i = 0; i < NB; i++) {
+    kap[i] = __ldg(in + (size_t)(NG + 1 + i) * n + c);
+    ue[i] = __ldg(in + (size_t)(NG + 1 + NB + i) * n + c);
+  }
+  /* reference gradient of u, then G times it */
+  double gr[DIM], Gg[DIM];
+#pragma unroll
+  for (int d = 0; d < DIM; d++) {
+    double s = 0;
+#pragma unroll
+    for (int i = 0; i < NB; i++) s += T.gref[i][d] * ue[i];
+    gr[d] = s;
+  }
+#pragma unroll
+  for (int d = 0; d < DIM; d++) {
+    double s = 0;
+#pragma unroll
+    for (int e = 0; e < DIM; e++) {
+      const int lo = d < e ? d : e, hi = d < e ? e : d;
+      s += G[lo * DIM - lo * (lo - 1) / 2 + (hi - lo)] * gr[e];
+    }
+    Gg[d] = s;
+  }
+  /* quadrature: kappa at the points, f0 = -f, f1 = kappa grad u */
+  double kw = 0, r[NB];
+#pragma unroll
+  for (int i = 0; i < NB; i++) r[i] = 0;
+  for (int q = 0; q < T.nq; q++) {
+    double kq = 0;
+#pragma unroll
+    for (int i = 0; i < NB; i++) kq += T.phi[q][i] * kap[i];
+    kw += T.w[q] * kq;
+#pragma unroll
+    for (int i = 0; i < NB; i++) r[i] -= T.w[q] * T.phi[q][i] * f;
+  }
+#pragma unroll
+  for (int i = 0; i < NB; i++) {
+    double s = 0;
+#pragma unroll
+    for (int d = 0; d < DIM; d++) s += T.gref[i][d] * Gg[d];
+    out[(size_t)i * n + c] = kw * s + adet * r[i];
+  }
+}
+
+/* Verification only: element vectors (SoA) added into the global vector. */
+template <int DIM>
+__global__ void paper_scatter_kernel(kparams P, int n, const double *__restrict__ ev, double *__restrict__ F) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= n) return;
+  for (int i = 0; i < DIM + 1; i++) atomicAdd(F + P.cell_dofs[(size_t)c * (DIM + 1) + i], ev[(size_t)i * n + c]);
+}
+
+/* Colour-sorted copies: dst[k * w + j] = src[list[k] * w + j]. */
+template <typename T>
+__global__ void permute_kernel(int n, int w, const int *__restrict__ list, const T *__restrict__ src,
+                               T *__restrict__ dst) {
+  const int64_t total = (int64_t)n * w;
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t k = t / w, j = t - k * w;
+    dst[t] = src[(int64_t)list[k] * w + j];
+  }
+}
+
 /* ----------------------------------------------------------- host side */
 
 typedef struct {
@@ -451,6 +942,20 @@ typedef struct {
   /* launch shapes */
   int res_batch, res_threads, mat_batch, mat_threads, bpc;
   int sm_count;
+  /* matrix rule (form->matrix_quadrature, lower degree) */
+  kparams Pm;
+  double *d_mbasis, *d_mbgrad, *d_mw;
+  /* P1 one-thread-per-cell kernels (NULL where not applicable) */
+  int variant; /* 0: P1 kernels where available, 1: thread transposition only */
+  p1tab T, Tm;
+  cview Vo, Vc; /* mesh order, colour-sorted */
+  int *d_pcells, *d_psdofs, *d_pcdofs, *d_pslots;
+  double *d_pcaux[FEINT_CUDA_MAX_AUX];
+  int *d_nptr, *d_nent; /* scalar dof -> (cell * 4 + local vertex), cells increasing */
+  void (*p1res)(kparams, p1tab, cview, int, int, int, int, const double *, double *);
+  void (*p1resg)(kparams, p1tab, cview, int, const int *, const int *, int, const double *, double *);
+  void (*p1mat)(kparams, p1tab, cview, int, int, int, double *);
+  void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, double *);
   cudaEvent_t ev0, ev1;
   float last_ms;
 } cuda_data;
@@ -462,9 +967,13 @@ static void cuda_destroy(feint_backend *b) {
     void *ptrs[] = {d->d_x,     d->d_y,     d->d_z,     d->d_basis, d->d_bgrad,       d->d_w,    d->d_cells,
                     d->d_cdofs, d->d_sdofs, d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
                     d->d_vals,  d->d_buf,   d->d_color_cells,         d->d_vptr,      d->d_vent, d->d_mptr,
-                    d->d_ment};
+                    d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_pcells, d->d_psdofs, d->d_pcdofs,
+                    d->d_pslots, d->d_nptr, d->d_nent};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
-    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) cudaFree(d->d_aux[k]);
+    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) {
+      cudaFree(d->d_aux[k]);
+      cudaFree(d->d_pcaux[k]);
+    }
     if (d->ev0) cudaEventDestroy(d->ev0);
     if (d->ev1) cudaEventDestroy(d->ev1);
     cudaGetLastError();
@@ -601,6 +1110,132 @@ static mat_kernel_t pick_matrix(int dim, int nc) {
   return nc == 1 ? matrix_kernel<3, 1> : nc == 2 ? matrix_kernel<3, 2> : matrix_kernel<3, 3>;
 }
 
+/* P1 kernels for (dim, nc, physics), where instantiated. */
+template <int DIM, int NC, int PHYS>
+static void set_p1(cuda_data *d) {
+  d->p1res = p1_residual_kernel<DIM, NC, PHYS>;
+  d->p1resg = p1_residual_gather_kernel<DIM, NC, PHYS>;
+  if (p1_matrix_fast<PHYS>()) {
+    d->p1mat = p1_matrix_kernel<DIM, NC, PHYS>;
+    d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS>;
+  }
+}
+
+template <int DIM>
+static void pick_p1_dim(cuda_data *d, int nc, int phys) {
+  if (phys == FEINT_PW_ELASTICITY) {
+    if (nc == DIM) set_p1<DIM, DIM, FEINT_PW_ELASTICITY>(d);
+    return;
+  }
+  if (nc != 1) return;
+  switch (phys) {
+    case FEINT_PW_POISSON: set_p1<DIM, 1, FEINT_PW_POISSON>(d); break;
+    case FEINT_PW_MASS: set_p1<DIM, 1, FEINT_PW_MASS>(d); break;
+    case FEINT_PW_HELMHOLTZ: set_p1<DIM, 1, FEINT_PW_HELMHOLTZ>(d); break;
+    case FEINT_PW_ADVECTION: set_p1<DIM, 1, FEINT_PW_ADVECTION>(d); break;
+    case FEINT_PW_DIFFUSION: set_p1<DIM, 1, FEINT_PW_DIFFUSION>(d); break;
+    default: break;
+  }
+}
+
+static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
+  memset(T, 0, sizeof *T);
+  if (nq > FEINT_P1_MAXQ || nb != dim + 1) return 0;
+  T->nq = nq;
+  for (int q = 0; q < nq; q++) {
+    T->w[q] = w[q];
+    for (int i = 0; i < nb; i++) {
+      T->phi[q][i] = basis[q * nb + i];
+      T->wphi[i] += w[q] * basis[q * nb + i];
+    }
+  }
+  for (int i = 0; i < nb; i++)
+    for (int e = 0; e < dim; e++) T->gref[i][e] = bgrad[i * dim + e];
+  return 1;
+}
+
+/* Scalar dof -> (cell * 4 + local vertex), in increasing cell order (P1). */
+static int build_node_map(const feint_space *s, cuda_data *d) {
+  const int64_t nc = s->mesh->n_cells, nsd = s->n_scalar_dofs;
+  const int nb = s->nb;
+  const char *phase = "dof-to-cell map (P1 gather)";
+  if (nc * 4 > INT32_MAX || nc * nb > INT32_MAX)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%s: too many cells for 32-bit indices", phase);
+  int *ptr = NULL, *ent = NULL, *fill = NULL;
+  int status = FEINT_OK;
+  if ((status = feint_calloc((size_t)nsd + 1, sizeof *ptr, &ptr, phase)) ||
+      (status = feint_malloc((size_t)(nc * nb) + 1, sizeof *ent, &ent, phase)) ||
+      (status = feint_calloc((size_t)nsd + 1, sizeof *fill, &fill, phase)))
+    goto done;
+  for (int64_t e = 0; e < nc * nb; e++) ptr[s->scalar_cell_dofs[e] + 1]++;
+  for (int64_t r = 0; r < nsd; r++) ptr[r + 1] += ptr[r];
+  for (int64_t c = 0; c < nc; c++)
+    for (int a = 0; a < nb; a++) {
+      const int64_t r = s->scalar_cell_dofs[c * nb + a];
+      ent[ptr[r] + fill[r]++] = (int)(c * 4 + a);
+    }
+  if ((status = upload(&d->d_nptr, ptr, (size_t)nsd + 1, phase)) ||
+      (status = upload(&d->d_nent, ent, (size_t)(nc * nb), phase)))
+    goto done;
+done:
+  free(ptr);
+  free(ent);
+  free(fill);
+  return status;
+}
+
+template <typename T>
+static int permuted(T **dst, const T *src, int w, const cuda_data *d, int64_t n, const char *phase) {
+  FEINT_CALL(dev_alloc((void **)dst, sizeof(T) * (size_t)(n * w), phase));
+  permute_kernel<T><<<4096, 256>>>((int)n, w, d->d_color_cells, src, *dst);
+  CUDA_LAUNCHED(phase);
+  return FEINT_OK;
+}
+
+/* Colour-sorted copies of what the P1 kernels read per cell, so that each
+ * colour reads a contiguous range. */
+static int build_color_views(const feint_problem *p, cuda_data *d) {
+  const kparams &P = d->P;
+  const int64_t n = P.n_cells;
+  const char *phase = "colour-sorted cell data";
+  d->Vc = d->Vo;
+  FEINT_CALL(permuted(&d->d_pcells, P.cells, P.nv, d, n, phase));
+  d->Vc.cells = d->d_pcells;
+  if (!P.sd_cells) {
+    FEINT_CALL(permuted(&d->d_psdofs, P.sdofs, P.nb, d, n, phase));
+    d->Vc.sdofs = d->d_psdofs;
+  }
+  if (!P.interleaved) {
+    FEINT_CALL(permuted(&d->d_pcdofs, P.cell_dofs, P.nbc, d, n, phase));
+    d->Vc.cdofs = d->d_pcdofs;
+  }
+  if (p->plan && d->p1mat) {
+    FEINT_CALL(permuted(&d->d_pslots, P.slots, P.nbc * P.nbc, d, n, phase));
+    d->Vc.slots = d->d_pslots;
+  }
+  for (int k = 0; k < P.n_aux; k++)
+    if (P.aux_kind[k] == FEINT_FIELD_CELL) {
+      FEINT_CALL(permuted(&d->d_pcaux[k], P.aux_vals[k], 1, d, n, phase));
+      d->Vc.caux[k] = d->d_pcaux[k];
+    }
+  return FEINT_OK;
+}
+
+static unsigned blocks_of(int64_t n) { return (unsigned)((n + 255) / 256 > 0 ? (n + 255) / 256 : 1); }
+
+/* The thread-transposition gather's inverse maps, built on first use. */
+static int ensure_generic_gather(const feint_problem *p, cuda_data *d, int matrix) {
+  const feint_space *s = p->space;
+  const int64_t nc = s->mesh->n_cells;
+  if (!matrix && !d->d_vptr)
+    FEINT_CALL(build_inverse(s->cell_dofs, NULL, nc * s->nbc, s->n_dofs, &d->d_vptr, &d->d_vent,
+                             "dof-to-cell map for the gather assembly"));
+  if (matrix && p->plan && !d->d_mptr)
+    FEINT_CALL(build_inverse(NULL, p->plan->slots, nc * s->nbc * s->nbc, p->plan->nnz, &d->d_mptr, &d->d_ment,
+                             "nonzero-to-cell map for the gather assembly"));
+  return FEINT_OK;
+}
+
 static unsigned grid_for(const cuda_data *d, int64_t n_list, int batch) {
   const int64_t n_batches = (n_list + batch - 1) / batch;
   int64_t g = (n_batches + d->bpc - 1) / d->bpc;
@@ -619,6 +1254,32 @@ static int launch_vector(feint_backend *b, int with_state) {
   res_kernel_t k = pick_residual(P.dim, P.nc);
   const int64_t n_dofs = p->space->n_dofs;
   const char *phase = with_state ? "residual kernel" : "rhs kernel";
+  if (d->p1res && !d->variant) {
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
+    CUDA_CALL(phase, cudaEventRecord(d->ev0));
+    if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
+      d->p1res<<<blocks_of(P.n_cells), 256>>>(P, d->T, d->Vo, 0, (int)P.n_cells, OUT_ATOMIC, with_state, d->d_u,
+                                             d->d_F);
+      CUDA_LAUNCHED(phase);
+    } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
+      for (int col = 0; col < d->n_colors; col++) {
+        const int64_t n = d->color_ptr[col + 1] - d->color_ptr[col];
+        d->p1res<<<blocks_of(n), 256>>>(P, d->T, d->Vc, (int)d->color_ptr[col], (int)n, OUT_PLAIN, with_state,
+                                        d->d_u, d->d_F);
+        CUDA_LAUNCHED(phase);
+      }
+    } else {
+      const int64_t nsd = p->space->n_scalar_dofs;
+      d->p1resg<<<blocks_of(nsd), 256>>>(P, d->T, d->Vo, (int)nsd, d->d_nptr, d->d_nent, with_state, d->d_u,
+                                         d->d_F);
+      CUDA_LAUNCHED(phase);
+    }
+    CUDA_CALL(phase, cudaEventRecord(d->ev1));
+    CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
+    CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
+    return FEINT_OK;
+  }
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) FEINT_CALL(ensure_generic_gather(p, d, 0));
   if (shmem > FEINT_CUDA_SHMEM)
     CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
   CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
@@ -682,11 +1343,21 @@ static int mat_attr(mat_kernel_t k, size_t shmem, const char *phase) {
 
 static int cuda_element_matrices(feint_backend *b, double *Ke) {
   cuda_data *d = (cuda_data *)b->data;
-  kparams P = d->P;
+  kparams P = d->Pm;
   P.batch = d->mat_batch;
   const size_t bytes = sizeof(double) * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc;
   CUDA_CALL("element matrices: set device", cudaSetDevice(d->device));
   FEINT_CALL(ensure_buffer(d, bytes, "element matrix buffer"));
+  if (d->p1mat && !d->variant) {
+    CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev0));
+    d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_BUFFER, d->d_buf);
+    CUDA_LAUNCHED("element matrices kernel");
+    CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev1));
+    CUDA_CALL("element matrices kernel", cudaEventSynchronize(d->ev1));
+    CUDA_CALL("element matrices kernel", cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
+    CUDA_CALL("element matrices: copy from the GPU", cudaMemcpy(Ke, d->d_buf, bytes, cudaMemcpyDeviceToHost));
+    return FEINT_OK;
+  }
   FEINT_CALL(mat_attr(pick_matrix(P.dim, P.nc), mat_shmem(P), "element matrices kernel"));
   CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev0));
   pick_matrix(P.dim, P.nc)<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, mat_shmem(P)>>>(
@@ -703,14 +1374,39 @@ static int cuda_assemble_matrix(feint_backend *b, double *values) {
   cuda_data *d = (cuda_data *)b->data;
   const feint_problem *p = b->problem;
   if (!p->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
-  kparams P = d->P;
+  kparams P = d->Pm;
   P.batch = d->mat_batch;
   const int64_t nnz = p->plan->nnz;
   const size_t shmem = mat_shmem(P);
   mat_kernel_t k = pick_matrix(P.dim, P.nc);
   const char *phase = "matrix assembly kernel";
   CUDA_CALL("matrix assembly: set device", cudaSetDevice(d->device));
+  if (d->p1mat && !d->variant) {
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, sizeof(double) * (size_t)nnz));
+    CUDA_CALL(phase, cudaEventRecord(d->ev0));
+    if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
+      d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_ATOMIC, d->d_vals);
+      CUDA_LAUNCHED(phase);
+    } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
+      for (int col = 0; col < d->n_colors; col++) {
+        const int64_t n = d->color_ptr[col + 1] - d->color_ptr[col];
+        d->p1mat<<<blocks_of(n), 256>>>(P, d->Tm, d->Vc, (int)d->color_ptr[col], (int)n, OUT_PLAIN, d->d_vals);
+        CUDA_LAUNCHED(phase);
+      }
+    } else {
+      const int64_t nsd = p->space->n_scalar_dofs;
+      d->p1matg<<<blocks_of(nsd), 256>>>(P, d->Tm, d->Vo, (int)nsd, d->d_nptr, d->d_nent, d->d_vals);
+      CUDA_LAUNCHED(phase);
+    }
+    CUDA_CALL(phase, cudaEventRecord(d->ev1));
+    CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
+    CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
+    CUDA_CALL("matrix assembly: copy from the GPU",
+              cudaMemcpy(values, d->d_vals, sizeof(double) * (size_t)nnz, cudaMemcpyDeviceToHost));
+    return FEINT_OK;
+  }
   FEINT_CALL(mat_attr(k, shmem, phase));
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) FEINT_CALL(ensure_generic_gather(p, d, 1));
   if (p->strategy == FEINT_ASSEMBLY_GATHER)
     FEINT_CALL(ensure_buffer(d, sizeof(double) * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc,
                              "element matrix buffer (gather assembly)"));
@@ -844,6 +1540,50 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     FEINT_CALL(dev_alloc((void **)&d->d_vals, sizeof(double) * (size_t)pl->nnz, "allocation of the CSR values"));
     P.slots = d->d_slots;
   }
+  d->Pm.slots = P.slots;
+  d->Vo.slots = P.slots;
+  /* layout flags: P1 scalar dofs are often the vertices themselves, and
+   * vector dofs interleaved; then the kernels read the vertex list only */
+  {
+    int sdc = s->nb == m->nv, il = 1;
+    for (int64_t k = 0; sdc && k < nc * s->nb; k++) sdc = s->scalar_cell_dofs[k] == m->cells[k];
+    for (int64_t c = 0; il && c < nc; c++)
+      for (int i = 0; i < s->nb && il; i++)
+        for (int cc = 0; cc < s->components; cc++)
+          il &= s->cell_dofs[c * s->nbc + i * s->components + cc] ==
+                s->components * s->scalar_cell_dofs[c * s->nb + i] + cc;
+    P.sd_cells = sdc;
+    P.interleaved = il;
+  }
+  /* the matrix rule (lower degree than the vectors' where the form says so) */
+  d->Pm = P;
+  if (f->matrix_quadrature) {
+    const int mq = f->matrix_quadrature->n;
+    FEINT_CALL(upload(&d->d_mbasis, f->matrix_basis, (size_t)(mq * P.nb), uf));
+    FEINT_CALL(upload(&d->d_mbgrad, f->matrix_basis_grad, (size_t)(mq * P.nb * P.dim), uf));
+    FEINT_CALL(upload(&d->d_mw, f->matrix_quadrature->weights, (size_t)mq, uf));
+    d->Pm.nq = mq;
+    d->Pm.basis = d->d_mbasis;
+    d->Pm.basis_grad = d->d_mbgrad;
+    d->Pm.weights = d->d_mw;
+  }
+  /* P1 one-thread-per-cell kernels */
+  if (s->nb == P.dim + 1 && P.nv == P.dim + 1 && (P.dim != 3 || P.nv == 4) &&
+      fill_p1tab(&d->T, P.nq, P.nb, P.dim, f->quadrature->weights, f->basis, f->basis_grad) &&
+      fill_p1tab(&d->Tm, d->Pm.nq, P.nb, P.dim, f->matrix_quadrature ? f->matrix_quadrature->weights : f->quadrature->weights,
+                 f->matrix_quadrature ? f->matrix_basis : f->basis,
+                 f->matrix_quadrature ? f->matrix_basis_grad : f->basis_grad) &&
+      f->n_aux == p1_naux(P.physics, P.dim, P.nc) && nc * 4 < INT32_MAX && nc * P.nbc * P.nbc < INT32_MAX) {
+    if (P.dim == 2)
+      pick_p1_dim<2>(d, P.nc, P.physics);
+    else
+      pick_p1_dim<3>(d, P.nc, P.physics);
+  }
+  d->Vo.cells = P.cells;
+  d->Vo.sdofs = P.sdofs;
+  d->Vo.cdofs = P.cell_dofs;
+  d->Vo.slots = P.slots;
+  for (int k = 0; k < f->n_aux; k++) d->Vo.caux[k] = P.aux_vals[k];
   /* matrix coefficient block per (cell, q) */
   P.gq = ((P.terms & 1) ? P.nc * P.nc : 0) + ((P.terms & 2) ? P.nc * P.nc * P.dim : 0) +
          ((P.terms & 8) ? P.nc * P.nc * P.dim * P.dim : 0);
@@ -851,10 +1591,12 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   d->bpc = p->batches_per_chunk > 0 ? p->batches_per_chunk : 4;
   const long optin = (long)prop.sharedMemPerBlockOptin;
   d->res_batch = choose_batch(P, res_cell_size(P), p->blocks_per_batch, 128, optin);
-  d->mat_batch = choose_batch(P, mat_cell_size(P), p->blocks_per_batch, 64, optin);
+  d->Pm.gq = P.gq;
+  d->mat_batch = choose_batch(d->Pm, mat_cell_size(d->Pm), p->blocks_per_batch, 64, optin);
   d->res_threads = 128;
   d->mat_threads = 256;
-  if ((long)(tables_size(P) + res_cell_size(P)) * 8 > optin || (long)(tables_size(P) + mat_cell_size(P)) * 8 > optin)
+  if ((long)(tables_size(P) + res_cell_size(P)) * 8 > optin ||
+      (long)(tables_size(d->Pm) + mat_cell_size(d->Pm)) * 8 > optin)
     return feint_error_set(FEINT_ERR_INPUT,
                            "element too large for the CUDA kernels' shared memory (%d basis functions, %d "
                            "quadrature points)",
@@ -862,12 +1604,10 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   /* strategy structures */
   if (p->strategy == FEINT_ASSEMBLY_COLORED) {
     FEINT_CALL(build_coloring(p, d));
+    if (d->p1res) FEINT_CALL(build_color_views(p, d));
   } else if (p->strategy == FEINT_ASSEMBLY_GATHER) {
-    FEINT_CALL(build_inverse(s->cell_dofs, NULL, nc * s->nbc, s->n_dofs, &d->d_vptr, &d->d_vent,
-                             "dof-to-cell map for the gather assembly"));
-    if (p->plan)
-      FEINT_CALL(build_inverse(NULL, p->plan->slots, nc * s->nbc * s->nbc, p->plan->nnz, &d->d_mptr, &d->d_ment,
-                               "nonzero-to-cell map for the gather assembly"));
+    /* the thread-transposition path's maps are built on first use */
+    if (d->p1res) FEINT_CALL(build_node_map(s, d));
   }
   CUDA_CALL("upload", cudaDeviceSynchronize());
   return FEINT_OK;
@@ -910,7 +1650,99 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->residual_batch = d->res_batch;
   st->matrix_batch = d->mat_batch;
   st->batches_per_chunk = d->bpc;
+  st->p1_residual = d->p1res && !d->variant;
+  st->p1_matrix = d->p1mat && !d->variant;
   return FEINT_OK;
+}
+
+extern "C" int feint_cuda_set_variant(feint_backend *b, int variant) {
+  if (!b || !b->name || strcmp(b->name, "cuda")) return feint_error_set(FEINT_ERR_INPUT, "not a cuda backend");
+  cuda_data *d = (cuda_data *)b->data;
+  if (variant == 0 && d->p1res && b->problem->strategy == FEINT_ASSEMBLY_COLORED && !d->d_pcells)
+    FEINT_CALL(build_color_views(b->problem, d));
+  if (variant == 0 && d->p1res && b->problem->strategy == FEINT_ASSEMBLY_GATHER && !d->d_nptr)
+    FEINT_CALL(build_node_map(b->problem->space, d));
+  d->variant = variant;
+  return FEINT_OK;
+}
+
+static int cmp_float(const void *a, const void *b) {
+  const float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* The paper's kernel on pre-gathered per-cell arrays (P1 Poisson, constant
+ * source): builds the arrays on the GPU from u (timed: prep_ms), runs the
+ * kernel `reps` times (median: kernel_ms), then, for checking only, adds
+ * the element vectors into F (atomics, untimed) and copies F back. */
+extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int reps,
+                                         feint_cuda_paper_stats *st) {
+  memset(st, 0, sizeof *st);
+  if (!b || !b->name || strcmp(b->name, "cuda")) return feint_error_set(FEINT_ERR_INPUT, "not a cuda backend");
+  cuda_data *d = (cuda_data *)b->data;
+  const feint_problem *p = b->problem;
+  const kparams &P = d->P;
+  if (P.physics != FEINT_PW_POISSON || P.nc != 1 || !d->p1res || p->form->aux[1].kind != FEINT_FIELD_CONSTANT)
+    return feint_error_set(FEINT_ERR_INPUT, "the paper kernel needs P1 Poisson with a constant source");
+  const int n = (int)P.n_cells, dim = P.dim, nb = dim + 1;
+  const int in_w = dim == 3 ? paper_layout<3>::IN : paper_layout<2>::IN;
+  const char *phase = "paper kernel";
+  double *in = NULL, *ev = NULL;
+  CUDA_CALL(phase, cudaSetDevice(d->device));
+  FEINT_CALL(dev_alloc((void **)&in, sizeof(double) * (size_t)n * in_w, phase));
+  int status = dev_alloc((void **)&ev, sizeof(double) * (size_t)n * nb, phase);
+  float t[64];
+  if (reps > 64) reps = 64;
+  if (reps < 1) reps = 1;
+  if (status) goto done;
+#define PAPER_TRY(call)                                   \
+  do {                                                    \
+    cudaError_t e_ = (call);                              \
+    if (e_ != cudaSuccess) {                              \
+      status = cuda_fail(e_, phase);                      \
+      goto done;                                          \
+    }                                                     \
+  } while (0)
+  PAPER_TRY(cudaMemcpy(d->d_u, u, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyHostToDevice));
+  for (int r = 0; r < 2; r++) { /* first: warm-up */
+    PAPER_TRY(cudaEventRecord(d->ev0));
+    if (dim == 3)
+      paper_prep_kernel<3><<<blocks_of(n), 256>>>(P, d->T, n, d->d_u, in);
+    else
+      paper_prep_kernel<2><<<blocks_of(n), 256>>>(P, d->T, n, d->d_u, in);
+    PAPER_TRY(cudaGetLastError());
+    PAPER_TRY(cudaEventRecord(d->ev1));
+    PAPER_TRY(cudaEventSynchronize(d->ev1));
+    PAPER_TRY(cudaEventElapsedTime(&t[0], d->ev0, d->ev1));
+  }
+  st->prep_ms = t[0];
+  for (int r = 0; r <= reps; r++) {
+    PAPER_TRY(cudaEventRecord(d->ev0));
+    if (dim == 3)
+      paper_kernel<3><<<blocks_of(n), 256>>>(d->T, n, p->form->aux[1].constant, in, ev);
+    else
+      paper_kernel<2><<<blocks_of(n), 256>>>(d->T, n, p->form->aux[1].constant, in, ev);
+    PAPER_TRY(cudaGetLastError());
+    PAPER_TRY(cudaEventRecord(d->ev1));
+    PAPER_TRY(cudaEventSynchronize(d->ev1));
+    PAPER_TRY(cudaEventElapsedTime(&t[r > 0 ? r - 1 : 0], d->ev0, d->ev1));
+  }
+  qsort(t, (size_t)reps, sizeof(float), cmp_float);
+  st->kernel_ms = t[reps / 2];
+  st->kernel_bytes = 8.0 * (double)n * (in_w + nb);
+  st->prep_bytes = 8.0 * (double)n * in_w;
+  PAPER_TRY(cudaMemset(d->d_F, 0, sizeof(double) * (size_t)p->space->n_dofs));
+  if (dim == 3)
+    paper_scatter_kernel<3><<<blocks_of(n), 256>>>(P, n, ev, d->d_F);
+  else
+    paper_scatter_kernel<2><<<blocks_of(n), 256>>>(P, n, ev, d->d_F);
+  PAPER_TRY(cudaGetLastError());
+  PAPER_TRY(cudaMemcpy(F, d->d_F, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyDeviceToHost));
+#undef PAPER_TRY
+done:
+  cudaFree(in);
+  cudaFree(ev);
+  return status;
 }
 
 __global__ void copy_kernel(int64_t n, const double2 *__restrict__ a, double2 *__restrict__ b) {

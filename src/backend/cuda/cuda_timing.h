@@ -18,7 +18,24 @@ typedef struct {
   int residual_batch;     /* cells per batch of the residual kernel */
   int matrix_batch;       /* cells per batch of the matrix kernel */
   int batches_per_chunk;
+  int p1_residual;        /* 1: vectors by the P1 one-thread-per-cell kernels, 0: thread transposition */
+  int p1_matrix;          /* 1: matrices by the P1 one-thread-per-cell kernels */
 } feint_cuda_stats;
+
+typedef struct {
+  double prep_ms;      /* building the pre-gathered per-cell arrays on the GPU */
+  double kernel_ms;    /* the kernel on them (median) */
+  double kernel_bytes; /* bytes the kernel must move (arrays in + element vectors out) */
+  double prep_bytes;   /* bytes the pre-gathered arrays occupy */
+} feint_cuda_paper_stats;
+
+/* 0: P1 one-thread-per-cell kernels where available (default);
+ * 1: the thread-transposition kernels only. */
+int feint_cuda_set_variant(feint_backend *b, int variant);
+
+/* The paper's kernel on pre-gathered per-cell data (P1 Poisson with a
+ * constant source); F receives the assembled residual, for checking. */
+int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int reps, feint_cuda_paper_stats *st);
 
 int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st);
 

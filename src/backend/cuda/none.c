@@ -27,3 +27,18 @@ int feint_cuda_copy_bandwidth(int device_index, size_t bytes, int reps, double *
   *gbs = 0;
   return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
 }
+
+int feint_cuda_set_variant(feint_backend *b, int variant) {
+  (void)b;
+  (void)variant;
+  return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
+}
+
+int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int reps, feint_cuda_paper_stats *st) {
+  (void)b;
+  (void)u;
+  (void)F;
+  (void)reps;
+  memset(st, 0, sizeof *st);
+  return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
+}

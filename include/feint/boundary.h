@@ -1,0 +1,97 @@
+/* feint boundary conditions: the case's `boundary:` entries on a space.
+ *
+ * Applied on the host to what a backend computed (matrix values, load
+ * vector, residual), so every backend gets them alike.
+ *
+ * Groups: each entry names a physical group of dimension dim-1 (curves in
+ * 2D, surfaces in 3D); a group of another dimension or an unknown name is
+ * an input error. Only facets made of vertices and edges of region cells
+ * count (facets of the group outside the region are skipped; a group with
+ * none is an error).
+ *
+ * Dirichlet (`dirichlet: VALUE` or `[V0, V1, V2]`): constrains every dof
+ * of the group's facets (vertex dofs, and for order > 1 the dofs of the
+ * facet's edges; feint_space_facet_dofs). A single value applies to every
+ * component of a vector space, a list gives one value per component and a
+ * null item leaves that component free. Values (numbers, expressions in
+ * x y z, or node datasets) are evaluated at the dof coordinates. Where
+ * groups overlap (corners, shared edges) the later entry of the list wins;
+ * a null item never frees a dof an earlier entry constrained.
+ *
+ * Elimination (assembly.dirichlet):
+ *   rows      (default) each constrained row i of the matrix becomes the
+ *             unit row: A_ii = 1, A_ij = 0 (j != i), and b_i = g_i.
+ *   symmetric also the constrained columns of the free rows are zeroed and
+ *             their contribution lifted to the load: b_i -= A_ij g_j for
+ *             free i, constrained j (with the unmodified A), so a symmetric
+ *             (positive definite) matrix stays so. Both give the same
+ *             solution.
+ * The CSR pattern is kept: zeroed entries stay as explicit zeros, so
+ * matrices with and without conditions share one pattern. Element matrices
+ * are written unmodified. The residual is F_i = u_i - g_i on constrained
+ * rows (F = A u - b elsewhere, b including the Neumann load).
+ *
+ * Neumann (`neumann: VALUE` or a list per component, null = 0): the load
+ * gets b_i += integral over the group's facets of h phi_i, by Gauss
+ * quadrature on each facet (a segment in 2D, a triangle in 3D) with the
+ * facet's own Lagrange element of the space's order; h is interpolated in
+ * that element at the facet's dofs (constants stay exact), and the rule has
+ * degree order + (order if h varies), exact for that integrand on affine
+ * facets. A single value applies to every component of a vector space.
+ *
+ * Robin terms are not supported yet. */
+#ifndef FEINT_BOUNDARY_H
+#define FEINT_BOUNDARY_H
+
+#include <stdint.h>
+
+#include "feint/case.h"
+#include "feint/h5.h"
+#include "feint/space.h"
+
+typedef struct {
+  const feint_space *space;   /* not owned */
+  feint_dirichlet_mode mode;
+  int64_t n_dirichlet;        /* constrained dofs */
+  int64_t *dirichlet_dofs;    /* n_dirichlet, sorted */
+  double *dirichlet_values;   /* n_dirichlet */
+  unsigned char *constrained; /* n_dofs: 1 on constrained dofs */
+  double *g;                  /* n_dofs: the prescribed value on constrained dofs, 0 elsewhere */
+  double *neumann;            /* n_dofs: the Neumann load; NULL when no entry has one */
+  int64_t n_neumann_facets;   /* facets integrated */
+} feint_boundary_conditions;
+
+/* Build the conditions of case `c` on `space` (c->boundary, c->dirichlet).
+ * Errors (FEINT_ERR_INPUT, naming the entry's file:line:column): unknown
+ * group (listing the boundary groups), group of the wrong dimension, group
+ * with no facet on the region, a value list whose length is neither 1 nor
+ * the number of components, a cell dataset, a bad expression. */
+int feint_boundary_create(const feint_case *c, const feint_space *space, feint_boundary_conditions **out);
+void feint_boundary_destroy(feint_boundary_conditions *bc);
+
+/* 1 when apply_rhs needs the assembled (unmodified) matrix values: the
+ * symmetric mode with constrained dofs. */
+int feint_boundary_rhs_needs_matrix(const feint_boundary_conditions *bc);
+
+/* F(u) from a backend -> with the conditions (see above). */
+void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const double *u, double *F);
+
+/* Load vector from a backend -> with the conditions: adds the Neumann
+ * load, lifts (symmetric mode: needs the CSR pattern and the matrix values
+ * before apply_matrix; NULL otherwise allowed) and sets b_i = g_i on
+ * constrained rows. */
+int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t *indptr,
+                             const int32_t *indices, const double *values, double *b);
+
+/* CSR values (pattern indptr, indices; n_dofs rows) -> eliminated rows
+ * (and columns in the symmetric mode), in place. FEINT_ERR_COMPUTE if a
+ * constrained row has no diagonal entry in the pattern. */
+int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64_t *indptr,
+                                const int32_t *indices, double *values);
+
+/* <prefix>boundary/dirichlet_dofs (int64, sorted) and
+ * <prefix>boundary/dirichlet_values (float64), also when empty; prefix ""
+ * (or NULL) for the root, "member_0003/" for a sweep member's group. */
+int feint_boundary_write(const feint_boundary_conditions *bc, feint_output *o, const char *prefix);
+
+#endif

@@ -1,0 +1,358 @@
+/* The symbolic phase of assembly on the GPU (issue 3): the CSR pattern and
+ * slot map of feint_plan_create (src/plan/plan.c), built on the current
+ * CUDA device with CUB and copied back, bit for bit the same plan.
+ *
+ * On the scalar dof map (nb dofs per cell, E = cells x nb^2 entries):
+ * 1. keys: entry e = (c, i, j) -> key (dof_i << bits) | dof_j, value e
+ *    (bits = the bits of the largest scalar dof);
+ * 2. radix sort of (key, e) over the 2 * bits significant key bits: entries
+ *    now run in CSR order (row, then column);
+ * 3. head flags (key differs from its predecessor), inclusive scan: the
+ *    rank of each sorted entry minus one is its CSR position;
+ * 4. scatter: slot[e] = position; at heads, column[position] = dof_j and
+ *    one more entry in row dof_i; a scan of the row counts gives indptr;
+ * 5. nc > 1 components (dof = s * nc + k, local dof i * nc + k): expand
+ *    indptr, columns and slots as plan.c does (each scalar nonzero is an
+ *    nc x nc block; row s*nc + k starts at nc^2 b + k nc len).
+ * Device time of the symbolic phase (steps 1-5, CUDA events) is reported
+ * apart from the host-to-device copy of the cell dof map and the copy of
+ * the plan back (feint_plan_cuda_stats). Buffers are allocated outside the
+ * timed windows. */
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+extern "C" {
+#include "feint/backend.h"
+#include "feint/error.h"
+#include "feint/plan.h"
+}
+
+namespace {
+
+struct dev_pool {
+  void *ptr[24];
+  size_t bytes[24];
+  int n;
+  size_t cur, peak;
+};
+
+int sym_fail(cudaError_t e, const char *phase) {
+  cudaGetLastError();
+  return feint_error_set(FEINT_ERR_COMPUTE, "GPU symbolic phase, %s: %s", phase, cudaGetErrorString(e));
+}
+
+#define SYM_CALL(phase, call)                                                  \
+  do {                                                                         \
+    cudaError_t sym_e_ = (call);                                               \
+    if (sym_e_ != cudaSuccess) return sym_fail(sym_e_, phase);                 \
+  } while (0)
+
+int pool_alloc(dev_pool *m, void *out, size_t bytes, const char *phase) {
+  void *p = NULL;
+  *(void **)out = NULL;
+  if (m->n == (int)(sizeof m->ptr / sizeof m->ptr[0]))
+    return feint_error_set(FEINT_ERR_COMPUTE, "GPU symbolic phase: too many buffers");
+  cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    return feint_error_set(FEINT_ERR_COMPUTE,
+                           "GPU symbolic phase, %s: out of GPU memory allocating %zu bytes (%zu of %zu bytes free)",
+                           phase, bytes, free_b, total_b);
+  }
+  if (e != cudaSuccess) return sym_fail(e, phase);
+  m->ptr[m->n] = p;
+  m->bytes[m->n++] = bytes;
+  m->cur += bytes;
+  if (m->cur > m->peak) m->peak = m->cur;
+  *(void **)out = p;
+  return FEINT_OK;
+}
+
+void pool_free_all(dev_pool *m) {
+  for (int k = 0; k < m->n; k++) cudaFree(m->ptr[k]);
+  m->n = 0;
+  m->cur = 0;
+}
+
+double wall_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
+}
+
+unsigned grid_for(int64_t n, int threads) {
+  int64_t b = (n + threads - 1) / threads;
+  if (b < 1) b = 1;
+  if (b > (int64_t)1 << 20) b = (int64_t)1 << 20; /* grid-stride loops beyond */
+  return (unsigned)b;
+}
+
+#define GRID_STRIDE(type, var, n)                                                               \
+  for (type var = (type)blockIdx.x * blockDim.x + threadIdx.x; var < (n);                        \
+       var += (type)gridDim.x * blockDim.x)
+
+__global__ void keys_kernel(int E, int nb, int bits, const int64_t *__restrict__ cd,
+                            unsigned long long *__restrict__ keys, int *__restrict__ vals) {
+  const int nb2 = nb * nb;
+  GRID_STRIDE(int64_t, e64, E) {
+    const int e = (int)e64;
+    const int c = e / nb2, rem = e - c * nb2, i = rem / nb, j = rem - i * nb;
+    const unsigned long long di = (unsigned long long)cd[(int64_t)c * nb + i];
+    const unsigned long long dj = (unsigned long long)cd[(int64_t)c * nb + j];
+    keys[e] = (di << bits) | dj;
+    vals[e] = e;
+  }
+}
+
+__global__ void flags_kernel(int E, const unsigned long long *__restrict__ keys, int *__restrict__ flags) {
+  GRID_STRIDE(int64_t, p, E) flags[p] = p == 0 || keys[p] != keys[p - 1];
+}
+
+/* rank (inclusive scan of the flags) -> slot of each entry; at heads the
+ * column and one more entry in the row (counts[row + 1]). */
+__global__ void scatter_kernel(int E, int bits, const unsigned long long *__restrict__ keys,
+                               const int *__restrict__ vals, const int *__restrict__ rank,
+                               int *__restrict__ sslot, int *__restrict__ col, int *__restrict__ row,
+                               int *__restrict__ counts) {
+  const unsigned long long mask = (1ull << bits) - 1;
+  GRID_STRIDE(int64_t, p, E) {
+    const int r = rank[p] - 1;
+    const unsigned long long k = keys[p];
+    sslot[vals[p]] = r;
+    if (p == 0 || k != keys[p - 1]) {
+      const int dr = (int)(k >> bits);
+      col[r] = (int)(k & mask);
+      if (row) row[r] = dr;
+      atomicAdd(counts + dr + 1, 1);
+    }
+  }
+}
+
+__global__ void expand_indptr_kernel(int64_t n, int nc, const int64_t *__restrict__ sindptr,
+                                     int64_t *__restrict__ indptr) {
+  GRID_STRIDE(int64_t, R, n) {
+    const int64_t s = R / nc, k = R - s * nc, b = sindptr[s], len = sindptr[s + 1] - b;
+    indptr[R] = nc * nc * b + k * nc * len;
+    if (R == n - 1) indptr[n] = nc * nc * sindptr[s + 1];
+  }
+}
+
+__global__ void expand_indices_kernel(int snnz, int nc, const int64_t *__restrict__ sindptr,
+                                      const int *__restrict__ col, const int *__restrict__ row,
+                                      int *__restrict__ indices) {
+  GRID_STRIDE(int64_t, p, snnz) {
+    const int s = row[p];
+    const int b = (int)sindptr[s], len = (int)sindptr[s + 1] - b, q = (int)p - b, cl = col[p] * nc;
+    for (int k = 0; k < nc; k++) {
+      int *dst = indices + nc * nc * b + k * nc * len + q * nc;
+      for (int l = 0; l < nc; l++) dst[l] = cl + l;
+    }
+  }
+}
+
+/* one thread per output slot (coalesced writes) */
+__global__ void expand_slots_kernel(int64_t total, int nb, int nc, const int64_t *__restrict__ cd,
+                                    const int64_t *__restrict__ sindptr, const int *__restrict__ sslot,
+                                    int *__restrict__ slots) {
+  const int nbc = nb * nc, nbc2 = nbc * nbc;
+  GRID_STRIDE(int64_t, o, total) {
+    const int64_t c = o / nbc2;
+    const int rem = (int)(o - c * nbc2), I = rem / nbc, J = rem - I * nbc;
+    const int i = I / nc, k = I - i * nc, j = J / nc, l = J - j * nc;
+    const int sp = sslot[(c * nb + i) * nb + j];
+    const int64_t s = cd[c * nb + i];
+    const int b = (int)sindptr[s], len = (int)sindptr[s + 1] - b;
+    slots[o] = nc * nc * b + k * nc * len + (sp - b) * nc + l;
+  }
+}
+
+struct sym_ctx {
+  dev_pool pool;
+  cudaEvent_t ev[8];
+  int n_ev;
+  feint_plan *plan;
+};
+
+int run(const feint_space *s, sym_ctx *x, feint_plan_cuda_stats *st) {
+  const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
+  const int nb = s->nb, nc = s->components, nbc = s->nbc;
+  const int64_t E64 = ncell * nb * nb;
+  if (n >= INT32_MAX)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%lld dofs: more than 2^31 dofs are not supported yet",
+                           (long long)n);
+  if (E64 >= INT32_MAX)
+    return feint_error_set(FEINT_ERR_COMPUTE,
+                           "GPU symbolic phase: %lld cell entries (cells x nb^2): more than 2^31 are not supported yet",
+                           (long long)E64);
+  if (E64 <= 0) return feint_error_set(FEINT_ERR_INPUT, "GPU symbolic phase: the space has no cells");
+  const int E = (int)E64;
+  int bits = 1;
+  while (((int64_t)1 << bits) < ns) bits++;
+  st->entries = E64;
+  st->key_bits = 2 * bits;
+
+  const int n_dev = feint_cuda_device_count();
+  if (n_dev <= 0) return feint_error_set(FEINT_ERR_INPUT, "no CUDA device is visible");
+  int dev = 0;
+  SYM_CALL("device query", cudaGetDevice(&dev));
+  cudaDeviceProp prop;
+  SYM_CALL("device query", cudaGetDeviceProperties(&prop, dev));
+  snprintf(st->device, sizeof st->device, "%.100s (CUDA device %d)", prop.name, dev % 1000);
+  for (; x->n_ev < 8; x->n_ev++) SYM_CALL("event creation", cudaEventCreate(&x->ev[x->n_ev]));
+  cudaEvent_t *ev = x->ev;
+
+  /* buffers (outside the timed windows) */
+  dev_pool *P = &x->pool;
+  int64_t *d_cd = NULL, *d_sindptr = NULL;
+  unsigned long long *d_k0 = NULL, *d_k1 = NULL;
+  int *d_v0 = NULL, *d_v1 = NULL, *d_sslot = NULL, *d_counts = NULL;
+  void *d_tmp = NULL;
+  size_t tmp_sort = 0, tmp_scan = 0, tmp_scan2 = 0;
+  {
+    cub::DoubleBuffer<unsigned long long> kq(d_k0, d_k1);
+    cub::DoubleBuffer<int> vq(d_v0, d_v1);
+    SYM_CALL("radix sort size", cub::DeviceRadixSort::SortPairs(NULL, tmp_sort, kq, vq, E, 0, 2 * bits));
+    SYM_CALL("scan size", cub::DeviceScan::InclusiveSum(NULL, tmp_scan, d_v0, d_v0, E));
+    SYM_CALL("scan size", cub::DeviceScan::InclusiveSum(NULL, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
+  }
+  size_t tmp_bytes = tmp_sort > tmp_scan ? tmp_sort : tmp_scan;
+  if (tmp_scan2 > tmp_bytes) tmp_bytes = tmp_scan2;
+  FEINT_CALL(pool_alloc(P, &d_cd, sizeof(int64_t) * (size_t)(ncell * nb), "cell dof map"));
+  FEINT_CALL(pool_alloc(P, &d_k0, sizeof(unsigned long long) * (size_t)E, "sort keys"));
+  FEINT_CALL(pool_alloc(P, &d_k1, sizeof(unsigned long long) * (size_t)E, "sort keys"));
+  FEINT_CALL(pool_alloc(P, &d_v0, sizeof(int) * (size_t)E, "sort values"));
+  FEINT_CALL(pool_alloc(P, &d_v1, sizeof(int) * (size_t)E, "sort values"));
+  FEINT_CALL(pool_alloc(P, &d_sslot, sizeof(int) * (size_t)E, "scalar slot map"));
+  FEINT_CALL(pool_alloc(P, &d_counts, sizeof(int) * (size_t)(ns + 1), "row counts"));
+  FEINT_CALL(pool_alloc(P, &d_sindptr, sizeof(int64_t) * (size_t)(ns + 1), "row pointers"));
+  FEINT_CALL(pool_alloc(P, &d_tmp, tmp_bytes, "CUB temporary storage"));
+
+  /* upload */
+  SYM_CALL("upload", cudaEventRecord(ev[0]));
+  SYM_CALL("upload of the cell dof map", cudaMemcpy(d_cd, s->scalar_cell_dofs, sizeof(int64_t) * (size_t)(ncell * nb),
+                                                    cudaMemcpyHostToDevice));
+  SYM_CALL("upload", cudaEventRecord(ev[1]));
+
+  /* window 1: keys, sort, ranks, scatter, indptr */
+  const int T = 256;
+  keys_kernel<<<grid_for(E, T), T>>>(E, nb, bits, d_cd, d_k0, d_v0);
+  SYM_CALL("key kernel", cudaGetLastError());
+  cub::DoubleBuffer<unsigned long long> kq(d_k0, d_k1);
+  cub::DoubleBuffer<int> vq(d_v0, d_v1);
+  SYM_CALL("sort", cudaEventRecord(ev[2]));
+  SYM_CALL("radix sort", cub::DeviceRadixSort::SortPairs(d_tmp, tmp_sort, kq, vq, E, 0, 2 * bits));
+  SYM_CALL("sort", cudaEventRecord(ev[3]));
+  const unsigned long long *keys = kq.Current();
+  const int *vals = vq.Current();
+  int *rank = vq.Alternate();
+  /* columns and rows of the unique entries reuse the other key buffer */
+  int *d_col = (int *)kq.Alternate(), *d_row = d_col + E;
+  flags_kernel<<<grid_for(E, T), T>>>(E, keys, d_row); /* flags: d_row is free until the scatter */
+  SYM_CALL("flag kernel", cudaGetLastError());
+  SYM_CALL("rank scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan, d_row, rank, E));
+  SYM_CALL("row counts", cudaMemsetAsync(d_counts, 0, sizeof(int) * (size_t)(ns + 1)));
+  scatter_kernel<<<grid_for(E, T), T>>>(E, bits, keys, vals, rank, d_sslot, d_col, nc > 1 ? d_row : NULL,
+                                        d_counts);
+  SYM_CALL("scatter kernel", cudaGetLastError());
+  SYM_CALL("row pointer scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
+  SYM_CALL("symbolic", cudaEventRecord(ev[4]));
+  int snnz = 0;
+  SYM_CALL("nonzero count", cudaMemcpy(&snnz, rank + E - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  const int64_t nnz = (int64_t)snnz * nc * nc;
+  if (nnz >= INT32_MAX)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%lld nonzeros: more than 2^31 are not supported yet", (long long)nnz);
+
+  /* window 2: expansion by components */
+  int64_t *d_indptr = d_sindptr;
+  int *d_indices = d_col, *d_slots = d_sslot;
+  const int64_t n_slots = ncell * nbc * nbc;
+  if (nc > 1) {
+    FEINT_CALL(pool_alloc(P, &d_indptr, sizeof(int64_t) * (size_t)(n + 1), "row pointers"));
+    FEINT_CALL(pool_alloc(P, &d_indices, sizeof(int) * (size_t)nnz, "column indices"));
+    FEINT_CALL(pool_alloc(P, &d_slots, sizeof(int) * (size_t)n_slots, "slot map"));
+  }
+  SYM_CALL("expansion", cudaEventRecord(ev[5]));
+  if (nc > 1) {
+    expand_indptr_kernel<<<grid_for(n, T), T>>>(n, nc, d_sindptr, d_indptr);
+    SYM_CALL("indptr expansion kernel", cudaGetLastError());
+    expand_indices_kernel<<<grid_for(snnz, T), T>>>(snnz, nc, d_sindptr, d_col, d_row, d_indices);
+    SYM_CALL("column expansion kernel", cudaGetLastError());
+    expand_slots_kernel<<<grid_for(n_slots, T), T>>>(n_slots, nb, nc, d_cd, d_sindptr, d_sslot, d_slots);
+    SYM_CALL("slot expansion kernel", cudaGetLastError());
+  }
+  SYM_CALL("expansion", cudaEventRecord(ev[6]));
+  SYM_CALL("symbolic phase", cudaEventSynchronize(ev[6]));
+
+  /* the host plan */
+  feint_plan *p = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *p, &p, "plan"));
+  x->plan = p;
+  p->n_rows = n;
+  p->nnz = nnz;
+  p->n_cells = ncell;
+  p->nbc = nbc;
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *p->indptr, &p->indptr, "CSR row pointers"));
+  FEINT_CALL(feint_malloc((size_t)nnz, sizeof *p->indices, &p->indices, "CSR column indices"));
+  FEINT_CALL(feint_malloc((size_t)n_slots, sizeof *p->slots, &p->slots, "slot map"));
+  float t_dl0 = 0;
+  cudaEvent_t dl0 = ev[7];
+  SYM_CALL("download", cudaEventRecord(dl0));
+  SYM_CALL("download of the row pointers",
+           cudaMemcpy(p->indptr, d_indptr, sizeof(int64_t) * (size_t)(n + 1), cudaMemcpyDeviceToHost));
+  SYM_CALL("download of the column indices",
+           cudaMemcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
+  SYM_CALL("download of the slot map",
+           cudaMemcpy(p->slots, d_slots, sizeof(int) * (size_t)n_slots, cudaMemcpyDeviceToHost));
+  /* reuse ev[0] as the end of the download */
+  float ms_up = 0, ms_w1 = 0, ms_sort = 0, ms_w2 = 0;
+  SYM_CALL("timing", cudaEventElapsedTime(&ms_up, ev[0], ev[1]));
+  SYM_CALL("timing", cudaEventElapsedTime(&ms_w1, ev[1], ev[4]));
+  SYM_CALL("timing", cudaEventElapsedTime(&ms_sort, ev[2], ev[3]));
+  SYM_CALL("timing", cudaEventElapsedTime(&ms_w2, ev[5], ev[6]));
+  SYM_CALL("download", cudaEventRecord(ev[0]));
+  SYM_CALL("download", cudaEventSynchronize(ev[0]));
+  SYM_CALL("timing", cudaEventElapsedTime(&t_dl0, dl0, ev[0]));
+  st->upload_ms = ms_up;
+  st->symbolic_ms = (double)ms_w1 + ms_w2;
+  st->sort_ms = ms_sort;
+  st->download_ms = t_dl0;
+  st->device_bytes = P->peak;
+  return FEINT_OK;
+}
+
+}  // namespace
+
+extern "C" int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out,
+                                            feint_plan_cuda_stats *stats) {
+  *out = NULL;
+  feint_plan_cuda_stats local;
+  feint_plan_cuda_stats *st = stats ? stats : &local;
+  memset(st, 0, sizeof *st);
+  const double t0 = wall_ms();
+  sym_ctx x;
+  memset(&x, 0, sizeof x);
+  int status = run(space, &x, st);
+  pool_free_all(&x.pool);
+  for (int k = 0; k < x.n_ev; k++) cudaEventDestroy(x.ev[k]);
+  if (status) {
+    feint_plan_destroy(x.plan);
+    return status;
+  }
+  *out = x.plan;
+  st->total_ms = wall_ms() - t0;
+  return FEINT_OK;
+}
+
+extern "C" int feint_plan_create_cuda(const feint_space *space, feint_plan **out) {
+  return feint_plan_create_cuda_timed(space, out, NULL);
+}

@@ -1,0 +1,162 @@
+"""Independent checks of feint's boundary conditions (SciPy/h5py only).
+
+Usage: bc_checks.py CHECK args...; exits non-zero with a message when a
+check fails. The checks read the output files as a user would and solve
+the exported system with a plain sparse direct solve."""
+import sys
+
+import h5py
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def load(path):
+    f = h5py.File(path, "r")
+    g = f["matrix"]
+    n = int(g.attrs["shape"][0])
+    A = sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=(n, n))
+    return f, A
+
+
+def dim_of(f):
+    return 3 if np.ptp(f["dofs/coordinates"][:, 2]) > 0 else 2
+
+
+def manufactured(X, Y, Z, dim):
+    u = np.sin(np.pi * X) * np.sin(np.pi * Y)
+    return u * np.sin(np.pi * Z) if dim == 3 else u
+
+
+def mixed_exact(X, Y, Z):
+    return np.sin(2 * X + 0.5) * np.cos(Y + 0.3) + X**2
+
+
+def rate(v, hs):
+    return [np.log(v[k] / v[k + 1]) / np.log(hs[k] / hs[k + 1]) for k in range(len(v) - 1)]
+
+
+def solve(path):
+    f, A = load(path)
+    return f, A, spla.spsolve(A.tocsc(), f["rhs"][:])
+
+
+def check_dirichlet(order, *triples):
+    """Each triple rows.h5,symmetric.h5,mass.h5 on one mesh: the Poisson
+    problem with Dirichlet data from feint solved directly converges at
+    order p+1; rows and symmetric agree; the symmetric matrix is symmetric;
+    the constrained dofs are exactly the dofs on the box faces, with the
+    exact values; the residual at the interpolated exact state vanishes on
+    the constrained rows."""
+    order = int(order)
+    errs, hs = [], []
+    for t in triples:
+        pr, ps, pm = t.split(",")
+        f, A, u = solve(pr)
+        fs, As, us = solve(ps)
+        _, M = load(pm)
+        x = f["dofs/coordinates"][:]
+        dim = dim_of(f)
+        ue = manufactured(x[:, 0], x[:, 1], x[:, 2], dim)
+        # constrained dofs = dofs on the boundary of the unit box
+        on = np.zeros(len(ue), bool)
+        for d in range(dim):
+            on |= (np.abs(x[:, d]) < 1e-12) | (np.abs(x[:, d] - 1) < 1e-12)
+        dofs = f["boundary/dirichlet_dofs"][:]
+        vals = f["boundary/dirichlet_values"][:]
+        if f["boundary/dirichlet_dofs"].dtype != np.int64 or f["boundary/dirichlet_values"].dtype != np.float64:
+            fail("dataset types")
+        if not np.array_equal(dofs, np.flatnonzero(on)):
+            fail(f"{pr}: {len(dofs)} constrained dofs, {on.sum()} dofs on the boundary (or not the same)")
+        if abs(vals - ue[dofs]).max() > 1e-14:
+            fail(f"{pr}: Dirichlet values differ from the expression at the dofs")
+        if not np.array_equal(fs["boundary/dirichlet_dofs"][:], dofs):
+            fail("rows/symmetric constrained dofs differ")
+        # rows: unit rows; symmetric: symmetric, same pattern as rows
+        Ad = A[dofs]
+        if abs(Ad - sp.csr_matrix((np.ones(len(dofs)), (np.arange(len(dofs)), dofs)), shape=Ad.shape)).max() != 0:
+            fail("constrained rows are not unit rows")
+        if not (np.array_equal(A.indptr, As.indptr) and np.array_equal(A.indices, As.indices)):
+            fail("rows and symmetric patterns differ")
+        asym = abs(As - As.T).max() / abs(As).max()
+        if asym > 1e-14:
+            fail(f"symmetric variant: asymmetry {asym}")
+        if abs(A - A.T).max() == 0:
+            fail("rows variant unexpectedly symmetric")
+        du = abs(u - us).max() / abs(u).max()
+        if du > 1e-10:
+            fail(f"rows and symmetric solutions differ by {du}")
+        F = f["residual"][:]
+        if abs(F[dofs]).max() > 1e-14:
+            fail("residual at the exact state nonzero on constrained rows")
+        e = u - ue
+        errs.append(np.sqrt(e @ (M @ e)))
+        hs.append(f.attrs["n_cells"] ** (-1.0 / dim))
+    rates = rate(errs, hs)
+    print("Dirichlet: L2 errors", " ".join(f"{e:.3e}" for e in errs), "rates", " ".join(f"{r:.2f}" for r in rates))
+    if rates[-1] < order + 1 - 0.3:
+        fail(f"L2 rate {rates[-1]:.2f}, expected {order + 1}")
+
+
+def check_mixed(order, *pairs):
+    """Each pair mixed.h5,mass.h5: Dirichlet on 'left', exact Neumann flux
+    on the other sides; converges at order p+1."""
+    order = int(order)
+    errs, hs = [], []
+    for pair in pairs:
+        p, m = pair.split(",")
+        f, A, u = solve(p)
+        _, M = load(m)
+        x = f["dofs/coordinates"][:]
+        ue = mixed_exact(x[:, 0], x[:, 1], x[:, 2])
+        e = u - ue
+        errs.append(np.sqrt(e @ (M @ e)))
+        hs.append(f.attrs["n_cells"] ** (-1.0 / dim_of(f)))
+        left = np.flatnonzero(np.abs(x[:, 0]) < 1e-12)
+        if not np.array_equal(f["boundary/dirichlet_dofs"][:], left):
+            fail("mixed: constrained dofs are not the dofs on x = 0")
+    rates = rate(errs, hs)
+    print("mixed: L2 errors", " ".join(f"{e:.3e}" for e in errs), "rates", " ".join(f"{r:.2f}" for r in rates))
+    if rates[-1] < order + 1 - 0.3:
+        fail(f"L2 rate {rates[-1]:.2f}, expected {order + 1}")
+
+
+def check_flux(path, *wants):
+    """Sum of the rhs (per component) equals the exact boundary integral."""
+    f = h5py.File(path, "r")
+    b = f["rhs"][:]
+    comp = f["dofs/component"][:]
+    if len(f["boundary/dirichlet_dofs"]) != 0:
+        fail("Neumann only: constrained dofs present")
+    for c, w in enumerate(wants):
+        s = b[comp == c].sum()
+        if abs(s - float(w)) > 1e-12 * max(1, abs(float(w))):
+            fail(f"{path}: component {c}: rhs sums to {s!r}, expected {w}")
+        print(f"flux component {c}: {s:.15g} (expected {w})")
+
+
+def check_components(path, free_component):
+    """A list with a null item: that component stays free."""
+    f = h5py.File(path, "r")
+    comp = f["dofs/component"][:]
+    dofs = f["boundary/dirichlet_dofs"][:]
+    fc = int(free_component)
+    if len(dofs) == 0 or (comp[dofs] == fc).any():
+        fail(f"component {fc} constrained (or nothing constrained)")
+    x = f["dofs/coordinates"][:]
+    nc = int(comp.max()) + 1
+    left = np.flatnonzero((np.abs(x[:, 0]) < 1e-12) & (comp != fc))
+    if not np.array_equal(dofs, left):
+        fail("constrained dofs are not the other components on x = 0")
+    print(f"{len(dofs)} constrained dofs, component {fc} of {nc} free")
+
+
+if __name__ == "__main__":
+    check, *args = sys.argv[1:]
+    {"dirichlet": check_dirichlet, "mixed": check_mixed, "flux": check_flux,
+     "components": check_components}[check](*args)
