@@ -69,6 +69,9 @@ test-gpu: all
 bench: all
 	bash tests/bench.sh
 
+bench-gpu: all
+	BUILD=$(BUILD) bash tests/gpu/bench.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/feint $(DESTDIR)$(PREFIX)/bin/feint
