@@ -37,4 +37,10 @@ int feint_output_commit(feint_output *o);
 /* Close and remove the temporary file. Frees o. */
 void feint_output_abort(feint_output *o);
 
+/* Matrix Market (.mtx) export of a CSR matrix: "coordinate real general",
+ * 1-based, values with 17 significant digits, `comment` (may be NULL) as
+ * comment lines; written atomically (temporary name, then rename). */
+int feint_write_matrix_market(const char *path, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
+                              const int32_t *indices, const double *values, const char *comment);
+
 #endif

@@ -26,7 +26,9 @@ EOF
 for order in 1 2; do
   t=(); for h in 0.2 0.1 0.05; do t+=("$(dirichlet_triple square.geo $order $h s$h 2)"); done
   $CHECK dirichlet $order "${t[@]}"
-  t=(); for h in 0.25 0.125 0.0625; do t+=("$(dirichlet_triple cube.geo $order $h c$h 3)"); done
+  # 3D P2 one level coarser: the direct solve of the finest P2 system takes long
+  if [ $order = 1 ]; then sizes="0.25 0.125 0.0625"; else sizes="0.5 0.25 0.125"; fi
+  t=(); for h in $sizes; do t+=("$(dirichlet_triple cube.geo $order $h c$h 3)"); done
   $CHECK dirichlet $order "${t[@]}"
 done
 

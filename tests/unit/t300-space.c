@@ -261,6 +261,52 @@ static void check_space(const feint_mesh *m, int order) {
          (long long)m->n_cells, (long long)want, (long long)n_shared);
 }
 
+/* feint_space_facet_dofs: for every facet of the "boundary" group, the
+ * returned dofs sit at the facet element's nodes mapped onto the facet
+ * (so vertex order and edge orientation match), and are dofs of a cell. */
+static void check_facet_dofs(const feint_mesh *m, int p) {
+  feint_space *s = NULL;
+  feint_element *fe = NULL;
+  CHECK_OK(feint_space_create(m, p, 1, &s));
+  CHECK_OK(feint_element_create(m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT, p, &fe));
+  int g = feint_mesh_find_group(m, "boundary", m->dim - 1);
+  CHECK(g >= 0, "boundary group");
+  unsigned char *in_cell = calloc((size_t)s->n_scalar_dofs, 1);
+  if (!in_cell) exit(2);
+  for (int64_t k = 0; k < m->n_cells * s->nb; k++) in_cell[s->scalar_cell_dofs[k]] = 1;
+  double worst = 0;
+  int64_t bad = 0, n = 0;
+  for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++, n++) {
+    const int64_t *nodes = m->facets + f * m->nv_facet;
+    int64_t dofs[16];
+    if (feint_space_facet_dofs(s, nodes, dofs) != FEINT_OK) {
+      bad++;
+      continue;
+    }
+    const double *X[3] = {m->x, m->y, m->z};
+    for (int i = 0; i < fe->nb; i++) {
+      const double *xi = fe->nodes + i * fe->dim;
+      if (!in_cell[dofs[i]]) bad++;
+      for (int a = 0; a < 3; a++) {
+        double want = X[a][nodes[0]];
+        for (int d = 0; d < fe->dim; d++) want += (X[a][nodes[d + 1]] - X[a][nodes[0]]) * xi[d];
+        worst = fmax(worst, fabs(s->coordinates[3 * dofs[i] + a] - want));
+      }
+    }
+  }
+  CHECK(bad == 0 && n > 0, "%s P%d: %lld bad facets of %lld", feint_cell_name(m->cell_type), p, (long long)bad,
+        (long long)n);
+  CHECK(worst < 1e-14, "%s P%d: facet dof coordinates off by %.3g", feint_cell_name(m->cell_type), p, worst);
+  /* a facet of nodes no region cell uses is refused */
+  int64_t none[3] = {-1, -1, -1};
+  CHECK(feint_space_facet_dofs(s, none, none) == -1, "foreign facet refused");
+  printf("  %s P%d: %lld boundary facets, dofs at the facet nodes (error %.1e)\n", feint_cell_name(m->cell_type), p,
+         (long long)n, worst);
+  free(in_cell);
+  feint_element_destroy(fe);
+  feint_space_destroy(s);
+}
+
 int main(void) {
   feint_mesh *tri = NULL, *tet = NULL;
   feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
@@ -270,6 +316,8 @@ int main(void) {
         "cell types");
   for (int p = 1; p <= 7; p++) check_space(tri, p);
   for (int p = 1; p <= 2; p++) check_space(tet, p);
+  for (int p = 1; p <= 7; p++) check_facet_dofs(tri, p);
+  for (int p = 1; p <= 2; p++) check_facet_dofs(tet, p);
 
   /* unsupported orders and components are input errors */
   feint_space *s = NULL;
