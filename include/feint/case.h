@@ -118,6 +118,8 @@ typedef struct {
   /* output: */
   char *output_file;   /* default: case file name with .h5; -o overrides */
   int write_residual, write_matrix, write_rhs, write_element_matrices;
+  int write_near_null_space; /* /near_null_space: rigid body modes or constants */
+  char *matrix_market_file;  /* also write the matrix as Matrix Market; NULL = no */
 
   /* backend: */
   feint_device_kind device;

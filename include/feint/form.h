@@ -50,6 +50,13 @@ typedef struct {
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
 
+/* The near null space of the form's operator on `space`: k orthonormal
+ * vectors of n_dofs values, row-major in *modes (k x n_dofs, caller
+ * frees): the rigid body modes for elasticity (translations, then
+ * rotations in the xy, yz, xz planes; 3 in 2D, 6 in 3D), one constant per
+ * component otherwise. */
+int feint_near_null_space(const feint_form *form, const feint_space *space, int *k, double **modes);
+
 /* Fill a[0 .. n-1] (n <= n_aux) at a point where the scalar basis
  * functions of cell `cell` (scalar dofs `dofs`) take the values phi[nb]:
  * constants, P0 values, and nodal fields interpolated with the basis. */

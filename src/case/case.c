@@ -513,7 +513,7 @@ static int default_output(const loader *L, char **out) {
 
 static int fill_output_backend(const loader *L, const tree_node *root) {
   static const char *const okeys[] = {"file", "residual", "matrix", "rhs", "element_matrices",
-                                      NULL};
+                                      "matrix_market", "near_null_space", NULL};
   static const char *const bkeys[] = {"device", "precision", "cuda", NULL};
   static const char *const ckeys[] = {"blocks_per_batch", "batches_per_chunk", NULL};
   static const char *const akeys[] = {"strategy", "dirichlet", NULL};
@@ -536,6 +536,12 @@ static int fill_output_backend(const loader *L, const tree_node *root) {
   if ((v = field(m, "rhs"))) FEINT_CALL(get_bool(v, "output.rhs", &c->write_rhs));
   if ((v = field(m, "element_matrices")))
     FEINT_CALL(get_bool(v, "output.element_matrices", &c->write_element_matrices));
+  if ((v = field(m, "near_null_space"))) FEINT_CALL(get_bool(v, "output.near_null_space", &c->write_near_null_space));
+  if ((v = field(m, "matrix_market"))) {
+    if (v->kind != TREE_SCALAR) return wrong_type(v, "output.matrix_market", "a file name (.mtx)");
+    FEINT_CALL(resolve_path(L, v->text, &c->matrix_market_file));
+    if (!c->write_matrix) return fail_at(v, "output.matrix_market needs output.matrix: true");
+  }
 
   FEINT_CALL(section(root, "backend", bkeys, &m, &k));
   if ((v = field(m, "device"))) {
@@ -1026,6 +1032,7 @@ void feint_case_destroy(feint_case *c) {
   }
   free(c->boundary);
   free(c->output_file);
+  free(c->matrix_market_file);
   free(c);
 }
 

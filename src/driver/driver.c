@@ -42,6 +42,7 @@ typedef struct {
   feint_output *out;
   const char *prefix;  /* "" or "member_0003/": where this member's results go */
   double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */
+  int member;          /* sweep member index, -1 for a single run */
   double *vec, *values, *Ke;
 } run_state;
 
@@ -250,6 +251,21 @@ static const char *member_path(const run_state *r, const char *name, char *buf, 
   return buf;
 }
 
+/* The matrix as Matrix Market too; a sweep member's file gets -<index>
+ * before the extension. */
+static int write_matrix_market(run_state *r) {
+  char path[1200];
+  const char *file = r->c->matrix_market_file;
+  if (r->member >= 0) {
+    const char *dot = strrchr(file, '.'), *slash = strrchr(file, '/');
+    int stem = dot && (!slash || dot > slash) ? (int)(dot - file) : (int)strlen(file);
+    snprintf(path, sizeof path, "%.*s-%d%s", stem, file, r->member, file + stem);
+    file = path;
+  }
+  return feint_write_matrix_market(file, r->plan->n_rows, r->plan->n_rows, r->plan->indptr, r->plan->indices,
+                                   r->values, r->c->as_run);
+}
+
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -323,7 +339,17 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     double t0 = feint_now();
     FEINT_CALL(feint_output_csr(r->out, member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
                                 r->plan->indices, r->values));
+    if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+  }
+  if (c->write_near_null_space) {
+    int k = 0;
+    double *modes = NULL;
+    FEINT_CALL(feint_near_null_space(r->form, r->space, &k, &modes));
+    const int64_t dims[2] = {k, n};
+    int s = feint_output_doubles(r->out, member_path(r, "near_null_space", name, sizeof name), 2, dims, modes);
+    free(modes);
+    FEINT_CALL(s);
   }
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
@@ -375,6 +401,7 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     double t0 = feint_now();
     run_reuse(r, m ? cases[m - 1] : NULL, cases[m]);
     r->c = cases[m];
+    r->member = m;
     memcpy(r->seconds_before, rep->seconds, sizeof r->seconds_before);
     if (base->sweep_groups) {
       snprintf(prefix, sizeof prefix, "member_%04d/", m);
@@ -409,6 +436,7 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   run_state r;
   memset(&r, 0, sizeof r);
   r.prefix = "";
+  r.member = -1;
   feint_case *base = NULL;
   double t0 = feint_now();
   int status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
