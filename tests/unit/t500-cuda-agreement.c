@@ -270,9 +270,23 @@ int main(void) {
             }
             feint_cuda_stats stats;
             feint_cuda_info(gpu, &stats);
+            if (stats.block_vector || stats.block_matrix) {
+              /* the P1 kernels without block-local aggregation (variant 2) */
+              char t3[224];
+              snprintf(t3, sizeof t3, "%s (no aggregation)", t2);
+              CHECK_OK(feint_cuda_set_variant(gpu, 2));
+              poison(g, nd);
+              CHECK_OK(gpu->residual(gpu, f->u, g));
+              compare("residual", t3, g, F, nd);
+              poison(g, nnz);
+              CHECK_OK(gpu->assemble_matrix(gpu, g));
+              compare("matrix", t3, g, V, nnz);
+              CHECK_OK(feint_cuda_set_variant(gpu, 0));
+            }
             if (st == 0)
-              printf("%s: colours %d, batch %d/%d cells, Ke err %.2e\n", tag, stats.n_colors, stats.residual_batch,
-                     stats.matrix_batch, ke_err);
+              printf("%s: colours %d, batch %d/%d cells, Ke err %.2e; block aggregation %d/%d, chunk colours %d/%d\n",
+                     tag, stats.n_colors, stats.residual_batch, stats.matrix_batch, ke_err, stats.block_vector,
+                     stats.block_matrix, stats.block_colors_vector, stats.block_colors_matrix);
             feint_backend_destroy(gpu);
           }
         }

@@ -4,7 +4,8 @@
  * unique bytes each kernel must move, GB/s and the fraction of the
  * device-to-device copy bandwidth measured in the same run, the assembly
  * strategies, and a blocks-per-batch x batches-per-chunk sweep.
- * FEINT_BENCH_N (default 100: 6 million cells) sets the cube's divisions.
+ * FEINT_BENCH_N (default 100: 6 million cells) sets the cube's divisions;
+ * FEINT_BENCH_QUICK=1 times the default kernels only.
  * Exits 0 printing "skipped: no GPU" without a GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -166,6 +167,9 @@ int main(void) {
     return 0;
   }
   const int n = getenv("FEINT_BENCH_N") ? atoi(getenv("FEINT_BENCH_N")) : 100;
+  /* FEINT_BENCH_QUICK=1: the default kernels only (no previous-version,
+   * thread-transposition or sweep timings) */
+  const int quick = getenv("FEINT_BENCH_QUICK") && atoi(getenv("FEINT_BENCH_QUICK"));
   double t0 = now();
   feint_mesh *m = mesh_cube(n);
   double t_mesh = now() - t0;
@@ -252,6 +256,20 @@ int main(void) {
         for (int64_t i = 0; i < nd; i++) num += (Fref[i] - F[i]) * (Fref[i] - F[i]), den += F[i] * F[i];
         CHECK(sqrt(num / den) <= 1e-12, "%s residual differs from atomic: %.3e", sn[st], sqrt(num / den));
       }
+      feint_cuda_info(b, &info);
+      printf("        block-local aggregation (vector %d, matrix %d): %d cells per chunk, chunk colours %d/%d, "
+             "plan build (host, lazy) %.0f ms\n",
+             info.block_vector, info.block_matrix, info.block_cells, info.block_colors_vector,
+             info.block_colors_matrix, info.block_build_ms);
+      if (quick) {
+        feint_backend_destroy(b);
+        continue;
+      }
+      CHECK_OK(feint_cuda_set_variant(b, 2));
+      tr = time_calls(b, 0, f->u, F, 5);
+      tm = time_calls(b, 1, NULL, V, 5);
+      printf("        previous P1 kernels (no aggregation): residual %.3f ms (%.0f%% of copy); matrix assembly %.3f ms\n",
+             tr, 100 * res_bytes / tr / 1e6 / copy_gbs, tm);
       CHECK_OK(feint_cuda_set_variant(b, 1));
       tr = time_calls(b, 0, f->u, F, 5);
       printf("        thread transposition (batch %d cells): residual %.3f ms (%.0f%% of copy)", info.residual_batch,
@@ -263,7 +281,7 @@ int main(void) {
       printf("\n");
       feint_backend_destroy(b);
     }
-    if (phys == FEINT_PW_POISSON) {
+    if (phys == FEINT_PW_POISSON && !quick) {
       printf("sweep (thread transposition, atomic residual kernel ms / %% of copy): rows blocks_per_batch, columns batches_per_chunk 1 4 16 64\n");
       const int bpbs[] = {1, 2, 4, 8, 16, 32}, bpcs[] = {1, 4, 16, 64};
       for (int i = 0; i < 6; i++) {

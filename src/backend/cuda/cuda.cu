@@ -49,6 +49,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
 extern "C" {
 #include "feint/backend.h"
 #include "feint/error.h"
@@ -793,6 +798,122 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
   }
 }
 
+
+/* ------------------------------------------- P1: block-local aggregation
+ *
+ * Cells are cut into chunks of cb contiguous cells (cb = threads per
+ * block); a thread block takes one chunk, one thread per cell. Each thread
+ * writes its element vector / matrix into shared memory (entry-major,
+ * elem[e * cb + t]: conflict-free), then, after one barrier, one thread per
+ * distinct target of the chunk (scalar dof for vectors, CSR slot for
+ * matrices; sorted list built at setup) sums that target's entries in a
+ * fixed order (the chunk's inverse map ient) and writes the sum once:
+ *   OUT_ATOMIC - one global atomicAdd per distinct target and chunk;
+ *   colored    - chunks are coloured so that no two chunks of a colour
+ *                share a dof (one launch per colour); each target gets one
+ *                add per colour (issued as an atomic: no read round trip,
+ *                same bits as a plain add; deterministic);
+ *   OUT_BUFFER - the chunk's partial sums to a buffer, then part_gather_
+ *                kernel sums each target's partials in chunk order
+ *                (deterministic).
+ * Vectors: entries are (cell, vertex) with NC components each (interleaved
+ * dofs, target * NC + component); matrices: (cell, i, j) entries, NC = 1. */
+typedef struct {
+  int cb, ne, n_chunks;
+  const int *uptr;       /* n_chunks + 1: the chunk's distinct targets */
+  const int *tgt;        /* distinct targets, chunk by chunk, increasing */
+  const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
+  const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
+} bview;
+
+template <int NC, int MAT>
+__host__ __device__ constexpr int p1_block_minb() {
+  return NC > 1 ? 2 : 4; /* blocks of 256 per SM: caps registers at 128 / 64 */
+}
+
+template <int DIM, int NC, int PHYS, int MAT>
+__global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
+    kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
+    const double *__restrict__ u, double *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  constexpr int NO = MAT ? 1 : NC; /* components per target */
+  extern __shared__ double elem[];
+  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
+  const int cb = B.cb, t = threadIdx.x;
+  const int c = b * cb + t;
+  if (c < P.n_cells) {
+    p1cell<DIM, NC, NAUX> C;
+    if constexpr (MAT) {
+      p1_load<DIM, NC, NAUX>(P, T, V, c, 0, NULL, C);
+      double g3[NC * NC * DIM * DIM];
+      p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+#pragma unroll
+      for (int i = 0; i < NB; i++)
+#pragma unroll
+        for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+          for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int gc = 0; gc < NC; gc++)
+              elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
+    } else {
+      p1_load<DIM, NC, NAUX>(P, T, V, c, with_state, u, C);
+      double res[NBC];
+      p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
+#pragma unroll
+      for (int i = 0; i < NB; i++)
+#pragma unroll
+        for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
+    }
+  }
+  __syncthreads();
+  const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
+  const uint16_t *ient = B.ient + (size_t)b * cb * B.ne;
+  const int cstride = NB * cb;
+  for (int k = t; k < nu; k += cb) {
+    const int j0 = k ? __ldg(B.iend + u0 + k - 1) : 0, j1 = __ldg(B.iend + u0 + k);
+    double s[NO];
+#pragma unroll
+    for (int cc = 0; cc < NO; cc++) s[cc] = 0;
+    for (int j = j0; j < j1; j++) {
+      const int pos = __ldg(ient + j);
+#pragma unroll
+      for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
+    }
+    const int tg = __ldg(B.tgt + u0 + k);
+#pragma unroll
+    for (int cc = 0; cc < NO; cc++) {
+      if (mode == OUT_ATOMIC)
+        atomicAdd(out + (size_t)tg * NO + cc, s[cc]);
+      else if (mode == OUT_PLAIN)
+        out[(size_t)tg * NO + cc] += s[cc];
+      else
+        out[(size_t)(u0 + k) * NO + cc] = s[cc];
+    }
+  }
+}
+
+/* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
+ * (the chunks' partial sums of target r, in chunk order). */
+template <int NCO>
+__global__ void __launch_bounds__(256) part_gather_kernel(int n, const int *__restrict__ ptr,
+                                                          const int *__restrict__ ent,
+                                                          const double *__restrict__ part, double *__restrict__ out) {
+  const int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= n) return;
+  double s[NCO];
+#pragma unroll
+  for (int cc = 0; cc < NCO; cc++) s[cc] = 0;
+  const int k1 = __ldg(ptr + r + 1);
+  for (int k = __ldg(ptr + r); k < k1; k++) {
+    const int e = __ldg(ent + k);
+#pragma unroll
+    for (int cc = 0; cc < NCO; cc++) s[cc] += __ldg(part + (size_t)e * NCO + cc);
+  }
+#pragma unroll
+  for (int cc = 0; cc < NCO; cc++) out[(size_t)r * NCO + cc] = s[cc];
+}
+
 /* --------------------------------------- the paper's kernel (pre-gathered)
  *
  * Knepley, Rupp & Terrel's data model: per cell, contiguous and structure-
@@ -923,6 +1044,25 @@ __global__ void permute_kernel(int n, int w, const int *__restrict__ list, const
 
 /* ----------------------------------------------------------- host side */
 
+/* A block-local aggregation plan (see p1_block_kernel): 0 vectors, 1 matrices. */
+typedef struct {
+  int built;
+  bview V;
+  int ncomp;                /* components per target */
+  int64_t n_u;              /* distinct (chunk, target) pairs */
+  int *d_uptr, *d_tgt;
+  uint16_t *d_iend, *d_ient;
+  int n_colors;             /* colored: chunk colours */
+  int *color_ptr;           /* host, n_colors + 1 */
+  int *d_chunks;            /* chunks sorted by colour */
+  int64_t n_targets;        /* gather: target -> partials */
+  int *d_gptr, *d_gent;
+  double *d_part;
+  double build_ms;          /* host build + upload */
+} bplan;
+
+typedef void (*blk_kernel_t)(kparams, p1tab, cview, bview, const int *, int, int, const double *, double *);
+
 typedef struct {
   int device;
   kparams P;
@@ -947,6 +1087,7 @@ typedef struct {
   double *d_mbasis, *d_mbgrad, *d_mw;
   /* P1 one-thread-per-cell kernels (NULL where not applicable) */
   int variant; /* 0: P1 kernels where available, 1: thread transposition only */
+  int block_off; /* 1: P1 kernels without block-local aggregation (variant 2) */
   p1tab T, Tm;
   cview Vo, Vc; /* mesh order, colour-sorted */
   int *d_pcells, *d_psdofs, *d_pcdofs, *d_pslots;
@@ -956,6 +1097,8 @@ typedef struct {
   void (*p1resg)(kparams, p1tab, cview, int, const int *, const int *, int, const double *, double *);
   void (*p1mat)(kparams, p1tab, cview, int, int, int, double *);
   void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, double *);
+  blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
+  bplan bp[2];
   cudaEvent_t ev0, ev1;
   float last_ms;
 } cuda_data;
@@ -973,6 +1116,12 @@ static void cuda_destroy(feint_backend *b) {
     for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) {
       cudaFree(d->d_aux[k]);
       cudaFree(d->d_pcaux[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+      bplan &B = d->bp[k];
+      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part};
+      for (size_t j = 0; j < sizeof bptrs / sizeof bptrs[0]; j++) cudaFree(bptrs[j]);
+      free(B.color_ptr);
     }
     if (d->ev0) cudaEventDestroy(d->ev0);
     if (d->ev1) cudaEventDestroy(d->ev1);
@@ -1119,6 +1268,10 @@ static void set_p1(cuda_data *d) {
     d->p1mat = p1_matrix_kernel<DIM, NC, PHYS>;
     d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS>;
   }
+  d->p1blk[0] = p1_block_kernel<DIM, NC, PHYS, 0>;
+  /* matrices of scalar physics only: elasticity's 144 entries per cell
+   * would need tiny chunks (shared memory) and a 1.7 GB host inverse map */
+  if constexpr (p1_matrix_fast<PHYS>() && NC == 1) d->p1blk[1] = p1_block_kernel<DIM, NC, PHYS, 1>;
 }
 
 template <int DIM>
@@ -1244,6 +1397,201 @@ static unsigned grid_for(const cuda_data *d, int64_t n_list, int batch) {
   return (unsigned)g;
 }
 
+
+/* Build the block-local aggregation plan `which` (0: vectors, targets the
+ * scalar dofs of each (cell, vertex); 1: matrices, targets the CSR slots of
+ * each (cell, i, j)), on the host, chunks in parallel threads; then, per
+ * strategy, the chunk colouring (colored) or the target -> partials map
+ * (gather). */
+static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const feint_space *s = p->space;
+  const int64_t n_cells = s->mesh->n_cells;
+  const int nb = s->nb, nbc = s->nbc;
+  const int ne = which ? nbc * nbc : nb;
+  int cb = 256;
+  if (getenv("FEINT_CUDA_CHUNK")) { /* tuning: cells per chunk (32..256, a multiple of 32) */
+    const int v = atoi(getenv("FEINT_CUDA_CHUNK"));
+    if (v >= 32 && v <= 256 && v % 32 == 0) cb = v;
+  }
+  bplan &B = d->bp[which];
+  const char *phase = which ? "block aggregation plan (matrix)" : "block aggregation plan (vector)";
+  if ((int64_t)cb * ne >= 65536) return feint_error_set(FEINT_ERR_COMPUTE, "%s: %d entries per cell", phase, ne);
+  const int64_t n_chunks = (n_cells + cb - 1) / cb;
+  const int64_t *sd = s->scalar_cell_dofs;
+  const int32_t *slots = which ? p->plan->slots : NULL;
+  std::vector<uint16_t> ient((size_t)(n_chunks * cb * ne));
+  std::vector<int> ucount((size_t)n_chunks + 1, 0);
+  unsigned nth = std::thread::hardware_concurrency();
+  if (nth < 1) nth = 1;
+  if (nth > 32) nth = 32;
+  if ((int64_t)nth > n_chunks) nth = (unsigned)n_chunks;
+  std::vector<std::vector<int>> tg_t(nth);
+  std::vector<std::vector<uint16_t>> ie_t(nth);
+  auto work = [&](unsigned w) {
+    const int64_t b0 = n_chunks * w / nth, b1 = n_chunks * (w + 1) / nth;
+    std::vector<uint64_t> keys((size_t)cb * ne);
+    for (int64_t b = b0; b < b1; b++) {
+      const int64_t c0 = b * cb;
+      const int n_here = (int)std::min<int64_t>(cb, n_cells - c0);
+      int m = 0;
+      for (int e = 0; e < ne; e++)
+        for (int t = 0; t < n_here; t++) {
+          const int64_t c = c0 + t;
+          const uint64_t tg = which ? (uint64_t)slots[c * ne + e] : (uint64_t)sd[c * nb + e];
+          keys[m++] = tg << 16 | (uint64_t)(e * cb + t);
+        }
+      std::sort(keys.begin(), keys.begin() + m);
+      uint16_t *ie = ient.data() + (size_t)b * cb * ne;
+      int nu = 0;
+      for (int k = 0; k < m; k++) {
+        const int tg = (int)(keys[k] >> 16);
+        if (k && tg != (int)(keys[k - 1] >> 16)) ie_t[w].push_back((uint16_t)k);
+        if (!k || tg != (int)(keys[k - 1] >> 16)) {
+          tg_t[w].push_back(tg);
+          nu++;
+        }
+        ie[k] = (uint16_t)(keys[k] & 0xffff);
+      }
+      if (m) ie_t[w].push_back((uint16_t)m);
+      ucount[(size_t)b + 1] = nu;
+    }
+  };
+  {
+    std::vector<std::thread> th;
+    for (unsigned w = 1; w < nth; w++) th.emplace_back(work, w);
+    work(0);
+    for (auto &x : th) x.join();
+  }
+  for (int64_t b = 0; b < n_chunks; b++) ucount[(size_t)b + 1] += ucount[(size_t)b];
+  const int64_t n_u = ucount[(size_t)n_chunks];
+  if (n_u > INT32_MAX) return feint_error_set(FEINT_ERR_COMPUTE, "%s: too many targets", phase);
+  std::vector<int> tgt;
+  std::vector<uint16_t> iend;
+  tgt.reserve((size_t)n_u);
+  iend.reserve((size_t)n_u);
+  for (unsigned w = 0; w < nth; w++) {
+    tgt.insert(tgt.end(), tg_t[w].begin(), tg_t[w].end());
+    iend.insert(iend.end(), ie_t[w].begin(), ie_t[w].end());
+    std::vector<int>().swap(tg_t[w]);
+    std::vector<uint16_t>().swap(ie_t[w]);
+  }
+  FEINT_CALL(upload(&B.d_uptr, ucount.data(), (size_t)n_chunks + 1, phase));
+  FEINT_CALL(upload(&B.d_tgt, tgt.data(), (size_t)n_u, phase));
+  FEINT_CALL(upload(&B.d_iend, iend.data(), (size_t)n_u, phase));
+  FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
+  B.ncomp = which ? 1 : s->components;
+  B.n_u = n_u;
+  B.V.cb = cb;
+  B.V.ne = ne;
+  B.V.n_chunks = (int)n_chunks;
+  B.V.uptr = B.d_uptr;
+  B.V.tgt = B.d_tgt;
+  B.V.iend = B.d_iend;
+  B.V.ient = B.d_ient;
+  std::vector<uint16_t>().swap(ient);
+  if (p->strategy == FEINT_ASSEMBLY_COLORED) {
+    /* greedy: a chunk takes the smallest colour none of its scalar dofs has seen */
+    const int W = 8;
+    std::vector<uint64_t> seen((size_t)(s->n_scalar_dofs * W), 0);
+    std::vector<int> color((size_t)n_chunks);
+    int n_colors = 0;
+    for (int64_t b = 0; b < n_chunks; b++) {
+      const int64_t c0 = b * cb, c1 = std::min<int64_t>(c0 + cb, n_cells);
+      int chosen = -1;
+      for (int w = 0; w < W && chosen < 0; w++) {
+        uint64_t used = 0;
+        for (int64_t k = c0 * nb; k < c1 * nb; k++) used |= seen[(size_t)(sd[k] * W + w)];
+        if (~used) chosen = w * 64 + __builtin_ctzll(~used);
+      }
+      if (chosen < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than %d chunk colours", phase, W * 64);
+      for (int64_t k = c0 * nb; k < c1 * nb; k++) seen[(size_t)(sd[k] * W + chosen / 64)] |= 1ull << (chosen % 64);
+      color[(size_t)b] = chosen;
+      n_colors = std::max(n_colors, chosen + 1);
+    }
+    FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *B.color_ptr, &B.color_ptr, phase));
+    for (int64_t b = 0; b < n_chunks; b++) B.color_ptr[color[(size_t)b] + 1]++;
+    for (int k = 0; k < n_colors; k++) B.color_ptr[k + 1] += B.color_ptr[k];
+    std::vector<int> list((size_t)n_chunks), fill((size_t)n_colors, 0);
+    for (int64_t b = 0; b < n_chunks; b++) {
+      const int col = color[(size_t)b];
+      list[(size_t)(B.color_ptr[col] + fill[(size_t)col]++)] = (int)b;
+    }
+    FEINT_CALL(upload(&B.d_chunks, list.data(), list.size(), phase));
+    B.n_colors = n_colors;
+  } else if (p->strategy == FEINT_ASSEMBLY_GATHER) {
+    const int64_t nt = which ? p->plan->nnz : s->n_scalar_dofs;
+    std::vector<int> ptr((size_t)nt + 1, 0), ent((size_t)n_u);
+    for (int64_t k = 0; k < n_u; k++) ptr[(size_t)tgt[(size_t)k] + 1]++;
+    for (int64_t r = 0; r < nt; r++) ptr[(size_t)r + 1] += ptr[(size_t)r];
+    {
+      std::vector<int> fill(ptr.begin(), ptr.end() - 1);
+      for (int64_t k = 0; k < n_u; k++) ent[(size_t)fill[(size_t)tgt[(size_t)k]]++] = (int)k; /* chunk order */
+    }
+    FEINT_CALL(upload(&B.d_gptr, ptr.data(), ptr.size(), phase));
+    FEINT_CALL(upload(&B.d_gent, ent.data(), ent.size(), phase));
+    FEINT_CALL(dev_alloc((void **)&B.d_part, sizeof(double) * (size_t)n_u * B.ncomp, phase));
+    B.n_targets = nt;
+  }
+  CUDA_CALL(phase, cudaDeviceSynchronize());
+  B.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  B.built = 1;
+  return FEINT_OK;
+}
+
+/* Run the block-aggregation kernel `which` into out (n targets * ncomp,
+ * zeroed by the caller), per strategy. */
+static int launch_block(feint_backend *b, int which, int with_state, double *out, const char *phase) {
+  cuda_data *d = (cuda_data *)b->data;
+  const feint_problem *p = b->problem;
+  if (!d->bp[which].built) FEINT_CALL(build_bplan(p, d, which));
+  const bplan &B = d->bp[which];
+  const kparams P = which ? d->Pm : d->P;
+  const p1tab &T = which ? d->Tm : d->T;
+  const blk_kernel_t k = d->p1blk[which];
+  const int ncs = which ? 1 : P.nc;
+  const size_t shmem = sizeof(double) * (size_t)B.V.cb * B.V.ne * ncs;
+  if (shmem > FEINT_CUDA_SHMEM)
+    CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  CUDA_CALL(phase, cudaEventRecord(d->ev0));
+  if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
+    k<<<(unsigned)B.V.n_chunks, B.V.cb, shmem>>>(P, T, d->Vo, B.V, NULL, OUT_ATOMIC, with_state, d->d_u, out);
+    CUDA_LAUNCHED(phase);
+  } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
+    for (int col = 0; col < B.n_colors; col++) {
+      const int n = B.color_ptr[col + 1] - B.color_ptr[col];
+      /* within a colour each target gets exactly one add, and colours run
+       * in order: a fire-and-forget atomic (no load round trip) gives the
+       * same bits as a plain add, so the result stays deterministic */
+      k<<<(unsigned)n, B.V.cb, shmem>>>(P, T, d->Vo, B.V, B.d_chunks + B.color_ptr[col], OUT_ATOMIC, with_state,
+                                       d->d_u, out);
+      CUDA_LAUNCHED(phase);
+    }
+  } else {
+    k<<<(unsigned)B.V.n_chunks, B.V.cb, shmem>>>(P, T, d->Vo, B.V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+    CUDA_LAUNCHED(phase);
+    const int nt = (int)B.n_targets;
+    if (B.ncomp == 1)
+      part_gather_kernel<1><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, B.d_part, out);
+    else if (B.ncomp == 2)
+      part_gather_kernel<2><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, B.d_part, out);
+    else
+      part_gather_kernel<3><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, B.d_part, out);
+    CUDA_LAUNCHED(phase);
+  }
+  CUDA_CALL(phase, cudaEventRecord(d->ev1));
+  CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
+  CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
+  return FEINT_OK;
+}
+
+/* Whether the block-aggregation path serves this call. */
+static int use_block(const cuda_data *d, const feint_problem *p, int which) {
+  if (d->variant != 0 || !d->p1blk[which] || d->block_off) return 0;
+  if (which == 0) return d->P.interleaved;
+  return p->plan != NULL;
+}
+
 /* Integrate (and assemble) a vector into d->d_F (n_dofs), per strategy. */
 static int launch_vector(feint_backend *b, int with_state) {
   cuda_data *d = (cuda_data *)b->data;
@@ -1254,6 +1602,10 @@ static int launch_vector(feint_backend *b, int with_state) {
   res_kernel_t k = pick_residual(P.dim, P.nc);
   const int64_t n_dofs = p->space->n_dofs;
   const char *phase = with_state ? "residual kernel" : "rhs kernel";
+  if (use_block(d, p, 0)) {
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
+    return launch_block(b, 0, with_state, d->d_F, phase);
+  }
   if (d->p1res && !d->variant) {
     CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
     CUDA_CALL(phase, cudaEventRecord(d->ev0));
@@ -1381,6 +1733,13 @@ static int cuda_assemble_matrix(feint_backend *b, double *values) {
   mat_kernel_t k = pick_matrix(P.dim, P.nc);
   const char *phase = "matrix assembly kernel";
   CUDA_CALL("matrix assembly: set device", cudaSetDevice(d->device));
+  if (use_block(d, p, 1)) {
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, sizeof(double) * (size_t)nnz));
+    FEINT_CALL(launch_block(b, 1, 0, d->d_vals, phase));
+    CUDA_CALL("matrix assembly: copy from the GPU",
+              cudaMemcpy(values, d->d_vals, sizeof(double) * (size_t)nnz, cudaMemcpyDeviceToHost));
+    return FEINT_OK;
+  }
   if (d->p1mat && !d->variant) {
     CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, sizeof(double) * (size_t)nnz));
     CUDA_CALL(phase, cudaEventRecord(d->ev0));
@@ -1652,6 +2011,12 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->batches_per_chunk = d->bpc;
   st->p1_residual = d->p1res && !d->variant;
   st->p1_matrix = d->p1mat && !d->variant;
+  st->block_vector = use_block(d, b->problem, 0);
+  st->block_matrix = use_block(d, b->problem, 1);
+  st->block_cells = d->bp[0].built ? d->bp[0].V.cb : d->bp[1].V.cb;
+  st->block_colors_vector = d->bp[0].n_colors;
+  st->block_colors_matrix = d->bp[1].n_colors;
+  st->block_build_ms = d->bp[0].build_ms + d->bp[1].build_ms;
   return FEINT_OK;
 }
 
@@ -1662,7 +2027,8 @@ extern "C" int feint_cuda_set_variant(feint_backend *b, int variant) {
     FEINT_CALL(build_color_views(b->problem, d));
   if (variant == 0 && d->p1res && b->problem->strategy == FEINT_ASSEMBLY_GATHER && !d->d_nptr)
     FEINT_CALL(build_node_map(b->problem->space, d));
-  d->variant = variant;
+  d->block_off = variant == 2;
+  d->variant = variant == 2 ? 0 : variant;
   return FEINT_OK;
 }
 

@@ -20,6 +20,11 @@ typedef struct {
   int batches_per_chunk;
   int p1_residual;        /* 1: vectors by the P1 one-thread-per-cell kernels, 0: thread transposition */
   int p1_matrix;          /* 1: matrices by the P1 one-thread-per-cell kernels */
+  int block_vector;       /* 1: vectors with block-local aggregation (chunks of cells) */
+  int block_matrix;       /* 1: matrices with block-local aggregation */
+  int block_cells;        /* cells per chunk (0 until a plan is built) */
+  int block_colors_vector, block_colors_matrix; /* chunk colours (colored) */
+  double block_build_ms;  /* host build + upload of the aggregation plans so far */
 } feint_cuda_stats;
 
 typedef struct {
@@ -29,8 +34,9 @@ typedef struct {
   double prep_bytes;   /* bytes the pre-gathered arrays occupy */
 } feint_cuda_paper_stats;
 
-/* 0: P1 one-thread-per-cell kernels where available (default);
- * 1: the thread-transposition kernels only. */
+/* 0: P1 one-thread-per-cell kernels with block-local aggregation where
+ * available (default); 1: the thread-transposition kernels only; 2: the P1
+ * kernels without block-local aggregation (the previous version). */
 int feint_cuda_set_variant(feint_backend *b, int variant);
 
 /* The paper's kernel on pre-gathered per-cell data (P1 Poisson with a
