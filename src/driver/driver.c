@@ -288,12 +288,16 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   /* symmetric Dirichlet lifting needs the matrix for the load vector */
   const int lift = c->write_rhs && feint_boundary_rhs_needs_matrix(r->bc);
   const int need_matrix = c->write_matrix || lift;
-  if (need_matrix && !r->plan) TIMED(rep, FEINT_PHASE_PATTERN, feint_plan_create(r->space, &r->plan));
+  feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
+  /* the symbolic phase runs where the numeric phase will */
+  const int on_gpu = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
+  if (need_matrix && !r->plan)
+    TIMED(rep, FEINT_PHASE_PATTERN,
+          on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
   rep->nnz = r->plan ? r->plan->nnz : 0;
   feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
                            c->blocks_per_batch, c->batches_per_chunk};
   char note[512];
-  feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   TIMED(rep, FEINT_PHASE_SETUP,
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
   if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
