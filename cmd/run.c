@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "feint/driver.h"
@@ -65,6 +66,26 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
   return FEINT_OK;
 }
 
+/* Progress on standard error: a bar redrawn in place on a terminal, one
+ * plain line per phase otherwise. */
+static void show_progress(void *ctx, const char *phase, int member, int n_members) {
+  const int tty = *(const int *)ctx;
+  char who[64] = "";
+  if (n_members > 0) snprintf(who, sizeof who, "member %d/%d: ", member + 1, n_members);
+  if (!tty) {
+    fprintf(stderr, "feint: %s%s\n", who, phase);
+    return;
+  }
+  enum { WIDTH = 30 };
+  char bar[WIDTH + 1];
+  int done = n_members > 0 ? (int)((double)WIDTH * member / n_members) : 0;
+  for (int i = 0; i < WIDTH; i++) bar[i] = i < done ? '#' : '.';
+  bar[WIDTH] = '\0';
+  fprintf(stderr, "\r\033[K[%s] %s%s", bar, who, phase);
+  if (!strcmp(phase, "write") && (n_members == 0 || member + 1 == n_members)) fprintf(stderr, "\r\033[K");
+  fflush(stderr);
+}
+
 /* JSON string (the few characters a path or device name may need escaped). */
 static void json_string(const char *s) {
   putchar('"');
@@ -105,6 +126,11 @@ static int run_mode(int argc, char **argv, int mode) {
     return cmd_fail(status);
   }
   feint_run_report rep;
+  int tty = isatty(fileno(stderr));
+  if (!o.quiet && mode != MODE_CHECK) {
+    o.progress = show_progress;
+    o.progress_ctx = &tty;
+  }
   status = feint_driver_run(&o, &rep);
   free(sets);
   if (status) return cmd_fail(status);

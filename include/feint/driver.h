@@ -19,6 +19,10 @@ typedef struct {
   int check_only;            /* validate case and mesh, compute nothing */
   int quiet;
   int json;                  /* feint run --json: print a summary object */
+  /* Called as each phase starts (may be NULL): the phase name, the sweep
+   * member (0-based) and the member count (0 for a single run). */
+  void (*progress)(void *ctx, const char *phase, int member, int n_members);
+  void *progress_ctx;
   int repeat;                /* feint bench: run each compute phase this many times
                                 (phase time = median); 0 or 1 = once */
 } feint_run_options;

@@ -43,6 +43,7 @@ typedef struct {
   const char *prefix;  /* "" or "member_0003/": where this member's results go */
   double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */
   int member;          /* sweep member index, -1 for a single run */
+  int n_members;       /* sweep members, 0 for a single run */
   double *vec, *values, *Ke;
 } run_state;
 
@@ -104,6 +105,11 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
   r->plan = NULL;
   r->space = NULL;
   r->mesh = NULL;
+}
+
+/* Tell the caller a phase starts (progress display). */
+static void starting(const feint_run_options *opts, const run_state *r, int phase) {
+  if (opts->progress) opts->progress(opts->progress_ctx, feint_phase_names[phase], r->member, r->n_members);
 }
 
 #define TIMED(report, phase, expr)                                                                 \
@@ -207,6 +213,7 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
   double wall[MAX_REPEAT], kernel[MAX_REPEAT];
   int n = opts->repeat > 1 ? opts->repeat : 1;
   if (n > MAX_REPEAT) n = MAX_REPEAT;
+  starting(opts, r, phase);
   for (int k = 0; k < n; k++) {
     double t0 = feint_now();
     FEINT_CALL(compute_once(r, phase));
@@ -273,9 +280,11 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
                              c->n_region ? c->region_where : c->mesh_where};
+    starting(opts, r, FEINT_PHASE_MESH);
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
+  starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
     TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
@@ -291,6 +300,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   /* the symbolic phase runs where the numeric phase will */
   const int on_gpu = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
+  starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)
     TIMED(rep, FEINT_PHASE_PATTERN,
           on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
@@ -298,6 +308,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
                            c->blocks_per_batch, c->batches_per_chunk};
   char note[512];
+  starting(opts, r, FEINT_PHASE_SETUP);
   TIMED(rep, FEINT_PHASE_SETUP,
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
   if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
@@ -355,6 +366,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     free(modes);
     FEINT_CALL(s);
   }
+  starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   FEINT_CALL(write_dofs(r));
@@ -402,10 +414,10 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     status = feint_output_create(output, &r->out);
   }
   for (int m = 0; m < n && !status; m++) {
-    double t0 = feint_now();
     run_reuse(r, m ? cases[m - 1] : NULL, cases[m]);
     r->c = cases[m];
     r->member = m;
+    r->n_members = n;
     memcpy(r->seconds_before, rep->seconds, sizeof r->seconds_before);
     if (base->sweep_groups) {
       snprintf(prefix, sizeof prefix, "member_%04d/", m);
@@ -419,8 +431,6 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     if (!base->sweep_groups && !opts->check_only && (status = finish_output(r, rep))) break;
     run_release_member(r);
     rep->n_members = m + 1;
-    if (!opts->quiet && !opts->json && !opts->check_only)
-      printf("member %d/%d: %s (%.3f s)\n", m + 1, n, base->sweep_groups ? prefix : path, feint_now() - t0);
   }
   if (!status && base->sweep_groups && !opts->check_only) {
     r->prefix = "";

@@ -46,3 +46,9 @@ expect_bad "sweep member 1: .*unknown key 'kapa'" "$WORK/s.yaml" -o "$WORK/x.h5"
 expect_bad "exactly one of product or list" "$WORK/s.yaml" -o "$WORK/x.h5" --set 'sweep.list=[{physics.kappa: 2}]'
 expect_bad "needs \{index\}" "$WORK/s.yaml" -o "$WORK/x.h5" --set 'sweep.output=fixed.h5'
 [ ! -e "$WORK/x.h5" ] && ! ls "$WORK"/x-*.h5 >/dev/null 2>&1 || fail "a failed sweep wrote output"
+# progress: plain lines on a non-terminal, nothing with --quiet
+"$FEINT" run "$WORK/s.yaml" -o "$WORK/p.h5" --backend cpu > /dev/null 2> "$WORK/progress"
+grep -q "^feint: member 6/6: write$" "$WORK/progress" || fail "progress lines: $(cat "$WORK/progress")"
+"$FEINT" run --quiet "$WORK/s.yaml" -o "$WORK/p.h5" --backend cpu > "$WORK/out" 2>&1
+[ ! -s "$WORK/out" ] || fail "--quiet printed: $(cat "$WORK/out")"
+echo progress ok
