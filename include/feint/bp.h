@@ -1,0 +1,202 @@
+/* feint BP operators: matrix-free y = A x on high-order hexahedra, after
+ * Swirydowicz, Chalmers, Karakus, Warburton ("Acceleration of tensor-product
+ * operations for high-order finite element methods") and the CEED
+ * bake-off problems.
+ *
+ * Space. Continuous Lagrange elements of order N = 1..15 on hexahedra with
+ * the (N+1)^3 Gauss-Lobatto-Legendre (GLL) nodes of the reference cube
+ * [-1, 1]^3 (include/feint/tensor.h). Local node (i, j, k), i along r
+ * (fastest), j along s, k along t, has local index i + P j + P^2 k,
+ * P = N + 1. Geometry is trilinear from the cell's 8 vertices (so the
+ * Jacobian varies inside a cell when the mesh is perturbed).
+ *
+ * Operators (lambda >= 0 is the screening constant):
+ *   BP1.0  y = M x,               Q = N + 2 Gauss-Legendre (GL) points per
+ *                                 direction;
+ *   BP3.5  y = (S + lambda M) x,  Q = P collocated GLL points (M is then the
+ *                                 lumped GLL mass);
+ *   BP3.0  y = (S + lambda M) x,  Q = N + 2 GL points.
+ * With B (Q x P) the GLL basis at the quadrature points, Dq (Q x Q) the
+ * collocation derivative on the quadrature points, and per point the seven
+ * geometric factors
+ *   g = (G00, G01, G02, G11, G12, G22, w|J|),  G = w |J| J^-1 J^-T,
+ * J = dx/dr, w the tensor weight: per cell e, with u = (B x B x B) x_e,
+ *   M_e x_e = B^T (w|J| u),
+ *   S_e x_e = B^T Dq^T G Dq u  (Dq acting along r, s, t: the reference
+ *             gradient; at GLL collocation B = I).
+ * and y = sum_e E_e^T A_e E_e x with E_e the gather by the dof map.
+ *
+ * Geometric factors are either stored (n_cells x ngeo x Q^3 doubles, ngeo = 1
+ * for BP1.0 (w|J| only) and 7 for BP3.x, point index fastest) or recomputed
+ * at every point from the cell's 24 vertex coordinates by
+ * feint_bp_hex_geometry() below (the same source on the CPU and in the CUDA
+ * kernels).
+ *
+ * Mesh. feint_hexmesh is a first-order hexahedral mesh; the generator here
+ * makes a structured box, optionally with a smooth interior perturbation
+ * that vanishes on the boundary (so the box volume is unchanged and the
+ * geometry is not affine). Cell vertices are listed lexicographically:
+ * vertex a + 2b + 4c sits at reference (2a-1, 2b-1, 2c-1) (this is NOT
+ * Gmsh's hexahedron order; a Gmsh reader must permute 0 1 3 2 4 5 7 6).
+ *
+ * Dof map. feint_bp_dofmap holds, per cell, the global index of each of its
+ * (N+1)^3 local nodes (int32, cell-major). On the box the global nodes are
+ * the GLL lattice: shared faces, edges and vertices get one dof. */
+#ifndef FEINT_BP_H
+#define FEINT_BP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feint/physics.h" /* FEINT_HOST_DEVICE */
+
+#define FEINT_BP_MAX_ORDER 15
+
+typedef enum { FEINT_BP1_0 = 0, FEINT_BP3_5 = 1, FEINT_BP3_0 = 2 } feint_bp_kind;
+typedef enum { FEINT_BP_GEO_STORED = 0, FEINT_BP_GEO_RECOMPUTE = 1 } feint_bp_geo_mode;
+
+const char *feint_bp_name(feint_bp_kind kind); /* "BP1.0", "BP3.5", "BP3.0" */
+
+/* ------------------------------------------------------------------ mesh */
+typedef struct {
+  int nx, ny, nz;          /* cells per direction (box meshes) */
+  double lx, ly, lz;       /* box extent: [0, lx] x [0, ly] x [0, lz] */
+  int64_t n_cells, n_vertices;
+  double *vertices;        /* n_vertices x 3 */
+  int64_t *cells;          /* n_cells x 8, lexicographic (see above) */
+} feint_hexmesh;
+
+/* Box of nx x ny x nz cells. perturb in [0, 0.3]: interior vertices move by
+ * up to perturb x (cell size) along a smooth field that is zero on the
+ * boundary. Cell (cx, cy, cz) has index cx + nx (cy + ny cz). */
+int feint_hexmesh_box(int nx, int ny, int nz, double lx, double ly, double lz, double perturb,
+                      feint_hexmesh **out);
+void feint_hexmesh_destroy(feint_hexmesh *m);
+
+/* --------------------------------------------------------------- dof map */
+typedef struct {
+  int order, np;           /* N and (N+1)^3 */
+  int64_t n_cells, n_dofs;
+  int32_t *cell_dofs;      /* n_cells x np */
+} feint_bp_dofmap;
+
+/* GLL lattice numbering of a box mesh: node (gi, gj, gk), gi in 0..N nx,
+ * has index gi + (N nx + 1) (gj + (N ny + 1) gk). FEINT_ERR_INPUT when the
+ * count does not fit in int32. */
+int feint_bp_dofmap_box(const feint_hexmesh *m, int order, feint_bp_dofmap **out);
+void feint_bp_dofmap_destroy(feint_bp_dofmap *d);
+
+/* -------------------------------------------------------------- operator */
+typedef struct {
+  feint_bp_kind kind;
+  feint_bp_geo_mode geo_mode;
+  int order, p, q;         /* N, P = N + 1, Q points per direction */
+  int ngeo;                /* 1 (BP1.0) or 7 */
+  double lambda;
+  const feint_hexmesh *mesh;
+  const feint_bp_dofmap *dofs;
+  int64_t n_cells, n_dofs;
+  double *xe;              /* n_cells x 24 cell vertex coordinates xe[24 e + 3 v + d] */
+  double *geo;             /* stored: n_cells x ngeo x Q^3 (NULL when recomputed) */
+  double gll[FEINT_BP_MAX_ORDER + 1];       /* the P GLL nodes */
+  double qpts[FEINT_BP_MAX_ORDER + 2], qwts[FEINT_BP_MAX_ORDER + 2];
+  double B[(FEINT_BP_MAX_ORDER + 2) * (FEINT_BP_MAX_ORDER + 1)];  /* Q x P: GLL basis at the points */
+  double Bd[(FEINT_BP_MAX_ORDER + 2) * (FEINT_BP_MAX_ORDER + 1)]; /* Q x P: its derivative */
+  double Dq[(FEINT_BP_MAX_ORDER + 2) * (FEINT_BP_MAX_ORDER + 2)]; /* Q x Q: collocation derivative */
+} feint_bp_op;
+
+/* The operator on a mesh and dof map (both must outlive it). Stored geometric
+ * factors are computed here on the CPU. */
+int feint_bp_op_create(const feint_hexmesh *m, const feint_bp_dofmap *d, feint_bp_kind kind,
+                       feint_bp_geo_mode mode, double lambda, feint_bp_op **out);
+void feint_bp_op_destroy(feint_bp_op *op);
+
+/* CPU reference: y = A x (n_dofs each), by sum factorisation. */
+int feint_bp_apply(const feint_bp_op *op, const double *x, double *y);
+
+/* Element matrix of cell e (np x np, row-major), by the same quadrature but
+ * computed directly from the 3D tabulated basis (B and Bd, not Dq): an
+ * independent check of the sum-factorised action. */
+int feint_bp_element_matrix(const feint_bp_op *op, int64_t e, double *Ae);
+
+/* Assembled CSR matrix (rows sorted, no duplicates). */
+typedef struct {
+  int64_t n, nnz;
+  int64_t *rowptr, *cols;
+  double *vals;
+} feint_bp_csr;
+int feint_bp_assemble(const feint_bp_op *op, feint_bp_csr **out);
+void feint_bp_csr_matvec(const feint_bp_csr *A, const double *x, double *y);
+void feint_bp_csr_destroy(feint_bp_csr *A);
+
+/* Cost model (the paper's Table 2, extended by the global gather/scatter):
+ * the fewest bytes one application must move (x read once, y written
+ * once, the geometric factors (stored: ngeo Q^3 per cell; recomputed: the
+ * 24 vertex coordinates per cell), the int32 dof map) and the floating-point
+ * operations of the sum-factorised operator (geometry recomputation not
+ * counted). */
+double feint_bp_min_bytes(const feint_bp_op *op);
+double feint_bp_flops(const feint_bp_op *op);
+
+/* ------------------------------------------------------------------- GPU */
+/* The CUDA implementation (src/backend/cuda/bp.cu; without nvcc every
+ * function returns FEINT_ERR_INPUT "built without CUDA"). Create uploads the
+ * dof map and the cell vertex coordinates, and computes stored geometric
+ * factors on the device (feint_bp_hex_geometry, the CPU's formula); it reads
+ * op->geo_mode but never op->geo, so a caller may create the host operator
+ * in RECOMPUTE mode (no host factors) and set geo_mode = STORED before
+ * creating the GPU one (the benchmark does, for large meshes). */
+typedef struct feint_bp_gpu feint_bp_gpu;
+int feint_bp_gpu_create(const feint_bp_op *op, int device_index, feint_bp_gpu **out);
+/* y = A x with host arrays (uploads x, downloads y). */
+int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y);
+/* Benchmark: fills the device x with random values from seed, applies once
+ * to warm up, then reps times, each timed with events (zeroing y plus the
+ * kernel); *median_ms / *min_ms of those. */
+int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_ms, double *min_ms);
+/* Device name (empty without CUDA). */
+int feint_bp_gpu_device_name(int device_index, char *name, size_t size);
+void feint_bp_gpu_destroy(feint_bp_gpu *g);
+
+/* ------------------------------------------------------ shared geometry */
+/* The seven geometric factors at reference point (r, s, t) of a trilinear
+ * hexahedron with vertex coordinates xe[3 v + d] (lexicographic vertices),
+ * for quadrature weight w: g = (G00, G01, G02, G11, G12, G22, w|J|). */
+FEINT_HOST_DEVICE static inline void feint_bp_hex_geometry(const double *xe, double r, double s, double t,
+                                                           double w, double *g) {
+  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}; /* J[d][c] = dx_d / dr_c */
+  for (int v = 0; v < 8; v++) {
+    double sa = (v & 1) ? 1 : -1, sb = (v & 2) ? 1 : -1, sc = (v & 4) ? 1 : -1;
+    double fr = 1 + sa * r, fs = 1 + sb * s, ft = 1 + sc * t;
+    double dr = 0.125 * sa * fs * ft, ds = 0.125 * sb * fr * ft, dt = 0.125 * sc * fr * fs;
+    for (int d = 0; d < 3; d++) {
+      double X = xe[3 * v + d];
+      J[d][0] += X * dr;
+      J[d][1] += X * ds;
+      J[d][2] += X * dt;
+    }
+  }
+  /* adj(J)[c][d] = cofactor(J)[d][c]; J^-1 = adj / det */
+  double A00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+  double A01 = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+  double A02 = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+  double A10 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+  double A11 = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+  double A12 = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+  double A20 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+  double A21 = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+  double A22 = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+  double det = J[0][0] * A00 + J[0][1] * A10 + J[0][2] * A20;
+  double adet = det < 0 ? -det : det;
+  /* G = w |det| (adj/det)(adj/det)^T = w / |det| adj adj^T */
+  double f = w / adet;
+  g[0] = f * (A00 * A00 + A01 * A01 + A02 * A02);
+  g[1] = f * (A00 * A10 + A01 * A11 + A02 * A12);
+  g[2] = f * (A00 * A20 + A01 * A21 + A02 * A22);
+  g[3] = f * (A10 * A10 + A11 * A11 + A12 * A12);
+  g[4] = f * (A10 * A20 + A11 * A21 + A12 * A22);
+  g[5] = f * (A20 * A20 + A21 * A21 + A22 * A22);
+  g[6] = w * adet;
+}
+
+#endif

@@ -1,0 +1,35 @@
+/* Built without nvcc: the CUDA BP operators report that they are absent. */
+#include "feint/bp.h"
+#include "feint/error.h"
+
+#define NO_CUDA feint_error_set(FEINT_ERR_INPUT, "BP operators on the GPU: built without CUDA")
+
+int feint_bp_gpu_create(const feint_bp_op *op, int device_index, feint_bp_gpu **out) {
+  (void)op;
+  (void)device_index;
+  *out = NULL;
+  return NO_CUDA;
+}
+
+int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y) {
+  (void)g;
+  (void)x;
+  (void)y;
+  return NO_CUDA;
+}
+
+int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_ms, double *min_ms) {
+  (void)g;
+  (void)reps;
+  (void)seed;
+  *median_ms = *min_ms = 0;
+  return NO_CUDA;
+}
+
+int feint_bp_gpu_device_name(int device_index, char *name, size_t size) {
+  (void)device_index;
+  if (size) name[0] = 0;
+  return NO_CUDA;
+}
+
+void feint_bp_gpu_destroy(feint_bp_gpu *g) { (void)g; }
