@@ -23,7 +23,7 @@ EOF
 run() {
   echo "== $1"
   shift
-  "$FEINT" run "$dir/bench.yaml" "$@" 2>/dev/null | tail -n +2
+  "$FEINT" run "$dir/bench.yaml" "$@" 2> >(grep -Ev "^feint: [a-z_]+$" >&2) | tail -n +2
 }
 run "P1 Poisson, P1 kappa" --set space.order=1
 run "P2 Poisson, P2 kappa" --set space.order=2

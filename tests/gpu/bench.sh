@@ -10,11 +10,11 @@ out=${OUT:-$B/bench-gpu}
 mkdir -p "$out"
 for s in colored atomic gather; do
   "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \
-    --set assembly.strategy=$s --set output.rhs=false 2>/dev/null | tee "$out/poisson-$s.txt"
+    --set assembly.strategy=$s --set output.rhs=false --quiet 2>&1 | tee "$out/poisson-$s.txt"
 done
 "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \
   --set physics.kind=elasticity --set 'state.u=["x*y", "y*z", "z*x"]' --set physics.source=null \
-  --set output.rhs=false --set output.matrix=false 2>/dev/null | tee "$out/elasticity.txt"
+  --set output.rhs=false --set output.matrix=false --quiet 2>&1 | tee "$out/elasticity.txt"
 FEINT_BENCH_N=100 "$B/tests/t501-cuda-bench" 2>&1 | tee "$out/kernels.txt"
 "$B/tests/t312-plan-bench" 2>&1 | tee "$out/symbolic.txt"
 rm -f /tmp/feint-bench.h5
