@@ -49,6 +49,7 @@
 #include <stdint.h>
 
 #include "feint/physics.h" /* FEINT_HOST_DEVICE */
+#include "feint/mesh.h"    /* feint_hexmesh_from_mesh */
 
 #define FEINT_BP_MAX_ORDER 15
 
@@ -85,6 +86,43 @@ typedef struct {
  * count does not fit in int32. */
 int feint_bp_dofmap_box(const feint_hexmesh *m, int order, feint_bp_dofmap **out);
 void feint_bp_dofmap_destroy(feint_bp_dofmap *d);
+
+/* ------------------------------------------- unstructured hex meshes
+ * (src/bp/dofmap.c) */
+
+/* The hexahedra of a Gmsh mesh (cell_type FEINT_CELL_HEXAHEDRON) as a
+ * feint_hexmesh: vertices are the mesh nodes, each cell's vertex list is
+ * permuted from Gmsh's order to the lexicographic one (0 1 3 2 4 5 7 6).
+ * nx = ny = nz = 0 and lx, ly, lz = the bounding box extents (it is no box
+ * mesh: feint_bp_dofmap_box refuses it). FEINT_ERR_INPUT on other cells. */
+int feint_hexmesh_from_mesh(const feint_mesh *mesh, feint_hexmesh **out);
+
+/* Continuous GLL dof map of order N = 1..15 on any conforming first-order
+ * hex mesh, from its topology (local order lexicographic, i fastest, as the
+ * kernels expect). Entities of the mesh get dofs as follows:
+ *  - vertex: one dof;
+ *  - edge: N-1 dofs, numbered from the edge's lower global vertex towards
+ *    the higher one;
+ *  - face: (N-1)^2 dofs in a canonical frame: origin at the face's lowest
+ *    global vertex, first axis towards whichever of the origin's two face
+ *    neighbours has the lower global vertex, second axis towards the other;
+ *    dof (p, q), p, q in 1..N-1 along those axes, is number
+ *    (p-1) + (N-1)(q-1) of the face;
+ *  - cell interior: (N-1)^3 dofs, lexicographic.
+ * So two cells see a shared edge or face in whatever local orientation
+ * (any of the cube's 48 symmetries applied to a cell's vertex list) and
+ * still agree on its dofs. Global numbers are handed out in order of first
+ * appearance (cells in order, local nodes lexicographic), which keeps a
+ * cell's dofs close together. Errors (FEINT_ERR_INPUT): order out of range,
+ * a cell with a repeated vertex, a face shared by more than two cells, more
+ * dofs than int32 holds. */
+int feint_bp_dofmap_create(const feint_hexmesh *m, int order, feint_bp_dofmap **out);
+
+/* Coordinates of the dofs (n_dofs x 3) from each cell's trilinear map at
+ * the GLL points. A dof shared by several cells is computed from each;
+ * *mismatch (may be NULL) is the largest distance between two of those
+ * values (round-off for a consistent dof map). */
+int feint_bp_dof_coordinates(const feint_hexmesh *m, const feint_bp_dofmap *d, double *xyz, double *mismatch);
 
 /* -------------------------------------------------------------- operator */
 typedef struct {

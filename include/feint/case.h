@@ -130,6 +130,17 @@ typedef struct {
   feint_assembly_strategy strategy;
   feint_dirichlet_mode dirichlet; /* rows (default) | symmetric */
 
+  /* operator: (issue 4) y = A x with a BP operator on a hexahedral mesh
+   * instead of the physics outputs; has_operator = 0 when absent. With it,
+   * physics is optional, space.order may be 1..15, and the residual,
+   * matrix, rhs, element_matrices, near_null_space outputs, boundary
+   * conditions, quadrature.degree and more than one component are refused. */
+  int has_operator;
+  int operator_kind;      /* feint_bp_kind: 0 bp1.0, 1 bp3.5, 2 bp3.0 */
+  int operator_geometry;  /* feint_bp_geo_mode: 0 stored (default), 1 recompute */
+  double operator_lambda; /* screening constant of bp3.x, >= 0, default 1 */
+  char operator_where[256];
+
   /* sweep: (0 members = a single run) */
   int n_sweep;
   feint_sweep_member *sweep;

@@ -30,7 +30,19 @@
 typedef enum {
   FEINT_CELL_TRIANGLE = 0,
   FEINT_CELL_TETRAHEDRON = 1,
-  FEINT_CELL_SEGMENT = 2
+  FEINT_CELL_SEGMENT = 2,
+  /* First-order quadrilaterals and hexahedra (Gmsh types 3 and 5) are read
+   * as region cells for the tensor-product (BP) operators only: the
+   * Lagrange elements and quadrature rules below do not take them. Vertex
+   * order is Gmsh's: quadrilateral (-1,-1) (1,-1) (1,1) (-1,1); hexahedron
+   * the bottom quadrilateral (z = -1) then the top one (z = 1) on the
+   * reference [-1,1]^d. Lexicographic order (vertex a + 2b + 4c at
+   * (2a-1, 2b-1, 2c-1), as feint_hexmesh uses) is Gmsh's permuted by
+   * 0 1 3 2 (4 5 7 6). Edges are Gmsh's: quadrilateral {0,1} {1,2} {2,3}
+   * {3,0}; hexahedron {0,1} {0,3} {0,4} {1,2} {1,5} {2,3} {2,6} {3,7} {4,5}
+   * {4,7} {5,6} {6,7} (edge[0] < edge[1] is not guaranteed for these). */
+  FEINT_CELL_QUADRILATERAL = 3,
+  FEINT_CELL_HEXAHEDRON = 4
 } feint_cell_type;
 
 int feint_cell_dim(feint_cell_type cell);
@@ -38,10 +50,12 @@ int feint_cell_num_vertices(feint_cell_type cell);
 int feint_cell_num_edges(feint_cell_type cell);
 /* Reference edge e as (a, b) with a < b: edge[0], edge[1]. */
 void feint_cell_edge(feint_cell_type cell, int e, int edge[2]);
-int feint_cell_num_faces(feint_cell_type cell); /* 2-faces of 3D cells; 0 in 2D */
+int feint_cell_num_faces(feint_cell_type cell); /* triangular 2-faces of 3D cells; 0 in 2D and
+                                                  for the hexahedron (see bp.h) */
 void feint_cell_face(feint_cell_type cell, int f, int face[3]);
 const char *feint_cell_name(feint_cell_type cell);
-double feint_cell_reference_volume(feint_cell_type cell); /* 1 (segment), 1/2, 1/6 */
+double feint_cell_reference_volume(feint_cell_type cell); /* 1 (segment), 1/2, 1/6; 4, 8 for the
+                                                             quadrilateral, hexahedron on [-1,1]^d */
 
 /* A quadrature rule on a reference cell, exact for polynomials of total
  * degree <= degree. Points are n x dim (row-major), weights sum to the

@@ -3,8 +3,9 @@
  * Reads .msh (2.2 and 4.1, ASCII and binary) or meshes a .geo file. Keeps
  * the nodes (structure-of-arrays, 0-based, compact: only nodes of
  * top-dimensional and physical-group elements), the cells of the region
- * (one cell type per mesh in this version: triangles in 2D, tetrahedra in
- * 3D; first-order geometry), the physical groups, and for each physical
+ * (one cell type per mesh in this version: triangles or quadrilaterals in
+ * 2D, tetrahedra or hexahedra in 3D; first-order geometry; quadrilaterals
+ * and hexahedra serve the operator section (bp.h) only), the physical groups, and for each physical
  * group of dimension dim-1 its facets (as vertex lists). */
 #ifndef FEINT_MESH_H
 #define FEINT_MESH_H
@@ -30,7 +31,9 @@ typedef struct {
   feint_cell_type cell_type;
   int nv;                  /* vertices per cell */
   int64_t n_cells;
-  int64_t *cells;          /* n_cells x nv node indices (Gmsh vertex order) */
+  int64_t *cells;          /* n_cells x nv node indices (Gmsh vertex order; for
+                              hexahedra see fe.h, feint_hexmesh_from_mesh in
+                              bp.h permutes to lexicographic order) */
   int *cell_group;         /* n_cells: index into groups of the cell's physical group, -1 if none */
 
   int n_groups;

@@ -79,6 +79,8 @@ int feint_bp_dofmap_box(const feint_hexmesh *m, int order, feint_bp_dofmap **out
   *out = NULL;
   if (order < 1 || order > FEINT_BP_MAX_ORDER)
     return feint_error_set(FEINT_ERR_INPUT, "BP dof map: order %d (1..%d supported)", order, FEINT_BP_MAX_ORDER);
+  if (m->nx < 1 || m->ny < 1 || m->nz < 1 || (int64_t)m->nx * m->ny * m->nz != m->n_cells)
+    return feint_error_set(FEINT_ERR_INPUT, "BP dof map: not a box mesh (use feint_bp_dofmap_create)");
   int64_t gx = (int64_t)order * m->nx + 1, gy = (int64_t)order * m->ny + 1, gz = (int64_t)order * m->nz + 1;
   if (gx * gy * gz > INT32_MAX)
     return feint_error_set(FEINT_ERR_INPUT, "BP dof map: %lld dofs do not fit in int32", (long long)(gx * gy * gz));

@@ -382,7 +382,7 @@ static int fill_space_quadrature(const loader *L, const tree_node *root, int *co
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "space", skeys, &m, &k));
   if (k) set_where(c->space_where, k);
-  if ((v = field(m, "order"))) FEINT_CALL(get_int(v, "space.order", 1, 7, &c->order));
+  if ((v = field(m, "order"))) FEINT_CALL(get_int(v, "space.order", 1, c->has_operator ? 15 : 7, &c->order));
   if ((v = field(m, "components"))) {
     FEINT_CALL(get_int(v, "space.components", 1, 3, &c->components));
     *components_given = 1;
@@ -704,10 +704,54 @@ static int fill_sweep(const loader *L, const tree_node *root) {
   return FEINT_OK;
 }
 
+/* operator: {kind: bp1.0 | bp3.5 | bp3.0, lambda: 1, geometry: stored |
+ * recompute}, and what it rules out elsewhere in the case. */
+static int fill_operator(const loader *L, const tree_node *root) {
+  static const char *const keys[] = {"kind", "lambda", "geometry", NULL};
+  static const char *const kinds[] = {"bp1.0", "bp3.5", "bp3.0", NULL};
+  static const char *const geos[] = {"stored", "recompute", NULL};
+  static const char *const outputs[] = {"residual", "matrix", "rhs", "element_matrices", "near_null_space", NULL};
+  feint_case *c = L->c;
+  const tree_node *m, *k, *v;
+  FEINT_CALL(section(root, "operator", keys, &m, &k));
+  if (!m) return FEINT_OK;
+  set_where(c->operator_where, k);
+  if (!(v = field(m, "kind"))) return missing(L, k, "operator.kind");
+  FEINT_CALL(get_enum(v, "operator.kind", kinds, &c->operator_kind));
+  c->operator_lambda = 1.0;
+  if ((v = field(m, "lambda"))) {
+    FEINT_CALL(get_number(v, "operator.lambda", &c->operator_lambda));
+    if (!(c->operator_lambda >= 0)) return fail_at(v, "operator.lambda: must be >= 0, got %s", v->text);
+  }
+  if ((v = field(m, "geometry"))) FEINT_CALL(get_enum(v, "operator.geometry", geos, &c->operator_geometry));
+  /* what the operator run does not produce in this version */
+  const tree_node *out = field(root, "output");
+  for (int i = 0; outputs[i] && out && out->kind == TREE_MAP; i++) {
+    int on = 0;
+    if ((v = field(out, outputs[i])) && !get_bool(v, outputs[i], &on) && on)
+      return fail_at(v, "output.%s: not available with an operator section in this version (it writes "
+                        "/operator/y = A x; drop the operator section for the assembled outputs)",
+                     outputs[i]);
+  }
+  c->write_residual = c->write_matrix = c->write_rhs = c->write_element_matrices = c->write_near_null_space = 0;
+  if (c->matrix_market_file && out && (v = field(out, "matrix_market")))
+    return fail_at(v, "output.matrix_market: not available with an operator section in this version");
+  if ((v = field(root, "boundary")))
+    return fail_at(v, "boundary: not available with an operator section in this version (the operator "
+                      "acts on all dofs)");
+  const tree_node *q = field(root, "quadrature");
+  if (q && (v = field(q, "degree")))
+    return fail_at(v, "quadrature.degree: the operator's quadrature is fixed by its kind (bp1.0, bp3.0: "
+                      "N + 2 Gauss points; bp3.5: N + 1 GLL points)");
+  if (c->components > 1) return fail_at(k, "operator: the BP operators act on scalar fields (space.components 1)");
+  if (c->state_u.n > 1) return fail_at(k, "operator: state.u must be one scalar value (x = u at the dofs)");
+  return FEINT_OK;
+}
+
 static int fill(const loader *L, const tree_node *root) {
   static const char *const top[] = {"mesh",     "space",  "quadrature", "physics",  "state",
                                     "boundary", "output", "backend",    "assembly", "sweep",
-                                    NULL};
+                                    "operator", NULL};
   feint_case *c = L->c;
   FEINT_CALL(check_keys(root, top, NULL));
   c->order = 1;
@@ -721,12 +765,17 @@ static int fill(const loader *L, const tree_node *root) {
   c->dirichlet = FEINT_DIRICHLET_ROWS;
   snprintf(c->space_where, sizeof c->space_where, "%.240s:1:1", L->display);
   int components_given = 0;
+  c->has_operator = field(root, "operator") != NULL;
   FEINT_CALL(fill_mesh(L, root));
   FEINT_CALL(fill_space_quadrature(L, root, &components_given));
-  FEINT_CALL(fill_physics(L, root));
+  if (c->has_operator && !field(root, "physics"))
+    c->physics = FEINT_PHYSICS_MASS; /* physics is optional beside an operator */
+  else
+    FEINT_CALL(fill_physics(L, root));
   if (c->physics == FEINT_PHYSICS_ELASTICITY && !components_given) c->components = 0;
   FEINT_CALL(fill_state_boundary(L, root));
   FEINT_CALL(fill_output_backend(L, root));
+  FEINT_CALL(fill_operator(L, root));
   FEINT_CALL(fill_sweep(L, root));
   return FEINT_OK;
 }

@@ -9,7 +9,9 @@
 
 #include "feint/backend.h"
 #include "feint/boundary.h"
+#include "feint/bp.h"
 #include "feint/error.h"
+#include "feint/expr.h"
 #include "feint/form.h"
 #include "feint/h5.h"
 #include "feint/mesh.h"
@@ -273,6 +275,209 @@ static int write_matrix_market(run_state *r) {
                                    r->values, r->c->as_run);
 }
 
+/* ------------------------------------------------------------ operator */
+
+/* What an operator run owns (released by operator_release). */
+typedef struct {
+  feint_hexmesh *hm;
+  feint_bp_dofmap *dofs;
+  feint_bp_op *op;
+  feint_bp_gpu *gpu;
+  double *xyz, *x, *y;
+} operator_state;
+
+static void operator_release(operator_state *o) {
+  feint_bp_gpu_destroy(o->gpu);
+  feint_bp_op_destroy(o->op);
+  feint_bp_dofmap_destroy(o->dofs);
+  feint_hexmesh_destroy(o->hm);
+  free(o->xyz);
+  free(o->x);
+  free(o->y);
+  memset(o, 0, sizeof *o);
+}
+
+/* x = state.u at the GLL dofs (0 when absent). */
+static int operator_x(const feint_case *c, operator_state *o) {
+  const int64_t n = o->dofs->n_dofs;
+  const feint_value *v = c->state_u.n ? &c->state_u.c[0] : NULL;
+  if (!v || v->kind == FEINT_VALUE_NONE || v->kind == FEINT_VALUE_CONSTANT) {
+    const double u = v && v->kind == FEINT_VALUE_CONSTANT ? v->constant : 0;
+    FEINT_CALL(feint_malloc((size_t)n + 1, sizeof(double), &o->x, "operator x"));
+    for (int64_t i = 0; i < n; i++) o->x[i] = u;
+    return FEINT_OK;
+  }
+  if (v->kind == FEINT_VALUE_DATASET) {
+    if (v->on_cells)
+      return feint_error_set(FEINT_ERR_INPUT, "%s: state.u: the operator needs values at the dofs (on: node, %lld "
+                             "values in the order of /dofs/coordinates), not per cell", v->where, (long long)n);
+    return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &o->x);
+  }
+  feint_expr *e = NULL;
+  FEINT_CALL(feint_expr_create(v->expression, v->where, &e));
+  int st = feint_malloc((size_t)n + 1, sizeof(double), &o->x, "operator x");
+  for (int64_t i = 0; !st && i < n; i++) o->x[i] = feint_expr_eval(e, o->xyz[3 * i], o->xyz[3 * i + 1], o->xyz[3 * i + 2]);
+  feint_expr_destroy(e);
+  return st;
+}
+
+/* y = A x, repeat times (feint bench; times are medians): wall time of the
+ * whole call, kernel time (the CPU: the same; the GPU: events around the
+ * kernels, from feint_bp_gpu_bench on random x, before the real apply). */
+static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
+  enum { MAX_REPEAT = 201 };
+  double wall[MAX_REPEAT];
+  int n = opts->repeat > 1 ? opts->repeat : 1;
+  if (n > MAX_REPEAT) n = MAX_REPEAT;
+  double kernel = 0;
+  if (o->gpu) {
+    double med_ms = 0, min_ms = 0;
+    FEINT_CALL(feint_bp_gpu_bench(o->gpu, n > 5 ? n : 5, 1u, &med_ms, &min_ms));
+    kernel = 1e-3 * med_ms;
+  }
+  for (int k = 0; k < n; k++) {
+    double t0 = feint_now();
+    FEINT_CALL(o->gpu ? feint_bp_gpu_apply(o->gpu, o->x, o->y) : feint_bp_apply(o->op, o->x, o->y));
+    wall[k] = feint_now() - t0;
+  }
+  qsort(wall, (size_t)n, sizeof *wall, compare_doubles);
+  rep->seconds[FEINT_PHASE_RESIDUAL] += wall[n / 2];
+  rep->kernel_seconds[FEINT_PHASE_RESIDUAL] += o->gpu ? kernel : wall[n / 2];
+  return FEINT_OK;
+}
+
+static int operator_write(run_state *r, const feint_run_report *rep, const operator_state *o, const char *device,
+                          double kernel_seconds, double apply_seconds) {
+  const feint_case *c = r->c;
+  const feint_bp_op *op = o->op;
+  feint_output *out = r->out;
+  const int64_t n = o->dofs->n_dofs, dims[2] = {n, 3}, cd[2] = {o->dofs->n_cells, o->dofs->np};
+  char name[300], obj[300];
+  FEINT_CALL(feint_output_doubles(out, member_path(r, "operator/x", name, sizeof name), 1, &n, o->x));
+  FEINT_CALL(feint_output_doubles(out, member_path(r, "operator/y", name, sizeof name), 1, &n, o->y));
+  FEINT_CALL(feint_output_doubles(out, member_path(r, "dofs/coordinates", name, sizeof name), 2, dims, o->xyz));
+  FEINT_CALL(feint_output_int32(out, member_path(r, "dofs/cell_dofs", name, sizeof name), 2, cd, o->dofs->cell_dofs));
+  snprintf(obj, sizeof obj, "/%soperator", r->prefix);
+  FEINT_CALL(feint_output_attr_string(out, obj, "kind", feint_bp_name(op->kind)));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "order", op->order));
+  FEINT_CALL(feint_output_attr_double(out, obj, "lambda", op->kind == FEINT_BP1_0 ? 0.0 : op->lambda));
+  FEINT_CALL(feint_output_attr_string(out, obj, "geometry", op->geo_mode == FEINT_BP_GEO_STORED ? "stored" : "recompute"));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "quadrature_points", op->q));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "n_dofs", n));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "n_cells", op->n_cells));
+  FEINT_CALL(feint_output_attr_double(out, obj, "min_bytes", feint_bp_min_bytes(op)));
+  FEINT_CALL(feint_output_attr_double(out, obj, "flops", feint_bp_flops(op)));
+  FEINT_CALL(feint_output_attr_double(out, obj, "kernel_seconds", kernel_seconds));
+  FEINT_CALL(feint_output_attr_double(out, obj, "apply_seconds", apply_seconds));
+  /* provenance, as write_provenance */
+  snprintf(obj, sizeof obj, "/%s", r->prefix);
+  char mesh_sha[65];
+  FEINT_CALL(feint_sha256_file(c->mesh_file, mesh_sha));
+  FEINT_CALL(feint_output_attr_string(out, obj, "feint_version", FEINT_VERSION));
+  FEINT_CALL(feint_output_attr_string(out, obj, "case", c->as_run));
+  FEINT_CALL(feint_output_attr_string(out, obj, "case_sha256", c->sha256));
+  FEINT_CALL(feint_output_attr_string(out, obj, "mesh_sha256", mesh_sha));
+  FEINT_CALL(feint_output_attr_string(out, obj, "mesh_file", c->mesh_file));
+  FEINT_CALL(feint_output_attr_string(out, obj, "backend", o->gpu ? "cuda" : "cpu"));
+  FEINT_CALL(feint_output_attr_string(out, obj, "device", device));
+  FEINT_CALL(feint_output_attr_string(out, obj, "precision", "double"));
+  FEINT_CALL(feint_output_attr_string(out, obj, "operator", feint_bp_name(op->kind)));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "order", op->order));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "components", 1));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "n_cells", op->n_cells));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "n_dofs", n));
+  for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
+    char at[64];
+    snprintf(at, sizeof at, "time_%s", feint_phase_names[k]);
+    FEINT_CALL(feint_output_attr_double(out, obj, at, rep->seconds[k] - r->seconds_before[k]));
+  }
+  FEINT_CALL(feint_output_attr_double(out, obj, "time_gmsh_open", rep->gmsh_seconds));
+  return FEINT_OK;
+}
+
+/* The operator section: y = A x on the hexahedra of r->mesh (read). The
+ * apply is timed as the residual phase (norms.residual = |y|). */
+static int run_operator_body(const feint_run_options *opts, feint_run_report *rep, run_state *r, operator_state *o) {
+  feint_case *c = r->c;
+  const feint_mesh *m = r->mesh;
+  if (m->cell_type != FEINT_CELL_HEXAHEDRON)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: operator: the BP operators need a hexahedral mesh; %s has %s cells (mesh it with "
+                           "Recombine / transfinite volumes, e.g. cases/hexcube.geo)",
+                           c->operator_where, c->mesh_file, feint_cell_name(m->cell_type));
+  if (c->precision == FEINT_PRECISION_SINGLE)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the BP operators compute in double precision only "
+                           "(backend.precision: double)", c->operator_where);
+  starting(opts, r, FEINT_PHASE_DOFMAP);
+  double t0 = feint_now();
+  int st = feint_hexmesh_from_mesh(m, &o->hm);
+  if (!st) st = feint_bp_dofmap_create(o->hm, c->order, &o->dofs);
+  if (!st) st = feint_malloc((size_t)o->dofs->n_dofs * 3 + 1, sizeof(double), &o->xyz, "dof coordinates");
+  if (!st) st = feint_bp_dof_coordinates(o->hm, o->dofs, o->xyz, NULL);
+  rep->seconds[FEINT_PHASE_DOFMAP] += feint_now() - t0;
+  FEINT_CALL(st);
+  starting(opts, r, FEINT_PHASE_FORM);
+  TIMED(rep, FEINT_PHASE_FORM, operator_x(c, o));
+  rep->n_cells = m->n_cells;
+  rep->n_dofs = o->dofs->n_dofs;
+  rep->n_nodes = m->n_nodes;
+  if (opts->check_only) return FEINT_OK;
+
+  feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
+  const int n_gpus = feint_cuda_device_count();
+  if (kind == FEINT_DEVICE_CUDA && n_gpus <= 0)
+    return feint_error_set(FEINT_ERR_INPUT, "backend cuda asked for, but %s",
+#ifdef FEINT_HAVE_CUDA
+                           "no CUDA device is visible"
+#else
+                           "this feint was built without CUDA (no nvcc found)"
+#endif
+    );
+  const int on_gpu = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && n_gpus > 0);
+  if (kind == FEINT_DEVICE_AUTO && !on_gpu && !opts->quiet && !rep->backend[0])
+    fprintf(stderr, "feint: backend auto: no GPU found; using the cpu backend\n");
+  const feint_bp_geo_mode geo = (feint_bp_geo_mode)c->operator_geometry;
+  char device[256];
+  starting(opts, r, FEINT_PHASE_SETUP);
+  t0 = feint_now();
+  /* on the GPU the factors are computed on the device: no host copy */
+  st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind, on_gpu ? FEINT_BP_GEO_RECOMPUTE : geo,
+                          c->operator_lambda, &o->op);
+  if (!st && on_gpu) {
+    o->op->geo_mode = geo;
+    st = feint_bp_gpu_create(o->op, opts->device_index, &o->gpu);
+    char name[200] = "";
+    if (!st) st = feint_bp_gpu_device_name(opts->device_index, name, sizeof name);
+    snprintf(device, sizeof device, "%s", name);
+  } else {
+    snprintf(device, sizeof device, "CPU (reference backend, double precision)");
+  }
+  if (!st) st = feint_malloc((size_t)o->dofs->n_dofs + 1, sizeof(double), &o->y, "operator y");
+  rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
+  FEINT_CALL(st);
+  snprintf(rep->backend, sizeof rep->backend, "%s", on_gpu ? "cuda" : "cpu");
+  snprintf(rep->device, sizeof rep->device, "%s", device);
+  rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(o->op);
+  starting(opts, r, FEINT_PHASE_RESIDUAL);
+  const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
+  FEINT_CALL(operator_apply(opts, rep, o));
+  rep->residual_norm = norm2(o->y, o->dofs->n_dofs);
+  starting(opts, r, FEINT_PHASE_WRITE);
+  t0 = feint_now();
+  st = operator_write(r, rep, o, device, rep->kernel_seconds[FEINT_PHASE_RESIDUAL] - k0,
+                      rep->seconds[FEINT_PHASE_RESIDUAL] - w0);
+  rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+  return st;
+}
+
+static int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
+  operator_state o;
+  memset(&o, 0, sizeof o);
+  int st = run_operator_body(opts, rep, r, &o);
+  operator_release(&o);
+  return st;
+}
+
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -284,6 +489,13 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
+  if (c->has_operator) return run_operator(opts, rep, r);
+  if (r->mesh->cell_type == FEINT_CELL_HEXAHEDRON || r->mesh->cell_type == FEINT_CELL_QUADRILATERAL)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: mesh %s has %s cells; in this version they serve the operator section only "
+                           "(operator: {kind: bp1.0 | bp3.5 | bp3.0}); physics outputs need triangles or "
+                           "tetrahedra",
+                           c->mesh_where, c->mesh_file, feint_cell_name(r->mesh->cell_type));
   starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
     TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));

@@ -6,23 +6,46 @@ static const int tet_edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 
 static const int tet_faces[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
 
 static const int seg_edges[1][2] = {{0, 1}};
+/* Gmsh's edge order for first-order quadrilaterals and hexahedra */
+static const int quad_edges[4][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+static const int hex_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
+                                     {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
 
 int feint_cell_dim(feint_cell_type cell) {
-  return cell == FEINT_CELL_TETRAHEDRON ? 3 : cell == FEINT_CELL_SEGMENT ? 1 : 2;
+  switch (cell) {
+    case FEINT_CELL_TETRAHEDRON:
+    case FEINT_CELL_HEXAHEDRON: return 3;
+    case FEINT_CELL_SEGMENT: return 1;
+    default: return 2;
+  }
 }
 
 int feint_cell_num_vertices(feint_cell_type cell) {
-  return cell == FEINT_CELL_TETRAHEDRON ? 4 : cell == FEINT_CELL_SEGMENT ? 2 : 3;
+  switch (cell) {
+    case FEINT_CELL_TETRAHEDRON: return 4;
+    case FEINT_CELL_SEGMENT: return 2;
+    case FEINT_CELL_QUADRILATERAL: return 4;
+    case FEINT_CELL_HEXAHEDRON: return 8;
+    default: return 3;
+  }
 }
 
 int feint_cell_num_edges(feint_cell_type cell) {
-  return cell == FEINT_CELL_TETRAHEDRON ? 6 : cell == FEINT_CELL_SEGMENT ? 1 : 3;
+  switch (cell) {
+    case FEINT_CELL_TETRAHEDRON: return 6;
+    case FEINT_CELL_SEGMENT: return 1;
+    case FEINT_CELL_QUADRILATERAL: return 4;
+    case FEINT_CELL_HEXAHEDRON: return 12;
+    default: return 3;
+  }
 }
 
 void feint_cell_edge(feint_cell_type cell, int e, int edge[2]) {
-  const int *v = cell == FEINT_CELL_TETRAHEDRON ? tet_edges[e]
-                 : cell == FEINT_CELL_SEGMENT   ? seg_edges[e]
-                                                : tri_edges[e];
+  const int *v = cell == FEINT_CELL_TETRAHEDRON     ? tet_edges[e]
+                 : cell == FEINT_CELL_SEGMENT       ? seg_edges[e]
+                 : cell == FEINT_CELL_QUADRILATERAL ? quad_edges[e]
+                 : cell == FEINT_CELL_HEXAHEDRON    ? hex_edges[e]
+                                                    : tri_edges[e];
   edge[0] = v[0];
   edge[1] = v[1];
 }
@@ -40,9 +63,21 @@ void feint_cell_face(feint_cell_type cell, int f, int face[3]) {
 }
 
 const char *feint_cell_name(feint_cell_type cell) {
-  return cell == FEINT_CELL_TETRAHEDRON ? "tetrahedron" : cell == FEINT_CELL_SEGMENT ? "segment" : "triangle";
+  switch (cell) {
+    case FEINT_CELL_TETRAHEDRON: return "tetrahedron";
+    case FEINT_CELL_SEGMENT: return "segment";
+    case FEINT_CELL_QUADRILATERAL: return "quadrilateral";
+    case FEINT_CELL_HEXAHEDRON: return "hexahedron";
+    default: return "triangle";
+  }
 }
 
 double feint_cell_reference_volume(feint_cell_type cell) {
-  return cell == FEINT_CELL_TETRAHEDRON ? 1.0 / 6.0 : cell == FEINT_CELL_SEGMENT ? 1.0 : 0.5;
+  switch (cell) {
+    case FEINT_CELL_TETRAHEDRON: return 1.0 / 6.0;
+    case FEINT_CELL_SEGMENT: return 1.0;
+    case FEINT_CELL_QUADRILATERAL: return 4.0;
+    case FEINT_CELL_HEXAHEDRON: return 8.0;
+    default: return 0.5;
+  }
 }

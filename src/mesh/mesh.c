@@ -28,6 +28,11 @@
  *   the file; a .geo whose mesh already exists (a "Mesh 3;" line) is meshed
  *   again only when a size is given.
  * - 2D meshes must lie in a plane z = const; z is stored as 0.
+ * - Region cells are first-order triangles or quadrilaterals (2D),
+ *   tetrahedra or hexahedra (3D), one type per mesh (the first region
+ *   element type met sets it; another one is an error). Cells keep Gmsh's
+ *   vertex order. With quadrilateral (hexahedral) cells the facets of the
+ *   boundary groups are lines (first-order quadrilaterals).
  * - feint_mesh_find_group with dim < 0 matches a group of any dimension. */
 #include "feint/mesh.h"
 
@@ -186,7 +191,18 @@ typedef struct {
   vec64 cell_group_v; /* per cell */
 
   int may_repeat; /* MSH 2 file: elements may be repeated (see dedup_rows) */
+  int cell_gtype; /* Gmsh type of the region cells (0 until the first is met) */
 } reader;
+
+/* Gmsh first-order cell types feint reads as region cells. */
+static int cell_gtype_ok(int dim, int type) { return dim == 3 ? type == 4 || type == 5 : type == 2 || type == 3; }
+static int gtype_nv(int type) { return type == 5 ? 8 : type == 4 || type == 3 ? 4 : 3; }
+static feint_cell_type gtype_cell(int type) {
+  return type == 5 ? FEINT_CELL_HEXAHEDRON
+         : type == 4 ? FEINT_CELL_TETRAHEDRON
+         : type == 3 ? FEINT_CELL_QUADRILATERAL
+                     : FEINT_CELL_TRIANGLE;
+}
 
 static int gmsh_failed(reader *r, const char *what) {
   char msg[2048];
@@ -579,8 +595,6 @@ static int resolve_region(reader *r, const feint_mesh_options *opts) {
 static int read_elements(reader *r) {
   feint_mesh *m = r->m;
   int D = m->dim, ierr = 0;
-  int cell_gtype = D == 3 ? 4 : 2; /* 4-node tetrahedron, 3-node triangle */
-  int nv = D == 3 ? 4 : 3;
   int *dimtags = NULL;
   size_t n = 0;
   gmshModelGetEntities(&dimtags, &n, -1, &ierr);
@@ -625,13 +639,25 @@ static int read_elements(reader *r) {
       T->count += (int64_t)kept;
       if (T->dim == E->dim) E->count += (int64_t)kept;
       if (!in_region || ne == 0) continue;
-      if (T->type != cell_gtype) {
+      if (!cell_gtype_ok(D, T->type)) {
         st = feint_error_set(FEINT_ERR_INPUT,
                              "%smesh %s: the region contains %s elements (Gmsh type %d, \"%s\"); "
-                             "feint supports first-order triangles and tetrahedra in this version",
+                             "feint supports first-order triangles and tetrahedra (and, for the "
+                             "operator section, quadrilaterals and hexahedra) in this version",
                              r->pre, r->path, T->friendly, T->type, T->name);
         break;
       }
+      if (r->cell_gtype && T->type != r->cell_gtype) {
+        type_info *first = NULL;
+        if ((st = type_lookup(r, r->cell_gtype, &first))) break;
+        st = feint_error_set(FEINT_ERR_INPUT,
+                             "%smesh %s: the region mixes %s and %s elements; feint needs one cell "
+                             "type per mesh in this version",
+                             r->pre, r->path, first->friendly, T->friendly);
+        break;
+      }
+      r->cell_gtype = T->type;
+      const int nv = gtype_nv(T->type);
       if (e.ntags_n[t] != ne * (size_t)nv) {
         st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data from Gmsh",
                              r->pre, r->path);
@@ -662,7 +688,8 @@ static int read_elements(reader *r) {
 static int read_facets(reader *r) {
   feint_mesh *m = r->m;
   int D = m->dim;
-  int fdim = D - 1, fgtype = D == 3 ? 2 : 1, nvf = D == 3 ? 3 : 2;
+  const int hex = r->cell_gtype == 5;
+  int fdim = D - 1, fgtype = hex ? 3 : D == 3 ? 2 : 1, nvf = hex ? 4 : D == 3 ? 3 : 2;
   m->nv_facet = nvf;
   FEINT_CALL(feint_calloc((size_t)m->n_groups + 1, sizeof *m->facet_offsets, &m->facet_offsets,
                           "mesh facet offsets"));
@@ -694,7 +721,7 @@ static int read_facets(reader *r) {
                 "%smesh %s: physical group '%s' (dimension %d) contains %s elements (Gmsh type "
                 "%d, \"%s\"); facets must be first-order %s",
                 r->pre, r->path, G->name, G->dim, T->friendly, T->type, T->name,
-                D == 3 ? "triangles" : "lines");
+                hex ? "quadrilaterals" : D == 3 ? "triangles" : "lines");
             break;
           }
           if (e.ntags_n[t] != ne * (size_t)nvf) {
@@ -810,8 +837,9 @@ done:
 
 static int finish(reader *r) {
   feint_mesh *m = r->m;
-  int nv = m->dim == 3 ? 4 : 3;
-  m->cell_type = m->dim == 3 ? FEINT_CELL_TETRAHEDRON : FEINT_CELL_TRIANGLE;
+  int gt = r->cell_gtype ? r->cell_gtype : m->dim == 3 ? 4 : 2;
+  int nv = gtype_nv(gt);
+  m->cell_type = gtype_cell(gt);
   m->nv = nv;
   m->n_cells = (int64_t)(r->cells.n / (size_t)nv);
   /* hand over the arrays (shrink is not worth a copy) */

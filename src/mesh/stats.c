@@ -64,6 +64,65 @@ static double tetrahedron(const double p[4][3], double *quality) {
   return det / 6.0;
 }
 
+/* Signed volume of a trilinear hexahedron (Gmsh vertex order): the 2x2x2
+ * Gauss rule integrates det J exactly. Quality: the smallest over the
+ * largest corner Jacobian determinant (1 for a parallelepiped; <= 0 when
+ * the cell is folded or inverted). */
+static double hexahedron(const double p[8][3], double *quality) {
+  static const int lex[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+  const double g = 0.57735026918962576451;
+  double vol = 0, jmin = 0, jmax = 0;
+  for (int q = 0; q < 16; q++) { /* 8 Gauss points, then the 8 corners */
+    double r = q < 8 ? ((q & 1) ? g : -g) : ((q & 1) ? 1 : -1);
+    double s = q < 8 ? ((q & 2) ? g : -g) : ((q & 2) ? 1 : -1);
+    double t = q < 8 ? ((q & 4) ? g : -g) : ((q & 4) ? 1 : -1);
+    double J[3][3] = {{0}};
+    for (int v = 0; v < 8; v++) {
+      double sa = (v & 1) ? 1 : -1, sb = (v & 2) ? 1 : -1, sc = (v & 4) ? 1 : -1;
+      double d[3] = {0.125 * sa * (1 + sb * s) * (1 + sc * t), 0.125 * sb * (1 + sa * r) * (1 + sc * t),
+                     0.125 * sc * (1 + sa * r) * (1 + sb * s)};
+      for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) J[i][k] += p[lex[v]][i] * d[k];
+    }
+    double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+                 J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                 J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    if (q < 8) {
+      vol += det;
+    } else {
+      if (q == 8 || det < jmin) jmin = det;
+      if (q == 8 || det > jmax) jmax = det;
+    }
+  }
+  if (vol < 0) { /* an inverted (mirrored) cell: measure quality on its mirror */
+    double t = jmin;
+    jmin = -jmax;
+    jmax = -t;
+  }
+  *quality = jmax > 0 ? jmin / jmax : 0;
+  return vol;
+}
+
+/* Signed area of a bilinear quadrilateral in the x-y plane (shoelace);
+ * quality as for the hexahedron, from the corner Jacobians. */
+static double quadrilateral(const double p[4][3], double *quality) {
+  double area = 0, jmin = 0, jmax = 0;
+  for (int i = 0; i < 4; i++) {
+    const double *a = p[i], *b = p[(i + 1) % 4], *c = p[(i + 3) % 4];
+    area += 0.5 * (a[0] * b[1] - b[0] * a[1]);
+    double det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+    if (i == 0 || det < jmin) jmin = det;
+    if (i == 0 || det > jmax) jmax = det;
+  }
+  if (area < 0) {
+    double t = jmin;
+    jmin = -jmax;
+    jmax = -t;
+  }
+  *quality = jmax > 0 ? jmin / jmax : 0;
+  return area;
+}
+
 void feint_mesh_compute_stats(const feint_mesh *m, feint_mesh_stats *st) {
   memset(st, 0, sizeof *st);
   st->worst_cell = -1;
@@ -82,7 +141,7 @@ void feint_mesh_compute_stats(const feint_mesh *m, feint_mesh_stats *st) {
     }
   }
   int nv = m->nv;
-  double p[4][3];
+  double p[8][3];
   for (int64_t e = 0; e < m->n_cells; e++) {
     const int64_t *v = m->cells + e * nv;
     for (int i = 0; i < nv; i++) {
@@ -91,7 +150,11 @@ void feint_mesh_compute_stats(const feint_mesh *m, feint_mesh_stats *st) {
       p[i][2] = m->z[v[i]];
     }
     double q, vol;
-    if (nv == 4)
+    if (m->cell_type == FEINT_CELL_HEXAHEDRON)
+      vol = hexahedron((const double(*)[3])p, &q);
+    else if (m->cell_type == FEINT_CELL_QUADRILATERAL)
+      vol = quadrilateral((const double(*)[3])p, &q);
+    else if (nv == 4)
       vol = tetrahedron((const double(*)[3])p, &q);
     else
       vol = triangle((const double(*)[3])p, &q);

@@ -5,8 +5,9 @@
  * interior nodes jiggled so cells differ. For P1 and P2, triangles and
  * tetrahedra, every physics and every assembly strategy: residual, rhs,
  * element matrices and assembled CSR values agree with the CPU to a
- * relative (2-norm) error <= 1e-12, and colored and gather results are
- * bitwise identical across two runs. Coefficients are random nodal, per
+ * relative (2-norm) error <= 1e-12 (1e-5 with backend.precision single,
+ * against the same double CPU reference), and colored and gather results
+ * are bitwise identical across two runs. Coefficients are random nodal, per
  * cell and constant fields; u is random.
  *
  * Without a GPU the CPU-side scaffolding is checked (mesh volume, rhs sum,
@@ -178,12 +179,14 @@ static double rel_err(const double *got, const double *want, int64_t n) {
 
 static const char *phys_name[] = {"poisson", "mass", "helmholtz", "elasticity", "advection", "diffusion"};
 static const char *strat_name[] = {"colored", "atomic", "gather"};
-static double worst = 0;
+static double worst = 0, worst_single = 0;
+static int single_prec = 0; /* the backend runs in single precision: tolerance 1e-5 */
 
 static void compare(const char *what, const char *tag, const double *got, const double *want, int64_t n) {
   double e = rel_err(got, want, n);
-  if (e > worst) worst = e;
-  CHECK(e <= 1e-12, "%s %s: relative error %.3e", tag, what, e);
+  double *w = single_prec ? &worst_single : &worst;
+  if (e > *w) *w = e;
+  CHECK(e <= (single_prec ? 1e-5 : 1e-12), "%s %s: relative error %.3e", tag, what, e);
 }
 
 static void poison(double *v, int64_t n) {
@@ -233,8 +236,11 @@ int main(void) {
         }
         if (have_gpu) {
           double ke_err = -1;
-          for (int st = 0; st < 3; st++) {
+          for (int pst = 0; pst < 6; pst++) {
+            const int st = pst % 3;
+            single_prec = pst >= 3;
             p.strategy = (feint_assembly_strategy)st;
+            p.precision = single_prec ? FEINT_PRECISION_SINGLE : FEINT_PRECISION_DOUBLE;
             feint_backend *gpu = NULL;
             int status = feint_backend_cuda_create(&p, -1, &gpu);
             if (status) {
@@ -242,7 +248,7 @@ int main(void) {
               continue;
             }
             char t2[192];
-            snprintf(t2, sizeof t2, "%s [%s]", tag, strat_name[st]);
+            snprintf(t2, sizeof t2, "%s [%s%s]", tag, strat_name[st], single_prec ? ", single" : "");
             poison(g, nd);
             CHECK_OK(gpu->residual(gpu, f->u, g));
             compare("residual", t2, g, F, nd);
@@ -266,7 +272,7 @@ int main(void) {
               poison(g, nke);
               CHECK_OK(gpu->element_matrices(gpu, g));
               compare("element matrices", t2, g, K, nke);
-              ke_err = rel_err(g, K, nke);
+              if (!single_prec) ke_err = rel_err(g, K, nke);
             }
             feint_cuda_stats stats;
             feint_cuda_info(gpu, &stats);
@@ -283,12 +289,14 @@ int main(void) {
               compare("matrix", t3, g, V, nnz);
               CHECK_OK(feint_cuda_set_variant(gpu, 0));
             }
-            if (st == 0)
+            if (st == 0 && !single_prec)
               printf("%s: colours %d, batch %d/%d cells, Ke err %.2e; block aggregation %d/%d, chunk colours %d/%d\n",
                      tag, stats.n_colors, stats.residual_batch, stats.matrix_batch, ke_err, stats.block_vector,
                      stats.block_matrix, stats.block_colors_vector, stats.block_colors_matrix);
             feint_backend_destroy(gpu);
           }
+          p.precision = FEINT_PRECISION_DOUBLE;
+          single_prec = 0;
         }
         n_cases++;
         free(F);
@@ -313,6 +321,7 @@ int main(void) {
     printf("skipped: no GPU\n");
     return check_report("t500-cuda-agreement");
   }
-  printf("%d cases x 3 strategies; worst relative error %.3e\n", n_cases, worst);
+  printf("%d cases x 3 strategies; worst relative error %.3e (double), %.3e (single, vs the double CPU)\n", n_cases,
+         worst, worst_single);
   return check_report("t500-cuda-agreement");
 }

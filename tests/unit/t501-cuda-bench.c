@@ -210,6 +210,9 @@ int main(void) {
     for (int k = 0; k < f->n_aux; k++) cell_bytes += f->aux[k].kind == FEINT_FIELD_CELL ? 8.0 * ncell : 0;
     const double res_bytes = 24.0 * m->n_nodes + 16.0 * ncell + 8.0 * nd * 2 + 8.0 * s->n_scalar_dofs * n_nodal +
                              cell_bytes;
+    /* single precision: the same with 4-byte reals (indices stay int32) */
+    const double res_bytes_s = 12.0 * m->n_nodes + 16.0 * ncell + 4.0 * nd * 2 + 4.0 * s->n_scalar_dofs * n_nodal +
+                               cell_bytes / 2;
     const double mat_bytes = 24.0 * m->n_nodes + 16.0 * ncell + 8.0 * s->n_scalar_dofs * n_nodal + cell_bytes +
                              8.0 * plan->nnz + 4.0 * ncell * s->nbc * s->nbc;
     for (int sti = 0; sti < 3; sti++) {
@@ -255,6 +258,48 @@ int main(void) {
         double num = 0, den = 0;
         for (int64_t i = 0; i < nd; i++) num += (Fref[i] - F[i]) * (Fref[i] - F[i]), den += F[i] * F[i];
         CHECK(sqrt(num / den) <= 1e-12, "%s residual differs from atomic: %.3e", sn[st], sqrt(num / den));
+      }
+      if (st == FEINT_ASSEMBLY_ATOMIC) {
+        /* same run: the local-index / shared-atomic flush instead of the sorted inverse map */
+        setenv("FEINT_CUDA_LIDX", "1", 1);
+        double t_old = time_calls(b, 0, f->u, F, 7);
+        unsetenv("FEINT_CUDA_LIDX");
+        printf("        residual with the local-index shared-atomic flush (FEINT_CUDA_LIDX=1): %.3f ms (%.0f%% of "
+               "copy)\n",
+               t_old, 100 * res_bytes / t_old / 1e6 / copy_gbs);
+        /* same run: node coordinates and coefficient in separate arrays */
+        setenv("FEINT_CUDA_PACK", "0", 1);
+        feint_backend *b2 = NULL;
+        if (!feint_backend_cuda_create(&p, -1, &b2)) {
+          double t_np = time_calls(b2, 0, f->u, F, 7);
+          printf("        residual without packed node records (FEINT_CUDA_PACK=0): %.3f ms (%.0f%% of copy)\n", t_np,
+                 100 * res_bytes / t_np / 1e6 / copy_gbs);
+          feint_backend_destroy(b2);
+        }
+        unsetenv("FEINT_CUDA_PACK");
+        CHECK_OK(b->residual(b, f->u, F)); /* F back to this backend's result */
+      }
+      /* single precision (float storage, double compute), against the double result */
+      {
+        feint_problem ps = p;
+        ps.precision = FEINT_PRECISION_SINGLE;
+        feint_backend *bs = NULL;
+        if (feint_backend_cuda_create(&ps, -1, &bs)) {
+          printf("        single: create failed: %s\n", feint_error_message());
+        } else {
+          double *Fs = malloc(sizeof(double) * nd);
+          double ts = time_calls(bs, 0, f->u, Fs, 7);
+          double tms = time_calls(bs, 1, NULL, V, 7);
+          double num = 0, den = 0;
+          for (int64_t i = 0; i < nd; i++) num += (Fs[i] - F[i]) * (Fs[i] - F[i]), den += F[i] * F[i];
+          CHECK(sqrt(num / den) <= 1e-5, "%s single residual differs from double: %.3e", sn[st], sqrt(num / den));
+          printf("        single precision: residual %.3f ms = %.1f GB/s on %.0f MB (%.0f%% of copy), rel. diff %.1e; "
+                 "matrix assembly %.3f ms\n",
+                 ts, res_bytes_s / ts / 1e6, res_bytes_s / 1e6, 100 * res_bytes_s / ts / 1e6 / copy_gbs,
+                 sqrt(num / den), tms);
+          free(Fs);
+          feint_backend_destroy(bs);
+        }
       }
       feint_cuda_info(b, &info);
       printf("        block-local aggregation (vector %d, matrix %d): %d cells per chunk, chunk colours %d/%d, "

@@ -1,5 +1,5 @@
 /* The CUDA backend: the same integrals as the CPU reference (src/backend/
- * cpu/cpu.c), computed on the GPU, double precision.
+ * cpu/cpu.c), computed on the GPU, in double or single precision (float storage).
  *
  * Data model. Everything the kernels read is uploaded once when the backend
  * is created: node coordinates (x, y, z arrays), the cell vertex lists, the
@@ -28,6 +28,7 @@
  *      and reduce over the quadrature points from shared memory; no
  *      cross-thread reduction. The result goes straight into the global
  *      vector / CSR values: integration and assembly are fused.
+ * Storage type: float with backend.precision single, else double (see rd<S>).
  * For P1 the one-thread-per-cell kernels further down (p1_*) are used by
  * default (faster, see NOTES.md); the paper's pre-gathered data-model
  * kernel (paper_kernel) is a benchmark variant.
@@ -129,7 +130,9 @@ typedef struct {
   int dim, nc, nb, nbc, nq, nv, physics, terms;
   int n_aux, n_nodal;
   int64_t n_cells;
-  const double *x, *y, *z;
+  const void *x, *y, *z; /* storage type S (float or double) */
+  const void *xyzw;      /* P1: packed node records (x, y, z, coefficient aux[wa]) or NULL */
+  int wa;                /* the nodal coefficient packed into xyzw, -1 if none */
   const int *cells;     /* n_cells x nv */
   const int *cell_dofs; /* n_cells x nbc */
   const int *sdofs;     /* n_cells x nb */
@@ -137,7 +140,7 @@ typedef struct {
   int aux_kind[FEINT_CUDA_MAX_AUX];
   int aux_nodal[FEINT_CUDA_MAX_AUX]; /* index among the nodal fields, -1 if not nodal */
   double aux_const[FEINT_CUDA_MAX_AUX];
-  const double *aux_vals[FEINT_CUDA_MAX_AUX];
+  const void *aux_vals[FEINT_CUDA_MAX_AUX]; /* storage type S */
   const int *slots;     /* n_cells x nbc x nbc */
   int batch;            /* cells per batch */
   int gq;               /* matrix: coefficient doubles per (cell, q) */
@@ -161,6 +164,25 @@ static __host__ __device__ inline int mat_cell_size(const kparams &P) {
 
 /* ---------------------------------------------------------------- kernels */
 
+/* Storage type S (float for backend.precision single, else double): state,
+ * coordinates, coefficients and outputs are stored as S; the kernels
+ * compute in double (the pointwise physics in physics.h is double) and
+ * round once when they store. */
+template <typename S>
+__device__ __forceinline__ double rd(const void *p, int64_t i) {
+  return (double)__ldg((const S *)p + i);
+}
+template <typename S>
+__device__ __forceinline__ void put(void *o, int64_t i, double v, int mode) {
+  S *q = (S *)o + i;
+  if (mode == 0 /* OUT_ATOMIC */)
+    atomicAdd(q, (S)v);
+  else if (mode == 1 /* OUT_PLAIN */)
+    *q += (S)v;
+  else
+    *q = (S)v;
+}
+
 __device__ static inline int64_t cell_of(const int *list, int64_t k) { return list ? (int64_t)list[k] : k; }
 
 /* Load tables into shared memory. */
@@ -172,7 +194,7 @@ __device__ static inline void load_tables(const kparams &P, double *sh) {
 }
 
 /* Phase 0: geometry of the batch's cells, and nodal coefficient values. */
-template <int DIM>
+template <int DIM, typename S>
 __device__ static inline void load_geometry(const kparams &P, const int *list, int64_t base, int n_here,
                                             double *geo) {
   for (int t = threadIdx.x; t < n_here; t += blockDim.x) {
@@ -180,9 +202,9 @@ __device__ static inline void load_geometry(const kparams &P, const int *list, i
     double v[4 * 3];
     for (int k = 0; k <= DIM; k++) {
       const int node = P.cells[c * P.nv + k];
-      v[k * 3 + 0] = P.x[node];
-      v[k * 3 + 1] = P.y[node];
-      v[k * 3 + 2] = P.z[node];
+      v[k * 3 + 0] = rd<S>(P.x, node);
+      v[k * 3 + 1] = rd<S>(P.y, node);
+      v[k * 3 + 2] = rd<S>(P.z, node);
     }
     double invJ[DIM * DIM];
     const double det = feint_affine_inverse_jacobian(DIM, v, invJ);
@@ -192,6 +214,7 @@ __device__ static inline void load_geometry(const kparams &P, const int *list, i
   }
 }
 
+template <typename S>
 __device__ static inline void load_nodal(const kparams &P, const int *list, int64_t base, int n_here,
                                          double *auxe) {
   if (!P.n_nodal) return;
@@ -200,11 +223,12 @@ __device__ static inline void load_nodal(const kparams &P, const int *list, int6
     const int64_t c = cell_of(list, base + lc);
     const int sd = P.sdofs[c * P.nb + i];
     for (int k = 0; k < P.n_aux; k++)
-      if (P.aux_nodal[k] >= 0) auxe[(lc * P.n_nodal + P.aux_nodal[k]) * P.nb + i] = P.aux_vals[k][sd];
+      if (P.aux_nodal[k] >= 0) auxe[(lc * P.n_nodal + P.aux_nodal[k]) * P.nb + i] = rd<S>(P.aux_vals[k], sd);
   }
 }
 
 /* Coefficients at quadrature point q of local cell lc (global cell c). */
+template <typename S>
 __device__ static inline void aux_at(const kparams &P, int64_t c, const double *phi, const double *auxe_cell,
                                      double *a) {
   for (int k = 0; k < P.n_aux; k++) {
@@ -212,7 +236,7 @@ __device__ static inline void aux_at(const kparams &P, int64_t c, const double *
     if (kind == 0) {
       a[k] = P.aux_const[k];
     } else if (kind == 1) {
-      a[k] = P.aux_vals[k][c];
+      a[k] = rd<S>(P.aux_vals[k], c);
     } else {
       const double *v = auxe_cell + P.aux_nodal[k] * P.nb;
       double s = 0;
@@ -225,9 +249,9 @@ __device__ static inline void aux_at(const kparams &P, int64_t c, const double *
 /* Output modes. */
 enum { OUT_ATOMIC = 0, OUT_PLAIN = 1, OUT_BUFFER = 2 };
 
-template <int DIM, int NC>
+template <int DIM, int NC, typename S>
 __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int mode, int with_state,
-                                const double *__restrict__ u, double *__restrict__ out) {
+                                const void *__restrict__ u, void *__restrict__ out) {
   extern __shared__ double sh[];
   const int nq = P.nq, nb = P.nb, nbc = P.nbc, B = P.batch;
   double *tab = sh, *basis = tab, *bgrad = tab + nq * nb, *wts = tab + nq * nb * (1 + DIM);
@@ -242,14 +266,14 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
     const int64_t base = batch * B;
     const int n_here = (int)(n_list - base < B ? n_list - base : B);
     __syncthreads(); /* tables loaded / previous batch done with shared memory */
-    load_geometry<DIM>(P, list, base, n_here, geo);
+    load_geometry<DIM, S>(P, list, base, n_here, geo);
     if (with_state)
       for (int t = threadIdx.x; t < n_here * nbc; t += blockDim.x) {
         const int lc = t / nbc, k = t - lc * nbc;
         const int64_t c = cell_of(list, base + lc);
-        ue[t] = u[P.cell_dofs[c * nbc + k]];
+        ue[t] = rd<S>(u, P.cell_dofs[c * nbc + k]);
       }
-    load_nodal(P, list, base, n_here, auxe);
+    load_nodal<S>(P, list, base, n_here, auxe);
     __syncthreads();
     /* phase 1: (cell, quadrature point) */
     for (int t = threadIdx.x; t < n_here * nq; t += blockDim.x) {
@@ -279,7 +303,7 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
           for (int d = 0; d < DIM; d++) s += gref[cc * DIM + d] * g[d * DIM + a2];
           gradu[cc * DIM + a2] = s;
         }
-      aux_at(P, c, phi, auxe + lc * P.n_nodal * nb, a);
+      aux_at<S>(P, c, phi, auxe + lc * P.n_nodal * nb, a);
       const feint_point pt = {DIM, NC, uq, gradu, a};
       if (with_state) {
         feint_physics_f0(P.physics, &pt, f0);
@@ -312,15 +336,7 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
         for (int d = 0; d < DIM; d++) s += G[d] * o[NC + cc * DIM + d];
         v += s;
       }
-      if (mode == OUT_BUFFER) {
-        out[c * nbc + k] = v;
-      } else {
-        const int dof = P.cell_dofs[c * nbc + k];
-        if (mode == OUT_ATOMIC)
-          atomicAdd(out + dof, v);
-        else
-          out[dof] += v;
-      }
+      put<S>(out, mode == OUT_BUFFER ? c * nbc + k : (int64_t)P.cell_dofs[c * nbc + k], v, mode);
     }
   }
 }
@@ -328,8 +344,8 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
 /* Matrix: per (cell, q) coefficient block, pulled back to reference
  * directions and scaled by w |det J|: [G0 (NC*NC)] [G1 (NC*NC*DIM)]
  * [G3 (NC*NC*DIM*DIM)], each present only when the physics has the term. */
-template <int DIM, int NC>
-__global__ void matrix_kernel(kparams P, const int *list, int64_t n_list, int mode, double *__restrict__ out) {
+template <int DIM, int NC, typename S>
+__global__ void matrix_kernel(kparams P, const int *list, int64_t n_list, int mode, void *__restrict__ out) {
   extern __shared__ double sh[];
   const int nq = P.nq, nb = P.nb, nbc = P.nbc, B = P.batch, GQ = P.gq, terms = P.terms;
   const int n2 = nbc * nbc;
@@ -345,8 +361,8 @@ __global__ void matrix_kernel(kparams P, const int *list, int64_t n_list, int mo
     const int64_t base = batch * B;
     const int n_here = (int)(n_list - base < B ? n_list - base : B);
     __syncthreads();
-    load_geometry<DIM>(P, list, base, n_here, geo);
-    load_nodal(P, list, base, n_here, auxe);
+    load_geometry<DIM, S>(P, list, base, n_here, geo);
+    load_nodal<S>(P, list, base, n_here, auxe);
     __syncthreads();
     for (int t = threadIdx.x; t < n_here * nq; t += blockDim.x) {
       const int lc = t / nq, q = t - lc * nq;
@@ -356,7 +372,7 @@ __global__ void matrix_kernel(kparams P, const int *list, int64_t n_list, int mo
       const double *phi = basis + q * nb;
       double a[FEINT_CUDA_MAX_AUX], zero[NC * DIM];
       for (int k = 0; k < NC * DIM; k++) zero[k] = 0;
-      aux_at(P, c, phi, auxe + lc * P.n_nodal * nb, a);
+      aux_at<S>(P, c, phi, auxe + lc * P.n_nodal * nb, a);
       const feint_point pt = {DIM, NC, zero, zero, a};
       double *o = gq + (lc * nq + q) * GQ;
       if (terms & 1) {
@@ -417,26 +433,19 @@ __global__ void matrix_kernel(kparams P, const int *list, int64_t n_list, int mo
           }
         v += acc;
       }
-      if (mode == OUT_BUFFER) {
-        out[c * n2 + e] = v;
-      } else {
-        const int slot = P.slots[c * n2 + e];
-        if (mode == OUT_ATOMIC)
-          atomicAdd(out + slot, v);
-        else
-          out[slot] += v;
-      }
+      put<S>(out, mode == OUT_BUFFER ? c * n2 + e : (int64_t)P.slots[c * n2 + e], v, mode);
     }
   }
 }
 
 /* Gather: out[r] = sum_k buf[ent[k]], k in ptr[r] .. ptr[r+1] (in order). */
+template <typename S>
 __global__ void gather_kernel(int64_t n, const int64_t *__restrict__ ptr, const int64_t *__restrict__ ent,
-                              const double *__restrict__ buf, double *__restrict__ out) {
+                              const S *__restrict__ buf, S *__restrict__ out) {
   for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < n; r += (int64_t)gridDim.x * blockDim.x) {
     double s = 0;
-    for (int64_t k = ptr[r]; k < ptr[r + 1]; k++) s += buf[ent[k]];
-    out[r] = s;
+    for (int64_t k = ptr[r]; k < ptr[r + 1]; k++) s += (double)buf[ent[k]];
+    out[r] = (S)s;
   }
 }
 
@@ -461,13 +470,14 @@ typedef struct {
   double phi[FEINT_P1_MAXQ][4];
   double gref[4][3]; /* reference gradients (constant for P1) */
   double wphi[4];    /* sum_q w_q phi_i(q) */
+  double mass[4][4]; /* sum_q w_q phi_i(q) phi_j(q) */
 } p1tab;
 
 /* Where a kernel reads per-cell data: the mesh order, or the colour-sorted
  * copy (each colour a contiguous range). */
 typedef struct {
   const int *cells, *sdofs, *cdofs, *slots;
-  const double *caux[FEINT_CUDA_MAX_AUX]; /* per-cell (P0) coefficient arrays */
+  const void *caux[FEINT_CUDA_MAX_AUX]; /* per-cell (P0) coefficient arrays (storage type S) */
 } cview;
 
 __host__ __device__ constexpr int p1_naux(int kind, int dim, int nc) {
@@ -486,11 +496,22 @@ struct p1cell {
   double ac[NAUX];     /* constant / per-cell coefficient values */
 };
 
-template <int DIM, int NC, int NAUX>
-__device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
-                                        const double *__restrict__ u, p1cell<DIM, NC, NAUX> &C) {
-  constexpr int NB = DIM + 1, NBC = NB * NC;
-  int vtx[NB];
+/* A node's packed record: x, y, z and the packed nodal coefficient
+ * (P.wa): one 16-byte load in single, two in double (one 32-byte sector). */
+template <typename S>
+__device__ __forceinline__ void p1_node(const void *xyzw, int node, double *v4) {
+  if constexpr (sizeof(S) == 4) {
+    const float4 a = __ldg((const float4 *)xyzw + node);
+    v4[0] = a.x, v4[1] = a.y, v4[2] = a.z, v4[3] = a.w;
+  } else {
+    const double2 a = __ldg((const double2 *)xyzw + 2 * node), b = __ldg((const double2 *)xyzw + 2 * node + 1);
+    v4[0] = a.x, v4[1] = a.y, v4[2] = b.x, v4[3] = b.y;
+  }
+}
+
+template <int DIM>
+__device__ __forceinline__ void p1_vertices(const cview &V, int c, int *vtx) {
+  constexpr int NB = DIM + 1;
   if (DIM == 3) {
     const int4 q4 = __ldg((const int4 *)(V.cells) + c);
     vtx[0] = q4.x;
@@ -501,15 +522,51 @@ __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const 
 #pragma unroll
     for (int i = 0; i < NB; i++) vtx[i] = __ldg(V.cells + (size_t)c * NB + i);
   }
-  double v[4 * 3];
+}
+
+template <int DIM, int NC, int NAUX, typename S>
+__device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
+                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  int vtx[NB];
+  p1_vertices<DIM>(V, c, vtx);
+  double v[4 * 3], wv[NB];
+  if (P.xyzw) {
 #pragma unroll
-  for (int k = 0; k < NB; k++) {
-    v[k * 3 + 0] = __ldg(P.x + vtx[k]);
-    v[k * 3 + 1] = __ldg(P.y + vtx[k]);
-    v[k * 3 + 2] = DIM == 3 ? __ldg(P.z + vtx[k]) : 0.0;
+    for (int k = 0; k < NB; k++) {
+      double r[4];
+      p1_node<S>(P.xyzw, vtx[k], r);
+      v[k * 3 + 0] = r[0];
+      v[k * 3 + 1] = r[1];
+      v[k * 3 + 2] = DIM == 3 ? r[2] : 0.0;
+      wv[k] = r[3];
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+      v[k * 3 + 0] = rd<S>(P.x, vtx[k]);
+      v[k * 3 + 1] = rd<S>(P.y, vtx[k]);
+      v[k * 3 + 2] = DIM == 3 ? rd<S>(P.z, vtx[k]) : 0.0;
+      wv[k] = 0;
+    }
   }
 #pragma unroll
   for (int i = 0; i < NB; i++) C.sd[i] = P.sd_cells ? vtx[i] : __ldg(V.sdofs + (size_t)c * NB + i);
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++)
+      C.ue[i * NC + cc] = !with_state ? 0.0
+                          : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
+                                                   : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    const int kind = P.aux_kind[k];
+    C.ac[k] = kind == FEINT_FIELD_CELL ? rd<S>(V.caux[k], c) : P.aux_const[k];
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+      C.av[k][i] = kind != FEINT_FIELD_NODE ? 0.0 : k == P.wa ? wv[i] : rd<S>(P.aux_vals[k], C.sd[i]);
+  }
   double invJ[DIM * DIM];
   C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, invJ));
 #pragma unroll
@@ -521,20 +578,6 @@ __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const 
       for (int d = 0; d < DIM; d++) s += T.gref[i][d] * invJ[d * DIM + a];
       C.gp[i][a] = s;
     }
-#pragma unroll
-  for (int i = 0; i < NB; i++)
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++)
-      C.ue[i * NC + cc] = !with_state ? 0.0
-                          : __ldg(u + (P.interleaved ? C.sd[i] * NC + cc
-                                                     : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc)));
-#pragma unroll
-  for (int k = 0; k < NAUX; k++) {
-    const int kind = P.aux_kind[k];
-    C.ac[k] = kind == FEINT_FIELD_CELL ? __ldg(V.caux[k] + c) : P.aux_const[k];
-#pragma unroll
-    for (int i = 0; i < NB; i++) C.av[k][i] = kind == FEINT_FIELD_NODE ? __ldg(P.aux_vals[k] + C.sd[i]) : 0.0;
-  }
 }
 
 /* Coefficients at quadrature point q (nodal fields interpolated). */
@@ -555,12 +598,85 @@ __device__ __forceinline__ void p1_aux(const kparams &P, const p1tab &T, int q, 
   }
 }
 
+/* Physics whose f0 is minus the source (linear in the coefficients, no u)
+ * and whose f1 is linear in the coefficients at fixed grad u: Poisson,
+ * elasticity, anisotropic diffusion. */
+template <int PHYS>
+__host__ __device__ constexpr bool p1_linear_coef() {
+  return PHYS == FEINT_PW_POISSON || PHYS == FEINT_PW_ELASTICITY || PHYS == FEINT_PW_DIFFUSION;
+}
+
 /* Residual (or load vector) of one cell: res[NBC]. */
 template <int DIM, int NC, int PHYS, int NAUX>
 __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
                                                  int with_state, double *res) {
   constexpr int NB = DIM + 1, NBC = NB * NC;
   double gradu[NC * DIM], F1[NC * DIM];
+  if constexpr (p1_linear_coef<PHYS>()) {
+    /* Quadrature collapsed exactly (linearity, constant P1 gradients):
+     *   sum_q w_q |det| f1(a(x_q)) = f1(a_w),  a_w = |det| sum_q w_q a(x_q);
+     *   sum_q w_q |det| phi_i(q) f0(a(x_q)) = f0(a_i),
+     *     a_i = |det| sum_j M_ij a_j (M the reference mass matrix);
+     * one f1 and NB f0 evaluations per cell instead of nq of each, and no
+     * per-point interpolation (the FP64 work per cell drops ~2-3x). */
+    const double wsum = T.wphi[0] + T.wphi[1] + T.wphi[2] + (NB > 3 ? T.wphi[NB - 1] : 0.0);
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++)
+#pragma unroll
+      for (int d = 0; d < DIM; d++) {
+        double s = 0;
+#pragma unroll
+        for (int i = 0; i < NB; i++) s += C.ue[i * NC + cc] * C.gp[i][d];
+        gradu[cc * DIM + d] = s;
+      }
+    double uz[NC], a[NAUX], f0[NC], f1[NC * DIM];
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) uz[cc] = 0;
+#pragma unroll
+    for (int i = 0; i < NB; i++) {
+#pragma unroll
+      for (int k = 0; k < NAUX; k++) {
+        if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+          double s = 0;
+#pragma unroll
+          for (int j = 0; j < NB; j++) s += T.mass[i][j] * C.av[k][j];
+          a[k] = s * C.adet;
+        } else {
+          a[k] = T.wphi[i] * C.ac[k] * C.adet;
+        }
+      }
+      const feint_point pt = {DIM, NC, uz, gradu, a};
+      if (with_state)
+        feint_physics_f0(PHYS, &pt, f0);
+      else
+        feint_physics_source(PHYS, &pt, f0);
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) res[i * NC + cc] = f0[cc];
+    }
+    if (!with_state) return;
+#pragma unroll
+    for (int k = 0; k < NAUX; k++) {
+      if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+        double s = 0;
+#pragma unroll
+        for (int i = 0; i < NB; i++) s += T.wphi[i] * C.av[k][i];
+        a[k] = s * C.adet;
+      } else {
+        a[k] = wsum * C.ac[k] * C.adet;
+      }
+    }
+    const feint_point pt = {DIM, NC, uz, gradu, a};
+    feint_physics_f1(PHYS, &pt, f1);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) {
+        double s = 0;
+#pragma unroll
+        for (int d = 0; d < DIM; d++) s += C.gp[i][d] * f1[cc * DIM + d];
+        res[i * NC + cc] += s;
+      }
+  } else {
 #pragma unroll
   for (int cc = 0; cc < NC; cc++)
 #pragma unroll
@@ -609,19 +725,20 @@ __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &
       for (int d = 0; d < DIM; d++) s += C.gp[i][d] * F1[cc * DIM + d];
       res[i * NC + cc] += s;
     }
+  }
 }
 
 
-template <int DIM, int NC, int PHYS>
+template <int DIM, int NC, int PHYS, typename S>
 __global__ void __launch_bounds__(256) p1_residual_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
-                                                          int with_state, const double *__restrict__ u,
-                                                          double *__restrict__ out) {
+                                                          int with_state, const void *__restrict__ u,
+                                                          void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NBC = (DIM + 1) * NC;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const int c = first + t;
   p1cell<DIM, NC, NAUX> C;
-  p1_load<DIM, NC, NAUX>(P, T, V, c, with_state, u, C);
+  p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
   double res[NBC];
   p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
 #pragma unroll
@@ -629,22 +746,19 @@ __global__ void __launch_bounds__(256) p1_residual_kernel(kparams P, p1tab T, cv
 #pragma unroll
     for (int cc = 0; cc < NC; cc++) {
       const int dof = P.interleaved ? C.sd[i] * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc);
-      if (mode == OUT_ATOMIC)
-        atomicAdd(out + dof, res[i * NC + cc]);
-      else
-        out[dof] += res[i * NC + cc];
+      put<S>(out, dof, res[i * NC + cc], mode);
     }
 }
 
 /* Gather by dof, no element-vector buffer: one thread per scalar dof walks
  * its cells (in increasing cell order: deterministic), recomputes each
  * cell and keeps the entries of its own local vertex. */
-template <int DIM, int NC, int PHYS>
+template <int DIM, int NC, int PHYS, typename S>
 __global__ void __launch_bounds__(256) p1_residual_gather_kernel(kparams P, p1tab T, cview V, int n_nodes,
                                                                  const int *__restrict__ vptr,
                                                                  const int *__restrict__ vent, int with_state,
-                                                                 const double *__restrict__ u,
-                                                                 double *__restrict__ out) {
+                                                                 const void *__restrict__ u,
+                                                                 void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= n_nodes) return;
@@ -658,7 +772,7 @@ __global__ void __launch_bounds__(256) p1_residual_gather_kernel(kparams P, p1ta
     c = e >> 2; /* entries are cell * 4 + local vertex */
     a = e & 3;
     p1cell<DIM, NC, NAUX> C;
-    p1_load<DIM, NC, NAUX>(P, T, V, c, with_state, u, C);
+    p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
     double res[NBC];
     p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
 #pragma unroll
@@ -670,7 +784,7 @@ __global__ void __launch_bounds__(256) p1_residual_gather_kernel(kparams P, p1ta
   if (k1 == k0) return;
 #pragma unroll
   for (int cc = 0; cc < NC; cc++)
-    out[P.interleaved ? node * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + a * NC + cc)] = acc[cc];
+    ((S *)out)[P.interleaved ? node * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + a * NC + cc)] = (S)acc[cc];
 }
 
 /* Matrix of one cell for physics whose Jacobian is g3 only and linear in
@@ -720,15 +834,15 @@ __device__ __forceinline__ double p1_entry(const p1cell<DIM, NC, NAUX> &C, const
   return v;
 }
 
-template <int DIM, int NC, int PHYS>
+template <int DIM, int NC, int PHYS, typename S>
 __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
-                                                        double *__restrict__ out) {
+                                                        void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const int c = first + t;
   p1cell<DIM, NC, NAUX> C;
-  p1_load<DIM, NC, NAUX>(P, T, V, c, 0, NULL, C);
+  p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
   double g3[NC * NC * DIM * DIM];
   p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
   const int *srow = V.slots + (size_t)c * NBC * NBC;
@@ -755,12 +869,9 @@ __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cvie
 #pragma unroll
         for (int gc = 0; gc < NC; gc++) {
           const double v = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
-          if (mode == OUT_ATOMIC)
-            atomicAdd(out + sl[j * NC + gc], v);
-          else if (mode == OUT_PLAIN)
-            out[sl[j * NC + gc]] += v;
-          else
-            out[(size_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc] = v;
+          put<S>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc
+                                         : (int64_t)sl[j * NC + gc],
+                 v, mode);
         }
     }
 }
@@ -768,11 +879,11 @@ __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cvie
 /* Gather by row, no element-matrix buffer: one thread per scalar dof owns
  * its NC rows, walks its cells in increasing order, recomputes each cell
  * and adds its rows into the CSR values (no other thread writes them). */
-template <int DIM, int NC, int PHYS>
+template <int DIM, int NC, int PHYS, typename S>
 __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab T, cview V, int n_nodes,
                                                                const int *__restrict__ vptr,
                                                                const int *__restrict__ vent,
-                                                               double *__restrict__ out) {
+                                                               void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= n_nodes) return;
@@ -781,7 +892,7 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
     const int e = __ldg(vent + k);
     const int c = e >> 2, a = e & 3;
     p1cell<DIM, NC, NAUX> C;
-    p1_load<DIM, NC, NAUX>(P, T, V, c, 0, NULL, C);
+    p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
     double g3[NC * NC * DIM * DIM];
     p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
 #pragma unroll
@@ -793,7 +904,8 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
 #pragma unroll
           for (int j = 0; j < NB; j++)
 #pragma unroll
-            for (int gc = 0; gc < NC; gc++) out[__ldg(srow + j * NC + gc)] += p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
+            for (int gc = 0; gc < NC; gc++)
+              put<S>(out, __ldg(srow + j * NC + gc), p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc), OUT_PLAIN);
         }
   }
 }
@@ -824,6 +936,7 @@ typedef struct {
   const int *tgt;        /* distinct targets, chunk by chunk, increasing */
   const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
   const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
+  const uint32_t *lidx;  /* vectors, where every chunk has <= 256 targets: per cell, 4 uint8 local target indices */
 } bview;
 
 template <int NC, int MAT>
@@ -831,10 +944,10 @@ __host__ __device__ constexpr int p1_block_minb() {
   return NC > 1 ? 2 : 4; /* blocks of 256 per SM: caps registers at 128 / 64 */
 }
 
-template <int DIM, int NC, int PHYS, int MAT>
+template <int DIM, int NC, int PHYS, int MAT, typename S>
 __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
-    const double *__restrict__ u, double *__restrict__ out) {
+    const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
   constexpr int NO = MAT ? 1 : NC; /* components per target */
   extern __shared__ double elem[];
@@ -844,7 +957,7 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
   if (c < P.n_cells) {
     p1cell<DIM, NC, NAUX> C;
     if constexpr (MAT) {
-      p1_load<DIM, NC, NAUX>(P, T, V, c, 0, NULL, C);
+      p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
       double g3[NC * NC * DIM * DIM];
       p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
 #pragma unroll
@@ -857,7 +970,7 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
             for (int gc = 0; gc < NC; gc++)
               elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
     } else {
-      p1_load<DIM, NC, NAUX>(P, T, V, c, with_state, u, C);
+      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
       double res[NBC];
       p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
 #pragma unroll
@@ -882,23 +995,55 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
     }
     const int tg = __ldg(B.tgt + u0 + k);
 #pragma unroll
-    for (int cc = 0; cc < NO; cc++) {
-      if (mode == OUT_ATOMIC)
-        atomicAdd(out + (size_t)tg * NO + cc, s[cc]);
-      else if (mode == OUT_PLAIN)
-        out[(size_t)tg * NO + cc] += s[cc];
-      else
-        out[(size_t)(u0 + k) * NO + cc] = s[cc];
-    }
+    for (int cc = 0; cc < NO; cc++)
+      put<S>(out, (int64_t)(mode == OUT_BUFFER ? u0 + k : tg) * NO + cc, s[cc], mode);
+  }
+}
+
+/* Vectors, strategy atomic, where every chunk has at most 256 distinct
+ * targets: each cell reads its 4 uint8 local target indices (one 4-byte
+ * load, independent of the gather chain) and adds its element vector into
+ * the chunk's per-target sums in shared memory (shared atomics: a few
+ * entries per target, no sorted inverse map to walk); after one barrier,
+ * thread k adds target k's sum to the global vector (one coalesced index
+ * load, one global atomic per target and component). */
+template <int DIM, int NC, int PHYS, typename S>
+__global__ void __launch_bounds__(256, (NC > 1 ? 2 : 3)) p1_lidx_kernel(kparams P, p1tab T, cview V, bview B,
+                                                                        int with_state, const void *__restrict__ u,
+                                                                        void *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  __shared__ double acc[256 * NC];
+  const int b = blockIdx.x, cb = B.cb, t = threadIdx.x;
+  const int c = b * cb + t;
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) acc[cc * 256 + t] = 0;
+  __syncthreads();
+  if (c < P.n_cells) {
+    const uint32_t li = __ldg(B.lidx + c);
+    p1cell<DIM, NC, NAUX> C;
+    p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
+    double res[NBC];
+    p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) atomicAdd(acc + cc * 256 + ((li >> (8 * i)) & 255), res[i * NC + cc]);
+  }
+  __syncthreads();
+  const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
+  if (t < nu) {
+    const int tg = __ldg(B.tgt + u0 + t);
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) atomicAdd((S *)out + (size_t)tg * NC + cc, (S)acc[cc * 256 + t]);
   }
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
  * (the chunks' partial sums of target r, in chunk order). */
-template <int NCO>
+template <int NCO, typename S>
 __global__ void __launch_bounds__(256) part_gather_kernel(int n, const int *__restrict__ ptr,
                                                           const int *__restrict__ ent,
-                                                          const double *__restrict__ part, double *__restrict__ out) {
+                                                          const S *__restrict__ part, S *__restrict__ out) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= n) return;
   double s[NCO];
@@ -908,10 +1053,10 @@ __global__ void __launch_bounds__(256) part_gather_kernel(int n, const int *__re
   for (int k = __ldg(ptr + r); k < k1; k++) {
     const int e = __ldg(ent + k);
 #pragma unroll
-    for (int cc = 0; cc < NCO; cc++) s[cc] += __ldg(part + (size_t)e * NCO + cc);
+    for (int cc = 0; cc < NCO; cc++) s[cc] += (double)__ldg(part + (size_t)e * NCO + cc);
   }
 #pragma unroll
-  for (int cc = 0; cc < NCO; cc++) out[(size_t)r * NCO + cc] = s[cc];
+  for (int cc = 0; cc < NCO; cc++) out[(size_t)r * NCO + cc] = (S)s[cc];
 }
 
 /* --------------------------------------- the paper's kernel (pre-gathered)
@@ -939,14 +1084,14 @@ __global__ void __launch_bounds__(256) paper_prep_kernel(kparams P, p1tab T, int
   V.caux[0] = P.aux_vals[0];
   V.caux[1] = P.aux_vals[1];
   p1cell<DIM, 1, NAUX> C;
-  p1_load<DIM, 1, NAUX>(P, T, V, c, 1, u, C);
+  p1_load<DIM, 1, NAUX, double>(P, T, V, c, 1, u, C);
   double v[4 * 3], invJ[DIM * DIM];
 #pragma unroll
   for (int i = 0; i < NB; i++) {
     const int node = __ldg(P.cells + (size_t)c * NB + i);
-    v[i * 3 + 0] = __ldg(P.x + node);
-    v[i * 3 + 1] = __ldg(P.y + node);
-    v[i * 3 + 2] = DIM == 3 ? __ldg(P.z + node) : 0.0;
+    v[i * 3 + 0] = rd<double>(P.x, node);
+    v[i * 3 + 1] = rd<double>(P.y, node);
+    v[i * 3 + 2] = DIM == 3 ? rd<double>(P.z, node) : 0.0;
   }
   feint_affine_inverse_jacobian(DIM, v, invJ);
   /* G in reference directions: G[d][e] = |det| sum_a invJ[d][a] invJ[e][a] */
@@ -1057,21 +1202,26 @@ typedef struct {
   int *d_chunks;            /* chunks sorted by colour */
   int64_t n_targets;        /* gather: target -> partials */
   int *d_gptr, *d_gent;
-  double *d_part;
+  void *d_part;             /* storage type S */
+  uint32_t *d_lidx;         /* vectors: per-cell local target indices (NULL: a chunk has > 256 targets) */
   double build_ms;          /* host build + upload */
 } bplan;
 
-typedef void (*blk_kernel_t)(kparams, p1tab, cview, bview, const int *, int, int, const double *, double *);
+typedef void (*blk_kernel_t)(kparams, p1tab, cview, bview, const int *, int, int, const void *, void *);
+typedef void (*lidx_kernel_t)(kparams, p1tab, cview, bview, int, const void *, void *);
 
 typedef struct {
   int device;
   kparams P;
   /* owned device arrays */
-  double *d_x, *d_y, *d_z, *d_basis, *d_bgrad, *d_w;
+  int single; /* backend.precision single: storage type float */
+  size_t rs;  /* bytes per stored real (4 or 8) */
+  void *d_x, *d_y, *d_z, *d_xyzw; /* storage type S */
+  double *d_basis, *d_bgrad, *d_w;
   int *d_cells, *d_cdofs, *d_sdofs, *d_slots, *d_indices;
   int64_t *d_indptr;
-  double *d_aux[FEINT_CUDA_MAX_AUX];
-  double *d_u, *d_F, *d_vals, *d_buf;
+  void *d_aux[FEINT_CUDA_MAX_AUX];
+  void *d_u, *d_F, *d_vals, *d_buf; /* storage type S */
   size_t buf_bytes;
   /* colouring */
   int n_colors;
@@ -1091,17 +1241,55 @@ typedef struct {
   p1tab T, Tm;
   cview Vo, Vc; /* mesh order, colour-sorted */
   int *d_pcells, *d_psdofs, *d_pcdofs, *d_pslots;
-  double *d_pcaux[FEINT_CUDA_MAX_AUX];
+  void *d_pcaux[FEINT_CUDA_MAX_AUX];
   int *d_nptr, *d_nent; /* scalar dof -> (cell * 4 + local vertex), cells increasing */
-  void (*p1res)(kparams, p1tab, cview, int, int, int, int, const double *, double *);
-  void (*p1resg)(kparams, p1tab, cview, int, const int *, const int *, int, const double *, double *);
-  void (*p1mat)(kparams, p1tab, cview, int, int, int, double *);
-  void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, double *);
+  void (*p1res)(kparams, p1tab, cview, int, int, int, int, const void *, void *);
+  void (*p1resg)(kparams, p1tab, cview, int, const int *, const int *, int, const void *, void *);
+  void (*p1mat)(kparams, p1tab, cview, int, int, int, void *);
+  void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, void *);
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
+  lidx_kernel_t p1lidx;  /* vectors, atomic, local-index aggregation */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
   float last_ms;
 } cuda_data;
+
+/* Host doubles <-> device storage type (float in single precision). */
+static int to_device(const cuda_data *d, void *dst, const double *src, size_t n, const char *phase) {
+  if (!n) return FEINT_OK;
+  if (!d->single) {
+    CUDA_CALL(phase, cudaMemcpy(dst, src, n * sizeof(double), cudaMemcpyHostToDevice));
+    return FEINT_OK;
+  }
+  float *tmp = NULL;
+  FEINT_CALL(feint_malloc(n, sizeof *tmp, &tmp, phase));
+  for (size_t k = 0; k < n; k++) tmp[k] = (float)src[k];
+  const cudaError_t e = cudaMemcpy(dst, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
+  free(tmp);
+  if (e != cudaSuccess) return cuda_fail(e, phase);
+  return FEINT_OK;
+}
+
+static int from_device(const cuda_data *d, double *dst, const void *src, size_t n, const char *phase) {
+  if (!n) return FEINT_OK;
+  if (!d->single) {
+    CUDA_CALL(phase, cudaMemcpy(dst, src, n * sizeof(double), cudaMemcpyDeviceToHost));
+    return FEINT_OK;
+  }
+  float *tmp = NULL;
+  FEINT_CALL(feint_malloc(n, sizeof *tmp, &tmp, phase));
+  const cudaError_t e = cudaMemcpy(tmp, src, n * sizeof(float), cudaMemcpyDeviceToHost);
+  if (e == cudaSuccess)
+    for (size_t k = 0; k < n; k++) dst[k] = (double)tmp[k];
+  free(tmp);
+  if (e != cudaSuccess) return cuda_fail(e, phase);
+  return FEINT_OK;
+}
+
+static int upload_real(const cuda_data *d, void **dst, const double *src, size_t n, const char *phase) {
+  FEINT_CALL(dev_alloc(dst, n * d->rs, phase));
+  return to_device(d, *dst, src, n, phase);
+}
 
 static void cuda_destroy(feint_backend *b) {
   cuda_data *d = (cuda_data *)b->data;
@@ -1111,7 +1299,7 @@ static void cuda_destroy(feint_backend *b) {
                     d->d_cdofs, d->d_sdofs, d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
                     d->d_vals,  d->d_buf,   d->d_color_cells,         d->d_vptr,      d->d_vent, d->d_mptr,
                     d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_pcells, d->d_psdofs, d->d_pcdofs,
-                    d->d_pslots, d->d_nptr, d->d_nent};
+                    d->d_pslots, d->d_nptr, d->d_nent, d->d_xyzw};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
     for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) {
       cudaFree(d->d_aux[k]);
@@ -1119,7 +1307,7 @@ static void cuda_destroy(feint_backend *b) {
     }
     for (int k = 0; k < 2; k++) {
       bplan &B = d->bp[k];
-      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part};
+      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx};
       for (size_t j = 0; j < sizeof bptrs / sizeof bptrs[0]; j++) cudaFree(bptrs[j]);
       free(B.color_ptr);
     }
@@ -1247,46 +1435,56 @@ static int ensure_buffer(cuda_data *d, size_t bytes, const char *phase) {
   return FEINT_OK;
 }
 
-typedef void (*res_kernel_t)(kparams, const int *, int64_t, int, int, const double *, double *);
-typedef void (*mat_kernel_t)(kparams, const int *, int64_t, int, double *);
+typedef void (*res_kernel_t)(kparams, const int *, int64_t, int, int, const void *, void *);
+typedef void (*mat_kernel_t)(kparams, const int *, int64_t, int, void *);
 
-static res_kernel_t pick_residual(int dim, int nc) {
-  if (dim == 2) return nc == 1 ? residual_kernel<2, 1> : nc == 2 ? residual_kernel<2, 2> : residual_kernel<2, 3>;
-  return nc == 1 ? residual_kernel<3, 1> : nc == 2 ? residual_kernel<3, 2> : residual_kernel<3, 3>;
+template <typename S>
+static res_kernel_t pick_residual_s(int dim, int nc) {
+  if (dim == 2)
+    return nc == 1 ? residual_kernel<2, 1, S> : nc == 2 ? residual_kernel<2, 2, S> : residual_kernel<2, 3, S>;
+  return nc == 1 ? residual_kernel<3, 1, S> : nc == 2 ? residual_kernel<3, 2, S> : residual_kernel<3, 3, S>;
 }
-static mat_kernel_t pick_matrix(int dim, int nc) {
-  if (dim == 2) return nc == 1 ? matrix_kernel<2, 1> : nc == 2 ? matrix_kernel<2, 2> : matrix_kernel<2, 3>;
-  return nc == 1 ? matrix_kernel<3, 1> : nc == 2 ? matrix_kernel<3, 2> : matrix_kernel<3, 3>;
+template <typename S>
+static mat_kernel_t pick_matrix_s(int dim, int nc) {
+  if (dim == 2) return nc == 1 ? matrix_kernel<2, 1, S> : nc == 2 ? matrix_kernel<2, 2, S> : matrix_kernel<2, 3, S>;
+  return nc == 1 ? matrix_kernel<3, 1, S> : nc == 2 ? matrix_kernel<3, 2, S> : matrix_kernel<3, 3, S>;
+}
+static res_kernel_t pick_residual(const cuda_data *d, int dim, int nc) {
+  return d->single ? pick_residual_s<float>(dim, nc) : pick_residual_s<double>(dim, nc);
+}
+static mat_kernel_t pick_matrix(const cuda_data *d, int dim, int nc) {
+  return d->single ? pick_matrix_s<float>(dim, nc) : pick_matrix_s<double>(dim, nc);
 }
 
 /* P1 kernels for (dim, nc, physics), where instantiated. */
-template <int DIM, int NC, int PHYS>
+template <int DIM, int NC, int PHYS, typename S>
 static void set_p1(cuda_data *d) {
-  d->p1res = p1_residual_kernel<DIM, NC, PHYS>;
-  d->p1resg = p1_residual_gather_kernel<DIM, NC, PHYS>;
+  d->p1res = p1_residual_kernel<DIM, NC, PHYS, S>;
+  d->p1resg = p1_residual_gather_kernel<DIM, NC, PHYS, S>;
   if (p1_matrix_fast<PHYS>()) {
-    d->p1mat = p1_matrix_kernel<DIM, NC, PHYS>;
-    d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS>;
+    d->p1mat = p1_matrix_kernel<DIM, NC, PHYS, S>;
+    d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS, S>;
   }
-  d->p1blk[0] = p1_block_kernel<DIM, NC, PHYS, 0>;
+  d->p1blk[0] = p1_block_kernel<DIM, NC, PHYS, 0, S>;
+  d->p1lidx = p1_lidx_kernel<DIM, NC, PHYS, S>;
   /* matrices of scalar physics only: elasticity's 144 entries per cell
    * would need tiny chunks (shared memory) and a 1.7 GB host inverse map */
-  if constexpr (p1_matrix_fast<PHYS>() && NC == 1) d->p1blk[1] = p1_block_kernel<DIM, NC, PHYS, 1>;
+  if constexpr (p1_matrix_fast<PHYS>() && NC == 1) d->p1blk[1] = p1_block_kernel<DIM, NC, PHYS, 1, S>;
 }
 
-template <int DIM>
+template <int DIM, typename S>
 static void pick_p1_dim(cuda_data *d, int nc, int phys) {
   if (phys == FEINT_PW_ELASTICITY) {
-    if (nc == DIM) set_p1<DIM, DIM, FEINT_PW_ELASTICITY>(d);
+    if (nc == DIM) set_p1<DIM, DIM, FEINT_PW_ELASTICITY, S>(d);
     return;
   }
   if (nc != 1) return;
   switch (phys) {
-    case FEINT_PW_POISSON: set_p1<DIM, 1, FEINT_PW_POISSON>(d); break;
-    case FEINT_PW_MASS: set_p1<DIM, 1, FEINT_PW_MASS>(d); break;
-    case FEINT_PW_HELMHOLTZ: set_p1<DIM, 1, FEINT_PW_HELMHOLTZ>(d); break;
-    case FEINT_PW_ADVECTION: set_p1<DIM, 1, FEINT_PW_ADVECTION>(d); break;
-    case FEINT_PW_DIFFUSION: set_p1<DIM, 1, FEINT_PW_DIFFUSION>(d); break;
+    case FEINT_PW_POISSON: set_p1<DIM, 1, FEINT_PW_POISSON, S>(d); break;
+    case FEINT_PW_MASS: set_p1<DIM, 1, FEINT_PW_MASS, S>(d); break;
+    case FEINT_PW_HELMHOLTZ: set_p1<DIM, 1, FEINT_PW_HELMHOLTZ, S>(d); break;
+    case FEINT_PW_ADVECTION: set_p1<DIM, 1, FEINT_PW_ADVECTION, S>(d); break;
+    case FEINT_PW_DIFFUSION: set_p1<DIM, 1, FEINT_PW_DIFFUSION, S>(d); break;
     default: break;
   }
 }
@@ -1300,6 +1498,7 @@ static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const 
     for (int i = 0; i < nb; i++) {
       T->phi[q][i] = basis[q * nb + i];
       T->wphi[i] += w[q] * basis[q * nb + i];
+      for (int j = 0; j < nb; j++) T->mass[i][j] += w[q] * basis[q * nb + i] * basis[q * nb + j];
     }
   }
   for (int i = 0; i < nb; i++)
@@ -1368,7 +1567,10 @@ static int build_color_views(const feint_problem *p, cuda_data *d) {
   }
   for (int k = 0; k < P.n_aux; k++)
     if (P.aux_kind[k] == FEINT_FIELD_CELL) {
-      FEINT_CALL(permuted(&d->d_pcaux[k], P.aux_vals[k], 1, d, n, phase));
+      if (d->single)
+        FEINT_CALL(permuted((float **)&d->d_pcaux[k], (const float *)P.aux_vals[k], 1, d, n, phase));
+      else
+        FEINT_CALL(permuted((double **)&d->d_pcaux[k], (const double *)P.aux_vals[k], 1, d, n, phase));
       d->Vc.caux[k] = d->d_pcaux[k];
     }
   return FEINT_OK;
@@ -1428,6 +1630,10 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   if ((int64_t)nth > n_chunks) nth = (unsigned)n_chunks;
   std::vector<std::vector<int>> tg_t(nth);
   std::vector<std::vector<uint16_t>> ie_t(nth);
+  /* vectors, strategy atomic: per-cell uint8 local target indices (p1_lidx_kernel) */
+  const int want_lidx = !which && ne <= 4 && cb == 256 && p->strategy == FEINT_ASSEMBLY_ATOMIC;
+  std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
+  std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
     const int64_t b0 = n_chunks * w / nth, b1 = n_chunks * (w + 1) / nth;
     std::vector<uint64_t> keys((size_t)cb * ne);
@@ -1452,6 +1658,13 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
           nu++;
         }
         ie[k] = (uint16_t)(keys[k] & 0xffff);
+        if (want_lidx) {
+          const int pos = (int)(keys[k] & 0xffff), e = pos / cb, t = pos - e * cb;
+          if (nu > 256)
+            lidx_over[w] = 1;
+          else
+            lidx[(size_t)(c0 + t)] |= (uint32_t)(nu - 1) << (8 * e);
+        }
       }
       if (m) ie_t[w].push_back((uint16_t)m);
       ucount[(size_t)b + 1] = nu;
@@ -1480,6 +1693,9 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   FEINT_CALL(upload(&B.d_tgt, tgt.data(), (size_t)n_u, phase));
   FEINT_CALL(upload(&B.d_iend, iend.data(), (size_t)n_u, phase));
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
+  if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
+    FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
+  B.V.lidx = B.d_lidx;
   B.ncomp = which ? 1 : s->components;
   B.n_u = n_u;
   B.V.cb = cb;
@@ -1530,7 +1746,7 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
     }
     FEINT_CALL(upload(&B.d_gptr, ptr.data(), ptr.size(), phase));
     FEINT_CALL(upload(&B.d_gent, ent.data(), ent.size(), phase));
-    FEINT_CALL(dev_alloc((void **)&B.d_part, sizeof(double) * (size_t)n_u * B.ncomp, phase));
+    FEINT_CALL(dev_alloc(&B.d_part, d->rs * (size_t)n_u * B.ncomp, phase));
     B.n_targets = nt;
   }
   CUDA_CALL(phase, cudaDeviceSynchronize());
@@ -1541,7 +1757,7 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
 
 /* Run the block-aggregation kernel `which` into out (n targets * ncomp,
  * zeroed by the caller), per strategy. */
-static int launch_block(feint_backend *b, int which, int with_state, double *out, const char *phase) {
+static int launch_block(feint_backend *b, int which, int with_state, void *out, const char *phase) {
   cuda_data *d = (cuda_data *)b->data;
   const feint_problem *p = b->problem;
   if (!d->bp[which].built) FEINT_CALL(build_bplan(p, d, which));
@@ -1553,8 +1769,15 @@ static int launch_block(feint_backend *b, int which, int with_state, double *out
   const size_t shmem = sizeof(double) * (size_t)B.V.cb * B.V.ne * ncs;
   if (shmem > FEINT_CUDA_SHMEM)
     CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  /* FEINT_CUDA_LIDX=1: the local-index / shared-atomic flush (measured
+   * slower than the sorted-inverse-map flush on the H100, NOTES.md v4) */
+  const char *lx = getenv("FEINT_CUDA_LIDX");
+  const int lidx = !which && B.V.lidx && d->p1lidx && B.V.cb == 256 && lx && !strcmp(lx, "1");
   CUDA_CALL(phase, cudaEventRecord(d->ev0));
-  if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
+  if (p->strategy == FEINT_ASSEMBLY_ATOMIC && lidx) {
+    d->p1lidx<<<(unsigned)B.V.n_chunks, 256>>>(P, T, d->Vo, B.V, with_state, d->d_u, out);
+    CUDA_LAUNCHED(phase);
+  } else if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
     k<<<(unsigned)B.V.n_chunks, B.V.cb, shmem>>>(P, T, d->Vo, B.V, NULL, OUT_ATOMIC, with_state, d->d_u, out);
     CUDA_LAUNCHED(phase);
   } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
@@ -1572,11 +1795,14 @@ static int launch_block(feint_backend *b, int which, int with_state, double *out
     CUDA_LAUNCHED(phase);
     const int nt = (int)B.n_targets;
     if (B.ncomp == 1)
-      part_gather_kernel<1><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, B.d_part, out);
+      d->single ? part_gather_kernel<1, float><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const float *)B.d_part, (float *)out)
+                : part_gather_kernel<1, double><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const double *)B.d_part, (double *)out);
     else if (B.ncomp == 2)
-      part_gather_kernel<2><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, B.d_part, out);
+      d->single ? part_gather_kernel<2, float><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const float *)B.d_part, (float *)out)
+                : part_gather_kernel<2, double><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const double *)B.d_part, (double *)out);
     else
-      part_gather_kernel<3><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, B.d_part, out);
+      d->single ? part_gather_kernel<3, float><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const float *)B.d_part, (float *)out)
+                : part_gather_kernel<3, double><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const double *)B.d_part, (double *)out);
     CUDA_LAUNCHED(phase);
   }
   CUDA_CALL(phase, cudaEventRecord(d->ev1));
@@ -1599,15 +1825,15 @@ static int launch_vector(feint_backend *b, int with_state) {
   kparams P = d->P;
   P.batch = d->res_batch;
   const size_t shmem = (size_t)(tables_size(P) + P.batch * res_cell_size(P)) * sizeof(double);
-  res_kernel_t k = pick_residual(P.dim, P.nc);
+  res_kernel_t k = pick_residual(d, P.dim, P.nc);
   const int64_t n_dofs = p->space->n_dofs;
   const char *phase = with_state ? "residual kernel" : "rhs kernel";
   if (use_block(d, p, 0)) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
     return launch_block(b, 0, with_state, d->d_F, phase);
   }
   if (d->p1res && !d->variant) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
     CUDA_CALL(phase, cudaEventRecord(d->ev0));
     if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
       d->p1res<<<blocks_of(P.n_cells), 256>>>(P, d->T, d->Vo, 0, (int)P.n_cells, OUT_ATOMIC, with_state, d->d_u,
@@ -1634,7 +1860,7 @@ static int launch_vector(feint_backend *b, int with_state) {
   if (p->strategy == FEINT_ASSEMBLY_GATHER) FEINT_CALL(ensure_generic_gather(p, d, 0));
   if (shmem > FEINT_CUDA_SHMEM)
     CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, sizeof(double) * (size_t)n_dofs));
+  CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
   CUDA_CALL(phase, cudaEventRecord(d->ev0));
   if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
     k<<<grid_for(d, P.n_cells, P.batch), d->res_threads, shmem>>>(P, NULL, P.n_cells, OUT_ATOMIC, with_state,
@@ -1648,13 +1874,16 @@ static int launch_vector(feint_backend *b, int with_state) {
       CUDA_LAUNCHED(phase);
     }
   } else {
-    FEINT_CALL(ensure_buffer(d, sizeof(double) * (size_t)(P.n_cells * P.nbc), "element vector buffer"));
+    FEINT_CALL(ensure_buffer(d, d->rs * (size_t)(P.n_cells * P.nbc), "element vector buffer"));
     k<<<grid_for(d, P.n_cells, P.batch), d->res_threads, shmem>>>(P, NULL, P.n_cells, OUT_BUFFER, with_state,
                                                                    d->d_u, d->d_buf);
     CUDA_LAUNCHED(phase);
-    gather_kernel<<<(unsigned)((n_dofs + 255) / 256 > 0 ? (n_dofs + 255) / 256 : 1), 256>>>(n_dofs, d->d_vptr,
-                                                                                           d->d_vent, d->d_buf,
-                                                                                           d->d_F);
+    if (d->single)
+      gather_kernel<float><<<blocks_of(n_dofs), 256>>>(n_dofs, d->d_vptr, d->d_vent, (const float *)d->d_buf,
+                                                      (float *)d->d_F);
+    else
+      gather_kernel<double><<<blocks_of(n_dofs), 256>>>(n_dofs, d->d_vptr, d->d_vent, (const double *)d->d_buf,
+                                                       (double *)d->d_F);
     CUDA_LAUNCHED("vector gather kernel");
   }
   CUDA_CALL(phase, cudaEventRecord(d->ev1));
@@ -1665,20 +1894,20 @@ static int launch_vector(feint_backend *b, int with_state) {
 
 static int cuda_residual(feint_backend *b, const double *u, double *F) {
   cuda_data *d = (cuda_data *)b->data;
-  const size_t bytes = sizeof(double) * (size_t)b->problem->space->n_dofs;
+  const size_t n = (size_t)b->problem->space->n_dofs;
   CUDA_CALL("residual: set device", cudaSetDevice(d->device));
-  CUDA_CALL("residual: copy of u to the GPU", cudaMemcpy(d->d_u, u, bytes, cudaMemcpyHostToDevice));
+  FEINT_CALL(to_device(d, d->d_u, u, n, "residual: copy of u to the GPU"));
   FEINT_CALL(launch_vector(b, 1));
-  CUDA_CALL("residual: copy of F from the GPU", cudaMemcpy(F, d->d_F, bytes, cudaMemcpyDeviceToHost));
+  FEINT_CALL(from_device(d, F, d->d_F, n, "residual: copy of F from the GPU"));
   return FEINT_OK;
 }
 
 static int cuda_rhs(feint_backend *b, double *rhs) {
   cuda_data *d = (cuda_data *)b->data;
-  const size_t bytes = sizeof(double) * (size_t)b->problem->space->n_dofs;
+  const size_t n = (size_t)b->problem->space->n_dofs;
   CUDA_CALL("rhs: set device", cudaSetDevice(d->device));
   FEINT_CALL(launch_vector(b, 0));
-  CUDA_CALL("rhs: copy from the GPU", cudaMemcpy(rhs, d->d_F, bytes, cudaMemcpyDeviceToHost));
+  FEINT_CALL(from_device(d, rhs, d->d_F, n, "rhs: copy from the GPU"));
   return FEINT_OK;
 }
 
@@ -1697,7 +1926,7 @@ static int cuda_element_matrices(feint_backend *b, double *Ke) {
   cuda_data *d = (cuda_data *)b->data;
   kparams P = d->Pm;
   P.batch = d->mat_batch;
-  const size_t bytes = sizeof(double) * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc;
+  const size_t nke = (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc, bytes = d->rs * nke;
   CUDA_CALL("element matrices: set device", cudaSetDevice(d->device));
   FEINT_CALL(ensure_buffer(d, bytes, "element matrix buffer"));
   if (d->p1mat && !d->variant) {
@@ -1707,18 +1936,18 @@ static int cuda_element_matrices(feint_backend *b, double *Ke) {
     CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev1));
     CUDA_CALL("element matrices kernel", cudaEventSynchronize(d->ev1));
     CUDA_CALL("element matrices kernel", cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-    CUDA_CALL("element matrices: copy from the GPU", cudaMemcpy(Ke, d->d_buf, bytes, cudaMemcpyDeviceToHost));
+    FEINT_CALL(from_device(d, Ke, d->d_buf, nke, "element matrices: copy from the GPU"));
     return FEINT_OK;
   }
-  FEINT_CALL(mat_attr(pick_matrix(P.dim, P.nc), mat_shmem(P), "element matrices kernel"));
+  FEINT_CALL(mat_attr(pick_matrix(d, P.dim, P.nc), mat_shmem(P), "element matrices kernel"));
   CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev0));
-  pick_matrix(P.dim, P.nc)<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, mat_shmem(P)>>>(
+  pick_matrix(d, P.dim, P.nc)<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, mat_shmem(P)>>>(
       P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
   CUDA_LAUNCHED("element matrices kernel");
   CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev1));
   CUDA_CALL("element matrices kernel", cudaEventSynchronize(d->ev1));
   CUDA_CALL("element matrices kernel", cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  CUDA_CALL("element matrices: copy from the GPU", cudaMemcpy(Ke, d->d_buf, bytes, cudaMemcpyDeviceToHost));
+  FEINT_CALL(from_device(d, Ke, d->d_buf, nke, "element matrices: copy from the GPU"));
   return FEINT_OK;
 }
 
@@ -1730,18 +1959,17 @@ static int cuda_assemble_matrix(feint_backend *b, double *values) {
   P.batch = d->mat_batch;
   const int64_t nnz = p->plan->nnz;
   const size_t shmem = mat_shmem(P);
-  mat_kernel_t k = pick_matrix(P.dim, P.nc);
+  mat_kernel_t k = pick_matrix(d, P.dim, P.nc);
   const char *phase = "matrix assembly kernel";
   CUDA_CALL("matrix assembly: set device", cudaSetDevice(d->device));
   if (use_block(d, p, 1)) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, sizeof(double) * (size_t)nnz));
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
     FEINT_CALL(launch_block(b, 1, 0, d->d_vals, phase));
-    CUDA_CALL("matrix assembly: copy from the GPU",
-              cudaMemcpy(values, d->d_vals, sizeof(double) * (size_t)nnz, cudaMemcpyDeviceToHost));
+    FEINT_CALL(from_device(d, values, d->d_vals, (size_t)nnz, "matrix assembly: copy from the GPU"));
     return FEINT_OK;
   }
   if (d->p1mat && !d->variant) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, sizeof(double) * (size_t)nnz));
+    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
     CUDA_CALL(phase, cudaEventRecord(d->ev0));
     if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
       d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_ATOMIC, d->d_vals);
@@ -1760,16 +1988,15 @@ static int cuda_assemble_matrix(feint_backend *b, double *values) {
     CUDA_CALL(phase, cudaEventRecord(d->ev1));
     CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
     CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-    CUDA_CALL("matrix assembly: copy from the GPU",
-              cudaMemcpy(values, d->d_vals, sizeof(double) * (size_t)nnz, cudaMemcpyDeviceToHost));
+    FEINT_CALL(from_device(d, values, d->d_vals, (size_t)nnz, "matrix assembly: copy from the GPU"));
     return FEINT_OK;
   }
   FEINT_CALL(mat_attr(k, shmem, phase));
   if (p->strategy == FEINT_ASSEMBLY_GATHER) FEINT_CALL(ensure_generic_gather(p, d, 1));
   if (p->strategy == FEINT_ASSEMBLY_GATHER)
-    FEINT_CALL(ensure_buffer(d, sizeof(double) * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc,
+    FEINT_CALL(ensure_buffer(d, d->rs * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc,
                              "element matrix buffer (gather assembly)"));
-  CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, sizeof(double) * (size_t)nnz));
+  CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
   CUDA_CALL(phase, cudaEventRecord(d->ev0));
   if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
     k<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, shmem>>>(P, NULL, P.n_cells, OUT_ATOMIC, d->d_vals);
@@ -1784,15 +2011,18 @@ static int cuda_assemble_matrix(feint_backend *b, double *values) {
   } else {
     k<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, shmem>>>(P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
     CUDA_LAUNCHED(phase);
-    gather_kernel<<<(unsigned)((nnz + 255) / 256 > 0 ? (nnz + 255) / 256 : 1), 256>>>(nnz, d->d_mptr, d->d_ment,
-                                                                                     d->d_buf, d->d_vals);
+    if (d->single)
+      gather_kernel<float><<<blocks_of(nnz), 256>>>(nnz, d->d_mptr, d->d_ment, (const float *)d->d_buf,
+                                                   (float *)d->d_vals);
+    else
+      gather_kernel<double><<<blocks_of(nnz), 256>>>(nnz, d->d_mptr, d->d_ment, (const double *)d->d_buf,
+                                                    (double *)d->d_vals);
     CUDA_LAUNCHED("matrix gather kernel");
   }
   CUDA_CALL(phase, cudaEventRecord(d->ev1));
   CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
   CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  CUDA_CALL("matrix assembly: copy from the GPU",
-            cudaMemcpy(values, d->d_vals, sizeof(double) * (size_t)nnz, cudaMemcpyDeviceToHost));
+  FEINT_CALL(from_device(d, values, d->d_vals, (size_t)nnz, "matrix assembly: copy from the GPU"));
   return FEINT_OK;
 }
 
@@ -1826,8 +2056,8 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
              prop.major % 100, prop.minor % 100, (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
   }
   d->sm_count = prop.multiProcessorCount;
-  if (p->precision == FEINT_PRECISION_SINGLE)
-    return feint_error_set(FEINT_ERR_INPUT, "single precision not implemented on cuda yet");
+  d->single = p->precision == FEINT_PRECISION_SINGLE;
+  d->rs = d->single ? sizeof(float) : sizeof(double);
   if (f->n_aux > FEINT_CUDA_MAX_AUX)
     return feint_error_set(FEINT_ERR_INPUT, "%d coefficient fields exceed the CUDA backend's limit of %d",
                            f->n_aux, FEINT_CUDA_MAX_AUX);
@@ -1840,6 +2070,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
 
   kparams &P = d->P;
   memset(&P, 0, sizeof P);
+  P.wa = -1;
   P.dim = m->dim;
   P.nc = s->components;
   P.nb = s->nb;
@@ -1852,9 +2083,9 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   P.n_cells = m->n_cells;
   const int64_t nc = m->n_cells;
   const char *up = "upload of the mesh and space";
-  FEINT_CALL(upload(&d->d_x, m->x, (size_t)m->n_nodes, up));
-  FEINT_CALL(upload(&d->d_y, m->y, (size_t)m->n_nodes, up));
-  FEINT_CALL(upload(&d->d_z, m->z, (size_t)m->n_nodes, up));
+  FEINT_CALL(upload_real(d, &d->d_x, m->x, (size_t)m->n_nodes, up));
+  FEINT_CALL(upload_real(d, &d->d_y, m->y, (size_t)m->n_nodes, up));
+  FEINT_CALL(upload_real(d, &d->d_z, m->z, (size_t)m->n_nodes, up));
   FEINT_CALL(upload_index32(&d->d_cells, m->cells, (size_t)(nc * m->nv), up));
   FEINT_CALL(upload_index32(&d->d_cdofs, s->cell_dofs, (size_t)(nc * s->nbc), up));
   if (s->components == 1)
@@ -1883,20 +2114,20 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
       P.aux_const[k] = fld->constant;
     } else {
       const size_t n = fld->kind == FEINT_FIELD_CELL ? (size_t)nc : (size_t)s->n_scalar_dofs;
-      FEINT_CALL(upload(&d->d_aux[k], fld->values, n, "upload of the coefficient fields"));
+      FEINT_CALL(upload_real(d, &d->d_aux[k], fld->values, n, "upload of the coefficient fields"));
       P.aux_vals[k] = d->d_aux[k];
       if (fld->kind == FEINT_FIELD_NODE) P.aux_nodal[k] = P.n_nodal++;
     }
   }
-  FEINT_CALL(dev_alloc((void **)&d->d_u, sizeof(double) * (size_t)s->n_dofs, "allocation of the state u"));
-  FEINT_CALL(dev_alloc((void **)&d->d_F, sizeof(double) * (size_t)s->n_dofs, "allocation of the residual"));
+  FEINT_CALL(dev_alloc(&d->d_u, d->rs * (size_t)s->n_dofs, "allocation of the state u"));
+  FEINT_CALL(dev_alloc(&d->d_F, d->rs * (size_t)s->n_dofs, "allocation of the residual"));
   if (p->plan) {
     const feint_plan *pl = p->plan;
     const char *upl = "upload of the plan (CSR pattern and slot map)";
     FEINT_CALL(upload(&d->d_indptr, pl->indptr, (size_t)pl->n_rows + 1, upl));
     FEINT_CALL(upload(&d->d_indices, pl->indices, (size_t)pl->nnz, upl));
     FEINT_CALL(upload(&d->d_slots, pl->slots, (size_t)(pl->n_cells * pl->nbc * pl->nbc), upl));
-    FEINT_CALL(dev_alloc((void **)&d->d_vals, sizeof(double) * (size_t)pl->nnz, "allocation of the CSR values"));
+    FEINT_CALL(dev_alloc(&d->d_vals, d->rs * (size_t)pl->nnz, "allocation of the CSR values"));
     P.slots = d->d_slots;
   }
   d->Pm.slots = P.slots;
@@ -1934,9 +2165,35 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
                  f->matrix_quadrature ? f->matrix_basis_grad : f->basis_grad) &&
       f->n_aux == p1_naux(P.physics, P.dim, P.nc) && nc * 4 < INT32_MAX && nc * P.nbc * P.nbc < INT32_MAX) {
     if (P.dim == 2)
-      pick_p1_dim<2>(d, P.nc, P.physics);
+      d->single ? pick_p1_dim<2, float>(d, P.nc, P.physics) : pick_p1_dim<2, double>(d, P.nc, P.physics);
     else
-      pick_p1_dim<3>(d, P.nc, P.physics);
+      d->single ? pick_p1_dim<3, float>(d, P.nc, P.physics) : pick_p1_dim<3, double>(d, P.nc, P.physics);
+  }
+  /* P1: packed node records (x, y, z, first nodal coefficient), one
+   * 32-byte sector (double) or 16-byte vector (single) per vertex;
+   * FEINT_CUDA_PACK=0 keeps separate arrays (benchmark comparison) */
+  P.wa = -1;
+  {
+    const char *pk = getenv("FEINT_CUDA_PACK");
+    if (d->p1res && !(pk && !strcmp(pk, "0"))) {
+      for (int k = 0; k < f->n_aux && P.wa < 0; k++)
+        if (f->aux[k].kind == FEINT_FIELD_NODE && P.sd_cells) P.wa = k;
+      const size_t nn = (size_t)m->n_nodes;
+      double *rec = NULL;
+      FEINT_CALL(feint_malloc(4 * nn, sizeof *rec, &rec, up));
+      for (size_t v = 0; v < nn; v++) {
+        rec[4 * v] = m->x[v];
+        rec[4 * v + 1] = m->y[v];
+        rec[4 * v + 2] = m->z ? m->z[v] : 0.0;
+        rec[4 * v + 3] = P.wa >= 0 ? f->aux[P.wa].values[v] : 0.0;
+      }
+      const int status = upload_real(d, &d->d_xyzw, rec, 4 * nn, up);
+      free(rec);
+      FEINT_CALL(status);
+      P.xyzw = d->d_xyzw;
+    }
+    d->Pm.xyzw = P.xyzw;
+    d->Pm.wa = P.wa;
   }
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
@@ -2048,6 +2305,7 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   cuda_data *d = (cuda_data *)b->data;
   const feint_problem *p = b->problem;
   const kparams &P = d->P;
+  if (d->single) return feint_error_set(FEINT_ERR_INPUT, "the paper kernel is double precision only");
   if (P.physics != FEINT_PW_POISSON || P.nc != 1 || !d->p1res || p->form->aux[1].kind != FEINT_FIELD_CONSTANT)
     return feint_error_set(FEINT_ERR_INPUT, "the paper kernel needs P1 Poisson with a constant source");
   const int n = (int)P.n_cells, dim = P.dim, nb = dim + 1;
@@ -2073,9 +2331,9 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   for (int r = 0; r < 2; r++) { /* first: warm-up */
     PAPER_TRY(cudaEventRecord(d->ev0));
     if (dim == 3)
-      paper_prep_kernel<3><<<blocks_of(n), 256>>>(P, d->T, n, d->d_u, in);
+      paper_prep_kernel<3><<<blocks_of(n), 256>>>(P, d->T, n, (const double *)d->d_u, in);
     else
-      paper_prep_kernel<2><<<blocks_of(n), 256>>>(P, d->T, n, d->d_u, in);
+      paper_prep_kernel<2><<<blocks_of(n), 256>>>(P, d->T, n, (const double *)d->d_u, in);
     PAPER_TRY(cudaGetLastError());
     PAPER_TRY(cudaEventRecord(d->ev1));
     PAPER_TRY(cudaEventSynchronize(d->ev1));
@@ -2099,9 +2357,9 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   st->prep_bytes = 8.0 * (double)n * in_w;
   PAPER_TRY(cudaMemset(d->d_F, 0, sizeof(double) * (size_t)p->space->n_dofs));
   if (dim == 3)
-    paper_scatter_kernel<3><<<blocks_of(n), 256>>>(P, n, ev, d->d_F);
+    paper_scatter_kernel<3><<<blocks_of(n), 256>>>(P, n, ev, (double *)d->d_F);
   else
-    paper_scatter_kernel<2><<<blocks_of(n), 256>>>(P, n, ev, d->d_F);
+    paper_scatter_kernel<2><<<blocks_of(n), 256>>>(P, n, ev, (double *)d->d_F);
   PAPER_TRY(cudaGetLastError());
   PAPER_TRY(cudaMemcpy(F, d->d_F, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyDeviceToHost));
 #undef PAPER_TRY
