@@ -6,6 +6,7 @@ set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+export BUILD
 export FEINT="${FEINT:-$BUILD/feint}"
 # Debian's python3 has the apt-installed h5py/scipy; elsewhere (the GPU
 # machine) take the first python3 that has them.

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export FEINT_GPU_TESTS=1
-out=$(build/tests/t311-plan-cuda 2>&1) || { echo "$out"; exit 1; }
+out=$(${BUILD:-build}/tests/t311-plan-cuda 2>&1) || { echo "$out"; exit 1; }
 echo "$out"
 if grep -q "skipped: no GPU" <<<"$out"; then echo "no GPU visible" >&2; exit 1; fi
 grep -q "identical" <<<"$out"
