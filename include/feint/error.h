@@ -38,6 +38,11 @@ void feint_error_clear(void);
  * FEINT_ERR_COMPUTE. count == 0 yields a valid (freeable) pointer. */
 int feint_calloc(size_t count, size_t size, void *out, const char *what);
 int feint_malloc(size_t count, size_t size, void *out, const char *what);
+/* feint_malloc for large arrays read or written at scattered places (CSR
+ * values, slot maps): 2 MiB-aligned and marked for transparent huge pages,
+ * so random access does not miss the TLB on every page. Released with
+ * free(). Small requests are plain feint_malloc. */
+int feint_malloc_large(size_t count, size_t size, void *out, const char *what);
 /* Checked strdup. */
 int feint_strdup(const char *s, char **out);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static char last_message[4096];
 
@@ -39,6 +40,21 @@ int feint_calloc(size_t count, size_t size, void *out, const char *what) {
 
 int feint_malloc(size_t count, size_t size, void *out, const char *what) {
   return allocate(count, size, out, what, 0);
+}
+
+int feint_malloc_large(size_t count, size_t size, void *out, const char *what) {
+  const size_t huge = (size_t)1 << 21;
+  if (size && count > (SIZE_MAX - huge) / size) return feint_malloc(count, size, out, what);
+  const size_t bytes = count * size;
+  if (bytes < 2 * huge) return feint_malloc(count, size, out, what);
+  const size_t rounded = (bytes + huge - 1) / huge * huge;
+  void *ptr = aligned_alloc(huge, rounded);
+  if (!ptr) return feint_malloc(count, size, out, what); /* records the message */
+#ifdef MADV_HUGEPAGE
+  (void)madvise(ptr, rounded, MADV_HUGEPAGE);
+#endif
+  *(void **)out = ptr;
+  return FEINT_OK;
 }
 
 int feint_strdup(const char *s, char **out) {

@@ -26,22 +26,6 @@
 
 #include "feint/error.h"
 
-/* Like feint_malloc (the result is released with free()), in 2 MiB-aligned
- * huge pages when large. */
-static int plan_alloc(size_t count, size_t size, void *out, const char *what) {
-  const size_t huge = (size_t)1 << 21;
-  if (size && count > ((size_t)-1 - huge) / size) return feint_malloc(count, size, out, what);
-  const size_t bytes = count * size;
-  if (bytes < 2 * huge) return feint_malloc(count, size, out, what);
-  void *ptr = aligned_alloc(huge, (bytes + huge - 1) / huge * huge);
-  if (!ptr) return feint_malloc(count, size, out, what); /* records the message */
-#ifdef MADV_HUGEPAGE
-  (void)madvise(ptr, (bytes + huge - 1) / huge * huge, MADV_HUGEPAGE);
-#endif
-  *(void **)out = ptr;
-  return FEINT_OK;
-}
-
 int feint_plan_create(const feint_space *s, feint_plan **out) {
   *out = NULL;
   const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
@@ -61,9 +45,9 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
   p->n_cells = ncell;
   p->nbc = nbc;
 
-  if ((status = plan_alloc((size_t)(ncell * nb), sizeof *cd, &cd, "cell dof map (32-bit)")) ||
+  if ((status = feint_malloc_large((size_t)(ncell * nb), sizeof *cd, &cd, "cell dof map (32-bit)")) ||
       (status = feint_calloc((size_t)ns + 2, sizeof *adj_ptr, &adj_ptr, "dof-to-cell map")) ||
-      (status = plan_alloc((size_t)(ncell * nb), sizeof *adj, &adj, "dof-to-cell map")) ||
+      (status = feint_malloc_large((size_t)(ncell * nb), sizeof *adj, &adj, "dof-to-cell map")) ||
       (status = feint_malloc((size_t)ns, sizeof *marker, &marker, "pattern marker")) ||
       (status = feint_malloc((size_t)ns, sizeof *cursor, &cursor, "pattern cursor")) ||
       (status = feint_calloc((size_t)ns + 1, sizeof *sindptr, &sindptr, "CSR row pointers")) ||
@@ -100,12 +84,12 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
                              (long long)p->nnz);
     goto fail;
   }
-  if ((status = plan_alloc((size_t)p->nnz, sizeof *p->indices, &p->indices, "CSR column indices")) ||
-      (status = plan_alloc((size_t)(ncell * nbc * nbc), sizeof *p->slots, &p->slots, "slot map")))
+  if ((status = feint_malloc_large((size_t)p->nnz, sizeof *p->indices, &p->indices, "CSR column indices")) ||
+      (status = feint_malloc_large((size_t)(ncell * nbc * nbc), sizeof *p->slots, &p->slots, "slot map")))
     goto fail;
   if (nc == 1) {
     sidx = p->indices;
-  } else if ((status = plan_alloc((size_t)snnz, sizeof *sidx, &sidx, "scalar CSR column indices"))) {
+  } else if ((status = feint_malloc_large((size_t)snnz, sizeof *sidx, &sidx, "scalar CSR column indices"))) {
     goto fail;
   }
 
