@@ -26,52 +26,7 @@ static double now(void) {
   return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* n^3 cubes, each split into 6 tetrahedra along the main diagonal (Kuhn). */
-static feint_mesh *mesh_cube(int n) {
-  feint_mesh *m = calloc(1, sizeof *m);
-  m->dim = 3;
-  m->cell_type = FEINT_CELL_TETRAHEDRON;
-  m->nv = 4;
-  const int64_t n1 = n + 1;
-  m->n_nodes = n1 * n1 * n1;
-  m->x = malloc(sizeof(double) * m->n_nodes);
-  m->y = malloc(sizeof(double) * m->n_nodes);
-  m->z = malloc(sizeof(double) * m->n_nodes);
-  for (int64_t k = 0; k <= n; k++)
-    for (int64_t j = 0; j <= n; j++)
-      for (int64_t i = 0; i <= n; i++) {
-        const int64_t v = (k * n1 + j) * n1 + i;
-        m->x[v] = (double)i / n;
-        m->y[v] = (double)j / n;
-        m->z[v] = (double)k / n;
-      }
-  m->n_cells = 6LL * n * n * n;
-  m->cells = malloc(sizeof(int64_t) * m->n_cells * 4);
-  static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-  const int64_t stride[3] = {1, n1, n1 * n1};
-  int64_t c = 0;
-  for (int64_t k = 0; k < n; k++)
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t i = 0; i < n; i++) {
-        const int64_t v0 = (k * n1 + j) * n1 + i;
-        for (int p = 0; p < 6; p++) {
-          int64_t *t = m->cells + 4 * c++;
-          t[0] = v0;
-          t[1] = t[0] + stride[perms[p][0]];
-          t[2] = t[1] + stride[perms[p][1]];
-          t[3] = t[2] + stride[perms[p][2]];
-        }
-      }
-  return m;
-}
-
-static void mesh_free(feint_mesh *m) {
-  free(m->x);
-  free(m->y);
-  free(m->z);
-  free(m->cells);
-  free(m);
-}
+#include "testmesh.h"
 
 static int same_plan(const feint_plan *a, const feint_plan *b) {
   if (a->n_rows != b->n_rows || a->nnz != b->nnz || a->n_cells != b->n_cells || a->nbc != b->nbc) return 0;
@@ -89,7 +44,7 @@ int main(void) {
   const int n = getenv("FEINT_BENCH_N") ? atoi(getenv("FEINT_BENCH_N")) : 100;
   const int p2 = getenv("FEINT_BENCH_P2") && atoi(getenv("FEINT_BENCH_P2"));
   double t0 = now();
-  feint_mesh *m = mesh_cube(n);
+  feint_mesh *m = mesh_cube(n, 0);
   printf("mesh: %lld tetrahedra (Kuhn split of a %d^3 grid), %lld nodes, built in %.2f s\n",
          (long long)m->n_cells, n, (long long)m->n_nodes, now() - t0);
   static const int cfg[3][2] = {{1, 1}, {1, 3}, {2, 1}};
