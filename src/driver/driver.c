@@ -208,13 +208,26 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* feint bench repeats a phase at most this often. */
+enum { MAX_REPEAT = 201 };
+
+/* How many times to run a compute phase. */
+static int repeats(const feint_run_options *opts) {
+  int n = opts->repeat > 1 ? opts->repeat : 1;
+  return n > MAX_REPEAT ? MAX_REPEAT : n;
+}
+
+/* The median of n timings (sorts them). */
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, compare_doubles);
+  return t[n / 2];
+}
+
 /* Run a compute phase (repeat times for feint bench: the times reported
  * are medians, so one slow first call does not count). */
 static int compute(run_state *r, const feint_run_options *opts, feint_run_report *rep, int phase) {
-  enum { MAX_REPEAT = 201 };
   double wall[MAX_REPEAT], kernel[MAX_REPEAT];
-  int n = opts->repeat > 1 ? opts->repeat : 1;
-  if (n > MAX_REPEAT) n = MAX_REPEAT;
+  const int n = repeats(opts);
   starting(opts, r, phase);
   for (int k = 0; k < n; k++) {
     double t0 = feint_now();
@@ -225,10 +238,8 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
                     ? 1e-3 * st.last_kernel_ms
                     : 0;
   }
-  qsort(wall, (size_t)n, sizeof *wall, compare_doubles);
-  qsort(kernel, (size_t)n, sizeof *kernel, compare_doubles);
-  rep->seconds[phase] += wall[n / 2];
-  rep->kernel_seconds[phase] += kernel[n / 2];
+  rep->seconds[phase] += median(wall, n);
+  rep->kernel_seconds[phase] += median(kernel, n);
   return FEINT_OK;
 }
 
@@ -325,10 +336,8 @@ static int operator_x(const feint_case *c, operator_state *o) {
  * whole call, kernel time (the CPU: the same; the GPU: events around the
  * kernels, from feint_bp_gpu_bench on random x, before the real apply). */
 static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
-  enum { MAX_REPEAT = 201 };
   double wall[MAX_REPEAT];
-  int n = opts->repeat > 1 ? opts->repeat : 1;
-  if (n > MAX_REPEAT) n = MAX_REPEAT;
+  const int n = repeats(opts);
   double kernel = 0;
   if (o->gpu) {
     double med_ms = 0, min_ms = 0;
@@ -340,9 +349,9 @@ static int operator_apply(const feint_run_options *opts, feint_run_report *rep, 
     FEINT_CALL(o->gpu ? feint_bp_gpu_apply(o->gpu, o->x, o->y) : feint_bp_apply(o->op, o->x, o->y));
     wall[k] = feint_now() - t0;
   }
-  qsort(wall, (size_t)n, sizeof *wall, compare_doubles);
-  rep->seconds[FEINT_PHASE_RESIDUAL] += wall[n / 2];
-  rep->kernel_seconds[FEINT_PHASE_RESIDUAL] += o->gpu ? kernel : wall[n / 2];
+  const double wall_median = median(wall, n);
+  rep->seconds[FEINT_PHASE_RESIDUAL] += wall_median;
+  rep->kernel_seconds[FEINT_PHASE_RESIDUAL] += o->gpu ? kernel : wall_median;
   return FEINT_OK;
 }
 
