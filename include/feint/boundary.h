@@ -39,7 +39,20 @@
  * degree order + (order if h varies), exact for that integrand on affine
  * facets. A single value applies to every component of a vector space.
  *
- * Robin terms are not supported yet. */
+ * Robin (`robin: {alpha: A, value: G}`, A required, G default 0; single
+ * values for every component): kappa du/dn + alpha u = alpha G. The weak
+ * form gains the facet integrals of alpha u v (matrix) and alpha G v
+ * (load). Per facet, with the same facet element and quadrature machinery
+ * as Neumann: alpha and G are interpolated at the facet's dofs, the facet
+ * mass matrix M_ij = int alpha phi_i phi_j is computed with a rule of
+ * degree 2 order (+ order if alpha varies), exact for the interpolants, and
+ * stored as triplets (per component); the load is M g (= int alpha G phi_i
+ * exactly for the interpolants). apply_matrix adds the triplets to the CSR
+ * values (at positions found once by binary search in the sorted rows,
+ * feint_boundary_bind_pattern) before the Dirichlet elimination; apply_rhs
+ * adds the load and, in the symmetric mode, lifts with the Robin entries
+ * too (the matrix it lifts with is A + R); apply_residual adds R u - M g
+ * (F = A u - b). */
 #ifndef FEINT_BOUNDARY_H
 #define FEINT_BOUNDARY_H
 
@@ -59,6 +72,15 @@ typedef struct {
   double *g;                  /* n_dofs: the prescribed value on constrained dofs, 0 elsewhere */
   double *neumann;            /* n_dofs: the Neumann load; NULL when no entry has one */
   int64_t n_neumann_facets;   /* facets integrated */
+  /* Robin: the facet mass matrices as triplets (duplicates add up) */
+  int64_t n_robin, robin_capacity;
+  int64_t *robin_rows, *robin_cols; /* n_robin */
+  double *robin_values;       /* n_robin */
+  double *robin_load;         /* n_dofs: int alpha G phi_i; NULL when no entry has robin */
+  int64_t n_robin_facets;     /* facets integrated */
+  int64_t *robin_positions;   /* n_robin: index into the CSR values; NULL until bound */
+  const int64_t *robin_indptr; /* the pattern bound (identity check) */
+  const int32_t *robin_indices;
 } feint_boundary_conditions;
 
 /* Build the conditions of case `c` on `space` (c->boundary, c->dirichlet).
@@ -68,6 +90,12 @@ typedef struct {
  * the number of components, a cell dataset, a bad expression. */
 int feint_boundary_create(const feint_case *c, const feint_space *space, feint_boundary_conditions **out);
 void feint_boundary_destroy(feint_boundary_conditions *bc);
+
+/* Find the positions of the Robin matrix entries in the CSR pattern
+ * (binary search in each sorted row), once; apply_matrix then adds them
+ * directly (without a bound pattern it searches each time). No-op without
+ * Robin terms. FEINT_ERR_COMPUTE if an entry is missing from the pattern. */
+int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const int64_t *indptr, const int32_t *indices);
 
 /* 1 when apply_rhs needs the assembled (unmodified) matrix values: the
  * symmetric mode with constrained dofs. */

@@ -60,6 +60,9 @@ typedef struct {
   feint_value_list dirichlet; /* n == 0 when absent; an item of kind FEINT_VALUE_NONE (YAML null
                                  in the list) leaves that component free */
   feint_value_list neumann;
+  int has_robin;              /* robin: {alpha, value} given */
+  feint_value robin_alpha;    /* robin.alpha (required with robin) */
+  feint_value robin_value;    /* robin.value G (kind NONE: 0) */
   char where[256];
 } feint_boundary;
 

@@ -1,4 +1,4 @@
-/* Dirichlet and Neumann conditions on boundary physical groups; see
+/* Dirichlet, Neumann and Robin conditions on boundary physical groups; see
  * include/feint/boundary.h. */
 #include "feint/boundary.h"
 
@@ -119,67 +119,181 @@ static int find_group(const feint_mesh *m, const feint_boundary *b, int index, i
                          b->where, index, b->group, fdim, used ? list : "none");
 }
 
+/* Facet quadrature shared by the Neumann and Robin integrals: the facet's
+ * own Lagrange element of the space's order (a segment in 2D, a triangle in
+ * 3D), a Gauss rule of the given degree and the basis at its points. */
+typedef struct {
+  feint_element *el;
+  feint_quadrature *q;
+  double *phi; /* q->n x el->nb */
+  int nb;
+} facet_rule;
+
+static void facet_rule_destroy(facet_rule *r) {
+  free(r->phi);
+  feint_quadrature_destroy(r->q);
+  feint_element_destroy(r->el);
+  memset(r, 0, sizeof *r);
+}
+
+static int facet_rule_create(const feint_space *s, int degree, facet_rule *r) {
+  const feint_cell_type fc = s->mesh->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+  memset(r, 0, sizeof *r);
+  int status;
+  if ((status = feint_element_create(fc, s->order, &r->el)) || (status = feint_quadrature_create(fc, degree, &r->q)) ||
+      (status = feint_malloc((size_t)(r->q->n * r->el->nb), sizeof *r->phi, &r->phi, "facet basis"))) {
+    facet_rule_destroy(r);
+    return status;
+  }
+  feint_element_tabulate(r->el, r->q->n, r->q->points, r->phi, NULL);
+  r->nb = r->el->nb;
+  return FEINT_OK;
+}
+
+/* |J| of an affine facet: length (segment, reference length 1) or |cross|
+ * (triangle, reference area 1/2). */
+static double facet_det(const feint_mesh *m, const int64_t *nodes) {
+  double e1[3], e2[3];
+  const double *X[3] = {m->x, m->y, m->z};
+  for (int a = 0; a < 3; a++) {
+    e1[a] = X[a][nodes[1]] - X[a][nodes[0]];
+    e2[a] = m->dim == 3 ? X[a][nodes[2]] - X[a][nodes[0]] : 0.0;
+  }
+  if (m->dim == 3) {
+    double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2],
+           cz = e1[0] * e2[1] - e1[1] * e2[0];
+    return sqrt(cx * cx + cy * cy + cz * cz);
+  }
+  return sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
+}
+
+/* The facets f0..f1 of a group that lie on the region: calls visit(ctx,
+ * dofs, det) for each with its scalar dofs (in the facet element's order)
+ * and |J|, and counts them. */
+typedef int (*facet_visit)(void *ctx, const int64_t *dofs, double det);
+
+static int for_region_facets(const feint_space *s, int64_t f0, int64_t f1, facet_visit visit, void *ctx,
+                             int64_t *n_facets) {
+  const feint_mesh *m = s->mesh;
+  int64_t dofs[16];
+  for (int64_t f = f0; f < f1; f++) {
+    const int64_t *nodes = m->facets + f * m->nv_facet;
+    int r = feint_space_facet_dofs(s, nodes, dofs);
+    if (r == -1) continue; /* not a facet of the region */
+    FEINT_CALL(r);
+    (*n_facets)++;
+    if (visit) FEINT_CALL(visit(ctx, dofs, facet_det(m, nodes)));
+  }
+  return FEINT_OK;
+}
+
+typedef struct {
+  feint_boundary_conditions *bc;
+  const bvalue *h;
+  const facet_rule *r;
+} neumann_ctx;
+
+static int neumann_facet(void *vctx, const int64_t *dofs, double det) {
+  const neumann_ctx *x = vctx;
+  const feint_space *s = x->bc->space;
+  const int nc = s->components, nb = x->r->nb;
+  double hv[3][16];
+  for (int c = 0; c < nc; c++)
+    for (int j = 0; j < nb; j++) hv[c][j] = bvalue_at(&x->h[c], s, dofs[j]);
+  for (int k = 0; k < x->r->q->n; k++) {
+    const double *p = x->r->phi + k * nb;
+    const double w = x->r->q->weights[k] * det;
+    for (int c = 0; c < nc; c++) {
+      if (!x->h[c].kind) continue;
+      double hq = 0;
+      for (int j = 0; j < nb; j++) hq += p[j] * hv[c][j];
+      for (int i = 0; i < nb; i++) x->bc->neumann[dofs[i] * nc + c] += w * hq * p[i];
+    }
+  }
+  return FEINT_OK;
+}
+
 /* Neumann load of one entry: integrate h phi_i over the group's facets. */
 static int integrate_neumann(feint_boundary_conditions *bc, const bvalue h[3], int64_t f0, int64_t f1,
                              int64_t *n_facets) {
   const feint_space *s = bc->space;
-  const feint_mesh *m = s->mesh;
-  const int nc = s->components, dim = m->dim, nvf = m->nv_facet;
-  const feint_cell_type fc = dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
   int varies = 0;
-  for (int c = 0; c < nc; c++) varies |= h[c].kind >= 2;
-  feint_element *el = NULL;
-  feint_quadrature *q = NULL;
-  double *phi = NULL;
-  int status;
-  if ((status = feint_element_create(fc, s->order, &el)) ||
-      (status = feint_quadrature_create(fc, s->order * (varies ? 2 : 1), &q)) ||
-      (status = feint_malloc((size_t)(q->n * el->nb), sizeof *phi, &phi, "facet basis")))
-    goto done;
-  feint_element_tabulate(el, q->n, q->points, phi, NULL);
-  const int nb = el->nb;
-  int64_t dofs[16];
-  double hv[3][16];
-  for (int64_t f = f0; f < f1; f++) {
-    const int64_t *nodes = m->facets + f * nvf;
-    int r = feint_space_facet_dofs(s, nodes, dofs);
-    if (r == -1) continue; /* not a facet of the region */
-    if (r) {
-      status = r;
-      goto done;
-    }
-    (*n_facets)++;
-    /* |J|: length (segment, reference length 1) or |cross| (triangle, reference area 1/2) */
-    double e1[3], e2[3], det;
-    const double *X[3] = {m->x, m->y, m->z};
-    for (int a = 0; a < 3; a++) {
-      e1[a] = X[a][nodes[1]] - X[a][nodes[0]];
-      e2[a] = dim == 3 ? X[a][nodes[2]] - X[a][nodes[0]] : 0.0;
-    }
-    if (dim == 3) {
-      double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2],
-             cz = e1[0] * e2[1] - e1[1] * e2[0];
-      det = sqrt(cx * cx + cy * cy + cz * cz);
-    } else {
-      det = sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
-    }
-    for (int c = 0; c < nc; c++)
-      for (int j = 0; j < nb; j++) hv[c][j] = bvalue_at(&h[c], s, dofs[j]);
-    for (int k = 0; k < q->n; k++) {
-      const double *p = phi + k * nb;
-      const double w = q->weights[k] * det;
-      for (int c = 0; c < nc; c++) {
-        if (!h[c].kind) continue;
-        double hq = 0;
-        for (int j = 0; j < nb; j++) hq += p[j] * hv[c][j];
-        for (int i = 0; i < nb; i++) bc->neumann[dofs[i] * nc + c] += w * hq * p[i];
-      }
-    }
+  for (int c = 0; c < s->components; c++) varies |= h[c].kind >= 2;
+  facet_rule r;
+  FEINT_CALL(facet_rule_create(s, s->order * (varies ? 2 : 1), &r));
+  neumann_ctx x = {bc, h, &r};
+  int status = for_region_facets(s, f0, f1, neumann_facet, &x, n_facets);
+  facet_rule_destroy(&r);
+  return status;
+}
+
+typedef struct {
+  feint_boundary_conditions *bc;
+  const bvalue *alpha, *g;
+  const facet_rule *r;
+} robin_ctx;
+
+/* One facet's Robin terms: the facet mass matrix weighted by alpha (both
+ * interpolated in the facet element), M_ij = int alpha phi_i phi_j, as
+ * triplets for every component, and the load M g (g interpolated), which
+ * is int alpha g phi_i exactly for the interpolants. */
+static int robin_facet(void *vctx, const int64_t *dofs, double det) {
+  const robin_ctx *x = vctx;
+  feint_boundary_conditions *bc = x->bc;
+  const feint_space *s = bc->space;
+  const int nc = s->components, nb = x->r->nb;
+  double av[16], gv[16], M[16 * 16];
+  for (int j = 0; j < nb; j++) {
+    av[j] = bvalue_at(x->alpha, s, dofs[j]);
+    gv[j] = bvalue_at(x->g, s, dofs[j]);
   }
-done:
-  free(phi);
-  feint_quadrature_destroy(q);
-  feint_element_destroy(el);
+  memset(M, 0, sizeof M);
+  for (int k = 0; k < x->r->q->n; k++) {
+    const double *p = x->r->phi + k * nb;
+    double aq = 0;
+    for (int j = 0; j < nb; j++) aq += p[j] * av[j];
+    const double w = x->r->q->weights[k] * det * aq;
+    for (int i = 0; i < nb; i++)
+      for (int j = 0; j < nb; j++) M[i * nb + j] += w * p[i] * p[j];
+  }
+  const int64_t need = bc->n_robin + (int64_t)nc * nb * nb;
+  if (need > bc->robin_capacity) {
+    int64_t cap = bc->robin_capacity ? 2 * bc->robin_capacity : 1024;
+    while (cap < need) cap *= 2;
+    int64_t *rows = realloc(bc->robin_rows, (size_t)cap * sizeof *rows);
+    if (rows) bc->robin_rows = rows;
+    int64_t *cols = realloc(bc->robin_cols, (size_t)cap * sizeof *cols);
+    if (cols) bc->robin_cols = cols;
+    double *vals = realloc(bc->robin_values, (size_t)cap * sizeof *vals);
+    if (vals) bc->robin_values = vals;
+    if (!rows || !cols || !vals) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for the Robin terms");
+    bc->robin_capacity = cap;
+  }
+  for (int c = 0; c < nc; c++)
+    for (int i = 0; i < nb; i++) {
+      const int64_t di = dofs[i] * nc + c;
+      double load = 0;
+      for (int j = 0; j < nb; j++) {
+        const int64_t t = bc->n_robin++;
+        bc->robin_rows[t] = di;
+        bc->robin_cols[t] = dofs[j] * nc + c;
+        bc->robin_values[t] = M[i * nb + j];
+        load += M[i * nb + j] * gv[j];
+      }
+      bc->robin_load[di] += load;
+    }
+  return FEINT_OK;
+}
+
+/* Robin terms of one entry on the group's facets. */
+static int integrate_robin(feint_boundary_conditions *bc, const bvalue *alpha, const bvalue *g, int64_t f0,
+                           int64_t f1, int64_t *n_facets) {
+  const feint_space *s = bc->space;
+  facet_rule r;
+  FEINT_CALL(facet_rule_create(s, s->order * (alpha->kind >= 2 ? 3 : 2), &r));
+  robin_ctx x = {bc, alpha, g, &r};
+  int status = for_region_facets(s, f0, f1, robin_facet, &x, n_facets);
+  facet_rule_destroy(&r);
   return status;
 }
 
@@ -245,6 +359,24 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
+    if (b->has_robin) {
+      bvalue alpha, g;
+      snprintf(name, sizeof name, "boundary[%d].robin.alpha", i);
+      if ((status = bvalue_make(&b->robin_alpha, s, name, &alpha))) goto fail;
+      snprintf(name, sizeof name, "boundary[%d].robin.value", i);
+      if ((status = bvalue_make(&b->robin_value, s, name, &g))) {
+        bvalue_release(&alpha);
+        goto fail;
+      }
+      if (!bc->robin_load)
+        status = feint_calloc((size_t)s->n_dofs, sizeof *bc->robin_load, &bc->robin_load, "Robin load");
+      used = 0;
+      if (!status) status = integrate_robin(bc, &alpha, &g, f0, f1, &used);
+      bc->n_robin_facets += used;
+      bvalue_release(&alpha);
+      bvalue_release(&g);
+      if (status) goto fail;
+    }
     if (used == 0) {
       status = feint_error_set(FEINT_ERR_INPUT,
                                "%s: boundary[%d].group: physical group '%s' has no facet on the cells of "
@@ -277,7 +409,48 @@ void feint_boundary_destroy(feint_boundary_conditions *bc) {
   free(bc->constrained);
   free(bc->g);
   free(bc->neumann);
+  free(bc->robin_rows);
+  free(bc->robin_cols);
+  free(bc->robin_values);
+  free(bc->robin_load);
+  free(bc->robin_positions);
   free(bc);
+}
+
+/* Position of column j in row i of a sorted CSR pattern, -1 if absent. */
+static int64_t csr_find(const int64_t *indptr, const int32_t *indices, int64_t i, int64_t j) {
+  int64_t lo = indptr[i], hi = indptr[i + 1];
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (indices[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < indptr[i + 1] && indices[lo] == j ? lo : -1;
+}
+
+static int robin_missing(int64_t i, int64_t j) {
+  return feint_error_set(FEINT_ERR_COMPUTE, "internal: Robin entry (%lld, %lld) is not in the matrix pattern",
+                         (long long)i, (long long)j);
+}
+
+int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const int64_t *indptr, const int32_t *indices) {
+  if (!bc || !bc->n_robin) return FEINT_OK;
+  if (bc->robin_positions && bc->robin_indptr == indptr && bc->robin_indices == indices) return FEINT_OK;
+  free(bc->robin_positions);
+  bc->robin_positions = NULL;
+  int64_t *pos = NULL;
+  FEINT_CALL(feint_malloc((size_t)bc->n_robin, sizeof *pos, &pos, "Robin positions"));
+  for (int64_t t = 0; t < bc->n_robin; t++) {
+    pos[t] = csr_find(indptr, indices, bc->robin_rows[t], bc->robin_cols[t]);
+    if (pos[t] < 0) {
+      free(pos);
+      return robin_missing(bc->robin_rows[t], bc->robin_cols[t]);
+    }
+  }
+  bc->robin_positions = pos;
+  bc->robin_indptr = indptr;
+  bc->robin_indices = indices;
+  return FEINT_OK;
 }
 
 int feint_boundary_rhs_needs_matrix(const feint_boundary_conditions *bc) {
@@ -288,6 +461,10 @@ void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const do
   const int64_t n = bc->space->n_dofs;
   if (bc->neumann)
     for (int64_t i = 0; i < n; i++) F[i] -= bc->neumann[i];
+  if (bc->robin_load) {
+    for (int64_t t = 0; t < bc->n_robin; t++) F[bc->robin_rows[t]] += bc->robin_values[t] * u[bc->robin_cols[t]];
+    for (int64_t i = 0; i < n; i++) F[i] -= bc->robin_load[i];
+  }
   for (int64_t k = 0; k < bc->n_dirichlet; k++) {
     const int64_t d = bc->dirichlet_dofs[k];
     F[d] = u[d] - bc->dirichlet_values[k];
@@ -299,6 +476,8 @@ int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t 
   const int64_t n = bc->space->n_dofs;
   if (bc->neumann)
     for (int64_t i = 0; i < n; i++) b[i] += bc->neumann[i];
+  if (bc->robin_load)
+    for (int64_t i = 0; i < n; i++) b[i] += bc->robin_load[i];
   if (feint_boundary_rhs_needs_matrix(bc)) {
     if (!indptr || !indices || !values)
       return feint_error_set(FEINT_ERR_COMPUTE, "internal: symmetric Dirichlet lifting needs the matrix");
@@ -309,6 +488,11 @@ int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t 
         if (bc->constrained[indices[k]]) lift += values[k] * bc->g[indices[k]];
       b[i] -= lift;
     }
+    /* the matrix lifted with includes the Robin terms (added by apply_matrix) */
+    for (int64_t t = 0; t < bc->n_robin; t++) {
+      const int64_t i = bc->robin_rows[t], j = bc->robin_cols[t];
+      if (!bc->constrained[i] && bc->constrained[j]) b[i] -= bc->robin_values[t] * bc->g[j];
+    }
   }
   for (int64_t k = 0; k < bc->n_dirichlet; k++) b[bc->dirichlet_dofs[k]] = bc->dirichlet_values[k];
   return FEINT_OK;
@@ -318,6 +502,14 @@ int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64
                                 const int32_t *indices, double *values) {
   const int64_t n = bc->space->n_dofs;
   const int symmetric = bc->mode == FEINT_DIRICHLET_SYMMETRIC;
+  /* Robin terms first, then the Dirichlet elimination */
+  const int bound = bc->robin_positions && bc->robin_indptr == indptr && bc->robin_indices == indices;
+  for (int64_t t = 0; t < bc->n_robin; t++) {
+    const int64_t k =
+        bound ? bc->robin_positions[t] : csr_find(indptr, indices, bc->robin_rows[t], bc->robin_cols[t]);
+    if (k < 0) return robin_missing(bc->robin_rows[t], bc->robin_cols[t]);
+    values[k] += bc->robin_values[t];
+  }
   for (int64_t i = 0; i < n; i++) {
     if (bc->constrained[i]) {
       int diagonal = 0;

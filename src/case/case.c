@@ -9,8 +9,10 @@
  *    case and its as_run text mean the same files wherever feint is run from.
  *  - Integers must be written as integers (`order: 2`, not `2.0`).
  *  - A dataset value {file, dataset, on} needs all three keys.
- *  - A boundary entry needs `group` and at least one of dirichlet/neumann;
- *    in their lists a null item is a free component (kind FEINT_VALUE_NONE).
+ *  - A boundary entry needs `group` and at least one of dirichlet/neumann/
+ *    robin; in their lists a null item is a free component (kind
+ *    FEINT_VALUE_NONE). robin is {alpha, value}: alpha required, value
+ *    optional (0), each a single value.
  *  - Numeric path components in --set index sequences: boundary.0.neumann=2. */
 #include "feint/case.h"
 
@@ -465,7 +467,8 @@ static int fill_physics(const loader *L, const tree_node *root) {
 
 static int fill_state_boundary(const loader *L, const tree_node *root) {
   static const char *const skeys[] = {"u", NULL};
-  static const char *const bkeys[] = {"group", "dirichlet", "neumann", NULL};
+  static const char *const bkeys[] = {"group", "dirichlet", "neumann", "robin", NULL};
+  static const char *const rkeys[] = {"alpha", "value", NULL};
   feint_case *c = L->c;
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "state", skeys, &m, &k));
@@ -473,13 +476,13 @@ static int fill_state_boundary(const loader *L, const tree_node *root) {
 
   if (!(v = field(root, "boundary"))) return FEINT_OK;
   if (v->kind != TREE_SEQ)
-    return wrong_type(v, "boundary", "a list of {group, dirichlet, neumann}");
+    return wrong_type(v, "boundary", "a list of {group, dirichlet, neumann, robin}");
   FEINT_CALL(feint_calloc(v->n, sizeof *c->boundary, &c->boundary, "boundary conditions"));
   for (size_t i = 0; i < v->n; i++) {
     const tree_node *e = v->items[i], *g;
     char name[64], sub[96];
     snprintf(name, sizeof name, "boundary[%zu]", i);
-    if (e->kind != TREE_MAP) return wrong_type(e, name, "a mapping {group, dirichlet, neumann}");
+    if (e->kind != TREE_MAP) return wrong_type(e, name, "a mapping {group, dirichlet, neumann, robin}");
     FEINT_CALL(check_keys(e, bkeys, name));
     feint_boundary *b = &c->boundary[i];
     c->n_boundary = (int)i + 1;
@@ -489,11 +492,25 @@ static int fill_state_boundary(const loader *L, const tree_node *root) {
     if (g->kind != TREE_SCALAR) return wrong_type(g, sub, "a physical group name");
     FEINT_CALL(feint_strdup(g->text, &b->group));
     const tree_node *d = field(e, "dirichlet"), *n = field(e, "neumann");
-    if (!d && !n) return fail_at(e, "%s: give dirichlet or neumann", name);
+    const tree_node *r = field(e, "robin");
+    if (!d && !n && !r) return fail_at(e, "%s: give dirichlet or neumann (or robin)", name);
     snprintf(sub, sizeof sub, "%s.dirichlet", name);
     if (d) FEINT_CALL(get_value_list_null(L, d, sub, 3, 0, 1, &b->dirichlet));
     snprintf(sub, sizeof sub, "%s.neumann", name);
     if (n) FEINT_CALL(get_value_list_null(L, n, sub, 3, 0, 1, &b->neumann));
+    if (r) {
+      snprintf(sub, sizeof sub, "%s.robin", name);
+      if (r->kind != TREE_MAP) return wrong_type(r, sub, "a mapping {alpha, value}");
+      FEINT_CALL(check_keys(r, rkeys, sub));
+      const tree_node *ra = field(r, "alpha"), *rv = field(r, "value");
+      snprintf(sub, sizeof sub, "%s.robin.alpha", name);
+      if (!ra) return fail_at(r, "missing required key %s (the Robin coefficient in kappa du/dn + alpha u "
+                              "= alpha value)", sub);
+      FEINT_CALL(get_value(L, ra, sub, &b->robin_alpha));
+      snprintf(sub, sizeof sub, "%s.robin.value", name);
+      if (rv) FEINT_CALL(get_value(L, rv, sub, &b->robin_value));
+      b->has_robin = 1;
+    }
   }
   return FEINT_OK;
 }
@@ -1078,6 +1095,8 @@ void feint_case_destroy(feint_case *c) {
     free(c->boundary[i].group);
     list_free(&c->boundary[i].dirichlet);
     list_free(&c->boundary[i].neumann);
+    value_free(&c->boundary[i].robin_alpha);
+    value_free(&c->boundary[i].robin_value);
   }
   free(c->boundary);
   free(c->output_file);

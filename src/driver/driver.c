@@ -526,6 +526,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     TIMED(rep, FEINT_PHASE_PATTERN,
           on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
   rep->nnz = r->plan ? r->plan->nnz : 0;
+  /* Robin terms: their positions in the pattern, found once */
+  if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan->indptr, r->plan->indices));
   feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
                            c->blocks_per_batch, c->batches_per_chunk};
   char note[512];

@@ -1,0 +1,117 @@
+# Robin terms (kappa du/dn + alpha u = alpha G), checked from the exported
+# system with SciPy: the Robin part of the matrix sums to int alpha over the
+# group and the load to int alpha G; a Poisson problem with Robin data on
+# every side converges at order p+1 (P1, P2); Dirichlet + Robin agree in the
+# rows and symmetric modes; bad Robin input exits 2.
+source "$(dirname "$0")/lib.sh"
+CHECK="$PY $ROOT/tests/cli/robin_checks.py"
+
+# (1) sums: with and without the Robin entry on "left" (length/area 1)
+sums() { # geo order alpha value want_matrix want_rhs [physics]
+  local g=$1 p=$2 a=$3 v=$4 wm=$5 wr=$6; shift 6
+  local phys=${1:-"{kind: poisson}"}
+  write_case s.yaml <<EOF
+mesh: {file: $(geo $g), size: 0.2}
+space: {order: $p}
+physics: $phys
+boundary: [{group: left, robin: {alpha: $a, value: $v}}]
+output: {residual: false}
+EOF
+  "$FEINT" run --quiet "$WORK/s.yaml" -o "$WORK/s1.h5"
+  "$FEINT" run --quiet "$WORK/s.yaml" -o "$WORK/s0.h5" --set boundary=
+  $CHECK sum "$WORK/s1.h5" "$WORK/s0.h5" "$wm" "$wr"
+}
+for p in 1 2; do
+  sums square.geo $p 3 2 3 6
+  sums square.geo $p '"1 + y"' 1 1.5 1.5
+  sums square.geo $p 1 '"y"' 1 0.5
+  sums cube.geo $p 3 2 3 6
+done
+sums square.geo 2 '"1 + y"' '"y"' 1.5 0.8333333333333333 # int (1+y) y dy = 5/6
+# vector space: the same alpha and value for every component
+sums square.geo 1 2 1 4 4 "{kind: elasticity, E: 1, nu: 0.3}"
+
+# (2) manufactured u = sin(pi x) sin(pi y) + x, alpha on every side,
+# G = u + (du/dn) / alpha
+U="sin(pi*x)*sin(pi*y) + x"
+UX="(pi*cos(pi*x)*sin(pi*y) + 1)"
+UY="(pi*sin(pi*x)*cos(pi*y))"
+robin_pair() { # order size alpha
+  local a=$3
+  write_case r.yaml <<EOF
+mesh: {file: $(geo square.geo), size: $2}
+space: {order: $1}
+physics: {kind: poisson, source: "2*pi^2*sin(pi*x)*sin(pi*y)"}
+state: {u: "$U"}
+boundary:
+  - {group: left,   robin: {alpha: "$a", value: "$U - $UX/($a)"}}
+  - {group: right,  robin: {alpha: "$a", value: "$U + $UX/($a)"}}
+  - {group: bottom, robin: {alpha: "$a", value: "$U - $UY/($a)"}}
+  - {group: top,    robin: {alpha: "$a", value: "$U + $UY/($a)"}}
+EOF
+  "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/r$1-$2.h5"
+  "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/rm$1-$2.h5" --set physics.kind=mass --set boundary=
+  echo "$WORK/r$1-$2.h5,$WORK/rm$1-$2.h5"
+}
+for order in 1 2; do
+  t=(); for h in 0.2 0.1 0.05; do t+=("$(robin_pair $order $h 1)"); done
+  $CHECK converge $order "${t[@]}"
+  t=(); for h in 0.2 0.1 0.05; do t+=("$(robin_pair $order $h "2 + x*y")"); done
+  $CHECK converge $order "${t[@]}"
+done
+
+# Dirichlet on the left + Robin elsewhere: rows and symmetric agree
+robin_pair 2 0.1 1 > /dev/null
+"$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/dr.h5" --set "boundary.0={group: left, dirichlet: \"$U\"}"
+"$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/ds.h5" --set "boundary.0={group: left, dirichlet: \"$U\"}" \
+  --set assembly.dirichlet=symmetric
+$CHECK modes "$WORK/dr.h5" "$WORK/ds.h5"
+
+# a sweep over alpha (the pattern reused, the Robin positions bound per
+# member) equals separate runs bitwise
+write_case w.yaml <<EOF
+mesh: {file: $(geo square.geo), size: 0.2}
+space: {order: 2}
+physics: {kind: poisson}
+boundary: [{group: left, robin: {alpha: 1, value: "y"}}, {group: right, dirichlet: 0}]
+assembly: {dirichlet: symmetric}
+sweep: {product: {boundary.0.robin.alpha: [1, "3 + x*y"]}}
+EOF
+"$FEINT" run --quiet "$WORK/w.yaml" -o "$WORK/w.h5"
+for m in 0 1; do
+  a=1; [ $m = 1 ] && a='"3 + x*y"'
+  "$FEINT" run --quiet "$WORK/w.yaml" -o "$WORK/w1.h5" --set sweep= --set "boundary.0.robin.alpha=$a"
+  $PY - "$WORK/w-$m.h5" "$WORK/w1.h5" <<'PYEOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+for k in ("matrix/data", "matrix/indices", "rhs", "residual"):
+    if not np.array_equal(a[k][:], b[k][:]):
+        sys.exit(f"FAIL: sweep member {sys.argv[1]} differs from a separate run in {k}")
+print("sweep member", sys.argv[1].split("/")[-1], "equals a separate run")
+PYEOF
+done
+
+# (3) bad input: exit 2, a clear message, no output left behind
+expect_bad() { # name, message (grep -E), feint args...
+  local name=$1 want=$2; shift 2
+  rm -f "$WORK/out.h5"
+  set +e
+  "$FEINT" "$@" > "$WORK/stdout" 2> "$WORK/stderr"
+  local rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$name: exit status $rc, expected 2 ($(cat "$WORK/stderr"))"
+  grep -Eq -- "$want" "$WORK/stderr" || fail "$name: message '$(cat "$WORK/stderr")' lacks /$want/"
+  [ ! -e "$WORK/out.h5" ] || fail "$name: output file left behind"
+  echo "ok $name: $(head -1 "$WORK/stderr")"
+}
+printf 'mesh: {file: %s}\nphysics: {kind: poisson}\nboundary:\n  - {group: left, robin: {value: 1}}\n' \
+  "$(geo square.geo)" > "$WORK/b.yaml"
+expect_bad "robin without alpha" "b.yaml:4:.*missing required key boundary\[0\]\.robin\.alpha" \
+  run "$WORK/b.yaml" -o "$WORK/out.h5"
+expect_bad "robin without alpha (check)" "missing required key boundary\[0\]\.robin\.alpha" check "$WORK/b.yaml"
+expect_bad "robin unknown key" "unknown key 'alpah'.*did you mean 'alpha'" \
+  run "$WORK/b.yaml" -o "$WORK/out.h5" --set 'boundary.0.robin={alpah: 1}'
+expect_bad "robin not a mapping" "boundary\[0\]\.robin: expected a mapping \{alpha, value\}" \
+  run "$WORK/b.yaml" -o "$WORK/out.h5" --set 'boundary.0.robin=1'
+expect_bad "robin bad expression" "boundary\.0\.robin=.*in expression \"1 \+\* q\"" \
+  run "$WORK/b.yaml" -o "$WORK/out.h5" --set 'boundary.0.robin={alpha: "1 +* q"}'
