@@ -203,7 +203,15 @@ static void assemble_cells(feint_backend *b, double *values, const int dim, cons
   const feint_problem *p = b->problem;
   cpu_data *d = b->data;
   const int n2 = nb * nc * nb * nc;
-  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
+  const int64_t n_cells = p->space->mesh->n_cells;
+  /* the scatter is latency-bound (values[] is far larger than the caches):
+   * ask for a later cell's entries while this cell's matrix is computed */
+  enum { AHEAD = 4 };
+  for (int64_t c = 0; c < n_cells; c++) {
+    if (c + AHEAD < n_cells) {
+      const int32_t *next = p->plan->slots + (c + AHEAD) * n2;
+      for (int k = 0; k < n2; k++) __builtin_prefetch(values + next[k], 1);
+    }
     element_matrix(p, &d->s, c, d->s.Ke, dim, nc, nb);
     const int32_t *slot = p->plan->slots + c * n2;
     for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];
