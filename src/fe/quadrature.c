@@ -93,11 +93,8 @@ static void gauss_jacobi01(int n, int a, double *t, double *w) {
   }
 }
 
-/* Degree 2 is the common case of P1 with a P1 coefficient or load: the
- * symmetric rules (3 points on triangles, 4 on tetrahedra; Strang & Fix,
- * Keast) need half the points of the collapsed rule (4 and 8). */
-static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **out) {
-  const int n = dim + 1;
+/* An empty rule of n points (points and weights allocated). */
+static int quadrature_alloc(feint_cell_type cell, int dim, int degree, int n, feint_quadrature **out) {
   feint_quadrature *q;
   FEINT_CALL(feint_calloc(1, sizeof *q, &q, "quadrature"));
   int status = feint_malloc((size_t)n * dim, sizeof(double), &q->points, "quadrature points");
@@ -108,8 +105,19 @@ static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **o
   }
   q->cell = cell;
   q->dim = dim;
-  q->degree = 2;
+  q->degree = degree;
   q->n = n;
+  *out = q;
+  return FEINT_OK;
+}
+
+/* Degree 2 is the common case of P1 with a P1 coefficient or load: the
+ * symmetric rules (3 points on triangles, 4 on tetrahedra; Strang & Fix,
+ * Keast) need half the points of the collapsed rule (4 and 8). */
+static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **out) {
+  const int n = dim + 1;
+  feint_quadrature *q;
+  FEINT_CALL(quadrature_alloc(cell, dim, 2, n, &q));
   /* barycentric (a, b, b[, b]) and permutations */
   const double a = dim == 2 ? 2.0 / 3.0 : 0.58541019662496845446, b = dim == 2 ? 1.0 / 6.0 : 0.13819660112501051518;
   for (int k = 0; k < n; k++) {
@@ -140,17 +148,7 @@ int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature *
   if (dim == 3) gauss_jacobi01(m, 2, tr, wr);
 
   feint_quadrature *q;
-  FEINT_CALL(feint_calloc(1, sizeof *q, &q, "quadrature"));
-  int status = feint_malloc((size_t)n * dim, sizeof(double), &q->points, "quadrature points");
-  if (!status) status = feint_malloc((size_t)n, sizeof(double), &q->weights, "quadrature weights");
-  if (status) {
-    feint_quadrature_destroy(q);
-    return status;
-  }
-  q->cell = cell;
-  q->dim = dim;
-  q->degree = degree;
-  q->n = n;
+  FEINT_CALL(quadrature_alloc(cell, dim, degree, n, &q));
   int k = 0;
   if (dim == 1) {
     for (int i = 0; i < m; i++) {

@@ -1,19 +1,6 @@
 # Bad input: each case exits 2 with a message naming what is wrong (and the
 # file:line where there is one), and leaves no output file.
 source "$(dirname "$0")/lib.sh"
-expect_bad() { # name, expected message fragment (grep -E), feint args...
-  local name=$1 want=$2; shift 2
-  rm -f "$WORK/out.h5" "$WORK"/out.h5.tmp-*
-  set +e
-  "$FEINT" "$@" > "$WORK/stdout" 2> "$WORK/stderr"
-  local rc=$?
-  set -e
-  [ $rc -eq 2 ] || fail "$name: exit status $rc, expected 2 ($(cat "$WORK/stderr"))"
-  grep -Eq -- "$want" "$WORK/stderr" || fail "$name: message '$(cat "$WORK/stderr")' lacks /$want/"
-  [ ! -e "$WORK/out.h5" ] || fail "$name: output file left behind"
-  ls "$WORK"/out.h5.tmp-* >/dev/null 2>&1 && fail "$name: temporary file left behind"
-  echo "ok $name: $(head -1 "$WORK/stderr")"
-}
 good="physics: {kind: poisson}"
 square=$(geo square.geo)
 

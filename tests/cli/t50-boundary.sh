@@ -94,19 +94,6 @@ done
 "$FEINT" run --quiet "$ROOT/cases/poisson-dirichlet.yaml" -o "$WORK/example.h5"
 
 # bad input: exit 2, a clear message, no output left behind
-expect_bad() { # name, message (grep -E), feint args...
-  local name=$1 want=$2; shift 2
-  rm -f "$WORK/out.h5"
-  set +e
-  "$FEINT" "$@" > "$WORK/stdout" 2> "$WORK/stderr"
-  local rc=$?
-  set -e
-  [ $rc -eq 2 ] || fail "$name: exit status $rc, expected 2 ($(cat "$WORK/stderr"))"
-  grep -Eq -- "$want" "$WORK/stderr" || fail "$name: message '$(cat "$WORK/stderr")' lacks /$want/"
-  [ ! -e "$WORK/out.h5" ] || fail "$name: output file left behind"
-  ls "$WORK"/out.h5.tmp-* >/dev/null 2>&1 && fail "$name: temporary file left behind"
-  echo "ok $name: $(head -1 "$WORK/stderr")"
-}
 printf 'mesh: {file: %s}\nphysics: {kind: poisson}\nboundary:\n  - {group: walls, dirichlet: 0}\n' \
   "$(geo square.geo)" > "$WORK/b.yaml"
 expect_bad "unknown group" "b.yaml:4:5: .*unknown physical group 'walls'.*left" run "$WORK/b.yaml" -o "$WORK/out.h5"

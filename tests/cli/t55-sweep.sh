@@ -36,16 +36,11 @@ for i in range(6):
     assert (t > 0) == (i == 0), (i, t)
 print("6 members equal separate runs bitwise (files and groups); mesh read once")
 EOF
-expect_bad() { # message fragment, args...
-  local want=$1; shift
-  set +e; "$FEINT" run "$@" > /dev/null 2> "$WORK/err"; local rc=$?; set -e
-  [ $rc -eq 2 ] && grep -Eq -- "$want" "$WORK/err" || fail "rc $rc, message $(cat "$WORK/err") lacks /$want/"
-  echo "ok: $(cat "$WORK/err")"
-}
-expect_bad "sweep member 1: .*unknown key 'kapa'" "$WORK/s.yaml" -o "$WORK/x.h5" --set 'sweep.product={physics.kappa: [1], space.order: [1]}' --set 'sweep.list=null' --set 'sweep.product=null' --set 'sweep.list=[{physics.kappa: 2}, {physics.kapa: 3}]'
-expect_bad "exactly one of product or list" "$WORK/s.yaml" -o "$WORK/x.h5" --set 'sweep.list=[{physics.kappa: 2}]'
-expect_bad "needs \{index\}" "$WORK/s.yaml" -o "$WORK/x.h5" --set 'sweep.output=fixed.h5'
-[ ! -e "$WORK/x.h5" ] && ! ls "$WORK"/x-*.h5 >/dev/null 2>&1 || fail "a failed sweep wrote output"
+rm -f "$WORK"/k-*.h5
+expect_bad "bad member key" "sweep member 1: .*unknown key 'kapa'" run "$WORK/s.yaml" -o "$WORK/out.h5" --set 'sweep.product={physics.kappa: [1], space.order: [1]}' --set 'sweep.list=null' --set 'sweep.product=null' --set 'sweep.list=[{physics.kappa: 2}, {physics.kapa: 3}]'
+expect_bad "product and list" "exactly one of product or list" run "$WORK/s.yaml" -o "$WORK/out.h5" --set 'sweep.list=[{physics.kappa: 2}]'
+expect_bad "template without index" "needs \{index\}" run "$WORK/s.yaml" -o "$WORK/out.h5" --set 'sweep.output=fixed.h5'
+! ls "$WORK"/k-*.h5 "$WORK"/out-*.h5 >/dev/null 2>&1 || fail "a failed sweep wrote output"
 # progress: plain lines on a non-terminal, nothing with --quiet
 "$FEINT" run "$WORK/s.yaml" -o "$WORK/p.h5" --backend cpu > /dev/null 2> "$WORK/progress"
 grep -q "^feint: member 6/6: write$" "$WORK/progress" || fail "progress lines: $(cat "$WORK/progress")"
