@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "feint/bp.h"
 #include "feint/case.h"
 #include "feint/form.h"
 #include "feint/plan.h"
@@ -35,6 +36,12 @@ struct feint_backend {
   int (*element_matrices)(feint_backend *b, double *Ke);
   /* CSR values in the plan's pattern (nnz). */
   int (*assemble_matrix)(feint_backend *b, double *values);
+  /* Operator backends (feint_backend_operator_create): y = A x (n_dofs
+   * each), and the device time of one apply in ms, median of reps applies
+   * on random x (NULL when the backend does not measure it: the CPU). The
+   * entries above are then NULL, as apply is for problem backends. */
+  int (*apply)(feint_backend *b, const double *x, double *y);
+  int (*apply_kernel_ms)(feint_backend *b, int reps, double *median_ms);
   void (*destroy)(feint_backend *b);
 };
 
@@ -46,10 +53,21 @@ int feint_backend_create(feint_device_kind kind, int device_index, const feint_p
                          feint_backend **out, char *note, size_t note_size);
 void feint_backend_destroy(feint_backend *b);
 
+/* The same choice for a matrix-free operator (the BP operators of bp.h):
+ * a backend whose only entries are apply (and apply_kernel_ms on the GPU).
+ * op must outlive the backend. On the GPU the geometric factors are built
+ * on the device (op->geo is not read), so op may be created in RECOMPUTE
+ * mode with geo_mode set to STORED afterwards (see bp.h). */
+int feint_backend_operator_create(feint_device_kind kind, int device_index, const feint_bp_op *op,
+                                  feint_backend **out, char *note, size_t note_size);
+
 /* Implementations. */
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
 /* Number of usable CUDA devices (0 when built without CUDA or none found). */
 int feint_cuda_device_count(void);
 int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
+/* Operator implementations (src/backend/operator.c). */
+int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out);
+int feint_backend_cuda_operator_create(const feint_bp_op *op, int device_index, feint_backend **out);
 
 #endif

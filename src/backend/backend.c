@@ -1,15 +1,21 @@
-/* Backend selection. */
+/* Backend selection: the same rule for problem and operator backends. */
 #include "feint/backend.h"
 
 #include <stdio.h>
 
 #include "feint/error.h"
 
-int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p,
-                         feint_backend **out, char *note, size_t note_size) {
+/* How to create one kind of backend on the CPU and on the GPU. */
+typedef struct {
+  int (*cpu)(const void *what, feint_backend **out);
+  int (*cuda)(const void *what, int device_index, feint_backend **out);
+} backend_makers;
+
+static int create_on(const backend_makers *make, const void *what, feint_device_kind kind, int device_index,
+                     feint_backend **out, char *note, size_t note_size) {
   *out = NULL;
   if (note && note_size) note[0] = '\0';
-  if (kind == FEINT_DEVICE_CPU) return feint_backend_cpu_create(p, out);
+  if (kind == FEINT_DEVICE_CPU) return make->cpu(what, out);
   int n_gpus = feint_cuda_device_count();
   if (kind == FEINT_DEVICE_CUDA) {
     if (n_gpus <= 0)
@@ -20,11 +26,11 @@ int feint_backend_create(feint_device_kind kind, int device_index, const feint_p
                              "backend cuda asked for, but this feint was built without CUDA (no nvcc found)"
 #endif
       );
-    return feint_backend_cuda_create(p, device_index, out);
+    return make->cuda(what, device_index, out);
   }
   /* auto */
   if (n_gpus > 0) {
-    int status = feint_backend_cuda_create(p, device_index, out);
+    int status = make->cuda(what, device_index, out);
     if (status == FEINT_OK) {
       if (note) snprintf(note, note_size, "backend auto: using cuda on %s", (*out)->device);
       return FEINT_OK;
@@ -33,7 +39,28 @@ int feint_backend_create(feint_device_kind kind, int device_index, const feint_p
   } else if (note) {
     snprintf(note, note_size, "backend auto: no GPU found; using the cpu backend");
   }
-  return feint_backend_cpu_create(p, out);
+  return make->cpu(what, out);
+}
+
+static int problem_cpu(const void *p, feint_backend **out) { return feint_backend_cpu_create(p, out); }
+static int problem_cuda(const void *p, int device_index, feint_backend **out) {
+  return feint_backend_cuda_create(p, device_index, out);
+}
+static int operator_cpu(const void *op, feint_backend **out) { return feint_backend_cpu_operator_create(op, out); }
+static int operator_cuda(const void *op, int device_index, feint_backend **out) {
+  return feint_backend_cuda_operator_create(op, device_index, out);
+}
+
+int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p,
+                         feint_backend **out, char *note, size_t note_size) {
+  static const backend_makers make = {problem_cpu, problem_cuda};
+  return create_on(&make, p, kind, device_index, out, note, note_size);
+}
+
+int feint_backend_operator_create(feint_device_kind kind, int device_index, const feint_bp_op *op,
+                                  feint_backend **out, char *note, size_t note_size) {
+  static const backend_makers make = {operator_cpu, operator_cuda};
+  return create_on(&make, op, kind, device_index, out, note, note_size);
 }
 
 void feint_backend_destroy(feint_backend *b) {

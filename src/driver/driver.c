@@ -9,7 +9,6 @@
 
 #include "feint/backend.h"
 #include "feint/boundary.h"
-#include "feint/bp.h"
 #include "feint/error.h"
 #include "feint/expr.h"
 #include "feint/form.h"
@@ -20,6 +19,7 @@
 #include "feint/space.h"
 #include "feint/version.h"
 #include "backend/cuda/cuda_timing.h"
+#include "driver/run.h"
 
 const char *const feint_phase_names[FEINT_PHASE_COUNT] = {
     "case", "mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "element_matrices",
@@ -31,23 +31,6 @@ double feint_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Everything a run owns, released in one place. The mesh, space and plan
- * outlive a sweep member when the next member's keys allow (run_reuse). */
-typedef struct {
-  feint_case *c;       /* the member's case (owned unless it is the base) */
-  feint_mesh *mesh;
-  feint_space *space;
-  feint_form *form;
-  feint_boundary_conditions *bc; /* NULL without a boundary section */
-  feint_plan *plan;
-  feint_backend *backend;
-  feint_output *out;
-  const char *prefix;  /* "" or "member_0003/": where this member's results go */
-  double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */
-  int member;          /* sweep member index, -1 for a single run */
-  int n_members;       /* sweep members, 0 for a single run */
-  double *vec, *values, *Ke;
-} run_state;
 
 /* Release what a member owns that the next cannot reuse. */
 static void run_release_member(run_state *r) {
@@ -110,17 +93,10 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
 }
 
 /* Tell the caller a phase starts (progress display). */
-static void starting(const feint_run_options *opts, const run_state *r, int phase) {
+void run_starting(const feint_run_options *opts, const run_state *r, int phase) {
   if (opts->progress) opts->progress(opts->progress_ctx, feint_phase_names[phase], r->member, r->n_members);
 }
 
-#define TIMED(report, phase, expr)                                                                 \
-  do {                                                                                             \
-    double t0_ = feint_now();                                                                      \
-    int s_ = (expr);                                                                               \
-    (report)->seconds[phase] += feint_now() - t0_;                                                 \
-    if (s_) return s_;                                                                             \
-  } while (0)
 
 static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
@@ -151,8 +127,9 @@ static int write_dofs(run_state *r) {
   return status;
 }
 
-/* Attributes of the results: on the root, or on the member's group. */
-static int write_provenance(run_state *r, const feint_run_report *rep) {
+/* Attributes of the results (provenance): on the root, or on the member's
+ * group. */
+int run_write_provenance(run_state *r, const feint_run_report *rep, const run_provenance *p) {
   feint_output *o = r->out;
   char object[300];
   snprintf(object, sizeof object, "/%s", r->prefix);
@@ -164,17 +141,17 @@ static int write_provenance(run_state *r, const feint_run_report *rep) {
   FEINT_CALL(feint_output_attr_string(o, obj, "case_sha256", r->c->sha256));
   FEINT_CALL(feint_output_attr_string(o, obj, "mesh_sha256", mesh_sha));
   FEINT_CALL(feint_output_attr_string(o, obj, "mesh_file", r->c->mesh_file));
-  FEINT_CALL(feint_output_attr_string(o, obj, "backend", r->backend->name));
-  FEINT_CALL(feint_output_attr_string(o, obj, "device", r->backend->device));
-  /* the CPU reference always computes in double */
-  const int single = r->c->precision == FEINT_PRECISION_SINGLE && strcmp(r->backend->name, "cpu") != 0;
-  FEINT_CALL(feint_output_attr_string(o, obj, "precision", single ? "single" : "double"));
-  FEINT_CALL(feint_output_attr_string(o, obj, "physics", feint_physics_name(r->c->physics)));
-  FEINT_CALL(feint_output_attr_int64(o, obj, "order", r->space->order));
-  FEINT_CALL(feint_output_attr_int64(o, obj, "components", r->space->components));
-  FEINT_CALL(feint_output_attr_int64(o, obj, "quadrature_degree", r->form->quadrature_degree));
-  FEINT_CALL(feint_output_attr_int64(o, obj, "n_cells", r->mesh->n_cells));
-  FEINT_CALL(feint_output_attr_int64(o, obj, "n_dofs", r->space->n_dofs));
+  FEINT_CALL(feint_output_attr_string(o, obj, "backend", p->backend->name));
+  FEINT_CALL(feint_output_attr_string(o, obj, "device", p->backend->device));
+  FEINT_CALL(feint_output_attr_string(o, obj, "precision", p->single ? "single" : "double"));
+  FEINT_CALL(feint_output_attr_string(o, obj, p->operator_name ? "operator" : "physics",
+                                      p->operator_name ? p->operator_name : feint_physics_name(r->c->physics)));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "order", p->order));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "components", p->components));
+  if (p->quadrature_degree >= 0)
+    FEINT_CALL(feint_output_attr_int64(o, obj, "quadrature_degree", p->quadrature_degree));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "n_cells", p->n_cells));
+  FEINT_CALL(feint_output_attr_int64(o, obj, "n_dofs", p->n_dofs));
   for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
     char name[64];
     snprintf(name, sizeof name, "time_%s", feint_phase_names[k]);
@@ -185,7 +162,7 @@ static int write_provenance(run_state *r, const feint_run_report *rep) {
 }
 
 /* Euclidean norm (Frobenius for matrix values), for summaries. */
-static double norm2(const double *v, int64_t n) {
+double run_norm2(const double *v, int64_t n) {
   double s = 0;
   for (int64_t i = 0; i < n; i++) s += v[i] * v[i];
   return sqrt(s);
@@ -208,17 +185,14 @@ static int compare_doubles(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* feint bench repeats a phase at most this often. */
-enum { MAX_REPEAT = 201 };
-
 /* How many times to run a compute phase. */
-static int repeats(const feint_run_options *opts) {
+int run_repeats(const feint_run_options *opts) {
   int n = opts->repeat > 1 ? opts->repeat : 1;
-  return n > MAX_REPEAT ? MAX_REPEAT : n;
+  return n > RUN_MAX_REPEAT ? RUN_MAX_REPEAT : n;
 }
 
 /* The median of n timings (sorts them). */
-static double median(double *t, int n) {
+double run_median(double *t, int n) {
   qsort(t, (size_t)n, sizeof *t, compare_doubles);
   return t[n / 2];
 }
@@ -226,9 +200,9 @@ static double median(double *t, int n) {
 /* Run a compute phase (repeat times for feint bench: the times reported
  * are medians, so one slow first call does not count). */
 static int compute(run_state *r, const feint_run_options *opts, feint_run_report *rep, int phase) {
-  double wall[MAX_REPEAT], kernel[MAX_REPEAT];
-  const int n = repeats(opts);
-  starting(opts, r, phase);
+  double wall[RUN_MAX_REPEAT], kernel[RUN_MAX_REPEAT];
+  const int n = run_repeats(opts);
+  run_starting(opts, r, phase);
   for (int k = 0; k < n; k++) {
     double t0 = feint_now();
     FEINT_CALL(compute_once(r, phase));
@@ -238,8 +212,8 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
                     ? 1e-3 * st.last_kernel_ms
                     : 0;
   }
-  rep->seconds[phase] += median(wall, n);
-  rep->kernel_seconds[phase] += median(kernel, n);
+  rep->seconds[phase] += run_median(wall, n);
+  rep->kernel_seconds[phase] += run_median(kernel, n);
   return FEINT_OK;
 }
 
@@ -266,7 +240,7 @@ static void min_bytes(const run_state *r, feint_run_report *rep) {
 }
 
 /* Name of a result inside this member's place in the file. */
-static const char *member_path(const run_state *r, const char *name, char *buf, size_t size) {
+const char *run_member_path(const run_state *r, const char *name, char *buf, size_t size) {
   snprintf(buf, size, "%s%s", r->prefix, name);
   return buf;
 }
@@ -286,207 +260,6 @@ static int write_matrix_market(run_state *r) {
                                    r->values, r->c->as_run);
 }
 
-/* ------------------------------------------------------------ operator */
-
-/* What an operator run owns (released by operator_release). */
-typedef struct {
-  feint_hexmesh *hm;
-  feint_bp_dofmap *dofs;
-  feint_bp_op *op;
-  feint_bp_gpu *gpu;
-  double *xyz, *x, *y;
-} operator_state;
-
-static void operator_release(operator_state *o) {
-  feint_bp_gpu_destroy(o->gpu);
-  feint_bp_op_destroy(o->op);
-  feint_bp_dofmap_destroy(o->dofs);
-  feint_hexmesh_destroy(o->hm);
-  free(o->xyz);
-  free(o->x);
-  free(o->y);
-  memset(o, 0, sizeof *o);
-}
-
-/* x = state.u at the GLL dofs (0 when absent). */
-static int operator_x(const feint_case *c, operator_state *o) {
-  const int64_t n = o->dofs->n_dofs;
-  const feint_value *v = c->state_u.n ? &c->state_u.c[0] : NULL;
-  if (!v || v->kind == FEINT_VALUE_NONE || v->kind == FEINT_VALUE_CONSTANT) {
-    const double u = v && v->kind == FEINT_VALUE_CONSTANT ? v->constant : 0;
-    FEINT_CALL(feint_malloc((size_t)n + 1, sizeof(double), &o->x, "operator x"));
-    for (int64_t i = 0; i < n; i++) o->x[i] = u;
-    return FEINT_OK;
-  }
-  if (v->kind == FEINT_VALUE_DATASET) {
-    if (v->on_cells)
-      return feint_error_set(FEINT_ERR_INPUT, "%s: state.u: the operator needs values at the dofs (on: node, %lld "
-                             "values in the order of /dofs/coordinates), not per cell", v->where, (long long)n);
-    return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &o->x);
-  }
-  feint_expr *e = NULL;
-  FEINT_CALL(feint_expr_create(v->expression, v->where, &e));
-  int st = feint_malloc((size_t)n + 1, sizeof(double), &o->x, "operator x");
-  for (int64_t i = 0; !st && i < n; i++) o->x[i] = feint_expr_eval(e, o->xyz[3 * i], o->xyz[3 * i + 1], o->xyz[3 * i + 2]);
-  feint_expr_destroy(e);
-  return st;
-}
-
-/* y = A x, repeat times (feint bench; times are medians): wall time of the
- * whole call, kernel time (the CPU: the same; the GPU: events around the
- * kernels, from feint_bp_gpu_bench on random x, before the real apply). */
-static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
-  double wall[MAX_REPEAT];
-  const int n = repeats(opts);
-  double kernel = 0;
-  if (o->gpu) {
-    double med_ms = 0, min_ms = 0;
-    FEINT_CALL(feint_bp_gpu_bench(o->gpu, n > 5 ? n : 5, 1u, &med_ms, &min_ms));
-    kernel = 1e-3 * med_ms;
-  }
-  for (int k = 0; k < n; k++) {
-    double t0 = feint_now();
-    FEINT_CALL(o->gpu ? feint_bp_gpu_apply(o->gpu, o->x, o->y) : feint_bp_apply(o->op, o->x, o->y));
-    wall[k] = feint_now() - t0;
-  }
-  const double wall_median = median(wall, n);
-  rep->seconds[FEINT_PHASE_RESIDUAL] += wall_median;
-  rep->kernel_seconds[FEINT_PHASE_RESIDUAL] += o->gpu ? kernel : wall_median;
-  return FEINT_OK;
-}
-
-static int operator_write(run_state *r, const feint_run_report *rep, const operator_state *o, const char *device,
-                          double kernel_seconds, double apply_seconds) {
-  const feint_case *c = r->c;
-  const feint_bp_op *op = o->op;
-  feint_output *out = r->out;
-  const int64_t n = o->dofs->n_dofs, dims[2] = {n, 3}, cd[2] = {o->dofs->n_cells, o->dofs->np};
-  char name[300], obj[300];
-  FEINT_CALL(feint_output_doubles(out, member_path(r, "operator/x", name, sizeof name), 1, &n, o->x));
-  FEINT_CALL(feint_output_doubles(out, member_path(r, "operator/y", name, sizeof name), 1, &n, o->y));
-  FEINT_CALL(feint_output_doubles(out, member_path(r, "dofs/coordinates", name, sizeof name), 2, dims, o->xyz));
-  FEINT_CALL(feint_output_int32(out, member_path(r, "dofs/cell_dofs", name, sizeof name), 2, cd, o->dofs->cell_dofs));
-  snprintf(obj, sizeof obj, "/%soperator", r->prefix);
-  FEINT_CALL(feint_output_attr_string(out, obj, "kind", feint_bp_name(op->kind)));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "order", op->order));
-  FEINT_CALL(feint_output_attr_double(out, obj, "lambda", op->kind == FEINT_BP1_0 ? 0.0 : op->lambda));
-  FEINT_CALL(feint_output_attr_string(out, obj, "geometry", op->geo_mode == FEINT_BP_GEO_STORED ? "stored" : "recompute"));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "quadrature_points", op->q));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "n_dofs", n));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "n_cells", op->n_cells));
-  FEINT_CALL(feint_output_attr_double(out, obj, "min_bytes", feint_bp_min_bytes(op)));
-  FEINT_CALL(feint_output_attr_double(out, obj, "flops", feint_bp_flops(op)));
-  FEINT_CALL(feint_output_attr_double(out, obj, "kernel_seconds", kernel_seconds));
-  FEINT_CALL(feint_output_attr_double(out, obj, "apply_seconds", apply_seconds));
-  /* provenance, as write_provenance */
-  snprintf(obj, sizeof obj, "/%s", r->prefix);
-  char mesh_sha[65];
-  FEINT_CALL(feint_sha256_file(c->mesh_file, mesh_sha));
-  FEINT_CALL(feint_output_attr_string(out, obj, "feint_version", FEINT_VERSION));
-  FEINT_CALL(feint_output_attr_string(out, obj, "case", c->as_run));
-  FEINT_CALL(feint_output_attr_string(out, obj, "case_sha256", c->sha256));
-  FEINT_CALL(feint_output_attr_string(out, obj, "mesh_sha256", mesh_sha));
-  FEINT_CALL(feint_output_attr_string(out, obj, "mesh_file", c->mesh_file));
-  FEINT_CALL(feint_output_attr_string(out, obj, "backend", o->gpu ? "cuda" : "cpu"));
-  FEINT_CALL(feint_output_attr_string(out, obj, "device", device));
-  FEINT_CALL(feint_output_attr_string(out, obj, "precision", "double"));
-  FEINT_CALL(feint_output_attr_string(out, obj, "operator", feint_bp_name(op->kind)));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "order", op->order));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "components", 1));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "n_cells", op->n_cells));
-  FEINT_CALL(feint_output_attr_int64(out, obj, "n_dofs", n));
-  for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
-    char at[64];
-    snprintf(at, sizeof at, "time_%s", feint_phase_names[k]);
-    FEINT_CALL(feint_output_attr_double(out, obj, at, rep->seconds[k] - r->seconds_before[k]));
-  }
-  FEINT_CALL(feint_output_attr_double(out, obj, "time_gmsh_open", rep->gmsh_seconds));
-  return FEINT_OK;
-}
-
-/* The operator section: y = A x on the hexahedra of r->mesh (read). The
- * apply is timed as the residual phase (norms.residual = |y|). */
-static int run_operator_body(const feint_run_options *opts, feint_run_report *rep, run_state *r, operator_state *o) {
-  feint_case *c = r->c;
-  const feint_mesh *m = r->mesh;
-  if (m->cell_type != FEINT_CELL_HEXAHEDRON)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: operator: the BP operators need a hexahedral mesh; %s has %s cells (mesh it with "
-                           "Recombine / transfinite volumes, e.g. cases/hexcube.geo)",
-                           c->operator_where, c->mesh_file, feint_cell_name(m->cell_type));
-  if (c->precision == FEINT_PRECISION_SINGLE)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the BP operators compute in double precision only "
-                           "(backend.precision: double)", c->operator_where);
-  starting(opts, r, FEINT_PHASE_DOFMAP);
-  double t0 = feint_now();
-  int st = feint_hexmesh_from_mesh(m, &o->hm);
-  if (!st) st = feint_bp_dofmap_create(o->hm, c->order, &o->dofs);
-  if (!st) st = feint_malloc((size_t)o->dofs->n_dofs * 3 + 1, sizeof(double), &o->xyz, "dof coordinates");
-  if (!st) st = feint_bp_dof_coordinates(o->hm, o->dofs, o->xyz, NULL);
-  rep->seconds[FEINT_PHASE_DOFMAP] += feint_now() - t0;
-  FEINT_CALL(st);
-  starting(opts, r, FEINT_PHASE_FORM);
-  TIMED(rep, FEINT_PHASE_FORM, operator_x(c, o));
-  rep->n_cells = m->n_cells;
-  rep->n_dofs = o->dofs->n_dofs;
-  rep->n_nodes = m->n_nodes;
-  if (opts->check_only) return FEINT_OK;
-
-  feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
-  const int n_gpus = feint_cuda_device_count();
-  if (kind == FEINT_DEVICE_CUDA && n_gpus <= 0)
-    return feint_error_set(FEINT_ERR_INPUT, "backend cuda asked for, but %s",
-#ifdef FEINT_HAVE_CUDA
-                           "no CUDA device is visible"
-#else
-                           "this feint was built without CUDA (no nvcc found)"
-#endif
-    );
-  const int on_gpu = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && n_gpus > 0);
-  if (kind == FEINT_DEVICE_AUTO && !on_gpu && !opts->quiet && !rep->backend[0])
-    fprintf(stderr, "feint: backend auto: no GPU found; using the cpu backend\n");
-  const feint_bp_geo_mode geo = (feint_bp_geo_mode)c->operator_geometry;
-  char device[256];
-  starting(opts, r, FEINT_PHASE_SETUP);
-  t0 = feint_now();
-  /* on the GPU the factors are computed on the device: no host copy */
-  st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind, on_gpu ? FEINT_BP_GEO_RECOMPUTE : geo,
-                          c->operator_lambda, &o->op);
-  if (!st && on_gpu) {
-    o->op->geo_mode = geo;
-    st = feint_bp_gpu_create(o->op, opts->device_index, &o->gpu);
-    char name[200] = "";
-    if (!st) st = feint_bp_gpu_device_name(opts->device_index, name, sizeof name);
-    snprintf(device, sizeof device, "%s", name);
-  } else {
-    snprintf(device, sizeof device, "CPU (reference backend, double precision)");
-  }
-  if (!st) st = feint_malloc((size_t)o->dofs->n_dofs + 1, sizeof(double), &o->y, "operator y");
-  rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
-  FEINT_CALL(st);
-  snprintf(rep->backend, sizeof rep->backend, "%s", on_gpu ? "cuda" : "cpu");
-  snprintf(rep->device, sizeof rep->device, "%s", device);
-  rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(o->op);
-  starting(opts, r, FEINT_PHASE_RESIDUAL);
-  const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
-  FEINT_CALL(operator_apply(opts, rep, o));
-  rep->residual_norm = norm2(o->y, o->dofs->n_dofs);
-  starting(opts, r, FEINT_PHASE_WRITE);
-  t0 = feint_now();
-  st = operator_write(r, rep, o, device, rep->kernel_seconds[FEINT_PHASE_RESIDUAL] - k0,
-                      rep->seconds[FEINT_PHASE_RESIDUAL] - w0);
-  rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
-  return st;
-}
-
-static int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
-  operator_state o;
-  memset(&o, 0, sizeof o);
-  int st = run_operator_body(opts, rep, r, &o);
-  operator_release(&o);
-  return st;
-}
-
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -494,7 +267,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
                              c->n_region ? c->region_where : c->mesh_where};
-    starting(opts, r, FEINT_PHASE_MESH);
+    run_starting(opts, r, FEINT_PHASE_MESH);
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
@@ -505,7 +278,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
                            "(operator: {kind: bp1.0 | bp3.5 | bp3.0}); physics outputs need triangles or "
                            "tetrahedra",
                            c->mesh_where, c->mesh_file, feint_cell_name(r->mesh->cell_type));
-  starting(opts, r, FEINT_PHASE_DOFMAP);
+  run_starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
     TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
@@ -521,7 +294,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   /* the symbolic phase runs where the numeric phase will */
   const int on_gpu = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
-  starting(opts, r, FEINT_PHASE_PATTERN);
+  run_starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)
     TIMED(rep, FEINT_PHASE_PATTERN,
           on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
@@ -531,7 +304,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
                            c->blocks_per_batch, c->batches_per_chunk};
   char note[512];
-  starting(opts, r, FEINT_PHASE_SETUP);
+  run_starting(opts, r, FEINT_PHASE_SETUP);
   TIMED(rep, FEINT_PHASE_SETUP,
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
   if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
@@ -545,37 +318,37 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->write_residual) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
     if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
-    rep->residual_norm = norm2(r->vec, n);
-    FEINT_CALL(feint_output_doubles(r->out, member_path(r, "residual", name, sizeof name), 1, &n, r->vec));
+    rep->residual_norm = run_norm2(r->vec, n);
+    FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "residual", name, sizeof name), 1, &n, r->vec));
   }
   if (c->write_rhs) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
     if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, NULL, r->vec));
     if (!lift) { /* else written with the matrix below */
-      rep->rhs_norm = norm2(r->vec, n);
-      FEINT_CALL(feint_output_doubles(r->out, member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
+      rep->rhs_norm = run_norm2(r->vec, n);
+      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
     }
   }
   if (c->write_element_matrices) {
     const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
     FEINT_CALL(feint_malloc((size_t)(dims[0] * dims[1] * dims[2]), sizeof(double), &r->Ke, "element matrices"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
-    FEINT_CALL(feint_output_doubles(r->out, member_path(r, "element_matrices", name, sizeof name), 3, dims, r->Ke));
+    FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "element_matrices", name, sizeof name), 3, dims, r->Ke));
   }
   if (need_matrix) {
     FEINT_CALL(feint_malloc_large((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     if (lift) { /* the load vector, still in r->vec, lifted with the unmodified matrix */
       FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan->indptr, r->plan->indices, r->values, r->vec));
-      rep->rhs_norm = norm2(r->vec, n);
-      FEINT_CALL(feint_output_doubles(r->out, member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
+      rep->rhs_norm = run_norm2(r->vec, n);
+      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
     }
     if (r->bc) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan->indptr, r->plan->indices, r->values));
   }
   if (c->write_matrix) {
-    rep->matrix_norm = norm2(r->values, r->plan->nnz);
+    rep->matrix_norm = run_norm2(r->values, r->plan->nnz);
     double t0 = feint_now();
-    FEINT_CALL(feint_output_csr(r->out, member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
+    FEINT_CALL(feint_output_csr(r->out, run_member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
                                 r->plan->indices, r->values));
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
@@ -585,15 +358,19 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     double *modes = NULL;
     FEINT_CALL(feint_near_null_space(r->form, r->space, &k, &modes));
     const int64_t dims[2] = {k, n};
-    int s = feint_output_doubles(r->out, member_path(r, "near_null_space", name, sizeof name), 2, dims, modes);
+    int s = feint_output_doubles(r->out, run_member_path(r, "near_null_space", name, sizeof name), 2, dims, modes);
     free(modes);
     FEINT_CALL(s);
   }
-  starting(opts, r, FEINT_PHASE_WRITE);
+  run_starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   FEINT_CALL(write_dofs(r));
-  FEINT_CALL(write_provenance(r, rep));
+  /* the CPU reference always computes in double */
+  const run_provenance prov = {r->backend, c->precision == FEINT_PRECISION_SINGLE && strcmp(r->backend->name, "cpu"),
+                               NULL, r->space->order, r->space->components, r->form->quadrature_degree,
+                               r->mesh->n_cells, r->space->n_dofs};
+  FEINT_CALL(run_write_provenance(r, rep, &prov));
   rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   return FEINT_OK;
 }

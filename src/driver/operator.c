@@ -1,0 +1,170 @@
+/* The operator section of a case: y = A x by a matrix-free BP operator on
+ * the hexahedra of the run's mesh, applied through an operator backend
+ * (feint_backend_operator_create), timed as the residual phase
+ * (norms.residual = |y|). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/run.h"
+#include "feint/bp.h"
+#include "feint/error.h"
+#include "feint/expr.h"
+
+/* What an operator run owns (released by operator_release). */
+typedef struct {
+  feint_hexmesh *hm;
+  feint_bp_dofmap *dofs;
+  feint_bp_op *op;
+  feint_backend *backend;
+  double *xyz, *x, *y;
+} operator_state;
+
+static void operator_release(operator_state *o) {
+  feint_backend_destroy(o->backend);
+  feint_bp_op_destroy(o->op);
+  feint_bp_dofmap_destroy(o->dofs);
+  feint_hexmesh_destroy(o->hm);
+  free(o->xyz);
+  free(o->x);
+  free(o->y);
+  memset(o, 0, sizeof *o);
+}
+
+/* x = state.u at the GLL dofs (0 when absent). */
+static int operator_x(const feint_case *c, operator_state *o) {
+  const int64_t n = o->dofs->n_dofs;
+  const feint_value *v = c->state_u.n ? &c->state_u.c[0] : NULL;
+  if (!v || v->kind == FEINT_VALUE_NONE || v->kind == FEINT_VALUE_CONSTANT) {
+    const double u = v && v->kind == FEINT_VALUE_CONSTANT ? v->constant : 0;
+    FEINT_CALL(feint_malloc((size_t)n + 1, sizeof(double), &o->x, "operator x"));
+    for (int64_t i = 0; i < n; i++) o->x[i] = u;
+    return FEINT_OK;
+  }
+  if (v->kind == FEINT_VALUE_DATASET) {
+    if (v->on_cells)
+      return feint_error_set(FEINT_ERR_INPUT, "%s: state.u: the operator needs values at the dofs (on: node, %lld "
+                             "values in the order of /dofs/coordinates), not per cell", v->where, (long long)n);
+    return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &o->x);
+  }
+  feint_expr *e = NULL;
+  FEINT_CALL(feint_expr_create(v->expression, v->where, &e));
+  int st = feint_malloc((size_t)n + 1, sizeof(double), &o->x, "operator x");
+  for (int64_t i = 0; !st && i < n; i++) o->x[i] = feint_expr_eval(e, o->xyz[3 * i], o->xyz[3 * i + 1], o->xyz[3 * i + 2]);
+  feint_expr_destroy(e);
+  return st;
+}
+
+/* y = A x, repeat times (feint bench; times are medians): wall time of the
+ * whole call; kernel time from the backend when it measures it (the GPU:
+ * events around the kernels on random x, before the real apply), else the
+ * wall time (the CPU). */
+static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
+  double wall[RUN_MAX_REPEAT];
+  const int n = run_repeats(opts);
+  feint_backend *b = o->backend;
+  double kernel_ms = -1;
+  if (b->apply_kernel_ms) FEINT_CALL(b->apply_kernel_ms(b, n > 5 ? n : 5, &kernel_ms));
+  for (int k = 0; k < n; k++) {
+    double t0 = feint_now();
+    FEINT_CALL(b->apply(b, o->x, o->y));
+    wall[k] = feint_now() - t0;
+  }
+  const double wall_median = run_median(wall, n);
+  rep->seconds[FEINT_PHASE_RESIDUAL] += wall_median;
+  rep->kernel_seconds[FEINT_PHASE_RESIDUAL] += kernel_ms >= 0 ? 1e-3 * kernel_ms : wall_median;
+  return FEINT_OK;
+}
+
+static int operator_write(run_state *r, const feint_run_report *rep, const operator_state *o, double kernel_seconds,
+                          double apply_seconds) {
+  const feint_bp_op *op = o->op;
+  feint_output *out = r->out;
+  const int64_t n = o->dofs->n_dofs, dims[2] = {n, 3}, cd[2] = {o->dofs->n_cells, o->dofs->np};
+  char name[300], obj[300];
+  FEINT_CALL(feint_output_doubles(out, run_member_path(r, "operator/x", name, sizeof name), 1, &n, o->x));
+  FEINT_CALL(feint_output_doubles(out, run_member_path(r, "operator/y", name, sizeof name), 1, &n, o->y));
+  FEINT_CALL(feint_output_doubles(out, run_member_path(r, "dofs/coordinates", name, sizeof name), 2, dims, o->xyz));
+  FEINT_CALL(
+      feint_output_int32(out, run_member_path(r, "dofs/cell_dofs", name, sizeof name), 2, cd, o->dofs->cell_dofs));
+  snprintf(obj, sizeof obj, "/%soperator", r->prefix);
+  FEINT_CALL(feint_output_attr_string(out, obj, "kind", feint_bp_name(op->kind)));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "order", op->order));
+  FEINT_CALL(feint_output_attr_double(out, obj, "lambda", op->kind == FEINT_BP1_0 ? 0.0 : op->lambda));
+  FEINT_CALL(feint_output_attr_string(out, obj, "geometry",
+                                      op->geo_mode == FEINT_BP_GEO_STORED ? "stored" : "recompute"));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "quadrature_points", op->q));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "n_dofs", n));
+  FEINT_CALL(feint_output_attr_int64(out, obj, "n_cells", op->n_cells));
+  FEINT_CALL(feint_output_attr_double(out, obj, "min_bytes", feint_bp_min_bytes(op)));
+  FEINT_CALL(feint_output_attr_double(out, obj, "flops", feint_bp_flops(op)));
+  FEINT_CALL(feint_output_attr_double(out, obj, "kernel_seconds", kernel_seconds));
+  FEINT_CALL(feint_output_attr_double(out, obj, "apply_seconds", apply_seconds));
+  const run_provenance prov = {o->backend, 0, feint_bp_name(op->kind), op->order, 1, -1, op->n_cells, n};
+  return run_write_provenance(r, rep, &prov);
+}
+
+static int run_operator_body(const feint_run_options *opts, feint_run_report *rep, run_state *r, operator_state *o) {
+  feint_case *c = r->c;
+  const feint_mesh *m = r->mesh;
+  if (m->cell_type != FEINT_CELL_HEXAHEDRON)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: operator: the BP operators need a hexahedral mesh; %s has %s cells (mesh it with "
+                           "Recombine / transfinite volumes, e.g. cases/hexcube.geo)",
+                           c->operator_where, c->mesh_file, feint_cell_name(m->cell_type));
+  if (c->precision == FEINT_PRECISION_SINGLE)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the BP operators compute in double precision only "
+                           "(backend.precision: double)", c->operator_where);
+  run_starting(opts, r, FEINT_PHASE_DOFMAP);
+  double t0 = feint_now();
+  int st = feint_hexmesh_from_mesh(m, &o->hm);
+  if (!st) st = feint_bp_dofmap_create(o->hm, c->order, &o->dofs);
+  if (!st) st = feint_malloc((size_t)o->dofs->n_dofs * 3 + 1, sizeof(double), &o->xyz, "dof coordinates");
+  if (!st) st = feint_bp_dof_coordinates(o->hm, o->dofs, o->xyz, NULL);
+  rep->seconds[FEINT_PHASE_DOFMAP] += feint_now() - t0;
+  FEINT_CALL(st);
+  run_starting(opts, r, FEINT_PHASE_FORM);
+  TIMED(rep, FEINT_PHASE_FORM, operator_x(c, o));
+  rep->n_cells = m->n_cells;
+  rep->n_dofs = o->dofs->n_dofs;
+  rep->n_nodes = m->n_nodes;
+  if (opts->check_only) return FEINT_OK;
+
+  const feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
+  const feint_bp_geo_mode geo = (feint_bp_geo_mode)c->operator_geometry;
+  /* the GPU computes stored factors on the device: no host copy */
+  const int gpu_likely = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
+  run_starting(opts, r, FEINT_PHASE_SETUP);
+  t0 = feint_now();
+  char note[512] = "";
+  st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
+                          gpu_likely ? FEINT_BP_GEO_RECOMPUTE : geo, c->operator_lambda, &o->op);
+  if (!st) {
+    o->op->geo_mode = geo; /* the CPU recomputes what it does not hold (bp.h) */
+    st = feint_backend_operator_create(kind, opts->device_index, o->op, &o->backend, note, sizeof note);
+  }
+  if (!st) st = feint_malloc((size_t)o->dofs->n_dofs + 1, sizeof(double), &o->y, "operator y");
+  rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
+  FEINT_CALL(st);
+  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
+  snprintf(rep->backend, sizeof rep->backend, "%s", o->backend->name);
+  snprintf(rep->device, sizeof rep->device, "%s", o->backend->device);
+  rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(o->op);
+  run_starting(opts, r, FEINT_PHASE_RESIDUAL);
+  const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
+  FEINT_CALL(operator_apply(opts, rep, o));
+  rep->residual_norm = run_norm2(o->y, o->dofs->n_dofs);
+  run_starting(opts, r, FEINT_PHASE_WRITE);
+  t0 = feint_now();
+  st = operator_write(r, rep, o, rep->kernel_seconds[FEINT_PHASE_RESIDUAL] - k0, rep->seconds[FEINT_PHASE_RESIDUAL] - w0);
+  rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+  return st;
+}
+
+int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
+  operator_state o;
+  memset(&o, 0, sizeof o);
+  int st = run_operator_body(opts, rep, r, &o);
+  operator_release(&o);
+  return st;
+}

@@ -1,0 +1,71 @@
+/* Private to the driver module: the state of one run (or sweep member)
+ * and what the pipeline (driver.c) and the operator path (operator.c)
+ * share. */
+#ifndef FEINT_DRIVER_RUN_H
+#define FEINT_DRIVER_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feint/backend.h"
+#include "feint/boundary.h"
+#include "feint/driver.h"
+#include "feint/h5.h"
+#include "feint/mesh.h"
+
+/* Everything a run owns, released in one place. The mesh, space and plan
+ * outlive a sweep member when the next member's keys allow (run_reuse). */
+typedef struct {
+  feint_case *c;       /* the member's case (owned unless it is the base) */
+  feint_mesh *mesh;
+  feint_space *space;
+  feint_form *form;
+  feint_boundary_conditions *bc; /* NULL without a boundary section */
+  feint_plan *plan;
+  feint_backend *backend;
+  feint_output *out;
+  const char *prefix;  /* "" or "member_0003/": where this member's results go */
+  double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */
+  int member;          /* sweep member index, -1 for a single run */
+  int n_members;       /* sweep members, 0 for a single run */
+  double *vec, *values, *Ke;
+} run_state;
+
+/* feint bench repeats a phase at most this often. */
+enum { RUN_MAX_REPEAT = 201 };
+
+/* Time a step into a report's phase; return its failure. */
+#define TIMED(report, phase, expr)                                                                 \
+  do {                                                                                             \
+    double t0_ = feint_now();                                                                      \
+    int s_ = (expr);                                                                               \
+    (report)->seconds[phase] += feint_now() - t0_;                                                 \
+    if (s_) return s_;                                                                             \
+  } while (0)
+
+/* Tell the caller a phase starts (progress display). */
+void run_starting(const feint_run_options *opts, const run_state *r, int phase);
+/* How many times to run a compute phase (feint bench --repeat). */
+int run_repeats(const feint_run_options *opts);
+/* The median of n timings (sorts them). */
+double run_median(double *t, int n);
+/* Euclidean norm (Frobenius for matrix values), for summaries. */
+double run_norm2(const double *v, int64_t n);
+/* Name of a result inside this member's place in the file. */
+const char *run_member_path(const run_state *r, const char *name, char *buf, size_t size);
+
+/* What the provenance attributes say beyond the case and the mesh. */
+typedef struct {
+  const feint_backend *backend;
+  int single;                /* computed in single precision */
+  const char *operator_name; /* operator runs: "BP3.5" etc. (attribute operator); NULL: the case's physics */
+  int order, components;
+  int quadrature_degree;     /* < 0: not written */
+  int64_t n_cells, n_dofs;
+} run_provenance;
+int run_write_provenance(run_state *r, const feint_run_report *rep, const run_provenance *p);
+
+/* The operator section (operator.c): y = A x on the hexahedra of r->mesh. */
+int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r);
+
+#endif
