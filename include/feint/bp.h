@@ -192,6 +192,11 @@ int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y);
  * to warm up, then reps times, each timed with events (zeroing y plus the
  * kernel); *median_ms / *min_ms of those. */
 int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_ms, double *min_ms);
+/* Benchmarks: how the kernels load stored geometric factors. 1 where they
+ * are used; 2 ahead of their use (a layer ahead, or all of BP1.0's w|J| at
+ * the start); 0 (default) ahead for the kinds and orders where that was
+ * measured to pay (bp.cu). */
+int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
 /* Device name (empty without CUDA). */
 int feint_bp_gpu_device_name(int device_index, char *name, size_t size);
 void feint_bp_gpu_destroy(feint_bp_gpu *g);

@@ -7,8 +7,11 @@
  * GB/s = min bytes / time, and that over the device-to-device copy
  * bandwidth measured at the start of the same run.
  * FEINT_BENCH_NMAX (default 15), FEINT_BENCH_REPS (default 20),
- * FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh. Skips without a
- * GPU. */
+ * FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh,
+ * FEINT_BENCH_VARIANTS=1 to add rows for stored factors loaded where used
+ * ("st-1", feint_bp_gpu_set_variant 1) and always ahead ("st-2") beside the
+ * default "sto".
+ * Skips without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,7 @@ int main(void) {
   }
   int nmax = env_int("FEINT_BENCH_NMAX", 15), reps = env_int("FEINT_BENCH_REPS", 20);
   int do_small = env_int("FEINT_BENCH_SMALL", 1), do_large = env_int("FEINT_BENCH_LARGE", 1);
+  const int variants = env_int("FEINT_BENCH_VARIANTS", 0) ? 3 : 1;
   char dev[256];
   CALL(feint_bp_gpu_device_name(0, dev, sizeof dev));
   double copy_gbs = 0;
@@ -64,13 +68,17 @@ int main(void) {
           op->geo_mode = (feint_bp_geo_mode)mode;
           feint_bp_gpu *g = NULL;
           CALL(feint_bp_gpu_create(op, 0, &g));
-          double med = 0, mn = 0;
-          CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));
-          double s = med * 1e-3, bytes = feint_bp_min_bytes(op), fl = feint_bp_flops(op);
-          printf("%-5s %2d %-5s %-4s %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%%\n", pass ? "large" : "small", N,
-                 feint_bp_name(op->kind), mode ? "rec" : "sto", (long long)m->n_cells, (long long)d->n_dofs, med,
-                 d->n_dofs / s * 1e-9, fl / s * 1e-9, bytes * 1e-6, bytes / s * 1e-9, 100 * bytes / s * 1e-9 / copy_gbs);
-          fflush(stdout);
+          for (int v = 0; v < (mode == FEINT_BP_GEO_STORED ? variants : 1); v++) {
+            double med = 0, mn = 0;
+            CALL(feint_bp_gpu_set_variant(g, v));
+            CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));
+            double s = med * 1e-3, bytes = feint_bp_min_bytes(op), fl = feint_bp_flops(op);
+            printf("%-5s %2d %-5s %-4s %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%%\n", pass ? "large" : "small",
+                   N, feint_bp_name(op->kind), mode ? "rec" : (v == 0 ? "sto" : v == 1 ? "st-1" : "st-2"), (long long)m->n_cells,
+                   (long long)d->n_dofs, med, d->n_dofs / s * 1e-9, fl / s * 1e-9, bytes * 1e-6, bytes / s * 1e-9,
+                   100 * bytes / s * 1e-9 / copy_gbs);
+            fflush(stdout);
+          }
           feint_bp_gpu_destroy(g);
           feint_bp_op_destroy(op);
         }

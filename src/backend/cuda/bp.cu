@@ -59,6 +59,7 @@ struct feint_bp_gpu {
   feint_bp_kind kind;
   feint_bp_geo_mode mode;
   int P, Q, ngeo, device;
+  int variant; /* stored factors: 0 prefetched where it pays (default), 1 never, 2 always */
   double lambda;
   int64_t n_cells, n_dofs;
   int *dofs;
@@ -79,9 +80,17 @@ __device__ inline void load_tables(const double *tab, double *s_tab, int n, int 
   for (int k = tid; k < n; k += nthreads) s_tab[k] = tab[k];
 }
 
+/* The NG stored factors of one point: factor c at geo[at + c * STRIDE]
+ * (zeros for a padding cell past the end). */
+template <int NG, int STRIDE>
+__device__ inline void stored_factors(const double *__restrict__ geo, int64_t at, bool live, double *g) {
+#pragma unroll
+  for (int c = 0; c < NG; c++) g[c] = live ? __ldg(geo + at + (int64_t)c * STRIDE) : 0.0;
+}
+
 /* ------------------------------------------------------------ BP3.5 */
 
-template <int P, bool RECOMPUTE>
+template <int P, bool RECOMPUTE, bool PREFETCH>
 __global__ void __launch_bounds__(P * P * ne_of<P>::value)
 bp35_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
             const double *__restrict__ geo, const double *__restrict__ xe, const double *__restrict__ tab,
@@ -121,8 +130,18 @@ bp35_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restr
     DTi[m] = s_D[m * S + i];
     DTj[m] = s_D[m * S + j];
   }
+  /* Stored factors with PREFETCH: layer k+1's seven loads are issued at the
+   * top of layer k, so their latency hides behind its barriers and math. */
+  double g_next[7];
+  if (!RECOMPUTE && PREFETCH) stored_factors<7, P3>(geo, e * 7 * P3 + tid, live, g_next);
 #pragma unroll
   for (int k = 0; k < P; k++) {
+    double g[7];
+    if (!RECOMPUTE && PREFETCH) {
+#pragma unroll
+      for (int c = 0; c < 7; c++) g[c] = g_next[c];
+      if (k + 1 < P) stored_factors<7, P3>(geo, e * 7 * P3 + (k + 1) * P2 + tid, live, g_next);
+    }
     s_q[el][j * S + i] = r_q[k];
     __syncthreads();
     double qr = 0, qs = 0, qt = 0;
@@ -132,17 +151,10 @@ bp35_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restr
       qs += Dj[m] * s_q[el][m * S + i];
       qt += s_D[k * S + m] * r_q[m];
     }
-    double g[7];
-    if (RECOMPUTE) {
+    if (RECOMPUTE)
       feint_bp_hex_geometry(s_xe[el], s_pts[i], s_pts[j], s_pts[k], s_w[i] * s_w[j] * s_w[k], g);
-    } else if (live) {
-      const double *gp = geo + e * 7 * P3 + k * P2 + tid;
-#pragma unroll
-      for (int c = 0; c < 7; c++) g[c] = gp[c * P3];
-    } else {
-#pragma unroll
-      for (int c = 0; c < 7; c++) g[c] = 0;
-    }
+    else if (!PREFETCH)
+      stored_factors<7, P3>(geo, e * 7 * P3 + k * P2 + tid, live, g);
     s_Gr[el][j * S + i] = g[0] * qr + g[1] * qs + g[2] * qt;
     s_Gs[el][j * S + i] = g[1] * qr + g[3] * qs + g[4] * qt;
     const double Gt = g[2] * qr + g[4] * qs + g[5] * qt;
@@ -171,7 +183,7 @@ struct interp_smem {
   static constexpr int tables = Q * P + Q * (Q + 1) + 2 * Q;
 };
 
-template <int P, int Q, bool STIFF, bool RECOMPUTE>
+template <int P, int Q, bool STIFF, bool RECOMPUTE, bool PREFETCH>
 __global__ void __launch_bounds__(Q * Q * ne_of<Q>::value)
 interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
               const double *__restrict__ geo, const double *__restrict__ xe, const double *__restrict__ tab,
@@ -205,6 +217,16 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
   constexpr bool RD = STIFF && Q >= 9, RB = false;
   double Ba[RB ? P : 1], Bb[RB ? P : 1], BTa[RB ? Q : 1], BTb[RB ? Q : 1];
   double Da[RD ? Q : 1], Db[RD ? Q : 1], DTa[RD ? Q : 1], DTb[RD ? Q : 1];
+  /* Stored factors with PREFETCH: BP1.0 loads its Q w|J| values, BP3.0 the
+   * first layer's seven, before the first barrier (latency hidden behind
+   * the gather and the interpolation). */
+  double g_next[STIFF ? 7 : Q];
+  if (!RECOMPUTE && PREFETCH) {
+    if (STIFF)
+      stored_factors<7, Q3>(geo, e * 7 * Q3 + tid, live, g_next);
+    else
+      stored_factors<Q, Q2>(geo, e * Q3 + tid, live, g_next);
+  }
   int r_idx[P];
 #pragma unroll
   for (int k = 0; k < P; k++) r_idx[k] = (live && node) ? dofs[e * P3 + k * P2 + b * P + a] : 0;
@@ -278,6 +300,8 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
         double g[7];
         feint_bp_hex_geometry(s_xe, s_pts[a], s_pts[b], s_pts[c], s_w[a] * s_w[b] * s_w[c], g);
         wJ = g[6];
+      } else if (PREFETCH) {
+        wJ = g_next[STIFF ? 0 : c];
       } else {
         wJ = live ? geo[e * Q3 + c * Q2 + tid] : 0.0;
       }
@@ -288,6 +312,12 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
     for (int c = 0; c < Q; c++) r_A[c] = 0;
 #pragma unroll
     for (int c = 0; c < Q; c++) {
+      double g[7];
+      if (!RECOMPUTE && PREFETCH) {
+#pragma unroll
+        for (int k = 0; k < 7; k++) g[k] = g_next[STIFF ? k : 0];
+        if (c + 1 < Q) stored_factors<STIFF ? 7 : 1, Q3>(geo, e * 7 * Q3 + (c + 1) * Q2 + tid, live, g_next);
+      }
       s_q[b * S + a] = r_u[c];
       __syncthreads();
       double qr = 0, qs = 0, qt = 0;
@@ -297,17 +327,10 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
         qs += D_B(m) * s_q[m * S + a];
         qt += s_D[c * S + m] * r_u[m];
       }
-      double g[7];
-      if (RECOMPUTE) {
+      if (RECOMPUTE)
         feint_bp_hex_geometry(s_xe, s_pts[a], s_pts[b], s_pts[c], s_w[a] * s_w[b] * s_w[c], g);
-      } else if (live) {
-        const double *gp = geo + e * 7 * Q3 + c * Q2 + tid;
-#pragma unroll
-        for (int k = 0; k < 7; k++) g[k] = gp[k * Q3];
-      } else {
-#pragma unroll
-        for (int k = 0; k < 7; k++) g[k] = 0;
-      }
+      else if (!PREFETCH)
+        stored_factors<7, Q3>(geo, e * 7 * Q3 + c * Q2 + tid, live, g);
       s_Gr[b * S + a] = g[0] * qr + g[1] * qs + g[2] * qt;
       s_Gs[b * S + a] = g[1] * qr + g[3] * qs + g[4] * qt;
       const double Gt = g[2] * qr + g[4] * qs + g[5] * qt;
@@ -402,18 +425,23 @@ struct launch_cfg {
 };
 
 template <int N>
-static launch_cfg pick(feint_bp_kind kind, bool recompute) {
+static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch) {
   constexpr int P = N + 1, Q = N + 2;
   launch_cfg c;
   if (kind == FEINT_BP3_5) {
-    c.fn = recompute ? bp35_kernel<P, true> : bp35_kernel<P, false>;
+    c.fn = recompute ? bp35_kernel<P, true, false>
+                     : (prefetch ? bp35_kernel<P, false, true> : bp35_kernel<P, false, false>);
     c.ne = ne_of<P>::value;
     c.block = dim3(P * P, c.ne);
     c.smem = 0;
   } else {
     bool stiff = kind == FEINT_BP3_0;
-    c.fn = stiff ? (recompute ? interp_kernel<P, Q, true, true> : interp_kernel<P, Q, true, false>)
-                 : (recompute ? interp_kernel<P, Q, false, true> : interp_kernel<P, Q, false, false>);
+    if (recompute)
+      c.fn = stiff ? interp_kernel<P, Q, true, true, false> : interp_kernel<P, Q, false, true, false>;
+    else if (prefetch)
+      c.fn = stiff ? interp_kernel<P, Q, true, false, true> : interp_kernel<P, Q, false, false, true>;
+    else
+      c.fn = stiff ? interp_kernel<P, Q, true, false, false> : interp_kernel<P, Q, false, false, false>;
     c.ne = ne_of<Q>::value;
     c.block = dim3(Q * Q, c.ne);
     c.smem = sizeof(double) * (interp_smem<P, Q>::tables + c.ne * interp_smem<P, Q>::per_cell);
@@ -421,11 +449,20 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute) {
   return c;
 }
 
+/* Whether issuing the stored factors' loads early pays, as measured on the
+ * H100 (10M dofs, t69 with FEINT_BENCH_VARIANTS=1): from N = 6 on for
+ * BP3.5 and BP3.0 (N = 8: 60% vs 37% and 39% vs 21% of copy), where
+ * fewer cells per block leave less work to hide the loads behind; at
+ * smaller N it costs occupancy (BP3.5 N = 3..5: 62-68% vs 68-76%). BP1.0
+ * holds all Q values of w|J| ahead: pays only while Q is small (N <= 3). */
+static bool prefetch_pays(feint_bp_kind kind, int N) { return kind == FEINT_BP1_0 ? N <= 3 : N >= 6; }
+
 static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
   bool rc = g->mode == FEINT_BP_GEO_RECOMPUTE;
+  const bool prefetch = g->variant == 2 || (g->variant == 0 && prefetch_pays(g->kind, g->P - 1));
   switch (g->P - 1) {
 #define BP_CASE(n) \
-  case n: *c = pick<n>(g->kind, rc); break;
+  case n: *c = pick<n>(g->kind, rc, prefetch); break;
     BP_CASE(1) BP_CASE(2) BP_CASE(3) BP_CASE(4) BP_CASE(5) BP_CASE(6) BP_CASE(7) BP_CASE(8)
     BP_CASE(9) BP_CASE(10) BP_CASE(11) BP_CASE(12) BP_CASE(13) BP_CASE(14) BP_CASE(15)
 #undef BP_CASE
@@ -561,6 +598,14 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
   *median_ms = t[reps / 2];
   *min_ms = t[0];
   return FEINT_OK;
+}
+
+extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
+  if (variant < 0 || variant > 2)
+    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0, 1 or 2)", variant);
+  g->variant = variant;
+  launch_cfg c;
+  return get_cfg(g, &c);
 }
 
 extern "C" int feint_bp_gpu_device_name(int device_index, char *name, size_t size) {

@@ -33,3 +33,9 @@ int feint_bp_gpu_device_name(int device_index, char *name, size_t size) {
 }
 
 void feint_bp_gpu_destroy(feint_bp_gpu *g) { (void)g; }
+
+int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
+  (void)g;
+  (void)variant;
+  return NO_CUDA;
+}
