@@ -1,13 +1,24 @@
 /* feint function space: Lagrange dofs numbered from the mesh topology.
  *
- * Scalar dofs: first the mesh vertices used by region cells (in mesh node
- * order), then one block of (order-1) dofs per mesh edge (edges numbered in
- * order of their sorted vertex pair, interior nodes running from the lower
- * to the higher numbered vertex, so neighbours agree), then cell interiors.
+ * Scalar dofs, in blocks:
+ *   1. the mesh vertices used by region cells (in mesh node order);
+ *   2. one block of (order-1) dofs per mesh edge, edges numbered in order of
+ *      their sorted vertex pair, interior nodes running from the lower to
+ *      the higher numbered vertex;
+ *   3. (tetrahedra, order >= 3) one block of (order-1)(order-2)/2 dofs per
+ *      mesh triangle, triangles numbered in order of their sorted vertex
+ *      triple (g0 < g1 < g2, vertex dofs), the block in the lattice order of
+ *      fe.h in the canonical frame (a, b, c) = (g0, g1, g2): dof (i, j) sits
+ *      at ((p-i-j) x_g0 + i x_g1 + j x_g2) / p, j outer, i inner. A cell
+ *      maps its local face lattice (anchored at its local face vertices) to
+ *      this frame through the permutation of the three vertices, so the
+ *      cells sharing a face agree in all 6 relative orientations;
+ *   4. the cell interiors, cell by cell in the element's node order.
+ * The numbering depends only on the mesh (not on the order cells are
+ * visited), and needs memory linear in the mesh.
  * Vector spaces interleave components: dof = scalar_dof * components + c,
  * and a cell's local dof i*components + c is component c of scalar basis
- * function i. Orders 1..7 on triangles, 1..2 on tetrahedra (face dofs with
- * orientation come with the high-order work). */
+ * function i. Orders 1..7 on triangles and tetrahedra. */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
 
@@ -36,20 +47,33 @@ typedef struct {
                                 dof is v are ids edge_ptr[v] .. edge_ptr[v+1]-1, ... */
   int64_t *edge_upper;       /* n_edges: ... with higher vertex dof edge_upper[id] (sorted); edge id's
                                 dofs are n_vertices + id * (order-1) + k, from lower to higher */
+  int64_t n_faces;           /* triangles of a tetrahedral region (0 unless order >= 3) */
+  int64_t *face_ptr;         /* n_vertices + 1 (or NULL): the faces whose lowest vertex dof is v are
+                                ids face_ptr[v] .. face_ptr[v+1]-1, ... */
+  int64_t *face_key;         /* n_faces: ... with the other two g1 < g2 as face_key[id] ==
+                                g1 * n_vertices + g2 (sorted) */
+  int *face_perm;            /* 9 x (order-1)(order-2)/2 (or NULL): face_perm[o * n + k] is the
+                                canonical position of local face node k for the orientation code
+                                o = rank(a) * 3 + rank(b) of the local face vertices (a, b, c) */
 } feint_space;
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out);
 void feint_space_destroy(feint_space *space);
 
+/* Most scalar dofs of one facet: the P7 triangle's 36. */
+#define FEINT_SPACE_MAX_FACET_DOFS 36
+
 /* The scalar dofs of a mesh facet (a (dim-1)-simplex given by its mesh
  * node indices: 2 in 2D, 3 in 3D, as in mesh->facets), in the node order of
  * the facet's own Lagrange element of the space's order (a segment in 2D, a
  * triangle in 3D; see fe.h): its vertices in the given order, then the
- * order-1 dofs of each facet edge (a, b) running from facet vertex a to b.
- * dofs holds the facet element's nb entries (order+1 in 2D, 3 or 6 in 3D).
- * Returns FEINT_OK, or -1 (no message) when the facet is not made of
- * vertices and edges of the region's cells; FEINT_ERR_INPUT for facets
- * with face-interior dofs (P3+ on tetrahedra, not supported). */
+ * order-1 dofs of each facet edge (a, b) running from facet vertex a to b,
+ * then (3D, order >= 3) the triangle's interior dofs in lattice order
+ * anchored at the given vertex order. dofs holds the facet element's nb
+ * entries (order+1 in 2D, (order+1)(order+2)/2 in 3D; at most
+ * FEINT_SPACE_MAX_FACET_DOFS). Returns FEINT_OK, or -1 (no message) when
+ * the facet is not made of vertices, edges and faces of the region's
+ * cells. */
 int feint_space_facet_dofs(const feint_space *space, const int64_t *nodes, int64_t *dofs);
 
 #endif

@@ -175,7 +175,7 @@ typedef int (*facet_visit)(void *ctx, const int64_t *dofs, double det);
 static int for_region_facets(const feint_space *s, int64_t f0, int64_t f1, facet_visit visit, void *ctx,
                              int64_t *n_facets) {
   const feint_mesh *m = s->mesh;
-  int64_t dofs[16];
+  int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
   for (int64_t f = f0; f < f1; f++) {
     const int64_t *nodes = m->facets + f * m->nv_facet;
     int r = feint_space_facet_dofs(s, nodes, dofs);
@@ -197,7 +197,7 @@ static int neumann_facet(void *vctx, const int64_t *dofs, double det) {
   const neumann_ctx *x = vctx;
   const feint_space *s = x->bc->space;
   const int nc = s->components, nb = x->r->nb;
-  double hv[3][16];
+  double hv[3][FEINT_SPACE_MAX_FACET_DOFS];
   for (int c = 0; c < nc; c++)
     for (int j = 0; j < nb; j++) hv[c][j] = bvalue_at(&x->h[c], s, dofs[j]);
   for (int k = 0; k < x->r->q->n; k++) {
@@ -242,7 +242,8 @@ static int robin_facet(void *vctx, const int64_t *dofs, double det) {
   feint_boundary_conditions *bc = x->bc;
   const feint_space *s = bc->space;
   const int nc = s->components, nb = x->r->nb;
-  double av[16], gv[16], M[16 * 16];
+  enum { N = FEINT_SPACE_MAX_FACET_DOFS };
+  double av[N], gv[N], M[N * N];
   for (int j = 0; j < nb; j++) {
     av[j] = bvalue_at(x->alpha, s, dofs[j]);
     gv[j] = bvalue_at(x->g, s, dofs[j]);
@@ -304,7 +305,7 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const bvalue g[3], int6
   const feint_mesh *m = s->mesh;
   const int nc = s->components, nvf = m->nv_facet;
   const int nb = m->dim == 3 ? (s->order + 1) * (s->order + 2) / 2 : s->order + 1;
-  int64_t dofs[16];
+  int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
   for (int64_t f = f0; f < f1; f++) {
     int r = feint_space_facet_dofs(s, m->facets + f * nvf, dofs);
     if (r == -1) continue;

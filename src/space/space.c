@@ -6,53 +6,80 @@
 
 #include "feint/error.h"
 
-/* Number the mesh edges of the region: edge_of[cell * ne + e] = edge id.
- * Edges are bucketed by their lower vertex; ids follow the sorted vertex
- * pair (lower vertex, then upper vertex, each bucket sorted), as space.h
- * documents, so the numbering does not depend on the cell order. The
- * buckets are returned compacted (edge_ptr, edge_upper: the edge (lo, hi)
- * has the id k with edge_ptr[lo] <= k < edge_ptr[lo + 1], edge_upper[k] ==
- * hi), the lookup feint_space_facet_dofs uses. */
-static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices,
-                        int64_t **edge_of_out, int64_t *n_edges_out, int64_t **edge_ptr_out,
-                        int64_t **edge_upper_out) {
-  const int ne = feint_cell_num_edges(mesh->cell_type);
-  const int64_t n_entries = mesh->n_cells * ne;
-  int64_t *offset = NULL, *upper = NULL, *edge_of = NULL, *fill = NULL, *ptr = NULL, *cupper = NULL;
+/* The region's mesh edges (k = 2) or triangular faces (k = 3) are numbered
+ * by their sorted vertex dofs (lo, [mid,] hi): bucketed by lo, each bucket
+ * sorted by the key hi (edges) or mid * n_vertices + hi (faces), so ids
+ * follow the lexicographic order of the sorted tuples (space.h) and do not
+ * depend on the cell order. */
+static inline void entity_lo_key(const int64_t *v, int k, int64_t n_vertices, int64_t *lo, int64_t *key) {
+  if (k == 2) {
+    *lo = v[0] < v[1] ? v[0] : v[1];
+    *key = v[0] < v[1] ? v[1] : v[0];
+    return;
+  }
+  int64_t a = v[0], b = v[1], c = v[2], t;
+  if (a > b) t = a, a = b, b = t;
+  if (b > c) t = b, b = c, c = t;
+  if (a > b) t = a, a = b, b = t;
+  *lo = a;
+  *key = b * n_vertices + c;
+}
+
+/* lo and key of the entity of cell c with the cell-local vertices loc[0..k-1]. */
+static inline void cell_entity(const feint_mesh *m, const int64_t *vdof, int64_t c, const int *loc, int k,
+                               int64_t n_vertices, int64_t *lo, int64_t *key) {
+  const int64_t *cv = m->cells + c * m->nv;
+  const int64_t v[3] = {vdof[cv[loc[0]]], vdof[cv[loc[1]]], k == 3 ? vdof[cv[loc[2]]] : 0};
+  entity_lo_key(v, k, n_vertices, lo, key);
+}
+
+/* Number the k-vertex entities of the cells: entity_of[cell * n_ent + e] =
+ * id, n_ent the edges (k = 2) or faces (k = 3) of the cell type. The buckets
+ * are returned compacted (ptr, keys: the entity (lo, key) has the id i with
+ * ptr[lo] <= i < ptr[lo + 1], keys[i] == key), the lookup
+ * feint_space_facet_dofs uses. */
+static int number_entities(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices, int k,
+                           int64_t **entity_of_out, int64_t *n_out, int64_t **ptr_out, int64_t **keys_out) {
+  const feint_cell_type ct = mesh->cell_type;
+  const int n_ent = k == 2 ? feint_cell_num_edges(ct) : feint_cell_num_faces(ct);
+  int local[6][3]; /* the entities' cell-local vertices */
+  for (int e = 0; e < n_ent; e++) {
+    if (k == 2) feint_cell_edge(ct, e, local[e]);
+    else feint_cell_face(ct, e, local[e]);
+  }
+  const int64_t n_entries = mesh->n_cells * n_ent;
+  int64_t *offset = NULL, *bucket = NULL, *entity_of = NULL, *fill = NULL, *ptr = NULL, *keys = NULL;
   int status = FEINT_OK;
-  if ((status = feint_calloc((size_t)n_vertices + 1, sizeof *offset, &offset, "edge buckets")) ||
-      (status = feint_malloc((size_t)n_entries, sizeof *upper, &upper, "edge buckets")) ||
-      (status = feint_malloc((size_t)n_entries, sizeof *edge_of, &edge_of, "edge map")) ||
-      (status = feint_calloc((size_t)n_vertices, sizeof *fill, &fill, "edge buckets")) ||
-      (status = feint_calloc((size_t)n_vertices + 1, sizeof *ptr, &ptr, "edge lookup")))
+  if ((status = feint_calloc((size_t)n_vertices + 1, sizeof *offset, &offset, "entity buckets")) ||
+      (status = feint_malloc((size_t)n_entries, sizeof *bucket, &bucket, "entity buckets")) ||
+      (status = feint_malloc((size_t)n_entries, sizeof *entity_of, &entity_of, "entity map")) ||
+      (status = feint_calloc((size_t)n_vertices, sizeof *fill, &fill, "entity buckets")) ||
+      (status = feint_calloc((size_t)n_vertices + 1, sizeof *ptr, &ptr, "entity lookup")))
     goto done;
   for (int64_t c = 0; c < mesh->n_cells; c++)
-    for (int e = 0; e < ne; e++) {
-      int ab[2];
-      feint_cell_edge(mesh->cell_type, e, ab);
-      int64_t va = vdof[mesh->cells[c * mesh->nv + ab[0]]], vb = vdof[mesh->cells[c * mesh->nv + ab[1]]];
-      offset[(va < vb ? va : vb) + 1]++;
+    for (int e = 0; e < n_ent; e++) {
+      int64_t lo, key;
+      cell_entity(mesh, vdof, c, local[e], k, n_vertices, &lo, &key);
+      offset[lo + 1]++;
     }
   for (int64_t v = 0; v < n_vertices; v++) offset[v + 1] += offset[v];
-  /* pass 1: collect the distinct upper vertices of each bucket (fill[v]:
-   * entries bucket v holds so far) */
+  /* pass 1: collect the distinct keys of each bucket (fill[v]: entries
+   * bucket v holds so far) */
   for (int64_t c = 0; c < mesh->n_cells; c++)
-    for (int e = 0; e < ne; e++) {
-      int ab[2];
-      feint_cell_edge(mesh->cell_type, e, ab);
-      int64_t va = vdof[mesh->cells[c * mesh->nv + ab[0]]], vb = vdof[mesh->cells[c * mesh->nv + ab[1]]];
-      int64_t lo = va < vb ? va : vb, hi = va < vb ? vb : va;
-      int64_t begin = offset[lo], end = begin + fill[lo], k = begin;
-      while (k < end && upper[k] != hi) k++;
-      if (k == end) {
-        upper[end] = hi;
+    for (int e = 0; e < n_ent; e++) {
+      int64_t lo, key;
+      cell_entity(mesh, vdof, c, local[e], k, n_vertices, &lo, &key);
+      int64_t begin = offset[lo], end = begin + fill[lo], i = begin;
+      while (i < end && bucket[i] != key) i++;
+      if (i == end) {
+        bucket[end] = key;
         fill[lo]++;
       }
     }
   /* sort each bucket (a few entries: insertion sort); ids in order */
-  int64_t n_edges = 0;
+  int64_t n = 0;
   for (int64_t v = 0; v < n_vertices; v++) {
-    int64_t *u = upper + offset[v];
+    int64_t *u = bucket + offset[v];
     for (int64_t i = 1; i < fill[v]; i++) {
       int64_t key = u[i], j = i - 1;
       while (j >= 0 && u[j] > key) {
@@ -61,50 +88,91 @@ static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_v
       }
       u[j + 1] = key;
     }
-    n_edges += fill[v];
-    ptr[v + 1] = n_edges;
+    n += fill[v];
+    ptr[v + 1] = n;
   }
-  if ((status = feint_malloc((size_t)n_edges, sizeof *cupper, &cupper, "edge lookup"))) goto done;
-  for (int64_t v = 0; v < n_vertices; v++)
-    memcpy(cupper + ptr[v], upper + offset[v], (size_t)fill[v] * sizeof *cupper);
-  /* pass 2: look the cells' edges up */
+  if ((status = feint_malloc((size_t)n, sizeof *keys, &keys, "entity lookup"))) goto done;
+  for (int64_t v = 0; v < n_vertices; v++) memcpy(keys + ptr[v], bucket + offset[v], (size_t)fill[v] * sizeof *keys);
+  /* pass 2: look the cells' entities up */
   for (int64_t c = 0; c < mesh->n_cells; c++)
-    for (int e = 0; e < ne; e++) {
-      int ab[2];
-      feint_cell_edge(mesh->cell_type, e, ab);
-      int64_t va = vdof[mesh->cells[c * mesh->nv + ab[0]]], vb = vdof[mesh->cells[c * mesh->nv + ab[1]]];
-      int64_t lo = va < vb ? va : vb, hi = va < vb ? vb : va;
-      int64_t k = ptr[lo];
-      while (cupper[k] != hi) k++;
-      edge_of[c * ne + e] = k;
+    for (int e = 0; e < n_ent; e++) {
+      int64_t lo, key;
+      cell_entity(mesh, vdof, c, local[e], k, n_vertices, &lo, &key);
+      int64_t i = ptr[lo];
+      while (keys[i] != key) i++;
+      entity_of[c * n_ent + e] = i;
     }
-  *edge_of_out = edge_of;
-  *edge_ptr_out = ptr;
-  *edge_upper_out = cupper;
-  edge_of = ptr = cupper = NULL;
-  *n_edges_out = n_edges;
+  *entity_of_out = entity_of;
+  *ptr_out = ptr;
+  *keys_out = keys;
+  entity_of = ptr = keys = NULL;
+  *n_out = n;
 done:
   free(offset);
-  free(upper);
+  free(bucket);
   free(fill);
-  free(edge_of);
+  free(entity_of);
   free(ptr);
-  free(cupper);
+  free(keys);
   return status;
+}
+
+/* Id of the entity with vertex dofs v[0..k-1] (any order), -1 if the
+ * region has none. */
+static int64_t find_entity(const int64_t *ptr, const int64_t *keys, const int64_t *v, int k,
+                           int64_t n_vertices) {
+  int64_t lo, key;
+  entity_lo_key(v, k, n_vertices, &lo, &key);
+  for (int64_t i = ptr[lo]; i < ptr[lo + 1]; i++)
+    if (keys[i] == key) return i;
+  return -1;
+}
+
+/* Face-interior lattice position of (i, j), i, j >= 1, i + j <= p - 1, j
+ * outer and i inner (fe.h). */
+static inline int face_lattice_index(int p, int i, int j) { return (j - 1) * (p - 1) - (j - 1) * j / 2 + i - 1; }
+
+/* Orientation code of a face whose vertices, in the local frame (a, b, c),
+ * have the vertex dofs g[3]: rank(a) * 3 + rank(b), ranks in sorted order. */
+static inline int face_orientation(const int64_t *g) {
+  const int ra = (g[0] > g[1]) + (g[0] > g[2]), rb = (g[1] > g[0]) + (g[1] > g[2]);
+  return ra * 3 + rb;
+}
+
+/* face_perm[o * per_face + k]: canonical position of the local face node k
+ * for orientation code o. Local node k has the barycentric weights
+ * (p-i-j, i, j) on (a, b, c); in the canonical frame (the face's vertices
+ * by increasing dof) the same point has weights W with W[rank(a)] = p-i-j,
+ * W[rank(b)] = i, W[rank(c)] = j, and sits at lattice position (W[1], W[2]). */
+static void build_face_perm(int p, int *face_perm) {
+  const int per_face = (p - 1) * (p - 2) / 2;
+  for (int ra = 0; ra < 3; ra++)
+    for (int rb = 0; rb < 3; rb++) {
+      if (ra == rb) continue;
+      const int rc = 3 - ra - rb, o = ra * 3 + rb;
+      for (int j = 1; j < p; j++)
+        for (int i = 1; i + j < p; i++) {
+          int W[3];
+          W[ra] = p - i - j;
+          W[rb] = i;
+          W[rc] = j;
+          face_perm[o * per_face + face_lattice_index(p, i, j)] = face_lattice_index(p, W[1], W[2]);
+        }
+    }
 }
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   *out = NULL;
-  if (order < 1 || (mesh->dim == 3 && order > 2) || order > 7)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "space.order %d is not supported on %ss in this version (orders 1..%d)",
-                           order, feint_cell_name(mesh->cell_type), mesh->dim == 3 ? 2 : 7);
+  if (order < 1 || order > 7)
+    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on %ss (orders 1..7)", order,
+                           feint_cell_name(mesh->cell_type));
   if (components < 1 || components > 3)
     return feint_error_set(FEINT_ERR_INPUT, "space.components must be 1, 2 or 3, got %d", components);
   feint_space *s = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
   int status = FEINT_OK;
-  int64_t *vdof = NULL, *edge_of = NULL;
+  int64_t *vdof = NULL, *edge_of = NULL, *face_of = NULL;
+  int *face_perm = NULL;
   s->mesh = mesh;
   s->order = order;
   s->components = components;
@@ -123,14 +191,19 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
     if (vdof[i] == 0) vdof[i] = n_vertices++;
 
   const int per_edge = order - 1, ne = feint_cell_num_edges(mesh->cell_type);
+  const int nf = feint_cell_num_faces(mesh->cell_type), per_face = nf ? s->element->entity_dofs[2] : 0;
   const int nv = mesh->nv, n_interior = s->element->entity_dofs[3];
-  int64_t n_edges = 0;
-  if (per_edge > 0 && (status = number_edges(mesh, vdof, n_vertices, &edge_of, &n_edges, &s->edge_ptr,
-                                             &s->edge_upper)))
-    goto fail;
   s->n_vertices = n_vertices;
-  s->n_edges = n_edges;
-  const int64_t edge_base = n_vertices, interior_base = n_vertices + n_edges * per_edge;
+  if (per_edge > 0 && (status = number_entities(mesh, vdof, n_vertices, 2, &edge_of, &s->n_edges, &s->edge_ptr,
+                                                &s->edge_upper)))
+    goto fail;
+  if (per_face > 0 &&
+      ((status = number_entities(mesh, vdof, n_vertices, 3, &face_of, &s->n_faces, &s->face_ptr, &s->face_key)) ||
+       (status = feint_malloc(9 * (size_t)per_face, sizeof *face_perm, &face_perm, "face orientations"))))
+    goto fail;
+  if (face_perm) build_face_perm(order, face_perm);
+  const int64_t edge_base = n_vertices, face_base = edge_base + s->n_edges * per_edge;
+  const int64_t interior_base = face_base + s->n_faces * per_face;
   s->n_scalar_dofs = interior_base + mesh->n_cells * n_interior;
   s->n_dofs = s->n_scalar_dofs * components;
 
@@ -139,7 +212,7 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
       (status = feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates,
                              "dof coordinates")))
     goto fail;
-  const int dim = mesh->dim;
+  const int dim = mesh->dim, first_face = nv + ne * per_edge;
   for (int64_t c = 0; c < mesh->n_cells; c++) {
     int64_t *dofs = s->scalar_cell_dofs + c * s->nb;
     const int64_t *cv = mesh->cells + c * nv;
@@ -151,6 +224,14 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
       for (int k = 0; k < per_edge; k++)
         dofs[nv + e * per_edge + k] =
             edge_base + edge_of[c * ne + e] * per_edge + (forward ? k : per_edge - 1 - k);
+    }
+    for (int f = 0; f < nf && per_face > 0; f++) {
+      int abc[3];
+      feint_cell_face(mesh->cell_type, f, abc);
+      const int64_t g[3] = {dofs[abc[0]], dofs[abc[1]], dofs[abc[2]]};
+      const int *perm = face_perm + face_orientation(g) * per_face;
+      const int64_t base = face_base + face_of[c * nf + f] * per_face;
+      for (int k = 0; k < per_face; k++) dofs[first_face + f * per_face + k] = base + perm[k];
     }
     int first_interior = s->nb - n_interior;
     for (int k = 0; k < n_interior; k++) dofs[first_interior + k] = interior_base + c * n_interior + k;
@@ -179,12 +260,16 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
               s->scalar_cell_dofs[c * s->nb + i] * components + k;
   }
   s->vertex_dof = vdof;
+  s->face_perm = face_perm;
   free(edge_of);
+  free(face_of);
   *out = s;
   return FEINT_OK;
 fail:
   free(vdof);
   free(edge_of);
+  free(face_of);
+  free(face_perm);
   feint_space_destroy(s);
   return status;
 }
@@ -197,38 +282,43 @@ void feint_space_destroy(feint_space *s) {
   free(s->vertex_dof);
   free(s->edge_ptr);
   free(s->edge_upper);
+  free(s->face_ptr);
+  free(s->face_key);
+  free(s->face_perm);
   feint_element_destroy(s->element);
   free(s);
-}
-
-/* Edge id of the vertex dofs (a, b), -1 if the region has no such edge. */
-static int64_t find_edge(const feint_space *s, int64_t a, int64_t b) {
-  int64_t lo = a < b ? a : b, hi = a < b ? b : a;
-  for (int64_t k = s->edge_ptr[lo]; k < s->edge_ptr[lo + 1]; k++)
-    if (s->edge_upper[k] == hi) return k;
-  return -1;
 }
 
 int feint_space_facet_dofs(const feint_space *s, const int64_t *nodes, int64_t *dofs) {
   const feint_mesh *m = s->mesh;
   const int nvf = m->dim, per_edge = s->order - 1;
   const feint_cell_type fc = m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
-  if (m->dim == 3 && s->order > 2) /* face-interior dofs: not numbered in this version */
-    return feint_error_set(FEINT_ERR_INPUT, "facet dofs of P%d on tetrahedra are not supported", s->order);
   int64_t v[3];
   for (int i = 0; i < nvf; i++) {
     if (nodes[i] < 0 || nodes[i] >= m->n_nodes || s->vertex_dof[nodes[i]] < 0) return -1;
     v[i] = dofs[i] = s->vertex_dof[nodes[i]];
   }
   const int64_t edge_base = s->n_vertices;
-  for (int e = 0; e < feint_cell_num_edges(fc) && per_edge > 0; e++) {
+  const int n_edges = feint_cell_num_edges(fc);
+  for (int e = 0; e < n_edges && per_edge > 0; e++) {
     int ab[2];
     feint_cell_edge(fc, e, ab);
-    int64_t id = find_edge(s, v[ab[0]], v[ab[1]]);
+    const int64_t pair[2] = {v[ab[0]], v[ab[1]]};
+    int64_t id = find_entity(s->edge_ptr, s->edge_upper, pair, 2, s->n_vertices);
     if (id < 0) return -1;
     int forward = v[ab[0]] < v[ab[1]];
     for (int k = 0; k < per_edge; k++)
       dofs[nvf + e * per_edge + k] = edge_base + id * per_edge + (forward ? k : per_edge - 1 - k);
+  }
+  /* the triangle element's interior nodes are in the same lattice order as
+   * a tetrahedron's face nodes, anchored at the facet's first vertex */
+  const int per_face = m->dim == 3 ? (s->order - 1) * (s->order - 2) / 2 : 0;
+  if (per_face > 0) {
+    int64_t id = find_entity(s->face_ptr, s->face_key, v, 3, s->n_vertices);
+    if (id < 0) return -1;
+    const int *perm = s->face_perm + face_orientation(v) * per_face;
+    const int64_t base = s->n_vertices + s->n_edges * per_edge + id * per_face;
+    for (int k = 0; k < per_face; k++) dofs[nvf + n_edges * per_edge + k] = base + perm[k];
   }
   return FEINT_OK;
 }

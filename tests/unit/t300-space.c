@@ -3,8 +3,9 @@
  * orientation), dof counts against a brute-force edge count, shared edges
  * mapping to the same dofs, the vector (interleaved) layout, distinct local
  * dofs, and a perturbed map that the checkers must reject. Triangles P1..P7
- * on cases/square.geo, tetrahedra P1..P2 on cases/cube.geo. Run from the
- * repository root. */
+ * on cases/square.geo, tetrahedra P1..P2 on cases/cube.geo (facet dofs
+ * P1..P7; t301 checks the tetrahedral orders 1..7 with face orientation).
+ * Run from the repository root. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,7 +279,7 @@ static void check_facet_dofs(const feint_mesh *m, int p) {
   int64_t bad = 0, n = 0;
   for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++, n++) {
     const int64_t *nodes = m->facets + f * m->nv_facet;
-    int64_t dofs[16];
+    int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
     if (feint_space_facet_dofs(s, nodes, dofs) != FEINT_OK) {
       bad++;
       continue;
@@ -317,13 +318,13 @@ int main(void) {
   for (int p = 1; p <= 7; p++) check_space(tri, p);
   for (int p = 1; p <= 2; p++) check_space(tet, p);
   for (int p = 1; p <= 7; p++) check_facet_dofs(tri, p);
-  for (int p = 1; p <= 2; p++) check_facet_dofs(tet, p);
+  for (int p = 1; p <= 7; p++) check_facet_dofs(tet, p);
 
   /* unsupported orders and components are input errors */
   feint_space *s = NULL;
   CHECK(feint_space_create(tri, 8, 1, &s) == FEINT_ERR_INPUT && !s, "triangle P8 rejected");
   CHECK(feint_space_create(tri, 0, 1, &s) == FEINT_ERR_INPUT && !s, "P0 rejected");
-  CHECK(feint_space_create(tet, 3, 1, &s) == FEINT_ERR_INPUT && !s, "tet P3 rejected");
+  CHECK(feint_space_create(tet, 8, 1, &s) == FEINT_ERR_INPUT && !s, "tet P8 rejected");
   CHECK(feint_space_create(tri, 1, 4, &s) == FEINT_ERR_INPUT && !s, "4 components rejected");
   feint_mesh_destroy(tri);
   feint_mesh_destroy(tet);
