@@ -51,5 +51,9 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
 /* Number of usable CUDA devices (0 when built without CUDA or none found). */
 int feint_cuda_device_count(void);
 int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
+/* FEINT_OK when the cuda backend can assemble p's cells (triangles and
+ * tetrahedra), else FEINT_ERR_INPUT with a message pointing to the cpu
+ * backend. feint_backend_create checks it before asking for a GPU. */
+int feint_backend_cuda_check_cells(const feint_problem *p);
 
 #endif

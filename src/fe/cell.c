@@ -81,3 +81,47 @@ double feint_cell_reference_volume(feint_cell_type cell) {
     default: return 0.5;
   }
 }
+
+int feint_cell_is_simplex(feint_cell_type cell) {
+  return cell == FEINT_CELL_SEGMENT || cell == FEINT_CELL_TRIANGLE || cell == FEINT_CELL_TETRAHEDRON;
+}
+
+int feint_cell_geometry_degree(feint_cell_type cell) {
+  return cell == FEINT_CELL_QUADRILATERAL ? 1 : cell == FEINT_CELL_HEXAHEDRON ? 2 : 0;
+}
+
+/* Reference coordinates of the Gmsh vertices of the tensor cells, as signs
+ * on [-1,1]^d. */
+static const double quad_vertex_sign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+static const double hex_vertex_sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                             {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+
+void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
+                             double *grads) {
+  const int dim = feint_cell_dim(cell), nv = feint_cell_num_vertices(cell);
+  for (int q = 0; q < npoints; q++) {
+    const double *x = points + q * dim;
+    for (int v = 0; v < nv; v++) {
+      double val, g[3] = {0, 0, 0};
+      if (feint_cell_is_simplex(cell)) { /* N_0 = 1 - sum x, N_v = x_{v-1} */
+        val = 1;
+        for (int d = 0; d < dim; d++) val -= x[d];
+        if (v > 0) val = x[v - 1];
+        for (int d = 0; d < dim; d++) g[d] = v == 0 ? -1 : d == v - 1 ? 1 : 0;
+      } else { /* prod_d (1 + s_d x_d) / 2 */
+        const double *sg = dim == 2 ? quad_vertex_sign[v] : hex_vertex_sign[v];
+        double f[3];
+        val = 1;
+        for (int d = 0; d < dim; d++) val *= f[d] = 0.5 * (1 + sg[d] * x[d]);
+        for (int d = 0; d < dim; d++) {
+          g[d] = 0.5 * sg[d];
+          for (int e = 0; e < dim; e++)
+            if (e != d) g[d] *= f[e];
+        }
+      }
+      if (values) values[q * nv + v] = val;
+      if (grads)
+        for (int d = 0; d < dim; d++) grads[(q * nv + v) * dim + d] = g[d];
+    }
+  }
+}

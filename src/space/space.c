@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "feint/error.h"
+#include "space/space_private.h"
 
 /* Number the mesh edges of the region: edge_of[cell * ne + e] = edge id.
  * Edges are bucketed by their lower vertex; ids follow the sorted vertex
@@ -13,7 +14,7 @@
  * buckets are returned compacted (edge_ptr, edge_upper: the edge (lo, hi)
  * has the id k with edge_ptr[lo] <= k < edge_ptr[lo + 1], edge_upper[k] ==
  * hi), the lookup feint_space_facet_dofs uses. */
-static int number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices,
+int feint_space_number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices,
                         int64_t **edge_of_out, int64_t *n_edges_out, int64_t **edge_ptr_out,
                         int64_t **edge_upper_out) {
   const int ne = feint_cell_num_edges(mesh->cell_type);
@@ -95,6 +96,7 @@ done:
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   *out = NULL;
+  if (!feint_cell_is_simplex(mesh->cell_type)) return feint_space_tensor_create(mesh, order, components, out);
   if (order < 1 || (mesh->dim == 3 && order > 2) || order > 7)
     return feint_error_set(FEINT_ERR_INPUT,
                            "space.order %d is not supported on %ss in this version (orders 1..%d)",
@@ -125,7 +127,7 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
   const int per_edge = order - 1, ne = feint_cell_num_edges(mesh->cell_type);
   const int nv = mesh->nv, n_interior = s->element->entity_dofs[3];
   int64_t n_edges = 0;
-  if (per_edge > 0 && (status = number_edges(mesh, vdof, n_vertices, &edge_of, &n_edges, &s->edge_ptr,
+  if (per_edge > 0 && (status = feint_space_number_edges(mesh, vdof, n_vertices, &edge_of, &n_edges, &s->edge_ptr,
                                              &s->edge_upper)))
     goto fail;
   s->n_vertices = n_vertices;
@@ -166,18 +168,7 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
       memcpy(s->coordinates + dofs[i] * 3, p, sizeof p);
     }
   }
-  if (components == 1) {
-    s->cell_dofs = s->scalar_cell_dofs;
-  } else {
-    if ((status = feint_malloc((size_t)(mesh->n_cells * s->nbc), sizeof(int64_t), &s->cell_dofs,
-                               "cell dof map")))
-      goto fail;
-    for (int64_t c = 0; c < mesh->n_cells; c++)
-      for (int i = 0; i < s->nb; i++)
-        for (int k = 0; k < components; k++)
-          s->cell_dofs[(c * s->nb + i) * components + k] =
-              s->scalar_cell_dofs[c * s->nb + i] * components + k;
-  }
+  if ((status = feint_space_expand_components(s))) goto fail;
   s->vertex_dof = vdof;
   free(edge_of);
   *out = s;
@@ -187,6 +178,21 @@ fail:
   free(edge_of);
   feint_space_destroy(s);
   return status;
+}
+
+int feint_space_expand_components(feint_space *s) {
+  const int64_t n_cells = s->mesh->n_cells;
+  const int nc = s->components;
+  if (nc == 1) {
+    s->cell_dofs = s->scalar_cell_dofs;
+    return FEINT_OK;
+  }
+  FEINT_CALL(feint_malloc((size_t)(n_cells * s->nbc), sizeof(int64_t), &s->cell_dofs, "cell dof map"));
+  for (int64_t c = 0; c < n_cells; c++)
+    for (int i = 0; i < s->nb; i++)
+      for (int k = 0; k < nc; k++)
+        s->cell_dofs[(c * s->nb + i) * nc + k] = s->scalar_cell_dofs[c * s->nb + i] * nc + k;
+  return FEINT_OK;
 }
 
 void feint_space_destroy(feint_space *s) {
@@ -213,6 +219,9 @@ int feint_space_facet_dofs(const feint_space *s, const int64_t *nodes, int64_t *
   const feint_mesh *m = s->mesh;
   const int nvf = m->dim, per_edge = s->order - 1;
   const feint_cell_type fc = m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+  if (!s->vertex_dof) /* hexahedra: quadrilateral facets, dofs numbered by the BP map */
+    return feint_error_set(FEINT_ERR_INPUT, "boundary conditions on %s meshes are not supported in this version",
+                           feint_cell_name(m->cell_type));
   if (m->dim == 3 && s->order > 2) /* face-interior dofs: not numbered in this version */
     return feint_error_set(FEINT_ERR_INPUT, "facet dofs of P%d on tetrahedra are not supported", s->order);
   int64_t v[3];
