@@ -190,6 +190,7 @@ int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
   *out = NULL;
   if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON)
     return feint_tensor_element_create(cell, order, out);
+  if (cell == FEINT_CELL_PRISM) return feint_prism_element_create(order, out);
   if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "element: unknown cell type %d", (int)cell);
   if (order < 1 || order > FEINT_ELEMENT_MAX_ORDER)
@@ -253,6 +254,8 @@ void feint_element_destroy(feint_element *el) {
   free(el->coeffs);
   free(el->monomials);
   free(el->nodes1d);
+  feint_element_destroy(el->factor[0]);
+  feint_element_destroy(el->factor[1]);
   free(el);
 }
 
@@ -260,6 +263,10 @@ void feint_element_tabulate(const feint_element *el, int npoints, const double *
                             double *values, double *grads) {
   if (el->nodes1d) {
     feint_tensor_element_tabulate(el, npoints, points, values, grads);
+    return;
+  }
+  if (el->factor[0]) {
+    feint_prism_element_tabulate(el, npoints, points, values, grads);
     return;
   }
   const int nb = el->nb, dim = el->dim;

@@ -153,9 +153,30 @@ static int tensor_rule(feint_cell_type cell, int degree, feint_quadrature **out)
   return FEINT_OK;
 }
 
+/* Prism: the triangle's rule times the segment's, triangle points fastest. */
+static int prism_rule(int degree, feint_quadrature **out) {
+  feint_quadrature *t = NULL, *s = NULL, *q = NULL;
+  int status = feint_quadrature_create(FEINT_CELL_TRIANGLE, degree, &t);
+  if (!status) status = feint_quadrature_create(FEINT_CELL_SEGMENT, degree, &s);
+  if (!status) status = quadrature_alloc(FEINT_CELL_PRISM, 3, degree, t->n * s->n, &q);
+  for (int k = 0; !status && k < s->n; k++)
+    for (int i = 0; i < t->n; i++) {
+      const int m = i + t->n * k;
+      q->points[3 * m] = t->points[2 * i];
+      q->points[3 * m + 1] = t->points[2 * i + 1];
+      q->points[3 * m + 2] = s->points[k];
+      q->weights[m] = t->weights[i] * s->weights[k];
+    }
+  feint_quadrature_destroy(t);
+  feint_quadrature_destroy(s);
+  *out = q;
+  return status;
+}
+
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out) {
   *out = NULL;
   if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON) return tensor_rule(cell, degree, out);
+  if (cell == FEINT_CELL_PRISM) return prism_rule(degree, out);
   if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "quadrature: unknown cell type %d", (int)cell);
   if (degree < 0 || degree > FEINT_QUAD_MAX_DEGREE)

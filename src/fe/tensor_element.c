@@ -64,3 +64,64 @@ void feint_tensor_element_tabulate(const feint_element *el, int npoints, const d
     }
   }
 }
+
+/* ---------------------------------------------------------------- prism
+ * The product of the triangle's and the segment's Lagrange elements of the
+ * same order: basis function t + nt k is T_t(x, y) S_k(z). */
+int feint_prism_element_create(int order, feint_element **out) {
+  *out = NULL;
+  feint_element *el;
+  FEINT_CALL(feint_calloc(1, sizeof *el, &el, "element"));
+  int status = feint_element_create(FEINT_CELL_TRIANGLE, order, &el->factor[0]);
+  if (!status) status = feint_element_create(FEINT_CELL_SEGMENT, order, &el->factor[1]);
+  if (status) {
+    feint_element_destroy(el);
+    return status;
+  }
+  const feint_element *T = el->factor[0], *S = el->factor[1];
+  const int p = order, nt = T->nb;
+  el->cell = FEINT_CELL_PRISM;
+  el->order = p;
+  el->dim = 3;
+  el->nb = nt * S->nb;
+  el->entity_dofs[0] = 1;
+  el->entity_dofs[1] = p - 1;
+  el->entity_dofs[2] = T->entity_dofs[3]; /* triangular faces; quadrilateral ones hold (p-1)^2 */
+  el->entity_dofs[3] = T->entity_dofs[3] * (p - 1);
+  if ((status = feint_malloc((size_t)el->nb * 3, sizeof(double), &el->nodes, "element nodes"))) {
+    feint_element_destroy(el);
+    return status;
+  }
+  for (int k = 0; k < S->nb; k++)
+    for (int t = 0; t < nt; t++) {
+      double *x = el->nodes + 3 * (t + nt * k);
+      x[0] = T->nodes[2 * t];
+      x[1] = T->nodes[2 * t + 1];
+      x[2] = S->nodes[k];
+    }
+  *out = el;
+  return FEINT_OK;
+}
+
+void feint_prism_element_tabulate(const feint_element *el, int npoints, const double *points, double *values,
+                                  double *grads) {
+  const feint_element *T = el->factor[0], *S = el->factor[1];
+  const int nt = T->nb, ns = S->nb;
+  double tv[36], tg[72], sv[8], sg[8]; /* order <= 7: nt <= 36, ns <= 8 */
+  for (int q = 0; q < npoints; q++) {
+    const double *x = points + 3 * q;
+    feint_element_tabulate(T, 1, x, tv, tg);
+    feint_element_tabulate(S, 1, x + 2, sv, sg);
+    for (int k = 0; k < ns; k++)
+      for (int t = 0; t < nt; t++) {
+        const int i = t + nt * k;
+        if (values) values[q * el->nb + i] = tv[t] * sv[k];
+        if (grads) {
+          double *g = grads + (q * el->nb + i) * 3;
+          g[0] = tg[2 * t] * sv[k];
+          g[1] = tg[2 * t + 1] * sv[k];
+          g[2] = tv[t] * sg[k];
+        }
+      }
+  }
+}

@@ -15,7 +15,12 @@
  *    vertices + (p-1) edges + (p-1)^2 cells, and on an affine grid a global
  *    polynomial of degree p in x and y interpolated at the dofs is
  *    reproduced inside every cell (so neighbours agree on edge dofs);
- *  - the hexahedral space of a Gmsh mesh uses the BP dof map's numbers. */
+ *  - the hexahedral space of a Gmsh mesh uses the BP dof map's numbers;
+ *  - prisms: the triangle x Gauss-Legendre rules integrate x^a y^b z^c,
+ *    a + b <= degree, c <= degree, exactly (a! b! / (a+b+2)! / (c+1));
+ *    the P_p x P_p elements (p = 1..7) are Kronecker at their nodes, have
+ *    the vertices where fe.h says and reproduce x^a y^b z^c (a + b <= p,
+ *    c <= p) with gradients. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +130,64 @@ static void check_element(feint_cell_type cell, int p) {
   feint_element_destroy(el);
 }
 
+static double factorial(int n) { return n <= 1 ? 1 : n * factorial(n - 1); }
+
+static void check_prism_rules(int max_degree) {
+  for (int deg = 0; deg <= max_degree; deg++) {
+    feint_quadrature *q;
+    CHECK_OK(feint_quadrature_create(FEINT_CELL_PRISM, deg, &q));
+    double worst = 0;
+    for (int a = 0; a <= deg; a++)
+      for (int b = 0; a + b <= deg; b++)
+        for (int c = 0; c <= deg; c++) {
+          double sum = 0, want = factorial(a) * factorial(b) / factorial(a + b + 2) / (c + 1);
+          for (int k = 0; k < q->n; k++)
+            sum += q->weights[k] * pow(q->points[3 * k], a) * pow(q->points[3 * k + 1], b) * pow(q->points[3 * k + 2], c);
+          worst = fmax(worst, fabs(sum - want));
+        }
+    CHECK(worst < 1e-14, "prism degree %d: monomial error %g", deg, worst);
+    feint_quadrature_destroy(q);
+  }
+  printf("prism rules: degrees 0..%d exact on x^a y^b z^c, a + b, c <= degree\n", max_degree);
+}
+
+static void check_prism_element(int p) {
+  feint_element *el;
+  CHECK_OK(feint_element_create(FEINT_CELL_PRISM, p, &el));
+  const int nb = el->nb;
+  CHECK(nb == (p + 1) * (p + 1) * (p + 2) / 2, "prism nb %d", nb);
+  static const double vtx[6][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}};
+  const int nt = (p + 1) * (p + 2) / 2; /* vertex v is node v % 3 + nt (v / 3) */
+  for (int v = 0; v < 6; v++)
+    for (int d = 0; d < 3; d++)
+      CHECK(el->nodes[3 * (v % 3 + nt * (v / 3)) + d] == vtx[v][d], "prism p%d vertex %d", p, v);
+  double *val = malloc(sizeof(double) * nb * nb), *grd = malloc(sizeof(double) * nb * 3), err = 0;
+  feint_element_tabulate(el, nb, el->nodes, val, NULL);
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) err = fmax(err, fabs(val[i * nb + j] - (i == j)));
+  CHECK(err < 1e-11, "prism p%d: Kronecker error %g", p, err);
+  for (int trial = 0; trial < 8; trial++) {
+    int a = rand() % (p + 1), b = rand() % (p + 1 - a), c = trial ? rand() % (p + 1) : p;
+    double x[3] = {0.3 + 0.2 * rnd(), 0.2 + 0.1 * rnd(), 0.5 + 0.5 * rnd()}, u = 0, g[3] = {0, 0, 0};
+    feint_element_tabulate(el, 1, x, val, grd);
+    for (int i = 0; i < nb; i++) {
+      const double *n = el->nodes + 3 * i;
+      double ui = pow(n[0], a) * pow(n[1], b) * pow(n[2], c);
+      u += ui * val[i];
+      for (int d = 0; d < 3; d++) g[d] += ui * grd[3 * i + d];
+    }
+    double want[4] = {pow(x[0], a) * pow(x[1], b) * pow(x[2], c), a ? a * pow(x[0], a - 1) * pow(x[1], b) * pow(x[2], c) : 0,
+                      b ? b * pow(x[0], a) * pow(x[1], b - 1) * pow(x[2], c) : 0,
+                      c ? c * pow(x[0], a) * pow(x[1], b) * pow(x[2], c - 1) : 0};
+    err = fmax(err, fabs(u - want[0]));
+    for (int d = 0; d < 3; d++) err = fmax(err, fabs(g[d] - want[d + 1]) / (1 + p));
+  }
+  CHECK(err < 1e-10, "prism p%d: reproduction error %g", p, err);
+  free(val);
+  free(grd);
+  feint_element_destroy(el);
+}
+
 static void check_vertex_shape(feint_cell_type cell) {
   const int dim = feint_cell_dim(cell), nv = feint_cell_num_vertices(cell);
   /* vertex coordinates: the P1 / Q1 element's vertex nodes */
@@ -132,6 +195,9 @@ static void check_vertex_shape(feint_cell_type cell) {
   if (feint_cell_is_simplex(cell)) {
     for (int v = 0; v < nv; v++)
       for (int d = 0; d < dim; d++) X[v * dim + d] = v == d + 1;
+  } else if (cell == FEINT_CELL_PRISM) {
+    for (int v = 0; v < nv; v++)
+      for (int d = 0; d < dim; d++) X[v * dim + d] = d < 2 ? v % 3 == d + 1 : v >= 3;
   } else {
     static const int q[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
     for (int v = 0; v < nv; v++)
@@ -286,7 +352,10 @@ int main(void) {
   feint_element *el = NULL;
   CHECK(feint_element_create(FEINT_CELL_HEXAHEDRON, 16, &el) == FEINT_ERR_INPUT && !el, "order 16 refused");
   printf("tensor elements: quadrilateral p = 1..15, hexahedron p = 1..8\n");
-  for (int c = 0; c <= 4; c++)
+  check_prism_rules(14);
+  for (int p = 1; p <= 7; p++) check_prism_element(p);
+  printf("prism elements p = 1..7\n");
+  for (int c = 0; c <= 5; c++)
     if (c != FEINT_CELL_SEGMENT) check_vertex_shape((feint_cell_type)c);
   printf("vertex shape functions\n");
   for (int p = 1; p <= 6; p++) check_quad_space(p);
