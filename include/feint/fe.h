@@ -31,18 +31,29 @@ typedef enum {
   FEINT_CELL_TRIANGLE = 0,
   FEINT_CELL_TETRAHEDRON = 1,
   FEINT_CELL_SEGMENT = 2,
-  /* First-order quadrilaterals and hexahedra (Gmsh types 3 and 5) are read
-   * as region cells for the tensor-product (BP) operators only: the
-   * Lagrange elements and quadrature rules below do not take them. Vertex
+  /* Quadrilaterals and hexahedra (Gmsh types 3 and 5, first-order
+   * geometry): the tensor-product cells. Reference cell [-1,1]^d; vertex
    * order is Gmsh's: quadrilateral (-1,-1) (1,-1) (1,1) (-1,1); hexahedron
-   * the bottom quadrilateral (z = -1) then the top one (z = 1) on the
-   * reference [-1,1]^d. Lexicographic order (vertex a + 2b + 4c at
-   * (2a-1, 2b-1, 2c-1), as feint_hexmesh uses) is Gmsh's permuted by
-   * 0 1 3 2 (4 5 7 6). Edges are Gmsh's: quadrilateral {0,1} {1,2} {2,3}
-   * {3,0}; hexahedron {0,1} {0,3} {0,4} {1,2} {1,5} {2,3} {2,6} {3,7} {4,5}
-   * {4,7} {5,6} {6,7} (edge[0] < edge[1] is not guaranteed for these). */
+   * the bottom quadrilateral (z = -1) then the top one (z = 1).
+   * Lexicographic order (vertex a + 2b + 4c at (2a-1, 2b-1, 2c-1), as
+   * feint_hexmesh uses) is Gmsh's permuted by 0 1 3 2 (4 5 7 6). Edges are
+   * Gmsh's: quadrilateral {0,1} {1,2} {2,3} {3,0}; hexahedron {0,1} {0,3}
+   * {0,4} {1,2} {1,5} {2,3} {2,6} {3,7} {4,5} {4,7} {5,6} {6,7}
+   * (edge[0] < edge[1] is not guaranteed for these). The geometry is the
+   * multilinear map of the vertices (feint_cell_vertex_shape), so the
+   * Jacobian varies inside a cell. */
   FEINT_CELL_QUADRILATERAL = 3,
-  FEINT_CELL_HEXAHEDRON = 4
+  FEINT_CELL_HEXAHEDRON = 4,
+  /* The prism (wedge, Gmsh type 6): the reference triangle x [0,1],
+   * vertices (0,0,0) (1,0,0) (0,1,0) (0,0,1) (1,0,1) (0,1,1) (Gmsh's
+   * order). Edges (feint's order): the bottom triangle's {0,1} {0,2} {1,2},
+   * the top one's {3,4} {3,5} {4,5}, then the vertical {0,3} {1,4} {2,5}.
+   * Faces: the triangles {0,1,2} and {3,4,5} (feint_cell_face) and the
+   * quadrilaterals {0,1,4,3} {0,2,5,3} {1,2,5,4} (feint_cell_quad_face,
+   * cyclic: the first edge along a bottom edge, the last one vertical).
+   * Geometry: x = sum_v N_v x_v, N_v = (barycentric of the triangle) x
+   * (1 - z or z), so J varies inside the cell. */
+  FEINT_CELL_PRISM = 5
 } feint_cell_type;
 
 int feint_cell_dim(feint_cell_type cell);
@@ -51,11 +62,30 @@ int feint_cell_num_edges(feint_cell_type cell);
 /* Reference edge e as (a, b) with a < b: edge[0], edge[1]. */
 void feint_cell_edge(feint_cell_type cell, int e, int edge[2]);
 int feint_cell_num_faces(feint_cell_type cell); /* triangular 2-faces of 3D cells; 0 in 2D and
-                                                  for the hexahedron (see bp.h) */
+                                                  for the hexahedron (see bp.h); 2 for the prism */
 void feint_cell_face(feint_cell_type cell, int f, int face[3]);
+/* Quadrilateral 2-faces (prism only: 3; 0 for the other cells here), as
+ * four vertices in cyclic order. */
+int feint_cell_num_quad_faces(feint_cell_type cell);
+void feint_cell_quad_face(feint_cell_type cell, int f, int face[4]);
 const char *feint_cell_name(feint_cell_type cell);
+/* 1 for the segment, triangle and tetrahedron (affine geometry: one
+ * Jacobian per cell), 0 for the tensor-product cells. */
+int feint_cell_is_simplex(feint_cell_type cell);
+/* Degree of |det J| of the first-order geometry in each reference
+ * coordinate: 0 on simplices, 1 on quadrilaterals, 2 on hexahedra and
+ * prisms (2 in z, 1 in x, y). Rules
+ * for non-affine cells add it to the integrand's degree. */
+int feint_cell_geometry_degree(feint_cell_type cell);
+/* The first-order geometry: the shape functions N_v of the cell's vertices
+ * (Gmsh order; x = sum_v N_v(xi) x_v) at npoints reference points:
+ * values[q * nv + v], grads[(q * nv + v) * dim + d]; either may be NULL.
+ * Barycentric on simplices, (bi/tri)linear on [-1,1]^d. */
+void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
+                             double *grads);
 double feint_cell_reference_volume(feint_cell_type cell); /* 1 (segment), 1/2, 1/6; 4, 8 for the
-                                                             quadrilateral, hexahedron on [-1,1]^d */
+                                                             quadrilateral, hexahedron on [-1,1]^d;
+                                                             1/2 for the prism */
 
 /* A quadrature rule on a reference cell, exact for polynomials of total
  * degree <= degree. Points are n x dim (row-major), weights sum to the
@@ -69,16 +99,32 @@ typedef struct {
   double *weights;
 } feint_quadrature;
 
-/* Any degree from 0 to 40. On triangles and tetrahedra degree 2 uses the
- * symmetric rules with dim+1 points; other degrees use collapsed (Stroud
- * conical product) Gauss-Jacobi rules; the segment uses the Gauss-Legendre
- * rule with ceil((degree + 1) / 2) points. All points lie strictly inside
- * the cell and all weights are positive. */
+/* Any degree from 0 to 40 (39 on quadrilaterals and hexahedra). On
+ * triangles and tetrahedra degree 2 uses the symmetric rules with dim+1
+ * points; other degrees use collapsed (Stroud conical product) Gauss-Jacobi
+ * rules; the segment uses the Gauss-Legendre rule with ceil((degree + 1) /
+ * 2) points. Quadrilaterals and hexahedra use the tensor Gauss-Legendre rule
+ * with n = ceil((degree + 1) / 2) points per direction (exact for x^a y^b
+ * z^c with every exponent <= 2n - 1, so for total degree <= degree), points
+ * lexicographic (x fastest). The prism uses the triangle's rule of that
+ * degree times the Gauss-Legendre rule of that degree on [0,1] (exact for
+ * x^a y^b z^c with a + b <= degree and c <= degree), triangle points
+ * fastest. All points lie strictly inside the cell and all weights are
+ * positive. */
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out);
 void feint_quadrature_destroy(feint_quadrature *q);
 
-/* A scalar Lagrange element of order 1..7 on a reference cell (segments,
- * triangles, tetrahedra). */
+/* A scalar Lagrange element on a reference cell: orders 1..7 on segments,
+ * triangles and tetrahedra (nodes by entity, as above); orders 1..15 on
+ * quadrilaterals and hexahedra, the tensor product of the 1D Lagrange basis
+ * on the p+1 Gauss-Lobatto-Legendre points (tensor.h): node (i, j[, k]) at
+ * (x_i, x_j[, x_k]) has index i + (p+1) j [+ (p+1)^2 k] (lexicographic, i
+ * fastest; the BP operators' local order, bp.h), so vertex a + 2b + 4c is
+ * node a p + b p (p+1) + c p (p+1)^2; orders 1..7 on prisms: the
+ * triangle's P_p nodes times the segment's (both above, equispaced): node
+ * t + nt k (nt = (p+1)(p+2)/2) is triangle node t at height z_k, z_0 = 0,
+ * z_1 = 1, z_k = (k-1)/p (k >= 2); the span is x^a y^b z^c, a + b <= p,
+ * c <= p. */
 typedef struct feint_element feint_element;
 struct feint_element {
   feint_cell_type cell;
@@ -86,11 +132,14 @@ struct feint_element {
   int dim;
   int nb;        /* number of (scalar) basis functions */
   double *nodes; /* nb x dim reference coordinates, ordered as above */
-  int entity_dofs[4]; /* dofs per vertex, per edge, per triangular face
-                         ((p-1)(p-2)/2, also on the triangle), and in the
-                         cell interior (the triangle's own interior there) */
-  double *coeffs;     /* private: nb x nb monomial coefficients */
-  int *monomials;     /* private: nb x dim exponents */
+  int entity_dofs[4]; /* dofs per vertex, per edge, per face ((p-1)(p-2)/2
+                         on triangles, (p-1)^2 on quadrilaterals, also on the
+                         2D cell itself), and in the cell interior (the 2D
+                         cell's own interior there) */
+  double *coeffs;     /* private: nb x nb monomial coefficients (simplices) */
+  int *monomials;     /* private: nb x dim exponents (simplices) */
+  double *nodes1d;    /* private: the p+1 GLL points (tensor cells), else NULL */
+  feint_element *factor[2]; /* private (prism): the triangle and segment elements */
 };
 
 int feint_element_create(feint_cell_type cell, int order, feint_element **out);

@@ -35,18 +35,26 @@ typedef struct {
   feint_quadrature *quadrature;
   double *basis;     /* nq x nb reference basis values at the quadrature points */
   double *basis_grad;/* nq x nb x dim reference gradients */
+  double *geometry_grad; /* non-affine cells (quadrilaterals, hexahedra): nq x nv x dim reference
+                            gradients of the vertex shape functions, for J at each point; else NULL */
   /* ... and the rule for element matrices, which can be lower (the load
    * term raises the degree of the vectors only). NULL = the rule above. */
   int matrix_quadrature_degree;
   feint_quadrature *matrix_quadrature;
   double *matrix_basis;
   double *matrix_basis_grad;
+  double *matrix_geometry_grad;
 } feint_form;
 
 /* Build the form of case `c` on `space`: validates the physics against the
  * space (elasticity needs components == dim, ...), samples coefficients,
  * state and source, chooses the quadrature (c->quadrature_degree, or the
- * degree exact for the form on affine cells). */
+ * degree exact for the form on affine cells; on quadrilaterals and
+ * hexahedra the degree in each direction: 2p for every bilinear term, as
+ * a derivative along x leaves degree p in y, raised by the degree of
+ * |det J|, feint_cell_geometry_degree, so mass-type terms stay exact:
+ * p + 1 Gauss points per direction on quadrilaterals, p + 2 on hexahedra,
+ * the BP operators' rule). */
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
 

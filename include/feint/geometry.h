@@ -1,16 +1,16 @@
-/* Affine simplex geometry, shared by the CPU reference and the kernels. */
+/* Cell geometry, shared by the CPU reference and the kernels: the inverse
+ * of a Jacobian, and the affine simplex map built on it. (Tensor-product
+ * cells evaluate J per quadrature point from feint_cell_vertex_shape, fe.h,
+ * and invert it with the same function.) */
 #ifndef FEINT_GEOMETRY_H
 #define FEINT_GEOMETRY_H
 
 #include "feint/physics.h" /* FEINT_HOST_DEVICE */
 
-/* v[k*3 + a]: coordinate a of vertex k (dim+1 vertices). Writes the
- * inverse Jacobian invJ[d*dim + a] = d xi_d / d x_a and returns det J
- * (signed; the volume element is |det J|). */
-FEINT_HOST_DEVICE static inline double feint_affine_inverse_jacobian(int dim, const double *v, double *invJ) {
-  double J[9];
-  for (int a = 0; a < dim; a++)
-    for (int d = 0; d < dim; d++) J[a * dim + d] = v[(d + 1) * 3 + a] - v[a];
+/* J[a*dim + d] = dx_a / dxi_d (dim 2 or 3). Writes the inverse
+ * invJ[d*dim + a] = d xi_d / d x_a and returns det J (signed; the volume
+ * element is |det J|). */
+FEINT_HOST_DEVICE static inline double feint_inverse_jacobian(int dim, const double *J, double *invJ) {
   if (dim == 2) {
     double det = J[0] * J[3] - J[1] * J[2];
     const double r = 1 / det;
@@ -33,6 +33,16 @@ FEINT_HOST_DEVICE static inline double feint_affine_inverse_jacobian(int dim, co
   invJ[5] = (J[2] * J[3] - J[0] * J[5]) * r;
   invJ[8] = (J[0] * J[4] - J[1] * J[3]) * r;
   return det;
+}
+
+/* v[k*3 + a]: coordinate a of vertex k (dim+1 vertices) of a simplex.
+ * Writes the inverse Jacobian of its affine map as above and returns
+ * det J. */
+FEINT_HOST_DEVICE static inline double feint_affine_inverse_jacobian(int dim, const double *v, double *invJ) {
+  double J[9];
+  for (int a = 0; a < dim; a++)
+    for (int d = 0; d < dim; d++) J[a * dim + d] = v[(d + 1) * 3 + a] - v[a];
+  return feint_inverse_jacobian(dim, J, invJ);
 }
 
 #endif

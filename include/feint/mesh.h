@@ -4,8 +4,7 @@
  * the nodes (structure-of-arrays, 0-based, compact: only nodes of
  * top-dimensional and physical-group elements), the cells of the region
  * (one cell type per mesh in this version: triangles or quadrilaterals in
- * 2D, tetrahedra or hexahedra in 3D; first-order geometry; quadrilaterals
- * and hexahedra serve the operator section (bp.h) only), the physical groups, and for each physical
+ * 2D, tetrahedra or hexahedra in 3D; first-order geometry), the physical groups, and for each physical
  * group of dimension dim-1 its facets (as vertex lists). */
 #ifndef FEINT_MESH_H
 #define FEINT_MESH_H

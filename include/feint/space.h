@@ -18,7 +18,17 @@
  * visited), and needs memory linear in the mesh.
  * Vector spaces interleave components: dof = scalar_dof * components + c,
  * and a cell's local dof i*components + c is component c of scalar basis
- * function i. Orders 1..7 on triangles and tetrahedra. */
+ * function i. Orders 1..7 on triangles and tetrahedra.
+ *
+ * Quadrilaterals and hexahedra (orders 1..15, the GLL tensor element of
+ * fe.h, local dofs lexicographic; src/space/tensor_space.c): quadrilaterals
+ * are numbered as above (vertices, edges, interiors; facet dofs work);
+ * hexahedra take the BP operators' GLL dof map (bp.h,
+ * feint_bp_dofmap_create: order of first appearance, faces in a canonical
+ * frame), so an assembled hexahedral operator and the matrix-free one
+ * share dof numbers. On hexahedra vertex_dof and the edge lookup are NULL
+ * and feint_space_facet_dofs refuses (no boundary conditions yet).
+ * Coordinates come from the multilinear cell map. */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
 

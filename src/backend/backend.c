@@ -5,10 +5,12 @@
 
 #include "feint/error.h"
 
-/* How to create one kind of backend on the CPU and on the GPU. */
+/* How to create one kind of backend on the CPU and on the GPU, and whether
+ * the GPU one can take the work at all (NULL: always). */
 typedef struct {
   int (*cpu)(const void *what, feint_backend **out);
   int (*cuda)(const void *what, int device_index, feint_backend **out);
+  int (*cuda_supports)(const void *what); /* FEINT_OK, or FEINT_ERR_INPUT saying why not */
 } backend_makers;
 
 static int create_on(const backend_makers *make, const void *what, feint_device_kind kind, int device_index,
@@ -16,6 +18,7 @@ static int create_on(const backend_makers *make, const void *what, feint_device_
   *out = NULL;
   if (note && note_size) note[0] = '\0';
   if (kind == FEINT_DEVICE_CPU) return make->cpu(what, out);
+  if (kind == FEINT_DEVICE_CUDA && make->cuda_supports) FEINT_CALL(make->cuda_supports(what));
   int n_gpus = feint_cuda_device_count();
   if (kind == FEINT_DEVICE_CUDA) {
     if (n_gpus <= 0)
@@ -29,7 +32,9 @@ static int create_on(const backend_makers *make, const void *what, feint_device_
     return make->cuda(what, device_index, out);
   }
   /* auto */
-  if (n_gpus > 0) {
+  if (n_gpus > 0 && make->cuda_supports && make->cuda_supports(what) != FEINT_OK) {
+    if (note) snprintf(note, note_size, "backend auto: %s; using cpu", feint_error_message());
+  } else if (n_gpus > 0) {
     int status = make->cuda(what, device_index, out);
     if (status == FEINT_OK) {
       if (note) snprintf(note, note_size, "backend auto: using cuda on %s", (*out)->device);
@@ -46,6 +51,7 @@ static int problem_cpu(const void *p, feint_backend **out) { return feint_backen
 static int problem_cuda(const void *p, int device_index, feint_backend **out) {
   return feint_backend_cuda_create(p, device_index, out);
 }
+static int problem_cuda_supports(const void *p) { return feint_backend_cuda_check_cells(p); }
 static int operator_cpu(const void *op, feint_backend **out) { return feint_backend_cpu_operator_create(op, out); }
 static int operator_cuda(const void *op, int device_index, feint_backend **out) {
   return feint_backend_cuda_operator_create(op, device_index, out);
@@ -53,14 +59,23 @@ static int operator_cuda(const void *op, int device_index, feint_backend **out) 
 
 int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p,
                          feint_backend **out, char *note, size_t note_size) {
-  static const backend_makers make = {problem_cpu, problem_cuda};
+  static const backend_makers make = {problem_cpu, problem_cuda, problem_cuda_supports};
   return create_on(&make, p, kind, device_index, out, note, note_size);
 }
 
 int feint_backend_operator_create(feint_device_kind kind, int device_index, const feint_bp_op *op,
                                   feint_backend **out, char *note, size_t note_size) {
-  static const backend_makers make = {operator_cpu, operator_cuda};
+  static const backend_makers make = {operator_cpu, operator_cuda, NULL};
   return create_on(&make, op, kind, device_index, out, note, note_size);
+}
+
+int feint_backend_cuda_check_cells(const feint_problem *p) {
+  const feint_cell_type cell = p->space->mesh->cell_type;
+  if (feint_cell_is_simplex(cell)) return FEINT_OK;
+  return feint_error_set(FEINT_ERR_INPUT,
+                         "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "
+                         "backend (--backend cpu)",
+                         feint_cell_name(cell));
 }
 
 void feint_backend_destroy(feint_backend *b) {

@@ -139,6 +139,12 @@ static void facet_rule_destroy(facet_rule *r) {
 static int facet_rule_create(const feint_space *s, int degree, facet_rule *r) {
   const feint_cell_type fc = s->mesh->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
   memset(r, 0, sizeof *r);
+  /* the facet element has equispaced nodes; a quadrilateral's edges carry
+   * GLL nodes, which coincide only up to order 2 */
+  if (!feint_cell_is_simplex(s->mesh->cell_type) && s->order > 2)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "Neumann and Robin conditions on %s meshes need space.order <= 2 in this version",
+                           feint_cell_name(s->mesh->cell_type));
   int status;
   if ((status = feint_element_create(fc, s->order, &r->el)) || (status = feint_quadrature_create(fc, degree, &r->q)) ||
       (status = feint_malloc((size_t)(r->q->n * r->el->nb), sizeof *r->phi, &r->phi, "facet basis"))) {

@@ -384,7 +384,7 @@ static int fill_space_quadrature(const loader *L, const tree_node *root, int *co
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "space", skeys, &m, &k));
   if (k) set_where(c->space_where, k);
-  if ((v = field(m, "order"))) FEINT_CALL(get_int(v, "space.order", 1, c->has_operator ? 15 : 7, &c->order));
+  if ((v = field(m, "order"))) FEINT_CALL(get_int(v, "space.order", 1, 15, &c->order));
   if ((v = field(m, "components"))) {
     FEINT_CALL(get_int(v, "space.components", 1, 3, &c->components));
     *components_given = 1;

@@ -272,12 +272,6 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
   if (c->has_operator) return run_operator(opts, rep, r);
-  if (r->mesh->cell_type == FEINT_CELL_HEXAHEDRON || r->mesh->cell_type == FEINT_CELL_QUADRILATERAL)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: mesh %s has %s cells; in this version they serve the operator section only "
-                           "(operator: {kind: bp1.0 | bp3.5 | bp3.0}); physics outputs need triangles or "
-                           "tetrahedra",
-                           c->mesh_where, c->mesh_file, feint_cell_name(r->mesh->cell_type));
   run_starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
     TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
@@ -292,8 +286,10 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   const int lift = c->write_rhs && feint_boundary_rhs_needs_matrix(r->bc);
   const int need_matrix = c->write_matrix || lift;
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
-  /* the symbolic phase runs where the numeric phase will */
-  const int on_gpu = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
+  /* the symbolic phase runs where the numeric phase will (the cuda backend
+   * assembles simplices only: auto takes the cpu for other cells) */
+  const int simplex = feint_cell_is_simplex(r->mesh->cell_type);
+  const int on_gpu = simplex && (kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0));
   run_starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)
     TIMED(rep, FEINT_PHASE_PATTERN,

@@ -1,4 +1,6 @@
 /* Reference cells: dimensions, vertices, edges and faces (see feint/fe.h). */
+#include <stddef.h>
+
 #include "feint/fe.h"
 
 static const int tri_edges[3][2] = {{0, 1}, {0, 2}, {1, 2}};
@@ -8,12 +10,16 @@ static const int tet_faces[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
 static const int seg_edges[1][2] = {{0, 1}};
 /* Gmsh's edge order for first-order quadrilaterals and hexahedra */
 static const int quad_edges[4][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
+static const int prism_edges[9][2] = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}, {0, 3}, {1, 4}, {2, 5}};
+static const int prism_faces[2][3] = {{0, 1, 2}, {3, 4, 5}};
+static const int prism_quad_faces[3][4] = {{0, 1, 4, 3}, {0, 2, 5, 3}, {1, 2, 5, 4}};
 static const int hex_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
                                      {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
 
 int feint_cell_dim(feint_cell_type cell) {
   switch (cell) {
     case FEINT_CELL_TETRAHEDRON:
+    case FEINT_CELL_PRISM:
     case FEINT_CELL_HEXAHEDRON: return 3;
     case FEINT_CELL_SEGMENT: return 1;
     default: return 2;
@@ -26,6 +32,7 @@ int feint_cell_num_vertices(feint_cell_type cell) {
     case FEINT_CELL_SEGMENT: return 2;
     case FEINT_CELL_QUADRILATERAL: return 4;
     case FEINT_CELL_HEXAHEDRON: return 8;
+    case FEINT_CELL_PRISM: return 6;
     default: return 3;
   }
 }
@@ -36,6 +43,7 @@ int feint_cell_num_edges(feint_cell_type cell) {
     case FEINT_CELL_SEGMENT: return 1;
     case FEINT_CELL_QUADRILATERAL: return 4;
     case FEINT_CELL_HEXAHEDRON: return 12;
+    case FEINT_CELL_PRISM: return 9;
     default: return 3;
   }
 }
@@ -45,21 +53,25 @@ void feint_cell_edge(feint_cell_type cell, int e, int edge[2]) {
                  : cell == FEINT_CELL_SEGMENT       ? seg_edges[e]
                  : cell == FEINT_CELL_QUADRILATERAL ? quad_edges[e]
                  : cell == FEINT_CELL_HEXAHEDRON    ? hex_edges[e]
+                 : cell == FEINT_CELL_PRISM         ? prism_edges[e]
                                                     : tri_edges[e];
   edge[0] = v[0];
   edge[1] = v[1];
 }
 
-int feint_cell_num_faces(feint_cell_type cell) { return cell == FEINT_CELL_TETRAHEDRON ? 4 : 0; }
+int feint_cell_num_faces(feint_cell_type cell) {
+  return cell == FEINT_CELL_TETRAHEDRON ? 4 : cell == FEINT_CELL_PRISM ? 2 : 0;
+}
 
 void feint_cell_face(feint_cell_type cell, int f, int face[3]) {
-  if (cell != FEINT_CELL_TETRAHEDRON) {
-    face[0] = face[1] = face[2] = -1;
-    return;
-  }
-  face[0] = tet_faces[f][0];
-  face[1] = tet_faces[f][1];
-  face[2] = tet_faces[f][2];
+  const int *v = cell == FEINT_CELL_TETRAHEDRON ? tet_faces[f] : cell == FEINT_CELL_PRISM ? prism_faces[f] : NULL;
+  for (int k = 0; k < 3; k++) face[k] = v ? v[k] : -1;
+}
+
+int feint_cell_num_quad_faces(feint_cell_type cell) { return cell == FEINT_CELL_PRISM ? 3 : 0; }
+
+void feint_cell_quad_face(feint_cell_type cell, int f, int face[4]) {
+  for (int k = 0; k < 4; k++) face[k] = cell == FEINT_CELL_PRISM ? prism_quad_faces[f][k] : -1;
 }
 
 const char *feint_cell_name(feint_cell_type cell) {
@@ -68,6 +80,7 @@ const char *feint_cell_name(feint_cell_type cell) {
     case FEINT_CELL_SEGMENT: return "segment";
     case FEINT_CELL_QUADRILATERAL: return "quadrilateral";
     case FEINT_CELL_HEXAHEDRON: return "hexahedron";
+    case FEINT_CELL_PRISM: return "prism";
     default: return "triangle";
   }
 }
@@ -78,6 +91,57 @@ double feint_cell_reference_volume(feint_cell_type cell) {
     case FEINT_CELL_SEGMENT: return 1.0;
     case FEINT_CELL_QUADRILATERAL: return 4.0;
     case FEINT_CELL_HEXAHEDRON: return 8.0;
-    default: return 0.5;
+    default: return 0.5; /* triangle, prism */
+  }
+}
+
+int feint_cell_is_simplex(feint_cell_type cell) {
+  return cell == FEINT_CELL_SEGMENT || cell == FEINT_CELL_TRIANGLE || cell == FEINT_CELL_TETRAHEDRON;
+}
+
+int feint_cell_geometry_degree(feint_cell_type cell) {
+  return cell == FEINT_CELL_QUADRILATERAL ? 1 : cell == FEINT_CELL_HEXAHEDRON || cell == FEINT_CELL_PRISM ? 2 : 0;
+}
+
+/* Reference coordinates of the Gmsh vertices of the tensor cells, as signs
+ * on [-1,1]^d. */
+static const double quad_vertex_sign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}};
+static const double hex_vertex_sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
+                                             {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
+
+void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
+                             double *grads) {
+  const int dim = feint_cell_dim(cell), nv = feint_cell_num_vertices(cell);
+  for (int q = 0; q < npoints; q++) {
+    const double *x = points + q * dim;
+    for (int v = 0; v < nv; v++) {
+      double val, g[3] = {0, 0, 0};
+      if (cell == FEINT_CELL_PRISM) { /* barycentric of (x, y) times 1 - z (v < 3) or z */
+        const int t = v % 3, top = v >= 3;
+        const double lam = t == 0 ? 1 - x[0] - x[1] : x[t - 1], h = top ? x[2] : 1 - x[2];
+        val = lam * h;
+        g[0] = (t == 0 ? -1 : t == 1 ? 1 : 0) * h;
+        g[1] = (t == 0 ? -1 : t == 2 ? 1 : 0) * h;
+        g[2] = top ? lam : -lam;
+      } else if (feint_cell_is_simplex(cell)) { /* N_0 = 1 - sum x, N_v = x_{v-1} */
+        val = 1;
+        for (int d = 0; d < dim; d++) val -= x[d];
+        if (v > 0) val = x[v - 1];
+        for (int d = 0; d < dim; d++) g[d] = v == 0 ? -1 : d == v - 1 ? 1 : 0;
+      } else { /* prod_d (1 + s_d x_d) / 2 */
+        const double *sg = dim == 2 ? quad_vertex_sign[v] : hex_vertex_sign[v];
+        double f[3];
+        val = 1;
+        for (int d = 0; d < dim; d++) val *= f[d] = 0.5 * (1 + sg[d] * x[d]);
+        for (int d = 0; d < dim; d++) {
+          g[d] = 0.5 * sg[d];
+          for (int e = 0; e < dim; e++)
+            if (e != d) g[d] *= f[e];
+        }
+      }
+      if (values) values[q * nv + v] = val;
+      if (grads)
+        for (int d = 0; d < dim; d++) grads[(q * nv + v) * dim + d] = g[d];
+    }
   }
 }

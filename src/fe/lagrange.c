@@ -1,5 +1,5 @@
 /* Lagrange elements of order 1..7 on the reference segment, triangle and
- * tetrahedron.
+ * tetrahedron (the quadrilateral and hexahedron: tensor_element.c).
  *
  * Nodes lie on the equispaced lattice {(i, j[, k]) / p}. They are ordered by
  * entity (see feint/fe.h):
@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe/tensor_element.h"
 #include "feint/error.h"
 #include "feint/fe.h"
 
@@ -187,6 +188,9 @@ static void eval_monomials(const feint_element *el, const double *x, double *m, 
 
 int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
   *out = NULL;
+  if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON)
+    return feint_tensor_element_create(cell, order, out);
+  if (cell == FEINT_CELL_PRISM) return feint_prism_element_create(order, out);
   if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "element: unknown cell type %d", (int)cell);
   if (order < 1 || order > FEINT_ELEMENT_MAX_ORDER)
@@ -249,11 +253,22 @@ void feint_element_destroy(feint_element *el) {
   free(el->nodes);
   free(el->coeffs);
   free(el->monomials);
+  free(el->nodes1d);
+  feint_element_destroy(el->factor[0]);
+  feint_element_destroy(el->factor[1]);
   free(el);
 }
 
 void feint_element_tabulate(const feint_element *el, int npoints, const double *points,
                             double *values, double *grads) {
+  if (el->nodes1d) {
+    feint_tensor_element_tabulate(el, npoints, points, values, grads);
+    return;
+  }
+  if (el->factor[0]) {
+    feint_prism_element_tabulate(el, npoints, points, values, grads);
+    return;
+  }
   const int nb = el->nb, dim = el->dim;
   /* nb <= 120 for order 7 on the tetrahedron */
   double m[120], mg[120 * 3];

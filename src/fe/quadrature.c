@@ -1,5 +1,6 @@
 /* Quadrature on the reference simplices: collapsed (Stroud conical
- * product) Gauss-Jacobi rules.
+ * product) Gauss-Jacobi rules; on quadrilaterals and hexahedra the tensor
+ * Gauss-Legendre rule (tensor.h).
  *
  * The triangle is the image of the unit square under
  *   (s, t) -> (x, y) = (s (1 - t), t),             Jacobian (1 - t),
@@ -26,6 +27,7 @@
 
 #include "feint/error.h"
 #include "feint/fe.h"
+#include "feint/tensor.h"
 
 #define FEINT_QUAD_MAX_DEGREE 40
 
@@ -128,8 +130,53 @@ static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **o
   return FEINT_OK;
 }
 
+/* Quadrilateral / hexahedron: the tensor Gauss-Legendre rule on [-1,1]^dim,
+ * n = ceil((degree + 1) / 2) points per direction, x fastest. */
+static int tensor_rule(feint_cell_type cell, int degree, feint_quadrature **out) {
+  const int dim = feint_cell_dim(cell), m = (degree + 2) / 2;
+  if (degree < 0 || m > FEINT_TENSOR_MAX_POINTS)
+    return feint_error_set(FEINT_ERR_INPUT, "quadrature degree %d on a %s out of range 0..%d", degree,
+                           feint_cell_name(cell), 2 * FEINT_TENSOR_MAX_POINTS - 1);
+  double x[FEINT_TENSOR_MAX_POINTS], w[FEINT_TENSOR_MAX_POINTS];
+  FEINT_CALL(feint_gauss_legendre(m, x, w));
+  const int n = dim == 2 ? m * m : m * m * m;
+  feint_quadrature *q;
+  FEINT_CALL(quadrature_alloc(cell, dim, degree, n, &q));
+  for (int k = 0; k < n; k++) {
+    q->weights[k] = 1;
+    for (int d = 0, r = k; d < dim; d++, r /= m) {
+      q->points[k * dim + d] = x[r % m];
+      q->weights[k] *= w[r % m];
+    }
+  }
+  *out = q;
+  return FEINT_OK;
+}
+
+/* Prism: the triangle's rule times the segment's, triangle points fastest. */
+static int prism_rule(int degree, feint_quadrature **out) {
+  feint_quadrature *t = NULL, *s = NULL, *q = NULL;
+  int status = feint_quadrature_create(FEINT_CELL_TRIANGLE, degree, &t);
+  if (!status) status = feint_quadrature_create(FEINT_CELL_SEGMENT, degree, &s);
+  if (!status) status = quadrature_alloc(FEINT_CELL_PRISM, 3, degree, t->n * s->n, &q);
+  for (int k = 0; !status && k < s->n; k++)
+    for (int i = 0; i < t->n; i++) {
+      const int m = i + t->n * k;
+      q->points[3 * m] = t->points[2 * i];
+      q->points[3 * m + 1] = t->points[2 * i + 1];
+      q->points[3 * m + 2] = s->points[k];
+      q->weights[m] = t->weights[i] * s->weights[k];
+    }
+  feint_quadrature_destroy(t);
+  feint_quadrature_destroy(s);
+  *out = q;
+  return status;
+}
+
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out) {
   *out = NULL;
+  if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON) return tensor_rule(cell, degree, out);
+  if (cell == FEINT_CELL_PRISM) return prism_rule(degree, out);
   if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "quadrature: unknown cell type %d", (int)cell);
   if (degree < 0 || degree > FEINT_QUAD_MAX_DEGREE)

@@ -116,28 +116,38 @@ static int check_components(const feint_value_list *l, int n, const char *key, c
 
 /* Degree exact for the element matrix on affine cells (vectors = 0) or
  * for the residual and load vectors (vectors = 1). */
-static int default_degree(const feint_form *f, int order, int vectors) {
+static int default_degree(const feint_form *f, feint_cell_type cell, int order, int vectors) {
   int coef = 0;
   for (int k = 0; k < f->n_aux; k++) {
     int d = field_degree(&f->aux[k], order);
     if (d > coef) coef = d;
   }
   /* bilinear terms: g0 ~ 2p, g1/g2 ~ 2p-1, g3 ~ 2p-2, each times a
-   * coefficient of degree `coef`; the load is p + coef. */
+   * coefficient of degree `coef`; the load is p + coef. On tensor cells
+   * the rule's degree is per direction, where a derivative along x leaves
+   * the degree 2p in y: every term counts 2p. */
+  const int d1 = feint_cell_is_simplex(cell); /* degree one derivative removes */
   int terms = feint_physics_jacobian_terms(f->physics), deg = vectors ? order + coef : 0;
   if (terms & 1) deg = deg > 2 * order + coef ? deg : 2 * order + coef;
-  if (terms & 6) deg = deg > 2 * order - 1 + coef ? deg : 2 * order - 1 + coef;
-  if (terms & 8) deg = deg > 2 * order - 2 + coef ? deg : 2 * order - 2 + coef;
-  return deg;
+  if (terms & 6) deg = deg > 2 * order - d1 + coef ? deg : 2 * order - d1 + coef;
+  if (terms & 8) deg = deg > 2 * order - 2 * d1 + coef ? deg : 2 * order - 2 * d1 + coef;
+  return deg + feint_cell_geometry_degree(cell);
 }
 
-/* A quadrature rule with the basis tabulated at its points. */
-static int make_rule(const feint_space *s, int degree, feint_quadrature **q, double **basis, double **grad) {
-  FEINT_CALL(feint_quadrature_create(s->mesh->cell_type, degree, q));
-  const int nq = (*q)->n, dim = s->mesh->dim;
+/* A quadrature rule with the basis tabulated at its points (and, on
+ * non-affine cells, the gradients of the geometry's vertex functions). */
+static int make_rule(const feint_space *s, int degree, feint_quadrature **q, double **basis, double **grad,
+                     double **geometry_grad) {
+  const feint_mesh *m = s->mesh;
+  FEINT_CALL(feint_quadrature_create(m->cell_type, degree, q));
+  const int nq = (*q)->n, dim = m->dim;
   FEINT_CALL(feint_malloc((size_t)(nq * s->nb), sizeof(double), basis, "basis table"));
   FEINT_CALL(feint_malloc((size_t)(nq * s->nb * dim), sizeof(double), grad, "basis table"));
   feint_element_tabulate(s->element, nq, (*q)->points, *basis, *grad);
+  if (!feint_cell_is_simplex(m->cell_type)) {
+    FEINT_CALL(feint_malloc((size_t)(nq * m->nv * dim), sizeof(double), geometry_grad, "geometry table"));
+    feint_cell_vertex_shape(m->cell_type, nq, (*q)->points, NULL, *geometry_grad);
+  }
   return FEINT_OK;
 }
 
@@ -233,11 +243,11 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
     field_release(&uk);
   }
 
-  f->quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->order, 1);
-  f->matrix_quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->order, 0);
-  if ((status = make_rule(s, f->quadrature_degree, &f->quadrature, &f->basis, &f->basis_grad)) ||
+  f->quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->mesh->cell_type, s->order, 1);
+  f->matrix_quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->mesh->cell_type, s->order, 0);
+  if ((status = make_rule(s, f->quadrature_degree, &f->quadrature, &f->basis, &f->basis_grad, &f->geometry_grad)) ||
       (status = make_rule(s, f->matrix_quadrature_degree, &f->matrix_quadrature, &f->matrix_basis,
-                          &f->matrix_basis_grad)))
+                          &f->matrix_basis_grad, &f->matrix_geometry_grad)))
     goto fail;
   *out = f;
   return FEINT_OK;
@@ -257,5 +267,7 @@ void feint_form_destroy(feint_form *f) {
   feint_quadrature_destroy(f->matrix_quadrature);
   free(f->matrix_basis);
   free(f->matrix_basis_grad);
+  free(f->geometry_grad);
+  free(f->matrix_geometry_grad);
   free(f);
 }

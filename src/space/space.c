@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "feint/error.h"
+#include "space/space_private.h"
 
 /* The region's mesh edges (k = 2) or triangular faces (k = 3) are numbered
  * by their sorted vertex dofs (lo, [mid,] hi): bucketed by lo, each bucket
@@ -117,6 +118,12 @@ done:
   return status;
 }
 
+int feint_space_number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_t n_vertices,
+                             int64_t **edge_of_out, int64_t *n_edges_out, int64_t **edge_ptr_out,
+                             int64_t **edge_upper_out) {
+  return number_entities(mesh, vdof, n_vertices, 2, edge_of_out, n_edges_out, edge_ptr_out, edge_upper_out);
+}
+
 /* Id of the entity with vertex dofs v[0..k-1] (any order), -1 if the
  * region has none. */
 static int64_t find_entity(const int64_t *ptr, const int64_t *keys, const int64_t *v, int k,
@@ -163,6 +170,7 @@ static void build_face_perm(int p, int *face_perm) {
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   *out = NULL;
+  if (!feint_cell_is_simplex(mesh->cell_type)) return feint_space_tensor_create(mesh, order, components, out);
   if (order < 1 || order > 7)
     return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on %ss (orders 1..7)", order,
                            feint_cell_name(mesh->cell_type));
@@ -247,18 +255,7 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
       memcpy(s->coordinates + dofs[i] * 3, p, sizeof p);
     }
   }
-  if (components == 1) {
-    s->cell_dofs = s->scalar_cell_dofs;
-  } else {
-    if ((status = feint_malloc((size_t)(mesh->n_cells * s->nbc), sizeof(int64_t), &s->cell_dofs,
-                               "cell dof map")))
-      goto fail;
-    for (int64_t c = 0; c < mesh->n_cells; c++)
-      for (int i = 0; i < s->nb; i++)
-        for (int k = 0; k < components; k++)
-          s->cell_dofs[(c * s->nb + i) * components + k] =
-              s->scalar_cell_dofs[c * s->nb + i] * components + k;
-  }
+  if ((status = feint_space_expand_components(s))) goto fail;
   s->vertex_dof = vdof;
   s->face_perm = face_perm;
   free(edge_of);
@@ -272,6 +269,21 @@ fail:
   free(face_perm);
   feint_space_destroy(s);
   return status;
+}
+
+int feint_space_expand_components(feint_space *s) {
+  const int64_t n_cells = s->mesh->n_cells;
+  const int nc = s->components;
+  if (nc == 1) {
+    s->cell_dofs = s->scalar_cell_dofs;
+    return FEINT_OK;
+  }
+  FEINT_CALL(feint_malloc((size_t)(n_cells * s->nbc), sizeof(int64_t), &s->cell_dofs, "cell dof map"));
+  for (int64_t c = 0; c < n_cells; c++)
+    for (int i = 0; i < s->nb; i++)
+      for (int k = 0; k < nc; k++)
+        s->cell_dofs[(c * s->nb + i) * nc + k] = s->scalar_cell_dofs[c * s->nb + i] * nc + k;
+  return FEINT_OK;
 }
 
 void feint_space_destroy(feint_space *s) {
@@ -293,6 +305,9 @@ int feint_space_facet_dofs(const feint_space *s, const int64_t *nodes, int64_t *
   const feint_mesh *m = s->mesh;
   const int nvf = m->dim, per_edge = s->order - 1;
   const feint_cell_type fc = m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+  if (!s->vertex_dof) /* hexahedra: quadrilateral facets, dofs numbered by the BP map */
+    return feint_error_set(FEINT_ERR_INPUT, "boundary conditions on %s meshes are not supported in this version",
+                           feint_cell_name(m->cell_type));
   int64_t v[3];
   for (int i = 0; i < nvf; i++) {
     if (nodes[i] < 0 || nodes[i] >= m->n_nodes || s->vertex_dof[nodes[i]] < 0) return -1;

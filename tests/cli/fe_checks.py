@@ -140,7 +140,71 @@ def check_convergence(order, *paths):
         fail(f"residual rate {rr[-1]:.2f}, expected at least {order}")
 
 
+def check_patch(path, volume, box):
+    """Poisson matrix on a mesh of non-affine cells. The space holds the
+    linear functions x, y (z) (the geometry's own basis), so with exact
+    quadrature of |J| x_d^T A x_e = volume if d == e else 0; and on a box
+    (box = 1) A x_d vanishes on the dofs off the boundary (the Laplacian of
+    x is zero). Fails when non-affine cells are treated as affine."""
+    f, A = load(path)
+    x = f["dofs/coordinates"][:]
+    dim = 3 if np.ptp(x[:, 2]) > 0 else 2
+    scale = abs(A).max()
+    G = np.array([[x[:, d] @ (A @ x[:, e]) for e in range(dim)] for d in range(dim)])
+    gerr = abs(G - float(volume) * np.eye(dim)).max()
+    if gerr > 1e-12 * max(1, float(volume)):
+        fail(f"x_d^T A x_e = {G.tolist()}, expected {volume} I")
+    msg = f"patch test: |x^T A x - volume I| {gerr:.3g}"
+    if box == "1":
+        inner = np.ones(len(x), bool)
+        for d in range(dim):
+            inner &= (x[:, d] > x[:, d].min() + 1e-12) & (x[:, d] < x[:, d].max() - 1e-12)
+        worst = max(abs(A @ x[:, d])[inner].max() for d in range(dim))
+        if worst > 1e-12 * scale:
+            fail(f"|A x| on interior dofs {worst:.3g} (|A| {scale:.3g})")
+        msg += f", |A x|_interior {worst:.3g} over {inner.sum()} dofs"
+    print(msg)
+
+
+def trilinear_volume(path):
+    """Volume of an order-1 hexahedral (or quadrilateral) run's mesh from its
+    dofs: cell_dofs list each cell's vertices lexicographically; det J of
+    the multilinear map integrated by the 2-point Gauss rule (exact)."""
+    f = h5py.File(path, "r")
+    x = f["dofs/coordinates"][:]
+    cells = f["dofs/cell_dofs"][:]
+    dim = 3 if cells.shape[1] == 8 else 2
+    g = [-1 / np.sqrt(3), 1 / np.sqrt(3)]
+    vol = 0.0
+    corners = [[(v >> d) & 1 for d in range(dim)] for v in range(2 ** dim)]
+    for pt in np.array(np.meshgrid(*[g] * dim)).reshape(dim, -1).T:
+        dN = np.zeros((2 ** dim, dim))
+        for v, c in enumerate(corners):
+            f1 = [(1 + (2 * c[d] - 1) * pt[d]) / 2 for d in range(dim)]
+            for d in range(dim):
+                dN[v, d] = (2 * c[d] - 1) / 2 * np.prod([f1[e] for e in range(dim) if e != d])
+        J = np.einsum("cva,vd->cad", x[cells][:, :, :dim], dN)
+        vol += np.abs(np.linalg.det(J)).sum()
+    return vol
+
+
+def check_bp(operator, assembled):
+    """The assembled matrix times the operator run's x equals its y (same
+    mesh, same dof numbering, same quadrature): round-off only."""
+    f, A = load(assembled)
+    o = h5py.File(operator, "r")
+    xo, xa = o["dofs/coordinates"][:], f["dofs/coordinates"][:]
+    if xo.shape != xa.shape or abs(xo - xa).max() > 1e-13:
+        fail("the two runs number their dofs differently")
+    x, y = o["operator/x"][:], o["operator/y"][:]
+    err = abs(A @ x - y).max() / abs(y).max()
+    if not err < 1e-12:
+        fail(f"|A x - y| / |y| = {err:.3g}")
+    print(f"{o.attrs['operator']} apply = assembled A x: relative difference {err:.3g} ({len(x)} dofs)")
+
+
 if __name__ == "__main__":
     check, *args = sys.argv[1:]
     {"sum": lambda p, w: check_sum(p, float(w)), "laplacian": check_laplacian, "rigid": check_rigid,
-     "convergence": check_convergence}[check](*args)
+     "convergence": check_convergence, "patch": check_patch,
+     "bp": check_bp}[check](*args)

@@ -324,8 +324,8 @@ static void test_errors(void) {
                "got a sequence");
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nspace: {order: 2.5}\n", 0, NULL,
                ":3:16: space.order: expected an integer, got '2.5'", NULL);
-  EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nspace: {order: 8}\n", 0, NULL,
-               "space.order: 8 is out of range 1..7", NULL);
+  EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nspace: {order: 16}\n", 0, NULL,
+               "space.order: 16 is out of range 1..15", NULL);
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nspace: {order: \"2\"}\n", 0, NULL,
                "space.order: expected an integer, got the string \"2\"", NULL);
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nquadrature: {degree: 41}\n", 0,

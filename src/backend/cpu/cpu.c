@@ -1,6 +1,8 @@
 /* The CPU reference backend: a plain loop over cells, double precision,
  * evaluating the pointwise physics at each quadrature point. Kept simple
- * and exact: every other backend is tested against it. */
+ * and exact: every other backend is tested against it. Simplices have one
+ * Jacobian per cell; quadrilaterals and hexahedra (multilinear geometry)
+ * get J, |det J| and the physical gradients at every quadrature point. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,8 @@
 
 typedef struct {
   double *gphi;   /* nq x nb x dim physical gradients of the current cell */
-  double *vert;   /* (dim+1) x 3 vertex coordinates */
+  double *vert;   /* nv x 3 vertex coordinates */
+  double *wdet;   /* nq: weight x |det J| per point (non-affine cells) */
   double *Ke;     /* nbc x nbc */
   double *Fe;     /* nbc */
 } cpu_scratch;
@@ -22,30 +25,67 @@ typedef struct {
   cpu_scratch s;
 } cpu_data;
 
-/* Geometry of cell c: physical basis gradients into s->gphi, returns w-scale |det J|. */
 /* The cell kernels below take dim, nc and nb as arguments and are always
  * inlined, so the common shapes (dispatched in for_each_shape) get
  * constant trip counts the compiler unrolls; other shapes use the generic
  * instantiation. */
 #define CPU_INLINE static inline __attribute__((always_inline))
 
-/* A quadrature rule with its tabulated basis. */
+/* A quadrature rule with its tabulated basis (geometry_grad: NULL on
+ * affine cells, see feint_form). */
 typedef struct {
   int nq;
-  const double *weights, *basis, *basis_grad;
+  const double *weights, *basis, *basis_grad, *geometry_grad;
 } cpu_rule;
 
 static cpu_rule vector_rule(const feint_form *f) {
-  return (cpu_rule){f->quadrature->n, f->quadrature->weights, f->basis, f->basis_grad};
+  return (cpu_rule){f->quadrature->n, f->quadrature->weights, f->basis, f->basis_grad, f->geometry_grad};
 }
 
 static cpu_rule matrix_rule(const feint_form *f) {
   if (!f->matrix_quadrature) return vector_rule(f);
-  return (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights, f->matrix_basis, f->matrix_basis_grad};
+  return (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights, f->matrix_basis, f->matrix_basis_grad,
+                    f->matrix_geometry_grad};
 }
 
+/* Multilinear cell c: at each point J = sum_v x_v (grad N_v)^T, the
+ * physical basis gradients into s->gphi and w |det J| into s->wdet. */
+static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, int64_t c, cpu_scratch *s,
+                                 const int dim, const int nb) {
+  const feint_mesh *m = p->space->mesh;
+  const int nv = m->nv;
+  const double *X[3] = {m->x, m->y, m->z};
+  for (int k = 0; k < nv; k++)
+    for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * nv + k]];
+  for (int q = 0; q < rule->nq; q++) {
+    double J[9] = {0}, invJ[9];
+    for (int k = 0; k < nv; k++) {
+      const double *dN = rule->geometry_grad + (q * nv + k) * dim;
+      for (int a = 0; a < dim; a++)
+        for (int d = 0; d < dim; d++) J[a * dim + d] += s->vert[k * 3 + a] * dN[d];
+    }
+    s->wdet[q] = rule->weights[q] * fabs(feint_inverse_jacobian(dim, J, invJ));
+    for (int i = 0; i < nb; i++) {
+      const double *G = rule->basis_grad + (q * nb + i) * dim;
+      double *g = s->gphi + (q * nb + i) * dim;
+      for (int a = 0; a < dim; a++) {
+        double v = 0;
+        for (int d = 0; d < dim; d++) v += G[d] * invJ[d * dim + a];
+        g[a] = v;
+      }
+    }
+  }
+}
+
+/* Geometry of cell c: physical basis gradients into s->gphi; returns
+ * |det J| of an affine cell (0 for a non-affine one, whose w |det J| per
+ * point is in s->wdet). */
 CPU_INLINE double cell_geometry(const feint_problem *p, const cpu_rule *rule, int64_t c, cpu_scratch *s,
                                 const int dim, const int nb) {
+  if (rule->geometry_grad) {
+    multilinear_geometry(p, rule, c, s, dim, nb);
+    return 0;
+  }
   const feint_space *sp = p->space;
   const feint_mesh *m = sp->mesh;
   const int nq = rule->nq;
@@ -105,7 +145,7 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
     feint_form_aux_eval(f, phi, nb, c, sdofs, f->n_aux, a);
-    const double wdet = rule.weights[q] * det;
+    const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
     const feint_point pt = {dim, nc, u, gradu, a};
     if (with_state) {
       eval_state(&rule, s, q, ue, u, gradu, dim, nc, nb);
@@ -150,7 +190,7 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c
     if (terms & 1) feint_physics_g0(f->physics, &pt, g0);
     if (terms & 2) feint_physics_g1(f->physics, &pt, g1);
     if (terms & 8) feint_physics_g3(f->physics, &pt, g3);
-    const double wdet = rule.weights[q] * det;
+    const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
     for (int j = 0; j < nb; j++) {
       const double *gj = s->gphi + (q * nb + j) * dim;
       for (int gc = 0; gc < nc; gc++) {
@@ -260,6 +300,7 @@ static void cpu_destroy(feint_backend *b) {
   if (d) {
     free(d->s.gphi);
     free(d->s.vert);
+    free(d->s.wdet);
     free(d->s.Ke);
     free(d->s.Fe);
     free(d);
@@ -281,9 +322,13 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   }
   b->data = d;
   b->destroy = cpu_destroy;
-  const int nq = p->form->quadrature->n, nb = p->space->nb, nbc = p->space->nbc, dim = p->form->dim;
+  const feint_form *f = p->form;
+  const int nb = p->space->nb, nbc = p->space->nbc, dim = f->dim;
+  int nq = f->quadrature->n;
+  if (f->matrix_quadrature && f->matrix_quadrature->n > nq) nq = f->matrix_quadrature->n;
   if ((status = feint_malloc((size_t)(nq * nb * dim), sizeof(double), &d->s.gphi, "basis gradients")) ||
-      (status = feint_malloc(4 * 3, sizeof(double), &d->s.vert, "vertices")) ||
+      (status = feint_malloc((size_t)p->space->mesh->nv * 3, sizeof(double), &d->s.vert, "vertices")) ||
+      (status = feint_malloc((size_t)nq, sizeof(double), &d->s.wdet, "quadrature weights")) ||
       (status = feint_malloc((size_t)(nbc * nbc), sizeof(double), &d->s.Ke, "element matrix")) ||
       (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector"))) {
     cpu_destroy(b);

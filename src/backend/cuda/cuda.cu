@@ -2231,6 +2231,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
 
 extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out) {
   *out = NULL;
+  FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra: cpu only */
   feint_backend *b = NULL;
   cuda_data *d = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
