@@ -509,7 +509,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (!r->space)
     TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
-  /* boundary conditions: applied on the host to what the backend computes */
+  /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
   rep->n_cells = r->mesh->n_cells;
   rep->n_dofs = r->space->n_dofs;
@@ -536,6 +536,10 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
   if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
+  /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
+  if (r->bc)
+    TIMED(rep, FEINT_PHASE_FORM,
+          feint_boundary_integrate(r->bc, strcmp(r->backend->name, "cuda") ? FEINT_BOUNDARY_HOST : FEINT_BOUNDARY_CUDA));
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
   rep->n_nodes = r->mesh->n_nodes;
   min_bytes(r, rep);
