@@ -70,6 +70,7 @@
 
 #include "feint/case.h"
 #include "feint/h5.h"
+#include "feint/plan.h"
 #include "feint/space.h"
 
 /* Where feint_boundary_integrate computes the facet integrals. */
@@ -110,8 +111,7 @@ typedef struct {
   int64_t *site_rows, *site_cols; /* n_sites, sorted by row then column within rows of one slot */
   double *site_values;        /* n_sites */
   int64_t *site_positions;    /* n_sites: index into the CSR values; NULL until bound */
-  const int64_t *site_indptr; /* the pattern bound (identity check) */
-  const int32_t *site_indices;
+  const feint_plan *site_plan; /* the pattern bound (identity check) */
   feint_boundary_device integrated; /* where load and site_values were last computed */
   feint_boundary_cuda_stats cuda_stats; /* of the last CUDA integration */
 } feint_boundary_conditions;
@@ -136,7 +136,7 @@ void feint_boundary_destroy(feint_boundary_conditions *bc);
  * (binary search in each sorted row), once; apply_matrix then adds them
  * directly (without a bound pattern it searches each time). No-op without
  * Robin terms. FEINT_ERR_COMPUTE if an entry is missing from the pattern. */
-int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const int64_t *indptr, const int32_t *indices);
+int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const feint_plan *plan);
 
 /* 1 when apply_rhs needs the assembled (unmodified) matrix values: the
  * symmetric mode with constrained dofs. */
@@ -149,14 +149,13 @@ void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const do
  * load, lifts (symmetric mode: needs the CSR pattern and the matrix values
  * before apply_matrix; NULL otherwise allowed) and sets b_i = g_i on
  * constrained rows. */
-int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t *indptr,
-                             const int32_t *indices, const double *values, double *b);
+int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_plan *plan, const double *values,
+                             double *b);
 
-/* CSR values (pattern indptr, indices; n_dofs rows) -> eliminated rows
+/* CSR values (in the plan's pattern; n_dofs rows) -> eliminated rows
  * (and columns in the symmetric mode), in place. FEINT_ERR_COMPUTE if a
  * constrained row has no diagonal entry in the pattern. */
-int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64_t *indptr,
-                                const int32_t *indices, double *values);
+int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values);
 
 /* <prefix>boundary/dirichlet_dofs (int64, sorted) and
  * <prefix>boundary/dirichlet_values (float64), also when empty; prefix ""

@@ -546,7 +546,7 @@ const feint_facet_view *feint_boundary_facet_view(const feint_boundary_condition
 
 int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_device where) {
   enum { MAX_VIEWS = 64 };
-  if (!bc) return FEINT_OK;
+  if (!bc || !bc->n_sets) return FEINT_OK; /* Dirichlet only: nothing to integrate (no device work) */
   const feint_facet_view *views[MAX_VIEWS];
   if (bc->n_sets > MAX_VIEWS)
     return feint_error_set(FEINT_ERR_INPUT, "at most %d Neumann/Robin boundary entries (%d given)", MAX_VIEWS,
@@ -579,15 +579,15 @@ void feint_boundary_destroy(feint_boundary_conditions *bc) {
   free(bc);
 }
 
-/* Position of column j in row i of a sorted CSR pattern, -1 if absent. */
-static int64_t csr_find(const int64_t *indptr, const int32_t *indices, int64_t i, int64_t j) {
-  int64_t lo = indptr[i], hi = indptr[i + 1];
+/* Position of column j in row i of the plan's sorted pattern, -1 if absent. */
+static int64_t csr_find(const feint_plan *p, int64_t i, int64_t j) {
+  int64_t lo = p->indptr[i], hi = p->indptr[i + 1];
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (indices[mid] < j) lo = mid + 1;
+    if (feint_plan_column(p, mid) < j) lo = mid + 1;
     else hi = mid;
   }
-  return lo < indptr[i + 1] && indices[lo] == j ? lo : -1;
+  return lo < p->indptr[i + 1] && feint_plan_column(p, lo) == j ? lo : -1;
 }
 
 static int robin_missing(int64_t i, int64_t j) {
@@ -595,23 +595,22 @@ static int robin_missing(int64_t i, int64_t j) {
                          (long long)i, (long long)j);
 }
 
-int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const int64_t *indptr, const int32_t *indices) {
+int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const feint_plan *plan) {
   if (!bc || !bc->n_sites) return FEINT_OK;
-  if (bc->site_positions && bc->site_indptr == indptr && bc->site_indices == indices) return FEINT_OK;
+  if (bc->site_positions && bc->site_plan == plan) return FEINT_OK;
   free(bc->site_positions);
   bc->site_positions = NULL;
   int64_t *pos = NULL;
   FEINT_CALL(feint_malloc((size_t)bc->n_sites, sizeof *pos, &pos, "Robin positions"));
   for (int64_t t = 0; t < bc->n_sites; t++) {
-    pos[t] = csr_find(indptr, indices, bc->site_rows[t], bc->site_cols[t]);
+    pos[t] = csr_find(plan, bc->site_rows[t], bc->site_cols[t]);
     if (pos[t] < 0) {
       free(pos);
       return robin_missing(bc->site_rows[t], bc->site_cols[t]);
     }
   }
   bc->site_positions = pos;
-  bc->site_indptr = indptr;
-  bc->site_indices = indices;
+  bc->site_plan = plan;
   return FEINT_OK;
 }
 
@@ -628,18 +627,20 @@ void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const do
   }
 }
 
-int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t *indptr,
-                             const int32_t *indices, const double *values, double *b) {
+int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_plan *plan, const double *values,
+                             double *b) {
   const int64_t n = bc->space->n_dofs;
   for (int64_t k = 0; k < bc->n_load; k++) b[bc->load_dofs[k]] += bc->load[k];
   if (feint_boundary_rhs_needs_matrix(bc)) {
-    if (!indptr || !indices || !values)
+    if (!plan || !values)
       return feint_error_set(FEINT_ERR_COMPUTE, "internal: symmetric Dirichlet lifting needs the matrix");
     for (int64_t i = 0; i < n; i++) {
       if (bc->constrained[i]) continue;
       double lift = 0;
-      for (int64_t k = indptr[i]; k < indptr[i + 1]; k++)
-        if (bc->constrained[indices[k]]) lift += values[k] * bc->g[indices[k]];
+      for (int64_t k = plan->indptr[i]; k < plan->indptr[i + 1]; k++) {
+        const int64_t j = feint_plan_column(plan, k);
+        if (bc->constrained[j]) lift += values[k] * bc->g[j];
+      }
       b[i] -= lift;
     }
     /* the matrix lifted with includes the Robin terms (added by apply_matrix) */
@@ -652,14 +653,14 @@ int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t 
   return FEINT_OK;
 }
 
-int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64_t *indptr,
-                                const int32_t *indices, double *values) {
+int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values) {
   const int64_t n = bc->space->n_dofs;
+  const int64_t *indptr = plan->indptr;
   const int symmetric = bc->mode == FEINT_DIRICHLET_SYMMETRIC;
   /* Robin terms first, then the Dirichlet elimination */
-  const int bound = bc->site_positions && bc->site_indptr == indptr && bc->site_indices == indices;
+  const int bound = bc->site_positions && bc->site_plan == plan;
   for (int64_t t = 0; t < bc->n_sites; t++) {
-    const int64_t k = bound ? bc->site_positions[t] : csr_find(indptr, indices, bc->site_rows[t], bc->site_cols[t]);
+    const int64_t k = bound ? bc->site_positions[t] : csr_find(plan, bc->site_rows[t], bc->site_cols[t]);
     if (k < 0) return robin_missing(bc->site_rows[t], bc->site_cols[t]);
     values[k] += bc->site_values[t];
   }
@@ -667,15 +668,16 @@ int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64
     if (bc->constrained[i]) {
       int diagonal = 0;
       for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
-        diagonal |= indices[k] == i;
-        values[k] = indices[k] == i ? 1.0 : 0.0;
+        const int on_diagonal = feint_plan_column(plan, k) == i;
+        diagonal |= on_diagonal;
+        values[k] = on_diagonal ? 1.0 : 0.0;
       }
       if (!diagonal)
         return feint_error_set(FEINT_ERR_COMPUTE, "internal: row %lld has no diagonal entry in the pattern",
                                (long long)i);
     } else if (symmetric) {
       for (int64_t k = indptr[i]; k < indptr[i + 1]; k++)
-        if (bc->constrained[indices[k]]) values[k] = 0.0;
+        if (bc->constrained[feint_plan_column(plan, k)]) values[k] = 0.0;
     }
   }
   return FEINT_OK;
