@@ -75,6 +75,21 @@ for p in 1 2; do
   "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/e$p.h5"
   $CHECK patch "$WORK/e$p.h5" "0.1 + 0.2*x + 0.3*y;-0.2 + 0.4*x - 0.1*y"
 done
+# P2 reproduces a quadratic displacement: u = (xy, x^2), body force (0, -4),
+# traction linear along each side, G quadratic (interpolated exactly in P2)
+write_case q.yaml <<EOF
+mesh: {file: $(geo square.geo), size: 0.2}
+space: {order: 2}
+physics: {kind: elasticity, lame_lambda: 1, lame_mu: 1, source: [0, -4]}
+boundary:
+  - {group: left,   robin: {alpha: [[3, 1], [1, 2]], value: ["x*y - 1.2*y", "x^2 + 0.6*y"]}}
+  - {group: right,  robin: {alpha: [[3, 1], [1, 2]], value: ["x*y + 1.2*y - 0.6", "x^2 - 0.6*y + 1.8"]}}
+  - {group: bottom, robin: {alpha: [[3, 1], [1, 2]], value: ["x*y - 1.2*x", "x^2 + 0.6*x"]}}
+  - {group: top,    robin: {alpha: [[3, 1], [1, 2]], value: ["x*y + 1.2*x - 0.2", "x^2 - 0.6*x + 0.6"]}}
+output: {residual: false}
+EOF
+"$FEINT" run --quiet "$WORK/q.yaml" -o "$WORK/q.h5"
+$CHECK patch "$WORK/q.h5" "x*y;x**2"
 # the coupling's sign flipped must fail the same check (the test can fail)
 patch_case 1 "[[3, -1], [-1, 2]]"
 "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/ew.h5"
