@@ -110,6 +110,7 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf(", \"members\": %d", rep->n_members);
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
+  printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");

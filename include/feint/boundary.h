@@ -1,7 +1,9 @@
 /* feint boundary conditions: the case's `boundary:` entries on a space.
  *
  * Applied on the host to what a backend computed (matrix values, load
- * vector, residual), so every backend gets them alike.
+ * vector, residual), so every backend gets them alike; the Neumann and
+ * Robin facet integrals themselves are computed on the host or, for the
+ * CUDA backend, on the GPU (feint_boundary_integrate).
  *
  * Groups: each entry names a physical group of dimension dim-1 (curves in
  * 2D, surfaces in 3D); a group of another dimension or an unknown name is
@@ -39,20 +41,28 @@
  * degree order + (order if h varies), exact for that integrand on affine
  * facets. A single value applies to every component of a vector space.
  *
- * Robin (`robin: {alpha: A, value: G}`, A required, G default 0; single
- * values for every component): kappa du/dn + alpha u = alpha G. The weak
- * form gains the facet integrals of alpha u v (matrix) and alpha G v
- * (load). Per facet, with the same facet element and quadrature machinery
- * as Neumann: alpha and G are interpolated at the facet's dofs, the facet
- * mass matrix M_ij = int alpha phi_i phi_j is computed with a rule of
- * degree 2 order (+ order if alpha varies), exact for the interpolants, and
- * stored as triplets (per component); the load is M g (= int alpha G phi_i
- * exactly for the interpolants). apply_matrix adds the triplets to the CSR
- * values (at positions found once by binary search in the sorted rows,
- * feint_boundary_bind_pattern) before the Dirichlet elimination; apply_rhs
- * adds the load and, in the symmetric mode, lifts with the Robin entries
- * too (the matrix it lifts with is A + R); apply_residual adds R u - M g
- * (F = A u - b). */
+ * Robin (`robin: {alpha: A, value: G}`, A required, G default 0):
+ * kappa du/dn + alpha u = alpha G, for a vector space sigma n + alpha u =
+ * alpha G with alpha a matrix (a spring support in elasticity). A is one
+ * value (alpha = A I), a list of one value per component (diagonal; null =
+ * 0) or a list of lists, nc x nc (a tensor coupling the components, e.g.
+ * normal and tangential stiffness); G is one value or one per component.
+ * The weak form gains the facet integrals of (alpha u) . v (matrix) and
+ * (alpha G) . v (load): entries ((i c), (j d)) += int alpha_cd phi_i phi_j
+ * and load (i c) += int sum_d alpha_cd G_d phi_i, alpha and G interpolated
+ * at the facet's dofs, by a rule of degree 2 order (+ order if alpha
+ * varies), exact for the interpolants on affine facets.
+ *
+ * Neumann and Robin share one facet machinery (boundary/facet.h): the
+ * setup (facets on the region, vertex coordinates, coefficients at the
+ * facet dofs, facet slot maps into a compact load and into the distinct
+ * Robin entries, "sites") is built on the host once, and the integrals are
+ * computed from it by feint_boundary_integrate on the host or with CUDA.
+ * apply_matrix adds the sites to the CSR values (at positions found once by
+ * binary search in the sorted rows, feint_boundary_bind_pattern) before the
+ * Dirichlet elimination; apply_rhs adds the load and, in the symmetric
+ * mode, lifts with the Robin entries too (the matrix it lifts with is
+ * A + R); apply_residual adds R u - load (F = A u - b). */
 #ifndef FEINT_BOUNDARY_H
 #define FEINT_BOUNDARY_H
 
@@ -60,7 +70,24 @@
 
 #include "feint/case.h"
 #include "feint/h5.h"
+#include "feint/plan.h"
 #include "feint/space.h"
+
+/* Where feint_boundary_integrate computes the facet integrals. */
+typedef enum { FEINT_BOUNDARY_NONE = 0, FEINT_BOUNDARY_HOST, FEINT_BOUNDARY_CUDA } feint_boundary_device;
+
+/* Timings of the last CUDA integration (milliseconds; device times by CUDA
+ * events). */
+typedef struct {
+  double upload_ms;   /* host-to-device copy of the facet sets */
+  double kernel_ms;   /* the facet kernels */
+  double download_ms; /* device-to-host copy of the load and the Robin values */
+  double total_ms;    /* host wall time, allocation included */
+  int64_t bytes;      /* bytes the kernels read and write at least (facet data in, load and values out) */
+  char device[128];
+} feint_boundary_cuda_stats;
+
+struct feint_boundary_facets; /* one Neumann or Robin entry's facets (boundary/facet.h) */
 
 typedef struct {
   const feint_space *space;   /* not owned */
@@ -70,17 +97,23 @@ typedef struct {
   double *dirichlet_values;   /* n_dirichlet */
   unsigned char *constrained; /* n_dofs: 1 on constrained dofs */
   double *g;                  /* n_dofs: the prescribed value on constrained dofs, 0 elsewhere */
-  double *neumann;            /* n_dofs: the Neumann load; NULL when no entry has one */
-  int64_t n_neumann_facets;   /* facets integrated */
-  /* Robin: the facet mass matrices as triplets (duplicates add up) */
-  int64_t n_robin, robin_capacity;
-  int64_t *robin_rows, *robin_cols; /* n_robin */
-  double *robin_values;       /* n_robin */
-  double *robin_load;         /* n_dofs: int alpha G phi_i; NULL when no entry has robin */
-  int64_t n_robin_facets;     /* facets integrated */
-  int64_t *robin_positions;   /* n_robin: index into the CSR values; NULL until bound */
-  const int64_t *robin_indptr; /* the pattern bound (identity check) */
-  const int32_t *robin_indices;
+  /* Neumann and Robin: the facet sets (setup shared by the host and CUDA integration) */
+  int n_sets;
+  struct feint_boundary_facets *sets;
+  int64_t n_neumann_facets, n_robin_facets; /* facets integrated */
+  /* the boundary load (Neumann + Robin), compact: load[k] adds to dof load_dofs[k] */
+  int64_t n_load, load_capacity;
+  int64_t *load_dofs;         /* n_load, in order of first touch */
+  double *load;               /* n_load */
+  int64_t *slot_of;           /* during create only: dof -> load slot or -1 */
+  /* the Robin matrix: one site per distinct entry (site_rows, site_cols) */
+  int64_t n_sites;
+  int64_t *site_rows, *site_cols; /* n_sites, sorted by row then column within rows of one slot */
+  double *site_values;        /* n_sites */
+  int64_t *site_positions;    /* n_sites: index into the CSR values; NULL until bound */
+  const feint_plan *site_plan; /* the pattern bound (identity check) */
+  feint_boundary_device integrated; /* where load and site_values were last computed */
+  feint_boundary_cuda_stats cuda_stats; /* of the last CUDA integration */
 } feint_boundary_conditions;
 
 /* Build the conditions of case `c` on `space` (c->boundary, c->dirichlet).
@@ -89,13 +122,21 @@ typedef struct {
  * with no facet on the region, a value list whose length is neither 1 nor
  * the number of components, a cell dataset, a bad expression. */
 int feint_boundary_create(const feint_case *c, const feint_space *space, feint_boundary_conditions **out);
+
+/* Compute the Neumann and Robin facet integrals (load, site_values) on the
+ * host (the reference) or with CUDA on the current device (same setup,
+ * same per-facet functions, atomics: equal to rounding). Needed before the
+ * apply functions; again after nothing (the values do not depend on the
+ * matrix). FEINT_ERR_INPUT for CUDA without a CUDA build or device,
+ * FEINT_ERR_COMPUTE on CUDA errors. */
+int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_device where);
 void feint_boundary_destroy(feint_boundary_conditions *bc);
 
 /* Find the positions of the Robin matrix entries in the CSR pattern
  * (binary search in each sorted row), once; apply_matrix then adds them
  * directly (without a bound pattern it searches each time). No-op without
  * Robin terms. FEINT_ERR_COMPUTE if an entry is missing from the pattern. */
-int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const int64_t *indptr, const int32_t *indices);
+int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const feint_plan *plan);
 
 /* 1 when apply_rhs needs the assembled (unmodified) matrix values: the
  * symmetric mode with constrained dofs. */
@@ -108,14 +149,13 @@ void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const do
  * load, lifts (symmetric mode: needs the CSR pattern and the matrix values
  * before apply_matrix; NULL otherwise allowed) and sets b_i = g_i on
  * constrained rows. */
-int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t *indptr,
-                             const int32_t *indices, const double *values, double *b);
+int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_plan *plan, const double *values,
+                             double *b);
 
-/* CSR values (pattern indptr, indices; n_dofs rows) -> eliminated rows
+/* CSR values (in the plan's pattern; n_dofs rows) -> eliminated rows
  * (and columns in the symmetric mode), in place. FEINT_ERR_COMPUTE if a
  * constrained row has no diagonal entry in the pattern. */
-int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64_t *indptr,
-                                const int32_t *indices, double *values);
+int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values);
 
 /* <prefix>boundary/dirichlet_dofs (int64, sorted) and
  * <prefix>boundary/dirichlet_values (float64), also when empty; prefix ""

@@ -61,8 +61,11 @@ typedef struct {
                                  in the list) leaves that component free */
   feint_value_list neumann;
   int has_robin;              /* robin: {alpha, value} given */
-  feint_value robin_alpha;    /* robin.alpha (required with robin) */
-  feint_value robin_value;    /* robin.value G (kind NONE: 0) */
+  feint_value_list robin_alpha; /* robin.alpha (required with robin): 1 value (every component), one
+                                   per component (a diagonal alpha; null = 0) or, with
+                                   robin_alpha_tensor, d x d row-major (a tensor coupling components) */
+  int robin_alpha_tensor;
+  feint_value_list robin_value; /* robin.value G: 1 value or one per component (null = 0; n == 0: 0) */
   char where[256];
 } feint_boundary;
 

@@ -56,6 +56,7 @@ typedef struct {
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */
   int64_t n_cells, n_dofs, nnz;
+  int index_bits, slot_bits; /* widths of the plan's column indices and slots (32 or 64; 0: no matrix) */
   int n_members;           /* sweep members run (0 for a single run) */
   double residual_norm, rhs_norm, matrix_norm; /* 2-norms of what was written (0 if not) */
   char backend[16];

@@ -23,11 +23,15 @@ int feint_output_int64(feint_output *o, const char *name, int rank, const int64_
                        const int64_t *data);
 int feint_output_int32(feint_output *o, const char *name, int rank, const int64_t *dims,
                        const int32_t *data);
-/* CSR matrix group `name`: indptr, indices (int64), data (float64), hard
- * links jc -> indptr, ir -> indices, attributes MATLAB_sparse = n_rows and
- * shape = [n_rows, n_cols]. */
+/* CSR matrix group `name`: indptr, indices (int64, from 32- or 64-bit
+ * column indices in memory: exactly one of indices / indices64 non-NULL),
+ * data (float64); the MATLAB v7.3 sparse layout beside them: jc, ir (copies
+ * of indptr, indices as uint64, the type MATLAB writes), attributes
+ * MATLAB_sparse (uint64) = n_rows and MATLAB_class = "double"; attribute
+ * shape = [n_rows, n_cols]. Datasets written by the other functions carry
+ * MATLAB_class ("double", "int64", "int32") too. */
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols,
-                     const int64_t *indptr, const int32_t *indices, const double *data);
+                     const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data);
 /* Attributes on the root group or on an object. */
 int feint_output_attr_string(feint_output *o, const char *object, const char *name, const char *value);
 int feint_output_attr_double(feint_output *o, const char *object, const char *name, double value);
@@ -41,6 +45,7 @@ void feint_output_abort(feint_output *o);
  * 1-based, values with 17 significant digits, `comment` (may be NULL) as
  * comment lines; written atomically (temporary name, then rename). */
 int feint_write_matrix_market(const char *path, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
-                              const int32_t *indices, const double *values, const char *comment);
+                              const int32_t *indices, const int64_t *indices64, const double *values,
+                              const char *comment);
 
 #endif

@@ -12,15 +12,38 @@
 
 #include "feint/space.h"
 
+/* Integer widths: 32-bit column indices and slots while they fit (half
+ * the bytes in the scattered assembly), 64-bit beyond: indices when the
+ * matrix has more than 2^31 - 1 columns, slots when it has more than
+ * 2^31 - 1 nonzeros. Exactly one of indices / indices64 (and of slots /
+ * slots64) is set; feint_plan_column and feint_plan_slot read either.
+ * Test hook: the environment variable FEINT_WIDE_INDEX_LIMIT=N (N >= 0)
+ * lowers the limit 2^31 - 1 to N, so a small problem runs the 64-bit paths
+ * (tests/cli/t47-wide.sh checks it gives the same file). The scalar dof map
+ * stays 32-bit inside the builder: scalar dofs and cells x local dofs must
+ * stay below 2^31 (checked, the message names the limit). */
 typedef struct {
   int64_t n_rows;
   int64_t nnz;
   int64_t *indptr;   /* n_rows + 1 */
-  int32_t *indices;  /* nnz (dofs < 2^31) */
+  int32_t *indices;  /* nnz, or NULL when 64-bit */
+  int64_t *indices64; /* nnz, when columns > the limit; else NULL */
   int64_t n_cells;
   int nbc;           /* local dofs per cell */
-  int32_t *slots;    /* n_cells x nbc x nbc, row-major in (i, j) (nnz < 2^31) */
+  int32_t *slots;    /* n_cells x nbc x nbc, row-major in (i, j), or NULL when 64-bit */
+  int64_t *slots64;  /* the same, when nnz > the limit; else NULL */
 } feint_plan;
+
+/* The 32-bit limit in use: INT32_MAX, or FEINT_WIDE_INDEX_LIMIT (tests). */
+int64_t feint_plan_narrow_limit(void);
+
+/* Column of CSR entry k, slot of cell entry e, whatever their width. */
+static inline int64_t feint_plan_column(const feint_plan *p, int64_t k) {
+  return p->indices64 ? p->indices64[k] : p->indices[k];
+}
+static inline int64_t feint_plan_slot(const feint_plan *p, int64_t e) {
+  return p->slots64 ? p->slots64[e] : p->slots[e];
+}
 
 int feint_plan_create(const feint_space *space, feint_plan **out);
 void feint_plan_destroy(feint_plan *plan);
@@ -31,7 +54,9 @@ void feint_plan_destroy(feint_plan *plan);
  * every cell entry, radix sort carrying the entry index, unique ranks =
  * CSR positions, expansion by components) and copies the result back: the
  * returned host plan is identical to feint_plan_create's (same indptr,
- * indices and slots) and is released with feint_plan_destroy.
+ * indices and slots) and is released with feint_plan_destroy. The GPU
+ * symbolic phase is 32-bit: a plan that needs 64-bit indices or slots is
+ * built by feint_plan_create on the host instead (stats host_fallback).
  * FEINT_ERR_INPUT when feint was built without CUDA or no CUDA device is
  * visible; FEINT_ERR_COMPUTE on CUDA errors (out of GPU memory names the
  * phase and the bytes requested). */
@@ -49,6 +74,7 @@ typedef struct {
   int key_bits;         /* significant bits of the sort keys */
   size_t device_bytes;  /* peak device memory allocated by the call */
   char device[128];     /* name of the CUDA device */
+  int host_fallback;    /* 1: the plan needed 64-bit indices or slots and was built on the host */
 } feint_plan_cuda_stats;
 
 /* feint_plan_create_cuda that also fills *stats (stats may be NULL). */

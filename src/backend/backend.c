@@ -51,7 +51,19 @@ static int problem_cpu(const void *p, feint_backend **out) { return feint_backen
 static int problem_cuda(const void *p, int device_index, feint_backend **out) {
   return feint_backend_cuda_create(p, device_index, out);
 }
-static int problem_cuda_supports(const void *p) { return feint_backend_cuda_check_cells(p); }
+/* The CUDA backend assembles simplices, with 32-bit slots and column
+ * indices; a plan past that (feint/plan.h) is for the CPU backend. */
+static int cuda_width_check(const feint_problem *p) {
+  if (!p->plan || (!p->plan->slots64 && !p->plan->indices64)) return FEINT_OK;
+  return feint_error_set(FEINT_ERR_INPUT,
+                         "backend cuda: the matrix has %lld nonzeros and %lld columns; the CUDA backend assembles "
+                         "with 32-bit slots and column indices (at most %lld nonzeros and columns); use --backend cpu",
+                         (long long)p->plan->nnz, (long long)p->plan->n_rows, (long long)feint_plan_narrow_limit());
+}
+static int problem_cuda_supports(const void *p) {
+  FEINT_CALL(feint_backend_cuda_check_cells(p));
+  return cuda_width_check(p);
+}
 static int operator_cpu(const void *op, feint_backend **out) { return feint_backend_cpu_operator_create(op, out); }
 static int operator_cuda(const void *op, int device_index, feint_backend **out) {
   return feint_backend_cuda_operator_create(op, device_index, out);

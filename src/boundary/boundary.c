@@ -11,6 +11,7 @@
 #include "feint/expr.h"
 #include "feint/fe.h"
 #include "feint/h5.h"
+#include "boundary/facet.h"
 
 /* A case value sampled for boundary use: a constant, an expression or
  * per-scalar-dof values. */
@@ -153,154 +154,263 @@ static int facet_rule_create(const feint_space *s, int degree, facet_rule *r) {
   }
   feint_element_tabulate(r->el, r->q->n, r->q->points, r->phi, NULL);
   r->nb = r->el->nb;
+  if (r->nb > FEINT_FACET_MAX_NB) {
+    facet_rule_destroy(r);
+    return feint_error_set(FEINT_ERR_INPUT, "boundary integrals support facets of up to %d dofs (order %d "
+                           "has more)", FEINT_FACET_MAX_NB, s->order);
+  }
   return FEINT_OK;
 }
 
-/* |J| of an affine facet: length (segment, reference length 1) or |cross|
- * (triangle, reference area 1/2). */
-static double facet_det(const feint_mesh *m, const int64_t *nodes) {
-  double e1[3], e2[3];
-  const double *X[3] = {m->x, m->y, m->z};
-  for (int a = 0; a < 3; a++) {
-    e1[a] = X[a][nodes[1]] - X[a][nodes[0]];
-    e2[a] = m->dim == 3 ? X[a][nodes[2]] - X[a][nodes[0]] : 0.0;
-  }
-  if (m->dim == 3) {
-    double cx = e1[1] * e2[2] - e1[2] * e2[1], cy = e1[2] * e2[0] - e1[0] * e2[2],
-           cz = e1[0] * e2[1] - e1[1] * e2[0];
-    return sqrt(cx * cx + cy * cy + cz * cz);
-  }
-  return sqrt(e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2]);
-}
-
 /* The facets f0..f1 of a group that lie on the region: calls visit(ctx,
- * dofs, det) for each with its scalar dofs (in the facet element's order)
- * and |J|, and counts them. */
-typedef int (*facet_visit)(void *ctx, const int64_t *dofs, double det);
+ * nodes, dofs) for each with its vertex nodes and scalar dofs (in the facet
+ * element's order), and counts them. */
+typedef int (*facet_visit)(void *ctx, const int64_t *nodes, const int64_t *dofs);
 
 static int for_region_facets(const feint_space *s, int64_t f0, int64_t f1, facet_visit visit, void *ctx,
                              int64_t *n_facets) {
   const feint_mesh *m = s->mesh;
-  int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
+  int64_t dofs[FEINT_FACET_MAX_NB];
   for (int64_t f = f0; f < f1; f++) {
     const int64_t *nodes = m->facets + f * m->nv_facet;
     int r = feint_space_facet_dofs(s, nodes, dofs);
     if (r == -1) continue; /* not a facet of the region */
     FEINT_CALL(r);
+    if (visit) FEINT_CALL(visit(ctx, nodes, dofs));
     (*n_facets)++;
-    if (visit) FEINT_CALL(visit(ctx, dofs, facet_det(m, nodes)));
   }
   return FEINT_OK;
 }
 
+/* A facet set with its arrays (the view points into them). */
+struct feint_boundary_facets {
+  feint_facet_view v;
+  facet_rule rule;
+  double *x, *coef;
+  int64_t *load_index, *site_index;
+};
+
+static void facet_set_release(struct feint_boundary_facets *fs) {
+  facet_rule_destroy(&fs->rule);
+  free(fs->x);
+  free(fs->coef);
+  free(fs->load_index);
+  free(fs->site_index);
+  memset(fs, 0, sizeof *fs);
+}
+
+/* Filling one set: the coefficients (ncoef bvalues) and the compact load
+ * slots (bc->slot_of, grown in bc->load_dofs). */
 typedef struct {
   feint_boundary_conditions *bc;
-  const bvalue *h;
-  const facet_rule *r;
-} neumann_ctx;
+  struct feint_boundary_facets *fs;
+  const bvalue *coef; /* ncoef */
+  int64_t f;          /* facets filled */
+} fill_ctx;
 
-static int neumann_facet(void *vctx, const int64_t *dofs, double det) {
-  const neumann_ctx *x = vctx;
-  const feint_space *s = x->bc->space;
-  const int nc = s->components, nb = x->r->nb;
-  double hv[3][FEINT_SPACE_MAX_FACET_DOFS];
-  for (int c = 0; c < nc; c++)
-    for (int j = 0; j < nb; j++) hv[c][j] = bvalue_at(&x->h[c], s, dofs[j]);
-  for (int k = 0; k < x->r->q->n; k++) {
-    const double *p = x->r->phi + k * nb;
-    const double w = x->r->q->weights[k] * det;
-    for (int c = 0; c < nc; c++) {
-      if (!x->h[c].kind) continue;
-      double hq = 0;
-      for (int j = 0; j < nb; j++) hq += p[j] * hv[c][j];
-      for (int i = 0; i < nb; i++) x->bc->neumann[dofs[i] * nc + c] += w * hq * p[i];
+static int load_slot(feint_boundary_conditions *bc, int64_t dof, int64_t *slot) {
+  if (bc->slot_of[dof] < 0) {
+    if (bc->n_load == bc->load_capacity) {
+      int64_t cap = bc->load_capacity ? 2 * bc->load_capacity : 1024;
+      int64_t *d = realloc(bc->load_dofs, (size_t)cap * sizeof *d);
+      if (!d) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for the boundary dofs");
+      bc->load_dofs = d;
+      bc->load_capacity = cap;
     }
+    bc->load_dofs[bc->n_load] = dof;
+    bc->slot_of[dof] = bc->n_load++;
   }
+  *slot = bc->slot_of[dof];
   return FEINT_OK;
 }
 
-/* Neumann load of one entry: integrate h phi_i over the group's facets. */
-static int integrate_neumann(feint_boundary_conditions *bc, const bvalue h[3], int64_t f0, int64_t f1,
-                             int64_t *n_facets) {
+static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
+  fill_ctx *x = vctx;
+  const feint_space *s = x->bc->space;
+  const feint_mesh *m = s->mesh;
+  struct feint_boundary_facets *fs = x->fs;
+  const feint_facet_view *v = &fs->v;
+  const int64_t f = x->f++;
+  const int nc = v->nc, nb = v->nb, nbc = nb * nc;
+  for (int a = 0; a < v->dim; a++) {
+    double *X = fs->x + (f * v->dim + a) * 3;
+    X[0] = m->x[nodes[a]];
+    X[1] = m->y[nodes[a]];
+    X[2] = m->z[nodes[a]];
+  }
+  for (int j = 0; j < nb; j++)
+    for (int k = 0; k < v->ncoef; k++) fs->coef[(f * nb + j) * v->ncoef + k] = bvalue_at(&x->coef[k], s, dofs[j]);
+  for (int i = 0; i < nb; i++)
+    for (int c = 0; c < nc; c++) FEINT_CALL(load_slot(x->bc, dofs[i] * nc + c, &fs->load_index[f * nbc + i * nc + c]));
+  /* Robin: the column dof of each used entry for now; numbered by number_sites */
+  if (v->robin)
+    for (int i = 0; i < nb; i++)
+      for (int c = 0; c < nc; c++)
+        for (int j = 0; j < nb; j++)
+          for (int d = 0; d < nc; d++)
+            fs->site_index[f * nbc * nbc + (i * nc + c) * nbc + j * nc + d] =
+                v->pairs >> (c * nc + d) & 1u ? dofs[j] * nc + d : -1;
+  return FEINT_OK;
+}
+
+/* Add a facet set for one entry: coef = the ncoef values per facet dof
+ * (Neumann h per component; Robin alpha nc x nc then G per component). */
+static int add_facet_set(feint_boundary_conditions *bc, int robin, const bvalue *coef, int ncoef, unsigned pairs,
+                         int varies, int64_t f0, int64_t f1, int64_t *n_facets) {
   const feint_space *s = bc->space;
-  int varies = 0;
-  for (int c = 0; c < s->components; c++) varies |= h[c].kind >= 2;
-  facet_rule r;
-  FEINT_CALL(facet_rule_create(s, s->order * (varies ? 2 : 1), &r));
-  neumann_ctx x = {bc, h, &r};
-  int status = for_region_facets(s, f0, f1, neumann_facet, &x, n_facets);
-  facet_rule_destroy(&r);
+  struct feint_boundary_facets *sets = realloc(bc->sets, (size_t)(bc->n_sets + 1) * sizeof *sets);
+  if (!sets) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for the boundary facets");
+  bc->sets = sets;
+  struct feint_boundary_facets *fs = &sets[bc->n_sets++];
+  memset(fs, 0, sizeof *fs);
+  /* exact for the interpolants on affine facets: Neumann h phi_i, Robin alpha phi_i phi_j and alpha G phi_i */
+  const int degree = s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1));
+  FEINT_CALL(facet_rule_create(s, degree, &fs->rule));
+  int64_t n = 0;
+  FEINT_CALL(for_region_facets(s, f0, f1, NULL, NULL, &n));
+  *n_facets = n;
+  feint_facet_view *v = &fs->v;
+  v->robin = robin;
+  v->dim = s->mesh->dim;
+  v->nc = s->components;
+  v->nb = fs->rule.nb;
+  v->nq = fs->rule.q->n;
+  v->ncoef = ncoef;
+  v->pairs = pairs;
+  v->n_facets = n;
+  const int64_t nbc = (int64_t)v->nb * v->nc;
+  FEINT_CALL(feint_malloc((size_t)(n * v->dim * 3), sizeof *fs->x, &fs->x, "facet coordinates"));
+  FEINT_CALL(feint_malloc((size_t)(n * v->nb * ncoef), sizeof *fs->coef, &fs->coef, "facet coefficients"));
+  FEINT_CALL(feint_malloc((size_t)(n * nbc), sizeof *fs->load_index, &fs->load_index, "facet load map"));
+  if (robin)
+    FEINT_CALL(feint_malloc((size_t)(n * nbc * nbc), sizeof *fs->site_index, &fs->site_index, "facet slot map"));
+  fill_ctx x = {bc, fs, coef, 0};
+  int64_t again = 0;
+  FEINT_CALL(for_region_facets(s, f0, f1, fill_facet, &x, &again));
+  v->phi = fs->rule.phi;
+  v->weights = fs->rule.q->weights;
+  v->x = fs->x;
+  v->coef = fs->coef;
+  v->load_index = fs->load_index;
+  v->site_index = fs->site_index;
+  return FEINT_OK;
+}
+
+/* A site candidate: the column dof and where its site number goes. */
+typedef struct {
+  int64_t col;
+  int64_t *at;
+} site_ref;
+
+static int site_ref_cmp(const void *a, const void *b) {
+  const int64_t x = ((const site_ref *)a)->col, y = ((const site_ref *)b)->col;
+  return (x > y) - (x < y);
+}
+
+/* Number the distinct Robin entries (row, column) over all sets: bucket
+ * the entries by row (its load slot), sort each row by column, one site
+ * per distinct column; site_index then holds site numbers. */
+static int number_sites(feint_boundary_conditions *bc) {
+  int64_t *count = NULL, total = 0;
+  site_ref *refs = NULL;
+  int status = feint_calloc((size_t)bc->n_load + 1, sizeof *count, &count, "Robin rows");
+  for (int k = 0; k < bc->n_sets && !status; k++) {
+    const feint_facet_view *v = &bc->sets[k].v;
+    const int64_t nbc = (int64_t)v->nb * v->nc;
+    if (!v->robin) continue;
+    for (int64_t e = 0; e < v->n_facets * nbc * nbc; e++)
+      if (v->site_index[e] >= 0) count[v->load_index[e / (nbc * nbc) * nbc + e % (nbc * nbc) / nbc] + 1]++;
+  }
+  if (!status) {
+    for (int64_t r = 0; r < bc->n_load; r++) count[r + 1] += count[r];
+    total = count[bc->n_load];
+    status = feint_malloc((size_t)total, sizeof *refs, &refs, "Robin entries");
+  }
+  if (!status) {
+    for (int k = 0; k < bc->n_sets; k++) {
+      const feint_facet_view *v = &bc->sets[k].v;
+      const int64_t nbc = (int64_t)v->nb * v->nc;
+      if (!v->robin) continue;
+      for (int64_t e = 0; e < v->n_facets * nbc * nbc; e++) {
+        int64_t *at = bc->sets[k].site_index + e;
+        if (*at < 0) continue;
+        site_ref *ref = &refs[count[v->load_index[e / (nbc * nbc) * nbc + e % (nbc * nbc) / nbc]]++];
+        ref->col = *at;
+        ref->at = at;
+      }
+    }
+    /* count[r] is now the end of row r */
+    int64_t sites = 0;
+    for (int64_t r = 0, b = 0; r < bc->n_load; b = count[r++]) {
+      qsort(refs + b, (size_t)(count[r] - b), sizeof *refs, site_ref_cmp);
+      for (int64_t e = b; e < count[r]; e++) sites += e == b || refs[e].col != refs[e - 1].col;
+    }
+    bc->n_sites = sites;
+    if (!(status = feint_malloc((size_t)sites, sizeof *bc->site_rows, &bc->site_rows, "Robin rows")) &&
+        !(status = feint_malloc((size_t)sites, sizeof *bc->site_cols, &bc->site_cols, "Robin columns")) &&
+        !(status = feint_calloc((size_t)sites, sizeof *bc->site_values, &bc->site_values, "Robin values"))) {
+      int64_t t = -1;
+      for (int64_t r = 0, b = 0; r < bc->n_load; b = count[r++])
+        for (int64_t e = b; e < count[r]; e++) {
+          if (e == b || refs[e].col != refs[e - 1].col) {
+            bc->site_rows[++t] = bc->load_dofs[r];
+            bc->site_cols[t] = refs[e].col;
+          }
+          *refs[e].at = t;
+        }
+    }
+  }
+  free(count);
+  free(refs);
   return status;
 }
 
-typedef struct {
-  feint_boundary_conditions *bc;
-  const bvalue *alpha, *g;
-  const facet_rule *r;
-} robin_ctx;
-
-/* One facet's Robin terms: the facet mass matrix weighted by alpha (both
- * interpolated in the facet element), M_ij = int alpha phi_i phi_j, as
- * triplets for every component, and the load M g (g interpolated), which
- * is int alpha g phi_i exactly for the interpolants. */
-static int robin_facet(void *vctx, const int64_t *dofs, double det) {
-  const robin_ctx *x = vctx;
-  feint_boundary_conditions *bc = x->bc;
-  const feint_space *s = bc->space;
-  const int nc = s->components, nb = x->r->nb;
-  enum { N = FEINT_SPACE_MAX_FACET_DOFS };
-  double av[N], gv[N], M[N * N];
-  for (int j = 0; j < nb; j++) {
-    av[j] = bvalue_at(x->alpha, s, dofs[j]);
-    gv[j] = bvalue_at(x->g, s, dofs[j]);
-  }
-  memset(M, 0, sizeof M);
-  for (int k = 0; k < x->r->q->n; k++) {
-    const double *p = x->r->phi + k * nb;
-    double aq = 0;
-    for (int j = 0; j < nb; j++) aq += p[j] * av[j];
-    const double w = x->r->q->weights[k] * det * aq;
-    for (int i = 0; i < nb; i++)
-      for (int j = 0; j < nb; j++) M[i * nb + j] += w * p[i] * p[j];
-  }
-  const int64_t need = bc->n_robin + (int64_t)nc * nb * nb;
-  if (need > bc->robin_capacity) {
-    int64_t cap = bc->robin_capacity ? 2 * bc->robin_capacity : 1024;
-    while (cap < need) cap *= 2;
-    int64_t *rows = realloc(bc->robin_rows, (size_t)cap * sizeof *rows);
-    if (rows) bc->robin_rows = rows;
-    int64_t *cols = realloc(bc->robin_cols, (size_t)cap * sizeof *cols);
-    if (cols) bc->robin_cols = cols;
-    double *vals = realloc(bc->robin_values, (size_t)cap * sizeof *vals);
-    if (vals) bc->robin_values = vals;
-    if (!rows || !cols || !vals) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for the Robin terms");
-    bc->robin_capacity = cap;
-  }
-  for (int c = 0; c < nc; c++)
-    for (int i = 0; i < nb; i++) {
-      const int64_t di = dofs[i] * nc + c;
-      double load = 0;
-      for (int j = 0; j < nb; j++) {
-        const int64_t t = bc->n_robin++;
-        bc->robin_rows[t] = di;
-        bc->robin_cols[t] = dofs[j] * nc + c;
-        bc->robin_values[t] = M[i * nb + j];
-        load += M[i * nb + j] * gv[j];
-      }
-      bc->robin_load[di] += load;
+/* The coefficients of a Robin entry, per facet dof: alpha (nc x nc, the
+ * pairs given) then G (nc). */
+static int robin_coefficients(const feint_boundary *b, int index, const feint_space *s, bvalue coef[12],
+                              unsigned *pairs, int *varies) {
+  const int nc = s->components;
+  char name[64];
+  bvalue a[9], g[3];
+  int status;
+  memset(coef, 0, 12 * sizeof *coef);
+  snprintf(name, sizeof name, "boundary[%d].robin.alpha", index);
+  if (b->robin_alpha_tensor) {
+    if (b->robin_alpha.n != nc * nc) {
+      const int d = b->robin_alpha.n == 4 ? 2 : 3;
+      return feint_error_set(FEINT_ERR_INPUT, "%s: %s is a %dx%d tensor but the space has %d component%s (give "
+                             "a %dx%d tensor, one value per component, or one value)",
+                             b->where, name, d, d, nc, nc == 1 ? "" : "s", nc, nc);
     }
+    memset(a, 0, sizeof a);
+    for (int k = 0; k < nc * nc; k++)
+      if ((status = bvalue_make(&b->robin_alpha.c[k], s, name, &a[k]))) goto fail;
+  } else {
+    bvalue diag[3];
+    if ((status = sample_list(&b->robin_alpha, s, name, b->where, diag))) return status;
+    memset(a, 0, sizeof a);
+    for (int c = 0; c < nc; c++) a[c * nc + c] = diag[c];
+  }
+  memset(g, 0, sizeof g);
+  snprintf(name, sizeof name, "boundary[%d].robin.value", index);
+  if (b->robin_value.n && (status = sample_list(&b->robin_value, s, name, b->where, g))) goto fail;
+  *pairs = 0;
+  *varies = 0;
+  for (int k = 0; k < nc * nc; k++) {
+    if (a[k].kind) *pairs |= 1u << k;
+    *varies |= a[k].kind >= 2;
+    coef[k] = a[k];
+  }
+  for (int c = 0; c < nc; c++) coef[nc * nc + c] = g[c];
+  if (!*pairs) {
+    status = feint_error_set(FEINT_ERR_INPUT, "%s: boundary[%d].robin.alpha: every alpha entry is null (give at "
+                             "least one)", b->robin_alpha.c[0].where, index);
+    goto fail;
+  }
   return FEINT_OK;
-}
-
-/* Robin terms of one entry on the group's facets. */
-static int integrate_robin(feint_boundary_conditions *bc, const bvalue *alpha, const bvalue *g, int64_t f0,
-                           int64_t f1, int64_t *n_facets) {
-  const feint_space *s = bc->space;
-  facet_rule r;
-  FEINT_CALL(facet_rule_create(s, s->order * (alpha->kind >= 2 ? 3 : 2), &r));
-  robin_ctx x = {bc, alpha, g, &r};
-  int status = for_region_facets(s, f0, f1, robin_facet, &x, n_facets);
-  facet_rule_destroy(&r);
+fail:
+  for (int k = 0; k < 9; k++) bvalue_release(&a[k]);
+  for (int k = 0; k < 3; k++) bvalue_release(&g[k]);
   return status;
 }
 
@@ -311,7 +421,7 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const bvalue g[3], int6
   const feint_mesh *m = s->mesh;
   const int nc = s->components, nvf = m->nv_facet;
   const int nb = m->dim == 3 ? (s->order + 1) * (s->order + 2) / 2 : s->order + 1;
-  int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
+  int64_t dofs[FEINT_FACET_MAX_NB];
   for (int64_t f = f0; f < f1; f++) {
     int r = feint_space_facet_dofs(s, m->facets + f * nvf, dofs);
     if (r == -1) continue;
@@ -337,15 +447,17 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
   bc->mode = c->dirichlet;
   int status;
   if ((status = feint_calloc((size_t)s->n_dofs, 1, &bc->constrained, "Dirichlet marks")) ||
-      (status = feint_calloc((size_t)s->n_dofs, sizeof *bc->g, &bc->g, "Dirichlet values")))
+      (status = feint_calloc((size_t)s->n_dofs, sizeof *bc->g, &bc->g, "Dirichlet values")) ||
+      (status = feint_malloc((size_t)s->n_dofs, sizeof *bc->slot_of, &bc->slot_of, "boundary dof slots")))
     goto fail;
+  for (int64_t d = 0; d < s->n_dofs; d++) bc->slot_of[d] = -1;
   for (int i = 0; i < c->n_boundary && !status; i++) {
     const feint_boundary *b = &c->boundary[i];
     int g = -1;
     if ((status = find_group(m, b, i, &g))) goto fail;
     const int64_t f0 = m->facet_offsets[g], f1 = m->facet_offsets[g + 1];
     char name[64];
-    bvalue v[3];
+    bvalue v[12];
     int64_t used = 0;
     if (b->dirichlet.n) {
       snprintf(name, sizeof name, "boundary[%d].dirichlet", i);
@@ -356,32 +468,20 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
     }
     if (b->neumann.n) {
       snprintf(name, sizeof name, "boundary[%d].neumann", i);
-      if (!bc->neumann && (status = feint_calloc((size_t)s->n_dofs, sizeof *bc->neumann, &bc->neumann,
-                                                 "Neumann load")))
-        goto fail;
       if ((status = sample_list(&b->neumann, s, name, b->where, v))) goto fail;
-      used = 0;
-      status = integrate_neumann(bc, v, f0, f1, &used);
-      bc->n_neumann_facets += used;
+      int varies = 0;
+      for (int k = 0; k < s->components; k++) varies |= v[k].kind >= 2;
+      status = add_facet_set(bc, 0, v, s->components, 0, varies, f0, f1, &used);
       for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
     if (b->has_robin) {
-      bvalue alpha, g;
-      snprintf(name, sizeof name, "boundary[%d].robin.alpha", i);
-      if ((status = bvalue_make(&b->robin_alpha, s, name, &alpha))) goto fail;
-      snprintf(name, sizeof name, "boundary[%d].robin.value", i);
-      if ((status = bvalue_make(&b->robin_value, s, name, &g))) {
-        bvalue_release(&alpha);
-        goto fail;
-      }
-      if (!bc->robin_load)
-        status = feint_calloc((size_t)s->n_dofs, sizeof *bc->robin_load, &bc->robin_load, "Robin load");
-      used = 0;
-      if (!status) status = integrate_robin(bc, &alpha, &g, f0, f1, &used);
-      bc->n_robin_facets += used;
-      bvalue_release(&alpha);
-      bvalue_release(&g);
+      unsigned pairs = 0;
+      int varies = 0;
+      if ((status = robin_coefficients(b, i, s, v, &pairs, &varies))) goto fail;
+      const int nc = s->components;
+      status = add_facet_set(bc, 1, v, nc * nc + nc, pairs, varies, f0, f1, &used);
+      for (int k = 0; k < 12; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
     if (used == 0) {
@@ -391,6 +491,15 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
                                b->where, i, b->group);
       goto fail;
     }
+  }
+  free(bc->slot_of);
+  bc->slot_of = NULL;
+  if ((status = number_sites(bc)) ||
+      (status = feint_calloc((size_t)bc->n_load, sizeof *bc->load, &bc->load, "boundary load")))
+    goto fail;
+  for (int k = 0; k < bc->n_sets; k++) {
+    if (bc->sets[k].v.robin) bc->n_robin_facets += bc->sets[k].v.n_facets;
+    else bc->n_neumann_facets += bc->sets[k].v.n_facets;
   }
   for (int64_t d = 0; d < s->n_dofs; d++) bc->n_dirichlet += bc->constrained[d];
   if ((status = feint_malloc((size_t)bc->n_dirichlet, sizeof(int64_t), &bc->dirichlet_dofs, "Dirichlet dofs")) ||
@@ -409,30 +518,82 @@ fail:
   return status;
 }
 
+/* The host reference of the facet integrals (the CUDA twin is
+ * feint_facets_cuda in backend/cuda/facet.cu, same functions of facet.h). */
+static void integrate_host(const feint_facet_view *v, double *load, double *sites) {
+  const int nc = v->nc, nbc = v->nb * nc;
+  for (int64_t f = 0; f < v->n_facets; f++) {
+    const double det = feint_facet_det(v, f);
+    const int64_t *li = v->load_index + f * nbc;
+    for (int i = 0; i < v->nb; i++)
+      for (int c = 0; c < nc; c++) load[li[i * nc + c]] += feint_facet_load(v, f, det, i, c);
+    if (!v->robin) continue;
+    const int64_t *si = v->site_index + f * nbc * nbc;
+    for (int i = 0; i < v->nb; i++)
+      for (int c = 0; c < nc; c++)
+        for (int j = 0; j < v->nb; j++)
+          for (int d = 0; d < nc; d++) {
+            const int64_t t = si[(i * nc + c) * nbc + j * nc + d];
+            if (t >= 0) sites[t] += feint_facet_matrix(v, f, det, i, c, j, d);
+          }
+  }
+}
+
+void feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
+                       double *sites) {
+  memset(load, 0, (size_t)n_load * sizeof *load);
+  memset(sites, 0, (size_t)n_sites * sizeof *sites);
+  for (int k = 0; k < n_sets; k++) integrate_host(sets[k], load, sites);
+}
+
+const feint_facet_view *feint_boundary_facet_view(const feint_boundary_conditions *bc, int k) {
+  return k >= 0 && k < bc->n_sets ? &bc->sets[k].v : NULL;
+}
+
+int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_device where) {
+  enum { MAX_VIEWS = 64 };
+  if (!bc || !bc->n_sets) return FEINT_OK; /* Dirichlet only: nothing to integrate (no device work) */
+  const feint_facet_view *views[MAX_VIEWS];
+  if (bc->n_sets > MAX_VIEWS)
+    return feint_error_set(FEINT_ERR_INPUT, "at most %d Neumann/Robin boundary entries (%d given)", MAX_VIEWS,
+                           bc->n_sets);
+  for (int k = 0; k < bc->n_sets; k++) views[k] = &bc->sets[k].v;
+  if (where == FEINT_BOUNDARY_CUDA)
+    FEINT_CALL(feint_facets_cuda(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values,
+                                 &bc->cuda_stats));
+  else
+    feint_facets_host(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values);
+  bc->integrated = where;
+  return FEINT_OK;
+}
+
 void feint_boundary_destroy(feint_boundary_conditions *bc) {
   if (!bc) return;
   free(bc->dirichlet_dofs);
   free(bc->dirichlet_values);
   free(bc->constrained);
   free(bc->g);
-  free(bc->neumann);
-  free(bc->robin_rows);
-  free(bc->robin_cols);
-  free(bc->robin_values);
-  free(bc->robin_load);
-  free(bc->robin_positions);
+  free(bc->slot_of);
+  for (int k = 0; k < bc->n_sets; k++) facet_set_release(&bc->sets[k]);
+  free(bc->sets);
+  free(bc->load_dofs);
+  free(bc->load);
+  free(bc->site_rows);
+  free(bc->site_cols);
+  free(bc->site_values);
+  free(bc->site_positions);
   free(bc);
 }
 
-/* Position of column j in row i of a sorted CSR pattern, -1 if absent. */
-static int64_t csr_find(const int64_t *indptr, const int32_t *indices, int64_t i, int64_t j) {
-  int64_t lo = indptr[i], hi = indptr[i + 1];
+/* Position of column j in row i of the plan's sorted pattern, -1 if absent. */
+static int64_t csr_find(const feint_plan *p, int64_t i, int64_t j) {
+  int64_t lo = p->indptr[i], hi = p->indptr[i + 1];
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    if (indices[mid] < j) lo = mid + 1;
+    if (feint_plan_column(p, mid) < j) lo = mid + 1;
     else hi = mid;
   }
-  return lo < indptr[i + 1] && indices[lo] == j ? lo : -1;
+  return lo < p->indptr[i + 1] && feint_plan_column(p, lo) == j ? lo : -1;
 }
 
 static int robin_missing(int64_t i, int64_t j) {
@@ -440,23 +601,22 @@ static int robin_missing(int64_t i, int64_t j) {
                          (long long)i, (long long)j);
 }
 
-int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const int64_t *indptr, const int32_t *indices) {
-  if (!bc || !bc->n_robin) return FEINT_OK;
-  if (bc->robin_positions && bc->robin_indptr == indptr && bc->robin_indices == indices) return FEINT_OK;
-  free(bc->robin_positions);
-  bc->robin_positions = NULL;
+int feint_boundary_bind_pattern(feint_boundary_conditions *bc, const feint_plan *plan) {
+  if (!bc || !bc->n_sites) return FEINT_OK;
+  if (bc->site_positions && bc->site_plan == plan) return FEINT_OK;
+  free(bc->site_positions);
+  bc->site_positions = NULL;
   int64_t *pos = NULL;
-  FEINT_CALL(feint_malloc((size_t)bc->n_robin, sizeof *pos, &pos, "Robin positions"));
-  for (int64_t t = 0; t < bc->n_robin; t++) {
-    pos[t] = csr_find(indptr, indices, bc->robin_rows[t], bc->robin_cols[t]);
+  FEINT_CALL(feint_malloc((size_t)bc->n_sites, sizeof *pos, &pos, "Robin positions"));
+  for (int64_t t = 0; t < bc->n_sites; t++) {
+    pos[t] = csr_find(plan, bc->site_rows[t], bc->site_cols[t]);
     if (pos[t] < 0) {
       free(pos);
-      return robin_missing(bc->robin_rows[t], bc->robin_cols[t]);
+      return robin_missing(bc->site_rows[t], bc->site_cols[t]);
     }
   }
-  bc->robin_positions = pos;
-  bc->robin_indptr = indptr;
-  bc->robin_indices = indices;
+  bc->site_positions = pos;
+  bc->site_plan = plan;
   return FEINT_OK;
 }
 
@@ -465,71 +625,65 @@ int feint_boundary_rhs_needs_matrix(const feint_boundary_conditions *bc) {
 }
 
 void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const double *u, double *F) {
-  const int64_t n = bc->space->n_dofs;
-  if (bc->neumann)
-    for (int64_t i = 0; i < n; i++) F[i] -= bc->neumann[i];
-  if (bc->robin_load) {
-    for (int64_t t = 0; t < bc->n_robin; t++) F[bc->robin_rows[t]] += bc->robin_values[t] * u[bc->robin_cols[t]];
-    for (int64_t i = 0; i < n; i++) F[i] -= bc->robin_load[i];
-  }
+  for (int64_t k = 0; k < bc->n_load; k++) F[bc->load_dofs[k]] -= bc->load[k];
+  for (int64_t t = 0; t < bc->n_sites; t++) F[bc->site_rows[t]] += bc->site_values[t] * u[bc->site_cols[t]];
   for (int64_t k = 0; k < bc->n_dirichlet; k++) {
     const int64_t d = bc->dirichlet_dofs[k];
     F[d] = u[d] - bc->dirichlet_values[k];
   }
 }
 
-int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const int64_t *indptr,
-                             const int32_t *indices, const double *values, double *b) {
+int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_plan *plan, const double *values,
+                             double *b) {
   const int64_t n = bc->space->n_dofs;
-  if (bc->neumann)
-    for (int64_t i = 0; i < n; i++) b[i] += bc->neumann[i];
-  if (bc->robin_load)
-    for (int64_t i = 0; i < n; i++) b[i] += bc->robin_load[i];
+  for (int64_t k = 0; k < bc->n_load; k++) b[bc->load_dofs[k]] += bc->load[k];
   if (feint_boundary_rhs_needs_matrix(bc)) {
-    if (!indptr || !indices || !values)
+    if (!plan || !values)
       return feint_error_set(FEINT_ERR_COMPUTE, "internal: symmetric Dirichlet lifting needs the matrix");
     for (int64_t i = 0; i < n; i++) {
       if (bc->constrained[i]) continue;
       double lift = 0;
-      for (int64_t k = indptr[i]; k < indptr[i + 1]; k++)
-        if (bc->constrained[indices[k]]) lift += values[k] * bc->g[indices[k]];
+      for (int64_t k = plan->indptr[i]; k < plan->indptr[i + 1]; k++) {
+        const int64_t j = feint_plan_column(plan, k);
+        if (bc->constrained[j]) lift += values[k] * bc->g[j];
+      }
       b[i] -= lift;
     }
     /* the matrix lifted with includes the Robin terms (added by apply_matrix) */
-    for (int64_t t = 0; t < bc->n_robin; t++) {
-      const int64_t i = bc->robin_rows[t], j = bc->robin_cols[t];
-      if (!bc->constrained[i] && bc->constrained[j]) b[i] -= bc->robin_values[t] * bc->g[j];
+    for (int64_t t = 0; t < bc->n_sites; t++) {
+      const int64_t i = bc->site_rows[t], j = bc->site_cols[t];
+      if (!bc->constrained[i] && bc->constrained[j]) b[i] -= bc->site_values[t] * bc->g[j];
     }
   }
   for (int64_t k = 0; k < bc->n_dirichlet; k++) b[bc->dirichlet_dofs[k]] = bc->dirichlet_values[k];
   return FEINT_OK;
 }
 
-int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const int64_t *indptr,
-                                const int32_t *indices, double *values) {
+int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values) {
   const int64_t n = bc->space->n_dofs;
+  const int64_t *indptr = plan->indptr;
   const int symmetric = bc->mode == FEINT_DIRICHLET_SYMMETRIC;
   /* Robin terms first, then the Dirichlet elimination */
-  const int bound = bc->robin_positions && bc->robin_indptr == indptr && bc->robin_indices == indices;
-  for (int64_t t = 0; t < bc->n_robin; t++) {
-    const int64_t k =
-        bound ? bc->robin_positions[t] : csr_find(indptr, indices, bc->robin_rows[t], bc->robin_cols[t]);
-    if (k < 0) return robin_missing(bc->robin_rows[t], bc->robin_cols[t]);
-    values[k] += bc->robin_values[t];
+  const int bound = bc->site_positions && bc->site_plan == plan;
+  for (int64_t t = 0; t < bc->n_sites; t++) {
+    const int64_t k = bound ? bc->site_positions[t] : csr_find(plan, bc->site_rows[t], bc->site_cols[t]);
+    if (k < 0) return robin_missing(bc->site_rows[t], bc->site_cols[t]);
+    values[k] += bc->site_values[t];
   }
   for (int64_t i = 0; i < n; i++) {
     if (bc->constrained[i]) {
       int diagonal = 0;
       for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
-        diagonal |= indices[k] == i;
-        values[k] = indices[k] == i ? 1.0 : 0.0;
+        const int on_diagonal = feint_plan_column(plan, k) == i;
+        diagonal |= on_diagonal;
+        values[k] = on_diagonal ? 1.0 : 0.0;
       }
       if (!diagonal)
         return feint_error_set(FEINT_ERR_COMPUTE, "internal: row %lld has no diagonal entry in the pattern",
                                (long long)i);
     } else if (symmetric) {
       for (int64_t k = indptr[i]; k < indptr[i + 1]; k++)
-        if (bc->constrained[indices[k]]) values[k] = 0.0;
+        if (bc->constrained[feint_plan_column(plan, k)]) values[k] = 0.0;
     }
   }
   return FEINT_OK;

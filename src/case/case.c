@@ -11,8 +11,9 @@
  *  - A dataset value {file, dataset, on} needs all three keys.
  *  - A boundary entry needs `group` and at least one of dirichlet/neumann/
  *    robin; in their lists a null item is a free component (kind
- *    FEINT_VALUE_NONE). robin is {alpha, value}: alpha required, value
- *    optional (0), each a single value.
+ *    FEINT_VALUE_NONE). robin is {alpha, value}: alpha required (a value,
+ *    a list per component or a list of lists = a tensor), value optional
+ *    (0; a value or a list per component).
  *  - Numeric path components in --set index sequences: boundary.0.neumann=2. */
 #include "feint/case.h"
 
@@ -506,9 +507,12 @@ static int fill_state_boundary(const loader *L, const tree_node *root) {
       snprintf(sub, sizeof sub, "%s.robin.alpha", name);
       if (!ra) return fail_at(r, "missing required key %s (the Robin coefficient in kappa du/dn + alpha u "
                               "= alpha value)", sub);
-      FEINT_CALL(get_value(L, ra, sub, &b->robin_alpha));
+      /* a list of lists is a tensor (like physics.tensor), a list one value per component */
+      b->robin_alpha_tensor = ra->kind == TREE_SEQ && ra->n && ra->items[0]->kind == TREE_SEQ;
+      if (b->robin_alpha_tensor) FEINT_CALL(get_tensor(L, ra, sub, &b->robin_alpha));
+      else FEINT_CALL(get_value_list_null(L, ra, sub, 3, 0, 1, &b->robin_alpha));
       snprintf(sub, sizeof sub, "%s.robin.value", name);
-      if (rv) FEINT_CALL(get_value(L, rv, sub, &b->robin_value));
+      if (rv) FEINT_CALL(get_value_list_null(L, rv, sub, 3, 0, 1, &b->robin_value));
       b->has_robin = 1;
     }
   }
@@ -1095,8 +1099,8 @@ void feint_case_destroy(feint_case *c) {
     free(c->boundary[i].group);
     list_free(&c->boundary[i].dirichlet);
     list_free(&c->boundary[i].neumann);
-    value_free(&c->boundary[i].robin_alpha);
-    value_free(&c->boundary[i].robin_value);
+    list_free(&c->boundary[i].robin_alpha);
+    list_free(&c->boundary[i].robin_value);
   }
   free(c->boundary);
   free(c->output_file);

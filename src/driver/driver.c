@@ -257,7 +257,7 @@ static int write_matrix_market(run_state *r) {
     file = path;
   }
   return feint_write_matrix_market(file, r->plan->n_rows, r->plan->n_rows, r->plan->indptr, r->plan->indices,
-                                   r->values, r->c->as_run);
+                                   r->plan->indices64, r->values, r->c->as_run);
 }
 
 /* One case, mesh to results, into r->out (already created). Stages the
@@ -276,7 +276,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (!r->space)
     TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
-  /* boundary conditions: applied on the host to what the backend computes */
+  /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
   rep->n_cells = r->mesh->n_cells;
   rep->n_dofs = r->space->n_dofs;
@@ -295,8 +295,10 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     TIMED(rep, FEINT_PHASE_PATTERN,
           on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
   rep->nnz = r->plan ? r->plan->nnz : 0;
+  rep->index_bits = !r->plan ? 0 : r->plan->indices64 ? 64 : 32;
+  rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
   /* Robin terms: their positions in the pattern, found once */
-  if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan->indptr, r->plan->indices));
+  if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
   feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
                            c->blocks_per_batch, c->batches_per_chunk};
   char note[512];
@@ -305,6 +307,10 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
         feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
   if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
+  /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
+  if (r->bc)
+    TIMED(rep, FEINT_PHASE_FORM,
+          feint_boundary_integrate(r->bc, strcmp(r->backend->name, "cuda") ? FEINT_BOUNDARY_HOST : FEINT_BOUNDARY_CUDA));
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
   rep->n_nodes = r->mesh->n_nodes;
   min_bytes(r, rep);
@@ -319,7 +325,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   }
   if (c->write_rhs) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
-    if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, NULL, r->vec));
+    if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, r->vec));
     if (!lift) { /* else written with the matrix below */
       rep->rhs_norm = run_norm2(r->vec, n);
       FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
@@ -335,17 +341,17 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     FEINT_CALL(feint_malloc_large((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     if (lift) { /* the load vector, still in r->vec, lifted with the unmodified matrix */
-      FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan->indptr, r->plan->indices, r->values, r->vec));
+      FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->vec));
       rep->rhs_norm = run_norm2(r->vec, n);
       FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
     }
-    if (r->bc) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan->indptr, r->plan->indices, r->values));
+    if (r->bc) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan, r->values));
   }
   if (c->write_matrix) {
     rep->matrix_norm = run_norm2(r->values, r->plan->nnz);
     double t0 = feint_now();
     FEINT_CALL(feint_output_csr(r->out, run_member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
-                                r->plan->indices, r->values));
+                                r->plan->indices, r->plan->indices64, r->values));
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }

@@ -111,30 +111,6 @@ static int make_parents(feint_output *o, const char *name) {
   return FEINT_OK;
 }
 
-static int write_dataset(feint_output *o, const char *name, int rank, const int64_t *dims, hid_t type,
-                         const void *data) {
-  FEINT_CALL(make_parents(o, name));
-  hsize_t hd[8];
-  for (int k = 0; k < rank; k++) hd[k] = (hsize_t)dims[k];
-  hid_t space = H5Screate_simple(rank, hd, NULL);
-  hid_t d = H5Dcreate2(o->file, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-  herr_t e = d < 0 ? -1 : H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
-  if (d >= 0) H5Dclose(d);
-  H5Sclose(space);
-  if (e < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot write dataset '%s'", o->path, name);
-  return FEINT_OK;
-}
-
-int feint_output_doubles(feint_output *o, const char *name, int rank, const int64_t *dims, const double *data) {
-  return write_dataset(o, name, rank, dims, H5T_NATIVE_DOUBLE, data);
-}
-int feint_output_int64(feint_output *o, const char *name, int rank, const int64_t *dims, const int64_t *data) {
-  return write_dataset(o, name, rank, dims, H5T_NATIVE_INT64, data);
-}
-int feint_output_int32(feint_output *o, const char *name, int rank, const int64_t *dims, const int32_t *data) {
-  return write_dataset(o, name, rank, dims, H5T_NATIVE_INT32, data);
-}
-
 static int write_attr(feint_output *o, const char *object, const char *name, hid_t type, hid_t space,
                       const void *value) {
   hid_t obj = H5Oopen(o->file, object ? object : "/", H5P_DEFAULT);
@@ -153,8 +129,8 @@ static int write_attr(feint_output *o, const char *object, const char *name, hid
 static int write_string_attr(feint_output *o, const char *object, const char *name, const char *value,
                              int fixed) {
   hid_t type = H5Tcopy(H5T_C_S1);
-  if (fixed) {
-    H5Tset_size(type, strlen(value) + 1);
+  if (fixed) { /* as MATLAB writes them: "double" is a 6-byte string */
+    H5Tset_size(type, strlen(value));
     H5Tset_strpad(type, H5T_STR_NULLTERM);
   } else {
     H5Tset_size(type, H5T_VARIABLE);
@@ -178,6 +154,33 @@ int feint_output_attr_double(feint_output *o, const char *object, const char *na
   return status;
 }
 
+/* A dataset of file type `file_type` from memory of type `mem_type` (HDF5
+ * converts, in pieces, with no full-size copy); matlab_class (NULL: none)
+ * is the MATLAB_class attribute MATLAB's load needs on a variable. */
+static int write_dataset_as(feint_output *o, const char *name, int rank, const int64_t *dims, hid_t file_type,
+                            hid_t mem_type, const void *data, const char *matlab_class) {
+  FEINT_CALL(make_parents(o, name));
+  hsize_t hd[8];
+  for (int k = 0; k < rank; k++) hd[k] = (hsize_t)dims[k];
+  hid_t space = H5Screate_simple(rank, hd, NULL);
+  hid_t d = H5Dcreate2(o->file, name, file_type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  herr_t e = d < 0 ? -1 : H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+  if (d >= 0) H5Dclose(d);
+  H5Sclose(space);
+  if (e < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot write dataset '%s'", o->path, name);
+  return matlab_class ? write_string_attr(o, name, "MATLAB_class", matlab_class, 1) : FEINT_OK;
+}
+
+int feint_output_doubles(feint_output *o, const char *name, int rank, const int64_t *dims, const double *data) {
+  return write_dataset_as(o, name, rank, dims, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, data, "double");
+}
+int feint_output_int64(feint_output *o, const char *name, int rank, const int64_t *dims, const int64_t *data) {
+  return write_dataset_as(o, name, rank, dims, H5T_NATIVE_INT64, H5T_NATIVE_INT64, data, "int64");
+}
+int feint_output_int32(feint_output *o, const char *name, int rank, const int64_t *dims, const int32_t *data) {
+  return write_dataset_as(o, name, rank, dims, H5T_NATIVE_INT32, H5T_NATIVE_INT32, data, "int32");
+}
+
 int feint_output_attr_int64(feint_output *o, const char *object, const char *name, int64_t value) {
   hid_t space = H5Screate(H5S_SCALAR);
   int status = write_attr(o, object, name, H5T_NATIVE_INT64, space, &value);
@@ -186,40 +189,35 @@ int feint_output_attr_int64(feint_output *o, const char *object, const char *nam
 }
 
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
-                     const int32_t *indices, const double *data) {
+                     const int32_t *indices, const int64_t *indices64, const double *data) {
   char path[512];
   const int64_t nnz = indptr[n_rows], rows1 = n_rows + 1;
-  int64_t *idx64 = NULL;
-  FEINT_CALL(feint_malloc((size_t)nnz, sizeof *idx64, &idx64, "CSR indices (int64)"));
-  for (int64_t k = 0; k < nnz; k++) idx64[k] = indices[k];
-  int status;
+  const void *idx = indices64 ? (const void *)indices64 : (const void *)indices;
+  const hid_t idx_type = indices64 ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32;
+  /* indptr and indices int64 whatever the width in memory (scipy, PETSc by
+   * name); jc and ir uint64 as MATLAB writes them (the MAT-file variable:
+   * the group, MATLAB_class "double", MATLAB_sparse uint64 = n_rows) */
   snprintf(path, sizeof path, "%s/indptr", name);
-  if ((status = feint_output_int64(o, path, 1, &rows1, indptr))) goto done;
+  FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_I64LE, H5T_NATIVE_INT64, indptr, NULL));
   snprintf(path, sizeof path, "%s/indices", name);
-  if ((status = feint_output_int64(o, path, 1, &nnz, idx64))) goto done;
+  FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, idx_type, idx, NULL));
   snprintf(path, sizeof path, "%s/data", name);
-  if ((status = feint_output_doubles(o, path, 1, &nnz, data))) goto done;
-  /* MATLAB's sparse layout: jc (pointers), ir (indices), data */
-  hid_t g = H5Gopen2(o->file, name, H5P_DEFAULT);
-  if (g < 0 || H5Lcreate_hard(g, "indptr", g, "jc", H5P_DEFAULT, H5P_DEFAULT) < 0 ||
-      H5Lcreate_hard(g, "indices", g, "ir", H5P_DEFAULT, H5P_DEFAULT) < 0) {
-    if (g >= 0) H5Gclose(g);
-    status = feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot link the MATLAB names of '%s'", o->path, name);
-    goto done;
-  }
-  H5Gclose(g);
-  if ((status = feint_output_attr_int64(o, name, "MATLAB_sparse", n_rows)) ||
-      (status = write_string_attr(o, name, "MATLAB_class", "double", 1)))
-    goto done;
-  {
-    hsize_t two = 2;
-    int64_t shape[2] = {n_rows, n_cols};
-    hid_t space = H5Screate_simple(1, &two, NULL);
-    status = write_attr(o, name, "shape", H5T_NATIVE_INT64, space, shape);
-    H5Sclose(space);
-  }
-done:
-  free(idx64);
+  FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, NULL));
+  snprintf(path, sizeof path, "%s/jc", name);
+  FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_U64LE, H5T_NATIVE_INT64, indptr, NULL));
+  snprintf(path, sizeof path, "%s/ir", name);
+  FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_U64LE, idx_type, idx, NULL));
+  const uint64_t sparse = (uint64_t)n_rows;
+  hid_t scalar = H5Screate(H5S_SCALAR);
+  int status = write_attr(o, name, "MATLAB_sparse", H5T_STD_U64LE, scalar, &sparse);
+  H5Sclose(scalar);
+  FEINT_CALL(status);
+  FEINT_CALL(write_string_attr(o, name, "MATLAB_class", "double", 1));
+  hsize_t two = 2;
+  int64_t shape[2] = {n_rows, n_cols};
+  hid_t space = H5Screate_simple(1, &two, NULL);
+  status = write_attr(o, name, "shape", H5T_NATIVE_INT64, space, shape);
+  H5Sclose(space);
   return status;
 }
 

@@ -9,7 +9,8 @@
 #include "feint/h5.h"
 
 int feint_write_matrix_market(const char *path, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
-                              const int32_t *indices, const double *values, const char *comment) {
+                              const int32_t *indices, const int64_t *indices64, const double *values,
+                              const char *comment) {
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "w");
@@ -28,7 +29,8 @@ int feint_write_matrix_market(const char *path, int64_t n_rows, int64_t n_cols, 
   ok = ok && fprintf(f, "%lld %lld %lld\n", (long long)n_rows, (long long)n_cols, (long long)indptr[n_rows]) > 0;
   for (int64_t i = 0; ok && i < n_rows; i++)
     for (int64_t k = indptr[i]; ok && k < indptr[i + 1]; k++)
-      ok = fprintf(f, "%lld %d %.17g\n", (long long)i + 1, indices[k] + 1, values[k]) > 0;
+      ok = fprintf(f, "%lld %lld %.17g\n", (long long)i + 1,
+                   (long long)(indices64 ? indices64[k] : indices[k]) + 1, values[k]) > 0;
   if (fclose(f) != 0) ok = 0;
   if (!ok) {
     int e = errno;

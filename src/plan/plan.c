@@ -16,30 +16,59 @@
  * 5. Slot map, row by row: scatter pos[col] = position over row r, then for
  *    each (cell c, local i) with dof_i = r, slots[c][i][j] = pos[dof_j]
  *    (contiguous writes of one row of the element matrix).
+ * Widths (feint/plan.h): 32-bit indices and slots while they fit, 64-bit
+ * beyond (or beyond FEINT_WIDE_INDEX_LIMIT, the test hook); the positions
+ * are computed in 64 bits either way and stored by put_index / put_slot.
  * The large arrays are asked for in transparent huge pages where the
  * system offers them: the passes are scattered over arrays of tens to
  * hundreds of MB, where 4 KiB pages cost a TLB miss and a page fault each. */
 #include "feint/plan.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 
 #include "feint/error.h"
 
+int64_t feint_plan_narrow_limit(void) {
+  const char *hook = getenv("FEINT_WIDE_INDEX_LIMIT");
+  if (hook && *hook) {
+    char *end;
+    errno = 0;
+    const long long v = strtoll(hook, &end, 10);
+    if (!errno && !*end && v >= 0 && v < INT32_MAX) return v;
+  }
+  return INT32_MAX;
+}
+
+static inline void put_index(feint_plan *p, int64_t k, int64_t column) {
+  if (p->indices64) p->indices64[k] = column;
+  else p->indices[k] = (int32_t)column;
+}
+
+static inline void put_slot(feint_plan *p, int64_t e, int64_t position) {
+  if (p->slots64) p->slots64[e] = position;
+  else p->slots[e] = (int32_t)position;
+}
+
 int feint_plan_create(const feint_space *s, feint_plan **out) {
   *out = NULL;
   const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
   const int nbc = s->nbc, nb = s->nb, nc = s->components;
-  if (n >= INT32_MAX)
-    return feint_error_set(FEINT_ERR_COMPUTE, "%lld dofs: more than 2^31 dofs are not supported yet",
-                           (long long)n);
+  const int64_t limit = feint_plan_narrow_limit();
+  /* the scalar dof map stays 32-bit in here (a vector space may still pass 2^31 rows) */
+  if (ns >= INT32_MAX)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%lld scalar dofs: the CSR pattern builder handles up to 2^31 - 1",
+                           (long long)ns);
   if (ncell * nb >= INT32_MAX)
-    return feint_error_set(FEINT_ERR_COMPUTE, "%lld cells x %d dofs: more than 2^31 are not supported yet",
+    return feint_error_set(FEINT_ERR_COMPUTE,
+                           "%lld cells x %d dofs: the CSR pattern builder handles up to 2^31 - 1 cell entries",
                            (long long)ncell, nb);
   feint_plan *p = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *p, &p, "plan"));
   int64_t *sindptr = NULL;
-  int32_t *cd = NULL, *adj_ptr = NULL, *adj = NULL, *marker = NULL, *cursor = NULL, *sidx = NULL;
+  int64_t *cursor = NULL;
+  int32_t *cd = NULL, *adj_ptr = NULL, *adj = NULL, *marker = NULL, *sidx = NULL;
   int status = FEINT_OK;
   p->n_rows = n;
   p->n_cells = ncell;
@@ -79,15 +108,16 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
   }
   const int64_t snnz = sindptr[ns];
   p->nnz = snnz * nc * nc;
-  if (p->nnz >= INT32_MAX) {
-    status = feint_error_set(FEINT_ERR_COMPUTE, "%lld nonzeros: more than 2^31 are not supported yet",
-                             (long long)p->nnz);
+  /* 64-bit where 32 bits would not hold the values (n - 1 columns, nnz - 1 positions) */
+  const int wide_indices = n > limit, wide_slots = p->nnz > limit;
+  const size_t n_slots = (size_t)(ncell * nbc * nbc);
+  if ((status = wide_indices
+                    ? feint_malloc_large((size_t)p->nnz, sizeof *p->indices64, &p->indices64, "CSR column indices (64-bit)")
+                    : feint_malloc_large((size_t)p->nnz, sizeof *p->indices, &p->indices, "CSR column indices")) ||
+      (status = wide_slots ? feint_malloc_large(n_slots, sizeof *p->slots64, &p->slots64, "slot map (64-bit)")
+                           : feint_malloc_large(n_slots, sizeof *p->slots, &p->slots, "slot map")))
     goto fail;
-  }
-  if ((status = feint_malloc_large((size_t)p->nnz, sizeof *p->indices, &p->indices, "CSR column indices")) ||
-      (status = feint_malloc_large((size_t)(ncell * nbc * nbc), sizeof *p->slots, &p->slots, "slot map")))
-    goto fail;
-  if (nc == 1) {
+  if (nc == 1 && !wide_indices) {
     sidx = p->indices;
   } else if ((status = feint_malloc_large((size_t)snnz, sizeof *sidx, &sidx, "scalar CSR column indices"))) {
     goto fail;
@@ -96,7 +126,7 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
   /* columns, sorted by construction (the transpose of a symmetric pattern) */
   for (int64_t i = 0; i < ns; i++) {
     marker[i] = -1;
-    cursor[i] = (int32_t)sindptr[i];
+    cursor[i] = sindptr[i];
   }
   for (int64_t r = 0; r < ns; r++)
     for (int32_t e = adj_ptr[r]; e < adj_ptr[r + 1]; e++) {
@@ -113,22 +143,23 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
   /* slots, row r at a time; marker now holds the position of each column
    * within the current row */
   for (int64_t r = 0; r < ns; r++) {
-    const int32_t b = (int32_t)sindptr[r], len = (int32_t)(sindptr[r + 1] - b);
+    const int64_t b = sindptr[r];
+    const int32_t len = (int32_t)(sindptr[r + 1] - b);
     for (int32_t q = 0; q < len; q++) marker[sidx[b + q]] = q;
     for (int32_t e = adj_ptr[r]; e < adj_ptr[r + 1]; e++) {
       const int32_t k = adj[e]; /* cell k / nb, local dof k % nb */
       const int32_t *dofs = cd + (k / nb) * nb;
       if (nc == 1) {
-        int32_t *slot = p->slots + (int64_t)k * nb;
-        for (int j = 0; j < nb; j++) slot[j] = b + marker[dofs[j]];
+        const int64_t slot = (int64_t)k * nb;
+        for (int j = 0; j < nb; j++) put_slot(p, slot + j, b + marker[dofs[j]]);
       } else {
         /* rows (r*nc + kk, dof_j*nc + l) at nc^2 b + kk nc len + marker[dof_j] nc + l */
-        int32_t *slot = p->slots + (int64_t)k * nc * nbc;
+        int64_t slot = (int64_t)k * nc * nbc;
         for (int kk = 0; kk < nc; kk++) {
-          const int32_t base = nc * nc * b + kk * nc * len;
+          const int64_t base = nc * nc * b + (int64_t)kk * nc * len;
           for (int j = 0; j < nb; j++) {
-            const int32_t at = base + marker[dofs[j]] * nc;
-            for (int l = 0; l < nc; l++) slot[j * nc + l] = at + l;
+            const int64_t at = base + (int64_t)marker[dofs[j]] * nc;
+            for (int l = 0; l < nc; l++) put_slot(p, slot + j * nc + l, at + l);
           }
           slot += nbc;
         }
@@ -136,8 +167,8 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
     }
   }
 
-  /* expand the scalar pattern by components */
-  if (nc == 1) {
+  /* expand the scalar pattern by components (nc = 1 with 64-bit indices: a copy) */
+  if (sidx == p->indices) {
     for (int64_t r = 0; r <= n; r++) p->indptr[r] = sindptr[r];
   } else {
     for (int64_t sr = 0; sr < ns; sr++) {
@@ -145,9 +176,8 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
       for (int k = 0; k < nc; k++) {
         const int64_t start = nc * nc * b + k * nc * len;
         p->indptr[sr * nc + k] = start;
-        int32_t *dst = p->indices + start;
         for (int64_t q = 0; q < len; q++)
-          for (int l = 0; l < nc; l++) *dst++ = sidx[b + q] * nc + l;
+          for (int l = 0; l < nc; l++) put_index(p, start + q * nc + l, (int64_t)sidx[b + q] * nc + l);
       }
     }
     p->indptr[n] = p->nnz;
@@ -178,6 +208,8 @@ void feint_plan_destroy(feint_plan *p) {
   if (!p) return;
   free(p->indptr);
   free(p->indices);
+  free(p->indices64);
   free(p->slots);
+  free(p->slots64);
   free(p);
 }

@@ -86,6 +86,55 @@ def check_modes(rows, symmetric):
     print(f"rows/symmetric agree ({du:.1e}), max error {e:.2e}")
 
 
+def check_blocks(with_robin, without, length, alpha, value):
+    """Vector Robin (alpha a matrix K per component pair, G per component):
+    the (c, d) component block of the Robin matrix sums to K_cd |group|, the
+    load of component c to sum_d K_cd G_d |group| (constants), and the
+    blocks of the pairs K_cd = 0 are empty. alpha and value: numbers
+    separated by commas, K row-major."""
+    f1, A1 = load(with_robin)
+    f0, A0 = load(without)
+    comp = f1["dofs/component"][:]
+    nc = int(comp.max()) + 1
+    K = np.array([float(a) for a in alpha.split(",")]).reshape(nc, nc)
+    G = np.array([float(g) for g in value.split(",")])
+    L = float(length)
+    R = (A1 - A0).tocoo()
+    b = f1["rhs"][:] - f0["rhs"][:]
+    for c in range(nc):
+        for d in range(nc):
+            m = (comp[R.row] == c) & (comp[R.col] == d)
+            s = R.data[m].sum()
+            if abs(s - K[c, d] * L) > 1e-12 * max(1, abs(K).max()):
+                fail(f"Robin block ({c}, {d}) sums to {s!r}, expected {K[c, d] * L}")
+            if K[c, d] == 0 and np.abs(R.data[m]).max(initial=0) != 0:
+                fail(f"Robin block ({c}, {d}) has entries although alpha_{c}{d} = 0")
+        want = (K[c] @ G) * L
+        if abs(b[comp == c].sum() - want) > 1e-12 * max(1, abs(want)):
+            fail(f"Robin load of component {c} sums to {b[comp == c].sum()!r}, expected {want}")
+    print(f"Robin blocks sum to K |group| and loads to K G |group| (K = {K.tolist()}, G = {G.tolist()})")
+
+
+def check_patch(path, coefficients, tol=1e-10):
+    """Elasticity with a tensor Robin condition on every side and data from
+    a linear (or quadratic, for P2) exact displacement: the discrete
+    solution reproduces it at every dof (the exact solution is in the
+    space). coefficients: the exact u_c as Python expressions in x, y
+    separated by ';'."""
+    f, A, u = solve(path)
+    x = f["dofs/coordinates"][:]
+    comp = f["dofs/component"][:]
+    exact = np.empty_like(u)
+    for c, e in enumerate(coefficients.split(";")):
+        X, Y = x[comp == c, 0], x[comp == c, 1]
+        exact[comp == c] = eval(e, {"x": X, "y": Y, "np": np}) + 0 * X
+    err = abs(u - exact).max()
+    if err > tol:
+        fail(f"tensor Robin patch test: max error {err:.3e} (tolerance {tol})")
+    print(f"tensor Robin patch test: max error {err:.2e} over {len(u)} dofs")
+
+
 if __name__ == "__main__":
     check, *args = sys.argv[1:]
-    {"sum": check_sum, "converge": check_converge, "modes": check_modes}[check](*args)
+    {"sum": check_sum, "converge": check_converge, "modes": check_modes, "blocks": check_blocks,
+     "patch": check_patch}[check](*args)

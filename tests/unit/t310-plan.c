@@ -2,7 +2,10 @@
  * each cell mark every (dof_i, dof_j)), row by row (same sorted columns,
  * no duplicates, same nnz), and the slot map (each (cell, i, j) slot lies in
  * row dof_i and holds column dof_j). P1/P2 triangles and tetrahedra, scalar
- * and 2/3 components, and P3 triangles. Run from the repository root. */
+ * and 2/3 components, and P3 triangles. The 64-bit plan (the test hook
+ * FEINT_WIDE_INDEX_LIMIT, feint/plan.h: 64-bit indices and slots, or 64-bit
+ * slots only) holds the same values as the 32-bit one. Run from the
+ * repository root. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +81,29 @@ static void check_plan(const feint_mesh *m, int order, int nc) {
     for (int64_t k = p->indptr[r]; k < p->indptr[r + 1]; k++) asym += !dense[p->indices[k] * n + r];
   CHECK(asym == 0, "%s P%d x%d: %lld entries without a transpose", name, order, nc, (long long)asym);
 
-  printf("  %s P%d x%d: %lld dofs, nnz %lld\n", name, order, nc, (long long)n, (long long)p->nnz);
+  /* the 64-bit paths: all wide, then slots only (columns fit) */
+  const char *limits[2] = {"0", NULL};
+  char nbuf[32];
+  snprintf(nbuf, sizeof nbuf, "%lld", (long long)n);
+  limits[1] = nbuf;
+  for (int w = 0; w < 2; w++) {
+    feint_plan *q = NULL;
+    setenv("FEINT_WIDE_INDEX_LIMIT", limits[w], 1);
+    CHECK_OK(feint_plan_create(s, &q));
+    unsetenv("FEINT_WIDE_INDEX_LIMIT");
+    CHECK(q->slots64 && !q->slots && (w == 1 ? q->indices && !q->indices64 : q->indices64 && !q->indices),
+          "%s P%d x%d: widths with limit %s", name, order, nc, limits[w]);
+    int64_t diff = q->nnz != p->nnz;
+    for (int64_t r = 0; r <= n && !diff; r++) diff += q->indptr[r] != p->indptr[r];
+    for (int64_t k = 0; k < p->nnz && !diff; k++) diff += feint_plan_column(q, k) != p->indices[k];
+    for (int64_t e = 0; e < m->n_cells * nbc * nbc && !diff; e++) diff += feint_plan_slot(q, e) != p->slots[e];
+    CHECK(diff == 0, "%s P%d x%d: the 64-bit plan (limit %s) differs from the 32-bit one", name, order, nc,
+          limits[w]);
+    feint_plan_destroy(q);
+  }
+
+  printf("  %s P%d x%d: %lld dofs, nnz %lld (64-bit plans equal)\n", name, order, nc, (long long)n,
+         (long long)p->nnz);
   free(dense);
   feint_plan_destroy(p);
   feint_space_destroy(s);

@@ -239,24 +239,29 @@ static void element_cells(feint_backend *b, double *Ke, const int dim, const int
   for (int64_t c = 0; c < p->space->mesh->n_cells; c++) element_matrix(p, &d->s, c, Ke + c * n2, dim, nc, nb);
 }
 
-static void assemble_cells(feint_backend *b, double *values, const int dim, const int nc, const int nb) {
-  const feint_problem *p = b->problem;
-  cpu_data *d = b->data;
-  const int n2 = nb * nc * nb * nc;
-  const int64_t n_cells = p->space->mesh->n_cells;
-  /* the scatter is latency-bound (values[] is far larger than the caches):
-   * ask for a later cell's entries while this cell's matrix is computed */
-  enum { AHEAD = 4 };
-  for (int64_t c = 0; c < n_cells; c++) {
-    if (c + AHEAD < n_cells) {
-      const int32_t *next = p->plan->slots + (c + AHEAD) * n2;
-      for (int k = 0; k < n2; k++) __builtin_prefetch(values + next[k], 1);
-    }
-    element_matrix(p, &d->s, c, d->s.Ke, dim, nc, nb);
-    const int32_t *slot = p->plan->slots + c * n2;
-    for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];
+/* The numeric assembly over the plan's slots of type SLOT_T (32-bit, or
+ * 64-bit past 2^31 nonzeros: feint/plan.h). */
+#define DEFINE_ASSEMBLE_CELLS(NAME, SLOT_T, SLOTS)                                                  \
+  static void NAME(feint_backend *b, double *values, const int dim, const int nc, const int nb) {   \
+    const feint_problem *p = b->problem;                                                             \
+    cpu_data *d = b->data;                                                                           \
+    const int n2 = nb * nc * nb * nc;                                                                \
+    const int64_t n_cells = p->space->mesh->n_cells;                                                 \
+    /* the scatter is latency-bound (values[] is far larger than the caches):                     \
+     * ask for a later cell's entries while this cell's matrix is computed */                       \
+    enum { AHEAD = 4 };                                                                              \
+    for (int64_t c = 0; c < n_cells; c++) {                                                          \
+      if (c + AHEAD < n_cells) {                                                                     \
+        const SLOT_T *next = p->plan->SLOTS + (c + AHEAD) * n2;                                      \
+        for (int k = 0; k < n2; k++) __builtin_prefetch(values + next[k], 1);                        \
+      }                                                                                              \
+      element_matrix(p, &d->s, c, d->s.Ke, dim, nc, nb);                                             \
+      const SLOT_T *slot = p->plan->SLOTS + c * n2;                                                  \
+      for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];                                    \
+    }                                                                                                \
   }
-}
+DEFINE_ASSEMBLE_CELLS(assemble_cells, int32_t, slots)
+DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
 
 /* Call LOOP(args..., dim, nc, nb) with compile-time constants for the
  * common P1/P2 shapes, else with run-time values. */
@@ -291,7 +296,8 @@ static int cpu_element_matrices(feint_backend *b, double *Ke) {
 static int cpu_assemble_matrix(feint_backend *b, double *values) {
   if (!b->problem->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
   memset(values, 0, sizeof(double) * (size_t)b->problem->plan->nnz);
-  FOR_EACH_SHAPE(b->problem, assemble_cells, b, values);
+  if (b->problem->plan->slots64) FOR_EACH_SHAPE(b->problem, assemble_cells_wide, b, values);
+  else FOR_EACH_SHAPE(b->problem, assemble_cells, b, values);
   return FEINT_OK;
 }
 

@@ -181,15 +181,17 @@ struct sym_ctx {
   cudaEvent_t ev[8];
   int n_ev;
   feint_plan *plan;
+  int wide; /* the plan needs 64-bit indices or slots: built on the host instead */
 };
 
 int run(const feint_space *s, sym_ctx *x, feint_plan_cuda_stats *st) {
   const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
   const int nb = s->nb, nc = s->components, nbc = s->nbc;
   const int64_t E64 = ncell * nb * nb;
-  if (n >= INT32_MAX)
-    return feint_error_set(FEINT_ERR_COMPUTE, "%lld dofs: more than 2^31 dofs are not supported yet",
-                           (long long)n);
+  if (n > feint_plan_narrow_limit()) { /* 64-bit column indices: the host builder */
+    x->wide = 1;
+    return FEINT_OK;
+  }
   if (E64 >= INT32_MAX)
     return feint_error_set(FEINT_ERR_COMPUTE,
                            "GPU symbolic phase: %lld cell entries (cells x nb^2): more than 2^31 are not supported yet",
@@ -269,8 +271,10 @@ int run(const feint_space *s, sym_ctx *x, feint_plan_cuda_stats *st) {
   int snnz = 0;
   SYM_CALL("nonzero count", cudaMemcpy(&snnz, rank + E - 1, sizeof(int), cudaMemcpyDeviceToHost));
   const int64_t nnz = (int64_t)snnz * nc * nc;
-  if (nnz >= INT32_MAX)
-    return feint_error_set(FEINT_ERR_COMPUTE, "%lld nonzeros: more than 2^31 are not supported yet", (long long)nnz);
+  if (nnz > feint_plan_narrow_limit()) { /* 64-bit slots: the host builder */
+    x->wide = 1;
+    return FEINT_OK;
+  }
 
   /* window 2: expansion by components */
   int64_t *d_indptr = d_sindptr;
@@ -347,6 +351,13 @@ extern "C" int feint_plan_create_cuda_timed(const feint_space *space, feint_plan
   if (status) {
     feint_plan_destroy(x.plan);
     return status;
+  }
+  if (x.wide) {
+    feint_plan_destroy(x.plan);
+    st->host_fallback = 1;
+    FEINT_CALL(feint_plan_create(space, out));
+    st->total_ms = wall_ms() - t0;
+    return FEINT_OK;
   }
   *out = x.plan;
   st->total_ms = wall_ms() - t0;
