@@ -134,8 +134,9 @@ struct feint_element {
   double *nodes; /* nb x dim reference coordinates, ordered as above */
   int entity_dofs[4]; /* dofs per vertex, per edge, per face ((p-1)(p-2)/2
                          on triangles, (p-1)^2 on quadrilaterals, also on the
-                         2D cell itself), and in the cell interior (the 2D
-                         cell's own interior there) */
+                         2D cell itself; prisms: the triangular faces, the
+                         quadrilateral ones hold (p-1)^2), and in the cell
+                         interior (the 2D cell's own interior there) */
   double *coeffs;     /* private: nb x nb monomial coefficients (simplices) */
   int *monomials;     /* private: nb x dim exponents (simplices) */
   double *nodes1d;    /* private: the p+1 GLL points (tensor cells), else NULL */

@@ -4,8 +4,10 @@
  * the nodes (structure-of-arrays, 0-based, compact: only nodes of
  * top-dimensional and physical-group elements), the cells of the region
  * (one cell type per mesh in this version: triangles or quadrilaterals in
- * 2D, tetrahedra or hexahedra in 3D; first-order geometry), the physical groups, and for each physical
- * group of dimension dim-1 its facets (as vertex lists). */
+ * 2D, tetrahedra, hexahedra or prisms in 3D; first-order geometry), the
+ * physical groups, and for each physical
+ * group of dimension dim-1 its facets (as vertex lists; none for prism
+ * meshes, whose facets mix triangles and quadrilaterals). */
 #ifndef FEINT_MESH_H
 #define FEINT_MESH_H
 

@@ -28,7 +28,15 @@
  * frame), so an assembled hexahedral operator and the matrix-free one
  * share dof numbers. On hexahedra vertex_dof and the edge lookup are NULL
  * and feint_space_facet_dofs refuses (no boundary conditions yet).
- * Coordinates come from the multilinear cell map. */
+ *
+ * Prisms (orders 1..7, triangle x segment element of fe.h): vertices and
+ * edges as above, then the (p-1)(p-2)/2 dofs of each triangular face in
+ * lattice order of the face's vertices sorted by dof (weights (w0, w1, w2)
+ * on them, numbered by (w1, w2) with w2 outer), then the (p-1)^2 dofs of
+ * each quadrilateral face in the canonical frame of bp.h (origin at its
+ * lowest vertex dof, first axis towards the lower of its two neighbours),
+ * then cell interiors. No boundary conditions on prism meshes yet.
+ * Coordinates come from the cells' first-order maps (multilinear). */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
 

@@ -441,6 +441,9 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const bvalue g[3], int6
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
+  if (c->n_boundary > 0 && m->cell_type == FEINT_CELL_PRISM) /* mixed facets: not read (mesh.h) */
+    return feint_error_set(FEINT_ERR_INPUT, "%s: boundary conditions on prism meshes are not supported in this version",
+                           c->boundary[0].where);
   feint_boundary_conditions *bc = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
   bc->space = s;

@@ -70,6 +70,9 @@ void feint_tensor_element_tabulate(const feint_element *el, int npoints, const d
  * same order: basis function t + nt k is T_t(x, y) S_k(z). */
 int feint_prism_element_create(int order, feint_element **out) {
   *out = NULL;
+  if (order < 1 || order > 7)
+    return feint_error_set(FEINT_ERR_INPUT, "Lagrange element order %d on a prism is not supported (orders 1..7)",
+                           order);
   feint_element *el;
   FEINT_CALL(feint_calloc(1, sizeof *el, &el, "element"));
   int status = feint_element_create(FEINT_CELL_TRIANGLE, order, &el->factor[0]);

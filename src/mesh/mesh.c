@@ -195,10 +195,13 @@ typedef struct {
 } reader;
 
 /* Gmsh first-order cell types feint reads as region cells. */
-static int cell_gtype_ok(int dim, int type) { return dim == 3 ? type == 4 || type == 5 : type == 2 || type == 3; }
-static int gtype_nv(int type) { return type == 5 ? 8 : type == 4 || type == 3 ? 4 : 3; }
+static int cell_gtype_ok(int dim, int type) {
+  return dim == 3 ? type == 4 || type == 5 || type == 6 : type == 2 || type == 3;
+}
+static int gtype_nv(int type) { return type == 5 ? 8 : type == 6 ? 6 : type == 4 || type == 3 ? 4 : 3; }
 static feint_cell_type gtype_cell(int type) {
   return type == 5 ? FEINT_CELL_HEXAHEDRON
+         : type == 6 ? FEINT_CELL_PRISM
          : type == 4 ? FEINT_CELL_TETRAHEDRON
          : type == 3 ? FEINT_CELL_QUADRILATERAL
                      : FEINT_CELL_TRIANGLE;
@@ -702,7 +705,7 @@ static int read_facets(reader *r) {
       const entity_info *E = find_entity(r, G->dim, r->gent[k]);
       if (E) G->n_elements += E->count;
     }
-    if (G->dim == fdim) {
+    if (G->dim == fdim && r->cell_gtype != 6) { /* prisms: mixed facets, not read (no boundary conditions) */
       for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1]; k++) {
         entity_elements e;
         int st = entity_elements_get(r, fdim, r->gent[k], &e);

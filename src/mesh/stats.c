@@ -64,6 +64,17 @@ static double tetrahedron(const double p[4][3], double *quality) {
   return det / 6.0;
 }
 
+/* Quality from the smallest and largest corner Jacobian determinants; an
+ * inverted (mirrored) cell (vol < 0) is measured on its mirror. */
+static double corner_quality(double vol, double jmin, double jmax) {
+  if (vol < 0) {
+    double t = jmin;
+    jmin = -jmax;
+    jmax = -t;
+  }
+  return jmax > 0 ? jmin / jmax : 0;
+}
+
 /* Signed volume of a trilinear hexahedron (Gmsh vertex order): the 2x2x2
  * Gauss rule integrates det J exactly. Quality: the smallest over the
  * largest corner Jacobian determinant (1 for a parallelepiped; <= 0 when
@@ -94,12 +105,35 @@ static double hexahedron(const double p[8][3], double *quality) {
       if (q == 8 || det > jmax) jmax = det;
     }
   }
-  if (vol < 0) { /* an inverted (mirrored) cell: measure quality on its mirror */
-    double t = jmin;
-    jmin = -jmax;
-    jmax = -t;
+  *quality = corner_quality(vol, jmin, jmax);
+  return vol;
+}
+
+/* Signed volume of a prism (Gmsh vertex order) from its geometry map:
+ * det J has degree 1 in x, y and 2 in z, so the centroid of the triangle
+ * times the 2-point Gauss rule in z is exact. Quality as for the
+ * hexahedron, from det J at the 6 vertices. */
+static double prism(const double p[6][3], double *quality) {
+  const double g = 0.5 / 1.7320508075688772935;
+  const double pts[8][3] = {{1.0 / 3, 1.0 / 3, 0.5 - g}, {1.0 / 3, 1.0 / 3, 0.5 + g}, {0, 0, 0}, {1, 0, 0},
+                            {0, 1, 0},                   {0, 0, 1},                   {1, 0, 1}, {0, 1, 1}};
+  double vol = 0, jmin = 0, jmax = 0;
+  for (int q = 0; q < 8; q++) {
+    double dN[6 * 3], J[3][3] = {{0}};
+    feint_cell_vertex_shape(FEINT_CELL_PRISM, 1, pts[q], NULL, dN);
+    for (int v = 0; v < 6; v++)
+      for (int a = 0; a < 3; a++)
+        for (int d = 0; d < 3; d++) J[a][d] += p[v][a] * dN[3 * v + d];
+    double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                 J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    if (q < 2) {
+      vol += 0.25 * det; /* triangle area 1/2 times Gauss weight 1/2 */
+    } else {
+      if (q == 2 || det < jmin) jmin = det;
+      if (q == 2 || det > jmax) jmax = det;
+    }
   }
-  *quality = jmax > 0 ? jmin / jmax : 0;
+  *quality = corner_quality(vol, jmin, jmax);
   return vol;
 }
 
@@ -114,12 +148,7 @@ static double quadrilateral(const double p[4][3], double *quality) {
     if (i == 0 || det < jmin) jmin = det;
     if (i == 0 || det > jmax) jmax = det;
   }
-  if (area < 0) {
-    double t = jmin;
-    jmin = -jmax;
-    jmax = -t;
-  }
-  *quality = jmax > 0 ? jmin / jmax : 0;
+  *quality = corner_quality(area, jmin, jmax);
   return area;
 }
 
@@ -152,6 +181,8 @@ void feint_mesh_compute_stats(const feint_mesh *m, feint_mesh_stats *st) {
     double q, vol;
     if (m->cell_type == FEINT_CELL_HEXAHEDRON)
       vol = hexahedron((const double(*)[3])p, &q);
+    else if (m->cell_type == FEINT_CELL_PRISM)
+      vol = prism((const double(*)[3])p, &q);
     else if (m->cell_type == FEINT_CELL_QUADRILATERAL)
       vol = quadrilateral((const double(*)[3])p, &q);
     else if (nv == 4)

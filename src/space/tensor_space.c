@@ -2,8 +2,10 @@
  * numbered like the simplices (vertices, then edges by their sorted vertex
  * pair, then cell interiors), hexahedra by the BP operators' GLL dof map
  * (src/bp/dofmap.c), so an assembled hexahedral operator and the BP one
- * share their dof numbers. Local dofs are in the element's lexicographic
- * order (fe.h); dof coordinates come from the multilinear cell map. */
+ * share their dof numbers; prisms (triangle x segment) like the
+ * quadrilaterals, then triangular and quadrilateral faces in canonical
+ * frames, then interiors. Local dofs are in the element's order (fe.h);
+ * dof coordinates come from the multilinear cell map. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,17 +39,25 @@ static void quad_cell_dofs(const feint_space *s, int64_t c, const int64_t *edge_
     }
 }
 
-static int quad_numbering(feint_space *s) {
+/* Vertex dofs (region vertices in mesh node order, as space.c) and, for
+ * order > 1, the edge numbering (*edge_of: cell x local edge -> edge id). */
+static int number_vertices_edges(feint_space *s, int64_t **edge_of) {
   const feint_mesh *m = s->mesh;
-  int64_t *edge_of = NULL;
   FEINT_CALL(feint_malloc((size_t)m->n_nodes, sizeof *s->vertex_dof, &s->vertex_dof, "vertex numbering"));
   for (int64_t i = 0; i < m->n_nodes; i++) s->vertex_dof[i] = -1;
   for (int64_t k = 0; k < m->n_cells * m->nv; k++) s->vertex_dof[m->cells[k]] = 0;
   for (int64_t i = 0; i < m->n_nodes; i++)
     if (s->vertex_dof[i] == 0) s->vertex_dof[i] = s->n_vertices++;
   if (s->order > 1)
-    FEINT_CALL(feint_space_number_edges(m, s->vertex_dof, s->n_vertices, &edge_of, &s->n_edges, &s->edge_ptr,
+    FEINT_CALL(feint_space_number_edges(m, s->vertex_dof, s->n_vertices, edge_of, &s->n_edges, &s->edge_ptr,
                                         &s->edge_upper));
+  return FEINT_OK;
+}
+
+static int quad_numbering(feint_space *s) {
+  const feint_mesh *m = s->mesh;
+  int64_t *edge_of = NULL;
+  FEINT_CALL(number_vertices_edges(s, &edge_of));
   const int per_edge = s->order - 1;
   s->n_scalar_dofs = s->n_vertices + s->n_edges * per_edge + m->n_cells * per_edge * per_edge;
   int status = feint_malloc((size_t)(m->n_cells * s->nb), sizeof(int64_t), &s->scalar_cell_dofs, "cell dof map");
@@ -68,6 +78,164 @@ static int hex_numbering(feint_space *s) {
   }
   feint_bp_dofmap_destroy(d);
   feint_hexmesh_destroy(hm);
+  return status;
+}
+
+/* ----------------------------------------------------------------- prism */
+
+/* A face key: its sorted vertex dofs (k[3] = -1 for a triangle). */
+typedef struct {
+  int64_t k[4];
+  int64_t slot;
+} face_key;
+
+static int cmp_face(const void *pa, const void *pb) {
+  const face_key *a = pa, *b = pb;
+  for (int i = 0; i < 4; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
+  return 0;
+}
+
+/* Face ids id[slot] from n keys; returns the number of distinct faces. */
+static int64_t number_faces(face_key *keys, int64_t n, int64_t *id) {
+  qsort(keys, (size_t)n, sizeof *keys, cmp_face);
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (i == 0 || cmp_face(&keys[i], &keys[i - 1])) count++;
+    id[keys[i].slot] = count - 1;
+  }
+  return count;
+}
+
+/* The faces of every prism: ids of its 2 triangles (tri_id[2c + f]) and 3
+ * quadrilaterals (quad_id[3c + f]). */
+static int prism_faces(const feint_space *s, int64_t *tri_id, int64_t *quad_id, int64_t *n_tri, int64_t *n_quad) {
+  const feint_mesh *m = s->mesh;
+  face_key *keys = NULL;
+  FEINT_CALL(feint_malloc((size_t)m->n_cells * 3 + 1, sizeof *keys, &keys, "prism faces"));
+  for (int quad = 0; quad < 2; quad++) {
+    const int nf = quad ? 3 : 2, nvf = quad ? 4 : 3;
+    for (int64_t c = 0; c < m->n_cells; c++)
+      for (int f = 0; f < nf; f++) {
+        int fv[4];
+        if (quad) feint_cell_quad_face(FEINT_CELL_PRISM, f, fv);
+        else feint_cell_face(FEINT_CELL_PRISM, f, fv);
+        face_key *k = &keys[c * nf + f];
+        k->k[3] = -1;
+        for (int i = 0; i < nvf; i++) k->k[i] = s->vertex_dof[m->cells[6 * c + fv[i]]];
+        for (int i = 1; i < nvf; i++) /* insertion sort */
+          for (int j = i; j > 0 && k->k[j] < k->k[j - 1]; j--) {
+            int64_t t = k->k[j];
+            k->k[j] = k->k[j - 1];
+            k->k[j - 1] = t;
+          }
+        k->slot = c * nf + f;
+      }
+    *(quad ? n_quad : n_tri) = number_faces(keys, m->n_cells * nf, quad ? quad_id : tri_id);
+  }
+  free(keys);
+  return FEINT_OK;
+}
+
+/* Index of the interior lattice point (i, j) of a triangle of order p,
+ * i, j >= 1, i + j <= p - 1, in lattice order (j outer, i inner). */
+static int tri_interior_index(int p, int i, int j) { return (j - 1) * (p - 1) - (j - 1) * j / 2 + (i - 1); }
+
+/* The canonical number of a quadrilateral face dof at (u, w) (steps along
+ * corners c0 -> c1 and c0 -> c3, corners cyclic with global dofs g): origin
+ * at the lowest corner, first axis towards its lower neighbour (bp.h's
+ * rule for hexahedra). */
+static int quad_face_index(int p, const int64_t g[4], int u, int w) {
+  static const int P[4][2] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+  int o = 0;
+  for (int c = 1; c < 4; c++)
+    if (g[c] < g[o]) o = c;
+  int n1 = (o + 1) % 4, n2 = (o + 3) % 4;
+  if (g[n1] > g[n2]) {
+    int t = n1;
+    n1 = n2;
+    n2 = t;
+  }
+  const int du = u - p * P[o][0], dw = w - p * P[o][1];
+  const int a = du * (P[n1][0] - P[o][0]) + dw * (P[n1][1] - P[o][1]);
+  const int b = du * (P[n2][0] - P[o][0]) + dw * (P[n2][1] - P[o][1]);
+  return (a - 1) + (p - 1) * (b - 1);
+}
+
+/* The scalar dofs of prism c. Local node t + nt k (fe.h) is triangle node t
+ * (vertex, edge e at step st from its first vertex, or interior point (i, j))
+ * at height k (0: bottom, 1: top, >= 2: step k - 1 up). */
+static void prism_cell_dofs(const feint_space *s, int64_t c, const int64_t *edge_of, const int64_t *tri_id,
+                            const int64_t *quad_id, int64_t n_tri, int64_t n_quad, int64_t *dofs) {
+  const int p = s->order, pe = p - 1, nt = (p + 1) * (p + 2) / 2, nti = pe * (p - 2) / 2;
+  const int64_t *cv = s->mesh->cells + 6 * c, *vd = s->vertex_dof;
+  const int64_t edge_base = s->n_vertices, tri_base = edge_base + s->n_edges * pe;
+  const int64_t quad_base = tri_base + n_tri * nti, interior_base = quad_base + n_quad * pe * pe;
+  for (int k = 0; k <= p; k++) {
+    int t = 0;
+    for (; t < 3; t++) { /* vertices, vertical edges */
+      int64_t *d = dofs + t + nt * k;
+      if (k < 2) {
+        *d = vd[cv[t + 3 * k]];
+      } else {
+        int forward = vd[cv[t]] < vd[cv[t + 3]];
+        *d = edge_base + edge_of[9 * c + 6 + t] * pe + (forward ? k - 2 : p - k);
+      }
+    }
+    for (int e = 0; e < 3; e++) /* triangle edges: horizontal edges, quadrilateral faces */
+      for (int st = 1; st < p; st++, t++) {
+        int64_t *d = dofs + t + nt * k;
+        int ab[2];
+        feint_cell_edge(FEINT_CELL_TRIANGLE, e, ab);
+        if (k < 2) {
+          int forward = vd[cv[ab[0] + 3 * k]] < vd[cv[ab[1] + 3 * k]];
+          *d = edge_base + edge_of[9 * c + 3 * k + e] * pe + (forward ? st - 1 : pe - st);
+        } else {
+          int fv[4];
+          int64_t g[4];
+          feint_cell_quad_face(FEINT_CELL_PRISM, e, fv);
+          for (int i = 0; i < 4; i++) g[i] = vd[cv[fv[i]]];
+          *d = quad_base + quad_id[3 * c + e] * pe * pe + quad_face_index(p, g, st, k - 1);
+        }
+      }
+    for (int j = 1; j < p; j++) /* triangle interior: triangular faces, cell interior */
+      for (int i = 1; i + j < p; i++, t++) {
+        int64_t *d = dofs + t + nt * k;
+        if (k < 2) { /* weights (p-i-j, i, j) on the face's vertices, sorted by dof */
+          int w[3] = {p - i - j, i, j}, o[3] = {0, 1, 2};
+          for (int a = 1; a < 3; a++)
+            for (int b = a; b > 0 && vd[cv[o[b] + 3 * k]] < vd[cv[o[b - 1] + 3 * k]]; b--) {
+              int tmp = o[b];
+              o[b] = o[b - 1];
+              o[b - 1] = tmp;
+            }
+          *d = tri_base + tri_id[2 * c + k] * nti + tri_interior_index(p, w[o[1]], w[o[2]]);
+        } else {
+          *d = interior_base + c * nti * pe + tri_interior_index(p, i, j) + (int64_t)nti * (k - 2);
+        }
+      }
+  }
+}
+
+static int prism_numbering(feint_space *s) {
+  const feint_mesh *m = s->mesh;
+  const int p = s->order, pe = p - 1;
+  int64_t *edge_of = NULL, *tri_id = NULL, *quad_id = NULL, n_tri = 0, n_quad = 0;
+  int status = number_vertices_edges(s, &edge_of);
+  if (!status) status = feint_malloc((size_t)m->n_cells * 2 + 1, sizeof *tri_id, &tri_id, "prism faces");
+  if (!status) status = feint_malloc((size_t)m->n_cells * 3 + 1, sizeof *quad_id, &quad_id, "prism faces");
+  if (!status) status = prism_faces(s, tri_id, quad_id, &n_tri, &n_quad);
+  if (!status) {
+    const int nti = pe * (p - 2) / 2;
+    s->n_scalar_dofs = s->n_vertices + s->n_edges * pe + n_tri * nti + n_quad * pe * pe +
+                       m->n_cells * nti * pe;
+    status = feint_malloc((size_t)(m->n_cells * s->nb), sizeof(int64_t), &s->scalar_cell_dofs, "cell dof map");
+  }
+  for (int64_t c = 0; c < m->n_cells && !status; c++)
+    prism_cell_dofs(s, c, edge_of, tri_id, quad_id, n_tri, n_quad, s->scalar_cell_dofs + c * s->nb);
+  free(edge_of);
+  free(tri_id);
+  free(quad_id);
   return status;
 }
 
@@ -106,7 +274,9 @@ int feint_space_tensor_create(const feint_mesh *mesh, int order, int components,
   if (!status) {
     s->nb = s->element->nb;
     s->nbc = s->nb * components;
-    status = mesh->cell_type == FEINT_CELL_HEXAHEDRON ? hex_numbering(s) : quad_numbering(s);
+    status = mesh->cell_type == FEINT_CELL_HEXAHEDRON ? hex_numbering(s)
+             : mesh->cell_type == FEINT_CELL_PRISM    ? prism_numbering(s)
+                                                      : quad_numbering(s);
   }
   if (!status) status = dof_coordinates(s);
   if (!status) status = feint_space_expand_components(s);

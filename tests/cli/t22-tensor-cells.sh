@@ -107,14 +107,14 @@ done
 # bad input
 expect_bad "cuda on hexahedra" \
   "the cuda backend assembles triangles and tetrahedra only; hexahedron cells run on the cpu backend \(--backend cpu\)" \
-  run "$WORK/a.yaml" -o "$WORK/out.h5" --backend cuda
+  run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --backend cuda
 expect_bad "boundary on hexahedra" "boundary conditions on hexahedron meshes are not supported" \
-  run "$WORK/a.yaml" -o "$WORK/out.h5" --set 'boundary=[{group: boundary, dirichlet: 0}]' --set mesh.file="$(geo hexcube.geo)"
+  run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --set 'boundary=[{group: boundary, dirichlet: 0}]' --set mesh.file="$(geo hexcube.geo)"
 expect_bad "neumann p3 on quadrilaterals" "Neumann and Robin conditions on quadrilateral meshes need space.order <= 2" \
-  run "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=3 --set 'boundary=[{group: boundary, neumann: 1}]'
-expect_bad "order 16" "space.order: 16 is out of range 1..15" run "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=16
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=3 --set 'boundary=[{group: boundary, neumann: 1}]'
+expect_bad "order 16" "space.order: 16 is out of range 1..15" run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=16
 expect_bad "hexahedra beyond the cpu backend's cell size" "exceed the CPU backend's limit" \
-  run "$WORK/a.yaml" -o "$WORK/out.h5" --set space.order=7
+  run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --set space.order=7
 
 # Dirichlet data on quadrilaterals (facet dofs of order 4: edge dofs with
 # their orientation): the example case's system solves to the exact
@@ -129,3 +129,21 @@ err = abs(u - np.sin(np.pi * x[:, 0]) * np.sin(np.pi * x[:, 1]) - x[:, 0] * x[:,
 print(f"Q4 Dirichlet solve on quadrilaterals: max nodal error {err:.3g} ({len(u)} dofs)")
 sys.exit(0 if err < 1e-5 else 1)
 EOF
+
+# prisms (wedges): sums, Laplacians, patch test on an extruded
+# triangulation and a twisted one (whose boundary surface, hence volume, is
+# that of twisted_hex.geo: the same bilinear lateral patches)
+sums "$(data prism_cube.geo)" 1 1 1 2 3 5
+run "$WORK/m.yaml" -o "$WORK/v.h5" --set mesh.file="$(data twisted_hex.geo)"
+vol=$($PY -c "import sys; sys.path.insert(0, '$ROOT/tests/cli'); import fe_checks; print(repr(fe_checks.trilinear_volume('$WORK/v.h5')))")
+sums "$(data twisted_prism.geo)" "$vol" 0 1 3
+prisms="mesh.file=$(data prism_cube.geo):mesh.size=0.5"
+for p in 1 2; do converge 3 $p "$prisms" "$prisms:mesh.refine=1" "$prisms:mesh.refine=2"; done
+prisms="mesh.file=$(data prism_cube.geo):mesh.size=1"
+converge 3 3 "$prisms" "$prisms:mesh.refine=1" "$prisms:mesh.refine=2"
+prisms="mesh.file=$(data prism_cube.geo):mesh.size=0.5"
+converge 3 4 "$prisms" "$prisms:mesh.refine=1"
+expect_bad "boundary on prisms" "boundary conditions on prism meshes are not supported" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data prism_cube.geo)" --set 'boundary=[{group: boundary, dirichlet: 0}]'
+expect_bad "prism order 8" "order 8 on a prism is not supported" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data prism_cube.geo)" --set space.order=8
