@@ -12,8 +12,9 @@
  * none is an error).
  *
  * Dirichlet (`dirichlet: VALUE` or `[V0, V1, V2]`): constrains every dof
- * of the group's facets (vertex dofs, and for order > 1 the dofs of the
- * facet's edges; feint_space_facet_dofs). A single value applies to every
+ * of the group's facets (vertex dofs, for order > 1 the dofs of the
+ * facet's edges, and for order > 2 in 3D the facet's interior dofs;
+ * feint_space_facet_dofs). A single value applies to every
  * component of a vector space, a list gives one value per component and a
  * null item leaves that component free. Values (numbers, expressions in
  * x y z, or node datasets) are evaluated at the dof coordinates. Where

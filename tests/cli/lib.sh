@@ -23,3 +23,22 @@ expect_bad() { # name, expected message fragment (grep -E), feint args...
   ! ls "$WORK"/out.h5.tmp-* >/dev/null 2>&1 || fail "$name: temporary file left behind"
   echo "ok $name: $(head -1 "$WORK/stderr")"
 }
+# manufactured_pair GEO ORDER SIZE NAME DIM [REFINE [K]]: the Poisson problem
+# -lap u = f with u = prod_d sin(K pi x_d) (K = 1) on the mesh GEO at SIZE
+# refined REFINE times (0), with the state u = the exact solution, run as
+# Poisson and as the mass matrix; prints "poisson.h5,mass.h5", the pair
+# fe_checks.py convergence reads (give it k=K when K != 1).
+manufactured_pair() {
+  local k=${7:-1} src exact
+  if [ "$5" = 2 ]; then src="2*($k*pi)^2*sin($k*pi*x)*sin($k*pi*y)"; exact="sin($k*pi*x)*sin($k*pi*y)"
+  else src="3*($k*pi)^2*sin($k*pi*x)*sin($k*pi*y)*sin($k*pi*z)"; exact="sin($k*pi*x)*sin($k*pi*y)*sin($k*pi*z)"; fi
+  write_case c.yaml <<EOF
+mesh: {file: $(geo $1), size: $3, refine: ${6:-0}}
+space: {order: $2}
+physics: {kind: poisson, source: "$src"}
+state: {u: "$exact"}
+EOF
+  "$FEINT" run --quiet "$WORK/c.yaml" -o "$WORK/$4-p.h5"
+  "$FEINT" run --quiet "$WORK/c.yaml" -o "$WORK/$4-m.h5" --set physics.kind=mass
+  echo "$WORK/$4-p.h5,$WORK/$4-m.h5"
+}

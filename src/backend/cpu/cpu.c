@@ -19,6 +19,7 @@ typedef struct {
   double *wdet;   /* nq: weight x |det J| per point (non-affine cells) */
   double *Ke;     /* nbc x nbc */
   double *Fe;     /* nbc */
+  double *T;      /* nc x nbc x (1 + dim): element_matrix_wide's trial parts */
 } cpu_scratch;
 
 typedef struct {
@@ -166,45 +167,135 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c
   }
 }
 
-/* Element matrix of cell c (nbc x nbc, row = test). For each trial
- * function (j, gc) the coefficients are first contracted with its value and
- * gradient into the value part v0[fc] and gradient part v1[fc][df] that
- * multiply the test function's value and gradient; each entry is then one
- * short dot product. */
+/* The pointwise Jacobian coefficients g0, g1, g3 (those `terms` asks for;
+ * g2 stays zero) at quadrature point q of cell c. */
+typedef struct {
+  double g0[9], g1[27], g2[27], g3[81];
+} cpu_coefficients;
+
+CPU_INLINE void point_coefficients(const feint_form *f, const cpu_rule *rule, int q, int64_t c,
+                                   const int64_t *sdofs, int terms, cpu_coefficients *g, const int dim,
+                                   const int nc, const int nb) {
+  /* the Jacobian reads the coefficients, not the load (last in the layout) */
+  const int n_aux = feint_physics_source_offset(f->physics, dim);
+  double a[16], zero[9] = {0};
+  feint_form_aux_eval(f, rule->basis + q * nb, nb, c, sdofs, n_aux, a);
+  const feint_point pt = {dim, nc, zero, zero, a};
+  if (terms & 1) feint_physics_g0(f->physics, &pt, g->g0);
+  if (terms & 2) feint_physics_g1(f->physics, &pt, g->g1);
+  if (terms & 8) feint_physics_g3(f->physics, &pt, g->g3);
+}
+
+/* row[0..n-1] += w t[0..n-1], four at a time (gcc -O2 vectorises the
+ * unrolled block, not the plain loop). */
+static inline void add_scaled(double *restrict row, double w, const double *restrict t, int n) {
+  int J = 0;
+  for (; J + 4 <= n; J += 4) {
+    row[J] += w * t[J];
+    row[J + 1] += w * t[J + 1];
+    row[J + 2] += w * t[J + 2];
+    row[J + 3] += w * t[J + 3];
+  }
+  for (; J < n; J++) row[J] += w * t[J];
+}
+
+/* row += a ta + b tb + c tc: one pass over the row for the 3D gradient part. */
+static inline void add_scaled3(double *restrict row, double a, const double *restrict ta, double b,
+                               const double *restrict tb, double c, const double *restrict tc, int n) {
+  int J = 0;
+  for (; J + 2 <= n; J += 2) {
+    row[J] += a * ta[J] + b * tb[J] + c * tc[J];
+    row[J + 1] += a * ta[J + 1] + b * tb[J + 1] + c * tc[J + 1];
+  }
+  for (; J < n; J++) row[J] += a * ta[J] + b * tb[J] + c * tc[J];
+}
+
+/* One quadrature point's terms of the element matrix for wide elements
+ * (high orders): the same sums as the narrow loop in element_matrix, but
+ * all trial functions' parts are first stored as T0[fc][J] and
+ * T1[fc][df][J] (J = j * nc + gc, contiguous), then added into whole rows
+ * of Ke, one test function at a time: unit-stride loops that vectorise,
+ * where the narrow loop walks the columns of Ke (3.5x faster at P7). */
+CPU_INLINE void add_point_wide(cpu_scratch *s, const cpu_coefficients *g, int terms, const double *phi, int q,
+                               double wdet, double *Ke, const int dim, const int nc, const int nb) {
+  const int nbc = nb * nc;
+  double *T0 = s->T, *T1 = s->T + nc * nbc;
+  const double *G = s->gphi + q * nb * dim;
+  for (int fc = 0; fc < nc; fc++)
+    for (int gc = 0; gc < nc; gc++) {
+      const int fg = fc * nc + gc;
+      double *t0 = T0 + fc * nbc + gc;
+      for (int j = 0; j < nb; j++) {
+        double v = (terms & 1) ? g->g0[fg] * phi[j] : 0;
+        if (terms & 2)
+          for (int d = 0; d < dim; d++) v += g->g1[fg * dim + d] * G[j * dim + d];
+        t0[j * nc] = v;
+      }
+      for (int df = 0; df < dim; df++) {
+        double *t1 = T1 + (fc * dim + df) * nbc + gc;
+        const double *g3 = g->g3 + (fg * dim + df) * dim;
+        for (int j = 0; j < nb; j++) {
+          double v = (terms & 4) ? g->g2[fg * dim + df] * phi[j] : 0;
+          if (terms & 8)
+            for (int d = 0; d < dim; d++) v += g3[d] * G[j * dim + d];
+          t1[j * nc] = v;
+        }
+      }
+    }
+  for (int i = 0; i < nb; i++) {
+    const double *gi = s->gphi + (q * nb + i) * dim;
+    for (int fc = 0; fc < nc; fc++) {
+      double *row = Ke + (i * nc + fc) * nbc;
+      if (terms & 3) add_scaled(row, wdet * phi[i], T0 + fc * nbc, nbc);
+      if ((terms & 12) && dim == 3) {
+        const double *t = T1 + fc * dim * nbc;
+        add_scaled3(row, wdet * gi[0], t, wdet * gi[1], t + nbc, wdet * gi[2], t + 2 * nbc, nbc);
+      } else if (terms & 12) {
+        for (int df = 0; df < dim; df++) add_scaled(row, wdet * gi[df], T1 + (fc * dim + df) * nbc, nbc);
+      }
+    }
+  }
+}
+
+/* Element matrix of cell c (nbc x nbc, row = test). At each quadrature
+ * point, for each trial function (j, gc) the coefficients are first
+ * contracted with its value and gradient into the value part v0[fc] and
+ * gradient part v1[fc][df] that multiply the test function's value and
+ * gradient; each entry is then one short dot product.
+ * Elements of more than WIDE_NB basis functions use add_point_wide (the
+ * P1/P2 instantiations compile the test away). */
+enum { WIDE_NB = 10 };
 CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, double *Ke, const int dim,
                                const int nc, const int nb) {
   const feint_form *f = p->form;
   const cpu_rule rule = matrix_rule(f);
-  const int nbc = nb * nc, nq = rule.nq;
-  /* the Jacobian reads the coefficients, not the load (last in the layout) */
-  const int n_aux = feint_physics_source_offset(f->physics, dim);
-  const int terms = feint_physics_jacobian_terms(f->physics);
+  const int nbc = nb * nc, nq = rule.nq, terms = feint_physics_jacobian_terms(f->physics);
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
-  double a[16], g0[9] = {0}, g1[27] = {0}, g2[27] = {0}, g3[81] = {0}, zero[9] = {0};
+  cpu_coefficients g = {{0}, {0}, {0}, {0}};
   double det = cell_geometry(p, &rule, c, s, dim, nb);
   memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
-    feint_form_aux_eval(f, phi, nb, c, sdofs, n_aux, a);
-    const feint_point pt = {dim, nc, zero, zero, a};
-    if (terms & 1) feint_physics_g0(f->physics, &pt, g0);
-    if (terms & 2) feint_physics_g1(f->physics, &pt, g1);
-    if (terms & 8) feint_physics_g3(f->physics, &pt, g3);
+    point_coefficients(f, &rule, q, c, sdofs, terms, &g, dim, nc, nb);
     const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
+    if (nb > WIDE_NB) {
+      add_point_wide(s, &g, terms, phi, q, wdet, Ke, dim, nc, nb);
+      continue;
+    }
     for (int j = 0; j < nb; j++) {
       const double *gj = s->gphi + (q * nb + j) * dim;
       for (int gc = 0; gc < nc; gc++) {
         double v0[3] = {0, 0, 0}, v1[9] = {0};
         for (int fc = 0; fc < nc; fc++) {
           const int fg = fc * nc + gc;
-          if (terms & 1) v0[fc] += g0[fg] * phi[j];
+          if (terms & 1) v0[fc] += g.g0[fg] * phi[j];
           if (terms & 2)
-            for (int dg = 0; dg < dim; dg++) v0[fc] += g1[fg * dim + dg] * gj[dg];
+            for (int dg = 0; dg < dim; dg++) v0[fc] += g.g1[fg * dim + dg] * gj[dg];
           if (terms & 4)
-            for (int df = 0; df < dim; df++) v1[fc * dim + df] += g2[fg * dim + df] * phi[j];
+            for (int df = 0; df < dim; df++) v1[fc * dim + df] += g.g2[fg * dim + df] * phi[j];
           if (terms & 8)
             for (int df = 0; df < dim; df++)
-              for (int dg = 0; dg < dim; dg++) v1[fc * dim + df] += g3[(fg * dim + df) * dim + dg] * gj[dg];
+              for (int dg = 0; dg < dim; dg++) v1[fc * dim + df] += g.g3[(fg * dim + df) * dim + dg] * gj[dg];
         }
         for (int i = 0; i < nb; i++) {
           const double *gi = s->gphi + (q * nb + i) * dim;
@@ -264,7 +355,9 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells, int32_t, slots)
 DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
 
 /* Call LOOP(args..., dim, nc, nb) with compile-time constants for the
- * common P1/P2 shapes, else with run-time values. */
+ * common P1/P2 shapes, constant dim and nc for scalar spaces of any order
+ * (the high orders: the short loops over dimensions unroll), else with
+ * run-time values. */
 #define FOR_EACH_SHAPE(p, LOOP, ...)                                                               \
   do {                                                                                             \
     const int dim_ = (p)->form->dim, nc_ = (p)->form->nc, nb_ = (p)->space->nb;                    \
@@ -273,6 +366,8 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
     else if (dim_ == 2 && nc_ == 2 && nb_ == 3) LOOP(__VA_ARGS__, 2, 2, 3);                         \
     else if (dim_ == 3 && nc_ == 3 && nb_ == 4) LOOP(__VA_ARGS__, 3, 3, 4);                         \
     else if (dim_ == 3 && nc_ == 1 && nb_ == 10) LOOP(__VA_ARGS__, 3, 1, 10);                       \
+    else if (dim_ == 3 && nc_ == 1) LOOP(__VA_ARGS__, 3, 1, nb_);                                   \
+    else if (dim_ == 2 && nc_ == 1) LOOP(__VA_ARGS__, 2, 1, nb_);                                   \
     else LOOP(__VA_ARGS__, dim_, nc_, nb_);                                                        \
   } while (0)
 
@@ -309,6 +404,7 @@ static void cpu_destroy(feint_backend *b) {
     free(d->s.wdet);
     free(d->s.Ke);
     free(d->s.Fe);
+    free(d->s.T);
     free(d);
   }
   free(b);
@@ -328,15 +424,16 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   }
   b->data = d;
   b->destroy = cpu_destroy;
-  const feint_form *f = p->form;
-  const int nb = p->space->nb, nbc = p->space->nbc, dim = f->dim;
-  int nq = f->quadrature->n;
-  if (f->matrix_quadrature && f->matrix_quadrature->n > nq) nq = f->matrix_quadrature->n;
+  /* gphi holds either rule's points */
+  const feint_quadrature *mq = p->form->matrix_quadrature;
+  const int nq = mq && mq->n > p->form->quadrature->n ? mq->n : p->form->quadrature->n;
+  const int nb = p->space->nb, nbc = p->space->nbc, dim = p->form->dim;
   if ((status = feint_malloc((size_t)(nq * nb * dim), sizeof(double), &d->s.gphi, "basis gradients")) ||
       (status = feint_malloc((size_t)p->space->mesh->nv * 3, sizeof(double), &d->s.vert, "vertices")) ||
       (status = feint_malloc((size_t)nq, sizeof(double), &d->s.wdet, "quadrature weights")) ||
       (status = feint_malloc((size_t)(nbc * nbc), sizeof(double), &d->s.Ke, "element matrix")) ||
-      (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector"))) {
+      (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector")) ||
+      (status = feint_malloc((size_t)(p->form->nc * nbc * (1 + dim)), sizeof(double), &d->s.T, "trial parts"))) {
     cpu_destroy(b);
     return status;
   }

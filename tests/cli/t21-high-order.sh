@@ -1,0 +1,86 @@
+# High orders on simplices, checked from the exported matrices with SciPy:
+# P1..P7 mass matrices sum to the domain volume and variable-coefficient
+# Laplacians have zero row sums and are symmetric (tetrahedra and
+# triangles); the manufactured Poisson problem converges in L2 at order
+# p+1 for p = 1..4 (refinements of one coarse mesh); a P3 tetrahedral
+# problem with Dirichlet and Neumann conditions converges at order 4;
+# Neumann loads at P4..P6 integrate exactly; the CUDA backend refuses P3
+# tetrahedra rather than compute them.
+source "$(dirname "$0")/lib.sh"
+
+for spec in "cube.geo 0.7" "square.geo 0.3"; do
+  set -- $spec
+  for p in 1 2 3 4 5 6 7; do
+    write_case h.yaml <<EOF
+mesh: {file: $(geo $1), size: $2}
+space: {order: $p}
+physics: {kind: mass}
+EOF
+    "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/m.h5"
+    # P5+ bases carry the Vandermonde inverse's round-off (up to 5e-12 at
+    # P7, lagrange.c): the sum is exact to that, not to 1e-12
+    $PY "$ROOT/tests/cli/fe_checks.py" sum "$WORK/m.h5" 1.0 $([ $p -ge 5 ] && echo 1e-10 || echo 1e-12)
+    "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/k.h5" --set physics.kind=poisson --set 'physics.kappa=1 + x*x + y'
+    $PY "$ROOT/tests/cli/fe_checks.py" laplacian "$WORK/k.h5"
+  done
+done
+
+# Convergence: three uniform refinements of a coarse mesh, so that the
+# rates are those of one mesh family. On the 24-tetrahedron cube a smoother
+# solution (k = 1/2) is in the asymptotic range at P4 by the second level.
+# P1 and P2 start one level finer (the coarsest has too few interior dofs).
+for p in 1 2 3 4; do
+  levels="0 1 2"; [ $p -le 2 ] && levels="1 2 3"
+  pairs=(); for r in $levels; do pairs+=("$(manufactured_pair cube.geo $p 1.0 c$r 3 $r 0.5)"); done
+  $PY "$ROOT/tests/cli/fe_checks.py" convergence $p k=0.5 "${pairs[@]}"
+  pairs=(); for r in 0 1 2; do pairs+=("$(manufactured_pair square.geo $p 0.2 s$r 2 $r)"); done
+  $PY "$ROOT/tests/cli/fe_checks.py" convergence $p "${pairs[@]}"
+done
+
+# P3 tetrahedra, Dirichlet on x = 0 and the exact flux on the other faces:
+# u = cos(pi x/2) sin(pi y) sin(pi z), whose outward flux on every face but
+# x = 0 is (2x-1) u_x + (2y-1) u_y + (2z-1) u_z (nonzero on x = 1; see
+# bc_checks.py mixed_cube_exact). The Neumann entry covers the whole
+# boundary; the Dirichlet entry constrains the left face's dofs.
+UX="-pi/2*sin(pi*x/2)*sin(pi*y)*sin(pi*z)"
+UY="pi*cos(pi*x/2)*cos(pi*y)*sin(pi*z)"
+UZ="pi*cos(pi*x/2)*sin(pi*y)*cos(pi*z)"
+mixed_cube() { # refine
+  write_case x.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 1.0, refine: $1}
+space: {order: 3}
+physics: {kind: poisson, source: "9*pi^2/4*cos(pi*x/2)*sin(pi*y)*sin(pi*z)"}
+boundary:
+  - {group: boundary, neumann: "(2*x-1)*$UX + (2*y-1)*$UY + (2*z-1)*$UZ"}
+  - {group: left, dirichlet: "sin(pi*y)*sin(pi*z)"}
+EOF
+  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x$1.h5"
+  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/xm$1.h5" --set physics.kind=mass --set boundary=
+  echo "$WORK/x$1.h5,$WORK/xm$1.h5"
+}
+t=(); for r in 0 1 2; do t+=("$(mixed_cube $r)"); done
+$PY "$ROOT/tests/cli/bc_checks.py" mixed-cube 3 "${t[@]}"
+
+# Neumann loads through the face-interior dofs of P4..P6 facets (several
+# per face, so the facet's lattice orientation matters): a cubic h is
+# interpolated exactly, so the load sums to the exact integral over x = 0,
+# int int y^2 z + z^3 dy dz = 1/6 + 1/4
+for p in 4 5 6; do
+  write_case n.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.7}
+space: {order: $p}
+physics: {kind: poisson}
+boundary: [{group: left, neumann: "y^2*z + z^3"}]
+output: {matrix: false, residual: false}
+EOF
+  "$FEINT" run --quiet "$WORK/n.yaml" -o "$WORK/n.h5"
+  $PY "$ROOT/tests/cli/bc_checks.py" flux "$WORK/n.h5" 0.41666666666666667
+done
+
+# orders the CUDA backend does not implement are refused, not computed
+write_case g.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 1.0}
+space: {order: 3}
+physics: {kind: poisson}
+EOF
+expect_bad "P3 tetrahedra on cuda" "order 3|without CUDA|no CUDA device" run "$WORK/g.yaml" -o "$WORK/out.h5" --backend cuda
