@@ -1,0 +1,514 @@
+/* High-order element matrices on the GPU (include/feint/elmat.h), after
+ * Banas, Plaszewski, Maciol.
+ *
+ * Per-point coefficients: A_e = sum_q B_q^T (C_q B_q), a product of an
+ * nb x 4nq and a 4nq x nb matrix per cell. A block takes NE cells (several
+ * for p <= 3 so that it has >= 200 threads), TX x TX threads per cell; a
+ * thread accumulates a TILE x TILE tile of A_e in registers, rows
+ * ty + TX a and columns tx + TX b (strided, so the tile loads of a warp
+ * hit consecutive shared words and consecutive threads write consecutive
+ * columns). TILE grows with p (1, 2, 2, 3, 4, 6, 8) to keep 4 TILE^2 FMAs
+ * per 8 TILE operand loads while NT = TX^2 stays near 200 threads.
+ *   SHARED     chunks of QC points: the table chunk B (padded to NBP
+ *              columns, zero rows past nq), the point tensors C_q (one
+ *              thread per point) and V = C_q B_q go to shared memory (three
+ *              barriers per chunk), then every thread runs its tile.
+ *   REGISTERS  no shared memory: per point each thread computes C_q from
+ *              the coefficients (a warp-wide broadcast load) and reads its
+ *              TILE rows and columns of B_q through the read-only cache;
+ *              V is formed in registers for its own columns only.
+ * Geometry: JACOBIAN loads the 10 host-precomputed terms, VERTICES computes
+ * them from the 12 vertex coordinates (feint_elmat_tet_geometry, one thread
+ * per cell in SHARED, every thread in REGISTERS).
+ *
+ * Per-cell coefficients (the reference-matrix fast path): a thread owns one
+ * entry t = (i, j) of A_e, holds K[.][t] (10 or 16 values) in registers and
+ * writes that entry for EB = 64 cells whose tensors Chat the block first
+ * puts in shared memory; consecutive threads write consecutive entries
+ * (for nb^2 < 256 a block covers 256 / nb^2 cells at a time), so every
+ * store is coalesced and the kernel is bound by writing A. */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+extern "C" {
+#include "feint/elmat.h"
+#include "feint/error.h"
+}
+
+static int elmat_fail(cudaError_t e, const char *phase) {
+  cudaGetLastError();
+  return feint_error_set(FEINT_ERR_COMPUTE, "%s: %s", phase, cudaGetErrorString(e));
+}
+
+#define ELMAT_CALL(phase, call)                                                \
+  do {                                                                         \
+    cudaError_t elmat_e_ = (call);                                             \
+    if (elmat_e_ != cudaSuccess) return elmat_fail(elmat_e_, phase);           \
+  } while (0)
+
+constexpr int QC = 4;  /* points per shared-memory chunk */
+constexpr int EB = 64; /* cells per block of the per-cell kernel */
+
+__host__ __device__ constexpr int nb_of(int p) { return (p + 1) * (p + 2) * (p + 3) / 6; }
+__host__ __device__ constexpr int tile_of(int p) {
+  return p == 1 ? 1 : p <= 3 ? 2 : p == 4 ? 3 : p == 5 ? 4 : p == 6 ? 6 : 8;
+}
+template <int P>
+struct shape {
+  static constexpr int NB = nb_of(P), TILE = tile_of(P), TX = (NB + TILE - 1) / TILE, NBP = TX * TILE,
+                       NT = TX * TX, NE = NT >= 256 ? 1 : 256 / NT;
+};
+static int nbp_of(int p) { return ((nb_of(p) + tile_of(p) - 1) / tile_of(p)) * tile_of(p); }
+
+struct feint_elmat_gpu {
+  const feint_elmat_tables *t;
+  int device, nb, nq, nqp, nbp;
+  double *tab; /* nqp x 4 x nbp, zero padded */
+  double *w;   /* nqp weights, zero padded */
+  double *K;   /* 16 x nb^2 reference tensors */
+  double *geom, *coef, *A;
+  size_t cap_geom, cap_coef, cap_A; /* bytes allocated */
+  double setup_ms;
+};
+
+/* ------------------------------------------------- per-point coefficients */
+
+template <int P, bool SHARED, bool VERTS>
+__global__ void __launch_bounds__(shape<P>::NT * shape<P>::NE)
+elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab, const double *__restrict__ w,
+                   const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
+  using S = shape<P>;
+  constexpr int NB = S::NB, NBP = S::NBP, TX = S::TX, TILE = S::TILE, NT = S::NT, NE = S::NE;
+  constexpr int CH = QC * 4 * NBP; /* doubles of one chunk of the table */
+  __shared__ double s_geo[SHARED ? NE : 1][10];
+  __shared__ double s_C[SHARED ? NE : 1][QC][16];
+  __shared__ double s_B[SHARED ? CH : 1];
+  __shared__ double s_V[SHARED ? NE : 1][SHARED ? CH : 1];
+  const int tid = threadIdx.x, el = threadIdx.y, tx = tid % TX, ty = tid / TX;
+  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const bool live = e < n;
+  const int nqp = (nq + QC - 1) / QC * QC;
+  double acc[TILE][TILE];
+#pragma unroll
+  for (int a = 0; a < TILE; a++)
+#pragma unroll
+    for (int b = 0; b < TILE; b++) acc[a][b] = 0;
+
+  if (SHARED) {
+    if (live) {
+      if (VERTS && tid == 0) feint_elmat_tet_geometry(geom + 12 * e, s_geo[el]);
+      if (!VERTS && tid < 10) s_geo[el][tid] = geom[10 * e + tid];
+    }
+    for (int q0 = 0; q0 < nqp; q0 += QC) {
+      __syncthreads(); /* geometry ready; previous chunk consumed */
+      if (tid < QC && live) {
+        const int q = q0 + tid;
+        if (q < nq)
+          feint_elmat_point_tensor(s_geo[el], w[q], coef + ((size_t)e * nq + q) * ncoef, ncoef, s_C[el][tid]);
+        else
+          for (int k = 0; k < 16; k++) s_C[el][tid][k] = 0;
+      }
+      for (int k = tid + NT * el; k < CH; k += NT * NE) s_B[k] = tab[(size_t)q0 * 4 * NBP + k];
+      __syncthreads();
+      if (live)
+        for (int k = tid; k < QC * NBP; k += NT) {
+          const int qq = k / NBP, j = k % NBP;
+          const double *b = s_B + qq * 4 * NBP + j, *C = s_C[el][qq];
+          const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
+#pragma unroll
+          for (int c = 0; c < 4; c++)
+            s_V[el][(qq * 4 + c) * NBP + j] = C[4 * c] * b0 + C[4 * c + 1] * b1 + C[4 * c + 2] * b2 + C[4 * c + 3] * b3;
+        }
+      __syncthreads();
+#pragma unroll
+      for (int r = 0; r < 4 * QC; r++) { /* r = qq * 4 + c */
+        double bi[TILE], vj[TILE];
+#pragma unroll
+        for (int a = 0; a < TILE; a++) {
+          bi[a] = s_B[r * NBP + ty + TX * a];
+          vj[a] = s_V[el][r * NBP + tx + TX * a];
+        }
+#pragma unroll
+        for (int a = 0; a < TILE; a++)
+#pragma unroll
+          for (int b = 0; b < TILE; b++) acc[a][b] += bi[a] * vj[b];
+      }
+    }
+  } else if (live) {
+    double geo[10];
+    if (VERTS)
+      feint_elmat_tet_geometry(geom + 12 * e, geo);
+    else
+      for (int k = 0; k < 10; k++) geo[k] = __ldg(geom + 10 * e + k);
+    for (int q = 0; q < nq; q++) {
+      double C[16];
+      feint_elmat_point_tensor(geo, __ldg(w + q), coef + ((size_t)e * nq + q) * ncoef, ncoef, C);
+      const double *Bq = tab + (size_t)q * 4 * NBP;
+      double vj[4][TILE]; /* V = C_q B_q for this thread's columns */
+#pragma unroll
+      for (int b = 0; b < TILE; b++) {
+        const int j = tx + TX * b;
+        const double b0 = __ldg(Bq + j), b1 = __ldg(Bq + NBP + j), b2 = __ldg(Bq + 2 * NBP + j),
+                     b3 = __ldg(Bq + 3 * NBP + j);
+#pragma unroll
+        for (int c = 0; c < 4; c++) vj[c][b] = C[4 * c] * b0 + C[4 * c + 1] * b1 + C[4 * c + 2] * b2 + C[4 * c + 3] * b3;
+      }
+#pragma unroll
+      for (int c = 0; c < 4; c++) {
+        double bi[TILE];
+#pragma unroll
+        for (int a = 0; a < TILE; a++) bi[a] = __ldg(Bq + c * NBP + ty + TX * a);
+#pragma unroll
+        for (int a = 0; a < TILE; a++)
+#pragma unroll
+          for (int b = 0; b < TILE; b++) acc[a][b] += bi[a] * vj[c][b];
+      }
+    }
+  }
+  if (!live) return;
+  double *Ae = A + (size_t)e * NB * NB;
+#pragma unroll
+  for (int a = 0; a < TILE; a++)
+#pragma unroll
+    for (int b = 0; b < TILE; b++) {
+      const int i = ty + TX * a, j = tx + TX * b;
+      if (i < NB && j < NB) Ae[i * NB + j] = acc[a][b];
+    }
+}
+
+/* ---------------------------------------------------- per-cell coefficients */
+
+/* The entries of C that are not zero without g1, g2: (0,0) and the 3 x 3 block. */
+__host__ __device__ constexpr bool g03_entry(int c) { return c == 0 || (c / 4 >= 1 && c % 4 >= 1); }
+
+template <bool G12, bool VERTS>
+__global__ void __launch_bounds__(256)
+elmat_cell_kernel(int64_t n, int nb2, int T, int S, const double *__restrict__ K, const double *__restrict__ geom,
+                  const double *__restrict__ coef, double *__restrict__ A) {
+  constexpr int NC = G12 ? 16 : 10;
+  __shared__ double s_C[EB][16];
+  const int tid = threadIdx.x;
+  const int64_t e0 = (int64_t)blockIdx.x * EB;
+  if (tid < EB && e0 + tid < n) {
+    const int64_t e = e0 + tid;
+    double geo[10];
+    if (VERTS)
+      feint_elmat_tet_geometry(geom + 12 * e, geo);
+    else
+      for (int k = 0; k < 10; k++) geo[k] = geom[10 * e + k];
+    feint_elmat_point_tensor(geo, 1.0, coef + (size_t)e * NC, NC, s_C[tid]);
+  }
+  const int t = blockIdx.y * T + tid % T, sub = tid / T;
+  const bool act = sub < S && t < nb2;
+  double k[16];
+#pragma unroll
+  for (int c = 0; c < 16; c++) k[c] = (act && (G12 || g03_entry(c))) ? K[(size_t)c * nb2 + t] : 0;
+  __syncthreads();
+  if (!act) return;
+  for (int m = sub; m < EB && e0 + m < n; m += S) {
+    double a = 0;
+#pragma unroll
+    for (int c = 0; c < 16; c++)
+      if (G12 || g03_entry(c)) a += s_C[m][c] * k[c];
+    A[(size_t)(e0 + m) * nb2 + t] = a;
+  }
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+typedef void (*point_kernel_t)(int64_t, int, int, const double *, const double *, const double *, const double *,
+                               double *);
+
+template <int P>
+static point_kernel_t pick_point(bool shared, bool verts, dim3 *block, int *ne) {
+  *block = dim3(shape<P>::NT, shape<P>::NE);
+  *ne = shape<P>::NE;
+  if (shared) return verts ? elmat_point_kernel<P, true, true> : elmat_point_kernel<P, true, false>;
+  return verts ? elmat_point_kernel<P, false, true> : elmat_point_kernel<P, false, false>;
+}
+
+static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
+  if (n <= 0) return FEINT_OK;
+  const bool verts = v->geo == FEINT_ELMAT_GEO_VERTICES;
+  if (v->coef == FEINT_ELMAT_COEF_CELL) {
+    const int nb2 = g->nb * g->nb, T = nb2 < 256 ? nb2 : 256, S = nb2 < 256 ? 256 / nb2 : 1;
+    const int64_t bx = (n + EB - 1) / EB;
+    if (bx > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
+    dim3 grid((unsigned)bx, (unsigned)((nb2 + T - 1) / T));
+    if (v->ncoef == 16)
+      (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(n, nb2, T, S, g->K,
+                                                                                          g->geom, g->coef, g->A);
+    else
+      (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(n, nb2, T, S, g->K,
+                                                                                            g->geom, g->coef, g->A);
+  } else {
+    const bool sh = v->data == FEINT_ELMAT_DATA_SHARED;
+    dim3 block;
+    int ne = 1;
+    point_kernel_t fn = NULL;
+    switch (g->t->order) {
+#define ELMAT_CASE(p) \
+  case p: fn = pick_point<p>(sh, verts, &block, &ne); break;
+      ELMAT_CASE(1) ELMAT_CASE(2) ELMAT_CASE(3) ELMAT_CASE(4) ELMAT_CASE(5) ELMAT_CASE(6) ELMAT_CASE(7)
+#undef ELMAT_CASE
+      default: return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d", g->t->order);
+    }
+    const int64_t blocks = (n + ne - 1) / ne;
+    if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
+    fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, g->tab, g->w, g->geom, g->coef, g->A);
+  }
+  ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
+  return FEINT_OK;
+}
+
+/* Grow a device buffer to at least bytes (contents not kept). */
+static int reserve(double **p, size_t *cap, size_t bytes, const char *what) {
+  if (*cap >= bytes && *p) return FEINT_OK;
+  cudaFree(*p);
+  *p = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc((void **)p, bytes ? bytes : 8);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return feint_error_set(FEINT_ERR_COMPUTE, "element matrices: cudaMalloc of %s (%zu bytes): %s", what, bytes,
+                           cudaGetErrorString(e));
+  }
+  *cap = bytes;
+  return FEINT_OK;
+}
+
+struct sizes {
+  size_t geom, coef, A;
+};
+static sizes sizes_of(const feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
+  sizes s;
+  s.geom = sizeof(double) * (size_t)n * feint_elmat_geometry_size(v->geo);
+  s.coef = sizeof(double) * (size_t)n * v->ncoef * (v->coef == FEINT_ELMAT_COEF_CELL ? 1 : g->nq);
+  s.A = sizeof(double) * (size_t)n * g->nb * g->nb;
+  return s;
+}
+
+static int reserve_all(feint_elmat_gpu *g, const sizes &s) {
+  FEINT_CALL(reserve(&g->geom, &g->cap_geom, s.geom, "geometry"));
+  FEINT_CALL(reserve(&g->coef, &g->cap_coef, s.coef, "coefficients"));
+  FEINT_CALL(reserve(&g->A, &g->cap_A, s.A, "element matrices"));
+  return FEINT_OK;
+}
+
+/* Events around one phase. */
+struct timer {
+  cudaEvent_t a, b;
+};
+static int timer_create(timer *t) {
+  ELMAT_CALL("element matrices: events", cudaEventCreate(&t->a));
+  ELMAT_CALL("element matrices: events", cudaEventCreate(&t->b));
+  return FEINT_OK;
+}
+static void timer_destroy(timer *t) {
+  cudaEventDestroy(t->a);
+  cudaEventDestroy(t->b);
+}
+static int timer_ms(timer *t, double *ms) {
+  ELMAT_CALL("element matrices: event sync", cudaEventRecord(t->b));
+  ELMAT_CALL("element matrices: event sync", cudaEventSynchronize(t->b));
+  float f = 0;
+  ELMAT_CALL("element matrices: event time", cudaEventElapsedTime(&f, t->a, t->b));
+  *ms = f;
+  return FEINT_OK;
+}
+
+/* ----------------------------------------------------- random inputs */
+
+__device__ inline double hash_unit(uint64_t k, unsigned seed) {
+  uint64_t h = k * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull + 1;
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  return (double)(h >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
+}
+
+/* Tetrahedra perturbed by up to +-0.125 per coordinate from the reference
+ * one (well shaped), as vertices or as their Jacobian terms. */
+__global__ void random_geometry_kernel(int64_t n, unsigned seed, bool verts, double *geom) {
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
+    double xv[12];
+    for (int k = 0; k < 12; k++) xv[k] = (k >= 3 && (k - 3) % 4 == 0 ? 1.0 : 0.0) + 0.25 * (hash_unit(12 * e + k, seed) - 0.5);
+    if (verts)
+      for (int k = 0; k < 12; k++) geom[12 * e + k] = xv[k];
+    else
+      feint_elmat_tet_geometry(xv, geom + 10 * e);
+  }
+}
+
+__global__ void random_coef_kernel(int64_t n, unsigned seed, double *x) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n; t += (int64_t)gridDim.x * blockDim.x)
+    x[t] = 0.5 + hash_unit(t, seed);
+}
+
+/* ------------------------------------------------------------ C interface */
+
+extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
+  if (!g) return;
+  cudaFree(g->tab);
+  cudaFree(g->w);
+  cudaFree(g->K);
+  cudaFree(g->geom);
+  cudaFree(g->coef);
+  cudaFree(g->A);
+  free(g);
+}
+
+static int upload_tables(feint_elmat_gpu *g) {
+  const feint_elmat_tables *t = g->t;
+  std::vector<double> tab((size_t)g->nqp * 4 * g->nbp, 0.0), w(g->nqp, 0.0);
+  for (int q = 0; q < t->nq; q++) {
+    w[q] = t->quad->weights[q];
+    for (int c = 0; c < 4; c++)
+      for (int i = 0; i < t->nb; i++) tab[((size_t)q * 4 + c) * g->nbp + i] = t->B[((size_t)q * 4 + c) * t->nb + i];
+  }
+  const size_t nK = (size_t)16 * t->nb * t->nb;
+  ELMAT_CALL("element matrices: cudaMalloc tables", cudaMalloc((void **)&g->tab, sizeof(double) * tab.size()));
+  ELMAT_CALL("element matrices: cudaMalloc weights", cudaMalloc((void **)&g->w, sizeof(double) * w.size()));
+  ELMAT_CALL("element matrices: cudaMalloc reference tensors", cudaMalloc((void **)&g->K, sizeof(double) * nK));
+  ELMAT_CALL("element matrices: upload tables",
+             cudaMemcpy(g->tab, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
+  ELMAT_CALL("element matrices: upload weights",
+             cudaMemcpy(g->w, w.data(), sizeof(double) * w.size(), cudaMemcpyHostToDevice));
+  ELMAT_CALL("element matrices: upload reference tensors",
+             cudaMemcpy(g->K, t->K, sizeof(double) * nK, cudaMemcpyHostToDevice));
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_index, feint_elmat_gpu **out) {
+  *out = NULL;
+  if (t->order < 1 || t->order > FEINT_ELMAT_MAX_ORDER || t->nb != nb_of(t->order))
+    return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d tetrahedra only (1..%d)", t->order,
+                           FEINT_ELMAT_MAX_ORDER);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(device_index));
+  ELMAT_CALL("element matrices: context", cudaFree(0)); /* context creation is not setup of this module */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  feint_elmat_gpu *g = (feint_elmat_gpu *)calloc(1, sizeof *g);
+  if (!g) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory allocating the GPU element matrix state");
+  g->t = t;
+  g->device = device_index;
+  g->nb = t->nb;
+  g->nq = t->nq;
+  g->nqp = (t->nq + QC - 1) / QC * QC;
+  g->nbp = nbp_of(t->order);
+  int st = upload_tables(g);
+  if (st) {
+    feint_elmat_gpu_destroy(g);
+    return st;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  g->setup_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+  *out = g;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n,
+                                       const double *geom, const double *coef, double *A,
+                                       feint_elmat_gpu_timing *tm) {
+  FEINT_CALL(feint_elmat_variant_check(v));
+  if (n < 0) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells", (long long)n);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  const sizes s = sizes_of(g, v, n);
+  FEINT_CALL(reserve_all(g, s));
+  timer T;
+  FEINT_CALL(timer_create(&T));
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0};
+  int st = FEINT_OK;
+#define ELMAT_STEP(expr) \
+  if (!st) st = (expr)
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaMemcpy(g->geom, geom, s.geom, cudaMemcpyHostToDevice) == cudaSuccess
+                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload geometry"));
+  ELMAT_STEP(cudaMemcpy(g->coef, coef, s.coef, cudaMemcpyHostToDevice) == cudaSuccess
+                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload coefficients"));
+  ELMAT_STEP(timer_ms(&T, &r.upload_ms));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(launch(g, v, n));
+  ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaMemcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
+                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: download"));
+  ELMAT_STEP(timer_ms(&T, &r.download_ms));
+#undef ELMAT_STEP
+  timer_destroy(&T);
+  if (!st && tm) *tm = r;
+  return st;
+}
+
+extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, int reps,
+                                     unsigned seed, feint_elmat_gpu_timing *tm) {
+  FEINT_CALL(feint_elmat_variant_check(v));
+  if (n <= 0 || reps < 1)
+    return feint_error_set(FEINT_ERR_INPUT, "element matrix bench: %lld cells, %d repetitions", (long long)n, reps);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  const sizes s = sizes_of(g, v, n);
+  FEINT_CALL(reserve_all(g, s));
+  /* Pageable host buffers, touched first so that page faults are not timed. */
+  char *hin = (char *)malloc(s.geom + s.coef), *hout = (char *)malloc(s.A);
+  if (!hin || !hout) {
+    free(hin);
+    free(hout);
+    return feint_error_set(FEINT_ERR_COMPUTE, "element matrix bench: out of host memory (%zu bytes)",
+                           s.geom + s.coef + s.A);
+  }
+  memset(hin, 0, s.geom + s.coef);
+  memset(hout, 0, s.A);
+  timer T;
+  int st = timer_create(&T);
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0};
+  std::vector<double> ms;
+#define ELMAT_STEP(expr) \
+  if (!st) st = (expr)
+#define ELMAT_CUDA(phase, call) \
+  ELMAT_STEP((call) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), phase))
+  ELMAT_CUDA("event", cudaEventRecord(T.a));
+  ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->geom, hin, s.geom, cudaMemcpyHostToDevice));
+  ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
+  ELMAT_STEP(timer_ms(&T, &r.upload_ms));
+  if (!st) {
+    random_geometry_kernel<<<4096, 256>>>(n, seed, v->geo == FEINT_ELMAT_GEO_VERTICES, g->geom);
+    random_coef_kernel<<<4096, 256>>>((int64_t)(s.coef / sizeof(double)), seed + 1, g->coef);
+  }
+  ELMAT_CUDA("element matrix bench: random inputs", cudaGetLastError());
+  ELMAT_STEP(launch(g, v, n)); /* warm-up */
+  for (int k = 0; k < reps && !st; k++) {
+    double t = 0;
+    ELMAT_CUDA("event", cudaEventRecord(T.a));
+    ELMAT_STEP(launch(g, v, n));
+    ELMAT_STEP(timer_ms(&T, &t));
+    ms.push_back(t);
+  }
+  ELMAT_CUDA("event", cudaEventRecord(T.a));
+  ELMAT_CUDA("element matrix bench: download", cudaMemcpy(hout, g->A, s.A, cudaMemcpyDeviceToHost));
+  ELMAT_STEP(timer_ms(&T, &r.download_ms));
+#undef ELMAT_CUDA
+#undef ELMAT_STEP
+  timer_destroy(&T);
+  free(hin);
+  free(hout);
+  if (st) return st;
+  std::sort(ms.begin(), ms.end());
+  r.kernel_ms = ms[ms.size() / 2];
+  *tm = r;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_device_name(int device_index, char *name, size_t size) {
+  cudaDeviceProp p;
+  ELMAT_CALL("element matrices: device properties", cudaGetDeviceProperties(&p, device_index));
+  snprintf(name, size, "%s", p.name);
+  return FEINT_OK;
+}
