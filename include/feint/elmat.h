@@ -43,11 +43,12 @@
 #include <stdint.h>
 
 #include "feint/fe.h"
-#include "feint/physics.h" /* FEINT_HOST_DEVICE */
+#include "feint/geometry.h" /* feint_affine_inverse_jacobian */
+#include "feint/physics.h"  /* FEINT_HOST_DEVICE */
 
 #define FEINT_ELMAT_MAX_ORDER 7
 
-typedef enum { FEINT_ELMAT_DATA_REGISTERS = 0, FEINT_ELMAT_DATA_SHARED = 1 } feint_elmat_data;
+typedef enum { FEINT_ELMAT_DATA_REGISTERS = 0, FEINT_ELMAT_DATA_SHARED = 1, FEINT_ELMAT_DATA_TENSOR = 2 } feint_elmat_data;
 typedef enum { FEINT_ELMAT_GEO_JACOBIAN = 0, FEINT_ELMAT_GEO_VERTICES = 1 } feint_elmat_geo;
 typedef enum { FEINT_ELMAT_COEF_POINT = 0, FEINT_ELMAT_COEF_CELL = 1 } feint_elmat_coef;
 
@@ -58,7 +59,9 @@ typedef enum { FEINT_ELMAT_COEF_POINT = 0, FEINT_ELMAT_COEF_CELL = 1 } feint_elm
  *              point tensor and B_q columns are recomputed per thread);
  *   SHARED     the block stages the table, the point tensors and C_q B_q
  *              for a chunk of points in shared memory, then every thread
- *              accumulates its tile of A_e from there.
+ *              accumulates its tile of A_e from there;
+ *   TENSOR     staged as SHARED, the products on the FP64 tensor cores
+ *              (DMMA m8n8k4, not in the paper; columns padded to 8).
  * The CPU reference ignores data. */
 typedef struct {
   feint_elmat_data data;
@@ -129,27 +132,11 @@ void feint_elmat_gpu_destroy(feint_elmat_gpu *g);
 
 /* ------------------------------------------------- shared point functions */
 /* Jacobian terms of the affine tetrahedron xv[3 v + d]: geo[3 c + d] =
- * (J^-1)[c][d], geo[9] = |det J|; returns det J (0: degenerate, geo then
- * holds no inverse). J[d][c] = x_{c+1}[d] - x_0[d]. */
+ * (J^-1)[c][d] = d r_c / d x_d, geo[9] = |det J|; returns det J (0:
+ * degenerate, geo then holds no inverse). J[d][c] = x_{c+1}[d] - x_0[d]
+ * (geometry.h). */
 FEINT_HOST_DEVICE static inline double feint_elmat_tet_geometry(const double *xv, double *geo) {
-  double J[3][3];
-  for (int d = 0; d < 3; d++)
-    for (int c = 0; c < 3; c++) J[d][c] = xv[3 * (c + 1) + d] - xv[d];
-  double A00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
-  double A01 = J[0][2] * J[2][1] - J[0][1] * J[2][2];
-  double A02 = J[0][1] * J[1][2] - J[0][2] * J[1][1];
-  double A10 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
-  double A11 = J[0][0] * J[2][2] - J[0][2] * J[2][0];
-  double A12 = J[0][2] * J[1][0] - J[0][0] * J[1][2];
-  double A20 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-  double A21 = J[0][1] * J[2][0] - J[0][0] * J[2][1];
-  double A22 = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-  double det = J[0][0] * A00 + J[0][1] * A10 + J[0][2] * A20;
-  if (det == 0) return 0;
-  double r = 1 / det;
-  geo[0] = A00 * r, geo[1] = A01 * r, geo[2] = A02 * r;
-  geo[3] = A10 * r, geo[4] = A11 * r, geo[5] = A12 * r;
-  geo[6] = A20 * r, geo[7] = A21 * r, geo[8] = A22 * r;
+  const double det = feint_affine_inverse_jacobian(3, xv, geo);
   geo[9] = det < 0 ? -det : det;
   return det;
 }

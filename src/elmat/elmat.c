@@ -13,7 +13,7 @@ int feint_elmat_variant_check(const feint_elmat_variant *v) {
   if (v->ncoef != 10 && v->ncoef != 16)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices: ncoef %d (10: g0, g3; 16: g0, g1, g2, g3)",
                            v->ncoef);
-  if ((unsigned)v->data > FEINT_ELMAT_DATA_SHARED || (unsigned)v->geo > FEINT_ELMAT_GEO_VERTICES ||
+  if ((unsigned)v->data > FEINT_ELMAT_DATA_TENSOR || (unsigned)v->geo > FEINT_ELMAT_GEO_VERTICES ||
       (unsigned)v->coef > FEINT_ELMAT_COEF_CELL)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices: unknown variant (data %d, geo %d, coef %d)",
                            (int)v->data, (int)v->geo, (int)v->coef);
@@ -21,8 +21,9 @@ int feint_elmat_variant_check(const feint_elmat_variant *v) {
 }
 
 const char *feint_elmat_variant_name(const feint_elmat_variant *v, char *buf, size_t size) {
+  static const char *const data_names[] = {"registers", "shared", "tensor"};
   snprintf(buf, size, "%s/%s/%s/g%s", v->coef == FEINT_ELMAT_COEF_CELL ? "cell" : "point",
-           v->coef == FEINT_ELMAT_COEF_CELL ? "ref" : (v->data == FEINT_ELMAT_DATA_SHARED ? "shared" : "registers"),
+           v->coef == FEINT_ELMAT_COEF_CELL ? "ref" : data_names[v->data],
            v->geo == FEINT_ELMAT_GEO_VERTICES ? "vertices" : "jacobian", v->ncoef == 16 ? "0123" : "03");
   return buf;
 }

@@ -9,7 +9,7 @@
  *    moment formula), which fixes the orientation of g1, g2, g3;
  *  - Jacobian terms from the host equal the vertex path; bad input refused.
  * GPU against the host on fresh random inputs for every variant (data
- * registers/shared, geometry Jacobian/vertices, coefficients per point/per
+ * registers/shared/tensor, geometry Jacobian/vertices, coefficients per point/per
  * cell, ncoef 10/16): max |A_gpu - A_host| / max |A_host| <= 1e-12. Without
  * a GPU the GPU part prints "skipped: no GPU" (fails when FEINT_GPU_TESTS=1). */
 #include <math.h>
@@ -96,9 +96,12 @@ static void host_truths(int p) {
   memset(coef, 0, sizeof(double) * nq * 16);
   for (int q = 0; q < nq; q++) coef[10 * q] = 1;
   CHECK_OK(feint_elmat_compute(t, &v, 1, xv, coef, A));
+  /* The sum is sum_q w |J| (sum_i phi_i)^2: exact up to the partition of
+   * unity of the basis, ~5e-13 at p = 7 (monomial coefficients, fe.h). */
   double sum = 0;
   for (int k = 0; k < nb * nb; k++) sum += A[k];
-  CHECK_CLOSE(sum, tet_volume(xv), 1e-13);
+  const double vol_err = fabs(sum - tet_volume(xv)) / tet_volume(xv);
+  CHECK(vol_err <= 1e-12, "p=%d: mass entries sum to %.17g, volume %.17g", p, sum, tet_volume(xv));
   CHECK_OK(feint_elmat_jacobian_terms(1, xv, geo));
   v.geo = FEINT_ELMAT_GEO_JACOBIAN;
   CHECK_OK(feint_elmat_compute(t, &v, 1, geo, coef, A2));
@@ -112,9 +115,9 @@ static void host_truths(int p) {
   CHECK_OK(feint_elmat_compute(t, &vc, 1, xv, g, A));
   linear_nodal(t->el, xv, a, u);
   linear_nodal(t->el, xv, b, w);
-  double wAu = 0;
+  double wAu = 0, wAu_abs = 0;
   for (int i = 0; i < nb; i++)
-    for (int j = 0; j < nb; j++) wAu += w[i] * A[i * nb + j] * u[j];
+    for (int j = 0; j < nb; j++) wAu += w[i] * A[i * nb + j] * u[j], wAu_abs += fabs(w[i] * A[i * nb + j] * u[j]);
   double vol = tet_volume(xv), ax[4], bx[4], sab = 0, sa = 0, sb = 0;
   for (int vtx = 0; vtx < 4; vtx++) {
     ax[vtx] = a[0] * xv[3 * vtx] + a[1] * xv[3 * vtx + 1] + a[2] * xv[3 * vtx + 2];
@@ -126,9 +129,10 @@ static void host_truths(int p) {
   for (int d = 0; d < 3; d++)
     for (int e = 0; e < 3; e++) bg3a += b[d] * g[7 + 3 * d + e] * a[e];
   double want = g[0] * int_ab + g1a * int_b + bg2 * int_a + bg3a * vol;
-  CHECK_CLOSE(wAu, want, 1e-12);
-  printf("p=%d nb=%3d nq=%3d: row sums %.1e, volume %.1e, linear forms %.1e\n", p, nb, nq, worst_row / scale,
-         fabs(sum - tet_volume(xv)), fabs(wAu - want));
+  const double lin_err = fabs(wAu - want) / wAu_abs;
+  CHECK(lin_err <= 1e-13, "p=%d: w^T A u = %.17g, exact %.17g", p, wAu, want);
+  printf("p=%d nb=%3d nq=%3d: relative errors: row sums %.1e, volume %.1e, linear forms %.1e\n", p,
+         nb, nq, worst_row / scale, vol_err, lin_err);
   free(A);
   free(A2);
   free(coef);
@@ -171,7 +175,7 @@ static double gpu_vs_host(int p, int64_t n) {
   for (int coefk = 0; coefk < 2; coefk++)
     for (int nc = 10; nc <= 16; nc += 6)
       for (int geok = 0; geok < 2; geok++)
-        for (int data = 0; data < (coefk == FEINT_ELMAT_COEF_CELL ? 1 : 2); data++) {
+        for (int data = 0; data < (coefk == FEINT_ELMAT_COEF_CELL ? 1 : 3); data++) {
           feint_elmat_variant v = {(feint_elmat_data)data, (feint_elmat_geo)geok, (feint_elmat_coef)coefk, nc};
           for (int64_t e = 0; e < n; e++) random_tet(xv + 12 * e);
           CHECK_OK(feint_elmat_jacobian_terms(n, xv, geo));
@@ -188,7 +192,7 @@ static double gpu_vs_host(int p, int64_t n) {
           CHECK(err <= 1e-12, "p=%d %s: GPU vs host %g", p, feint_elmat_variant_name(&v, name, sizeof name), err);
           worst = fmax(worst, err);
         }
-  printf("p=%d: %lld cells, 12 variants, worst GPU vs host %.2e\n", p, (long long)n, worst);
+  printf("p=%d: %lld cells, 16 variants, worst GPU vs host %.2e\n", p, (long long)n, worst);
   free(xv);
   free(geo);
   free(coef);
@@ -217,7 +221,7 @@ int main(void) {
   CHECK_OK(feint_elmat_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);
   double worst = 0;
-  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) worst = fmax(worst, gpu_vs_host(p, p <= 3 ? 203 : 67));
+  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) worst = fmax(worst, gpu_vs_host(p, p <= 3 ? 203 : (p == 4 ? 67 : 13)));
   printf("worst relative error GPU vs host: %.2e\n", worst);
   return check_report("t620");
 }

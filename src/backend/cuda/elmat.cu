@@ -28,6 +28,7 @@
  * (for nb^2 < 256 a block covers 256 / nb^2 cells at a time), so every
  * store is coalesced and the kernel is bound by writing A. */
 #include <cuda_runtime.h>
+#include <mma.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -71,7 +72,8 @@ static int nbp_of(int p) { return ((nb_of(p) + tile_of(p) - 1) / tile_of(p)) * t
 struct feint_elmat_gpu {
   const feint_elmat_tables *t;
   int device, nb, nq, nqp, nbp;
-  double *tab; /* nqp x 4 x nbp, zero padded */
+  double *tab;  /* nqp x 4 x nbp, zero padded */
+  double *tab8; /* the same padded to nbp8 columns (tensor-core variant) */
   double *w;   /* nqp weights, zero padded */
   double *K;   /* 16 x nb^2 reference tensors */
   double *geom, *coef, *A;
@@ -80,6 +82,39 @@ struct feint_elmat_gpu {
 };
 
 /* ------------------------------------------------- per-point coefficients */
+
+/* Stage the chunk of QC points from q0 for the cell of this thread (el in
+ * the block): its point tensors (threads lt < QC of the cell), the table
+ * rows of the chunk (all nthr threads of the block; tab padded to NBP
+ * columns and whole chunks), then V = C_q B_q (the nt threads of the cell).
+ * Ends with a barrier; the caller puts one before it (geometry ready,
+ * previous chunk consumed). */
+template <int NBP>
+__device__ inline void stage_chunk(int q0, int nq, int ncoef, int lt, int nt, int bt, int nthr, bool live, int64_t e,
+                                   const double *__restrict__ tab, const double *__restrict__ w,
+                                   const double *__restrict__ coef, const double *geo, double (*C)[16], double *s_B,
+                                   double *V) {
+  constexpr int CH = QC * 4 * NBP;
+  if (lt < QC && live) {
+    const int q = q0 + lt;
+    if (q < nq)
+      feint_elmat_point_tensor(geo, w[q], coef + ((size_t)e * nq + q) * ncoef, ncoef, C[lt]);
+    else
+      for (int k = 0; k < 16; k++) C[lt][k] = 0;
+  }
+  for (int k = bt; k < CH; k += nthr) s_B[k] = tab[(size_t)q0 * 4 * NBP + k];
+  __syncthreads();
+  if (live)
+    for (int k = lt; k < QC * NBP; k += nt) {
+      const int qq = k / NBP, j = k % NBP;
+      const double *b = s_B + qq * 4 * NBP + j, *Cq = C[qq];
+      const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        V[(qq * 4 + c) * NBP + j] = Cq[4 * c] * b0 + Cq[4 * c + 1] * b1 + Cq[4 * c + 2] * b2 + Cq[4 * c + 3] * b3;
+    }
+  __syncthreads();
+}
 
 template <int P, bool SHARED, bool VERTS>
 __global__ void __launch_bounds__(shape<P>::NT * shape<P>::NE)
@@ -109,25 +144,8 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
     }
     for (int q0 = 0; q0 < nqp; q0 += QC) {
       __syncthreads(); /* geometry ready; previous chunk consumed */
-      if (tid < QC && live) {
-        const int q = q0 + tid;
-        if (q < nq)
-          feint_elmat_point_tensor(s_geo[el], w[q], coef + ((size_t)e * nq + q) * ncoef, ncoef, s_C[el][tid]);
-        else
-          for (int k = 0; k < 16; k++) s_C[el][tid][k] = 0;
-      }
-      for (int k = tid + NT * el; k < CH; k += NT * NE) s_B[k] = tab[(size_t)q0 * 4 * NBP + k];
-      __syncthreads();
-      if (live)
-        for (int k = tid; k < QC * NBP; k += NT) {
-          const int qq = k / NBP, j = k % NBP;
-          const double *b = s_B + qq * 4 * NBP + j, *C = s_C[el][qq];
-          const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
-#pragma unroll
-          for (int c = 0; c < 4; c++)
-            s_V[el][(qq * 4 + c) * NBP + j] = C[4 * c] * b0 + C[4 * c + 1] * b1 + C[4 * c + 2] * b2 + C[4 * c + 3] * b3;
-        }
-      __syncthreads();
+      stage_chunk<NBP>(q0, nq, ncoef, tid, NT, tid + NT * el, NT * NE, live, e, tab, w, coef, s_geo[el], s_C[el], s_B,
+                       s_V[el]);
 #pragma unroll
       for (int r = 0; r < 4 * QC; r++) { /* r = qq * 4 + c */
         double bi[TILE], vj[TILE];
@@ -184,6 +202,83 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
     }
 }
 
+/* Tensor-core variant (FEINT_ELMAT_DATA_TENSOR): the chunks staged as in
+ * SHARED (columns padded to NBP8 = 8 MT), the product on the FP64 tensor
+ * cores (m8n8k4 DMMA, one point's 4 components per k-step). The MT x MT
+ * tiles of 8 x 8 are spread over a WR x WR grid of warps per cell, a warp
+ * holding RT x RT tiles (rows wr + WR a, columns wc + WR b) so that RT
+ * operand fragments of each kind feed RT^2 products. */
+template <int P>
+struct mma_shape {
+  static constexpr int NB = nb_of(P), MT = (NB + 7) / 8, NBP8 = 8 * MT, WR = P <= 3 ? 1 : P <= 5 ? 2 : P == 6 ? 3 : 4,
+                       RT = (MT + WR - 1) / WR, NW = WR * WR, NE = NW >= 8 ? 1 : 8 / NW;
+};
+static int nbp8_of(int p) { return 8 * ((nb_of(p) + 7) / 8); }
+
+template <int P, bool VERTS>
+__global__ void __launch_bounds__(32 * mma_shape<P>::NW * mma_shape<P>::NE)
+elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab, const double *__restrict__ w,
+                       const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
+  using namespace nvcuda;
+  using M = mma_shape<P>;
+  constexpr int NB = M::NB, MT = M::MT, NBP = M::NBP8, WR = M::WR, RT = M::RT, NW = M::NW, NE = M::NE;
+  constexpr int CH = QC * 4 * NBP, NT = 32 * NW;
+  __shared__ double s_geo[NE][10];
+  __shared__ double s_C[NE][QC][16];
+  __shared__ __align__(32) double s_B[CH];
+  __shared__ __align__(32) double s_V[NE][CH];
+  __shared__ __align__(32) double s_out[NE][NW][64];
+  const int tid = threadIdx.x, el = threadIdx.y, warp = tid / 32, lane = tid % 32, wr = warp / WR, wc = warp % WR;
+  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const bool live = e < n;
+  const int nqp = (nq + QC - 1) / QC * QC;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[RT][RT];
+#pragma unroll
+  for (int a = 0; a < RT; a++)
+#pragma unroll
+    for (int b = 0; b < RT; b++) wmma::fill_fragment(acc[a][b], 0.0);
+  if (live) {
+    if (VERTS && tid == 0) feint_elmat_tet_geometry(geom + 12 * e, s_geo[el]);
+    if (!VERTS && tid < 10) s_geo[el][tid] = geom[10 * e + tid];
+  }
+  for (int q0 = 0; q0 < nqp; q0 += QC) {
+    __syncthreads();
+    stage_chunk<NBP>(q0, nq, ncoef, tid, NT, tid + NT * el, NT * NE, live, e, tab, w, coef, s_geo[el], s_C[el], s_B,
+                     s_V[el]);
+#pragma unroll
+    for (int r = 0; r < 4 * QC; r += 4) {
+      wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> fa[RT];
+      wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> fb[RT];
+#pragma unroll
+      for (int a = 0; a < RT; a++) {
+        if (wr + WR * a < MT) wmma::load_matrix_sync(fa[a], s_B + r * NBP + 8 * (wr + WR * a), NBP);
+        if (wc + WR * a < MT) wmma::load_matrix_sync(fb[a], s_V[el] + r * NBP + 8 * (wc + WR * a), NBP);
+      }
+#pragma unroll
+      for (int a = 0; a < RT; a++)
+#pragma unroll
+        for (int b = 0; b < RT; b++)
+          if (wr + WR * a < MT && wc + WR * b < MT) wmma::mma_sync(acc[a][b], fa[a], fb[b], acc[a][b]);
+    }
+  }
+  if (!live) return;
+  double *Ae = A + (size_t)e * NB * NB, *o = s_out[el][warp];
+#pragma unroll
+  for (int a = 0; a < RT; a++)
+#pragma unroll
+    for (int b = 0; b < RT; b++) {
+      const int ti = wr + WR * a, tj = wc + WR * b;
+      if (ti >= MT || tj >= MT) continue;
+      wmma::store_matrix_sync(o, acc[a][b], 8, wmma::mem_row_major);
+      __syncwarp();
+      for (int k = lane; k < 64; k += 32) {
+        const int i = 8 * ti + k / 8, j = 8 * tj + k % 8;
+        if (i < NB && j < NB) Ae[i * NB + j] = o[k];
+      }
+      __syncwarp();
+    }
+}
+
 /* ---------------------------------------------------- per-cell coefficients */
 
 /* The entries of C that are not zero without g1, g2: (0,0) and the 3 x 3 block. */
@@ -191,12 +286,15 @@ __host__ __device__ constexpr bool g03_entry(int c) { return c == 0 || (c / 4 >=
 
 template <bool G12, bool VERTS>
 __global__ void __launch_bounds__(256)
-elmat_cell_kernel(int64_t n, int nb2, int T, int S, const double *__restrict__ K, const double *__restrict__ geom,
+elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, const double *__restrict__ K, const double *__restrict__ geom,
                   const double *__restrict__ coef, double *__restrict__ A) {
   constexpr int NC = G12 ? 16 : 10;
   __shared__ double s_C[EB][16];
   const int tid = threadIdx.x;
-  const int64_t e0 = (int64_t)blockIdx.x * EB;
+  /* consecutive blocks take the consecutive entry chunks of one group of
+   * cells, so the rows of a cell are written close together in time */
+  const int chunk = (int)(blockIdx.x % (unsigned)nchunks);
+  const int64_t e0 = (int64_t)(blockIdx.x / (unsigned)nchunks) * EB;
   if (tid < EB && e0 + tid < n) {
     const int64_t e = e0 + tid;
     double geo[10];
@@ -206,7 +304,7 @@ elmat_cell_kernel(int64_t n, int nb2, int T, int S, const double *__restrict__ K
       for (int k = 0; k < 10; k++) geo[k] = geom[10 * e + k];
     feint_elmat_point_tensor(geo, 1.0, coef + (size_t)e * NC, NC, s_C[tid]);
   }
-  const int t = blockIdx.y * T + tid % T, sub = tid / T;
+  const int t = chunk * T + tid % T, sub = tid / T;
   const bool act = sub < S && t < nb2;
   double k[16];
 #pragma unroll
@@ -228,10 +326,15 @@ typedef void (*point_kernel_t)(int64_t, int, int, const double *, const double *
                                double *);
 
 template <int P>
-static point_kernel_t pick_point(bool shared, bool verts, dim3 *block, int *ne) {
+static point_kernel_t pick_point(feint_elmat_data data, bool verts, dim3 *block, int *ne) {
+  if (data == FEINT_ELMAT_DATA_TENSOR) {
+    *block = dim3(32 * mma_shape<P>::NW, mma_shape<P>::NE);
+    *ne = mma_shape<P>::NE;
+    return verts ? elmat_point_mma_kernel<P, true> : elmat_point_mma_kernel<P, false>;
+  }
   *block = dim3(shape<P>::NT, shape<P>::NE);
   *ne = shape<P>::NE;
-  if (shared) return verts ? elmat_point_kernel<P, true, true> : elmat_point_kernel<P, true, false>;
+  if (data == FEINT_ELMAT_DATA_SHARED) return verts ? elmat_point_kernel<P, true, true> : elmat_point_kernel<P, true, false>;
   return verts ? elmat_point_kernel<P, false, true> : elmat_point_kernel<P, false, false>;
 }
 
@@ -240,30 +343,31 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
   const bool verts = v->geo == FEINT_ELMAT_GEO_VERTICES;
   if (v->coef == FEINT_ELMAT_COEF_CELL) {
     const int nb2 = g->nb * g->nb, T = nb2 < 256 ? nb2 : 256, S = nb2 < 256 ? 256 / nb2 : 1;
-    const int64_t bx = (n + EB - 1) / EB;
-    if (bx > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
-    dim3 grid((unsigned)bx, (unsigned)((nb2 + T - 1) / T));
+    const int nchunks = (nb2 + T - 1) / T;
+    const int64_t blocks = (n + EB - 1) / EB * nchunks;
+    if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
+    const unsigned grid = (unsigned)blocks;
     if (v->ncoef == 16)
-      (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(n, nb2, T, S, g->K,
-                                                                                          g->geom, g->coef, g->A);
+      (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(
+          n, nb2, T, S, nchunks, g->K, g->geom, g->coef, g->A);
     else
-      (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(n, nb2, T, S, g->K,
-                                                                                            g->geom, g->coef, g->A);
+      (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(
+          n, nb2, T, S, nchunks, g->K, g->geom, g->coef, g->A);
   } else {
-    const bool sh = v->data == FEINT_ELMAT_DATA_SHARED;
     dim3 block;
     int ne = 1;
     point_kernel_t fn = NULL;
     switch (g->t->order) {
 #define ELMAT_CASE(p) \
-  case p: fn = pick_point<p>(sh, verts, &block, &ne); break;
+  case p: fn = pick_point<p>(v->data, verts, &block, &ne); break;
       ELMAT_CASE(1) ELMAT_CASE(2) ELMAT_CASE(3) ELMAT_CASE(4) ELMAT_CASE(5) ELMAT_CASE(6) ELMAT_CASE(7)
 #undef ELMAT_CASE
       default: return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d", g->t->order);
     }
     const int64_t blocks = (n + ne - 1) / ne;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
-    fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, g->tab, g->w, g->geom, g->coef, g->A);
+    fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, v->data == FEINT_ELMAT_DATA_TENSOR ? g->tab8 : g->tab, g->w,
+                                    g->geom, g->coef, g->A);
   }
   ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
   return FEINT_OK;
@@ -358,6 +462,7 @@ __global__ void random_coef_kernel(int64_t n, unsigned seed, double *x) {
 extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   if (!g) return;
   cudaFree(g->tab);
+  cudaFree(g->tab8);
   cudaFree(g->w);
   cudaFree(g->K);
   cudaFree(g->geom);
@@ -366,20 +471,26 @@ extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   free(g);
 }
 
+/* B padded to nbp columns and nqp points (zeros), on the device. */
+static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double **out) {
+  std::vector<double> tab((size_t)nqp * 4 * nbp, 0.0);
+  for (int r = 0; r < 4 * t->nq; r++) /* r = q 4 + c */
+    for (int i = 0; i < t->nb; i++) tab[(size_t)r * nbp + i] = t->B[(size_t)r * t->nb + i];
+  ELMAT_CALL("element matrices: cudaMalloc tables", cudaMalloc((void **)out, sizeof(double) * tab.size()));
+  ELMAT_CALL("element matrices: upload tables",
+             cudaMemcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
+  return FEINT_OK;
+}
+
 static int upload_tables(feint_elmat_gpu *g) {
   const feint_elmat_tables *t = g->t;
-  std::vector<double> tab((size_t)g->nqp * 4 * g->nbp, 0.0), w(g->nqp, 0.0);
-  for (int q = 0; q < t->nq; q++) {
-    w[q] = t->quad->weights[q];
-    for (int c = 0; c < 4; c++)
-      for (int i = 0; i < t->nb; i++) tab[((size_t)q * 4 + c) * g->nbp + i] = t->B[((size_t)q * 4 + c) * t->nb + i];
-  }
+  std::vector<double> w(g->nqp, 0.0);
+  for (int q = 0; q < t->nq; q++) w[q] = t->quad->weights[q];
+  FEINT_CALL(upload_padded(t, g->nqp, g->nbp, &g->tab));
+  FEINT_CALL(upload_padded(t, g->nqp, nbp8_of(t->order), &g->tab8));
   const size_t nK = (size_t)16 * t->nb * t->nb;
-  ELMAT_CALL("element matrices: cudaMalloc tables", cudaMalloc((void **)&g->tab, sizeof(double) * tab.size()));
   ELMAT_CALL("element matrices: cudaMalloc weights", cudaMalloc((void **)&g->w, sizeof(double) * w.size()));
   ELMAT_CALL("element matrices: cudaMalloc reference tensors", cudaMalloc((void **)&g->K, sizeof(double) * nK));
-  ELMAT_CALL("element matrices: upload tables",
-             cudaMemcpy(g->tab, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
   ELMAT_CALL("element matrices: upload weights",
              cudaMemcpy(g->w, w.data(), sizeof(double) * w.size(), cudaMemcpyHostToDevice));
   ELMAT_CALL("element matrices: upload reference tensors",
