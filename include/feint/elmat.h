@@ -141,28 +141,28 @@ FEINT_HOST_DEVICE static inline double feint_elmat_tet_geometry(const double *xv
   return det;
 }
 
-/* The 4 x 4 point tensor C (row-major) above from the Jacobian terms, the
- * weight w and one point's coefficients (ncoef 10 or 16). */
+/* Entry k = 4 c + c' of the 4 x 4 point tensor C above from the Jacobian
+ * terms, the weight w and one point's coefficients (ncoef 10 or 16). */
+FEINT_HOST_DEVICE static inline double feint_elmat_point_tensor_entry(const double *geo, double w, const double *coef,
+                                                                      int ncoef, int k) {
+  const int c = k / 4, c2 = k % 4;
+  const double s = w * geo[9];
+  if (c == 0 && c2 == 0) return s * coef[0];
+  if (c == 0 || c2 == 0) { /* (g1 J^-T)[c2 - 1] or (J^-1 g2)[c - 1] */
+    if (ncoef != 16) return 0;
+    const double *r = geo + 3 * (c ? c - 1 : c2 - 1), *g = coef + (c ? 4 : 1);
+    return s * (r[0] * g[0] + r[1] * g[1] + r[2] * g[2]);
+  }
+  const double *a = geo + 3 * (c - 1), *b = geo + 3 * (c2 - 1), *g3 = coef + (ncoef == 16 ? 7 : 1);
+  double t = 0; /* (J^-1 g3 J^-T)[c - 1][c2 - 1] */
+  for (int d = 0; d < 3; d++) t += a[d] * (g3[3 * d] * b[0] + g3[3 * d + 1] * b[1] + g3[3 * d + 2] * b[2]);
+  return s * t;
+}
+
+/* The whole tensor, C[4 c + c']. */
 FEINT_HOST_DEVICE static inline void feint_elmat_point_tensor(const double *geo, double w, const double *coef,
                                                               int ncoef, double *C) {
-  const double s = w * geo[9];
-  const double *g3 = coef + (ncoef == 16 ? 7 : 1);
-  C[0] = s * coef[0];
-  for (int c = 0; c < 3; c++) {
-    double a1 = 0, a2 = 0;
-    if (ncoef == 16)
-      for (int d = 0; d < 3; d++) {
-        a1 += coef[1 + d] * geo[3 * c + d]; /* (g1 J^-T)[c] */
-        a2 += geo[3 * c + d] * coef[4 + d]; /* (J^-1 g2)[c] */
-      }
-    C[1 + c] = s * a1;
-    C[4 * (1 + c)] = s * a2;
-    double t[3]; /* row c of J^-1 g3 */
-    for (int e = 0; e < 3; e++)
-      t[e] = geo[3 * c] * g3[e] + geo[3 * c + 1] * g3[3 + e] + geo[3 * c + 2] * g3[6 + e];
-    for (int c2 = 0; c2 < 3; c2++)
-      C[4 * (1 + c) + 1 + c2] = s * (t[0] * geo[3 * c2] + t[1] * geo[3 * c2 + 1] + t[2] * geo[3 * c2 + 2]);
-  }
+  for (int k = 0; k < 16; k++) C[k] = feint_elmat_point_tensor_entry(geo, w, coef, ncoef, k);
 }
 
 #endif

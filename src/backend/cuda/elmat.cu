@@ -11,8 +11,12 @@
  * per 8 TILE operand loads while NT = TX^2 stays near 200 threads.
  *   SHARED     chunks of QC points: the table chunk B (padded to NBP
  *              columns, zero rows past nq), the point tensors C_q (one
- *              thread per point) and V = C_q B_q go to shared memory (three
- *              barriers per chunk), then every thread runs its tile.
+ *              entry per thread) and V = C_q B_q go to shared memory (four
+ *              barriers per chunk, the next chunk's global loads issued
+ *              into registers before this one's products: chunk_stager),
+ *              then every thread runs its tile.
+ *   TENSOR     the same staging, the products on the FP64 tensor cores
+ *              (DMMA m8n8k4 through nvcuda::wmma; see elmat_point_mma_kernel).
  *   REGISTERS  no shared memory: per point each thread computes C_q from
  *              the coefficients (a warp-wide broadcast load) and reads its
  *              TILE rows and columns of B_q through the read-only cache;
@@ -26,7 +30,8 @@
  * writes that entry for EB = 64 cells whose tensors Chat the block first
  * puts in shared memory; consecutive threads write consecutive entries
  * (for nb^2 < 256 a block covers 256 / nb^2 cells at a time), so every
- * store is coalesced and the kernel is bound by writing A. */
+ * store is coalesced (and sector-aligned, see elmat_cell_kernel) and the
+ * kernel is bound by writing A. Measurements: ELMAT.md beside this file. */
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -83,38 +88,63 @@ struct feint_elmat_gpu {
 
 /* ------------------------------------------------- per-point coefficients */
 
-/* Stage the chunk of QC points from q0 for the cell of this thread (el in
- * the block): its point tensors (threads lt < QC of the cell), the table
- * rows of the chunk (all nthr threads of the block; tab padded to NBP
- * columns and whole chunks), then V = C_q B_q (the nt threads of the cell).
- * Ends with a barrier; the caller puts one before it (geometry ready,
- * previous chunk consumed). */
-template <int NBP>
-__device__ inline void stage_chunk(int q0, int nq, int ncoef, int lt, int nt, int bt, int nthr, bool live, int64_t e,
-                                   const double *__restrict__ tab, const double *__restrict__ w,
-                                   const double *__restrict__ coef, const double *geo, double (*C)[16], double *s_B,
-                                   double *V) {
-  constexpr int CH = QC * 4 * NBP;
-  if (lt < QC && live) {
-    const int q = q0 + lt;
-    if (q < nq)
-      feint_elmat_point_tensor(geo, w[q], coef + ((size_t)e * nq + q) * ncoef, ncoef, C[lt]);
-    else
-      for (int k = 0; k < 16; k++) C[lt][k] = 0;
-  }
-  for (int k = bt; k < CH; k += nthr) s_B[k] = tab[(size_t)q0 * 4 * NBP + k];
-  __syncthreads();
-  if (live)
-    for (int k = lt; k < QC * NBP; k += nt) {
-      const int qq = k / NBP, j = k % NBP;
-      const double *b = s_B + qq * 4 * NBP + j, *Cq = C[qq];
-      const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
+/* The chunk pipeline of the SHARED and TENSOR kernels (NTC threads per
+ * cell, NE cells per block). Per chunk of QC points:
+ *   barrier; commit: the registers loaded for this chunk (table rows: all
+ *   threads of the block; raw coefficients: the threads of each cell) go to
+ *   shared memory; barrier; load: the global loads of the next chunk are
+ *   issued into registers (their latency then overlaps the rest of this
+ *   chunk); finish: the 16 QC point-tensor entries, one per thread
+ *   (feint_elmat_point_tensor_entry), barrier, V = C_q B_q, barrier;
+ *   then the caller's products. */
+template <int NBP, int NTC, int NE>
+struct chunk_stager {
+  static constexpr int NTHR = NTC * NE, CH = QC * 4 * NBP, PER = (CH + NTHR - 1) / NTHR,
+                       RPER = (QC * 16 + NTC - 1) / NTC;
+  double rt[PER], rc[RPER];
+  int lt, bt, nq, ncoef;
+  bool live;
+  int64_t e;
+
+  __device__ void load(int q0, const double *__restrict__ tab, const double *__restrict__ coef) {
 #pragma unroll
-      for (int c = 0; c < 4; c++)
-        V[(qq * 4 + c) * NBP + j] = Cq[4 * c] * b0 + Cq[4 * c + 1] * b1 + Cq[4 * c + 2] * b2 + Cq[4 * c + 3] * b3;
+    for (int j = 0; j < PER; j++) {
+      const int k = bt + j * NTHR;
+      rt[j] = k < CH ? tab[(size_t)q0 * 4 * NBP + k] : 0;
     }
-  __syncthreads();
-}
+#pragma unroll
+    for (int j = 0; j < RPER; j++) {
+      const int k = lt + j * NTC; /* k = qq ncoef + component */
+      rc[j] = live && k < QC * ncoef && q0 * ncoef + k < nq * ncoef ? coef[((size_t)e * nq + q0) * ncoef + k] : 0;
+    }
+  }
+  __device__ void commit(double *s_B, double *raw) const {
+#pragma unroll
+    for (int j = 0; j < PER; j++)
+      if (bt + j * NTHR < CH) s_B[bt + j * NTHR] = rt[j];
+#pragma unroll
+    for (int j = 0; j < RPER; j++)
+      if (lt + j * NTC < QC * 16) raw[lt + j * NTC] = rc[j];
+  }
+  __device__ void finish(int q0, const double *__restrict__ w, const double *geo, const double *raw, double (*C)[16],
+                         const double *s_B, double *V) const {
+    for (int k = lt; k < QC * 16; k += NTC) {
+      const int qq = k / 16, q = q0 + qq;
+      C[qq][k % 16] = live && q < nq ? feint_elmat_point_tensor_entry(geo, w[q], raw + qq * ncoef, ncoef, k % 16) : 0;
+    }
+    __syncthreads();
+    if (live)
+      for (int k = lt; k < QC * NBP; k += NTC) {
+        const int qq = k / NBP, j = k % NBP;
+        const double *b = s_B + qq * 4 * NBP + j, *Cq = C[qq];
+        const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+          V[(qq * 4 + c) * NBP + j] = Cq[4 * c] * b0 + Cq[4 * c + 1] * b1 + Cq[4 * c + 2] * b2 + Cq[4 * c + 3] * b3;
+      }
+    __syncthreads();
+  }
+};
 
 template <int P, bool SHARED, bool VERTS>
 __global__ void __launch_bounds__(shape<P>::NT * shape<P>::NE)
@@ -125,6 +155,7 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
   constexpr int CH = QC * 4 * NBP; /* doubles of one chunk of the table */
   __shared__ double s_geo[SHARED ? NE : 1][10];
   __shared__ double s_C[SHARED ? NE : 1][QC][16];
+  __shared__ double s_raw[SHARED ? NE : 1][QC * 16];
   __shared__ double s_B[SHARED ? CH : 1];
   __shared__ double s_V[SHARED ? NE : 1][SHARED ? CH : 1];
   const int tid = threadIdx.x, el = threadIdx.y, tx = tid % TX, ty = tid / TX;
@@ -142,10 +173,15 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
       if (VERTS && tid == 0) feint_elmat_tet_geometry(geom + 12 * e, s_geo[el]);
       if (!VERTS && tid < 10) s_geo[el][tid] = geom[10 * e + tid];
     }
+    chunk_stager<NBP, NT, NE> st;
+    st.lt = tid, st.bt = tid + NT * el, st.nq = nq, st.ncoef = ncoef, st.live = live, st.e = e;
+    st.load(0, tab, coef);
     for (int q0 = 0; q0 < nqp; q0 += QC) {
       __syncthreads(); /* geometry ready; previous chunk consumed */
-      stage_chunk<NBP>(q0, nq, ncoef, tid, NT, tid + NT * el, NT * NE, live, e, tab, w, coef, s_geo[el], s_C[el], s_B,
-                       s_V[el]);
+      st.commit(s_B, s_raw[el]);
+      __syncthreads();
+      if (q0 + QC < nqp) st.load(q0 + QC, tab, coef);
+      st.finish(q0, w, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
 #pragma unroll
       for (int r = 0; r < 4 * QC; r++) { /* r = qq * 4 + c */
         double bi[TILE], vj[TILE];
@@ -225,6 +261,7 @@ elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ 
   constexpr int CH = QC * 4 * NBP, NT = 32 * NW;
   __shared__ double s_geo[NE][10];
   __shared__ double s_C[NE][QC][16];
+  __shared__ double s_raw[NE][QC * 16];
   __shared__ __align__(32) double s_B[CH];
   __shared__ __align__(32) double s_V[NE][CH];
   __shared__ __align__(32) double s_out[NE][NW][64];
@@ -241,10 +278,15 @@ elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ 
     if (VERTS && tid == 0) feint_elmat_tet_geometry(geom + 12 * e, s_geo[el]);
     if (!VERTS && tid < 10) s_geo[el][tid] = geom[10 * e + tid];
   }
+  chunk_stager<NBP, NT, NE> st;
+  st.lt = tid, st.bt = tid + NT * el, st.nq = nq, st.ncoef = ncoef, st.live = live, st.e = e;
+  st.load(0, tab, coef);
   for (int q0 = 0; q0 < nqp; q0 += QC) {
     __syncthreads();
-    stage_chunk<NBP>(q0, nq, ncoef, tid, NT, tid + NT * el, NT * NE, live, e, tab, w, coef, s_geo[el], s_C[el], s_B,
-                     s_V[el]);
+    st.commit(s_B, s_raw[el]);
+    __syncthreads();
+    if (q0 + QC < nqp) st.load(q0 + QC, tab, coef);
+    st.finish(q0, w, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
 #pragma unroll
     for (int r = 0; r < 4 * QC; r += 4) {
       wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> fa[RT];
@@ -286,17 +328,24 @@ __host__ __device__ constexpr bool g03_entry(int c) { return c == 0 || (c / 4 >=
 
 template <bool G12, bool VERTS>
 __global__ void __launch_bounds__(256)
-elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, const double *__restrict__ K, const double *__restrict__ geom,
-                  const double *__restrict__ coef, double *__restrict__ A) {
+elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, const double *__restrict__ K,
+                  const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
   constexpr int NC = G12 ? 16 : 10;
   __shared__ double s_C[EB][16];
   const int tid = threadIdx.x;
-  /* consecutive blocks take the consecutive entry chunks of one group of
-   * cells, so the rows of a cell are written close together in time */
+  /* Block b takes entry chunk b % nchunks of the cells e_first + stride m,
+   * m < EB. Consecutive blocks take the consecutive chunks of the same
+   * cells, so a cell's row is written close together in time. When a row
+   * (nb^2 doubles) is not a multiple of 32 bytes, stride = 4: the cells of
+   * a block then start at the same offset in a 32-byte sector, and shifting
+   * the entries by that offset makes every warp's 32 stores one aligned
+   * 256-byte segment. */
   const int chunk = (int)(blockIdx.x % (unsigned)nchunks);
-  const int64_t e0 = (int64_t)(blockIdx.x / (unsigned)nchunks) * EB;
-  if (tid < EB && e0 + tid < n) {
-    const int64_t e = e0 + tid;
+  const int64_t gr = blockIdx.x / (unsigned)nchunks; /* group * stride + residue */
+  const int64_t e_first = (gr / stride) * stride * EB + gr % stride;
+  const int shift = (int)((e_first * nb2) % 4);
+  if (tid < EB && e_first + stride * tid < n) {
+    const int64_t e = e_first + stride * tid;
     double geo[10];
     if (VERTS)
       feint_elmat_tet_geometry(geom + 12 * e, geo);
@@ -304,19 +353,19 @@ elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, const double *_
       for (int k = 0; k < 10; k++) geo[k] = geom[10 * e + k];
     feint_elmat_point_tensor(geo, 1.0, coef + (size_t)e * NC, NC, s_C[tid]);
   }
-  const int t = chunk * T + tid % T, sub = tid / T;
-  const bool act = sub < S && t < nb2;
+  const int t = chunk * T + tid % T - shift, sub = tid / T;
+  const bool act = sub < S && t >= 0 && t < nb2;
   double k[16];
 #pragma unroll
   for (int c = 0; c < 16; c++) k[c] = (act && (G12 || g03_entry(c))) ? K[(size_t)c * nb2 + t] : 0;
   __syncthreads();
   if (!act) return;
-  for (int m = sub; m < EB && e0 + m < n; m += S) {
+  for (int m = sub; m < EB && e_first + stride * m < n; m += S) {
     double a = 0;
 #pragma unroll
     for (int c = 0; c < 16; c++)
       if (G12 || g03_entry(c)) a += s_C[m][c] * k[c];
-    A[(size_t)(e0 + m) * nb2 + t] = a;
+    A[(size_t)(e_first + stride * m) * nb2 + t] = a;
   }
 }
 
@@ -343,16 +392,16 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
   const bool verts = v->geo == FEINT_ELMAT_GEO_VERTICES;
   if (v->coef == FEINT_ELMAT_COEF_CELL) {
     const int nb2 = g->nb * g->nb, T = nb2 < 256 ? nb2 : 256, S = nb2 < 256 ? 256 / nb2 : 1;
-    const int nchunks = (nb2 + T - 1) / T;
-    const int64_t blocks = (n + EB - 1) / EB * nchunks;
+    const int stride = nb2 % 4 ? 4 : 1, nchunks = (nb2 + (stride > 1 ? 3 : 0) + T - 1) / T;
+    const int64_t blocks = (n + (int64_t)stride * EB - 1) / ((int64_t)stride * EB) * stride * nchunks;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
     const unsigned grid = (unsigned)blocks;
     if (v->ncoef == 16)
       (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, g->K, g->geom, g->coef, g->A);
+          n, nb2, T, S, nchunks, stride, g->K, g->geom, g->coef, g->A);
     else
       (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, g->K, g->geom, g->coef, g->A);
+          n, nb2, T, S, nchunks, stride, g->K, g->geom, g->coef, g->A);
   } else {
     dim3 block;
     int ne = 1;
