@@ -106,6 +106,27 @@ struct chunk_stager {
   bool live;
   int64_t e;
 
+  /* The cell's Jacobian terms into geo (shared), the first chunk's loads. */
+  template <bool VERTS>
+  __device__ void begin(int lt_, int bt_, int nq_, int ncoef_, bool live_, int64_t e_, const double *__restrict__ geom,
+                        double *geo, const double *__restrict__ tab, const double *__restrict__ coef) {
+    lt = lt_, bt = bt_, nq = nq_, ncoef = ncoef_, live = live_, e = e_;
+    if (live) {
+      if (VERTS && lt == 0) feint_elmat_tet_geometry(geom + 12 * e, geo);
+      if (!VERTS && lt < 10) geo[lt] = geom[10 * e + lt];
+    }
+    load(0, tab, coef);
+  }
+  /* Chunk q0 into shared memory (C, V), the loads of the next one issued. */
+  __device__ void stage(int q0, int nqp, const double *__restrict__ tab, const double *__restrict__ w,
+                        const double *__restrict__ coef, const double *geo, double *raw, double (*C)[16], double *s_B,
+                        double *V) {
+    __syncthreads(); /* geometry ready; previous chunk consumed */
+    commit(s_B, raw);
+    __syncthreads();
+    if (q0 + QC < nqp) load(q0 + QC, tab, coef);
+    finish(q0, w, geo, raw, C, s_B, V);
+  }
   __device__ void load(int q0, const double *__restrict__ tab, const double *__restrict__ coef) {
 #pragma unroll
     for (int j = 0; j < PER; j++) {
@@ -169,19 +190,10 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
     for (int b = 0; b < TILE; b++) acc[a][b] = 0;
 
   if (SHARED) {
-    if (live) {
-      if (VERTS && tid == 0) feint_elmat_tet_geometry(geom + 12 * e, s_geo[el]);
-      if (!VERTS && tid < 10) s_geo[el][tid] = geom[10 * e + tid];
-    }
     chunk_stager<NBP, NT, NE> st;
-    st.lt = tid, st.bt = tid + NT * el, st.nq = nq, st.ncoef = ncoef, st.live = live, st.e = e;
-    st.load(0, tab, coef);
+    st.template begin<VERTS>(tid, tid + NT * el, nq, ncoef, live, e, geom, s_geo[el], tab, coef);
     for (int q0 = 0; q0 < nqp; q0 += QC) {
-      __syncthreads(); /* geometry ready; previous chunk consumed */
-      st.commit(s_B, s_raw[el]);
-      __syncthreads();
-      if (q0 + QC < nqp) st.load(q0 + QC, tab, coef);
-      st.finish(q0, w, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
+      st.stage(q0, nqp, tab, w, coef, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
 #pragma unroll
       for (int r = 0; r < 4 * QC; r++) { /* r = qq * 4 + c */
         double bi[TILE], vj[TILE];
@@ -274,19 +286,10 @@ elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ 
   for (int a = 0; a < RT; a++)
 #pragma unroll
     for (int b = 0; b < RT; b++) wmma::fill_fragment(acc[a][b], 0.0);
-  if (live) {
-    if (VERTS && tid == 0) feint_elmat_tet_geometry(geom + 12 * e, s_geo[el]);
-    if (!VERTS && tid < 10) s_geo[el][tid] = geom[10 * e + tid];
-  }
   chunk_stager<NBP, NT, NE> st;
-  st.lt = tid, st.bt = tid + NT * el, st.nq = nq, st.ncoef = ncoef, st.live = live, st.e = e;
-  st.load(0, tab, coef);
+  st.template begin<VERTS>(tid, tid + NT * el, nq, ncoef, live, e, geom, s_geo[el], tab, coef);
   for (int q0 = 0; q0 < nqp; q0 += QC) {
-    __syncthreads();
-    st.commit(s_B, s_raw[el]);
-    __syncthreads();
-    if (q0 + QC < nqp) st.load(q0 + QC, tab, coef);
-    st.finish(q0, w, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
+    st.stage(q0, nqp, tab, w, coef, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
 #pragma unroll
     for (int r = 0; r < 4 * QC; r += 4) {
       wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> fa[RT];
