@@ -2,7 +2,8 @@
 # make bench-gpu: the CUDA issue's benchmark on the GPU machine. feint bench
 # on ~6.4M P1 tetrahedra (Poisson, variable coefficient; then elasticity)
 # for each assembly strategy, the kernel benchmark (paper kernel, thread
-# transposition sweep) and the symbolic-phase benchmark. Not a test.
+# transposition sweep), the symbolic-phase benchmark and the high-order
+# element matrices (t621, issue 4). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -17,6 +18,7 @@ done
   --set output.rhs=false --set output.matrix=false --quiet 2>&1 | tee "$out/elasticity.txt"
 FEINT_BENCH_N=100 "$B/tests/t501-cuda-bench" 2>&1 | tee "$out/kernels.txt"
 "$B/tests/t312-plan-bench" 2>&1 | tee "$out/symbolic.txt"
+FEINT_BENCH=1 "$B/tests/t621-elmat-bench" 2>&1 | tee "$out/elmat.txt"
 rm -f /tmp/feint-bench.h5
 # sweep of 20 coefficient values on ~1M cells against one run alone
 t0=$(date +%s.%N)

@@ -1,0 +1,677 @@
+/* High-order element matrices on the GPU (include/feint/elmat.h), after
+ * Banas, Plaszewski, Maciol.
+ *
+ * Per-point coefficients: A_e = sum_q B_q^T (C_q B_q), a product of an
+ * nb x 4nq and a 4nq x nb matrix per cell. A block takes NE cells (several
+ * for p <= 3 so that it has >= 200 threads), TX x TX threads per cell; a
+ * thread accumulates a TILE x TILE tile of A_e in registers, rows
+ * ty + TX a and columns tx + TX b (strided, so the tile loads of a warp
+ * hit consecutive shared words and consecutive threads write consecutive
+ * columns). TILE grows with p (1, 2, 2, 3, 4, 6, 8) to keep 4 TILE^2 FMAs
+ * per 8 TILE operand loads while NT = TX^2 stays near 200 threads.
+ *   SHARED     chunks of QC points: the table chunk B (padded to NBP
+ *              columns, zero rows past nq), the point tensors C_q (one
+ *              entry per thread) and V = C_q B_q go to shared memory (four
+ *              barriers per chunk, the next chunk's global loads issued
+ *              into registers before this one's products: chunk_stager),
+ *              then every thread runs its tile.
+ *   TENSOR     the same staging, the products on the FP64 tensor cores
+ *              (DMMA m8n8k4 through nvcuda::wmma; see elmat_point_mma_kernel).
+ *   REGISTERS  no shared memory: per point each thread computes C_q from
+ *              the coefficients (a warp-wide broadcast load) and reads its
+ *              TILE rows and columns of B_q through the read-only cache;
+ *              V is formed in registers for its own columns only.
+ * Geometry: JACOBIAN loads the 10 host-precomputed terms, VERTICES computes
+ * them from the 12 vertex coordinates (feint_elmat_tet_geometry, one thread
+ * per cell in SHARED, every thread in REGISTERS).
+ *
+ * Per-cell coefficients (the reference-matrix fast path): a thread owns one
+ * entry t = (i, j) of A_e, holds K[.][t] (10 or 16 values) in registers and
+ * writes that entry for EB = 64 cells whose tensors Chat the block first
+ * puts in shared memory; consecutive threads write consecutive entries
+ * (for nb^2 < 256 a block covers 256 / nb^2 cells at a time), so every
+ * store is coalesced (and sector-aligned, see elmat_cell_kernel) and the
+ * kernel is bound by writing A. Measurements: ELMAT.md beside this file. */
+#include <cuda_runtime.h>
+#include <mma.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
+
+extern "C" {
+#include "feint/elmat.h"
+#include "feint/error.h"
+}
+
+static int elmat_fail(cudaError_t e, const char *phase) {
+  cudaGetLastError();
+  return feint_error_set(FEINT_ERR_COMPUTE, "%s: %s", phase, cudaGetErrorString(e));
+}
+
+#define ELMAT_CALL(phase, call)                                                \
+  do {                                                                         \
+    cudaError_t elmat_e_ = (call);                                             \
+    if (elmat_e_ != cudaSuccess) return elmat_fail(elmat_e_, phase);           \
+  } while (0)
+
+constexpr int QC = 4;  /* points per shared-memory chunk */
+constexpr int EB = 64; /* cells per block of the per-cell kernel */
+
+__host__ __device__ constexpr int nb_of(int p) { return (p + 1) * (p + 2) * (p + 3) / 6; }
+__host__ __device__ constexpr int tile_of(int p) {
+  return p == 1 ? 1 : p <= 3 ? 2 : p == 4 ? 3 : p == 5 ? 4 : p == 6 ? 6 : 8;
+}
+template <int P>
+struct shape {
+  static constexpr int NB = nb_of(P), TILE = tile_of(P), TX = (NB + TILE - 1) / TILE, NBP = TX * TILE,
+                       NT = TX * TX, NE = NT >= 256 ? 1 : 256 / NT;
+};
+static int nbp_of(int p) { return ((nb_of(p) + tile_of(p) - 1) / tile_of(p)) * tile_of(p); }
+
+struct feint_elmat_gpu {
+  const feint_elmat_tables *t;
+  int device, nb, nq, nqp, nbp;
+  double *tab;  /* nqp x 4 x nbp, zero padded */
+  double *tab8; /* the same padded to nbp8 columns (tensor-core variant) */
+  double *w;   /* nqp weights, zero padded */
+  double *K;   /* 16 x nb^2 reference tensors */
+  double *geom, *coef, *A;
+  size_t cap_geom, cap_coef, cap_A; /* bytes allocated */
+  double setup_ms;
+};
+
+/* ------------------------------------------------- per-point coefficients */
+
+/* The chunk pipeline of the SHARED and TENSOR kernels (NTC threads per
+ * cell, NE cells per block). Per chunk of QC points:
+ *   barrier; commit: the registers loaded for this chunk (table rows: all
+ *   threads of the block; raw coefficients: the threads of each cell) go to
+ *   shared memory; barrier; load: the global loads of the next chunk are
+ *   issued into registers (their latency then overlaps the rest of this
+ *   chunk); finish: the 16 QC point-tensor entries, one per thread
+ *   (feint_elmat_point_tensor_entry), barrier, V = C_q B_q, barrier;
+ *   then the caller's products. */
+template <int NBP, int NTC, int NE>
+struct chunk_stager {
+  static constexpr int NTHR = NTC * NE, CH = QC * 4 * NBP, PER = (CH + NTHR - 1) / NTHR,
+                       RPER = (QC * 16 + NTC - 1) / NTC;
+  double rt[PER], rc[RPER];
+  int lt, bt, nq, ncoef;
+  bool live;
+  int64_t e;
+
+  /* The cell's Jacobian terms into geo (shared), the first chunk's loads. */
+  template <bool VERTS>
+  __device__ void begin(int lt_, int bt_, int nq_, int ncoef_, bool live_, int64_t e_, const double *__restrict__ geom,
+                        double *geo, const double *__restrict__ tab, const double *__restrict__ coef) {
+    lt = lt_, bt = bt_, nq = nq_, ncoef = ncoef_, live = live_, e = e_;
+    if (live) {
+      if (VERTS && lt == 0) feint_elmat_tet_geometry(geom + 12 * e, geo);
+      if (!VERTS && lt < 10) geo[lt] = geom[10 * e + lt];
+    }
+    load(0, tab, coef);
+  }
+  /* Chunk q0 into shared memory (C, V), the loads of the next one issued. */
+  __device__ void stage(int q0, int nqp, const double *__restrict__ tab, const double *__restrict__ w,
+                        const double *__restrict__ coef, const double *geo, double *raw, double (*C)[16], double *s_B,
+                        double *V) {
+    __syncthreads(); /* geometry ready; previous chunk consumed */
+    commit(s_B, raw);
+    __syncthreads();
+    if (q0 + QC < nqp) load(q0 + QC, tab, coef);
+    finish(q0, w, geo, raw, C, s_B, V);
+  }
+  __device__ void load(int q0, const double *__restrict__ tab, const double *__restrict__ coef) {
+#pragma unroll
+    for (int j = 0; j < PER; j++) {
+      const int k = bt + j * NTHR;
+      rt[j] = k < CH ? tab[(size_t)q0 * 4 * NBP + k] : 0;
+    }
+#pragma unroll
+    for (int j = 0; j < RPER; j++) {
+      const int k = lt + j * NTC; /* k = qq ncoef + component */
+      rc[j] = live && k < QC * ncoef && q0 * ncoef + k < nq * ncoef ? coef[((size_t)e * nq + q0) * ncoef + k] : 0;
+    }
+  }
+  __device__ void commit(double *s_B, double *raw) const {
+#pragma unroll
+    for (int j = 0; j < PER; j++)
+      if (bt + j * NTHR < CH) s_B[bt + j * NTHR] = rt[j];
+#pragma unroll
+    for (int j = 0; j < RPER; j++)
+      if (lt + j * NTC < QC * 16) raw[lt + j * NTC] = rc[j];
+  }
+  __device__ void finish(int q0, const double *__restrict__ w, const double *geo, const double *raw, double (*C)[16],
+                         const double *s_B, double *V) const {
+    for (int k = lt; k < QC * 16; k += NTC) {
+      const int qq = k / 16, q = q0 + qq;
+      C[qq][k % 16] = live && q < nq ? feint_elmat_point_tensor_entry(geo, w[q], raw + qq * ncoef, ncoef, k % 16) : 0;
+    }
+    __syncthreads();
+    if (live)
+      for (int k = lt; k < QC * NBP; k += NTC) {
+        const int qq = k / NBP, j = k % NBP;
+        const double *b = s_B + qq * 4 * NBP + j, *Cq = C[qq];
+        const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+          V[(qq * 4 + c) * NBP + j] = Cq[4 * c] * b0 + Cq[4 * c + 1] * b1 + Cq[4 * c + 2] * b2 + Cq[4 * c + 3] * b3;
+      }
+    __syncthreads();
+  }
+};
+
+template <int P, bool SHARED, bool VERTS>
+__global__ void __launch_bounds__(shape<P>::NT * shape<P>::NE)
+elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab, const double *__restrict__ w,
+                   const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
+  using S = shape<P>;
+  constexpr int NB = S::NB, NBP = S::NBP, TX = S::TX, TILE = S::TILE, NT = S::NT, NE = S::NE;
+  constexpr int CH = QC * 4 * NBP; /* doubles of one chunk of the table */
+  __shared__ double s_geo[SHARED ? NE : 1][10];
+  __shared__ double s_C[SHARED ? NE : 1][QC][16];
+  __shared__ double s_raw[SHARED ? NE : 1][QC * 16];
+  __shared__ double s_B[SHARED ? CH : 1];
+  __shared__ double s_V[SHARED ? NE : 1][SHARED ? CH : 1];
+  const int tid = threadIdx.x, el = threadIdx.y, tx = tid % TX, ty = tid / TX;
+  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const bool live = e < n;
+  const int nqp = (nq + QC - 1) / QC * QC;
+  double acc[TILE][TILE];
+#pragma unroll
+  for (int a = 0; a < TILE; a++)
+#pragma unroll
+    for (int b = 0; b < TILE; b++) acc[a][b] = 0;
+
+  if (SHARED) {
+    chunk_stager<NBP, NT, NE> st;
+    st.template begin<VERTS>(tid, tid + NT * el, nq, ncoef, live, e, geom, s_geo[el], tab, coef);
+    for (int q0 = 0; q0 < nqp; q0 += QC) {
+      st.stage(q0, nqp, tab, w, coef, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
+#pragma unroll
+      for (int r = 0; r < 4 * QC; r++) { /* r = qq * 4 + c */
+        double bi[TILE], vj[TILE];
+#pragma unroll
+        for (int a = 0; a < TILE; a++) {
+          bi[a] = s_B[r * NBP + ty + TX * a];
+          vj[a] = s_V[el][r * NBP + tx + TX * a];
+        }
+#pragma unroll
+        for (int a = 0; a < TILE; a++)
+#pragma unroll
+          for (int b = 0; b < TILE; b++) acc[a][b] += bi[a] * vj[b];
+      }
+    }
+  } else if (live) {
+    double geo[10];
+    if (VERTS)
+      feint_elmat_tet_geometry(geom + 12 * e, geo);
+    else
+      for (int k = 0; k < 10; k++) geo[k] = __ldg(geom + 10 * e + k);
+    for (int q = 0; q < nq; q++) {
+      double C[16];
+      feint_elmat_point_tensor(geo, __ldg(w + q), coef + ((size_t)e * nq + q) * ncoef, ncoef, C);
+      const double *Bq = tab + (size_t)q * 4 * NBP;
+      double vj[4][TILE]; /* V = C_q B_q for this thread's columns */
+#pragma unroll
+      for (int b = 0; b < TILE; b++) {
+        const int j = tx + TX * b;
+        const double b0 = __ldg(Bq + j), b1 = __ldg(Bq + NBP + j), b2 = __ldg(Bq + 2 * NBP + j),
+                     b3 = __ldg(Bq + 3 * NBP + j);
+#pragma unroll
+        for (int c = 0; c < 4; c++) vj[c][b] = C[4 * c] * b0 + C[4 * c + 1] * b1 + C[4 * c + 2] * b2 + C[4 * c + 3] * b3;
+      }
+#pragma unroll
+      for (int c = 0; c < 4; c++) {
+        double bi[TILE];
+#pragma unroll
+        for (int a = 0; a < TILE; a++) bi[a] = __ldg(Bq + c * NBP + ty + TX * a);
+#pragma unroll
+        for (int a = 0; a < TILE; a++)
+#pragma unroll
+          for (int b = 0; b < TILE; b++) acc[a][b] += bi[a] * vj[c][b];
+      }
+    }
+  }
+  if (!live) return;
+  double *Ae = A + (size_t)e * NB * NB;
+#pragma unroll
+  for (int a = 0; a < TILE; a++)
+#pragma unroll
+    for (int b = 0; b < TILE; b++) {
+      const int i = ty + TX * a, j = tx + TX * b;
+      if (i < NB && j < NB) Ae[i * NB + j] = acc[a][b];
+    }
+}
+
+/* Tensor-core variant (FEINT_ELMAT_DATA_TENSOR): the chunks staged as in
+ * SHARED (columns padded to NBP8 = 8 MT), the product on the FP64 tensor
+ * cores (m8n8k4 DMMA, one point's 4 components per k-step). The MT x MT
+ * tiles of 8 x 8 are spread over a WR x WR grid of warps per cell, a warp
+ * holding RT x RT tiles (rows wr + WR a, columns wc + WR b) so that RT
+ * operand fragments of each kind feed RT^2 products. */
+template <int P>
+struct mma_shape {
+  static constexpr int NB = nb_of(P), MT = (NB + 7) / 8, NBP8 = 8 * MT, WR = P <= 3 ? 1 : P <= 5 ? 2 : P == 6 ? 3 : 4,
+                       RT = (MT + WR - 1) / WR, NW = WR * WR, NE = NW >= 8 ? 1 : 8 / NW;
+};
+static int nbp8_of(int p) { return 8 * ((nb_of(p) + 7) / 8); }
+
+template <int P, bool VERTS>
+__global__ void __launch_bounds__(32 * mma_shape<P>::NW * mma_shape<P>::NE)
+elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab, const double *__restrict__ w,
+                       const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
+  using namespace nvcuda;
+  using M = mma_shape<P>;
+  constexpr int NB = M::NB, MT = M::MT, NBP = M::NBP8, WR = M::WR, RT = M::RT, NW = M::NW, NE = M::NE;
+  constexpr int CH = QC * 4 * NBP, NT = 32 * NW;
+  __shared__ double s_geo[NE][10];
+  __shared__ double s_C[NE][QC][16];
+  __shared__ double s_raw[NE][QC * 16];
+  __shared__ __align__(32) double s_B[CH];
+  __shared__ __align__(32) double s_V[NE][CH];
+  __shared__ __align__(32) double s_out[NE][NW][64];
+  const int tid = threadIdx.x, el = threadIdx.y, warp = tid / 32, lane = tid % 32, wr = warp / WR, wc = warp % WR;
+  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const bool live = e < n;
+  const int nqp = (nq + QC - 1) / QC * QC;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[RT][RT];
+#pragma unroll
+  for (int a = 0; a < RT; a++)
+#pragma unroll
+    for (int b = 0; b < RT; b++) wmma::fill_fragment(acc[a][b], 0.0);
+  chunk_stager<NBP, NT, NE> st;
+  st.template begin<VERTS>(tid, tid + NT * el, nq, ncoef, live, e, geom, s_geo[el], tab, coef);
+  for (int q0 = 0; q0 < nqp; q0 += QC) {
+    st.stage(q0, nqp, tab, w, coef, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
+#pragma unroll
+    for (int r = 0; r < 4 * QC; r += 4) {
+      wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> fa[RT];
+      wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> fb[RT];
+#pragma unroll
+      for (int a = 0; a < RT; a++) {
+        if (wr + WR * a < MT) wmma::load_matrix_sync(fa[a], s_B + r * NBP + 8 * (wr + WR * a), NBP);
+        if (wc + WR * a < MT) wmma::load_matrix_sync(fb[a], s_V[el] + r * NBP + 8 * (wc + WR * a), NBP);
+      }
+#pragma unroll
+      for (int a = 0; a < RT; a++)
+#pragma unroll
+        for (int b = 0; b < RT; b++)
+          if (wr + WR * a < MT && wc + WR * b < MT) wmma::mma_sync(acc[a][b], fa[a], fb[b], acc[a][b]);
+    }
+  }
+  if (!live) return;
+  double *Ae = A + (size_t)e * NB * NB, *o = s_out[el][warp];
+#pragma unroll
+  for (int a = 0; a < RT; a++)
+#pragma unroll
+    for (int b = 0; b < RT; b++) {
+      const int ti = wr + WR * a, tj = wc + WR * b;
+      if (ti >= MT || tj >= MT) continue;
+      wmma::store_matrix_sync(o, acc[a][b], 8, wmma::mem_row_major);
+      __syncwarp();
+      for (int k = lane; k < 64; k += 32) {
+        const int i = 8 * ti + k / 8, j = 8 * tj + k % 8;
+        if (i < NB && j < NB) Ae[i * NB + j] = o[k];
+      }
+      __syncwarp();
+    }
+}
+
+/* ---------------------------------------------------- per-cell coefficients */
+
+/* The entries of C that are not zero without g1, g2: (0,0) and the 3 x 3 block. */
+__host__ __device__ constexpr bool g03_entry(int c) { return c == 0 || (c / 4 >= 1 && c % 4 >= 1); }
+
+template <bool G12, bool VERTS>
+__global__ void __launch_bounds__(256)
+elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, const double *__restrict__ K,
+                  const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
+  constexpr int NC = G12 ? 16 : 10;
+  __shared__ double s_C[EB][16];
+  const int tid = threadIdx.x;
+  /* Block b takes entry chunk b % nchunks of the cells e_first + stride m,
+   * m < EB. Consecutive blocks take the consecutive chunks of the same
+   * cells, so a cell's row is written close together in time. When a row
+   * (nb^2 doubles) is not a multiple of 32 bytes, stride = 4: the cells of
+   * a block then start at the same offset in a 32-byte sector, and shifting
+   * the entries by that offset makes every warp's 32 stores one aligned
+   * 256-byte segment. */
+  const int chunk = (int)(blockIdx.x % (unsigned)nchunks);
+  const int64_t gr = blockIdx.x / (unsigned)nchunks; /* group * stride + residue */
+  const int64_t e_first = (gr / stride) * stride * EB + gr % stride;
+  const int shift = (int)((e_first * nb2) % 4);
+  if (tid < EB && e_first + stride * tid < n) {
+    const int64_t e = e_first + stride * tid;
+    double geo[10];
+    if (VERTS)
+      feint_elmat_tet_geometry(geom + 12 * e, geo);
+    else
+      for (int k = 0; k < 10; k++) geo[k] = geom[10 * e + k];
+    feint_elmat_point_tensor(geo, 1.0, coef + (size_t)e * NC, NC, s_C[tid]);
+  }
+  const int t = chunk * T + tid % T - shift, sub = tid / T;
+  const bool act = sub < S && t >= 0 && t < nb2;
+  double k[16];
+#pragma unroll
+  for (int c = 0; c < 16; c++) k[c] = (act && (G12 || g03_entry(c))) ? K[(size_t)c * nb2 + t] : 0;
+  __syncthreads();
+  if (!act) return;
+  for (int m = sub; m < EB && e_first + stride * m < n; m += S) {
+    double a = 0;
+#pragma unroll
+    for (int c = 0; c < 16; c++)
+      if (G12 || g03_entry(c)) a += s_C[m][c] * k[c];
+    A[(size_t)(e_first + stride * m) * nb2 + t] = a;
+  }
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+typedef void (*point_kernel_t)(int64_t, int, int, const double *, const double *, const double *, const double *,
+                               double *);
+
+template <int P>
+static point_kernel_t pick_point(feint_elmat_data data, bool verts, dim3 *block, int *ne) {
+  if (data == FEINT_ELMAT_DATA_TENSOR) {
+    *block = dim3(32 * mma_shape<P>::NW, mma_shape<P>::NE);
+    *ne = mma_shape<P>::NE;
+    return verts ? elmat_point_mma_kernel<P, true> : elmat_point_mma_kernel<P, false>;
+  }
+  *block = dim3(shape<P>::NT, shape<P>::NE);
+  *ne = shape<P>::NE;
+  if (data == FEINT_ELMAT_DATA_SHARED) return verts ? elmat_point_kernel<P, true, true> : elmat_point_kernel<P, true, false>;
+  return verts ? elmat_point_kernel<P, false, true> : elmat_point_kernel<P, false, false>;
+}
+
+static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
+  if (n <= 0) return FEINT_OK;
+  const bool verts = v->geo == FEINT_ELMAT_GEO_VERTICES;
+  if (v->coef == FEINT_ELMAT_COEF_CELL) {
+    const int nb2 = g->nb * g->nb, T = nb2 < 256 ? nb2 : 256, S = nb2 < 256 ? 256 / nb2 : 1;
+    const int stride = nb2 % 4 ? 4 : 1, nchunks = (nb2 + (stride > 1 ? 3 : 0) + T - 1) / T;
+    const int64_t blocks = (n + (int64_t)stride * EB - 1) / ((int64_t)stride * EB) * stride * nchunks;
+    if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
+    const unsigned grid = (unsigned)blocks;
+    if (v->ncoef == 16)
+      (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(
+          n, nb2, T, S, nchunks, stride, g->K, g->geom, g->coef, g->A);
+    else
+      (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(
+          n, nb2, T, S, nchunks, stride, g->K, g->geom, g->coef, g->A);
+  } else {
+    dim3 block;
+    int ne = 1;
+    point_kernel_t fn = NULL;
+    switch (g->t->order) {
+#define ELMAT_CASE(p) \
+  case p: fn = pick_point<p>(v->data, verts, &block, &ne); break;
+      ELMAT_CASE(1) ELMAT_CASE(2) ELMAT_CASE(3) ELMAT_CASE(4) ELMAT_CASE(5) ELMAT_CASE(6) ELMAT_CASE(7)
+#undef ELMAT_CASE
+      default: return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d", g->t->order);
+    }
+    const int64_t blocks = (n + ne - 1) / ne;
+    if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
+    fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, v->data == FEINT_ELMAT_DATA_TENSOR ? g->tab8 : g->tab, g->w,
+                                    g->geom, g->coef, g->A);
+  }
+  ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
+  return FEINT_OK;
+}
+
+/* Grow a device buffer to at least bytes (contents not kept). */
+static int reserve(double **p, size_t *cap, size_t bytes, const char *what) {
+  if (*cap >= bytes && *p) return FEINT_OK;
+  cudaFree(*p);
+  *p = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc((void **)p, bytes ? bytes : 8);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return feint_error_set(FEINT_ERR_COMPUTE, "element matrices: cudaMalloc of %s (%zu bytes): %s", what, bytes,
+                           cudaGetErrorString(e));
+  }
+  *cap = bytes;
+  return FEINT_OK;
+}
+
+struct sizes {
+  size_t geom, coef, A;
+};
+static sizes sizes_of(const feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
+  sizes s;
+  s.geom = sizeof(double) * (size_t)n * feint_elmat_geometry_size(v->geo);
+  s.coef = sizeof(double) * (size_t)n * v->ncoef * (v->coef == FEINT_ELMAT_COEF_CELL ? 1 : g->nq);
+  s.A = sizeof(double) * (size_t)n * g->nb * g->nb;
+  return s;
+}
+
+static int reserve_all(feint_elmat_gpu *g, const sizes &s) {
+  FEINT_CALL(reserve(&g->geom, &g->cap_geom, s.geom, "geometry"));
+  FEINT_CALL(reserve(&g->coef, &g->cap_coef, s.coef, "coefficients"));
+  FEINT_CALL(reserve(&g->A, &g->cap_A, s.A, "element matrices"));
+  return FEINT_OK;
+}
+
+/* Events around one phase. */
+struct timer {
+  cudaEvent_t a, b;
+};
+static int timer_create(timer *t) {
+  ELMAT_CALL("element matrices: events", cudaEventCreate(&t->a));
+  ELMAT_CALL("element matrices: events", cudaEventCreate(&t->b));
+  return FEINT_OK;
+}
+static void timer_destroy(timer *t) {
+  cudaEventDestroy(t->a);
+  cudaEventDestroy(t->b);
+}
+static int timer_ms(timer *t, double *ms) {
+  ELMAT_CALL("element matrices: event sync", cudaEventRecord(t->b));
+  ELMAT_CALL("element matrices: event sync", cudaEventSynchronize(t->b));
+  float f = 0;
+  ELMAT_CALL("element matrices: event time", cudaEventElapsedTime(&f, t->a, t->b));
+  *ms = f;
+  return FEINT_OK;
+}
+
+/* ----------------------------------------------------- random inputs */
+
+__device__ inline double hash_unit(uint64_t k, unsigned seed) {
+  uint64_t h = k * 0x9E3779B97F4A7C15ull + seed * 0xD1B54A32D192ED03ull + 1;
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 29;
+  return (double)(h >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
+}
+
+/* Tetrahedra perturbed by up to +-0.125 per coordinate from the reference
+ * one (well shaped), as vertices or as their Jacobian terms. */
+__global__ void random_geometry_kernel(int64_t n, unsigned seed, bool verts, double *geom) {
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
+    double xv[12];
+    for (int k = 0; k < 12; k++) xv[k] = (k >= 3 && (k - 3) % 4 == 0 ? 1.0 : 0.0) + 0.25 * (hash_unit(12 * e + k, seed) - 0.5);
+    if (verts)
+      for (int k = 0; k < 12; k++) geom[12 * e + k] = xv[k];
+    else
+      feint_elmat_tet_geometry(xv, geom + 10 * e);
+  }
+}
+
+__global__ void random_coef_kernel(int64_t n, unsigned seed, double *x) {
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n; t += (int64_t)gridDim.x * blockDim.x)
+    x[t] = 0.5 + hash_unit(t, seed);
+}
+
+/* ------------------------------------------------------------ C interface */
+
+extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
+  if (!g) return;
+  cudaFree(g->tab);
+  cudaFree(g->tab8);
+  cudaFree(g->w);
+  cudaFree(g->K);
+  cudaFree(g->geom);
+  cudaFree(g->coef);
+  cudaFree(g->A);
+  free(g);
+}
+
+/* B padded to nbp columns and nqp points (zeros), on the device. */
+static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double **out) {
+  std::vector<double> tab((size_t)nqp * 4 * nbp, 0.0);
+  for (int r = 0; r < 4 * t->nq; r++) /* r = q 4 + c */
+    for (int i = 0; i < t->nb; i++) tab[(size_t)r * nbp + i] = t->B[(size_t)r * t->nb + i];
+  ELMAT_CALL("element matrices: cudaMalloc tables", cudaMalloc((void **)out, sizeof(double) * tab.size()));
+  ELMAT_CALL("element matrices: upload tables",
+             cudaMemcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
+  return FEINT_OK;
+}
+
+static int upload_tables(feint_elmat_gpu *g) {
+  const feint_elmat_tables *t = g->t;
+  std::vector<double> w(g->nqp, 0.0);
+  for (int q = 0; q < t->nq; q++) w[q] = t->quad->weights[q];
+  FEINT_CALL(upload_padded(t, g->nqp, g->nbp, &g->tab));
+  FEINT_CALL(upload_padded(t, g->nqp, nbp8_of(t->order), &g->tab8));
+  const size_t nK = (size_t)16 * t->nb * t->nb;
+  ELMAT_CALL("element matrices: cudaMalloc weights", cudaMalloc((void **)&g->w, sizeof(double) * w.size()));
+  ELMAT_CALL("element matrices: cudaMalloc reference tensors", cudaMalloc((void **)&g->K, sizeof(double) * nK));
+  ELMAT_CALL("element matrices: upload weights",
+             cudaMemcpy(g->w, w.data(), sizeof(double) * w.size(), cudaMemcpyHostToDevice));
+  ELMAT_CALL("element matrices: upload reference tensors",
+             cudaMemcpy(g->K, t->K, sizeof(double) * nK, cudaMemcpyHostToDevice));
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_index, feint_elmat_gpu **out) {
+  *out = NULL;
+  if (t->order < 1 || t->order > FEINT_ELMAT_MAX_ORDER || t->nb != nb_of(t->order))
+    return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d tetrahedra only (1..%d)", t->order,
+                           FEINT_ELMAT_MAX_ORDER);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(device_index));
+  ELMAT_CALL("element matrices: context", cudaFree(0)); /* context creation is not setup of this module */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  feint_elmat_gpu *g = (feint_elmat_gpu *)calloc(1, sizeof *g);
+  if (!g) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory allocating the GPU element matrix state");
+  g->t = t;
+  g->device = device_index;
+  g->nb = t->nb;
+  g->nq = t->nq;
+  g->nqp = (t->nq + QC - 1) / QC * QC;
+  g->nbp = nbp_of(t->order);
+  int st = upload_tables(g);
+  if (st) {
+    feint_elmat_gpu_destroy(g);
+    return st;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  g->setup_ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) * 1e-6;
+  *out = g;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n,
+                                       const double *geom, const double *coef, double *A,
+                                       feint_elmat_gpu_timing *tm) {
+  FEINT_CALL(feint_elmat_variant_check(v));
+  if (n < 0) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells", (long long)n);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  const sizes s = sizes_of(g, v, n);
+  FEINT_CALL(reserve_all(g, s));
+  timer T;
+  FEINT_CALL(timer_create(&T));
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0};
+  int st = FEINT_OK;
+#define ELMAT_STEP(expr) \
+  if (!st) st = (expr)
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaMemcpy(g->geom, geom, s.geom, cudaMemcpyHostToDevice) == cudaSuccess
+                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload geometry"));
+  ELMAT_STEP(cudaMemcpy(g->coef, coef, s.coef, cudaMemcpyHostToDevice) == cudaSuccess
+                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload coefficients"));
+  ELMAT_STEP(timer_ms(&T, &r.upload_ms));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(launch(g, v, n));
+  ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaMemcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
+                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: download"));
+  ELMAT_STEP(timer_ms(&T, &r.download_ms));
+#undef ELMAT_STEP
+  timer_destroy(&T);
+  if (!st && tm) *tm = r;
+  return st;
+}
+
+extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, int reps,
+                                     unsigned seed, feint_elmat_gpu_timing *tm) {
+  FEINT_CALL(feint_elmat_variant_check(v));
+  if (n <= 0 || reps < 1)
+    return feint_error_set(FEINT_ERR_INPUT, "element matrix bench: %lld cells, %d repetitions", (long long)n, reps);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  const sizes s = sizes_of(g, v, n);
+  FEINT_CALL(reserve_all(g, s));
+  /* Pageable host buffers, touched first so that page faults are not timed. */
+  char *hin = (char *)malloc(s.geom + s.coef), *hout = (char *)malloc(s.A);
+  if (!hin || !hout) {
+    free(hin);
+    free(hout);
+    return feint_error_set(FEINT_ERR_COMPUTE, "element matrix bench: out of host memory (%zu bytes)",
+                           s.geom + s.coef + s.A);
+  }
+  memset(hin, 0, s.geom + s.coef);
+  memset(hout, 0, s.A);
+  timer T;
+  int st = timer_create(&T);
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0};
+  std::vector<double> ms;
+#define ELMAT_STEP(expr) \
+  if (!st) st = (expr)
+#define ELMAT_CUDA(phase, call) \
+  ELMAT_STEP((call) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), phase))
+  ELMAT_CUDA("event", cudaEventRecord(T.a));
+  ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->geom, hin, s.geom, cudaMemcpyHostToDevice));
+  ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
+  ELMAT_STEP(timer_ms(&T, &r.upload_ms));
+  if (!st) {
+    random_geometry_kernel<<<4096, 256>>>(n, seed, v->geo == FEINT_ELMAT_GEO_VERTICES, g->geom);
+    random_coef_kernel<<<4096, 256>>>((int64_t)(s.coef / sizeof(double)), seed + 1, g->coef);
+  }
+  ELMAT_CUDA("element matrix bench: random inputs", cudaGetLastError());
+  ELMAT_STEP(launch(g, v, n)); /* warm-up */
+  for (int k = 0; k < reps && !st; k++) {
+    double t = 0;
+    ELMAT_CUDA("event", cudaEventRecord(T.a));
+    ELMAT_STEP(launch(g, v, n));
+    ELMAT_STEP(timer_ms(&T, &t));
+    ms.push_back(t);
+  }
+  ELMAT_CUDA("event", cudaEventRecord(T.a));
+  ELMAT_CUDA("element matrix bench: download", cudaMemcpy(hout, g->A, s.A, cudaMemcpyDeviceToHost));
+  ELMAT_STEP(timer_ms(&T, &r.download_ms));
+#undef ELMAT_CUDA
+#undef ELMAT_STEP
+  timer_destroy(&T);
+  free(hin);
+  free(hout);
+  if (st) return st;
+  std::sort(ms.begin(), ms.end());
+  r.kernel_ms = ms[ms.size() / 2];
+  *tm = r;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_device_name(int device_index, char *name, size_t size) {
+  cudaDeviceProp p;
+  ELMAT_CALL("element matrices: device properties", cudaGetDeviceProperties(&p, device_index));
+  snprintf(name, size, "%s", p.name);
+  return FEINT_OK;
+}

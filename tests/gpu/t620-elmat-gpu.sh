@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Element matrices of order 1..7 on tetrahedra (issue 4): the CUDA kernels
+# against the host reference for every variant, plus the host's closed-form
+# checks, and a smoke run of the benchmark. Run by `make test-gpu`
+# (FEINT_GPU_TESTS=1): fails when no GPU is visible.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+export FEINT_GPU_TESTS=1
+out=$("$B/tests/t620-elmat" 2>&1) || { echo "$out"; exit 1; }
+echo "$out"
+if grep -q "skipped: no GPU" <<<"$out"; then echo "no GPU visible" >&2; exit 1; fi
+grep -q "worst relative error GPU vs host" <<<"$out"
+bench=$("$B/tests/t621-elmat-bench" 2>&1) || { echo "$bench"; exit 1; }
+echo "$bench"
+[ "$(grep -c '^ *[1-7] ' <<<"$bench")" -eq 56 ] || { echo "benchmark smoke: expected 56 rows" >&2; exit 1; }

@@ -1,0 +1,136 @@
+/* Element matrix benchmark (issue 4, after Banas et al.; a check only of
+ * running): p = 1..7 tetrahedra, per variant one row with the cells of the
+ * batch, the median kernel time, time per cell, GF/s (feint_elmat_flops),
+ * GB/s of the minimum bytes (feint_elmat_min_bytes: inputs read once, the
+ * nb^2 doubles per cell written once) and that over the device-to-device
+ * copy bandwidth measured at the start of the same run; beside the kernel
+ * the host-to-device upload of the inputs, the device-to-host download of
+ * the matrices, and the setup (host tables + their upload; for the
+ * Jacobian variants also the host Jacobian terms of the batch).
+ * FEINT_BENCH=1: batches of FEINT_BENCH_GB (default 2.5) GB of minimum
+ * bytes, FEINT_BENCH_REPS (default 5) repetitions; otherwise a smoke run
+ * (small batches, 1 repetition). FEINT_BENCH_NCOEF=16 adds g1, g2. Without
+ * a GPU: the host reference on a few cells, then "skipped: no GPU". */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/cuda/cuda_timing.h"
+#include "check.h"
+#include "feint/backend.h"
+#include "feint/elmat.h"
+#include "feint/error.h"
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+static double env_num(const char *k, double def) {
+  const char *v = getenv(k);
+  return v && *v ? atof(v) : def;
+}
+
+/* Vertices of n well-shaped tetrahedra (for the host Jacobian terms). */
+static double *make_vertices(int64_t n) {
+  double *xv = NULL;
+  CHECK_OK(feint_malloc((size_t)n * 12, sizeof(double), &xv, "vertices"));
+  static const double ref[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  unsigned s = 99;
+  for (int64_t k = 0; k < 12 * n; k++) {
+    s = s * 1664525u + 1013904223u;
+    xv[k] = ref[k % 12] + 0.25 * ((s >> 8) * (1.0 / 16777216.0) - 0.5);
+  }
+  return xv;
+}
+
+static void host_smoke(int ncoef) {
+  printf("host reference (per-point coefficients, ncoef %d):\n%2s %4s %4s %12s %8s\n", ncoef, "p", "nb", "nq",
+         "us/cell", "GF/s");
+  const int64_t n = 3;
+  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) {
+    feint_elmat_tables *t = NULL;
+    CHECK_OK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, p, &t));
+    feint_elmat_variant v = {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_POINT, ncoef};
+    double *xv = make_vertices(n), *coef = NULL, *A = NULL;
+    CHECK_OK(feint_malloc((size_t)n * t->nq * ncoef, sizeof(double), &coef, "coefficients"));
+    CHECK_OK(feint_malloc((size_t)n * t->nb * t->nb, sizeof(double), &A, "matrices"));
+    for (size_t k = 0; k < (size_t)n * t->nq * ncoef; k++) coef[k] = 1 + 0.001 * (double)(k % 7);
+    double t0 = now_ms();
+    CHECK_OK(feint_elmat_compute(t, &v, n, xv, coef, A));
+    double ms = now_ms() - t0;
+    printf("%2d %4d %4d %12.1f %8.2f\n", p, t->nb, t->nq, 1e3 * ms / n, feint_elmat_flops(t, &v, n) / ms * 1e-6);
+    free(xv);
+    free(coef);
+    free(A);
+    feint_elmat_tables_destroy(t);
+  }
+}
+
+int main(void) {
+  const int full = getenv("FEINT_BENCH") && !strcmp(getenv("FEINT_BENCH"), "1");
+  const int ncoef = (int)env_num("FEINT_BENCH_NCOEF", 10), reps = full ? (int)env_num("FEINT_BENCH_REPS", 5) : 1;
+  const double budget = full ? env_num("FEINT_BENCH_GB", 2.5) * 1e9 : 2e7;
+  if (feint_cuda_device_count() <= 0) {
+    host_smoke(ncoef);
+    printf("skipped: no GPU\n");
+    return 0;
+  }
+  char dev[256];
+  CHECK_OK(feint_elmat_gpu_device_name(0, dev, sizeof dev));
+  double copy_gbs = 0;
+  CHECK_OK(feint_cuda_copy_bandwidth(0, (size_t)1 << 30, 20, &copy_gbs));
+  printf("device: %s\ndevice-to-device copy: %.1f GB/s (read + write, 1 GiB)\n", dev, copy_gbs);
+  printf("batches of %.2f GB minimum bytes, median of %d, ncoef %d\n", budget * 1e-9, reps, ncoef);
+  printf("%2s %4s %4s %-26s %9s %9s %9s %8s %8s %6s %9s %9s %9s\n", "p", "nb", "nq", "variant", "cells",
+         "kernel_ms", "ns/cell", "GF/s", "GB/s", "%copy", "h2d_ms", "d2h_ms", "setup_ms");
+  static const feint_elmat_variant variants[] = {
+      {FEINT_ELMAT_DATA_REGISTERS, FEINT_ELMAT_GEO_JACOBIAN, FEINT_ELMAT_COEF_POINT, 0},
+      {FEINT_ELMAT_DATA_REGISTERS, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_POINT, 0},
+      {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_JACOBIAN, FEINT_ELMAT_COEF_POINT, 0},
+      {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_POINT, 0},
+      {FEINT_ELMAT_DATA_TENSOR, FEINT_ELMAT_GEO_JACOBIAN, FEINT_ELMAT_COEF_POINT, 0},
+      {FEINT_ELMAT_DATA_TENSOR, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_POINT, 0},
+      {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_JACOBIAN, FEINT_ELMAT_COEF_CELL, 0},
+      {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_CELL, 0},
+  };
+  unsigned seed = 2024;
+  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) {
+    double t0 = now_ms();
+    feint_elmat_tables *t = NULL;
+    CHECK_OK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, p, &t));
+    double tables_ms = now_ms() - t0;
+    feint_elmat_gpu *g = NULL;
+    CHECK_OK(feint_elmat_gpu_create(t, 0, &g));
+    for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
+      feint_elmat_variant v = variants[k];
+      v.ncoef = ncoef;
+      const int64_t n = (int64_t)(budget / (feint_elmat_min_bytes(t, &v, 1)));
+      feint_elmat_gpu_timing tm;
+      CHECK_OK(feint_elmat_gpu_bench(g, &v, n, reps, seed++, &tm));
+      double setup = tables_ms + tm.setup_ms;
+      if (v.geo == FEINT_ELMAT_GEO_JACOBIAN) { /* the host's share of this variant */
+        double *xv = make_vertices(n), *geo = NULL;
+        CHECK_OK(feint_malloc((size_t)n * 10, sizeof(double), &geo, "Jacobian terms"));
+        double t1 = now_ms();
+        CHECK_OK(feint_elmat_jacobian_terms(n, xv, geo));
+        setup += now_ms() - t1;
+        free(xv);
+        free(geo);
+      }
+      char name[64];
+      const double s = tm.kernel_ms * 1e-3;
+      printf("%2d %4d %4d %-26s %9lld %9.3f %9.2f %8.0f %8.0f %6.1f %9.2f %9.2f %9.2f\n", p, t->nb, t->nq,
+             feint_elmat_variant_name(&v, name, sizeof name), (long long)n, tm.kernel_ms, 1e9 * s / n,
+             feint_elmat_flops(t, &v, n) / s * 1e-9, feint_elmat_min_bytes(t, &v, n) / s * 1e-9,
+             100 * feint_elmat_min_bytes(t, &v, n) / s * 1e-9 / copy_gbs, tm.upload_ms, tm.download_ms, setup);
+      fflush(stdout);
+    }
+    feint_elmat_gpu_destroy(g);
+    feint_elmat_tables_destroy(t);
+  }
+  return 0;
+}
