@@ -7,7 +7,8 @@
 # kernels. Writes under ${OUT:-/tmp/variants}; each step has its own time
 # limit so that a slow one leaves the others' results.
 # Usage: BUILD=<dir> bash tests/gpu/variants.sh [steps...]
-#   steps: agree cube gmsh ncu feintbench (default: all but feintbench)
+#   steps: agree cube gmsh ncu suite feintbench (default: the first four;
+#   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -19,18 +20,21 @@ for s in $steps; do
   t0=$(date +%s)
   case $s in
     agree) FEINT_GPU_TESTS=1 timeout 120 "$B/tests/t500-cuda-agreement" > "$O/agree.txt" 2>&1 ;;
-    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout 150 "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
+    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout 180 "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
     gmsh) FEINT_BENCH_MESH=cases/cube.geo FEINT_BENCH_SIZE=0.036 FEINT_BENCH_REFINE=2 FEINT_BENCH_QUICK=1 \
             FEINT_BENCH_PHYSICS=poisson timeout 120 "$B/tests/t501-cuda-bench" > "$O/gmsh.txt" 2>&1 ;;
     ncu)
       ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
       [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
-      for k in p1_block_kernel p1_residual_kernel; do
+      # launches of t501 (Poisson, atomic, default order): p1_block_kernel 2 = the residual,
+      # 10 = the matrix assembly
+      for k in p1_block_kernel:2 p1_block_kernel:10; do
         FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 FEINT_BENCH_PHYSICS=poisson FEINT_BENCH_STRATEGY=atomic \
-          timeout 90 "$ncu" -k regex:$k --launch-skip 2 --launch-count 1 --section SpeedOfLight \
+          timeout 90 "$ncu" -k regex:${k%:*} --launch-skip ${k#*:} --launch-count 1 --section SpeedOfLight \
           --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats \
-          --section SchedulerStats "$B/tests/t501-cuda-bench" > "$O/ncu-$k.txt" 2>&1
+          --section SchedulerStats "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
       done ;;
+    suite) FEINT_GPU_TESTS=1 timeout 150 bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
     feintbench)
       for st in colored atomic gather; do
         timeout 60 "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \

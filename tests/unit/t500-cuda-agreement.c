@@ -153,8 +153,8 @@ int main(void) {
             feint_cuda_stats stats;
             feint_cuda_info(gpu, &stats);
             if (stats.block_vector || stats.block_matrix) {
-              /* variants 2 (per-cell P1 kernels, no block-local aggregation)
-               * and 3 (aggregation, flush without prefetch) */
+              /* variants 2 (per-cell P1 matrix kernels, no block-local
+               * aggregation) and 3 (vectors without the shared gather) */
               for (int var = 2; var <= 3; var++) {
                 char t3[224];
                 snprintf(t3, sizeof t3, "%s (variant %d)", t2, var);

@@ -30,9 +30,16 @@
  *      vector / CSR values: integration and assembly are fused.
  * Storage type: float with backend.precision single, else double (see rd<S>).
  * For P1 the one-thread-per-cell kernels further down (p1_*) are used by
- * default (faster, see NOTES.md); the paper's pre-gathered data-model
- * kernel (paper_kernel) is a benchmark variant.
- * Assembly strategies:
+ * default (faster, see NOTES.md): block-local aggregation (p1_block_kernel:
+ * chunks of 256 cells, the chunk's distinct vertices gathered once into
+ * shared memory, element entries summed per distinct target in shared
+ * memory, one global write per target), with the cells visited along a
+ * space-filling curve where the mesh's own order is worse (build_cell_
+ * order). The per-cell P1 matrix kernels serve elasticity and variant 2;
+ * the paper's pre-gathered data-model kernel (paper_kernel) is a benchmark
+ * variant.
+ * Assembly strategies (thread transposition and per-cell kernels; the
+ * block kernels apply the same three to chunks, see p1_block_kernel):
  *   atomic  - atomicAdd (native double atomics on sm_60+);
  *   colored - cells greedily coloured on the host so that no two cells of a
  *             colour share a dof; one launch per colour with plain adds
@@ -525,31 +532,57 @@ __device__ __forceinline__ void p1_vertices(const cview &V, int c, int *vtx) {
   }
 }
 
+/* The block kernels' shared gather (vectors): the chunk's
+ * distinct vertices' node records, u and node ids in shared memory, and
+ * the cell's local vertex indices (4 x uint8); rec == NULL: read the cell's
+ * vertices from global memory. */
+typedef struct {
+  const double *rec, *u;
+  const int *node;
+  uint32_t li;
+} p1shared;
+
 template <int DIM, int NC, int NAUX, typename S>
 __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
-                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C) {
+                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C,
+                                        const p1shared &G = p1shared{}) {
   constexpr int NB = DIM + 1, NBC = NB * NC;
-  int vtx[NB];
-  p1_vertices<DIM>(V, c, vtx);
   double v[4 * 3], wv[NB];
+  if (G.rec) { /* P.sd_cells and P.interleaved: the scalar dofs are the vertices */
 #pragma unroll
-  for (int k = 0; k < NB; k++) {
-    double r[4];
-    p1_node<S>(P.xyzw, vtx[k], r);
-    v[k * 3 + 0] = r[0];
-    v[k * 3 + 1] = r[1];
-    v[k * 3 + 2] = DIM == 3 ? r[2] : 0.0;
-    wv[k] = r[3];
+    for (int k = 0; k < NB; k++) {
+      const int l = (int)(G.li >> (8 * k) & 255);
+      const double2 a = *(const double2 *)(G.rec + 4 * l), b = *(const double2 *)(G.rec + 4 * l + 2);
+      v[k * 3 + 0] = a.x;
+      v[k * 3 + 1] = a.y;
+      v[k * 3 + 2] = DIM == 3 ? b.x : 0.0;
+      wv[k] = b.y;
+      C.sd[k] = G.node[l];
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) C.ue[k * NC + cc] = G.u[l * NC + cc];
+    }
+  } else {
+    int vtx[NB];
+    p1_vertices<DIM>(V, c, vtx);
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+      double r[4];
+      p1_node<S>(P.xyzw, vtx[k], r);
+      v[k * 3 + 0] = r[0];
+      v[k * 3 + 1] = r[1];
+      v[k * 3 + 2] = DIM == 3 ? r[2] : 0.0;
+      wv[k] = r[3];
+    }
+#pragma unroll
+    for (int i = 0; i < NB; i++) C.sd[i] = P.sd_cells ? vtx[i] : __ldg(V.sdofs + (size_t)c * NB + i);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++)
+        C.ue[i * NC + cc] = !with_state ? 0.0
+                            : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
+                                                     : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
   }
-#pragma unroll
-  for (int i = 0; i < NB; i++) C.sd[i] = P.sd_cells ? vtx[i] : __ldg(V.sdofs + (size_t)c * NB + i);
-#pragma unroll
-  for (int i = 0; i < NB; i++)
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++)
-      C.ue[i * NC + cc] = !with_state ? 0.0
-                          : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
-                                                   : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
 #pragma unroll
   for (int k = 0; k < NAUX; k++) {
     const int kind = P.aux_kind[k];
@@ -720,27 +753,6 @@ __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &
 }
 
 
-template <int DIM, int NC, int PHYS, typename S>
-__global__ void __launch_bounds__(256) p1_residual_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
-                                                          int with_state, const void *__restrict__ u,
-                                                          void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NBC = (DIM + 1) * NC;
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n) return;
-  const int c = first + t;
-  p1cell<DIM, NC, NAUX> C;
-  p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
-  double res[NBC];
-  p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
-#pragma unroll
-  for (int i = 0; i < DIM + 1; i++)
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++) {
-      const int dof = P.interleaved ? C.sd[i] * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc);
-      put<S>(out, dof, res[i * NC + cc], mode);
-    }
-}
-
 /* Matrix of one cell for physics whose Jacobian is g3 only and linear in
  * the coefficients (Poisson, elasticity, anisotropic diffusion): with
  * constant P1 gradients, sum_q w_q g3(a(x_q)) = g3(sum_q w_q a(x_q)), so
@@ -890,14 +902,22 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
  * shared memory by asynchronous copies (cp.async, no registers held) and
  * each thread loads its first target's index and entry range into
  * registers; later targets (matrices: ~6 per thread) are fetched one round
- * ahead in the flush loop. With pre == 0 (variant 3, for comparison) the
- * flush reads all of it from global memory after the barrier. */
+ * ahead in the flush loop (measured 12-20% faster than reading the plan
+ * after the barrier, NOTES.md v5).
+ * Shared gather (vectors whose targets are the cells' vertices, at most
+ * 256 per chunk; B.lidx != NULL): before the cells are computed, one thread
+ * per distinct vertex of the chunk loads its node record and u into shared
+ * memory (one load per vertex instead of one per (cell, vertex), ~6x
+ * fewer scattered loads), and each cell reads its vertices there through
+ * its 4 uint8 local indices; one more barrier. */
 typedef struct {
   int cb, ne, n_chunks;
   const int *uptr;       /* n_chunks + 1: the chunk's distinct targets */
   const int *tgt;        /* distinct targets, chunk by chunk, increasing */
   const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
   const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
+  const uint32_t *lidx;  /* vectors, shared gather (NULL: off): per cell, its vertices' uint8 indices among
+                            the chunk's targets (which are its distinct vertices; <= 256 per chunk) */
 } bview;
 
 template <int NC, int MAT>
@@ -914,7 +934,7 @@ __device__ __forceinline__ void p1_target(const bview &B, int u0, int k, int &tg
 
 template <int DIM, int NC, int PHYS, int MAT, typename S>
 __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
-    kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int pre, int with_state,
+    kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
   constexpr int NO = MAT ? 1 : NC;              /* components per target */
@@ -927,13 +947,34 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
   uint16_t *sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
   const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
   int tg = 0, j0 = 0, j1 = 0;
-  if (pre) {
-    /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
+  p1shared G = {};
+  const int sg = !MAT && B.lidx; /* shared gather */
+  if (sg) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
+  /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
 #pragma unroll
-    for (int r = 0; r < (NE + 3) / 4; r++)
-      if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
-    __pipeline_commit();
-    if (t < nu) p1_target(B, u0, t, tg, j0, j1);
+  for (int r = 0; r < (NE + 3) / 4; r++)
+    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
+  __pipeline_commit();
+  if (t < nu) p1_target(B, u0, t, tg, j0, j1);
+  if (sg) {
+    /* the chunk's distinct vertices, one load each, into shared memory */
+    double *rec = (double *)(sient + (size_t)cb * NE);
+    double *us = rec + 4 * 256;
+    int *node = (int *)(us + 256 * NC);
+    for (int k = t; k < nu; k += cb) {
+      const int nd = k == t ? tg : __ldg(B.tgt + u0 + k);
+      double r[4];
+      p1_node<S>(P.xyzw, nd, r);
+      *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
+      *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S>(u, (int64_t)nd * NC + cc) : 0.0;
+      node[k] = nd;
+    }
+    G.rec = rec;
+    G.u = us;
+    G.node = node;
+    __syncthreads();
   }
   if (c < P.n_cells) {
     p1cell<DIM, NC, NAUX> C;
@@ -951,7 +992,7 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
             for (int gc = 0; gc < NC; gc++)
               elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
     } else {
-      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
+      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
       double res[NBC];
       p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
 #pragma unroll
@@ -960,19 +1001,17 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
         for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
     }
   }
-  if (pre) __pipeline_wait_prior(0);
+  __pipeline_wait_prior(0);
   __syncthreads();
-  const uint16_t *ient = pre ? sient : gient;
   const int cstride = NB * cb;
   for (int k = t; k < nu; k += cb) {
-    if (!pre || k != t) p1_target(B, u0, k, tg, j0, j1);
     int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
-    if (pre && k + cb < nu) p1_target(B, u0, k + cb, tgn, j0n, j1n);
+    if (k + cb < nu) p1_target(B, u0, k + cb, tgn, j0n, j1n);
     double s[NO];
 #pragma unroll
     for (int cc = 0; cc < NO; cc++) s[cc] = 0;
     for (int j = j0; j < j1; j++) {
-      const int pos = ient[j];
+      const int pos = sient[j];
 #pragma unroll
       for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
     }
@@ -1148,6 +1187,7 @@ typedef struct {
   int64_t n_targets;        /* gather: target -> partials */
   int *d_gptr, *d_gent;
   void *d_part;             /* storage type S */
+  uint32_t *d_lidx;         /* vectors: per-cell local vertex indices (NULL: a chunk has > 256 targets) */
   double build_ms;          /* host build + upload */
 } bplan;
 
@@ -1158,7 +1198,7 @@ typedef struct {
   void *caux[FEINT_CUDA_MAX_AUX];
 } view_arrays;
 
-typedef void (*blk_kernel_t)(kparams, p1tab, cview, bview, const int *, int, int, int, const void *, void *);
+typedef void (*blk_kernel_t)(kparams, p1tab, cview, bview, const int *, int, int, const void *, void *);
 
 typedef struct {
   int device;
@@ -1186,8 +1226,8 @@ typedef struct {
   kparams Pm;
   double *d_mbasis, *d_mbgrad, *d_mw;
   /* 0: P1 kernels where available, 1: thread transposition only, 2: P1
-   * kernels without block-local aggregation, 3: aggregation without the
-   * flush prefetch (feint_cuda_set_variant) */
+   * matrices without block-local aggregation, 3: vectors without the
+   * shared gather (feint_cuda_set_variant) */
   int variant;
   p1tab T, Tm;
   /* Views of the per-cell data: mesh order; colour-sorted (per-cell matrix
@@ -1200,7 +1240,6 @@ typedef struct {
   int *d_order;
   int *d_nptr, *d_nent; /* scalar dof -> (cell * 4 + local vertex), cells increasing */
   /* P1 one-thread-per-cell kernels (NULL where not applicable) */
-  void (*p1res)(kparams, p1tab, cview, int, int, int, int, const void *, void *);
   void (*p1mat)(kparams, p1tab, cview, int, int, int, void *);
   void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, void *);
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
@@ -1266,7 +1305,7 @@ static void cuda_destroy(feint_backend *b) {
     view_arrays_free(&d->as);
     for (int k = 0; k < 2; k++) {
       bplan &B = d->bp[k];
-      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part};
+      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx};
       for (size_t j = 0; j < sizeof bptrs / sizeof bptrs[0]; j++) cudaFree(bptrs[j]);
       free(B.color_ptr);
     }
@@ -1421,7 +1460,6 @@ static mat_kernel_t pick_matrix(const cuda_data *d, int dim, int nc) {
 /* P1 kernels for (dim, nc, physics), where instantiated. */
 template <int DIM, int NC, int PHYS, typename S>
 static void set_p1(cuda_data *d) {
-  d->p1res = p1_residual_kernel<DIM, NC, PHYS, S>;
   if (p1_matrix_fast<PHYS>()) {
     d->p1mat = p1_matrix_kernel<DIM, NC, PHYS, S>;
     d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS, S>;
@@ -1665,6 +1703,10 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   std::vector<std::vector<int>> tg_t(nth);
   std::vector<std::vector<uint16_t>> ie_t(nth);
   const int *ord = d->h_order; /* chunk position -> mesh cell (NULL: mesh order) */
+  /* vectors whose targets are the vertices: each cell's local vertex indices (shared gather) */
+  const int want_lidx = !which && ne <= 4 && d->P.sd_cells && d->P.interleaved;
+  std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
+  std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
     const int64_t b0 = n_chunks * w / nth, b1 = n_chunks * (w + 1) / nth;
     std::vector<uint64_t> keys((size_t)cb * ne);
@@ -1689,6 +1731,13 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
           nu++;
         }
         ie[k] = (uint16_t)(keys[k] & 0xffff);
+        if (want_lidx) {
+          const int pos = (int)(keys[k] & 0xffff), e = pos / cb, t = pos - e * cb;
+          if (nu > 256)
+            lidx_over[w] = 1;
+          else
+            lidx[(size_t)(c0 + t)] |= (uint32_t)(nu - 1) << (8 * e);
+        }
       }
       if (m) ie_t[w].push_back((uint16_t)m);
       ucount[(size_t)b + 1] = nu;
@@ -1717,6 +1766,8 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   FEINT_CALL(upload(&B.d_tgt, tgt.data(), (size_t)n_u, phase));
   FEINT_CALL(upload(&B.d_iend, iend.data(), (size_t)n_u, phase));
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
+  if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
+    FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
   B.ncomp = which ? 1 : s->components;
   B.n_u = n_u;
   B.V.cb = cb;
@@ -1827,40 +1878,41 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const kparams &P = which ? d->Pm : d->P;
   const p1tab &T = which ? d->Tm : d->T;
   const blk_kernel_t k = d->p1blk[which];
-  const int pre = d->variant != 3;
+  bview V = B.V;
+  V.lidx = d->variant == 3 ? NULL : B.d_lidx; /* the shared gather (off in variant 3) */
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
-  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent; /* entries, inverse map */
+  /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids */
+  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
+                       (V.lidx ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
   const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
       d, p, phase, B.n_colors, B.color_ptr,
-      [&] { k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, B.V, NULL, OUT_ATOMIC, pre, with_state, d->d_u, out); },
+      [&] { k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
       [&](int64_t first, int64_t n) {
         /* within a colour each target gets exactly one add, and colours run
          * in order: a fire-and-forget atomic (no load round trip) gives the
          * same bits as a plain add, so the result stays deterministic */
-        k<<<(unsigned)n, cb, shmem>>>(P, T, d->Vs, B.V, B.d_chunks + first, OUT_ATOMIC, pre, with_state, d->d_u,
+        k<<<(unsigned)n, cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u,
                                       out);
       },
       [&] {
-        k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, B.V, NULL, OUT_BUFFER, pre, with_state, d->d_u, B.d_part);
+        k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
         d->single ? launch_part_gather<float>(B, out) : launch_part_gather<double>(B, out);
       });
 }
 
 /* Which kernels serve a call (which: 0 vectors, 1 matrices): block-local
- * aggregation (P1 default), the P1 per-cell kernels (variant 2; P1
- * matrices without a block kernel, i.e. elasticity; vectors: atomic only),
- * else thread transposition. */
+ * aggregation (P1 default), for matrices without a block kernel
+ * (elasticity) or in variant 2 the per-cell P1 matrix kernels, else thread
+ * transposition. */
 static int use_block(const cuda_data *d, const feint_problem *p, int which) {
   if (!d->p1blk[which] || d->variant == 1) return 0;
-  if (which == 1) return p->plan && d->variant != 2;
-  return d->P.interleaved && !(d->variant == 2 && d->p1res && p->strategy == FEINT_ASSEMBLY_ATOMIC);
+  return which ? p->plan && d->variant != 2 : d->P.interleaved;
 }
 
-static int use_percell(const cuda_data *d, const feint_problem *p, int which) {
-  if (d->variant == 1 || use_block(d, p, which)) return 0;
-  return which ? d->p1mat != NULL : d->p1res && p->strategy == FEINT_ASSEMBLY_ATOMIC;
+static int use_percell_matrix(const cuda_data *d, const feint_problem *p) {
+  return d->variant != 1 && !use_block(d, p, 1) && d->p1mat;
 }
 
 /* Integrate (and assemble) a vector into d->d_F (n_dofs), per strategy. */
@@ -1871,13 +1923,6 @@ static int launch_vector(feint_backend *b, int with_state) {
   const char *phase = with_state ? "residual kernel" : "rhs kernel";
   CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
   if (use_block(d, p, 0)) return launch_block(b, 0, with_state, d->d_F, phase);
-  if (use_percell(d, p, 0)) {
-    const kparams &P = d->P;
-    return timed(d, phase, [&] {
-      d->p1res<<<blocks_of(P.n_cells), 256>>>(P, d->T, d->Vs, 0, (int)P.n_cells, OUT_ATOMIC, with_state, d->d_u,
-                                             d->d_F);
-    });
-  }
   kparams P = d->P;
   P.batch = d->res_batch;
   const size_t shmem = (size_t)(tables_size(P) + P.batch * res_cell_size(P)) * sizeof(double);
@@ -1958,7 +2003,7 @@ static int launch_matrix(feint_backend *b, const char *phase) {
   if (use_block(d, p, 1)) return launch_block(b, 1, 0, d->d_vals, phase);
   kparams P = d->Pm;
   P.batch = d->mat_batch;
-  if (use_percell(d, p, 1)) {
+  if (use_percell_matrix(d, p)) {
     const int n = (int)P.n_cells, nsd = (int)p->space->n_scalar_dofs;
     if (p->strategy == FEINT_ASSEMBLY_COLORED && !d->Vc.cells) FEINT_CALL(build_color_views(p, d));
     if (p->strategy == FEINT_ASSEMBLY_GATHER && !d->d_nptr) FEINT_CALL(build_node_map(p->space, d));
@@ -2148,7 +2193,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
    * same speed as separate arrays, NOTES.md v4, with half the loads) */
   P.wa = -1;
   {
-    if (d->p1res) {
+    if (d->p1blk[0]) {
       for (int k = 0; k < f->n_aux && P.wa < 0; k++)
         if (f->aux[k].kind == FEINT_FIELD_NODE && P.sd_cells) P.wa = k;
       const size_t nn = (size_t)m->n_nodes;
@@ -2199,7 +2244,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
    * order, for comparisons) */
   {
     const char *ord = getenv("FEINT_CUDA_ORDER");
-    if (d->p1res && !(ord && !strcmp(ord, "0"))) FEINT_CALL(build_cell_order(s, ord && !strcmp(ord, "1"), d));
+    if (d->p1blk[0] && !(ord && !strcmp(ord, "0"))) FEINT_CALL(build_cell_order(s, ord && !strcmp(ord, "1"), d));
   }
   CUDA_CALL("upload", cudaDeviceSynchronize());
   return FEINT_OK;
@@ -2244,8 +2289,8 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->batches_per_chunk = d->bpc;
   st->block_vector = use_block(d, b->problem, 0);
   st->block_matrix = use_block(d, b->problem, 1);
-  st->p1_residual = st->block_vector || use_percell(d, b->problem, 0);
-  st->p1_matrix = st->block_matrix || use_percell(d, b->problem, 1);
+  st->p1_residual = st->block_vector;
+  st->p1_matrix = st->block_matrix || use_percell_matrix(d, b->problem);
   st->curve_order = d->h_order != NULL;
   st->order_colors[0] = d->order_colors[0];
   st->order_colors[1] = d->order_colors[1];
@@ -2282,7 +2327,7 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   const feint_problem *p = b->problem;
   const kparams &P = d->P;
   if (d->single) return feint_error_set(FEINT_ERR_INPUT, "the paper kernel is double precision only");
-  if (P.physics != FEINT_PW_POISSON || P.nc != 1 || !d->p1res || p->form->aux[1].kind != FEINT_FIELD_CONSTANT)
+  if (P.physics != FEINT_PW_POISSON || P.nc != 1 || !d->p1blk[0] || p->form->aux[1].kind != FEINT_FIELD_CONSTANT)
     return feint_error_set(FEINT_ERR_INPUT, "the paper kernel needs P1 Poisson with a constant source");
   const int n = (int)P.n_cells, dim = P.dim, nb = dim + 1;
   const int in_w = dim == 3 ? paper_layout<3>::IN : paper_layout<2>::IN;
