@@ -8,7 +8,8 @@
 # limit so that a slow one leaves the others' results.
 # Usage: BUILD=<dir> bash tests/gpu/variants.sh [steps...]
 #   steps: agree cube gmsh ncu suite feintbench (default: the first four;
-#   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy)
+#   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy,
+#   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -36,7 +37,7 @@ for s in $steps; do
       done ;;
     suite) FEINT_GPU_TESTS=1 timeout 150 bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
     feintbench)
-      for st in colored atomic gather; do
+      for st in ${FEINT_BENCH_STRATEGIES:-colored atomic gather}; do
         timeout 60 "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \
           --set assembly.strategy=$st --set output.rhs=false --quiet > "$O/feintbench-$st.txt" 2>&1
       done ;;
