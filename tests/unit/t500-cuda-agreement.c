@@ -56,6 +56,33 @@ static void poison(double *v, int64_t n) {
   for (int64_t i = 0; i < n; i++) v[i] = NAN;
 }
 
+/* The residual against F (poisoned outputs), and bitwise equal on a second
+ * call where the strategy is deterministic. */
+static void check_vectors(feint_backend *gpu, const char *tag, const double *u, const double *F, double *g,
+                          double *g2, int64_t nd, int deterministic) {
+  poison(g, nd);
+  CHECK_OK(gpu->residual(gpu, u, g));
+  compare("residual", tag, g, F, nd);
+  if (deterministic) {
+    poison(g2, nd);
+    CHECK_OK(gpu->residual(gpu, u, g2));
+    CHECK(!memcmp(g, g2, sizeof(double) * nd), "%s residual not bitwise reproducible", tag);
+  }
+}
+
+/* The assembled CSR values against V, likewise. */
+static void check_matrix(feint_backend *gpu, const char *tag, const double *V, double *g, double *g2, int64_t nnz,
+                         int deterministic) {
+  poison(g, nnz);
+  CHECK_OK(gpu->assemble_matrix(gpu, g));
+  compare("matrix", tag, g, V, nnz);
+  if (deterministic) {
+    poison(g2, nnz);
+    CHECK_OK(gpu->assemble_matrix(gpu, g2));
+    CHECK(!memcmp(g, g2, sizeof(double) * nnz), "%s matrix not bitwise reproducible", tag);
+  }
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   const int have_gpu = feint_cuda_device_count() > 0;
@@ -112,25 +139,11 @@ int main(void) {
             }
             char t2[192];
             snprintf(t2, sizeof t2, "%s [%s%s]", tag, strat_name[st], single_prec ? ", single" : "");
-            poison(g, nd);
-            CHECK_OK(gpu->residual(gpu, f->u, g));
-            compare("residual", t2, g, F, nd);
-            if (st != FEINT_ASSEMBLY_ATOMIC) {
-              poison(g2, nd);
-              CHECK_OK(gpu->residual(gpu, f->u, g2));
-              CHECK(!memcmp(g, g2, sizeof(double) * nd), "%s residual not bitwise reproducible", t2);
-            }
+            check_vectors(gpu, t2, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
             poison(g, nd);
             CHECK_OK(gpu->rhs(gpu, g));
             compare("rhs", t2, g, R, nd);
-            poison(g, nnz);
-            CHECK_OK(gpu->assemble_matrix(gpu, g));
-            compare("matrix", t2, g, V, nnz);
-            if (st != FEINT_ASSEMBLY_ATOMIC) {
-              poison(g2, nnz);
-              CHECK_OK(gpu->assemble_matrix(gpu, g2));
-              CHECK(!memcmp(g, g2, sizeof(double) * nnz), "%s matrix not bitwise reproducible", t2);
-            }
+            check_matrix(gpu, t2, V, g, g2, nnz, st != FEINT_ASSEMBLY_ATOMIC);
             if (st == 0) {
               poison(g, nke);
               CHECK_OK(gpu->element_matrices(gpu, g));
@@ -140,17 +153,34 @@ int main(void) {
             feint_cuda_stats stats;
             feint_cuda_info(gpu, &stats);
             if (stats.block_vector || stats.block_matrix) {
-              /* the P1 kernels without block-local aggregation (variant 2) */
-              char t3[224];
-              snprintf(t3, sizeof t3, "%s (no aggregation)", t2);
-              CHECK_OK(feint_cuda_set_variant(gpu, 2));
-              poison(g, nd);
-              CHECK_OK(gpu->residual(gpu, f->u, g));
-              compare("residual", t3, g, F, nd);
-              poison(g, nnz);
-              CHECK_OK(gpu->assemble_matrix(gpu, g));
-              compare("matrix", t3, g, V, nnz);
+              /* variants 2 (per-cell P1 matrix kernels, no block-local
+               * aggregation) and 3 (vectors without the shared gather) */
+              for (int var = 2; var <= 3; var++) {
+                char t3[224];
+                snprintf(t3, sizeof t3, "%s (variant %d)", t2, var);
+                CHECK_OK(feint_cuda_set_variant(gpu, var));
+                check_vectors(gpu, t3, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
+                check_matrix(gpu, t3, V, g, g2, nnz, st != FEINT_ASSEMBLY_ATOMIC);
+              }
               CHECK_OK(feint_cuda_set_variant(gpu, 0));
+            }
+            for (int ord = 0; ord < 2 && stats.p1_residual; ord++) {
+              /* the P1 kernels visiting the cells in mesh order and along
+               * the space-filling curve, whichever the default chose */
+              char t3[224];
+              snprintf(t3, sizeof t3, "%s (%s order)", t2, ord ? "curve" : "mesh");
+              setenv("FEINT_CUDA_ORDER", ord ? "1" : "0", 1);
+              feint_backend *g0 = NULL;
+              CHECK_OK(feint_backend_cuda_create(&p, -1, &g0));
+              unsetenv("FEINT_CUDA_ORDER");
+              if (g0) {
+                feint_cuda_stats s0;
+                feint_cuda_info(g0, &s0);
+                CHECK(s0.curve_order == ord, "%s: FEINT_CUDA_ORDER=%d ignored", t3, ord);
+                check_vectors(g0, t3, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
+                check_matrix(g0, t3, V, g, g2, nnz, st != FEINT_ASSEMBLY_ATOMIC);
+                feint_backend_destroy(g0);
+              }
             }
             if (st == 0 && !single_prec)
               printf("%s: colours %d, batch %d/%d cells, Ke err %.2e; block aggregation %d/%d, chunk colours %d/%d\n",

@@ -5,7 +5,15 @@
  * device-to-device copy bandwidth measured in the same run, the assembly
  * strategies, and a blocks-per-batch x batches-per-chunk sweep.
  * FEINT_BENCH_N (default 100: 6 million cells) sets the cube's divisions;
- * FEINT_BENCH_QUICK=1 times the default kernels only.
+ * FEINT_BENCH_MESH=file.geo|.msh (with FEINT_BENCH_SIZE, FEINT_BENCH_REFINE)
+ * reads a Gmsh mesh instead (e.g. cases/cube.geo at 0.036 refined twice:
+ * bench-6m.yaml's 6.36M cells); FEINT_BENCH_PHYSICS=poisson|elasticity
+ * times one physics, FEINT_BENCH_STRATEGY=atomic|colored|gather one
+ * strategy; FEINT_BENCH_QUICK=1 leaves out the thread-
+ * transposition timings and the sweep. Every run also times, on the same
+ * device, the kernels' variants: no shared gather (variant 3), the per-cell
+ * matrix kernels without aggregation (variant 2), each with the cells in mesh
+ * order and along the space-filling curve (FEINT_CUDA_ORDER=0 / 1).
  * Exits 0 printing "skipped: no GPU" without a GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +27,7 @@
 #include "feint/backend.h"
 #include "feint/error.h"
 #include "feint/form.h"
+#include "feint/mesh.h"
 #include "feint/physics.h"
 #include "feint/plan.h"
 #include "feint/space.h"
@@ -52,6 +61,29 @@ static double time_calls(feint_backend *b, int what, const double *u, double *ou
   return t[reps / 2];
 }
 
+/* Residual and matrix times of b's default kernels, the residual without
+ * the shared gather (variant 3) and the matrix by the per-cell kernels
+ * without aggregation (variant 2), with the block
+ * plans' distinct targets per chunk and chunk colours. */
+static void compare_variants(feint_backend *b, const char *label, const double *u, double *F, double *V,
+                             double res_bytes, double copy_gbs) {
+  double t[3][2] = {{0}};
+  const int variants[3] = {0, 3, 2};
+  for (int k = 0; k < 3; k++) {
+    CHECK_OK(feint_cuda_set_variant(b, variants[k]));
+    if (k < 2) t[k][0] = time_calls(b, 0, u, F, 7);
+    if (k != 1) t[k][1] = time_calls(b, 1, NULL, V, 7);
+  }
+  CHECK_OK(feint_cuda_set_variant(b, 0));
+  feint_cuda_stats st;
+  feint_cuda_info(b, &st);
+  printf("        %s: residual %.3f ms (%.0f%%) / no shared gather %.3f; matrix %.3f / per-cell %.3f ms; targets per "
+         "chunk %.0f / %.0f, chunk colours %d / %d, plans %.0f ms\n",
+         label, t[0][0], 100 * res_bytes / t[0][0] / 1e6 / copy_gbs, t[1][0], t[0][1], t[2][1],
+         st.block_targets[0], st.block_targets[1], st.block_colors_vector, st.block_colors_matrix,
+         st.block_build_ms);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (feint_cuda_device_count() <= 0) {
@@ -62,16 +94,29 @@ int main(void) {
   /* FEINT_BENCH_QUICK=1: the default kernels only (no previous-version,
    * thread-transposition or sweep timings) */
   const int quick = getenv("FEINT_BENCH_QUICK") && atoi(getenv("FEINT_BENCH_QUICK"));
+  const char *mesh_file = getenv("FEINT_BENCH_MESH");
+  const char *only = getenv("FEINT_BENCH_PHYSICS");
   double t0 = now();
-  feint_mesh *m = mesh_cube(n, 0.2);
+  feint_mesh *m = NULL;
+  if (mesh_file) {
+    feint_mesh_options mo = {0};
+    mo.size = getenv("FEINT_BENCH_SIZE") ? atof(getenv("FEINT_BENCH_SIZE")) : 0;
+    mo.refine = getenv("FEINT_BENCH_REFINE") ? atoi(getenv("FEINT_BENCH_REFINE")) : 0;
+    CHECK_OK(feint_mesh_read(mesh_file, &mo, &m));
+    if (!m) return check_report("t501-cuda-bench");
+  } else {
+    m = mesh_cube(n, 0.2);
+  }
   double t_mesh = now() - t0;
   double copy_gbs = 0;
   CHECK_OK(feint_cuda_copy_bandwidth(-1, (size_t)1 << 30, 10, &copy_gbs));
-  printf("mesh: %lld tetrahedra, %lld nodes (built in %.2f s)\n", (long long)m->n_cells, (long long)m->n_nodes, t_mesh);
+  printf("mesh: %lld cells, %lld nodes (%s, %.2f s)\n", (long long)m->n_cells, (long long)m->n_nodes,
+         mesh_file ? mesh_file : "Kuhn cube", t_mesh);
   printf("device-to-device copy: %.1f GB/s (read + write)\n", copy_gbs);
   for (int physics = 0; physics < 2; physics++) {
     const int phys = physics == 0 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY;
-    const int nc = phys == FEINT_PW_ELASTICITY ? 3 : 1;
+    if (only && strcmp(only, physics == 0 ? "poisson" : "elasticity")) continue;
+    const int nc = phys == FEINT_PW_ELASTICITY ? m->dim : 1;
     feint_space *s = NULL;
     feint_plan *plan = NULL;
     t0 = now();
@@ -107,9 +152,12 @@ int main(void) {
                                cell_bytes / 2;
     const double mat_bytes = 24.0 * m->n_nodes + 16.0 * ncell + 8.0 * s->n_scalar_dofs * n_nodal + cell_bytes +
                              8.0 * plan->nnz + 4.0 * ncell * s->nbc * s->nbc;
+    int have_ref = 0; /* Fref holds the atomic residual */
     for (int sti = 0; sti < 3; sti++) {
       const int st = sti == 0 ? FEINT_ASSEMBLY_ATOMIC : sti == 1 ? FEINT_ASSEMBLY_COLORED : FEINT_ASSEMBLY_GATHER;
       static const char *sn[] = {"colored", "atomic", "gather"};
+      const char *only_st = getenv("FEINT_BENCH_STRATEGY");
+      if (only_st && strcmp(only_st, sn[st])) continue;
       feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, (feint_assembly_strategy)st, 0, 0};
       feint_backend *b = NULL;
       t0 = now();
@@ -133,6 +181,7 @@ int main(void) {
              100 * mat_bytes / tm / 1e6 / copy_gbs);
       if (st == FEINT_ASSEMBLY_ATOMIC) {
         memcpy(Fref, F, sizeof(double) * nd);
+        have_ref = 1;
         if (phys == FEINT_PW_POISSON) {
           feint_cuda_paper_stats ps;
           double *Fp = malloc(sizeof(double) * nd);
@@ -146,31 +195,28 @@ int main(void) {
                  100 * ps.kernel_bytes / ps.kernel_ms / 1e6 / copy_gbs, ps.prep_ms, sqrt(num / den));
           free(Fp);
         }
-      } else {
+      } else if (have_ref) {
         double num = 0, den = 0;
         for (int64_t i = 0; i < nd; i++) num += (Fref[i] - F[i]) * (Fref[i] - F[i]), den += F[i] * F[i];
         CHECK(sqrt(num / den) <= 1e-12, "%s residual differs from atomic: %.3e", sn[st], sqrt(num / den));
       }
-      if (st == FEINT_ASSEMBLY_ATOMIC) {
-        /* same run: the local-index / shared-atomic flush instead of the sorted inverse map */
-        setenv("FEINT_CUDA_LIDX", "1", 1);
-        double t_old = time_calls(b, 0, f->u, F, 7);
-        unsetenv("FEINT_CUDA_LIDX");
-        printf("        residual with the local-index shared-atomic flush (FEINT_CUDA_LIDX=1): %.3f ms (%.0f%% of "
-               "copy)\n",
-               t_old, 100 * res_bytes / t_old / 1e6 / copy_gbs);
-        /* same run: node coordinates and coefficient in separate arrays */
-        setenv("FEINT_CUDA_PACK", "0", 1);
-        feint_backend *b2 = NULL;
-        if (!feint_backend_cuda_create(&p, -1, &b2)) {
-          double t_np = time_calls(b2, 0, f->u, F, 7);
-          printf("        residual without packed node records (FEINT_CUDA_PACK=0): %.3f ms (%.0f%% of copy)\n", t_np,
-                 100 * res_bytes / t_np / 1e6 / copy_gbs);
-          feint_backend_destroy(b2);
+      /* same run: the variants (no shared gather; per-cell matrix kernels
+       * without aggregation) in both cell orders */
+      feint_cuda_info(b, &info);
+      printf("        default cell order: %s (chunk colours mesh %d, curve %d)\n", info.curve_order ? "curve" : "mesh",
+             info.order_colors[0], info.order_colors[1]);
+      for (int ord = 0; ord < 2; ord++) {
+        setenv("FEINT_CUDA_ORDER", ord ? "1" : "0", 1);
+        feint_backend *b0 = NULL;
+        if (feint_backend_cuda_create(&p, -1, &b0)) {
+          printf("        order %d: create failed: %s\n", ord, feint_error_message());
+        } else {
+          compare_variants(b0, ord ? "curve order" : "mesh order ", f->u, F, V, res_bytes, copy_gbs);
+          feint_backend_destroy(b0);
         }
-        unsetenv("FEINT_CUDA_PACK");
-        CHECK_OK(b->residual(b, f->u, F)); /* F back to this backend's result */
+        unsetenv("FEINT_CUDA_ORDER");
       }
+      CHECK_OK(b->residual(b, f->u, F)); /* F back to this backend's default result */
       /* single precision (float storage, double compute), against the double result */
       {
         feint_problem ps = p;
@@ -193,20 +239,10 @@ int main(void) {
           feint_backend_destroy(bs);
         }
       }
-      feint_cuda_info(b, &info);
-      printf("        block-local aggregation (vector %d, matrix %d): %d cells per chunk, chunk colours %d/%d, "
-             "plan build (host, lazy) %.0f ms\n",
-             info.block_vector, info.block_matrix, info.block_cells, info.block_colors_vector,
-             info.block_colors_matrix, info.block_build_ms);
       if (quick) {
         feint_backend_destroy(b);
         continue;
       }
-      CHECK_OK(feint_cuda_set_variant(b, 2));
-      tr = time_calls(b, 0, f->u, F, 5);
-      tm = time_calls(b, 1, NULL, V, 5);
-      printf("        previous P1 kernels (no aggregation): residual %.3f ms (%.0f%% of copy); matrix assembly %.3f ms\n",
-             tr, 100 * res_bytes / tr / 1e6 / copy_gbs, tm);
       CHECK_OK(feint_cuda_set_variant(b, 1));
       tr = time_calls(b, 0, f->u, F, 5);
       printf("        thread transposition (batch %d cells): residual %.3f ms (%.0f%% of copy)", info.residual_batch,
@@ -218,7 +254,7 @@ int main(void) {
       printf("\n");
       feint_backend_destroy(b);
     }
-    if (phys == FEINT_PW_POISSON && !quick) {
+    if (phys == FEINT_PW_POISSON && !quick && !mesh_file) {
       printf("sweep (thread transposition, atomic residual kernel ms / %% of copy): rows blocks_per_batch, columns batches_per_chunk 1 4 16 64\n");
       const int bpbs[] = {1, 2, 4, 8, 16, 32}, bpcs[] = {1, 4, 16, 64};
       for (int i = 0; i < 6; i++) {
@@ -245,6 +281,9 @@ int main(void) {
     feint_plan_destroy(plan);
     feint_space_destroy(s);
   }
-  mesh_free(m);
+  if (mesh_file)
+    feint_mesh_destroy(m);
+  else
+    mesh_free(m);
   return check_report("t501-cuda-bench");
 }

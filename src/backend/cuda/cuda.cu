@@ -30,9 +30,16 @@
  *      vector / CSR values: integration and assembly are fused.
  * Storage type: float with backend.precision single, else double (see rd<S>).
  * For P1 the one-thread-per-cell kernels further down (p1_*) are used by
- * default (faster, see NOTES.md); the paper's pre-gathered data-model
- * kernel (paper_kernel) is a benchmark variant.
- * Assembly strategies:
+ * default (faster, see NOTES.md): block-local aggregation (p1_block_kernel:
+ * chunks of 256 cells, the chunk's distinct vertices gathered once into
+ * shared memory, element entries summed per distinct target in shared
+ * memory, one global write per target), with the cells visited along a
+ * space-filling curve where the mesh's own order is worse (build_cell_
+ * order). The per-cell P1 matrix kernels serve elasticity and variant 2;
+ * the paper's pre-gathered data-model kernel (paper_kernel) is a benchmark
+ * variant.
+ * Assembly strategies (thread transposition and per-cell kernels; the
+ * block kernels apply the same three to chunks, see p1_block_kernel):
  *   atomic  - atomicAdd (native double atomics on sm_60+);
  *   colored - cells greedily coloured on the host so that no two cells of a
  *             colour share a dof; one launch per colour with plain adds
@@ -42,6 +49,7 @@
  *             order through the inverse of the dof map / slot map
  *             (deterministic, no atomics, same summation order as the CPU).
  */
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -524,14 +532,38 @@ __device__ __forceinline__ void p1_vertices(const cview &V, int c, int *vtx) {
   }
 }
 
+/* The block kernels' shared gather (vectors): the chunk's
+ * distinct vertices' node records, u and node ids in shared memory, and
+ * the cell's local vertex indices (4 x uint8); rec == NULL: read the cell's
+ * vertices from global memory. */
+typedef struct {
+  const double *rec, *u;
+  const int *node;
+  uint32_t li;
+} p1shared;
+
 template <int DIM, int NC, int NAUX, typename S>
 __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
-                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C) {
+                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C,
+                                        const p1shared &G = p1shared{}) {
   constexpr int NB = DIM + 1, NBC = NB * NC;
-  int vtx[NB];
-  p1_vertices<DIM>(V, c, vtx);
   double v[4 * 3], wv[NB];
-  if (P.xyzw) {
+  if (G.rec) { /* P.sd_cells and P.interleaved: the scalar dofs are the vertices */
+#pragma unroll
+    for (int k = 0; k < NB; k++) {
+      const int l = (int)(G.li >> (8 * k) & 255);
+      const double2 a = *(const double2 *)(G.rec + 4 * l), b = *(const double2 *)(G.rec + 4 * l + 2);
+      v[k * 3 + 0] = a.x;
+      v[k * 3 + 1] = a.y;
+      v[k * 3 + 2] = DIM == 3 ? b.x : 0.0;
+      wv[k] = b.y;
+      C.sd[k] = G.node[l];
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) C.ue[k * NC + cc] = G.u[l * NC + cc];
+    }
+  } else {
+    int vtx[NB];
+    p1_vertices<DIM>(V, c, vtx);
 #pragma unroll
     for (int k = 0; k < NB; k++) {
       double r[4];
@@ -541,24 +573,16 @@ __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const 
       v[k * 3 + 2] = DIM == 3 ? r[2] : 0.0;
       wv[k] = r[3];
     }
-  } else {
 #pragma unroll
-    for (int k = 0; k < NB; k++) {
-      v[k * 3 + 0] = rd<S>(P.x, vtx[k]);
-      v[k * 3 + 1] = rd<S>(P.y, vtx[k]);
-      v[k * 3 + 2] = DIM == 3 ? rd<S>(P.z, vtx[k]) : 0.0;
-      wv[k] = 0;
-    }
+    for (int i = 0; i < NB; i++) C.sd[i] = P.sd_cells ? vtx[i] : __ldg(V.sdofs + (size_t)c * NB + i);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++)
+        C.ue[i * NC + cc] = !with_state ? 0.0
+                            : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
+                                                     : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
   }
-#pragma unroll
-  for (int i = 0; i < NB; i++) C.sd[i] = P.sd_cells ? vtx[i] : __ldg(V.sdofs + (size_t)c * NB + i);
-#pragma unroll
-  for (int i = 0; i < NB; i++)
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++)
-      C.ue[i * NC + cc] = !with_state ? 0.0
-                          : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
-                                                   : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
 #pragma unroll
   for (int k = 0; k < NAUX; k++) {
     const int kind = P.aux_kind[k];
@@ -729,64 +753,6 @@ __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &
 }
 
 
-template <int DIM, int NC, int PHYS, typename S>
-__global__ void __launch_bounds__(256) p1_residual_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
-                                                          int with_state, const void *__restrict__ u,
-                                                          void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NBC = (DIM + 1) * NC;
-  const int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= n) return;
-  const int c = first + t;
-  p1cell<DIM, NC, NAUX> C;
-  p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
-  double res[NBC];
-  p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
-#pragma unroll
-  for (int i = 0; i < DIM + 1; i++)
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++) {
-      const int dof = P.interleaved ? C.sd[i] * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc);
-      put<S>(out, dof, res[i * NC + cc], mode);
-    }
-}
-
-/* Gather by dof, no element-vector buffer: one thread per scalar dof walks
- * its cells (in increasing cell order: deterministic), recomputes each
- * cell and keeps the entries of its own local vertex. */
-template <int DIM, int NC, int PHYS, typename S>
-__global__ void __launch_bounds__(256) p1_residual_gather_kernel(kparams P, p1tab T, cview V, int n_nodes,
-                                                                 const int *__restrict__ vptr,
-                                                                 const int *__restrict__ vent, int with_state,
-                                                                 const void *__restrict__ u,
-                                                                 void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
-  const int node = blockIdx.x * blockDim.x + threadIdx.x;
-  if (node >= n_nodes) return;
-  double acc[NC];
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++) acc[cc] = 0;
-  const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
-  int c = 0, a = 0;
-  for (int k = k0; k < k1; k++) {
-    const int e = __ldg(vent + k);
-    c = e >> 2; /* entries are cell * 4 + local vertex */
-    a = e & 3;
-    p1cell<DIM, NC, NAUX> C;
-    p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
-    double res[NBC];
-    p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-      if (i == a)
-#pragma unroll
-        for (int cc = 0; cc < NC; cc++) acc[cc] += res[i * NC + cc];
-  }
-  if (k1 == k0) return;
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++)
-    ((S *)out)[P.interleaved ? node * NC + cc : __ldg(V.cdofs + (size_t)c * NBC + a * NC + cc)] = (S)acc[cc];
-}
-
 /* Matrix of one cell for physics whose Jacobian is g3 only and linear in
  * the coefficients (Poisson, elasticity, anisotropic diffusion): with
  * constant P1 gradients, sum_q w_q g3(a(x_q)) = g3(sum_q w_q a(x_q)), so
@@ -929,14 +895,29 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
  *                kernel sums each target's partials in chunk order
  *                (deterministic).
  * Vectors: entries are (cell, vertex) with NC components each (interleaved
- * dofs, target * NC + component); matrices: (cell, i, j) entries, NC = 1. */
+ * dofs, target * NC + component); matrices: (cell, i, j) entries, NC = 1.
+ * Latency: what the flush reads does not depend on the cells' data, so it
+ * is fetched before the cell's gather chain (cells -> node records ->
+ * compute) instead of after the barrier: the chunk's inverse map goes to
+ * shared memory by asynchronous copies (cp.async, no registers held) and
+ * each thread loads its first target's index and entry range into
+ * registers; later targets (matrices: ~6 per thread) are fetched one round
+ * ahead in the flush loop (measured 12-20% faster than reading the plan
+ * after the barrier, NOTES.md v5).
+ * Shared gather (vectors whose targets are the cells' vertices, at most
+ * 256 per chunk; B.lidx != NULL): before the cells are computed, one thread
+ * per distinct vertex of the chunk loads its node record and u into shared
+ * memory (one load per vertex instead of one per (cell, vertex), ~6x
+ * fewer scattered loads), and each cell reads its vertices there through
+ * its 4 uint8 local indices; one more barrier. */
 typedef struct {
   int cb, ne, n_chunks;
   const int *uptr;       /* n_chunks + 1: the chunk's distinct targets */
   const int *tgt;        /* distinct targets, chunk by chunk, increasing */
   const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
   const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
-  const uint32_t *lidx;  /* vectors, where every chunk has <= 256 targets: per cell, 4 uint8 local target indices */
+  const uint32_t *lidx;  /* vectors, shared gather (NULL: off): per cell, its vertices' uint8 indices among
+                            the chunk's targets (which are its distinct vertices; <= 256 per chunk) */
 } bview;
 
 template <int NC, int MAT>
@@ -944,16 +925,57 @@ __host__ __device__ constexpr int p1_block_minb() {
   return NC > 1 ? 2 : 4; /* blocks of 256 per SM: caps registers at 128 / 64 */
 }
 
+/* Target k of a chunk: its index and the range of its entries in ient. */
+__device__ __forceinline__ void p1_target(const bview &B, int u0, int k, int &tg, int &j0, int &j1) {
+  tg = __ldg(B.tgt + u0 + k);
+  j0 = k ? __ldg(B.iend + u0 + k - 1) : 0;
+  j1 = __ldg(B.iend + u0 + k);
+}
+
 template <int DIM, int NC, int PHYS, int MAT, typename S>
 __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
-  constexpr int NO = MAT ? 1 : NC; /* components per target */
-  extern __shared__ double elem[];
+  constexpr int NO = MAT ? 1 : NC;              /* components per target */
+  constexpr int NE = MAT ? NBC * NBC : NB;      /* entries per cell */
+  extern __shared__ double elem[];              /* cb * NE * NO entries, then the chunk's ient (cb * NE) */
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
   const int cb = B.cb, t = threadIdx.x;
   const int c = b * cb + t;
+  const uint16_t *gient = B.ient + (size_t)b * cb * NE;
+  uint16_t *sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
+  const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
+  int tg = 0, j0 = 0, j1 = 0;
+  p1shared G = {};
+  const int sg = !MAT && B.lidx; /* shared gather */
+  if (sg) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
+  /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
+#pragma unroll
+  for (int r = 0; r < (NE + 3) / 4; r++)
+    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
+  __pipeline_commit();
+  if (t < nu) p1_target(B, u0, t, tg, j0, j1);
+  if (sg) {
+    /* the chunk's distinct vertices, one load each, into shared memory */
+    double *rec = (double *)(sient + (size_t)cb * NE);
+    double *us = rec + 4 * 256;
+    int *node = (int *)(us + 256 * NC);
+    for (int k = t; k < nu; k += cb) {
+      const int nd = k == t ? tg : __ldg(B.tgt + u0 + k);
+      double r[4];
+      p1_node<S>(P.xyzw, nd, r);
+      *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
+      *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S>(u, (int64_t)nd * NC + cc) : 0.0;
+      node[k] = nd;
+    }
+    G.rec = rec;
+    G.u = us;
+    G.node = node;
+    __syncthreads();
+  }
   if (c < P.n_cells) {
     p1cell<DIM, NC, NAUX> C;
     if constexpr (MAT) {
@@ -970,7 +992,7 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
             for (int gc = 0; gc < NC; gc++)
               elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
     } else {
-      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
+      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
       double res[NBC];
       p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
 #pragma unroll
@@ -979,62 +1001,24 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
         for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
     }
   }
+  __pipeline_wait_prior(0);
   __syncthreads();
-  const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
-  const uint16_t *ient = B.ient + (size_t)b * cb * B.ne;
   const int cstride = NB * cb;
   for (int k = t; k < nu; k += cb) {
-    const int j0 = k ? __ldg(B.iend + u0 + k - 1) : 0, j1 = __ldg(B.iend + u0 + k);
+    int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
+    if (k + cb < nu) p1_target(B, u0, k + cb, tgn, j0n, j1n);
     double s[NO];
 #pragma unroll
     for (int cc = 0; cc < NO; cc++) s[cc] = 0;
     for (int j = j0; j < j1; j++) {
-      const int pos = __ldg(ient + j);
+      const int pos = sient[j];
 #pragma unroll
       for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
     }
-    const int tg = __ldg(B.tgt + u0 + k);
 #pragma unroll
     for (int cc = 0; cc < NO; cc++)
       put<S>(out, (int64_t)(mode == OUT_BUFFER ? u0 + k : tg) * NO + cc, s[cc], mode);
-  }
-}
-
-/* Vectors, strategy atomic, where every chunk has at most 256 distinct
- * targets: each cell reads its 4 uint8 local target indices (one 4-byte
- * load, independent of the gather chain) and adds its element vector into
- * the chunk's per-target sums in shared memory (shared atomics: a few
- * entries per target, no sorted inverse map to walk); after one barrier,
- * thread k adds target k's sum to the global vector (one coalesced index
- * load, one global atomic per target and component). */
-template <int DIM, int NC, int PHYS, typename S>
-__global__ void __launch_bounds__(256, (NC > 1 ? 2 : 3)) p1_lidx_kernel(kparams P, p1tab T, cview V, bview B,
-                                                                        int with_state, const void *__restrict__ u,
-                                                                        void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
-  __shared__ double acc[256 * NC];
-  const int b = blockIdx.x, cb = B.cb, t = threadIdx.x;
-  const int c = b * cb + t;
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++) acc[cc * 256 + t] = 0;
-  __syncthreads();
-  if (c < P.n_cells) {
-    const uint32_t li = __ldg(B.lidx + c);
-    p1cell<DIM, NC, NAUX> C;
-    p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C);
-    double res[NBC];
-    p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-#pragma unroll
-      for (int cc = 0; cc < NC; cc++) atomicAdd(acc + cc * 256 + ((li >> (8 * i)) & 255), res[i * NC + cc]);
-  }
-  __syncthreads();
-  const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
-  if (t < nu) {
-    const int tg = __ldg(B.tgt + u0 + t);
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++) atomicAdd((S *)out + (size_t)tg * NC + cc, (S)acc[cc * 256 + t]);
+    tg = tgn, j0 = j0n, j1 = j1n;
   }
 }
 
@@ -1203,12 +1187,18 @@ typedef struct {
   int64_t n_targets;        /* gather: target -> partials */
   int *d_gptr, *d_gent;
   void *d_part;             /* storage type S */
-  uint32_t *d_lidx;         /* vectors: per-cell local target indices (NULL: a chunk has > 256 targets) */
+  uint32_t *d_lidx;         /* vectors: per-cell local vertex indices (NULL: a chunk has > 256 targets) */
   double build_ms;          /* host build + upload */
 } bplan;
 
+/* Device copies of the per-cell data in another cell order (a cview's
+ * arrays; NULL where the view shares the mesh-order array). */
+typedef struct {
+  int *cells, *sdofs, *cdofs, *slots;
+  void *caux[FEINT_CUDA_MAX_AUX];
+} view_arrays;
+
 typedef void (*blk_kernel_t)(kparams, p1tab, cview, bview, const int *, int, int, const void *, void *);
-typedef void (*lidx_kernel_t)(kparams, p1tab, cview, bview, int, const void *, void *);
 
 typedef struct {
   int device;
@@ -1235,20 +1225,24 @@ typedef struct {
   /* matrix rule (form->matrix_quadrature, lower degree) */
   kparams Pm;
   double *d_mbasis, *d_mbgrad, *d_mw;
-  /* P1 one-thread-per-cell kernels (NULL where not applicable) */
-  int variant; /* 0: P1 kernels where available, 1: thread transposition only */
-  int block_off; /* 1: P1 kernels without block-local aggregation (variant 2) */
+  /* 0: P1 kernels where available, 1: thread transposition only, 2: P1
+   * matrices without block-local aggregation, 3: vectors without the
+   * shared gather (feint_cuda_set_variant) */
+  int variant;
   p1tab T, Tm;
-  cview Vo, Vc; /* mesh order, colour-sorted */
-  int *d_pcells, *d_psdofs, *d_pcdofs, *d_pslots;
-  void *d_pcaux[FEINT_CUDA_MAX_AUX];
+  /* Views of the per-cell data: mesh order; colour-sorted (per-cell matrix
+   * kernels, colored); space-filling-curve order (block kernels and the
+   * per-cell residual kernel; == Vo with FEINT_CUDA_ORDER=0) */
+  cview Vo, Vc, Vs;
+  view_arrays ac, as;
+  int *h_order;         /* host: Vs position -> mesh cell (NULL: mesh order) */
+  int order_colors[2];  /* chunk colours in mesh / curve order (0: not compared) */
+  int *d_order;
   int *d_nptr, *d_nent; /* scalar dof -> (cell * 4 + local vertex), cells increasing */
-  void (*p1res)(kparams, p1tab, cview, int, int, int, int, const void *, void *);
-  void (*p1resg)(kparams, p1tab, cview, int, const int *, const int *, int, const void *, void *);
+  /* P1 one-thread-per-cell kernels (NULL where not applicable) */
   void (*p1mat)(kparams, p1tab, cview, int, int, int, void *);
   void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, void *);
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
-  lidx_kernel_t p1lidx;  /* vectors, atomic, local-index aggregation */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
   float last_ms;
@@ -1291,6 +1285,12 @@ static int upload_real(const cuda_data *d, void **dst, const double *src, size_t
   return to_device(d, *dst, src, n, phase);
 }
 
+static void view_arrays_free(view_arrays *a) {
+  void *ptrs[] = {a->cells, a->sdofs, a->cdofs, a->slots};
+  for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
+  for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) cudaFree(a->caux[k]);
+}
+
 static void cuda_destroy(feint_backend *b) {
   cuda_data *d = (cuda_data *)b->data;
   if (d) {
@@ -1298,13 +1298,11 @@ static void cuda_destroy(feint_backend *b) {
     void *ptrs[] = {d->d_x,     d->d_y,     d->d_z,     d->d_basis, d->d_bgrad,       d->d_w,    d->d_cells,
                     d->d_cdofs, d->d_sdofs, d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
                     d->d_vals,  d->d_buf,   d->d_color_cells,         d->d_vptr,      d->d_vent, d->d_mptr,
-                    d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_pcells, d->d_psdofs, d->d_pcdofs,
-                    d->d_pslots, d->d_nptr, d->d_nent, d->d_xyzw};
+                    d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_order, d->d_nptr, d->d_nent, d->d_xyzw};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
-    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) {
-      cudaFree(d->d_aux[k]);
-      cudaFree(d->d_pcaux[k]);
-    }
+    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++) cudaFree(d->d_aux[k]);
+    view_arrays_free(&d->ac);
+    view_arrays_free(&d->as);
     for (int k = 0; k < 2; k++) {
       bplan &B = d->bp[k];
       void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx};
@@ -1315,6 +1313,7 @@ static void cuda_destroy(feint_backend *b) {
     if (d->ev1) cudaEventDestroy(d->ev1);
     cudaGetLastError();
     free(d->color_ptr);
+    free(d->h_order);
     free(d);
   }
   free(b);
@@ -1345,58 +1344,60 @@ static int choose_batch(const kparams &P, int cell_doubles, int blocks_per_batch
   return (int)batch;
 }
 
-/* Greedy colouring: a cell takes the smallest colour none of its scalar
- * dofs has seen. Colours are tracked per scalar dof as a bit set. */
-static int build_coloring(const feint_problem *p, cuda_data *d) {
-  const feint_space *s = p->space;
-  const int64_t nc = s->mesh->n_cells, nsd = s->n_scalar_dofs;
-  const int nb = s->nb, W = 8; /* up to 512 colours */
-  uint64_t *seen = NULL;
-  int *color = NULL, *cells = NULL;
-  int64_t *ptr = NULL;
-  int status = FEINT_OK;
-  if ((status = feint_calloc((size_t)(nsd * W), sizeof *seen, &seen, "cell colouring")) ||
-      (status = feint_malloc((size_t)nc + 1, sizeof *color, &color, "cell colouring")) ||
-      (status = feint_malloc((size_t)nc + 1, sizeof *cells, &cells, "cell colouring")))
-    goto done;
-  {
-    int n_colors = 0;
-    for (int64_t c = 0; c < nc; c++) {
-      const int64_t *sd = s->scalar_cell_dofs + c * nb;
-      int chosen = -1;
-      for (int w = 0; w < W && chosen < 0; w++) {
-        uint64_t used = 0;
-        for (int i = 0; i < nb; i++) used |= seen[sd[i] * W + w];
-        if (~used) chosen = w * 64 + __builtin_ctzll(~used);
-      }
-      if (chosen < 0) {
-        status = feint_error_set(FEINT_ERR_COMPUTE, "cell colouring: more than %d colours needed", W * 64);
-        goto done;
-      }
-      for (int i = 0; i < nb; i++) seen[sd[i] * W + chosen / 64] |= 1ull << (chosen % 64);
-      color[c] = chosen;
-      if (chosen + 1 > n_colors) n_colors = chosen + 1;
+/* Greedy colouring of the chunks of cb consecutive cells (cells in the
+ * order ord, NULL: mesh order; cb = 1: the cells themselves): a chunk takes
+ * the smallest colour that none of its scalar dofs has seen, so no two
+ * chunks of a colour share a dof. Colours are tracked per scalar dof as a
+ * bit set (up to 512). */
+static int greedy_colors(const feint_space *s, const int *ord, int cb, std::vector<int> &color, int *n_colors,
+                         const char *phase) {
+  const int64_t n_cells = s->mesh->n_cells, n_chunks = (n_cells + cb - 1) / cb;
+  const int nb = s->nb, W = 8;
+  const int64_t *sd = s->scalar_cell_dofs;
+  std::vector<uint64_t> seen((size_t)(s->n_scalar_dofs * W), 0);
+  color.assign((size_t)n_chunks, 0);
+  *n_colors = 0;
+  for (int64_t b = 0; b < n_chunks; b++) {
+    const int64_t c0 = b * cb, c1 = std::min<int64_t>(c0 + cb, n_cells);
+    int chosen = -1;
+    for (int w = 0; w < W && chosen < 0; w++) {
+      uint64_t used = 0;
+      for (int64_t c = c0; c < c1; c++)
+        for (int i = 0; i < nb; i++) used |= seen[(size_t)(sd[(ord ? ord[c] : c) * nb + i] * W + w)];
+      if (~used) chosen = w * 64 + __builtin_ctzll(~used);
     }
-    if ((status = feint_calloc((size_t)n_colors + 1, sizeof *ptr, &ptr, "cell colouring"))) goto done;
-    for (int64_t c = 0; c < nc; c++) ptr[color[c] + 1]++;
-    for (int k = 0; k < n_colors; k++) ptr[k + 1] += ptr[k];
-    {
-      int64_t *fill = NULL;
-      if ((status = feint_calloc((size_t)n_colors + 1, sizeof *fill, &fill, "cell colouring"))) goto done;
-      for (int64_t c = 0; c < nc; c++) cells[ptr[color[c]] + fill[color[c]]++] = (int)c;
-      free(fill);
-    }
-    if ((status = upload(&d->d_color_cells, cells, (size_t)nc, "upload of the cell colouring"))) goto done;
-    d->n_colors = n_colors;
-    d->color_ptr = ptr;
-    ptr = NULL;
+    if (chosen < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than %d colours needed", phase, W * 64);
+    for (int64_t c = c0; c < c1; c++)
+      for (int i = 0; i < nb; i++)
+        seen[(size_t)(sd[(ord ? ord[c] : c) * nb + i] * W + chosen / 64)] |= 1ull << (chosen % 64);
+    color[(size_t)b] = chosen;
+    *n_colors = std::max(*n_colors, chosen + 1);
   }
-done:
-  free(seen);
-  free(color);
-  free(cells);
-  free(ptr);
-  return status;
+  return FEINT_OK;
+}
+
+/* The items (cells or chunks) sorted by colour: colour k is list[ptr[k] ..
+ * ptr[k + 1]), items in increasing order; ptr (n_colors + 1) zeroed by the caller. */
+template <typename IT>
+static void sort_by_colour(const std::vector<int> &color, int n_colors, IT *ptr, std::vector<int> &list) {
+  for (size_t b = 0; b < color.size(); b++) ptr[color[b] + 1]++;
+  for (int k = 0; k < n_colors; k++) ptr[k + 1] += ptr[k];
+  std::vector<IT> fill(ptr, ptr + n_colors);
+  list.resize(color.size());
+  for (size_t b = 0; b < color.size(); b++) list[(size_t)fill[(size_t)color[b]]++] = (int)b;
+}
+
+/* Cell colouring (strategy colored, thread-transposition and per-cell kernels). */
+static int build_coloring(const feint_problem *p, cuda_data *d) {
+  const char *phase = "cell colouring";
+  std::vector<int> color, list;
+  int n_colors = 0;
+  FEINT_CALL(greedy_colors(p->space, NULL, 1, color, &n_colors, phase));
+  FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *d->color_ptr, &d->color_ptr, phase));
+  sort_by_colour(color, n_colors, d->color_ptr, list);
+  FEINT_CALL(upload(&d->d_color_cells, list.data(), list.size(), "upload of the cell colouring"));
+  d->n_colors = n_colors;
+  return FEINT_OK;
 }
 
 /* Inverse map: for each target r < n_targets, the entries e < n_entries
@@ -1459,14 +1460,11 @@ static mat_kernel_t pick_matrix(const cuda_data *d, int dim, int nc) {
 /* P1 kernels for (dim, nc, physics), where instantiated. */
 template <int DIM, int NC, int PHYS, typename S>
 static void set_p1(cuda_data *d) {
-  d->p1res = p1_residual_kernel<DIM, NC, PHYS, S>;
-  d->p1resg = p1_residual_gather_kernel<DIM, NC, PHYS, S>;
   if (p1_matrix_fast<PHYS>()) {
     d->p1mat = p1_matrix_kernel<DIM, NC, PHYS, S>;
     d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS, S>;
   }
   d->p1blk[0] = p1_block_kernel<DIM, NC, PHYS, 0, S>;
-  d->p1lidx = p1_lidx_kernel<DIM, NC, PHYS, S>;
   /* matrices of scalar physics only: elasticity's 144 entries per cell
    * would need tiny chunks (shared memory) and a 1.7 GB host inverse map */
   if constexpr (p1_matrix_fast<PHYS>() && NC == 1) d->p1blk[1] = p1_block_kernel<DIM, NC, PHYS, 1, S>;
@@ -1537,43 +1535,121 @@ done:
 }
 
 template <typename T>
-static int permuted(T **dst, const T *src, int w, const cuda_data *d, int64_t n, const char *phase) {
+static int permuted(T **dst, const T *src, int w, const int *list, int64_t n, const char *phase) {
   FEINT_CALL(dev_alloc((void **)dst, sizeof(T) * (size_t)(n * w), phase));
-  permute_kernel<T><<<4096, 256>>>((int)n, w, d->d_color_cells, src, *dst);
+  permute_kernel<T><<<4096, 256>>>((int)n, w, list, src, *dst);
   CUDA_LAUNCHED(phase);
   return FEINT_OK;
 }
 
-/* Colour-sorted copies of what the P1 kernels read per cell, so that each
- * colour reads a contiguous range. */
-static int build_color_views(const feint_problem *p, cuda_data *d) {
+/* A view of the per-cell data in the order `list` (device; position ->
+ * mesh cell): copies of what the P1 kernels read per cell (the slot map
+ * only with with_slots), so that consecutive threads read consecutive
+ * entries. */
+static int build_view(const cuda_data *d, const int *list, int with_slots, const char *phase, view_arrays *a,
+                      cview *V) {
   const kparams &P = d->P;
   const int64_t n = P.n_cells;
-  const char *phase = "colour-sorted cell data";
-  d->Vc = d->Vo;
-  FEINT_CALL(permuted(&d->d_pcells, P.cells, P.nv, d, n, phase));
-  d->Vc.cells = d->d_pcells;
+  *V = d->Vo;
+  FEINT_CALL(permuted(&a->cells, P.cells, P.nv, list, n, phase));
+  V->cells = a->cells;
   if (!P.sd_cells) {
-    FEINT_CALL(permuted(&d->d_psdofs, P.sdofs, P.nb, d, n, phase));
-    d->Vc.sdofs = d->d_psdofs;
+    FEINT_CALL(permuted(&a->sdofs, P.sdofs, P.nb, list, n, phase));
+    V->sdofs = a->sdofs;
   }
   if (!P.interleaved) {
-    FEINT_CALL(permuted(&d->d_pcdofs, P.cell_dofs, P.nbc, d, n, phase));
-    d->Vc.cdofs = d->d_pcdofs;
+    FEINT_CALL(permuted(&a->cdofs, P.cell_dofs, P.nbc, list, n, phase));
+    V->cdofs = a->cdofs;
   }
-  if (p->plan && d->p1mat) {
-    FEINT_CALL(permuted(&d->d_pslots, P.slots, P.nbc * P.nbc, d, n, phase));
-    d->Vc.slots = d->d_pslots;
+  if (with_slots) {
+    FEINT_CALL(permuted(&a->slots, P.slots, P.nbc * P.nbc, list, n, phase));
+    V->slots = a->slots;
   }
   for (int k = 0; k < P.n_aux; k++)
     if (P.aux_kind[k] == FEINT_FIELD_CELL) {
       if (d->single)
-        FEINT_CALL(permuted((float **)&d->d_pcaux[k], (const float *)P.aux_vals[k], 1, d, n, phase));
+        FEINT_CALL(permuted((float **)&a->caux[k], (const float *)P.aux_vals[k], 1, list, n, phase));
       else
-        FEINT_CALL(permuted((double **)&d->d_pcaux[k], (const double *)P.aux_vals[k], 1, d, n, phase));
-      d->Vc.caux[k] = d->d_pcaux[k];
+        FEINT_CALL(permuted((double **)&a->caux[k], (const double *)P.aux_vals[k], 1, list, n, phase));
+      V->caux[k] = a->caux[k];
     }
   return FEINT_OK;
+}
+
+/* Colour-sorted copies (per-cell matrix kernels, colored): each colour
+ * reads a contiguous range. */
+static int build_color_views(const feint_problem *p, cuda_data *d) {
+  return build_view(d, d->d_color_cells, p->plan && d->p1mat, "colour-sorted cell data", &d->ac, &d->Vc);
+}
+
+/* Cells per chunk of the block kernels: 256 (FEINT_CUDA_CHUNK: 32..256, a
+ * multiple of 32, for tuning). */
+static int chunk_cells(void) {
+  const char *e = getenv("FEINT_CUDA_CHUNK");
+  const int v = e ? atoi(e) : 0;
+  return v >= 32 && v <= 256 && v % 32 == 0 ? v : 256;
+}
+
+/* Cells in the order of a Morton (Z-order) curve through their centroids,
+ * so that a chunk of consecutive cells is a compact piece of the mesh
+ * whatever the file's cell order (fewer distinct nodes per chunk: fewer
+ * flush targets and atomics, more L1 / L2 reuse of node records).
+ * Counting sort over 2^(dim*bits) boxes, 2-4 cells per box, cells in mesh
+ * order within a box: O(n) and deterministic. The results stay in the
+ * user's numbering: only the order in which the kernels visit cells (and
+ * so the summation order, to rounding) changes. Used (d->h_order:
+ * position -> mesh cell, d->d_order and the view d->Vs) when forced or
+ * when its chunks need fewer colours than the mesh order's: a mesh written
+ * in a sweep order (a structured grid) keeps it, since its long thin
+ * chunks flush faster than compact ones (NOTES.md v5). */
+static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
+  const feint_mesh *m = s->mesh;
+  const int64_t n = m->n_cells;
+  const int nv = m->nv, dim = m->dim;
+  const char *phase = "cell order (space-filling curve)";
+  int bits = 1;
+  while (bits < 10 && ((int64_t)1 << (dim * (bits + 1))) <= n / 2) bits++;
+  const int64_t n_box = (int64_t)1 << (dim * bits);
+  double lo[3] = {m->x[0], m->y[0], m->z ? m->z[0] : 0}, hi[3] = {lo[0], lo[1], lo[2]};
+  for (int64_t v = 0; v < m->n_nodes; v++) {
+    const double x[3] = {m->x[v], m->y[v], m->z ? m->z[v] : 0};
+    for (int a = 0; a < 3; a++) lo[a] = std::min(lo[a], x[a]), hi[a] = std::max(hi[a], x[a]);
+  }
+  std::vector<int> key((size_t)n);
+  std::vector<int64_t> start((size_t)n_box + 1, 0);
+  for (int64_t c = 0; c < n; c++) {
+    int q[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++) {
+      const double *xa = a == 0 ? m->x : a == 1 ? m->y : m->z;
+      double s = 0;
+      for (int i = 0; i < nv; i++) s += xa[m->cells[c * nv + i]];
+      const double f = hi[a] > lo[a] ? (s / nv - lo[a]) / (hi[a] - lo[a]) : 0;
+      q[a] = std::min((int)(f * (1 << bits)), (1 << bits) - 1);
+    }
+    int k = 0;
+    for (int bit = bits - 1; bit >= 0; bit--)
+      for (int a = 0; a < dim; a++) k = k << 1 | (q[a] >> bit & 1);
+    key[(size_t)c] = k;
+    start[(size_t)k + 1]++;
+  }
+  for (int64_t k = 0; k < n_box; k++) start[(size_t)k + 1] += start[(size_t)k];
+  std::vector<int> order((size_t)n);
+  for (int64_t c = 0; c < n; c++) order[(size_t)start[(size_t)key[(size_t)c]]++] = (int)c;
+  if (!force) {
+    /* keep the mesh order where it is as good: chunks that touch fewer
+     * other chunks (fewer chunk colours) */
+    std::vector<int> color;
+    int n_mesh = 0, n_curve = 0;
+    FEINT_CALL(greedy_colors(s, NULL, chunk_cells(), color, &n_mesh, phase));
+    FEINT_CALL(greedy_colors(s, order.data(), chunk_cells(), color, &n_curve, phase));
+    d->order_colors[0] = n_mesh;
+    d->order_colors[1] = n_curve;
+    if (n_curve >= n_mesh) return FEINT_OK;
+  }
+  FEINT_CALL(feint_malloc((size_t)n, sizeof *d->h_order, &d->h_order, phase));
+  memcpy(d->h_order, order.data(), sizeof(int) * (size_t)n);
+  FEINT_CALL(upload(&d->d_order, d->h_order, (size_t)n, phase));
+  return build_view(d, d->d_order, 0, phase, &d->as, &d->Vs);
 }
 
 static unsigned blocks_of(int64_t n) { return (unsigned)((n + 255) / 256 > 0 ? (n + 255) / 256 : 1); }
@@ -1611,11 +1687,7 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   const int64_t n_cells = s->mesh->n_cells;
   const int nb = s->nb, nbc = s->nbc;
   const int ne = which ? nbc * nbc : nb;
-  int cb = 256;
-  if (getenv("FEINT_CUDA_CHUNK")) { /* tuning: cells per chunk (32..256, a multiple of 32) */
-    const int v = atoi(getenv("FEINT_CUDA_CHUNK"));
-    if (v >= 32 && v <= 256 && v % 32 == 0) cb = v;
-  }
+  const int cb = chunk_cells();
   bplan &B = d->bp[which];
   const char *phase = which ? "block aggregation plan (matrix)" : "block aggregation plan (vector)";
   if ((int64_t)cb * ne >= 65536) return feint_error_set(FEINT_ERR_COMPUTE, "%s: %d entries per cell", phase, ne);
@@ -1630,8 +1702,9 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   if ((int64_t)nth > n_chunks) nth = (unsigned)n_chunks;
   std::vector<std::vector<int>> tg_t(nth);
   std::vector<std::vector<uint16_t>> ie_t(nth);
-  /* vectors, strategy atomic: per-cell uint8 local target indices (p1_lidx_kernel) */
-  const int want_lidx = !which && ne <= 4 && cb == 256 && p->strategy == FEINT_ASSEMBLY_ATOMIC;
+  const int *ord = d->h_order; /* chunk position -> mesh cell (NULL: mesh order) */
+  /* vectors whose targets are the vertices: each cell's local vertex indices (shared gather) */
+  const int want_lidx = !which && ne <= 4 && d->P.sd_cells && d->P.interleaved;
   std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
   std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
@@ -1643,7 +1716,7 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
       int m = 0;
       for (int e = 0; e < ne; e++)
         for (int t = 0; t < n_here; t++) {
-          const int64_t c = c0 + t;
+          const int64_t c = ord ? ord[c0 + t] : c0 + t;
           const uint64_t tg = which ? (uint64_t)slots[c * ne + e] : (uint64_t)sd[c * nb + e];
           keys[m++] = tg << 16 | (uint64_t)(e * cb + t);
         }
@@ -1695,7 +1768,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
   if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
     FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
-  B.V.lidx = B.d_lidx;
   B.ncomp = which ? 1 : s->components;
   B.n_u = n_u;
   B.V.cb = cb;
@@ -1707,32 +1779,11 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   B.V.ient = B.d_ient;
   std::vector<uint16_t>().swap(ient);
   if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-    /* greedy: a chunk takes the smallest colour none of its scalar dofs has seen */
-    const int W = 8;
-    std::vector<uint64_t> seen((size_t)(s->n_scalar_dofs * W), 0);
-    std::vector<int> color((size_t)n_chunks);
+    std::vector<int> color, list;
     int n_colors = 0;
-    for (int64_t b = 0; b < n_chunks; b++) {
-      const int64_t c0 = b * cb, c1 = std::min<int64_t>(c0 + cb, n_cells);
-      int chosen = -1;
-      for (int w = 0; w < W && chosen < 0; w++) {
-        uint64_t used = 0;
-        for (int64_t k = c0 * nb; k < c1 * nb; k++) used |= seen[(size_t)(sd[k] * W + w)];
-        if (~used) chosen = w * 64 + __builtin_ctzll(~used);
-      }
-      if (chosen < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than %d chunk colours", phase, W * 64);
-      for (int64_t k = c0 * nb; k < c1 * nb; k++) seen[(size_t)(sd[k] * W + chosen / 64)] |= 1ull << (chosen % 64);
-      color[(size_t)b] = chosen;
-      n_colors = std::max(n_colors, chosen + 1);
-    }
+    FEINT_CALL(greedy_colors(s, ord, cb, color, &n_colors, phase));
     FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *B.color_ptr, &B.color_ptr, phase));
-    for (int64_t b = 0; b < n_chunks; b++) B.color_ptr[color[(size_t)b] + 1]++;
-    for (int k = 0; k < n_colors; k++) B.color_ptr[k + 1] += B.color_ptr[k];
-    std::vector<int> list((size_t)n_chunks), fill((size_t)n_colors, 0);
-    for (int64_t b = 0; b < n_chunks; b++) {
-      const int col = color[(size_t)b];
-      list[(size_t)(B.color_ptr[col] + fill[(size_t)col]++)] = (int)b;
-    }
+    sort_by_colour(color, n_colors, B.color_ptr, list);
     FEINT_CALL(upload(&B.d_chunks, list.data(), list.size(), phase));
     B.n_colors = n_colors;
   } else if (p->strategy == FEINT_ASSEMBLY_GATHER) {
@@ -1755,6 +1806,68 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   return FEINT_OK;
 }
 
+/* ------------------------------------------------------------- launches */
+
+/* The device time of what `launch` enqueues (CUDA events around it; the
+ * launches' errors checked once after it) goes to d->last_ms; memsets and
+ * transfers stay outside. */
+template <typename L>
+static int timed(cuda_data *d, const char *phase, L &&launch) {
+  CUDA_CALL(phase, cudaEventRecord(d->ev0));
+  launch();
+  CUDA_LAUNCHED(phase);
+  CUDA_CALL(phase, cudaEventRecord(d->ev1));
+  CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
+  CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
+  return FEINT_OK;
+}
+
+/* One kernel family's launches for the problem's strategy: atomic over all
+ * cells; colored one launch per colour (first, count), in colour order;
+ * gather into a buffer, then the deterministic reduction. */
+template <typename IT, typename A, typename C, typename G>
+static int by_strategy(cuda_data *d, const feint_problem *p, const char *phase, int n_colors, const IT *color_ptr,
+                       A &&atomic, C &&colour, G &&gather) {
+  return timed(d, phase, [&] {
+    if (p->strategy == FEINT_ASSEMBLY_ATOMIC)
+      atomic();
+    else if (p->strategy == FEINT_ASSEMBLY_COLORED)
+      for (int col = 0; col < n_colors; col++)
+        colour((int64_t)color_ptr[col], (int64_t)(color_ptr[col + 1] - color_ptr[col]));
+    else
+      gather();
+  });
+}
+
+/* Allow more than 48 KiB of dynamic shared memory where a launch needs it. */
+static int shmem_attr(const void *k, size_t shmem, const char *phase) {
+  if (shmem > FEINT_CUDA_SHMEM)
+    CUDA_CALL(phase, cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  return FEINT_OK;
+}
+
+/* out[r] = sum of the element buffer's entries of r (thread transposition's gather). */
+static void launch_gather(const cuda_data *d, int64_t n, const int64_t *ptr, const int64_t *ent, const void *buf,
+                          void *out) {
+  if (d->single)
+    gather_kernel<float><<<blocks_of(n), 256>>>(n, ptr, ent, (const float *)buf, (float *)out);
+  else
+    gather_kernel<double><<<blocks_of(n), 256>>>(n, ptr, ent, (const double *)buf, (double *)out);
+}
+
+/* out = each target's chunk partial sums, in chunk order (block gather). */
+template <typename S>
+static void launch_part_gather(const bplan &B, void *out) {
+  const int nt = (int)B.n_targets;
+  const S *part = (const S *)B.d_part;
+  if (B.ncomp == 1)
+    part_gather_kernel<1, S><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, part, (S *)out);
+  else if (B.ncomp == 2)
+    part_gather_kernel<2, S><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, part, (S *)out);
+  else
+    part_gather_kernel<3, S><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, part, (S *)out);
+}
+
 /* Run the block-aggregation kernel `which` into out (n targets * ncomp,
  * zeroed by the caller), per strategy. */
 static int launch_block(feint_backend *b, int which, int with_state, void *out, const char *phase) {
@@ -1762,134 +1875,78 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const feint_problem *p = b->problem;
   if (!d->bp[which].built) FEINT_CALL(build_bplan(p, d, which));
   const bplan &B = d->bp[which];
-  const kparams P = which ? d->Pm : d->P;
+  const kparams &P = which ? d->Pm : d->P;
   const p1tab &T = which ? d->Tm : d->T;
   const blk_kernel_t k = d->p1blk[which];
-  const int ncs = which ? 1 : P.nc;
-  const size_t shmem = sizeof(double) * (size_t)B.V.cb * B.V.ne * ncs;
-  if (shmem > FEINT_CUDA_SHMEM)
-    CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  /* FEINT_CUDA_LIDX=1: the local-index / shared-atomic flush (measured
-   * slower than the sorted-inverse-map flush on the H100, NOTES.md v4) */
-  const char *lx = getenv("FEINT_CUDA_LIDX");
-  const int lidx = !which && B.V.lidx && d->p1lidx && B.V.cb == 256 && lx && !strcmp(lx, "1");
-  CUDA_CALL(phase, cudaEventRecord(d->ev0));
-  if (p->strategy == FEINT_ASSEMBLY_ATOMIC && lidx) {
-    d->p1lidx<<<(unsigned)B.V.n_chunks, 256>>>(P, T, d->Vo, B.V, with_state, d->d_u, out);
-    CUDA_LAUNCHED(phase);
-  } else if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
-    k<<<(unsigned)B.V.n_chunks, B.V.cb, shmem>>>(P, T, d->Vo, B.V, NULL, OUT_ATOMIC, with_state, d->d_u, out);
-    CUDA_LAUNCHED(phase);
-  } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-    for (int col = 0; col < B.n_colors; col++) {
-      const int n = B.color_ptr[col + 1] - B.color_ptr[col];
-      /* within a colour each target gets exactly one add, and colours run
-       * in order: a fire-and-forget atomic (no load round trip) gives the
-       * same bits as a plain add, so the result stays deterministic */
-      k<<<(unsigned)n, B.V.cb, shmem>>>(P, T, d->Vo, B.V, B.d_chunks + B.color_ptr[col], OUT_ATOMIC, with_state,
-                                       d->d_u, out);
-      CUDA_LAUNCHED(phase);
-    }
-  } else {
-    k<<<(unsigned)B.V.n_chunks, B.V.cb, shmem>>>(P, T, d->Vo, B.V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
-    CUDA_LAUNCHED(phase);
-    const int nt = (int)B.n_targets;
-    if (B.ncomp == 1)
-      d->single ? part_gather_kernel<1, float><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const float *)B.d_part, (float *)out)
-                : part_gather_kernel<1, double><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const double *)B.d_part, (double *)out);
-    else if (B.ncomp == 2)
-      d->single ? part_gather_kernel<2, float><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const float *)B.d_part, (float *)out)
-                : part_gather_kernel<2, double><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const double *)B.d_part, (double *)out);
-    else
-      d->single ? part_gather_kernel<3, float><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const float *)B.d_part, (float *)out)
-                : part_gather_kernel<3, double><<<blocks_of(nt), 256>>>(nt, B.d_gptr, B.d_gent, (const double *)B.d_part, (double *)out);
-    CUDA_LAUNCHED(phase);
-  }
-  CUDA_CALL(phase, cudaEventRecord(d->ev1));
-  CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-  CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  return FEINT_OK;
+  bview V = B.V;
+  V.lidx = d->variant == 3 ? NULL : B.d_lidx; /* the shared gather (off in variant 3) */
+  const size_t n_ent = (size_t)B.V.cb * B.V.ne;
+  /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids */
+  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
+                       (V.lidx ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
+  const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
+  FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
+  return by_strategy(
+      d, p, phase, B.n_colors, B.color_ptr,
+      [&] { k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
+      [&](int64_t first, int64_t n) {
+        /* within a colour each target gets exactly one add, and colours run
+         * in order: a fire-and-forget atomic (no load round trip) gives the
+         * same bits as a plain add, so the result stays deterministic */
+        k<<<(unsigned)n, cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u,
+                                      out);
+      },
+      [&] {
+        k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+        d->single ? launch_part_gather<float>(B, out) : launch_part_gather<double>(B, out);
+      });
 }
 
-/* Whether the block-aggregation path serves this call. */
+/* Which kernels serve a call (which: 0 vectors, 1 matrices): block-local
+ * aggregation (P1 default), for matrices without a block kernel
+ * (elasticity) or in variant 2 the per-cell P1 matrix kernels, else thread
+ * transposition. */
 static int use_block(const cuda_data *d, const feint_problem *p, int which) {
-  if (d->variant != 0 || !d->p1blk[which] || d->block_off) return 0;
-  if (which == 0) return d->P.interleaved;
-  return p->plan != NULL;
+  if (!d->p1blk[which] || d->variant == 1) return 0;
+  return which ? p->plan && d->variant != 2 : d->P.interleaved;
+}
+
+static int use_percell_matrix(const cuda_data *d, const feint_problem *p) {
+  return d->variant != 1 && !use_block(d, p, 1) && d->p1mat;
 }
 
 /* Integrate (and assemble) a vector into d->d_F (n_dofs), per strategy. */
 static int launch_vector(feint_backend *b, int with_state) {
   cuda_data *d = (cuda_data *)b->data;
   const feint_problem *p = b->problem;
+  const int64_t n_dofs = p->space->n_dofs;
+  const char *phase = with_state ? "residual kernel" : "rhs kernel";
+  CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
+  if (use_block(d, p, 0)) return launch_block(b, 0, with_state, d->d_F, phase);
   kparams P = d->P;
   P.batch = d->res_batch;
   const size_t shmem = (size_t)(tables_size(P) + P.batch * res_cell_size(P)) * sizeof(double);
-  res_kernel_t k = pick_residual(d, P.dim, P.nc);
-  const int64_t n_dofs = p->space->n_dofs;
-  const char *phase = with_state ? "residual kernel" : "rhs kernel";
-  if (use_block(d, p, 0)) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
-    return launch_block(b, 0, with_state, d->d_F, phase);
-  }
-  if (d->p1res && !d->variant) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
-    CUDA_CALL(phase, cudaEventRecord(d->ev0));
-    if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
-      d->p1res<<<blocks_of(P.n_cells), 256>>>(P, d->T, d->Vo, 0, (int)P.n_cells, OUT_ATOMIC, with_state, d->d_u,
-                                             d->d_F);
-      CUDA_LAUNCHED(phase);
-    } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-      for (int col = 0; col < d->n_colors; col++) {
-        const int64_t n = d->color_ptr[col + 1] - d->color_ptr[col];
-        d->p1res<<<blocks_of(n), 256>>>(P, d->T, d->Vc, (int)d->color_ptr[col], (int)n, OUT_PLAIN, with_state,
-                                        d->d_u, d->d_F);
-        CUDA_LAUNCHED(phase);
-      }
-    } else {
-      const int64_t nsd = p->space->n_scalar_dofs;
-      d->p1resg<<<blocks_of(nsd), 256>>>(P, d->T, d->Vo, (int)nsd, d->d_nptr, d->d_nent, with_state, d->d_u,
-                                         d->d_F);
-      CUDA_LAUNCHED(phase);
-    }
-    CUDA_CALL(phase, cudaEventRecord(d->ev1));
-    CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-    CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-    return FEINT_OK;
-  }
-  if (p->strategy == FEINT_ASSEMBLY_GATHER) FEINT_CALL(ensure_generic_gather(p, d, 0));
-  if (shmem > FEINT_CUDA_SHMEM)
-    CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
-  CUDA_CALL(phase, cudaEventRecord(d->ev0));
-  if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
-    k<<<grid_for(d, P.n_cells, P.batch), d->res_threads, shmem>>>(P, NULL, P.n_cells, OUT_ATOMIC, with_state,
-                                                                   d->d_u, d->d_F);
-    CUDA_LAUNCHED(phase);
-  } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-    for (int col = 0; col < d->n_colors; col++) {
-      const int64_t n = d->color_ptr[col + 1] - d->color_ptr[col];
-      k<<<grid_for(d, n, P.batch), d->res_threads, shmem>>>(P, d->d_color_cells + d->color_ptr[col], n, OUT_PLAIN,
-                                                            with_state, d->d_u, d->d_F);
-      CUDA_LAUNCHED(phase);
-    }
-  } else {
+  const res_kernel_t k = pick_residual(d, P.dim, P.nc);
+  const unsigned th = (unsigned)d->res_threads;
+  FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) {
+    FEINT_CALL(ensure_generic_gather(p, d, 0));
     FEINT_CALL(ensure_buffer(d, d->rs * (size_t)(P.n_cells * P.nbc), "element vector buffer"));
-    k<<<grid_for(d, P.n_cells, P.batch), d->res_threads, shmem>>>(P, NULL, P.n_cells, OUT_BUFFER, with_state,
-                                                                   d->d_u, d->d_buf);
-    CUDA_LAUNCHED(phase);
-    if (d->single)
-      gather_kernel<float><<<blocks_of(n_dofs), 256>>>(n_dofs, d->d_vptr, d->d_vent, (const float *)d->d_buf,
-                                                      (float *)d->d_F);
-    else
-      gather_kernel<double><<<blocks_of(n_dofs), 256>>>(n_dofs, d->d_vptr, d->d_vent, (const double *)d->d_buf,
-                                                       (double *)d->d_F);
-    CUDA_LAUNCHED("vector gather kernel");
   }
-  CUDA_CALL(phase, cudaEventRecord(d->ev1));
-  CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-  CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  return FEINT_OK;
+  return by_strategy(
+      d, p, phase, d->n_colors, d->color_ptr,
+      [&] {
+        k<<<grid_for(d, P.n_cells, P.batch), th, shmem>>>(P, NULL, P.n_cells, OUT_ATOMIC, with_state, d->d_u, d->d_F);
+      },
+      [&](int64_t first, int64_t n) {
+        k<<<grid_for(d, n, P.batch), th, shmem>>>(P, d->d_color_cells + first, n, OUT_PLAIN, with_state, d->d_u,
+                                                  d->d_F);
+      },
+      [&] {
+        k<<<grid_for(d, P.n_cells, P.batch), th, shmem>>>(P, NULL, P.n_cells, OUT_BUFFER, with_state, d->d_u,
+                                                          d->d_buf);
+        launch_gather(d, n_dofs, d->d_vptr, d->d_vent, d->d_buf, d->d_F);
+      });
 }
 
 static int cuda_residual(feint_backend *b, const double *u, double *F) {
@@ -1915,115 +1972,77 @@ static size_t mat_shmem(const kparams &P) {
   return (size_t)(tables_size(P) + P.batch * mat_cell_size(P)) * sizeof(double);
 }
 
-/* Allow more than 48 KiB of dynamic shared memory where the batch needs it. */
-static int mat_attr(mat_kernel_t k, size_t shmem, const char *phase) {
-  if (shmem > FEINT_CUDA_SHMEM)
-    CUDA_CALL(phase, cudaFuncSetAttribute((const void *)k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  return FEINT_OK;
-}
-
 static int cuda_element_matrices(feint_backend *b, double *Ke) {
   cuda_data *d = (cuda_data *)b->data;
   kparams P = d->Pm;
   P.batch = d->mat_batch;
-  const size_t nke = (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc, bytes = d->rs * nke;
+  const size_t nke = (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc;
+  const char *phase = "element matrices kernel";
   CUDA_CALL("element matrices: set device", cudaSetDevice(d->device));
-  FEINT_CALL(ensure_buffer(d, bytes, "element matrix buffer"));
-  if (d->p1mat && !d->variant) {
-    CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev0));
-    d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_BUFFER, d->d_buf);
-    CUDA_LAUNCHED("element matrices kernel");
-    CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev1));
-    CUDA_CALL("element matrices kernel", cudaEventSynchronize(d->ev1));
-    CUDA_CALL("element matrices kernel", cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-    FEINT_CALL(from_device(d, Ke, d->d_buf, nke, "element matrices: copy from the GPU"));
-    return FEINT_OK;
+  FEINT_CALL(ensure_buffer(d, d->rs * nke, "element matrix buffer"));
+  if (d->p1mat && d->variant != 1) {
+    FEINT_CALL(timed(d, phase, [&] {
+      d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_BUFFER, d->d_buf);
+    }));
+  } else {
+    const mat_kernel_t k = pick_matrix(d, P.dim, P.nc);
+    FEINT_CALL(shmem_attr((const void *)k, mat_shmem(P), phase));
+    FEINT_CALL(timed(d, phase, [&] {
+      k<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, mat_shmem(P)>>>(P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
+    }));
   }
-  FEINT_CALL(mat_attr(pick_matrix(d, P.dim, P.nc), mat_shmem(P), "element matrices kernel"));
-  CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev0));
-  pick_matrix(d, P.dim, P.nc)<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, mat_shmem(P)>>>(
-      P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
-  CUDA_LAUNCHED("element matrices kernel");
-  CUDA_CALL("element matrices kernel", cudaEventRecord(d->ev1));
-  CUDA_CALL("element matrices kernel", cudaEventSynchronize(d->ev1));
-  CUDA_CALL("element matrices kernel", cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  FEINT_CALL(from_device(d, Ke, d->d_buf, nke, "element matrices: copy from the GPU"));
-  return FEINT_OK;
+  return from_device(d, Ke, d->d_buf, nke, "element matrices: copy from the GPU");
+}
+
+/* Assemble the CSR values into d->d_vals, per strategy. */
+static int launch_matrix(feint_backend *b, const char *phase) {
+  cuda_data *d = (cuda_data *)b->data;
+  const feint_problem *p = b->problem;
+  const int64_t nnz = p->plan->nnz;
+  CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
+  if (use_block(d, p, 1)) return launch_block(b, 1, 0, d->d_vals, phase);
+  kparams P = d->Pm;
+  P.batch = d->mat_batch;
+  if (use_percell_matrix(d, p)) {
+    const int n = (int)P.n_cells, nsd = (int)p->space->n_scalar_dofs;
+    if (p->strategy == FEINT_ASSEMBLY_COLORED && !d->Vc.cells) FEINT_CALL(build_color_views(p, d));
+    if (p->strategy == FEINT_ASSEMBLY_GATHER && !d->d_nptr) FEINT_CALL(build_node_map(p->space, d));
+    return by_strategy(
+        d, p, phase, d->n_colors, d->color_ptr,
+        [&] { d->p1mat<<<blocks_of(n), 256>>>(P, d->Tm, d->Vo, 0, n, OUT_ATOMIC, d->d_vals); },
+        [&](int64_t first, int64_t cnt) {
+          d->p1mat<<<blocks_of(cnt), 256>>>(P, d->Tm, d->Vc, (int)first, (int)cnt, OUT_PLAIN, d->d_vals);
+        },
+        [&] { d->p1matg<<<blocks_of(nsd), 256>>>(P, d->Tm, d->Vo, nsd, d->d_nptr, d->d_nent, d->d_vals); });
+  }
+  const mat_kernel_t k = pick_matrix(d, P.dim, P.nc);
+  const size_t shmem = mat_shmem(P);
+  const unsigned th = (unsigned)d->mat_threads;
+  FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) {
+    FEINT_CALL(ensure_generic_gather(p, d, 1));
+    FEINT_CALL(ensure_buffer(d, d->rs * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc,
+                             "element matrix buffer (gather assembly)"));
+  }
+  return by_strategy(
+      d, p, phase, d->n_colors, d->color_ptr,
+      [&] { k<<<grid_for(d, P.n_cells, P.batch), th, shmem>>>(P, NULL, P.n_cells, OUT_ATOMIC, d->d_vals); },
+      [&](int64_t first, int64_t n) {
+        k<<<grid_for(d, n, P.batch), th, shmem>>>(P, d->d_color_cells + first, n, OUT_PLAIN, d->d_vals);
+      },
+      [&] {
+        k<<<grid_for(d, P.n_cells, P.batch), th, shmem>>>(P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
+        launch_gather(d, nnz, d->d_mptr, d->d_ment, d->d_buf, d->d_vals);
+      });
 }
 
 static int cuda_assemble_matrix(feint_backend *b, double *values) {
   cuda_data *d = (cuda_data *)b->data;
   const feint_problem *p = b->problem;
   if (!p->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
-  kparams P = d->Pm;
-  P.batch = d->mat_batch;
-  const int64_t nnz = p->plan->nnz;
-  const size_t shmem = mat_shmem(P);
-  mat_kernel_t k = pick_matrix(d, P.dim, P.nc);
-  const char *phase = "matrix assembly kernel";
   CUDA_CALL("matrix assembly: set device", cudaSetDevice(d->device));
-  if (use_block(d, p, 1)) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
-    FEINT_CALL(launch_block(b, 1, 0, d->d_vals, phase));
-    FEINT_CALL(from_device(d, values, d->d_vals, (size_t)nnz, "matrix assembly: copy from the GPU"));
-    return FEINT_OK;
-  }
-  if (d->p1mat && !d->variant) {
-    CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
-    CUDA_CALL(phase, cudaEventRecord(d->ev0));
-    if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
-      d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_ATOMIC, d->d_vals);
-      CUDA_LAUNCHED(phase);
-    } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-      for (int col = 0; col < d->n_colors; col++) {
-        const int64_t n = d->color_ptr[col + 1] - d->color_ptr[col];
-        d->p1mat<<<blocks_of(n), 256>>>(P, d->Tm, d->Vc, (int)d->color_ptr[col], (int)n, OUT_PLAIN, d->d_vals);
-        CUDA_LAUNCHED(phase);
-      }
-    } else {
-      const int64_t nsd = p->space->n_scalar_dofs;
-      d->p1matg<<<blocks_of(nsd), 256>>>(P, d->Tm, d->Vo, (int)nsd, d->d_nptr, d->d_nent, d->d_vals);
-      CUDA_LAUNCHED(phase);
-    }
-    CUDA_CALL(phase, cudaEventRecord(d->ev1));
-    CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-    CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-    FEINT_CALL(from_device(d, values, d->d_vals, (size_t)nnz, "matrix assembly: copy from the GPU"));
-    return FEINT_OK;
-  }
-  FEINT_CALL(mat_attr(k, shmem, phase));
-  if (p->strategy == FEINT_ASSEMBLY_GATHER) FEINT_CALL(ensure_generic_gather(p, d, 1));
-  if (p->strategy == FEINT_ASSEMBLY_GATHER)
-    FEINT_CALL(ensure_buffer(d, d->rs * (size_t)P.n_cells * (size_t)P.nbc * (size_t)P.nbc,
-                             "element matrix buffer (gather assembly)"));
-  CUDA_CALL(phase, cudaMemsetAsync(d->d_vals, 0, d->rs * (size_t)nnz));
-  CUDA_CALL(phase, cudaEventRecord(d->ev0));
-  if (p->strategy == FEINT_ASSEMBLY_ATOMIC) {
-    k<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, shmem>>>(P, NULL, P.n_cells, OUT_ATOMIC, d->d_vals);
-    CUDA_LAUNCHED(phase);
-  } else if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-    for (int col = 0; col < d->n_colors; col++) {
-      const int64_t n = d->color_ptr[col + 1] - d->color_ptr[col];
-      k<<<grid_for(d, n, P.batch), d->mat_threads, shmem>>>(P, d->d_color_cells + d->color_ptr[col], n, OUT_PLAIN,
-                                                            d->d_vals);
-      CUDA_LAUNCHED(phase);
-    }
-  } else {
-    k<<<grid_for(d, P.n_cells, P.batch), d->mat_threads, shmem>>>(P, NULL, P.n_cells, OUT_BUFFER, d->d_buf);
-    CUDA_LAUNCHED(phase);
-    if (d->single)
-      gather_kernel<float><<<blocks_of(nnz), 256>>>(nnz, d->d_mptr, d->d_ment, (const float *)d->d_buf,
-                                                   (float *)d->d_vals);
-    else
-      gather_kernel<double><<<blocks_of(nnz), 256>>>(nnz, d->d_mptr, d->d_ment, (const double *)d->d_buf,
-                                                    (double *)d->d_vals);
-    CUDA_LAUNCHED("matrix gather kernel");
-  }
-  CUDA_CALL(phase, cudaEventRecord(d->ev1));
-  CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-  CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  FEINT_CALL(from_device(d, values, d->d_vals, (size_t)nnz, "matrix assembly: copy from the GPU"));
-  return FEINT_OK;
+  FEINT_CALL(launch_matrix(b, "matrix assembly kernel"));
+  return from_device(d, values, d->d_vals, (size_t)p->plan->nnz, "matrix assembly: copy from the GPU");
 }
 
 extern "C" int feint_cuda_device_count(void) {
@@ -2176,12 +2195,11 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
       d->single ? pick_p1_dim<3, float>(d, P.nc, P.physics) : pick_p1_dim<3, double>(d, P.nc, P.physics);
   }
   /* P1: packed node records (x, y, z, first nodal coefficient), one
-   * 32-byte sector (double) or 16-byte vector (single) per vertex;
-   * FEINT_CUDA_PACK=0 keeps separate arrays (benchmark comparison) */
+   * 32-byte sector (double) or 16-byte vector (single) per vertex (the
+   * same speed as separate arrays, NOTES.md v4, with half the loads) */
   P.wa = -1;
   {
-    const char *pk = getenv("FEINT_CUDA_PACK");
-    if (d->p1res && !(pk && !strcmp(pk, "0"))) {
+    if (d->p1blk[0]) {
       for (int k = 0; k < f->n_aux && P.wa < 0; k++)
         if (f->aux[k].kind == FEINT_FIELD_NODE && P.sd_cells) P.wa = k;
       const size_t nn = (size_t)m->n_nodes;
@@ -2206,6 +2224,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   d->Vo.cdofs = P.cell_dofs;
   d->Vo.slots = P.slots;
   for (int k = 0; k < f->n_aux; k++) d->Vo.caux[k] = P.aux_vals[k];
+  d->Vs = d->Vo;
   /* matrix coefficient block per (cell, q) */
   P.gq = ((P.terms & 1) ? P.nc * P.nc : 0) + ((P.terms & 2) ? P.nc * P.nc * P.dim : 0) +
          ((P.terms & 8) ? P.nc * P.nc * P.dim * P.dim : 0);
@@ -2223,13 +2242,15 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
                            "element too large for the CUDA kernels' shared memory (%d basis functions, %d "
                            "quadrature points)",
                            P.nbc, P.nq);
-  /* strategy structures */
-  if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-    FEINT_CALL(build_coloring(p, d));
-    if (d->p1res) FEINT_CALL(build_color_views(p, d));
-  } else if (p->strategy == FEINT_ASSEMBLY_GATHER) {
-    /* the thread-transposition path's maps are built on first use */
-    if (d->p1res) FEINT_CALL(build_node_map(s, d));
+  /* strategy structures (the gather maps and the colour-sorted views are
+   * built on first use) */
+  if (p->strategy == FEINT_ASSEMBLY_COLORED) FEINT_CALL(build_coloring(p, d));
+  /* P1 kernels visit the cells along a space-filling curve where that
+   * order is the better one (FEINT_CUDA_ORDER=0: mesh order, 1: curve
+   * order, for comparisons) */
+  {
+    const char *ord = getenv("FEINT_CUDA_ORDER");
+    if (d->p1blk[0] && !(ord && !strcmp(ord, "0"))) FEINT_CALL(build_cell_order(s, ord && !strcmp(ord, "1"), d));
   }
   CUDA_CALL("upload", cudaDeviceSynchronize());
   return FEINT_OK;
@@ -2273,10 +2294,15 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->residual_batch = d->res_batch;
   st->matrix_batch = d->mat_batch;
   st->batches_per_chunk = d->bpc;
-  st->p1_residual = d->p1res && !d->variant;
-  st->p1_matrix = d->p1mat && !d->variant;
   st->block_vector = use_block(d, b->problem, 0);
   st->block_matrix = use_block(d, b->problem, 1);
+  st->p1_residual = st->block_vector;
+  st->p1_matrix = st->block_matrix || use_percell_matrix(d, b->problem);
+  st->curve_order = d->h_order != NULL;
+  st->order_colors[0] = d->order_colors[0];
+  st->order_colors[1] = d->order_colors[1];
+  for (int k = 0; k < 2; k++)
+    st->block_targets[k] = d->bp[k].built ? (double)d->bp[k].n_u / d->bp[k].V.n_chunks : 0;
   st->block_cells = d->bp[0].built ? d->bp[0].V.cb : d->bp[1].V.cb;
   st->block_colors_vector = d->bp[0].n_colors;
   st->block_colors_matrix = d->bp[1].n_colors;
@@ -2286,13 +2312,8 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
 
 extern "C" int feint_cuda_set_variant(feint_backend *b, int variant) {
   if (!b || !b->name || strcmp(b->name, "cuda")) return feint_error_set(FEINT_ERR_INPUT, "not a cuda backend");
-  cuda_data *d = (cuda_data *)b->data;
-  if (variant == 0 && d->p1res && b->problem->strategy == FEINT_ASSEMBLY_COLORED && !d->d_pcells)
-    FEINT_CALL(build_color_views(b->problem, d));
-  if (variant == 0 && d->p1res && b->problem->strategy == FEINT_ASSEMBLY_GATHER && !d->d_nptr)
-    FEINT_CALL(build_node_map(b->problem->space, d));
-  d->block_off = variant == 2;
-  d->variant = variant == 2 ? 0 : variant;
+  if (variant < 0 || variant > 3) return feint_error_set(FEINT_ERR_INPUT, "CUDA kernel variant %d (0..3)", variant);
+  ((cuda_data *)b->data)->variant = variant;
   return FEINT_OK;
 }
 
@@ -2313,7 +2334,7 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   const feint_problem *p = b->problem;
   const kparams &P = d->P;
   if (d->single) return feint_error_set(FEINT_ERR_INPUT, "the paper kernel is double precision only");
-  if (P.physics != FEINT_PW_POISSON || P.nc != 1 || !d->p1res || p->form->aux[1].kind != FEINT_FIELD_CONSTANT)
+  if (P.physics != FEINT_PW_POISSON || P.nc != 1 || !d->p1blk[0] || p->form->aux[1].kind != FEINT_FIELD_CONSTANT)
     return feint_error_set(FEINT_ERR_INPUT, "the paper kernel needs P1 Poisson with a constant source");
   const int n = (int)P.n_cells, dim = P.dim, nb = dim + 1;
   const int in_w = dim == 3 ? paper_layout<3>::IN : paper_layout<2>::IN;

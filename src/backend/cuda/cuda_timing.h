@@ -25,6 +25,10 @@ typedef struct {
   int block_cells;        /* cells per chunk (0 until a plan is built) */
   int block_colors_vector, block_colors_matrix; /* chunk colours (colored) */
   double block_build_ms;  /* host build + upload of the aggregation plans so far */
+  double block_targets[2]; /* distinct targets per chunk (mean; vector, matrix plans), 0 until built */
+  int curve_order;        /* 1: P1 kernels visit cells along a space-filling curve (FEINT_CUDA_ORDER=0: mesh
+                             order, 1: curve order; unset: the curve where its chunks need fewer colours) */
+  int order_colors[2];    /* chunk colours of the mesh and the curve order (0: not compared) */
 } feint_cuda_stats;
 
 typedef struct {
@@ -35,8 +39,12 @@ typedef struct {
 } feint_cuda_paper_stats;
 
 /* 0: P1 one-thread-per-cell kernels with block-local aggregation where
- * available (default); 1: the thread-transposition kernels only; 2: the P1
- * kernels without block-local aggregation (the previous version). */
+ * available (default); 1: the thread-transposition kernels only; 2:
+ * matrices by the P1 per-cell kernels without block-local aggregation
+ * (vectors as in 0); 3: block-local aggregation of vectors without the
+ * shared gather (vectors: each cell loads its own vertices
+ * instead of each of a chunk's distinct vertices loaded once into shared
+ * memory). */
 int feint_cuda_set_variant(feint_backend *b, int variant);
 
 /* The paper's kernel on pre-gathered per-cell data (P1 Poisson with a

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Build-check-measure on the GPU machine for the CUDA backend's kernel
+# variants (not a test; src/backend/cuda/NOTES.md records what it printed):
+# the agreement test, the 6M-cell Kuhn-cube benchmark (default kernels and
+# the same-run variants), the Gmsh-refined 6.36M-cell cube (bench-6m.yaml's
+# mesh) and, where Nsight Compute is installed, a profile of the residual
+# kernels. Writes under ${OUT:-/tmp/variants}; each step has its own time
+# limit so that a slow one leaves the others' results.
+# Usage: BUILD=<dir> bash tests/gpu/variants.sh [steps...]
+#   steps: agree cube gmsh ncu suite feintbench (default: the first four;
+#   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy,
+#   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+O=${OUT:-/tmp/variants}
+mkdir -p "$O"
+steps=${*:-agree cube gmsh ncu}
+nvidia-smi -L > "$O/device.txt" 2>&1
+for s in $steps; do
+  t0=$(date +%s)
+  case $s in
+    agree) FEINT_GPU_TESTS=1 timeout 120 "$B/tests/t500-cuda-agreement" > "$O/agree.txt" 2>&1 ;;
+    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout 180 "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
+    gmsh) FEINT_BENCH_MESH=cases/cube.geo FEINT_BENCH_SIZE=0.036 FEINT_BENCH_REFINE=2 FEINT_BENCH_QUICK=1 \
+            FEINT_BENCH_PHYSICS=poisson timeout 120 "$B/tests/t501-cuda-bench" > "$O/gmsh.txt" 2>&1 ;;
+    ncu)
+      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+      [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
+      # launches of t501 (Poisson, atomic, default order): p1_block_kernel 2 = the residual,
+      # 10 = the matrix assembly
+      for k in p1_block_kernel:2 p1_block_kernel:10; do
+        FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 FEINT_BENCH_PHYSICS=poisson FEINT_BENCH_STRATEGY=atomic \
+          timeout 90 "$ncu" -k regex:${k%:*} --launch-skip ${k#*:} --launch-count 1 --section SpeedOfLight \
+          --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats \
+          --section SchedulerStats "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
+      done ;;
+    suite) FEINT_GPU_TESTS=1 timeout 150 bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
+    feintbench)
+      for st in ${FEINT_BENCH_STRATEGIES:-colored atomic gather}; do
+        timeout 60 "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \
+          --set assembly.strategy=$st --set output.rhs=false --quiet > "$O/feintbench-$st.txt" 2>&1
+      done ;;
+  esac
+  echo "$s: rc $? in $(( $(date +%s) - t0 )) s" >> "$O/steps.txt"
+done
+cat "$O/steps.txt"
