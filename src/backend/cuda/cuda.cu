@@ -2415,26 +2415,27 @@ extern "C" int feint_cuda_copy_bandwidth(int device_index, size_t bytes, int rep
     cudaFree(a);
     return status;
   }
-  cudaEvent_t e0, e1;
-  cudaEventCreate(&e0);
-  cudaEventCreate(&e1);
-  cudaMemset(a, 1, bytes);
+  /* every call checked: the first failure ends the measurement */
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  cudaError_t e = cudaEventCreate(&e0);
+  if (e == cudaSuccess) e = cudaEventCreate(&e1);
+  if (e == cudaSuccess) e = cudaMemset(a, 1, bytes); /* not zeros */
   float best = 1e30f;
-  for (int r = 0; r < reps + 1; r++) {
-    cudaEventRecord(e0);
-    if (r % 2)
-      cudaMemcpy(c, a, bytes, cudaMemcpyDeviceToDevice);
-    else
+  for (int r = 0; r < reps + 1 && e == cudaSuccess; r++) {
+    e = cudaEventRecord(e0);
+    if (e == cudaSuccess && r % 2) e = cudaMemcpy(c, a, bytes, cudaMemcpyDeviceToDevice);
+    if (e == cudaSuccess && !(r % 2)) {
       copy_kernel<<<4096, 256>>>((int64_t)(bytes / 16), (const double2 *)a, (double2 *)c);
-    cudaEventRecord(e1);
-    cudaEventSynchronize(e1);
+      e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaEventRecord(e1);
+    if (e == cudaSuccess) e = cudaEventSynchronize(e1);
     float ms = 0;
-    cudaEventElapsedTime(&ms, e0, e1);
-    if (r > 0 && ms < best) best = ms;
+    if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, e0, e1);
+    if (e == cudaSuccess && r > 0 && ms < best) best = ms;
   }
-  cudaError_t e = cudaGetLastError();
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
   cudaFree(a);
   cudaFree(c);
   if (e != cudaSuccess) return cuda_fail(e, "copy bandwidth");
