@@ -99,7 +99,9 @@ typedef struct {
   double *weights;
 } feint_quadrature;
 
-/* Any degree from 0 to 40 (39 on quadrilaterals and hexahedra). On
+#define FEINT_QUAD_MAX_DEGREE 40
+
+/* Any degree from 0 to FEINT_QUAD_MAX_DEGREE (39 on quadrilaterals and hexahedra). On
  * triangles and tetrahedra degree 2 uses the symmetric rules with dim+1
  * points; other degrees use collapsed (Stroud conical product) Gauss-Jacobi
  * rules; the segment uses the Gauss-Legendre rule with ceil((degree + 1) /

@@ -11,6 +11,7 @@
 #include "feint/expr.h"
 #include "feint/fe.h"
 #include "feint/h5.h"
+#include "feint/tensor.h"
 #include "boundary/facet.h"
 
 /* A case value sampled for boundary use: a constant, an expression or
@@ -120,46 +121,66 @@ static int find_group(const feint_mesh *m, const feint_boundary *b, int index, i
                          b->where, index, b->group, fdim, used ? list : "none");
 }
 
-/* Facet quadrature shared by the Neumann and Robin integrals: the facet's
- * own Lagrange element of the space's order (a segment in 2D, a triangle in
- * 3D), a Gauss rule of the given degree and the basis at its points. */
+/* Facet quadrature shared by the Neumann and Robin integrals: a Gauss rule
+ * of the given degree on the facet and the facet's own Lagrange basis of
+ * the space's order at its points, in the node order of
+ * feint_space_facet_dofs (vertices, then interior nodes from facet vertex a
+ * to b). Simplices: the segment or triangle element (equispaced nodes).
+ * Quadrilaterals: their edges carry the p+1 Gauss-Lobatto-Legendre nodes
+ * (space.h), so the segment basis is the 1D GLL Lagrange basis (tensor.h)
+ * on those nodes mapped to [0, 1]. */
 typedef struct {
-  feint_element *el;
   feint_quadrature *q;
-  double *phi; /* q->n x el->nb */
+  double *phi; /* q->n x nb */
   int nb;
 } facet_rule;
 
 static void facet_rule_destroy(facet_rule *r) {
   free(r->phi);
   feint_quadrature_destroy(r->q);
-  feint_element_destroy(r->el);
   memset(r, 0, sizeof *r);
 }
 
-static int facet_rule_create(const feint_space *s, int degree, facet_rule *r) {
-  const feint_cell_type fc = s->mesh->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+/* The order-p GLL segment basis at the n_points points of [0, 1]:
+ * phi[q * (p+1) + i], nodes 0 and 1 first, then the interior ones. */
+static int gll_segment_basis(int order, int n_points, const double *points, double *phi) {
+  const int n = order + 1;
+  double x[FEINT_TENSOR_MAX_POINTS], w[FEINT_TENSOR_MAX_POINTS], nodes[FEINT_TENSOR_MAX_POINTS];
+  FEINT_CALL(feint_gauss_lobatto(n, x, w));
+  nodes[0] = 0.0;
+  nodes[1] = 1.0;
+  for (int i = 1; i < order; i++) nodes[i + 1] = 0.5 * (x[i] + 1.0);
+  return feint_lagrange_matrices(n, nodes, n_points, points, phi, NULL);
+}
+
+/* where, name: the entry, for messages */
+static int facet_rule_create(const feint_space *s, int degree, const char *where, const char *name, facet_rule *r) {
+  const feint_cell_type ct = s->mesh->cell_type, fc = s->mesh->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
   memset(r, 0, sizeof *r);
-  /* the facet element has equispaced nodes; a quadrilateral's edges carry
-   * GLL nodes, which coincide only up to order 2 */
-  if (!feint_cell_is_simplex(s->mesh->cell_type) && s->order > 2)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "Neumann and Robin conditions on %s meshes need space.order <= 2 in this version",
-                           feint_cell_name(s->mesh->cell_type));
-  int status;
-  if ((status = feint_element_create(fc, s->order, &r->el)) || (status = feint_quadrature_create(fc, degree, &r->q)) ||
-      (status = feint_malloc((size_t)(r->q->n * r->el->nb), sizeof *r->phi, &r->phi, "facet basis"))) {
-    facet_rule_destroy(r);
-    return status;
+  if (!feint_cell_is_simplex(ct) && ct != FEINT_CELL_QUADRILATERAL)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %s: Neumann and Robin conditions on %s meshes are not supported "
+                           "in this version", where, name, feint_cell_name(ct));
+  /* only a varying Robin alpha (degree 3p) can pass the largest rule */
+  if (degree > FEINT_QUAD_MAX_DEGREE)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %s: a varying alpha needs facet quadrature of degree 3 x "
+                           "space.order = %d, above the largest exact rule (degree %d, so order <= %d); use a "
+                           "constant alpha or a lower order", where, name, degree, FEINT_QUAD_MAX_DEGREE,
+                           FEINT_QUAD_MAX_DEGREE / 3);
+  feint_element *el = NULL;
+  int status = feint_quadrature_create(fc, degree, &r->q);
+  if (!status && ct == FEINT_CELL_QUADRILATERAL) r->nb = s->order + 1;
+  else if (!status && !(status = feint_element_create(fc, s->order, &el))) r->nb = el->nb;
+  if (!status && r->nb > FEINT_FACET_MAX_NB)
+    status = feint_error_set(FEINT_ERR_INPUT, "%s: %s: boundary integrals support facets of up to %d dofs (order "
+                             "%d has more)", where, name, FEINT_FACET_MAX_NB, s->order);
+  if (!status) status = feint_malloc((size_t)(r->q->n * r->nb), sizeof *r->phi, &r->phi, "facet basis");
+  if (!status) {
+    if (el) feint_element_tabulate(el, r->q->n, r->q->points, r->phi, NULL);
+    else status = gll_segment_basis(s->order, r->q->n, r->q->points, r->phi);
   }
-  feint_element_tabulate(r->el, r->q->n, r->q->points, r->phi, NULL);
-  r->nb = r->el->nb;
-  if (r->nb > FEINT_FACET_MAX_NB) {
-    facet_rule_destroy(r);
-    return feint_error_set(FEINT_ERR_INPUT, "boundary integrals support facets of up to %d dofs (order %d "
-                           "has more)", FEINT_FACET_MAX_NB, s->order);
-  }
-  return FEINT_OK;
+  feint_element_destroy(el);
+  if (status) facet_rule_destroy(r);
+  return status;
 }
 
 /* The facets f0..f1 of a group that lie on the region: calls visit(ctx,
@@ -255,8 +276,9 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
 
 /* Add a facet set for one entry: coef = the ncoef values per facet dof
  * (Neumann h per component; Robin alpha nc x nc then G per component). */
-static int add_facet_set(feint_boundary_conditions *bc, int robin, const bvalue *coef, int ncoef, unsigned pairs,
-                         int varies, int64_t f0, int64_t f1, int64_t *n_facets) {
+static int add_facet_set(feint_boundary_conditions *bc, const char *where, const char *name, int robin,
+                         const bvalue *coef, int ncoef, unsigned pairs, int varies, int64_t f0, int64_t f1,
+                         int64_t *n_facets) {
   const feint_space *s = bc->space;
   struct feint_boundary_facets *sets = realloc(bc->sets, (size_t)(bc->n_sets + 1) * sizeof *sets);
   if (!sets) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for the boundary facets");
@@ -265,7 +287,7 @@ static int add_facet_set(feint_boundary_conditions *bc, int robin, const bvalue 
   memset(fs, 0, sizeof *fs);
   /* exact for the interpolants on affine facets: Neumann h phi_i, Robin alpha phi_i phi_j and alpha G phi_i */
   const int degree = s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1));
-  FEINT_CALL(facet_rule_create(s, degree, &fs->rule));
+  FEINT_CALL(facet_rule_create(s, degree, where, name, &fs->rule));
   int64_t n = 0;
   FEINT_CALL(for_region_facets(s, f0, f1, NULL, NULL, &n));
   *n_facets = n;
@@ -474,7 +496,7 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       if ((status = sample_list(&b->neumann, s, name, b->where, v))) goto fail;
       int varies = 0;
       for (int k = 0; k < s->components; k++) varies |= v[k].kind >= 2;
-      status = add_facet_set(bc, 0, v, s->components, 0, varies, f0, f1, &used);
+      status = add_facet_set(bc, b->where, name, 0, v, s->components, 0, varies, f0, f1, &used);
       for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
@@ -483,7 +505,8 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       int varies = 0;
       if ((status = robin_coefficients(b, i, s, v, &pairs, &varies))) goto fail;
       const int nc = s->components;
-      status = add_facet_set(bc, 1, v, nc * nc + nc, pairs, varies, f0, f1, &used);
+      snprintf(name, sizeof name, "boundary[%d].robin", i);
+      status = add_facet_set(bc, b->where, name, 1, v, nc * nc + nc, pairs, varies, f0, f1, &used);
       for (int k = 0; k < 12; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }

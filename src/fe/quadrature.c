@@ -29,8 +29,6 @@
 #include "feint/fe.h"
 #include "feint/tensor.h"
 
-#define FEINT_QUAD_MAX_DEGREE 40
-
 /* P_n^(a,b)(x) and its derivative. */
 static void jacobi_eval(int n, double a, double b, double x, double *p, double *dp) {
   double p0 = 1.0, p1 = 0.5 * ((a - b) + (a + b + 2.0) * x);
