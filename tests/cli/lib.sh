@@ -42,3 +42,23 @@ EOF
   "$FEINT" run --quiet "$WORK/c.yaml" -o "$WORK/$4-m.h5" --set physics.kind=mass
   echo "$WORK/$4-p.h5,$WORK/$4-m.h5"
 }
+
+# mixed_pair MESHFILE ORDER SIZE: Dirichlet on "left", the exact flux
+# grad(u).n on the other sides of the unit square, u = sin(2x+0.5)
+# cos(y+0.3) + x^2 (bc_checks.py mixed_exact); prints "mixed.h5,mass.h5"
+# for bc_checks.py mixed.
+mixed_pair() {
+  write_case x.yaml <<EOF
+mesh: {file: $1, size: $3}
+space: {order: $2}
+physics: {kind: poisson, source: "5*sin(2*x+0.5)*cos(y+0.3) - 2"}
+boundary:
+  - {group: left, dirichlet: "sin(2*x+0.5)*cos(y+0.3) + x^2"}
+  - {group: right, neumann: "2*cos(2*x+0.5)*cos(y+0.3) + 2*x"}
+  - {group: top, neumann: "-sin(2*x+0.5)*sin(y+0.3)"}
+  - {group: bottom, neumann: "sin(2*x+0.5)*sin(y+0.3)"}
+EOF
+  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x$2-$3.h5"
+  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/xm$2-$3.h5" --set physics.kind=mass --set boundary=
+  echo "$WORK/x$2-$3.h5,$WORK/xm$2-$3.h5"
+}

@@ -13,8 +13,10 @@
 #  - the assembled mass / screened Poisson matrix times x equals the BP1.0 /
 #    BP3.0 operator's y = A x on the same (twisted) hexahedral mesh, orders
 #    1..4 (the hexahedral space uses the BP dof numbering);
-#  - bad input: cuda backend, boundary conditions on hexahedra, Neumann
-#    beyond order 2 on quadrilaterals.
+#  - Neumann on quadrilaterals of orders 3..15: exact load sums of a
+#    polynomial flux, a mixed Dirichlet/Neumann problem converging at p+1;
+#  - bad input: cuda backend, boundary conditions on hexahedra, a varying
+#    Robin alpha beyond the largest facet rule on quadrilaterals.
 source "$(dirname "$0")/lib.sh"
 data() { echo "$ROOT/tests/data/$1"; }
 run() { "$FEINT" run --quiet "$@"; }
@@ -110,8 +112,10 @@ expect_bad "cuda on hexahedra" \
   run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --backend cuda
 expect_bad "boundary on hexahedra" "boundary conditions on hexahedron meshes are not supported" \
   run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --set 'boundary=[{group: boundary, dirichlet: 0}]' --set mesh.file="$(geo hexcube.geo)"
-expect_bad "neumann p3 on quadrilaterals" "Neumann and Robin conditions on quadrilateral meshes need space.order <= 2" \
-  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=3 --set 'boundary=[{group: boundary, neumann: 1}]'
+expect_bad "varying robin alpha beyond order 13 on quadrilaterals" \
+  "boundary\\[0\\]\\.robin: a varying alpha needs facet quadrature of degree 3 x space.order = 42" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data quad_square.geo)" --set space.order=14 \
+  --set 'boundary=[{group: left, robin: {alpha: "1 + y", value: 1}}]'
 expect_bad "order 16" "space.order: 16 is out of range 1..15" run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=16
 expect_bad "hexahedra beyond the cpu backend's cell size" "exceed the CPU backend's limit" \
   run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --set space.order=7
@@ -129,6 +133,23 @@ err = abs(u - np.sin(np.pi * x[:, 0]) * np.sin(np.pi * x[:, 1]) - x[:, 0] * x[:,
 print(f"Q4 Dirichlet solve on quadrilaterals: max nodal error {err:.3g} ({len(u)} dofs)")
 sys.exit(0 if err < 1e-5 else 1)
 EOF
+
+# Neumann on quadrilaterals beyond order 2 (the facet basis is the GLL
+# segment's, matching the edges' nodes): the load of a flux of degree p
+# along "left" (x = 0) sums to its exact integral, 1/(p+1) (an equispaced
+# basis with the flux sampled at the GLL dofs misses it); Dirichlet on the
+# left and the exact flux on the other sides converge at rate p+1
+BC="$PY $ROOT/tests/cli/bc_checks.py"
+for p in 3 4 9 15; do
+  run "$WORK/m.yaml" -o "$WORK/n.h5" --set mesh.file="$(data quad_square.geo)" --set space.order=$p \
+    --set physics.kind=poisson --set output.matrix=false --set output.residual=false \
+    --set "boundary=[{group: left, neumann: \"y^$p - 3*y^2 + x + 1\"}]"
+  echo -n "Q$p Neumann: "; $BC flux "$WORK/n.h5" "$($PY -c "print(repr(1 / ($p + 1)))")"
+done
+for p in 3 4; do
+  t=(); for h in 0.4 0.2 0.1; do t+=("$(mixed_pair "$(data quad_square.geo)" $p $h)"); done
+  echo -n "Q$p "; $BC mixed $p "${t[@]}"
+done
 
 # prisms (wedges): sums, Laplacians, patch test on an extruded
 # triangulation and a twisted one (whose boundary surface, hence volume, is

@@ -69,24 +69,9 @@ $CHECK flux "$WORK/e.h5" 0 -0.5
 "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/e0.h5" --set 'boundary=[{group: left, dirichlet: [~, 0]}]'
 $CHECK components "$WORK/e0.h5" 0
 
-# mixed: Dirichlet on the left, the exact flux grad(u).n on the other sides
-mixed_pair() { # order size
-  write_case x.yaml <<EOF
-mesh: {file: $(geo square.geo), size: $2}
-space: {order: $1}
-physics: {kind: poisson, source: "5*sin(2*x+0.5)*cos(y+0.3) - 2"}
-boundary:
-  - {group: left, dirichlet: "sin(2*x+0.5)*cos(y+0.3) + x^2"}
-  - {group: right, neumann: "2*cos(2*x+0.5)*cos(y+0.3) + 2*x"}
-  - {group: top, neumann: "-sin(2*x+0.5)*sin(y+0.3)"}
-  - {group: bottom, neumann: "sin(2*x+0.5)*sin(y+0.3)"}
-EOF
-  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x$1-$2.h5"
-  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/xm$1-$2.h5" --set physics.kind=mass --set boundary=
-  echo "$WORK/x$1-$2.h5,$WORK/xm$1-$2.h5"
-}
+# mixed: Dirichlet on the left, the exact flux on the other sides (lib.sh)
 for order in 1 2; do
-  t=(); for h in 0.2 0.1 0.05; do t+=("$(mixed_pair $order $h)"); done
+  t=(); for h in 0.2 0.1 0.05; do t+=("$(mixed_pair "$(geo square.geo)" $order $h)"); done
   $CHECK mixed $order "${t[@]}"
 done
 
