@@ -1,7 +1,8 @@
 # Robin terms (kappa du/dn + alpha u = alpha G), checked from the exported
 # system with SciPy: the Robin part of the matrix sums to int alpha over the
 # group and the load to int alpha G; a Poisson problem with Robin data on
-# every side converges at order p+1 (P1, P2); Dirichlet + Robin agree in the
+# every side converges at order p+1 (P1, P2; Q3, Q4 on quadrilaterals,
+# whose sums are checked up to Q9); Dirichlet + Robin agree in the
 # rows and symmetric modes; vector problems take alpha per component or as a
 # tensor (block sums, an exact elasticity patch test); bad Robin input exits 2.
 source "$(dirname "$0")/lib.sh"
@@ -11,8 +12,9 @@ CHECK="$PY $ROOT/tests/cli/robin_checks.py"
 sums() { # geo order alpha value want_matrix want_rhs [physics]
   local g=$1 p=$2 a=$3 v=$4 wm=$5 wr=$6; shift 6
   local phys=${1:-"{kind: poisson}"}
+  case $g in /*) ;; *) g=$(geo "$g") ;; esac
   write_case s.yaml <<EOF
-mesh: {file: $(geo $g), size: 0.2}
+mesh: {file: $g, size: 0.2}
 space: {order: $p}
 physics: $phys
 boundary: [{group: left, robin: {alpha: $a, value: $v}}]
@@ -29,6 +31,13 @@ for p in 1 2; do
   sums cube.geo $p 3 2 3 6
 done
 sums square.geo 2 '"1 + y"' '"y"' 1.5 0.8333333333333333 # int (1+y) y dy = 5/6
+# quadrilaterals beyond order 2 (the GLL segment facet basis): alpha and G
+# of degree <= p along "left", sampled at the GLL dofs, integrate exactly
+QUADS="$ROOT/tests/data/quad_square.geo"
+for p in 3 4 9; do
+  sums "$QUADS" $p 3 "\"y^$p\"" 3 "$($PY -c "print(repr(3 / ($p + 1)))")"
+  sums "$QUADS" $p '"1 + y"' "\"y^$((p - 1))\"" 1.5 "$($PY -c "print(repr(1 / $p + 1 / ($p + 1)))")"
+done
 # vector space: the same alpha and value for every component
 sums square.geo 1 2 1 4 4 "{kind: elasticity, E: 1, nu: 0.3}"
 
@@ -102,10 +111,10 @@ fi
 U="sin(pi*x)*sin(pi*y) + x"
 UX="(pi*cos(pi*x)*sin(pi*y) + 1)"
 UY="(pi*sin(pi*x)*cos(pi*y))"
-robin_pair() { # order size alpha
+robin_pair() { # order size alpha [mesh file]
   local a=$3
   write_case r.yaml <<EOF
-mesh: {file: $(geo square.geo), size: $2}
+mesh: {file: ${4:-$(geo square.geo)}, size: $2}
 space: {order: $1}
 physics: {kind: poisson, source: "2*pi^2*sin(pi*x)*sin(pi*y)"}
 state: {u: "$U"}
@@ -124,6 +133,10 @@ for order in 1 2; do
   $CHECK converge $order "${t[@]}"
   t=(); for h in 0.2 0.1 0.05; do t+=("$(robin_pair $order $h "2 + x*y")"); done
   $CHECK converge $order "${t[@]}"
+done
+for order in 3 4; do # quadrilaterals
+  t=(); for h in 0.4 0.2 0.1; do t+=("$(robin_pair $order $h "2 + x*y" "$QUADS")"); done
+  echo -n "Q$order "; $CHECK converge $order "${t[@]}"
 done
 
 # Dirichlet on the left + Robin elsewhere: rows and symmetric agree
