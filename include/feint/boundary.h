@@ -37,7 +37,9 @@
  * Neumann (`neumann: VALUE` or a list per component, null = 0): the load
  * gets b_i += integral over the group's facets of h phi_i, by Gauss
  * quadrature on each facet (a segment in 2D, a triangle in 3D) with the
- * facet's own Lagrange element of the space's order; h is interpolated in
+ * facet's own Lagrange element of the space's order (on quadrilateral
+ * meshes the segment on the edges' p+1 Gauss-Lobatto-Legendre nodes, orders
+ * 1..15; hexahedra and prisms take none); h is interpolated in
  * that element at the facet's dofs (constants stay exact), and the rule has
  * degree order + (order if h varies), exact for that integrand on affine
  * facets. A single value applies to every component of a vector space.
@@ -52,7 +54,9 @@
  * (alpha G) . v (load): entries ((i c), (j d)) += int alpha_cd phi_i phi_j
  * and load (i c) += int sum_d alpha_cd G_d phi_i, alpha and G interpolated
  * at the facet's dofs, by a rule of degree 2 order (+ order if alpha
- * varies), exact for the interpolants on affine facets.
+ * varies), exact for the interpolants on affine facets. The largest facet
+ * rule has degree FEINT_QUAD_MAX_DEGREE (fe.h): a varying alpha needs
+ * order <= 13 (quadrilaterals; simplices stop at 7).
  *
  * Neumann and Robin share one facet machinery (boundary/facet.h): the
  * setup (facets on the region, vertex coordinates, coefficients at the
