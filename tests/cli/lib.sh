@@ -43,6 +43,15 @@ EOF
   echo "$WORK/$4-p.h5,$WORK/$4-m.h5"
 }
 
+# solution_mass_pair CASE NAME: runs $WORK/CASE as given and as the mass
+# matrix without boundary conditions; prints "NAME.h5,NAMEm.h5" (the pair
+# bc_checks.py reads: the system to solve, the L2 norm's matrix).
+solution_mass_pair() {
+  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2.h5"
+  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2m.h5" --set physics.kind=mass --set boundary=
+  echo "$WORK/$2.h5,$WORK/$2m.h5"
+}
+
 # mixed_pair MESHFILE ORDER SIZE: Dirichlet on "left", the exact flux
 # grad(u).n on the other sides of the unit square, u = sin(2x+0.5)
 # cos(y+0.3) + x^2 (bc_checks.py mixed_exact); prints "mixed.h5,mass.h5"
@@ -58,7 +67,5 @@ boundary:
   - {group: top, neumann: "-sin(2*x+0.5)*sin(y+0.3)"}
   - {group: bottom, neumann: "sin(2*x+0.5)*sin(y+0.3)"}
 EOF
-  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x$2-$3.h5"
-  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/xm$2-$3.h5" --set physics.kind=mass --set boundary=
-  echo "$WORK/x$2-$3.h5,$WORK/xm$2-$3.h5"
+  solution_mass_pair x.yaml "x$2-$3"
 }

@@ -54,9 +54,7 @@ boundary:
   - {group: boundary, neumann: "(2*x-1)*$UX + (2*y-1)*$UY + (2*z-1)*$UZ"}
   - {group: left, dirichlet: "sin(pi*y)*sin(pi*z)"}
 EOF
-  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x$1.h5"
-  "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/xm$1.h5" --set physics.kind=mass --set boundary=
-  echo "$WORK/x$1.h5,$WORK/xm$1.h5"
+  solution_mass_pair x.yaml "x$1"
 }
 t=(); for r in 0 1 2; do t+=("$(mixed_cube $r)"); done
 $PY "$ROOT/tests/cli/bc_checks.py" mixed-cube 3 "${t[@]}"

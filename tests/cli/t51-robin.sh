@@ -124,9 +124,7 @@ boundary:
   - {group: bottom, robin: {alpha: "$a", value: "$U - $UY/($a)"}}
   - {group: top,    robin: {alpha: "$a", value: "$U + $UY/($a)"}}
 EOF
-  "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/r$1-$2.h5"
-  "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/rm$1-$2.h5" --set physics.kind=mass --set boundary=
-  echo "$WORK/r$1-$2.h5,$WORK/rm$1-$2.h5"
+  solution_mass_pair r.yaml "r$1-$2"
 }
 for order in 1 2; do
   t=(); for h in 0.2 0.1 0.05; do t+=("$(robin_pair $order $h 1)"); done
