@@ -3,10 +3,21 @@
 #ifndef FEINT_TEST_CHECK_H
 #define FEINT_TEST_CHECK_H
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int check_failures = 0;
+
+/* |a - b| / |b| in the 2-norm (|a - b| when b = 0). */
+static inline double rel_diff(int64_t n, const double *a, const double *b) {
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; i++) {
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+  }
+  return sqrt(num / (den > 0 ? den : 1));
+}
 
 #define CHECK(cond, ...)                                                       \
   do {                                                                         \

@@ -22,15 +22,6 @@ static double dot(int64_t n, const double *a, const double *b) {
   return s;
 }
 
-static double rel_diff(int64_t n, const double *a, const double *b) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return sqrt(num / (den > 0 ? den : 1));
-}
-
 int main(void) {
   unsigned seed = 12345;
   const double lx = 1.5, ly = 1.0, lz = 0.75;

@@ -12,15 +12,6 @@
 #include "feint/bp.h"
 #include "feint/error.h"
 
-static double rel_diff(int64_t n, const double *a, const double *b) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return sqrt(num / (den > 0 ? den : 1));
-}
-
 int main(void) {
   if (feint_cuda_device_count() <= 0) {
     const char *req = getenv("FEINT_GPU_TESTS");

@@ -95,15 +95,6 @@ static int64_t dof_perm(const feint_bp_dofmap *rot, const feint_bp_dofmap *ref, 
   return bad;
 }
 
-static double rel_diff(int64_t n, const double *a, const double *b) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    num += (a[i] - b[i]) * (a[i] - b[i]);
-    den += b[i] * b[i];
-  }
-  return sqrt(num / (den > 0 ? den : 1));
-}
-
 static double poly(int N, const double *x) {
   double a = 0.3 + x[0] - 0.7 * x[1] + 0.4 * x[2], b = 0.2 - 0.5 * x[0] + x[2];
   return pow(a, N) - 0.5 * pow(b, N - 1) * x[1] + (N >= 2 ? x[0] * x[2] : 0);

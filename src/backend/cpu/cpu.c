@@ -49,6 +49,21 @@ static cpu_rule matrix_rule(const feint_form *f) {
                     f->matrix_geometry_grad};
 }
 
+/* Physical basis gradients at point q into s->gphi: grad phi = J^-T times
+ * the reference gradient. */
+CPU_INLINE void physical_gradients(const cpu_rule *rule, int q, const double *invJ, cpu_scratch *s, const int dim,
+                                   const int nb) {
+  for (int i = 0; i < nb; i++) {
+    const double *G = rule->basis_grad + (q * nb + i) * dim;
+    double *g = s->gphi + (q * nb + i) * dim;
+    for (int a = 0; a < dim; a++) {
+      double v = 0;
+      for (int d = 0; d < dim; d++) v += G[d] * invJ[d * dim + a];
+      g[a] = v;
+    }
+  }
+}
+
 /* Multilinear cell c: at each point J = sum_v x_v (grad N_v)^T, the
  * physical basis gradients into s->gphi and w |det J| into s->wdet. */
 static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, int64_t c, cpu_scratch *s,
@@ -66,15 +81,7 @@ static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, i
         for (int d = 0; d < dim; d++) J[a * dim + d] += s->vert[k * 3 + a] * dN[d];
     }
     s->wdet[q] = rule->weights[q] * fabs(feint_inverse_jacobian(dim, J, invJ));
-    for (int i = 0; i < nb; i++) {
-      const double *G = rule->basis_grad + (q * nb + i) * dim;
-      double *g = s->gphi + (q * nb + i) * dim;
-      for (int a = 0; a < dim; a++) {
-        double v = 0;
-        for (int d = 0; d < dim; d++) v += G[d] * invJ[d * dim + a];
-        g[a] = v;
-      }
-    }
+    physical_gradients(rule, q, invJ, s, dim, nb);
   }
 }
 
@@ -98,16 +105,7 @@ CPU_INLINE double cell_geometry(const feint_problem *p, const cpu_rule *rule, in
   }
   double invJ[9];
   double det = feint_affine_inverse_jacobian(dim, s->vert, invJ);
-  for (int q = 0; q < nq; q++)
-    for (int i = 0; i < nb; i++) {
-      const double *G = rule->basis_grad + (q * nb + i) * dim;
-      double *g = s->gphi + (q * nb + i) * dim;
-      for (int a = 0; a < dim; a++) {
-        double v = 0;
-        for (int d = 0; d < dim; d++) v += G[d] * invJ[d * dim + a];
-        g[a] = v;
-      }
-    }
+  for (int q = 0; q < nq; q++) physical_gradients(rule, q, invJ, s, dim, nb);
   return fabs(det);
 }
 
