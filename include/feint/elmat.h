@@ -1,36 +1,53 @@
-/* feint element matrices of high order (1..7) on affine tetrahedra, after
- * Banas, Plaszewski, Maciol ("Numerical integration on GPUs for higher
- * order finite elements"): the CPU reference here (src/elmat/elmat.c) and
- * the CUDA kernels (src/backend/cuda/elmat.cu) with the variants the paper
- * compares.
+/* feint element matrices of high order (1..7) on tetrahedra and prisms
+ * (Gmsh wedges, first-order geometry), after Banas, Plaszewski, Maciol
+ * ("Numerical integration on GPUs for higher order finite elements"): the
+ * CPU reference here (src/elmat/elmat.c) and the CUDA kernels
+ * (src/backend/cuda/elmat.cu) with the variants the paper compares.
  *
- * Formula. Per cell e, with phi_i the order-p Lagrange basis (fe.h), the
- * quadrature rule of degree 2p, gx = J^-T grad phi the physical gradient and
- * the coefficients given per quadrature point (PetscDS / physics.h layout,
+ * Formula. Per cell e, with phi_i the order-p Lagrange basis (fe.h: the
+ * tetrahedron's P_p, the prism's triangle P_p x segment P_p), the
+ * quadrature rule of degree 2p + feint_cell_geometry_degree (2p on
+ * tetrahedra; 2p + 2 on prisms, whose |det J| has degree 2 in z: the mass
+ * matrix is then exact), gx = J^-T grad phi the physical gradient and the
+ * coefficients given per quadrature point (PetscDS / physics.h layout,
  * test function i on the left):
- *   A_e[i][j] = sum_q w_q |det J| [ g0 phi_i phi_j + phi_i g1 . gx_j
- *                                   + gx_i . g2 phi_j + gx_i . g3 . gx_j ].
- * (For a symmetric g3 this equals the form with j on the left.)
+ *   A_e[i][j] = sum_q w_q |det J_q| [ g0 phi_i phi_j + phi_i g1 . gx_j
+ *                                     + gx_i . g2 phi_j + gx_i . g3 . gx_j ].
+ * (For a symmetric g3 this equals the form with j on the left.) On a
+ * tetrahedron J is constant; on a prism J_q varies from point to point
+ * (the trilinear-in-z map of its 6 vertices, feint_elmat_prism_jacobian).
  *
  * How the kernels evaluate it. With B[q][c][i] the reference table (c = 0
  * the value phi_i, c = 1..3 the reference gradient), the point tensor
- *   C_q[c][c'] = w_q |det J| [[g0, g1 J^-T], [J^-1 g2, J^-1 g3 J^-T]]
+ *   C_q[c][c'] = w_q |det J_q| [[g0, g1 J_q^-T], [J_q^-1 g2, J_q^-1 g3 J_q^-T]]
  * (feint_elmat_point_tensor, 4 x 4) turns the sum into
  *   A_e = sum_q B_q^T C_q B_q,
  * a small matrix product per cell: 8 nb^2 floating-point operations per
  * point (FLOP-bound from p = 3 on; see src/backend/cuda/ELMAT.md).
- * When the coefficients are constant in a cell, C_q = w_q Chat and
+ * When the coefficients AND J are constant in a cell, C_q = w_q Chat and
  *   A_e = sum_{c,c'} Chat[c][c'] K[c][c'],  K[c][c'] = sum_q w_q B_q[c]^T B_q[c'],
  * with the 16 (10 without g1, g2) reference matrices K precomputed once:
- * 2 x 10 (or 16) operations per entry, so writing A_e is the limit.
+ * 2 x 10 (or 16) operations per entry, so writing A_e is the limit. On
+ * prisms J is constant only when the prism is affine: its top triangle a
+ * translate of the bottom one (x_{v+3} - x_v the same for v = 0, 1, 2, as
+ * in meshes extruded from a triangle mesh). Per-cell coefficients on
+ * prisms are therefore accepted for affine prisms only (FEINT_ERR_INPUT
+ * naming the first other cell, from the host and the GPU paths alike):
+ * on any other prism C_q is not w_q Chat, and no reference-matrix sum
+ * gives A_e (constant coefficients on a general prism are per-point
+ * coefficients with equal values).
  *
- * Inputs (host or device arrays, cell-major):
- *   geometry  FEINT_ELMAT_GEO_JACOBIAN: 10 per cell, J^-1 row-major
- *             (Jinv[c][d] = d r_c / d x_d) then |det J|, precomputed on the
- *             host by feint_elmat_jacobian_terms;
- *             FEINT_ELMAT_GEO_VERTICES: 12 per cell, the 4 vertex
- *             coordinates xv[3 v + d] (Gmsh order), Jacobian terms computed
- *             in the kernel (feint_elmat_tet_geometry, the same source);
+ * Inputs (host or device arrays, cell-major; nv = 4 or 6 vertices):
+ *   geometry  FEINT_ELMAT_GEO_JACOBIAN: 10 doubles per geometry point,
+ *             J^-1 row-major (Jinv[c][d] = d r_c / d x_d) then |det J|,
+ *             precomputed on the host by feint_elmat_jacobian_terms; one
+ *             geometry point per cell where J is constant (tetrahedra;
+ *             prisms with per-cell coefficients), else nq (prisms,
+ *             geom[(e nq + q) 10 + k]): feint_elmat_geometry_points;
+ *             FEINT_ELMAT_GEO_VERTICES: 3 nv per cell, the vertex
+ *             coordinates xv[3 v + d] (Gmsh order), Jacobian terms
+ *             computed in the kernel point by point
+ *             (feint_elmat_point_geometry, the same source);
  *   coefficients, ncoef = 10: (g0, g3[3][3]) or 16: (g0, g1[3], g2[3],
  *             g3[3][3]) per point, coef[(e nq + q) ncoef + k]
  *             (FEINT_ELMAT_COEF_POINT) or per cell, coef[e ncoef + k]
@@ -73,27 +90,43 @@ typedef struct {
 /* FEINT_ERR_INPUT unless ncoef is 10 or 16 and the enums are known. */
 int feint_elmat_variant_check(const feint_elmat_variant *v);
 const char *feint_elmat_variant_name(const feint_elmat_variant *v, char *buf, size_t size);
-int feint_elmat_geometry_size(feint_elmat_geo geo); /* 10 or 12 doubles per cell */
 
-/* Reference data of one order: the element, the degree-2p rule, B and K. */
+/* Reference data of one cell type and order: the element, the rule of
+ * degree 2p + geometry degree, B and K. */
 typedef struct {
-  int order, nb, nq;
+  feint_cell_type cell;
+  int order, nb, nq, nv; /* nv: vertices per cell (4, 6) */
   feint_element *el;
   feint_quadrature *quad;
   double *B; /* nq x 4 x nb: B[(q 4 + c) nb + i] */
   double *K; /* 16 x nb x nb: K[((c 4 + c') nb + i) nb + j] */
 } feint_elmat_tables;
 
-/* Tetrahedra only (FEINT_ERR_INPUT otherwise), order 1..7. */
+/* Tetrahedra and prisms (FEINT_ERR_INPUT otherwise), order 1..7. */
 int feint_elmat_tables_create(feint_cell_type cell, int order, feint_elmat_tables **out);
 void feint_elmat_tables_destroy(feint_elmat_tables *t);
 
-/* Host precomputation for FEINT_ELMAT_GEO_JACOBIAN: geo[10 e ..] from
- * xv[12 e ..]. FEINT_ERR_INPUT naming the cell when a cell is degenerate. */
-int feint_elmat_jacobian_terms(int64_t n, const double *xv, double *geo);
+/* Geometry points per cell of FEINT_ELMAT_GEO_JACOBIAN: 1 where J is
+ * constant (tetrahedra, prisms with per-cell coefficients), else nq. */
+int feint_elmat_geometry_points(const feint_elmat_tables *t, const feint_elmat_variant *v);
+/* Doubles of geometry per cell: 10 x geometry points, or 3 nv. */
+int feint_elmat_geometry_size(const feint_elmat_tables *t, const feint_elmat_variant *v);
+
+/* Host precomputation for FEINT_ELMAT_GEO_JACOBIAN: the Jacobian terms of
+ * v's geometry points (v->geo is ignored) from the vertices xv[3 nv e ..].
+ * FEINT_ERR_INPUT naming the cell when a cell is degenerate (det J = 0 at
+ * a point) or, with per-cell coefficients, a prism is not affine. */
+int feint_elmat_jacobian_terms(const feint_elmat_tables *t, const feint_elmat_variant *v, int64_t n,
+                               const double *xv, double *geo);
+/* The checks above on v's geometry input (vertices only; Jacobian terms
+ * were checked when computed): the CPU reference and the GPU path run it
+ * before computing. */
+int feint_elmat_geometry_check(const feint_elmat_tables *t, const feint_elmat_variant *v, int64_t n,
+                               const double *geom);
 
 /* CPU reference: A for n cells, computed point by point from physical
- * gradients (not through the point tensor). Checks v (ncoef, enums). */
+ * gradients (not through the point tensor). Checks v (ncoef, enums) and
+ * the geometry (feint_elmat_geometry_check). */
 int feint_elmat_compute(const feint_elmat_tables *t, const feint_elmat_variant *v, int64_t n,
                         const double *geom, const double *coef, double *A);
 
@@ -114,7 +147,7 @@ typedef struct {
   double download_ms; /* device -> host: the element matrices */
 } feint_elmat_gpu_timing;
 
-/* Uploads the tables (t must outlive g). */
+/* Uploads the tables (t must outlive g; tetrahedra or prisms). */
 int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_index, feint_elmat_gpu **out);
 /* A (host) for n cells from host inputs: upload, kernel, download. tm may
  * be NULL. */
@@ -122,8 +155,9 @@ int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_variant *v, in
                             const double *coef, double *A, feint_elmat_gpu_timing *tm);
 /* Benchmark on n cells: times one upload of inputs of the right size from
  * (pageable) host memory, fills the device inputs with random values from
- * seed (tetrahedra perturbed from the reference one, coefficients in
- * [0.5, 1.5)), runs the kernel once to warm up and reps times (median),
+ * seed (cells perturbed from the reference one: general prisms with
+ * per-point coefficients, affine ones with per-cell coefficients;
+ * coefficients in [0.5, 1.5)), runs the kernel once to warm up and reps times (median),
  * and times one download of A. */
 int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, int reps,
                           unsigned seed, feint_elmat_gpu_timing *tm);
@@ -137,6 +171,31 @@ void feint_elmat_gpu_destroy(feint_elmat_gpu *g);
  * (geometry.h). */
 FEINT_HOST_DEVICE static inline double feint_elmat_tet_geometry(const double *xv, double *geo) {
   const double det = feint_affine_inverse_jacobian(3, xv, geo);
+  geo[9] = det < 0 ? -det : det;
+  return det;
+}
+
+/* J[a 3 + c] = d x_a / d r_c of the prism xv[3 v + d] (Gmsh order, fe.h)
+ * at the reference point r: x = sum_v lambda_v(r0, r1) ((1 - r2) x_v +
+ * r2 x_{v+3}), lambda = (1 - r0 - r1, r0, r1). */
+FEINT_HOST_DEVICE static inline void feint_elmat_prism_jacobian(const double *xv, const double *r, double *J) {
+  const double lam[3] = {1 - r[0] - r[1], r[0], r[1]};
+  for (int a = 0; a < 3; a++) {
+    const double b0 = xv[a], b1 = xv[3 + a], b2 = xv[6 + a], t0 = xv[9 + a], t1 = xv[12 + a], t2 = xv[15 + a];
+    J[3 * a] = (1 - r[2]) * (b1 - b0) + r[2] * (t1 - t0);
+    J[3 * a + 1] = (1 - r[2]) * (b2 - b0) + r[2] * (t2 - t0);
+    J[3 * a + 2] = lam[0] * (t0 - b0) + lam[1] * (t1 - b1) + lam[2] * (t2 - b2);
+  }
+}
+
+/* Jacobian terms (as feint_elmat_tet_geometry) of the cell xv at the
+ * reference point r: the tetrahedron ignores r (affine). Returns det J. */
+FEINT_HOST_DEVICE static inline double feint_elmat_point_geometry(feint_cell_type cell, const double *xv,
+                                                                 const double *r, double *geo) {
+  if (cell != FEINT_CELL_PRISM) return feint_elmat_tet_geometry(xv, geo);
+  double J[9];
+  feint_elmat_prism_jacobian(xv, r, J);
+  const double det = feint_inverse_jacobian(3, J, geo);
   geo[9] = det < 0 ? -det : det;
   return det;
 }

@@ -1,17 +1,26 @@
-/* High-order element matrices on tetrahedra, p = 1..7 (include/feint/elmat.h).
- * Host reference against independent truth:
- *  - g3 = I, g0 = 0 on the reference tetrahedron: stiffness rows sum to 0,
- *    symmetric; P1 equals the closed form (1/6) [[3,-1,-1,-1], [-1,1,0,0], ..];
- *  - g0 = 1, g3 = 0 on a random tetrahedron: entries sum to its volume;
- *  - random constant g0, g1, g2, g3 on a random tetrahedron and the nodal
- *    values u, w of linear functions a.x, b.x: w^T A u equals the exact
- *    integral of g0 (b.x)(a.x) + (b.x) g1.a + b.g2 (a.x) + b.g3.a (vertex
- *    moment formula), which fixes the orientation of g1, g2, g3;
- *  - Jacobian terms from the host equal the vertex path; bad input refused.
+/* High-order element matrices on tetrahedra and prisms, p = 1..7
+ * (include/feint/elmat.h). Host reference against independent truth, on
+ * each cell type:
+ *  - g3 = I, g0 = 0 on a random cell (prisms: not affine, so J varies per
+ *    point): stiffness rows sum to 0, symmetric; P1 on the reference
+ *    tetrahedron equals the closed form (1/6) [[3,-1,-1,-1], [-1,1,0,0], ..];
+ *  - g0 = 1, g3 = 0 on a random cell: entries sum to its volume;
+ *  - random constant g0, g1, g2, g3 and the nodal values u, w of linear
+ *    functions a.x, b.x: w^T A u equals the exact integral of
+ *    g0 (b.x)(a.x) + (b.x) g1.a + b.g2 (a.x) + b.g3.a, which fixes the
+ *    orientation of g1, g2, g3; as per-point coefficients on a random cell
+ *    and as per-cell ones on a random affine cell. The integrals come from
+ *    the vertex moment formula (tetrahedra) or from this test's own rule
+ *    (prisms: collapsed Gauss-Legendre on the triangle x Gauss-Legendre in
+ *    z, with its own vertex shape functions and determinant);
+ *  - Jacobian terms from the host equal the vertex path; bad input refused
+ *    (prisms that are not affine with per-cell coefficients included).
  * GPU against the host on fresh random inputs for every variant (data
  * registers/shared/tensor, geometry Jacobian/vertices, coefficients per point/per
- * cell, ncoef 10/16): max |A_gpu - A_host| / max |A_host| <= 1e-12. Without
- * a GPU the GPU part prints "skipped: no GPU" (fails when FEINT_GPU_TESTS=1). */
+ * cell, ncoef 10/16) and both cell types (per-point coefficients on random
+ * non-affine prisms, per-cell ones on random affine prisms):
+ * max |A_gpu - A_host| / max |A_host| <= 1e-12. Without a GPU the GPU part
+ * prints "skipped: no GPU" (fails when FEINT_GPU_TESTS=1). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -30,12 +39,24 @@ static double urand(void) { /* [0, 1) */
 }
 
 static const double ref_tet[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+static const double ref_prism[18] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1};
 
-/* The reference tetrahedron, each coordinate moved by up to +-0.2, then
- * scaled and shifted. */
-static void random_tet(double *xv) {
+/* The reference cell, each coordinate moved by up to +-amp / 2, then
+ * scaled and shifted (a general prism: not affine). */
+static void random_cell(feint_cell_type cell, double *xv) {
+  const int nx = cell == FEINT_CELL_PRISM ? 18 : 12;
+  const double *ref = cell == FEINT_CELL_PRISM ? ref_prism : ref_tet, amp = cell == FEINT_CELL_PRISM ? 0.3 : 0.4;
   double s = 0.5 + urand(), sh[3] = {urand() - 0.5, urand() - 0.5, urand() - 0.5};
-  for (int k = 0; k < 12; k++) xv[k] = s * (ref_tet[k] + 0.4 * (urand() - 0.5)) + sh[k % 3];
+  for (int k = 0; k < nx; k++) xv[k] = s * (ref[k] + amp * (urand() - 0.5)) + sh[k % 3];
+}
+
+/* A random cell with constant Jacobian: a tetrahedron, or the prism over a
+ * random tetrahedron's first three vertices, extruded along its fourth
+ * edge (top face a translate of the bottom one). */
+static void random_affine_cell(feint_cell_type cell, double *xv) {
+  random_cell(FEINT_CELL_TETRAHEDRON, xv);
+  if (cell == FEINT_CELL_PRISM)
+    for (int k = 12; k < 18; k++) xv[k] = xv[k - 9] + xv[9 + k % 3] - xv[k % 3];
 }
 
 static double max_abs(size_t n, const double *a) {
@@ -44,35 +65,124 @@ static double max_abs(size_t n, const double *a) {
   return m;
 }
 
-static double tet_volume(const double *xv) {
-  double geo[10];
-  return fabs(feint_elmat_tet_geometry(xv, geo)) / 6;
+/* This test's own geometry: vertex shape functions N_v and gradients at the
+ * reference point r (tetrahedron: barycentric; prism: triangle barycentric
+ * times 1 - r2 or r2), x = sum N_v x_v and det(dx/dr). */
+static double map_point(feint_cell_type cell, const double *xv, const double *r, double *x) {
+  double N[6], dN[6][3];
+  int nv = 4;
+  if (cell == FEINT_CELL_PRISM) {
+    const double lam[3] = {1 - r[0] - r[1], r[0], r[1]}, dl[3][2] = {{-1, -1}, {1, 0}, {0, 1}};
+    nv = 6;
+    for (int v = 0; v < 6; v++) {
+      const int a = v % 3;
+      const double h = v < 3 ? 1 - r[2] : r[2], dh = v < 3 ? -1 : 1;
+      N[v] = lam[a] * h;
+      dN[v][0] = dl[a][0] * h, dN[v][1] = dl[a][1] * h, dN[v][2] = lam[a] * dh;
+    }
+  } else {
+    static const double g[4][3] = {{-1, -1, -1}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    N[0] = 1 - r[0] - r[1] - r[2], N[1] = r[0], N[2] = r[1], N[3] = r[2];
+    memcpy(dN, g, sizeof g);
+  }
+  double J[3][3] = {{0}};
+  for (int d = 0; d < 3; d++) {
+    x[d] = 0;
+    for (int v = 0; v < nv; v++) {
+      x[d] += N[v] * xv[3 * v + d];
+      for (int c = 0; c < 3; c++) J[d][c] += dN[v][c] * xv[3 * v + d];
+    }
+  }
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+/* m[0] = volume, m[1] = int a.x, m[2] = int b.x, m[3] = int (a.x)(b.x) over
+ * the cell xv: tetrahedra by the vertex moment formula; prisms by the rule
+ * (r0, r1) = (u, v (1 - u)), weight (1 - u), times z, 4 Gauss-Legendre
+ * points each (exact: the integrands have degree <= 4 in each variable). */
+static void cell_moments(feint_cell_type cell, const double *xv, const double *a, const double *b, double *m) {
+  if (cell == FEINT_CELL_TETRAHEDRON) {
+    double geo[10], ax[4], bx[4], sab = 0, sa = 0, sb = 0;
+    const double vol = fabs(feint_elmat_tet_geometry(xv, geo)) / 6;
+    for (int v = 0; v < 4; v++) {
+      ax[v] = a[0] * xv[3 * v] + a[1] * xv[3 * v + 1] + a[2] * xv[3 * v + 2];
+      bx[v] = b[0] * xv[3 * v] + b[1] * xv[3 * v + 1] + b[2] * xv[3 * v + 2];
+      sab += ax[v] * bx[v], sa += ax[v], sb += bx[v];
+    }
+    m[0] = vol, m[1] = vol * sa / 4, m[2] = vol * sb / 4, m[3] = vol / 20 * (sab + sa * sb);
+    return;
+  }
+  feint_quadrature *g = NULL;
+  CHECK_OK(feint_quadrature_create(FEINT_CELL_SEGMENT, 7, &g));
+  CHECK(g->n == 4, "segment rule of degree 7: %d points", g->n);
+  memset(m, 0, 4 * sizeof(double));
+  for (int i = 0; i < g->n; i++)
+    for (int j = 0; j < g->n; j++)
+      for (int k = 0; k < g->n; k++) {
+        const double u = g->points[i], r[3] = {u, g->points[j] * (1 - u), g->points[k]};
+        double x[3];
+        const double w = g->weights[i] * g->weights[j] * g->weights[k] * (1 - u) * fabs(map_point(cell, xv, r, x));
+        const double ax = a[0] * x[0] + a[1] * x[1] + a[2] * x[2], bx = b[0] * x[0] + b[1] * x[1] + b[2] * x[2];
+        m[0] += w, m[1] += w * ax, m[2] += w * bx, m[3] += w * ax * bx;
+      }
+  feint_quadrature_destroy(g);
 }
 
 /* Nodal values of a . x at the element's nodes mapped onto the cell xv. */
 static void linear_nodal(const feint_element *el, const double *xv, const double *a, double *u) {
   for (int i = 0; i < el->nb; i++) {
     double x[3];
-    for (int d = 0; d < 3; d++) {
-      x[d] = xv[d];
-      for (int c = 0; c < 3; c++) x[d] += (xv[3 * (c + 1) + d] - xv[d]) * el->nodes[3 * i + c];
-    }
+    map_point(el->cell, xv, el->nodes + 3 * i, x);
     u[i] = a[0] * x[0] + a[1] * x[1] + a[2] * x[2];
   }
 }
 
-static void host_truths(int p) {
+/* w^T A u for the linear functions a.x, b.x and random constant
+ * coefficients g (16) on the cell xv against the exact integral; per-cell
+ * coefficients, or the same per point. Returns the relative error. */
+static double linear_forms(const feint_elmat_tables *t, feint_elmat_coef coefk, const double *xv) {
+  const int nb = t->nb, nq = t->nq;
+  double g[16], a[3], b[3], m[4];
+  for (int k = 0; k < 16; k++) g[k] = 2 * urand() - 1;
+  for (int d = 0; d < 3; d++) a[d] = 2 * urand() - 1, b[d] = 2 * urand() - 1;
+  double *coef = malloc(sizeof(double) * 16 * nq), *A = malloc(sizeof(double) * nb * nb);
+  double *u = malloc(sizeof(double) * nb), *w = malloc(sizeof(double) * nb);
+  for (int q = 0; q < (coefk == FEINT_ELMAT_COEF_CELL ? 1 : nq); q++) memcpy(coef + 16 * q, g, sizeof g);
+  feint_elmat_variant v = {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, coefk, 16};
+  CHECK_OK(feint_elmat_compute(t, &v, 1, xv, coef, A));
+  linear_nodal(t->el, xv, a, u);
+  linear_nodal(t->el, xv, b, w);
+  double wAu = 0, wAu_abs = 0;
+  for (int i = 0; i < nb; i++)
+    for (int j = 0; j < nb; j++) wAu += w[i] * A[i * nb + j] * u[j], wAu_abs += fabs(w[i] * A[i * nb + j] * u[j]);
+  cell_moments(t->cell, xv, a, b, m);
+  double g1a = g[1] * a[0] + g[2] * a[1] + g[3] * a[2], bg2 = b[0] * g[4] + b[1] * g[5] + b[2] * g[6], bg3a = 0;
+  for (int d = 0; d < 3; d++)
+    for (int e = 0; e < 3; e++) bg3a += b[d] * g[7 + 3 * d + e] * a[e];
+  const double want = g[0] * m[3] + g1a * m[2] + bg2 * m[1] + bg3a * m[0], err = fabs(wAu - want) / wAu_abs;
+  CHECK(err <= 1e-13, "%s p=%d coefficients per %s: w^T A u = %.17g, exact %.17g", feint_cell_name(t->cell),
+        t->order, coefk == FEINT_ELMAT_COEF_CELL ? "cell" : "point", wAu, want);
+  free(coef);
+  free(A);
+  free(u);
+  free(w);
+  return err;
+}
+
+static void host_truths(feint_cell_type cell, int p) {
   feint_elmat_tables *t = NULL;
-  CHECK_OK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, p, &t));
+  CHECK_OK(feint_elmat_tables_create(cell, p, &t));
   const int nb = t->nb, nq = t->nq;
   double *A = malloc(sizeof(double) * nb * nb), *A2 = malloc(sizeof(double) * nb * nb);
-  double *coef = calloc((size_t)nq * 16, sizeof(double));
-  double *u = malloc(sizeof(double) * nb), *w = malloc(sizeof(double) * nb);
+  double *coef = calloc((size_t)nq * 16, sizeof(double)), *geo = malloc(sizeof(double) * 10 * nq);
+  double xv[18];
 
-  /* Stiffness on the reference tetrahedron (per-point coefficients). */
+  /* Stiffness on a random cell (per-point coefficients). */
   feint_elmat_variant v = {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_POINT, 10};
   for (int q = 0; q < nq; q++) coef[10 * q + 1] = coef[10 * q + 5] = coef[10 * q + 9] = 1;
-  CHECK_OK(feint_elmat_compute(t, &v, 1, ref_tet, coef, A));
+  random_cell(cell, xv);
+  CHECK_OK(feint_elmat_compute(t, &v, 1, xv, coef, A));
   double scale = max_abs((size_t)nb * nb, A), worst_row = 0, worst_sym = 0;
   for (int i = 0; i < nb; i++) {
     double s = 0;
@@ -82,62 +192,46 @@ static void host_truths(int p) {
     }
     worst_row = fmax(worst_row, fabs(s));
   }
-  CHECK(worst_row <= 1e-12 * scale, "p=%d: stiffness row sum %g (scale %g)", p, worst_row, scale);
-  CHECK(worst_sym <= 1e-12 * scale, "p=%d: stiffness asymmetry %g", p, worst_sym);
-  if (p == 1) {
+  CHECK(worst_row <= 1e-12 * scale, "%s p=%d: stiffness row sum %g (scale %g)", feint_cell_name(cell), p, worst_row,
+        scale);
+  CHECK(worst_sym <= 1e-12 * scale, "%s p=%d: stiffness asymmetry %g", feint_cell_name(cell), p, worst_sym);
+  if (cell == FEINT_CELL_TETRAHEDRON && p == 1) {
     static const double K1[16] = {3, -1, -1, -1, -1, 1, 0, 0, -1, 0, 1, 0, -1, 0, 0, 1};
+    CHECK_OK(feint_elmat_compute(t, &v, 1, ref_tet, coef, A));
     for (int k = 0; k < 16; k++) CHECK_CLOSE(A[k], K1[k] / 6, 1e-14);
   }
 
-  /* Mass on a random tetrahedron: entries sum to the volume; the host
-   * Jacobian terms give the same matrix as the vertex path. */
-  double xv[12], geo[10];
-  random_tet(xv);
+  /* Mass on a random cell: entries sum to the volume; the host Jacobian
+   * terms give the same matrix as the vertex path. */
+  random_cell(cell, xv);
   memset(coef, 0, sizeof(double) * nq * 16);
   for (int q = 0; q < nq; q++) coef[10 * q] = 1;
   CHECK_OK(feint_elmat_compute(t, &v, 1, xv, coef, A));
   /* The sum is sum_q w |J| (sum_i phi_i)^2: exact up to the partition of
-   * unity of the basis, ~5e-13 at p = 7 (monomial coefficients, fe.h). */
-  double sum = 0;
+   * unity of the basis, ~5e-13 at p = 7 on tetrahedra, ~1.2e-12 on prisms
+   * (monomial coefficients of both factors, fe.h). */
+  double sum = 0, m[4], ab[3] = {0, 0, 0};
   for (int k = 0; k < nb * nb; k++) sum += A[k];
-  const double vol_err = fabs(sum - tet_volume(xv)) / tet_volume(xv);
-  CHECK(vol_err <= 1e-12, "p=%d: mass entries sum to %.17g, volume %.17g", p, sum, tet_volume(xv));
-  CHECK_OK(feint_elmat_jacobian_terms(1, xv, geo));
+  cell_moments(cell, xv, ab, ab, m);
+  const double vol_err = fabs(sum - m[0]) / m[0];
+  CHECK(vol_err <= (cell == FEINT_CELL_PRISM ? 4e-12 : 1e-12), "%s p=%d: mass entries sum to %.17g, volume %.17g", feint_cell_name(cell), p, sum, m[0]);
+  CHECK_OK(feint_elmat_jacobian_terms(t, &v, 1, xv, geo));
   v.geo = FEINT_ELMAT_GEO_JACOBIAN;
   CHECK_OK(feint_elmat_compute(t, &v, 1, geo, coef, A2));
   for (int k = 0; k < nb * nb; k++) CHECK_CLOSE(A2[k], A[k], 1e-15);
 
-  /* Linear functions with random constant coefficients (per cell, 16). */
-  double g[16], a[3], b[3];
-  for (int k = 0; k < 16; k++) g[k] = 2 * urand() - 1;
-  for (int d = 0; d < 3; d++) a[d] = 2 * urand() - 1, b[d] = 2 * urand() - 1;
-  feint_elmat_variant vc = {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_CELL, 16};
-  CHECK_OK(feint_elmat_compute(t, &vc, 1, xv, g, A));
-  linear_nodal(t->el, xv, a, u);
-  linear_nodal(t->el, xv, b, w);
-  double wAu = 0, wAu_abs = 0;
-  for (int i = 0; i < nb; i++)
-    for (int j = 0; j < nb; j++) wAu += w[i] * A[i * nb + j] * u[j], wAu_abs += fabs(w[i] * A[i * nb + j] * u[j]);
-  double vol = tet_volume(xv), ax[4], bx[4], sab = 0, sa = 0, sb = 0;
-  for (int vtx = 0; vtx < 4; vtx++) {
-    ax[vtx] = a[0] * xv[3 * vtx] + a[1] * xv[3 * vtx + 1] + a[2] * xv[3 * vtx + 2];
-    bx[vtx] = b[0] * xv[3 * vtx] + b[1] * xv[3 * vtx + 1] + b[2] * xv[3 * vtx + 2];
-    sab += ax[vtx] * bx[vtx], sa += ax[vtx], sb += bx[vtx];
-  }
-  double int_ab = vol / 20 * (sab + sa * sb), int_a = vol * sa / 4, int_b = vol * sb / 4;
-  double g1a = g[1] * a[0] + g[2] * a[1] + g[3] * a[2], bg2 = b[0] * g[4] + b[1] * g[5] + b[2] * g[6], bg3a = 0;
-  for (int d = 0; d < 3; d++)
-    for (int e = 0; e < 3; e++) bg3a += b[d] * g[7 + 3 * d + e] * a[e];
-  double want = g[0] * int_ab + g1a * int_b + bg2 * int_a + bg3a * vol;
-  const double lin_err = fabs(wAu - want) / wAu_abs;
-  CHECK(lin_err <= 1e-13, "p=%d: w^T A u = %.17g, exact %.17g", p, wAu, want);
-  printf("p=%d nb=%3d nq=%3d: relative errors: row sums %.1e, volume %.1e, linear forms %.1e\n", p,
-         nb, nq, worst_row / scale, vol_err, lin_err);
+  /* Linear functions, constant coefficients per point on a random cell and
+   * per cell on a random affine one. */
+  random_cell(cell, xv);
+  double lin_err = linear_forms(t, FEINT_ELMAT_COEF_POINT, xv);
+  random_affine_cell(cell, xv);
+  lin_err = fmax(lin_err, linear_forms(t, FEINT_ELMAT_COEF_CELL, xv));
+  printf("%-11s p=%d nb=%3d nq=%3d: relative errors: row sums %.1e, volume %.1e, linear forms %.1e\n",
+         feint_cell_name(cell), p, nb, nq, worst_row / scale, vol_err, lin_err);
   free(A);
   free(A2);
   free(coef);
-  free(u);
-  free(w);
+  free(geo);
   feint_elmat_tables_destroy(t);
 }
 
@@ -146,29 +240,46 @@ static void bad_input(void) {
   CHECK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, 8, &t) == FEINT_ERR_INPUT && !t, "order 8 accepted");
   CHECK(strstr(feint_error_message(), "order 8"), "message: %s", feint_error_message());
   CHECK(feint_elmat_tables_create(FEINT_CELL_TRIANGLE, 2, &t) == FEINT_ERR_INPUT && !t, "triangle accepted");
-  CHECK(strstr(feint_error_message(), "tetrahedra only"), "message: %s", feint_error_message());
-  double xv[24], geo[20];
+  CHECK(strstr(feint_error_message(), "tetrahedra and prisms only"), "message: %s", feint_error_message());
+  double xv[36], geo[20];
   memcpy(xv, ref_tet, sizeof ref_tet);
   memcpy(xv + 12, ref_tet, sizeof ref_tet);
   xv[21] = 1, xv[22] = 1, xv[23] = 0; /* cell 1: fourth vertex in the plane z = 0 */
-  CHECK(feint_elmat_jacobian_terms(2, xv, geo) == FEINT_ERR_INPUT, "degenerate cell accepted");
-  CHECK(strstr(feint_error_message(), "cell 1 is degenerate"), "message: %s", feint_error_message());
   CHECK_OK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, 1, &t));
   feint_elmat_variant v = {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_CELL, 11};
-  double coef[16] = {0}, A[16];
+  CHECK(feint_elmat_jacobian_terms(t, &v, 2, xv, geo) == FEINT_ERR_INPUT, "degenerate cell accepted");
+  CHECK(strstr(feint_error_message(), "cell 1 is degenerate"), "message: %s", feint_error_message());
+  double coef[16] = {0}, A[72];
   CHECK(feint_elmat_compute(t, &v, 1, xv, coef, A) == FEINT_ERR_INPUT, "ncoef 11 accepted");
   CHECK(strstr(feint_error_message(), "ncoef 11"), "message: %s", feint_error_message());
+  feint_elmat_tables_destroy(t);
+  /* Prisms: per-cell coefficients on a prism that is not affine (cell 1's
+   * top vertex 5 moved up) are refused by both geometry inputs. */
+  CHECK_OK(feint_elmat_tables_create(FEINT_CELL_PRISM, 1, &t));
+  memcpy(xv, ref_prism, sizeof ref_prism);
+  memcpy(xv + 18, ref_prism, sizeof ref_prism);
+  xv[35] = 1.25;
+  v.ncoef = 10;
+  CHECK(feint_elmat_compute(t, &v, 2, xv, coef, A) == FEINT_ERR_INPUT, "non-affine prism with per-cell coefficients");
+  CHECK(strstr(feint_error_message(), "prism 1 is not affine"), "message: %s", feint_error_message());
+  CHECK(feint_elmat_jacobian_terms(t, &v, 2, xv, geo) == FEINT_ERR_INPUT, "non-affine prism Jacobian terms");
+  CHECK(strstr(feint_error_message(), "prism 1 is not affine"), "message: %s", feint_error_message());
+  v.coef = FEINT_ELMAT_COEF_POINT; /* the same prism with per-point coefficients is fine */
+  double *pc = calloc((size_t)2 * t->nq * 10, sizeof(double));
+  CHECK_OK(feint_elmat_compute(t, &v, 2, xv, pc, A));
+  free(pc);
   feint_elmat_tables_destroy(t);
 }
 
 /* GPU against host for every variant on n random cells; returns the worst error. */
-static double gpu_vs_host(int p, int64_t n) {
+static double gpu_vs_host(feint_cell_type cell, int p, int64_t n) {
   feint_elmat_tables *t = NULL;
-  CHECK_OK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, p, &t));
+  CHECK_OK(feint_elmat_tables_create(cell, p, &t));
   feint_elmat_gpu *g = NULL;
   CHECK_OK(feint_elmat_gpu_create(t, 0, &g));
   const size_t nb2 = (size_t)t->nb * t->nb;
-  double *xv = malloc(sizeof(double) * 12 * n), *geo = malloc(sizeof(double) * 10 * n);
+  const int nx = 3 * t->nv;
+  double *xv = malloc(sizeof(double) * nx * n), *geo = malloc(sizeof(double) * 10 * t->nq * n);
   double *coef = malloc(sizeof(double) * 16 * t->nq * n);
   double *Ah = malloc(sizeof(double) * nb2 * n), *Ag = malloc(sizeof(double) * nb2 * n);
   double worst = 0;
@@ -177,8 +288,9 @@ static double gpu_vs_host(int p, int64_t n) {
       for (int geok = 0; geok < 2; geok++)
         for (int data = 0; data < (coefk == FEINT_ELMAT_COEF_CELL ? 1 : 3); data++) {
           feint_elmat_variant v = {(feint_elmat_data)data, (feint_elmat_geo)geok, (feint_elmat_coef)coefk, nc};
-          for (int64_t e = 0; e < n; e++) random_tet(xv + 12 * e);
-          CHECK_OK(feint_elmat_jacobian_terms(n, xv, geo));
+          for (int64_t e = 0; e < n; e++)
+            (coefk == FEINT_ELMAT_COEF_CELL ? random_affine_cell : random_cell)(cell, xv + nx * e);
+          CHECK_OK(feint_elmat_jacobian_terms(t, &v, n, xv, geo));
           const size_t ncoef = (size_t)nc * n * (coefk == FEINT_ELMAT_COEF_CELL ? 1 : t->nq);
           for (size_t k = 0; k < ncoef; k++) coef[k] = 2 * urand() - 1;
           const double *geom = geok == FEINT_ELMAT_GEO_VERTICES ? xv : geo;
@@ -189,10 +301,12 @@ static double gpu_vs_host(int p, int64_t n) {
           for (size_t k = 0; k < nb2 * n; k++) d = fmax(d, isnan(Ag[k]) ? INFINITY : fabs(Ag[k] - Ah[k]));
           double err = d / max_abs(nb2 * n, Ah);
           char name[64];
-          CHECK(err <= 1e-12, "p=%d %s: GPU vs host %g", p, feint_elmat_variant_name(&v, name, sizeof name), err);
+          CHECK(err <= 1e-12, "%s p=%d %s: GPU vs host %g", feint_cell_name(cell), p,
+                feint_elmat_variant_name(&v, name, sizeof name), err);
           worst = fmax(worst, err);
         }
-  printf("p=%d: %lld cells, 16 variants, worst GPU vs host %.2e\n", p, (long long)n, worst);
+  printf("%-11s p=%d: %lld cells, 16 variants, worst GPU vs host %.2e\n", feint_cell_name(cell), p, (long long)n,
+         worst);
   free(xv);
   free(geo);
   free(coef);
@@ -206,7 +320,10 @@ static double gpu_vs_host(int p, int64_t n) {
 int main(void) {
   rng_state = (unsigned)time(NULL);
   printf("seed %u\n", rng_state);
-  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) host_truths(p);
+  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) {
+    host_truths(FEINT_CELL_TETRAHEDRON, p);
+    host_truths(FEINT_CELL_PRISM, p);
+  }
   bad_input();
   if (feint_cuda_device_count() <= 0) {
     const char *req = getenv("FEINT_GPU_TESTS");
@@ -221,7 +338,11 @@ int main(void) {
   CHECK_OK(feint_elmat_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);
   double worst = 0;
-  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) worst = fmax(worst, gpu_vs_host(p, p <= 3 ? 203 : (p == 4 ? 67 : 13)));
+  static const int64_t tet_cells[8] = {0, 203, 203, 203, 67, 13, 13, 13}, prism_cells[8] = {0, 203, 203, 67, 23, 9, 5, 3};
+  for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) {
+    worst = fmax(worst, gpu_vs_host(FEINT_CELL_TETRAHEDRON, p, tet_cells[p]));
+    worst = fmax(worst, gpu_vs_host(FEINT_CELL_PRISM, p, prism_cells[p]));
+  }
   printf("worst relative error GPU vs host: %.2e\n", worst);
   return check_report("t620");
 }
