@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Element matrices of order 1..7 on tetrahedra (issue 4): the CUDA kernels
+# Element matrices of order 1..7 on tetrahedra and prisms (issue 4): the CUDA kernels
 # against the host reference for every variant, plus the host's closed-form
 # checks, and a smoke run of the benchmark. Run by `make test-gpu`
 # (FEINT_GPU_TESTS=1): fails when no GPU is visible.
@@ -13,4 +13,5 @@ if grep -q "skipped: no GPU" <<<"$out"; then echo "no GPU visible" >&2; exit 1; 
 grep -q "worst relative error GPU vs host" <<<"$out"
 bench=$("$B/tests/t621-elmat-bench" 2>&1) || { echo "$bench"; exit 1; }
 echo "$bench"
-[ "$(grep -c '^ *[1-7] ' <<<"$bench")" -eq 56 ] || { echo "benchmark smoke: expected 56 rows" >&2; exit 1; }
+[ "$(grep -cE '^(tetrahedron|prism) +[1-7] ' <<<"$bench")" -eq 112 ] ||
+  { echo "benchmark smoke: expected 112 rows (2 cells x 7 orders x 8 variants)" >&2; exit 1; }

@@ -7,8 +7,11 @@
  * thread accumulates a TILE x TILE tile of A_e in registers, rows
  * ty + TX a and columns tx + TX b (strided, so the tile loads of a warp
  * hit consecutive shared words and consecutive threads write consecutive
- * columns). TILE grows with p (1, 2, 2, 3, 4, 6, 8) to keep 4 TILE^2 FMAs
- * per 8 TILE operand loads while NT = TX^2 stays near 200 threads.
+ * columns). TILE grows with p (tetrahedra 1, 2, 2, 3, 4, 6, 8) to keep
+ * TILE^2 FMAs per 2 TILE operand loads while NT = TX^2 stays near 200
+ * threads (prisms 1, 2, 3, 4, 7, 5, 4 with 36..576 threads: nb is 1.5-2.4x
+ * the tetrahedron's, and TILE 7 at P5 keeps the 49 accumulators of 324
+ * threads out of local memory).
  *   SHARED     chunks of QC points: the table chunk B (padded to NBP
  *              columns, zero rows past nq), the point tensors C_q (one
  *              entry per thread) and V = C_q B_q go to shared memory (four
@@ -23,9 +26,17 @@
  *              V is formed in registers for its own columns only.
  * Geometry: JACOBIAN loads the 10 host-precomputed terms, VERTICES computes
  * them from the 12 vertex coordinates (feint_elmat_tet_geometry, one thread
- * per cell in SHARED, every thread in REGISTERS).
+ * per cell in SHARED, every thread in REGISTERS). Prisms (template CELL):
+ * J varies per point, so JACOBIAN loads 10 terms per point (with the
+ * chunk's coefficients) and VERTICES computes them per point from the 18
+ * coordinates and the reference point (feint_elmat_point_geometry: one
+ * thread per point of the chunk in SHARED / TENSOR, every thread in
+ * REGISTERS). Prisms P6, P7 (nb 196, 288) do not fit one block per cell:
+ * A_e is split into SPLIT x SPLIT ranges of rows and columns, one block
+ * each (shape::SPLIT; the blocks of a cell are consecutive).
  *
- * Per-cell coefficients (the reference-matrix fast path): a thread owns one
+ * Per-cell coefficients (the reference-matrix fast path; prisms only when
+ * affine, checked on the host, J then from their first 4 vertices): a thread owns one
  * entry t = (i, j) of A_e, holds K[.][t] (10 or 16 values) in registers and
  * writes that entry for EB = 64 cells whose tensors Chat the block first
  * puts in shared memory; consecutive threads write consecutive entries
@@ -62,24 +73,37 @@ static int elmat_fail(cudaError_t e, const char *phase) {
 
 constexpr int QC = 4;  /* points per shared-memory chunk */
 constexpr int EB = 64; /* cells per block of the per-cell kernel */
+constexpr int TET = FEINT_CELL_TETRAHEDRON, PRISM = FEINT_CELL_PRISM;
 
-__host__ __device__ constexpr int nb_of(int p) { return (p + 1) * (p + 2) * (p + 3) / 6; }
-__host__ __device__ constexpr int tile_of(int p) {
-  return p == 1 ? 1 : p <= 3 ? 2 : p == 4 ? 3 : p == 5 ? 4 : p == 6 ? 6 : 8;
+__host__ __device__ constexpr int nb_of(int cell, int p) {
+  return cell == PRISM ? (p + 1) * (p + 1) * (p + 2) / 2 : (p + 1) * (p + 2) * (p + 3) / 6;
 }
-template <int P>
+__host__ __device__ constexpr int tile_of(int cell, int p) {
+  return cell == PRISM ? (p <= 4 ? p : p == 5 ? 7 : p == 6 ? 5 : 4)
+                       : (p == 1 ? 1 : p <= 3 ? 2 : p == 4 ? 3 : p == 5 ? 4 : p == 6 ? 6 : 8);
+}
+/* A_e in SPLIT x SPLIT blocks of its own where one block of TX^2 threads
+ * cannot hold it (prisms P6: nb 196, P7: nb 288): a block computes rows
+ * r0 + [0, NBP) and columns c0 + [0, NBP). */
+__host__ __device__ constexpr int split_of(int cell, int p) { return cell == PRISM && p >= 6 ? p - 4 : 1; }
+template <int CELL, int P>
 struct shape {
-  static constexpr int NB = nb_of(P), TILE = tile_of(P), TX = (NB + TILE - 1) / TILE, NBP = TX * TILE,
-                       NT = TX * TX, NE = NT >= 256 ? 1 : 256 / NT;
+  static constexpr int NB = nb_of(CELL, P), TILE = tile_of(CELL, P), SPLIT = split_of(CELL, P),
+                       NBS = (NB + SPLIT - 1) / SPLIT, TX = (NBS + TILE - 1) / TILE, NBP = TX * TILE,
+                       NBPF = SPLIT * NBP, NT = TX * TX, NE = NT >= 256 ? 1 : 256 / NT;
 };
-static int nbp_of(int p) { return ((nb_of(p) + tile_of(p) - 1) / tile_of(p)) * tile_of(p); }
+static int nbpf_of(int cell, int p) {
+  const int s = split_of(cell, p), t = tile_of(cell, p), nbs = (nb_of(cell, p) + s - 1) / s;
+  return s * ((nbs + t - 1) / t) * t;
+}
 
 struct feint_elmat_gpu {
   const feint_elmat_tables *t;
-  int device, nb, nq, nqp, nbp;
-  double *tab;  /* nqp x 4 x nbp, zero padded */
-  double *tab8; /* the same padded to nbp8 columns (tensor-core variant) */
+  int device, nb, nq, nqp;
+  double *tab;  /* nqp x 4 x nbpf_of, zero padded */
+  double *tab8; /* the same padded to mma_nbpf_of columns (tensor-core variant) */
   double *w;   /* nqp weights, zero padded */
+  double *pts; /* nqp x 3 reference points, zero padded (prisms: J per point) */
   double *K;   /* 16 x nb^2 reference tensors */
   double *geom, *coef, *A;
   size_t cap_geom, cap_coef, cap_A; /* bytes allocated */
@@ -89,75 +113,110 @@ struct feint_elmat_gpu {
 /* ------------------------------------------------- per-point coefficients */
 
 /* The chunk pipeline of the SHARED and TENSOR kernels (NTC threads per
- * cell, NE cells per block). Per chunk of QC points:
+ * cell, NE cells per block; the table rows r0 + [0, NBP) into s_B and,
+ * when A_e is split, the columns c0 + [0, NBP) into s_Bc). Per chunk of QC
+ * points:
  *   barrier; commit: the registers loaded for this chunk (table rows: all
- *   threads of the block; raw coefficients: the threads of each cell) go to
- *   shared memory; barrier; load: the global loads of the next chunk are
- *   issued into registers (their latency then overlaps the rest of this
- *   chunk); finish: the 16 QC point-tensor entries, one per thread
+ *   threads of the block; raw coefficients and, for prisms with Jacobian
+ *   terms, the points' terms: the threads of each cell) go to shared
+ *   memory; barrier; load: the global loads of the next chunk are issued
+ *   into registers (their latency then overlaps the rest of this chunk);
+ *   finish: (prisms with vertices: the points' Jacobian terms, one point
+ *   per thread, barrier), the 16 QC point-tensor entries, one per thread
  *   (feint_elmat_point_tensor_entry), barrier, V = C_q B_q, barrier;
- *   then the caller's products. */
-template <int NBP, int NTC, int NE>
+ *   then the caller's products. Cell geometry in geo (shared): tetrahedra
+ *   the 10 Jacobian terms, prisms with vertices the 18 coordinates; the
+ *   prism's point terms in pg (QC x 10). */
+template <int CELL, bool VERTS, int NBP, int SPLIT, int NTC, int NE>
 struct chunk_stager {
   static constexpr int NTHR = NTC * NE, CH = QC * 4 * NBP, PER = (CH + NTHR - 1) / NTHR,
-                       RPER = (QC * 16 + NTC - 1) / NTC;
-  double rt[PER], rc[RPER];
-  int lt, bt, nq, ncoef;
+                       RPER = (QC * 16 + NTC - 1) / NTC, NBPF = SPLIT * NBP;
+  static constexpr bool PG_LOAD = CELL == PRISM && !VERTS; /* point terms read from global memory */
+  static constexpr int GPER = PG_LOAD ? (QC * 10 + NTC - 1) / NTC : 1;
+  double rt[PER], rtc[SPLIT > 1 ? PER : 1], rc[RPER], rg[GPER];
+  int lt, bt, nq, ncoef, r0, c0;
   bool live;
   int64_t e;
 
-  /* The cell's Jacobian terms into geo (shared), the first chunk's loads. */
-  template <bool VERTS>
-  __device__ void begin(int lt_, int bt_, int nq_, int ncoef_, bool live_, int64_t e_, const double *__restrict__ geom,
-                        double *geo, const double *__restrict__ tab, const double *__restrict__ coef) {
-    lt = lt_, bt = bt_, nq = nq_, ncoef = ncoef_, live = live_, e = e_;
+  /* The cell's geometry into geo (shared), the first chunk's loads. */
+  __device__ void begin(int lt_, int bt_, int nq_, int ncoef_, bool live_, int64_t e_, int r0_, int c0_,
+                        const double *__restrict__ geom, double *geo, const double *__restrict__ tab,
+                        const double *__restrict__ coef) {
+    lt = lt_, bt = bt_, nq = nq_, ncoef = ncoef_, live = live_, e = e_, r0 = r0_, c0 = c0_;
     if (live) {
-      if (VERTS && lt == 0) feint_elmat_tet_geometry(geom + 12 * e, geo);
-      if (!VERTS && lt < 10) geo[lt] = geom[10 * e + lt];
+      if (CELL == TET && VERTS && lt == 0) feint_elmat_tet_geometry(geom + 12 * e, geo);
+      if (CELL == TET && !VERTS && lt < 10) geo[lt] = geom[10 * e + lt];
+      if (CELL == PRISM && VERTS && lt < 18) geo[lt] = geom[18 * e + lt];
     }
-    load(0, tab, coef);
+    load(0, tab, coef, geom);
   }
   /* Chunk q0 into shared memory (C, V), the loads of the next one issued. */
   __device__ void stage(int q0, int nqp, const double *__restrict__ tab, const double *__restrict__ w,
-                        const double *__restrict__ coef, const double *geo, double *raw, double (*C)[16], double *s_B,
-                        double *V) {
+                        const double *__restrict__ pts, const double *__restrict__ coef,
+                        const double *__restrict__ geom, const double *geo, double *pg, double *raw, double (*C)[16],
+                        double *s_B, double *s_Bc, double *V) {
     __syncthreads(); /* geometry ready; previous chunk consumed */
-    commit(s_B, raw);
+    commit(s_B, s_Bc, raw, pg);
     __syncthreads();
-    if (q0 + QC < nqp) load(q0 + QC, tab, coef);
-    finish(q0, w, geo, raw, C, s_B, V);
+    if (q0 + QC < nqp) load(q0 + QC, tab, coef, geom);
+    finish(q0, w, pts, geo, pg, raw, C, s_Bc, V);
   }
-  __device__ void load(int q0, const double *__restrict__ tab, const double *__restrict__ coef) {
+  __device__ static double table(const double *__restrict__ tab, int q0, int k, int off) {
+    if (SPLIT == 1) return tab[(size_t)q0 * 4 * NBP + k];
+    return tab[((size_t)q0 * 4 + k / NBP) * NBPF + off + k % NBP];
+  }
+  __device__ void load(int q0, const double *__restrict__ tab, const double *__restrict__ coef,
+                       const double *__restrict__ geom) {
 #pragma unroll
     for (int j = 0; j < PER; j++) {
       const int k = bt + j * NTHR;
-      rt[j] = k < CH ? tab[(size_t)q0 * 4 * NBP + k] : 0;
+      rt[j] = k < CH ? table(tab, q0, k, r0) : 0;
+      if (SPLIT > 1) rtc[j] = k < CH ? table(tab, q0, k, c0) : 0;
     }
 #pragma unroll
     for (int j = 0; j < RPER; j++) {
       const int k = lt + j * NTC; /* k = qq ncoef + component */
       rc[j] = live && k < QC * ncoef && q0 * ncoef + k < nq * ncoef ? coef[((size_t)e * nq + q0) * ncoef + k] : 0;
     }
+    if (PG_LOAD)
+#pragma unroll
+      for (int j = 0; j < GPER; j++) {
+        const int k = lt + j * NTC; /* k = qq 10 + term */
+        rg[j] = live && k < QC * 10 && q0 * 10 + k < nq * 10 ? geom[((size_t)e * nq + q0) * 10 + k] : 0;
+      }
   }
-  __device__ void commit(double *s_B, double *raw) const {
+  __device__ void commit(double *s_B, double *s_Bc, double *raw, double *pg) const {
 #pragma unroll
     for (int j = 0; j < PER; j++)
-      if (bt + j * NTHR < CH) s_B[bt + j * NTHR] = rt[j];
+      if (bt + j * NTHR < CH) {
+        s_B[bt + j * NTHR] = rt[j];
+        if (SPLIT > 1) s_Bc[bt + j * NTHR] = rtc[j];
+      }
 #pragma unroll
     for (int j = 0; j < RPER; j++)
       if (lt + j * NTC < QC * 16) raw[lt + j * NTC] = rc[j];
+    if (PG_LOAD)
+#pragma unroll
+      for (int j = 0; j < GPER; j++)
+        if (lt + j * NTC < QC * 10) pg[lt + j * NTC] = rg[j];
   }
-  __device__ void finish(int q0, const double *__restrict__ w, const double *geo, const double *raw, double (*C)[16],
-                         const double *s_B, double *V) const {
+  __device__ void finish(int q0, const double *__restrict__ w, const double *__restrict__ pts, const double *geo,
+                         double *pg, const double *raw, double (*C)[16], const double *s_Bc, double *V) const {
+    if (CELL == PRISM && VERTS) {
+      if (lt < QC && live && q0 + lt < nq)
+        feint_elmat_point_geometry(FEINT_CELL_PRISM, geo, pts + 3 * (q0 + lt), pg + 10 * lt);
+      __syncthreads();
+    }
     for (int k = lt; k < QC * 16; k += NTC) {
       const int qq = k / 16, q = q0 + qq;
-      C[qq][k % 16] = live && q < nq ? feint_elmat_point_tensor_entry(geo, w[q], raw + qq * ncoef, ncoef, k % 16) : 0;
+      const double *gq = CELL == PRISM ? pg + 10 * qq : geo;
+      C[qq][k % 16] = live && q < nq ? feint_elmat_point_tensor_entry(gq, w[q], raw + qq * ncoef, ncoef, k % 16) : 0;
     }
     __syncthreads();
     if (live)
       for (int k = lt; k < QC * NBP; k += NTC) {
         const int qq = k / NBP, j = k % NBP;
-        const double *b = s_B + qq * 4 * NBP + j, *Cq = C[qq];
+        const double *b = s_Bc + qq * 4 * NBP + j, *Cq = C[qq];
         const double b0 = b[0], b1 = b[NBP], b2 = b[2 * NBP], b3 = b[3 * NBP];
 #pragma unroll
         for (int c = 0; c < 4; c++)
@@ -167,20 +226,29 @@ struct chunk_stager {
   }
 };
 
-template <int P, bool SHARED, bool VERTS>
-__global__ void __launch_bounds__(shape<P>::NT * shape<P>::NE)
+/* Shared memory of the cell geometry and the prism's point terms. */
+__host__ __device__ constexpr int cell_geo_size(int cell) { return cell == PRISM ? 18 : 10; }
+__host__ __device__ constexpr int point_geo_size(int cell) { return cell == PRISM ? QC * 10 : 1; }
+
+template <int CELL, int P, bool SHARED, bool VERTS>
+__global__ void __launch_bounds__(shape<CELL, P>::NT * shape<CELL, P>::NE)
 elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab, const double *__restrict__ w,
-                   const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
-  using S = shape<P>;
-  constexpr int NB = S::NB, NBP = S::NBP, TX = S::TX, TILE = S::TILE, NT = S::NT, NE = S::NE;
+                   const double *__restrict__ pts, const double *__restrict__ geom, const double *__restrict__ coef,
+                   double *__restrict__ A) {
+  using S = shape<CELL, P>;
+  constexpr int NB = S::NB, NBP = S::NBP, NBPF = S::NBPF, TX = S::TX, TILE = S::TILE, NT = S::NT, NE = S::NE,
+                SPLIT = S::SPLIT, GC = cell_geo_size(CELL);
   constexpr int CH = QC * 4 * NBP; /* doubles of one chunk of the table */
-  __shared__ double s_geo[SHARED ? NE : 1][10];
+  __shared__ double s_geo[SHARED ? NE : 1][GC];
+  __shared__ double s_pg[SHARED ? NE : 1][point_geo_size(CELL)];
   __shared__ double s_C[SHARED ? NE : 1][QC][16];
   __shared__ double s_raw[SHARED ? NE : 1][QC * 16];
   __shared__ double s_B[SHARED ? CH : 1];
+  __shared__ double s_Bc[SHARED && SPLIT > 1 ? CH : 1];
   __shared__ double s_V[SHARED ? NE : 1][SHARED ? CH : 1];
   const int tid = threadIdx.x, el = threadIdx.y, tx = tid % TX, ty = tid / TX;
-  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const int sp = SPLIT > 1 ? (int)(blockIdx.x % (SPLIT * SPLIT)) : 0, r0 = (sp / SPLIT) * NBP, c0 = (sp % SPLIT) * NBP;
+  const int64_t e = (int64_t)(blockIdx.x / (SPLIT * SPLIT)) * NE + el;
   const bool live = e < n;
   const int nqp = (nq + QC - 1) / QC * QC;
   double acc[TILE][TILE];
@@ -190,10 +258,11 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
     for (int b = 0; b < TILE; b++) acc[a][b] = 0;
 
   if (SHARED) {
-    chunk_stager<NBP, NT, NE> st;
-    st.template begin<VERTS>(tid, tid + NT * el, nq, ncoef, live, e, geom, s_geo[el], tab, coef);
+    chunk_stager<CELL, VERTS, NBP, SPLIT, NT, NE> st;
+    double *Bc = SPLIT > 1 ? s_Bc : s_B;
+    st.begin(tid, tid + NT * el, nq, ncoef, live, e, r0, c0, geom, s_geo[el], tab, coef);
     for (int q0 = 0; q0 < nqp; q0 += QC) {
-      st.stage(q0, nqp, tab, w, coef, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
+      st.stage(q0, nqp, tab, w, pts, coef, geom, s_geo[el], s_pg[el], s_raw[el], s_C[el], s_B, Bc, s_V[el]);
 #pragma unroll
       for (int r = 0; r < 4 * QC; r++) { /* r = qq * 4 + c */
         double bi[TILE], vj[TILE];
@@ -209,21 +278,25 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
       }
     }
   } else if (live) {
-    double geo[10];
-    if (VERTS)
-      feint_elmat_tet_geometry(geom + 12 * e, geo);
-    else
-      for (int k = 0; k < 10; k++) geo[k] = __ldg(geom + 10 * e + k);
+    double cg[GC]; /* tetrahedra: the Jacobian terms; prisms with vertices: the coordinates */
+    if (CELL == TET && VERTS) feint_elmat_tet_geometry(geom + 12 * e, cg);
+    if (CELL == TET && !VERTS)
+      for (int k = 0; k < 10; k++) cg[k] = __ldg(geom + 10 * e + k);
+    if (CELL == PRISM && VERTS)
+      for (int k = 0; k < 18; k++) cg[k] = __ldg(geom + 18 * e + k);
     for (int q = 0; q < nq; q++) {
-      double C[16];
-      feint_elmat_point_tensor(geo, __ldg(w + q), coef + ((size_t)e * nq + q) * ncoef, ncoef, C);
-      const double *Bq = tab + (size_t)q * 4 * NBP;
+      double pgq[CELL == PRISM ? 10 : 1], C[16];
+      if (CELL == PRISM && VERTS) feint_elmat_point_geometry(FEINT_CELL_PRISM, cg, pts + 3 * q, pgq);
+      if (CELL == PRISM && !VERTS)
+        for (int k = 0; k < 10; k++) pgq[k] = __ldg(geom + ((size_t)e * nq + q) * 10 + k);
+      feint_elmat_point_tensor(CELL == PRISM ? pgq : cg, __ldg(w + q), coef + ((size_t)e * nq + q) * ncoef, ncoef, C);
+      const double *Bq = tab + (size_t)q * 4 * NBPF;
       double vj[4][TILE]; /* V = C_q B_q for this thread's columns */
 #pragma unroll
       for (int b = 0; b < TILE; b++) {
-        const int j = tx + TX * b;
-        const double b0 = __ldg(Bq + j), b1 = __ldg(Bq + NBP + j), b2 = __ldg(Bq + 2 * NBP + j),
-                     b3 = __ldg(Bq + 3 * NBP + j);
+        const int j = c0 + tx + TX * b;
+        const double b0 = __ldg(Bq + j), b1 = __ldg(Bq + NBPF + j), b2 = __ldg(Bq + 2 * NBPF + j),
+                     b3 = __ldg(Bq + 3 * NBPF + j);
 #pragma unroll
         for (int c = 0; c < 4; c++) vj[c][b] = C[4 * c] * b0 + C[4 * c + 1] * b1 + C[4 * c + 2] * b2 + C[4 * c + 3] * b3;
       }
@@ -231,7 +304,7 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
       for (int c = 0; c < 4; c++) {
         double bi[TILE];
 #pragma unroll
-        for (int a = 0; a < TILE; a++) bi[a] = __ldg(Bq + c * NBP + ty + TX * a);
+        for (int a = 0; a < TILE; a++) bi[a] = __ldg(Bq + c * NBPF + r0 + ty + TX * a);
 #pragma unroll
         for (int a = 0; a < TILE; a++)
 #pragma unroll
@@ -245,40 +318,56 @@ elmat_point_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab,
   for (int a = 0; a < TILE; a++)
 #pragma unroll
     for (int b = 0; b < TILE; b++) {
-      const int i = ty + TX * a, j = tx + TX * b;
+      const int i = r0 + ty + TX * a, j = c0 + tx + TX * b;
       if (i < NB && j < NB) Ae[i * NB + j] = acc[a][b];
     }
 }
 
 /* Tensor-core variant (FEINT_ELMAT_DATA_TENSOR): the chunks staged as in
- * SHARED (columns padded to NBP8 = 8 MT), the product on the FP64 tensor
- * cores (m8n8k4 DMMA, one point's 4 components per k-step). The MT x MT
- * tiles of 8 x 8 are spread over a WR x WR grid of warps per cell, a warp
- * holding RT x RT tiles (rows wr + WR a, columns wc + WR b) so that RT
- * operand fragments of each kind feed RT^2 products. */
-template <int P>
+ * SHARED (columns padded to NBP = 8 MTS per split range), the product on
+ * the FP64 tensor cores (m8n8k4 DMMA, one point's 4 components per
+ * k-step). The MTS x MTS tiles of 8 x 8 of a block's range are spread over
+ * a WR x WR grid of warps per cell, a warp holding RT x RT tiles (rows
+ * wr + WR a, columns wc + WR b) so that RT operand fragments of each kind
+ * feed RT^2 products. Prisms P6, P7 split A_e in 3 x 3 ranges (shared
+ * memory: 48 KB static). */
+__host__ __device__ constexpr int mma_split_of(int cell, int p) { return cell == PRISM && p >= 6 ? 3 : 1; }
+__host__ __device__ constexpr int mma_wr_of(int cell, int p) {
+  return cell == PRISM ? (p <= 2 ? 1 : p == 3 ? 2 : p == 4 ? 3 : p == 5 ? 4 : p == 6 ? 3 : 4)
+                       : (p <= 3 ? 1 : p <= 5 ? 2 : p == 6 ? 3 : 4);
+}
+template <int CELL, int P>
 struct mma_shape {
-  static constexpr int NB = nb_of(P), MT = (NB + 7) / 8, NBP8 = 8 * MT, WR = P <= 3 ? 1 : P <= 5 ? 2 : P == 6 ? 3 : 4,
-                       RT = (MT + WR - 1) / WR, NW = WR * WR, NE = NW >= 8 ? 1 : 8 / NW;
+  static constexpr int NB = nb_of(CELL, P), MT = (NB + 7) / 8, SPLIT = mma_split_of(CELL, P),
+                       MTS = (MT + SPLIT - 1) / SPLIT, NBP = 8 * MTS, NBPF = SPLIT * NBP, WR = mma_wr_of(CELL, P),
+                       RT = (MTS + WR - 1) / WR, NW = WR * WR, NE = NW >= 8 ? 1 : 8 / NW;
 };
-static int nbp8_of(int p) { return 8 * ((nb_of(p) + 7) / 8); }
+static int mma_nbpf_of(int cell, int p) {
+  const int s = mma_split_of(cell, p), mt = (nb_of(cell, p) + 7) / 8;
+  return s * 8 * ((mt + s - 1) / s);
+}
 
-template <int P, bool VERTS>
-__global__ void __launch_bounds__(32 * mma_shape<P>::NW * mma_shape<P>::NE)
+template <int CELL, int P, bool VERTS>
+__global__ void __launch_bounds__(32 * mma_shape<CELL, P>::NW * mma_shape<CELL, P>::NE)
 elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ tab, const double *__restrict__ w,
-                       const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
+                       const double *__restrict__ pts, const double *__restrict__ geom,
+                       const double *__restrict__ coef, double *__restrict__ A) {
   using namespace nvcuda;
-  using M = mma_shape<P>;
-  constexpr int NB = M::NB, MT = M::MT, NBP = M::NBP8, WR = M::WR, RT = M::RT, NW = M::NW, NE = M::NE;
+  using M = mma_shape<CELL, P>;
+  constexpr int NB = M::NB, MTS = M::MTS, NBP = M::NBP, WR = M::WR, RT = M::RT, NW = M::NW, NE = M::NE,
+                SPLIT = M::SPLIT;
   constexpr int CH = QC * 4 * NBP, NT = 32 * NW;
-  __shared__ double s_geo[NE][10];
+  __shared__ double s_geo[NE][cell_geo_size(CELL)];
+  __shared__ double s_pg[NE][point_geo_size(CELL)];
   __shared__ double s_C[NE][QC][16];
   __shared__ double s_raw[NE][QC * 16];
   __shared__ __align__(32) double s_B[CH];
+  __shared__ __align__(32) double s_Bc[SPLIT > 1 ? CH : 1];
   __shared__ __align__(32) double s_V[NE][CH];
   __shared__ __align__(32) double s_out[NE][NW][64];
   const int tid = threadIdx.x, el = threadIdx.y, warp = tid / 32, lane = tid % 32, wr = warp / WR, wc = warp % WR;
-  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const int sp = SPLIT > 1 ? (int)(blockIdx.x % (SPLIT * SPLIT)) : 0, r0 = (sp / SPLIT) * NBP, c0 = (sp % SPLIT) * NBP;
+  const int64_t e = (int64_t)(blockIdx.x / (SPLIT * SPLIT)) * NE + el;
   const bool live = e < n;
   const int nqp = (nq + QC - 1) / QC * QC;
   wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[RT][RT];
@@ -286,24 +375,25 @@ elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ 
   for (int a = 0; a < RT; a++)
 #pragma unroll
     for (int b = 0; b < RT; b++) wmma::fill_fragment(acc[a][b], 0.0);
-  chunk_stager<NBP, NT, NE> st;
-  st.template begin<VERTS>(tid, tid + NT * el, nq, ncoef, live, e, geom, s_geo[el], tab, coef);
+  chunk_stager<CELL, VERTS, NBP, SPLIT, NT, NE> st;
+  double *Bc = SPLIT > 1 ? s_Bc : s_B;
+  st.begin(tid, tid + NT * el, nq, ncoef, live, e, r0, c0, geom, s_geo[el], tab, coef);
   for (int q0 = 0; q0 < nqp; q0 += QC) {
-    st.stage(q0, nqp, tab, w, coef, s_geo[el], s_raw[el], s_C[el], s_B, s_V[el]);
+    st.stage(q0, nqp, tab, w, pts, coef, geom, s_geo[el], s_pg[el], s_raw[el], s_C[el], s_B, Bc, s_V[el]);
 #pragma unroll
     for (int r = 0; r < 4 * QC; r += 4) {
       wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> fa[RT];
       wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> fb[RT];
 #pragma unroll
       for (int a = 0; a < RT; a++) {
-        if (wr + WR * a < MT) wmma::load_matrix_sync(fa[a], s_B + r * NBP + 8 * (wr + WR * a), NBP);
-        if (wc + WR * a < MT) wmma::load_matrix_sync(fb[a], s_V[el] + r * NBP + 8 * (wc + WR * a), NBP);
+        if (wr + WR * a < MTS) wmma::load_matrix_sync(fa[a], s_B + r * NBP + 8 * (wr + WR * a), NBP);
+        if (wc + WR * a < MTS) wmma::load_matrix_sync(fb[a], s_V[el] + r * NBP + 8 * (wc + WR * a), NBP);
       }
 #pragma unroll
       for (int a = 0; a < RT; a++)
 #pragma unroll
         for (int b = 0; b < RT; b++)
-          if (wr + WR * a < MT && wc + WR * b < MT) wmma::mma_sync(acc[a][b], fa[a], fb[b], acc[a][b]);
+          if (wr + WR * a < MTS && wc + WR * b < MTS) wmma::mma_sync(acc[a][b], fa[a], fb[b], acc[a][b]);
     }
   }
   if (!live) return;
@@ -313,11 +403,11 @@ elmat_point_mma_kernel(int64_t n, int nq, int ncoef, const double *__restrict__ 
 #pragma unroll
     for (int b = 0; b < RT; b++) {
       const int ti = wr + WR * a, tj = wc + WR * b;
-      if (ti >= MT || tj >= MT) continue;
+      if (ti >= MTS || tj >= MTS) continue;
       wmma::store_matrix_sync(o, acc[a][b], 8, wmma::mem_row_major);
       __syncwarp();
       for (int k = lane; k < 64; k += 32) {
-        const int i = 8 * ti + k / 8, j = 8 * tj + k % 8;
+        const int i = r0 + 8 * ti + k / 8, j = c0 + 8 * tj + k % 8;
         if (i < NB && j < NB) Ae[i * NB + j] = o[k];
       }
       __syncwarp();
@@ -331,7 +421,7 @@ __host__ __device__ constexpr bool g03_entry(int c) { return c == 0 || (c / 4 >=
 
 template <bool G12, bool VERTS>
 __global__ void __launch_bounds__(256)
-elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, const double *__restrict__ K,
+elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, int nx, const double *__restrict__ K,
                   const double *__restrict__ geom, const double *__restrict__ coef, double *__restrict__ A) {
   constexpr int NC = G12 ? 16 : 10;
   __shared__ double s_C[EB][16];
@@ -351,7 +441,7 @@ elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, con
     const int64_t e = e_first + stride * tid;
     double geo[10];
     if (VERTS)
-      feint_elmat_tet_geometry(geom + 12 * e, geo);
+      feint_elmat_tet_geometry(geom + (size_t)nx * e, geo); /* an affine prism's J: its first 4 vertices */
     else
       for (int k = 0; k < 10; k++) geo[k] = geom[10 * e + k];
     feint_elmat_point_tensor(geo, 1.0, coef + (size_t)e * NC, NC, s_C[tid]);
@@ -375,19 +465,33 @@ elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, con
 /* ------------------------------------------------------------ dispatch */
 
 typedef void (*point_kernel_t)(int64_t, int, int, const double *, const double *, const double *, const double *,
-                               double *);
+                               const double *, double *);
 
-template <int P>
-static point_kernel_t pick_point(feint_elmat_data data, bool verts, dim3 *block, int *ne) {
+template <int CELL, int P>
+static point_kernel_t pick_point(feint_elmat_data data, bool verts, dim3 *block, int *ne, int *ss) {
   if (data == FEINT_ELMAT_DATA_TENSOR) {
-    *block = dim3(32 * mma_shape<P>::NW, mma_shape<P>::NE);
-    *ne = mma_shape<P>::NE;
-    return verts ? elmat_point_mma_kernel<P, true> : elmat_point_mma_kernel<P, false>;
+    using M = mma_shape<CELL, P>;
+    *block = dim3(32 * M::NW, M::NE);
+    *ne = M::NE, *ss = M::SPLIT * M::SPLIT;
+    return verts ? elmat_point_mma_kernel<CELL, P, true> : elmat_point_mma_kernel<CELL, P, false>;
   }
-  *block = dim3(shape<P>::NT, shape<P>::NE);
-  *ne = shape<P>::NE;
-  if (data == FEINT_ELMAT_DATA_SHARED) return verts ? elmat_point_kernel<P, true, true> : elmat_point_kernel<P, true, false>;
-  return verts ? elmat_point_kernel<P, false, true> : elmat_point_kernel<P, false, false>;
+  using S = shape<CELL, P>;
+  *block = dim3(S::NT, S::NE);
+  *ne = S::NE, *ss = S::SPLIT * S::SPLIT;
+  if (data == FEINT_ELMAT_DATA_SHARED)
+    return verts ? elmat_point_kernel<CELL, P, true, true> : elmat_point_kernel<CELL, P, true, false>;
+  return verts ? elmat_point_kernel<CELL, P, false, true> : elmat_point_kernel<CELL, P, false, false>;
+}
+
+template <int CELL>
+static point_kernel_t pick_order(int order, feint_elmat_data data, bool verts, dim3 *block, int *ne, int *ss) {
+  switch (order) {
+#define ELMAT_CASE(p) \
+  case p: return pick_point<CELL, p>(data, verts, block, ne, ss);
+    ELMAT_CASE(1) ELMAT_CASE(2) ELMAT_CASE(3) ELMAT_CASE(4) ELMAT_CASE(5) ELMAT_CASE(6) ELMAT_CASE(7)
+#undef ELMAT_CASE
+    default: return NULL;
+  }
 }
 
 static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
@@ -399,27 +503,23 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
     const int64_t blocks = (n + (int64_t)stride * EB - 1) / ((int64_t)stride * EB) * stride * nchunks;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
     const unsigned grid = (unsigned)blocks;
+    const int nx = 3 * g->t->nv;
     if (v->ncoef == 16)
       (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, stride, g->K, g->geom, g->coef, g->A);
+          n, nb2, T, S, nchunks, stride, nx, g->K, g->geom, g->coef, g->A);
     else
       (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, stride, g->K, g->geom, g->coef, g->A);
+          n, nb2, T, S, nchunks, stride, nx, g->K, g->geom, g->coef, g->A);
   } else {
     dim3 block;
-    int ne = 1;
-    point_kernel_t fn = NULL;
-    switch (g->t->order) {
-#define ELMAT_CASE(p) \
-  case p: fn = pick_point<p>(v->data, verts, &block, &ne); break;
-      ELMAT_CASE(1) ELMAT_CASE(2) ELMAT_CASE(3) ELMAT_CASE(4) ELMAT_CASE(5) ELMAT_CASE(6) ELMAT_CASE(7)
-#undef ELMAT_CASE
-      default: return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d", g->t->order);
-    }
-    const int64_t blocks = (n + ne - 1) / ne;
+    int ne = 1, ss = 1;
+    point_kernel_t fn = g->t->cell == FEINT_CELL_PRISM ? pick_order<PRISM>(g->t->order, v->data, verts, &block, &ne, &ss)
+                                                       : pick_order<TET>(g->t->order, v->data, verts, &block, &ne, &ss);
+    if (!fn) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d", g->t->order);
+    const int64_t blocks = (n + ne - 1) / ne * ss;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
     fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, v->data == FEINT_ELMAT_DATA_TENSOR ? g->tab8 : g->tab, g->w,
-                                    g->geom, g->coef, g->A);
+                                    g->pts, g->geom, g->coef, g->A);
   }
   ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
   return FEINT_OK;
@@ -446,7 +546,7 @@ struct sizes {
 };
 static sizes sizes_of(const feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
   sizes s;
-  s.geom = sizeof(double) * (size_t)n * feint_elmat_geometry_size(v->geo);
+  s.geom = sizeof(double) * (size_t)n * feint_elmat_geometry_size(g->t, v);
   s.coef = sizeof(double) * (size_t)n * v->ncoef * (v->coef == FEINT_ELMAT_COEF_CELL ? 1 : g->nq);
   s.A = sizeof(double) * (size_t)n * g->nb * g->nb;
   return s;
@@ -491,16 +591,24 @@ __device__ inline double hash_unit(uint64_t k, unsigned seed) {
   return (double)(h >> 11) * (1.0 / 9007199254740992.0); /* [0, 1) */
 }
 
-/* Tetrahedra perturbed by up to +-0.125 per coordinate from the reference
- * one (well shaped), as vertices or as their Jacobian terms. */
-__global__ void random_geometry_kernel(int64_t n, unsigned seed, bool verts, double *geom) {
+/* Cells perturbed by up to +-0.125 per coordinate from the reference one
+ * (well shaped; prisms made affine, their top a translate of the bottom,
+ * when affine is set), as vertices or as the Jacobian terms of their ng
+ * geometry points pts. */
+__global__ void random_geometry_kernel(int64_t n, unsigned seed, int cell, bool verts, bool affine, int ng,
+                                       const double *pts, double *geom) {
+  const double ref[18] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 1, 0, 1, 1};
+  const int nx = cell == PRISM ? 18 : 12;
   for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
-    double xv[12];
-    for (int k = 0; k < 12; k++) xv[k] = (k >= 3 && (k - 3) % 4 == 0 ? 1.0 : 0.0) + 0.25 * (hash_unit(12 * e + k, seed) - 0.5);
+    double xv[18];
+    for (int k = 0; k < nx; k++) xv[k] = ref[k] + 0.25 * (hash_unit(nx * e + k, seed) - 0.5);
+    if (cell == PRISM && affine)
+      for (int k = 12; k < 18; k++) xv[k] = xv[k - 9] + xv[9 + k % 3] - xv[k % 3];
     if (verts)
-      for (int k = 0; k < 12; k++) geom[12 * e + k] = xv[k];
+      for (int k = 0; k < nx; k++) geom[nx * e + k] = xv[k];
     else
-      feint_elmat_tet_geometry(xv, geom + 10 * e);
+      for (int q = 0; q < ng; q++)
+        feint_elmat_point_geometry((feint_cell_type)cell, xv, pts + 3 * q, geom + 10 * (e * ng + q));
   }
 }
 
@@ -516,6 +624,7 @@ extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   cudaFree(g->tab);
   cudaFree(g->tab8);
   cudaFree(g->w);
+  cudaFree(g->pts);
   cudaFree(g->K);
   cudaFree(g->geom);
   cudaFree(g->coef);
@@ -534,27 +643,35 @@ static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double *
   return FEINT_OK;
 }
 
+/* Host data to a new device array. */
+static int upload(const std::vector<double> &h, double **out, const char *what) {
+  cudaError_t e = cudaMalloc((void **)out, sizeof(double) * h.size());
+  if (e == cudaSuccess) e = cudaMemcpy(*out, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) return elmat_fail(e, what);
+  return FEINT_OK;
+}
+
 static int upload_tables(feint_elmat_gpu *g) {
   const feint_elmat_tables *t = g->t;
-  std::vector<double> w(g->nqp, 0.0);
+  std::vector<double> w(g->nqp, 0.0), pts((size_t)g->nqp * 3, 0.0);
   for (int q = 0; q < t->nq; q++) w[q] = t->quad->weights[q];
-  FEINT_CALL(upload_padded(t, g->nqp, g->nbp, &g->tab));
-  FEINT_CALL(upload_padded(t, g->nqp, nbp8_of(t->order), &g->tab8));
-  const size_t nK = (size_t)16 * t->nb * t->nb;
-  ELMAT_CALL("element matrices: cudaMalloc weights", cudaMalloc((void **)&g->w, sizeof(double) * w.size()));
-  ELMAT_CALL("element matrices: cudaMalloc reference tensors", cudaMalloc((void **)&g->K, sizeof(double) * nK));
-  ELMAT_CALL("element matrices: upload weights",
-             cudaMemcpy(g->w, w.data(), sizeof(double) * w.size(), cudaMemcpyHostToDevice));
-  ELMAT_CALL("element matrices: upload reference tensors",
-             cudaMemcpy(g->K, t->K, sizeof(double) * nK, cudaMemcpyHostToDevice));
+  for (int k = 0; k < 3 * t->nq; k++) pts[k] = t->quad->points[k];
+  FEINT_CALL(upload_padded(t, g->nqp, nbpf_of(t->cell, t->order), &g->tab));
+  FEINT_CALL(upload_padded(t, g->nqp, mma_nbpf_of(t->cell, t->order), &g->tab8));
+  FEINT_CALL(upload(w, &g->w, "element matrices: upload weights"));
+  FEINT_CALL(upload(pts, &g->pts, "element matrices: upload points"));
+  FEINT_CALL(upload(std::vector<double>(t->K, t->K + (size_t)16 * t->nb * t->nb), &g->K,
+                    "element matrices: upload reference tensors"));
   return FEINT_OK;
 }
 
 extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_index, feint_elmat_gpu **out) {
   *out = NULL;
-  if (t->order < 1 || t->order > FEINT_ELMAT_MAX_ORDER || t->nb != nb_of(t->order))
-    return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d tetrahedra only (1..%d)", t->order,
-                           FEINT_ELMAT_MAX_ORDER);
+  if ((t->cell != FEINT_CELL_TETRAHEDRON && t->cell != FEINT_CELL_PRISM) || t->order < 1 ||
+      t->order > FEINT_ELMAT_MAX_ORDER || t->nb != nb_of(t->cell, t->order))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "element matrices on the GPU: order %d %s cells (tetrahedra and prisms of order 1..%d)",
+                           t->order, feint_cell_name(t->cell), FEINT_ELMAT_MAX_ORDER);
   ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(device_index));
   ELMAT_CALL("element matrices: context", cudaFree(0)); /* context creation is not setup of this module */
   struct timespec t0, t1;
@@ -566,7 +683,6 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
   g->nb = t->nb;
   g->nq = t->nq;
   g->nqp = (t->nq + QC - 1) / QC * QC;
-  g->nbp = nbp_of(t->order);
   int st = upload_tables(g);
   if (st) {
     feint_elmat_gpu_destroy(g);
@@ -583,6 +699,7 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
                                        feint_elmat_gpu_timing *tm) {
   FEINT_CALL(feint_elmat_variant_check(v));
   if (n < 0) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells", (long long)n);
+  FEINT_CALL(feint_elmat_geometry_check(g->t, v, n, geom)); /* on the host: kernels cannot report a bad cell */
   ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const sizes s = sizes_of(g, v, n);
   FEINT_CALL(reserve_all(g, s));
@@ -642,7 +759,9 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
   ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
   if (!st) {
-    random_geometry_kernel<<<4096, 256>>>(n, seed, v->geo == FEINT_ELMAT_GEO_VERTICES, g->geom);
+    random_geometry_kernel<<<4096, 256>>>(n, seed, g->t->cell, v->geo == FEINT_ELMAT_GEO_VERTICES,
+                                          v->coef == FEINT_ELMAT_COEF_CELL, feint_elmat_geometry_points(g->t, v),
+                                          g->pts, g->geom);
     random_coef_kernel<<<4096, 256>>>((int64_t)(s.coef / sizeof(double)), seed + 1, g->coef);
   }
   ELMAT_CUDA("element matrix bench: random inputs", cudaGetLastError());
