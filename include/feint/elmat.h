@@ -15,7 +15,8 @@
  *                                     + gx_i . g2 phi_j + gx_i . g3 . gx_j ].
  * (For a symmetric g3 this equals the form with j on the left.) On a
  * tetrahedron J is constant; on a prism J_q varies from point to point
- * (the trilinear-in-z map of its 6 vertices, feint_elmat_prism_jacobian).
+ * (the map of its 6 vertices, linear on the triangle times linear in z:
+ * feint_elmat_prism_jacobian).
  *
  * How the kernels evaluate it. With B[q][c][i] the reference table (c = 0
  * the value phi_i, c = 1..3 the reference gradient), the point tensor
@@ -23,7 +24,8 @@
  * (feint_elmat_point_tensor, 4 x 4) turns the sum into
  *   A_e = sum_q B_q^T C_q B_q,
  * a small matrix product per cell: 8 nb^2 floating-point operations per
- * point (FLOP-bound from p = 3 on; see src/backend/cuda/ELMAT.md).
+ * point (FLOP-bound from p = 3 on tetrahedra, p = 2 on prisms; see
+ * src/backend/cuda/ELMAT.md).
  * When the coefficients AND J are constant in a cell, C_q = w_q Chat and
  *   A_e = sum_{c,c'} Chat[c][c'] K[c][c'],  K[c][c'] = sum_q w_q B_q[c]^T B_q[c'],
  * with the 16 (10 without g1, g2) reference matrices K precomputed once:
@@ -157,8 +159,8 @@ int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_variant *v, in
  * (pageable) host memory, fills the device inputs with random values from
  * seed (cells perturbed from the reference one: general prisms with
  * per-point coefficients, affine ones with per-cell coefficients;
- * coefficients in [0.5, 1.5)), runs the kernel once to warm up and reps times (median),
- * and times one download of A. */
+ * coefficients in [0.5, 1.5)), runs the kernel once to warm up and reps
+ * times (median), and times one download of A. */
 int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, int reps,
                           unsigned seed, feint_elmat_gpu_timing *tm);
 int feint_elmat_gpu_device_name(int device_index, char *name, size_t size);

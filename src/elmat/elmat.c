@@ -43,13 +43,15 @@ int feint_elmat_geometry_size(const feint_elmat_tables *t, const feint_elmat_var
   return v->geo == FEINT_ELMAT_GEO_VERTICES ? 3 * t->nv : 10 * feint_elmat_geometry_points(t, v);
 }
 
-/* A prism is affine when its three vertical edges are the same vector. */
+/* A prism is affine when its three vertical edges are the same vector, up
+ * to 1e-12 of the cell's size plus the rounding of coordinates far from
+ * the origin (extruded meshes: x_v + h). */
 static int prism_is_affine(const double *xv) {
-  double scale = 0, dev = 0;
-  for (int k = 0; k < 18; k++) scale = fmax(scale, fabs(xv[k] - xv[k % 3]));
+  double scale = 0, mag = 0, dev = 0;
+  for (int k = 0; k < 18; k++) scale = fmax(scale, fabs(xv[k] - xv[k % 3])), mag = fmax(mag, fabs(xv[k]));
   for (int v = 1; v < 3; v++)
     for (int d = 0; d < 3; d++) dev = fmax(dev, fabs((xv[9 + 3 * v + d] - xv[3 * v + d]) - (xv[9 + d] - xv[d])));
-  return dev <= 1e-12 * scale;
+  return dev <= 1e-12 * scale + 1e-14 * mag;
 }
 
 /* Cell e's Jacobian terms at geometry point q from its vertices xv; 0 or an

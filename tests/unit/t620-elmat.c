@@ -14,7 +14,8 @@
  *    (prisms: collapsed Gauss-Legendre on the triangle x Gauss-Legendre in
  *    z, with its own vertex shape functions and determinant);
  *  - Jacobian terms from the host equal the vertex path; bad input refused
- *    (prisms that are not affine with per-cell coefficients included).
+ *    (prisms that are not affine with per-cell coefficients included, on
+ *    the GPU path too, with the output left unwritten).
  * GPU against the host on fresh random inputs for every variant (data
  * registers/shared/tensor, geometry Jacobian/vertices, coefficients per point/per
  * cell, ncoef 10/16) and both cell types (per-point coefficients on random
@@ -317,6 +318,27 @@ static double gpu_vs_host(feint_cell_type cell, int p, int64_t n) {
   return worst;
 }
 
+/* The GPU path refuses per-cell coefficients on a prism that is not affine
+ * before touching the device or the output. */
+static void gpu_bad_input(void) {
+  feint_elmat_tables *t = NULL;
+  feint_elmat_gpu *g = NULL;
+  CHECK_OK(feint_elmat_tables_create(FEINT_CELL_PRISM, 1, &t));
+  CHECK_OK(feint_elmat_gpu_create(t, 0, &g));
+  double xv[36], coef[20], A[72];
+  memcpy(xv, ref_prism, sizeof ref_prism);
+  memcpy(xv + 18, ref_prism, sizeof ref_prism);
+  xv[35] = 1.25; /* cell 1: top vertex 5 moved up */
+  for (int k = 0; k < 20; k++) coef[k] = 1;
+  for (int k = 0; k < 72; k++) A[k] = NAN;
+  feint_elmat_variant v = {FEINT_ELMAT_DATA_SHARED, FEINT_ELMAT_GEO_VERTICES, FEINT_ELMAT_COEF_CELL, 10};
+  CHECK(feint_elmat_gpu_compute(g, &v, 2, xv, coef, A, NULL) == FEINT_ERR_INPUT, "GPU: non-affine prism accepted");
+  CHECK(strstr(feint_error_message(), "prism 1 is not affine"), "message: %s", feint_error_message());
+  for (int k = 0; k < 72; k++) CHECK(isnan(A[k]), "GPU: output written for refused input (entry %d)", k);
+  feint_elmat_gpu_destroy(g);
+  feint_elmat_tables_destroy(t);
+}
+
 int main(void) {
   rng_state = (unsigned)time(NULL);
   printf("seed %u\n", rng_state);
@@ -337,6 +359,7 @@ int main(void) {
   char name[256];
   CHECK_OK(feint_elmat_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);
+  gpu_bad_input();
   double worst = 0;
   static const int64_t tet_cells[8] = {0, 203, 203, 203, 67, 13, 13, 13}, prism_cells[8] = {0, 203, 203, 67, 23, 9, 5, 3};
   for (int p = 1; p <= FEINT_ELMAT_MAX_ORDER; p++) {
