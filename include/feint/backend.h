@@ -66,6 +66,19 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
 /* Number of usable CUDA devices (0 when built without CUDA or none found). */
 int feint_cuda_device_count(void);
 int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
+/* The visible CUDA device to use for device_index (< 0: the first), in
+ * *dev; FEINT_ERR_INPUT when none is visible or the index is out of range. */
+int feint_cuda_device_select(int device_index, int *dev);
+/* High-order scalar forms on tetrahedra (orders 3..7) and prisms (1..7) on
+ * the GPU (src/backend/elmat_backend.c): element matrices by the kernels
+ * of feint/elmat.h, the CSR matrix scattered from them on the host,
+ * residual and load vector by the cpu backend. _applies: whether p's
+ * space is of those cells and orders (the CUDA backend's fused kernels
+ * take the rest); _supports: FEINT_OK when this backend can compute p,
+ * else FEINT_ERR_INPUT saying why (vector forms, orders above 7). */
+int feint_backend_elmat_applies(const feint_problem *p);
+int feint_backend_elmat_supports(const feint_problem *p);
+int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out);
 /* Operator implementations (src/backend/operator.c). */
 int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out);
 int feint_backend_cuda_operator_create(const feint_bp_op *op, int device_index, feint_backend **out);

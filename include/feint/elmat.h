@@ -106,6 +106,10 @@ typedef struct {
 
 /* Tetrahedra and prisms (FEINT_ERR_INPUT otherwise), order 1..7. */
 int feint_elmat_tables_create(feint_cell_type cell, int order, feint_elmat_tables **out);
+/* The same on the rule of the given degree (>= 0; < 0: the default): the
+ * backend uses the form's matrix rule, so its matrices are the CPU
+ * reference's to round-off. */
+int feint_elmat_tables_create_degree(feint_cell_type cell, int order, int degree, feint_elmat_tables **out);
 void feint_elmat_tables_destroy(feint_elmat_tables *t);
 
 /* Geometry points per cell of FEINT_ELMAT_GEO_JACOBIAN: 1 where J is

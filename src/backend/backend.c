@@ -48,7 +48,10 @@ static int create_on(const backend_makers *make, const void *what, feint_device_
 }
 
 static int problem_cpu(const void *p, feint_backend **out) { return feint_backend_cpu_create(p, out); }
+/* High-order tetrahedra and prisms go to the element-matrix backend, the
+ * rest to the CUDA backend's fused kernels. */
 static int problem_cuda(const void *p, int device_index, feint_backend **out) {
+  if (feint_backend_elmat_applies(p)) return feint_backend_elmat_create(p, device_index, out);
   return feint_backend_cuda_create(p, device_index, out);
 }
 /* The CUDA backend assembles simplices, with 32-bit slots and column
@@ -61,6 +64,7 @@ static int cuda_width_check(const feint_problem *p) {
                          (long long)p->plan->nnz, (long long)p->plan->n_rows, (long long)feint_plan_narrow_limit());
 }
 static int problem_cuda_supports(const void *p) {
+  if (feint_backend_elmat_applies(p)) return feint_backend_elmat_supports(p);
   FEINT_CALL(feint_backend_cuda_check_cells(p));
   return cuda_width_check(p);
 }
@@ -88,6 +92,16 @@ int feint_backend_cuda_check_cells(const feint_problem *p) {
                          "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "
                          "backend (--backend cpu)",
                          feint_cell_name(cell));
+}
+
+int feint_cuda_device_select(int device_index, int *dev) {
+  const int n_dev = feint_cuda_device_count();
+  if (n_dev <= 0) return feint_error_set(FEINT_ERR_INPUT, "no CUDA device is visible");
+  *dev = device_index < 0 ? 0 : device_index;
+  if (*dev >= n_dev)
+    return feint_error_set(FEINT_ERR_INPUT, "--device %d: only %d CUDA device%s visible (0..%d)", *dev, n_dev,
+                           n_dev == 1 ? "" : "s", n_dev - 1);
+  return FEINT_OK;
 }
 
 void feint_backend_destroy(feint_backend *b) {

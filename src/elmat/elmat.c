@@ -80,6 +80,10 @@ void feint_elmat_tables_destroy(feint_elmat_tables *t) {
 }
 
 int feint_elmat_tables_create(feint_cell_type cell, int order, feint_elmat_tables **out) {
+  return feint_elmat_tables_create_degree(cell, order, -1, out);
+}
+
+int feint_elmat_tables_create_degree(feint_cell_type cell, int order, int degree, feint_elmat_tables **out) {
   *out = NULL;
   if (cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_PRISM)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices: %s cells (tetrahedra and prisms only)",
@@ -89,7 +93,8 @@ int feint_elmat_tables_create(feint_cell_type cell, int order, feint_elmat_table
   feint_elmat_tables *t = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *t, &t, "element matrix tables"));
   int st = feint_element_create(cell, order, &t->el);
-  if (!st) st = feint_quadrature_create(cell, 2 * order + feint_cell_geometry_degree(cell), &t->quad);
+  if (degree < 0) degree = 2 * order + feint_cell_geometry_degree(cell);
+  if (!st) st = feint_quadrature_create(cell, degree, &t->quad);
   if (st) {
     feint_elmat_tables_destroy(t);
     return st;
