@@ -2,8 +2,9 @@
  * facet.cu) against the host reference (boundary.c) on the same facet
  * sets, filled with fresh random coordinates and coefficients.
  *
- * 1. Sets from real cases (Gmsh cube and square, P1/P2, scalar Poisson and
- *    elasticity with a tensor Robin alpha and per-component Neumann data):
+ * 1. Sets from real cases (Gmsh cube and square, cubes of hexahedra and of
+ *    prisms, P1/P2, scalar Poisson and elasticity with a tensor Robin alpha
+ *    and per-component Neumann data):
  *    the setup of feint_boundary_create, its coordinates and coefficients
  *    then overwritten with random numbers; load and Robin values agree to
  *    1e-12 (relative to the largest), and the host result is checked
@@ -111,7 +112,7 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
       v[k] = feint_boundary_facet_view(bc, k);
       /* fresh random data in the set's own arrays (allocated by the setup, not const) */
       double *x = (double *)v[k]->x, *cf = (double *)v[k]->coef;
-      for (int64_t i = 0; i < v[k]->n_facets * v[k]->dim * 3; i++) x[i] += 0.05 * (urand() - 0.5);
+      for (int64_t i = 0; i < v[k]->n_facets * v[k]->nv * 3; i++) x[i] += 0.05 * (urand() - 0.5);
       for (int64_t i = 0; i < v[k]->n_facets * v[k]->nb * v[k]->ncoef; i++) cf[i] = 4 * urand() - 2;
     }
     feint_boundary_cuda_stats st;
@@ -166,7 +167,7 @@ static void synth_make(synth *y, int64_t n, int order, int nc) {
   /* every facet entry its own site, in facet order (as a surface numbering gives) */
   y->n_sites = n * nbc * nbc;
   for (int64_t e = 0; e < y->n_sites; e++) y->si[e] = e;
-  feint_facet_view v = {1, 3, nc, nb, nq, ncoef, (1u << (nc * nc)) - 1, n, y->phi, y->w, y->x, y->coef, y->li, y->si};
+  feint_facet_view v = {1, 3, nc, nb, nq, ncoef, (1u << (nc * nc)) - 1, n, y->phi, y->w, NULL, y->x, y->coef, y->li, y->si};
   y->v = v;
 }
 
@@ -223,6 +224,10 @@ int main(void) {
   real_case("square.geo", 2, 1, have_gpu);
   real_case("cube.geo", 1, 0, have_gpu);
   real_case("cube.geo", 2, 1, have_gpu);
+  real_case("hexcube.geo", 2, 0, have_gpu); /* quadrilateral facets, |J| at each point */
+  real_case("hexcube.geo", 1, 1, have_gpu);
+  real_case("prismcube.geo", 2, 0, have_gpu); /* triangle and quadrilateral facet sets */
+  real_case("prismcube.geo", 1, 1, have_gpu);
   if (!have_gpu) {
     printf("skipped: GPU agreement and timing (no GPU)\n");
   } else {

@@ -1,0 +1,103 @@
+/* Neumann loads on hexahedra of high order (p = 9 and 15, beyond the CPU
+ * backend's cell size, so `feint run` cannot reach them and
+ * tests/cli/t52-boundary-3d.sh stops at p = 4): the facet sets that
+ * feint_boundary_create builds on a twisted hexahedral mesh
+ * (tests/data/twisted_hex_bc.geo, non-planar lateral faces), integrated on
+ * the host. The load b of the linear flux g = 1 + x - 2y + 3z on "sides"
+ * must sum to int g dA and give b . u(x_dofs) = int g u dA for the
+ * quadratic u = x^2 - yz + 2xy (in the facet space), both against a 20 x 20
+ * Gauss rule on each bilinear facet computed here. Reading a face in the
+ * wrong orientation, or an equispaced facet basis on the GLL nodes, fails
+ * the moment. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "feint/boundary.h"
+#include "feint/case.h"
+#include "feint/error.h"
+#include "feint/mesh.h"
+#include "feint/space.h"
+#include "feint/tensor.h"
+
+static double flux(const double *x) { return 1 + x[0] - 2 * x[1] + 3 * x[2]; }
+static double moment(const double *x) { return x[0] * x[0] - x[1] * x[2] + 2 * x[0] * x[1]; }
+
+/* int g and int g u over the facets of group g (bilinear quadrilaterals). */
+static void exact(const feint_mesh *m, int g, double *ig, double *igu) {
+  enum { N = 20 };
+  double t[N], w[N];
+  CHECK_OK(feint_gauss_legendre(N, t, w));
+  *ig = *igu = 0;
+  for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++) {
+    double X[4][3];
+    for (int v = 0; v < 4; v++) {
+      const int64_t n = m->facets[f * m->nv_facet + v];
+      X[v][0] = m->x[n], X[v][1] = m->y[n], X[v][2] = m->z[n];
+    }
+    for (int a = 0; a < N; a++)
+      for (int b = 0; b < N; b++) {
+        const double s = 0.5 * (t[a] + 1), r = 0.5 * (t[b] + 1), W = 0.25 * w[a] * w[b];
+        double x[3], ds[3], dr[3];
+        for (int d = 0; d < 3; d++) {
+          x[d] = (1 - s) * (1 - r) * X[0][d] + s * (1 - r) * X[1][d] + s * r * X[2][d] + (1 - s) * r * X[3][d];
+          ds[d] = (1 - r) * (X[1][d] - X[0][d]) + r * (X[2][d] - X[3][d]);
+          dr[d] = (1 - s) * (X[3][d] - X[0][d]) + s * (X[2][d] - X[1][d]);
+        }
+        const double c[3] = {ds[1] * dr[2] - ds[2] * dr[1], ds[2] * dr[0] - ds[0] * dr[2],
+                             ds[0] * dr[1] - ds[1] * dr[0]};
+        const double J = sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+        *ig += W * J * flux(x);
+        *igu += W * J * flux(x) * moment(x);
+      }
+  }
+}
+
+static void neumann(int order) {
+  char path[] = "/tmp/feint-t531-XXXXXX", cwd[4096];
+  const int fd = mkstemp(path);
+  CHECK(fd >= 0 && getcwd(cwd, sizeof cwd), "temporary case file");
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "mesh: {file: %s/tests/data/twisted_hex_bc.geo}\nspace: {order: %d}\nphysics: {kind: poisson}\n"
+             "boundary:\n  - {group: sides, neumann: \"1 + x - 2*y + 3*z\"}\n", cwd, order);
+  fclose(f);
+  feint_case *c = NULL;
+  feint_mesh *m = NULL;
+  feint_space *s = NULL;
+  feint_boundary_conditions *bc = NULL;
+  CHECK_OK(feint_case_load(path, 0, NULL, &c));
+  remove(path);
+  feint_mesh_options mo = {0};
+  CHECK_OK(feint_mesh_read(c->mesh_file, &mo, &m));
+  CHECK(m->cell_type == FEINT_CELL_HEXAHEDRON && m->nv_facet == 4, "a hexahedral mesh");
+  CHECK_OK(feint_space_create(m, order, 1, &s));
+  CHECK_OK(feint_boundary_create(c, s, &bc));
+  CHECK_OK(feint_boundary_integrate(bc, FEINT_BOUNDARY_HOST));
+  double sum = 0, mom = 0, ig, igu;
+  for (int64_t k = 0; k < bc->n_load; k++) {
+    sum += bc->load[k];
+    mom += bc->load[k] * moment(s->coordinates + 3 * bc->load_dofs[k]);
+  }
+  exact(m, feint_mesh_find_group(m, "sides", 2), &ig, &igu);
+  printf("Q%d on %lld twisted facets: load sum %.15g (exact %.15g), moment %.15g (exact %.15g)\n", order,
+         (long long)bc->n_neumann_facets, sum, ig, mom, igu);
+  CHECK(bc->n_neumann_facets == 36, "36 facets on the sides, %lld", (long long)bc->n_neumann_facets);
+  CHECK_CLOSE(sum, ig, 1e-12);
+  CHECK_CLOSE(mom, igu, 1e-12);
+  feint_boundary_destroy(bc);
+  feint_space_destroy(s);
+  feint_mesh_destroy(m);
+  feint_case_destroy(c);
+}
+
+int main(void) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  neumann(2);
+  neumann(9);
+  neumann(15);
+  if (check_failures) return 1;
+  printf("t531-facets-3d: ok\n");
+  return 0;
+}
