@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_timing.h"
+#include "bc_case.h"
 #include "boundary/facet.h"
 #include "check.h"
 #include "feint/backend.h"
@@ -70,10 +71,7 @@ static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load
 
 /* Part 1: a case's sets. */
 static void real_case(const char *geo, int order, int elasticity, int have_gpu) {
-  char yaml[1024], path[] = "/tmp/feint-t530-XXXXXX";
-  const int fd = mkstemp(path);
-  CHECK(fd >= 0, "temporary case file");
-  FILE *f = fdopen(fd, "w");
+  char yaml[1024];
   snprintf(yaml, sizeof yaml,
            "mesh: {file: %s/cases/%s, size: 0.3}\nspace: {order: %d}\n"
            "physics: %s\nboundary:\n"
@@ -84,18 +82,11 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
            elasticity ? (strstr(geo, "cube") ? "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]" : "[[1, 0], [0, 1]]") : "1",
            elasticity ? (strstr(geo, "cube") ? "[x, y, z]" : "[x, y]") : "x",
            elasticity ? (strstr(geo, "cube") ? "[1, \"y\", ~]" : "[1, \"y\"]") : "\"1 + y\"");
-  fputs(yaml, f);
-  fclose(f);
-  feint_case *c = NULL;
-  feint_mesh *m = NULL;
-  feint_space *s = NULL;
-  feint_boundary_conditions *bc = NULL;
-  CHECK_OK(feint_case_load(path, 0, NULL, &c));
-  remove(path);
-  feint_mesh_options mo = {c->mesh_size, 0, 0, NULL, NULL};
-  CHECK_OK(feint_mesh_read(c->mesh_file, &mo, &m));
-  CHECK_OK(feint_space_create(m, order, elasticity ? m->dim : 1, &s));
-  CHECK_OK(feint_boundary_create(c, s, &bc));
+  bc_case b;
+  bc_case_create(yaml, order, elasticity, &b);
+  const feint_mesh *m = b.m;
+  const feint_space *s = b.s;
+  feint_boundary_conditions *bc = b.bc;
   char tag[128];
   snprintf(tag, sizeof tag, "%s P%d %s (%lld Robin + %lld Neumann facets)", geo, order,
            elasticity ? "elasticity" : "poisson", (long long)bc->n_robin_facets, (long long)bc->n_neumann_facets);
@@ -129,10 +120,7 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
     free(lg);
     free(sg);
   }
-  feint_boundary_destroy(bc);
-  feint_space_destroy(s);
-  feint_mesh_destroy(m);
-  feint_case_destroy(c);
+  bc_case_destroy(&b);
 }
 
 /* Part 2: a synthetic set of n facets (triangles in 3D), order 1 or 2, nc

@@ -9,17 +9,7 @@
  * Gauss rule on each bilinear facet computed here. Reading a face in the
  * wrong orientation, or an equispaced facet basis on the GLL nodes, fails
  * the moment. */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include "check.h"
-#include "feint/boundary.h"
-#include "feint/case.h"
-#include "feint/error.h"
-#include "feint/mesh.h"
-#include "feint/space.h"
+#include "bc_case.h"
 #include "feint/tensor.h"
 
 static double flux(const double *x) { return 1 + x[0] - 2 * x[1] + 3 * x[2]; }
@@ -56,24 +46,16 @@ static void exact(const feint_mesh *m, int g, double *ig, double *igu) {
 }
 
 static void neumann(int order) {
-  char path[] = "/tmp/feint-t531-XXXXXX", cwd[4096];
-  const int fd = mkstemp(path);
-  CHECK(fd >= 0 && getcwd(cwd, sizeof cwd), "temporary case file");
-  FILE *f = fdopen(fd, "w");
-  fprintf(f, "mesh: {file: %s/tests/data/twisted_hex_bc.geo}\nspace: {order: %d}\nphysics: {kind: poisson}\n"
-             "boundary:\n  - {group: sides, neumann: \"1 + x - 2*y + 3*z\"}\n", cwd, order);
-  fclose(f);
-  feint_case *c = NULL;
-  feint_mesh *m = NULL;
-  feint_space *s = NULL;
-  feint_boundary_conditions *bc = NULL;
-  CHECK_OK(feint_case_load(path, 0, NULL, &c));
-  remove(path);
-  feint_mesh_options mo = {0};
-  CHECK_OK(feint_mesh_read(c->mesh_file, &mo, &m));
+  char yaml[5120], cwd[4096];
+  CHECK(getcwd(cwd, sizeof cwd) != NULL, "working directory");
+  snprintf(yaml, sizeof yaml, "mesh: {file: %s/tests/data/twisted_hex_bc.geo}\nspace: {order: %d}\n"
+           "physics: {kind: poisson}\nboundary:\n  - {group: sides, neumann: \"1 + x - 2*y + 3*z\"}\n", cwd, order);
+  bc_case b;
+  bc_case_create(yaml, order, 0, &b);
+  const feint_mesh *m = b.m;
+  const feint_space *s = b.s;
+  feint_boundary_conditions *bc = b.bc;
   CHECK(m->cell_type == FEINT_CELL_HEXAHEDRON && m->nv_facet == 4, "a hexahedral mesh");
-  CHECK_OK(feint_space_create(m, order, 1, &s));
-  CHECK_OK(feint_boundary_create(c, s, &bc));
   CHECK_OK(feint_boundary_integrate(bc, FEINT_BOUNDARY_HOST));
   double sum = 0, mom = 0, ig, igu;
   for (int64_t k = 0; k < bc->n_load; k++) {
@@ -86,10 +68,7 @@ static void neumann(int order) {
   CHECK(bc->n_neumann_facets == 36, "36 facets on the sides, %lld", (long long)bc->n_neumann_facets);
   CHECK_CLOSE(sum, ig, 1e-12);
   CHECK_CLOSE(mom, igu, 1e-12);
-  feint_boundary_destroy(bc);
-  feint_space_destroy(s);
-  feint_mesh_destroy(m);
-  feint_case_destroy(c);
+  bc_case_destroy(&b);
 }
 
 int main(void) {
