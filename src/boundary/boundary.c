@@ -598,13 +598,26 @@ fail:
 }
 
 /* The host reference of the facet integrals (the CUDA twin is
- * feint_facets_cuda in backend/cuda/facet.cu, same functions of facet.h). */
-static void integrate_host(const feint_facet_view *v, double *load, double *sites) {
-  const int nc = v->nc, nbc = v->nb * nc;
+ * feint_facets_cuda in backend/cuda/facet.cu, same functions of facet.h):
+ * per facet the point values jw (nq), L (nq x nc load terms) and A (nq x
+ * nc^2, alpha) first, then the entries from them. */
+static void integrate_host(const feint_facet_view *v, double *jw, double *L, double *A, double *load,
+                           double *sites) {
+  const int nc = v->nc, nbc = v->nb * nc, nq = v->nq;
   for (int64_t f = 0; f < v->n_facets; f++) {
+    for (int q = 0; q < nq; q++) {
+      jw[q] = v->weights[q] * feint_facet_det(v, f, q);
+      for (int c = 0; c < nc; c++) L[q * nc + c] = feint_facet_load_term(v, f, q, c);
+      for (int k = 0; k < nc * nc && v->robin; k++)
+        A[q * nc * nc + k] = v->pairs >> k & 1u ? feint_facet_coef(v, f, q, k) : 0.0;
+    }
     const int64_t *li = v->load_index + f * nbc;
     for (int i = 0; i < v->nb; i++)
-      for (int c = 0; c < nc; c++) load[li[i * nc + c]] += feint_facet_load(v, f, i, c);
+      for (int c = 0; c < nc; c++) {
+        double s = 0;
+        for (int q = 0; q < nq; q++) s += jw[q] * L[q * nc + c] * v->phi[q * v->nb + i];
+        load[li[i * nc + c]] += s;
+      }
     if (!v->robin) continue;
     const int64_t *si = v->site_index + f * nbc * nbc;
     for (int i = 0; i < v->nb; i++)
@@ -612,16 +625,28 @@ static void integrate_host(const feint_facet_view *v, double *load, double *site
         for (int j = 0; j < v->nb; j++)
           for (int d = 0; d < nc; d++) {
             const int64_t t = si[(i * nc + c) * nbc + j * nc + d];
-            if (t >= 0) sites[t] += feint_facet_matrix(v, f, i, c, j, d);
+            if (t < 0) continue;
+            double s = 0;
+            for (int q = 0; q < nq; q++) {
+              const double *p = v->phi + q * v->nb;
+              s += jw[q] * A[q * nc * nc + c * nc + d] * p[i] * p[j];
+            }
+            sites[t] += s;
           }
   }
 }
 
-void feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
-                       double *sites) {
+int feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
+                      double *sites) {
+  int nq = 1;
+  for (int k = 0; k < n_sets; k++) nq = sets[k]->nq > nq ? sets[k]->nq : nq;
+  double *jw = NULL;
+  FEINT_CALL(feint_malloc((size_t)nq * (1 + 3 + 9), sizeof *jw, &jw, "facet point values"));
   memset(load, 0, (size_t)n_load * sizeof *load);
   memset(sites, 0, (size_t)n_sites * sizeof *sites);
-  for (int k = 0; k < n_sets; k++) integrate_host(sets[k], load, sites);
+  for (int k = 0; k < n_sets; k++) integrate_host(sets[k], jw, jw + nq, jw + 4 * nq, load, sites);
+  free(jw);
+  return FEINT_OK;
 }
 
 const feint_facet_view *feint_boundary_facet_view(const feint_boundary_conditions *bc, int k) {
@@ -640,7 +665,7 @@ int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_devic
     FEINT_CALL(feint_facets_cuda(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values,
                                  &bc->cuda_stats));
   else
-    feint_facets_host(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values);
+    FEINT_CALL(feint_facets_host(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values));
   bc->integrated = where;
   return FEINT_OK;
 }

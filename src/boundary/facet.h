@@ -77,20 +77,22 @@ FEINT_FACET_FN double feint_facet_coef(const feint_facet_view *v, int64_t f, int
   return s;
 }
 
-/* Load of (facet dof i, component c): Neumann int h_c phi_i; Robin
- * int sum_d alpha_cd G_d phi_i (alpha, G interpolated). */
-FEINT_FACET_FN double feint_facet_load(const feint_facet_view *v, int64_t f, int i, int c) {
+/* The load integrand of component c at point q (without phi_i and the
+ * measure): Neumann h_c; Robin sum_d alpha_cd G_d (alpha, G interpolated). */
+FEINT_FACET_FN double feint_facet_load_term(const feint_facet_view *v, int64_t f, int q, int c) {
   const int nc = v->nc;
+  if (!v->robin) return feint_facet_coef(v, f, q, c);
+  double h = 0;
+  for (int d = 0; d < nc; d++)
+    if (v->pairs >> (c * nc + d) & 1u) h += feint_facet_coef(v, f, q, c * nc + d) * feint_facet_coef(v, f, q, nc * nc + d);
+  return h;
+}
+
+/* Load of (facet dof i, component c): int load_term_c phi_i. */
+FEINT_FACET_FN double feint_facet_load(const feint_facet_view *v, int64_t f, int i, int c) {
   double s = 0;
-  for (int q = 0; q < v->nq; q++) {
-    double h = 0;
-    if (!v->robin) h = feint_facet_coef(v, f, q, c);
-    else
-      for (int d = 0; d < nc; d++)
-        if (v->pairs >> (c * nc + d) & 1u)
-          h += feint_facet_coef(v, f, q, c * nc + d) * feint_facet_coef(v, f, q, nc * nc + d);
-    s += v->weights[q] * feint_facet_det(v, f, q) * h * v->phi[q * v->nb + i];
-  }
+  for (int q = 0; q < v->nq; q++)
+    s += v->weights[q] * feint_facet_det(v, f, q) * feint_facet_load_term(v, f, q, c) * v->phi[q * v->nb + i];
   return s;
 }
 
@@ -108,8 +110,12 @@ FEINT_FACET_FN double feint_facet_matrix(const feint_facet_view *v, int64_t f, i
 extern "C" {
 #endif
 /* The host loop over the sets (boundary.c), the reference: load (n_load)
- * and sites (n_sites) overwritten with the integrals. */
-void feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
+ * and sites (n_sites) overwritten with the integrals. Per facet it caches
+ * the measure w_q |J_q|, the load terms and alpha at the points (the same
+ * functions as feint_facet_load / feint_facet_matrix, which recompute them
+ * for every entry: on the GPU each thread's own row), so an entry costs nq
+ * multiply-adds, not nq (nb + |J|). FEINT_ERR_COMPUTE when out of memory. */
+int feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
                        double *sites);
 
 /* Facet set k of bc (NULL past the end), for tests that fill it with

@@ -55,7 +55,7 @@ static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load
                     feint_boundary_cuda_stats *st) {
   double *lh = malloc(sizeof(double) * (size_t)(n_load + 1)), *sh = malloc(sizeof(double) * (size_t)(n_sites + 1));
   double *lg = malloc(sizeof(double) * (size_t)(n_load + 1)), *sg = malloc(sizeof(double) * (size_t)(n_sites + 1));
-  feint_facets_host(v, n_sets, n_load, n_sites, lh, sh);
+  CHECK_OK(feint_facets_host(v, n_sets, n_load, n_sites, lh, sh));
   CHECK_OK(feint_facets_cuda(v, n_sets, n_load, n_sites, lg, sg, st));
   const double dl = max_diff(lh, lg, n_load) / max_abs(lh, n_load);
   const double ds = n_sites ? max_diff(sh, sg, n_sites) / max_abs(sh, n_sites) : 0;
