@@ -84,7 +84,8 @@ FEINT_FACET_FN double feint_facet_load_term(const feint_facet_view *v, int64_t f
   if (!v->robin) return feint_facet_coef(v, f, q, c);
   double h = 0;
   for (int d = 0; d < nc; d++)
-    if (v->pairs >> (c * nc + d) & 1u) h += feint_facet_coef(v, f, q, c * nc + d) * feint_facet_coef(v, f, q, nc * nc + d);
+    if (v->pairs >> (c * nc + d) & 1u)
+      h += feint_facet_coef(v, f, q, c * nc + d) * feint_facet_coef(v, f, q, nc * nc + d);
   return h;
 }
 

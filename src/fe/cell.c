@@ -75,7 +75,9 @@ int feint_cell_num_quad_faces(feint_cell_type cell) {
 }
 
 void feint_cell_quad_face(feint_cell_type cell, int f, int face[4]) {
-  const int *v = cell == FEINT_CELL_PRISM ? prism_quad_faces[f] : cell == FEINT_CELL_HEXAHEDRON ? hex_quad_faces[f] : NULL;
+  const int *v = cell == FEINT_CELL_PRISM         ? prism_quad_faces[f]
+                 : cell == FEINT_CELL_HEXAHEDRON ? hex_quad_faces[f]
+                                                 : NULL;
   for (int k = 0; k < 4; k++) face[k] = v ? v[k] : -1;
 }
 

@@ -758,7 +758,8 @@ static int read_facets(reader *r) {
           size_t w = 0;
           for (size_t j = 0; j < ne; j++) {
             if (!keep[j]) continue;
-            for (int q = 0; q < nvf; q++) dst[w++] = q < nn ? (int64_t)e.ntags[t][j * (size_t)nn + (size_t)q] : FACET_PAD;
+            for (int q = 0; q < nvf; q++)
+              dst[w++] = q < nn ? (int64_t)e.ntags[t][j * (size_t)nn + (size_t)q] : FACET_PAD;
           }
           r->facets.n += w;
         }

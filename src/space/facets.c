@@ -81,7 +81,8 @@ int feint_space_facets_create(const feint_space *s, feint_space_facets **out) {
     if (!status && m->cell_type == FEINT_CELL_PRISM)
       status = feint_element_create(FEINT_CELL_TRIANGLE, s->order, &f->triangle);
     if (!status) status = feint_calloc((size_t)m->n_nodes + 1, sizeof *f->node_ptr, &f->node_ptr, "node cells");
-    if (!status) status = feint_malloc((size_t)(m->n_cells * nv) + 1, sizeof *f->node_cells, &f->node_cells, "node cells");
+    if (!status)
+      status = feint_malloc((size_t)(m->n_cells * nv) + 1, sizeof *f->node_cells, &f->node_cells, "node cells");
     if (!status) {
       for (int64_t k = 0; k < m->n_cells * nv; k++) f->node_ptr[m->cells[k] + 1]++;
       for (int64_t i = 0; i < m->n_nodes; i++) f->node_ptr[i + 1] += f->node_ptr[i];

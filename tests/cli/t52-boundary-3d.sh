@@ -6,9 +6,9 @@
 #    its moment b . u_I against a u of the facet space (linear for p = 1,
 #    quadratic above) equals int g u, on the non-planar sides, the planar
 #    top and the whole boundary (prisms: triangles and quadrilaterals
-#    together), hexahedra p = 1..4 (p = 9, 15: unit test t531), prisms p = 1, 2, 3 (a facet
-#    read in the wrong orientation, or an equispaced facet basis on the GLL
-#    hexahedra, fails the moments);
+#    together), hexahedra p = 1..4 (9 and 15 in unit test t531), prisms
+#    p = 1, 2, 3 (a facet read in the wrong orientation, or an equispaced
+#    facet basis on the GLL hexahedra, fails the moments);
 #  - Robin: the matrix R sums to int alpha, u_I^T R v_I = int alpha u v,
 #    R symmetric (hexahedra p = 1..4, prisms p = 1..3);
 #  - Dirichlet on the sides with Neumann on top and bottom: a manufactured
@@ -101,5 +101,6 @@ done
 
 # bad input
 $C mesh hex 2 "$WORK/bad.msh" bad
-expect_bad "non-cyclic quadrilateral facet" "boundary\\[0\\]\\.neumann: the quadrilateral facet at \\(.*\\) \\(its first vertex\\) is no face of the hexahedron" \
+want="boundary\\[0\\]\\.neumann: the quadrilateral facet at \\(.*\\) \\(its first vertex\\) is no face of the hexahedron"
+expect_bad "non-cyclic quadrilateral facet" "$want" \
   run --quiet "$WORK/n.yaml" -o "$WORK/out.h5" --set mesh.file="$WORK/bad.msh" --set 'boundary=[{group: top, neumann: 1}]'

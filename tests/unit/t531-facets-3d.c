@@ -1,12 +1,13 @@
-/* Neumann loads on hexahedra of high order (p = 9 and 15, beyond the CPU
- * backend's cell size, so `feint run` cannot reach them and
+/* Neumann and Robin on hexahedra of high order (p = 9 and 15, beyond the
+ * CPU backend's cell size, so `feint run` cannot reach them and
  * tests/cli/t52-boundary-3d.sh stops at p = 4): the facet sets that
  * feint_boundary_create builds on a twisted hexahedral mesh
  * (tests/data/twisted_hex_bc.geo, non-planar lateral faces), integrated on
  * the host. The load b of the linear flux g = 1 + x - 2y + 3z on "sides"
  * must sum to int g dA and give b . u(x_dofs) = int g u dA for the
- * quadratic u = x^2 - yz + 2xy (in the facet space), both against a 20 x 20
- * Gauss rule on each bilinear facet computed here. Reading a face in the
+ * quadratic u = x^2 - yz + 2xy (in the facet space), and so must the Robin
+ * matrix of alpha = g (sum R, 1^T R u_I), both against a 20 x 20 Gauss
+ * rule on each bilinear facet computed here. Reading a face in the
  * wrong orientation, or an equispaced facet basis on the GLL nodes, fails
  * the moment. */
 #include "bc_case.h"
@@ -45,11 +46,20 @@ static void exact(const feint_mesh *m, int g, double *ig, double *igu) {
   }
 }
 
-static void neumann(int order) {
-  char yaml[5120], cwd[4096];
+/* The case: Neumann h = g on "sides", or Robin with alpha = g and G = 0. */
+static void sides_case(int order, int robin, char *yaml, size_t size) {
+  char cwd[4096];
   CHECK(getcwd(cwd, sizeof cwd) != NULL, "working directory");
-  snprintf(yaml, sizeof yaml, "mesh: {file: %s/tests/data/twisted_hex_bc.geo}\nspace: {order: %d}\n"
-           "physics: {kind: poisson}\nboundary:\n  - {group: sides, neumann: \"1 + x - 2*y + 3*z\"}\n", cwd, order);
+  snprintf(yaml, size, "mesh: {file: %s/tests/data/twisted_hex_bc.geo}\nspace: {order: %d}\n"
+           "physics: {kind: poisson}\nboundary:\n  - {group: sides, %s\"1 + x - 2*y + 3*z\"%s}\n", cwd, order,
+           robin ? "robin: {alpha: " : "neumann: ", robin ? "}" : "");
+}
+
+/* Neumann (the load b) or Robin (the matrix R): sum b = sum R = int g,
+ * b . u_I = 1^T R u_I = int g u. */
+static void check_sides(int order, int robin) {
+  char yaml[5120];
+  sides_case(order, robin, yaml, sizeof yaml);
   bc_case b;
   bc_case_create(yaml, order, 0, &b);
   const feint_mesh *m = b.m;
@@ -58,14 +68,21 @@ static void neumann(int order) {
   CHECK(m->cell_type == FEINT_CELL_HEXAHEDRON && m->nv_facet == 4, "a hexahedral mesh");
   CHECK_OK(feint_boundary_integrate(bc, FEINT_BOUNDARY_HOST));
   double sum = 0, mom = 0, ig, igu;
-  for (int64_t k = 0; k < bc->n_load; k++) {
-    sum += bc->load[k];
-    mom += bc->load[k] * moment(s->coordinates + 3 * bc->load_dofs[k]);
-  }
+  if (robin)
+    for (int64_t t = 0; t < bc->n_sites; t++) {
+      sum += bc->site_values[t];
+      mom += bc->site_values[t] * moment(s->coordinates + 3 * bc->site_cols[t]);
+    }
+  else
+    for (int64_t k = 0; k < bc->n_load; k++) {
+      sum += bc->load[k];
+      mom += bc->load[k] * moment(s->coordinates + 3 * bc->load_dofs[k]);
+    }
   exact(m, feint_mesh_find_group(m, "sides", 2), &ig, &igu);
-  printf("Q%d on %lld twisted facets: load sum %.15g (exact %.15g), moment %.15g (exact %.15g)\n", order,
-         (long long)bc->n_neumann_facets, sum, ig, mom, igu);
-  CHECK(bc->n_neumann_facets == 36, "36 facets on the sides, %lld", (long long)bc->n_neumann_facets);
+  printf("Q%d %s on %lld twisted facets: sum %.15g (exact %.15g), moment %.15g (exact %.15g)\n", order,
+         robin ? "Robin matrix" : "Neumann load", (long long)(bc->n_neumann_facets + bc->n_robin_facets), sum, ig, mom,
+         igu);
+  CHECK(bc->n_neumann_facets + bc->n_robin_facets == 36, "36 facets on the sides");
   CHECK_CLOSE(sum, ig, 1e-12);
   CHECK_CLOSE(mom, igu, 1e-12);
   bc_case_destroy(&b);
@@ -73,9 +90,21 @@ static void neumann(int order) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  neumann(2);
-  neumann(9);
-  neumann(15);
+  check_sides(2, 0);
+  check_sides(9, 0);
+  check_sides(15, 0);
+  check_sides(2, 1);
+  check_sides(9, 1); /* a varying alpha: up to order 12 on hexahedra */
+  /* order 13: the rule would need degree 3 x 13 + 1 = 40 on the quadrilaterals */
+  char yaml[5120];
+  bc_case b;
+  sides_case(13, 1, yaml, sizeof yaml);
+  CHECK(bc_case_try(yaml, 13, 0, &b) == FEINT_ERR_INPUT && !b.bc, "varying alpha at order 13 refused");
+  CHECK(strstr(feint_error_message(), "boundary[0].robin: a varying alpha needs facet quadrature of degree 3 x "
+                                      "space.order + 1 = 40, above the largest exact rule on quadrilaterals"),
+        "message: %s", feint_error_message());
+  printf("Q13 varying alpha: %s\n", feint_error_message());
+  bc_case_destroy(&b);
   if (check_failures) return 1;
   printf("t531-facets-3d: ok\n");
   return 0;
