@@ -18,9 +18,12 @@ check fails.
   moment OUT.h5 MESH GROUP G U  the load b of a Neumann run with flux G:
       b . U(x_dofs) == int_group G U dA (bilinear facets, 24^2 Gauss
       points per facet here; U in the facet space); also sum b == int G.
-  robin WITH.h5 WITHOUT.h5 MESH GROUP ALPHA U V  the Robin matrix R (the
-      difference of the runs): U_I^T R V_I == int ALPHA U V dA, R
-      symmetric, sum R == int ALPHA.
+  robin WITH.h5 WITHOUT.h5 MESH GROUP ALPHA G U V  the Robin matrix R
+      and load r (the differences of the runs): U_I^T R V_I == int ALPHA U
+      V dA, R symmetric, sum R == int ALPHA, r . U_I == int ALPHA G U.
+  tensor WITH.h5 WITHOUT.h5 MESH GROUP A00,A01,...  elasticity with a
+      constant tensor alpha: the Robin block of components (c, d) sums to
+      A_cd |group|.
   converge EXACT ORDER KIND pair...  each pair run.h5,mass.h5 (Dirichlet on
       "sides", the exact flux on "top"/"bottom"): the direct solve
       converges in L2 at >= p+1-0.3; the constrained dofs are the
@@ -190,15 +193,31 @@ def check_moment(out, mesh, group, g, u):
     close(f"load . ({u}) on {group}", b @ fn(u)(x), integral(mesh, group, g, u))
 
 
-def check_robin(with_robin, without, mesh, group, alpha, u, v):
+def check_robin(with_robin, without, mesh, group, alpha, g, u, v):
     f1, A1 = load(with_robin)
-    _, A0 = load(without)
+    f0, A0 = load(without)
     R = A1 - A0
     x = f1["dofs/coordinates"][:]
     if abs(R - R.T).max() > 1e-14 * abs(R).max():
         fail("Robin matrix not symmetric")
     close(f"Robin matrix sum on {group}", R.sum(), integral(mesh, group, alpha))
     close(f"Robin ({u}) R ({v}) on {group}", fn(u)(x) @ (R @ fn(v)(x)), integral(mesh, group, alpha, u, v))
+    r = f1["rhs"][:] - f0["rhs"][:]
+    close(f"Robin load . ({u}) on {group}", r @ fn(u)(x), integral(mesh, group, alpha, g, u))
+
+
+def check_tensor(with_robin, without, mesh, group, alpha):
+    f1, A1 = load(with_robin)
+    _, A0 = load(without)
+    R = (A1 - A0).tocoo()
+    comp = f1["dofs/component"][:]
+    a = [float(v) for v in alpha.split(",")]
+    nc = round(len(a) ** 0.5)
+    area = integral(mesh, group, "1")
+    for c in range(nc):
+        for d in range(nc):
+            block = R.data[(comp[R.row] == c) & (comp[R.col] == d)].sum()
+            close(f"Robin block ({c}, {d}) on {group}", block, a[c * nc + d] * area)
 
 
 def check_converge(exact, order, kind, *pairs):
@@ -242,5 +261,5 @@ def check_patch(out, *displacement):
 
 if __name__ == "__main__":
     check, *args = sys.argv[1:]
-    {"mesh": write_mesh, "moment": check_moment, "robin": check_robin, "converge": check_converge,
-     "patch": check_patch}[check](*args)
+    {"mesh": write_mesh, "moment": check_moment, "robin": check_robin, "tensor": check_tensor,
+     "converge": check_converge, "patch": check_patch}[check](*args)

@@ -10,7 +10,9 @@
 #    p = 1, 2, 3 (a facet read in the wrong orientation, or an equispaced
 #    facet basis on the GLL hexahedra, fails the moments);
 #  - Robin: the matrix R sums to int alpha, u_I^T R v_I = int alpha u v,
-#    R symmetric (hexahedra p = 1..4, prisms p = 1..3);
+#    R symmetric, the load r . u_I = int alpha G u (hexahedra p = 1..4,
+#    prisms p = 1..3); a tensor alpha in elasticity: block (c, d) of R sums
+#    to alpha_cd |sides| (p = 1, 2);
 #  - Dirichlet on the sides with Neumann on top and bottom: a manufactured
 #    Poisson problem solved with SciPy converges in L2 at >= p+1-0.3 for
 #    p = 1..3 on both (and the constrained dofs are the lateral ones);
@@ -49,13 +51,25 @@ robin() { # kind order
   local a="2 + x*y" v="x*y + z*z"
   [ "$2" = 1 ] && a="2 + x - 0.5*y" v="y + 2*z"
   run "$WORK/n.yaml" -o "$WORK/r1.h5" --set mesh.file="$WORK/${1}2.msh" --set space.order=$2 \
-    --set output.matrix=true --set "boundary=[{group: boundary, robin: {alpha: \"$a\", value: 1}}]"
+    --set output.matrix=true --set "boundary=[{group: boundary, robin: {alpha: \"$a\", value: \"1 - y\"}}]"
   run "$WORK/n.yaml" -o "$WORK/r0.h5" --set mesh.file="$WORK/${1}2.msh" --set space.order=$2 \
     --set output.matrix=true
-  echo "$1 p$2:"; $C robin "$WORK/r1.h5" "$WORK/r0.h5" "$WORK/${1}2.msh" boundary "$a" "1 + x - z" "$v"
+  echo "$1 p$2:"; $C robin "$WORK/r1.h5" "$WORK/r0.h5" "$WORK/${1}2.msh" boundary "$a" "1 - y" "1 + x - z" "$v"
 }
 for p in 1 2 3 4; do robin hex $p; done
 for p in 1 2 3; do robin prism $p; done
+# a tensor alpha (a spring support) in elasticity: block (c, d) sums to alpha_cd |group|
+for kind in hex prism; do
+  for p in 1 2; do
+    tensor="boundary=[{group: sides, robin: {alpha: [[2, 0.5, 0], [0.5, 1, 0.25], [0, 0.25, 3]]}}]"
+    run "$WORK/n.yaml" -o "$WORK/r1.h5" --set mesh.file="$WORK/${kind}2.msh" --set space.order=$p \
+      --set output.matrix=true --set physics.kind=elasticity --set physics.E=1 --set physics.nu=0.3 --set "$tensor"
+    run "$WORK/n.yaml" -o "$WORK/r0.h5" --set mesh.file="$WORK/${kind}2.msh" --set space.order=$p \
+      --set output.matrix=true --set physics.kind=elasticity --set physics.E=1 --set physics.nu=0.3
+    echo "$kind p$p elasticity:"
+    $C tensor "$WORK/r1.h5" "$WORK/r0.h5" "$WORK/${kind}2.msh" sides 2,0.5,0,0.5,1,0.25,0,0.25,3
+  done
+done
 
 # Dirichlet + Neumann convergence
 U="sin(2*x+0.5)*cos(y+0.3)*exp(0.5*z)"
