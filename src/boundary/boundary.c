@@ -150,20 +150,18 @@ static void facet_rule_destroy(facet_rule *r) {
 /* The tensor Lagrange basis on the edge nodes at the n_points points of
  * [0,1]^dim (dim 1 or 2): phi[q * n^dim + a + n b] = l_a(s_q) l_b(t_q). */
 static int edge_tensor_basis(const feint_space *s, int dim, int n_points, const double *points, double *phi) {
-  const int n = s->order + 1;
-  double nodes[FEINT_TENSOR_MAX_POINTS], *l = NULL;
+  const int n = s->order + 1, nb = dim == 2 ? n * n : n;
+  double nodes[FEINT_TENSOR_MAX_POINTS], *l = NULL; /* l: dim x n_points x n, the 1D basis along each coordinate */
   FEINT_CALL(feint_space_edge_nodes(s, nodes));
-  FEINT_CALL(feint_malloc((size_t)(n_points * dim * n), sizeof *l, &l, "facet basis"));
-  double *x = l; /* the points' coordinates d, gathered, then their 1D values in place */
+  FEINT_CALL(feint_malloc((size_t)(dim * n_points * n), sizeof *l, &l, "facet basis"));
   int status = FEINT_OK;
   for (int d = 0; d < dim && !status; d++) {
-    double y[1024];
+    double y[1024]; /* coordinate d of the points (facet_rule_create caps them at 1024) */
     for (int q = 0; q < n_points; q++) y[q] = points[q * dim + d];
-    status = feint_lagrange_matrices(n, nodes, n_points, y, x + d * n_points * n, NULL);
+    status = feint_lagrange_matrices(n, nodes, n_points, y, l + d * n_points * n, NULL);
   }
   for (int q = 0; q < n_points && !status; q++)
-    for (int k = 0; k < (dim == 2 ? n * n : n); k++)
-      phi[q * (dim == 2 ? n * n : n) + k] = l[q * n + k % n] * (dim == 2 ? l[(n_points + q) * n + k / n] : 1.0);
+    for (int k = 0; k < nb; k++) phi[q * nb + k] = l[q * n + k % n] * (dim == 2 ? l[(n_points + q) * n + k / n] : 1.0);
   free(l);
   return status;
 }

@@ -2,13 +2,14 @@
 # against the geometry it writes: twisted boxes whose lateral faces are
 # non-planar bilinear patches, every cell and boundary facet in a random
 # orientation (so the facet dofs must follow the dof map's face frames):
-#  - Neumann: the load of a linear flux g sums to int g over the group, and
-#    its moment b . u_I against a u of the facet space (linear for p = 1,
-#    quadratic above) equals int g u, on the non-planar sides, the planar
-#    top and the whole boundary (prisms: triangles and quadrilaterals
-#    together), hexahedra p = 1..4 (9 and 15 in unit test t531), prisms
-#    p = 1, 2, 3 (a facet read in the wrong orientation, or an equispaced
-#    facet basis on the GLL hexahedra, fails the moments);
+#  - Neumann: the load of a constant g sums to g |group|, that of a linear
+#    flux g to int g over the group, and its moment b . u_I against a u of
+#    the facet space (linear for p = 1, quadratic above) equals int g u, on
+#    the non-planar sides, the planar top and the whole boundary (prisms:
+#    triangles and quadrilaterals together), hexahedra p = 1..4 (9 and 15
+#    in unit test t531), prisms p = 1, 2, 3 (a facet read in the wrong
+#    orientation, or an equispaced facet basis on the GLL hexahedra, fails
+#    the moments);
 #  - Robin: the matrix R sums to int alpha, u_I^T R v_I = int alpha u v,
 #    R symmetric, the load r . u_I = int alpha G u (hexahedra p = 1..4,
 #    prisms p = 1..3); a tensor alpha in elasticity: block (c, d) of R sums
@@ -41,6 +42,9 @@ neumann() { # kind order
       --set "boundary=[{group: $group, neumann: \"$G\"}]"
     echo -n "$1 p$2: "; $C moment "$WORK/n.h5" "$WORK/${1}2.msh" $group "$G" "$u"
   done
+  run "$WORK/n.yaml" -o "$WORK/n.h5" --set mesh.file="$WORK/${1}2.msh" --set space.order=$2 \
+    --set "boundary=[{group: boundary, neumann: 2.5}]"
+  echo -n "$1 p$2: "; $C moment "$WORK/n.h5" "$WORK/${1}2.msh" boundary 2.5 "$u"
 }
 for p in 1 2 3 4; do neumann hex $p; done
 for p in 1 2 3; do neumann prism $p; done
