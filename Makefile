@@ -48,7 +48,7 @@ $(BUILD)/libfeint.a: $(LIB_OBJ)
 $(BUILD)/feint: $(CMD_OBJ) $(BUILD)/libfeint.a
 	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libfeint.a $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfeint.a tests/unit/check.h tests/unit/testmesh.h
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfeint.a tests/unit/check.h tests/unit/testmesh.h tests/unit/bc_case.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libfeint.a $(LDLIBS)
 

@@ -11,10 +11,16 @@
  * count (facets of the group outside the region are skipped; a group with
  * none is an error).
  *
+ * Facets are segments (2D), triangles (tetrahedra), quadrilaterals
+ * (hexahedra) or both (prisms: triangles on top and bottom, quadrilaterals
+ * on the sides; mesh.h); their dofs and the node order of their basis come
+ * from feint_space_facets (space.h), which on hexahedra and prisms reads
+ * them from the cell holding the facet, in the dof map's face frame.
+ *
  * Dirichlet (`dirichlet: VALUE` or `[V0, V1, V2]`): constrains every dof
  * of the group's facets (vertex dofs, for order > 1 the dofs of the
  * facet's edges, and for order > 2 in 3D the facet's interior dofs;
- * feint_space_facet_dofs). A single value applies to every
+ * feint_space_facets_dofs). A single value applies to every
  * component of a vector space, a list gives one value per component and a
  * null item leaves that component free. Values (numbers, expressions in
  * x y z, or node datasets) are evaluated at the dof coordinates. Where
@@ -36,13 +42,19 @@
  *
  * Neumann (`neumann: VALUE` or a list per component, null = 0): the load
  * gets b_i += integral over the group's facets of h phi_i, by Gauss
- * quadrature on each facet (a segment in 2D, a triangle in 3D) with the
- * facet's own Lagrange element of the space's order (on quadrilateral
- * meshes the segment on the edges' p+1 Gauss-Lobatto-Legendre nodes, orders
- * 1..15; hexahedra and prisms take none); h is interpolated in
- * that element at the facet's dofs (constants stay exact), and the rule has
- * degree order + (order if h varies), exact for that integrand on affine
- * facets. A single value applies to every component of a vector space.
+ * quadrature on each facet with the facet's own Lagrange basis of the
+ * space's order: the segment or triangle element on simplices, the segment
+ * on the edges' p+1 Gauss-Lobatto-Legendre nodes on quadrilateral meshes
+ * (orders 1..15), the tensor GLL quadrilateral on hexahedra (1..15), and on
+ * prisms (1..7) the P_p triangle on top and bottom and the tensor of the
+ * equispaced P_p (triangle edge x segment) on the sides. h is interpolated
+ * in that basis at the facet's dofs (constants stay exact), and the rule
+ * has degree order + (order if h varies), exact for that integrand on
+ * affine facets. Quadrilateral facets are the bilinear patches of their
+ * vertices, |dx/ds x dx/dt| taken at each point: their tensor rule has one
+ * degree more (exact on planar faces) plus 8 (4 points per direction) for
+ * the non-polynomial area element of a twisted face. A single value applies
+ * to every component of a vector space.
  *
  * Robin (`robin: {alpha: A, value: G}`, A required, G default 0):
  * kappa du/dn + alpha u = alpha G, for a vector space sigma n + alpha u =
@@ -55,8 +67,9 @@
  * and load (i c) += int sum_d alpha_cd G_d phi_i, alpha and G interpolated
  * at the facet's dofs, by a rule of degree 2 order (+ order if alpha
  * varies), exact for the interpolants on affine facets. The largest facet
- * rule has degree FEINT_QUAD_MAX_DEGREE (fe.h): a varying alpha needs
- * order <= 13 (quadrilaterals; simplices stop at 7).
+ * rule has degree FEINT_QUAD_MAX_DEGREE (fe.h; 39 on quadrilateral facets):
+ * a varying alpha needs order <= 13 on quadrilateral meshes, <= 12 on
+ * hexahedra (simplices stop at 7, prisms at 7).
  *
  * Neumann and Robin share one facet machinery (boundary/facet.h): the
  * setup (facets on the region, vertex coordinates, coefficients at the
@@ -111,6 +124,7 @@ typedef struct {
   int64_t *load_dofs;         /* n_load, in order of first touch */
   double *load;               /* n_load */
   int64_t *slot_of;           /* during create only: dof -> load slot or -1 */
+  feint_space_facets *facet_lookup; /* during create only: the facets' dofs */
   /* the Robin matrix: one site per distinct entry (site_rows, site_cols) */
   int64_t n_sites;
   int64_t *site_rows, *site_cols; /* n_sites, sorted by row then column within rows of one slot */

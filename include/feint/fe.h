@@ -64,8 +64,9 @@ void feint_cell_edge(feint_cell_type cell, int e, int edge[2]);
 int feint_cell_num_faces(feint_cell_type cell); /* triangular 2-faces of 3D cells; 0 in 2D and
                                                   for the hexahedron (see bp.h); 2 for the prism */
 void feint_cell_face(feint_cell_type cell, int f, int face[3]);
-/* Quadrilateral 2-faces (prism only: 3; 0 for the other cells here), as
- * four vertices in cyclic order. */
+/* Quadrilateral 2-faces (prism: 3; hexahedron: 6, {0,1,2,3} {4,5,6,7}
+ * {0,1,5,4} {1,2,6,5} {2,3,7,6} {3,0,4,7}; 0 for the other cells), as four
+ * vertices in cyclic order. */
 int feint_cell_num_quad_faces(feint_cell_type cell);
 void feint_cell_quad_face(feint_cell_type cell, int f, int face[4]);
 const char *feint_cell_name(feint_cell_type cell);

@@ -6,8 +6,8 @@
  * (one cell type per mesh in this version: triangles or quadrilaterals in
  * 2D, tetrahedra, hexahedra or prisms in 3D; first-order geometry), the
  * physical groups, and for each physical
- * group of dimension dim-1 its facets (as vertex lists; none for prism
- * meshes, whose facets mix triangles and quadrilaterals). */
+ * group of dimension dim-1 its facets (as vertex lists; on prism meshes
+ * triangles and quadrilaterals, see facets below). */
 #ifndef FEINT_MESH_H
 #define FEINT_MESH_H
 
@@ -41,7 +41,11 @@ typedef struct {
   feint_mesh_group *groups;
 
   /* Facets of each (dim-1)-dimensional physical group: facet_offsets[g] ..
-   * facet_offsets[g+1] index rows of facets (n x nv_facet node indices). */
+   * facet_offsets[g+1] index rows of facets (n x nv_facet node indices).
+   * nv_facet is the row width: 2 (segments, 2D), 3 (triangles, tetrahedral
+   * meshes) or 4 (quadrilaterals, cyclic: hexahedral meshes; prism meshes,
+   * whose facets mix triangles and quadrilaterals: a triangle's row ends
+   * with -1). feint_mesh_facet_nv gives a row's vertex count. */
   int64_t *facet_offsets;  /* n_groups + 1 */
   int nv_facet;
   int64_t *facets;
@@ -70,6 +74,11 @@ typedef struct {
  * physical group (listing the valid names), empty region. */
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);
 void feint_mesh_destroy(feint_mesh *mesh);
+
+/* Vertices of facet f: nv_facet, or 3 for a triangle of a prism mesh. */
+static inline int feint_mesh_facet_nv(const feint_mesh *mesh, int64_t f) {
+  return mesh->nv_facet == 4 && mesh->facets[f * 4 + 3] < 0 ? 3 : mesh->nv_facet;
+}
 
 /* Index of the physical group with this name and dimension, -1 if none. */
 int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim);

@@ -27,7 +27,8 @@
  * feint_bp_dofmap_create: order of first appearance, faces in a canonical
  * frame), so an assembled hexahedral operator and the matrix-free one
  * share dof numbers. On hexahedra vertex_dof and the edge lookup are NULL
- * and feint_space_facet_dofs refuses (no boundary conditions yet).
+ * and feint_space_facet_dofs refuses: their facets go through
+ * feint_space_facets (below).
  *
  * Prisms (orders 1..7, triangle x segment element of fe.h): vertices and
  * edges as above, then the (p-1)(p-2)/2 dofs of each triangular face in
@@ -35,7 +36,7 @@
  * on them, numbered by (w1, w2) with w2 outer), then the (p-1)^2 dofs of
  * each quadrilateral face in the canonical frame of bp.h (origin at its
  * lowest vertex dof, first axis towards the lower of its two neighbours),
- * then cell interiors. No boundary conditions on prism meshes yet.
+ * then cell interiors. Facet dofs through feint_space_facets (below).
  * Coordinates come from the cells' first-order maps (multilinear). */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
@@ -78,8 +79,8 @@ typedef struct {
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out);
 void feint_space_destroy(feint_space *space);
 
-/* Most scalar dofs of one facet: the P7 triangle's 36. */
-#define FEINT_SPACE_MAX_FACET_DOFS 36
+/* Most scalar dofs of one facet: the order-15 quadrilateral's 256. */
+#define FEINT_SPACE_MAX_FACET_DOFS 256
 
 /* The scalar dofs of a mesh facet (a (dim-1)-simplex given by its mesh
  * node indices: 2 in 2D, 3 in 3D, as in mesh->facets), in the node order of
@@ -93,5 +94,41 @@ void feint_space_destroy(feint_space *space);
  * the facet is not made of vertices, edges and faces of the region's
  * cells. */
 int feint_space_facet_dofs(const feint_space *space, const int64_t *nodes, int64_t *dofs);
+
+/* Facet dofs on every region (what boundary conditions use). A facet is
+ * given by its nvf mesh nodes: 2 (segment, 2D meshes), 3 (triangle:
+ * tetrahedra, prism tops and bottoms) or 4 (quadrilateral in cyclic order:
+ * hexahedra, prism sides). Its dofs come in the node order of the facet's
+ * own Lagrange basis:
+ *   segment   the p+1 edge nodes t_k (feint_space_edge_nodes) from vertex
+ *             0 to 1: vertices first, then the interior ones;
+ *   triangle  the P_p triangle element of fe.h anchored at the given
+ *             vertex order (vertices, edges from a to b, interior lattice);
+ *   quadrilateral  node (a, b) at index a + (p+1) b, at (t_a, t_b) in
+ *             [0,1]^2, s running from vertex 0 to 1 and t from 0 to 3: the
+ *             GLL tensor basis on hexahedra, the equispaced one (triangle
+ *             edge P_p x segment P_p) on prism sides.
+ * Simplices and quadrilaterals take the topology (feint_space_facet_dofs,
+ * nothing built); hexahedra and prisms the cell holding the facet: create
+ * builds a node -> cells map (the region's cells x vertices entries), and
+ * each facet orientation met (the cell-local vertices of facet vertices 0,
+ * 1 and the last) a table facet node -> cell node, made by mapping the
+ * facet nodes into the cell's reference face; the facet's dofs are then
+ * those the cell's dof map holds there, so they follow the orientation the
+ * dof map gave the face (on hexahedra the BP map's, bp.h).
+ * feint_space_facets_dofs returns FEINT_OK, -1 (no message) when no region
+ * cell holds the facet's vertices, FEINT_ERR_INPUT for a shape the region's
+ * cells have no facet of, or vertices that are no face of the cell holding
+ * them (a quadrilateral not in cyclic order). */
+typedef struct feint_space_facets feint_space_facets;
+int feint_space_facets_create(const feint_space *space, feint_space_facets **out);
+void feint_space_facets_destroy(feint_space_facets *facets);
+int feint_space_facets_dofs(feint_space_facets *facets, const int64_t *nodes, int nvf, int64_t *dofs);
+/* Dofs of a facet of nvf vertices: p+1, (p+1)(p+2)/2 or (p+1)^2. */
+int feint_space_facet_nb(const feint_space *space, int nvf);
+/* The p+1 nodes t[] of the cells' edges on [0,1] in facet order (0, 1,
+ * then the interior ones ascending): Gauss-Lobatto-Legendre on
+ * quadrilaterals and hexahedra, equispaced on simplices and prisms. */
+int feint_space_edge_nodes(const feint_space *space, double *t);
 
 #endif

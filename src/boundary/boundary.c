@@ -122,13 +122,19 @@ static int find_group(const feint_mesh *m, const feint_boundary *b, int index, i
 }
 
 /* Facet quadrature shared by the Neumann and Robin integrals: a Gauss rule
- * of the given degree on the facet and the facet's own Lagrange basis of
- * the space's order at its points, in the node order of
- * feint_space_facet_dofs (vertices, then interior nodes from facet vertex a
- * to b). Simplices: the segment or triangle element (equispaced nodes).
- * Quadrilaterals: their edges carry the p+1 Gauss-Lobatto-Legendre nodes
- * (space.h), so the segment basis is the 1D GLL Lagrange basis (tensor.h)
- * on those nodes mapped to [0, 1]. */
+ * on the facet and the facet's own Lagrange basis of the space's order at
+ * its points, in the node order of feint_space_facets_dofs (space.h).
+ * Segments and quadrilaterals: the 1D Lagrange basis (tensor.h) on the
+ * cells' edge nodes (feint_space_edge_nodes: GLL on quadrilateral and
+ * hexahedral meshes, equispaced otherwise), a tensor product on the
+ * quadrilateral; triangles: the P_p triangle element. Quadrilaterals take
+ * the tensor Gauss rule on [0,1]^2 (weights summing to 1) of one degree
+ * more than the integrand (|J| of a planar bilinear face is linear in each
+ * of s and t, so planar faces are exact) plus FACET_TWIST_DEGREE: on a
+ * non-planar face |J| is the root of a polynomial, integrated to round-off
+ * for moderate twists by those extra points. */
+enum { FACET_TWIST_DEGREE = 8 };
+
 typedef struct {
   feint_quadrature *q;
   double *phi; /* q->n x nb */
@@ -141,60 +147,89 @@ static void facet_rule_destroy(facet_rule *r) {
   memset(r, 0, sizeof *r);
 }
 
-/* The order-p GLL segment basis at the n_points points of [0, 1]:
- * phi[q * (p+1) + i], nodes 0 and 1 first, then the interior ones. */
-static int gll_segment_basis(int order, int n_points, const double *points, double *phi) {
-  const int n = order + 1;
-  double x[FEINT_TENSOR_MAX_POINTS], w[FEINT_TENSOR_MAX_POINTS], nodes[FEINT_TENSOR_MAX_POINTS];
-  FEINT_CALL(feint_gauss_lobatto(n, x, w));
-  nodes[0] = 0.0;
-  nodes[1] = 1.0;
-  for (int i = 1; i < order; i++) nodes[i + 1] = 0.5 * (x[i] + 1.0);
-  return feint_lagrange_matrices(n, nodes, n_points, points, phi, NULL);
+/* The tensor Lagrange basis on the edge nodes at the n_points points of
+ * [0,1]^dim (dim 1 or 2): phi[q * n^dim + a + n b] = l_a(s_q) l_b(t_q). */
+static int edge_tensor_basis(const feint_space *s, int dim, int n_points, const double *points, double *phi) {
+  const int n = s->order + 1, nb = dim == 2 ? n * n : n;
+  double nodes[FEINT_TENSOR_MAX_POINTS], *l = NULL; /* l: dim x n_points x n, the 1D basis along each coordinate */
+  FEINT_CALL(feint_space_edge_nodes(s, nodes));
+  FEINT_CALL(feint_malloc((size_t)(dim * n_points * n), sizeof *l, &l, "facet basis"));
+  int status = FEINT_OK;
+  for (int d = 0; d < dim && !status; d++) {
+    double y[1024]; /* coordinate d of the points (facet_rule_create caps them at 1024) */
+    for (int q = 0; q < n_points; q++) y[q] = points[q * dim + d];
+    status = feint_lagrange_matrices(n, nodes, n_points, y, l + d * n_points * n, NULL);
+  }
+  for (int q = 0; q < n_points && !status; q++)
+    for (int k = 0; k < nb; k++) phi[q * nb + k] = l[q * n + k % n] * (dim == 2 ? l[(n_points + q) * n + k / n] : 1.0);
+  free(l);
+  return status;
 }
 
-/* where, name: the entry, for messages */
-static int facet_rule_create(const feint_space *s, int degree, const char *where, const char *name, facet_rule *r) {
-  const feint_cell_type ct = s->mesh->cell_type, fc = s->mesh->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+/* The rule for facets of nvf vertices, exact for integrands of the given
+ * degree on affine (planar) facets; where, name: the entry, for messages. */
+static int facet_rule_create(const feint_space *s, int nvf, int degree, const char *where, const char *name,
+                             facet_rule *r) {
+  const feint_cell_type fc = nvf == 2 ? FEINT_CELL_SEGMENT : nvf == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_QUADRILATERAL;
+  const int max = fc == FEINT_CELL_QUADRILATERAL ? FEINT_QUAD_MAX_DEGREE - 1 : FEINT_QUAD_MAX_DEGREE;
+  const int need = degree + (fc == FEINT_CELL_QUADRILATERAL); /* the bilinear |J| */
   memset(r, 0, sizeof *r);
-  if (!feint_cell_is_simplex(ct) && ct != FEINT_CELL_QUADRILATERAL)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: %s: Neumann and Robin conditions on %s meshes are not supported "
-                           "in this version", where, name, feint_cell_name(ct));
   /* only a varying Robin alpha (degree 3p) can pass the largest rule */
-  if (degree > FEINT_QUAD_MAX_DEGREE)
+  if (need > max)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %s: a varying alpha needs facet quadrature of degree 3 x "
-                           "space.order = %d, above the largest exact rule (degree %d, so order <= %d); use a "
-                           "constant alpha or a lower order", where, name, degree, FEINT_QUAD_MAX_DEGREE,
-                           FEINT_QUAD_MAX_DEGREE / 3);
+                           "space.order%s = %d, above the largest exact rule on %ss (degree %d); use a constant "
+                           "alpha or a lower order", where, name, fc == FEINT_CELL_QUADRILATERAL ? " + 1" : "", need,
+                           feint_cell_name(fc), max);
   feint_element *el = NULL;
-  int status = feint_quadrature_create(fc, degree, &r->q);
-  if (!status && ct == FEINT_CELL_QUADRILATERAL) r->nb = s->order + 1;
-  else if (!status && !(status = feint_element_create(fc, s->order, &el))) r->nb = el->nb;
+  int status = feint_quadrature_create(fc, fc == FEINT_CELL_QUADRILATERAL ? (need + FACET_TWIST_DEGREE < max ?
+                                       need + FACET_TWIST_DEGREE : max) : need, &r->q);
+  r->nb = feint_space_facet_nb(s, nvf);
   if (!status && r->nb > FEINT_FACET_MAX_NB)
     status = feint_error_set(FEINT_ERR_INPUT, "%s: %s: boundary integrals support facets of up to %d dofs (order "
                              "%d has more)", where, name, FEINT_FACET_MAX_NB, s->order);
+  if (!status && r->q->n > 1024)
+    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: %d facet quadrature points", r->q->n);
+  if (!status && fc == FEINT_CELL_QUADRILATERAL) /* [-1,1]^2 -> [0,1]^2 */
+    for (int k = 0; k < r->q->n; k++) {
+      r->q->points[2 * k] = 0.5 * (r->q->points[2 * k] + 1.0);
+      r->q->points[2 * k + 1] = 0.5 * (r->q->points[2 * k + 1] + 1.0);
+      r->q->weights[k] *= 0.25;
+    }
   if (!status) status = feint_malloc((size_t)(r->q->n * r->nb), sizeof *r->phi, &r->phi, "facet basis");
-  if (!status) {
-    if (el) feint_element_tabulate(el, r->q->n, r->q->points, r->phi, NULL);
-    else status = gll_segment_basis(s->order, r->q->n, r->q->points, r->phi);
-  }
+  if (!status && fc == FEINT_CELL_TRIANGLE && !(status = feint_element_create(fc, s->order, &el)))
+    feint_element_tabulate(el, r->q->n, r->q->points, r->phi, NULL);
+  else if (!status)
+    status = edge_tensor_basis(s, fc == FEINT_CELL_QUADRILATERAL ? 2 : 1, r->q->n, r->q->points, r->phi);
   feint_element_destroy(el);
   if (status) facet_rule_destroy(r);
   return status;
 }
 
-/* The facets f0..f1 of a group that lie on the region: calls visit(ctx,
- * nodes, dofs) for each with its vertex nodes and scalar dofs (in the facet
- * element's order), and counts them. */
+/* The scalar dofs of facet f: FEINT_OK, -1 when it is not on the region,
+ * or an error naming the entry (where, name). */
+static int facet_dofs(feint_boundary_conditions *bc, int64_t f, const char *where, const char *name, int64_t *dofs) {
+  const feint_mesh *m = bc->space->mesh;
+  const int r = feint_space_facets_dofs(bc->facet_lookup, m->facets + f * m->nv_facet, feint_mesh_facet_nv(m, f),
+                                        dofs);
+  if (r <= 0) return r;
+  char msg[1024];
+  snprintf(msg, sizeof msg, "%s", feint_error_message());
+  return feint_error_set(r, "%s: %s: %s", where, name, msg);
+}
+
+/* The facets f0..f1 of a group of nvf vertices that lie on the region:
+ * calls visit(ctx, nodes, dofs) for each with its vertex nodes and scalar
+ * dofs (in the facet basis's order), and counts them. */
 typedef int (*facet_visit)(void *ctx, const int64_t *nodes, const int64_t *dofs);
 
-static int for_region_facets(const feint_space *s, int64_t f0, int64_t f1, facet_visit visit, void *ctx,
-                             int64_t *n_facets) {
-  const feint_mesh *m = s->mesh;
+static int for_region_facets(feint_boundary_conditions *bc, const char *where, const char *name, int nvf, int64_t f0,
+                             int64_t f1, facet_visit visit, void *ctx, int64_t *n_facets) {
+  const feint_mesh *m = bc->space->mesh;
   int64_t dofs[FEINT_FACET_MAX_NB];
   for (int64_t f = f0; f < f1; f++) {
     const int64_t *nodes = m->facets + f * m->nv_facet;
-    int r = feint_space_facet_dofs(s, nodes, dofs);
+    if (feint_mesh_facet_nv(m, f) != nvf) continue;
+    int r = facet_dofs(bc, f, where, name, dofs);
     if (r == -1) continue; /* not a facet of the region */
     FEINT_CALL(r);
     if (visit) FEINT_CALL(visit(ctx, nodes, dofs));
@@ -253,8 +288,8 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   const feint_facet_view *v = &fs->v;
   const int64_t f = x->f++;
   const int nc = v->nc, nb = v->nb, nbc = nb * nc;
-  for (int a = 0; a < v->dim; a++) {
-    double *X = fs->x + (f * v->dim + a) * 3;
+  for (int a = 0; a < v->nv; a++) {
+    double *X = fs->x + (f * v->nv + a) * 3;
     X[0] = m->x[nodes[a]];
     X[1] = m->y[nodes[a]];
     X[2] = m->z[nodes[a]];
@@ -274,12 +309,18 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   return FEINT_OK;
 }
 
-/* Add a facet set for one entry: coef = the ncoef values per facet dof
- * (Neumann h per component; Robin alpha nc x nc then G per component). */
+/* Add a facet set for one entry and the group's facets of nvf vertices
+ * (none added if the group has none on the region): coef = the ncoef
+ * values per facet dof (Neumann h per component; Robin alpha nc x nc then
+ * G per component). */
 static int add_facet_set(feint_boundary_conditions *bc, const char *where, const char *name, int robin,
-                         const bvalue *coef, int ncoef, unsigned pairs, int varies, int64_t f0, int64_t f1,
+                         const bvalue *coef, int ncoef, unsigned pairs, int varies, int nvf, int64_t f0, int64_t f1,
                          int64_t *n_facets) {
   const feint_space *s = bc->space;
+  int64_t n = 0;
+  FEINT_CALL(for_region_facets(bc, where, name, nvf, f0, f1, NULL, NULL, &n));
+  *n_facets += n;
+  if (n == 0) return FEINT_OK;
   struct feint_boundary_facets *sets = realloc(bc->sets, (size_t)(bc->n_sets + 1) * sizeof *sets);
   if (!sets) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for the boundary facets");
   bc->sets = sets;
@@ -287,13 +328,10 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   memset(fs, 0, sizeof *fs);
   /* exact for the interpolants on affine facets: Neumann h phi_i, Robin alpha phi_i phi_j and alpha G phi_i */
   const int degree = s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1));
-  FEINT_CALL(facet_rule_create(s, degree, where, name, &fs->rule));
-  int64_t n = 0;
-  FEINT_CALL(for_region_facets(s, f0, f1, NULL, NULL, &n));
-  *n_facets = n;
+  FEINT_CALL(facet_rule_create(s, nvf, degree, where, name, &fs->rule));
   feint_facet_view *v = &fs->v;
   v->robin = robin;
-  v->dim = s->mesh->dim;
+  v->nv = nvf;
   v->nc = s->components;
   v->nb = fs->rule.nb;
   v->nq = fs->rule.q->n;
@@ -301,21 +339,30 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   v->pairs = pairs;
   v->n_facets = n;
   const int64_t nbc = (int64_t)v->nb * v->nc;
-  FEINT_CALL(feint_malloc((size_t)(n * v->dim * 3), sizeof *fs->x, &fs->x, "facet coordinates"));
+  FEINT_CALL(feint_malloc((size_t)(n * v->nv * 3), sizeof *fs->x, &fs->x, "facet coordinates"));
   FEINT_CALL(feint_malloc((size_t)(n * v->nb * ncoef), sizeof *fs->coef, &fs->coef, "facet coefficients"));
   FEINT_CALL(feint_malloc((size_t)(n * nbc), sizeof *fs->load_index, &fs->load_index, "facet load map"));
   if (robin)
     FEINT_CALL(feint_malloc((size_t)(n * nbc * nbc), sizeof *fs->site_index, &fs->site_index, "facet slot map"));
   fill_ctx x = {bc, fs, coef, 0};
   int64_t again = 0;
-  FEINT_CALL(for_region_facets(s, f0, f1, fill_facet, &x, &again));
+  FEINT_CALL(for_region_facets(bc, where, name, nvf, f0, f1, fill_facet, &x, &again));
   v->phi = fs->rule.phi;
   v->weights = fs->rule.q->weights;
+  v->points = nvf == 4 ? fs->rule.q->points : NULL;
   v->x = fs->x;
   v->coef = fs->coef;
   v->load_index = fs->load_index;
   v->site_index = fs->site_index;
   return FEINT_OK;
+}
+
+/* The facet shapes (vertex counts) of the region: one, or triangles and
+ * quadrilaterals on prism meshes. */
+static int facet_shapes(const feint_mesh *m, int shapes[2]) {
+  shapes[0] = m->cell_type == FEINT_CELL_PRISM ? 3 : m->nv_facet;
+  shapes[1] = 4;
+  return m->cell_type == FEINT_CELL_PRISM ? 2 : 1;
 }
 
 /* A site candidate: the column dof and where its site number goes. */
@@ -437,15 +484,15 @@ fail:
 }
 
 /* Constrain the dofs of the group's facets for one entry. */
-static int mark_dirichlet(feint_boundary_conditions *bc, const bvalue g[3], int64_t f0, int64_t f1,
-                          int64_t *n_facets) {
+static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, const char *name, const bvalue g[3],
+                          int64_t f0, int64_t f1, int64_t *n_facets) {
   const feint_space *s = bc->space;
   const feint_mesh *m = s->mesh;
-  const int nc = s->components, nvf = m->nv_facet;
-  const int nb = m->dim == 3 ? (s->order + 1) * (s->order + 2) / 2 : s->order + 1;
+  const int nc = s->components;
   int64_t dofs[FEINT_FACET_MAX_NB];
   for (int64_t f = f0; f < f1; f++) {
-    int r = feint_space_facet_dofs(s, m->facets + f * nvf, dofs);
+    const int nb = feint_space_facet_nb(s, feint_mesh_facet_nv(m, f));
+    int r = facet_dofs(bc, f, where, name, dofs);
     if (r == -1) continue;
     FEINT_CALL(r);
     (*n_facets)++;
@@ -463,9 +510,6 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const bvalue g[3], int6
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
-  if (c->n_boundary > 0 && m->cell_type == FEINT_CELL_PRISM) /* mixed facets: not read (mesh.h) */
-    return feint_error_set(FEINT_ERR_INPUT, "%s: boundary conditions on prism meshes are not supported in this version",
-                           c->boundary[0].where);
   feint_boundary_conditions *bc = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
   bc->space = s;
@@ -473,8 +517,11 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
   int status;
   if ((status = feint_calloc((size_t)s->n_dofs, 1, &bc->constrained, "Dirichlet marks")) ||
       (status = feint_calloc((size_t)s->n_dofs, sizeof *bc->g, &bc->g, "Dirichlet values")) ||
-      (status = feint_malloc((size_t)s->n_dofs, sizeof *bc->slot_of, &bc->slot_of, "boundary dof slots")))
+      (status = feint_malloc((size_t)s->n_dofs, sizeof *bc->slot_of, &bc->slot_of, "boundary dof slots")) ||
+      (c->n_boundary && (status = feint_space_facets_create(s, &bc->facet_lookup))))
     goto fail;
+  int shapes[2];
+  const int n_shapes = facet_shapes(m, shapes);
   for (int64_t d = 0; d < s->n_dofs; d++) bc->slot_of[d] = -1;
   for (int i = 0; i < c->n_boundary && !status; i++) {
     const feint_boundary *b = &c->boundary[i];
@@ -487,7 +534,7 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
     if (b->dirichlet.n) {
       snprintf(name, sizeof name, "boundary[%d].dirichlet", i);
       if ((status = sample_list(&b->dirichlet, s, name, b->where, v))) goto fail;
-      status = mark_dirichlet(bc, v, f0, f1, &used);
+      status = mark_dirichlet(bc, b->where, name, v, f0, f1, &used);
       for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
@@ -496,7 +543,8 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       if ((status = sample_list(&b->neumann, s, name, b->where, v))) goto fail;
       int varies = 0;
       for (int k = 0; k < s->components; k++) varies |= v[k].kind >= 2;
-      status = add_facet_set(bc, b->where, name, 0, v, s->components, 0, varies, f0, f1, &used);
+      for (int k = 0; k < n_shapes && !status; k++)
+        status = add_facet_set(bc, b->where, name, 0, v, s->components, 0, varies, shapes[k], f0, f1, &used);
       for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
@@ -506,7 +554,8 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       if ((status = robin_coefficients(b, i, s, v, &pairs, &varies))) goto fail;
       const int nc = s->components;
       snprintf(name, sizeof name, "boundary[%d].robin", i);
-      status = add_facet_set(bc, b->where, name, 1, v, nc * nc + nc, pairs, varies, f0, f1, &used);
+      for (int k = 0; k < n_shapes && !status; k++)
+        status = add_facet_set(bc, b->where, name, 1, v, nc * nc + nc, pairs, varies, shapes[k], f0, f1, &used);
       for (int k = 0; k < 12; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
@@ -520,6 +569,8 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
   }
   free(bc->slot_of);
   bc->slot_of = NULL;
+  feint_space_facets_destroy(bc->facet_lookup);
+  bc->facet_lookup = NULL;
   if ((status = number_sites(bc)) ||
       (status = feint_calloc((size_t)bc->n_load, sizeof *bc->load, &bc->load, "boundary load")))
     goto fail;
@@ -545,14 +596,26 @@ fail:
 }
 
 /* The host reference of the facet integrals (the CUDA twin is
- * feint_facets_cuda in backend/cuda/facet.cu, same functions of facet.h). */
-static void integrate_host(const feint_facet_view *v, double *load, double *sites) {
-  const int nc = v->nc, nbc = v->nb * nc;
+ * feint_facets_cuda in backend/cuda/facet.cu, same functions of facet.h):
+ * per facet the point values jw (nq), L (nq x nc load terms) and A (nq x
+ * nc^2, alpha) first, then the entries from them. */
+static void integrate_host(const feint_facet_view *v, double *jw, double *L, double *A, double *load,
+                           double *sites) {
+  const int nc = v->nc, nbc = v->nb * nc, nq = v->nq;
   for (int64_t f = 0; f < v->n_facets; f++) {
-    const double det = feint_facet_det(v, f);
+    for (int q = 0; q < nq; q++) {
+      jw[q] = v->weights[q] * feint_facet_det(v, f, q);
+      for (int c = 0; c < nc; c++) L[q * nc + c] = feint_facet_load_term(v, f, q, c);
+      for (int k = 0; k < nc * nc && v->robin; k++)
+        A[q * nc * nc + k] = v->pairs >> k & 1u ? feint_facet_coef(v, f, q, k) : 0.0;
+    }
     const int64_t *li = v->load_index + f * nbc;
     for (int i = 0; i < v->nb; i++)
-      for (int c = 0; c < nc; c++) load[li[i * nc + c]] += feint_facet_load(v, f, det, i, c);
+      for (int c = 0; c < nc; c++) {
+        double s = 0;
+        for (int q = 0; q < nq; q++) s += jw[q] * L[q * nc + c] * v->phi[q * v->nb + i];
+        load[li[i * nc + c]] += s;
+      }
     if (!v->robin) continue;
     const int64_t *si = v->site_index + f * nbc * nbc;
     for (int i = 0; i < v->nb; i++)
@@ -560,16 +623,28 @@ static void integrate_host(const feint_facet_view *v, double *load, double *site
         for (int j = 0; j < v->nb; j++)
           for (int d = 0; d < nc; d++) {
             const int64_t t = si[(i * nc + c) * nbc + j * nc + d];
-            if (t >= 0) sites[t] += feint_facet_matrix(v, f, det, i, c, j, d);
+            if (t < 0) continue;
+            double s = 0;
+            for (int q = 0; q < nq; q++) {
+              const double *p = v->phi + q * v->nb;
+              s += jw[q] * A[q * nc * nc + c * nc + d] * p[i] * p[j];
+            }
+            sites[t] += s;
           }
   }
 }
 
-void feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
-                       double *sites) {
+int feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
+                      double *sites) {
+  int nq = 1;
+  for (int k = 0; k < n_sets; k++) nq = sets[k]->nq > nq ? sets[k]->nq : nq;
+  double *jw = NULL;
+  FEINT_CALL(feint_malloc((size_t)nq * (1 + 3 + 9), sizeof *jw, &jw, "facet point values"));
   memset(load, 0, (size_t)n_load * sizeof *load);
   memset(sites, 0, (size_t)n_sites * sizeof *sites);
-  for (int k = 0; k < n_sets; k++) integrate_host(sets[k], load, sites);
+  for (int k = 0; k < n_sets; k++) integrate_host(sets[k], jw, jw + nq, jw + 4 * nq, load, sites);
+  free(jw);
+  return FEINT_OK;
 }
 
 const feint_facet_view *feint_boundary_facet_view(const feint_boundary_conditions *bc, int k) {
@@ -588,7 +663,7 @@ int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_devic
     FEINT_CALL(feint_facets_cuda(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values,
                                  &bc->cuda_stats));
   else
-    feint_facets_host(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values);
+    FEINT_CALL(feint_facets_host(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values));
   bc->integrated = where;
   return FEINT_OK;
 }
@@ -600,6 +675,7 @@ void feint_boundary_destroy(feint_boundary_conditions *bc) {
   free(bc->constrained);
   free(bc->g);
   free(bc->slot_of);
+  feint_space_facets_destroy(bc->facet_lookup);
   for (int k = 0; k < bc->n_sets; k++) facet_set_release(&bc->sets[k]);
   free(bc->sets);
   free(bc->load_dofs);

@@ -13,6 +13,8 @@ static const int quad_edges[4][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}};
 static const int prism_edges[9][2] = {{0, 1}, {0, 2}, {1, 2}, {3, 4}, {3, 5}, {4, 5}, {0, 3}, {1, 4}, {2, 5}};
 static const int prism_faces[2][3] = {{0, 1, 2}, {3, 4, 5}};
 static const int prism_quad_faces[3][4] = {{0, 1, 4, 3}, {0, 2, 5, 3}, {1, 2, 5, 4}};
+static const int hex_quad_faces[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                         {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
 static const int hex_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
                                      {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
 
@@ -68,10 +70,15 @@ void feint_cell_face(feint_cell_type cell, int f, int face[3]) {
   for (int k = 0; k < 3; k++) face[k] = v ? v[k] : -1;
 }
 
-int feint_cell_num_quad_faces(feint_cell_type cell) { return cell == FEINT_CELL_PRISM ? 3 : 0; }
+int feint_cell_num_quad_faces(feint_cell_type cell) {
+  return cell == FEINT_CELL_PRISM ? 3 : cell == FEINT_CELL_HEXAHEDRON ? 6 : 0;
+}
 
 void feint_cell_quad_face(feint_cell_type cell, int f, int face[4]) {
-  for (int k = 0; k < 4; k++) face[k] = cell == FEINT_CELL_PRISM ? prism_quad_faces[f][k] : -1;
+  const int *v = cell == FEINT_CELL_PRISM         ? prism_quad_faces[f]
+                 : cell == FEINT_CELL_HEXAHEDRON ? hex_quad_faces[f]
+                                                 : NULL;
+  for (int k = 0; k < 4; k++) face[k] = v ? v[k] : -1;
 }
 
 const char *feint_cell_name(feint_cell_type cell) {

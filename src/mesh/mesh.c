@@ -32,7 +32,8 @@
  *   tetrahedra or hexahedra (3D), one type per mesh (the first region
  *   element type met sets it; another one is an error). Cells keep Gmsh's
  *   vertex order. With quadrilateral (hexahedral) cells the facets of the
- *   boundary groups are lines (first-order quadrilaterals).
+ *   boundary groups are lines (first-order quadrilaterals); with prisms
+ *   triangles and quadrilaterals, stored in rows of 4 (mesh.h).
  * - feint_mesh_find_group with dim < 0 matches a group of any dimension. */
 #include "feint/mesh.h"
 
@@ -193,6 +194,9 @@ typedef struct {
   int may_repeat; /* MSH 2 file: elements may be repeated (see dedup_rows) */
   int cell_gtype; /* Gmsh type of the region cells (0 until the first is met) */
 } reader;
+
+/* The 4th entry of a triangle's row of facets on prism meshes (mesh.h). */
+#define FACET_PAD (-1)
 
 /* Gmsh first-order cell types feint reads as region cells. */
 static int cell_gtype_ok(int dim, int type) {
@@ -688,11 +692,23 @@ static int read_elements(reader *r) {
   return FEINT_OK;
 }
 
+/* Gmsh facet types of a region's cells (a facet of the group must be one):
+ * lines in 2D, triangles (tetrahedra), quadrilaterals (hexahedra), both
+ * (prisms). */
+static int facet_gtype_ok(int cell_gtype, int dim, int type) {
+  switch (cell_gtype) {
+    case 5: return type == 3;
+    case 6: return type == 2 || type == 3;
+    default: return type == (dim == 3 ? 2 : 1);
+  }
+}
+
 static int read_facets(reader *r) {
   feint_mesh *m = r->m;
   int D = m->dim;
-  const int hex = r->cell_gtype == 5;
-  int fdim = D - 1, fgtype = hex ? 3 : D == 3 ? 2 : 1, nvf = hex ? 4 : D == 3 ? 3 : 2;
+  const int hex = r->cell_gtype == 5, prism = r->cell_gtype == 6;
+  /* rows of nvf entries: on prism meshes triangles (3 nodes) padded with FACET_PAD */
+  int fdim = D - 1, nvf = hex || prism ? 4 : D == 3 ? 3 : 2;
   m->nv_facet = nvf;
   FEINT_CALL(feint_calloc((size_t)m->n_groups + 1, sizeof *m->facet_offsets, &m->facet_offsets,
                           "mesh facet offsets"));
@@ -705,7 +721,7 @@ static int read_facets(reader *r) {
       const entity_info *E = find_entity(r, G->dim, r->gent[k]);
       if (E) G->n_elements += E->count;
     }
-    if (G->dim == fdim && r->cell_gtype != 6) { /* prisms: mixed facets, not read (no boundary conditions) */
+    if (G->dim == fdim) {
       for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1]; k++) {
         entity_elements e;
         int st = entity_elements_get(r, fdim, r->gent[k], &e);
@@ -718,30 +734,32 @@ static int read_facets(reader *r) {
           size_t ne = e.etags_n[t];
           if ((st = type_lookup(r, e.types[t], &T))) break;
           if (T->dim != fdim || ne == 0) continue;
-          if (T->type != fgtype) {
+          if (!facet_gtype_ok(r->cell_gtype, D, T->type)) {
             st = feint_error_set(
                 FEINT_ERR_INPUT,
                 "%smesh %s: physical group '%s' (dimension %d) contains %s elements (Gmsh type "
                 "%d, \"%s\"); facets must be first-order %s",
                 r->pre, r->path, G->name, G->dim, T->friendly, T->type, T->name,
-                hex ? "quadrilaterals" : D == 3 ? "triangles" : "lines");
+                hex ? "quadrilaterals" : prism ? "triangles or quadrilaterals" : D == 3 ? "triangles" : "lines");
             break;
           }
-          if (e.ntags_n[t] != ne * (size_t)nvf) {
+          const int nn = T->type == 3 ? 4 : T->type == 2 ? 3 : 2;
+          if (e.ntags_n[t] != ne * (size_t)nn) {
             st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data from Gmsh",
                                  r->pre, r->path);
             break;
           }
           size_t kept = 0;
           if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
-              (st = dedup_rows(r, e.ntags[t], ne, nvf, keep, &kept)) ||
+              (st = dedup_rows(r, e.ntags[t], ne, nn, keep, &kept)) ||
               (st = vec64_reserve(&r->facets, kept * (size_t)nvf)))
             break;
           int64_t *dst = r->facets.a + r->facets.n;
           size_t w = 0;
           for (size_t j = 0; j < ne; j++) {
             if (!keep[j]) continue;
-            for (int q = 0; q < nvf; q++) dst[w++] = (int64_t)e.ntags[t][j * (size_t)nvf + (size_t)q];
+            for (int q = 0; q < nvf; q++)
+              dst[w++] = q < nn ? (int64_t)e.ntags[t][j * (size_t)nn + (size_t)q] : FACET_PAD;
           }
           r->facets.n += w;
         }
@@ -780,6 +798,7 @@ static int read_nodes(reader *r) {
   for (int l = 0; l < 2; l++)
     for (size_t i = 0; i < lists[l]->n; i++) {
       int64_t t = lists[l]->a[i];
+      if (t == FACET_PAD) continue;
       if (t <= 0 || (size_t)t > max_tag) {
         st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
                              "the mesh does not define", r->pre, r->path, (long long)t);
@@ -812,7 +831,8 @@ static int read_nodes(reader *r) {
     goto done;
   }
   for (int l = 0; l < 2; l++)
-    for (size_t i = 0; i < lists[l]->n; i++) lists[l]->a[i] = -2 - map[lists[l]->a[i]];
+    for (size_t i = 0; i < lists[l]->n; i++)
+      if (lists[l]->a[i] != FACET_PAD) lists[l]->a[i] = -2 - map[lists[l]->a[i]];
   if (m->dim == 2 && nn > 0) {
     /* 2D meshes must lie in a plane z = const; feint stores z = 0 */
     double zmin = m->z[0], zmax = m->z[0], scale = 0;

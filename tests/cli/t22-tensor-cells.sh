@@ -15,8 +15,9 @@
 #    1..4 (the hexahedral space uses the BP dof numbering);
 #  - Neumann on quadrilaterals of orders 3..15: exact load sums of a
 #    polynomial flux, a mixed Dirichlet/Neumann problem converging at p+1;
-#  - bad input: cuda backend, boundary conditions on hexahedra, a varying
-#    Robin alpha beyond the largest facet rule on quadrilaterals.
+#  - bad input: cuda backend, a varying Robin alpha beyond the largest
+#    facet rule on quadrilaterals (boundary conditions on hexahedra and
+#    prisms: t52-boundary-3d.sh).
 source "$(dirname "$0")/lib.sh"
 data() { echo "$ROOT/tests/data/$1"; }
 run() { "$FEINT" run --quiet "$@"; }
@@ -110,8 +111,6 @@ done
 expect_bad "cuda on hexahedra" \
   "the cuda backend assembles triangles and tetrahedra only; hexahedron cells run on the cpu backend \(--backend cpu\)" \
   run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --backend cuda
-expect_bad "boundary on hexahedra" "boundary conditions on hexahedron meshes are not supported" \
-  run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --set 'boundary=[{group: boundary, dirichlet: 0}]' --set mesh.file="$(geo hexcube.geo)"
 expect_bad "varying robin alpha beyond order 13 on quadrilaterals" \
   "boundary\\[0\\]\\.robin: a varying alpha needs facet quadrature of degree 3 x space.order = 42" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data quad_square.geo)" --set space.order=14 \
@@ -164,7 +163,5 @@ prisms="mesh.file=$(data prism_cube.geo):mesh.size=1"
 converge 3 3 "$prisms" "$prisms:mesh.refine=1" "$prisms:mesh.refine=2"
 prisms="mesh.file=$(data prism_cube.geo):mesh.size=0.5"
 converge 3 4 "$prisms" "$prisms:mesh.refine=1"
-expect_bad "boundary on prisms" "boundary conditions on prism meshes are not supported" \
-  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data prism_cube.geo)" --set 'boundary=[{group: boundary, dirichlet: 0}]'
 expect_bad "prism order 8" "order 8 on a prism is not supported" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data prism_cube.geo)" --set space.order=8

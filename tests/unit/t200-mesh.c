@@ -32,20 +32,28 @@ static const char *tpath(const char *name) {
   return buf[k];
 }
 
+static double triangle_area(const feint_mesh *m, int64_t a, int64_t b, int64_t c) {
+  double u[3] = {m->x[b] - m->x[a], m->y[b] - m->y[a], m->z[b] - m->z[a]};
+  double w[3] = {m->x[c] - m->x[a], m->y[c] - m->y[a], m->z[c] - m->z[a]};
+  double n[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
+  return 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+/* Length or area of a group's facets (quadrilaterals as two triangles:
+ * planar ones here). */
 static double facet_measure(const feint_mesh *m, int g) {
   double s = 0;
   for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++) {
     const int64_t *v = m->facets + f * m->nv_facet;
-    for (int i = 0; i < m->nv_facet; i++)
+    const int nv = feint_mesh_facet_nv(m, f);
+    for (int i = 0; i < nv; i++)
       if (v[i] < 0 || v[i] >= m->n_nodes) return -1;
-    if (m->nv_facet == 2) {
+    if (nv == 2) {
       double dx = m->x[v[1]] - m->x[v[0]], dy = m->y[v[1]] - m->y[v[0]];
       s += sqrt(dx * dx + dy * dy);
     } else {
-      double u[3] = {m->x[v[1]] - m->x[v[0]], m->y[v[1]] - m->y[v[0]], m->z[v[1]] - m->z[v[0]]};
-      double w[3] = {m->x[v[2]] - m->x[v[0]], m->y[v[2]] - m->y[v[0]], m->z[v[2]] - m->z[v[0]]};
-      double c[3] = {u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]};
-      s += 0.5 * sqrt(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]);
+      s += triangle_area(m, v[0], v[1], v[2]);
+      if (nv == 4) s += triangle_area(m, v[0], v[2], v[3]);
     }
   }
   return s;
@@ -72,7 +80,14 @@ static void check_valid(const feint_mesh *m) {
   char *used = calloc((size_t)m->n_nodes + 1, 1);
   if (!used) exit(1);
   for (int64_t i = 0; i < m->n_cells * m->nv; i++) used[m->cells[i]] = 1;
-  for (int64_t i = 0; i < m->facet_offsets[m->n_groups] * m->nv_facet; i++) used[m->facets[i]] = 1;
+  bad = 0;
+  for (int64_t f = 0; f < m->facet_offsets[m->n_groups]; f++)
+    for (int i = 0; i < feint_mesh_facet_nv(m, f); i++) {
+      const int64_t v = m->facets[f * m->nv_facet + i];
+      bad += v < 0 || v >= m->n_nodes;
+      if (v >= 0 && v < m->n_nodes) used[v] = 1;
+    }
+  CHECK(bad == 0, "%d facet vertex indices out of range in %s", bad, m->path);
   int64_t unused = 0;
   for (int64_t i = 0; i < m->n_nodes; i++) unused += !used[i];
   free(used);
@@ -287,6 +302,39 @@ static void test_geo(void) {
   feint_mesh_destroy(f);
 }
 
+/* Prism meshes: boundary facets mix triangles (rows of nv_facet = 4 ending
+ * with -1) and quadrilaterals (mesh.h); the areas add up over both shapes,
+ * read from the .geo and from an MSH 2.2 file (repeated elements kept
+ * once). */
+static void test_prism_facets(void) {
+  if (sh("gmsh -3 -format msh22 -o %s %s", tpath("prism22.msh"), "cases/prismcube.geo")) {
+    check_failures++;
+    return;
+  }
+  const char *paths[2] = {"cases/prismcube.geo", tpath("prism22.msh")};
+  int64_t n_tri[2] = {0, 0}, n_quad[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    feint_mesh *m = read_ok(paths[k], 0, NULL, 0);
+    CHECK(m->cell_type == FEINT_CELL_PRISM && m->nv_facet == 4, "prism mesh, facet rows of 4");
+    check_valid(m);
+    const int gb = feint_mesh_find_group(m, "boundary", 2), gl = feint_mesh_find_group(m, "left", 2);
+    CHECK(gb >= 0 && gl >= 0, "groups of %s", m->path);
+    if (gb < 0 || gl < 0) continue;
+    for (int64_t f = m->facet_offsets[gb]; f < m->facet_offsets[gb + 1]; f++)
+      (feint_mesh_facet_nv(m, f) == 3 ? n_tri : n_quad)[k]++;
+    for (int64_t f = m->facet_offsets[gl]; f < m->facet_offsets[gl + 1]; f++)
+      CHECK(feint_mesh_facet_nv(m, f) == 4, "left: quadrilaterals only");
+    printf("%s: %lld prisms, boundary %lld triangles + %lld quadrilaterals\n", paths[k], (long long)m->n_cells,
+           (long long)n_tri[k], (long long)n_quad[k]);
+    CHECK(n_tri[k] == m->n_cells / 2, "top and bottom: one triangle per prism of a layer (4 layers)");
+    CHECK(n_quad[k] > 0 && n_quad[k] % 16 == 0, "4 sides x 4 layers of quadrilaterals");
+    CHECK_CLOSE(facet_measure(m, gb), 6.0, 1e-12);
+    CHECK_CLOSE(facet_measure(m, gl), 1.0, 1e-12);
+    feint_mesh_destroy(m);
+  }
+  CHECK(n_tri[0] == n_tri[1] && n_quad[0] == n_quad[1], "same facets from .geo and MSH 2.2");
+}
+
 static void test_errors(void) {
   printf("errors:\n");
   read_fails(tpath("missing.msh"), 0, NULL, NULL, "missing.msh' cannot be read",
@@ -387,6 +435,7 @@ int main(void) {
   test_square();
   test_region();
   test_geo();
+  test_prism_facets();
   test_errors();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

@@ -4,8 +4,11 @@
  * mapping to the same dofs, the vector (interleaved) layout, distinct local
  * dofs, and a perturbed map that the checkers must reject. Triangles P1..P7
  * on cases/square.geo, tetrahedra P1..P2 on cases/cube.geo (facet dofs
- * P1..P7; t301 checks the tetrahedral orders 1..7 with face orientation).
- * Run from the repository root. */
+ * P1..P7; t301 checks the tetrahedral orders 1..7 with face orientation);
+ * feint_space_facets on the twisted hexahedra of
+ * tests/data/twisted_hex_bc.geo (Q1..Q4, Q9, Q15) and the prisms of
+ * cases/prismcube.geo (P1..P7: triangles and quadrilaterals): facet dofs
+ * at the facet basis's nodes. Run from the repository root. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "feint/fe.h"
 #include "feint/mesh.h"
 #include "feint/space.h"
+#include "feint/tensor.h"
 
 /* One (sorted vertex pair, cell, local edge) entry of the brute-force edge list. */
 typedef struct {
@@ -308,7 +312,77 @@ static void check_facet_dofs(const feint_mesh *m, int p) {
   feint_space_destroy(s);
 }
 
+/* feint_space_facets on hexahedra and prisms: for every facet of the
+ * group, the dofs sit where the facet's basis puts its nodes (space.h: the
+ * bilinear patch of the facet's vertices at (t_a, t_b) on quadrilaterals,
+ * the affine triangle at the P_p nodes on triangles), in the facet's own
+ * vertex order, and are dofs of a cell; the facet's dofs are distinct. */
+static void check_cell_facets(const char *path, const char *group, int p) {
+  feint_mesh *m = NULL;
+  feint_space *s = NULL;
+  feint_space_facets *sf = NULL;
+  feint_element *tri = NULL;
+  feint_mesh_options o = {0};
+  CHECK_OK(feint_mesh_read(path, &o, &m));
+  CHECK_OK(feint_space_create(m, p, 1, &s));
+  CHECK_OK(feint_space_facets_create(s, &sf));
+  if (m->cell_type == FEINT_CELL_PRISM) CHECK_OK(feint_element_create(FEINT_CELL_TRIANGLE, p, &tri));
+  double t[FEINT_TENSOR_MAX_POINTS];
+  CHECK_OK(feint_space_edge_nodes(s, t));
+  const int g = feint_mesh_find_group(m, group, 2), n = p + 1;
+  CHECK(g >= 0, "group %s", group);
+  unsigned char *in_cell = calloc((size_t)s->n_scalar_dofs, 1);
+  if (!in_cell) exit(2);
+  for (int64_t k = 0; k < m->n_cells * s->nb; k++) in_cell[s->scalar_cell_dofs[k]] = 1;
+  double worst = 0;
+  int64_t bad = 0, count[2] = {0, 0};
+  for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++) {
+    const int64_t *v = m->facets + f * m->nv_facet;
+    const int nvf = feint_mesh_facet_nv(m, f), nb = feint_space_facet_nb(s, nvf);
+    int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
+    if (feint_space_facets_dofs(sf, v, nvf, dofs) != FEINT_OK) {
+      bad++;
+      continue;
+    }
+    count[nvf == 4]++;
+    const double *X[3] = {m->x, m->y, m->z};
+    for (int i = 0; i < nb; i++) {
+      /* the facet node's weights on the facet vertices */
+      double w[4];
+      if (nvf == 4) {
+        const double a = t[i % n], b = t[i / n];
+        w[0] = (1 - a) * (1 - b), w[1] = a * (1 - b), w[2] = a * b, w[3] = (1 - a) * b;
+      } else {
+        const double *xi = tri->nodes + 2 * i;
+        w[0] = 1 - xi[0] - xi[1], w[1] = xi[0], w[2] = xi[1];
+      }
+      bad += !in_cell[dofs[i]];
+      for (int j = 0; j < i; j++) bad += dofs[j] == dofs[i];
+      for (int d = 0; d < 3; d++) {
+        double want = 0;
+        for (int k = 0; k < nvf; k++) want += w[k] * X[d][v[k]];
+        worst = fmax(worst, fabs(s->coordinates[3 * dofs[i] + d] - want));
+      }
+    }
+  }
+  const int64_t none[4] = {-1, -1, -1, -1};
+  int64_t dofs[FEINT_SPACE_MAX_FACET_DOFS];
+  CHECK(feint_space_facets_dofs(sf, none, 4, dofs) == -1, "foreign facet refused");
+  CHECK(bad == 0 && count[0] + count[1] > 0, "%s P%d: %lld bad facets or dofs", path, p, (long long)bad);
+  CHECK(worst < 1e-13, "%s P%d: facet dof coordinates off by %.3g", path, p, worst);
+  printf("  %s P%d: %lld triangle + %lld quadrilateral facets of %s, dofs at the facet nodes (error %.1e)\n",
+         feint_cell_name(m->cell_type), p, (long long)count[0], (long long)count[1], group, worst);
+  free(in_cell);
+  feint_element_destroy(tri);
+  feint_space_facets_destroy(sf);
+  feint_space_destroy(s);
+  feint_mesh_destroy(m);
+}
+
 int main(void) {
+  const int hex_orders[] = {1, 2, 3, 4, 9, 15};
+  for (int k = 0; k < 6; k++) check_cell_facets("tests/data/twisted_hex_bc.geo", "sides", hex_orders[k]);
+  for (int p = 1; p <= 7; p++) check_cell_facets("cases/prismcube.geo", "boundary", p);
   feint_mesh *tri = NULL, *tet = NULL;
   feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
   CHECK_OK(feint_mesh_read("cases/square.geo", &o2, &tri));

@@ -2,8 +2,9 @@
  * facet.cu) against the host reference (boundary.c) on the same facet
  * sets, filled with fresh random coordinates and coefficients.
  *
- * 1. Sets from real cases (Gmsh cube and square, P1/P2, scalar Poisson and
- *    elasticity with a tensor Robin alpha and per-component Neumann data):
+ * 1. Sets from real cases (Gmsh cube and square, cubes of hexahedra and of
+ *    prisms, P1/P2, scalar Poisson and elasticity with a tensor Robin alpha
+ *    and per-component Neumann data):
  *    the setup of feint_boundary_create, its coordinates and coefficients
  *    then overwritten with random numbers; load and Robin values agree to
  *    1e-12 (relative to the largest), and the host result is checked
@@ -19,6 +20,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_timing.h"
+#include "bc_case.h"
 #include "boundary/facet.h"
 #include "check.h"
 #include "feint/backend.h"
@@ -53,7 +55,7 @@ static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load
                     feint_boundary_cuda_stats *st) {
   double *lh = malloc(sizeof(double) * (size_t)(n_load + 1)), *sh = malloc(sizeof(double) * (size_t)(n_sites + 1));
   double *lg = malloc(sizeof(double) * (size_t)(n_load + 1)), *sg = malloc(sizeof(double) * (size_t)(n_sites + 1));
-  feint_facets_host(v, n_sets, n_load, n_sites, lh, sh);
+  CHECK_OK(feint_facets_host(v, n_sets, n_load, n_sites, lh, sh));
   CHECK_OK(feint_facets_cuda(v, n_sets, n_load, n_sites, lg, sg, st));
   const double dl = max_diff(lh, lg, n_load) / max_abs(lh, n_load);
   const double ds = n_sites ? max_diff(sh, sg, n_sites) / max_abs(sh, n_sites) : 0;
@@ -69,10 +71,7 @@ static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load
 
 /* Part 1: a case's sets. */
 static void real_case(const char *geo, int order, int elasticity, int have_gpu) {
-  char yaml[1024], path[] = "/tmp/feint-t530-XXXXXX";
-  const int fd = mkstemp(path);
-  CHECK(fd >= 0, "temporary case file");
-  FILE *f = fdopen(fd, "w");
+  char yaml[1024];
   snprintf(yaml, sizeof yaml,
            "mesh: {file: %s/cases/%s, size: 0.3}\nspace: {order: %d}\n"
            "physics: %s\nboundary:\n"
@@ -83,18 +82,11 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
            elasticity ? (strstr(geo, "cube") ? "[[1, 0, 0], [0, 1, 0], [0, 0, 1]]" : "[[1, 0], [0, 1]]") : "1",
            elasticity ? (strstr(geo, "cube") ? "[x, y, z]" : "[x, y]") : "x",
            elasticity ? (strstr(geo, "cube") ? "[1, \"y\", ~]" : "[1, \"y\"]") : "\"1 + y\"");
-  fputs(yaml, f);
-  fclose(f);
-  feint_case *c = NULL;
-  feint_mesh *m = NULL;
-  feint_space *s = NULL;
-  feint_boundary_conditions *bc = NULL;
-  CHECK_OK(feint_case_load(path, 0, NULL, &c));
-  remove(path);
-  feint_mesh_options mo = {c->mesh_size, 0, 0, NULL, NULL};
-  CHECK_OK(feint_mesh_read(c->mesh_file, &mo, &m));
-  CHECK_OK(feint_space_create(m, order, elasticity ? m->dim : 1, &s));
-  CHECK_OK(feint_boundary_create(c, s, &bc));
+  bc_case b;
+  bc_case_create(yaml, order, elasticity, &b);
+  const feint_mesh *m = b.m;
+  const feint_space *s = b.s;
+  feint_boundary_conditions *bc = b.bc;
   char tag[128];
   snprintf(tag, sizeof tag, "%s P%d %s (%lld Robin + %lld Neumann facets)", geo, order,
            elasticity ? "elasticity" : "poisson", (long long)bc->n_robin_facets, (long long)bc->n_neumann_facets);
@@ -111,7 +103,7 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
       v[k] = feint_boundary_facet_view(bc, k);
       /* fresh random data in the set's own arrays (allocated by the setup, not const) */
       double *x = (double *)v[k]->x, *cf = (double *)v[k]->coef;
-      for (int64_t i = 0; i < v[k]->n_facets * v[k]->dim * 3; i++) x[i] += 0.05 * (urand() - 0.5);
+      for (int64_t i = 0; i < v[k]->n_facets * v[k]->nv * 3; i++) x[i] += 0.05 * (urand() - 0.5);
       for (int64_t i = 0; i < v[k]->n_facets * v[k]->nb * v[k]->ncoef; i++) cf[i] = 4 * urand() - 2;
     }
     feint_boundary_cuda_stats st;
@@ -128,10 +120,7 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
     free(lg);
     free(sg);
   }
-  feint_boundary_destroy(bc);
-  feint_space_destroy(s);
-  feint_mesh_destroy(m);
-  feint_case_destroy(c);
+  bc_case_destroy(&b);
 }
 
 /* Part 2: a synthetic set of n facets (triangles in 3D), order 1 or 2, nc
@@ -166,7 +155,7 @@ static void synth_make(synth *y, int64_t n, int order, int nc) {
   /* every facet entry its own site, in facet order (as a surface numbering gives) */
   y->n_sites = n * nbc * nbc;
   for (int64_t e = 0; e < y->n_sites; e++) y->si[e] = e;
-  feint_facet_view v = {1, 3, nc, nb, nq, ncoef, (1u << (nc * nc)) - 1, n, y->phi, y->w, y->x, y->coef, y->li, y->si};
+  feint_facet_view v = {1, 3, nc, nb, nq, ncoef, (1u << (nc * nc)) - 1, n, y->phi, y->w, NULL, y->x, y->coef, y->li, y->si};
   y->v = v;
 }
 
@@ -223,6 +212,10 @@ int main(void) {
   real_case("square.geo", 2, 1, have_gpu);
   real_case("cube.geo", 1, 0, have_gpu);
   real_case("cube.geo", 2, 1, have_gpu);
+  real_case("hexcube.geo", 2, 0, have_gpu); /* quadrilateral facets, |J| at each point */
+  real_case("hexcube.geo", 1, 1, have_gpu);
+  real_case("prismcube.geo", 2, 0, have_gpu); /* triangle and quadrilateral facet sets */
+  real_case("prismcube.geo", 1, 1, have_gpu);
   if (!have_gpu) {
     printf("skipped: GPU agreement and timing (no GPU)\n");
   } else {

@@ -3,7 +3,7 @@
  * and with the same per-facet functions (src/boundary/facet.h).
  *
  * One thread per (facet, local row (i, c)): the facet Jacobian from the
- * vertex coordinates, the load entry by surface quadrature, and for Robin
+ * vertex coordinates (at each point on bilinear quadrilaterals), the load entry by surface quadrature, and for Robin
  * the row's matrix entries, scattered with atomics through the facet slot
  * maps into the compact load and sites (boundary.c adds those into the
  * global vectors and the CSR values). Device buffers live for one call;
@@ -65,14 +65,13 @@ __global__ void facet_kernel(feint_facet_view v, double *load, double *sites) {
   if (t >= v.n_facets * nbc) return;
   const int64_t f = t / nbc;
   const int r = (int)(t - f * nbc), i = r / nc, c = r - i * nc;
-  const double det = feint_facet_det(&v, f);
-  atomicAdd(&load[v.load_index[t]], feint_facet_load(&v, f, det, i, c));
+  atomicAdd(&load[v.load_index[t]], feint_facet_load(&v, f, i, c));
   if (!v.robin) return;
   const int64_t *si = v.site_index + t * nbc;
   for (int j = 0; j < v.nb; j++)
     for (int d = 0; d < nc; d++) {
       const int64_t s = si[j * nc + d];
-      if (s >= 0) atomicAdd(&sites[s], feint_facet_matrix(&v, f, det, i, c, j, d));
+      if (s >= 0) atomicAdd(&sites[s], feint_facet_matrix(&v, f, i, c, j, d));
     }
 }
 
@@ -86,7 +85,7 @@ double now_ms(void) {
 
 extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites,
                                  double *load, double *sites, feint_boundary_cuda_stats *stats) {
-  enum { MAX_SETS = 64, ARRAYS = 6 };
+  enum { MAX_SETS = 64, ARRAYS = 7 };
   if (n_sets > MAX_SETS)
     return feint_error_set(FEINT_ERR_INPUT, "GPU boundary integrals: at most %d Neumann/Robin entries (%d given)",
                            MAX_SETS, n_sets);
@@ -113,24 +112,25 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
   FACET_CALL("allocation", cudaMalloc(&d_load, (size_t)(n_load ? n_load : 1) * sizeof(double)));
   FACET_CALL("allocation", cudaMalloc(&d_sites, (size_t)(n_sites ? n_sites : 1) * sizeof(double)));
   {
-    /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map */
+    /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map, points */
     size_t bytes[MAX_SETS][ARRAYS];
     for (int k = 0; k < n_sets; k++) {
       const feint_facet_view *v = sets[k];
       const size_t nf = (size_t)v->n_facets, nbc = (size_t)(v->nb * v->nc);
-      const size_t b[ARRAYS] = {(size_t)(v->nq * v->nb) * 8, (size_t)v->nq * 8, nf * v->dim * 3 * 8,
-                                nf * v->nb * v->ncoef * 8, nf * nbc * 8, v->robin ? nf * nbc * nbc * 8 : 0};
+      const size_t b[ARRAYS] = {(size_t)(v->nq * v->nb) * 8, (size_t)v->nq * 8, nf * v->nv * 3 * 8,
+                                nf * v->nb * v->ncoef * 8, nf * nbc * 8, v->robin ? nf * nbc * nbc * 8 : 0,
+                                v->points ? (size_t)v->nq * 2 * 8 : 0};
       for (int a = 0; a < ARRAYS; a++) {
         bytes[k][a] = b[a];
         if (b[a]) FACET_CALL("allocation", cudaMalloc(&buf[k][a], b[a]));
-        if (a >= 2) st.bytes += (int64_t)b[a];
+        if (a >= 2 && a < 6) st.bytes += (int64_t)b[a];
       }
     }
     st.bytes += (n_load + n_sites) * 8;
     FACET_CALL("upload", cudaEventRecord(ev[0]));
     for (int k = 0; k < n_sets; k++) {
       const feint_facet_view *v = sets[k];
-      const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index};
+      const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index, v->points};
       for (int a = 0; a < ARRAYS; a++)
         if (bytes[k][a]) FACET_CALL("upload", cudaMemcpy(buf[k][a], src[a], bytes[k][a], cudaMemcpyHostToDevice));
       dv[k] = *v;
@@ -140,6 +140,7 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
       dv[k].coef = (const double *)buf[k][3];
       dv[k].load_index = (const int64_t *)buf[k][4];
       dv[k].site_index = (const int64_t *)buf[k][5];
+      dv[k].points = (const double *)buf[k][6];
     }
     FACET_CALL("upload", cudaMemset(d_load, 0, (size_t)n_load * sizeof(double)));
     FACET_CALL("upload", cudaMemset(d_sites, 0, (size_t)n_sites * sizeof(double)));
