@@ -83,11 +83,18 @@ int feint_backend_operator_create(feint_device_kind kind, int device_index, cons
 
 int feint_backend_cuda_check_cells(const feint_problem *p) {
   const feint_cell_type cell = p->space->mesh->cell_type;
-  if (feint_cell_is_simplex(cell)) return FEINT_OK;
-  return feint_error_set(FEINT_ERR_INPUT,
-                         "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "
-                         "backend (--backend cpu)",
-                         feint_cell_name(cell));
+  if (!feint_cell_is_simplex(cell))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "
+                           "backend (--backend cpu)",
+                           feint_cell_name(cell));
+  /* its kernels are written and tested for P1/P2 tetrahedra only */
+  if (cell == FEINT_CELL_TETRAHEDRON && p->space->order > 2)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "the cuda backend supports orders 1..2 on tetrahedra, not space.order %d (use "
+                           "--backend cpu)",
+                           p->space->order);
+  return FEINT_OK;
 }
 
 void feint_backend_destroy(feint_backend *b) {

@@ -81,4 +81,4 @@ mesh: {file: $(geo cube.geo), size: 1.0}
 space: {order: 3}
 physics: {kind: poisson}
 EOF
-expect_bad "P3 tetrahedra on cuda" "order 3|without CUDA|no CUDA device" run "$WORK/g.yaml" -o "$WORK/out.h5" --backend cuda
+expect_bad "P3 tetrahedra on cuda" "orders 1..2 on tetrahedra, not space.order 3|without CUDA|no CUDA device" run "$WORK/g.yaml" -o "$WORK/out.h5" --backend cuda

@@ -53,3 +53,14 @@ grep -q "using cuda" "$WORK/note" || fail "auto did not pick cuda: $(cat "$WORK/
 $PY -c "
 import h5py; f = h5py.File('$WORK/auto.h5'); print('auto:', f.attrs['backend'], f.attrs['device'])
 assert f.attrs['backend'] == 'cuda'"
+# orders the CUDA kernels do not implement: auto falls back to the CPU and says why
+cat > "$WORK/p3.yaml" <<EOF2
+mesh: {file: $(geo cube.geo), size: 0.5}
+space: {order: 3}
+physics: {kind: poisson}
+EOF2
+"$FEINT" run "$WORK/p3.yaml" -o "$WORK/p3.h5" 2> "$WORK/note" > /dev/null
+grep -q "orders 1..2 on tetrahedra.*using cpu" "$WORK/note" || fail "auto on P3 tets: $(cat "$WORK/note")"
+$PY -c "
+import h5py; f = h5py.File('$WORK/p3.h5'); print('auto, P3 tets:', f.attrs['backend'])
+assert f.attrs['backend'] == 'cpu'"

@@ -10,6 +10,8 @@
 #   steps: agree cube gmsh ncu suite feintbench (default: the first four;
 #   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy,
 #   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
+#   T_<step>=seconds overrides a step's time limit; FEINT_BENCH_CHUNKS="32 64 128"
+#   adds t501's chunk-size sweep to the cube and gmsh steps
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -20,10 +22,10 @@ nvidia-smi -L > "$O/device.txt" 2>&1
 for s in $steps; do
   t0=$(date +%s)
   case $s in
-    agree) FEINT_GPU_TESTS=1 timeout 120 "$B/tests/t500-cuda-agreement" > "$O/agree.txt" 2>&1 ;;
-    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout 180 "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
+    agree) FEINT_GPU_TESTS=1 timeout ${T_agree:-120} "$B/tests/t500-cuda-agreement" > "$O/agree.txt" 2>&1 ;;
+    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout ${T_cube:-180} "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
     gmsh) FEINT_BENCH_MESH=cases/cube.geo FEINT_BENCH_SIZE=0.036 FEINT_BENCH_REFINE=2 FEINT_BENCH_QUICK=1 \
-            FEINT_BENCH_PHYSICS=poisson timeout 120 "$B/tests/t501-cuda-bench" > "$O/gmsh.txt" 2>&1 ;;
+            FEINT_BENCH_PHYSICS=poisson timeout ${T_gmsh:-120} "$B/tests/t501-cuda-bench" > "$O/gmsh.txt" 2>&1 ;;
     ncu)
       ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
       [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
@@ -35,7 +37,7 @@ for s in $steps; do
           --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats \
           --section SchedulerStats "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
       done ;;
-    suite) FEINT_GPU_TESTS=1 timeout 150 bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
+    suite) FEINT_GPU_TESTS=1 timeout ${T_suite:-150} bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
     feintbench)
       for st in ${FEINT_BENCH_STRATEGIES:-colored atomic gather}; do
         timeout 60 "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \

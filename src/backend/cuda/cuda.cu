@@ -2084,12 +2084,6 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     return feint_error_set(FEINT_ERR_INPUT, "the CUDA backend supports 2D and 3D meshes, not %dD", m->dim);
   if (s->components < 1 || s->components > 3)
     return feint_error_set(FEINT_ERR_INPUT, "the CUDA backend supports 1..3 components, not %d", s->components);
-  /* its kernels are written and tested for P1/P2 tetrahedra only */
-  if (m->cell_type == FEINT_CELL_TETRAHEDRON && s->order > 2)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "the CUDA backend supports orders 1..2 on tetrahedra, not space.order %d (use "
-                           "--backend cpu)",
-                           s->order);
   CUDA_CALL("CUDA events", cudaEventCreate(&d->ev0));
   CUDA_CALL("CUDA events", cudaEventCreate(&d->ev1));
 
@@ -2258,7 +2252,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
 
 extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out) {
   *out = NULL;
-  FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra: cpu only */
+  FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra, tets above order 2: cpu only */
   feint_backend *b = NULL;
   cuda_data *d = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
