@@ -87,11 +87,18 @@ int feint_backend_operator_create(feint_device_kind kind, int device_index, cons
 
 int feint_backend_cuda_check_cells(const feint_problem *p) {
   const feint_cell_type cell = p->space->mesh->cell_type;
-  if (feint_cell_is_simplex(cell)) return FEINT_OK;
-  return feint_error_set(FEINT_ERR_INPUT,
-                         "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "
-                         "backend (--backend cpu)",
-                         feint_cell_name(cell));
+  if (!feint_cell_is_simplex(cell))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "
+                           "backend (--backend cpu)",
+                           feint_cell_name(cell));
+  /* its kernels are written and tested for P1/P2 tetrahedra only */
+  if (cell == FEINT_CELL_TETRAHEDRON && p->space->order > 2)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "the cuda backend supports orders 1..2 on tetrahedra, not space.order %d (use "
+                           "--backend cpu)",
+                           p->space->order);
+  return FEINT_OK;
 }
 
 int feint_cuda_device_select(int device_index, int *dev) {
@@ -100,7 +107,7 @@ int feint_cuda_device_select(int device_index, int *dev) {
   *dev = device_index < 0 ? 0 : device_index;
   if (*dev >= n_dev)
     return feint_error_set(FEINT_ERR_INPUT, "--device %d: only %d CUDA device%s visible (0..%d)", *dev, n_dev,
-                           n_dev == 1 ? "" : "s", n_dev - 1);
+                           n_dev == 1 ? " is" : "s are", n_dev - 1);
   return FEINT_OK;
 }
 

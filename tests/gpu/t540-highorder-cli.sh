@@ -58,4 +58,6 @@ physics: {kind: elasticity, E: 1, nu: 0.3}
 EOF
 "$FEINT" run "$WORK/e.yaml" -o "$WORK/e.h5" 2> "$WORK/note" > /dev/null
 grep -q "scalar forms only.*using cpu" "$WORK/note" || fail "elasticity P3 under auto: $(cat "$WORK/note")"
-echo "auto: $(cat "$WORK/note")"
+$PY -c "
+import h5py; f = h5py.File('$WORK/e.h5'); print('auto, P3 elasticity:', f.attrs['backend'])
+assert f.attrs['backend'] == 'cpu'"

@@ -10,6 +10,9 @@
 #   steps: agree cube gmsh ncu suite feintbench (default: the first four;
 #   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy,
 #   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
+#   T_<step>=seconds overrides a step's time limit; FEINT_BENCH_ENV="NAME=value ..."
+#   adds t501's runs with those tuning settings; NCU_LAUNCHES="kernel:skip ..." picks
+#   the profiled launches; sass: the SASS opcode histogram of the P1 block kernels
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -20,22 +23,33 @@ nvidia-smi -L > "$O/device.txt" 2>&1
 for s in $steps; do
   t0=$(date +%s)
   case $s in
-    agree) FEINT_GPU_TESTS=1 timeout 120 "$B/tests/t500-cuda-agreement" > "$O/agree.txt" 2>&1 ;;
-    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout 180 "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
+    agree) FEINT_GPU_TESTS=1 timeout ${T_agree:-120} "$B/tests/t500-cuda-agreement" > "$O/agree.txt" 2>&1 ;;
+    cube) FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 timeout ${T_cube:-180} "$B/tests/t501-cuda-bench" > "$O/cube.txt" 2>&1 ;;
     gmsh) FEINT_BENCH_MESH=cases/cube.geo FEINT_BENCH_SIZE=0.036 FEINT_BENCH_REFINE=2 FEINT_BENCH_QUICK=1 \
-            FEINT_BENCH_PHYSICS=poisson timeout 120 "$B/tests/t501-cuda-bench" > "$O/gmsh.txt" 2>&1 ;;
+            FEINT_BENCH_PHYSICS=poisson timeout ${T_gmsh:-120} "$B/tests/t501-cuda-bench" > "$O/gmsh.txt" 2>&1 ;;
     ncu)
       ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
       [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
       # launches of t501 (Poisson, atomic, default order): p1_block_kernel 2 = the residual,
       # 10 = the matrix assembly
-      for k in p1_block_kernel:2 p1_block_kernel:10; do
+      for k in ${NCU_LAUNCHES:-p1_block_kernel:2 p1_block_kernel:10}; do
         FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 FEINT_BENCH_PHYSICS=poisson FEINT_BENCH_STRATEGY=atomic \
           timeout 90 "$ncu" -k regex:${k%:*} --launch-skip ${k#*:} --launch-count 1 --section SpeedOfLight \
           --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats \
-          --section SchedulerStats "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
+          --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis \
+          --section SourceCounters "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
       done ;;
-    suite) FEINT_GPU_TESTS=1 timeout 150 bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
+    sass)
+      # registers / stack per kernel, and the opcode histogram of the 3D double
+      # Poisson residual block kernel (<3, 1, 0, 0, double>)
+      cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
+      cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
+      awk '/Function : _Z15p1_block_kernelILi3ELi1ELi0ELi0Ed/{on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
+        > "$O/sass-poisson.txt"
+      grep -oE '^ +/\*[0-9a-f]+\*/ +[@!A-Z0-9P]* *[A-Z][A-Z0-9_.]*' "$O/sass-poisson.txt" | awk '{print $NF}' |
+        sed 's/\..*//' | sort | uniq -c | sort -rn > "$O/sass-hist.txt"
+      rm -f "$O/sass-all.txt" ;;
+    suite) FEINT_GPU_TESTS=1 timeout ${T_suite:-150} bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
     feintbench)
       for st in ${FEINT_BENCH_STRATEGIES:-colored atomic gather}; do
         timeout 60 "$B/feint" bench cases/bench/bench-6m.yaml --backend cuda --repeat 11 -o /tmp/feint-bench.h5 \

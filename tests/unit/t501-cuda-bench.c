@@ -13,7 +13,8 @@
  * transposition timings and the sweep. Every run also times, on the same
  * device, the kernels' variants: no shared gather (variant 3), the per-cell
  * matrix kernels without aggregation (variant 2), each with the cells in mesh
- * order and along the space-filling curve (FEINT_CUDA_ORDER=0 / 1).
+ * order and along the space-filling curve (FEINT_CUDA_ORDER=0 / 1), and
+ * with each tuning setting listed in FEINT_BENCH_ENV ("NAME=value ...").
  * Exits 0 printing "skipped: no GPU" without a GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -217,6 +218,38 @@ int main(void) {
         unsetenv("FEINT_CUDA_ORDER");
       }
       CHECK_OK(b->residual(b, f->u, F)); /* F back to this backend's default result */
+      /* FEINT_BENCH_ENV="NAME=value ...": the default kernels again with each
+       * setting of the backend's tuning variables (e.g. FEINT_CUDA_CHUNK=128),
+       * each result checked against this backend's */
+      const char *envs = getenv("FEINT_BENCH_ENV");
+      for (const char *q = envs; q && *q;) {
+        while (*q == ' ') q++;
+        const size_t len = strcspn(q, " ");
+        char kv[64];
+        if (!len || len >= sizeof kv) break;
+        memcpy(kv, q, len);
+        kv[len] = '\0';
+        q += len;
+        char *eq = strchr(kv, '=');
+        if (!eq) break;
+        *eq = '\0';
+        setenv(kv, eq + 1, 1);
+        feint_backend *b0 = NULL;
+        if (feint_backend_cuda_create(&p, -1, &b0)) {
+          printf("        %s=%s: create failed: %s\n", kv, eq + 1, feint_error_message());
+        } else {
+          double *Fe = malloc(sizeof(double) * nd);
+          const double te = time_calls(b0, 0, f->u, Fe, 7), tme = time_calls(b0, 1, NULL, V, 7);
+          double num = 0, den = 0;
+          for (int64_t i = 0; i < nd; i++) num += (Fe[i] - F[i]) * (Fe[i] - F[i]), den += F[i] * F[i];
+          CHECK(sqrt(num / den) <= 1e-12, "%s=%s residual differs: %.3e", kv, eq + 1, sqrt(num / den));
+          printf("        %s=%s: residual %.3f ms (%.0f%% of copy), matrix %.3f ms\n", kv, eq + 1, te,
+                 100 * res_bytes / te / 1e6 / copy_gbs, tme);
+          free(Fe);
+          feint_backend_destroy(b0);
+        }
+        unsetenv(kv);
+      }
       /* single precision (float storage, double compute), against the double result */
       {
         feint_problem ps = p;

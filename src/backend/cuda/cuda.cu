@@ -254,6 +254,45 @@ __device__ static inline void aux_at(const kparams &P, int64_t c, const double *
   }
 }
 
+/* Phase 0 of a batch: after the previous batch is done with shared memory,
+ * the geometry and nodal coefficients of its cells (list positions *base
+ * onwards); returns its cell count. The caller's own loads and a barrier
+ * follow. */
+template <int DIM, typename S>
+__device__ static inline int begin_batch(const kparams &P, const int *list, int64_t n_list, int64_t batch,
+                                         double *geo, double *auxe, int64_t *base) {
+  const int B = P.batch;
+  *base = batch * B;
+  const int n_here = (int)(n_list - *base < B ? n_list - *base : B);
+  __syncthreads(); /* tables loaded / previous batch done with shared memory */
+  load_geometry<DIM, S>(P, list, *base, n_here, geo);
+  load_nodal<S>(P, list, *base, n_here, auxe);
+  return n_here;
+}
+
+/* Phase 1 item t of a batch: local cell lc and quadrature point q, the
+ * global cell c, its geometry g (J^-1, |det J|), w_q |det J| and the basis
+ * values phi at q (tab: the shared tables, load_tables). */
+typedef struct {
+  int lc, q;
+  int64_t c;
+  const double *g, *phi;
+  double wdet;
+} qitem;
+
+template <int DIM>
+__device__ static inline qitem qitem_at(const kparams &P, const int *list, int64_t base, int t, const double *geo,
+                                        const double *tab) {
+  qitem Q;
+  Q.lc = t / P.nq;
+  Q.q = t - Q.lc * P.nq;
+  Q.c = cell_of(list, base + Q.lc);
+  Q.g = geo + Q.lc * (DIM * DIM + 1);
+  Q.wdet = tab[P.nq * P.nb * (1 + DIM) + Q.q] * Q.g[DIM * DIM];
+  Q.phi = tab + Q.q * P.nb;
+  return Q;
+}
+
 /* Output modes. */
 enum { OUT_ATOMIC = 0, OUT_PLAIN = 1, OUT_BUFFER = 2 };
 
@@ -262,7 +301,7 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
                                 const void *__restrict__ u, void *__restrict__ out) {
   extern __shared__ double sh[];
   const int nq = P.nq, nb = P.nb, nbc = P.nbc, B = P.batch;
-  double *tab = sh, *basis = tab, *bgrad = tab + nq * nb, *wts = tab + nq * nb * (1 + DIM);
+  double *tab = sh, *basis = tab, *bgrad = tab + nq * nb;
   double *geo = sh + tables_size(P);
   double *ue = geo + B * (DIM * DIM + 1);
   double *auxe = ue + B * nbc;
@@ -271,33 +310,27 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
   load_tables(P, sh);
   const int64_t n_batches = (n_list + B - 1) / B;
   for (int64_t batch = blockIdx.x; batch < n_batches; batch += gridDim.x) {
-    const int64_t base = batch * B;
-    const int n_here = (int)(n_list - base < B ? n_list - base : B);
-    __syncthreads(); /* tables loaded / previous batch done with shared memory */
-    load_geometry<DIM, S>(P, list, base, n_here, geo);
+    int64_t base;
+    const int n_here = begin_batch<DIM, S>(P, list, n_list, batch, geo, auxe, &base);
     if (with_state)
       for (int t = threadIdx.x; t < n_here * nbc; t += blockDim.x) {
         const int lc = t / nbc, k = t - lc * nbc;
         const int64_t c = cell_of(list, base + lc);
         ue[t] = rd<S>(u, P.cell_dofs[c * nbc + k]);
       }
-    load_nodal<S>(P, list, base, n_here, auxe);
     __syncthreads();
     /* phase 1: (cell, quadrature point) */
     for (int t = threadIdx.x; t < n_here * nq; t += blockDim.x) {
-      const int lc = t / nq, q = t - lc * nq;
-      const int64_t c = cell_of(list, base + lc);
-      const double *g = geo + lc * (DIM * DIM + 1);
-      const double wdet = wts[q] * g[DIM * DIM];
-      const double *phi = basis + q * nb;
+      const qitem Q = qitem_at<DIM>(P, list, base, t, geo, tab);
+      const double *g = Q.g;
       double uq[NC], gref[NC * DIM], gradu[NC * DIM], a[FEINT_CUDA_MAX_AUX], f0[NC], f1[NC * DIM];
       for (int k = 0; k < NC; k++) uq[k] = 0;
       for (int k = 0; k < NC * DIM; k++) gref[k] = 0;
       if (with_state) {
-        const double *uc = ue + lc * nbc;
+        const double *uc = ue + Q.lc * nbc;
         for (int i = 0; i < nb; i++) {
-          const double p = phi[i];
-          const double *G = bgrad + (q * nb + i) * DIM;
+          const double p = Q.phi[i];
+          const double *G = bgrad + (Q.q * nb + i) * DIM;
           for (int cc = 0; cc < NC; cc++) {
             const double v = uc[i * NC + cc];
             uq[cc] += p * v;
@@ -311,7 +344,7 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
           for (int d = 0; d < DIM; d++) s += gref[cc * DIM + d] * g[d * DIM + a2];
           gradu[cc * DIM + a2] = s;
         }
-      aux_at<S>(P, c, phi, auxe + lc * P.n_nodal * nb, a);
+      aux_at<S>(P, Q.c, Q.phi, auxe + Q.lc * P.n_nodal * nb, a);
       const feint_point pt = {DIM, NC, uq, gradu, a};
       if (with_state) {
         feint_physics_f0(P.physics, &pt, f0);
@@ -320,13 +353,13 @@ __global__ void residual_kernel(kparams P, const int *list, int64_t n_list, int 
         feint_physics_source(P.physics, &pt, f0);
         for (int k = 0; k < NC * DIM; k++) f1[k] = 0;
       }
-      double *o = fq + (lc * nq + q) * FQ;
+      double *o = fq + (Q.lc * nq + Q.q) * FQ;
       for (int cc = 0; cc < NC; cc++) {
-        o[cc] = wdet * f0[cc];
+        o[cc] = Q.wdet * f0[cc];
         for (int d = 0; d < DIM; d++) {
           double s = 0;
           for (int a2 = 0; a2 < DIM; a2++) s += g[d * DIM + a2] * f1[cc * DIM + a2];
-          o[NC + cc * DIM + d] = wdet * s;
+          o[NC + cc * DIM + d] = Q.wdet * s;
         }
       }
     }
@@ -359,30 +392,25 @@ __global__ void matrix_kernel(kparams P, const int *list, int64_t n_list, int mo
   const int n2 = nbc * nbc;
   const int o1 = (terms & 1) ? NC * NC : 0;
   const int o3 = o1 + ((terms & 2) ? NC * NC * DIM : 0);
-  double *tab = sh, *basis = tab, *bgrad = tab + nq * nb, *wts = tab + nq * nb * (1 + DIM);
+  double *tab = sh, *basis = tab, *bgrad = tab + nq * nb;
   double *geo = sh + tables_size(P);
   double *auxe = geo + B * (DIM * DIM + 1);
   double *gq = auxe + B * P.n_nodal * nb;
   load_tables(P, sh);
   const int64_t n_batches = (n_list + B - 1) / B;
   for (int64_t batch = blockIdx.x; batch < n_batches; batch += gridDim.x) {
-    const int64_t base = batch * B;
-    const int n_here = (int)(n_list - base < B ? n_list - base : B);
-    __syncthreads();
-    load_geometry<DIM, S>(P, list, base, n_here, geo);
-    load_nodal<S>(P, list, base, n_here, auxe);
+    int64_t base;
+    const int n_here = begin_batch<DIM, S>(P, list, n_list, batch, geo, auxe, &base);
     __syncthreads();
     for (int t = threadIdx.x; t < n_here * nq; t += blockDim.x) {
-      const int lc = t / nq, q = t - lc * nq;
-      const int64_t c = cell_of(list, base + lc);
-      const double *g = geo + lc * (DIM * DIM + 1);
-      const double wdet = wts[q] * g[DIM * DIM];
-      const double *phi = basis + q * nb;
+      const qitem Q = qitem_at<DIM>(P, list, base, t, geo, tab);
+      const double *g = Q.g;
+      const double wdet = Q.wdet;
       double a[FEINT_CUDA_MAX_AUX], zero[NC * DIM];
       for (int k = 0; k < NC * DIM; k++) zero[k] = 0;
-      aux_at<S>(P, c, phi, auxe + lc * P.n_nodal * nb, a);
+      aux_at<S>(P, Q.c, Q.phi, auxe + Q.lc * P.n_nodal * nb, a);
       const feint_point pt = {DIM, NC, zero, zero, a};
-      double *o = gq + (lc * nq + q) * GQ;
+      double *o = gq + (Q.lc * nq + Q.q) * GQ;
       if (terms & 1) {
         double g0[NC * NC];
         feint_physics_g0(P.physics, &pt, g0);
@@ -498,7 +526,7 @@ struct p1cell {
   static constexpr int NB = DIM + 1, NBC = NB * NC;
   int sd[NB];
   double adet;
-  double gp[NB][DIM]; /* physical gradients of the basis */
+  double invJ[DIM * DIM]; /* d xi_d / d x_a at [d * DIM + a]; the basis gradients are never stored (registers) */
   double ue[NBC];
   double av[NAUX][NB]; /* nodal coefficient values */
   double ac[NAUX];     /* constant / per-cell coefficient values */
@@ -591,17 +619,71 @@ __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const 
     for (int i = 0; i < NB; i++)
       C.av[k][i] = kind != FEINT_FIELD_NODE ? 0.0 : k == P.wa ? wv[i] : rd<S>(P.aux_vals[k], C.sd[i]);
   }
-  double invJ[DIM * DIM];
-  C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, invJ));
+  C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, C.invJ));
+}
+
+/* Physical gradients of the basis, gp[i][a] = sum_d gref[i][d] invJ[d][a]
+ * (matrices: each is used NBC times). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_gradients(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double (*gp)[DIM]) {
 #pragma unroll
-  for (int i = 0; i < NB; i++)
+  for (int i = 0; i < DIM + 1; i++)
 #pragma unroll
     for (int a = 0; a < DIM; a++) {
       double s = 0;
 #pragma unroll
-      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * invJ[d * DIM + a];
-      C.gp[i][a] = s;
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * C.invJ[d * DIM + a];
+      gp[i][a] = s;
     }
+}
+
+/* out = J^-1 v, or J^-T v with TRANSPOSE (invJ[d * DIM + a] = d xi_d / d x_a). */
+template <int DIM, bool TRANSPOSE>
+__device__ __forceinline__ void p1_inv_jacobian_times(const double *invJ, const double *v, double *out) {
+#pragma unroll
+  for (int r = 0; r < DIM; r++) {
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < DIM; k++) s += (TRANSPOSE ? invJ[k * DIM + r] : invJ[r * DIM + k]) * v[k];
+    out[r] = s;
+  }
+}
+
+/* Vectors contract in reference directions instead (fewer live registers
+ * and FP64 operations than the NB x DIM physical gradients): grad u =
+ * J^-T (sum_i u_i gref_i), and sum_a gp[i][a] F[a] = gref_i . (J^-1 F). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_grad_u(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double *gradu) {
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double gr[DIM];
+#pragma unroll
+    for (int d = 0; d < DIM; d++) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < DIM + 1; i++) s += T.gref[i][d] * C.ue[i * NC + cc];
+      gr[d] = s;
+    }
+    p1_inv_jacobian_times<DIM, true>(C.invJ, gr, gradu + cc * DIM);
+  }
+}
+
+/* res[i * NC + cc] += sum_a gp[i][a] F[cc * DIM + a] */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_add_flux(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, const double *F,
+                                            double *res) {
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double h[DIM];
+    p1_inv_jacobian_times<DIM, false>(C.invJ, F + cc * DIM, h);
+#pragma unroll
+    for (int i = 0; i < DIM + 1; i++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * h[d];
+      res[i * NC + cc] += s;
+    }
+  }
 }
 
 /* Coefficients at quadrature point q (nodal fields interpolated). */
@@ -618,6 +700,26 @@ __device__ __forceinline__ void p1_aux(const kparams &P, const p1tab &T, int q, 
       a[k] = s;
     } else {
       a[k] = C.ac[k];
+    }
+  }
+}
+
+/* The coefficients integrated over the cell, a[k] = |det J| sum_q w_q a_k(x_q)
+ * (nodal fields through sum_q w_q phi_i(q)). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_weighted_coef(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
+                                                 double *a) {
+  constexpr int NB = DIM + 1;
+  const double wsum = T.wphi[0] + T.wphi[1] + T.wphi[2] + (NB > 3 ? T.wphi[NB - 1] : 0.0);
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.wphi[i] * C.av[k][i];
+      a[k] = s * C.adet;
+    } else {
+      a[k] = wsum * C.ac[k] * C.adet;
     }
   }
 }
@@ -643,16 +745,7 @@ __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &
      *     a_i = |det| sum_j M_ij a_j (M the reference mass matrix);
      * one f1 and NB f0 evaluations per cell instead of nq of each, and no
      * per-point interpolation (the FP64 work per cell drops ~2-3x). */
-    const double wsum = T.wphi[0] + T.wphi[1] + T.wphi[2] + (NB > 3 ? T.wphi[NB - 1] : 0.0);
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++)
-#pragma unroll
-      for (int d = 0; d < DIM; d++) {
-        double s = 0;
-#pragma unroll
-        for (int i = 0; i < NB; i++) s += C.ue[i * NC + cc] * C.gp[i][d];
-        gradu[cc * DIM + d] = s;
-      }
+    p1_grad_u<DIM, NC, NAUX>(T, C, gradu);
     double uz[NC], a[NAUX], f0[NC], f1[NC * DIM];
 #pragma unroll
     for (int cc = 0; cc < NC; cc++) uz[cc] = 0;
@@ -678,39 +771,14 @@ __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &
       for (int cc = 0; cc < NC; cc++) res[i * NC + cc] = f0[cc];
     }
     if (!with_state) return;
-#pragma unroll
-    for (int k = 0; k < NAUX; k++) {
-      if (P.aux_kind[k] == FEINT_FIELD_NODE) {
-        double s = 0;
-#pragma unroll
-        for (int i = 0; i < NB; i++) s += T.wphi[i] * C.av[k][i];
-        a[k] = s * C.adet;
-      } else {
-        a[k] = wsum * C.ac[k] * C.adet;
-      }
-    }
+    p1_weighted_coef<DIM, NC, NAUX>(P, T, C, a);
     const feint_point pt = {DIM, NC, uz, gradu, a};
     feint_physics_f1(PHYS, &pt, f1);
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-#pragma unroll
-      for (int cc = 0; cc < NC; cc++) {
-        double s = 0;
-#pragma unroll
-        for (int d = 0; d < DIM; d++) s += C.gp[i][d] * f1[cc * DIM + d];
-        res[i * NC + cc] += s;
-      }
+    p1_add_flux<DIM, NC, NAUX>(T, C, f1, res);
   } else {
+  p1_grad_u<DIM, NC, NAUX>(T, C, gradu);
 #pragma unroll
-  for (int cc = 0; cc < NC; cc++)
-#pragma unroll
-    for (int d = 0; d < DIM; d++) {
-      double s = 0;
-#pragma unroll
-      for (int i = 0; i < NB; i++) s += C.ue[i * NC + cc] * C.gp[i][d];
-      gradu[cc * DIM + d] = s;
-      F1[cc * DIM + d] = 0;
-    }
+  for (int k = 0; k < NC * DIM; k++) F1[k] = 0;
 #pragma unroll
   for (int k = 0; k < NBC; k++) res[k] = 0;
   for (int q = 0; q < T.nq; q++) {
@@ -740,15 +808,7 @@ __device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &
 #pragma unroll
     for (int k = 0; k < NC * DIM; k++) F1[k] += wdet * f1[k];
   }
-#pragma unroll
-  for (int i = 0; i < NB; i++)
-#pragma unroll
-    for (int cc = 0; cc < NC; cc++) {
-      double s = 0;
-#pragma unroll
-      for (int d = 0; d < DIM; d++) s += C.gp[i][d] * F1[cc * DIM + d];
-      res[i * NC + cc] += s;
-    }
+  p1_add_flux<DIM, NC, NAUX>(T, C, F1, res);
   }
 }
 
@@ -765,37 +825,24 @@ __host__ __device__ constexpr bool p1_matrix_fast() {
 template <int DIM, int NC, int PHYS, int NAUX>
 __device__ __forceinline__ void p1_g3(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
                                       double *g3) {
-  constexpr int NB = DIM + 1;
   double a[NAUX], zero[NC * DIM];
-  const double wsum = T.wphi[0] + T.wphi[1] + T.wphi[2] + (NB > 3 ? T.wphi[NB - 1] : 0.0);
-#pragma unroll
-  for (int k = 0; k < NAUX; k++) {
-    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
-      double s = 0;
-#pragma unroll
-      for (int i = 0; i < NB; i++) s += T.wphi[i] * C.av[k][i];
-      a[k] = s * C.adet;
-    } else {
-      a[k] = wsum * C.ac[k] * C.adet;
-    }
-  }
+  p1_weighted_coef<DIM, NC, NAUX>(P, T, C, a);
 #pragma unroll
   for (int k = 0; k < NC * DIM; k++) zero[k] = 0;
   const feint_point pt = {DIM, NC, zero, zero, a};
   feint_physics_g3(PHYS, &pt, g3);
 }
 
-/* Entry (i, fc; j, gc) of the cell matrix. */
-template <int DIM, int NC, int NAUX>
-__device__ __forceinline__ double p1_entry(const p1cell<DIM, NC, NAUX> &C, const double *g3, int i, int fc, int j,
-                                           int gc) {
+/* Entry (i, fc; j, gc) of the cell matrix (gp: p1_gradients). */
+template <int DIM, int NC>
+__device__ __forceinline__ double p1_entry(const double (*gp)[DIM], const double *g3, int i, int fc, int j, int gc) {
   double v = 0;
 #pragma unroll
   for (int d = 0; d < DIM; d++) {
     double s = 0;
 #pragma unroll
-    for (int e = 0; e < DIM; e++) s += g3[((fc * NC + gc) * DIM + d) * DIM + e] * C.gp[j][e];
-    v += C.gp[i][d] * s;
+    for (int e = 0; e < DIM; e++) s += g3[((fc * NC + gc) * DIM + d) * DIM + e] * gp[j][e];
+    v += gp[i][d] * s;
   }
   return v;
 }
@@ -811,6 +858,8 @@ __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cvie
   p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
   double g3[NC * NC * DIM * DIM];
   p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+  double gp[NB][DIM];
+  p1_gradients<DIM, NC, NAUX>(T, C, gp);
   const int *srow = V.slots + (size_t)c * NBC * NBC;
 #pragma unroll
   for (int i = 0; i < NB; i++)
@@ -834,7 +883,7 @@ __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cvie
       for (int j = 0; j < NB; j++)
 #pragma unroll
         for (int gc = 0; gc < NC; gc++) {
-          const double v = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
+          const double v = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
           put<S>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc
                                          : (int64_t)sl[j * NC + gc],
                  v, mode);
@@ -861,6 +910,8 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
     p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
     double g3[NC * NC * DIM * DIM];
     p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+    double gp[NB][DIM];
+    p1_gradients<DIM, NC, NAUX>(T, C, gp);
 #pragma unroll
     for (int i = 0; i < NB; i++)
       if (i == a)
@@ -871,7 +922,7 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
           for (int j = 0; j < NB; j++)
 #pragma unroll
             for (int gc = 0; gc < NC; gc++)
-              put<S>(out, __ldg(srow + j * NC + gc), p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc), OUT_PLAIN);
+              put<S>(out, __ldg(srow + j * NC + gc), p1_entry<DIM, NC>(gp, g3, i, fc, j, gc), OUT_PLAIN);
         }
   }
 }
@@ -922,7 +973,10 @@ typedef struct {
 
 template <int NC, int MAT>
 __host__ __device__ constexpr int p1_block_minb() {
-  return NC > 1 ? 2 : 4; /* blocks of 256 per SM: caps registers at 128 / 64 */
+  /* blocks of 256 per SM: caps registers at 128 / 64; measured best for the
+   * 3D Poisson residual (3 blocks, 80 registers: +14%; 5 blocks, 48
+   * registers and a 128-byte stack: +69%; NOTES.md v6) */
+  return NC > 1 ? 2 : 4;
 }
 
 /* Target k of a chunk: its index and the range of its entries in ient. */
@@ -982,6 +1036,8 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
       p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
       double g3[NC * NC * DIM * DIM];
       p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+      double gp[NB][DIM];
+      p1_gradients<DIM, NC, NAUX>(T, C, gp);
 #pragma unroll
       for (int i = 0; i < NB; i++)
 #pragma unroll
@@ -990,7 +1046,7 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
           for (int j = 0; j < NB; j++)
 #pragma unroll
             for (int gc = 0; gc < NC; gc++)
-              elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC, NAUX>(C, g3, i, fc, j, gc);
+              elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
     } else {
       p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
       double res[NBC];
@@ -2058,12 +2114,8 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   const feint_space *s = p->space;
   const feint_mesh *m = s->mesh;
   const feint_form *f = p->form;
-  const int n_dev = feint_cuda_device_count();
-  if (n_dev <= 0) return feint_error_set(FEINT_ERR_INPUT, "no CUDA device is visible");
-  const int dev = device_index < 0 ? 0 : device_index;
-  if (dev >= n_dev)
-    return feint_error_set(FEINT_ERR_INPUT, "--device %d: only %d CUDA device%s visible (0..%d)", dev, n_dev,
-                           n_dev == 1 ? " is" : "s are", n_dev - 1);
+  int dev;
+  FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   d->device = dev;
   CUDA_CALL("CUDA device selection", cudaSetDevice(dev));
   cudaDeviceProp prop;
@@ -2084,12 +2136,6 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     return feint_error_set(FEINT_ERR_INPUT, "the CUDA backend supports 2D and 3D meshes, not %dD", m->dim);
   if (s->components < 1 || s->components > 3)
     return feint_error_set(FEINT_ERR_INPUT, "the CUDA backend supports 1..3 components, not %d", s->components);
-  /* its kernels are written and tested for P1/P2 tetrahedra only */
-  if (m->cell_type == FEINT_CELL_TETRAHEDRON && s->order > 2)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "the CUDA backend supports orders 1..2 on tetrahedra, not space.order %d (use "
-                           "--backend cpu)",
-                           s->order);
   CUDA_CALL("CUDA events", cudaEventCreate(&d->ev0));
   CUDA_CALL("CUDA events", cudaEventCreate(&d->ev1));
 
@@ -2258,7 +2304,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
 
 extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out) {
   *out = NULL;
-  FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra: cpu only */
+  FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra, tets above order 2: cpu only */
   feint_backend *b = NULL;
   cuda_data *d = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
