@@ -69,8 +69,8 @@ int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_ba
 /* Operator implementations (src/backend/operator.c). */
 int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out);
 int feint_backend_cuda_operator_create(const feint_bp_op *op, int device_index, feint_backend **out);
-/* FEINT_OK when the cuda backend can assemble p's cells (triangles and
- * tetrahedra), else FEINT_ERR_INPUT with a message pointing to the cpu
+/* FEINT_OK when the cuda backend can assemble p's cells (triangles or
+ * tetrahedra, not a mixed mesh), else FEINT_ERR_INPUT with a message pointing to the cpu
  * backend. feint_backend_create checks it before asking for a GPU. */
 int feint_backend_cuda_check_cells(const feint_problem *p);
 
