@@ -38,20 +38,23 @@
  * then cell interiors. No boundary conditions on prism meshes yet.
  * Coordinates come from the cells' first-order maps (multilinear).
  *
- * Mixed meshes (several blocks, mesh.h; orders 1 and 2): one numbering for
- * all blocks, so cells of different shapes share the dofs of their common
- * vertices, edges and faces: vertices as above, then one dof per edge
- * (order 2) in order of the sorted vertex pair, then one per
- * quadrilateral face (order 2: its centre) in order of its sorted vertex
- * dofs, then the cell interiors (order 2: quadrilateral and hexahedron
- * centres) cell by cell. Each block has its own element (blocks[b]); nb
- * and nbc are the widest block's, and a cell of a narrower block has its
- * nb_b dofs first in its row of scalar_cell_dofs / cell_dofs, then -1.
- * Orders >= 3 are refused: the shapes' node families (equispaced on
- * simplices and prisms, Gauss-Lobatto on quadrilaterals and hexahedra)
- * differ there on shared edges and faces. Dirichlet conditions work on 2D
- * mixed meshes (vertex and edge dofs of the boundary lines); 3D mixed
- * meshes have no facets (mesh.h) and refuse boundary conditions. */
+ * Mixed meshes (several blocks, mesh.h; src/space/mixed_space.c): one
+ * numbering for all blocks, so cells of different shapes share the dofs of
+ * their common vertices, edges and faces, in every orientation: vertices
+ * as above, then the (order-1) dofs of each edge in order of its sorted
+ * vertex pair, from the lower to the higher vertex, then the dofs of each
+ * triangular face (sorted vertex triple; lattice order in that frame, as
+ * above), then of each quadrilateral face (sorted vertex dofs; nodes by
+ * their weights on the last vertices), then the cell interiors cell by
+ * cell. Each block has its own element (blocks[b]); nb and nbc are the
+ * widest block's, and a cell of a narrower block has its nb_b dofs first
+ * in its row of scalar_cell_dofs / cell_dofs, then -1. Orders: 1..7 when
+ * no block is made of quadrilaterals or hexahedra (tetrahedra + prisms:
+ * equispaced nodes on both), else 1 and 2, where the equispaced and
+ * Gauss-Lobatto nodes of the shapes still coincide on shared edges and
+ * faces. Boundary conditions work on 2D mixed meshes (vertex and edge
+ * dofs of the boundary lines: edge_ptr / edge_upper as above, no face
+ * lookup); 3D mixed meshes have no facets (mesh.h) and refuse them. */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
 

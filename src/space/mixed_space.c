@@ -1,28 +1,35 @@
 /* Dof maps of mixed meshes (space.h): cells of several shapes, one block
- * each, orders 1 and 2.
+ * each.
  *
  * A node of a cell's element lies on the mesh entity spanned by the cell
  * vertices whose first-order shape functions do not vanish there: one
  * vertex, an edge's two, a face's three or four, or all of the cell's
- * vertices (the interior). At orders 1 and 2 an edge or face holds at most
- * one node on every shape (edge midpoints, quadrilateral face centres), at
- * the same point, so the sorted vertex dofs of that support identify the
- * dof whichever block the cell belongs to. Sorting these keys by size, then
- * lexicographically, gives the numbering of space.h: edges by sorted
- * vertex pair, then faces; interiors follow, cell by cell. */
+ * vertices (the interior). The values of those shape functions at the node
+ * (its weights on the entity's vertices) place it within the entity
+ * independently of the cell, so (sorted vertex dofs, weights in that
+ * order) identify the dof whichever block the cell belongs to and however
+ * it is oriented, wherever neighbouring shapes put their nodes at the same
+ * points: always at orders 1 and 2 (vertices, edge midpoints,
+ * quadrilateral face centres), and at every order when no block has
+ * Gauss-Lobatto nodes (tetrahedra and prisms: equispaced). Sorting these
+ * keys by entity size, vertices, then weights gives the numbering of
+ * space.h (edges by sorted vertex pair, each from the lower to the higher
+ * vertex, then faces); interiors follow, cell by cell. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "feint/error.h"
 #include "space/space_private.h"
 
-enum { MAX_NB = 27 }; /* the order 2 hexahedron */
+enum { MAX_NB = 288 }; /* the order 7 prism */
 
 /* The entity a node of a shape's element lies on: its local vertices
- * (n = 1 vertex, 2..4 edge or face), or n = 0 for the cell interior. */
+ * (n = 1 vertex, 2..4 edge or face), or n = 0 for the cell interior, and
+ * the node's weights on them. */
 typedef struct {
   int n;
   int v[4];
+  double w[4];
 } node_support;
 
 static int node_supports(const feint_mesh_block *B, const feint_element *el, node_support *sup) {
@@ -34,47 +41,63 @@ static int node_supports(const feint_mesh_block *B, const feint_element *el, nod
     for (int k = 0; k < B->nv; k++)
       if (N[i * B->nv + k] > 1e-12 || N[i * B->nv + k] < -1e-12) v[n++] = k;
     sup[i].n = n == B->nv ? 0 : n; /* every vertex: the interior (faces have at most 4) */
-    for (int k = 0; k < 4 && k < n && n < B->nv; k++) sup[i].v[k] = v[k];
+    for (int k = 0; k < 4 && k < n && n < B->nv; k++) {
+      sup[i].v[k] = v[k];
+      sup[i].w[k] = N[i * B->nv + v[k]];
+    }
   }
   free(N);
   return FEINT_OK;
 }
 
-/* An entity node of one cell: its sorted vertex dofs (n of them) and where
- * its dof goes in scalar_cell_dofs. */
+/* An entity node of one cell: its sorted vertex dofs (n of them), its
+ * weights on them (same order) and where its dof goes in
+ * scalar_cell_dofs. */
 typedef struct {
   int n;
   int64_t k[4];
+  double w[4];
   int64_t slot;
 } entity_key;
 
-static int cmp_key(const void *pa, const void *pb) {
-  const entity_key *a = pa, *b = pb;
+static int cmp_entity(const entity_key *a, const entity_key *b) {
   if (a->n != b->n) return a->n < b->n ? -1 : 1;
   for (int i = 0; i < a->n; i++)
     if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
   return 0;
 }
 
+/* Entity, then the weights on its last vertices first (ascending): an
+ * edge's nodes run from the lower to the higher vertex, a triangle's come
+ * in lattice order (space.h). Weights of one point agree to round-off;
+ * distinct nodes differ by far more than the tolerance. */
+static int cmp_key(const void *pa, const void *pb) {
+  const entity_key *a = pa, *b = pb;
+  const int c = cmp_entity(a, b);
+  if (c) return c;
+  for (int i = a->n - 1; i > 0; i--)
+    if (a->w[i] < b->w[i] - 1e-9 || a->w[i] > b->w[i] + 1e-9) return a->w[i] < b->w[i] ? -1 : 1;
+  return 0;
+}
+
 /* Number the sorted keys (dofs first + distinct rank) and build the edge
  * lookup of feint_space from the edges (n == 2) among them. */
 static int number_keys(feint_space *s, entity_key *keys, int64_t n_keys) {
-  int64_t n_entities = 0, n_edges = 0;
+  int64_t n_nodes = 0, n_edges = 0;
   qsort(keys, (size_t)n_keys, sizeof *keys, cmp_key);
   for (int64_t i = 0; i < n_keys; i++) {
-    const int new_entity = i == 0 || cmp_key(&keys[i], &keys[i - 1]);
-    n_entities += new_entity;
-    n_edges += new_entity && keys[i].n == 2;
-    s->scalar_cell_dofs[keys[i].slot] = s->n_vertices + n_entities - 1;
+    n_nodes += i == 0 || cmp_key(&keys[i], &keys[i - 1]);
+    n_edges += keys[i].n == 2 && (i == 0 || cmp_entity(&keys[i], &keys[i - 1]));
+    s->scalar_cell_dofs[keys[i].slot] = s->n_vertices + n_nodes - 1;
   }
   s->n_edges = n_edges;
-  s->n_scalar_dofs = s->n_vertices + n_entities;
+  s->n_scalar_dofs = s->n_vertices + n_nodes;
   if (s->order == 1) return FEINT_OK;
   FEINT_CALL(feint_calloc((size_t)s->n_vertices + 1, sizeof *s->edge_ptr, &s->edge_ptr, "edge lookup"));
   FEINT_CALL(feint_malloc((size_t)n_edges + 1, sizeof *s->edge_upper, &s->edge_upper, "edge lookup"));
   int64_t e = 0;
   for (int64_t i = 0; i < n_keys && keys[i].n == 2; i++)
-    if (i == 0 || cmp_key(&keys[i], &keys[i - 1])) {
+    if (i == 0 || cmp_entity(&keys[i], &keys[i - 1])) {
       s->edge_ptr[keys[i].k[0] + 1]++;
       s->edge_upper[e++] = keys[i].k[1];
     }
@@ -111,11 +134,15 @@ static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
         entity_key *K = &keys[w++];
         K->n = S->n;
         K->slot = c * s->nb + i;
-        for (int a = 0; a < S->n; a++) { /* insertion sort of the vertex dofs */
+        for (int a = 0; a < S->n; a++) { /* insertion sort of the vertex dofs, weights alongside */
           int64_t g = s->vertex_dof[cv[S->v[a]]];
           int j = a;
-          for (; j > 0 && K->k[j - 1] > g; j--) K->k[j] = K->k[j - 1];
+          for (; j > 0 && K->k[j - 1] > g; j--) {
+            K->k[j] = K->k[j - 1];
+            K->w[j] = K->w[j - 1];
+          }
           K->k[j] = g;
+          K->w[j] = S->w[a];
         }
       }
     }
@@ -137,14 +164,16 @@ int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, 
   int gll = 0; /* blocks with Gauss-Lobatto nodes */
   for (int b = 0; b < mesh->n_blocks; b++)
     gll += mesh->blocks[b].cell_type == FEINT_CELL_QUADRILATERAL || mesh->blocks[b].cell_type == FEINT_CELL_HEXAHEDRON;
-  if (order < 1 || order > 2)
-    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on mixed meshes (%s cells in %s; orders 1 "
-                           "and 2): %s", order, feint_mesh_shapes(mesh, shapes, sizeof shapes), mesh->path,
-                           gll ? "cells of different shapes share edge and face dofs only where their node families "
-                                 "agree (equispaced on triangles, tetrahedra and prisms, Gauss-Lobatto on "
-                                 "quadrilaterals and hexahedra), which holds for orders 1 and 2"
-                               : "the orientation of the nodes on faces shared by different shapes is resolved for "
-                                 "orders 1 and 2 only in this version");
+  if (gll && order > 2)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "space.order %d is not supported on mixed meshes with quadrilaterals or hexahedra (%s cells "
+                           "in %s; orders 1 and 2): cells of different shapes share edge and face dofs only where "
+                           "their node families agree (equispaced on triangles, tetrahedra and prisms, Gauss-Lobatto "
+                           "on quadrilaterals and hexahedra), which holds for orders 1 and 2",
+                           order, feint_mesh_shapes(mesh, shapes, sizeof shapes), mesh->path);
+  if (order < 1 || order > 7)
+    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on mixed meshes of %s cells (orders 1..7)",
+                           order, feint_mesh_shapes(mesh, shapes, sizeof shapes));
   feint_space *s = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
   s->mesh = mesh;

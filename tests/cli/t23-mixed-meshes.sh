@@ -1,7 +1,9 @@
 # Mixed meshes (issue 4: a region of several shapes, one block each) in
 # the assembled path, checked with SciPy from the exported matrices, on
 # triangles + quadrilaterals, hexahedra + prisms (sharing quadrilateral
-# faces) and tetrahedra + prisms (sharing triangles), orders 1 and 2:
+# faces) and tetrahedra + prisms (sharing triangles), orders 1 and 2, and
+# on tetrahedra + prisms orders 3..5 (sums, exact polynomials) and 3
+# (convergence):
 #  - mass matrices sum to the volume; Poisson matrices are symmetric with
 #    zero row sums and pass the patch test; elasticity annihilates exactly
 #    the rigid body modes;
@@ -12,7 +14,7 @@
 #    Dirichlet + Neumann and Robin on the 2D mixed mesh converge at p+1;
 #  - the padded element matrices and cell dof map (-1 past a narrower
 #    block's dofs) assemble to the exported CSR matrix;
-#  - bad input: order 3, the cuda backend, boundary conditions on 3D mixed
+#  - bad input: order 3 with quadrilaterals, order 8, the cuda backend, boundary conditions on 3D mixed
 #    meshes, the BP operators.
 source "$(dirname "$0")/lib.sh"
 data() { echo "$ROOT/tests/data/$1"; }
@@ -43,6 +45,26 @@ for mesh in "${meshes[@]}"; do
     check exact "$WORK/x.h5" "${u//^/**}"
   done
 done
+
+# tetrahedra + prisms beyond order 2 (equispaced nodes on both: the shared
+# triangles' face nodes in every orientation); a cubic (quartic) is
+# reproduced at P3 (P4), not a quartic at P3
+u3="1 + 2*x - 3*y + 0.5*z + x^2 - 2*x*y + 3*y*z - 0.7*x*z + x^3 + y^2*z" src3="-(2 + 6*x + 2*z)"
+for p in 3 4 5; do
+  echo "mixedcube.geo p$p"
+  run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="${meshes[2]}" --set space.order=$p
+  check sum "$WORK/m.h5" 1 1e-11
+  run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="${meshes[2]}" --set space.order=$p --set physics.kind=poisson
+  check laplacian "$WORK/p.h5"
+done
+exact() { # order u source
+  run "$WORK/m.yaml" -o "$WORK/x.h5" --set mesh.file="${meshes[2]}" --set space.order=$1 --set physics.kind=poisson \
+    --set "physics.source=$3" --set output.rhs=true
+  check exact "$WORK/x.h5" "${2//^/**}"
+}
+exact 3 "$u3" "$src3"
+exact 4 "$u3 + x^2*y^2" "$src3 - 2*x^2 - 2*y^2"
+if exact 3 "$u3 + x^2*y^2" "$src3 - 2*x^2 - 2*y^2" > /dev/null; then fail "a quartic reproduced by P3"; fi
 
 # element matrices and cell dofs, padded on the narrower block, assemble
 # to the CSR matrix (elasticity: the interleaved components too)
@@ -83,11 +105,16 @@ for p in 1 2; do
   t=(); for h in 0.4 0.2 0.1; do t+=("$(robin_pair $p $h "2 + x*y" "${meshes[0]}")"); done
   echo -n "Robin, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/robin_checks.py" converge $p "${t[@]}"
 done
+t=(); for r in 0 1 2; do t+=("$(manufactured_pair mixedcube.geo 3 1 c3-$r 3 $r 0.5)"); done
+echo -n "tetrahedra + prisms p3: "; check convergence 3 k=0.5 "${t[@]}"
 
 # bad input
-expect_bad "order 3 on a mixed mesh" \
-  "space.order 3 is not supported on mixed meshes \(triangle \+ quadrilateral cells in .*mixed_square.geo; orders 1 and 2\)" \
+expect_bad "order 3 on a mixed mesh with quadrilaterals" \
+  "space.order 3 is not supported on mixed meshes with quadrilaterals or hexahedra \(triangle \+ quadrilateral cells in .*mixed_square.geo; orders 1 and 2\): .*node families" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=3
+expect_bad "order 8 on tetrahedra + prisms" \
+  "space.order 8 is not supported on mixed meshes of tetrahedron \+ prism cells \(orders 1..7\)" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[2]}" --set space.order=8
 expect_bad "cuda on a mixed mesh" \
   "the cuda backend assembles meshes of one cell shape; this mixed mesh \(tetrahedron \+ prism\) runs on the cpu backend" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[2]}" --backend cuda
