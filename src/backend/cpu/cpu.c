@@ -375,16 +375,25 @@ static void element_cells(feint_backend *b, const cpu_block *blk, double *Ke, co
     /* the scatter is latency-bound (values[] is far larger than the caches):                     \
      * ask for a later cell's entries while this cell's matrix is computed */                       \
     enum { AHEAD = 4 };                                                                              \
+    /* a block as wide as the stride (every single-shape mesh) is one flat \
+     * run of nbc^2 slots, which the compiler unrolls */                                             \
+    const int flat = nbc == stride;                                                                  \
     for (int64_t c = blk->first; c < end; c++) {                                                     \
       if (c + AHEAD < end) {                                                                         \
         const SLOT_T *next = p->plan->SLOTS + (c + AHEAD) * n2;                                      \
-        for (int i = 0; i < nbc; i++)                                                                \
-          for (int j = 0; j < nbc; j++) __builtin_prefetch(values + next[i * stride + j], 1);        \
+        if (flat)                                                                                    \
+          for (int k = 0; k < nbc * nbc; k++) __builtin_prefetch(values + next[k], 1);               \
+        else                                                                                         \
+          for (int i = 0; i < nbc; i++)                                                              \
+            for (int j = 0; j < nbc; j++) __builtin_prefetch(values + next[i * stride + j], 1);      \
       }                                                                                              \
       element_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb);                                        \
       const SLOT_T *slot = p->plan->SLOTS + c * n2;                                                  \
-      for (int i = 0; i < nbc; i++)                                                                  \
-        for (int j = 0; j < nbc; j++) values[slot[i * stride + j]] += d->s.Ke[i * nbc + j];          \
+      if (flat)                                                                                      \
+        for (int k = 0; k < nbc * nbc; k++) values[slot[k]] += d->s.Ke[k];                           \
+      else                                                                                           \
+        for (int i = 0; i < nbc; i++)                                                                \
+          for (int j = 0; j < nbc; j++) values[slot[i * stride + j]] += d->s.Ke[i * nbc + j];        \
     }                                                                                                \
   }
 DEFINE_ASSEMBLE_CELLS(assemble_cells, int32_t, slots)
