@@ -17,8 +17,13 @@ int cmd_info(int argc, char **argv) {
   feint_mesh_stats st;
   feint_mesh_compute_stats(m, &st);
   printf("mesh %s\n", argv[1]);
+  char shapes[128];
   printf("dimension %d, %lld nodes, %lld cells (%s) in the region\n", m->dim, (long long)m->n_nodes,
-         (long long)m->n_cells, feint_cell_name(m->cell_type));
+         (long long)m->n_cells, feint_mesh_shapes(m, shapes, sizeof shapes));
+  for (int b = 0; b < m->n_blocks && feint_mesh_is_mixed(m); b++)
+    printf("  block %d: %lld %s cells (cells %lld..%lld)\n", b, (long long)m->blocks[b].n_cells,
+           feint_cell_name(m->blocks[b].cell_type), (long long)m->blocks[b].first_cell,
+           (long long)(m->blocks[b].first_cell + m->blocks[b].n_cells - 1));
   printf("elements by type:\n");
   for (int k = 0; k < m->n_type_counts; k++)
     printf("  %-24s %lld\n", m->type_names[k], (long long)m->type_counts[k]);

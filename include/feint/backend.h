@@ -82,10 +82,11 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
 /* Operator implementations (src/backend/operator.c). */
 int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out);
 int feint_backend_cuda_operator_create(const feint_bp_op *op, int device_index, feint_backend **out);
-/* FEINT_OK when the cuda backend can assemble p's cells (triangles and
- * tetrahedra, tetrahedra of orders 1..2), else FEINT_ERR_INPUT with a
- * message pointing to the cpu backend. feint_backend_create checks it
- * before asking for a GPU, so --backend auto falls back to the cpu. */
+/* FEINT_OK when the cuda backend's fused kernels can assemble p's cells
+ * (triangles or tetrahedra of orders 1..2, not a mixed mesh), else
+ * FEINT_ERR_INPUT with a message pointing to the cpu backend.
+ * feint_backend_create checks it before asking for a GPU, so --backend
+ * auto falls back to the cpu. */
 int feint_backend_cuda_check_cells(const feint_problem *p);
 
 #endif

@@ -24,6 +24,13 @@ typedef struct {
   double *values;    /* CELL: n_cells values; NODE: n_scalar_dofs values (owned) */
 } feint_field;
 
+/* A quadrature rule with the basis tabulated at its points. */
+typedef struct {
+  int degree;
+  feint_quadrature *quadrature;
+  double *basis, *basis_grad, *geometry_grad; /* as the fields of feint_form below */
+} feint_form_rule;
+
 typedef struct {
   int physics;       /* FEINT_PW_* (same numbering as feint_physics_kind) */
   int dim, nc;
@@ -44,6 +51,11 @@ typedef struct {
   double *matrix_basis;
   double *matrix_basis_grad;
   double *matrix_geometry_grad;
+  /* Mixed meshes (mesh.h): each block's element has its own rules, and the
+   * rule fields above stay unset (quadrature_degree is the highest of the
+   * blocks'). n_blocks is 0 on single-shape meshes. */
+  int n_blocks;
+  feint_form_rule block_rule[FEINT_MESH_MAX_BLOCKS], block_matrix_rule[FEINT_MESH_MAX_BLOCKS];
 } feint_form;
 
 /* Build the form of case `c` on `space`: validates the physics against the
@@ -54,7 +66,8 @@ typedef struct {
  * a derivative along x leaves degree p in y, raised by the degree of
  * |det J|, feint_cell_geometry_degree, so mass-type terms stay exact:
  * p + 1 Gauss points per direction on quadrilaterals, p + 2 on hexahedra,
- * the BP operators' rule). */
+ * the BP operators' rule). On a mixed mesh each block gets the rule its
+ * shape needs. */
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
 

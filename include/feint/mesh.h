@@ -3,14 +3,25 @@
  * Reads .msh (2.2 and 4.1, ASCII and binary) or meshes a .geo file. Keeps
  * the nodes (structure-of-arrays, 0-based, compact: only nodes of
  * top-dimensional and physical-group elements), the cells of the region
- * (one cell type per mesh in this version: triangles or quadrilaterals in
- * 2D, tetrahedra, hexahedra or prisms in 3D; first-order geometry), the
- * physical groups, and for each physical
+ * (triangles and quadrilaterals in 2D, tetrahedra, hexahedra and prisms in
+ * 3D; first-order geometry), the physical groups, and for each physical
  * group of dimension dim-1 its facets (as vertex lists; on prism meshes
- * triangles and quadrilaterals, see facets below). */
+ * triangles and quadrilaterals, see facets below; none on 3D mixed
+ * meshes).
+ *
+ * Blocks: the region's cells are grouped by shape, one block per cell type
+ * present (a mixed mesh has several: triangles + quadrilaterals, or
+ * tetrahedra / hexahedra / prisms), in the order triangles, quadrilaterals;
+ * tetrahedra, hexahedra, prisms. Cells are numbered globally block after
+ * block: block b holds cells first_cell .. first_cell + n_cells - 1.
+ * Every mesh has at least one block; cell_type is blocks[0]'s and nv the
+ * widest block's, so a single-shape mesh reads as before. On a mixed mesh
+ * the rows of cells are padded with -1 beyond the block's own vertices;
+ * modules that handle one shape only check feint_mesh_is_mixed and refuse. */
 #ifndef FEINT_MESH_H
 #define FEINT_MESH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "feint/fe.h"
@@ -22,6 +33,16 @@ typedef struct {
   int64_t n_elements; /* elements of dimension dim in the group */
 } feint_mesh_group;
 
+/* Most blocks: one per 3D cell type. */
+#define FEINT_MESH_MAX_BLOCKS 3
+
+typedef struct {
+  feint_cell_type cell_type;
+  int nv;                  /* vertices of this shape */
+  int64_t first_cell;      /* global number of the block's first cell */
+  int64_t n_cells;
+} feint_mesh_block;
+
 typedef struct {
   char *path;
   int dim;                 /* dimension of the region cells (2 or 3) */
@@ -29,12 +50,15 @@ typedef struct {
   int64_t n_nodes;
   double *x, *y, *z;       /* n_nodes each; z == 0 in 2D */
 
-  feint_cell_type cell_type;
-  int nv;                  /* vertices per cell */
+  feint_cell_type cell_type; /* blocks[0].cell_type */
+  int nv;                  /* vertices per cell (the widest block's) */
   int64_t n_cells;
   int64_t *cells;          /* n_cells x nv node indices (Gmsh vertex order; for
                               hexahedra see fe.h, feint_hexmesh_from_mesh in
-                              bp.h permutes to lexicographic order) */
+                              bp.h permutes to lexicographic order); -1 past
+                              the cell's block's nv */
+  int n_blocks;            /* 1 .. FEINT_MESH_MAX_BLOCKS */
+  feint_mesh_block blocks[FEINT_MESH_MAX_BLOCKS];
   int *cell_group;         /* n_cells: index into groups of the cell's physical group, -1 if none */
 
   int n_groups;
@@ -79,6 +103,12 @@ void feint_mesh_destroy(feint_mesh *mesh);
 static inline int feint_mesh_facet_nv(const feint_mesh *mesh, int64_t f) {
   return mesh->nv_facet == 4 && mesh->facets[f * 4 + 3] < 0 ? 3 : mesh->nv_facet;
 }
+
+/* 1 when the region holds cells of more than one shape. */
+static inline int feint_mesh_is_mixed(const feint_mesh *mesh) { return mesh->n_blocks > 1; }
+
+/* "triangles + quadrilaterals": the shapes of the blocks, for messages. */
+const char *feint_mesh_shapes(const feint_mesh *mesh, char *buf, size_t size);
 
 /* Index of the physical group with this name and dimension, -1 if none. */
 int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim);

@@ -29,8 +29,9 @@ typedef struct {
   int32_t *indices;  /* nnz, or NULL when 64-bit */
   int64_t *indices64; /* nnz, when columns > the limit; else NULL */
   int64_t n_cells;
-  int nbc;           /* local dofs per cell */
-  int32_t *slots;    /* n_cells x nbc x nbc, row-major in (i, j), or NULL when 64-bit */
+  int nbc;           /* local dofs per cell (the space's row stride: the widest block's) */
+  int32_t *slots;    /* n_cells x nbc x nbc, row-major in (i, j), or NULL when 64-bit; -1 for the
+                        padding of a mixed mesh's narrower cells (feint/space.h) */
   int64_t *slots64;  /* the same, when nnz > the limit; else NULL */
 } feint_plan;
 

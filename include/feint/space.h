@@ -37,7 +37,25 @@
  * each quadrilateral face in the canonical frame of bp.h (origin at its
  * lowest vertex dof, first axis towards the lower of its two neighbours),
  * then cell interiors. Facet dofs through feint_space_facets (below).
- * Coordinates come from the cells' first-order maps (multilinear). */
+ * Coordinates come from the cells' first-order maps (multilinear).
+ *
+ * Mixed meshes (several blocks, mesh.h; src/space/mixed_space.c): one
+ * numbering for all blocks, so cells of different shapes share the dofs of
+ * their common vertices, edges and faces, in every orientation: vertices
+ * as above, then the (order-1) dofs of each edge in order of its sorted
+ * vertex pair, from the lower to the higher vertex, then the dofs of each
+ * triangular face (sorted vertex triple; lattice order in that frame, as
+ * above), then of each quadrilateral face (sorted vertex dofs; nodes by
+ * their weights on the last vertices), then the cell interiors cell by
+ * cell. Each block has its own element (blocks[b]); nb and nbc are the
+ * widest block's, and a cell of a narrower block has its nb_b dofs first
+ * in its row of scalar_cell_dofs / cell_dofs, then -1. Orders: 1..7 when
+ * no block is made of quadrilaterals or hexahedra (tetrahedra + prisms:
+ * equispaced nodes on both), else 1 and 2, where the equispaced and
+ * Gauss-Lobatto nodes of the shapes still coincide on shared edges and
+ * faces. Boundary conditions work on 2D mixed meshes (vertex and edge
+ * dofs of the boundary lines: edge_ptr / edge_upper as above, no face
+ * lookup); 3D mixed meshes have no facets (mesh.h) and refuse them. */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
 
@@ -46,17 +64,26 @@
 #include "feint/fe.h"
 #include "feint/mesh.h"
 
+/* The element of one mesh block (blocks[b] serves mesh->blocks[b]). */
+typedef struct {
+  feint_element *element;    /* the block's scalar reference element */
+  int nb, nbc;               /* its basis functions, times components */
+} feint_space_block;
+
 typedef struct {
   const feint_mesh *mesh;    /* not owned */
-  feint_element *element;    /* owned: the scalar reference element */
+  feint_element *element;    /* owned: the scalar reference element (single-shape meshes; NULL on mixed ones) */
   int order;
   int components;
-  int nb;                    /* scalar basis functions per cell */
-  int nbc;                   /* nb * components: local dofs per cell */
+  int nb;                    /* scalar basis functions per cell (the widest block's) */
+  int nbc;                   /* nb * components: local dofs per cell (row stride of cell_dofs) */
+  int n_blocks;              /* mesh->n_blocks */
+  feint_space_block blocks[FEINT_MESH_MAX_BLOCKS]; /* owned on mixed meshes; blocks[0].element == element
+                                                      on single-shape ones */
   int64_t n_scalar_dofs;
   int64_t n_dofs;            /* n_scalar_dofs * components */
-  int64_t *scalar_cell_dofs; /* n_cells x nb */
-  int64_t *cell_dofs;        /* n_cells x nbc (points to scalar_cell_dofs when components == 1) */
+  int64_t *scalar_cell_dofs; /* n_cells x nb (-1 past a narrower block's nb) */
+  int64_t *cell_dofs;        /* n_cells x nbc (points to scalar_cell_dofs when components == 1; -1 as above) */
   double *coordinates;       /* n_scalar_dofs x 3: where each scalar dof sits */
   /* Topology kept for facet dofs (feint_space_facet_dofs): */
   int64_t n_vertices;        /* vertex dofs are the scalar dofs 0 .. n_vertices-1 */

@@ -86,7 +86,14 @@ int feint_backend_operator_create(feint_device_kind kind, int device_index, cons
 }
 
 int feint_backend_cuda_check_cells(const feint_problem *p) {
-  const feint_cell_type cell = p->space->mesh->cell_type;
+  const feint_mesh *m = p->space->mesh;
+  const feint_cell_type cell = m->cell_type;
+  char shapes[128];
+  if (feint_mesh_is_mixed(m))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "the cuda backend assembles meshes of one cell shape; this mixed mesh (%s) runs on the "
+                           "cpu backend (--backend cpu)",
+                           feint_mesh_shapes(m, shapes, sizeof shapes));
   if (!feint_cell_is_simplex(cell))
     return feint_error_set(FEINT_ERR_INPUT,
                            "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu "

@@ -36,8 +36,9 @@ static feint_elmat_data fastest_data(int order) {
 }
 
 int feint_backend_elmat_applies(const feint_problem *p) {
-  const feint_cell_type cell = p->space->mesh->cell_type;
-  return (cell == FEINT_CELL_TETRAHEDRON && p->space->order > 2) || cell == FEINT_CELL_PRISM;
+  const feint_mesh *m = p->space->mesh;
+  if (feint_mesh_is_mixed(m)) return 0; /* one shape per kernel: the cuda checks refuse mixed meshes */
+  return (m->cell_type == FEINT_CELL_TETRAHEDRON && p->space->order > 2) || m->cell_type == FEINT_CELL_PRISM;
 }
 
 int feint_backend_elmat_supports(const feint_problem *p) {

@@ -510,6 +510,11 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, cons
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
+  char block_shapes[128];
+  if (c->n_boundary > 0 && feint_mesh_is_mixed(m) && m->dim == 3) /* facets not read (mesh.h) */
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: boundary conditions on 3D mixed meshes (%s) are not supported in this version",
+                           c->boundary[0].where, feint_mesh_shapes(m, block_shapes, sizeof block_shapes));
   feint_boundary_conditions *bc = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
   bc->space = s;

@@ -13,9 +13,10 @@
 int feint_hexmesh_from_mesh(const feint_mesh *mesh, feint_hexmesh **out) {
   static const int gmsh_of_lex[8] = {0, 1, 3, 2, 4, 5, 7, 6};
   *out = NULL;
-  if (mesh->cell_type != FEINT_CELL_HEXAHEDRON || mesh->nv != 8)
+  char shapes[128];
+  if (mesh->cell_type != FEINT_CELL_HEXAHEDRON || mesh->nv != 8 || feint_mesh_is_mixed(mesh))
     return feint_error_set(FEINT_ERR_INPUT, "mesh %s has %s cells; the BP operators need hexahedra", mesh->path,
-                           feint_cell_name(mesh->cell_type));
+                           feint_mesh_shapes(mesh, shapes, sizeof shapes));
   feint_hexmesh *m = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *m, &m, "hex mesh"));
   m->n_vertices = mesh->n_nodes;

@@ -287,8 +287,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   const int need_matrix = c->write_matrix || lift;
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   /* the symbolic phase runs where the numeric phase will (the cuda backend
-   * assembles simplices only: auto takes the cpu for other cells) */
-  const int simplex = feint_cell_is_simplex(r->mesh->cell_type);
+   * assembles single-shape simplex meshes only: auto takes the cpu for
+   * other cells) */
+  const int simplex = feint_cell_is_simplex(r->mesh->cell_type) && !feint_mesh_is_mixed(r->mesh);
   const int on_gpu = simplex && (kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0));
   run_starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)

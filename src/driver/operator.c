@@ -107,11 +107,12 @@ static int operator_write(run_state *r, const feint_run_report *rep, const opera
 static int run_operator_body(const feint_run_options *opts, feint_run_report *rep, run_state *r, operator_state *o) {
   feint_case *c = r->c;
   const feint_mesh *m = r->mesh;
-  if (m->cell_type != FEINT_CELL_HEXAHEDRON)
+  char shapes[128];
+  if (m->cell_type != FEINT_CELL_HEXAHEDRON || feint_mesh_is_mixed(m))
     return feint_error_set(FEINT_ERR_INPUT,
                            "%s: operator: the BP operators need a hexahedral mesh; %s has %s cells (mesh it with "
                            "Recombine / transfinite volumes, e.g. cases/hexcube.geo)",
-                           c->operator_where, c->mesh_file, feint_cell_name(m->cell_type));
+                           c->operator_where, c->mesh_file, feint_mesh_shapes(m, shapes, sizeof shapes));
   if (c->precision == FEINT_PRECISION_SINGLE)
     return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the BP operators compute in double precision only "
                            "(backend.precision: double)", c->operator_where);

@@ -134,20 +134,61 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
   return deg + feint_cell_geometry_degree(cell);
 }
 
-/* A quadrature rule with the basis tabulated at its points (and, on
+/* A quadrature rule with block b's basis tabulated at its points (and, on
  * non-affine cells, the gradients of the geometry's vertex functions). */
-static int make_rule(const feint_space *s, int degree, feint_quadrature **q, double **basis, double **grad,
-                     double **geometry_grad) {
-  const feint_mesh *m = s->mesh;
-  FEINT_CALL(feint_quadrature_create(m->cell_type, degree, q));
-  const int nq = (*q)->n, dim = m->dim;
-  FEINT_CALL(feint_malloc((size_t)(nq * s->nb), sizeof(double), basis, "basis table"));
-  FEINT_CALL(feint_malloc((size_t)(nq * s->nb * dim), sizeof(double), grad, "basis table"));
-  feint_element_tabulate(s->element, nq, (*q)->points, *basis, *grad);
-  if (!feint_cell_is_simplex(m->cell_type)) {
-    FEINT_CALL(feint_malloc((size_t)(nq * m->nv * dim), sizeof(double), geometry_grad, "geometry table"));
-    feint_cell_vertex_shape(m->cell_type, nq, (*q)->points, NULL, *geometry_grad);
+static int make_rule(const feint_space *s, int b, int degree, feint_form_rule *r) {
+  const feint_cell_type ct = s->mesh->blocks[b].cell_type;
+  const feint_element *el = s->blocks[b].element;
+  const int nv = s->mesh->blocks[b].nv, dim = s->mesh->dim;
+  r->degree = degree;
+  FEINT_CALL(feint_quadrature_create(ct, degree, &r->quadrature));
+  const int nq = r->quadrature->n;
+  FEINT_CALL(feint_malloc((size_t)(nq * el->nb), sizeof(double), &r->basis, "basis table"));
+  FEINT_CALL(feint_malloc((size_t)(nq * el->nb * dim), sizeof(double), &r->basis_grad, "basis table"));
+  feint_element_tabulate(el, nq, r->quadrature->points, r->basis, r->basis_grad);
+  if (!feint_cell_is_simplex(ct)) {
+    FEINT_CALL(feint_malloc((size_t)(nq * nv * dim), sizeof(double), &r->geometry_grad, "geometry table"));
+    feint_cell_vertex_shape(ct, nq, r->quadrature->points, NULL, r->geometry_grad);
   }
+  return FEINT_OK;
+}
+
+static void rule_release(feint_form_rule *r) {
+  feint_quadrature_destroy(r->quadrature);
+  free(r->basis);
+  free(r->basis_grad);
+  free(r->geometry_grad);
+  memset(r, 0, sizeof *r);
+}
+
+/* The vector and matrix rules of every block: on a single-shape mesh into
+ * the form's own fields, on a mixed one into block_rule[]. */
+static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) {
+  const int mixed = feint_mesh_is_mixed(s->mesh);
+  for (int b = 0; b < s->n_blocks; b++) {
+    const feint_cell_type ct = s->mesh->blocks[b].cell_type;
+    const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1);
+    const int dm = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 0);
+    FEINT_CALL(make_rule(s, b, dv, &f->block_rule[b]));
+    FEINT_CALL(make_rule(s, b, dm, &f->block_matrix_rule[b]));
+    if (dv > f->quadrature_degree) f->quadrature_degree = dv;
+    if (dm > f->matrix_quadrature_degree) f->matrix_quadrature_degree = dm;
+  }
+  if (mixed) {
+    f->n_blocks = s->n_blocks;
+    return FEINT_OK;
+  }
+  const feint_form_rule *v = &f->block_rule[0], *m = &f->block_matrix_rule[0];
+  f->quadrature = v->quadrature;
+  f->basis = v->basis;
+  f->basis_grad = v->basis_grad;
+  f->geometry_grad = v->geometry_grad;
+  f->matrix_quadrature = m->quadrature;
+  f->matrix_basis = m->basis;
+  f->matrix_basis_grad = m->basis_grad;
+  f->matrix_geometry_grad = m->geometry_grad;
+  memset(f->block_rule, 0, sizeof f->block_rule); /* now the form's own fields */
+  memset(f->block_matrix_rule, 0, sizeof f->block_matrix_rule);
   return FEINT_OK;
 }
 
@@ -243,12 +284,7 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
     field_release(&uk);
   }
 
-  f->quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->mesh->cell_type, s->order, 1);
-  f->matrix_quadrature_degree = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, s->mesh->cell_type, s->order, 0);
-  if ((status = make_rule(s, f->quadrature_degree, &f->quadrature, &f->basis, &f->basis_grad, &f->geometry_grad)) ||
-      (status = make_rule(s, f->matrix_quadrature_degree, &f->matrix_quadrature, &f->matrix_basis,
-                          &f->matrix_basis_grad, &f->matrix_geometry_grad)))
-    goto fail;
+  if ((status = make_rules(c, s, f))) goto fail;
   *out = f;
   return FEINT_OK;
 fail:
@@ -264,10 +300,14 @@ void feint_form_destroy(feint_form *f) {
   feint_quadrature_destroy(f->quadrature);
   free(f->basis);
   free(f->basis_grad);
+  free(f->geometry_grad);
   feint_quadrature_destroy(f->matrix_quadrature);
   free(f->matrix_basis);
   free(f->matrix_basis_grad);
-  free(f->geometry_grad);
   free(f->matrix_geometry_grad);
+  for (int b = 0; b < FEINT_MESH_MAX_BLOCKS; b++) {
+    rule_release(&f->block_rule[b]);
+    rule_release(&f->block_matrix_rule[b]);
+  }
   free(f);
 }

@@ -29,11 +29,14 @@
  *   again only when a size is given.
  * - 2D meshes must lie in a plane z = const; z is stored as 0.
  * - Region cells are first-order triangles or quadrilaterals (2D),
- *   tetrahedra or hexahedra (3D), one type per mesh (the first region
- *   element type met sets it; another one is an error). Cells keep Gmsh's
- *   vertex order. With quadrilateral (hexahedral) cells the facets of the
- *   boundary groups are lines (first-order quadrilaterals); with prisms
- *   triangles and quadrilaterals, stored in rows of 4 (mesh.h).
+ *   tetrahedra, hexahedra or prisms (3D), in one block per type (mesh.h):
+ *   cells are gathered by type and numbered block after block in Gmsh type
+ *   order (triangles, quadrilaterals; tetrahedra, hexahedra, prisms), each
+ *   block in the order read. Cells keep Gmsh's vertex order. With
+ *   quadrilateral (hexahedral) cells the facets of the boundary groups are
+ *   lines (first-order quadrilaterals); with prisms triangles and
+ *   quadrilaterals, stored in rows of 4 (mesh.h); facets of 3D meshes with
+ *   several blocks are not read (no boundary conditions there yet).
  * - feint_mesh_find_group with dim < 0 matches a group of any dimension. */
 #include "feint/mesh.h"
 
@@ -190,13 +193,19 @@ typedef struct {
 
   vec64 cells, facets;
   vec64 cell_group_v; /* per cell */
+  /* region cells by Gmsh type (2..6) as read, gathered into cells and
+   * cell_group_v block by block (gather_blocks) */
+  vec64 cells_of[7], group_of[7];
 
   int may_repeat; /* MSH 2 file: elements may be repeated (see dedup_rows) */
-  int cell_gtype; /* Gmsh type of the region cells (0 until the first is met) */
+  int cell_gtype; /* Gmsh type of the first region cells met (0 until then) */
+  int n_cell_gtypes; /* region cell types met */
 } reader;
 
-/* The 4th entry of a triangle's row of facets on prism meshes (mesh.h). */
-#define FACET_PAD (-1)
+/* The padding of rows: a triangle's 4th entry among the facets of prism
+ * meshes, the entries past a narrower block's vertices among the cells of
+ * mixed meshes (mesh.h). */
+#define ROW_PAD (-1)
 
 /* Gmsh first-order cell types feint reads as region cells. */
 static int cell_gtype_ok(int dim, int type) {
@@ -654,34 +663,26 @@ static int read_elements(reader *r) {
                              r->pre, r->path, T->friendly, T->type, T->name);
         break;
       }
-      if (r->cell_gtype && T->type != r->cell_gtype) {
-        type_info *first = NULL;
-        if ((st = type_lookup(r, r->cell_gtype, &first))) break;
-        st = feint_error_set(FEINT_ERR_INPUT,
-                             "%smesh %s: the region mixes %s and %s elements; feint needs one cell "
-                             "type per mesh in this version",
-                             r->pre, r->path, first->friendly, T->friendly);
-        break;
-      }
-      r->cell_gtype = T->type;
+      if (!r->cell_gtype) r->cell_gtype = T->type;
+      vec64 *cells = &r->cells_of[T->type], *groups = &r->group_of[T->type];
+      if (cells->n == 0) r->n_cell_gtypes++;
       const int nv = gtype_nv(T->type);
       if (e.ntags_n[t] != ne * (size_t)nv) {
         st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data from Gmsh",
                              r->pre, r->path);
         break;
       }
-      if ((st = vec64_reserve(&r->cells, kept * (size_t)nv)) ||
-          (st = vec64_reserve(&r->cell_group_v, kept)))
+      if ((st = vec64_reserve(cells, kept * (size_t)nv)) || (st = vec64_reserve(groups, kept)))
         break;
-      int64_t *dst = r->cells.a + r->cells.n;
+      int64_t *dst = cells->a + cells->n;
       const size_t *src = e.ntags[t];
       size_t w = 0;
       for (size_t k = 0; k < ne; k++) {
         if (!keep[k]) continue;
         for (int q = 0; q < nv; q++) dst[w++] = (int64_t)src[k * (size_t)nv + (size_t)q];
       }
-      r->cells.n += w;
-      for (size_t k = 0; k < kept; k++) r->cell_group_v.a[r->cell_group_v.n++] = group;
+      cells->n += w;
+      for (size_t k = 0; k < kept; k++) groups->a[groups->n++] = group;
     }
     entity_elements_free(&e);
   }
@@ -703,11 +704,42 @@ static int facet_gtype_ok(int cell_gtype, int dim, int type) {
   }
 }
 
+/* The region cells block by block (Gmsh type order) into r->cells, rows of
+ * the widest block's vertex count (padded with -1), and the block table. */
+static int gather_blocks(reader *r) {
+  feint_mesh *m = r->m;
+  int nv = 0;
+  for (int t = 2; t <= 6; t++)
+    if (r->cells_of[t].n && gtype_nv(t) > nv) nv = gtype_nv(t);
+  m->nv = nv;
+  for (int t = 2; t <= 6; t++) {
+    const vec64 *cells = &r->cells_of[t];
+    if (!cells->n) continue;
+    const int bnv = gtype_nv(t);
+    const size_t n = cells->n / (size_t)bnv;
+    feint_mesh_block *B = &m->blocks[m->n_blocks++];
+    B->cell_type = gtype_cell(t);
+    B->nv = bnv;
+    B->first_cell = (int64_t)(r->cell_group_v.n);
+    B->n_cells = (int64_t)n;
+    FEINT_CALL(vec64_reserve(&r->cells, n * (size_t)nv));
+    FEINT_CALL(vec64_reserve(&r->cell_group_v, n));
+    for (size_t c = 0; c < n; c++) {
+      int64_t *row = r->cells.a + r->cells.n + c * (size_t)nv;
+      for (int q = 0; q < nv; q++) row[q] = q < bnv ? cells->a[c * (size_t)bnv + (size_t)q] : ROW_PAD;
+      r->cell_group_v.a[r->cell_group_v.n + c] = r->group_of[t].a[c];
+    }
+    r->cells.n += n * (size_t)nv;
+    r->cell_group_v.n += n;
+  }
+  return FEINT_OK;
+}
+
 static int read_facets(reader *r) {
   feint_mesh *m = r->m;
   int D = m->dim;
   const int hex = r->cell_gtype == 5, prism = r->cell_gtype == 6;
-  /* rows of nvf entries: on prism meshes triangles (3 nodes) padded with FACET_PAD */
+  /* rows of nvf entries: on prism meshes triangles (3 nodes) padded with ROW_PAD */
   int fdim = D - 1, nvf = hex || prism ? 4 : D == 3 ? 3 : 2;
   m->nv_facet = nvf;
   FEINT_CALL(feint_calloc((size_t)m->n_groups + 1, sizeof *m->facet_offsets, &m->facet_offsets,
@@ -721,7 +753,8 @@ static int read_facets(reader *r) {
       const entity_info *E = find_entity(r, G->dim, r->gent[k]);
       if (E) G->n_elements += E->count;
     }
-    if (G->dim == fdim) {
+    /* 3D mixed meshes: facets not read (no boundary conditions) */
+    if (G->dim == fdim && !(D == 3 && r->n_cell_gtypes > 1)) {
       for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1]; k++) {
         entity_elements e;
         int st = entity_elements_get(r, fdim, r->gent[k], &e);
@@ -759,7 +792,7 @@ static int read_facets(reader *r) {
           for (size_t j = 0; j < ne; j++) {
             if (!keep[j]) continue;
             for (int q = 0; q < nvf; q++)
-              dst[w++] = q < nn ? (int64_t)e.ntags[t][j * (size_t)nn + (size_t)q] : FACET_PAD;
+              dst[w++] = q < nn ? (int64_t)e.ntags[t][j * (size_t)nn + (size_t)q] : ROW_PAD;
           }
           r->facets.n += w;
         }
@@ -793,12 +826,12 @@ static int read_nodes(reader *r) {
     if (tags[i] > max_tag) max_tag = tags[i];
   if ((st = feint_malloc(max_tag + 1, sizeof *map, &map, "mesh node map"))) goto done;
   for (size_t i = 0; i <= max_tag; i++) map[i] = -1;
-  /* mark referenced nodes */
+  /* mark referenced nodes (-1: the padding of a narrower block's cells) */
   vec64 *lists[2] = {&r->cells, &r->facets};
   for (int l = 0; l < 2; l++)
     for (size_t i = 0; i < lists[l]->n; i++) {
       int64_t t = lists[l]->a[i];
-      if (t == FACET_PAD) continue;
+      if (t == ROW_PAD) continue;
       if (t <= 0 || (size_t)t > max_tag) {
         st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
                              "the mesh does not define", r->pre, r->path, (long long)t);
@@ -832,7 +865,7 @@ static int read_nodes(reader *r) {
   }
   for (int l = 0; l < 2; l++)
     for (size_t i = 0; i < lists[l]->n; i++)
-      if (lists[l]->a[i] != FACET_PAD) lists[l]->a[i] = -2 - map[lists[l]->a[i]];
+      if (lists[l]->a[i] != ROW_PAD) lists[l]->a[i] = -2 - map[lists[l]->a[i]];
   if (m->dim == 2 && nn > 0) {
     /* 2D meshes must lie in a plane z = const; feint stores z = 0 */
     double zmin = m->z[0], zmax = m->z[0], scale = 0;
@@ -860,11 +893,8 @@ done:
 
 static int finish(reader *r) {
   feint_mesh *m = r->m;
-  int gt = r->cell_gtype ? r->cell_gtype : m->dim == 3 ? 4 : 2;
-  int nv = gtype_nv(gt);
-  m->cell_type = gtype_cell(gt);
-  m->nv = nv;
-  m->n_cells = (int64_t)(r->cells.n / (size_t)nv);
+  m->cell_type = m->blocks[0].cell_type;
+  m->n_cells = (int64_t)r->cell_group_v.n;
   /* hand over the arrays (shrink is not worth a copy) */
   m->cells = r->cells.a;
   r->cells.a = NULL;
@@ -904,6 +934,7 @@ static int read_all(reader *r, const feint_mesh_options *opts) {
   FEINT_CALL(find_top_dim(r));
   FEINT_CALL(resolve_region(r, opts));
   FEINT_CALL(read_elements(r));
+  FEINT_CALL(gather_blocks(r));
   if (r->cells.n == 0) {
     char names[1024];
     if (opts && opts->n_region > 0) {
@@ -968,6 +999,10 @@ int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh
   free(r.cells.a);
   free(r.facets.a);
   free(r.cell_group_v.a);
+  for (int t = 0; t < 7; t++) {
+    free(r.cells_of[t].a);
+    free(r.group_of[t].a);
+  }
   if (st) {
     feint_mesh_destroy(r.m);
     return st;
@@ -1002,4 +1037,14 @@ int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim) {
     if ((dim < 0 || mesh->groups[g].dim == dim) && strcmp(mesh->groups[g].name, name) == 0)
       return g;
   return -1;
+}
+
+const char *feint_mesh_shapes(const feint_mesh *mesh, char *buf, size_t size) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int b = 0; b < mesh->n_blocks && used < size; b++) {
+    snprintf(buf + used, size - used, "%s%s", b ? " + " : "", feint_cell_name(mesh->blocks[b].cell_type));
+    used = strlen(buf);
+  }
+  return buf;
 }

@@ -169,31 +169,33 @@ void feint_mesh_compute_stats(const feint_mesh *m, feint_mesh_stats *st) {
       st->bbox_max[k] = hi;
     }
   }
-  int nv = m->nv;
   double p[8][3];
-  for (int64_t e = 0; e < m->n_cells; e++) {
-    const int64_t *v = m->cells + e * nv;
-    for (int i = 0; i < nv; i++) {
-      p[i][0] = m->x[v[i]];
-      p[i][1] = m->y[v[i]];
-      p[i][2] = m->z[v[i]];
-    }
-    double q, vol;
-    if (m->cell_type == FEINT_CELL_HEXAHEDRON)
-      vol = hexahedron((const double(*)[3])p, &q);
-    else if (m->cell_type == FEINT_CELL_PRISM)
-      vol = prism((const double(*)[3])p, &q);
-    else if (m->cell_type == FEINT_CELL_QUADRILATERAL)
-      vol = quadrilateral((const double(*)[3])p, &q);
-    else if (nv == 4)
-      vol = tetrahedron((const double(*)[3])p, &q);
-    else
-      vol = triangle((const double(*)[3])p, &q);
-    st->volume += fabs(vol);
-    if (vol < 0) st->n_inverted++;
-    if (st->worst_cell < 0 || q < st->worst_quality) {
-      st->worst_quality = q;
-      st->worst_cell = e;
+  for (int b = 0; b < m->n_blocks; b++) {
+    const feint_mesh_block *B = &m->blocks[b];
+    for (int64_t e = B->first_cell; e < B->first_cell + B->n_cells; e++) {
+      const int64_t *v = m->cells + e * m->nv;
+      for (int i = 0; i < B->nv; i++) {
+        p[i][0] = m->x[v[i]];
+        p[i][1] = m->y[v[i]];
+        p[i][2] = m->z[v[i]];
+      }
+      double q, vol;
+      if (B->cell_type == FEINT_CELL_HEXAHEDRON)
+        vol = hexahedron((const double(*)[3])p, &q);
+      else if (B->cell_type == FEINT_CELL_PRISM)
+        vol = prism((const double(*)[3])p, &q);
+      else if (B->cell_type == FEINT_CELL_QUADRILATERAL)
+        vol = quadrilateral((const double(*)[3])p, &q);
+      else if (B->cell_type == FEINT_CELL_TETRAHEDRON)
+        vol = tetrahedron((const double(*)[3])p, &q);
+      else
+        vol = triangle((const double(*)[3])p, &q);
+      st->volume += fabs(vol);
+      if (vol < 0) st->n_inverted++;
+      if (st->worst_cell < 0 || q < st->worst_quality) {
+        st->worst_quality = q;
+        st->worst_cell = e;
+      }
     }
   }
   if (m->n_cells == 0) st->worst_quality = 0;

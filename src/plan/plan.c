@@ -16,6 +16,8 @@
  * 5. Slot map, row by row: scatter pos[col] = position over row r, then for
  *    each (cell c, local i) with dof_i = r, slots[c][i][j] = pos[dof_j]
  *    (contiguous writes of one row of the element matrix).
+ * Mixed meshes: a cell of a narrower block has -1 past its own dofs
+ * (feint/space.h); those entries are skipped and their slots are -1.
  * Widths (feint/plan.h): 32-bit indices and slots while they fit, 64-bit
  * beyond (or beyond FEINT_WIDE_INDEX_LIMIT, the test hook); the positions
  * are computed in 64 bits either way and stored by put_index / put_slot.
@@ -86,11 +88,12 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
    * dof -> (cell, local index) entries by a counting sort */
   for (int64_t k = 0; k < ncell * nb; k++) {
     cd[k] = (int32_t)s->scalar_cell_dofs[k];
-    adj_ptr[cd[k] + 2]++;
+    if (cd[k] >= 0) adj_ptr[cd[k] + 2]++;
   }
   for (int64_t i = 0; i < ns; i++) adj_ptr[i + 2] += adj_ptr[i + 1];
   /* adj_ptr[d + 1] is the insertion cursor of dof d; afterwards it is the end */
-  for (int64_t k = 0; k < ncell * nb; k++) adj[adj_ptr[cd[k] + 1]++] = (int32_t)k;
+  for (int64_t k = 0; k < ncell * nb; k++)
+    if (cd[k] >= 0) adj[adj_ptr[cd[k] + 1]++] = (int32_t)k;
 
   /* row lengths of the scalar pattern */
   for (int64_t i = 0; i < ns; i++) marker[i] = -1;
@@ -99,7 +102,7 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
     for (int32_t e = adj_ptr[r]; e < adj_ptr[r + 1]; e++) {
       const int32_t *dofs = cd + (adj[e] / nb) * nb;
       for (int i = 0; i < nb; i++)
-        if (marker[dofs[i]] != (int32_t)r) {
+        if (dofs[i] >= 0 && marker[dofs[i]] != (int32_t)r) {
           marker[dofs[i]] = (int32_t)r;
           count++;
         }
@@ -133,7 +136,7 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
       const int32_t *dofs = cd + (adj[e] / nb) * nb;
       for (int i = 0; i < nb; i++) {
         const int32_t d = dofs[i];
-        if (marker[d] != (int32_t)r) {
+        if (d >= 0 && marker[d] != (int32_t)r) {
           marker[d] = (int32_t)r;
           sidx[cursor[d]++] = (int32_t)r;
         }
@@ -141,7 +144,9 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
     }
 
   /* slots, row r at a time; marker now holds the position of each column
-   * within the current row */
+   * within the current row (padding: -1, rows never visited included) */
+  if (feint_mesh_is_mixed(s->mesh))
+    for (size_t e = 0; e < n_slots; e++) put_slot(p, (int64_t)e, -1);
   for (int64_t r = 0; r < ns; r++) {
     const int64_t b = sindptr[r];
     const int32_t len = (int32_t)(sindptr[r + 1] - b);
@@ -151,13 +156,13 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
       const int32_t *dofs = cd + (k / nb) * nb;
       if (nc == 1) {
         const int64_t slot = (int64_t)k * nb;
-        for (int j = 0; j < nb; j++) put_slot(p, slot + j, b + marker[dofs[j]]);
+        for (int j = 0; j < nb; j++) put_slot(p, slot + j, dofs[j] < 0 ? -1 : b + marker[dofs[j]]);
       } else {
         /* rows (r*nc + kk, dof_j*nc + l) at nc^2 b + kk nc len + marker[dof_j] nc + l */
         int64_t slot = (int64_t)k * nc * nbc;
         for (int kk = 0; kk < nc; kk++) {
           const int64_t base = nc * nc * b + (int64_t)kk * nc * len;
-          for (int j = 0; j < nb; j++) {
+          for (int j = 0; j < nb && dofs[j] >= 0; j++) { /* padding is at the end */
             const int64_t at = base + (int64_t)marker[dofs[j]] * nc;
             for (int l = 0; l < nc; l++) put_slot(p, slot + j * nc + l, at + l);
           }

@@ -168,14 +168,11 @@ static void build_face_perm(int p, int *face_perm) {
     }
 }
 
-int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
-  *out = NULL;
-  if (!feint_cell_is_simplex(mesh->cell_type)) return feint_space_tensor_create(mesh, order, components, out);
+/* feint_space_create for triangle and tetrahedron meshes. */
+static int simplex_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   if (order < 1 || order > 7)
     return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on %ss (orders 1..7)", order,
                            feint_cell_name(mesh->cell_type));
-  if (components < 1 || components > 3)
-    return feint_error_set(FEINT_ERR_INPUT, "space.components must be 1, 2 or 3, got %d", components);
   feint_space *s = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
   int status = FEINT_OK;
@@ -271,6 +268,19 @@ fail:
   return status;
 }
 
+int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
+  *out = NULL;
+  if (components < 1 || components > 3)
+    return feint_error_set(FEINT_ERR_INPUT, "space.components must be 1, 2 or 3, got %d", components);
+  if (feint_mesh_is_mixed(mesh)) return feint_space_mixed_create(mesh, order, components, out);
+  FEINT_CALL(feint_cell_is_simplex(mesh->cell_type) ? simplex_create(mesh, order, components, out)
+                                                    : feint_space_tensor_create(mesh, order, components, out));
+  feint_space *s = *out;
+  s->n_blocks = 1;
+  s->blocks[0] = (feint_space_block){s->element, s->nb, s->nbc};
+  return FEINT_OK;
+}
+
 int feint_space_expand_components(feint_space *s) {
   const int64_t n_cells = s->mesh->n_cells;
   const int nc = s->components;
@@ -282,7 +292,8 @@ int feint_space_expand_components(feint_space *s) {
   for (int64_t c = 0; c < n_cells; c++)
     for (int i = 0; i < s->nb; i++)
       for (int k = 0; k < nc; k++)
-        s->cell_dofs[(c * s->nb + i) * nc + k] = s->scalar_cell_dofs[c * s->nb + i] * nc + k;
+        s->cell_dofs[(c * s->nb + i) * nc + k] =
+            s->scalar_cell_dofs[c * s->nb + i] < 0 ? -1 : s->scalar_cell_dofs[c * s->nb + i] * nc + k;
   return FEINT_OK;
 }
 
@@ -297,7 +308,10 @@ void feint_space_destroy(feint_space *s) {
   free(s->face_ptr);
   free(s->face_key);
   free(s->face_perm);
-  feint_element_destroy(s->element);
+  if (s->n_blocks > 1) /* mixed: the blocks own their elements */
+    for (int b = 0; b < s->n_blocks; b++) feint_element_destroy(s->blocks[b].element);
+  else
+    feint_element_destroy(s->element);
   free(s);
 }
 
@@ -305,6 +319,8 @@ int feint_space_facet_dofs(const feint_space *s, const int64_t *nodes, int64_t *
   const feint_mesh *m = s->mesh;
   const int nvf = m->dim, per_edge = s->order - 1;
   const feint_cell_type fc = m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
+  if (feint_mesh_is_mixed(m) && m->dim == 3) /* facets of triangles and quadrilaterals: not read (mesh.h) */
+    return feint_error_set(FEINT_ERR_INPUT, "boundary conditions on 3D mixed meshes are not supported in this version");
   if (!s->vertex_dof) /* hexahedra: quadrilateral facets, dofs numbered by the BP map */
     return feint_error_set(FEINT_ERR_INPUT, "boundary conditions on %s meshes are not supported in this version",
                            feint_cell_name(m->cell_type));

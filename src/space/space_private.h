@@ -1,5 +1,5 @@
-/* Private to src/space: what space.c (simplices) and tensor_space.c
- * (quadrilaterals, hexahedra) share. */
+/* Private to src/space: what space.c (simplices), tensor_space.c
+ * (quadrilaterals, hexahedra, prisms) and mixed_space.c share. */
 #ifndef FEINT_SPACE_PRIVATE_H
 #define FEINT_SPACE_PRIVATE_H
 
@@ -15,7 +15,16 @@ int feint_space_number_edges(const feint_mesh *mesh, const int64_t *vdof, int64_
 /* s->cell_dofs from s->scalar_cell_dofs (interleaved components). */
 int feint_space_expand_components(feint_space *s);
 
-/* feint_space_create for quadrilateral and hexahedral meshes. */
+/* feint_space_create for quadrilateral, hexahedral and prism meshes. */
 int feint_space_tensor_create(const feint_mesh *mesh, int order, int components, feint_space **out);
+
+/* feint_space_create for mixed meshes (src/space/mixed_space.c). */
+int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, feint_space **out);
+
+/* The end of creating s once its scalar_cell_dofs and n_scalar_dofs are
+ * set (status: FEINT_OK so far, or the error met): the dof coordinates of
+ * every block's cells from their first-order maps at the element nodes,
+ * the component expansion, n_dofs; *out = s, or s destroyed on failure. */
+int feint_space_finish(feint_space *s, int status, feint_space **out);
 
 #endif

@@ -5,7 +5,8 @@
  * share their dof numbers; prisms (triangle x segment) like the
  * quadrilaterals, then triangular and quadrilateral faces in canonical
  * frames, then interiors. Local dofs are in the element's order (fe.h);
- * dof coordinates come from the multilinear cell map. */
+ * dof coordinates come from the multilinear cell map (of any block:
+ * feint_space_finish also serves mixed meshes). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,17 +240,17 @@ static int prism_numbering(feint_space *s) {
   return status;
 }
 
-/* Dof coordinates: the multilinear map of each cell at its element nodes. */
-static int dof_coordinates(feint_space *s) {
+/* s->coordinates of the dofs of one block's cells (element el): the
+ * cells' first-order maps at the element's nodes. */
+static int block_coordinates(feint_space *s, const feint_mesh_block *block, const feint_element *el) {
   const feint_mesh *m = s->mesh;
-  const int nb = s->nb, nv = m->nv;
+  const int nb = el->nb, nv = block->nv;
   double *N = NULL;
-  FEINT_CALL(feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates, "dof coordinates"));
   FEINT_CALL(feint_malloc((size_t)(nb * nv), sizeof(double), &N, "vertex shape table"));
-  feint_cell_vertex_shape(m->cell_type, nb, s->element->nodes, N, NULL);
+  feint_cell_vertex_shape(block->cell_type, nb, el->nodes, N, NULL);
   const double *X[3] = {m->x, m->y, m->z};
-  for (int64_t c = 0; c < m->n_cells; c++) {
-    const int64_t *cv = m->cells + c * nv, *dofs = s->scalar_cell_dofs + c * nb;
+  for (int64_t c = block->first_cell; c < block->first_cell + block->n_cells; c++) {
+    const int64_t *cv = m->cells + c * m->nv, *dofs = s->scalar_cell_dofs + c * s->nb;
     for (int i = 0; i < nb; i++)
       for (int a = 0; a < 3; a++) {
         double x = 0;
@@ -261,10 +262,24 @@ static int dof_coordinates(feint_space *s) {
   return FEINT_OK;
 }
 
+int feint_space_finish(feint_space *s, int status, feint_space **out) {
+  const feint_mesh *m = s->mesh;
+  if (!status)
+    status = feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates, "dof coordinates");
+  for (int b = 0; b < m->n_blocks && !status; b++)
+    status = block_coordinates(s, &m->blocks[b], s->n_blocks > 1 ? s->blocks[b].element : s->element);
+  if (!status) status = feint_space_expand_components(s);
+  if (status) {
+    feint_space_destroy(s);
+    return status;
+  }
+  s->n_dofs = s->n_scalar_dofs * s->components;
+  *out = s;
+  return FEINT_OK;
+}
+
 int feint_space_tensor_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   *out = NULL;
-  if (components < 1 || components > 3)
-    return feint_error_set(FEINT_ERR_INPUT, "space.components must be 1, 2 or 3, got %d", components);
   feint_space *s = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
   s->mesh = mesh;
@@ -278,13 +293,5 @@ int feint_space_tensor_create(const feint_mesh *mesh, int order, int components,
              : mesh->cell_type == FEINT_CELL_PRISM    ? prism_numbering(s)
                                                       : quad_numbering(s);
   }
-  if (!status) status = dof_coordinates(s);
-  if (!status) status = feint_space_expand_components(s);
-  if (status) {
-    feint_space_destroy(s);
-    return status;
-  }
-  s->n_dofs = s->n_scalar_dofs * components;
-  *out = s;
-  return FEINT_OK;
+  return feint_space_finish(s, status, out);
 }

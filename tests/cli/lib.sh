@@ -24,7 +24,8 @@ expect_bad() { # name, expected message fragment (grep -E), feint args...
   echo "ok $name: $(head -1 "$WORK/stderr")"
 }
 # manufactured_pair GEO ORDER SIZE NAME DIM [REFINE [K]]: the Poisson problem
-# -lap u = f with u = prod_d sin(K pi x_d) (K = 1) on the mesh GEO at SIZE
+# -lap u = f with u = prod_d sin(K pi x_d) (K = 1) on the mesh GEO (in
+# cases/, or an absolute path) at SIZE
 # refined REFINE times (0), with the state u = the exact solution, run as
 # Poisson and as the mass matrix; prints "poisson.h5,mass.h5", the pair
 # fe_checks.py convergence reads (give it k=K when K != 1).
@@ -33,7 +34,7 @@ manufactured_pair() {
   if [ "$5" = 2 ]; then src="2*($k*pi)^2*sin($k*pi*x)*sin($k*pi*y)"; exact="sin($k*pi*x)*sin($k*pi*y)"
   else src="3*($k*pi)^2*sin($k*pi*x)*sin($k*pi*y)*sin($k*pi*z)"; exact="sin($k*pi*x)*sin($k*pi*y)*sin($k*pi*z)"; fi
   write_case c.yaml <<EOF
-mesh: {file: $(geo $1), size: $3, refine: ${6:-0}}
+mesh: {file: $(case $1 in /*) echo "$1" ;; *) geo "$1" ;; esac), size: $3, refine: ${6:-0}}
 space: {order: $2}
 physics: {kind: poisson, source: "$src"}
 state: {u: "$exact"}
@@ -68,4 +69,25 @@ boundary:
   - {group: bottom, neumann: "sin(2*x+0.5)*sin(y+0.3)"}
 EOF
   solution_mass_pair x.yaml "x$2-$3"
+}
+
+# robin_pair ORDER SIZE ALPHA [MESHFILE]: Poisson with u = sin(pi x)
+# sin(pi y) + x and Robin data alpha (du/dn) + alpha u = alpha G, G = u +
+# (du/dn) / alpha, on every side of the unit square (square.geo unless
+# MESHFILE); prints "r.h5,rm.h5" for robin_checks.py converge.
+ROBIN_U="sin(pi*x)*sin(pi*y) + x"
+robin_pair() {
+  local a=$3 U=$ROBIN_U UX="(pi*cos(pi*x)*sin(pi*y) + 1)" UY="(pi*sin(pi*x)*cos(pi*y))"
+  write_case r.yaml <<EOF
+mesh: {file: ${4:-$(geo square.geo)}, size: $2}
+space: {order: $1}
+physics: {kind: poisson, source: "2*pi^2*sin(pi*x)*sin(pi*y)"}
+state: {u: "$U"}
+boundary:
+  - {group: left,   robin: {alpha: "$a", value: "$U - $UX/($a)"}}
+  - {group: right,  robin: {alpha: "$a", value: "$U + $UX/($a)"}}
+  - {group: bottom, robin: {alpha: "$a", value: "$U - $UY/($a)"}}
+  - {group: top,    robin: {alpha: "$a", value: "$U + $UY/($a)"}}
+EOF
+  solution_mass_pair r.yaml "r$1-$2"
 }

@@ -1,6 +1,6 @@
 # Matrices past 2^31 nonzeros / columns: the 64-bit paths (64-bit slots in
 # the numeric assembly, 64-bit column indices in the pattern, the boundary
-# terms and the writers) run on small problems through the test hook
+# terms and the writers) run on small problems (a mixed mesh among them) through the test hook
 # FEINT_WIDE_INDEX_LIMIT (feint/plan.h), and the files they write equal
 # the 32-bit path's exactly: every dataset (values and types) in h5py, the
 # Matrix Market text, the matrix PETSc's MatLoad reads; --json reports the
@@ -24,13 +24,24 @@ physics: {kind: advection, velocity: [1, "x"]}
 boundary: [{group: left, dirichlet: "y"}, {group: top, neumann: 2}]
 output: {matrix_market: p.mtx}
 EOF
+# a mixed mesh (triangles + quadrilaterals: padded slots of -1 on the
+# triangles, feint/plan.h)
+write_case x.yaml <<EOF
+mesh: {file: $ROOT/tests/data/mixed_square.geo, size: 0.2}
+space: {order: 2}
+physics: {kind: elasticity, E: "1 + x", nu: 0.3, source: [0, "y"]}
+boundary:
+  - {group: left, dirichlet: [0, "y"]}
+  - {group: bottom, robin: {alpha: 2, value: [x, 0]}}
+output: {matrix_market: x.mtx}
+EOF
 widths() { # case out limit want_index want_slot
   local json
   json=$(FEINT_WIDE_INDEX_LIMIT=$3 "$FEINT" run --quiet --json "$WORK/$1" -o "$WORK/$2.h5")
   grep -q "\"index_bits\": $4, \"slot_bits\": $5" <<<"$json" || fail "$2: expected index_bits $4, slot_bits $5: $json"
   mv "$WORK/${1%.yaml}.mtx" "$WORK/$2.mtx"
 }
-for c in e p; do
+for c in e p x; do
   "$FEINT" run --quiet --json "$WORK/$c.yaml" -o "$WORK/$c-narrow.h5" | grep -q '"index_bits": 32, "slot_bits": 32' \
     || fail "$c: the default is not 32-bit"
   mv "$WORK/$c.mtx" "$WORK/$c-narrow.mtx"
@@ -61,7 +72,7 @@ def petsc_matrix(path):
     ip, ix, d = A.getValuesCSR()
     return sp.csr_matrix((d, ix, ip), shape=A.getSize())
 
-for case in ("e", "p"):
+for case in ("e", "p", "x"):
     fn, dn = datasets(f"{w}/{case}-narrow.h5")
     A = petsc_matrix(f"{w}/{case}-narrow.h5")
     g = fn["matrix"]

@@ -106,26 +106,8 @@ if $CHECK patch "$WORK/ew.h5" "0.1 + 0.2*x + 0.3*y;-0.2 + 0.4*x - 0.1*y" > /dev/
   echo "FAIL: the patch test passes with the wrong alpha"; exit 1
 fi
 
-# (2) manufactured u = sin(pi x) sin(pi y) + x, alpha on every side,
-# G = u + (du/dn) / alpha
-U="sin(pi*x)*sin(pi*y) + x"
-UX="(pi*cos(pi*x)*sin(pi*y) + 1)"
-UY="(pi*sin(pi*x)*cos(pi*y))"
-robin_pair() { # order size alpha [mesh file]
-  local a=$3
-  write_case r.yaml <<EOF
-mesh: {file: ${4:-$(geo square.geo)}, size: $2}
-space: {order: $1}
-physics: {kind: poisson, source: "2*pi^2*sin(pi*x)*sin(pi*y)"}
-state: {u: "$U"}
-boundary:
-  - {group: left,   robin: {alpha: "$a", value: "$U - $UX/($a)"}}
-  - {group: right,  robin: {alpha: "$a", value: "$U + $UX/($a)"}}
-  - {group: bottom, robin: {alpha: "$a", value: "$U - $UY/($a)"}}
-  - {group: top,    robin: {alpha: "$a", value: "$U + $UY/($a)"}}
-EOF
-  solution_mass_pair r.yaml "r$1-$2"
-}
+# (2) manufactured u = sin(pi x) sin(pi y) + x, alpha on every side
+# (robin_pair, lib.sh)
 for order in 1 2; do
   t=(); for h in 0.2 0.1 0.05; do t+=("$(robin_pair $order $h 1)"); done
   $CHECK converge $order "${t[@]}"
@@ -139,8 +121,8 @@ done
 
 # Dirichlet on the left + Robin elsewhere: rows and symmetric agree
 robin_pair 2 0.1 1 > /dev/null
-"$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/dr.h5" --set "boundary.0={group: left, dirichlet: \"$U\"}"
-"$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/ds.h5" --set "boundary.0={group: left, dirichlet: \"$U\"}" \
+"$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/dr.h5" --set "boundary.0={group: left, dirichlet: \"$ROBIN_U\"}"
+"$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/ds.h5" --set "boundary.0={group: left, dirichlet: \"$ROBIN_U\"}" \
   --set assembly.dirichlet=symmetric
 $CHECK modes "$WORK/dr.h5" "$WORK/ds.h5"
 

@@ -425,6 +425,52 @@ static void test_errors(void) {
   feint_mesh_destroy(m);
 }
 
+/* Mixed meshes: one block per shape in Gmsh type order, cells numbered
+ * block after block, rows padded with -1 past a block's vertices; the
+ * same from a .geo and from its MSH 2.2 file (repeated elements). 3D mixed
+ * meshes read no facets. */
+static void test_mixed(void) {
+  const char *path22 = tpath("mixed22.msh");
+  CHECK(!sh("gmsh -2 -format msh22 -o %s %s", path22, "tests/data/mixed_square.geo"), "gmsh mixed_square");
+  const char *files[3] = {"tests/data/mixed_square.geo", path22, "tests/data/hex_prism_cube.geo"};
+  const feint_cell_type want[3][2] = {{FEINT_CELL_TRIANGLE, FEINT_CELL_QUADRILATERAL},
+                                      {FEINT_CELL_TRIANGLE, FEINT_CELL_QUADRILATERAL},
+                                      {FEINT_CELL_HEXAHEDRON, FEINT_CELL_PRISM}};
+  int64_t cells2d = -1;
+  for (int k = 0; k < 3; k++) {
+    feint_mesh *m = read_ok(files[k], 0, NULL, 0);
+    if (!m) continue;
+    CHECK(feint_mesh_is_mixed(m) && m->n_blocks == 2, "%s: %d blocks", files[k], m->n_blocks);
+    int64_t next = 0, bad = 0;
+    for (int b = 0; b < m->n_blocks; b++) {
+      const feint_mesh_block *B = &m->blocks[b];
+      CHECK(B->cell_type == want[k][b] && B->nv == feint_cell_num_vertices(B->cell_type) && B->n_cells > 0,
+            "%s: block %d is %lld %s cells", files[k], b, (long long)B->n_cells, feint_cell_name(B->cell_type));
+      CHECK(B->first_cell == next, "%s: block %d starts at cell %lld", files[k], b, (long long)B->first_cell);
+      next += B->n_cells;
+      for (int64_t c = B->first_cell; c < B->first_cell + B->n_cells; c++)
+        for (int v = 0; v < m->nv; v++) {
+          const int64_t g = m->cells[c * m->nv + v];
+          bad += v < B->nv ? g < 0 || g >= m->n_nodes : g != -1;
+        }
+    }
+    CHECK(next == m->n_cells && m->cell_type == m->blocks[0].cell_type && m->nv == (m->blocks[0].nv > m->blocks[1].nv ? m->blocks[0].nv : m->blocks[1].nv),
+          "%s: blocks cover the cells", files[k]);
+    CHECK(bad == 0, "%s: %lld bad vertex entries (padding must be -1)", files[k], (long long)bad);
+    feint_mesh_stats st;
+    feint_mesh_compute_stats(m, &st);
+    CHECK(fabs(st.volume - 1) < 1e-12 && st.n_inverted == 0, "%s: volume %.15g", files[k], st.volume);
+    if (k < 2 && cells2d < 0) cells2d = m->n_cells;
+    if (k < 2) CHECK(m->n_cells == cells2d, "%s: %lld cells, as the .geo", files[k], (long long)m->n_cells);
+    if (k == 2)
+      CHECK(m->facet_offsets[m->n_groups] == 0, "%s: facets read on a 3D mixed mesh", files[k]);
+    char shapes[128];
+    printf("  %s: %lld cells (%s), volume %.15g\n", files[k], (long long)m->n_cells,
+           feint_mesh_shapes(m, shapes, sizeof shapes), st.volume);
+    feint_mesh_destroy(m);
+  }
+}
+
 int main(void) {
   snprintf(tmp, sizeof tmp, "/tmp/feint-t200-XXXXXX");
   if (!mkdtemp(tmp)) {
@@ -437,6 +483,7 @@ int main(void) {
   test_geo();
   test_prism_facets();
   test_errors();
+  test_mixed();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);

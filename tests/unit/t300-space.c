@@ -379,6 +379,89 @@ static void check_cell_facets(const char *path, const char *group, int p) {
   feint_mesh_destroy(m);
 }
 
+static int compare_point(const void *a, const void *b) {
+  const double *p = a, *q = b;
+  for (int k = 0; k < 3; k++)
+    if (fabs(p[k] - q[k]) > 1e-10) return p[k] < q[k] ? -1 : 1;
+  return 0;
+}
+
+/* A mixed mesh (several blocks): every cell's first-order map puts each
+ * local node at coordinates[dof]; no two dofs sit at one point (cells of
+ * different shapes share their interface dofs, in every orientation);
+ * every dof is used, some by both blocks; rows are padded with -1 past a
+ * block's nb (vector map too); order max_order + 1 is refused. */
+static void check_mixed_space(const char *path, int order, int max_order) {
+  feint_mesh *m = NULL;
+  feint_mesh_options o = {0};
+  CHECK_OK(feint_mesh_read(path, &o, &m));
+  feint_space *s = NULL;
+  const int nc = 2;
+  CHECK_OK(feint_space_create(m, order, nc, &s));
+  if (!s) return;
+  CHECK(s->n_blocks == 2 && !s->element, "%s: 2 blocks", path);
+  const double *X[3] = {m->x, m->y, m->z};
+  int64_t bad_point = 0, bad_pad = 0, bad_vec = 0, shared = 0;
+  unsigned char *used = calloc((size_t)s->n_scalar_dofs, 1);
+  for (int b = 0; b < m->n_blocks; b++) {
+    const feint_mesh_block *B = &m->blocks[b];
+    const feint_element *el = s->blocks[b].element;
+    CHECK(el->cell == B->cell_type && s->blocks[b].nb == el->nb && s->blocks[b].nbc == el->nb * nc &&
+          el->nb <= s->nb, "%s: block %d element", path, b);
+    double N[288 * 8];
+    feint_cell_vertex_shape(B->cell_type, el->nb, el->nodes, N, NULL);
+    for (int64_t c = B->first_cell; c < B->first_cell + B->n_cells; c++) {
+      const int64_t *cv = m->cells + c * m->nv, *d = s->scalar_cell_dofs + c * s->nb;
+      for (int i = 0; i < s->nb; i++) {
+        for (int k = 0; k < nc; k++) {
+          const int64_t v = s->cell_dofs[(c * s->nb + i) * nc + k];
+          bad_vec += i < el->nb ? v != d[i] * nc + k : v != -1;
+        }
+        if (i >= el->nb) {
+          bad_pad += d[i] != -1;
+          continue;
+        }
+        if (d[i] < 0 || d[i] >= s->n_scalar_dofs) {
+          bad_point++;
+          continue;
+        }
+        shared += used[d[i]] == 1 && b == 1;
+        used[d[i]] |= (unsigned char)(1 << b);
+        for (int a = 0; a < 3; a++) {
+          double x = 0;
+          for (int v = 0; v < B->nv; v++) x += N[i * B->nv + v] * X[a][cv[v]];
+          if (fabs(x - s->coordinates[d[i] * 3 + a]) > 1e-12) {
+            bad_point++;
+            break;
+          }
+        }
+      }
+    }
+  }
+  int64_t unused = 0;
+  for (int64_t i = 0; i < s->n_scalar_dofs; i++) unused += !used[i];
+  double *pts = malloc(sizeof(double) * 3 * (size_t)s->n_scalar_dofs);
+  memcpy(pts, s->coordinates, sizeof(double) * 3 * (size_t)s->n_scalar_dofs);
+  qsort(pts, (size_t)s->n_scalar_dofs, 3 * sizeof(double), compare_point);
+  int64_t repeated = 0;
+  for (int64_t i = 1; i < s->n_scalar_dofs; i++) repeated += !compare_point(pts + 3 * (i - 1), pts + 3 * i);
+  CHECK(bad_point == 0, "%s P%d: %lld local nodes off their dof's point", path, order, (long long)bad_point);
+  CHECK(repeated == 0, "%s P%d: %lld dofs at an already numbered point (interface not shared)", path, order,
+        (long long)repeated);
+  CHECK(unused == 0 && shared > 0, "%s P%d: %lld unused dofs, %lld shared by both blocks", path, order,
+        (long long)unused, (long long)shared);
+  CHECK(bad_pad == 0 && bad_vec == 0, "%s P%d: padding %lld, vector map %lld wrong", path, order,
+        (long long)bad_pad, (long long)bad_vec);
+  printf("  %s P%d: %lld dofs, %lld shared by both blocks\n", path, order, (long long)s->n_scalar_dofs,
+         (long long)shared);
+  free(pts);
+  free(used);
+  feint_space_destroy(s);
+  CHECK(feint_space_create(m, max_order + 1, 1, &s) == FEINT_ERR_INPUT && !s, "%s: P%d rejected on a mixed mesh", path,
+        max_order + 1);
+  feint_mesh_destroy(m);
+}
+
 int main(void) {
   const int hex_orders[] = {1, 2, 3, 4, 9, 15};
   for (int k = 0; k < 6; k++) check_cell_facets("tests/data/twisted_hex_bc.geo", "sides", hex_orders[k]);
@@ -402,5 +485,12 @@ int main(void) {
   CHECK(feint_space_create(tri, 1, 4, &s) == FEINT_ERR_INPUT && !s, "4 components rejected");
   feint_mesh_destroy(tri);
   feint_mesh_destroy(tet);
+  /* equispaced and GLL nodes agree up to order 2; tetrahedra and prisms
+   * (both equispaced) share faces at every order */
+  for (int p = 1; p <= 2; p++) {
+    check_mixed_space("tests/data/mixed_square.geo", p, 2);
+    check_mixed_space("tests/data/hex_prism_cube.geo", p, 2);
+  }
+  for (int p = 1; p <= 7; p++) check_mixed_space("cases/mixedcube.geo", p, 7);
   return check_report("t300-space");
 }

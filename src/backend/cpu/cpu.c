@@ -1,8 +1,10 @@
 /* The CPU reference backend: a plain loop over cells, double precision,
  * evaluating the pointwise physics at each quadrature point. Kept simple
  * and exact: every other backend is tested against it. Simplices have one
- * Jacobian per cell; quadrilaterals and hexahedra (multilinear geometry)
- * get J, |det J| and the physical gradients at every quadrature point. */
+ * Jacobian per cell; quadrilaterals, hexahedra and prisms (multilinear
+ * geometry) get J, |det J| and the physical gradients at every quadrature
+ * point. A mixed mesh is run block by block, each block with its shape's
+ * element and rules, into the same vectors and matrix. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,14 +41,32 @@ typedef struct {
   const double *weights, *basis, *basis_grad, *geometry_grad;
 } cpu_rule;
 
-static cpu_rule vector_rule(const feint_form *f) {
-  return (cpu_rule){f->quadrature->n, f->quadrature->weights, f->basis, f->basis_grad, f->geometry_grad};
+static cpu_rule rule_of(const feint_form_rule *r) {
+  return (cpu_rule){r->quadrature->n, r->quadrature->weights, r->basis, r->basis_grad, r->geometry_grad};
 }
 
-static cpu_rule matrix_rule(const feint_form *f) {
-  if (!f->matrix_quadrature) return vector_rule(f);
-  return (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights, f->matrix_basis, f->matrix_basis_grad,
-                    f->matrix_geometry_grad};
+/* The cells of one mesh block with their rules (one block on a
+ * single-shape mesh, where the form's own rules serve). */
+typedef struct {
+  int64_t first, n;
+  int nv; /* vertices of the block's shape */
+  cpu_rule vector, matrix;
+} cpu_block;
+
+static cpu_block block_of(const feint_problem *p, int b) {
+  const feint_form *f = p->form;
+  const feint_mesh_block *B = &p->space->mesh->blocks[b];
+  cpu_block k = {B->first_cell, B->n_cells, B->nv, {0}, {0}};
+  if (f->n_blocks) {
+    k.vector = rule_of(&f->block_rule[b]);
+    k.matrix = rule_of(&f->block_matrix_rule[b]);
+    return k;
+  }
+  k.vector = (cpu_rule){f->quadrature->n, f->quadrature->weights, f->basis, f->basis_grad, f->geometry_grad};
+  k.matrix = !f->matrix_quadrature ? k.vector
+                                   : (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights,
+                                                f->matrix_basis, f->matrix_basis_grad, f->matrix_geometry_grad};
+  return k;
 }
 
 /* Physical basis gradients at point q into s->gphi: grad phi = J^-T times
@@ -64,15 +84,15 @@ CPU_INLINE void physical_gradients(const cpu_rule *rule, int q, const double *in
   }
 }
 
-/* Multilinear cell c: at each point J = sum_v x_v (grad N_v)^T, the
- * physical basis gradients into s->gphi and w |det J| into s->wdet. */
-static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, int64_t c, cpu_scratch *s,
+/* Multilinear cell c of nv vertices: at each point J = sum_v x_v (grad
+ * N_v)^T, the physical basis gradients into s->gphi and w |det J| into
+ * s->wdet. */
+static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, int nv, int64_t c, cpu_scratch *s,
                                  const int dim, const int nb) {
   const feint_mesh *m = p->space->mesh;
-  const int nv = m->nv;
   const double *X[3] = {m->x, m->y, m->z};
   for (int k = 0; k < nv; k++)
-    for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * nv + k]];
+    for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
   for (int q = 0; q < rule->nq; q++) {
     double J[9] = {0}, invJ[9];
     for (int k = 0; k < nv; k++) {
@@ -88,10 +108,10 @@ static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, i
 /* Geometry of cell c: physical basis gradients into s->gphi; returns
  * |det J| of an affine cell (0 for a non-affine one, whose w |det J| per
  * point is in s->wdet). */
-CPU_INLINE double cell_geometry(const feint_problem *p, const cpu_rule *rule, int64_t c, cpu_scratch *s,
+CPU_INLINE double cell_geometry(const feint_problem *p, const cpu_rule *rule, int nv, int64_t c, cpu_scratch *s,
                                 const int dim, const int nb) {
   if (rule->geometry_grad) {
-    multilinear_geometry(p, rule, c, s, dim, nb);
+    multilinear_geometry(p, rule, nv, c, s, dim, nb);
     return 0;
   }
   const feint_space *sp = p->space;
@@ -128,15 +148,16 @@ CPU_INLINE void eval_state(const cpu_rule *rule, const cpu_scratch *s, int q, co
 }
 
 /* Element residual (with_state) or element load (!with_state) of cell c. */
-CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, int64_t c, const double *u_global,
-                               int with_state, double *Fe, const int dim, const int nc, const int nb) {
+CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu_block *blk, int64_t c,
+                               const double *u_global, int with_state, double *Fe, const int dim, const int nc,
+                               const int nb) {
   const feint_form *f = p->form;
-  const cpu_rule rule = vector_rule(f);
+  const cpu_rule rule = blk->vector;
   const int nbc = nb * nc, nq = rule.nq;
-  const int64_t *dofs = p->space->cell_dofs + c * nbc;
-  const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
+  const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
+  const int64_t *sdofs = p->space->scalar_cell_dofs + c * p->space->nb;
   double ue[3 * 128], u[3], gradu[9], a[16], f0[3], f1[9];
-  double det = cell_geometry(p, &rule, c, s, dim, nb);
+  double det = cell_geometry(p, &rule, blk->nv, c, s, dim, nb);
   for (int k = 0; k < nbc; k++) {
     Fe[k] = 0;
     ue[k] = with_state ? u_global[dofs[k]] : 0;
@@ -263,14 +284,14 @@ CPU_INLINE void add_point_wide(cpu_scratch *s, const cpu_coefficients *g, int te
  * Elements of more than WIDE_NB basis functions use add_point_wide (the
  * P1/P2 instantiations compile the test away). */
 enum { WIDE_NB = 10 };
-CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c, double *Ke, const int dim,
-                               const int nc, const int nb) {
+CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, const cpu_block *blk, int64_t c,
+                               double *Ke, const int dim, const int nc, const int nb) {
   const feint_form *f = p->form;
-  const cpu_rule rule = matrix_rule(f);
+  const cpu_rule rule = blk->matrix;
   const int nbc = nb * nc, nq = rule.nq, terms = feint_physics_jacobian_terms(f->physics);
-  const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
+  const int64_t *sdofs = p->space->scalar_cell_dofs + c * p->space->nb;
   cpu_coefficients g = {{0}, {0}, {0}, {0}};
-  double det = cell_geometry(p, &rule, c, s, dim, nb);
+  double det = cell_geometry(p, &rule, blk->nv, c, s, dim, nb);
   memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
@@ -308,45 +329,71 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, int64_t c
   }
 }
 
-/* Loops over all cells, one instantiation per shape. */
-static void vector_cells(feint_backend *b, const double *u, int with_state, double *out, const int dim,
-                         const int nc, const int nb) {
+/* Loops over the cells of one block, one instantiation per shape. The
+ * cell dof map, element matrices and slots have the space's row stride
+ * (nbc of the widest block; feint/space.h); a narrower block uses the
+ * first nb * nc entries of each row. */
+static void vector_cells(feint_backend *b, const cpu_block *blk, const double *u, int with_state, double *out,
+                         const int dim, const int nc, const int nb) {
   const feint_problem *p = b->problem;
   cpu_data *d = b->data;
   const int nbc = nb * nc;
-  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) {
-    element_vector(p, &d->s, c, u, with_state, d->s.Fe, dim, nc, nb);
-    const int64_t *dofs = p->space->cell_dofs + c * nbc;
+  for (int64_t c = blk->first; c < blk->first + blk->n; c++) {
+    element_vector(p, &d->s, blk, c, u, with_state, d->s.Fe, dim, nc, nb);
+    const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
     for (int k = 0; k < nbc; k++) out[dofs[k]] += d->s.Fe[k];
   }
 }
 
-static void element_cells(feint_backend *b, double *Ke, const int dim, const int nc, const int nb) {
+static void element_cells(feint_backend *b, const cpu_block *blk, double *Ke, const int dim, const int nc,
+                          const int nb) {
   const feint_problem *p = b->problem;
   cpu_data *d = b->data;
-  const int64_t n2 = (int64_t)nb * nc * nb * nc;
-  for (int64_t c = 0; c < p->space->mesh->n_cells; c++) element_matrix(p, &d->s, c, Ke + c * n2, dim, nc, nb);
+  const int nbc = nb * nc, stride = p->space->nbc;
+  const int64_t n2 = (int64_t)stride * stride;
+  for (int64_t c = blk->first; c < blk->first + blk->n; c++) {
+    if (nbc == stride) {
+      element_matrix(p, &d->s, blk, c, Ke + c * n2, dim, nc, nb);
+      continue;
+    }
+    element_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb); /* into the padded row, zeros around */
+    double *out = Ke + c * n2;
+    memset(out, 0, sizeof(double) * (size_t)n2);
+    for (int i = 0; i < nbc; i++) memcpy(out + i * stride, d->s.Ke + i * nbc, sizeof(double) * (size_t)nbc);
+  }
 }
 
 /* The numeric assembly over the plan's slots of type SLOT_T (32-bit, or
  * 64-bit past 2^31 nonzeros: feint/plan.h). */
 #define DEFINE_ASSEMBLE_CELLS(NAME, SLOT_T, SLOTS)                                                  \
-  static void NAME(feint_backend *b, double *values, const int dim, const int nc, const int nb) {   \
+  static void NAME(feint_backend *b, const cpu_block *blk, double *values, const int dim, const int nc, \
+                   const int nb) {                                                                   \
     const feint_problem *p = b->problem;                                                             \
     cpu_data *d = b->data;                                                                           \
-    const int n2 = nb * nc * nb * nc;                                                                \
-    const int64_t n_cells = p->space->mesh->n_cells;                                                 \
+    const int nbc = nb * nc, stride = p->space->nbc;                                                 \
+    const int64_t n2 = (int64_t)stride * stride, end = blk->first + blk->n;                          \
     /* the scatter is latency-bound (values[] is far larger than the caches):                     \
      * ask for a later cell's entries while this cell's matrix is computed */                       \
     enum { AHEAD = 4 };                                                                              \
-    for (int64_t c = 0; c < n_cells; c++) {                                                          \
-      if (c + AHEAD < n_cells) {                                                                     \
+    /* a block as wide as the stride (every single-shape mesh) is one flat \
+     * run of nbc^2 slots, which the compiler unrolls */                                             \
+    const int flat = nbc == stride;                                                                  \
+    for (int64_t c = blk->first; c < end; c++) {                                                     \
+      if (c + AHEAD < end) {                                                                         \
         const SLOT_T *next = p->plan->SLOTS + (c + AHEAD) * n2;                                      \
-        for (int k = 0; k < n2; k++) __builtin_prefetch(values + next[k], 1);                        \
+        if (flat)                                                                                    \
+          for (int k = 0; k < nbc * nbc; k++) __builtin_prefetch(values + next[k], 1);               \
+        else                                                                                         \
+          for (int i = 0; i < nbc; i++)                                                              \
+            for (int j = 0; j < nbc; j++) __builtin_prefetch(values + next[i * stride + j], 1);      \
       }                                                                                              \
-      element_matrix(p, &d->s, c, d->s.Ke, dim, nc, nb);                                             \
+      element_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb);                                        \
       const SLOT_T *slot = p->plan->SLOTS + c * n2;                                                  \
-      for (int k = 0; k < n2; k++) values[slot[k]] += d->s.Ke[k];                                    \
+      if (flat)                                                                                      \
+        for (int k = 0; k < nbc * nbc; k++) values[slot[k]] += d->s.Ke[k];                           \
+      else                                                                                           \
+        for (int i = 0; i < nbc; i++)                                                                \
+          for (int j = 0; j < nbc; j++) values[slot[i * stride + j]] += d->s.Ke[i * nbc + j];        \
     }                                                                                                \
   }
 DEFINE_ASSEMBLE_CELLS(assemble_cells, int32_t, slots)
@@ -355,10 +402,10 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
 /* Call LOOP(args..., dim, nc, nb) with compile-time constants for the
  * common P1/P2 shapes, constant dim and nc for scalar spaces of any order
  * (the high orders: the short loops over dimensions unroll), else with
- * run-time values. */
-#define FOR_EACH_SHAPE(p, LOOP, ...)                                                               \
+ * run-time values; nb is the block's. */
+#define FOR_EACH_SHAPE(p, nb, LOOP, ...)                                                           \
   do {                                                                                             \
-    const int dim_ = (p)->form->dim, nc_ = (p)->form->nc, nb_ = (p)->space->nb;                    \
+    const int dim_ = (p)->form->dim, nc_ = (p)->form->nc, nb_ = (nb);                              \
     if (dim_ == 2 && nc_ == 1 && nb_ == 3) LOOP(__VA_ARGS__, 2, 1, 3);                              \
     else if (dim_ == 3 && nc_ == 1 && nb_ == 4) LOOP(__VA_ARGS__, 3, 1, 4);                         \
     else if (dim_ == 2 && nc_ == 2 && nb_ == 3) LOOP(__VA_ARGS__, 2, 2, 3);                         \
@@ -369,28 +416,35 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
     else LOOP(__VA_ARGS__, dim_, nc_, nb_);                                                        \
   } while (0)
 
+/* FOR_EACH_SHAPE over every block of the mesh: LOOP(b, &block, args...). */
+#define FOR_EACH_BLOCK(b, LOOP, ...)                                                               \
+  for (int blk_ = 0; blk_ < (b)->problem->space->n_blocks; blk_++) {                               \
+    const cpu_block block_ = block_of((b)->problem, blk_);                                         \
+    FOR_EACH_SHAPE((b)->problem, (b)->problem->space->blocks[blk_].nb, LOOP, b, &block_, __VA_ARGS__); \
+  }
+
 static int cpu_residual(feint_backend *b, const double *u, double *F) {
   memset(F, 0, sizeof(double) * (size_t)b->problem->space->n_dofs);
-  FOR_EACH_SHAPE(b->problem, vector_cells, b, u, 1, F);
+  FOR_EACH_BLOCK(b, vector_cells, u, 1, F);
   return FEINT_OK;
 }
 
 static int cpu_rhs(feint_backend *b, double *rhs) {
   memset(rhs, 0, sizeof(double) * (size_t)b->problem->space->n_dofs);
-  FOR_EACH_SHAPE(b->problem, vector_cells, b, NULL, 0, rhs);
+  FOR_EACH_BLOCK(b, vector_cells, NULL, 0, rhs);
   return FEINT_OK;
 }
 
 static int cpu_element_matrices(feint_backend *b, double *Ke) {
-  FOR_EACH_SHAPE(b->problem, element_cells, b, Ke);
+  FOR_EACH_BLOCK(b, element_cells, Ke);
   return FEINT_OK;
 }
 
 static int cpu_assemble_matrix(feint_backend *b, double *values) {
   if (!b->problem->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
   memset(values, 0, sizeof(double) * (size_t)b->problem->plan->nnz);
-  if (b->problem->plan->slots64) FOR_EACH_SHAPE(b->problem, assemble_cells_wide, b, values);
-  else FOR_EACH_SHAPE(b->problem, assemble_cells, b, values);
+  if (b->problem->plan->slots64) FOR_EACH_BLOCK(b, assemble_cells_wide, values)
+  else FOR_EACH_BLOCK(b, assemble_cells, values)
   return FEINT_OK;
 }
 
@@ -422,9 +476,13 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   }
   b->data = d;
   b->destroy = cpu_destroy;
-  /* gphi holds either rule's points */
-  const feint_quadrature *mq = p->form->matrix_quadrature;
-  const int nq = mq && mq->n > p->form->quadrature->n ? mq->n : p->form->quadrature->n;
+  /* gphi holds any block's points of either rule */
+  int nq = 0;
+  for (int k = 0; k < p->space->n_blocks; k++) {
+    const cpu_block blk = block_of(p, k);
+    if (blk.vector.nq > nq) nq = blk.vector.nq;
+    if (blk.matrix.nq > nq) nq = blk.matrix.nq;
+  }
   const int nb = p->space->nb, nbc = p->space->nbc, dim = p->form->dim;
   if ((status = feint_malloc((size_t)(nq * nb * dim), sizeof(double), &d->s.gphi, "basis gradients")) ||
       (status = feint_malloc((size_t)p->space->mesh->nv * 3, sizeof(double), &d->s.vert, "vertices")) ||

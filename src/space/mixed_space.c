@@ -1,0 +1,199 @@
+/* Dof maps of mixed meshes (space.h): cells of several shapes, one block
+ * each.
+ *
+ * A node of a cell's element lies on the mesh entity spanned by the cell
+ * vertices whose first-order shape functions do not vanish there: one
+ * vertex, an edge's two, a face's three or four, or all of the cell's
+ * vertices (the interior). The values of those shape functions at the node
+ * (its weights on the entity's vertices) place it within the entity
+ * independently of the cell, so (sorted vertex dofs, weights in that
+ * order) identify the dof whichever block the cell belongs to and however
+ * it is oriented, wherever neighbouring shapes put their nodes at the same
+ * points: always at orders 1 and 2 (vertices, edge midpoints,
+ * quadrilateral face centres), and at every order when no block has
+ * Gauss-Lobatto nodes (tetrahedra and prisms: equispaced). Sorting these
+ * keys by entity size, vertices, then weights gives the numbering of
+ * space.h (edges by sorted vertex pair, each from the lower to the higher
+ * vertex, then faces); interiors follow, cell by cell. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/error.h"
+#include "space/space_private.h"
+
+enum { MAX_NB = 288 }; /* the order 7 prism */
+
+/* The entity a node of a shape's element lies on: its local vertices
+ * (n = 1 vertex, 2..4 edge or face), or n = 0 for the cell interior, and
+ * the node's weights on them. */
+typedef struct {
+  int n;
+  int v[4];
+  double w[4];
+} node_support;
+
+static int node_supports(const feint_mesh_block *B, const feint_element *el, node_support *sup) {
+  double *N = NULL;
+  FEINT_CALL(feint_malloc((size_t)(el->nb * B->nv), sizeof *N, &N, "vertex shape table"));
+  feint_cell_vertex_shape(B->cell_type, el->nb, el->nodes, N, NULL);
+  for (int i = 0; i < el->nb; i++) {
+    int n = 0, v[8];
+    for (int k = 0; k < B->nv; k++)
+      if (N[i * B->nv + k] > 1e-12 || N[i * B->nv + k] < -1e-12) v[n++] = k;
+    sup[i].n = n == B->nv ? 0 : n; /* every vertex: the interior (faces have at most 4) */
+    for (int k = 0; k < 4 && k < n && n < B->nv; k++) {
+      sup[i].v[k] = v[k];
+      sup[i].w[k] = N[i * B->nv + v[k]];
+    }
+  }
+  free(N);
+  return FEINT_OK;
+}
+
+/* An entity node of one cell: its sorted vertex dofs (n of them), its
+ * weights on them (same order) and where its dof goes in
+ * scalar_cell_dofs. */
+typedef struct {
+  int n;
+  int64_t k[4];
+  double w[4];
+  int64_t slot;
+} entity_key;
+
+static int cmp_entity(const entity_key *a, const entity_key *b) {
+  if (a->n != b->n) return a->n < b->n ? -1 : 1;
+  for (int i = 0; i < a->n; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
+  return 0;
+}
+
+/* Entity, then the weights on its last vertices first (ascending): an
+ * edge's nodes run from the lower to the higher vertex, a triangle's come
+ * in lattice order (space.h). Weights of one point agree to round-off;
+ * distinct nodes differ by far more than the tolerance. */
+static int cmp_key(const void *pa, const void *pb) {
+  const entity_key *a = pa, *b = pb;
+  const int c = cmp_entity(a, b);
+  if (c) return c;
+  for (int i = a->n - 1; i > 0; i--)
+    if (a->w[i] < b->w[i] - 1e-9 || a->w[i] > b->w[i] + 1e-9) return a->w[i] < b->w[i] ? -1 : 1;
+  return 0;
+}
+
+/* Number the sorted keys (dofs first + distinct rank) and build the edge
+ * lookup of feint_space from the edges (n == 2) among them. */
+static int number_keys(feint_space *s, entity_key *keys, int64_t n_keys) {
+  int64_t n_nodes = 0, n_edges = 0;
+  qsort(keys, (size_t)n_keys, sizeof *keys, cmp_key);
+  for (int64_t i = 0; i < n_keys; i++) {
+    n_nodes += i == 0 || cmp_key(&keys[i], &keys[i - 1]);
+    n_edges += keys[i].n == 2 && (i == 0 || cmp_entity(&keys[i], &keys[i - 1]));
+    s->scalar_cell_dofs[keys[i].slot] = s->n_vertices + n_nodes - 1;
+  }
+  s->n_edges = n_edges;
+  s->n_scalar_dofs = s->n_vertices + n_nodes;
+  if (s->order == 1) return FEINT_OK;
+  FEINT_CALL(feint_calloc((size_t)s->n_vertices + 1, sizeof *s->edge_ptr, &s->edge_ptr, "edge lookup"));
+  FEINT_CALL(feint_malloc((size_t)n_edges + 1, sizeof *s->edge_upper, &s->edge_upper, "edge lookup"));
+  int64_t e = 0;
+  for (int64_t i = 0; i < n_keys && keys[i].n == 2; i++)
+    if (i == 0 || cmp_entity(&keys[i], &keys[i - 1])) {
+      s->edge_ptr[keys[i].k[0] + 1]++;
+      s->edge_upper[e++] = keys[i].k[1];
+    }
+  for (int64_t v = 0; v < s->n_vertices; v++) s->edge_ptr[v + 1] += s->edge_ptr[v];
+  return FEINT_OK;
+}
+
+/* Vertex dofs (region vertices in mesh node order), entity keys of every
+ * cell's edge and face nodes, then the numbering. */
+static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
+  const feint_mesh *m = s->mesh;
+  FEINT_CALL(feint_malloc((size_t)m->n_nodes, sizeof *s->vertex_dof, &s->vertex_dof, "vertex numbering"));
+  for (int64_t i = 0; i < m->n_nodes; i++) s->vertex_dof[i] = -1;
+  for (int64_t k = 0; k < m->n_cells * m->nv; k++)
+    if (m->cells[k] >= 0) s->vertex_dof[m->cells[k]] = 0;
+  for (int64_t i = 0; i < m->n_nodes; i++)
+    if (s->vertex_dof[i] == 0) s->vertex_dof[i] = s->n_vertices++;
+  int64_t n_keys = 0;
+  for (int b = 0; b < m->n_blocks; b++)
+    for (int i = 0; i < s->blocks[b].nb; i++) n_keys += sup[b][i].n >= 2 ? m->blocks[b].n_cells : 0;
+  entity_key *keys = NULL;
+  FEINT_CALL(feint_malloc((size_t)n_keys + 1, sizeof *keys, &keys, "entity keys"));
+  int64_t w = 0;
+  for (int b = 0; b < m->n_blocks; b++) {
+    const feint_mesh_block *B = &m->blocks[b];
+    for (int64_t c = B->first_cell; c < B->first_cell + B->n_cells; c++) {
+      const int64_t *cv = m->cells + c * m->nv;
+      int64_t *dofs = s->scalar_cell_dofs + c * s->nb;
+      for (int i = 0; i < s->nb; i++) dofs[i] = -1;
+      for (int i = 0; i < s->blocks[b].nb; i++) {
+        const node_support *S = &sup[b][i];
+        if (S->n == 1) dofs[i] = s->vertex_dof[cv[S->v[0]]];
+        if (S->n < 2) continue;
+        entity_key *K = &keys[w++];
+        K->n = S->n;
+        K->slot = c * s->nb + i;
+        for (int a = 0; a < S->n; a++) { /* insertion sort of the vertex dofs, weights alongside */
+          int64_t g = s->vertex_dof[cv[S->v[a]]];
+          int j = a;
+          for (; j > 0 && K->k[j - 1] > g; j--) {
+            K->k[j] = K->k[j - 1];
+            K->w[j] = K->w[j - 1];
+          }
+          K->k[j] = g;
+          K->w[j] = S->w[a];
+        }
+      }
+    }
+  }
+  int status = number_keys(s, keys, n_keys);
+  free(keys);
+  FEINT_CALL(status);
+  /* interiors, cell by cell in local node order */
+  for (int b = 0; b < m->n_blocks; b++)
+    for (int64_t c = m->blocks[b].first_cell; c < m->blocks[b].first_cell + m->blocks[b].n_cells; c++)
+      for (int i = 0; i < s->blocks[b].nb; i++)
+        if (sup[b][i].n == 0) s->scalar_cell_dofs[c * s->nb + i] = s->n_scalar_dofs++;
+  return FEINT_OK;
+}
+
+int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
+  *out = NULL;
+  char shapes[128];
+  int gll = 0; /* blocks with Gauss-Lobatto nodes */
+  for (int b = 0; b < mesh->n_blocks; b++)
+    gll += mesh->blocks[b].cell_type == FEINT_CELL_QUADRILATERAL || mesh->blocks[b].cell_type == FEINT_CELL_HEXAHEDRON;
+  if (gll && order > 2)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "space.order %d is not supported on mixed meshes with quadrilaterals or hexahedra (%s cells "
+                           "in %s; orders 1 and 2): cells of different shapes share edge and face dofs only where "
+                           "their node families agree (equispaced on triangles, tetrahedra and prisms, Gauss-Lobatto "
+                           "on quadrilaterals and hexahedra), which holds for orders 1 and 2",
+                           order, feint_mesh_shapes(mesh, shapes, sizeof shapes), mesh->path);
+  if (order < 1 || order > 7)
+    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on mixed meshes of %s cells (orders 1..7)",
+                           order, feint_mesh_shapes(mesh, shapes, sizeof shapes));
+  feint_space *s = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
+  s->mesh = mesh;
+  s->order = order;
+  s->components = components;
+  s->n_blocks = mesh->n_blocks;
+  node_support sup[FEINT_MESH_MAX_BLOCKS][MAX_NB];
+  int status = FEINT_OK;
+  for (int b = 0; b < mesh->n_blocks && !status; b++) {
+    feint_space_block *sb = &s->blocks[b];
+    status = feint_element_create(mesh->blocks[b].cell_type, order, &sb->element);
+    if (!status) status = node_supports(&mesh->blocks[b], sb->element, sup[b]);
+    if (status) break;
+    sb->nb = sb->element->nb;
+    sb->nbc = sb->nb * components;
+    if (sb->nb > s->nb) s->nb = sb->nb;
+  }
+  s->nbc = s->nb * components;
+  if (!status)
+    status = feint_malloc((size_t)(mesh->n_cells * s->nb), sizeof(int64_t), &s->scalar_cell_dofs, "cell dof map");
+  if (!status) status = number_dofs(s, sup);
+  return feint_space_finish(s, status, out);
+}

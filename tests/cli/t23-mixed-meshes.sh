@@ -1,0 +1,130 @@
+# Mixed meshes (issue 4: a region of several shapes, one block each) in
+# the assembled path, checked with SciPy from the exported matrices, on
+# triangles + quadrilaterals, hexahedra + prisms (sharing quadrilateral
+# faces) and tetrahedra + prisms (sharing triangles), orders 1 and 2, and
+# on tetrahedra + prisms orders 3..5 (sums, exact polynomials) and 3
+# (convergence):
+#  - mass matrices sum to the volume; Poisson matrices are symmetric with
+#    zero row sums and pass the patch test; elasticity annihilates exactly
+#    the rigid body modes;
+#  - conformity: a polynomial of degree p (not harmonic: the load counts)
+#    is reproduced at every dof by the Poisson solve with its boundary
+#    values (fails when the blocks do not share their interface dofs);
+#  - manufactured Poisson solutions converge in L2 at rate >= p+1-0.3;
+#    Dirichlet + Neumann and Robin on the 2D mixed mesh converge at p+1;
+#  - the padded element matrices and cell dof map (-1 past a narrower
+#    block's dofs) assemble to the exported CSR matrix;
+#  - bad input: order 3 with quadrilaterals, order 8, the cuda backend, boundary conditions on 3D mixed
+#    meshes, the BP operators.
+source "$(dirname "$0")/lib.sh"
+data() { echo "$ROOT/tests/data/$1"; }
+run() { "$FEINT" run --quiet "$@"; }
+check() { $PY "$ROOT/tests/cli/fe_checks.py" "$@"; }
+meshes=("$(data mixed_square.geo)" "$(data hex_prism_cube.geo)" "$(geo mixedcube.geo)")
+write_case m.yaml <<EOF
+mesh: {file: ${meshes[0]}}
+space: {order: 1}
+physics: {kind: mass}
+EOF
+for mesh in "${meshes[@]}"; do
+  "$FEINT" info "$mesh" | grep -q "block 1:" || fail "$mesh: not read as a mixed mesh"
+  for p in 1 2; do
+    echo "$(basename "$mesh") p$p"
+    run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="$mesh" --set space.order=$p
+    check sum "$WORK/m.h5" 1
+    run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson
+    check laplacian "$WORK/p.h5"
+    check patch "$WORK/p.h5" 1 1
+    run "$WORK/m.yaml" -o "$WORK/e.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=elasticity \
+      --set physics.E=1 --set physics.nu=0.3
+    check rigid "$WORK/e.h5"
+    u="1 + 2*x - 3*y + 0.5*z" src=0
+    [ $p = 2 ] && u="$u + x^2 - 2*x*y + 3*y*z - 0.7*x*z" src=-2
+    run "$WORK/m.yaml" -o "$WORK/x.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson \
+      --set physics.source=$src --set output.rhs=true
+    check exact "$WORK/x.h5" "${u//^/**}"
+  done
+done
+
+# tetrahedra + prisms beyond order 2 (equispaced nodes on both: the shared
+# triangles' face nodes in every orientation); a cubic (quartic) is
+# reproduced at P3 (P4), not a quartic at P3
+u3="1 + 2*x - 3*y + 0.5*z + x^2 - 2*x*y + 3*y*z - 0.7*x*z + x^3 + y^2*z" src3="-(2 + 6*x + 2*z)"
+for p in 3 4 5; do
+  echo "mixedcube.geo p$p"
+  run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="${meshes[2]}" --set space.order=$p
+  check sum "$WORK/m.h5" 1 1e-11
+  run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="${meshes[2]}" --set space.order=$p --set physics.kind=poisson
+  check laplacian "$WORK/p.h5"
+done
+exact() { # order u source
+  run "$WORK/m.yaml" -o "$WORK/x.h5" --set mesh.file="${meshes[2]}" --set space.order=$1 --set physics.kind=poisson \
+    --set "physics.source=$3" --set output.rhs=true
+  check exact "$WORK/x.h5" "${2//^/**}"
+}
+exact 3 "$u3" "$src3"
+exact 4 "$u3 + x^2*y^2" "$src3 - 2*x^2 - 2*y^2"
+if exact 3 "$u3 + x^2*y^2" "$src3 - 2*x^2 - 2*y^2" > /dev/null; then fail "a quartic reproduced by P3"; fi
+
+# element matrices and cell dofs, padded on the narrower block, assemble
+# to the CSR matrix (elasticity: the interleaved components too)
+run "$WORK/m.yaml" -o "$WORK/k.h5" --set mesh.file="${meshes[1]}" --set space.order=2 \
+  --set physics.kind=elasticity --set physics.E=1 --set physics.nu=0.3 --set output.element_matrices=true
+$PY - "$WORK/k.h5" <<'EOF'
+import sys, h5py, numpy as np, scipy.sparse as sp
+f = h5py.File(sys.argv[1]); g = f["matrix"]
+A = sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
+K, cd = f["element_matrices"][:], f["dofs/cell_dofs"][:]
+rows, cols, vals = [], [], []
+widths = set()
+for k, d in zip(K, cd):
+    n = int((d >= 0).sum())
+    widths.add(n)
+    if (d[n:] != -1).any() or abs(k[n:]).max(initial=0) or abs(k[:, n:]).max(initial=0):
+        sys.exit("padding is not -1 / zero past a cell's own dofs")
+    rows += np.repeat(d[:n], n).tolist(); cols += np.tile(d[:n], n).tolist(); vals += k[:n, :n].ravel().tolist()
+B = sp.csr_matrix((vals, (rows, cols)), shape=A.shape)
+err = abs(A - B).max() / abs(A).max()
+print(f"element matrices of {len(K)} cells (local sizes {sorted(widths)}) assemble to the CSR matrix: {err:.3g}")
+sys.exit(0 if err < 1e-13 and len(widths) == 2 else 1)
+EOF
+
+# convergence of manufactured solutions, refined meshes of each kind
+for p in 1 2; do
+  t=(); for r in 0 1 2; do t+=("$(manufactured_pair "${meshes[0]}" $p 0.25 s$r 2 $r)"); done
+  echo -n "triangles + quadrilaterals p$p: "; check convergence $p "${t[@]}"
+  t=(); for r in 0 1 2; do t+=("$(manufactured_pair "${meshes[1]}" $p 0.5 h$r 3 $r)"); done
+  echo -n "hexahedra + prisms p$p: "; check convergence $p "${t[@]}"
+  # P1 on these tetrahedra (as on the same geometry meshed with tetrahedra
+  # only) needs one refinement more to reach the asymptotic rate
+  t=(); for r in $((2 - p)) $((3 - p)) $((4 - p)); do t+=("$(manufactured_pair mixedcube.geo $p 0.5 c$r 3 $r)"); done
+  echo -n "tetrahedra + prisms p$p: "; check convergence $p "${t[@]}"
+  # Dirichlet (vertex and edge dofs of the lines) and Neumann on the 2D mixed mesh
+  t=(); for h in 0.4 0.2 0.1; do t+=("$(mixed_pair "${meshes[0]}" $p $h)"); done
+  echo -n "Dirichlet/Neumann, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/bc_checks.py" mixed $p "${t[@]}"
+  t=(); for h in 0.4 0.2 0.1; do t+=("$(robin_pair $p $h "2 + x*y" "${meshes[0]}")"); done
+  echo -n "Robin, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/robin_checks.py" converge $p "${t[@]}"
+done
+t=(); for r in 0 1 2; do t+=("$(manufactured_pair mixedcube.geo 3 1 c3-$r 3 $r 0.5)"); done
+echo -n "tetrahedra + prisms p3: "; check convergence 3 k=0.5 "${t[@]}"
+
+# bad input
+expect_bad "order 3 on a mixed mesh with quadrilaterals" \
+  "space.order 3 is not supported on mixed meshes with quadrilaterals or hexahedra \(triangle \+ quadrilateral cells in .*mixed_square.geo; orders 1 and 2\): .*node families" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=3
+expect_bad "order 8 on tetrahedra + prisms" \
+  "space.order 8 is not supported on mixed meshes of tetrahedron \+ prism cells \(orders 1..7\)" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[2]}" --set space.order=8
+expect_bad "cuda on a mixed mesh" \
+  "the cuda backend assembles meshes of one cell shape; this mixed mesh \(tetrahedron \+ prism\) runs on the cpu backend" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[2]}" --backend cuda
+expect_bad "boundary conditions on a 3D mixed mesh" \
+  "boundary conditions on 3D mixed meshes \(hexahedron \+ prism\) are not supported" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[1]}" --set 'boundary=[{group: domain, dirichlet: 0}]'
+write_case op.yaml <<EOF
+mesh: {file: ${meshes[1]}}
+space: {order: 1}
+operator: {kind: bp1.0}
+EOF
+expect_bad "BP operator on a mixed mesh" "the BP operators need a hexahedral mesh; .* has hexahedron \+ prism cells" \
+  run --quiet "$WORK/op.yaml" -o "$WORK/out.h5"
