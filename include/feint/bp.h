@@ -192,10 +192,16 @@ int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y);
  * to warm up, then reps times, each timed with events (zeroing y plus the
  * kernel); *median_ms / *min_ms of those. */
 int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_ms, double *min_ms);
-/* Benchmarks: how the kernels load stored geometric factors. 1 where they
- * are used; 2 ahead of their use (a layer ahead, or all of BP1.0's w|J| at
- * the start); 0 (default) ahead for the kinds and orders where that was
- * measured to pay (bp.cu). */
+/* Benchmarks and tests: which kernel runs (src/backend/cuda/bp.cu, measured
+ * in src/backend/cuda/BP.md). 1 layered kernels, stored factors loaded
+ * where used; 2 the same, loaded ahead of their use (a layer ahead, or all
+ * of BP1.0's w|J| at the start); 3 staged kernels (contractions along t
+ * against constant tables, stored factors copied asynchronously into
+ * shared memory); 4 the same with Dq's rows held in registers (BP3.x,
+ * stored factors; otherwise as 3); 5 BP1.0 with stored factors: passes
+ * along r and s tiled two outputs per shared-memory read (otherwise as
+ * 3); 0 (default) the one measured fastest for the kind, order and
+ * geometry mode. */
 int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
 /* Device name (empty without CUDA). */
 int feint_bp_gpu_device_name(int device_index, char *name, size_t size);

@@ -1,6 +1,6 @@
 /* BP operators on the GPU against the CPU reference: fresh random x for
- * every (N, kind, geometry mode), relative 2-norm difference <= 1e-12;
- * N = 1..15 on a small perturbed box. Without a GPU prints
+ * every (N, kind, geometry mode, kernel variant), relative 2-norm
+ * difference <= 1e-12; N = 1..15 on a small perturbed box. Without a GPU prints
  * "skipped: no GPU" (fails when FEINT_GPU_TESTS=1). */
 #include <math.h>
 #include <stdlib.h>
@@ -41,17 +41,25 @@ int main(void) {
         CHECK_OK(feint_bp_op_create(m, d, (feint_bp_kind)k, (feint_bp_geo_mode)mode, 0.9, &op));
         feint_bp_gpu *g = NULL;
         CHECK_OK(feint_bp_gpu_create(op, 0, &g));
-        for (int64_t i = 0; i < n; i++) {
-          seed = seed * 1664525u + 1013904223u;
-          x[i] = (seed >> 8) * (1.0 / 16777216.0) - 0.5;
-          yg[i] = NAN; /* poison */
+        /* 0 the default; 1, 2 layered kernels (2 = loads ahead); 3, 4
+         * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 2, 4 and 5
+         * stored only */
+        for (int v = 0; v <= 5; v++) {
+          if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
+          CHECK_OK(feint_bp_gpu_set_variant(g, v));
+          for (int64_t i = 0; i < n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            x[i] = (seed >> 8) * (1.0 / 16777216.0) - 0.5;
+            yg[i] = NAN; /* poison */
+          }
+          CHECK_OK(feint_bp_apply(op, x, y));
+          CHECK_OK(feint_bp_gpu_apply(g, x, yg));
+          double e = rel_diff(n, yg, y);
+          if (!(e <= 1e-12)) e = isnan(e) ? INFINITY : e;
+          worst = fmax(worst, e);
+          CHECK(e <= 1e-12, "N=%d %s %s variant %d: GPU vs CPU %g", N, feint_bp_name(op->kind),
+                mode ? "recomputed" : "stored", v, e);
         }
-        CHECK_OK(feint_bp_apply(op, x, y));
-        CHECK_OK(feint_bp_gpu_apply(g, x, yg));
-        double e = rel_diff(n, yg, y);
-        if (!(e <= 1e-12)) e = isnan(e) ? INFINITY : e;
-        worst = fmax(worst, e);
-        CHECK(e <= 1e-12, "N=%d %s %s: GPU vs CPU %g", N, feint_bp_name(op->kind), mode ? "recomputed" : "stored", e);
         if (mode == 0 && k == 0) printf("N=%2d cells %d dofs %lld\n", N, (int)m->n_cells, (long long)n);
         feint_bp_gpu_destroy(g);
         feint_bp_op_destroy(op);

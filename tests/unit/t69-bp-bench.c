@@ -6,11 +6,13 @@
  * paper's Table 2 model extended by the dof map (feint_bp_min_bytes),
  * GB/s = min bytes / time, and that over the device-to-device copy
  * bandwidth measured at the start of the same run.
- * FEINT_BENCH_NMAX (default 15), FEINT_BENCH_REPS (default 20),
- * FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh,
- * FEINT_BENCH_VARIANTS=1 to add rows for stored factors loaded where used
- * ("st-1", feint_bp_gpu_set_variant 1) and always ahead ("st-2") beside the
- * default "sto".
+ * FEINT_BENCH_NMIN / FEINT_BENCH_NMAX (default 1 / 15), FEINT_BENCH_REPS
+ * (default 20), FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh,
+ * FEINT_BENCH_RECOMPUTE=0 to skip the recomputed-geometry rows,
+ * FEINT_BENCH_VARIANTS="1 2 3 4 5" to add rows for those kernel variants
+ * (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed, variants
+ * 2, 4 and 5 only with stored factors) beside the defaults "sto" and
+ * "rec".
  * Skips without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -40,9 +42,14 @@ int main(void) {
     printf("skipped: no GPU\n");
     return 0;
   }
-  int nmax = env_int("FEINT_BENCH_NMAX", 15), reps = env_int("FEINT_BENCH_REPS", 20);
+  int nmin = env_int("FEINT_BENCH_NMIN", 1), nmax = env_int("FEINT_BENCH_NMAX", 15);
+  int reps = env_int("FEINT_BENCH_REPS", 20);
   int do_small = env_int("FEINT_BENCH_SMALL", 1), do_large = env_int("FEINT_BENCH_LARGE", 1);
-  const int variants = env_int("FEINT_BENCH_VARIANTS", 0) ? 3 : 1;
+  const int nmodes = env_int("FEINT_BENCH_RECOMPUTE", 1) ? 2 : 1;
+  int variants[8] = {0}, nv = 1; /* the default first, then the listed ones */
+  const char *vs = getenv("FEINT_BENCH_VARIANTS");
+  for (const char *c = vs ? vs : ""; *c && nv < 8; c++)
+    if (*c >= '1' && *c <= '5') variants[nv++] = *c - '0';
   char dev[256];
   CALL(feint_bp_gpu_device_name(0, dev, sizeof dev));
   double copy_gbs = 0;
@@ -53,7 +60,7 @@ int main(void) {
   unsigned seed = 777;
   for (int pass = 0; pass < 2; pass++) {
     if ((pass == 0 && !do_small) || (pass == 1 && !do_large)) continue;
-    for (int N = 1; N <= nmax; N++) {
+    for (int N = nmin; N <= nmax; N++) {
       int n = 16;
       if (pass == 1) n = (int)ceil((cbrt(10.0e6) - 1) / N);
       feint_hexmesh *m = NULL;
@@ -61,20 +68,27 @@ int main(void) {
       CALL(feint_hexmesh_box(n, n, n, 1, 1, 1, 0.2, &m));
       CALL(feint_bp_dofmap_box(m, N, &d));
       for (int k = 0; k < 3; k++)
-        for (int mode = 0; mode < 2; mode++) {
+        for (int mode = 0; mode < nmodes; mode++) {
           feint_bp_op *op = NULL;
           /* Host op without stored factors; the GPU computes its own. */
           CALL(feint_bp_op_create(m, d, (feint_bp_kind)k, FEINT_BP_GEO_RECOMPUTE, 1.0, &op));
           op->geo_mode = (feint_bp_geo_mode)mode;
           feint_bp_gpu *g = NULL;
           CALL(feint_bp_gpu_create(op, 0, &g));
-          for (int v = 0; v < (mode == FEINT_BP_GEO_STORED ? variants : 1); v++) {
+          for (int iv = 0; iv < nv; iv++) {
+            const int v = variants[iv];
+            if (mode == FEINT_BP_GEO_RECOMPUTE && v != 1 && v != 3) continue; /* stored only */
+            char label[16];
+            if (v)
+              snprintf(label, sizeof label, "%s-%d", mode ? "rc" : "st", v);
+            else
+              snprintf(label, sizeof label, "%s", mode ? "rec" : "sto");
             double med = 0, mn = 0;
             CALL(feint_bp_gpu_set_variant(g, v));
             CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));
             double s = med * 1e-3, bytes = feint_bp_min_bytes(op), fl = feint_bp_flops(op);
             printf("%-5s %2d %-5s %-4s %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%%\n", pass ? "large" : "small",
-                   N, feint_bp_name(op->kind), mode ? "rec" : (v == 0 ? "sto" : v == 1 ? "st-1" : "st-2"), (long long)m->n_cells,
+                   N, feint_bp_name(op->kind), label, (long long)m->n_cells,
                    (long long)d->n_dofs, med, d->n_dofs / s * 1e-9, fl / s * 1e-9, bytes * 1e-6, bytes / s * 1e-9,
                    100 * bytes / s * 1e-9 / copy_gbs);
             fflush(stdout);

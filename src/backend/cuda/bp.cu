@@ -1,8 +1,16 @@
 /* BP operators on the GPU (include/feint/bp.h): y = A x on order-N GLL
  * hexahedra, after Swirydowicz, Chalmers, Karakus, Warburton.
  *
- * Thread structure. A thread block takes NE cells (NE = max(1, 256 / Q^2):
- * one cell per block from N = 7 on, several for small N so that a block
+ * Three kernel families, selectable by feint_bp_gpu_set_variant (the
+ * default picks per kind, order and geometry mode from the H100
+ * measurements in BP.md beside this file):
+ *  - layered kernels (variants 1, 2; described here),
+ *  - staged kernels (3, 4; see "staged kernels" below),
+ *  - the tiled BP1.0 (5; see "tiled BP1.0").
+ *
+ * Thread structure of the layered kernels. A thread block takes NE cells
+ * (NE = max(1, 256 / Q^2): one cell per block from N = 15 on (Q^2 >= 256
+ * for BP1.0/BP3.0 from N = 14), several for small N so that a block
  * still has >= 128 threads), with Q x Q threads per cell (threadIdx.x = the
  * (a, b) position in a layer, threadIdx.y = the cell) that loop over the
  * third direction. Each thread keeps its column (the values at all c for
@@ -59,11 +67,12 @@ struct feint_bp_gpu {
   feint_bp_kind kind;
   feint_bp_geo_mode mode;
   int P, Q, ngeo, device;
-  int variant; /* stored factors: 0 prefetched where it pays (default), 1 never, 2 always */
+  int variant; /* feint_bp_gpu_set_variant */
   double lambda;
   int64_t n_cells, n_dofs;
   int *dofs;
   double *xe, *geo, *tab, *x, *y;
+  double *htab; /* host copy of tab: the staged kernels take it as a parameter */
 };
 
 /* Table layout in device memory (doubles): B (Q x P), Dq (Q x Q), points (Q),
@@ -86,6 +95,54 @@ template <int NG, int STRIDE>
 __device__ inline void stored_factors(const double *__restrict__ geo, int64_t at, bool live, double *g) {
 #pragma unroll
   for (int c = 0; c < NG; c++) g[c] = live ? __ldg(geo + at + (int64_t)c * STRIDE) : 0.0;
+}
+
+/* The seven factors at point (a, b, c) of the tensor grid with points pts
+ * and weights w, from the cell's vertex coordinates xe. */
+__device__ inline void point_geometry(const double *xe, const double *pts, const double *w, int a, int b, int c,
+                                      double *g) {
+  feint_bp_hex_geometry(xe, pts[a], pts[b], pts[c], w[a] * w[b] * w[c], g);
+}
+
+/* w|J| at point (a, b, c), as above. */
+__device__ inline double point_wJ(const double *xe, const double *pts, const double *w, int a, int b, int c) {
+  double g[7];
+  point_geometry(xe, pts, w, a, b, c, g);
+  return g[6];
+}
+
+/* (Gr, Gs, Gt) = G (qr, qs, qt), G symmetric from g = (G00 G01 G02 G11 G12 G22). */
+__device__ inline void apply_G(const double *g, double qr, double qs, double qt, double *Gr, double *Gs,
+                               double *Gt) {
+  *Gr = g[0] * qr + g[1] * qs + g[2] * qt;
+  *Gs = g[1] * qr + g[3] * qs + g[4] * qt;
+  *Gt = g[2] * qr + g[4] * qs + g[5] * qt;
+}
+
+/* A layer's reference derivatives along r and s at (a, b): the layer q
+ * (row stride S) against the rows of Dq for a and b, da[m] and db[m]. */
+template <int M>
+__device__ __forceinline__ void layer_grad(const double *q, int S, int a, int b, const double *da, const double *db,
+                                           double *qr, double *qs) {
+  double r = 0, s = 0;
+#pragma unroll
+  for (int m = 0; m < M; m++) {
+    r += da[m] * q[b * S + m];
+    s += db[m] * q[m * S + a];
+  }
+  *qr = r;
+  *qs = s;
+}
+
+/* Its transpose at (a, b): sum_m Dq[m][a] Gr[b][m] + Dq[m][b] Gs[m][a], the
+ * columns of Dq at dta[m dts] and dtb[m dts]. */
+template <int M>
+__device__ __forceinline__ double layer_grad_t(const double *Gr, const double *Gs, int S, int a, int b,
+                                               const double *dta, const double *dtb, int dts) {
+  double acc = 0;
+#pragma unroll
+  for (int m = 0; m < M; m++) acc += dta[m * dts] * Gr[b * S + m] + dtb[m * dts] * Gs[m * S + a];
+  return acc;
 }
 
 /* ------------------------------------------------------------ BP3.5 */
@@ -144,28 +201,21 @@ bp35_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restr
     }
     s_q[el][j * S + i] = r_q[k];
     __syncthreads();
-    double qr = 0, qs = 0, qt = 0;
+    double qr, qs, qt = 0;
+    layer_grad<P>(s_q[el], S, i, j, Di, Dj, &qr, &qs);
 #pragma unroll
-    for (int m = 0; m < P; m++) {
-      qr += Di[m] * s_q[el][j * S + m];
-      qs += Dj[m] * s_q[el][m * S + i];
-      qt += s_D[k * S + m] * r_q[m];
-    }
+    for (int m = 0; m < P; m++) qt += s_D[k * S + m] * r_q[m];
     if (RECOMPUTE)
-      feint_bp_hex_geometry(s_xe[el], s_pts[i], s_pts[j], s_pts[k], s_w[i] * s_w[j] * s_w[k], g);
+      point_geometry(s_xe[el], s_pts, s_w, i, j, k, g);
     else if (!PREFETCH)
       stored_factors<7, P3>(geo, e * 7 * P3 + k * P2 + tid, live, g);
-    s_Gr[el][j * S + i] = g[0] * qr + g[1] * qs + g[2] * qt;
-    s_Gs[el][j * S + i] = g[1] * qr + g[3] * qs + g[4] * qt;
-    const double Gt = g[2] * qr + g[4] * qs + g[5] * qt;
+    double Gt;
+    apply_G(g, qr, qs, qt, &s_Gr[el][j * S + i], &s_Gs[el][j * S + i], &Gt);
     r_A[k] += lambda * g[6] * r_q[k];
 #pragma unroll
     for (int m = 0; m < P; m++) r_A[m] += s_D[k * S + m] * Gt;
     __syncthreads();
-    double acc = 0;
-#pragma unroll
-    for (int m = 0; m < P; m++) acc += DTi[m] * s_Gr[el][j * S + m] + DTj[m] * s_Gs[el][m * S + i];
-    r_A[k] += acc;
+    r_A[k] += layer_grad_t<P>(s_Gr[el], s_Gs[el], S, i, j, DTi, DTj, 1);
   }
   if (live) {
 #pragma unroll
@@ -260,10 +310,6 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
 #define B_B(m) (RB ? Bb[RB ? (m) : 0] : s_B[b * P + (m)])
 #define BT_A(m) (RB ? BTa[RB ? (m) : 0] : s_B[(m) * P + a])
 #define BT_B(m) (RB ? BTb[RB ? (m) : 0] : s_B[(m) * P + b])
-#define D_A(m) (RD ? Da[RD ? (m) : 0] : s_D[a * S + (m)])
-#define D_B(m) (RD ? Db[RD ? (m) : 0] : s_D[b * S + (m)])
-#define DT_A(m) (RD ? DTa[RD ? (m) : 0] : s_D[(m) * S + a])
-#define DT_B(m) (RD ? DTb[RD ? (m) : 0] : s_D[(m) * S + b])
   /* along r: s2[k][j][qa] = sum_i B[qa][i] s1[k][j][i] */
   if (b < P) {
 #pragma unroll
@@ -297,9 +343,7 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
     for (int c = 0; c < Q; c++) {
       double wJ;
       if (RECOMPUTE) {
-        double g[7];
-        feint_bp_hex_geometry(s_xe, s_pts[a], s_pts[b], s_pts[c], s_w[a] * s_w[b] * s_w[c], g);
-        wJ = g[6];
+        wJ = point_wJ(s_xe, s_pts, s_w, a, b, c);
       } else if (PREFETCH) {
         wJ = g_next[STIFF ? 0 : c];
       } else {
@@ -320,28 +364,21 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
       }
       s_q[b * S + a] = r_u[c];
       __syncthreads();
-      double qr = 0, qs = 0, qt = 0;
+      double qr, qs, qt = 0;
+      layer_grad<Q>(s_q, S, a, b, RD ? Da : s_D + a * S, RD ? Db : s_D + b * S, &qr, &qs);
 #pragma unroll
-      for (int m = 0; m < Q; m++) {
-        qr += D_A(m) * s_q[b * S + m];
-        qs += D_B(m) * s_q[m * S + a];
-        qt += s_D[c * S + m] * r_u[m];
-      }
+      for (int m = 0; m < Q; m++) qt += s_D[c * S + m] * r_u[m];
       if (RECOMPUTE)
-        feint_bp_hex_geometry(s_xe, s_pts[a], s_pts[b], s_pts[c], s_w[a] * s_w[b] * s_w[c], g);
+        point_geometry(s_xe, s_pts, s_w, a, b, c, g);
       else if (!PREFETCH)
         stored_factors<7, Q3>(geo, e * 7 * Q3 + c * Q2 + tid, live, g);
-      s_Gr[b * S + a] = g[0] * qr + g[1] * qs + g[2] * qt;
-      s_Gs[b * S + a] = g[1] * qr + g[3] * qs + g[4] * qt;
-      const double Gt = g[2] * qr + g[4] * qs + g[5] * qt;
+      double Gt;
+      apply_G(g, qr, qs, qt, &s_Gr[b * S + a], &s_Gs[b * S + a], &Gt);
       r_A[c] += lambda * g[6] * r_u[c];
 #pragma unroll
       for (int m = 0; m < Q; m++) r_A[m] += s_D[c * S + m] * Gt;
       __syncthreads();
-      double acc = 0;
-#pragma unroll
-      for (int m = 0; m < Q; m++) acc += DT_A(m) * s_Gr[b * S + m] + DT_B(m) * s_Gs[m * S + a];
-      r_A[c] += acc;
+      r_A[c] += layer_grad_t<Q>(s_Gr, s_Gs, S, a, b, RD ? DTa : s_D + a, RD ? DTb : s_D + b, RD ? 1 : S);
     }
   }
   /* B^T along t (registers), into s1[k][qb][qa] (own column only) */
@@ -378,10 +415,373 @@ interp_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__res
 #undef B_B
 #undef BT_A
 #undef BT_B
-#undef D_A
-#undef D_B
-#undef DT_A
-#undef DT_B
+}
+
+/* ------------------------------------------- staged kernels (variant 3)
+ *
+ * One template for the three kinds, Q x Q threads per cell (NE cells per
+ * block as above), thread (a, b) owning the column of points (a, b, 0..Q-1):
+ *  - the 1D tables come as a kernel parameter (bp_tables): indexed by
+ *    compile-time constants they are constant-bank operands of the FMAs, so
+ *    every contraction along t (uniform over the block) reads no shared
+ *    memory; the rows/columns a thread needs along r and s are loaded from
+ *    shared into registers once per pass;
+ *  - BP1.0/BP3.0 interpolate t first (register column), then r and s
+ *    through two shared buffers laid out so that every load of a warp has
+ *    at most Q distinct, conflict-free addresses (one wavefront), and back
+ *    in the reverse order: four barriers per cell for BP1.0;
+ *  - stored factors travel by cp.async into shared memory without holding
+ *    registers: BP1.0's whole cell at the start, the seven factors of
+ *    BP3.x through a ring of GEO_DEPTH layers (layer c + GEO_DEPTH issued
+ *    while layer c is computed), each thread copying and reading only its
+ *    own points (so cp.async.wait_group orders them, no barrier). */
+
+template <int P, int Q>
+struct bp_tables {
+  double B[Q * P], D[Q * Q], pts[Q], w[Q];
+};
+
+constexpr int GEO_DEPTH = 3;
+
+/* Interpolation of a GLL column along t (registers, constant tables):
+ * out[c oc] = sum_k B[c][k] xk[k]. */
+template <int P, int Q>
+__device__ __forceinline__ void t_interp(const bp_tables<P, Q> &T, const double *xk, double *out, int oc) {
+#pragma unroll
+  for (int c = 0; c < Q; c++) {
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < P; k++) s += T.B[c * P + k] * xk[k];
+    out[c * oc] = s;
+  }
+}
+
+/* 8-byte asynchronous copy global -> shared; zero-filled when !live. */
+__device__ inline void async_copy8(double *dst, const double *src, bool live) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(d), "l"(src), "r"(live ? 8 : 0) : "memory");
+}
+__device__ inline void async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N>
+__device__ inline void async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+constexpr int odd_stride(int n) { return n % 2 ? n : n + 1; }
+
+/* Shared memory of a staged kernel (doubles). */
+template <int P, int Q, int KIND, bool RECOMPUTE>
+struct staged_smem {
+  static constexpr bool INTERP = KIND != FEINT_BP3_5, STIFF = KIND != FEINT_BP1_0;
+  static constexpr int NE = ne_of<Q>::value, SP = odd_stride(P), SQ = odd_stride(Q);
+  static constexpr int regA = INTERP ? (Q * P * SP > Q * Q * Q ? Q * P * SP : Q * Q * Q) : 0;
+  static constexpr int regB = INTERP ? Q * P * SQ : 0;
+  static constexpr int layers = STIFF ? 3 * Q * SQ : 0;
+  static constexpr int wJ = (!STIFF && !RECOMPUTE) ? Q * Q * Q : 0;
+  static constexpr int per_cell = regA + regB + layers + wJ + (RECOMPUTE ? 24 : 0);
+  static constexpr int tables = Q * P + Q * SQ + 2 * Q;
+  static constexpr int ring = (STIFF && !RECOMPUTE) ? GEO_DEPTH * 7 * Q * Q * NE : 0;
+  static constexpr int total = tables + NE * per_cell + ring;
+};
+
+/* Issue the cp.async copies of layer c's seven factors (one group). */
+template <int Q>
+__device__ inline void issue_layer(const double *__restrict__ geo, int64_t e, bool live, int c, int tid, double *slot,
+                                   int nthr) {
+  constexpr int Q2 = Q * Q, Q3 = Q2 * Q;
+  if (c < Q) {
+    const double *src = geo + (live ? e * 7 * Q3 + (int64_t)c * Q2 + tid : 0);
+#pragma unroll
+    for (int g = 0; g < 7; g++) async_copy8(slot + g * nthr, src + (live ? g * Q3 : 0), live);
+  }
+  async_commit();
+}
+
+/* A row (or column) of a table into registers: B[m] = r[m * stride]. */
+template <int M>
+__device__ __forceinline__ void load_row(const double *r, int stride, double *B) {
+#pragma unroll
+  for (int m = 0; m < M; m++) B[m] = r[m * stride];
+}
+
+/* One contraction pass through shared memory: for each c, with
+ * v_m = in[c ic + m im], out0[c oc] = (f0[c Q^2] or 1) sum_m B0[m] v_m, and
+ * out1 likewise from B1 (skipped without out1: the tiled kernel computes
+ * two outputs per value read). c runs over 0..Q-1 (FULL, unrolled) or over
+ * the half h of that range. */
+template <int M, int Q, bool FULL>
+__device__ __forceinline__ void contract_pass(const double *B0, const double *B1, const double *in, int ic, int im,
+                                              double *out0, double *out1, int oc, const double *f0,
+                                              const double *f1, int h) {
+  constexpr int HC = (Q + 1) / 2;
+  const int c0 = FULL ? 0 : h * HC, c1 = FULL ? Q : ((h + 1) * HC < Q ? (h + 1) * HC : Q);
+#pragma unroll
+  for (int c = c0; c < c1; c++) {
+    double s0 = 0, s1 = 0;
+#pragma unroll
+    for (int m = 0; m < M; m++) {
+      const double v = in[c * ic + m * im];
+      s0 += B0[m] * v;
+      if (out1) s1 += B1[m] * v;
+    }
+    out0[c * oc] = f0 ? s0 * f0[c * Q * Q] : s0;
+    if (out1) out1[c * oc] = f1 ? s1 * f1[c * Q * Q] : s1;
+  }
+}
+
+/* RD: the rows and columns of Dq a thread uses held in registers (4 Q
+ * doubles: fewer shared loads, but fewer blocks per SM) rather than read
+ * from shared memory at every use. */
+template <int P, int Q, int KIND, bool RECOMPUTE, bool RD>
+__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value)
+staged_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
+              const double *__restrict__ geo, const double *__restrict__ xe, double lambda, double *__restrict__ y,
+              const __grid_constant__ bp_tables<P, Q> T) {
+  using SM = staged_smem<P, Q, KIND, RECOMPUTE>;
+  constexpr bool INTERP = SM::INTERP, STIFF = SM::STIFF;
+  constexpr int NE = SM::NE, SP = SM::SP, SQ = SM::SQ, P2 = P * P, P3 = P2 * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  extern __shared__ double smem[];
+  double *s_B = smem, *s_D = s_B + Q * P, *s_pts = s_D + Q * SQ, *s_w = s_pts + Q; /* s_D rows padded */
+  const int tid = threadIdx.x, el = threadIdx.y, nthr = Q2 * NE, ltid = tid + Q2 * el;
+  double *cell = smem + SM::tables + el * SM::per_cell;
+  double *regA = cell, *regB = regA + SM::regA, *s_q = regB + SM::regB, *s_Gr = s_q + Q * SQ,
+         *s_Gs = s_Gr + Q * SQ, *s_wJ = s_q + SM::layers, *s_xe = s_wJ + SM::wJ;
+  double *ring = smem + SM::tables + NE * SM::per_cell + ltid;
+  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const bool live = e < n_cells;
+  /* the factors' copies first: they fly during the gather and interpolation */
+  if (!RECOMPUTE && !STIFF) {
+#pragma unroll
+    for (int c = 0; c < Q; c++) async_copy8(s_wJ + c * Q2 + tid, geo + (live ? e * Q3 + c * Q2 + tid : 0), live);
+    async_commit();
+  }
+  if (!RECOMPUTE && STIFF) {
+#pragma unroll
+    for (int c = 0; c < GEO_DEPTH; c++) issue_layer<Q>(geo, e, live, c, tid, ring + c * 7 * nthr, nthr);
+  }
+  for (int k = ltid; k < Q * P; k += nthr) s_B[k] = T.B[k];
+  for (int k = ltid; k < Q * Q; k += nthr) s_D[(k / Q) * SQ + k % Q] = T.D[k];
+  for (int k = ltid; k < Q; k += nthr) {
+    s_pts[k] = T.pts[k];
+    s_w[k] = T.w[k];
+  }
+  if (RECOMPUTE && live)
+    for (int k = tid; k < 24; k += Q2) s_xe[k] = xe[24 * e + k];
+  const int a = tid % Q, b = tid / Q;
+  const bool node = a < P && b < P; /* thread (a, b) also owns GLL column (a, b) */
+  int r_idx[P];
+#pragma unroll
+  for (int k = 0; k < P; k++) r_idx[k] = (live && node) ? dofs[e * P3 + k * P2 + b * P + a] : 0;
+  double u[Q]; /* the column at the points */
+  if (!INTERP) {
+#pragma unroll
+    for (int k = 0; k < P; k++) u[k] = live ? x[r_idx[k]] : 0.0;
+  } else {
+    double xk[P];
+#pragma unroll
+    for (int k = 0; k < P; k++) xk[k] = (live && node) ? x[r_idx[k]] : 0.0;
+    if (node) t_interp<P, Q>(T, xk, regA + b * SP + a, P * SP); /* regA[c][j][i] */
+  }
+  __syncthreads(); /* tables, xe, and regA */
+  if (INTERP) {
+    /* along r: regB[c][j][a] = sum_i B[a][i] regA[c][j][i] */
+    if (b < P) {
+      double Ba[P];
+      load_row<P>(s_B + a * P, 1, Ba);
+      contract_pass<P, Q, true>(Ba, Ba, regA + b * SP, P * SP, 1, regB + b * SQ + a, nullptr, P * SQ, nullptr,
+                                nullptr, 0);
+    }
+    __syncthreads();
+    /* along s: u[c] = sum_j B[b][j] regB[c][j][a] */
+    double Bb[P];
+    load_row<P>(s_B + b * P, 1, Bb);
+    contract_pass<P, Q, true>(Bb, Bb, regB + a, P * SQ, SQ, u, nullptr, 1, nullptr, nullptr, 0);
+  }
+  double r_A[Q];
+  if (!STIFF) {
+    if (!RECOMPUTE) async_wait<0>();
+#pragma unroll
+    for (int c = 0; c < Q; c++) r_A[c] = (RECOMPUTE ? point_wJ(s_xe, s_pts, s_w, a, b, c) : s_wJ[c * Q2 + tid]) * u[c];
+  } else {
+    constexpr int NR = RD ? Q : 1;
+    double Da[NR], Db[NR], DTa[NR], DTb[NR];
+#pragma unroll
+    for (int m = 0; m < Q; m++) {
+      if (RD) {
+        Da[RD ? m : 0] = s_D[a * SQ + m];
+        Db[RD ? m : 0] = s_D[b * SQ + m];
+        DTa[RD ? m : 0] = s_D[m * SQ + a];
+        DTb[RD ? m : 0] = s_D[m * SQ + b];
+      }
+      r_A[m] = 0;
+    }
+#pragma unroll
+    for (int c = 0; c < Q; c++) {
+      double g[7];
+      if (!RECOMPUTE) async_wait<GEO_DEPTH - 1>(); /* this thread's copies of layer c landed */
+      s_q[b * SQ + a] = u[c];
+      __syncthreads();
+      double qr, qs, qt = 0;
+      layer_grad<Q>(s_q, SQ, a, b, RD ? Da : s_D + a * SQ, RD ? Db : s_D + b * SQ, &qr, &qs);
+#pragma unroll
+      for (int m = 0; m < Q; m++) qt += T.D[c * Q + m] * u[m];
+      if (RECOMPUTE) {
+        point_geometry(s_xe, s_pts, s_w, a, b, c, g);
+      } else {
+#pragma unroll
+        for (int k = 0; k < 7; k++) g[k] = ring[((c % GEO_DEPTH) * 7 + k) * nthr];
+      }
+      double Gt;
+      apply_G(g, qr, qs, qt, &s_Gr[b * SQ + a], &s_Gs[b * SQ + a], &Gt);
+      r_A[c] += lambda * g[6] * u[c];
+#pragma unroll
+      for (int m = 0; m < Q; m++) r_A[m] += T.D[c * Q + m] * Gt;
+      __syncthreads();
+      if (!RECOMPUTE) /* slot c % GEO_DEPTH was read before the barrier */
+        issue_layer<Q>(geo, e, live, c + GEO_DEPTH, tid, ring + (c % GEO_DEPTH) * 7 * nthr, nthr);
+      r_A[c] += layer_grad_t<Q>(s_Gr, s_Gs, SQ, a, b, RD ? DTa : s_D + a, RD ? DTb : s_D + b, RD ? 1 : SQ);
+    }
+  }
+  if (!INTERP) {
+    if (live) {
+#pragma unroll
+      for (int k = 0; k < P; k++) atomicAdd(y + r_idx[k], r_A[k]);
+    }
+  } else {
+    /* back: regA[c][b][a] = r_A[c] (regA's last readers passed the barrier
+     * before the s pass) */
+#pragma unroll
+    for (int c = 0; c < Q; c++) regA[(c * Q + b) * Q + a] = r_A[c];
+    __syncthreads();
+    /* B^T along s: regB[c][j][a] = sum_qb B[qb][j] regA[c][qb][a] */
+    if (b < P) {
+      double BTj[Q];
+      load_row<Q>(s_B + b, P, BTj);
+      contract_pass<Q, Q, true>(BTj, BTj, regA + a, Q * Q, Q, regB + b * SQ + a, nullptr, P * SQ, nullptr, nullptr,
+                                0);
+    }
+    __syncthreads();
+    /* B^T along r, then along t (registers, constant tables), and scatter */
+    if (node && live) {
+      double BTi[Q], w[Q];
+      load_row<Q>(s_B + a, P, BTi);
+      contract_pass<Q, Q, true>(BTi, BTi, regB + b * SQ, P * SQ, 1, w, nullptr, 1, nullptr, nullptr, 0);
+#pragma unroll
+      for (int k = 0; k < P; k++) {
+        double s = 0;
+#pragma unroll
+        for (int c = 0; c < Q; c++) s += T.B[c * P + k] * w[c];
+        atomicAdd(y + r_idx[k], s);
+      }
+    }
+  }
+}
+
+/* ------------------------------------------- tiled BP1.0 (variant 5)
+ *
+ * Shared memory returns one 32-bit register per thread and cycle (a double
+ * costs a warp two wavefronts, whatever the addresses), so the staged BP1.0
+ * is bound by the values its passes read from shared memory. Here the
+ * passes along r and s and their transposes are tiled: a work item computes
+ * two outputs (two rows of B in registers) from every value it reads, and
+ * the c range is split in two halves so that the Q x Q threads still have
+ * work. Gather and the contraction along t as in the staged kernel; the
+ * last pass (B^T along r, then t) handles two GLL columns per item, with
+ * their dof indices read again from the (cached) dof map. */
+
+template <int P, int Q>
+struct tiled_smem {
+  static constexpr int NE = ne_of<Q>::value, SP = odd_stride(P), SQ = odd_stride(Q);
+  static constexpr int regA = Q * P * SP > Q * Q * Q ? Q * P * SP : Q * Q * Q;
+  static constexpr int regB = Q * P * SQ;
+  static constexpr int per_cell = regA + regB + Q * Q * Q;
+  static constexpr int tables = Q * P;
+  static constexpr int total = tables + NE * per_cell;
+};
+
+template <int P, int Q>
+__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value)
+tiled_mass_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
+                  const double *__restrict__ geo, double *__restrict__ y, const __grid_constant__ bp_tables<P, Q> T) {
+  using SM = tiled_smem<P, Q>;
+  constexpr int NE = SM::NE, SP = SM::SP, SQ = SM::SQ, P2 = P * P, P3 = P2 * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  constexpr int HQ = (Q + 1) / 2, HP = (P + 1) / 2; /* pairs of outputs */
+  extern __shared__ double smem[];
+  double *s_B = smem;
+  const int tid = threadIdx.x, el = threadIdx.y, nthr = Q2 * NE, ltid = tid + Q2 * el;
+  double *regA = smem + SM::tables + el * SM::per_cell, *regB = regA + SM::regA, *s_wJ = regB + SM::regB;
+  const int64_t e = (int64_t)blockIdx.x * NE + el;
+  const bool live = e < n_cells;
+#pragma unroll
+  for (int c = 0; c < Q; c++) async_copy8(s_wJ + c * Q2 + tid, geo + (live ? e * Q3 + c * Q2 + tid : 0), live);
+  async_commit();
+  for (int k = ltid; k < Q * P; k += nthr) s_B[k] = T.B[k];
+  {
+    /* gather and along t (as staged): regA[c][j][i] */
+    const int a = tid % Q, b = tid / Q;
+    if (a < P && b < P) {
+      double xk[P];
+#pragma unroll
+      for (int k = 0; k < P; k++) xk[k] = live ? x[dofs[e * P3 + k * P2 + b * P + a]] : 0.0;
+      t_interp<P, Q>(T, xk, regA + b * SP + a, P * SP);
+    }
+  }
+  __syncthreads();
+  /* along r: regB[c][j][a] = sum_i B[a][i] regA[c][j][i], items (a pair, j, c half) */
+  for (int it = tid; it < HQ * P * 2; it += Q2) {
+    const int p = it % HQ, j = (it / HQ) % P, h = it / (HQ * P), a0 = 2 * p, a1 = a0 + 1;
+    double B0[P], B1[P];
+    load_row<P>(s_B + a0 * P, 1, B0);
+    load_row<P>(s_B + (a1 < Q ? a1 : a0) * P, 1, B1); /* unused past the end */
+    contract_pass<P, Q, false>(B0, B1, regA + j * SP, P * SP, 1, regB + j * SQ + a0,
+                               a1 < Q ? regB + j * SQ + a1 : nullptr, P * SQ, nullptr, nullptr, h);
+  }
+  async_wait<0>(); /* w|J| of the cell: every thread's copies, visible after the barrier */
+  __syncthreads();
+  /* along s, times w|J|: regA[c][b][a] = wJ sum_j B[b][j] regB[c][j][a], items (b pair, a, c half) */
+  for (int it = tid; it < HQ * Q * 2; it += Q2) {
+    const int q = it % HQ, a = (it / HQ) % Q, h = it / (HQ * Q), b0 = 2 * q, b1 = b0 + 1;
+    double B0[P], B1[P];
+    load_row<P>(s_B + b0 * P, 1, B0);
+    load_row<P>(s_B + (b1 < Q ? b1 : b0) * P, 1, B1);
+    contract_pass<P, Q, false>(B0, B1, regB + a, P * SQ, SQ, regA + b0 * Q + a,
+                               b1 < Q ? regA + b1 * Q + a : nullptr, Q2, s_wJ + b0 * Q + a,
+                               s_wJ + (b1 < Q ? b1 : b0) * Q + a, h);
+  }
+  __syncthreads();
+  /* B^T along s: regB[c][j][a] = sum_b B[b][j] regA[c][b][a], items (j pair, a, c half) */
+  for (int it = tid; it < HP * Q * 2; it += Q2) {
+    const int q = it % HP, a = (it / HP) % Q, h = it / (HP * Q), j0 = 2 * q, j1 = j0 + 1;
+    double B0[Q], B1[Q];
+    load_row<Q>(s_B + j0, P, B0);
+    load_row<Q>(s_B + (j1 < P ? j1 : j0), P, B1);
+    contract_pass<Q, Q, false>(B0, B1, regA + a, Q2, Q, regB + j0 * SQ + a,
+                               j1 < P ? regB + j1 * SQ + a : nullptr, P * SQ, nullptr, nullptr, h);
+  }
+  __syncthreads();
+  /* B^T along r, then along t (constant tables), scatter: items (i pair, j) */
+  for (int it = tid; it < HP * P && live; it += Q2) {
+    const int q = it % HP, j = it / HP, i0 = 2 * q, i1 = i0 + 1;
+    double w0[Q], w1[Q];
+    {
+      double B0[Q], B1[Q];
+      load_row<Q>(s_B + i0, P, B0);
+      load_row<Q>(s_B + (i1 < P ? i1 : i0), P, B1);
+      contract_pass<Q, Q, true>(B0, B1, regB + j * SQ, P * SQ, 1, w0, w1, 1, nullptr, nullptr, 0);
+    }
+    const int *d = dofs + e * P3 + j * P;
+#pragma unroll
+    for (int k = 0; k < P; k++) {
+      double s0 = 0, s1 = 0;
+#pragma unroll
+      for (int c = 0; c < Q; c++) {
+        s0 += T.B[c * P + k] * w0[c];
+        s1 += T.B[c * P + k] * w1[c];
+      }
+      atomicAdd(y + __ldg(d + k * P2 + i0), s0);
+      if (i1 < P) atomicAdd(y + __ldg(d + k * P2 + i1), s1);
+    }
+  }
 }
 
 /* ---------------------------------------------------- geometry, misc */
@@ -418,16 +818,76 @@ typedef void (*bp_kernel_t)(int64_t, const int *, const double *, const double *
                             const double *, double, double *);
 
 struct launch_cfg {
-  bp_kernel_t fn;
+  bp_kernel_t fn;                                               /* layered kernels (variants 1, 2) */
+  void (*staged)(const feint_bp_gpu *, unsigned, dim3, size_t); /* staged kernels (variant 3) */
+  const void *kernel;                                           /* for the shared-memory attribute */
   dim3 block;
   int ne;
   size_t smem;
 };
 
+/* The tables from the host copy (layout of tab: B, Dq, points, weights). */
+template <int P, int Q>
+static void fill_tables(const double *h, bp_tables<P, Q> *T) {
+  std::copy(h, h + Q * P, T->B);
+  std::copy(h + Q * P, h + Q * P + Q * Q, T->D);
+  std::copy(h + Q * P + Q * Q, h + Q * P + Q * Q + Q, T->pts);
+  std::copy(h + Q * P + Q * Q + Q, h + Q * P + Q * Q + 2 * Q, T->w);
+}
+
+template <int P, int Q, int KIND, bool RC, bool RD>
+static void run_staged(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+  bp_tables<P, Q> T;
+  fill_tables(g->htab, &T);
+  staged_kernel<P, Q, KIND, RC, RD>
+      <<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->lambda, g->y, T);
+}
+
+/* rd (Dq in registers) only with stored factors. */
+template <int P, int Q>
+static void run_tiled(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+  bp_tables<P, Q> T;
+  fill_tables(g->htab, &T);
+  tiled_mass_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
+}
+
+template <int P, int Q, int KIND>
+static launch_cfg staged_cfg(bool rc, bool rd) {
+  constexpr bool RD_OK = KIND != FEINT_BP1_0;
+  launch_cfg c = {};
+  if (rc) {
+    c.staged = run_staged<P, Q, KIND, true, false>;
+    c.kernel = (const void *)staged_kernel<P, Q, KIND, true, false>;
+  } else if (rd && RD_OK) {
+    c.staged = run_staged<P, Q, KIND, false, RD_OK>;
+    c.kernel = (const void *)staged_kernel<P, Q, KIND, false, RD_OK>;
+  } else {
+    c.staged = run_staged<P, Q, KIND, false, false>;
+    c.kernel = (const void *)staged_kernel<P, Q, KIND, false, false>;
+  }
+  c.ne = ne_of<Q>::value;
+  c.block = dim3(Q * Q, c.ne);
+  c.smem = sizeof(double) * (rc ? staged_smem<P, Q, KIND, true>::total : staged_smem<P, Q, KIND, false>::total);
+  return c;
+}
+
 template <int N>
-static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch) {
+static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int variant) {
   constexpr int P = N + 1, Q = N + 2;
-  launch_cfg c;
+  if (variant == 5 && kind == FEINT_BP1_0 && !recompute) {
+    launch_cfg c = {};
+    c.staged = run_tiled<P, Q>;
+    c.kernel = (const void *)tiled_mass_kernel<P, Q>;
+    c.ne = ne_of<Q>::value;
+    c.block = dim3(Q * Q, c.ne);
+    c.smem = sizeof(double) * tiled_smem<P, Q>::total;
+    return c;
+  }
+  if (variant >= 3)
+    return kind == FEINT_BP3_5   ? staged_cfg<P, P, FEINT_BP3_5>(recompute, variant == 4)
+           : kind == FEINT_BP1_0 ? staged_cfg<P, Q, FEINT_BP1_0>(recompute, false)
+                                 : staged_cfg<P, Q, FEINT_BP3_0>(recompute, variant == 4);
+  launch_cfg c = {};
   if (kind == FEINT_BP3_5) {
     c.fn = recompute ? bp35_kernel<P, true, false>
                      : (prefetch ? bp35_kernel<P, false, true> : bp35_kernel<P, false, false>);
@@ -446,23 +906,29 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch) {
     c.block = dim3(Q * Q, c.ne);
     c.smem = sizeof(double) * (interp_smem<P, Q>::tables + c.ne * interp_smem<P, Q>::per_cell);
   }
+  c.kernel = (const void *)c.fn;
   return c;
 }
 
-/* Whether issuing the stored factors' loads early pays, as measured on the
- * H100 (10M dofs, t69 with FEINT_BENCH_VARIANTS=1): from N = 6 on for
- * BP3.5 and BP3.0 (N = 8: 60% vs 37% and 39% vs 21% of copy), where
- * fewer cells per block leave less work to hide the loads behind; at
- * smaller N it costs occupancy (BP3.5 N = 3..5: 62-68% vs 68-76%). BP1.0
- * holds all Q values of w|J| ahead: pays only while Q is small (N <= 3). */
-static bool prefetch_pays(feint_bp_kind kind, int N) { return kind == FEINT_BP1_0 ? N <= 3 : N >= 6; }
+/* The default kernel (variant 0): the fastest per kind, order and geometry
+ * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS="1 2 3 4
+ * 5", run 3 in src/backend/cuda/BP.md), as the digit at index N of the
+ * kind's string: mostly the staged kernels (3, 4 where Dq's rows in
+ * registers did not cost a block per SM), the layered ones at N = 1 and
+ * for some orders with recomputed geometry, the tiled BP1.0 at N = 13. */
+static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
+  static const char *const stored[3] = {"3223333333333533", "3144434333434444", "3244333333333443"};
+  static const char *const recomputed[3] = {"3133333333333333", "3331333333133111", "3113131333331113"};
+  if (N < 1 || N > FEINT_BP_MAX_ORDER) return 3; /* refused by get_cfg */
+  return (mode == FEINT_BP_GEO_STORED ? stored : recomputed)[kind][N] - '0';
+}
 
 static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
   bool rc = g->mode == FEINT_BP_GEO_RECOMPUTE;
-  const bool prefetch = g->variant == 2 || (g->variant == 0 && prefetch_pays(g->kind, g->P - 1));
+  const int v = g->variant ? g->variant : default_variant(g->kind, g->mode, g->P - 1);
   switch (g->P - 1) {
 #define BP_CASE(n) \
-  case n: *c = pick<n>(g->kind, rc, prefetch); break;
+  case n: *c = pick<n>(g->kind, rc, v == 2, v); break;
     BP_CASE(1) BP_CASE(2) BP_CASE(3) BP_CASE(4) BP_CASE(5) BP_CASE(6) BP_CASE(7) BP_CASE(8)
     BP_CASE(9) BP_CASE(10) BP_CASE(11) BP_CASE(12) BP_CASE(13) BP_CASE(14) BP_CASE(15)
 #undef BP_CASE
@@ -470,7 +936,7 @@ static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
   }
   if (c->smem > 48 * 1024)
     BP_CALL("BP kernel: shared memory limit",
-            cudaFuncSetAttribute((const void *)c->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
+            cudaFuncSetAttribute(c->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
   return FEINT_OK;
 }
 
@@ -480,7 +946,10 @@ static int launch(feint_bp_gpu *g) {
   BP_CALL("BP apply: zero y", cudaMemsetAsync(g->y, 0, sizeof(double) * g->n_dofs));
   int64_t blocks = (g->n_cells + c.ne - 1) / c.ne;
   if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "BP apply: too many cells");
-  c.fn<<<(unsigned)blocks, c.block, c.smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->tab, g->lambda, g->y);
+  if (c.staged)
+    c.staged(g, (unsigned)blocks, c.block, c.smem);
+  else
+    c.fn<<<(unsigned)blocks, c.block, c.smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->tab, g->lambda, g->y);
   BP_CALL("BP apply: kernel launch", cudaGetLastError());
   return FEINT_OK;
 }
@@ -495,6 +964,7 @@ extern "C" void feint_bp_gpu_destroy(feint_bp_gpu *g) {
   cudaFree(g->tab);
   cudaFree(g->x);
   cudaFree(g->y);
+  free(g->htab);
   free(g);
 }
 
@@ -525,6 +995,8 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
   std::copy(op->qwts, op->qwts + Q, tab.begin() + Q * P + Q * Q + Q);
   FEINT_CALL(dalloc((void **)&g->tab, sizeof(double) * nt, "tables"));
   BP_CALL("BP upload tables", cudaMemcpy(g->tab, tab.data(), sizeof(double) * nt, cudaMemcpyHostToDevice));
+  FEINT_CALL(feint_malloc((size_t)nt, sizeof(double), &g->htab, "BP tables"));
+  std::copy(tab.begin(), tab.end(), g->htab);
   FEINT_CALL(dalloc((void **)&g->x, sizeof(double) * g->n_dofs, "x"));
   FEINT_CALL(dalloc((void **)&g->y, sizeof(double) * g->n_dofs, "y"));
   if (g->mode == FEINT_BP_GEO_STORED) {
@@ -601,8 +1073,8 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
 }
 
 extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
-  if (variant < 0 || variant > 2)
-    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0, 1 or 2)", variant);
+  if (variant < 0 || variant > 5)
+    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 5)", variant);
   g->variant = variant;
   launch_cfg c;
   return get_cfg(g, &c);

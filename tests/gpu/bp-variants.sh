@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Build-check-measure on the GPU machine for the BP kernels (issue 4; not a
+# test; src/backend/cuda/BP.md records what it printed). Steps:
+#   agree   t602: every kernel variant against the CPU reference, N = 1..15
+#   target  t69 on the large mesh, N = 3..8 (the issue's targets), every
+#           variant ("1 2 3 4 5" or $BP_VARIANTS)
+#   small   t69 on the 4096-cell mesh, N = 1..15, default + variants
+#   large   t69 on the large mesh, N = 1..15, default + variants
+#   ncu     Nsight Compute on each N of $BP_NCU_N (default 7), large mesh,
+#           the stored-factor kernels of the variants $BP_VARIANTS
+#   suite   the GPU test scripts (tests/gpu/t*.sh)
+# Writes under ${OUT:-/tmp/bp-variants}; each step has its own time limit so
+# that a slow one leaves the others' results.
+# Usage: BUILD=<dir> bash tests/gpu/bp-variants.sh [steps...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+O=${OUT:-/tmp/bp-variants}
+V=${BP_VARIANTS:-1 2 3 4 5}
+mkdir -p "$O"
+steps=${*:-agree target}
+nvidia-smi > "$O/device.txt" 2>&1
+bench() { # file, time limit, env assignments...
+  local f=$1 t=$2
+  shift 2
+  env FEINT_BENCH_REPS=${BP_REPS:-15} "$@" timeout "$t" "$B/tests/t69-bp-bench" > "$O/$f" 2>&1
+}
+for s in $steps; do
+  t0=$(date +%s)
+  case $s in
+    agree) FEINT_GPU_TESTS=1 timeout 120 "$B/tests/t602-bp-gpu" > "$O/agree.txt" 2>&1 ;;
+    target) bench target.txt 140 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 FEINT_BENCH_VARIANTS="$V" ;;
+    small) bench small.txt 90 FEINT_BENCH_LARGE=0 FEINT_BENCH_VARIANTS="$V" ;;
+    large) bench large.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_VARIANTS="$V" ;;
+    ncu)
+      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+      [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
+      # FEINT_BENCH_REPS=1: a warm-up and one timed launch per stored-factor
+      # row, both profiled
+      for n in ${BP_NCU_N:-7}; do
+        FEINT_BENCH_REPS=1 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=$n FEINT_BENCH_NMAX=$n \
+          FEINT_BENCH_VARIANTS="$V" timeout 60 "$ncu" -k regex:'staged|interp|bp35|tiled' \
+          --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
+          --metrics dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active \
+          "$B/tests/t69-bp-bench" > "$O/ncu-$n.txt" 2>&1
+      done ;;
+    suite) FEINT_GPU_TESTS=1 timeout 200 bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
+  esac
+  echo "$s: rc $? in $(($(date +%s) - t0)) s" >> "$O/steps.txt"
+done
+cat "$O/steps.txt"
