@@ -3,7 +3,8 @@
 # agrees with --backend cpu on the matrix, the element matrices, the load
 # and the residual: coefficients per point (a nodal kappa on twisted,
 # non-affine prisms and on tetrahedra) and per cell (constant kappa on
-# tetrahedra: the reference-matrix path). A vector form falls back to the
+# tetrahedra: the reference-matrix path), with Neumann and Robin terms
+# (facet integrals on the GPU). A vector form falls back to the
 # cpu under auto, saying why.
 source "$(dirname "$0")/../cli/lib.sh"
 n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
@@ -33,20 +34,24 @@ cases=(
   "$(data twisted_prism.geo) 0 3 1+x*y"
   "$(data twisted_prism.geo) 0 6 1+x*y"
   "$(geo prismcube.geo) 0.5 2 1+z"
+  "$(geo cube.geo) 0.5 3 1+x*x bc"
+  "$(geo prismcube.geo) 0.5 3 1+z bc"
 )
 for spec in "${cases[@]}"; do
   set -- $spec
   size=""; [ "$2" != 0 ] && size=", size: $2"
+  bc=""; [ "${5:-}" = bc ] && bc='boundary: [{group: left, neumann: "y + z"}, {group: boundary, robin: {alpha: "1 + x", value: 2}}]'
   cat > "$WORK/h.yaml" <<EOF
 mesh: {file: $1$size}
 space: {order: $3}
 physics: {kind: helmholtz, kappa: "$4", lambda: 2, source: "sin(x) + y"}
 state: {u: "x*y - z"}
 output: {element_matrices: true}
+$bc
 EOF
   "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/cpu.h5" --backend cpu
   "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/gpu.h5" --backend cuda
-  compare "$WORK/cpu.h5" "$WORK/gpu.h5" "$(basename "$1") P$3 kappa=$4"
+  compare "$WORK/cpu.h5" "$WORK/gpu.h5" "$(basename "$1") P$3 kappa=$4 ${5:-}"
 done
 # auto picks the GPU for a scalar form and the cpu, saying why, for elasticity
 "$FEINT" run "$WORK/h.yaml" -o "$WORK/auto.h5" 2> "$WORK/note" > /dev/null

@@ -2331,9 +2331,17 @@ extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_inde
 
 /* ----------------------------------------------------------- timing API */
 
+/* The hooks below read this backend's own state: not the element-matrix
+ * backend's, which is also named "cuda" (src/backend/elmat_backend.c). */
+static int check_fused(const feint_backend *b) {
+  if (!b || b->destroy != cuda_destroy)
+    return feint_error_set(FEINT_ERR_INPUT, "not the cuda backend's fused kernels");
+  return FEINT_OK;
+}
+
 extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   memset(st, 0, sizeof *st);
-  if (!b || !b->name || strcmp(b->name, "cuda")) return feint_error_set(FEINT_ERR_INPUT, "not a cuda backend");
+  FEINT_CALL(check_fused(b));
   const cuda_data *d = (const cuda_data *)b->data;
   st->last_kernel_ms = d->last_ms;
   st->n_colors = d->n_colors;
@@ -2357,7 +2365,7 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
 }
 
 extern "C" int feint_cuda_set_variant(feint_backend *b, int variant) {
-  if (!b || !b->name || strcmp(b->name, "cuda")) return feint_error_set(FEINT_ERR_INPUT, "not a cuda backend");
+  FEINT_CALL(check_fused(b));
   if (variant < 0 || variant > 3) return feint_error_set(FEINT_ERR_INPUT, "CUDA kernel variant %d (0..3)", variant);
   ((cuda_data *)b->data)->variant = variant;
   return FEINT_OK;
@@ -2375,7 +2383,7 @@ static int cmp_float(const void *a, const void *b) {
 extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int reps,
                                          feint_cuda_paper_stats *st) {
   memset(st, 0, sizeof *st);
-  if (!b || !b->name || strcmp(b->name, "cuda")) return feint_error_set(FEINT_ERR_INPUT, "not a cuda backend");
+  FEINT_CALL(check_fused(b));
   cuda_data *d = (cuda_data *)b->data;
   const feint_problem *p = b->problem;
   const kparams &P = d->P;
