@@ -3,8 +3,9 @@
 // extruded in 2 layers with Recombine (prisms), then extruded again without
 // layers (a volume Gmsh fills with tetrahedra), so tetrahedra and prisms
 // share the triangles on z = 0.5. A mixed mesh of two blocks (mesh.h).
-// Physical volume "domain" (no boundary groups: feint takes no boundary
-// conditions on 3D mixed meshes in this version).
+// Physical volume "domain", surfaces "boundary" (all six sides: triangles
+// and quadrilaterals) and "left" (x = 0: quadrilaterals below z = 0.5,
+// triangles above).
 lc = 0.25;
 Point(1) = {0, 0, 0, lc};
 Point(2) = {1, 0, 0, lc};
@@ -19,3 +20,7 @@ Plane Surface(1) = {1};
 a[] = Extrude {0, 0, 0.5} { Surface{1}; Layers{2}; Recombine; };
 b[] = Extrude {0, 0, 0.5} { Surface{a[0]}; };
 Physical Volume("domain") = {a[1], b[1]};
+eps = 1e-6;
+s[] = Abs(CombinedBoundary{ Volume{a[1], b[1]}; }); // not the shared interior faces
+Physical Surface("boundary") = s[];
+Physical Surface("left") = Surface In BoundingBox {-eps, -eps, -eps, eps, 1 + eps, 1 + eps};

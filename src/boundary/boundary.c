@@ -358,11 +358,16 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
 }
 
 /* The facet shapes (vertex counts) of the region: one, or triangles and
- * quadrilaterals on prism meshes. */
+ * quadrilaterals when rows of 4 (mesh.h) may hold triangles (a block of
+ * prisms or tetrahedra: prism meshes, 3D mixed meshes). */
 static int facet_shapes(const feint_mesh *m, int shapes[2]) {
-  shapes[0] = m->cell_type == FEINT_CELL_PRISM ? 3 : m->nv_facet;
+  int triangles = 0;
+  for (int b = 0; b < m->n_blocks; b++)
+    triangles |= m->blocks[b].cell_type == FEINT_CELL_PRISM || m->blocks[b].cell_type == FEINT_CELL_TETRAHEDRON;
+  const int both = m->nv_facet == 4 && triangles;
+  shapes[0] = both ? 3 : m->nv_facet;
   shapes[1] = 4;
-  return m->cell_type == FEINT_CELL_PRISM ? 2 : 1;
+  return both ? 2 : 1;
 }
 
 /* A site candidate: the column dof and where its site number goes. */
@@ -510,11 +515,6 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, cons
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
-  char block_shapes[128];
-  if (c->n_boundary > 0 && feint_mesh_is_mixed(m) && m->dim == 3) /* facets not read (mesh.h) */
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: boundary conditions on 3D mixed meshes (%s) are not supported in this version",
-                           c->boundary[0].where, feint_mesh_shapes(m, block_shapes, sizeof block_shapes));
   feint_boundary_conditions *bc = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
   bc->space = s;

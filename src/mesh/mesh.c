@@ -704,6 +704,14 @@ static int facet_gtype_ok(int cell_gtype, int dim, int type) {
   }
 }
 
+/* Facet Gmsh type `type` is a face of some region cell type met (the union
+ * of the blocks' face types: a 3D mixed mesh may have both). */
+static int facet_type_met(const reader *r, int dim, int type) {
+  for (int t = 2; t <= 6; t++)
+    if (r->cells_of[t].n && facet_gtype_ok(t, dim, type)) return 1;
+  return 0;
+}
+
 /* The region cells block by block (Gmsh type order) into r->cells, rows of
  * the widest block's vertex count (padded with -1), and the block table. */
 static int gather_blocks(reader *r) {
@@ -738,9 +746,10 @@ static int gather_blocks(reader *r) {
 static int read_facets(reader *r) {
   feint_mesh *m = r->m;
   int D = m->dim;
-  const int hex = r->cell_gtype == 5, prism = r->cell_gtype == 6;
-  /* rows of nvf entries: on prism meshes triangles (3 nodes) padded with ROW_PAD */
-  int fdim = D - 1, nvf = hex || prism ? 4 : D == 3 ? 3 : 2;
+  /* quadrilateral facets (hexahedra or prisms met): rows of 4, triangles padded with ROW_PAD */
+  const int quads = D == 3 && (r->cells_of[5].n || r->cells_of[6].n);
+  const int triangles = D == 3 && (r->cells_of[4].n || r->cells_of[6].n);
+  int fdim = D - 1, nvf = quads ? 4 : D == 3 ? 3 : 2;
   m->nv_facet = nvf;
   FEINT_CALL(feint_calloc((size_t)m->n_groups + 1, sizeof *m->facet_offsets, &m->facet_offsets,
                           "mesh facet offsets"));
@@ -753,8 +762,7 @@ static int read_facets(reader *r) {
       const entity_info *E = find_entity(r, G->dim, r->gent[k]);
       if (E) G->n_elements += E->count;
     }
-    /* 3D mixed meshes: facets not read (no boundary conditions) */
-    if (G->dim == fdim && !(D == 3 && r->n_cell_gtypes > 1)) {
+    if (G->dim == fdim) {
       for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1]; k++) {
         entity_elements e;
         int st = entity_elements_get(r, fdim, r->gent[k], &e);
@@ -767,13 +775,14 @@ static int read_facets(reader *r) {
           size_t ne = e.etags_n[t];
           if ((st = type_lookup(r, e.types[t], &T))) break;
           if (T->dim != fdim || ne == 0) continue;
-          if (!facet_gtype_ok(r->cell_gtype, D, T->type)) {
+          if (!facet_type_met(r, D, T->type)) {
             st = feint_error_set(
                 FEINT_ERR_INPUT,
                 "%smesh %s: physical group '%s' (dimension %d) contains %s elements (Gmsh type "
                 "%d, \"%s\"); facets must be first-order %s",
                 r->pre, r->path, G->name, G->dim, T->friendly, T->type, T->name,
-                hex ? "quadrilaterals" : prism ? "triangles or quadrilaterals" : D == 3 ? "triangles" : "lines");
+                quads && triangles ? "triangles or quadrilaterals" : quads ? "quadrilaterals"
+                : D == 3 ? "triangles" : "lines");
             break;
           }
           const int nn = T->type == 3 ? 4 : T->type == 2 ? 3 : 2;

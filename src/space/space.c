@@ -319,8 +319,8 @@ int feint_space_facet_dofs(const feint_space *s, const int64_t *nodes, int64_t *
   const feint_mesh *m = s->mesh;
   const int nvf = m->dim, per_edge = s->order - 1;
   const feint_cell_type fc = m->dim == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_SEGMENT;
-  if (feint_mesh_is_mixed(m) && m->dim == 3) /* facets of triangles and quadrilaterals: not read (mesh.h) */
-    return feint_error_set(FEINT_ERR_INPUT, "boundary conditions on 3D mixed meshes are not supported in this version");
+  if (feint_mesh_is_mixed(m) && m->dim == 3) /* feint_space_facets looks them up through their cells */
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: facet dofs of a 3D mixed mesh need feint_space_facets");
   if (!s->vertex_dof) /* hexahedra: quadrilateral facets, dofs numbered by the BP map */
     return feint_error_set(FEINT_ERR_INPUT, "boundary conditions on %s meshes are not supported in this version",
                            feint_cell_name(m->cell_type));

@@ -147,6 +147,30 @@ def check_flux(path, *wants):
         print(f"flux component {c}: {s:.15g} (expected {w})")
 
 
+def check_cube_moment(path, group, g, u):
+    """The Neumann load b of the constant g on group 'boundary' (the six
+    faces of the unit cube) or 'left' (x = 0) against the interpolant of
+    the polynomial u (exact in the facet space) equals g int u over the
+    group (tensor Gauss rule per face): fails when a facet's dofs are read
+    in the wrong orientation or from the wrong cell."""
+    f = h5py.File(path, "r")
+    b, x = f["rhs"][:], f["dofs/coordinates"][:]
+    fu = lambda X, Y, Z: eval(u, {"x": X, "y": Y, "z": Z, "np": np}) + 0 * X
+    t, w = np.polynomial.legendre.leggauss(8)
+    S, T = np.meshgrid(0.5 * (t + 1), 0.5 * (t + 1), indexing="ij")
+    W = np.outer(0.5 * w, 0.5 * w)
+    faces = [(0, 0.0)] if group == "left" else [(d, c) for d in range(3) for c in (0.0, 1.0)]
+    want = 0.0
+    for d, c in faces:
+        P = [S, T]
+        P.insert(d, np.full_like(S, c))
+        want += float(g) * (W * fu(*P)).sum()
+    got = b @ fu(x[:, 0], x[:, 1], x[:, 2])
+    if abs(got - want) > 1e-11 * max(1, abs(want)):
+        fail(f"{path}: load . ({u}) on {group} is {got!r}, expected {want!r}")
+    print(f"load . ({u}) on {group}: {got:.15g} (expected {want:.15g})")
+
+
 def check_components(path, free_component):
     """A list with a null item: that component stays free."""
     f = h5py.File(path, "r")
@@ -167,4 +191,4 @@ if __name__ == "__main__":
     check, *args = sys.argv[1:]
     {"dirichlet": check_dirichlet, "mixed": lambda *a: check_mixed(mixed_exact, *a),
      "mixed-cube": lambda *a: check_mixed(mixed_cube_exact, *a), "flux": check_flux,
-     "components": check_components}[check](*args)
+     "components": check_components, "cube-moment": check_cube_moment}[check](*args)

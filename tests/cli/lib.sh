@@ -71,6 +71,27 @@ EOF
   solution_mass_pair x.yaml "x$2-$3"
 }
 
+# mixed_cube_pair MESHFILE ORDER SIZE REFINE: on a unit cube with groups
+# "left" (x = 0) and "boundary", Dirichlet on left and the exact flux on
+# the whole boundary (the Dirichlet entry constrains the left face's dofs):
+# u = cos(pi x/2) sin(pi y) sin(pi z), whose outward flux on every face but
+# x = 0 is (2x-1) u_x + (2y-1) u_y + (2z-1) u_z (nonzero on x = 1; see
+# bc_checks.py mixed_cube_exact); prints "mixed.h5,mass.h5" for
+# bc_checks.py mixed-cube.
+mixed_cube_pair() {
+  local UX="-pi/2*sin(pi*x/2)*sin(pi*y)*sin(pi*z)" UY="pi*cos(pi*x/2)*cos(pi*y)*sin(pi*z)"
+  local UZ="pi*cos(pi*x/2)*sin(pi*y)*cos(pi*z)"
+  write_case x.yaml <<EOF
+mesh: {file: $1, size: $3, refine: $4}
+space: {order: $2}
+physics: {kind: poisson, source: "9*pi^2/4*cos(pi*x/2)*sin(pi*y)*sin(pi*z)"}
+boundary:
+  - {group: boundary, neumann: "(2*x-1)*$UX + (2*y-1)*$UY + (2*z-1)*$UZ"}
+  - {group: left, dirichlet: "sin(pi*y)*sin(pi*z)"}
+EOF
+  solution_mass_pair x.yaml "x$2-$3-$4"
+}
+
 # robin_pair ORDER SIZE ALPHA [MESHFILE]: Poisson with u = sin(pi x)
 # sin(pi y) + x and Robin data alpha (du/dn) + alpha u = alpha G, G = u +
 # (du/dn) / alpha, on every side of the unit square (square.geo unless

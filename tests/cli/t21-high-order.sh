@@ -37,26 +37,9 @@ for p in 1 2 3 4; do
   $PY "$ROOT/tests/cli/fe_checks.py" convergence $p "${pairs[@]}"
 done
 
-# P3 tetrahedra, Dirichlet on x = 0 and the exact flux on the other faces:
-# u = cos(pi x/2) sin(pi y) sin(pi z), whose outward flux on every face but
-# x = 0 is (2x-1) u_x + (2y-1) u_y + (2z-1) u_z (nonzero on x = 1; see
-# bc_checks.py mixed_cube_exact). The Neumann entry covers the whole
-# boundary; the Dirichlet entry constrains the left face's dofs.
-UX="-pi/2*sin(pi*x/2)*sin(pi*y)*sin(pi*z)"
-UY="pi*cos(pi*x/2)*cos(pi*y)*sin(pi*z)"
-UZ="pi*cos(pi*x/2)*sin(pi*y)*cos(pi*z)"
-mixed_cube() { # refine
-  write_case x.yaml <<EOF
-mesh: {file: $(geo cube.geo), size: 1.0, refine: $1}
-space: {order: 3}
-physics: {kind: poisson, source: "9*pi^2/4*cos(pi*x/2)*sin(pi*y)*sin(pi*z)"}
-boundary:
-  - {group: boundary, neumann: "(2*x-1)*$UX + (2*y-1)*$UY + (2*z-1)*$UZ"}
-  - {group: left, dirichlet: "sin(pi*y)*sin(pi*z)"}
-EOF
-  solution_mass_pair x.yaml "x$1"
-}
-t=(); for r in 0 1 2; do t+=("$(mixed_cube $r)"); done
+# P3 tetrahedra, Dirichlet on x = 0 and the exact flux on the other faces
+# (lib.sh mixed_cube_pair).
+t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "$(geo cube.geo)" 3 1.0 $r)"); done
 $PY "$ROOT/tests/cli/bc_checks.py" mixed-cube 3 "${t[@]}"
 
 # Neumann loads through the face-interior dofs of P4..P6 facets (several

@@ -14,8 +14,15 @@
 #    Dirichlet + Neumann and Robin on the 2D mixed mesh converge at p+1;
 #  - the padded element matrices and cell dof map (-1 past a narrower
 #    block's dofs) assemble to the exported CSR matrix;
-#  - bad input: order 3 with quadrilaterals, order 8, the cuda backend, boundary conditions on 3D mixed
-#    meshes, the BP operators.
+#  - boundary conditions on the 3D mixed meshes (facets of triangles and
+#    quadrilaterals, each read from its cell's block): the Neumann load of
+#    a constant g against a polynomial of degree p equals g int u over the
+#    whole boundary and over x = 0 (p = 1, 2; tetrahedra + prisms 3); the
+#    Robin matrix on x = 0 sums to alpha, its load to alpha G; Dirichlet on
+#    x = 0 with the exact flux elsewhere converges at p+1 (p = 1, 2;
+#    tetrahedra + prisms 3);
+#  - bad input: order 3 with quadrilaterals, order 8, the cuda backend, the
+#    BP operators.
 source "$(dirname "$0")/lib.sh"
 data() { echo "$ROOT/tests/data/$1"; }
 run() { "$FEINT" run --quiet "$@"; }
@@ -108,6 +115,33 @@ done
 t=(); for r in 0 1 2; do t+=("$(manufactured_pair mixedcube.geo 3 1 c3-$r 3 $r 0.5)"); done
 echo -n "tetrahedra + prisms p3: "; check convergence 3 k=0.5 "${t[@]}"
 
+# boundary conditions on the 3D mixed meshes (groups "boundary", "left")
+BC="$PY $ROOT/tests/cli/bc_checks.py"
+polys=("" "1 + 2*x - y + z" "x*x - y*z + 2*x*y" "x*x - y*z + 2*x*y + z**3*(x+1) - x*y*z")
+for mesh in "${meshes[1]}" "${meshes[2]}"; do
+  orders="1 2"; [ "$mesh" = "${meshes[2]}" ] && orders="1 2 3"
+  for p in $orders; do
+    for group in boundary left; do
+      run "$WORK/m.yaml" -o "$WORK/n.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson \
+        --set "boundary=[{group: $group, neumann: 2.5}]"
+      echo -n "$(basename "$mesh") p$p Neumann: "; $BC cube-moment "$WORK/n.h5" $group 2.5 "${polys[$p]}"
+    done
+    run "$WORK/m.yaml" -o "$WORK/r1.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson \
+      --set "boundary=[{group: left, robin: {alpha: 1.5, value: 2}}]"
+    run "$WORK/m.yaml" -o "$WORK/r0.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson
+    echo -n "$(basename "$mesh") p$p "; $PY "$ROOT/tests/cli/robin_checks.py" sum "$WORK/r1.h5" "$WORK/r0.h5" 1.5 3
+  done
+done
+for p in 1 2; do
+  t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[1]}" $p 0.5 $r)"); done
+  echo -n "Dirichlet/Neumann, hexahedra + prisms p$p: "; $BC mixed-cube $p "${t[@]}"
+  # P1 needs one refinement more (as above)
+  t=(); for r in $((2 - p)) $((3 - p)) $((4 - p)); do t+=("$(mixed_cube_pair "${meshes[2]}" $p 0.5 $r)"); done
+  echo -n "Dirichlet/Neumann, tetrahedra + prisms p$p: "; $BC mixed-cube $p "${t[@]}"
+done
+t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[2]}" 3 1 $r)"); done
+echo -n "Dirichlet/Neumann, tetrahedra + prisms p3: "; $BC mixed-cube 3 "${t[@]}"
+
 # bad input
 expect_bad "order 3 on a mixed mesh with quadrilaterals" \
   "space.order 3 is not supported on mixed meshes with quadrilaterals or hexahedra \(triangle \+ quadrilateral cells in .*mixed_square.geo; orders 1 and 2\): .*node families" \
@@ -118,9 +152,6 @@ expect_bad "order 8 on tetrahedra + prisms" \
 expect_bad "cuda on a mixed mesh" \
   "the cuda backend assembles meshes of one cell shape; this mixed mesh \(tetrahedron \+ prism\) runs on the cpu backend" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[2]}" --backend cuda
-expect_bad "boundary conditions on a 3D mixed mesh" \
-  "boundary conditions on 3D mixed meshes \(hexahedron \+ prism\) are not supported" \
-  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[1]}" --set 'boundary=[{group: domain, dirichlet: 0}]'
 write_case op.yaml <<EOF
 mesh: {file: ${meshes[1]}}
 space: {order: 1}

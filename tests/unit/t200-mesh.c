@@ -425,10 +425,37 @@ static void test_errors(void) {
   feint_mesh_destroy(m);
 }
 
+/* Facets of a 3D mixed unit cube: rows of 4, the groups "boundary" (the
+ * six faces, triangles and quadrilaterals) and "left" (x = 0) measure 6
+ * and 1, every left facet lies on x = 0. */
+static void mixed_facets(const char *path) {
+  feint_mesh *m = read_ok(path, 0, NULL, 0);
+  if (!m) return;
+  const int gb = feint_mesh_find_group(m, "boundary", 2), gl = feint_mesh_find_group(m, "left", 2);
+  CHECK(feint_mesh_is_mixed(m) && m->nv_facet == 4 && gb >= 0 && gl >= 0, "%s: rows of %d, groups %d %d", path,
+        m->nv_facet, gb, gl);
+  if (gb >= 0 && gl >= 0) {
+    CHECK_CLOSE(facet_measure(m, gb), 6.0, 1e-12);
+    CHECK_CLOSE(facet_measure(m, gl), 1.0, 1e-12);
+    int64_t shapes[5] = {0}, off = 0;
+    for (int64_t f = m->facet_offsets[gb]; f < m->facet_offsets[gb + 1]; f++) shapes[feint_mesh_facet_nv(m, f)]++;
+    CHECK(shapes[3] > 0 && shapes[4] > 0 && shapes[3] + shapes[4] == m->groups[gb].n_elements,
+          "%s: %lld triangles + %lld quadrilaterals of %lld elements", path, (long long)shapes[3],
+          (long long)shapes[4], (long long)m->groups[gb].n_elements);
+    for (int64_t f = m->facet_offsets[gl]; f < m->facet_offsets[gl + 1]; f++)
+      for (int i = 0; i < feint_mesh_facet_nv(m, f); i++) off += fabs(m->x[m->facets[f * 4 + i]]) > 0;
+    CHECK(off == 0, "%s: %lld left facet vertices off x = 0", path, (long long)off);
+    printf("  %s: facets %lld triangles + %lld quadrilaterals on the boundary\n", path, (long long)shapes[3],
+           (long long)shapes[4]);
+  }
+  feint_mesh_destroy(m);
+}
+
 /* Mixed meshes: one block per shape in Gmsh type order, cells numbered
  * block after block, rows padded with -1 past a block's vertices; the
  * same from a .geo and from its MSH 2.2 file (repeated elements). 3D mixed
- * meshes read no facets. */
+ * meshes read their facets in rows of 4, triangles padded with -1
+ * (mixed_facets). */
 static void test_mixed(void) {
   const char *path22 = tpath("mixed22.msh");
   CHECK(!sh("gmsh -2 -format msh22 -o %s %s", path22, "tests/data/mixed_square.geo"), "gmsh mixed_square");
@@ -462,13 +489,13 @@ static void test_mixed(void) {
     CHECK(fabs(st.volume - 1) < 1e-12 && st.n_inverted == 0, "%s: volume %.15g", files[k], st.volume);
     if (k < 2 && cells2d < 0) cells2d = m->n_cells;
     if (k < 2) CHECK(m->n_cells == cells2d, "%s: %lld cells, as the .geo", files[k], (long long)m->n_cells);
-    if (k == 2)
-      CHECK(m->facet_offsets[m->n_groups] == 0, "%s: facets read on a 3D mixed mesh", files[k]);
     char shapes[128];
     printf("  %s: %lld cells (%s), volume %.15g\n", files[k], (long long)m->n_cells,
            feint_mesh_shapes(m, shapes, sizeof shapes), st.volume);
     feint_mesh_destroy(m);
   }
+  mixed_facets("tests/data/hex_prism_cube.geo");
+  mixed_facets("cases/mixedcube.geo");
 }
 
 int main(void) {
