@@ -13,9 +13,11 @@
  *
  * Facets are segments (2D), triangles (tetrahedra), quadrilaterals
  * (hexahedra) or both (prisms: triangles on top and bottom, quadrilaterals
- * on the sides; mesh.h); their dofs and the node order of their basis come
- * from feint_space_facets (space.h), which on hexahedra and prisms reads
- * them from the cell holding the facet, in the dof map's face frame.
+ * on the sides; 3D mixed meshes: the faces of all their blocks; mesh.h);
+ * their dofs and the node order of their basis come from
+ * feint_space_facets (space.h), which on hexahedra, prisms and 3D mixed
+ * meshes reads them from the cell holding the facet, in the dof map's face
+ * frame.
  *
  * Dirichlet (`dirichlet: VALUE` or `[V0, V1, V2]`): constrains every dof
  * of the group's facets (vertex dofs, for order > 1 the dofs of the

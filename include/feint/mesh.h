@@ -5,9 +5,8 @@
  * top-dimensional and physical-group elements), the cells of the region
  * (triangles and quadrilaterals in 2D, tetrahedra, hexahedra and prisms in
  * 3D; first-order geometry), the physical groups, and for each physical
- * group of dimension dim-1 its facets (as vertex lists; on prism meshes
- * triangles and quadrilaterals, see facets below; none on 3D mixed
- * meshes).
+ * group of dimension dim-1 its facets (as vertex lists; on prism and 3D
+ * mixed meshes triangles and quadrilaterals, see facets below).
  *
  * Blocks: the region's cells are grouped by shape, one block per cell type
  * present (a mixed mesh has several: triangles + quadrilaterals, or
@@ -67,9 +66,11 @@ typedef struct {
   /* Facets of each (dim-1)-dimensional physical group: facet_offsets[g] ..
    * facet_offsets[g+1] index rows of facets (n x nv_facet node indices).
    * nv_facet is the row width: 2 (segments, 2D), 3 (triangles, tetrahedral
-   * meshes) or 4 (quadrilaterals, cyclic: hexahedral meshes; prism meshes,
-   * whose facets mix triangles and quadrilaterals: a triangle's row ends
-   * with -1). feint_mesh_facet_nv gives a row's vertex count. */
+   * meshes) or 4 (quadrilaterals, cyclic: hexahedral meshes; prism meshes
+   * and 3D mixed meshes with prisms or hexahedra, whose facets may mix
+   * triangles and quadrilaterals: a triangle's row ends with -1; the facet
+   * types allowed are the faces of the blocks' shapes).
+   * feint_mesh_facet_nv gives a row's vertex count. */
   int64_t *facet_offsets;  /* n_groups + 1 */
   int nv_facet;
   int64_t *facets;
@@ -99,7 +100,7 @@ typedef struct {
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);
 void feint_mesh_destroy(feint_mesh *mesh);
 
-/* Vertices of facet f: nv_facet, or 3 for a triangle of a prism mesh. */
+/* Vertices of facet f: nv_facet, or 3 for a triangle in rows of 4 (prism and 3D mixed meshes). */
 static inline int feint_mesh_facet_nv(const feint_mesh *mesh, int64_t f) {
   return mesh->nv_facet == 4 && mesh->facets[f * 4 + 3] < 0 ? 3 : mesh->nv_facet;
 }

@@ -55,7 +55,8 @@
  * Gauss-Lobatto nodes of the shapes still coincide on shared edges and
  * faces. Boundary conditions work on 2D mixed meshes (vertex and edge
  * dofs of the boundary lines: edge_ptr / edge_upper as above, no face
- * lookup); 3D mixed meshes have no facets (mesh.h) and refuse them. */
+ * lookup) and on 3D mixed meshes, whose triangle and quadrilateral facets
+ * feint_space_facets reads from the cell holding them (below). */
 #ifndef FEINT_SPACE_H
 #define FEINT_SPACE_H
 
@@ -136,7 +137,8 @@ int feint_space_facet_dofs(const feint_space *space, const int64_t *nodes, int64
  *             GLL tensor basis on hexahedra, the equispaced one (triangle
  *             edge P_p x segment P_p) on prism sides.
  * Simplices and quadrilaterals take the topology (feint_space_facet_dofs,
- * nothing built); hexahedra and prisms the cell holding the facet: create
+ * nothing built); hexahedra, prisms and 3D mixed meshes the cell holding
+ * the facet, with the element and face tables of that cell's block: create
  * builds a node -> cells map (the region's cells x vertices entries), and
  * each facet orientation met (the cell-local vertices of facet vertices 0,
  * 1 and the last) a table facet node -> cell node, made by mapping the
