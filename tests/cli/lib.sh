@@ -6,6 +6,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# require_gpu: the GPU scripts (tests/gpu) fail, not pass, without a GPU
+require_gpu() {
+  local n
+  n=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
+  [ "$n" -gt 0 ] || fail "no GPU visible (this test runs on the GPU machine)"
+}
 # write_case NAME <<EOF ... : a case file in $WORK, meshes from cases/
 write_case() { cat > "$WORK/$1"; }
 geo() { echo "$ROOT/cases/$1"; }

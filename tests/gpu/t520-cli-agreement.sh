@@ -2,21 +2,8 @@
 # command line (case -> mesh -> HDF5) for every assembly strategy; colored
 # and gather runs are bitwise reproducible; auto picks the GPU.
 source "$(dirname "$0")/../cli/lib.sh"
-n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
-[ "$n_gpus" -gt 0 ] || fail "no GPU visible (this test runs on the GPU machine)"
-compare() { $PY - "$@" <<'EOF'
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-worst = 0
-for name in ["matrix/data", "rhs", "residual"]:
-    x, y = a[name][:], b[name][:]
-    e = np.linalg.norm(x - y) / max(np.linalg.norm(x), 1e-300)
-    worst = max(worst, e)
-assert np.array_equal(a["matrix/indices"][:], b["matrix/indices"][:])
-print(f"  {sys.argv[3]}: relative error {worst:.2e}")
-sys.exit(0 if worst <= 1e-12 else 1)
-EOF
-}
+require_gpu
+compare() { $PY "$ROOT/tests/gpu/agree.py" "$1" "$2" "$3" 2 matrix/data rhs residual; }
 cases=(
   "square.geo 0.02 1 poisson"
   "square.geo 0.03 2 helmholtz"

@@ -5,21 +5,9 @@
 # the GPU run's Robin values exact (alpha = 1: the Robin part of the matrix
 # sums to the boundary's measure).
 source "$(dirname "$0")/../cli/lib.sh"
-n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
-[ "$n_gpus" -gt 0 ] || fail "no GPU visible (this test runs on the GPU machine)"
+require_gpu
 FEINT_GPU_TESTS=1 "$BUILD/tests/t530-facets" || fail "t530-facets"
-compare() { $PY - "$@" <<'EOF'
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-worst = 0
-for name in ["matrix/data", "rhs", "residual"]:
-    x, y = a[name][:], b[name][:]
-    worst = max(worst, np.abs(x - y).max() / max(np.abs(x).max(), 1e-300))
-assert np.array_equal(a["matrix/indices"][:], b["matrix/indices"][:])
-print(f"  {sys.argv[3]}: max relative difference GPU - CPU {worst:.2e}")
-sys.exit(0 if worst <= 1e-12 else 1)
-EOF
-}
+compare() { $PY "$ROOT/tests/gpu/agree.py" "$1" "$2" "$3" max matrix/data rhs residual; }
 cases=(
   "square.geo 0.03 2 poisson 1 [0.5]"
   "cube.geo 0.1 1 poisson \"2 + x*y\" \"1 + z\""

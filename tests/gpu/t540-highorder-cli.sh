@@ -7,22 +7,8 @@
 # (facet integrals on the GPU). A vector form falls back to the
 # cpu under auto, saying why.
 source "$(dirname "$0")/../cli/lib.sh"
-n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
-[ "$n_gpus" -gt 0 ] || fail "no GPU visible (this test runs on the GPU machine)"
-compare() { $PY - "$@" <<'EOF'
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-worst = 0
-for name in ["matrix/data", "element_matrices", "rhs", "residual"]:
-    x, y = a[name][:], b[name][:]
-    e = np.linalg.norm(x - y) / max(np.linalg.norm(x), 1e-300)
-    worst = max(worst, e)
-assert np.array_equal(a["matrix/indices"][:], b["matrix/indices"][:])
-assert b.attrs["backend"] == "cuda", b.attrs["backend"]
-print(f"  {sys.argv[3]}: relative error {worst:.2e} ({b.attrs['device']})")
-sys.exit(0 if worst <= 1e-12 else 1)
-EOF
-}
+require_gpu
+compare() { $PY "$ROOT/tests/gpu/agree.py" "$1" "$2" "$3" 2 matrix/data element_matrices rhs residual; }
 data() { echo "$ROOT/tests/data/$1"; }
 cases=(
   "$(geo cube.geo) 0.5 3 1+x*x"

@@ -4,8 +4,7 @@
 # refined transfinite hex cube, N = 1..8, BP1.0 / BP3.5 / BP3.0, stored
 # and recomputed geometry; backend auto picks the GPU. Needs a GPU.
 source "$(dirname "$0")/../cli/lib.sh"
-n_gpus=$(nvidia-smi -L 2>/dev/null | grep -c GPU || true)
-[ "$n_gpus" -gt 0 ] || fail "no GPU visible (this test runs on the GPU machine)"
+require_gpu
 write_case op.yaml <<EOF
 mesh: {file: $(geo hexcube.geo), refine: 1}
 space: {order: 1}
