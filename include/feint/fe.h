@@ -73,6 +73,8 @@ const char *feint_cell_name(feint_cell_type cell);
 /* 1 for the segment, triangle and tetrahedron (affine geometry: one
  * Jacobian per cell), 0 for the tensor-product cells. */
 int feint_cell_is_simplex(feint_cell_type cell);
+/* 1 for the tensor-product cells (quadrilateral, hexahedron), else 0. */
+int feint_cell_is_tensor(feint_cell_type cell);
 /* Degree of |det J| of the first-order geometry in each reference
  * coordinate: 0 on simplices, 1 on quadrilaterals, 2 on hexahedra and
  * prisms (2 in z, 1 in x, y). Rules
@@ -102,7 +104,7 @@ typedef struct {
 
 #define FEINT_QUAD_MAX_DEGREE 40
 
-/* Any degree from 0 to FEINT_QUAD_MAX_DEGREE (39 on quadrilaterals and hexahedra). On
+/* Any degree from 0 to FEINT_QUAD_MAX_DEGREE (47 on quadrilaterals and hexahedra). On
  * triangles and tetrahedra degree 2 uses the symmetric rules with dim+1
  * points; other degrees use collapsed (Stroud conical product) Gauss-Jacobi
  * rules; the segment uses the Gauss-Legendre rule with ceil((degree + 1) /

@@ -40,8 +40,9 @@ typedef struct {
   /* The rule for residuals and load vectors ... */
   int quadrature_degree;
   feint_quadrature *quadrature;
-  double *basis;     /* nq x nb reference basis values at the quadrature points */
-  double *basis_grad;/* nq x nb x dim reference gradients */
+  double *basis;     /* nq x nb reference basis values at the quadrature points (NULL on
+                        quadrilaterals and hexahedra, whose kernels use 1D tables) */
+  double *basis_grad;/* nq x nb x dim reference gradients (NULL as basis) */
   double *geometry_grad; /* non-affine cells (quadrilaterals, hexahedra): nq x nv x dim reference
                             gradients of the vertex shape functions, for J at each point; else NULL */
   /* ... and the rule for element matrices, which can be lower (the load

@@ -35,6 +35,18 @@ FEINT_HOST_DEVICE static inline double feint_inverse_jacobian(int dim, const dou
   return det;
 }
 
+/* J[a*dim + d] = sum_k v[k*3 + a] dN[k*dim + d] at one point of a
+ * multilinear cell (quadrilateral, hexahedron, prism): v the coordinates
+ * of its nv vertices, dN their shape functions' reference gradients at
+ * the point (feint_cell_vertex_shape). */
+FEINT_HOST_DEVICE static inline void feint_multilinear_jacobian(int dim, int nv, const double *v, const double *dN,
+                                                                double *J) {
+  for (int k = 0; k < dim * dim; k++) J[k] = 0;
+  for (int k = 0; k < nv; k++)
+    for (int a = 0; a < dim; a++)
+      for (int d = 0; d < dim; d++) J[a * dim + d] += v[k * 3 + a] * dN[k * dim + d];
+}
+
 /* v[k*3 + a]: coordinate a of vertex k (dim+1 vertices) of a simplex.
  * Writes the inverse Jacobian of its affine map as above and returns
  * det J. */

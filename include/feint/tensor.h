@@ -11,7 +11,7 @@
  *     Lagrange basis of the BP operators.
  *
  * Both are computed by Newton iteration on the three-term recurrence of the
- * Legendre polynomials, to round-off (|error| ~ 1e-15 for n <= 20).
+ * Legendre polynomials, to round-off (|error| ~ 1e-15 for n <= 24).
  *
  * Lagrange matrices between two point sets. Given n distinct nodes x_0..x_{n-1}
  * and their Lagrange basis l_i (l_i(x_j) = delta_ij, degree n - 1), and m
@@ -26,14 +26,14 @@
 #ifndef FEINT_TENSOR_H
 #define FEINT_TENSOR_H
 
-#define FEINT_TENSOR_MAX_POINTS 20
+#define FEINT_TENSOR_MAX_POINTS 24 /* degree 47: 3p + 2 at p = 15, a nodal coefficient on a hexahedron */
 
-/* n in 1..20: x[n], w[n]. FEINT_ERR_INPUT for n out of range. */
+/* n in 1..24: x[n], w[n]. FEINT_ERR_INPUT for n out of range. */
 int feint_gauss_legendre(int n, double *x, double *w);
-/* n in 2..20: x[n], w[n]. */
+/* n in 2..24: x[n], w[n]. */
 int feint_gauss_lobatto(int n, double *x, double *w);
 
-/* I (m x n) and D (m x n) as above; either may be NULL. n in 1..20, m >= 1;
+/* I (m x n) and D (m x n) as above; either may be NULL. n in 1..24, m >= 1;
  * FEINT_ERR_INPUT for coincident nodes. */
 int feint_lagrange_matrices(int n, const double *nodes, int m, const double *points, double *I, double *D);
 

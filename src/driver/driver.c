@@ -1,11 +1,13 @@
 /* The pipeline of `feint run` / `feint check`. */
 #include "feint/driver.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "feint/backend.h"
 #include "feint/boundary.h"
@@ -217,6 +219,38 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
   return FEINT_OK;
 }
 
+/* The largest array a run allocates for an output: FEINT_MEMORY_LIMIT
+ * (bytes) when set, else half the physical memory. */
+static double memory_limit(const char **why) {
+  const char *env = getenv("FEINT_MEMORY_LIMIT");
+  if (env && *env) {
+    char *end;
+    errno = 0;
+    const double v = strtod(env, &end);
+    if (!errno && !*end && v > 0) {
+      *why = "FEINT_MEMORY_LIMIT";
+      return v;
+    }
+  }
+  *why = "half the physical memory; FEINT_MEMORY_LIMIT sets another";
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? 0.5 * (double)pages * (double)page : 1e300;
+}
+
+/* Refuse (FEINT_ERR_INPUT, before anything is allocated) an output whose
+ * array of `count` values of `size` bytes exceeds the memory limit:
+ * high-order cells make element matrices and CSR matrices huge (a
+ * hexahedron of order 15 has 4096^2 entries, 134 MB, per cell). */
+static int check_output_bytes(const char *key, const char *what, double count, int size) {
+  const char *why;
+  const double bytes = count * size, limit = memory_limit(&why);
+  if (bytes <= limit) return FEINT_OK;
+  return feint_error_set(FEINT_ERR_INPUT,
+                         "%s: %s need %.0f bytes (%.0f x %d), more than the memory limit of %.0f bytes (%s); use "
+                         "fewer cells, a lower order or the residual (matrix-free) output",
+                         key, what, bytes, count, size, limit, why);
+}
+
 /* The fewest bytes each compute phase must move (see driver.h). */
 static void min_bytes(const run_state *r, feint_run_report *rep) {
   const feint_mesh *m = r->mesh;
@@ -291,10 +325,21 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
    * other cells) */
   const int simplex = feint_cell_is_simplex(r->mesh->cell_type) && !feint_mesh_is_mixed(r->mesh);
   const int on_gpu = simplex && (kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0));
+  if (c->write_element_matrices)
+    FEINT_CALL(check_output_bytes("output.element_matrices", "the element matrices (cells x local dofs^2)",
+                                  (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 8));
+  /* the pattern's slot map holds an index per element-matrix entry */
+  if (need_matrix && !r->plan)
+    FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
+                                  "the CSR pattern's slot map (cells x local dofs^2)",
+                                  (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 4));
   run_starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)
     TIMED(rep, FEINT_PHASE_PATTERN,
           on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
+  if (need_matrix)
+    FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
+                                  "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
   rep->nnz = r->plan ? r->plan->nnz : 0;
   rep->index_bits = !r->plan ? 0 : r->plan->indices64 ? 64 : 32;
   rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;

@@ -106,6 +106,10 @@ int feint_cell_is_simplex(feint_cell_type cell) {
   return cell == FEINT_CELL_SEGMENT || cell == FEINT_CELL_TRIANGLE || cell == FEINT_CELL_TETRAHEDRON;
 }
 
+int feint_cell_is_tensor(feint_cell_type cell) {
+  return cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON;
+}
+
 int feint_cell_geometry_degree(feint_cell_type cell) {
   return cell == FEINT_CELL_QUADRILATERAL ? 1 : cell == FEINT_CELL_HEXAHEDRON || cell == FEINT_CELL_PRISM ? 2 : 0;
 }

@@ -135,7 +135,9 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
 }
 
 /* A quadrature rule with block b's basis tabulated at its points (and, on
- * non-affine cells, the gradients of the geometry's vertex functions). */
+ * non-affine cells, the gradients of the geometry's vertex functions).
+ * Tensor-product cells get no basis tables: their kernels contract 1D
+ * tables (the 3D ones of a hexahedron of order 15 would take 644 MB). */
 static int make_rule(const feint_space *s, int b, int degree, feint_form_rule *r) {
   const feint_cell_type ct = s->mesh->blocks[b].cell_type;
   const feint_element *el = s->blocks[b].element;
@@ -143,9 +145,11 @@ static int make_rule(const feint_space *s, int b, int degree, feint_form_rule *r
   r->degree = degree;
   FEINT_CALL(feint_quadrature_create(ct, degree, &r->quadrature));
   const int nq = r->quadrature->n;
-  FEINT_CALL(feint_malloc((size_t)(nq * el->nb), sizeof(double), &r->basis, "basis table"));
-  FEINT_CALL(feint_malloc((size_t)(nq * el->nb * dim), sizeof(double), &r->basis_grad, "basis table"));
-  feint_element_tabulate(el, nq, r->quadrature->points, r->basis, r->basis_grad);
+  if (!feint_cell_is_tensor(ct)) {
+    FEINT_CALL(feint_malloc((size_t)(nq * el->nb), sizeof(double), &r->basis, "basis table"));
+    FEINT_CALL(feint_malloc((size_t)(nq * el->nb * dim), sizeof(double), &r->basis_grad, "basis table"));
+    feint_element_tabulate(el, nq, r->quadrature->points, r->basis, r->basis_grad);
+  }
   if (!feint_cell_is_simplex(ct)) {
     FEINT_CALL(feint_malloc((size_t)(nq * nv * dim), sizeof(double), &r->geometry_grad, "geometry table"));
     feint_cell_vertex_shape(ct, nq, r->quadrature->points, NULL, r->geometry_grad);

@@ -116,8 +116,6 @@ expect_bad "varying robin alpha beyond order 13 on quadrilaterals" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="$(data quad_square.geo)" --set space.order=14 \
   --set 'boundary=[{group: left, robin: {alpha: "1 + y", value: 1}}]'
 expect_bad "order 16" "space.order: 16 is out of range 1..15" run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=16
-expect_bad "hexahedra beyond the cpu backend's cell size" "exceed the CPU backend's limit" \
-  run --quiet "$WORK/a.yaml" -o "$WORK/out.h5" --set space.order=7
 
 # Dirichlet data on quadrilaterals (facet dofs of order 4: edge dofs with
 # their orientation): the example case's system solves to the exact

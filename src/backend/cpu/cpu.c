@@ -14,6 +14,8 @@
 #include "feint/error.h"
 #include "feint/geometry.h"
 #include "feint/physics.h"
+#include "backend/cpu/pointwise.h"
+#include "backend/cpu/tensor_cells.h"
 
 typedef struct {
   double *gphi;   /* nq x nb x dim physical gradients of the current cell */
@@ -21,11 +23,13 @@ typedef struct {
   double *wdet;   /* nq: weight x |det J| per point (non-affine cells) */
   double *Ke;     /* nbc x nbc */
   double *Fe;     /* nbc */
+  double *ue;     /* nbc: the cell's state */
   double *T;      /* nc x nbc x (1 + dim): element_matrix_wide's trial parts */
 } cpu_scratch;
 
 typedef struct {
   cpu_scratch s;
+  cpu_tensor *tensor[FEINT_MESH_MAX_BLOCKS]; /* quadrilateral and hexahedral blocks, else NULL */
 } cpu_data;
 
 /* The cell kernels below take dim, nc and nb as arguments and are always
@@ -51,12 +55,13 @@ typedef struct {
   int64_t first, n;
   int nv; /* vertices of the block's shape */
   cpu_rule vector, matrix;
+  cpu_tensor *tensor; /* the sum-factorised kernels of a tensor-product block, else NULL */
 } cpu_block;
 
 static cpu_block block_of(const feint_problem *p, int b) {
   const feint_form *f = p->form;
   const feint_mesh_block *B = &p->space->mesh->blocks[b];
-  cpu_block k = {B->first_cell, B->n_cells, B->nv, {0}, {0}};
+  cpu_block k = {B->first_cell, B->n_cells, B->nv, {0}, {0}, NULL};
   if (f->n_blocks) {
     k.vector = rule_of(&f->block_rule[b]);
     k.matrix = rule_of(&f->block_matrix_rule[b]);
@@ -94,12 +99,8 @@ static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, i
   for (int k = 0; k < nv; k++)
     for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
   for (int q = 0; q < rule->nq; q++) {
-    double J[9] = {0}, invJ[9];
-    for (int k = 0; k < nv; k++) {
-      const double *dN = rule->geometry_grad + (q * nv + k) * dim;
-      for (int a = 0; a < dim; a++)
-        for (int d = 0; d < dim; d++) J[a * dim + d] += s->vert[k * 3 + a] * dN[d];
-    }
+    double J[9], invJ[9];
+    feint_multilinear_jacobian(dim, nv, s->vert, rule->geometry_grad + q * nv * dim, J);
     s->wdet[q] = rule->weights[q] * fabs(feint_inverse_jacobian(dim, J, invJ));
     physical_gradients(rule, q, invJ, s, dim, nb);
   }
@@ -156,7 +157,7 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
   const int nbc = nb * nc, nq = rule.nq;
   const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * p->space->nb;
-  double ue[3 * 128], u[3], gradu[9], a[16], f0[3], f1[9];
+  double *ue = s->ue, u[3], gradu[9], a[16], f0[3], f1[9];
   double det = cell_geometry(p, &rule, blk->nv, c, s, dim, nb);
   for (int k = 0; k < nbc; k++) {
     Fe[k] = 0;
@@ -186,23 +187,15 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
   }
 }
 
-/* The pointwise Jacobian coefficients g0, g1, g3 (those `terms` asks for;
- * g2 stays zero) at quadrature point q of cell c. */
-typedef struct {
-  double g0[9], g1[27], g2[27], g3[81];
-} cpu_coefficients;
-
+/* The pointwise Jacobian coefficients at quadrature point q of cell c. */
 CPU_INLINE void point_coefficients(const feint_form *f, const cpu_rule *rule, int q, int64_t c,
                                    const int64_t *sdofs, int terms, cpu_coefficients *g, const int dim,
                                    const int nc, const int nb) {
   /* the Jacobian reads the coefficients, not the load (last in the layout) */
   const int n_aux = feint_physics_source_offset(f->physics, dim);
-  double a[16], zero[9] = {0};
+  double a[16];
   feint_form_aux_eval(f, rule->basis + q * nb, nb, c, sdofs, n_aux, a);
-  const feint_point pt = {dim, nc, zero, zero, a};
-  if (terms & 1) feint_physics_g0(f->physics, &pt, g->g0);
-  if (terms & 2) feint_physics_g1(f->physics, &pt, g->g1);
-  if (terms & 8) feint_physics_g3(f->physics, &pt, g->g3);
+  cpu_coefficients_at(f, a, terms, dim, nc, g);
 }
 
 /* row[0..n-1] += w t[0..n-1], four at a time (gcc -O2 vectorises the
@@ -329,6 +322,15 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, const cpu
   }
 }
 
+/* Element matrix of cell c by the block's kernel. */
+CPU_INLINE void cell_matrix(const feint_problem *p, cpu_scratch *s, const cpu_block *blk, int64_t c, double *Ke,
+                            const int dim, const int nc, const int nb) {
+  if (blk->tensor)
+    cpu_tensor_element_matrix(blk->tensor, c, Ke);
+  else
+    element_matrix(p, s, blk, c, Ke, dim, nc, nb);
+}
+
 /* Loops over the cells of one block, one instantiation per shape. The
  * cell dof map, element matrices and slots have the space's row stride
  * (nbc of the widest block; feint/space.h); a narrower block uses the
@@ -339,7 +341,10 @@ static void vector_cells(feint_backend *b, const cpu_block *blk, const double *u
   cpu_data *d = b->data;
   const int nbc = nb * nc;
   for (int64_t c = blk->first; c < blk->first + blk->n; c++) {
-    element_vector(p, &d->s, blk, c, u, with_state, d->s.Fe, dim, nc, nb);
+    if (blk->tensor)
+      cpu_tensor_element_vector(blk->tensor, c, with_state ? u : NULL, d->s.Fe);
+    else
+      element_vector(p, &d->s, blk, c, u, with_state, d->s.Fe, dim, nc, nb);
     const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
     for (int k = 0; k < nbc; k++) out[dofs[k]] += d->s.Fe[k];
   }
@@ -353,10 +358,10 @@ static void element_cells(feint_backend *b, const cpu_block *blk, double *Ke, co
   const int64_t n2 = (int64_t)stride * stride;
   for (int64_t c = blk->first; c < blk->first + blk->n; c++) {
     if (nbc == stride) {
-      element_matrix(p, &d->s, blk, c, Ke + c * n2, dim, nc, nb);
+      cell_matrix(p, &d->s, blk, c, Ke + c * n2, dim, nc, nb);
       continue;
     }
-    element_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb); /* into the padded row, zeros around */
+    cell_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb); /* into the padded row, zeros around */
     double *out = Ke + c * n2;
     memset(out, 0, sizeof(double) * (size_t)n2);
     for (int i = 0; i < nbc; i++) memcpy(out + i * stride, d->s.Ke + i * nbc, sizeof(double) * (size_t)nbc);
@@ -387,7 +392,7 @@ static void element_cells(feint_backend *b, const cpu_block *blk, double *Ke, co
           for (int i = 0; i < nbc; i++)                                                              \
             for (int j = 0; j < nbc; j++) __builtin_prefetch(values + next[i * stride + j], 1);      \
       }                                                                                              \
-      element_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb);                                        \
+      cell_matrix(p, &d->s, blk, c, d->s.Ke, dim, nc, nb);                                           \
       const SLOT_T *slot = p->plan->SLOTS + c * n2;                                                  \
       if (flat)                                                                                      \
         for (int k = 0; k < nbc * nbc; k++) values[slot[k]] += d->s.Ke[k];                           \
@@ -419,7 +424,8 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
 /* FOR_EACH_SHAPE over every block of the mesh: LOOP(b, &block, args...). */
 #define FOR_EACH_BLOCK(b, LOOP, ...)                                                               \
   for (int blk_ = 0; blk_ < (b)->problem->space->n_blocks; blk_++) {                               \
-    const cpu_block block_ = block_of((b)->problem, blk_);                                         \
+    cpu_block block_ = block_of((b)->problem, blk_);                                               \
+    block_.tensor = ((cpu_data *)(b)->data)->tensor[blk_];                                         \
     FOR_EACH_SHAPE((b)->problem, (b)->problem->space->blocks[blk_].nb, LOOP, b, &block_, __VA_ARGS__); \
   }
 
@@ -456,7 +462,9 @@ static void cpu_destroy(feint_backend *b) {
     free(d->s.wdet);
     free(d->s.Ke);
     free(d->s.Fe);
+    free(d->s.ue);
     free(d->s.T);
+    for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++) cpu_tensor_destroy(d->tensor[k]);
     free(d);
   }
   free(b);
@@ -464,8 +472,6 @@ static void cpu_destroy(feint_backend *b) {
 
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   *out = NULL;
-  if (p->space->nbc > 3 * 128)
-    return feint_error_set(FEINT_ERR_INPUT, "%d local dofs per cell exceed the CPU backend's limit", p->space->nbc);
   feint_backend *b = NULL;
   cpu_data *d = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
@@ -476,19 +482,29 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   }
   b->data = d;
   b->destroy = cpu_destroy;
-  /* gphi holds any block's points of either rule */
-  int nq = 0;
+  /* gphi holds any tabulated block's points of either rule (the tensor
+   * blocks' kernels have their own work arrays) */
+  int nq = 0, nb = 0;
   for (int k = 0; k < p->space->n_blocks; k++) {
+    if (feint_cell_is_tensor(p->space->mesh->blocks[k].cell_type)) {
+      if ((status = cpu_tensor_create(p, k, &d->tensor[k]))) {
+        cpu_destroy(b);
+        return status;
+      }
+      continue;
+    }
     const cpu_block blk = block_of(p, k);
     if (blk.vector.nq > nq) nq = blk.vector.nq;
     if (blk.matrix.nq > nq) nq = blk.matrix.nq;
+    if (p->space->blocks[k].nb > nb) nb = p->space->blocks[k].nb;
   }
-  const int nb = p->space->nb, nbc = p->space->nbc, dim = p->form->dim;
+  const int nbc = p->space->nbc, dim = p->form->dim;
   if ((status = feint_malloc((size_t)(nq * nb * dim), sizeof(double), &d->s.gphi, "basis gradients")) ||
       (status = feint_malloc((size_t)p->space->mesh->nv * 3, sizeof(double), &d->s.vert, "vertices")) ||
       (status = feint_malloc((size_t)nq, sizeof(double), &d->s.wdet, "quadrature weights")) ||
       (status = feint_malloc((size_t)(nbc * nbc), sizeof(double), &d->s.Ke, "element matrix")) ||
       (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector")) ||
+      (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.ue, "element state")) ||
       (status = feint_malloc((size_t)(p->form->nc * nbc * (1 + dim)), sizeof(double), &d->s.T, "trial parts"))) {
     cpu_destroy(b);
     return status;
