@@ -237,8 +237,174 @@ def check_bp(operator, assembled):
     print(f"{o.attrs['operator']} apply = assembled A x: relative difference {err:.3g} ({len(x)} dofs)")
 
 
+def boundary_dofs(f):
+    """Dofs on the boundary of a quadrilateral or hexahedral mesh, from the
+    topology alone (any domain shape): a cell side (its corner dofs, the
+    local nodes lexicographic) that no other cell shares is on the
+    boundary, and so are all its dofs."""
+    cells = f["dofs/cell_dofs"][:]
+    dim = 3 if np.ptp(f["dofs/coordinates"][:, 2]) > 0 else 2
+    n = int(round(cells.shape[1] ** (1 / dim)))
+    idx = np.arange(cells.shape[1])
+    ijk = [idx % n, (idx // n) % n, idx // (n * n)][:dim]
+    sides = [ijk[d] == e for d in range(dim) for e in (0, n - 1)]
+    corner = np.all([(c == 0) | (c == n - 1) for c in ijk], axis=0)
+    count, members = {}, {}
+    for cd in cells:
+        for side in sides:
+            key = tuple(sorted(cd[side & corner]))
+            count[key] = count.get(key, 0) + 1
+            members[key] = cd[side]
+    on = np.zeros(len(f["dofs/coordinates"]), bool)
+    for key, c in count.items():
+        if c == 1:
+            on[members[key]] = True
+    return on
+
+
+def solve_dense_or_sparse(A, b):
+    """A u = b, A symmetric positive definite: dense Cholesky up to 6000
+    unknowns (high-order systems are ill-conditioned for Jacobi CG),
+    SuperLU beyond."""
+    if A.shape[0] <= 6000:
+        import scipy.linalg
+        return scipy.linalg.solve(A.toarray(), b, assume_a="pos")
+    return spla.spsolve(A.tocsc(), b)
+
+
+def gll_points(n):
+    """The n Gauss-Lobatto-Legendre points on [-1, 1]: -1, the roots of
+    P'_{n-1}, 1."""
+    inner = np.polynomial.legendre.Legendre.basis(n - 1).deriv().roots()
+    return np.concatenate([[-1.0], np.sort(inner.real), [1.0]])
+
+
+def lagrange_1d(nodes, t):
+    """Values of the Lagrange basis of `nodes` at the points t: len(t) x n."""
+    L = np.ones((len(t), len(nodes)))
+    for i, xi in enumerate(nodes):
+        for j, xj in enumerate(nodes):
+            if i != j:
+                L[:, i] *= (t - xj) / (xi - xj)
+    return L
+
+
+def off_node_values(f, u, npts=40, seed=1):
+    """The discrete field u (dof values) and the physical points at npts
+    random reference points per cell of a quadrilateral or hexahedral
+    mesh: the GLL tensor basis (local nodes lexicographic) and the
+    multilinear map of the cell's corner dofs. Returns (uh, X)."""
+    cells = f["dofs/cell_dofs"][:]
+    x = f["dofs/coordinates"][:]
+    dim = 3 if np.ptp(x[:, 2]) > 0 else 2
+    n = int(round(cells.shape[1] ** (1 / dim)))
+    nodes = gll_points(n)
+    xi = np.random.default_rng(seed).uniform(-1, 1, (npts, dim))
+    L = [lagrange_1d(nodes, xi[:, d]) for d in range(dim)]
+    # basis i = i0 + n i1 (+ n^2 i2): product of the 1D values
+    B = L[0]
+    for d in range(1, dim):
+        B = (L[d][:, :, None] * B[:, None, :]).reshape(npts, -1)
+    corners = [sum(((v >> d) & 1) * (n - 1) * n ** d for d in range(dim)) for v in range(2 ** dim)]
+    N = np.ones((npts, 2 ** dim))
+    for v in range(2 ** dim):
+        for d in range(dim):
+            N[:, v] *= (1 + (2 * ((v >> d) & 1) - 1) * xi[:, d]) / 2
+    uh = np.concatenate([B @ u[cd] for cd in cells])
+    X = np.concatenate([N @ x[cd[corners]] for cd in cells])
+    return uh, X
+
+
+def check_reproduce(path, expr, want):
+    """Solve A u = b on the dofs off the (topological) boundary with u =
+    expr (numpy, in x, y, z) on it, then compare the discrete field with
+    expr at random points inside every cell (not only at the nodes: with
+    GLL nodes a polynomial of degree p + 1 is reproduced at the nodes, the
+    Lobatto superconvergence, as it differs from its interpolant by
+    multiples of (1 - t^2) P_p'(t) along each direction). want = "exact":
+    expr in the space, the field must equal it to round-off; "inexact": it
+    must not (the control)."""
+    f, A = load(path)
+    x = f["dofs/coordinates"][:]
+    ev = lambda X: eval(expr, {"np": np, "x": X[:, 0], "y": X[:, 1], "z": X[:, 2]}) + 0 * X[:, 0]
+    ue = ev(x)
+    bnd = boundary_dofs(f)
+    inner = ~bnd
+    A = A.tocsr()
+    rhs = f["rhs"][:][inner] - A[inner][:, bnd] @ ue[bnd]
+    u = ue.copy()
+    u[inner] = solve_dense_or_sparse(A[inner][:, inner], rhs)
+    scale = abs(ue).max()
+    nodal = abs(u - ue).max() / scale
+    uh, X = off_node_values(f, u)
+    err = abs(uh - ev(X)).max() / scale
+    ok = err < 1e-12 and nodal < 1e-12 if want == "exact" else err > 1e-11
+    print(f"{want}: relative error {err:.3g} at {len(X)} points inside the cells, {nodal:.3g} at the nodes"
+          f" ({inner.sum()} unknowns of {len(u)})")
+    if not ok:
+        fail(f"relative error {err:.3g} (nodes {nodal:.3g}), expected {'round-off' if want == 'exact' else 'more'}")
+
+
+def check_dirichlet_solve(path, expr):
+    """The system feint wrote with Dirichlet rows (boundary section) holds
+    expr at every dof (expr in the space, integrals exact): A u = b to
+    round-off (A is nonsingular, so u is its solution)."""
+    f, A = load(path)
+    x = f["dofs/coordinates"][:]
+    ue = eval(expr, {"np": np, "x": x[:, 0], "y": x[:, 1], "z": x[:, 2]}) + 0 * x[:, 0]
+    b = f["rhs"][:]
+    err = abs(A @ ue - b).max() / (abs(A).max() * abs(ue).max())
+    n_dir = len(f["boundary/dirichlet_dofs"])
+    print(f"feint's Dirichlet system holds the solution: |A u - b| / (|A| |u|) = {err:.3g} ({len(ue)} dofs,"
+          f" {n_dir} constrained)")
+    if not err < 1e-13 or n_dir == 0:
+        fail(f"|A u - b| / (|A| |u|) = {err:.3g}, {n_dir} constrained dofs")
+
+
+def check_residual_matvec(path, expr):
+    """The residual of a run without load (state u = expr at the dofs)
+    equals the assembled matrix times u (same quadrature)."""
+    f, A = load(path)
+    x = f["dofs/coordinates"][:]
+    u = eval(expr, {"np": np, "x": x[:, 0], "y": x[:, 1], "z": x[:, 2]}) + 0 * x[:, 0]
+    F = f["residual"][:]
+    err = abs(F - A @ u).max() / (abs(A).max() * abs(u).max())
+    print(f"residual = A u: relative difference {err:.3g} ({len(u)} dofs)")
+    if not err < 1e-13:
+        fail(f"|F - A u| / (|A| |u|) = {err:.3g}")
+
+
+def check_residual_bp(operator, run):
+    """The residual of a run (state = the operator run's x, no load)
+    equals the BP operator's y = A x."""
+    o, f = h5py.File(operator, "r"), h5py.File(run, "r")
+    if abs(o["dofs/coordinates"][:] - f["dofs/coordinates"][:]).max() > 1e-13:
+        fail("the two runs number their dofs differently")
+    y, F = o["operator/y"][:], f["residual"][:]
+    err = abs(F - y).max() / abs(y).max()
+    print(f"{o.attrs['operator']} apply = residual: relative difference {err:.3g} ({len(y)} dofs)")
+    if not err < 1e-12:
+        fail(f"|F - y| / |y| = {err:.3g}")
+
+
+def check_element_matrix(elements, assembled):
+    """One-cell mesh: the element matrix scattered by the cell's dofs is
+    the CSR matrix."""
+    f, A = load(assembled)
+    e = h5py.File(elements, "r")
+    K, cd = e["element_matrices"][0], e["dofs/cell_dofs"][0]
+    B = np.zeros(A.shape)
+    B[np.ix_(cd, cd)] = K
+    err = abs(B - A.toarray()).max() / abs(K).max()
+    print(f"element matrix = CSR matrix on one cell: relative difference {err:.3g} ({K.shape[0]} local dofs)")
+    if not err < 1e-15:
+        fail(f"difference {err:.3g}")
+
+
 if __name__ == "__main__":
     check, *args = sys.argv[1:]
     {"sum": lambda p, w, tol=1e-12: check_sum(p, float(w), float(tol)), "laplacian": check_laplacian,
      "rigid": check_rigid, "convergence": check_convergence, "patch": check_patch,
-     "bp": check_bp, "exact": check_exact}[check](*args)
+     "bp": check_bp, "exact": check_exact, "reproduce": check_reproduce, "dirichlet": check_dirichlet_solve,
+     "residual-matvec": check_residual_matvec, "residual-bp": check_residual_bp,
+     "element-matrix": check_element_matrix}[check](*args)
