@@ -1,7 +1,9 @@
 """Independent checks of feint's HDF5 output (SciPy/h5py only).
 
-Usage: fe_checks.py CHECK FILE [args] (sum FILE WANT [TOL]); exits non-zero with a message when a
-check fails. The checks read the file exactly as a user would."""
+Usage: fe_checks.py CHECK FILE [args] (sum FILE WANT [TOL]) [+ CHECK FILE [args] ...]; exits non-zero
+with a message when a check fails. The checks read the file exactly as a user would; several checks
+joined by "+" run in one process and read each matrix once."""
+import functools
 import sys
 
 import h5py
@@ -10,6 +12,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 
+@functools.lru_cache(maxsize=None)
 def load(path):
     f = h5py.File(path, "r")
     g = f["matrix"]
@@ -402,9 +405,16 @@ def check_element_matrix(elements, assembled):
 
 
 if __name__ == "__main__":
-    check, *args = sys.argv[1:]
-    {"sum": lambda p, w, tol=1e-12: check_sum(p, float(w), float(tol)), "laplacian": check_laplacian,
-     "rigid": check_rigid, "convergence": check_convergence, "patch": check_patch,
-     "bp": check_bp, "exact": check_exact, "reproduce": check_reproduce, "dirichlet": check_dirichlet_solve,
-     "residual-matvec": check_residual_matvec, "residual-bp": check_residual_bp,
-     "element-matrix": check_element_matrix}[check](*args)
+    checks = {"sum": lambda p, w, tol=1e-12: check_sum(p, float(w), float(tol)), "laplacian": check_laplacian,
+              "rigid": check_rigid, "convergence": check_convergence, "patch": check_patch,
+              "bp": check_bp, "exact": check_exact, "reproduce": check_reproduce, "dirichlet": check_dirichlet_solve,
+              "residual-matvec": check_residual_matvec, "residual-bp": check_residual_bp,
+              "element-matrix": check_element_matrix}
+    groups = [[]]
+    for a in sys.argv[1:]:
+        if a == "+":
+            groups.append([])
+        else:
+            groups[-1].append(a)
+    for check, *args in groups:
+        checks[check](*args)
