@@ -31,7 +31,7 @@
  * above but moves each lattice point (i, j[, k]) / p to the recursive
  * Gauss-Lobatto point of its multi-index (p - i - j [- k], i, j[, k])
  * (Isaac, SIAM J. Sci. Comput. 42, 2020; the Blyth-Pozrikidis triangle for
- * p <= 3, within 0.016 of it above): edge nodes are exactly the p+1
+ * p <= 3, within 0.025 of it above): edge nodes are exactly the p+1
  * Gauss-Lobatto-Legendre points mapped to [0,1] (the quadrilateral's and
  * hexahedron's edge nodes), a tetrahedron's face nodes are the Lobatto
  * triangle's, and the set is invariant under vertex permutations. Mixed

@@ -1,8 +1,10 @@
 /* Lagrange elements of order 1..7 on the reference segment, triangle and
  * tetrahedron (the quadrilateral and hexahedron: tensor_element.c).
  *
- * Nodes lie on the equispaced lattice {(i, j[, k]) / p}. They are ordered by
- * entity (see feint/fe.h):
+ * Nodes lie on the equispaced lattice {(i, j[, k]) / p}, or with the
+ * Lobatto family at the recursive Gauss-Lobatto point of each lattice
+ * index (lobatto_point below). They are ordered by entity (see
+ * feint/fe.h), positions given here for the equispaced family:
  *   - the vertices;
  *   - for each reference edge (a, b), its p - 1 interior nodes
  *     v_a + (k / p)(v_b - v_a), k = 1 .. p - 1 (from a towards b);
@@ -90,7 +92,10 @@ static void lu_solve(int n, const double *a, const int *piv, double *b) {
  * g_n(n - alpha_i). A facet's nodes are the lower-dimensional family, so
  * a triangle's edge nodes are the GLL points and a tetrahedron's face
  * nodes the triangle's; the family is symmetric under vertex permutations.
- * Depth <= 3, so the recursion is cheap. */
+ * (The Blyth-Pozrikidis triangle, equal to this one up to p = 3, has no
+ * tetrahedral extension whose faces are its triangles; this family nests,
+ * so tetrahedra meet prisms on mixed meshes with hexahedra.) Depth <= 3,
+ * so the recursion is cheap. */
 static void lobatto_point(const double gll[][FEINT_ELEMENT_MAX_ORDER + 1], int d, const int *alpha,
                           double *b) {
   int n = 0;

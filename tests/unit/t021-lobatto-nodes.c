@@ -19,13 +19,8 @@
 #include "feint/error.h"
 #include "feint/fe.h"
 
-static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
-static double urand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+static double urand(void) { return check_urand(&rng); }
 
 /* A random point in the reference cell (prism: triangle x [0,1]). */
 static void random_point(feint_cell_type cell, double *x) {

@@ -312,7 +312,7 @@ static void check_facet_dofs(const feint_mesh *m, int p) {
   feint_space_destroy(s);
 }
 
-/* feint_space_facets on hexahedra and prisms: for every facet of the
+/* feint_space_facets on hexahedra, prisms and 3D mixed meshes: for every facet of the
  * group, the dofs sit where the facet's basis puts its nodes (space.h: the
  * bilinear patch of the facet's vertices at (t_a, t_b) on quadrilaterals,
  * the affine triangle at the P_p nodes on triangles), in the facet's own
@@ -326,14 +326,18 @@ static void check_cell_facets(const char *path, const char *group, int p) {
   CHECK_OK(feint_mesh_read(path, &o, &m));
   CHECK_OK(feint_space_create(m, p, 1, &s));
   CHECK_OK(feint_space_facets_create(s, &sf));
-  if (m->cell_type == FEINT_CELL_PRISM) CHECK_OK(feint_element_create(FEINT_CELL_TRIANGLE, p, &tri));
+  int triangles = 0; /* some block has triangular faces; their nodes are of the space's family */
+  for (int b = 0; b < m->n_blocks; b++)
+    triangles |= m->blocks[b].cell_type == FEINT_CELL_PRISM || m->blocks[b].cell_type == FEINT_CELL_TETRAHEDRON;
+  if (triangles) CHECK_OK(feint_element_create_family(FEINT_CELL_TRIANGLE, p, feint_space_node_family(s), &tri));
   double t[FEINT_TENSOR_MAX_POINTS];
   CHECK_OK(feint_space_edge_nodes(s, t));
   const int g = feint_mesh_find_group(m, group, 2), n = p + 1;
   CHECK(g >= 0, "group %s", group);
   unsigned char *in_cell = calloc((size_t)s->n_scalar_dofs, 1);
   if (!in_cell) exit(2);
-  for (int64_t k = 0; k < m->n_cells * s->nb; k++) in_cell[s->scalar_cell_dofs[k]] = 1;
+  for (int64_t k = 0; k < m->n_cells * s->nb; k++) /* -1 past a narrower block's dofs */
+    if (s->scalar_cell_dofs[k] >= 0) in_cell[s->scalar_cell_dofs[k]] = 1;
   double worst = 0;
   int64_t bad = 0, count[2] = {0, 0};
   for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++) {
@@ -370,8 +374,9 @@ static void check_cell_facets(const char *path, const char *group, int p) {
   CHECK(feint_space_facets_dofs(sf, none, 4, dofs) == -1, "foreign facet refused");
   CHECK(bad == 0 && count[0] + count[1] > 0, "%s P%d: %lld bad facets or dofs", path, p, (long long)bad);
   CHECK(worst < 1e-13, "%s P%d: facet dof coordinates off by %.3g", path, p, worst);
+  char shapes[128];
   printf("  %s P%d: %lld triangle + %lld quadrilateral facets of %s, dofs at the facet nodes (error %.1e)\n",
-         feint_cell_name(m->cell_type), p, (long long)count[0], (long long)count[1], group, worst);
+         feint_mesh_shapes(m, shapes, sizeof shapes), p, (long long)count[0], (long long)count[1], group, worst);
   free(in_cell);
   feint_element_destroy(tri);
   feint_space_facets_destroy(sf);
@@ -552,6 +557,8 @@ int main(void) {
   const int hex_orders[] = {1, 2, 3, 4, 9, 15};
   for (int k = 0; k < 6; k++) check_cell_facets("tests/data/twisted_hex_bc.geo", "sides", hex_orders[k]);
   for (int p = 1; p <= 7; p++) check_cell_facets("cases/prismcube.geo", "boundary", p);
+  for (int p = 1; p <= 7; p++) check_cell_facets("tests/data/hex_prism_cube.geo", "boundary", p); /* Lobatto */
+  for (int p = 1; p <= 7; p++) check_cell_facets("cases/mixedcube.geo", "boundary", p);
   feint_mesh *tri = NULL, *tet = NULL;
   feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
   CHECK_OK(feint_mesh_read("cases/square.geo", &o2, &tri));
