@@ -12,7 +12,7 @@
 #   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
 #   T_<step>=seconds overrides a step's time limit; FEINT_BENCH_ENV="NAME=value ..."
 #   adds t501's runs with those tuning settings; NCU_LAUNCHES="kernel:skip ..." picks
-#   the profiled launches; sass: the SASS opcode histogram of the P1 block kernels
+#   the profiled launches; sass: the SASS opcode histograms of the P1 Poisson block and lean kernels
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -40,14 +40,17 @@ for s in $steps; do
           --section SourceCounters "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
       done ;;
     sass)
-      # registers / stack per kernel, and the opcode histogram of the 3D double
-      # Poisson residual block kernel (<3, 1, 0, 0, double>)
+      # registers / stack per kernel, and the opcode histograms of the 3D double
+      # Poisson residual block kernel (<3, 1, 0, 0, double>) and lean kernel
+      # (nodal kappa, <1, 2, 0, 4>)
       cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
       cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
-      awk '/Function : _Z15p1_block_kernelILi3ELi1ELi0ELi0Ed/{on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
-        > "$O/sass-poisson.txt"
-      grep -oE '^ +/\*[0-9a-f]+\*/ +[@!A-Z0-9P]* *[A-Z][A-Z0-9_.]*' "$O/sass-poisson.txt" | awk '{print $NF}' |
-        sed 's/\..*//' | sort | uniq -c | sort -rn > "$O/sass-hist.txt"
+      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi4EEv; do
+        awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
+          > "$O/sass-${k%%:*}.txt"
+        grep -oE '^ +/\*[0-9a-f]+\*/ +[@!A-Z0-9P]* *[A-Z][A-Z0-9_.]*' "$O/sass-${k%%:*}.txt" | awk '{print $NF}' |
+          sed 's/\..*//' | sort | uniq -c | sort -rn > "$O/sass-hist-${k%%:*}.txt"
+      done
       rm -f "$O/sass-all.txt" ;;
     suite) FEINT_GPU_TESTS=1 timeout ${T_suite:-150} bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
     feintbench)

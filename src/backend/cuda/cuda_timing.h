@@ -29,6 +29,8 @@ typedef struct {
   int curve_order;        /* 1: P1 kernels visit cells along a space-filling curve (FEINT_CUDA_ORDER=0: mesh
                              order, 1: curve order; unset: the curve where its chunks need fewer colours) */
   int order_colors[2];    /* chunk colours of the mesh and the curve order (0: not compared) */
+  int lean_residual;      /* 1: the last vector call (residual) ran the lean P1 tetrahedron kernel (Poisson
+                             or elasticity in double; FEINT_CUDA_LEAN=0 turns it off) */
 } feint_cuda_stats;
 
 typedef struct {
