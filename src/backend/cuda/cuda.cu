@@ -1146,18 +1146,29 @@ __device__ __forceinline__ double p1_lean_coef(const kparams &P, const p1tab &T,
     return T.wsum * (K == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
 }
 
-template <int NC, int KA, int KB>
+template <int NC, int KA, int KB, bool SG>
 __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
-                                             const p1shared &G, double *res) {
+                                             const p1shared &G, const double *__restrict__ u, double *res) {
   double x[4][3], w4[4], ue[4][NC];
-  int l[4];
+  int l[4]; /* local vertex indices (SG: the shared gather) or node ids */
+  if constexpr (SG) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) l[k] = (int)(G.li >> (8 * k) & 255);
+  } else {
+    p1_vertices<3>(V, c, l);
+  }
 #pragma unroll
   for (int k = 0; k < 4; k++) {
-    l[k] = (int)(G.li >> (8 * k) & 255);
-    const double2 a = *(const double2 *)(G.rec + 4 * l[k]), b = *(const double2 *)(G.rec + 4 * l[k] + 2);
-    x[k][0] = a.x, x[k][1] = a.y, x[k][2] = b.x, w4[k] = b.y;
+    double r[4];
+    if constexpr (SG) {
+      const double2 a = *(const double2 *)(G.rec + 4 * l[k]), b = *(const double2 *)(G.rec + 4 * l[k] + 2);
+      r[0] = a.x, r[1] = a.y, r[2] = b.x, r[3] = b.y;
+    } else {
+      p1_node<double>(P.xyzw, l[k], r);
+    }
+    x[k][0] = r[0], x[k][1] = r[1], x[k][2] = r[2], w4[k] = r[3];
 #pragma unroll
-    for (int cc = 0; cc < NC; cc++) ue[k][cc] = G.u[l[k] * NC + cc];
+    for (int cc = 0; cc < NC; cc++) ue[k][cc] = SG ? G.u[l[k] * NC + cc] : __ldg(u + (size_t)l[k] * NC + cc);
   }
   double J[9]; /* J[a * 3 + d] = d x_a / d xi_d */
 #pragma unroll
@@ -1183,7 +1194,8 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
     if (kind == FEINT_FIELD_NODE) {
       double f[4];
 #pragma unroll
-      for (int j = 0; j < 4; j++) f[j] = k == P.wa ? w4[j] : __ldg((const double *)P.aux_vals[k] + G.node[l[j]]);
+      for (int j = 0; j < 4; j++)
+        f[j] = k == P.wa ? w4[j] : __ldg((const double *)P.aux_vals[k] + (SG ? G.node[l[j]] : l[j]));
 #pragma unroll
       for (int i = 0; i < 4; i++)
         res[i * NC + cc] = -adet * (T.mass[i][0] * f[0] + T.mass[i][1] * f[1] + T.mass[i][2] * f[2] +
@@ -1227,7 +1239,7 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
   }
 }
 
-template <int NC, int KA, int KB, int MINB = p1_block_minb<NC, 0>()>
+template <int NC, int KA, int KB, int MINB = p1_block_minb<NC, 0>(), bool SG = true>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
@@ -1237,12 +1249,12 @@ __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
   const int cb = B.cb, t = threadIdx.x;
   const int c = b * cb + t;
   p1shared G = {};
-  G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
+  if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
-  p1_chunk_gather<NE, NC, double>(P, B, K, with_state, u, G);
+  if (SG) p1_chunk_gather<NE, NC, double>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
     double res[4 * NC];
-    p1_lean_cell<NC, KA, KB>(P, T, V, c, G, res);
+    p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, (const double *)u, res);
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -1733,17 +1745,21 @@ template <int NC>
 static blk_kernel_t lean_ka(int ka, int kb) {
   return ka == 0 ? lean_kb<NC, 0>(kb) : ka == 1 ? lean_kb<NC, 1>(kb) : lean_kb<NC, 2>(kb);
 }
-/* FEINT_CUDA_LEAN_MINB=n: blocks of 256 per SM the kernel is compiled for
- * (registers), for the benchmark's coefficient kinds only: Poisson with a
- * nodal kappa (5 or 6; default 4), elasticity with nodal lambda and
- * per-cell mu (3; default 2). */
-static blk_kernel_t lean_minb(blk_kernel_t k) {
-  const char *e = getenv("FEINT_CUDA_LEAN_MINB");
-  const int n = e ? atoi(e) : 0;
-  if (k == p1_lean_kernel<1, FEINT_FIELD_NODE, 0>) return n == 5 ? p1_lean_kernel<1, FEINT_FIELD_NODE, 0, 5>
-                                                      : n == 6 ? p1_lean_kernel<1, FEINT_FIELD_NODE, 0, 6> : k;
-  if (k == p1_lean_kernel<3, FEINT_FIELD_NODE, FEINT_FIELD_CELL> && n == 3)
-    return p1_lean_kernel<3, FEINT_FIELD_NODE, FEINT_FIELD_CELL, 3>;
+/* Tuning variants for the benchmark's coefficient kinds only (Poisson with
+ * a nodal kappa, elasticity with nodal lambda and per-cell mu):
+ * FEINT_CUDA_LEAN_MINB=n compiles for n blocks of 256 per SM (registers;
+ * Poisson 5, default 4; elasticity 3, default 2);
+ * FEINT_CUDA_LEAN_SG=0 reads each cell's vertices from global memory
+ * (one int4 and two double2 per vertex) instead of the shared gather. */
+static blk_kernel_t lean_tuned(blk_kernel_t k) {
+  const char *e = getenv("FEINT_CUDA_LEAN_MINB"), *g = getenv("FEINT_CUDA_LEAN_SG");
+  const int n = e ? atoi(e) : 0, sg = !(g && !strcmp(g, "0"));
+  constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
+  if (k == p1_lean_kernel<1, N, 0>)
+    return !sg ? p1_lean_kernel<1, N, 0, 4, false>
+         : n == 5 ? p1_lean_kernel<1, N, 0, 5> : k;
+  if (k == p1_lean_kernel<3, N, C>)
+    return !sg ? p1_lean_kernel<3, N, C, 2, false> : n == 3 ? p1_lean_kernel<3, N, C, 3> : k;
   return k;
 }
 static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f) {
@@ -1758,7 +1774,7 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f) {
   for (int k = 0; k < ns; k++)
     if (f->aux[k].kind == FEINT_FIELD_NODE && P.wa != k) return NULL;
   const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind;
-  return lean_minb(poisson ? lean_ka<1>(ka, 0) : lean_ka<3>(ka, kb));
+  return lean_tuned(poisson ? lean_ka<1>(ka, 0) : lean_ka<3>(ka, kb));
 }
 
 static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
