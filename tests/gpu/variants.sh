@@ -42,10 +42,10 @@ for s in $steps; do
     sass)
       # registers / stack per kernel, and the opcode histograms of the 3D double
       # Poisson residual block kernel (<3, 1, 0, 0, double>) and lean kernel
-      # (nodal kappa, <1, 2, 0, 4>)
+      # (nodal kappa, <1, 2, 0, 4, 0>)
       cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
       cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
-      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi4EEv; do
+      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi4ELi0EEv; do
         awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
           > "$O/sass-${k%%:*}.txt"
         grep -oE '^ +/\*[0-9a-f]+\*/ +[@!A-Z0-9P]* *[A-Z][A-Z0-9_.]*' "$O/sass-${k%%:*}.txt" | awk '{print $NF}' |

@@ -91,8 +91,12 @@ static void check_matrix(feint_backend *gpu, const char *tag, const double *V, d
  * sources cycling through the kinds), each strategy against the CPU, and
  * the lean kernel in use wherever it applies (a second nodal stiffness
  * coefficient, elasticity's lambda and mu both nodal, is not packed: the
- * block kernel serves it). */
+ * block kernel serves it). The benchmark's kinds (nodal kappa; nodal
+ * lambda, per-cell mu) also in each tuning variant (FEINT_CUDA_LEAN_MODE
+ * 0..2 x FEINT_CUDA_LEAN_MINB default / other), the persistent one on 2
+ * blocks (FEINT_CUDA_LEAN_GRID) so that blocks loop over several chunks. */
 static void check_lean_kinds(feint_mesh *m) {
+  int n_lean = 0;
   for (int physics = 0; physics < 2; physics++) {
     const int phys = physics ? FEINT_PW_ELASTICITY : FEINT_PW_POISSON, nc = physics ? 3 : 1;
     feint_space *s = NULL;
@@ -112,25 +116,38 @@ static void check_lean_kinds(feint_mesh *m) {
                      k < feint_physics_source_offset(phys, 3) ? 1.5 : 1);
       }
       const int want_lean = !(physics && ka == FEINT_FIELD_NODE && kb == FEINT_FIELD_NODE);
+      const int bench = ka == FEINT_FIELD_NODE && (!physics || kb == FEINT_FIELD_CELL);
       feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
       feint_backend *cpu = NULL;
       CHECK_OK(feint_backend_cpu_create(&p, &cpu));
       CHECK_OK(cpu->residual(cpu, f->u, F));
-      for (int st = 0; st < 3; st++) {
-        p.strategy = (feint_assembly_strategy)st;
-        feint_backend *gpu = NULL;
-        char tag[160];
-        snprintf(tag, sizeof tag, "lean tet P1 %s, stiffness kinds %d/%d [%s]", phys_name[phys], ka, kb,
-                 strat_name[st]);
-        if (feint_backend_cuda_create(&p, -1, &gpu)) {
-          CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
-          continue;
+      for (int var = 0; var < (bench ? 6 : 1); var++) {
+        char mode[8], minb[8];
+        snprintf(mode, sizeof mode, "%d", var % 3);
+        snprintf(minb, sizeof minb, "%d", var < 3 ? 0 : physics ? 4 : 3);
+        setenv("FEINT_CUDA_LEAN_MODE", mode, 1);
+        setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
+        setenv("FEINT_CUDA_LEAN_GRID", "2", 1);
+        for (int st = 0; st < 3; st++) {
+          p.strategy = (feint_assembly_strategy)st;
+          feint_backend *gpu = NULL;
+          char tag[160];
+          snprintf(tag, sizeof tag, "lean tet P1 %s, stiffness kinds %d/%d, mode %s minb %s [%s]", phys_name[phys],
+                   ka, kb, mode, minb, strat_name[st]);
+          if (feint_backend_cuda_create(&p, -1, &gpu)) {
+            CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
+            continue;
+          }
+          check_vectors(gpu, tag, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
+          feint_cuda_stats stats;
+          feint_cuda_info(gpu, &stats);
+          CHECK(stats.lean_residual == want_lean, "%s: lean kernel %s", tag, want_lean ? "not used" : "used");
+          n_lean += stats.lean_residual;
+          feint_backend_destroy(gpu);
         }
-        check_vectors(gpu, tag, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
-        feint_cuda_stats stats;
-        feint_cuda_info(gpu, &stats);
-        CHECK(stats.lean_residual == want_lean, "%s: lean kernel %s", tag, want_lean ? "not used" : "used");
-        feint_backend_destroy(gpu);
+        unsetenv("FEINT_CUDA_LEAN_MODE");
+        unsetenv("FEINT_CUDA_LEAN_MINB");
+        unsetenv("FEINT_CUDA_LEAN_GRID");
       }
       feint_backend_destroy(cpu);
       feint_form_destroy(f);
@@ -141,6 +158,7 @@ static void check_lean_kinds(feint_mesh *m) {
     feint_plan_destroy(plan);
     feint_space_destroy(s);
   }
+  printf("lean P1 tetrahedron kernels: %d residuals (kind combinations x variants x strategies) agree\n", n_lean);
 }
 
 int main(void) {

@@ -965,6 +965,7 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
  * its 4 uint8 local indices; one more barrier. */
 typedef struct {
   int cb, ne, n_chunks;
+  int n_list;            /* chunks in the launch's list (all, or a colour's); persistent kernels loop over them */
   const int *uptr;       /* n_chunks + 1: the chunk's distinct targets */
   const int *tgt;        /* distinct targets, chunk by chunk, increasing */
   const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
@@ -996,15 +997,15 @@ typedef struct {
   uint16_t *sient;
 } p1chunk;
 
-/* Start chunk b (NE entries per cell, NO components per target; elem the
- * kernel's shared memory): the inverse map to shared memory by
- * asynchronous copies, the first target into registers. */
-template <int NE, int NO>
-__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double *elem) {
+/* Start chunk b (NE entries per cell): its inverse map to shared memory
+ * (sient, cb * NE uint16) by asynchronous copies, its target range and
+ * (p1_chunk_first) this thread's first target into registers. */
+template <int NE>
+__device__ __forceinline__ p1chunk p1_chunk_start(const bview &B, int b, uint16_t *sient) {
   const int cb = B.cb, t = threadIdx.x;
   p1chunk K;
   const uint16_t *gient = B.ient + (size_t)b * cb * NE;
-  K.sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
+  K.sient = sient;
   K.u0 = __ldg(B.uptr + b);
   K.nu = __ldg(B.uptr + b + 1) - K.u0;
   K.tg = K.j0 = K.j1 = 0;
@@ -1013,7 +1014,16 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double 
   for (int r = 0; r < (NE + 3) / 4; r++)
     if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
   __pipeline_commit();
-  if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
+  return K;
+}
+__device__ __forceinline__ void p1_chunk_first(const bview &B, p1chunk &K) {
+  if ((int)threadIdx.x < K.nu) p1_target(B, K.u0, threadIdx.x, K.tg, K.j0, K.j1);
+}
+/* The same with the inverse map after the cb * NE * NO entries in elem. */
+template <int NE, int NO>
+__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double *elem) {
+  p1chunk K = p1_chunk_start<NE>(B, b, (uint16_t *)(elem + (size_t)B.cb * NE * NO));
+  p1_chunk_first(B, K);
   return K;
 }
 
@@ -1046,10 +1056,10 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
 /* After the cells wrote their entries (elem[(cc * NE + e) * cb + t]): one
  * thread per distinct target sums its entries in the inverse map's order
  * and writes the sum once (see above for the modes). */
-template <int NE, int NO, typename S>
+template <int NE, int NO, typename S, int PENDING = 0>
 __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const double *elem, int mode,
                                                void *__restrict__ out) {
-  __pipeline_wait_prior(0);
+  __pipeline_wait_prior(PENDING); /* PENDING: the next chunk's copies may stay in flight */
   __syncthreads();
   const int cb = B.cb, cstride = NE * cb;
   for (int k = threadIdx.x; k < K.nu; k += cb) {
@@ -1148,15 +1158,12 @@ __device__ __forceinline__ double p1_lean_coef(const kparams &P, const p1tab &T,
 
 template <int NC, int KA, int KB, bool SG>
 __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
-                                             const p1shared &G, const double *__restrict__ u, double *res) {
+                                             const p1shared &G, const int *vtx, const double *__restrict__ u,
+                                             double *res) {
   double x[4][3], w4[4], ue[4][NC];
-  int l[4]; /* local vertex indices (SG: the shared gather) or node ids */
-  if constexpr (SG) {
+  int l[4]; /* local vertex indices (SG: the shared gather) or the node ids vtx */
 #pragma unroll
-    for (int k = 0; k < 4; k++) l[k] = (int)(G.li >> (8 * k) & 255);
-  } else {
-    p1_vertices<3>(V, c, l);
-  }
+  for (int k = 0; k < 4; k++) l[k] = SG ? (int)(G.li >> (8 * k) & 255) : vtx[k];
 #pragma unroll
   for (int k = 0; k < 4; k++) {
     double r[4];
@@ -1186,26 +1193,6 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
   C[5] = J[2] * J[3] - J[0] * J[5];
   C[8] = J[0] * J[4] - J[1] * J[3];
   const double adet = fabs(J[0] * C[0] + J[1] * C[3] + J[2] * C[6]), rdet = 1.0 / adet;
-  /* the source: res_i = -|det| sum_q w_q phi_i(q) f(x_q) */
-  const int so = feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3);
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++) {
-    const int k = so + cc, kind = P.aux_kind[k];
-    if (kind == FEINT_FIELD_NODE) {
-      double f[4];
-#pragma unroll
-      for (int j = 0; j < 4; j++)
-        f[j] = k == P.wa ? w4[j] : __ldg((const double *)P.aux_vals[k] + (SG ? G.node[l[j]] : l[j]));
-#pragma unroll
-      for (int i = 0; i < 4; i++)
-        res[i * NC + cc] = -adet * (T.mass[i][0] * f[0] + T.mass[i][1] * f[1] + T.mass[i][2] * f[2] +
-                                    T.mass[i][3] * f[3]);
-    } else {
-      const double f = adet * (kind == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
-#pragma unroll
-      for (int i = 0; i < 4; i++) res[i * NC + cc] = -T.wphi[i] * f;
-    }
-  }
   /* det grad u, then the flux (over |det|, with the coefficients), then C flux */
   double Gs[NC][3], Sg[NC][3];
 #pragma unroll
@@ -1232,35 +1219,100 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
 #pragma unroll
     for (int d = 0; d < 3; d++) {
       const double h = C[d * 3] * Sg[cc][0] + C[d * 3 + 1] * Sg[cc][1] + C[d * 3 + 2] * Sg[cc][2];
-      res[(d + 1) * NC + cc] += h;
+      res[(d + 1) * NC + cc] = h;
       h0 += h;
     }
-    res[cc] -= h0;
+    res[cc] = -h0;
+  }
+  /* the source: res_i = -|det| sum_q w_q phi_i(q) f(x_q) */
+  const int so = feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3);
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    const int k = so + cc, kind = P.aux_kind[k];
+    if (kind == FEINT_FIELD_NODE) {
+      double f[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        f[j] = k == P.wa ? w4[j] : __ldg((const double *)P.aux_vals[k] + (SG ? G.node[l[j]] : l[j]));
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        res[i * NC + cc] -= adet * (T.mass[i][0] * f[0] + T.mass[i][1] * f[1] + T.mass[i][2] * f[2] +
+                                    T.mass[i][3] * f[3]);
+    } else {
+      const double f = adet * (kind == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
+#pragma unroll
+      for (int i = 0; i < 4; i++) res[i * NC + cc] -= T.wphi[i] * f;
+    }
   }
 }
 
-template <int NC, int KA, int KB, int MINB = p1_block_minb<NC, 0>(), bool SG = true>
+/* How the lean kernel reaches the cells' vertices: the shared gather
+ * (p1_chunk_gather); each cell from global memory (one int4 of vertex ids,
+ * two double2 per vertex); or the same in a persistent loop over the
+ * launch's chunks (grid = blocks resident on the GPU) that fetches the
+ * next chunk's vertex ids, target range and inverse map while the current
+ * one is computed and flushed, so that the DRAM round trip of the streamed
+ * per-chunk data leaves each chunk's critical path (which keeps only the
+ * node-record loads, mostly L2 hits). */
+enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1, LEAN_PERSISTENT = 2 };
+
+/* blocks of 256 per SM: 4 (64 registers) for Poisson, 3 (85) for
+ * elasticity (NOTES.md v7: 2 blocks, 128 registers, was 17% slower) */
+template <int NC>
+__host__ __device__ constexpr int p1_lean_minb() {
+  return NC > 1 ? 3 : 4;
+}
+
+template <int NC, int KA, int KB, int MINB = p1_lean_minb<NC>(), int GATHER = LEAN_SHARED>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
-  extern __shared__ double elem[]; /* as p1_block_kernel's, with the shared gather */
-  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
+  constexpr bool SG = GATHER == LEAN_SHARED;
+  /* cb * NE * NC entries, the inverse map (cb * NE uint16; two buffers when
+   * persistent), with the shared gather its records (p1_chunk_gather) */
+  extern __shared__ double elem[];
   const int cb = B.cb, t = threadIdx.x;
-  const int c = b * cb + t;
+  uint16_t *sient = (uint16_t *)(elem + (size_t)cb * NE * NC);
+  int k = blockIdx.x; /* position in the launch's chunk list (B.n_list chunks) */
+  int b = chunks ? __ldg(chunks + k) : k;
+  int c = b * cb + t, vtx[4] = {0, 0, 0, 0};
   p1shared G = {};
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
-  p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
+  if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
+  p1chunk K = p1_chunk_start<NE>(B, b, sient);
+  p1_chunk_first(B, K);
   if (SG) p1_chunk_gather<NE, NC, double>(P, B, K, with_state, u, G);
-  if (c < P.n_cells) {
-    double res[4 * NC];
-    p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, (const double *)u, res);
+  for (int it = 0;; it++) {
+    const int kn = k + (int)gridDim.x, more = GATHER == LEAN_PERSISTENT && kn < B.n_list;
+    int bn = 0, vn[4] = {0, 0, 0, 0};
+    p1chunk Kn = {};
+    if (more) { /* the next chunk's streamed data, in flight during this one */
+      bn = chunks ? __ldg(chunks + kn) : kn;
+      if (bn * cb + t < P.n_cells) p1_vertices<3>(V, bn * cb + t, vn);
+      Kn = p1_chunk_start<NE>(B, bn, sient + (size_t)((it + 1) & 1) * cb * NE);
+    }
+    if (c < P.n_cells) {
+      double res[4 * NC];
+      p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, vtx, (const double *)u, res);
 #pragma unroll
-    for (int i = 0; i < 4; i++)
+      for (int i = 0; i < 4; i++)
 #pragma unroll
-      for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
+        for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
+    }
+    if (more) p1_chunk_first(B, Kn);
+    if (GATHER == LEAN_PERSISTENT) {
+      if (!more) __pipeline_commit(); /* an empty group: the wait below covers this chunk's copies */
+      p1_chunk_flush<NE, NC, double, 1>(B, K, elem, mode, out);
+    } else {
+      p1_chunk_flush<NE, NC, double>(B, K, elem, mode, out);
+    }
+    if (!more) break;
+    __syncthreads(); /* elem and this chunk's inverse map are free again */
+    k = kn, b = bn, c = bn * cb + t, K = Kn;
+#pragma unroll
+    for (int i = 0; i < 4; i++) vtx[i] = vn[i];
   }
-  p1_chunk_flush<NE, NC, double>(B, K, elem, mode, out);
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
@@ -1485,6 +1537,7 @@ typedef struct {
   void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, void *);
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
   blk_kernel_t p1lean;   /* the lean P1 tetrahedron residual (NULL: not applicable or FEINT_CUDA_LEAN=0) */
+  int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED, _GLOBAL, _PERSISTENT) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1745,24 +1798,39 @@ template <int NC>
 static blk_kernel_t lean_ka(int ka, int kb) {
   return ka == 0 ? lean_kb<NC, 0>(kb) : ka == 1 ? lean_kb<NC, 1>(kb) : lean_kb<NC, 2>(kb);
 }
-/* Tuning variants for the benchmark's coefficient kinds only (Poisson with
- * a nodal kappa, elasticity with nodal lambda and per-cell mu):
- * FEINT_CUDA_LEAN_MINB=n compiles for n blocks of 256 per SM (registers;
- * Poisson 5, default 4; elasticity 3, default 2);
- * FEINT_CUDA_LEAN_SG=0 reads each cell's vertices from global memory
- * (one int4 and two double2 per vertex) instead of the shared gather. */
-static blk_kernel_t lean_tuned(blk_kernel_t k) {
-  const char *e = getenv("FEINT_CUDA_LEAN_MINB"), *g = getenv("FEINT_CUDA_LEAN_SG");
-  const int n = e ? atoi(e) : 0, sg = !(g && !strcmp(g, "0"));
+/* Tuning variants, for the benchmark's coefficient kinds only (Poisson
+ * with a nodal kappa, elasticity with nodal lambda and per-cell mu):
+ * FEINT_CUDA_LEAN_MODE=0|1|2 the vertex gather (LEAN_SHARED, _GLOBAL,
+ * _PERSISTENT; default LEAN_SHARED) and FEINT_CUDA_LEAN_MINB=n the blocks
+ * of 256 per SM it is compiled for (registers: Poisson 3, default 4;
+ * elasticity 4, default 3). Sets *gather. */
+template <int NC, int KA, int KB, int M0, int M1>
+static blk_kernel_t lean_variant(int gather, int minb) {
+  if (minb == M1)
+    return gather == LEAN_GLOBAL       ? p1_lean_kernel<NC, KA, KB, M1, LEAN_GLOBAL>
+           : gather == LEAN_PERSISTENT ? p1_lean_kernel<NC, KA, KB, M1, LEAN_PERSISTENT>
+                                       : p1_lean_kernel<NC, KA, KB, M1, LEAN_SHARED>;
+  return gather == LEAN_GLOBAL       ? p1_lean_kernel<NC, KA, KB, M0, LEAN_GLOBAL>
+         : gather == LEAN_PERSISTENT ? p1_lean_kernel<NC, KA, KB, M0, LEAN_PERSISTENT>
+                                     : p1_lean_kernel<NC, KA, KB, M0, LEAN_SHARED>;
+}
+static blk_kernel_t lean_tuned(blk_kernel_t k, int *gather) {
+  const char *e = getenv("FEINT_CUDA_LEAN_MINB"), *g = getenv("FEINT_CUDA_LEAN_MODE");
+  const int n = e ? atoi(e) : 0, m = g ? atoi(g) : LEAN_SHARED;
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
-  if (k == p1_lean_kernel<1, N, 0>)
-    return !sg ? p1_lean_kernel<1, N, 0, 4, false>
-         : n == 5 ? p1_lean_kernel<1, N, 0, 5> : k;
-  if (k == p1_lean_kernel<3, N, C>)
-    return !sg ? p1_lean_kernel<3, N, C, 2, false> : n == 3 ? p1_lean_kernel<3, N, C, 3> : k;
+  *gather = LEAN_SHARED;
+  if (m < LEAN_SHARED || m > LEAN_PERSISTENT) return k;
+  if (k == p1_lean_kernel<1, N, 0>) {
+    *gather = m;
+    return lean_variant<1, N, 0, 4, 3>(m, n);
+  }
+  if (k == p1_lean_kernel<3, N, C>) {
+    *gather = m;
+    return lean_variant<3, N, C, 3, 4>(m, n);
+  }
   return k;
 }
-static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f) {
+static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f, int *gather) {
   const kparams &P = d->P;
   const char *e = getenv("FEINT_CUDA_LEAN");
   if ((e && !strcmp(e, "0")) || d->single || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells ||
@@ -1774,7 +1842,7 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f) {
   for (int k = 0; k < ns; k++)
     if (f->aux[k].kind == FEINT_FIELD_NODE && P.wa != k) return NULL;
   const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind;
-  return lean_tuned(poisson ? lean_ka<1>(ka, 0) : lean_ka<3>(ka, kb));
+  return lean_tuned(poisson ? lean_ka<1>(ka, 0) : lean_ka<3>(ka, kb), gather);
 }
 
 static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
@@ -2179,24 +2247,38 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0;
   if (!which) d->lean_last = lean;
   const blk_kernel_t k = lean ? d->p1lean : d->p1blk[which];
+  const int persistent = lean && d->lean_gather == LEAN_PERSISTENT;
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
-  /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids */
-  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
-                       (V.lidx ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
+  /* entries, inverse map (two when persistent), and for the shared gather
+   * 256 vertices' records, u and node ids */
+  const int sg = V.lidx && !(lean && d->lean_gather != LEAN_SHARED);
+  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent * (persistent ? 2 : 1) +
+                       (sg ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
   const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
+  /* a persistent kernel gets the blocks that fit on the GPU at once */
+  int per_sm = 1;
+  if (persistent) CUDA_CALL(phase, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)cb, shmem));
+  int64_t resident = (int64_t)std::max(per_sm, 1) * d->sm_count;
+  const char *cap = getenv("FEINT_CUDA_LEAN_GRID"); /* tests: fewer blocks than chunks on a small mesh */
+  if (cap && atoi(cap) > 0) resident = std::min(resident, (int64_t)atoi(cap));
+  auto grid = [&](int64_t n) { return (unsigned)(persistent ? std::min(n, resident) : n); };
   return by_strategy(
       d, p, phase, B.n_colors, B.color_ptr,
-      [&] { k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
+      [&] {
+        V.n_list = (int)n_chunks;
+        k<<<grid(n_chunks), cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out);
+      },
       [&](int64_t first, int64_t n) {
         /* within a colour each target gets exactly one add, and colours run
          * in order: a fire-and-forget atomic (no load round trip) gives the
          * same bits as a plain add, so the result stays deterministic */
-        k<<<(unsigned)n, cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u,
-                                      out);
+        V.n_list = (int)n;
+        k<<<grid(n), cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u, out);
       },
       [&] {
-        k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+        V.n_list = (int)n_chunks;
+        k<<<grid(n_chunks), cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
         d->single ? launch_part_gather<float>(B, out) : launch_part_gather<double>(B, out);
       });
 }
@@ -2509,7 +2591,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, f);
+  d->p1lean = pick_lean(d, f, &d->lean_gather);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
