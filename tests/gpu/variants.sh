@@ -48,8 +48,9 @@ for s in $steps; do
       for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi4ELi0EEv; do
         awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
           > "$O/sass-${k%%:*}.txt"
-        grep -oE '^ +/\*[0-9a-f]+\*/ +[@!A-Z0-9P]* *[A-Z][A-Z0-9_.]*' "$O/sass-${k%%:*}.txt" | awk '{print $NF}' |
-          sed 's/\..*//' | sort | uniq -c | sort -rn > "$O/sass-hist-${k%%:*}.txt"
+        grep -E '^ +/\*[0-9a-f]+\*/' "$O/sass-${k%%:*}.txt" |
+          awk '{op = $2; if (op ~ /^@/) op = $3; sub(/[.;].*/, "", op); print op}' | sort | uniq -c | sort -rn \
+          > "$O/sass-hist-${k%%:*}.txt"
       done
       rm -f "$O/sass-all.txt" ;;
     suite) FEINT_GPU_TESTS=1 timeout ${T_suite:-150} bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
