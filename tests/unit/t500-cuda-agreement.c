@@ -91,10 +91,10 @@ static void check_matrix(feint_backend *gpu, const char *tag, const double *V, d
  * sources cycling through the kinds), each strategy against the CPU, and
  * the lean kernel in use wherever it applies (a second nodal stiffness
  * coefficient, elasticity's lambda and mu both nodal, is not packed: the
- * block kernel serves it). The benchmark's kinds (nodal kappa; nodal
- * lambda, per-cell mu) also in each tuning variant (FEINT_CUDA_LEAN_MODE
- * 0..2 x FEINT_CUDA_LEAN_MINB default / other), the persistent one on 2
- * blocks (FEINT_CUDA_LEAN_GRID) so that blocks loop over several chunks. */
+ * block kernel serves it). Each combination with both vertex gathers
+ * (FEINT_CUDA_LEAN_MODE 0 shared, 1 global; the default depends on the
+ * strategy), the benchmark's kinds (nodal kappa; nodal lambda, per-cell mu)
+ * also compiled for 3 blocks per SM (FEINT_CUDA_LEAN_MINB=3). */
 static void check_lean_kinds(feint_mesh *m) {
   int n_lean = 0;
   for (int physics = 0; physics < 2; physics++) {
@@ -121,13 +121,12 @@ static void check_lean_kinds(feint_mesh *m) {
       feint_backend *cpu = NULL;
       CHECK_OK(feint_backend_cpu_create(&p, &cpu));
       CHECK_OK(cpu->residual(cpu, f->u, F));
-      for (int var = 0; var < (bench ? 6 : 1); var++) {
+      for (int var = 0; var < (bench ? 4 : 2); var++) {
         char mode[8], minb[8];
-        snprintf(mode, sizeof mode, "%d", var % 3);
-        snprintf(minb, sizeof minb, "%d", var < 3 ? 0 : physics ? 4 : 3);
+        snprintf(mode, sizeof mode, "%d", var % 2);
+        snprintf(minb, sizeof minb, "%d", var < 2 ? 0 : 3);
         setenv("FEINT_CUDA_LEAN_MODE", mode, 1);
         setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
-        setenv("FEINT_CUDA_LEAN_GRID", "2", 1);
         for (int st = 0; st < 3; st++) {
           p.strategy = (feint_assembly_strategy)st;
           feint_backend *gpu = NULL;
@@ -147,7 +146,6 @@ static void check_lean_kinds(feint_mesh *m) {
         }
         unsetenv("FEINT_CUDA_LEAN_MODE");
         unsetenv("FEINT_CUDA_LEAN_MINB");
-        unsetenv("FEINT_CUDA_LEAN_GRID");
       }
       feint_backend_destroy(cpu);
       feint_form_destroy(f);

@@ -965,7 +965,6 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
  * its 4 uint8 local indices; one more barrier. */
 typedef struct {
   int cb, ne, n_chunks;
-  int n_list;            /* chunks in the launch's list (all, or a colour's); persistent kernels loop over them */
   const int *uptr;       /* n_chunks + 1: the chunk's distinct targets */
   const int *tgt;        /* distinct targets, chunk by chunk, increasing */
   const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
@@ -997,15 +996,15 @@ typedef struct {
   uint16_t *sient;
 } p1chunk;
 
-/* Start chunk b (NE entries per cell): its inverse map to shared memory
- * (sient, cb * NE uint16) by asynchronous copies, its target range and
- * (p1_chunk_first) this thread's first target into registers. */
-template <int NE>
-__device__ __forceinline__ p1chunk p1_chunk_start(const bview &B, int b, uint16_t *sient) {
+/* Start chunk b (NE entries per cell, NO components per target; elem the
+ * kernel's shared memory): the inverse map to shared memory by
+ * asynchronous copies, the first target into registers. */
+template <int NE, int NO>
+__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double *elem) {
   const int cb = B.cb, t = threadIdx.x;
   p1chunk K;
   const uint16_t *gient = B.ient + (size_t)b * cb * NE;
-  K.sient = sient;
+  K.sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
   K.u0 = __ldg(B.uptr + b);
   K.nu = __ldg(B.uptr + b + 1) - K.u0;
   K.tg = K.j0 = K.j1 = 0;
@@ -1014,16 +1013,7 @@ __device__ __forceinline__ p1chunk p1_chunk_start(const bview &B, int b, uint16_
   for (int r = 0; r < (NE + 3) / 4; r++)
     if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
   __pipeline_commit();
-  return K;
-}
-__device__ __forceinline__ void p1_chunk_first(const bview &B, p1chunk &K) {
-  if ((int)threadIdx.x < K.nu) p1_target(B, K.u0, threadIdx.x, K.tg, K.j0, K.j1);
-}
-/* The same with the inverse map after the cb * NE * NO entries in elem. */
-template <int NE, int NO>
-__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double *elem) {
-  p1chunk K = p1_chunk_start<NE>(B, b, (uint16_t *)(elem + (size_t)B.cb * NE * NO));
-  p1_chunk_first(B, K);
+  if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
   return K;
 }
 
@@ -1056,10 +1046,10 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
 /* After the cells wrote their entries (elem[(cc * NE + e) * cb + t]): one
  * thread per distinct target sums its entries in the inverse map's order
  * and writes the sum once (see above for the modes). */
-template <int NE, int NO, typename S, int PENDING = 0>
+template <int NE, int NO, typename S>
 __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const double *elem, int mode,
                                                void *__restrict__ out) {
-  __pipeline_wait_prior(PENDING); /* PENDING: the next chunk's copies may stay in flight */
+  __pipeline_wait_prior(0);
   __syncthreads();
   const int cb = B.cb, cstride = NE * cb;
   for (int k = threadIdx.x; k < K.nu; k += cb) {
@@ -1247,72 +1237,46 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
 }
 
 /* How the lean kernel reaches the cells' vertices: the shared gather
- * (p1_chunk_gather); each cell from global memory (one int4 of vertex ids,
- * two double2 per vertex); or the same in a persistent loop over the
- * launch's chunks (grid = blocks resident on the GPU) that fetches the
- * next chunk's vertex ids, target range and inverse map while the current
- * one is computed and flushed, so that the DRAM round trip of the streamed
- * per-chunk data leaves each chunk's critical path (which keeps only the
- * node-record loads, mostly L2 hits). */
-enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1, LEAN_PERSISTENT = 2 };
+ * (p1_chunk_gather), or each cell from global memory (one int4 of vertex
+ * ids, two double2 per vertex record). Measured (NOTES.md v7): global is
+ * 3-7% faster for the atomic and gather strategies (no gather phase and
+ * barrier), the shared gather 5% faster for colored (a colour's chunks are
+ * far apart, so their vertices miss in L1). */
+enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1 };
 
-/* blocks of 256 per SM: 4 (64 registers) for Poisson, 3 (85) for
- * elasticity (NOTES.md v7: 2 blocks, 128 registers, was 17% slower) */
+/* blocks of 256 per SM: 4 (64 registers) for Poisson, 4 for elasticity
+ * too (64 registers, a 16-32-byte spill, measured 10% faster than 3 blocks
+ * at 80 registers and 25% faster than 2 at 96; NOTES.md v7) */
 template <int NC>
 __host__ __device__ constexpr int p1_lean_minb() {
-  return NC > 1 ? 3 : 4;
+  return 4;
 }
 
-template <int NC, int KA, int KB, int MINB = p1_lean_minb<NC>(), int GATHER = LEAN_SHARED>
+template <int NC, int KA, int KB, int GATHER, int MINB = p1_lean_minb<NC>()>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
   constexpr bool SG = GATHER == LEAN_SHARED;
-  /* cb * NE * NC entries, the inverse map (cb * NE uint16; two buffers when
-   * persistent), with the shared gather its records (p1_chunk_gather) */
-  extern __shared__ double elem[];
+  extern __shared__ double elem[]; /* as p1_block_kernel's */
+  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
   const int cb = B.cb, t = threadIdx.x;
-  uint16_t *sient = (uint16_t *)(elem + (size_t)cb * NE * NC);
-  int k = blockIdx.x; /* position in the launch's chunk list (B.n_list chunks) */
-  int b = chunks ? __ldg(chunks + k) : k;
-  int c = b * cb + t, vtx[4] = {0, 0, 0, 0};
+  const int c = b * cb + t;
+  int vtx[4] = {0, 0, 0, 0};
   p1shared G = {};
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
-  p1chunk K = p1_chunk_start<NE>(B, b, sient);
-  p1_chunk_first(B, K);
+  p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
   if (SG) p1_chunk_gather<NE, NC, double>(P, B, K, with_state, u, G);
-  for (int it = 0;; it++) {
-    const int kn = k + (int)gridDim.x, more = GATHER == LEAN_PERSISTENT && kn < B.n_list;
-    int bn = 0, vn[4] = {0, 0, 0, 0};
-    p1chunk Kn = {};
-    if (more) { /* the next chunk's streamed data, in flight during this one */
-      bn = chunks ? __ldg(chunks + kn) : kn;
-      if (bn * cb + t < P.n_cells) p1_vertices<3>(V, bn * cb + t, vn);
-      Kn = p1_chunk_start<NE>(B, bn, sient + (size_t)((it + 1) & 1) * cb * NE);
-    }
-    if (c < P.n_cells) {
-      double res[4 * NC];
-      p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, vtx, (const double *)u, res);
+  if (c < P.n_cells) {
+    double res[4 * NC];
+    p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, vtx, (const double *)u, res);
 #pragma unroll
-      for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 4; i++)
 #pragma unroll
-        for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
-    }
-    if (more) p1_chunk_first(B, Kn);
-    if (GATHER == LEAN_PERSISTENT) {
-      if (!more) __pipeline_commit(); /* an empty group: the wait below covers this chunk's copies */
-      p1_chunk_flush<NE, NC, double, 1>(B, K, elem, mode, out);
-    } else {
-      p1_chunk_flush<NE, NC, double>(B, K, elem, mode, out);
-    }
-    if (!more) break;
-    __syncthreads(); /* elem and this chunk's inverse map are free again */
-    k = kn, b = bn, c = bn * cb + t, K = Kn;
-#pragma unroll
-    for (int i = 0; i < 4; i++) vtx[i] = vn[i];
+      for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
   }
+  p1_chunk_flush<NE, NC, double>(B, K, elem, mode, out);
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
@@ -1537,7 +1501,7 @@ typedef struct {
   void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, void *);
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
   blk_kernel_t p1lean;   /* the lean P1 tetrahedron residual (NULL: not applicable or FEINT_CUDA_LEAN=0) */
-  int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED, _GLOBAL, _PERSISTENT) */
+  int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED or LEAN_GLOBAL) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1786,53 +1750,38 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
 /* The lean residual kernel for the form's stiffness coefficient kinds
  * (p1_lean_kernel): P1 tetrahedra in double, Poisson or elasticity, the
  * standard simplex, dofs = vertices (interleaved), a nodal stiffness
- * coefficient only as the packed one (P.wa); else NULL. */
+ * coefficient only as the packed one (P.wa); else NULL. The vertex gather:
+ * shared for colored, global otherwise; for tuning, FEINT_CUDA_LEAN_MODE=0
+ * (shared) or 1 (global) forces one, and FEINT_CUDA_LEAN_MINB=3 compiles
+ * the benchmark's kinds (nodal kappa; nodal lambda, per-cell mu) for 3
+ * blocks of 256 per SM (80 registers) instead of 4. */
+template <int NC, int KA, int KB>
+static blk_kernel_t lean_g(int gather, int minb) {
+  constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
+  constexpr bool bench = KA == N && (NC == 1 || KB == C);
+  if constexpr (bench)
+    if (minb == 3)
+      return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, 3> : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, 3>;
+  return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED> : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL>;
+}
 template <int NC, int KA>
-static blk_kernel_t lean_kb(int kb) {
+static blk_kernel_t lean_kb(int kb, int gather, int minb) {
   if constexpr (NC == 1)
-    return p1_lean_kernel<1, KA, 0>;
+    return lean_g<1, KA, 0>(gather, minb);
   else
-    return kb == 0 ? p1_lean_kernel<NC, KA, 0> : kb == 1 ? p1_lean_kernel<NC, KA, 1> : p1_lean_kernel<NC, KA, 2>;
+    return kb == 0 ? lean_g<NC, KA, 0>(gather, minb) : kb == 1 ? lean_g<NC, KA, 1>(gather, minb)
+                                                       : lean_g<NC, KA, 2>(gather, minb);
 }
 template <int NC>
-static blk_kernel_t lean_ka(int ka, int kb) {
-  return ka == 0 ? lean_kb<NC, 0>(kb) : ka == 1 ? lean_kb<NC, 1>(kb) : lean_kb<NC, 2>(kb);
+static blk_kernel_t lean_ka(int ka, int kb, int gather, int minb) {
+  return ka == 0 ? lean_kb<NC, 0>(kb, gather, minb) : ka == 1 ? lean_kb<NC, 1>(kb, gather, minb)
+                                                        : lean_kb<NC, 2>(kb, gather, minb);
 }
-/* Tuning variants, for the benchmark's coefficient kinds only (Poisson
- * with a nodal kappa, elasticity with nodal lambda and per-cell mu):
- * FEINT_CUDA_LEAN_MODE=0|1|2 the vertex gather (LEAN_SHARED, _GLOBAL,
- * _PERSISTENT; default LEAN_SHARED) and FEINT_CUDA_LEAN_MINB=n the blocks
- * of 256 per SM it is compiled for (registers: Poisson 3, default 4;
- * elasticity 4, default 3). Sets *gather. */
-template <int NC, int KA, int KB, int M0, int M1>
-static blk_kernel_t lean_variant(int gather, int minb) {
-  if (minb == M1)
-    return gather == LEAN_GLOBAL       ? p1_lean_kernel<NC, KA, KB, M1, LEAN_GLOBAL>
-           : gather == LEAN_PERSISTENT ? p1_lean_kernel<NC, KA, KB, M1, LEAN_PERSISTENT>
-                                       : p1_lean_kernel<NC, KA, KB, M1, LEAN_SHARED>;
-  return gather == LEAN_GLOBAL       ? p1_lean_kernel<NC, KA, KB, M0, LEAN_GLOBAL>
-         : gather == LEAN_PERSISTENT ? p1_lean_kernel<NC, KA, KB, M0, LEAN_PERSISTENT>
-                                     : p1_lean_kernel<NC, KA, KB, M0, LEAN_SHARED>;
-}
-static blk_kernel_t lean_tuned(blk_kernel_t k, int *gather) {
-  const char *e = getenv("FEINT_CUDA_LEAN_MINB"), *g = getenv("FEINT_CUDA_LEAN_MODE");
-  const int n = e ? atoi(e) : 0, m = g ? atoi(g) : LEAN_SHARED;
-  constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
-  *gather = LEAN_SHARED;
-  if (m < LEAN_SHARED || m > LEAN_PERSISTENT) return k;
-  if (k == p1_lean_kernel<1, N, 0>) {
-    *gather = m;
-    return lean_variant<1, N, 0, 4, 3>(m, n);
-  }
-  if (k == p1_lean_kernel<3, N, C>) {
-    *gather = m;
-    return lean_variant<3, N, C, 3, 4>(m, n);
-  }
-  return k;
-}
-static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f, int *gather) {
+static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather) {
   const kparams &P = d->P;
-  const char *e = getenv("FEINT_CUDA_LEAN");
+  const feint_form *f = p->form;
+  const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
+             *mb = getenv("FEINT_CUDA_LEAN_MINB");
   if ((e && !strcmp(e, "0")) || d->single || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells ||
       !P.interleaved || !P.xyzw)
     return NULL;
@@ -1841,8 +1790,10 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_form *f, int *gath
   const int ns = poisson ? 1 : 2; /* stiffness coefficients: kappa; lambda, mu */
   for (int k = 0; k < ns; k++)
     if (f->aux[k].kind == FEINT_FIELD_NODE && P.wa != k) return NULL;
-  const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind;
-  return lean_tuned(poisson ? lean_ka<1>(ka, 0) : lean_ka<3>(ka, kb), gather);
+  const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind, minb = mb ? atoi(mb) : 0;
+  *gather = p->strategy == FEINT_ASSEMBLY_COLORED ? LEAN_SHARED : LEAN_GLOBAL;
+  if (mode && (!strcmp(mode, "0") || !strcmp(mode, "1"))) *gather = atoi(mode);
+  return poisson ? lean_ka<1>(ka, 0, *gather, minb) : lean_ka<3>(ka, kb, *gather, minb);
 }
 
 static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
@@ -2247,38 +2198,25 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0;
   if (!which) d->lean_last = lean;
   const blk_kernel_t k = lean ? d->p1lean : d->p1blk[which];
-  const int persistent = lean && d->lean_gather == LEAN_PERSISTENT;
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
-  /* entries, inverse map (two when persistent), and for the shared gather
-   * 256 vertices' records, u and node ids */
-  const int sg = V.lidx && !(lean && d->lean_gather != LEAN_SHARED);
-  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent * (persistent ? 2 : 1) +
+  /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids */
+  const int sg = V.lidx && !(lean && d->lean_gather == LEAN_GLOBAL);
+  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
                        (sg ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
   const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
-  /* a persistent kernel gets the blocks that fit on the GPU at once */
-  int per_sm = 1;
-  if (persistent) CUDA_CALL(phase, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, (int)cb, shmem));
-  int64_t resident = (int64_t)std::max(per_sm, 1) * d->sm_count;
-  const char *cap = getenv("FEINT_CUDA_LEAN_GRID"); /* tests: fewer blocks than chunks on a small mesh */
-  if (cap && atoi(cap) > 0) resident = std::min(resident, (int64_t)atoi(cap));
-  auto grid = [&](int64_t n) { return (unsigned)(persistent ? std::min(n, resident) : n); };
   return by_strategy(
       d, p, phase, B.n_colors, B.color_ptr,
-      [&] {
-        V.n_list = (int)n_chunks;
-        k<<<grid(n_chunks), cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out);
-      },
+      [&] { k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
       [&](int64_t first, int64_t n) {
         /* within a colour each target gets exactly one add, and colours run
          * in order: a fire-and-forget atomic (no load round trip) gives the
          * same bits as a plain add, so the result stays deterministic */
-        V.n_list = (int)n;
-        k<<<grid(n), cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u, out);
+        k<<<(unsigned)n, cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u,
+                                      out);
       },
       [&] {
-        V.n_list = (int)n_chunks;
-        k<<<grid(n_chunks), cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+        k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
         d->single ? launch_part_gather<float>(B, out) : launch_part_gather<double>(B, out);
       });
 }
@@ -2591,7 +2529,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, f, &d->lean_gather);
+  d->p1lean = pick_lean(d, p, &d->lean_gather);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
