@@ -35,7 +35,10 @@
  * shared memory, element entries summed per distinct target in shared
  * memory, one global write per target), with the cells visited along a
  * space-filling curve where the mesh's own order is worse (build_cell_
- * order). The per-cell P1 matrix kernels serve elasticity and variant 2;
+ * order). Residuals of P1 Poisson and elasticity on tetrahedra in double
+ * run the lean kernels (p1_lean_kernel: the same chunks, the cell's
+ * arithmetic specialised on the stiffness coefficients' kinds, NOTES.md
+ * v7). The per-cell P1 matrix kernels serve elasticity and variant 2;
  * the paper's pre-gathered data-model kernel (paper_kernel) is a benchmark
  * variant.
  * Assembly strategies (thread transposition and per-cell kernels; the
@@ -1120,10 +1123,11 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
  *
  * The residual of P1 Poisson (nc 1) and P1 elasticity (nc 3) on
  * tetrahedra in double, with the coefficient kinds of the stiffness term
- * (kappa; lambda and mu) as template parameters: no run-time selects, no
- * load-vector path, no global-memory fallback. The chunk machinery is the
- * block kernel's (plan prefetch, shared gather, flush); only the cell's
- * arithmetic differs, and it is the least the form needs:
+ * (kappa; lambda and mu) as template parameters: no run-time selects and
+ * no load-vector path (the rhs keeps the block kernel). The chunk
+ * machinery is the block kernel's (plan prefetch, flush; the vertices from
+ * the shared gather or from global memory, LEAN_SHARED / LEAN_GLOBAL);
+ * only the cell's arithmetic differs, and it is the least the form needs:
  *   J from the 4 vertices, its cofactors C (C = det J^-1), det;
  *   Gs = C^T (u_{d+1} - u_0)      (det times grad u);
  *   the stiffness coefficient integrated over the cell, sum_q w_q a(x_q) =
