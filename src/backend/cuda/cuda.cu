@@ -1248,15 +1248,12 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
  * far apart, so their vertices miss in L1). */
 enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1 };
 
-/* blocks of 256 per SM: 4 (64 registers) for Poisson, 4 for elasticity
- * too (64 registers, a 16-32-byte spill, measured 10% faster than 3 blocks
- * at 80 registers and 25% faster than 2 at 96; NOTES.md v7) */
-template <int NC>
-__host__ __device__ constexpr int p1_lean_minb() {
-  return 4;
-}
+/* Blocks of 256 per SM: 4 (64 registers) for Poisson and for elasticity
+ * too (a 16-32-byte spill there, measured 10% faster than 3 blocks at 80
+ * registers and 25% faster than 2 at 96; NOTES.md v7). */
+constexpr int P1_LEAN_MINB = 4;
 
-template <int NC, int KA, int KB, int GATHER, int MINB = p1_lean_minb<NC>()>
+template <int NC, int KA, int KB, int GATHER, int MINB = P1_LEAN_MINB>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
@@ -1765,7 +1762,8 @@ static blk_kernel_t lean_g(int gather, int minb) {
   constexpr bool bench = KA == N && (NC == 1 || KB == C);
   if constexpr (bench)
     if (minb == 3)
-      return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, 3> : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, 3>;
+      return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, 3>
+                                   : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, 3>;
   return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED> : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL>;
 }
 template <int NC, int KA>
