@@ -3,7 +3,7 @@
 # test; src/backend/cuda/BP.md records what it printed). Steps:
 #   agree   t602: every kernel variant against the CPU reference, N = 1..15
 #   target  t69 on the large mesh, N = 3..8 (the issue's targets), every
-#           variant ("1 2 3 4 5 6" or $BP_VARIANTS)
+#           variant ("1 2 3 4 5 6 7" or $BP_VARIANTS)
 #   small   t69 on the 4096-cell mesh, N = 1..15, default + variants
 #   large   t69 on the large mesh, N = 1..15, default + variants
 #   ncu     Nsight Compute on each N of $BP_NCU_N (default 7), large mesh,
@@ -16,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 O=${OUT:-/tmp/bp-variants}
-V=${BP_VARIANTS:-1 2 3 4 5 6}
+V=${BP_VARIANTS:-1 2 3 4 5 6 7}
 mkdir -p "$O"
 steps=${*:-agree target}
 nvidia-smi > "$O/device.txt" 2>&1

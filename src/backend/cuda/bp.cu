@@ -7,7 +7,8 @@
  *  - layered kernels (variants 1, 2; described here),
  *  - staged kernels (3, 4; see "staged kernels" below),
  *  - the tiled BP1.0 (5; see "tiled BP1.0"),
- *  - line kernels, register-blocked (6; see "line kernels").
+ *  - line kernels, register-blocked (6, 7 with less shared memory; see
+ *    "line kernels").
  *
  * Thread structure of the layered kernels. A thread block takes NE cells
  * (NE = max(1, 256 / Q^2): one cell per block from N = 15 on (Q^2 >= 256
@@ -794,7 +795,8 @@ tiled_mass_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *_
  * at compile time) into all of the line's outputs, and written back once.
  * A value read from shared memory so feeds Q (or P) FMAs instead of one:
  * BP1.0 reads 2 (Q P^2 + Q^2 P) + Q^3 doubles per cell from shared memory
- * (N = 7: 3177), the staged kernel about 2 (Q^2 P^2 + Q^3 P) (~29000).
+ * (N = 7: 3177), the staged kernel 2 (Q^2 P^2 + Q^3 P) (22032) plus
+ * table rows (Nsight, N = 7: 115 against 909 shared loads per cell).
  *
  * Layouts: a buffer written by one set of lines and read by another keeps
  * the index both passes share fastest across the lanes, and the other
@@ -840,40 +842,32 @@ struct line_tables {
   double B[NB > 0 ? NB : 1][Q * P], D[ND > 0 ? ND : 1][Q * Q];
 };
 
-/* out[q] = sum_m B[q][m] in[m] (interpolation along a line). */
+/* out[r] = sum_k M[r][k] in[k], M an R x K row-major table (TRANS: M is
+ * K x R and out[r] = sum_k M[k][r] in[k]). */
+template <int R, int K, bool TRANS, int N>
+__device__ __forceinline__ void line_matvec(const double (&M)[N], const double *in, double *out) {
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < K; k++) s += (TRANS ? M[k * R + r] : M[r * K + k]) * in[k];
+    out[r] = s;
+  }
+}
+
+/* Interpolation along a line (B, Q x P), its transpose, and the collocation
+ * derivative (Dq, Q x Q; TRANS: Dq^T). */
 template <int P, int Q>
 __device__ __forceinline__ void b_line(const double (&B)[Q * P], const double *in, double *out) {
-#pragma unroll
-  for (int q = 0; q < Q; q++) {
-    double s = 0;
-#pragma unroll
-    for (int m = 0; m < P; m++) s += B[q * P + m] * in[m];
-    out[q] = s;
-  }
+  line_matvec<Q, P, false>(B, in, out);
 }
-
-/* out[m] = sum_q B[q][m] in[q] (B^T on a line). */
 template <int P, int Q>
 __device__ __forceinline__ void bt_line(const double (&B)[Q * P], const double *in, double *out) {
-#pragma unroll
-  for (int m = 0; m < P; m++) {
-    double s = 0;
-#pragma unroll
-    for (int q = 0; q < Q; q++) s += B[q * P + m] * in[q];
-    out[m] = s;
-  }
+  line_matvec<P, Q, true>(B, in, out);
 }
-
-/* out[q] = sum_m Dq[q][m] in[m] (TRANS: out[m] = sum_q Dq[q][m] in[q]). */
 template <int Q, bool TRANS>
 __device__ __forceinline__ void d_line(const double (&D)[Q * Q], const double *in, double *out) {
-#pragma unroll
-  for (int q = 0; q < Q; q++) {
-    double s = 0;
-#pragma unroll
-    for (int m = 0; m < Q; m++) s += (TRANS ? D[m * Q + q] : D[q * Q + m]) * in[m];
-    out[q] = s;
-  }
+  line_matvec<Q, Q, TRANS>(D, in, out);
 }
 
 /* A line of M doubles (stride S) between shared memory and registers. */
@@ -991,24 +985,33 @@ struct grid_strides {
   static constexpr int SR = odd_stride(Q), SC = pad16(SR * Q, Q), G = Q * SC;
 };
 
+/* Ring depth (layers of stored factors in flight) of the line stiffness
+ * kernels: LEAN ones keep two, to fit a third block per SM. */
+template <bool LEAN>
+struct line_depth {
+  static constexpr int value = LEAN ? 2 : GEO_DEPTH;
+};
+
 /* The stiffness middle for the column (a, b) = (tid % Q, tid / Q), whose
  * values u[] at the Q points are in U too (stored before a barrier), with
- * the ring's first GEO_DEPTH layers issued. On return (after a barrier),
+ * the ring's first line_depth layers issued. On return (after a barrier),
  * acc[c] + UR[p] + US[p] at the column's points p = (c, b, a) is
- * (Dq^T G Dq + lambda w|J|) u there. */
-template <int P, int Q, int NB>
+ * (Dq^T G Dq + lambda w|J|) u there. LEAN (US == U): u_s overwrites u in
+ * place, one pass after u_r (one more barrier, one grid buffer less). */
+template <int P, int Q, int NB, bool LEAN>
 __device__ __forceinline__ void line_stiff_middle(const line_tables<P, Q, NB, 6> &T, const double *__restrict__ geo,
-                                                  int64_t e, bool live, double lambda, int tid, const double *U,
+                                                  int64_t e, bool live, double lambda, int tid, double *U,
                                                   double *UR, double *US, double *ring, int nthr, const double *u,
                                                   double *acc) {
   using G = grid_strides<Q>;
-  constexpr int SR = G::SR, SC = G::SC;
+  constexpr int SR = G::SR, SC = G::SC, DEPTH = line_depth<LEAN>::value;
   const int a = tid % Q, b = tid / Q, col = a + SR * b;
   { /* lines: r-line (c, b') = (b, a), s-line (c, a') = (b, a) */
     double v[Q], w[Q];
     line_load<Q, 1>(U + b * SC + a * SR, v);
     d_line<Q, false>(T.D[0], v, w);
     line_store<Q, 1>(UR + b * SC + a * SR, w);
+    if (LEAN) __syncthreads(); /* every r-line read U */
     line_load<Q, SR>(U + b * SC + a, v);
     d_line<Q, false>(T.D[1], v, w);
     line_store<Q, SR>(US + b * SC + a, w);
@@ -1021,18 +1024,18 @@ __device__ __forceinline__ void line_stiff_middle(const line_tables<P, Q, NB, 6>
     for (int c = 0; c < Q; c++) acc[c] = 0;
 #pragma unroll
     for (int c = 0; c < Q; c++) {
-      async_wait<GEO_DEPTH - 1>(); /* this thread's copies of layer c landed */
+      async_wait<DEPTH - 1>(); /* this thread's copies of layer c landed */
       double g[7];
 #pragma unroll
-      for (int k = 0; k < 7; k++) g[k] = ring[((c % GEO_DEPTH) * 7 + k) * nthr];
+      for (int k = 0; k < 7; k++) g[k] = ring[((c % DEPTH) * 7 + k) * nthr];
       const int p = col + c * SC;
       double gt;
       apply_G(g, UR[p], US[p], ut[c], &UR[p], &US[p], &gt);
       acc[c] += lambda * g[6] * u[c];
 #pragma unroll
       for (int m = 0; m < Q; m++) acc[m] += T.D[3][c * Q + m] * gt;
-      /* refill slot c % GEO_DEPTH: its values were used above */
-      issue_layer<Q>(geo, e, live, c + GEO_DEPTH, tid, ring + (c % GEO_DEPTH) * 7 * nthr, nthr);
+      /* refill slot c % DEPTH: its values were used above */
+      issue_layer<Q>(geo, e, live, c + DEPTH, tid, ring + (c % DEPTH) * 7 * nthr, nthr);
     }
   }
   __syncthreads();
@@ -1049,37 +1052,46 @@ __device__ __forceinline__ void line_stiff_middle(const line_tables<P, Q, NB, 6>
 }
 
 /* Shared memory of the line stiffness kernels: U, then the work area (BP3.0:
- * X and Y of the interpolation, later UR and US), then the ring. */
-template <int P, int Q>
+ * X and Y of the interpolation, later UR and US; LEAN: UR only), then the
+ * ring. */
+template <int P, int Q, bool LEAN>
 struct line_stiff_smem {
   using G = grid_strides<Q>;
   using L = line_strides<P, Q>;
   static constexpr bool INTERP = P != Q;
-  static constexpr int NE = ne_of<Q>::value;
-  static constexpr int work = INTERP && L::X + L::Y > 2 * G::G ? L::X + L::Y : 2 * G::G;
+  static constexpr int NE = ne_of<Q>::value, grids = LEAN ? 1 : 2;
+  static constexpr int work = INTERP && L::X + L::Y > grids * G::G ? L::X + L::Y : grids * G::G;
   static constexpr int per_cell = G::G + work;
-  static constexpr int ring = GEO_DEPTH * 7 * Q * Q * NE;
+  static constexpr int ring = line_depth<LEAN>::value * 7 * Q * Q * NE;
   static constexpr int total = NE * per_cell + ring;
+  /* blocks per SM for __launch_bounds__: LEAN as many as shared memory
+   * holds, but at least 80 registers a thread */
+  static constexpr int threads = (Q * Q * NE + 31) / 32 * 32;
+  static constexpr int by_smem = (227 * 1024) / (8 * total + 1024), by_regs = 65536 / (80 * threads);
+  static constexpr int lean_blocks = by_smem < by_regs ? by_smem : by_regs;
+  static constexpr int blocks = LEAN && lean_blocks > line_blocks<Q>::value ? lean_blocks : line_blocks<Q>::value;
 };
 
 /* BP3.5 (P = Q: B is the identity, no interpolation) and BP3.0. */
-template <int P, int Q>
-__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value, line_blocks<Q>::value)
+template <int P, int Q, bool LEAN>
+__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value, (line_stiff_smem<P, Q, LEAN>::blocks))
 line_stiff_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
                   const double *__restrict__ geo, double lambda, double *__restrict__ y,
                   const __grid_constant__ line_tables<P, Q, (P != Q) * 6, 6> T) {
-  using SM = line_stiff_smem<P, Q>;
+  using SM = line_stiff_smem<P, Q, LEAN>;
+  constexpr int DEPTH = line_depth<LEAN>::value;
   using G = grid_strides<Q>;
   using L = line_strides<P, Q>;
   constexpr int NE = SM::NE, SR = G::SR, SC = G::SC, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
   extern __shared__ double smem[];
   const int tid = threadIdx.x, nthr = Q2 * NE, ltid = tid + Q2 * threadIdx.y;
-  double *U = smem + threadIdx.y * SM::per_cell, *UR = U + G::G, *US = UR + G::G, *X = UR, *Y = X + L::X;
+  double *U = smem + threadIdx.y * SM::per_cell, *UR = U + G::G, *US = LEAN ? U : UR + G::G, *X = UR,
+         *Y = X + L::X;
   double *ring = smem + NE * SM::per_cell + ltid;
   const int64_t e = (int64_t)blockIdx.x * NE + threadIdx.y;
   const bool live = e < n_cells;
 #pragma unroll
-  for (int c = 0; c < GEO_DEPTH; c++) issue_layer<Q>(geo, e, live, c, tid, ring + c * 7 * nthr, nthr);
+  for (int c = 0; c < DEPTH; c++) issue_layer<Q>(geo, e, live, c, tid, ring + c * 7 * nthr, nthr);
   const int a = tid % Q, b = tid / Q, col = a + SR * b;
   const int *d = dofs + (live ? e * P3 : 0);
   double u[Q], acc[Q];
@@ -1101,7 +1113,7 @@ line_stiff_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *_
     __syncthreads();
     line_load<Q, SC>(U + col, u);
   }
-  line_stiff_middle<P, Q>(T, geo, e, live, lambda, tid, U, UR, US, ring, nthr, u, acc);
+  line_stiff_middle<P, Q, (P != Q) * 6, LEAN>(T, geo, e, live, lambda, tid, U, UR, US, ring, nthr, u, acc);
   if constexpr (!SM::INTERP) {
     if (live) {
 #pragma unroll
@@ -1205,25 +1217,29 @@ static void run_line_mass(const feint_bp_gpu *g, unsigned blocks, dim3 block, si
   line_mass_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
 }
 
-template <int P, int Q>
+template <int P, int Q, bool LEAN>
 static void run_line_stiff(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
   line_tables<P, Q, (P != Q) * 6, 6> T;
   fill_line_tables(g->htab, &T);
-  line_stiff_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, T);
+  line_stiff_kernel<P, Q, LEAN><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, T);
 }
 
-/* The line kernels (variant 6, stored factors); Q = P for BP3.5. */
+/* The line kernels (variants 6, 7: LEAN, stored factors); Q = P for BP3.5. */
 template <int P, int Q>
-static launch_cfg line_cfg(feint_bp_kind kind) {
+static launch_cfg line_cfg(feint_bp_kind kind, bool lean) {
   launch_cfg c = {};
   if (kind == FEINT_BP1_0) {
     c.staged = run_line_mass<P, Q>;
     c.kernel = (const void *)line_mass_kernel<P, Q>;
     c.smem = sizeof(double) * line_mass_smem<P, Q>::total;
+  } else if (lean) {
+    c.staged = run_line_stiff<P, Q, true>;
+    c.kernel = (const void *)line_stiff_kernel<P, Q, true>;
+    c.smem = sizeof(double) * line_stiff_smem<P, Q, true>::total;
   } else {
-    c.staged = run_line_stiff<P, Q>;
-    c.kernel = (const void *)line_stiff_kernel<P, Q>;
-    c.smem = sizeof(double) * line_stiff_smem<P, Q>::total;
+    c.staged = run_line_stiff<P, Q, false>;
+    c.kernel = (const void *)line_stiff_kernel<P, Q, false>;
+    c.smem = sizeof(double) * line_stiff_smem<P, Q, false>::total;
   }
   c.ne = ne_of<Q>::value;
   c.block = dim3(Q * Q, c.ne);
@@ -1262,7 +1278,8 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
     c.smem = sizeof(double) * tiled_smem<P, Q>::total;
     return c;
   }
-  if (variant == 6 && !recompute) return kind == FEINT_BP3_5 ? line_cfg<P, P>(kind) : line_cfg<P, Q>(kind);
+  if (variant >= 6 && !recompute)
+    return kind == FEINT_BP3_5 ? line_cfg<P, P>(kind, variant == 7) : line_cfg<P, Q>(kind, variant == 7);
   if (variant >= 3)
     return kind == FEINT_BP3_5   ? staged_cfg<P, P, FEINT_BP3_5>(recompute, variant == 4)
            : kind == FEINT_BP1_0 ? staged_cfg<P, Q, FEINT_BP1_0>(recompute, false)
@@ -1291,14 +1308,13 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
 }
 
 /* The default kernel (variant 0): the fastest per kind, order and geometry
- * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS, runs 3
- * and 4 in src/backend/cuda/BP.md), as the digit at index N of the kind's
- * string: with stored factors mostly the line kernels (6), the staged ones
- * (3, 4 where Dq's rows in registers did not cost a block per SM) where
- * those were not faster, the layered ones at N = 1 and for some orders
- * with recomputed geometry, the tiled BP1.0 at N = 13. */
+ * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS="1 2 3 4
+ * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3), as
+ * the digit at index N of the kind's string: with stored factors mostly
+ * the line kernels (6, 7), the staged ones (3, 4) where those were not
+ * faster, the layered ones at N = 1, the tiled BP1.0 at N = 13. */
 static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
-  static const char *const stored[3] = {"3666666666633533", "3144666366636444", "3244666666363443"};
+  static const char *const stored[3] = {"3666666666633535", "3747666367676477", "3177666667367743"};
   static const char *const recomputed[3] = {"3133333333333333", "3331333333133111", "3113131333331113"};
   if (N < 1 || N > FEINT_BP_MAX_ORDER) return 3; /* refused by get_cfg */
   return (mode == FEINT_BP_GEO_STORED ? stored : recomputed)[kind][N] - '0';
@@ -1454,8 +1470,8 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
 }
 
 extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
-  if (variant < 0 || variant > 6)
-    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 6)", variant);
+  if (variant < 0 || variant > 7)
+    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 7)", variant);
   g->variant = variant;
   launch_cfg c;
   return get_cfg(g, &c);
