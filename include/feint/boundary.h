@@ -49,7 +49,9 @@
  * on the edges' p+1 Gauss-Lobatto-Legendre nodes on quadrilateral meshes
  * (orders 1..15), the tensor GLL quadrilateral on hexahedra (1..15), and on
  * prisms (1..7) the P_p triangle on top and bottom and the tensor of the
- * equispaced P_p (triangle edge x segment) on the sides. h is interpolated
+ * equispaced P_p (triangle edge x segment) on the sides; on mixed meshes
+ * with quadrilaterals or hexahedra (1..7) the same with the Lobatto nodes
+ * of fe.h (GLL on every edge and prism side). h is interpolated
  * in that basis at the facet's dofs (constants stay exact), and the rule
  * has degree order + (order if h varies), exact for that integrand on
  * affine facets. Quadrilateral facets are the bilinear patches of their

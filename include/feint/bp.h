@@ -200,8 +200,11 @@ int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_
  * shared memory); 4 the same with Dq's rows held in registers (BP3.x,
  * stored factors; otherwise as 3); 5 BP1.0 with stored factors: passes
  * along r and s tiled two outputs per shared-memory read (otherwise as
- * 3); 0 (default) the one measured fastest for the kind, order and
- * geometry mode. */
+ * 3); 6 line kernels, stored factors: every pass contracts whole lines
+ * held in registers (each shared-memory value read once per line, not
+ * once per output; otherwise as 3); 7 the same with one grid buffer and
+ * ring layer less for BP3.x (more blocks per SM; BP1.0 as 6); 0 (default)
+ * the one measured fastest for the kind, order and geometry mode. */
 int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
 /* Device name (empty without CUDA). */
 int feint_bp_gpu_device_name(int device_index, char *name, size_t size);

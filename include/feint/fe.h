@@ -23,9 +23,26 @@
  * tetrahedron's face (a, b, c) are ((p-i-j) v_a + i v_b + j v_c) / p for
  * i, j >= 1, i + j <= p - 1, j in the outer loop and i in the inner one; the
  * cell interior is (i, j) / p (triangle) or (i, j, k) / p (tetrahedron), all
- * indices >= 1 with sum <= p - 1, k outermost and i (x) fastest. */
+ * indices >= 1 with sum <= p - 1, k outermost and i (x) fastest.
+ *
+ * Node families (feint_node_family): the positions above are the
+ * equispaced family, what segments, triangles, tetrahedra and prisms get
+ * by default. The Lobatto family keeps the lattice indices and the order
+ * above but moves each lattice point (i, j[, k]) / p to the recursive
+ * Gauss-Lobatto point of its multi-index (p - i - j [- k], i, j[, k])
+ * (Isaac, SIAM J. Sci. Comput. 42, 2020; the Blyth-Pozrikidis triangle for
+ * p <= 3, within 0.025 of it above): edge nodes are exactly the p+1
+ * Gauss-Lobatto-Legendre points mapped to [0,1] (the quadrilateral's and
+ * hexahedron's edge nodes), a tetrahedron's face nodes are the Lobatto
+ * triangle's, and the set is invariant under vertex permutations. Mixed
+ * meshes with quadrilaterals or hexahedra use it (space.h). */
 #ifndef FEINT_FE_H
 #define FEINT_FE_H
+
+typedef enum {
+  FEINT_NODES_EQUISPACED = 0, /* lattice points (i, j, k) / p (simplices, prisms) */
+  FEINT_NODES_LOBATTO = 1     /* Gauss-Lobatto based (above; the only family of quadrilaterals, hexahedra) */
+} feint_node_family;
 
 typedef enum {
   FEINT_CELL_TRIANGLE = 0,
@@ -129,10 +146,15 @@ void feint_quadrature_destroy(feint_quadrature *q);
  * triangle's P_p nodes times the segment's (both above, equispaced): node
  * t + nt k (nt = (p+1)(p+2)/2) is triangle node t at height z_k, z_0 = 0,
  * z_1 = 1, z_k = (k-1)/p (k >= 2); the span is x^a y^b z^c, a + b <= p,
- * c <= p. */
+ * c <= p. With Lobatto nodes (feint_element_create_family) the simplices'
+ * nodes move as described above, and the prism takes the Lobatto triangle
+ * and segment (z_k the GLL points on [0,1]), so its quadrilateral faces
+ * carry the hexahedron's GLL x GLL nodes; the basis is the Lagrange basis
+ * of the nodes either way. */
 typedef struct feint_element feint_element;
 struct feint_element {
   feint_cell_type cell;
+  feint_node_family family;
   int order;
   int dim;
   int nb;        /* number of (scalar) basis functions */
@@ -148,7 +170,13 @@ struct feint_element {
   feint_element *factor[2]; /* private (prism): the triangle and segment elements */
 };
 
+/* The element with the cell's own node family (feint_cell_node_family:
+ * Lobatto on quadrilaterals and hexahedra, equispaced on the others). */
 int feint_element_create(feint_cell_type cell, int order, feint_element **out);
+/* The element with the given node family: Lobatto on every cell,
+ * equispaced on segments, triangles, tetrahedra and prisms. */
+int feint_element_create_family(feint_cell_type cell, int order, feint_node_family family, feint_element **out);
+feint_node_family feint_cell_node_family(feint_cell_type cell);
 void feint_element_destroy(feint_element *el);
 
 /* Values and reference gradients at npoints points (npoints x dim):

@@ -49,11 +49,15 @@
  * their weights on the last vertices), then the cell interiors cell by
  * cell. Each block has its own element (blocks[b]); nb and nbc are the
  * widest block's, and a cell of a narrower block has its nb_b dofs first
- * in its row of scalar_cell_dofs / cell_dofs, then -1. Orders: 1..7 when
- * no block is made of quadrilaterals or hexahedra (tetrahedra + prisms:
- * equispaced nodes on both), else 1 and 2, where the equispaced and
- * Gauss-Lobatto nodes of the shapes still coincide on shared edges and
- * faces. Boundary conditions work on 2D mixed meshes (vertex and edge
+ * in its row of scalar_cell_dofs / cell_dofs, then -1. Orders 1..7 (the
+ * simplices' and prisms' limit). All blocks take one node family (fe.h):
+ * equispaced when no block is made of quadrilaterals or hexahedra
+ * (tetrahedra + prisms), else Lobatto (triangles, tetrahedra and prisms
+ * with the GLL points on their edges and GLL x GLL nodes on prism sides),
+ * so shapes put their nodes at the same points on shared edges and faces;
+ * with Lobatto nodes the dofs of a triangular face follow their weights
+ * (w0, w1, w2) on its sorted vertices, ascending in w2 then w1 (not the
+ * lattice order). Boundary conditions work on 2D mixed meshes (vertex and edge
  * dofs of the boundary lines: edge_ptr / edge_upper as above, no face
  * lookup) and on 3D mixed meshes, whose triangle and quadrilateral facets
  * feint_space_facets reads from the cell holding them (below). */
@@ -130,12 +134,14 @@ int feint_space_facet_dofs(const feint_space *space, const int64_t *nodes, int64
  * own Lagrange basis:
  *   segment   the p+1 edge nodes t_k (feint_space_edge_nodes) from vertex
  *             0 to 1: vertices first, then the interior ones;
- *   triangle  the P_p triangle element of fe.h anchored at the given
- *             vertex order (vertices, edges from a to b, interior lattice);
+ *   triangle  the P_p triangle element of fe.h (the space's node family)
+ *             anchored at the given vertex order (vertices, edges from a
+ *             to b, interior lattice);
  *   quadrilateral  node (a, b) at index a + (p+1) b, at (t_a, t_b) in
  *             [0,1]^2, s running from vertex 0 to 1 and t from 0 to 3: the
- *             GLL tensor basis on hexahedra, the equispaced one (triangle
- *             edge P_p x segment P_p) on prism sides.
+ *             tensor basis on the edge nodes (GLL on hexahedra and mixed
+ *             meshes with them, equispaced on prism-only and tetrahedron +
+ *             prism meshes).
  * Simplices and quadrilaterals take the topology (feint_space_facet_dofs,
  * nothing built); hexahedra, prisms and 3D mixed meshes the cell holding
  * the facet, with the element and face tables of that cell's block: create
@@ -155,9 +161,13 @@ void feint_space_facets_destroy(feint_space_facets *facets);
 int feint_space_facets_dofs(feint_space_facets *facets, const int64_t *nodes, int nvf, int64_t *dofs);
 /* Dofs of a facet of nvf vertices: p+1, (p+1)(p+2)/2 or (p+1)^2. */
 int feint_space_facet_nb(const feint_space *space, int nvf);
+/* The node family of the space's elements (fe.h): Lobatto on
+ * quadrilaterals, hexahedra and mixed meshes holding them, else
+ * equispaced. */
+feint_node_family feint_space_node_family(const feint_space *space);
 /* The p+1 nodes t[] of the cells' edges on [0,1] in facet order (0, 1,
- * then the interior ones ascending): Gauss-Lobatto-Legendre on
- * quadrilaterals and hexahedra, equispaced on simplices and prisms. */
+ * then the interior ones ascending): Gauss-Lobatto-Legendre with Lobatto
+ * nodes, equispaced otherwise. */
 int feint_space_edge_nodes(const feint_space *space, double *t);
 
 #endif

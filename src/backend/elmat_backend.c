@@ -116,6 +116,18 @@ static int elmat_element_matrices(feint_backend *b, double *Ke) {
   return FEINT_OK;
 }
 
+/* Add n entries of element matrices, whose first slot is plan slot `first`,
+ * into the CSR values (the slot width is tested once per batch). */
+static void scatter_batch(const feint_plan *plan, int64_t first, int64_t n, const double *Ke, double *values) {
+  if (plan->slots64) {
+    const int64_t *slot = plan->slots64 + first;
+    for (int64_t k = 0; k < n; k++) values[slot[k]] += Ke[k];
+  } else {
+    const int32_t *slot = plan->slots + first;
+    for (int64_t k = 0; k < n; k++) values[slot[k]] += Ke[k];
+  }
+}
+
 static int elmat_assemble_matrix(feint_backend *b, double *values) {
   const feint_plan *plan = b->problem->plan;
   if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
@@ -125,10 +137,7 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
     const int64_t n = n_cells - c0 < d->batch ? n_cells - c0 : d->batch;
     FEINT_CALL(batch_matrices(b, c0, n, d->Ke));
-    for (int64_t k = 0; k < n * n2; k++) {
-      const int64_t slot = plan->slots64 ? plan->slots64[c0 * n2 + k] : plan->slots[c0 * n2 + k];
-      values[slot] += d->Ke[k];
-    }
+    scatter_batch(plan, c0 * n2, n * n2, d->Ke, values);
   }
   return FEINT_OK;
 }

@@ -125,9 +125,9 @@ static int find_group(const feint_mesh *m, const feint_boundary *b, int index, i
  * on the facet and the facet's own Lagrange basis of the space's order at
  * its points, in the node order of feint_space_facets_dofs (space.h).
  * Segments and quadrilaterals: the 1D Lagrange basis (tensor.h) on the
- * cells' edge nodes (feint_space_edge_nodes: GLL on quadrilateral and
- * hexahedral meshes, equispaced otherwise), a tensor product on the
- * quadrilateral; triangles: the P_p triangle element. Quadrilaterals take
+ * cells' edge nodes (feint_space_edge_nodes: GLL with Lobatto nodes,
+ * equispaced otherwise), a tensor product on the quadrilateral; triangles:
+ * the P_p triangle element of the space's node family. Quadrilaterals take
  * the tensor Gauss rule on [0,1]^2 (weights summing to 1) of one degree
  * more than the integrand (|J| of a planar bilinear face is linear in each
  * of s and t, so planar faces are exact) plus FACET_TWIST_DEGREE: on a
@@ -196,7 +196,8 @@ static int facet_rule_create(const feint_space *s, int nvf, int degree, const ch
       r->q->weights[k] *= 0.25;
     }
   if (!status) status = feint_malloc((size_t)(r->q->n * r->nb), sizeof *r->phi, &r->phi, "facet basis");
-  if (!status && fc == FEINT_CELL_TRIANGLE && !(status = feint_element_create(fc, s->order, &el)))
+  if (!status && fc == FEINT_CELL_TRIANGLE &&
+      !(status = feint_element_create_family(fc, s->order, feint_space_node_family(s), &el)))
     feint_element_tabulate(el, r->q->n, r->q->points, r->phi, NULL);
   else if (!status)
     status = edge_tensor_basis(s, fc == FEINT_CELL_QUADRILATERAL ? 2 : 1, r->q->n, r->q->points, r->phi);

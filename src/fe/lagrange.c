@@ -1,8 +1,10 @@
 /* Lagrange elements of order 1..7 on the reference segment, triangle and
  * tetrahedron (the quadrilateral and hexahedron: tensor_element.c).
  *
- * Nodes lie on the equispaced lattice {(i, j[, k]) / p}. They are ordered by
- * entity (see feint/fe.h):
+ * Nodes lie on the equispaced lattice {(i, j[, k]) / p}, or with the
+ * Lobatto family at the recursive Gauss-Lobatto point of each lattice
+ * index (lobatto_point below). They are ordered by entity (see
+ * feint/fe.h), positions given here for the equispaced family:
  *   - the vertices;
  *   - for each reference edge (a, b), its p - 1 interior nodes
  *     v_a + (k / p)(v_b - v_a), k = 1 .. p - 1 (from a towards b);
@@ -31,6 +33,7 @@
 #include "fe/tensor_element.h"
 #include "feint/error.h"
 #include "feint/fe.h"
+#include "feint/tensor.h"
 
 #define FEINT_ELEMENT_MAX_ORDER 7
 
@@ -80,30 +83,100 @@ static void lu_solve(int n, const double *a, const int *piv, double *b) {
   }
 }
 
-/* Append the lattice point with integer coordinates l (over p). */
-static void put_node(feint_element *el, int *count, const int l[3]) {
-  for (int d = 0; d < el->dim; d++) el->nodes[*count * el->dim + d] = (double)l[d] / el->order;
-  (*count)++;
-}
-
-static void make_nodes(feint_element *el) {
-  const int p = el->order, dim = el->dim, ci = el->cell == FEINT_CELL_TETRAHEDRON;
-  if (dim == 1) {
-    for (int k = 0; k <= p; k++) el->nodes[k] = k == 0 ? 0.0 : k == 1 ? 1.0 : (double)(k - 1) / p;
+/* The Lobatto point of the lattice multi-index alpha (d + 1 entries summing
+ * to n) on the d-simplex, as barycentric coordinates b[0..d]: Isaac's
+ * recursive construction on the GLL points (SIAM J. Sci. Comput. 42, 2020):
+ * on a segment b = (g_n(alpha_0), g_n(alpha_1)), g_n the n+1 GLL points on
+ * [0,1] (gll[n]); above, the average of the facets' points
+ * x(alpha without entry i), placed on facet i, weighted by
+ * g_n(n - alpha_i). A facet's nodes are the lower-dimensional family, so
+ * a triangle's edge nodes are the GLL points and a tetrahedron's face
+ * nodes the triangle's; the family is symmetric under vertex permutations.
+ * (The Blyth-Pozrikidis triangle, equal to this one up to p = 3, has no
+ * tetrahedral extension whose faces are its triangles; this family nests,
+ * so tetrahedra meet prisms on mixed meshes with hexahedra.) Depth <= 3,
+ * so the recursion is cheap. */
+static void lobatto_point(const double gll[][FEINT_ELEMENT_MAX_ORDER + 1], int d, const int *alpha,
+                          double *b) {
+  int n = 0;
+  for (int i = 0; i <= d; i++) n += alpha[i];
+  if (d == 1) {
+    b[0] = gll[n][alpha[0]];
+    b[1] = gll[n][alpha[1]];
     return;
   }
+  double weight = 0.0;
+  for (int i = 0; i <= d; i++) b[i] = 0.0;
+  for (int i = 0; i <= d; i++) {
+    if (alpha[i] == n) continue; /* the facet opposite a vertex node: weight g_n(0) = 0 */
+    int sub[3];
+    double bs[3];
+    for (int j = 0, k = 0; j <= d; j++)
+      if (j != i) sub[k++] = alpha[j];
+    lobatto_point(gll, d - 1, sub, bs);
+    const double w = gll[n][n - alpha[i]];
+    for (int j = 0, k = 0; j <= d; j++)
+      if (j != i) b[j] += w * bs[k++];
+    weight += w;
+  }
+  for (int i = 0; i <= d; i++) b[i] /= weight;
+}
+
+/* gll[n][k]: the n+1 GLL points on [0,1], n = 1..p (lobatto_point). */
+static int gll_tables(int p, double gll[][FEINT_ELEMENT_MAX_ORDER + 1]) {
+  double x[FEINT_ELEMENT_MAX_ORDER + 1], w[FEINT_ELEMENT_MAX_ORDER + 1];
+  for (int n = 1; n <= p; n++) {
+    FEINT_CALL(feint_gauss_lobatto(n + 1, x, w));
+    for (int k = 0; k <= n; k++) gll[n][k] = 0.5 * (x[k] + 1.0);
+    gll[n][0] = 0.0; /* exact ends and symmetry: edge nodes of neighbours agree bit for bit */
+    gll[n][n] = 1.0;
+    for (int k = 0; k < n - k; k++) gll[n][n - k] = 1.0 - gll[n][k];
+  }
+  return FEINT_OK;
+}
+
+/* Append the node of lattice point l (integer coordinates, over p):
+ * l / p (equispaced) or the Lobatto point of the multi-index
+ * (p - sum l, l). */
+static void put_node(feint_element *el, const double gll[][FEINT_ELEMENT_MAX_ORDER + 1], int *count,
+                     const int l[3]) {
+  const int dim = el->dim;
+  double *x = el->nodes + *count * dim;
+  (*count)++;
+  if (el->family == FEINT_NODES_EQUISPACED) {
+    for (int d = 0; d < dim; d++) x[d] = (double)l[d] / el->order;
+    return;
+  }
+  int alpha[4] = {el->order, 0, 0, 0};
+  double b[4];
+  for (int d = 0; d < dim; d++) alpha[0] -= alpha[d + 1] = l[d];
+  lobatto_point(gll, dim, alpha, b);
+  for (int d = 0; d < dim; d++) x[d] = b[d + 1];
+}
+
+static int make_nodes(feint_element *el) {
+  const int p = el->order, dim = el->dim, ci = el->cell == FEINT_CELL_TETRAHEDRON;
+  double gll[FEINT_ELEMENT_MAX_ORDER + 1][FEINT_ELEMENT_MAX_ORDER + 1];
+  if (el->family == FEINT_NODES_LOBATTO) FEINT_CALL(gll_tables(p, gll));
+  int count = 0, l[3] = {0, 0, 0};
+  if (dim == 1) { /* vertices 0 and 1, then the interior from 0 towards 1 */
+    for (int k = 0; k <= p; k++) {
+      l[0] = k == 0 ? 0 : k == 1 ? p : k - 1;
+      put_node(el, gll, &count, l);
+    }
+    return FEINT_OK;
+  }
   const int(*V)[3] = ref_vertices[ci];
-  int count = 0, l[3];
   for (int v = 0; v < dim + 1; v++) {
     for (int d = 0; d < 3; d++) l[d] = p * V[v][d];
-    put_node(el, &count, l);
+    put_node(el, gll, &count, l);
   }
   for (int e = 0; e < feint_cell_num_edges(el->cell); e++) {
     int ab[2];
     feint_cell_edge(el->cell, e, ab);
     for (int k = 1; k < p; k++) {
       for (int d = 0; d < 3; d++) l[d] = (p - k) * V[ab[0]][d] + k * V[ab[1]][d];
-      put_node(el, &count, l);
+      put_node(el, gll, &count, l);
     }
   }
   if (dim == 3) {
@@ -114,7 +187,7 @@ static void make_nodes(feint_element *el) {
         for (int i = 1; i + j < p; i++) {
           for (int d = 0; d < 3; d++)
             l[d] = (p - i - j) * V[abc[0]][d] + i * V[abc[1]][d] + j * V[abc[2]][d];
-          put_node(el, &count, l);
+          put_node(el, gll, &count, l);
         }
     }
     for (int k = 1; k < p; k++)
@@ -123,7 +196,7 @@ static void make_nodes(feint_element *el) {
           l[0] = i;
           l[1] = j;
           l[2] = k;
-          put_node(el, &count, l);
+          put_node(el, gll, &count, l);
         }
   } else {
     for (int j = 1; j < p; j++)
@@ -131,9 +204,10 @@ static void make_nodes(feint_element *el) {
         l[0] = i;
         l[1] = j;
         l[2] = 0;
-        put_node(el, &count, l);
+        put_node(el, gll, &count, l);
       }
   }
+  return FEINT_OK;
 }
 
 static void make_monomials(feint_element *el) {
@@ -186,11 +260,25 @@ static void eval_monomials(const feint_element *el, const double *x, double *m, 
   }
 }
 
+feint_node_family feint_cell_node_family(feint_cell_type cell) {
+  return cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON ? FEINT_NODES_LOBATTO
+                                                                          : FEINT_NODES_EQUISPACED;
+}
+
 int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
+  return feint_element_create_family(cell, order, feint_cell_node_family(cell), out);
+}
+
+int feint_element_create_family(feint_cell_type cell, int order, feint_node_family family, feint_element **out) {
   *out = NULL;
-  if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON)
+  if (family != FEINT_NODES_EQUISPACED && family != FEINT_NODES_LOBATTO)
+    return feint_error_set(FEINT_ERR_INPUT, "element: unknown node family %d", (int)family);
+  if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON) {
+    if (family != FEINT_NODES_LOBATTO)
+      return feint_error_set(FEINT_ERR_INPUT, "element: %ss have Gauss-Lobatto nodes only", feint_cell_name(cell));
     return feint_tensor_element_create(cell, order, out);
-  if (cell == FEINT_CELL_PRISM) return feint_prism_element_create(order, out);
+  }
+  if (cell == FEINT_CELL_PRISM) return feint_prism_element_create(order, family, out);
   if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
     return feint_error_set(FEINT_ERR_INPUT, "element: unknown cell type %d", (int)cell);
   if (order < 1 || order > FEINT_ELEMENT_MAX_ORDER)
@@ -202,6 +290,7 @@ int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
   feint_element *el;
   FEINT_CALL(feint_calloc(1, sizeof *el, &el, "element"));
   el->cell = cell;
+  el->family = family;
   el->order = p;
   el->dim = dim;
   el->nb = nb;
@@ -221,7 +310,7 @@ int feint_element_create(feint_cell_type cell, int order, feint_element **out) {
       (status = feint_malloc((size_t)nb * nb, sizeof(double), &vand, "Vandermonde matrix")) ||
       (status = feint_malloc((size_t)nb, sizeof(int), &piv, "pivots")))
     goto fail;
-  make_nodes(el);
+  if ((status = make_nodes(el))) goto fail;
   make_monomials(el);
   for (int i = 0; i < nb; i++) eval_monomials(el, el->nodes + i * dim, vand + i * nb, NULL);
   if (lu_factor(nb, vand, piv)) {

@@ -20,6 +20,7 @@ int feint_tensor_element_create(feint_cell_type cell, int order, feint_element *
   feint_element *el;
   FEINT_CALL(feint_calloc(1, sizeof *el, &el, "element"));
   el->cell = cell;
+  el->family = FEINT_NODES_LOBATTO;
   el->order = p;
   el->dim = dim;
   el->nb = dim == 2 ? n * n : n * n * n;
@@ -67,16 +68,18 @@ void feint_tensor_element_tabulate(const feint_element *el, int npoints, const d
 
 /* ---------------------------------------------------------------- prism
  * The product of the triangle's and the segment's Lagrange elements of the
- * same order: basis function t + nt k is T_t(x, y) S_k(z). */
-int feint_prism_element_create(int order, feint_element **out) {
+ * same order and node family: basis function t + nt k is T_t(x, y) S_k(z).
+ * Lobatto factors put GLL x GLL nodes on the quadrilateral faces, as on a
+ * hexahedron's. */
+int feint_prism_element_create(int order, feint_node_family family, feint_element **out) {
   *out = NULL;
   if (order < 1 || order > 7)
     return feint_error_set(FEINT_ERR_INPUT, "Lagrange element order %d on a prism is not supported (orders 1..7)",
                            order);
   feint_element *el;
   FEINT_CALL(feint_calloc(1, sizeof *el, &el, "element"));
-  int status = feint_element_create(FEINT_CELL_TRIANGLE, order, &el->factor[0]);
-  if (!status) status = feint_element_create(FEINT_CELL_SEGMENT, order, &el->factor[1]);
+  int status = feint_element_create_family(FEINT_CELL_TRIANGLE, order, family, &el->factor[0]);
+  if (!status) status = feint_element_create_family(FEINT_CELL_SEGMENT, order, family, &el->factor[1]);
   if (status) {
     feint_element_destroy(el);
     return status;
@@ -84,6 +87,7 @@ int feint_prism_element_create(int order, feint_element **out) {
   const feint_element *T = el->factor[0], *S = el->factor[1];
   const int p = order, nt = T->nb;
   el->cell = FEINT_CELL_PRISM;
+  el->family = family;
   el->order = p;
   el->dim = 3;
   el->nb = nt * S->nb;

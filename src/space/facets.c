@@ -29,12 +29,13 @@ struct feint_space_facets {
   int *perm[FEINT_MESH_MAX_BLOCKS][2][PERM_KEYS];
 };
 
+feint_node_family feint_space_node_family(const feint_space *s) { return s->blocks[0].element->family; }
+
 int feint_space_edge_nodes(const feint_space *s, double *t) {
   const int p = s->order;
-  const feint_cell_type ct = s->mesh->cell_type;
   t[0] = 0.0;
   t[1] = 1.0;
-  if (ct == FEINT_CELL_QUADRILATERAL || ct == FEINT_CELL_HEXAHEDRON) {
+  if (feint_space_node_family(s) == FEINT_NODES_LOBATTO) {
     double x[FEINT_TENSOR_MAX_POINTS], w[FEINT_TENSOR_MAX_POINTS];
     FEINT_CALL(feint_gauss_lobatto(p + 1, x, w));
     for (int i = 1; i < p; i++) t[i + 1] = 0.5 * (x[i] + 1.0);
@@ -108,7 +109,7 @@ int feint_space_facets_create(const feint_space *s, feint_space_facets **out) {
       status = block_vertices(f, b);
       triangles |= shape_ok(m->blocks[b].cell_type, 3, 3);
     }
-    if (!status && triangles) status = feint_element_create(FEINT_CELL_TRIANGLE, s->order, &f->triangle);
+    if (!status && triangles) status = feint_element_create_family(FEINT_CELL_TRIANGLE, s->order, feint_space_node_family(s), &f->triangle);
     if (!status) status = feint_calloc((size_t)m->n_nodes + 1, sizeof *f->node_ptr, &f->node_ptr, "node cells");
     if (!status)
       status = feint_malloc((size_t)(m->n_cells * nv) + 1, sizeof *f->node_cells, &f->node_cells, "node cells");

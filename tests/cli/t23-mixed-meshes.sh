@@ -2,8 +2,10 @@
 # the assembled path, checked with SciPy from the exported matrices, on
 # triangles + quadrilaterals, hexahedra + prisms (sharing quadrilateral
 # faces) and tetrahedra + prisms (sharing triangles), orders 1 and 2, and
-# on tetrahedra + prisms orders 3..5 (sums, exact polynomials) and 3
-# (convergence):
+# beyond: orders 3 and 4 on all three (5 on tetrahedra + prisms) for sums
+# and exact polynomials, 3 and 4 with quadrilaterals or hexahedra (Lobatto
+# nodes on every block, fe.h) and 3 on tetrahedra + prisms for
+# convergence:
 #  - mass matrices sum to the volume; Poisson matrices are symmetric with
 #    zero row sums and pass the patch test; elasticity annihilates exactly
 #    the rigid body modes;
@@ -20,9 +22,11 @@
 #    whole boundary and over x = 0 (p = 1, 2; tetrahedra + prisms 3); the
 #    Robin matrix on x = 0 sums to alpha, its load to alpha G; Dirichlet on
 #    x = 0 with the exact flux elsewhere converges at p+1 (p = 1, 2;
-#    tetrahedra + prisms 3);
-#  - bad input: order 3 with quadrilaterals, order 8, the cuda backend, the
-#    BP operators.
+#    tetrahedra + prisms 3; hexahedra + prisms 3, 4);
+#  - Dirichlet + Neumann on triangles + quadrilaterals at p = 3, 4 converge
+#    at p+1 (the Dirichlet values sit at the GLL edge nodes);
+#  - bad input: order 8 (both kinds of mix), the cuda backend, the BP
+#    operators.
 source "$(dirname "$0")/lib.sh"
 data() { echo "$ROOT/tests/data/$1"; }
 run() { "$FEINT" run --quiet "$@"; }
@@ -53,25 +57,35 @@ for mesh in "${meshes[@]}"; do
   done
 done
 
-# tetrahedra + prisms beyond order 2 (equispaced nodes on both: the shared
-# triangles' face nodes in every orientation); a cubic (quartic) is
-# reproduced at P3 (P4), not a quartic at P3
+# beyond order 2: the shared edges' and faces' nodes in every orientation
+# (Lobatto nodes with quadrilaterals or hexahedra, equispaced on
+# tetrahedra + prisms); a cubic (quartic, quintic) is reproduced at P3
+# (P4), not a quartic (quintic) at P3 (P4). The polynomials hold in 2D
+# (z = 0) too.
 u3="1 + 2*x - 3*y + 0.5*z + x^2 - 2*x*y + 3*y*z - 0.7*x*z + x^3 + y^2*z" src3="-(2 + 6*x + 2*z)"
-for p in 3 4 5; do
-  echo "mixedcube.geo p$p"
-  run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="${meshes[2]}" --set space.order=$p
-  check sum "$WORK/m.h5" 1 1e-11
-  run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="${meshes[2]}" --set space.order=$p --set physics.kind=poisson
-  check laplacian "$WORK/p.h5"
-done
-exact() { # order u source
-  run "$WORK/m.yaml" -o "$WORK/x.h5" --set mesh.file="${meshes[2]}" --set space.order=$1 --set physics.kind=poisson \
-    --set "physics.source=$3" --set output.rhs=true
-  check exact "$WORK/x.h5" "${2//^/**}"
+u4="$u3 + x^2*y^2" src4="$src3 - 2*x^2 - 2*y^2"
+u5="$u4 + x^4*y - 2*y^3*x^2" src5="$src4 + 4*y^3"
+exact() { # mesh order u source
+  run "$WORK/m.yaml" -o "$WORK/x.h5" --set mesh.file="$1" --set space.order=$2 --set physics.kind=poisson \
+    --set "physics.source=$4" --set output.rhs=true
+  check exact "$WORK/x.h5" "${3//^/**}"
 }
-exact 3 "$u3" "$src3"
-exact 4 "$u3 + x^2*y^2" "$src3 - 2*x^2 - 2*y^2"
-if exact 3 "$u3 + x^2*y^2" "$src3 - 2*x^2 - 2*y^2" > /dev/null; then fail "a quartic reproduced by P3"; fi
+for mesh in "${meshes[@]}"; do
+  orders="3 4"; [ "$mesh" = "${meshes[2]}" ] && orders="3 4 5"
+  for p in $orders; do
+    echo "$(basename "$mesh") p$p"
+    run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="$mesh" --set space.order=$p
+    check sum "$WORK/m.h5" 1 1e-11
+    run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson
+    check laplacian "$WORK/p.h5"
+  done
+  exact "$mesh" 3 "$u3" "$src3"
+  exact "$mesh" 4 "$u4" "$src4"
+  if exact "$mesh" 3 "$u4" "$src4" > /dev/null; then fail "$(basename "$mesh"): a quartic reproduced by P3"; fi
+  if [ "$mesh" != "${meshes[2]}" ] && exact "$mesh" 4 "$u5" "$src5" > /dev/null; then
+    fail "$(basename "$mesh"): a quintic reproduced by P4"
+  fi
+done
 
 # element matrices and cell dofs, padded on the narrower block, assemble
 # to the CSR matrix (elasticity: the interleaved components too)
@@ -114,12 +128,19 @@ for p in 1 2; do
 done
 t=(); for r in 0 1 2; do t+=("$(manufactured_pair mixedcube.geo 3 1 c3-$r 3 $r 0.5)"); done
 echo -n "tetrahedra + prisms p3: "; check convergence 3 k=0.5 "${t[@]}"
+# Lobatto nodes: Dirichlet values at the GLL edge nodes, Neumann on the
+# rest; P4 reaches its rate on the fourth mesh (rates 3.9, 6.3, 5.1)
+for p in 3 4; do
+  t=(); for h in 0.4 0.2 0.1 0.05; do t+=("$(mixed_pair "${meshes[0]}" $p $h)"); done
+  echo -n "Dirichlet/Neumann, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/bc_checks.py" mixed $p "${t[@]}"
+done
 
 # boundary conditions on the 3D mixed meshes (groups "boundary", "left")
 BC="$PY $ROOT/tests/cli/bc_checks.py"
-polys=("" "1 + 2*x - y + z" "x*x - y*z + 2*x*y" "x*x - y*z + 2*x*y + z**3*(x+1) - x*y*z")
+polys=("" "1 + 2*x - y + z" "x*x - y*z + 2*x*y" "x*x - y*z + 2*x*y + z**3*(x+1) - x*y*z"
+       "x*x - y*z + 2*x*y + z**3*(x+1) - x*y*z + x**2*y**2 - z**4")
 for mesh in "${meshes[1]}" "${meshes[2]}"; do
-  orders="1 2"; [ "$mesh" = "${meshes[2]}" ] && orders="1 2 3"
+  orders="1 2 3 4"; [ "$mesh" = "${meshes[2]}" ] && orders="1 2 3"
   for p in $orders; do
     for group in boundary left; do
       run "$WORK/m.yaml" -o "$WORK/n.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson \
@@ -141,13 +162,17 @@ for p in 1 2; do
 done
 t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[2]}" 3 1 $r)"); done
 echo -n "Dirichlet/Neumann, tetrahedra + prisms p3: "; $BC mixed-cube 3 "${t[@]}"
+for p in 3 4; do
+  t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[1]}" $p 1 $r)"); done
+  echo -n "Dirichlet/Neumann, hexahedra + prisms p$p: "; $BC mixed-cube $p "${t[@]}"
+done
 
 # bad input
-expect_bad "order 3 on a mixed mesh with quadrilaterals" \
-  "space.order 3 is not supported on mixed meshes with quadrilaterals or hexahedra \(triangle \+ quadrilateral cells in .*mixed_square.geo; orders 1 and 2\): .*node families" \
-  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=3
+expect_bad "order 8 on a mixed mesh with quadrilaterals" \
+  "space.order 8 is not supported on mixed meshes of triangle \+ quadrilateral cells \(.*mixed_square.geo; orders 1..7, as on triangles, tetrahedra and prisms\)" \
+  run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set space.order=8
 expect_bad "order 8 on tetrahedra + prisms" \
-  "space.order 8 is not supported on mixed meshes of tetrahedron \+ prism cells \(orders 1..7\)" \
+  "space.order 8 is not supported on mixed meshes of tetrahedron \+ prism cells \(.*mixedcube.geo; orders 1..7, as on triangles, tetrahedra and prisms\)" \
   run --quiet "$WORK/m.yaml" -o "$WORK/out.h5" --set mesh.file="${meshes[2]}" --set space.order=8
 expect_bad "cuda on a mixed mesh" \
   "the cuda backend assembles meshes of one cell shape; this mixed mesh \(tetrahedron \+ prism\) runs on the cpu backend" \

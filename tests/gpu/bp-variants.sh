@@ -3,7 +3,7 @@
 # test; src/backend/cuda/BP.md records what it printed). Steps:
 #   agree   t602: every kernel variant against the CPU reference, N = 1..15
 #   target  t69 on the large mesh, N = 3..8 (the issue's targets), every
-#           variant ("1 2 3 4 5" or $BP_VARIANTS)
+#           variant ("1 2 3 4 5 6 7" or $BP_VARIANTS)
 #   small   t69 on the 4096-cell mesh, N = 1..15, default + variants
 #   large   t69 on the large mesh, N = 1..15, default + variants
 #   ncu     Nsight Compute on each N of $BP_NCU_N (default 7), large mesh,
@@ -16,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 O=${OUT:-/tmp/bp-variants}
-V=${BP_VARIANTS:-1 2 3 4 5}
+V=${BP_VARIANTS:-1 2 3 4 5 6 7}
 mkdir -p "$O"
 steps=${*:-agree target}
 nvidia-smi > "$O/device.txt" 2>&1
@@ -28,8 +28,8 @@ bench() { # file, time limit, env assignments...
 for s in $steps; do
   t0=$(date +%s)
   case $s in
-    agree) FEINT_GPU_TESTS=1 timeout 120 "$B/tests/t602-bp-gpu" > "$O/agree.txt" 2>&1 ;;
-    target) bench target.txt 140 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 FEINT_BENCH_VARIANTS="$V" ;;
+    agree) FEINT_GPU_TESTS=1 timeout 180 "$B/tests/t602-bp-gpu" > "$O/agree.txt" 2>&1 ;;
+    target) bench target.txt 160 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 FEINT_BENCH_VARIANTS="$V" ;;
     small) bench small.txt 90 FEINT_BENCH_LARGE=0 FEINT_BENCH_VARIANTS="$V" ;;
     large) bench large.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_VARIANTS="$V" ;;
     ncu)
@@ -39,7 +39,7 @@ for s in $steps; do
       # row, both profiled
       for n in ${BP_NCU_N:-7}; do
         FEINT_BENCH_REPS=1 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=$n FEINT_BENCH_NMAX=$n \
-          FEINT_BENCH_VARIANTS="$V" timeout 60 "$ncu" -k regex:'staged|interp|bp35|tiled' \
+          FEINT_BENCH_VARIANTS="$V" timeout 60 "$ncu" -k regex:'staged|interp|bp35|tiled|line' \
           --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
           --metrics dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active \
           "$B/tests/t69-bp-bench" > "$O/ncu-$n.txt" 2>&1

@@ -12,7 +12,7 @@
 #   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
 #   T_<step>=seconds overrides a step's time limit; FEINT_BENCH_ENV="NAME=value ..."
 #   adds t501's runs with those tuning settings; NCU_LAUNCHES="kernel:skip ..." picks
-#   the profiled launches; sass: the SASS opcode histogram of the P1 block kernels
+#   the profiled launches (NCU_PHYSICS=elasticity: of the elasticity run); sass: the SASS opcode histograms of the P1 Poisson block and lean kernels
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -33,21 +33,25 @@ for s in $steps; do
       # launches of t501 (Poisson, atomic, default order): p1_block_kernel 2 = the residual,
       # 10 = the matrix assembly
       for k in ${NCU_LAUNCHES:-p1_block_kernel:2 p1_block_kernel:10}; do
-        FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 FEINT_BENCH_PHYSICS=poisson FEINT_BENCH_STRATEGY=atomic \
+        FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 FEINT_BENCH_PHYSICS=${NCU_PHYSICS:-poisson} FEINT_BENCH_STRATEGY=atomic \
           timeout 90 "$ncu" -k regex:${k%:*} --launch-skip ${k#*:} --launch-count 1 --section SpeedOfLight \
           --section WarpStateStats --section Occupancy --section MemoryWorkloadAnalysis --section LaunchStats \
           --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis \
-          --section SourceCounters "$B/tests/t501-cuda-bench" > "$O/ncu-${k%:*}-${k#*:}.txt" 2>&1
+          --section SourceCounters "$B/tests/t501-cuda-bench" > "$O/ncu-${NCU_PHYSICS:-poisson}-${k%:*}-${k#*:}.txt" 2>&1
       done ;;
     sass)
-      # registers / stack per kernel, and the opcode histogram of the 3D double
-      # Poisson residual block kernel (<3, 1, 0, 0, double>)
+      # registers / stack per kernel, and the opcode histograms of the 3D double
+      # Poisson residual block kernel (<3, 1, 0, 0, double>) and lean kernel
+      # (nodal kappa, global gather: <1, 2, 0, 1, 4>)
       cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
       cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
-      awk '/Function : _Z15p1_block_kernelILi3ELi1ELi0ELi0Ed/{on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
-        > "$O/sass-poisson.txt"
-      grep -oE '^ +/\*[0-9a-f]+\*/ +[@!A-Z0-9P]* *[A-Z][A-Z0-9_.]*' "$O/sass-poisson.txt" | awk '{print $NF}' |
-        sed 's/\..*//' | sort | uniq -c | sort -rn > "$O/sass-hist.txt"
+      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EEv; do
+        awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
+          > "$O/sass-${k%%:*}.txt"
+        grep -E '^ +/\*[0-9a-f]+\*/' "$O/sass-${k%%:*}.txt" |
+          awk '{op = $2; if (op ~ /^@/) op = $3; sub(/[.;].*/, "", op); print op}' | sort | uniq -c | sort -rn \
+          > "$O/sass-hist-${k%%:*}.txt"
+      done
       rm -f "$O/sass-all.txt" ;;
     suite) FEINT_GPU_TESTS=1 timeout ${T_suite:-150} bash tests/run.sh tests/gpu > "$O/test-gpu.txt" 2>&1 ;;
     feintbench)

@@ -51,6 +51,15 @@ static inline double rel_diff(int64_t n, const double *a, const double *b) {
     }                                                                          \
   } while (0)
 
+/* xorshift64: a reproducible uniform number in [0, 1) from *state (the
+ * tests' random inputs). */
+static inline double check_urand(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return (double)(*state >> 11) / 9007199254740992.0;
+}
+
 static inline int check_report(const char *name) {
   if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
   return check_failures ? 1 : 0;

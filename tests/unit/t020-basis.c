@@ -7,13 +7,8 @@
 #include "feint/error.h"
 #include "feint/fe.h"
 
-static unsigned long long rng = 88172645463325252ULL;
-static double urand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
+static uint64_t rng = 88172645463325252ULL;
+static double urand(void) { return check_urand(&rng); }
 
 /* A random point inside the reference cell. */
 static void random_point(int dim, double *x) {

@@ -312,7 +312,7 @@ static void check_facet_dofs(const feint_mesh *m, int p) {
   feint_space_destroy(s);
 }
 
-/* feint_space_facets on hexahedra and prisms: for every facet of the
+/* feint_space_facets on hexahedra, prisms and 3D mixed meshes: for every facet of the
  * group, the dofs sit where the facet's basis puts its nodes (space.h: the
  * bilinear patch of the facet's vertices at (t_a, t_b) on quadrilaterals,
  * the affine triangle at the P_p nodes on triangles), in the facet's own
@@ -326,14 +326,18 @@ static void check_cell_facets(const char *path, const char *group, int p) {
   CHECK_OK(feint_mesh_read(path, &o, &m));
   CHECK_OK(feint_space_create(m, p, 1, &s));
   CHECK_OK(feint_space_facets_create(s, &sf));
-  if (m->cell_type == FEINT_CELL_PRISM) CHECK_OK(feint_element_create(FEINT_CELL_TRIANGLE, p, &tri));
+  int triangles = 0; /* some block has triangular faces; their nodes are of the space's family */
+  for (int b = 0; b < m->n_blocks; b++)
+    triangles |= m->blocks[b].cell_type == FEINT_CELL_PRISM || m->blocks[b].cell_type == FEINT_CELL_TETRAHEDRON;
+  if (triangles) CHECK_OK(feint_element_create_family(FEINT_CELL_TRIANGLE, p, feint_space_node_family(s), &tri));
   double t[FEINT_TENSOR_MAX_POINTS];
   CHECK_OK(feint_space_edge_nodes(s, t));
   const int g = feint_mesh_find_group(m, group, 2), n = p + 1;
   CHECK(g >= 0, "group %s", group);
   unsigned char *in_cell = calloc((size_t)s->n_scalar_dofs, 1);
   if (!in_cell) exit(2);
-  for (int64_t k = 0; k < m->n_cells * s->nb; k++) in_cell[s->scalar_cell_dofs[k]] = 1;
+  for (int64_t k = 0; k < m->n_cells * s->nb; k++) /* -1 past a narrower block's dofs */
+    if (s->scalar_cell_dofs[k] >= 0) in_cell[s->scalar_cell_dofs[k]] = 1;
   double worst = 0;
   int64_t bad = 0, count[2] = {0, 0};
   for (int64_t f = m->facet_offsets[g]; f < m->facet_offsets[g + 1]; f++) {
@@ -370,8 +374,9 @@ static void check_cell_facets(const char *path, const char *group, int p) {
   CHECK(feint_space_facets_dofs(sf, none, 4, dofs) == -1, "foreign facet refused");
   CHECK(bad == 0 && count[0] + count[1] > 0, "%s P%d: %lld bad facets or dofs", path, p, (long long)bad);
   CHECK(worst < 1e-13, "%s P%d: facet dof coordinates off by %.3g", path, p, worst);
+  char shapes[128];
   printf("  %s P%d: %lld triangle + %lld quadrilateral facets of %s, dofs at the facet nodes (error %.1e)\n",
-         feint_cell_name(m->cell_type), p, (long long)count[0], (long long)count[1], group, worst);
+         feint_mesh_shapes(m, shapes, sizeof shapes), p, (long long)count[0], (long long)count[1], group, worst);
   free(in_cell);
   feint_element_destroy(tri);
   feint_space_facets_destroy(sf);
@@ -386,11 +391,88 @@ static int compare_point(const void *a, const void *b) {
   return 0;
 }
 
+static int compare_key(const void *a, const void *b) {
+  const int64_t *p = a, *q = b;
+  for (int k = 0; k < 4; k++)
+    if (p[k] != q[k]) return p[k] < q[k] ? -1 : 1;
+  return 0;
+}
+
+/* Distinct rows of n keys of 4 (sorted in place). */
+static int64_t count_distinct(int64_t *keys, int64_t n) {
+  qsort(keys, (size_t)n, 4 * sizeof *keys, compare_key);
+  int64_t d = 0;
+  for (int64_t i = 0; i < n; i++) d += i == 0 || compare_key(keys + 4 * i, keys + 4 * (i - 1));
+  return d;
+}
+
+/* The scalar dofs a conforming order-p space must have on the mesh,
+ * counted from the topology alone: vertices + (p-1) per edge + per
+ * triangular face (p-1)(p-2)/2 + per quadrilateral face (p-1)^2 + the
+ * cell interiors (2D cells: their faces). Entities are the distinct sorted
+ * vertex tuples of the cells' edges and faces, so a numbering that fails
+ * to share an interface gives more dofs. */
+static int64_t expected_dofs(const feint_mesh *m, int p) {
+  int64_t n = 0, n_keys = 0;
+  for (int b = 0; b < m->n_blocks; b++) {
+    const feint_cell_type ct = m->blocks[b].cell_type;
+    n_keys += m->blocks[b].n_cells * (feint_cell_num_edges(ct) + feint_cell_num_faces(ct) +
+                                      feint_cell_num_quad_faces(ct) + 1);
+  }
+  int64_t *edges = malloc(sizeof(int64_t) * 4 * (size_t)n_keys), *tris = malloc(sizeof(int64_t) * 4 * (size_t)n_keys),
+          *quads = malloc(sizeof(int64_t) * 4 * (size_t)n_keys), *verts = malloc(sizeof(int64_t) * 4 * (size_t)n_keys);
+  if (!edges || !tris || !quads || !verts) exit(2);
+  int64_t ne = 0, nt = 0, nq = 0, nv = 0;
+  for (int b = 0; b < m->n_blocks; b++) {
+    const feint_cell_type ct = m->blocks[b].cell_type;
+    const int tensor = ct == FEINT_CELL_QUADRILATERAL || ct == FEINT_CELL_HEXAHEDRON;
+    const int64_t interior = m->dim == 2 ? (tensor ? (p - 1) * (p - 1) : (p - 1) * (p - 2) / 2)
+                             : ct == FEINT_CELL_HEXAHEDRON ? (int64_t)(p - 1) * (p - 1) * (p - 1)
+                             : ct == FEINT_CELL_PRISM      ? (int64_t)(p - 1) * (p - 1) * (p - 2) / 2
+                                                           : (int64_t)(p - 1) * (p - 2) * (p - 3) / 6;
+    for (int64_t c = m->blocks[b].first_cell; c < m->blocks[b].first_cell + m->blocks[b].n_cells; c++) {
+      const int64_t *cv = m->cells + c * m->nv;
+      n += interior;
+      for (int v = 0; v < m->blocks[b].nv; v++) {
+        int64_t *k = verts + 4 * nv++;
+        k[0] = cv[v], k[1] = k[2] = k[3] = -1;
+      }
+      for (int e = 0; e < feint_cell_num_edges(ct); e++) {
+        int ab[2];
+        feint_cell_edge(ct, e, ab);
+        int64_t *k = edges + 4 * ne++, x = cv[ab[0]], y = cv[ab[1]];
+        k[0] = x < y ? x : y, k[1] = x < y ? y : x, k[2] = k[3] = -1;
+      }
+      for (int f = 0; f < feint_cell_num_faces(ct) + feint_cell_num_quad_faces(ct); f++) {
+        const int quad = f >= feint_cell_num_faces(ct);
+        int fv[4] = {0, 0, 0, -1};
+        if (quad) feint_cell_quad_face(ct, f - feint_cell_num_faces(ct), fv);
+        else feint_cell_face(ct, f, fv);
+        int64_t *k = (quad ? quads + 4 * nq++ : tris + 4 * nt++), g[4];
+        for (int a = 0; a < 4; a++) g[a] = a < 3 + quad ? cv[fv[a]] : INT64_MAX;
+        for (int a = 0; a < 4; a++) /* sort */
+          for (int z = a + 1; z < 4; z++)
+            if (g[z] < g[a]) { int64_t t = g[a]; g[a] = g[z]; g[z] = t; }
+        memcpy(k, g, sizeof g);
+      }
+    }
+  }
+  n += count_distinct(verts, nv) + (p - 1) * count_distinct(edges, ne) +
+       (int64_t)(p - 1) * (p - 2) / 2 * count_distinct(tris, nt) + (int64_t)(p - 1) * (p - 1) * count_distinct(quads, nq);
+  free(edges);
+  free(tris);
+  free(quads);
+  free(verts);
+  return n;
+}
+
 /* A mixed mesh (several blocks): every cell's first-order map puts each
  * local node at coordinates[dof]; no two dofs sit at one point (cells of
  * different shapes share their interface dofs, in every orientation);
- * every dof is used, some by both blocks; rows are padded with -1 past a
- * block's nb (vector map too); order max_order + 1 is refused. */
+ * the dof count is the one the topology asks for (expected_dofs); every
+ * dof is used, some by two blocks; rows are padded with -1 past a block's
+ * nb (vector map too); order max_order + 1 is refused. With
+ * quadrilaterals or hexahedra every block has Lobatto nodes. */
 static void check_mixed_space(const char *path, int order, int max_order) {
   feint_mesh *m = NULL;
   feint_mesh_options o = {0};
@@ -399,7 +481,16 @@ static void check_mixed_space(const char *path, int order, int max_order) {
   const int nc = 2;
   CHECK_OK(feint_space_create(m, order, nc, &s));
   if (!s) return;
-  CHECK(s->n_blocks == 2 && !s->element, "%s: 2 blocks", path);
+  CHECK(s->n_blocks == m->n_blocks && m->n_blocks >= 2 && !s->element, "%s: blocks", path);
+  int lobatto = 0;
+  for (int b = 0; b < m->n_blocks; b++)
+    lobatto |= m->blocks[b].cell_type == FEINT_CELL_QUADRILATERAL || m->blocks[b].cell_type == FEINT_CELL_HEXAHEDRON;
+  for (int b = 0; b < m->n_blocks; b++)
+    CHECK(s->blocks[b].element->family == (lobatto ? FEINT_NODES_LOBATTO : FEINT_NODES_EQUISPACED),
+          "%s P%d: block %d node family", path, order, b);
+  const int64_t want = expected_dofs(m, order);
+  CHECK(s->n_scalar_dofs == want, "%s P%d: %lld scalar dofs, the topology asks for %lld", path, order,
+        (long long)s->n_scalar_dofs, (long long)want);
   const double *X[3] = {m->x, m->y, m->z};
   int64_t bad_point = 0, bad_pad = 0, bad_vec = 0, shared = 0;
   unsigned char *used = calloc((size_t)s->n_scalar_dofs, 1);
@@ -408,7 +499,7 @@ static void check_mixed_space(const char *path, int order, int max_order) {
     const feint_element *el = s->blocks[b].element;
     CHECK(el->cell == B->cell_type && s->blocks[b].nb == el->nb && s->blocks[b].nbc == el->nb * nc &&
           el->nb <= s->nb, "%s: block %d element", path, b);
-    double N[288 * 8];
+    double N[512 * 8]; /* the order-7 hexahedron */
     feint_cell_vertex_shape(B->cell_type, el->nb, el->nodes, N, NULL);
     for (int64_t c = B->first_cell; c < B->first_cell + B->n_cells; c++) {
       const int64_t *cv = m->cells + c * m->nv, *d = s->scalar_cell_dofs + c * s->nb;
@@ -425,7 +516,7 @@ static void check_mixed_space(const char *path, int order, int max_order) {
           bad_point++;
           continue;
         }
-        shared += used[d[i]] == 1 && b == 1;
+        shared += used[d[i]] && !(used[d[i]] & (1 << b)) && b > 0;
         used[d[i]] |= (unsigned char)(1 << b);
         for (int a = 0; a < 3; a++) {
           double x = 0;
@@ -448,12 +539,12 @@ static void check_mixed_space(const char *path, int order, int max_order) {
   CHECK(bad_point == 0, "%s P%d: %lld local nodes off their dof's point", path, order, (long long)bad_point);
   CHECK(repeated == 0, "%s P%d: %lld dofs at an already numbered point (interface not shared)", path, order,
         (long long)repeated);
-  CHECK(unused == 0 && shared > 0, "%s P%d: %lld unused dofs, %lld shared by both blocks", path, order,
+  CHECK(unused == 0 && shared > 0, "%s P%d: %lld unused dofs, %lld shared by two blocks", path, order,
         (long long)unused, (long long)shared);
   CHECK(bad_pad == 0 && bad_vec == 0, "%s P%d: padding %lld, vector map %lld wrong", path, order,
         (long long)bad_pad, (long long)bad_vec);
-  printf("  %s P%d: %lld dofs, %lld shared by both blocks\n", path, order, (long long)s->n_scalar_dofs,
-         (long long)shared);
+  printf("  %s P%d: %lld dofs (topology: %lld), %lld shared by two blocks\n", path, order,
+         (long long)s->n_scalar_dofs, (long long)want, (long long)shared);
   free(pts);
   free(used);
   feint_space_destroy(s);
@@ -466,6 +557,8 @@ int main(void) {
   const int hex_orders[] = {1, 2, 3, 4, 9, 15};
   for (int k = 0; k < 6; k++) check_cell_facets("tests/data/twisted_hex_bc.geo", "sides", hex_orders[k]);
   for (int p = 1; p <= 7; p++) check_cell_facets("cases/prismcube.geo", "boundary", p);
+  for (int p = 1; p <= 7; p++) check_cell_facets("tests/data/hex_prism_cube.geo", "boundary", p); /* Lobatto */
+  for (int p = 1; p <= 7; p++) check_cell_facets("cases/mixedcube.geo", "boundary", p);
   feint_mesh *tri = NULL, *tet = NULL;
   feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
   CHECK_OK(feint_mesh_read("cases/square.geo", &o2, &tri));
@@ -485,12 +578,13 @@ int main(void) {
   CHECK(feint_space_create(tri, 1, 4, &s) == FEINT_ERR_INPUT && !s, "4 components rejected");
   feint_mesh_destroy(tri);
   feint_mesh_destroy(tet);
-  /* equispaced and GLL nodes agree up to order 2; tetrahedra and prisms
-   * (both equispaced) share faces at every order */
-  for (int p = 1; p <= 2; p++) {
-    check_mixed_space("tests/data/mixed_square.geo", p, 2);
-    check_mixed_space("tests/data/hex_prism_cube.geo", p, 2);
+  /* every mix at orders 1..7: equispaced tetrahedra + prisms, Lobatto
+   * nodes with quadrilaterals or hexahedra (three shapes in one region too) */
+  for (int p = 1; p <= 7; p++) {
+    check_mixed_space("tests/data/mixed_square.geo", p, 7);
+    check_mixed_space("tests/data/hex_prism_cube.geo", p, 7);
+    check_mixed_space("tests/data/tet_prism_hex_cube.geo", p, 7);
+    check_mixed_space("cases/mixedcube.geo", p, 7);
   }
-  for (int p = 1; p <= 7; p++) check_mixed_space("cases/mixedcube.geo", p, 7);
   return check_report("t300-space");
 }

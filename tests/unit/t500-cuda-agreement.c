@@ -8,7 +8,10 @@
  * relative (2-norm) error <= 1e-12 (1e-5 with backend.precision single,
  * against the same double CPU reference), and colored and gather results
  * are bitwise identical across two runs. Coefficients are random nodal, per
- * cell and constant fields; u is random.
+ * cell and constant fields; u is random. The lean P1 tetrahedron residual
+ * kernels (Poisson, elasticity; one per stiffness coefficient kind) are
+ * checked for every kind of kappa / lambda and mu and of the source, and
+ * the test checks that they are the kernels that ran.
  *
  * Without a GPU the CPU-side scaffolding is checked (mesh volume, rhs sum,
  * constants in the kernel of the stiffness) and the test prints "skipped:
@@ -81,6 +84,83 @@ static void check_matrix(feint_backend *gpu, const char *tag, const double *V, d
     CHECK_OK(gpu->assemble_matrix(gpu, g2));
     CHECK(!memcmp(g, g2, sizeof(double) * nnz), "%s matrix not bitwise reproducible", tag);
   }
+}
+
+/* Every coefficient-kind combination of the lean residual kernels (P1
+ * tetrahedra, double): Poisson kappa x source, elasticity lambda x mu (the
+ * sources cycling through the kinds), each strategy against the CPU, and
+ * the lean kernel in use wherever it applies (a second nodal stiffness
+ * coefficient, elasticity's lambda and mu both nodal, is not packed: the
+ * block kernel serves it). Each combination with both vertex gathers
+ * (FEINT_CUDA_LEAN_MODE 0 shared, 1 global; the default depends on the
+ * strategy), the benchmark's kinds (nodal kappa; nodal lambda, per-cell mu)
+ * also compiled for 3 blocks per SM (FEINT_CUDA_LEAN_MINB=3). */
+static void check_lean_kinds(feint_mesh *m) {
+  int n_lean = 0;
+  for (int physics = 0; physics < 2; physics++) {
+    const int phys = physics ? FEINT_PW_ELASTICITY : FEINT_PW_POISSON, nc = physics ? 3 : 1;
+    feint_space *s = NULL;
+    feint_plan *plan = NULL;
+    CHECK_OK(feint_space_create(m, 1, nc, &s));
+    CHECK_OK(feint_plan_create(s, &plan));
+    const int64_t nd = s->n_dofs;
+    double *F = malloc(sizeof(double) * nd), *g = malloc(sizeof(double) * nd), *g2 = malloc(sizeof(double) * nd);
+    for (int combo = 0; combo < 9; combo++) {
+      const int ka = combo / 3, kb = combo % 3; /* FEINT_FIELD_CONSTANT, _CELL, _NODE */
+      feint_form *f = make_form(phys, s, 0);
+      for (int k = 0; k < f->n_aux; k++) {
+        /* Poisson [kappa, f]: ka, kb; elasticity [lambda, mu, f0..f2]: ka, kb, then the sources' kinds cycle */
+        const int kind = k == 0 ? ka : k == 1 ? kb : (combo + k) % 3;
+        free(f->aux[k].values);
+        random_field(&f->aux[k], s, kind, k < feint_physics_source_offset(phys, 3) ? 0.5 : -1,
+                     k < feint_physics_source_offset(phys, 3) ? 1.5 : 1);
+      }
+      const int kinds_lean = !(physics && ka == FEINT_FIELD_NODE && kb == FEINT_FIELD_NODE);
+      const int bench = ka == FEINT_FIELD_NODE && (!physics || kb == FEINT_FIELD_CELL);
+      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+      feint_backend *cpu = NULL;
+      CHECK_OK(feint_backend_cpu_create(&p, &cpu));
+      CHECK_OK(cpu->residual(cpu, f->u, F));
+      for (int var = 0; var < (bench ? 4 : 2); var++) {
+        char mode[8], minb[8];
+        snprintf(mode, sizeof mode, "%d", var % 2);
+        snprintf(minb, sizeof minb, "%d", var < 2 ? 0 : 3);
+        setenv("FEINT_CUDA_LEAN_MODE", mode, 1);
+        setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
+        for (int st = 0; st < 3; st++) {
+          p.strategy = (feint_assembly_strategy)st;
+          feint_backend *gpu = NULL;
+          char tag[160];
+          snprintf(tag, sizeof tag, "lean tet P1 %s, stiffness kinds %d/%d, mode %s minb %s [%s]", phys_name[phys],
+                   ka, kb, mode, minb, strat_name[st]);
+          if (feint_backend_cuda_create(&p, -1, &gpu)) {
+            CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
+            continue;
+          }
+          check_vectors(gpu, tag, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
+          feint_cuda_stats stats;
+          feint_cuda_info(gpu, &stats);
+          /* wherever the P1 block kernels serve the residual (not with rules
+           * of more than their 24 points, e.g. FEINT_TEST_EXTRA_DEGREE=2) */
+          const int want_lean = kinds_lean && stats.block_vector;
+          CHECK(stats.lean_residual == want_lean, "%s: lean kernel %s", tag, want_lean ? "not used" : "used");
+          n_lean += stats.lean_residual;
+          feint_backend_destroy(gpu);
+        }
+        unsetenv("FEINT_CUDA_LEAN_MODE");
+        unsetenv("FEINT_CUDA_LEAN_MINB");
+      }
+      feint_backend_destroy(cpu);
+      feint_form_destroy(f);
+    }
+    free(F);
+    free(g);
+    free(g2);
+    feint_plan_destroy(plan);
+    feint_space_destroy(s);
+  }
+  printf("lean P1 tetrahedron kernels: %d residuals (kind combinations x variants x strategies) agree\n", n_lean);
+  CHECK(n_lean > 0 || getenv("FEINT_TEST_EXTRA_DEGREE"), "no residual ran the lean kernels");
 }
 
 int main(void) {
@@ -203,6 +283,7 @@ int main(void) {
         feint_form_destroy(f);
         feint_space_destroy(s);
       }
+    if (cell == 1 && have_gpu) check_lean_kinds(m);
     mesh_free(m);
   }
   if (!have_gpu) {

@@ -31,12 +31,7 @@
 #include "feint/space.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
-static double urand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
+static double urand(void) { return check_urand(&rng); }
 
 static double max_abs(const double *a, int64_t n) {
   double m = 0;

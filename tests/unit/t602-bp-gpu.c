@@ -42,9 +42,10 @@ int main(void) {
         feint_bp_gpu *g = NULL;
         CHECK_OK(feint_bp_gpu_create(op, 0, &g));
         /* 0 the default; 1, 2 layered kernels (2 = loads ahead); 3, 4
-         * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 2, 4 and 5
-         * stored only */
-        for (int v = 0; v <= 5; v++) {
+         * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 6, 7 line
+         * kernels (register-blocked; 7 with less shared memory); 2, 4, 5,
+         * 6 and 7 stored only */
+        for (int v = 0; v <= 7; v++) {
           if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
           CHECK_OK(feint_bp_gpu_set_variant(g, v));
           for (int64_t i = 0; i < n; i++) {

@@ -9,9 +9,9 @@
  * FEINT_BENCH_NMIN / FEINT_BENCH_NMAX (default 1 / 15), FEINT_BENCH_REPS
  * (default 20), FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh,
  * FEINT_BENCH_RECOMPUTE=0 to skip the recomputed-geometry rows,
- * FEINT_BENCH_VARIANTS="1 2 3 4 5" to add rows for those kernel variants
+ * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7" to add rows for those kernel variants
  * (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed, variants
- * 2, 4 and 5 only with stored factors) beside the defaults "sto" and
+ * 2, 4, 5, 6 and 7 only with stored factors) beside the defaults "sto" and
  * "rec".
  * Skips without a GPU. */
 #include <math.h>
@@ -46,10 +46,10 @@ int main(void) {
   int reps = env_int("FEINT_BENCH_REPS", 20);
   int do_small = env_int("FEINT_BENCH_SMALL", 1), do_large = env_int("FEINT_BENCH_LARGE", 1);
   const int nmodes = env_int("FEINT_BENCH_RECOMPUTE", 1) ? 2 : 1;
-  int variants[8] = {0}, nv = 1; /* the default first, then the listed ones */
+  int variants[9] = {0}, nv = 1; /* the default first, then the listed ones */
   const char *vs = getenv("FEINT_BENCH_VARIANTS");
-  for (const char *c = vs ? vs : ""; *c && nv < 8; c++)
-    if (*c >= '1' && *c <= '5') variants[nv++] = *c - '0';
+  for (const char *c = vs ? vs : ""; *c && nv < 9; c++)
+    if (*c >= '1' && *c <= '7') variants[nv++] = *c - '0';
   char dev[256];
   CALL(feint_bp_gpu_device_name(0, dev, sizeof dev));
   double copy_gbs = 0;

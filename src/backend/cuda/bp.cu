@@ -6,7 +6,9 @@
  * measurements in BP.md beside this file):
  *  - layered kernels (variants 1, 2; described here),
  *  - staged kernels (3, 4; see "staged kernels" below),
- *  - the tiled BP1.0 (5; see "tiled BP1.0").
+ *  - the tiled BP1.0 (5; see "tiled BP1.0"),
+ *  - line kernels, register-blocked (6, 7 with less shared memory; see
+ *    "line kernels").
  *
  * Thread structure of the layered kernels. A thread block takes NE cells
  * (NE = max(1, 256 / Q^2): one cell per block from N = 15 on (Q^2 >= 256
@@ -784,6 +786,356 @@ tiled_mass_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *_
   }
 }
 
+/* ------------------------------------------- line kernels (variant 6)
+ *
+ * Register blocking of the contractions: every pass gives each thread a
+ * whole line of points along the direction it contracts, read once from
+ * shared memory (or from the gather) into registers, contracted there
+ * against the constant tables (constant-bank FMA operands: indices known
+ * at compile time) into all of the line's outputs, and written back once.
+ * A value read from shared memory so feeds Q (or P) FMAs instead of one:
+ * BP1.0 reads 2 (Q P^2 + Q^2 P) + Q^3 doubles per cell from shared memory
+ * (N = 7: 3177), the staged kernel 2 (Q^2 P^2 + Q^3 P) (22032) plus
+ * table rows (Nsight, N = 7: 115 against 909 shared loads per cell).
+ *
+ * Layouts: a buffer written by one set of lines and read by another keeps
+ * the index both passes share fastest across the lanes, and the other
+ * strides are padded (odd row strides, layer strides = P mod 16 doubles)
+ * so that 16 consecutive lanes (one wavefront of 8-byte accesses) mostly
+ * hit distinct banks.
+ *
+ * Interpolating kernels (BP1.0, BP3.0; Q x Q threads per cell, NE cells
+ * per block), X(c, j, i) = X[c SX + j P + i], Y(c, b, i) = Y[c SY + b SP + i]:
+ *  1 columns (i, j): gather x, interpolate along t        -> X(c, j, i)
+ *  2 lines (c, i):   along s                              -> Y(c, b, i)
+ *  3 lines (c, b):   along r; BP1.0: times w|J| (copied asynchronously
+ *                    into W at the start) and B^T along r, in registers,
+ *                    -> Y(c, b, i); BP3.0: -> U(c, b, a) and the middle below
+ *  4 lines (c, i):   B^T along s                          -> X(c, j, i)
+ *  5 columns (i, j): B^T along t, atomicAdd into y.
+ * Stiffness middle (BP3.5 on the GLL grid after its gather, BP3.0 on the GL
+ * grid), U(c, b, a) = U[c SC + b SR + a]: lines along r and s give u_r and
+ * u_s (UR, US); columns take u_t in registers, G (factors by cp.async
+ * through a ring, as in the staged kernels) and Dq^T along t, leaving G r
+ * and G s in UR and US; lines apply Dq^T along r and s in place. */
+
+/* pad16(n, r): the least m >= n with m = r (mod 16). */
+constexpr int pad16(int n, int r) { return n + ((r - n) % 16 + 16) % 16; }
+
+/* Blocks per SM the line kernels ask ptxas for (__launch_bounds__): as
+ * many as leave it 128 registers a thread (left alone, it took 254 for
+ * BP3.0 at N = 7, one block of 243 threads per SM). */
+template <int Q>
+struct line_blocks {
+  static constexpr int threads = (Q * Q * ne_of<Q>::value + 31) / 32 * 32;
+  static constexpr int value = 65536 / (128 * threads) > 1 ? 65536 / (128 * threads) : 1;
+};
+
+/* The line kernels' tables: NB copies of B (Q x P) and ND of Dq (Q x Q),
+ * one for each pass that reads them, so that no table value is shared
+ * between passes and every use stays a constant-bank operand of its FMA.
+ * With one copy the compiler loaded each value once into a register kept
+ * across the passes (BP3.5 at N = 7: 196 registers, BP3.0 254 and
+ * spilling). */
+template <int P, int Q, int NB, int ND>
+struct line_tables {
+  double B[NB > 0 ? NB : 1][Q * P], D[ND > 0 ? ND : 1][Q * Q];
+};
+
+/* out[r] = sum_k M[r][k] in[k], M an R x K row-major table (TRANS: M is
+ * K x R and out[r] = sum_k M[k][r] in[k]). */
+template <int R, int K, bool TRANS, int N>
+__device__ __forceinline__ void line_matvec(const double (&M)[N], const double *in, double *out) {
+#pragma unroll
+  for (int r = 0; r < R; r++) {
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < K; k++) s += (TRANS ? M[k * R + r] : M[r * K + k]) * in[k];
+    out[r] = s;
+  }
+}
+
+/* Interpolation along a line (B, Q x P), its transpose, and the collocation
+ * derivative (Dq, Q x Q; TRANS: Dq^T). */
+template <int P, int Q>
+__device__ __forceinline__ void b_line(const double (&B)[Q * P], const double *in, double *out) {
+  line_matvec<Q, P, false>(B, in, out);
+}
+template <int P, int Q>
+__device__ __forceinline__ void bt_line(const double (&B)[Q * P], const double *in, double *out) {
+  line_matvec<P, Q, true>(B, in, out);
+}
+template <int Q, bool TRANS>
+__device__ __forceinline__ void d_line(const double (&D)[Q * Q], const double *in, double *out) {
+  line_matvec<Q, Q, TRANS>(D, in, out);
+}
+
+/* A line of M doubles (stride S) between shared memory and registers. */
+template <int M, int S>
+__device__ __forceinline__ void line_load(const double *p, double *v) {
+#pragma unroll
+  for (int m = 0; m < M; m++) v[m] = p[m * S];
+}
+template <int M, int S>
+__device__ __forceinline__ void line_store(double *p, const double *v) {
+#pragma unroll
+  for (int m = 0; m < M; m++) p[m * S] = v[m];
+}
+
+/* Strides of the interpolating kernels' buffers X and Y (doubles). */
+template <int P, int Q>
+struct line_strides {
+  static constexpr int SP = odd_stride(P), SX = pad16(P * P, P), SY = pad16(SP * Q, P);
+  static constexpr int X = Q * SX, Y = Q * SY;
+};
+
+/* Passes 1 and 2 (then a barrier): the cell's x (dof map d) interpolated
+ * along t into X, then along s into Y. */
+template <int P, int Q, int NB, int ND>
+__device__ __forceinline__ void line_interp_ts(const line_tables<P, Q, NB, ND> &T, const int *__restrict__ d,
+                                               const double *__restrict__ x, bool live, int tid, double *X,
+                                               double *Y) {
+  using L = line_strides<P, Q>;
+  constexpr int P2 = P * P;
+  if (tid < P2) { /* column (i, j) = tid */
+    double xk[P], u[Q];
+#pragma unroll
+    for (int k = 0; k < P; k++) xk[k] = live ? x[__ldg(d + k * P2 + tid)] : 0.0;
+    b_line<P, Q>(T.B[0], xk, u);
+    line_store<Q, L::SX>(X + tid, u);
+  }
+  __syncthreads();
+  if (tid < Q * P) { /* line (c, i) */
+    const int i = tid % P, c = tid / P;
+    double v[P], u[Q];
+    line_load<P, P>(X + c * L::SX + i, v);
+    b_line<P, Q>(T.B[1], v, u);
+    line_store<Q, L::SP>(Y + c * L::SY + i, u);
+  }
+}
+
+/* Passes 4 and 5 (after a barrier): B^T along s from Z(c, b, i) =
+ * Z[c ZC + b ZS + i] into X, barrier, B^T along t and atomicAdd into y. */
+template <int P, int Q, int NB, int ND, int ZC, int ZS>
+__device__ __forceinline__ void line_scatter_ts(const line_tables<P, Q, NB, ND> &T, const int *__restrict__ d, bool live,
+                                                int tid, const double *Z, double *X, double *__restrict__ y) {
+  using L = line_strides<P, Q>;
+  constexpr int P2 = P * P;
+  if (tid < Q * P) { /* line (c, i) */
+    const int i = tid % P, c = tid / P;
+    double v[Q], w[P];
+    line_load<Q, ZS>(Z + c * ZC + i, v);
+    bt_line<P, Q>(T.B[NB - 2], v, w);
+    line_store<P, P>(X + c * L::SX + i, w);
+  }
+  __syncthreads();
+  if (tid < P2 && live) { /* column (i, j) = tid */
+    double v[Q], w[P];
+    line_load<Q, L::SX>(X + tid, v);
+    bt_line<P, Q>(T.B[NB - 1], v, w);
+#pragma unroll
+    for (int k = 0; k < P; k++) atomicAdd(y + __ldg(d + k * P2 + tid), w[k]);
+  }
+}
+
+template <int P, int Q>
+struct line_mass_smem {
+  using L = line_strides<P, Q>;
+  static constexpr int NE = ne_of<Q>::value, per_cell = L::X + L::Y + Q * Q * Q;
+  static constexpr int total = NE * per_cell;
+};
+
+template <int P, int Q>
+__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value, line_blocks<Q>::value)
+line_mass_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
+                 const double *__restrict__ geo, double *__restrict__ y,
+                 const __grid_constant__ line_tables<P, Q, 6, 0> T) {
+  using SM = line_mass_smem<P, Q>;
+  using L = line_strides<P, Q>;
+  constexpr int P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  extern __shared__ double smem[];
+  const int tid = threadIdx.x;
+  double *X = smem + threadIdx.y * SM::per_cell, *Y = X + L::X, *W = Y + L::Y;
+  const int64_t e = (int64_t)blockIdx.x * SM::NE + threadIdx.y;
+  const bool live = e < n_cells;
+#pragma unroll
+  for (int c = 0; c < Q; c++) async_copy8(W + c * Q2 + tid, geo + (live ? e * Q3 + c * Q2 + tid : 0), live);
+  async_commit();
+  const int *d = dofs + (live ? e * P3 : 0);
+  line_interp_ts<P, Q>(T, d, x, live, tid, X, Y);
+  async_wait<0>(); /* w|J|: every thread's copies, visible after the barrier */
+  __syncthreads();
+  { /* 3: line (c, b) along r, times w|J|, back */
+    const int b = tid % Q, c = tid / Q;
+    double v[P], u[Q];
+    line_load<P, 1>(Y + c * L::SY + b * L::SP, v);
+    b_line<P, Q>(T.B[2], v, u);
+#pragma unroll
+    for (int a = 0; a < Q; a++) u[a] *= W[c * Q2 + b * Q + a];
+    bt_line<P, Q>(T.B[3], u, v);
+    line_store<P, 1>(Y + c * L::SY + b * L::SP, v);
+  }
+  __syncthreads();
+  line_scatter_ts<P, Q, 6, 0, L::SY, L::SP>(T, d, live, tid, Y, X, y);
+}
+
+/* The grid buffers of the stiffness middle: U(c, b, a) = U[c SC + b SR + a]. */
+template <int Q>
+struct grid_strides {
+  static constexpr int SR = odd_stride(Q), SC = pad16(SR * Q, Q), G = Q * SC;
+};
+
+/* Ring depth (layers of stored factors in flight) of the line stiffness
+ * kernels: LEAN ones keep two, to fit a third block per SM. */
+template <bool LEAN>
+struct line_depth {
+  static constexpr int value = LEAN ? 2 : GEO_DEPTH;
+};
+
+/* The stiffness middle for the column (a, b) = (tid % Q, tid / Q), whose
+ * values u[] at the Q points are in U too (stored before a barrier), with
+ * the ring's first line_depth layers issued. On return (after a barrier),
+ * acc[c] + UR[p] + US[p] at the column's points p = (c, b, a) is
+ * (Dq^T G Dq + lambda w|J|) u there. LEAN (US == U): u_s overwrites u in
+ * place, one pass after u_r (one more barrier, one grid buffer less). */
+template <int P, int Q, int NB, bool LEAN>
+__device__ __forceinline__ void line_stiff_middle(const line_tables<P, Q, NB, 6> &T, const double *__restrict__ geo,
+                                                  int64_t e, bool live, double lambda, int tid, double *U,
+                                                  double *UR, double *US, double *ring, int nthr, const double *u,
+                                                  double *acc) {
+  using G = grid_strides<Q>;
+  constexpr int SR = G::SR, SC = G::SC, DEPTH = line_depth<LEAN>::value;
+  const int a = tid % Q, b = tid / Q, col = a + SR * b;
+  { /* lines: r-line (c, b') = (b, a), s-line (c, a') = (b, a) */
+    double v[Q], w[Q];
+    line_load<Q, 1>(U + b * SC + a * SR, v);
+    d_line<Q, false>(T.D[0], v, w);
+    line_store<Q, 1>(UR + b * SC + a * SR, w);
+    if (LEAN) __syncthreads(); /* every r-line read U */
+    line_load<Q, SR>(U + b * SC + a, v);
+    d_line<Q, false>(T.D[1], v, w);
+    line_store<Q, SR>(US + b * SC + a, w);
+  }
+  __syncthreads();
+  { /* column (a, b): u_t, G, Dq^T along t (accumulated layer by layer) */
+    double ut[Q];
+    d_line<Q, false>(T.D[2], u, ut);
+#pragma unroll
+    for (int c = 0; c < Q; c++) acc[c] = 0;
+#pragma unroll
+    for (int c = 0; c < Q; c++) {
+      async_wait<DEPTH - 1>(); /* this thread's copies of layer c landed */
+      double g[7];
+#pragma unroll
+      for (int k = 0; k < 7; k++) g[k] = ring[((c % DEPTH) * 7 + k) * nthr];
+      const int p = col + c * SC;
+      double gt;
+      apply_G(g, UR[p], US[p], ut[c], &UR[p], &US[p], &gt);
+      acc[c] += lambda * g[6] * u[c];
+#pragma unroll
+      for (int m = 0; m < Q; m++) acc[m] += T.D[3][c * Q + m] * gt;
+      /* refill slot c % DEPTH: its values were used above */
+      issue_layer<Q>(geo, e, live, c + DEPTH, tid, ring + (c % DEPTH) * 7 * nthr, nthr);
+    }
+  }
+  __syncthreads();
+  { /* lines: Dq^T along r and s, in place */
+    double v[Q], w[Q];
+    line_load<Q, 1>(UR + b * SC + a * SR, v);
+    d_line<Q, true>(T.D[4], v, w);
+    line_store<Q, 1>(UR + b * SC + a * SR, w);
+    line_load<Q, SR>(US + b * SC + a, v);
+    d_line<Q, true>(T.D[5], v, w);
+    line_store<Q, SR>(US + b * SC + a, w);
+  }
+  __syncthreads();
+}
+
+/* Shared memory of the line stiffness kernels: U, then the work area (BP3.0:
+ * X and Y of the interpolation, later UR and US; LEAN: UR only), then the
+ * ring. */
+template <int P, int Q, bool LEAN>
+struct line_stiff_smem {
+  using G = grid_strides<Q>;
+  using L = line_strides<P, Q>;
+  static constexpr bool INTERP = P != Q;
+  static constexpr int NE = ne_of<Q>::value, grids = LEAN ? 1 : 2;
+  static constexpr int work = INTERP && L::X + L::Y > grids * G::G ? L::X + L::Y : grids * G::G;
+  static constexpr int per_cell = G::G + work;
+  static constexpr int ring = line_depth<LEAN>::value * 7 * Q * Q * NE;
+  static constexpr int total = NE * per_cell + ring;
+  /* blocks per SM for __launch_bounds__: LEAN as many as shared memory
+   * holds, but at least 80 registers a thread */
+  static constexpr int threads = (Q * Q * NE + 31) / 32 * 32;
+  static constexpr int by_smem = (227 * 1024) / (8 * total + 1024), by_regs = 65536 / (80 * threads);
+  static constexpr int lean_blocks = by_smem < by_regs ? by_smem : by_regs;
+  static constexpr int blocks = LEAN && lean_blocks > line_blocks<Q>::value ? lean_blocks : line_blocks<Q>::value;
+};
+
+/* BP3.5 (P = Q: B is the identity, no interpolation) and BP3.0. */
+template <int P, int Q, bool LEAN>
+__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value, (line_stiff_smem<P, Q, LEAN>::blocks))
+line_stiff_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
+                  const double *__restrict__ geo, double lambda, double *__restrict__ y,
+                  const __grid_constant__ line_tables<P, Q, (P != Q) * 6, 6> T) {
+  using SM = line_stiff_smem<P, Q, LEAN>;
+  constexpr int DEPTH = line_depth<LEAN>::value;
+  using G = grid_strides<Q>;
+  using L = line_strides<P, Q>;
+  constexpr int NE = SM::NE, SR = G::SR, SC = G::SC, P2 = P * P, P3 = P2 * P, Q2 = Q * Q;
+  extern __shared__ double smem[];
+  const int tid = threadIdx.x, nthr = Q2 * NE, ltid = tid + Q2 * threadIdx.y;
+  double *U = smem + threadIdx.y * SM::per_cell, *UR = U + G::G, *US = LEAN ? U : UR + G::G, *X = UR,
+         *Y = X + L::X;
+  double *ring = smem + NE * SM::per_cell + ltid;
+  const int64_t e = (int64_t)blockIdx.x * NE + threadIdx.y;
+  const bool live = e < n_cells;
+#pragma unroll
+  for (int c = 0; c < DEPTH; c++) issue_layer<Q>(geo, e, live, c, tid, ring + c * 7 * nthr, nthr);
+  const int a = tid % Q, b = tid / Q, col = a + SR * b;
+  const int *d = dofs + (live ? e * P3 : 0);
+  double u[Q], acc[Q];
+  if constexpr (!SM::INTERP) {
+#pragma unroll
+    for (int k = 0; k < P; k++) u[k] = live ? x[__ldg(d + k * P2 + tid)] : 0.0;
+    line_store<Q, SC>(U + col, u);
+    __syncthreads();
+  } else {
+    line_interp_ts<P, Q>(T, d, x, live, tid, X, Y);
+    __syncthreads();
+    { /* line (c, b) along r -> U */
+      const int bb = tid % Q, c = tid / Q;
+      double v[P];
+      line_load<P, 1>(Y + c * L::SY + bb * L::SP, v);
+      b_line<P, Q>(T.B[2], v, u);
+      line_store<Q, 1>(U + c * SC + bb * SR, u);
+    }
+    __syncthreads();
+    line_load<Q, SC>(U + col, u);
+  }
+  line_stiff_middle<P, Q, (P != Q) * 6, LEAN>(T, geo, e, live, lambda, tid, U, UR, US, ring, nthr, u, acc);
+  if constexpr (!SM::INTERP) {
+    if (live) {
+#pragma unroll
+      for (int c = 0; c < Q; c++) atomicAdd(y + __ldg(d + c * P2 + tid), acc[c] + UR[col + c * SC] + US[col + c * SC]);
+    }
+  } else {
+#pragma unroll
+    for (int c = 0; c < Q; c++) acc[c] += UR[col + c * SC] + US[col + c * SC];
+    line_store<Q, SC>(U + col, acc); /* U's other readers passed the middle's barriers */
+    __syncthreads();
+    { /* line (c, b): B^T along r, in place (the row's first P) */
+      const int bb = tid % Q, c = tid / Q;
+      double v[Q], w[P];
+      line_load<Q, 1>(U + c * SC + bb * SR, v);
+      bt_line<P, Q>(T.B[3], v, w);
+      line_store<P, 1>(U + c * SC + bb * SR, w);
+    }
+    __syncthreads();
+    line_scatter_ts<P, Q, 6, 6, SC, SR>(T, d, live, tid, U, X, y);
+  }
+}
+
 /* ---------------------------------------------------- geometry, misc */
 
 __global__ void geo_kernel(int64_t n_cells, int Q, int ngeo, const double *__restrict__ xe,
@@ -851,6 +1203,49 @@ static void run_tiled(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t
   tiled_mass_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
 }
 
+/* The line kernels' table copies from the host copy (layout of tab as above). */
+template <int P, int Q, int NB, int ND>
+static void fill_line_tables(const double *h, line_tables<P, Q, NB, ND> *T) {
+  for (int k = 0; k < NB; k++) std::copy(h, h + Q * P, T->B[k]);
+  for (int k = 0; k < ND; k++) std::copy(h + Q * P, h + Q * P + Q * Q, T->D[k]);
+}
+
+template <int P, int Q>
+static void run_line_mass(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+  line_tables<P, Q, 6, 0> T;
+  fill_line_tables(g->htab, &T);
+  line_mass_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
+}
+
+template <int P, int Q, bool LEAN>
+static void run_line_stiff(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+  line_tables<P, Q, (P != Q) * 6, 6> T;
+  fill_line_tables(g->htab, &T);
+  line_stiff_kernel<P, Q, LEAN><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, T);
+}
+
+/* The line kernels (variants 6, 7: LEAN, stored factors); Q = P for BP3.5. */
+template <int P, int Q>
+static launch_cfg line_cfg(feint_bp_kind kind, bool lean) {
+  launch_cfg c = {};
+  if (kind == FEINT_BP1_0) {
+    c.staged = run_line_mass<P, Q>;
+    c.kernel = (const void *)line_mass_kernel<P, Q>;
+    c.smem = sizeof(double) * line_mass_smem<P, Q>::total;
+  } else if (lean) {
+    c.staged = run_line_stiff<P, Q, true>;
+    c.kernel = (const void *)line_stiff_kernel<P, Q, true>;
+    c.smem = sizeof(double) * line_stiff_smem<P, Q, true>::total;
+  } else {
+    c.staged = run_line_stiff<P, Q, false>;
+    c.kernel = (const void *)line_stiff_kernel<P, Q, false>;
+    c.smem = sizeof(double) * line_stiff_smem<P, Q, false>::total;
+  }
+  c.ne = ne_of<Q>::value;
+  c.block = dim3(Q * Q, c.ne);
+  return c;
+}
+
 template <int P, int Q, int KIND>
 static launch_cfg staged_cfg(bool rc, bool rd) {
   constexpr bool RD_OK = KIND != FEINT_BP1_0;
@@ -883,6 +1278,8 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
     c.smem = sizeof(double) * tiled_smem<P, Q>::total;
     return c;
   }
+  if (variant >= 6 && !recompute)
+    return kind == FEINT_BP3_5 ? line_cfg<P, P>(kind, variant == 7) : line_cfg<P, Q>(kind, variant == 7);
   if (variant >= 3)
     return kind == FEINT_BP3_5   ? staged_cfg<P, P, FEINT_BP3_5>(recompute, variant == 4)
            : kind == FEINT_BP1_0 ? staged_cfg<P, Q, FEINT_BP1_0>(recompute, false)
@@ -912,12 +1309,12 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
 
 /* The default kernel (variant 0): the fastest per kind, order and geometry
  * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS="1 2 3 4
- * 5", run 3 in src/backend/cuda/BP.md), as the digit at index N of the
- * kind's string: mostly the staged kernels (3, 4 where Dq's rows in
- * registers did not cost a block per SM), the layered ones at N = 1 and
- * for some orders with recomputed geometry, the tiled BP1.0 at N = 13. */
+ * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3), as
+ * the digit at index N of the kind's string: with stored factors mostly
+ * the line kernels (6, 7), the staged ones (3, 4) where those were not
+ * faster, the layered ones at N = 1, the tiled BP1.0 at N = 13. */
 static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
-  static const char *const stored[3] = {"3223333333333533", "3144434333434444", "3244333333333443"};
+  static const char *const stored[3] = {"3666666666633535", "3747666367676477", "3177666667367743"};
   static const char *const recomputed[3] = {"3133333333333333", "3331333333133111", "3113131333331113"};
   if (N < 1 || N > FEINT_BP_MAX_ORDER) return 3; /* refused by get_cfg */
   return (mode == FEINT_BP_GEO_STORED ? stored : recomputed)[kind][N] - '0';
@@ -1073,8 +1470,8 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
 }
 
 extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
-  if (variant < 0 || variant > 5)
-    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 5)", variant);
+  if (variant < 0 || variant > 7)
+    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 7)", variant);
   g->variant = variant;
   launch_cfg c;
   return get_cfg(g, &c);

@@ -35,7 +35,10 @@
  * shared memory, element entries summed per distinct target in shared
  * memory, one global write per target), with the cells visited along a
  * space-filling curve where the mesh's own order is worse (build_cell_
- * order). The per-cell P1 matrix kernels serve elasticity and variant 2;
+ * order). Residuals of P1 Poisson and elasticity on tetrahedra in double
+ * run the lean kernels (p1_lean_kernel: the same chunks, the cell's
+ * arithmetic specialised on the stiffness coefficients' kinds, NOTES.md
+ * v7). The per-cell P1 matrix kernels serve elasticity and variant 2;
  * the paper's pre-gathered data-model kernel (paper_kernel) is a benchmark
  * variant.
  * Assembly strategies (thread transposition and per-cell kernels; the
@@ -507,6 +510,8 @@ typedef struct {
   double gref[4][3]; /* reference gradients (constant for P1) */
   double wphi[4];    /* sum_q w_q phi_i(q) */
   double mass[4][4]; /* sum_q w_q phi_i(q) phi_j(q) */
+  double wsum;       /* sum_q w_q */
+  int std;           /* gref is the standard simplex's: phi_0 = 1 - sum xi, phi_d = xi_{d-1} */
 } p1tab;
 
 /* Where a kernel reads per-cell data: the mesh order, or the colour-sorted
@@ -710,7 +715,7 @@ template <int DIM, int NC, int NAUX>
 __device__ __forceinline__ void p1_weighted_coef(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
                                                  double *a) {
   constexpr int NB = DIM + 1;
-  const double wsum = T.wphi[0] + T.wphi[1] + T.wphi[2] + (NB > 3 ? T.wphi[NB - 1] : 0.0);
+  const double wsum = T.wsum;
 #pragma unroll
   for (int k = 0; k < NAUX; k++) {
     if (P.aux_kind[k] == FEINT_FIELD_NODE) {
@@ -986,6 +991,88 @@ __device__ __forceinline__ void p1_target(const bview &B, int u0, int k, int &tg
   j1 = __ldg(B.iend + u0 + k);
 }
 
+/* A chunk's plan as one thread block sees it: the chunk's first target u0
+ * and its distinct-target count nu, this thread's first target tg (entries
+ * j0 .. j1 of the inverse map) and the inverse map in shared memory. */
+typedef struct {
+  int u0, nu, tg, j0, j1;
+  uint16_t *sient;
+} p1chunk;
+
+/* Start chunk b (NE entries per cell, NO components per target; elem the
+ * kernel's shared memory): the inverse map to shared memory by
+ * asynchronous copies, the first target into registers. */
+template <int NE, int NO>
+__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double *elem) {
+  const int cb = B.cb, t = threadIdx.x;
+  p1chunk K;
+  const uint16_t *gient = B.ient + (size_t)b * cb * NE;
+  K.sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
+  K.u0 = __ldg(B.uptr + b);
+  K.nu = __ldg(B.uptr + b + 1) - K.u0;
+  K.tg = K.j0 = K.j1 = 0;
+  /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
+#pragma unroll
+  for (int r = 0; r < (NE + 3) / 4; r++)
+    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
+  __pipeline_commit();
+  if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
+  return K;
+}
+
+/* The shared gather: the chunk's distinct vertices' node records, u (NC
+ * components, zero without state) and node ids into shared memory (after
+ * the inverse map), one thread per vertex; G.li is the caller's. */
+template <int NE, int NC, typename S>
+__device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B, const p1chunk &K, int with_state,
+                                                const void *__restrict__ u, p1shared &G) {
+  const int cb = B.cb, t = threadIdx.x;
+  double *rec = (double *)(K.sient + (size_t)cb * NE);
+  double *us = rec + 4 * 256;
+  int *node = (int *)(us + 256 * NC);
+  for (int k = t; k < K.nu; k += cb) {
+    const int nd = k == t ? K.tg : __ldg(B.tgt + K.u0 + k);
+    double r[4];
+    p1_node<S>(P.xyzw, nd, r);
+    *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
+    *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S>(u, (int64_t)nd * NC + cc) : 0.0;
+    node[k] = nd;
+  }
+  G.rec = rec;
+  G.u = us;
+  G.node = node;
+  __syncthreads();
+}
+
+/* After the cells wrote their entries (elem[(cc * NE + e) * cb + t]): one
+ * thread per distinct target sums its entries in the inverse map's order
+ * and writes the sum once (see above for the modes). */
+template <int NE, int NO, typename S>
+__device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const double *elem, int mode,
+                                               void *__restrict__ out) {
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  const int cb = B.cb, cstride = NE * cb;
+  for (int k = threadIdx.x; k < K.nu; k += cb) {
+    int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
+    if (k + cb < K.nu) p1_target(B, K.u0, k + cb, tgn, j0n, j1n);
+    double s[NO];
+#pragma unroll
+    for (int cc = 0; cc < NO; cc++) s[cc] = 0;
+    for (int j = K.j0; j < K.j1; j++) {
+      const int pos = K.sient[j];
+#pragma unroll
+      for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
+    }
+#pragma unroll
+    for (int cc = 0; cc < NO; cc++)
+      put<S>(out, (int64_t)(mode == OUT_BUFFER ? K.u0 + k : K.tg) * NO + cc, s[cc], mode);
+    K.tg = tgn, K.j0 = j0n, K.j1 = j1n;
+  }
+}
+
 template <int DIM, int NC, int PHYS, int MAT, typename S>
 __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
@@ -997,39 +1084,11 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
   const int cb = B.cb, t = threadIdx.x;
   const int c = b * cb + t;
-  const uint16_t *gient = B.ient + (size_t)b * cb * NE;
-  uint16_t *sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
-  const int u0 = __ldg(B.uptr + b), nu = __ldg(B.uptr + b + 1) - u0;
-  int tg = 0, j0 = 0, j1 = 0;
   p1shared G = {};
   const int sg = !MAT && B.lidx; /* shared gather */
   if (sg) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
-  /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
-#pragma unroll
-  for (int r = 0; r < (NE + 3) / 4; r++)
-    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
-  __pipeline_commit();
-  if (t < nu) p1_target(B, u0, t, tg, j0, j1);
-  if (sg) {
-    /* the chunk's distinct vertices, one load each, into shared memory */
-    double *rec = (double *)(sient + (size_t)cb * NE);
-    double *us = rec + 4 * 256;
-    int *node = (int *)(us + 256 * NC);
-    for (int k = t; k < nu; k += cb) {
-      const int nd = k == t ? tg : __ldg(B.tgt + u0 + k);
-      double r[4];
-      p1_node<S>(P.xyzw, nd, r);
-      *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
-      *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
-#pragma unroll
-      for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S>(u, (int64_t)nd * NC + cc) : 0.0;
-      node[k] = nd;
-    }
-    G.rec = rec;
-    G.u = us;
-    G.node = node;
-    __syncthreads();
-  }
+  p1chunk K = p1_chunk_begin<NE, NO>(B, b, elem);
+  if (sg) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
     p1cell<DIM, NC, NAUX> C;
     if constexpr (MAT) {
@@ -1057,25 +1116,168 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
         for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
     }
   }
-  __pipeline_wait_prior(0);
-  __syncthreads();
-  const int cstride = NB * cb;
-  for (int k = t; k < nu; k += cb) {
-    int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
-    if (k + cb < nu) p1_target(B, u0, k + cb, tgn, j0n, j1n);
-    double s[NO];
+  p1_chunk_flush<NE, NO, S>(B, K, elem, mode, out);
+}
+
+/* ------------------------------ P1 tetrahedra: the lean residual kernels
+ *
+ * The residual of P1 Poisson (nc 1) and P1 elasticity (nc 3) on
+ * tetrahedra in double, with the coefficient kinds of the stiffness term
+ * (kappa; lambda and mu) as template parameters: no run-time selects and
+ * no load-vector path (the rhs keeps the block kernel). The chunk
+ * machinery is the block kernel's (plan prefetch, flush; the vertices from
+ * the shared gather or from global memory, LEAN_SHARED / LEAN_GLOBAL);
+ * only the cell's arithmetic differs, and it is the least the form needs:
+ *   J from the 4 vertices, its cofactors C (C = det J^-1), det;
+ *   Gs = C^T (u_{d+1} - u_0)      (det times grad u);
+ *   the stiffness coefficient integrated over the cell, sum_q w_q a(x_q) =
+ *     sum_j wphi_j a_j for a nodal (P1) field, wsum a otherwise: exact for
+ *     any rule, since grad phi is constant on the cell and the form is
+ *     linear in the coefficients;
+ *   res_{d+1} = (C flux(Gs))_d / |det|, res_0 = -sum_d res_{d+1}
+ *     (flux = kappa Gs, or mu (Gs + Gs^T) + lambda tr(Gs) I), the standard
+ *     simplex's gradients written out (checked at setup: T.std);
+ *   the source as in p1_residual_cell (reference mass matrix for a nodal
+ *     field, wphi otherwise), its kinds read at run time (uniform branches).
+ * A nodal stiffness coefficient must be the one packed into the node
+ * records (P.wa). Measured against the block kernel in NOTES.md (v7). */
+template <int K>
+__device__ __forceinline__ double p1_lean_coef(const kparams &P, const p1tab &T, const cview &V, int c, int k,
+                                               const double *w4) {
+  if constexpr (K == FEINT_FIELD_NODE)
+    return T.wphi[0] * w4[0] + T.wphi[1] * w4[1] + T.wphi[2] * w4[2] + T.wphi[3] * w4[3];
+  else
+    return T.wsum * (K == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
+}
+
+template <int NC, int KA, int KB, bool SG>
+__device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
+                                             const p1shared &G, const int *vtx, const double *__restrict__ u,
+                                             double *res) {
+  double x[4][3], w4[4], ue[4][NC];
+  int l[4]; /* local vertex indices (SG: the shared gather) or the node ids vtx */
 #pragma unroll
-    for (int cc = 0; cc < NO; cc++) s[cc] = 0;
-    for (int j = j0; j < j1; j++) {
-      const int pos = sient[j];
+  for (int k = 0; k < 4; k++) l[k] = SG ? (int)(G.li >> (8 * k) & 255) : vtx[k];
 #pragma unroll
-      for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
+  for (int k = 0; k < 4; k++) {
+    double r[4];
+    if constexpr (SG) {
+      const double2 a = *(const double2 *)(G.rec + 4 * l[k]), b = *(const double2 *)(G.rec + 4 * l[k] + 2);
+      r[0] = a.x, r[1] = a.y, r[2] = b.x, r[3] = b.y;
+    } else {
+      p1_node<double>(P.xyzw, l[k], r);
     }
+    x[k][0] = r[0], x[k][1] = r[1], x[k][2] = r[2], w4[k] = r[3];
 #pragma unroll
-    for (int cc = 0; cc < NO; cc++)
-      put<S>(out, (int64_t)(mode == OUT_BUFFER ? u0 + k : tg) * NO + cc, s[cc], mode);
-    tg = tgn, j0 = j0n, j1 = j1n;
+    for (int cc = 0; cc < NC; cc++) ue[k][cc] = SG ? G.u[l[k] * NC + cc] : __ldg(u + (size_t)l[k] * NC + cc);
   }
+  double J[9]; /* J[a * 3 + d] = d x_a / d xi_d */
+#pragma unroll
+  for (int a = 0; a < 3; a++)
+#pragma unroll
+    for (int d = 0; d < 3; d++) J[a * 3 + d] = x[d + 1][a] - x[0][a];
+  double C[9]; /* C[d * 3 + a] = det J * d xi_d / d x_a */
+  C[0] = J[4] * J[8] - J[5] * J[7];
+  C[3] = J[5] * J[6] - J[3] * J[8];
+  C[6] = J[3] * J[7] - J[4] * J[6];
+  C[1] = J[2] * J[7] - J[1] * J[8];
+  C[4] = J[0] * J[8] - J[2] * J[6];
+  C[7] = J[1] * J[6] - J[0] * J[7];
+  C[2] = J[1] * J[5] - J[2] * J[4];
+  C[5] = J[2] * J[3] - J[0] * J[5];
+  C[8] = J[0] * J[4] - J[1] * J[3];
+  const double adet = fabs(J[0] * C[0] + J[1] * C[3] + J[2] * C[6]), rdet = 1.0 / adet;
+  /* det grad u, then the flux (over |det|, with the coefficients), then C flux */
+  double Gs[NC][3], Sg[NC][3];
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    const double g0 = ue[1][cc] - ue[0][cc], g1 = ue[2][cc] - ue[0][cc], g2 = ue[3][cc] - ue[0][cc];
+#pragma unroll
+    for (int a = 0; a < 3; a++) Gs[cc][a] = C[a] * g0 + C[3 + a] * g1 + C[6 + a] * g2;
+  }
+  if constexpr (NC == 1) {
+    const double kap = p1_lean_coef<KA>(P, T, V, c, 0, w4) * rdet;
+#pragma unroll
+    for (int a = 0; a < 3; a++) Sg[0][a] = kap * Gs[0][a];
+  } else {
+    const double lam = p1_lean_coef<KA>(P, T, V, c, 0, w4) * rdet, mu = p1_lean_coef<KB>(P, T, V, c, 1, w4) * rdet;
+    const double ltr = lam * (Gs[0][0] + Gs[1][1] + Gs[2][2]);
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++)
+#pragma unroll
+      for (int a = 0; a < 3; a++) Sg[cc][a] = mu * (Gs[cc][a] + Gs[a][cc]) + (a == cc ? ltr : 0.0);
+  }
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double h0 = 0;
+#pragma unroll
+    for (int d = 0; d < 3; d++) {
+      const double h = C[d * 3] * Sg[cc][0] + C[d * 3 + 1] * Sg[cc][1] + C[d * 3 + 2] * Sg[cc][2];
+      res[(d + 1) * NC + cc] = h;
+      h0 += h;
+    }
+    res[cc] = -h0;
+  }
+  /* the source: res_i = -|det| sum_q w_q phi_i(q) f(x_q) */
+  const int so = feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3);
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    const int k = so + cc, kind = P.aux_kind[k];
+    if (kind == FEINT_FIELD_NODE) {
+      double f[4];
+#pragma unroll
+      for (int j = 0; j < 4; j++)
+        f[j] = k == P.wa ? w4[j] : __ldg((const double *)P.aux_vals[k] + (SG ? G.node[l[j]] : l[j]));
+#pragma unroll
+      for (int i = 0; i < 4; i++)
+        res[i * NC + cc] -= adet * (T.mass[i][0] * f[0] + T.mass[i][1] * f[1] + T.mass[i][2] * f[2] +
+                                    T.mass[i][3] * f[3]);
+    } else {
+      const double f = adet * (kind == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
+#pragma unroll
+      for (int i = 0; i < 4; i++) res[i * NC + cc] -= T.wphi[i] * f;
+    }
+  }
+}
+
+/* How the lean kernel reaches the cells' vertices: the shared gather
+ * (p1_chunk_gather), or each cell from global memory (one int4 of vertex
+ * ids, two double2 per vertex record). Measured (NOTES.md v7): global is
+ * 3-7% faster for the atomic and gather strategies (no gather phase and
+ * barrier), the shared gather 5% faster for colored (a colour's chunks are
+ * far apart, so their vertices miss in L1). */
+enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1 };
+
+/* Blocks of 256 per SM: 4 (64 registers) for Poisson and for elasticity
+ * too (a 16-32-byte spill there, measured 10% faster than 3 blocks at 80
+ * registers and 25% faster than 2 at 96; NOTES.md v7). */
+constexpr int P1_LEAN_MINB = 4;
+
+template <int NC, int KA, int KB, int GATHER, int MINB = P1_LEAN_MINB>
+__global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
+    kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
+    const void *__restrict__ u, void *__restrict__ out) {
+  constexpr int NE = 4;
+  constexpr bool SG = GATHER == LEAN_SHARED;
+  extern __shared__ double elem[]; /* as p1_block_kernel's */
+  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
+  const int cb = B.cb, t = threadIdx.x;
+  const int c = b * cb + t;
+  int vtx[4] = {0, 0, 0, 0};
+  p1shared G = {};
+  if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
+  if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
+  p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
+  if (SG) p1_chunk_gather<NE, NC, double>(P, B, K, with_state, u, G);
+  if (c < P.n_cells) {
+    double res[4 * NC];
+    p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, vtx, (const double *)u, res);
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
+  }
+  p1_chunk_flush<NE, NC, double>(B, K, elem, mode, out);
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
@@ -1299,6 +1501,9 @@ typedef struct {
   void (*p1mat)(kparams, p1tab, cview, int, int, int, void *);
   void (*p1matg)(kparams, p1tab, cview, int, const int *, const int *, void *);
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
+  blk_kernel_t p1lean;   /* the lean P1 tetrahedron residual (NULL: not applicable or FEINT_CUDA_LEAN=0) */
+  int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED or LEAN_GLOBAL) */
+  int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
   float last_ms;
@@ -1543,6 +1748,56 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
   }
 }
 
+/* The lean residual kernel for the form's stiffness coefficient kinds
+ * (p1_lean_kernel): P1 tetrahedra in double, Poisson or elasticity, the
+ * standard simplex, dofs = vertices (interleaved), a nodal stiffness
+ * coefficient only as the packed one (P.wa); else NULL. The vertex gather:
+ * shared for colored, global otherwise; for tuning, FEINT_CUDA_LEAN_MODE=0
+ * (shared) or 1 (global) forces one, and FEINT_CUDA_LEAN_MINB=3 compiles
+ * the benchmark's kinds (nodal kappa; nodal lambda, per-cell mu) for 3
+ * blocks of 256 per SM (80 registers) instead of 4. */
+template <int NC, int KA, int KB>
+static blk_kernel_t lean_g(int gather, int minb) {
+  constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
+  constexpr bool bench = KA == N && (NC == 1 || KB == C);
+  if constexpr (bench)
+    if (minb == 3)
+      return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, 3>
+                                   : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, 3>;
+  return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED> : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL>;
+}
+template <int NC, int KA>
+static blk_kernel_t lean_kb(int kb, int gather, int minb) {
+  if constexpr (NC == 1)
+    return lean_g<1, KA, 0>(gather, minb);
+  else
+    return kb == 0 ? lean_g<NC, KA, 0>(gather, minb) : kb == 1 ? lean_g<NC, KA, 1>(gather, minb)
+                                                       : lean_g<NC, KA, 2>(gather, minb);
+}
+template <int NC>
+static blk_kernel_t lean_ka(int ka, int kb, int gather, int minb) {
+  return ka == 0 ? lean_kb<NC, 0>(kb, gather, minb) : ka == 1 ? lean_kb<NC, 1>(kb, gather, minb)
+                                                        : lean_kb<NC, 2>(kb, gather, minb);
+}
+static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather) {
+  const kparams &P = d->P;
+  const feint_form *f = p->form;
+  const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
+             *mb = getenv("FEINT_CUDA_LEAN_MINB");
+  if ((e && !strcmp(e, "0")) || d->single || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells ||
+      !P.interleaved || !P.xyzw)
+    return NULL;
+  const int poisson = P.physics == FEINT_PW_POISSON && P.nc == 1;
+  if (!poisson && !(P.physics == FEINT_PW_ELASTICITY && P.nc == 3)) return NULL;
+  const int ns = poisson ? 1 : 2; /* stiffness coefficients: kappa; lambda, mu */
+  for (int k = 0; k < ns; k++)
+    if (f->aux[k].kind == FEINT_FIELD_NODE && P.wa != k) return NULL;
+  const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind, minb = mb ? atoi(mb) : 0;
+  *gather = p->strategy == FEINT_ASSEMBLY_COLORED ? LEAN_SHARED : LEAN_GLOBAL;
+  if (mode && (!strcmp(mode, "0") || !strcmp(mode, "1"))) *gather = atoi(mode);
+  return poisson ? lean_ka<1>(ka, 0, *gather, minb) : lean_ka<3>(ka, kb, *gather, minb);
+}
+
 static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
   memset(T, 0, sizeof *T);
   if (nq > FEINT_P1_MAXQ || nb != dim + 1) return 0;
@@ -1555,8 +1810,14 @@ static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const 
       for (int j = 0; j < nb; j++) T->mass[i][j] += w[q] * basis[q * nb + i] * basis[q * nb + j];
     }
   }
-  for (int i = 0; i < nb; i++)
-    for (int e = 0; e < dim; e++) T->gref[i][e] = bgrad[i * dim + e];
+  T->std = 1;
+  for (int i = 0; i < nb; i++) {
+    T->wsum += T->wphi[i];
+    for (int e = 0; e < dim; e++) {
+      T->gref[i][e] = bgrad[i * dim + e];
+      T->std &= T->gref[i][e] == (i == 0 ? -1.0 : i == e + 1 ? 1.0 : 0.0);
+    }
+  }
   return 1;
 }
 
@@ -1933,13 +2194,17 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const bplan &B = d->bp[which];
   const kparams &P = which ? d->Pm : d->P;
   const p1tab &T = which ? d->Tm : d->T;
-  const blk_kernel_t k = d->p1blk[which];
   bview V = B.V;
   V.lidx = d->variant == 3 ? NULL : B.d_lidx; /* the shared gather (off in variant 3) */
+  /* residuals by the lean kernel where it applies (it needs the shared gather) */
+  const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0;
+  if (!which) d->lean_last = lean;
+  const blk_kernel_t k = lean ? d->p1lean : d->p1blk[which];
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
   /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids */
+  const int sg = V.lidx && !(lean && d->lean_gather == LEAN_GLOBAL);
   const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
-                       (V.lidx ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
+                       (sg ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
   const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
@@ -1977,6 +2242,7 @@ static int launch_vector(feint_backend *b, int with_state) {
   const feint_problem *p = b->problem;
   const int64_t n_dofs = p->space->n_dofs;
   const char *phase = with_state ? "residual kernel" : "rhs kernel";
+  d->lean_last = 0;
   CUDA_CALL(phase, cudaMemsetAsync(d->d_F, 0, d->rs * (size_t)n_dofs));
   if (use_block(d, p, 0)) return launch_block(b, 0, with_state, d->d_F, phase);
   kparams P = d->P;
@@ -2265,6 +2531,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
+  d->p1lean = pick_lean(d, p, &d->lean_gather);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
@@ -2361,6 +2628,7 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->block_colors_vector = d->bp[0].n_colors;
   st->block_colors_matrix = d->bp[1].n_colors;
   st->block_build_ms = d->bp[0].build_ms + d->bp[1].build_ms;
+  st->lean_residual = d->lean_last;
   return FEINT_OK;
 }
 

@@ -29,6 +29,8 @@ typedef struct {
   int curve_order;        /* 1: P1 kernels visit cells along a space-filling curve (FEINT_CUDA_ORDER=0: mesh
                              order, 1: curve order; unset: the curve where its chunks need fewer colours) */
   int order_colors[2];    /* chunk colours of the mesh and the curve order (0: not compared) */
+  int lean_residual;      /* 1: the last vector call (residual) ran the lean P1 tetrahedron kernel (Poisson
+                             or elasticity in double; FEINT_CUDA_LEAN=0 turns it off) */
 } feint_cuda_stats;
 
 typedef struct {
@@ -39,12 +41,13 @@ typedef struct {
 } feint_cuda_paper_stats;
 
 /* 0: P1 one-thread-per-cell kernels with block-local aggregation where
- * available (default); 1: the thread-transposition kernels only; 2:
+ * available, residuals of P1 tetrahedral Poisson / elasticity in double by
+ * the lean kernels (default); 1: the thread-transposition kernels only; 2:
  * matrices by the P1 per-cell kernels without block-local aggregation
  * (vectors as in 0); 3: block-local aggregation of vectors without the
  * shared gather (vectors: each cell loads its own vertices
  * instead of each of a chunk's distinct vertices loaded once into shared
- * memory). */
+ * memory; the block kernel, not the lean one). */
 int feint_cuda_set_variant(feint_backend *b, int variant);
 
 /* The paper's kernel on pre-gathered per-cell data (P1 Poisson with a
