@@ -58,7 +58,7 @@ $(BUILD)/%.o: %.c
 
 $(BUILD)/%.o: %.cu
 	@mkdir -p $(@D)
-	$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -MMD -MP -c -o $@ $<
 
 test: all
 	BUILD=$(BUILD) bash tests/run.sh
