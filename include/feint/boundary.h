@@ -71,9 +71,10 @@
  * and load (i c) += int sum_d alpha_cd G_d phi_i, alpha and G interpolated
  * at the facet's dofs, by a rule of degree 2 order (+ order if alpha
  * varies), exact for the interpolants on affine facets. The largest facet
- * rule has degree FEINT_QUAD_MAX_DEGREE (fe.h; 39 on quadrilateral facets):
- * a varying alpha needs order <= 13 on quadrilateral meshes, <= 12 on
- * hexahedra (simplices stop at 7, prisms at 7).
+ * rule has degree FEINT_QUAD_MAX_DEGREE (fe.h) on segments and triangles
+ * and 2 FEINT_TENSOR_MAX_POINTS - 1 = 47 on quadrilateral facets (tensor.h):
+ * a varying alpha needs order <= 13 on quadrilateral meshes; hexahedra
+ * take it to order 15 (simplices stop at 7, prisms at 7).
  *
  * Neumann and Robin share one facet machinery (boundary/facet.h): the
  * setup (facets on the region, vertex coordinates, coefficients at the
