@@ -221,20 +221,21 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
 
 /* The largest array a run allocates for an output: FEINT_MEMORY_LIMIT
  * (bytes) when set, else half the physical memory. */
-static double memory_limit(const char **why) {
+static int memory_limit(double *limit, const char **why) {
   const char *env = getenv("FEINT_MEMORY_LIMIT");
   if (env && *env) {
     char *end;
     errno = 0;
-    const double v = strtod(env, &end);
-    if (!errno && !*end && v > 0) {
-      *why = "FEINT_MEMORY_LIMIT";
-      return v;
-    }
+    *limit = strtod(env, &end);
+    if (errno || *end || !(*limit > 0))
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_MEMORY_LIMIT=%s: expected a positive number of bytes", env);
+    *why = "FEINT_MEMORY_LIMIT";
+    return FEINT_OK;
   }
   *why = "half the physical memory; FEINT_MEMORY_LIMIT sets another";
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? 0.5 * (double)pages * (double)page : 1e300;
+  *limit = pages > 0 && page > 0 ? 0.5 * (double)pages * (double)page : 1e300;
+  return FEINT_OK;
 }
 
 /* Refuse (FEINT_ERR_INPUT, before anything is allocated) an output whose
@@ -243,7 +244,9 @@ static double memory_limit(const char **why) {
  * hexahedron of order 15 has 4096^2 entries, 134 MB, per cell). */
 static int check_output_bytes(const char *key, const char *what, double count, int size) {
   const char *why;
-  const double bytes = count * size, limit = memory_limit(&why);
+  double limit;
+  FEINT_CALL(memory_limit(&limit, &why));
+  const double bytes = count * size;
   if (bytes <= limit) return FEINT_OK;
   return feint_error_set(FEINT_ERR_INPUT,
                          "%s: %s need %.0f bytes (%.0f x %d), more than the memory limit of %.0f bytes (%s); use "

@@ -137,4 +137,7 @@ FEINT_MEMORY_LIMIT=1e8 expect_bad "element matrices over the memory limit" \
 FEINT_MEMORY_LIMIT=1e8 expect_bad "CSR matrix over the memory limit" \
   "output.matrix: the CSR matrix values \(nonzeros\) need 134217728 bytes \(16777216 x 8\)" \
   run "$WORK/h.yaml" -o "$WORK/out.h5" --set space.order=15
+FEINT_MEMORY_LIMIT=lots expect_bad "an unreadable memory limit" \
+  "FEINT_MEMORY_LIMIT=lots: expected a positive number of bytes" \
+  run "$WORK/h.yaml" -o "$WORK/out.h5" --set space.order=2
 echo ok
