@@ -41,11 +41,13 @@ for s in $steps; do
       done ;;
     sass)
       # registers / stack per kernel, and the opcode histograms of the 3D double
-      # Poisson residual block kernel (<3, 1, 0, 0, double>) and lean kernel
-      # (nodal kappa, global gather: <1, 2, 0, 1, 4>)
+      # Poisson residual block kernel (<3, 1, 0, 0, double>) and lean kernels
+      # (nodal kappa, global gather: <1, 2, 0, 1, 4, double, double>, and
+      # <..., float, float> of single precision)
       cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
       cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
-      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EEv; do
+      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EddEv \
+               leanf:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EffEv; do
         awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
           > "$O/sass-${k%%:*}.txt"
         grep -E '^ +/\*[0-9a-f]+\*/' "$O/sass-${k%%:*}.txt" |

@@ -10,8 +10,9 @@
  * are bitwise identical across two runs. Coefficients are random nodal, per
  * cell and constant fields; u is random. The lean P1 tetrahedron residual
  * kernels (Poisson, elasticity; one per stiffness coefficient kind) are
- * checked for every kind of kappa / lambda and mu and of the source, and
- * the test checks that they are the kernels that ran.
+ * checked for every kind of kappa / lambda and mu and of the source, in
+ * double, in single computing in float and in single computing in double,
+ * and the test checks that they are the kernels that ran, in that type.
  *
  * Without a GPU the CPU-side scaffolding is checked (mesh volume, rhs sum,
  * constants in the kernel of the stiffness) and the test prints "skipped:
@@ -47,11 +48,13 @@ static const char *phys_name[] = {"poisson", "mass", "helmholtz", "elasticity", 
 static const char *strat_name[] = {"colored", "atomic", "gather"};
 static double worst = 0, worst_single = 0;
 static int single_prec = 0; /* the backend runs in single precision: tolerance 1e-5 */
+static double *worst_also = NULL; /* a second worst-error record (the lean kernels' per precision) */
 
 static void compare(const char *what, const char *tag, const double *got, const double *want, int64_t n) {
   double e = rel_err(got, want, n);
   double *w = single_prec ? &worst_single : &worst;
   if (e > *w) *w = e;
+  if (worst_also && e > *worst_also) *worst_also = e;
   CHECK(e <= (single_prec ? 1e-5 : 1e-12), "%s %s: relative error %.3e", tag, what, e);
 }
 
@@ -87,16 +90,22 @@ static void check_matrix(feint_backend *gpu, const char *tag, const double *V, d
 }
 
 /* Every coefficient-kind combination of the lean residual kernels (P1
- * tetrahedra, double): Poisson kappa x source, elasticity lambda x mu (the
- * sources cycling through the kinds), each strategy against the CPU, and
+ * tetrahedra): Poisson kappa x source, elasticity lambda x mu (the sources
+ * cycling through the kinds), each strategy against the double CPU, and
  * the lean kernel in use wherever it applies (a second nodal stiffness
  * coefficient, elasticity's lambda and mu both nodal, is not packed: the
- * block kernel serves it). Each combination with both vertex gathers
- * (FEINT_CUDA_LEAN_MODE 0 shared, 1 global; the default depends on the
- * strategy), the benchmark's kinds (nodal kappa; nodal lambda, per-cell mu)
- * also compiled for 3 blocks per SM (FEINT_CUDA_LEAN_MINB=3). */
+ * block kernel serves it), in its compute type. Three precisions: double;
+ * single computing in float (the default, <= 1e-5); single computing in
+ * double (FEINT_CUDA_LEAN_REAL=double). Each combination with both vertex
+ * gathers (FEINT_CUDA_LEAN_MODE 0 shared, 1 global; the default depends on
+ * the strategy), the benchmark's kinds (nodal kappa; nodal lambda,
+ * per-cell mu) also with their other register budgets
+ * (FEINT_CUDA_LEAN_MINB: 3 blocks per SM in double, 4, 6 and 8 in float). */
 static void check_lean_kinds(feint_mesh *m) {
-  int n_lean = 0;
+  int n_lean[3] = {0, 0, 0};
+  double worst_lean[3] = {0, 0, 0};
+  static const char *prec_name[3] = {"double", "single/float", "single/double"};
+  static const int alt_minb[3][3] = {{3, 3, 3}, {4, 6, 8}, {3, 3, 3}};
   for (int physics = 0; physics < 2; physics++) {
     const int phys = physics ? FEINT_PW_ELASTICITY : FEINT_PW_POISSON, nc = physics ? 3 : 1;
     feint_space *s = NULL;
@@ -121,35 +130,47 @@ static void check_lean_kinds(feint_mesh *m) {
       feint_backend *cpu = NULL;
       CHECK_OK(feint_backend_cpu_create(&p, &cpu));
       CHECK_OK(cpu->residual(cpu, f->u, F));
-      for (int var = 0; var < (bench ? 4 : 2); var++) {
-        char mode[8], minb[8];
-        snprintf(mode, sizeof mode, "%d", var % 2);
-        snprintf(minb, sizeof minb, "%d", var < 2 ? 0 : 3);
-        setenv("FEINT_CUDA_LEAN_MODE", mode, 1);
-        setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
-        for (int st = 0; st < 3; st++) {
-          p.strategy = (feint_assembly_strategy)st;
-          feint_backend *gpu = NULL;
-          char tag[160];
-          snprintf(tag, sizeof tag, "lean tet P1 %s, stiffness kinds %d/%d, mode %s minb %s [%s]", phys_name[phys],
-                   ka, kb, mode, minb, strat_name[st]);
-          if (feint_backend_cuda_create(&p, -1, &gpu)) {
-            CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
-            continue;
+      for (int prec = 0; prec < 3; prec++) {
+        single_prec = prec > 0;
+        p.precision = single_prec ? FEINT_PRECISION_SINGLE : FEINT_PRECISION_DOUBLE;
+        if (prec == 2) setenv("FEINT_CUDA_LEAN_REAL", "double", 1);
+        const int want_real = prec == 1 ? 4 : 8;
+        worst_also = &worst_lean[prec];
+        for (int var = 0; var < (bench ? (prec == 1 ? 8 : 4) : 2); var++) {
+          char mode[8], minb[8];
+          snprintf(mode, sizeof mode, "%d", var % 2);
+          snprintf(minb, sizeof minb, "%d", var < 2 ? 0 : alt_minb[prec][var / 2 - 1]);
+          setenv("FEINT_CUDA_LEAN_MODE", mode, 1);
+          setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
+          for (int st = 0; st < 3; st++) {
+            p.strategy = (feint_assembly_strategy)st;
+            feint_backend *gpu = NULL;
+            char tag[192];
+            snprintf(tag, sizeof tag, "lean tet P1 %s %s, stiffness kinds %d/%d, mode %s minb %s [%s]",
+                     phys_name[phys], prec_name[prec], ka, kb, mode, minb, strat_name[st]);
+            if (feint_backend_cuda_create(&p, -1, &gpu)) {
+              CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
+              continue;
+            }
+            check_vectors(gpu, tag, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
+            feint_cuda_stats stats;
+            feint_cuda_info(gpu, &stats);
+            /* wherever the P1 block kernels serve the residual (not with rules
+             * of more than their 24 points, e.g. FEINT_TEST_EXTRA_DEGREE=2) */
+            const int want_lean = kinds_lean && stats.block_vector;
+            CHECK(stats.lean_residual == want_lean, "%s: lean kernel %s", tag, want_lean ? "not used" : "used");
+            CHECK(!want_lean || stats.lean_real == want_real, "%s: lean kernel computes in %d-byte reals", tag,
+                  stats.lean_real);
+            n_lean[prec] += stats.lean_residual;
+            feint_backend_destroy(gpu);
           }
-          check_vectors(gpu, tag, f->u, F, g, g2, nd, st != FEINT_ASSEMBLY_ATOMIC);
-          feint_cuda_stats stats;
-          feint_cuda_info(gpu, &stats);
-          /* wherever the P1 block kernels serve the residual (not with rules
-           * of more than their 24 points, e.g. FEINT_TEST_EXTRA_DEGREE=2) */
-          const int want_lean = kinds_lean && stats.block_vector;
-          CHECK(stats.lean_residual == want_lean, "%s: lean kernel %s", tag, want_lean ? "not used" : "used");
-          n_lean += stats.lean_residual;
-          feint_backend_destroy(gpu);
+          unsetenv("FEINT_CUDA_LEAN_MODE");
+          unsetenv("FEINT_CUDA_LEAN_MINB");
         }
-        unsetenv("FEINT_CUDA_LEAN_MODE");
-        unsetenv("FEINT_CUDA_LEAN_MINB");
+        unsetenv("FEINT_CUDA_LEAN_REAL");
       }
+      single_prec = 0;
+      worst_also = NULL;
       feint_backend_destroy(cpu);
       feint_form_destroy(f);
     }
@@ -159,8 +180,12 @@ static void check_lean_kinds(feint_mesh *m) {
     feint_plan_destroy(plan);
     feint_space_destroy(s);
   }
-  printf("lean P1 tetrahedron kernels: %d residuals (kind combinations x variants x strategies) agree\n", n_lean);
-  CHECK(n_lean > 0 || getenv("FEINT_TEST_EXTRA_DEGREE"), "no residual ran the lean kernels");
+  printf("lean P1 tetrahedron kernels: %d / %d / %d residuals (double / single in float / single in double; kind "
+         "combinations x variants x strategies) agree; worst relative error %.3e / %.3e / %.3e\n",
+         n_lean[0], n_lean[1], n_lean[2], worst_lean[0], worst_lean[1], worst_lean[2]);
+  for (int prec = 0; prec < 3; prec++)
+    CHECK(n_lean[prec] > 0 || getenv("FEINT_TEST_EXTRA_DEGREE"), "no %s residual ran the lean kernels",
+          prec_name[prec]);
 }
 
 int main(void) {

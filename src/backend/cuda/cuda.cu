@@ -179,12 +179,12 @@ static __host__ __device__ inline int mat_cell_size(const kparams &P) {
  * coordinates, coefficients and outputs are stored as S; the kernels
  * compute in double (the pointwise physics in physics.h is double) and
  * round once when they store. */
-template <typename S>
-__device__ __forceinline__ double rd(const void *p, int64_t i) {
-  return (double)__ldg((const S *)p + i);
+template <typename S, typename R = double>
+__device__ __forceinline__ R rd(const void *p, int64_t i) {
+  return (R)__ldg((const S *)p + i);
 }
-template <typename S>
-__device__ __forceinline__ void put(void *o, int64_t i, double v, int mode) {
+template <typename S, typename V>
+__device__ __forceinline__ void put(void *o, int64_t i, V v, int mode) {
   S *q = (S *)o + i;
   if (mode == 0 /* OUT_ATOMIC */)
     atomicAdd(q, (S)v);
@@ -512,7 +512,27 @@ typedef struct {
   double mass[4][4]; /* sum_q w_q phi_i(q) phi_j(q) */
   double wsum;       /* sum_q w_q */
   int std;           /* gref is the standard simplex's: phi_0 = 1 - sum xi, phi_d = xi_{d-1} */
+  struct {
+    float wphi[4], mass[4][4], wsum;
+  } f; /* wphi, mass, wsum rounded to float (the lean kernels computing in float) */
 } p1tab;
+
+/* The lean kernels' tables in their compute type R. */
+template <typename R>
+__device__ __forceinline__ R tab_wphi(const p1tab &T, int i) {
+  if constexpr (sizeof(R) == 4) return T.f.wphi[i];
+  else return T.wphi[i];
+}
+template <typename R>
+__device__ __forceinline__ R tab_mass(const p1tab &T, int i, int j) {
+  if constexpr (sizeof(R) == 4) return T.f.mass[i][j];
+  else return T.mass[i][j];
+}
+template <typename R>
+__device__ __forceinline__ R tab_wsum(const p1tab &T) {
+  if constexpr (sizeof(R) == 4) return T.f.wsum;
+  else return T.wsum;
+}
 
 /* Where a kernel reads per-cell data: the mesh order, or the colour-sorted
  * copy (each colour a contiguous range). */
@@ -538,9 +558,10 @@ struct p1cell {
 };
 
 /* A node's packed record: x, y, z and the packed nodal coefficient
- * (P.wa): one 16-byte load in single, two in double (one 32-byte sector). */
-template <typename S>
-__device__ __forceinline__ void p1_node(const void *xyzw, int node, double *v4) {
+ * (P.wa): one 16-byte load in single, two in double (one 32-byte sector);
+ * v4 in the compute type R. */
+template <typename S, typename R>
+__device__ __forceinline__ void p1_node(const void *xyzw, int node, R *v4) {
   if constexpr (sizeof(S) == 4) {
     const float4 a = __ldg((const float4 *)xyzw + node);
     v4[0] = a.x, v4[1] = a.y, v4[2] = a.z, v4[3] = a.w;
@@ -566,14 +587,17 @@ __device__ __forceinline__ void p1_vertices(const cview &V, int c, int *vtx) {
 }
 
 /* The block kernels' shared gather (vectors): the chunk's
- * distinct vertices' node records, u and node ids in shared memory, and
- * the cell's local vertex indices (4 x uint8); rec == NULL: read the cell's
- * vertices from global memory. */
-typedef struct {
-  const double *rec, *u;
+ * distinct vertices' node records, u and node ids in shared memory (records
+ * and u in the type RT: double, float for the lean kernels computing in
+ * float), and the cell's local vertex indices (4 x uint8); rec == NULL:
+ * read the cell's vertices from global memory. */
+template <typename RT>
+struct p1shared_t {
+  const RT *rec, *u;
   const int *node;
   uint32_t li;
-} p1shared;
+};
+typedef p1shared_t<double> p1shared;
 
 template <int DIM, int NC, int NAUX, typename S>
 __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
@@ -1000,10 +1024,10 @@ typedef struct {
 } p1chunk;
 
 /* Start chunk b (NE entries per cell, NO components per target; elem the
- * kernel's shared memory): the inverse map to shared memory by
- * asynchronous copies, the first target into registers. */
-template <int NE, int NO>
-__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double *elem) {
+ * kernel's shared memory, entries of type E): the inverse map to shared
+ * memory by asynchronous copies, the first target into registers. */
+template <int NE, int NO, typename E>
+__device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem) {
   const int cb = B.cb, t = threadIdx.x;
   p1chunk K;
   const uint16_t *gient = B.ient + (size_t)b * cb * NE;
@@ -1021,23 +1045,27 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, double 
 }
 
 /* The shared gather: the chunk's distinct vertices' node records, u (NC
- * components, zero without state) and node ids into shared memory (after
- * the inverse map), one thread per vertex; G.li is the caller's. */
-template <int NE, int NC, typename S>
+ * components, zero without state; type RT) and node ids into shared memory
+ * (after the inverse map), one thread per vertex; G.li is the caller's. */
+template <int NE, int NC, typename S, typename RT>
 __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B, const p1chunk &K, int with_state,
-                                                const void *__restrict__ u, p1shared &G) {
+                                                const void *__restrict__ u, p1shared_t<RT> &G) {
   const int cb = B.cb, t = threadIdx.x;
-  double *rec = (double *)(K.sient + (size_t)cb * NE);
-  double *us = rec + 4 * 256;
+  RT *rec = (RT *)(K.sient + (size_t)cb * NE);
+  RT *us = rec + 4 * 256;
   int *node = (int *)(us + 256 * NC);
   for (int k = t; k < K.nu; k += cb) {
     const int nd = k == t ? K.tg : __ldg(B.tgt + K.u0 + k);
-    double r[4];
+    RT r[4];
     p1_node<S>(P.xyzw, nd, r);
-    *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
-    *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
+    if constexpr (sizeof(RT) == 4) {
+      *(float4 *)(rec + 4 * k) = make_float4(r[0], r[1], r[2], r[3]);
+    } else {
+      *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
+      *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
+    }
 #pragma unroll
-    for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S>(u, (int64_t)nd * NC + cc) : 0.0;
+    for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S, RT>(u, (int64_t)nd * NC + cc) : (RT)0;
     node[k] = nd;
   }
   G.rec = rec;
@@ -1046,11 +1074,12 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
   __syncthreads();
 }
 
-/* After the cells wrote their entries (elem[(cc * NE + e) * cb + t]): one
- * thread per distinct target sums its entries in the inverse map's order
- * and writes the sum once (see above for the modes). */
-template <int NE, int NO, typename S>
-__device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const double *elem, int mode,
+/* After the cells wrote their entries (elem[(cc * NE + e) * cb + t], type
+ * E): one thread per distinct target sums its entries
+ * in the inverse map's order (in E) and writes the sum once (see above for
+ * the modes). */
+template <int NE, int NO, typename S, typename E>
+__device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const E *elem, int mode,
                                                void *__restrict__ out) {
   __pipeline_wait_prior(0);
   __syncthreads();
@@ -1058,7 +1087,7 @@ __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const
   for (int k = threadIdx.x; k < K.nu; k += cb) {
     int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
     if (k + cb < K.nu) p1_target(B, K.u0, k + cb, tgn, j0n, j1n);
-    double s[NO];
+    E s[NO];
 #pragma unroll
     for (int cc = 0; cc < NO; cc++) s[cc] = 0;
     for (int j = K.j0; j < K.j1; j++) {
@@ -1122,12 +1151,20 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
 /* ------------------------------ P1 tetrahedra: the lean residual kernels
  *
  * The residual of P1 Poisson (nc 1) and P1 elasticity (nc 3) on
- * tetrahedra in double, with the coefficient kinds of the stiffness term
- * (kappa; lambda and mu) as template parameters: no run-time selects and
- * no load-vector path (the rhs keeps the block kernel). The chunk
- * machinery is the block kernel's (plan prefetch, flush; the vertices from
- * the shared gather or from global memory, LEAN_SHARED / LEAN_GLOBAL);
- * only the cell's arithmetic differs, and it is the least the form needs:
+ * tetrahedra, with the coefficient kinds of the stiffness term (kappa;
+ * lambda and mu) as template parameters: no run-time selects and no
+ * load-vector path (the rhs keeps the block kernel). Storage type S
+ * (double, or float in single precision) and compute type R: double in
+ * double precision; in single precision float by default (R = float: the
+ * node records, u and the element entries in shared memory are float too,
+ * and the flush sums in float; FEINT_CUDA_LEAN_REAL=double computes in
+ * double from the float storage instead; NOTES.md v8 measures both: the
+ * float path agrees with the double CPU to ~1e-6 relative, 6M cells
+ * included, as each target sums at most a few dozen entries).
+ * The chunk machinery is the block kernel's (plan prefetch, flush; the
+ * vertices from the shared gather or from global memory, LEAN_SHARED /
+ * LEAN_GLOBAL); only the cell's arithmetic differs, and it is the least
+ * the form needs:
  *   J from the 4 vertices, its cofactors C (C = det J^-1), det;
  *   Gs = C^T (u_{d+1} - u_0)      (det times grad u);
  *   the stiffness coefficient integrated over the cell, sum_q w_q a(x_q) =
@@ -1140,43 +1177,47 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
  *   the source as in p1_residual_cell (reference mass matrix for a nodal
  *     field, wphi otherwise), its kinds read at run time (uniform branches).
  * A nodal stiffness coefficient must be the one packed into the node
- * records (P.wa). Measured against the block kernel in NOTES.md (v7). */
-template <int K>
-__device__ __forceinline__ double p1_lean_coef(const kparams &P, const p1tab &T, const cview &V, int c, int k,
-                                               const double *w4) {
+ * records (P.wa). Measured against the block kernel in NOTES.md (v7, v8). */
+template <int K, typename S, typename R>
+__device__ __forceinline__ R p1_lean_coef(const kparams &P, const p1tab &T, const cview &V, int c, int k,
+                                          const R *w4) {
   if constexpr (K == FEINT_FIELD_NODE)
-    return T.wphi[0] * w4[0] + T.wphi[1] * w4[1] + T.wphi[2] * w4[2] + T.wphi[3] * w4[3];
+    return tab_wphi<R>(T, 0) * w4[0] + tab_wphi<R>(T, 1) * w4[1] + tab_wphi<R>(T, 2) * w4[2] +
+           tab_wphi<R>(T, 3) * w4[3];
   else
-    return T.wsum * (K == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
+    return tab_wsum<R>(T) * (K == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
 }
 
-template <int NC, int KA, int KB, bool SG>
+template <int NC, int KA, int KB, bool SG, typename S, typename R>
 __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
-                                             const p1shared &G, const int *vtx, const double *__restrict__ u,
-                                             double *res) {
-  double x[4][3], w4[4], ue[4][NC];
+                                             const p1shared_t<R> &G, const int *vtx, const void *__restrict__ u,
+                                             R *res) {
+  R x[4][3], w4[4], ue[4][NC];
   int l[4]; /* local vertex indices (SG: the shared gather) or the node ids vtx */
 #pragma unroll
   for (int k = 0; k < 4; k++) l[k] = SG ? (int)(G.li >> (8 * k) & 255) : vtx[k];
 #pragma unroll
   for (int k = 0; k < 4; k++) {
-    double r[4];
-    if constexpr (SG) {
+    R r[4];
+    if constexpr (SG && sizeof(R) == 4) {
+      const float4 a = *(const float4 *)(G.rec + 4 * l[k]);
+      r[0] = a.x, r[1] = a.y, r[2] = a.z, r[3] = a.w;
+    } else if constexpr (SG) {
       const double2 a = *(const double2 *)(G.rec + 4 * l[k]), b = *(const double2 *)(G.rec + 4 * l[k] + 2);
       r[0] = a.x, r[1] = a.y, r[2] = b.x, r[3] = b.y;
     } else {
-      p1_node<double>(P.xyzw, l[k], r);
+      p1_node<S>(P.xyzw, l[k], r);
     }
     x[k][0] = r[0], x[k][1] = r[1], x[k][2] = r[2], w4[k] = r[3];
 #pragma unroll
-    for (int cc = 0; cc < NC; cc++) ue[k][cc] = SG ? G.u[l[k] * NC + cc] : __ldg(u + (size_t)l[k] * NC + cc);
+    for (int cc = 0; cc < NC; cc++) ue[k][cc] = SG ? G.u[l[k] * NC + cc] : rd<S, R>(u, (int64_t)l[k] * NC + cc);
   }
-  double J[9]; /* J[a * 3 + d] = d x_a / d xi_d */
+  R J[9]; /* J[a * 3 + d] = d x_a / d xi_d */
 #pragma unroll
   for (int a = 0; a < 3; a++)
 #pragma unroll
     for (int d = 0; d < 3; d++) J[a * 3 + d] = x[d + 1][a] - x[0][a];
-  double C[9]; /* C[d * 3 + a] = det J * d xi_d / d x_a */
+  R C[9]; /* C[d * 3 + a] = det J * d xi_d / d x_a */
   C[0] = J[4] * J[8] - J[5] * J[7];
   C[3] = J[5] * J[6] - J[3] * J[8];
   C[6] = J[3] * J[7] - J[4] * J[6];
@@ -1186,33 +1227,34 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
   C[2] = J[1] * J[5] - J[2] * J[4];
   C[5] = J[2] * J[3] - J[0] * J[5];
   C[8] = J[0] * J[4] - J[1] * J[3];
-  const double adet = fabs(J[0] * C[0] + J[1] * C[3] + J[2] * C[6]), rdet = 1.0 / adet;
+  const R adet = fabs(J[0] * C[0] + J[1] * C[3] + J[2] * C[6]), rdet = (R)1 / adet;
   /* det grad u, then the flux (over |det|, with the coefficients), then C flux */
-  double Gs[NC][3], Sg[NC][3];
+  R Gs[NC][3], Sg[NC][3];
 #pragma unroll
   for (int cc = 0; cc < NC; cc++) {
-    const double g0 = ue[1][cc] - ue[0][cc], g1 = ue[2][cc] - ue[0][cc], g2 = ue[3][cc] - ue[0][cc];
+    const R g0 = ue[1][cc] - ue[0][cc], g1 = ue[2][cc] - ue[0][cc], g2 = ue[3][cc] - ue[0][cc];
 #pragma unroll
     for (int a = 0; a < 3; a++) Gs[cc][a] = C[a] * g0 + C[3 + a] * g1 + C[6 + a] * g2;
   }
   if constexpr (NC == 1) {
-    const double kap = p1_lean_coef<KA>(P, T, V, c, 0, w4) * rdet;
+    const R kap = p1_lean_coef<KA, S, R>(P, T, V, c, 0, w4) * rdet;
 #pragma unroll
     for (int a = 0; a < 3; a++) Sg[0][a] = kap * Gs[0][a];
   } else {
-    const double lam = p1_lean_coef<KA>(P, T, V, c, 0, w4) * rdet, mu = p1_lean_coef<KB>(P, T, V, c, 1, w4) * rdet;
-    const double ltr = lam * (Gs[0][0] + Gs[1][1] + Gs[2][2]);
+    const R lam = p1_lean_coef<KA, S, R>(P, T, V, c, 0, w4) * rdet,
+            mu = p1_lean_coef<KB, S, R>(P, T, V, c, 1, w4) * rdet;
+    const R ltr = lam * (Gs[0][0] + Gs[1][1] + Gs[2][2]);
 #pragma unroll
     for (int cc = 0; cc < NC; cc++)
 #pragma unroll
-      for (int a = 0; a < 3; a++) Sg[cc][a] = mu * (Gs[cc][a] + Gs[a][cc]) + (a == cc ? ltr : 0.0);
+      for (int a = 0; a < 3; a++) Sg[cc][a] = mu * (Gs[cc][a] + Gs[a][cc]) + (a == cc ? ltr : (R)0);
   }
 #pragma unroll
   for (int cc = 0; cc < NC; cc++) {
-    double h0 = 0;
+    R h0 = 0;
 #pragma unroll
     for (int d = 0; d < 3; d++) {
-      const double h = C[d * 3] * Sg[cc][0] + C[d * 3 + 1] * Sg[cc][1] + C[d * 3 + 2] * Sg[cc][2];
+      const R h = C[d * 3] * Sg[cc][0] + C[d * 3 + 1] * Sg[cc][1] + C[d * 3 + 2] * Sg[cc][2];
       res[(d + 1) * NC + cc] = h;
       h0 += h;
     }
@@ -1224,18 +1266,17 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
   for (int cc = 0; cc < NC; cc++) {
     const int k = so + cc, kind = P.aux_kind[k];
     if (kind == FEINT_FIELD_NODE) {
-      double f[4];
+      R f[4];
 #pragma unroll
-      for (int j = 0; j < 4; j++)
-        f[j] = k == P.wa ? w4[j] : __ldg((const double *)P.aux_vals[k] + (SG ? G.node[l[j]] : l[j]));
+      for (int j = 0; j < 4; j++) f[j] = k == P.wa ? w4[j] : rd<S, R>(P.aux_vals[k], SG ? G.node[l[j]] : l[j]);
 #pragma unroll
       for (int i = 0; i < 4; i++)
-        res[i * NC + cc] -= adet * (T.mass[i][0] * f[0] + T.mass[i][1] * f[1] + T.mass[i][2] * f[2] +
-                                    T.mass[i][3] * f[3]);
+        res[i * NC + cc] -= adet * (tab_mass<R>(T, i, 0) * f[0] + tab_mass<R>(T, i, 1) * f[1] +
+                                    tab_mass<R>(T, i, 2) * f[2] + tab_mass<R>(T, i, 3) * f[3]);
     } else {
-      const double f = adet * (kind == FEINT_FIELD_CELL ? __ldg((const double *)V.caux[k] + c) : P.aux_const[k]);
+      const R f = adet * (kind == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
 #pragma unroll
-      for (int i = 0; i < 4; i++) res[i * NC + cc] -= T.wphi[i] * f;
+      for (int i = 0; i < 4; i++) res[i * NC + cc] -= tab_wphi<R>(T, i) * f;
     }
   }
 }
@@ -1248,36 +1289,45 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
  * far apart, so their vertices miss in L1). */
 enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1 };
 
-/* Blocks of 256 per SM: 4 (64 registers) for Poisson and for elasticity
- * too (a 16-32-byte spill there, measured 10% faster than 3 blocks at 80
- * registers and 25% faster than 2 at 96; NOTES.md v7). */
-constexpr int P1_LEAN_MINB = 4;
+/* Blocks of 256 per SM. Double: 4 (64 registers) for Poisson and for
+ * elasticity too (a 16-32-byte spill there, measured 10% faster than 3
+ * blocks at 80 registers and 25% faster than 2 at 96; NOTES.md v7). Float:
+ * 4 for Poisson (48 registers: 5 blocks fit), 8 for Poisson colored (32
+ * registers, a small spill; a colour's launches are short, so more resident
+ * blocks fill the machine: 0.143 against 0.164 ms), 6 for elasticity (40
+ * registers, a 12-32-byte spill; 0.202 against 0.213 ms atomic, 0.260
+ * against 0.309 colored; NOTES.md v8). */
+template <int NC, typename R>
+constexpr int p1_lean_minb(bool colored) {
+  return sizeof(R) == 8 ? 4 : NC > 1 ? 6 : colored ? 8 : 4;
+}
 
-template <int NC, int KA, int KB, int GATHER, int MINB = P1_LEAN_MINB>
+template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
   constexpr bool SG = GATHER == LEAN_SHARED;
-  extern __shared__ double elem[]; /* as p1_block_kernel's */
+  extern __shared__ double shm[]; /* as p1_block_kernel's, entries and records of type R */
+  R *elem = (R *)shm;
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
   const int cb = B.cb, t = threadIdx.x;
   const int c = b * cb + t;
   int vtx[4] = {0, 0, 0, 0};
-  p1shared G = {};
+  p1shared_t<R> G = {};
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
   p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
-  if (SG) p1_chunk_gather<NE, NC, double>(P, B, K, with_state, u, G);
+  if (SG) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
-    double res[4 * NC];
-    p1_lean_cell<NC, KA, KB, SG>(P, T, V, c, G, vtx, (const double *)u, res);
+    R res[4 * NC];
+    p1_lean_cell<NC, KA, KB, SG, S, R>(P, T, V, c, G, vtx, u, res);
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
       for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
   }
-  p1_chunk_flush<NE, NC, double>(B, K, elem, mode, out);
+  p1_chunk_flush<NE, NC, S>(B, K, elem, mode, out);
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
@@ -1503,6 +1553,7 @@ typedef struct {
   blk_kernel_t p1blk[2]; /* block-local aggregation: vectors, matrices (NULL: not applicable) */
   blk_kernel_t p1lean;   /* the lean P1 tetrahedron residual (NULL: not applicable or FEINT_CUDA_LEAN=0) */
   int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED or LEAN_GLOBAL) */
+  int lean_real;         /* p1lean's compute type: 8 double, 4 float (single precision) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1749,43 +1800,65 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
 }
 
 /* The lean residual kernel for the form's stiffness coefficient kinds
- * (p1_lean_kernel): P1 tetrahedra in double, Poisson or elasticity, the
- * standard simplex, dofs = vertices (interleaved), a nodal stiffness
- * coefficient only as the packed one (P.wa); else NULL. The vertex gather:
- * shared for colored, global otherwise; for tuning, FEINT_CUDA_LEAN_MODE=0
- * (shared) or 1 (global) forces one, and FEINT_CUDA_LEAN_MINB=3 compiles
- * the benchmark's kinds (nodal kappa; nodal lambda, per-cell mu) for 3
- * blocks of 256 per SM (80 registers) instead of 4. */
-template <int NC, int KA, int KB>
-static blk_kernel_t lean_g(int gather, int minb) {
+ * (p1_lean_kernel): P1 tetrahedra, Poisson or elasticity, the standard
+ * simplex, dofs = vertices (interleaved), a nodal stiffness coefficient
+ * only as the packed one (P.wa); else NULL. Double precision computes in
+ * double; single in float (*real = 4), or in double from the float storage
+ * with FEINT_CUDA_LEAN_REAL=double (*real = 8). The vertex gather: shared
+ * for colored, global otherwise; blocks per SM p1_lean_minb. For tuning,
+ * FEINT_CUDA_LEAN_MODE=0 (shared) or 1 (global) forces a gather, and
+ * FEINT_CUDA_LEAN_MINB the blocks of 256 per SM of the benchmark's kinds
+ * (nodal kappa; nodal lambda, per-cell mu): 3 in double (80 registers
+ * instead of 64), 4, 6 or 8 computing in float (64 / 40 / 32 registers). */
+template <int NC, int KA, int KB, int MINB, typename S, typename R>
+static blk_kernel_t lean_gm(int gather) {
+  return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>
+                               : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
+}
+template <int NC, int KA, int KB, typename S, typename R>
+static blk_kernel_t lean_g(int gather, int minb, bool colored) {
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
   constexpr bool bench = KA == N && (NC == 1 || KB == C);
-  if constexpr (bench)
-    if (minb == 3)
-      return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, 3>
-                                   : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, 3>;
-  return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED> : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL>;
+  if constexpr (bench && sizeof(R) == 8)
+    if (minb == 3) return lean_gm<NC, KA, KB, 3, S, R>(gather);
+  if constexpr (bench && sizeof(R) == 4) {
+    if (minb == 4) return lean_gm<NC, KA, KB, 4, S, R>(gather);
+    if (minb == 6) return lean_gm<NC, KA, KB, 6, S, R>(gather);
+    if (minb == 8) return lean_gm<NC, KA, KB, 8, S, R>(gather);
+  }
+  if constexpr (p1_lean_minb<NC, R>(true) != p1_lean_minb<NC, R>(false))
+    if (colored) return lean_gm<NC, KA, KB, p1_lean_minb<NC, R>(true), S, R>(gather);
+  return lean_gm<NC, KA, KB, p1_lean_minb<NC, R>(false), S, R>(gather);
 }
-template <int NC, int KA>
-static blk_kernel_t lean_kb(int kb, int gather, int minb) {
+template <int NC, int KA, typename S, typename R>
+static blk_kernel_t lean_kb(int kb, int gather, int minb, bool colored) {
   if constexpr (NC == 1)
-    return lean_g<1, KA, 0>(gather, minb);
+    return lean_g<1, KA, 0, S, R>(gather, minb, colored);
   else
-    return kb == 0 ? lean_g<NC, KA, 0>(gather, minb) : kb == 1 ? lean_g<NC, KA, 1>(gather, minb)
-                                                       : lean_g<NC, KA, 2>(gather, minb);
+    return kb == 0   ? lean_g<NC, KA, 0, S, R>(gather, minb, colored)
+           : kb == 1 ? lean_g<NC, KA, 1, S, R>(gather, minb, colored)
+                     : lean_g<NC, KA, 2, S, R>(gather, minb, colored);
+}
+template <int NC, typename S, typename R>
+static blk_kernel_t lean_ka(int ka, int kb, int gather, int minb, bool colored) {
+  return ka == 0   ? lean_kb<NC, 0, S, R>(kb, gather, minb, colored)
+         : ka == 1 ? lean_kb<NC, 1, S, R>(kb, gather, minb, colored)
+                   : lean_kb<NC, 2, S, R>(kb, gather, minb, colored);
 }
 template <int NC>
-static blk_kernel_t lean_ka(int ka, int kb, int gather, int minb) {
-  return ka == 0 ? lean_kb<NC, 0>(kb, gather, minb) : ka == 1 ? lean_kb<NC, 1>(kb, gather, minb)
-                                                        : lean_kb<NC, 2>(kb, gather, minb);
+static blk_kernel_t lean_types(int single, int real, int ka, int kb, int gather, int minb, bool colored) {
+  if (!single) return lean_ka<NC, double, double>(ka, kb, gather, minb, colored);
+  return real == 4 ? lean_ka<NC, float, float>(ka, kb, gather, minb, colored)
+                   : lean_ka<NC, float, double>(ka, kb, gather, minb, colored);
 }
-static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather) {
+static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real) {
   const kparams &P = d->P;
   const feint_form *f = p->form;
   const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
-             *mb = getenv("FEINT_CUDA_LEAN_MINB");
-  if ((e && !strcmp(e, "0")) || d->single || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells ||
-      !P.interleaved || !P.xyzw)
+             *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL");
+  *real = 0;
+  if ((e && !strcmp(e, "0")) || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved ||
+      !P.xyzw)
     return NULL;
   const int poisson = P.physics == FEINT_PW_POISSON && P.nc == 1;
   if (!poisson && !(P.physics == FEINT_PW_ELASTICITY && P.nc == 3)) return NULL;
@@ -1795,7 +1868,10 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *g
   const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind, minb = mb ? atoi(mb) : 0;
   *gather = p->strategy == FEINT_ASSEMBLY_COLORED ? LEAN_SHARED : LEAN_GLOBAL;
   if (mode && (!strcmp(mode, "0") || !strcmp(mode, "1"))) *gather = atoi(mode);
-  return poisson ? lean_ka<1>(ka, 0, *gather, minb) : lean_ka<3>(ka, kb, *gather, minb);
+  *real = d->single && !(re && !strcmp(re, "double")) ? 4 : 8;
+  const bool colored = p->strategy == FEINT_ASSEMBLY_COLORED;
+  return poisson ? lean_types<1>(d->single, *real, ka, 0, *gather, minb, colored)
+                 : lean_types<3>(d->single, *real, ka, kb, *gather, minb, colored);
 }
 
 static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
@@ -1813,11 +1889,14 @@ static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const 
   T->std = 1;
   for (int i = 0; i < nb; i++) {
     T->wsum += T->wphi[i];
+    T->f.wphi[i] = (float)T->wphi[i];
+    for (int j = 0; j < nb; j++) T->f.mass[i][j] = (float)T->mass[i][j];
     for (int e = 0; e < dim; e++) {
       T->gref[i][e] = bgrad[i * dim + e];
       T->std &= T->gref[i][e] == (i == 0 ? -1.0 : i == e + 1 ? 1.0 : 0.0);
     }
   }
+  T->f.wsum = (float)T->wsum;
   return 1;
 }
 
@@ -2201,10 +2280,12 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   if (!which) d->lean_last = lean;
   const blk_kernel_t k = lean ? d->p1lean : d->p1blk[which];
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
-  /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids */
+  /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids (entries,
+   * records and u in the kernel's compute type) */
   const int sg = V.lidx && !(lean && d->lean_gather == LEAN_GLOBAL);
-  const size_t shmem = sizeof(double) * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
-                       (sg ? 256 * (sizeof(double) * (4 + B.ncomp) + sizeof(int)) : 0);
+  const size_t rsz = lean ? (size_t)d->lean_real : sizeof(double);
+  const size_t shmem = rsz * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
+                       (sg ? 256 * (rsz * (4 + B.ncomp) + sizeof(int)) : 0);
   const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
@@ -2531,7 +2612,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, p, &d->lean_gather);
+  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
@@ -2629,6 +2710,7 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->block_colors_matrix = d->bp[1].n_colors;
   st->block_build_ms = d->bp[0].build_ms + d->bp[1].build_ms;
   st->lean_residual = d->lean_last;
+  st->lean_real = d->lean_last ? d->lean_real : 0;
   return FEINT_OK;
 }
 

@@ -30,7 +30,9 @@ typedef struct {
                              order, 1: curve order; unset: the curve where its chunks need fewer colours) */
   int order_colors[2];    /* chunk colours of the mesh and the curve order (0: not compared) */
   int lean_residual;      /* 1: the last vector call (residual) ran the lean P1 tetrahedron kernel (Poisson
-                             or elasticity in double; FEINT_CUDA_LEAN=0 turns it off) */
+                             or elasticity; FEINT_CUDA_LEAN=0 turns it off) */
+  int lean_real;          /* its compute type: 8 double, 4 float (single precision; FEINT_CUDA_LEAN_REAL=double
+                             computes in double from the float storage), 0 when it did not run */
 } feint_cuda_stats;
 
 typedef struct {
