@@ -46,8 +46,8 @@ for s in $steps; do
       # <..., float, float> of single precision)
       cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
       cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
-      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EddEv \
-               leanf:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EffEv; do
+      for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EddLb0EEv \
+               leanf:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EffLb0EEv; do
         awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
           > "$O/sass-${k%%:*}.txt"
         grep -E '^ +/\*[0-9a-f]+\*/' "$O/sass-${k%%:*}.txt" |

@@ -98,14 +98,21 @@ static void check_matrix(feint_backend *gpu, const char *tag, const double *V, d
  * single computing in float (the default, <= 1e-5); single computing in
  * double (FEINT_CUDA_LEAN_REAL=double). Each combination with both vertex
  * gathers (FEINT_CUDA_LEAN_MODE 0 shared, 1 global; the default depends on
- * the strategy), the benchmark's kinds (nodal kappa; nodal lambda,
- * per-cell mu) also with their other register budgets
+ * the strategy), computing in double the shared gather also with u in its
+ * own array (FEINT_CUDA_LEAN_PACK=0), the benchmark's kinds (nodal kappa;
+ * nodal lambda, per-cell mu) also with their other register budgets
  * (FEINT_CUDA_LEAN_MINB: 3 blocks per SM in double, 4, 6 and 8 in float). */
 static void check_lean_kinds(feint_mesh *m) {
   int n_lean[3] = {0, 0, 0};
   double worst_lean[3] = {0, 0, 0};
   static const char *prec_name[3] = {"double", "single/float", "single/double"};
-  static const int alt_minb[3][3] = {{3, 3, 3}, {4, 6, 8}, {3, 3, 3}};
+  /* variants {gather mode, minb, pack}: both gathers, the unpacked shared records (double compute), the
+   * benchmark kinds' other register budgets (both gathers each) */
+  static const int vars[3][9][3] = {
+      {{0, 0, 1}, {1, 0, 1}, {0, 0, 0}, {0, 3, 1}, {1, 3, 1}},
+      {{0, 0, 1}, {1, 0, 1}, {0, 4, 1}, {1, 4, 1}, {0, 6, 1}, {1, 6, 1}, {0, 8, 1}, {1, 8, 1}},
+      {{0, 0, 1}, {1, 0, 1}, {0, 0, 0}, {0, 3, 1}, {1, 3, 1}}};
+  static const int n_vars[3][2] = {{3, 5}, {2, 8}, {3, 5}}; /* [prec][bench] */
   for (int physics = 0; physics < 2; physics++) {
     const int phys = physics ? FEINT_PW_ELASTICITY : FEINT_PW_POISSON, nc = physics ? 3 : 1;
     feint_space *s = NULL;
@@ -136,18 +143,20 @@ static void check_lean_kinds(feint_mesh *m) {
         if (prec == 2) setenv("FEINT_CUDA_LEAN_REAL", "double", 1);
         const int want_real = prec == 1 ? 4 : 8;
         worst_also = &worst_lean[prec];
-        for (int var = 0; var < (bench ? (prec == 1 ? 8 : 4) : 2); var++) {
-          char mode[8], minb[8];
-          snprintf(mode, sizeof mode, "%d", var % 2);
-          snprintf(minb, sizeof minb, "%d", var < 2 ? 0 : alt_minb[prec][var / 2 - 1]);
+        for (int var = 0; var < n_vars[prec][bench]; var++) {
+          char mode[8], minb[8], pack[8];
+          snprintf(mode, sizeof mode, "%d", vars[prec][var][0]);
+          snprintf(minb, sizeof minb, "%d", vars[prec][var][1]);
+          snprintf(pack, sizeof pack, "%d", vars[prec][var][2]);
           setenv("FEINT_CUDA_LEAN_MODE", mode, 1);
           setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
+          setenv("FEINT_CUDA_LEAN_PACK", pack, 1);
           for (int st = 0; st < 3; st++) {
             p.strategy = (feint_assembly_strategy)st;
             feint_backend *gpu = NULL;
             char tag[192];
-            snprintf(tag, sizeof tag, "lean tet P1 %s %s, stiffness kinds %d/%d, mode %s minb %s [%s]",
-                     phys_name[phys], prec_name[prec], ka, kb, mode, minb, strat_name[st]);
+            snprintf(tag, sizeof tag, "lean tet P1 %s %s, stiffness kinds %d/%d, mode %s minb %s pack %s [%s]",
+                     phys_name[phys], prec_name[prec], ka, kb, mode, minb, pack, strat_name[st]);
             if (feint_backend_cuda_create(&p, -1, &gpu)) {
               CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
               continue;
@@ -166,6 +175,7 @@ static void check_lean_kinds(feint_mesh *m) {
           }
           unsetenv("FEINT_CUDA_LEAN_MODE");
           unsetenv("FEINT_CUDA_LEAN_MINB");
+          unsetenv("FEINT_CUDA_LEAN_PACK");
         }
         unsetenv("FEINT_CUDA_LEAN_REAL");
       }

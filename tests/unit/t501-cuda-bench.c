@@ -15,7 +15,8 @@
  * matrix kernels without aggregation (variant 2), each with the cells in mesh
  * order and along the space-filling curve (FEINT_CUDA_ORDER=0 / 1), and
  * with each tuning setting listed in FEINT_BENCH_ENV ("NAME=value ...";
- * "s:NAME=value" times it in single precision); FEINT_BENCH_VARIANTS=0
+ * "s:NAME=value" times it in single precision, "A=1,B=2" sets both);
+ * FEINT_BENCH_VARIANTS=0
  * leaves out the variants and cell orders (shorter runs).
  * Exits 0 printing "skipped: no GPU" without a GPU. */
 #include <stdint.h>
@@ -229,21 +230,35 @@ int main(void) {
       for (const char *q = envs; q && *q;) {
         while (*q == ' ') q++;
         const size_t len = strcspn(q, " ");
-        char kv0[64];
+        char kv0[128], set[128];
         if (!len || len >= sizeof kv0) break;
         memcpy(kv0, q, len);
         kv0[len] = '\0';
         q += len;
         const int sgl = !strncmp(kv0, "s:", 2);
-        char *kv = kv0 + (sgl ? 2 : 0), *eq = strchr(kv, '=');
-        if (!eq) break;
-        *eq = '\0';
-        setenv(kv, eq + 1, 1);
+        char *kv = kv0 + (sgl ? 2 : 0);
+        snprintf(set, sizeof set, "%s", kv); /* the settings as given, for the report */
+        int ok = 1;
+        for (char *a = kv; a && *a; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
+          char name[64], *eq = strchr(a, '=');
+          const size_t nl = eq ? (size_t)(eq - a) : 0, vl = eq ? strcspn(eq + 1, ",") : 0;
+          char val[64];
+          if (!eq || nl >= sizeof name || vl >= sizeof val) {
+            ok = 0;
+            break;
+          }
+          memcpy(name, a, nl);
+          name[nl] = '\0';
+          memcpy(val, eq + 1, vl);
+          val[vl] = '\0';
+          setenv(name, val, 1);
+        }
+        if (!ok) break;
         feint_problem pe = p;
         pe.precision = sgl ? FEINT_PRECISION_SINGLE : FEINT_PRECISION_DOUBLE;
         feint_backend *b0 = NULL;
         if (feint_backend_cuda_create(&pe, -1, &b0)) {
-          printf("        %s=%s: create failed: %s\n", kv, eq + 1, feint_error_message());
+          printf("        %s: create failed: %s\n", set, feint_error_message());
         } else {
           double *Fe = malloc(sizeof(double) * nd);
           const double te = time_calls(b0, 0, f->u, Fe, 7), tme = time_calls(b0, 1, NULL, V, 7);
@@ -251,16 +266,21 @@ int main(void) {
           feint_cuda_info(b0, &se);
           double num = 0, den = 0;
           for (int64_t i = 0; i < nd; i++) num += (Fe[i] - F[i]) * (Fe[i] - F[i]), den += F[i] * F[i];
-          CHECK(sqrt(num / den) <= (sgl ? 1e-5 : 1e-12), "%s=%s residual differs: %.3e", kv, eq + 1,
-                sqrt(num / den));
-          printf("        %s%s=%s: residual %.3f ms (%.0f%% of copy; lean %d, real %d, rel. diff %.1e), matrix "
-                 "%.3f ms\n",
-                 sgl ? "single " : "", kv, eq + 1, te, 100 * (sgl ? res_bytes_s : res_bytes) / te / 1e6 / copy_gbs,
+          CHECK(sqrt(num / den) <= (sgl ? 1e-5 : 1e-12), "%s residual differs: %.3e", set, sqrt(num / den));
+          printf("        %s%s: residual %.3f ms (%.0f%% of copy; lean %d, real %d, rel. diff %.1e), matrix %.3f ms\n",
+                 sgl ? "single " : "", set, te, 100 * (sgl ? res_bytes_s : res_bytes) / te / 1e6 / copy_gbs,
                  se.lean_residual, se.lean_real, sqrt(num / den), tme);
           free(Fe);
           feint_backend_destroy(b0);
         }
-        unsetenv(kv);
+        for (char *a = kv; a && *a; a = strchr(a, ',') ? strchr(a, ',') + 1 : NULL) {
+          char name[64];
+          const size_t nl = strcspn(a, "=");
+          if (nl >= sizeof name) break;
+          memcpy(name, a, nl);
+          name[nl] = '\0';
+          unsetenv(name);
+        }
       }
       /* single precision (float storage; the lean kernels compute in float), against the double result */
       {

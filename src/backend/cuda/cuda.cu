@@ -35,12 +35,12 @@
  * shared memory, element entries summed per distinct target in shared
  * memory, one global write per target), with the cells visited along a
  * space-filling curve where the mesh's own order is worse (build_cell_
- * order). Residuals of P1 Poisson and elasticity on tetrahedra in double
- * run the lean kernels (p1_lean_kernel: the same chunks, the cell's
- * arithmetic specialised on the stiffness coefficients' kinds, NOTES.md
- * v7). The per-cell P1 matrix kernels serve elasticity and variant 2;
- * the paper's pre-gathered data-model kernel (paper_kernel) is a benchmark
- * variant.
+ * order). Residuals of P1 Poisson and elasticity on tetrahedra run the
+ * lean kernels (p1_lean_kernel: the same chunks, the cell's arithmetic
+ * specialised on the stiffness coefficients' kinds, computing in float in
+ * single precision; NOTES.md v7, v8). The per-cell P1 matrix kernels
+ * serve elasticity and variant 2; the paper's pre-gathered data-model
+ * kernel (paper_kernel) is a benchmark variant.
  * Assembly strategies (thread transposition and per-cell kernels; the
  * block kernels apply the same three to chunks, see p1_block_kernel):
  *   atomic  - atomicAdd (native double atomics on sm_60+);
@@ -178,7 +178,8 @@ static __host__ __device__ inline int mat_cell_size(const kparams &P) {
 /* Storage type S (float for backend.precision single, else double): state,
  * coordinates, coefficients and outputs are stored as S; the kernels
  * compute in double (the pointwise physics in physics.h is double) and
- * round once when they store. */
+ * round once when they store, except the lean P1 tetrahedron kernels,
+ * which compute in R (float in single precision; rd<S, R>). */
 template <typename S, typename R = double>
 __device__ __forceinline__ R rd(const void *p, int64_t i) {
   return (R)__ldg((const S *)p + i);
@@ -1046,14 +1047,16 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
 
 /* The shared gather: the chunk's distinct vertices' node records, u (NC
  * components, zero without state; type RT) and node ids into shared memory
- * (after the inverse map), one thread per vertex; G.li is the caller's. */
-template <int NE, int NC, typename S, typename RT>
+ * (after the inverse map), one thread per vertex; G.li is the caller's.
+ * Records of RW values of RT: x y z w, and with RW > 4 u inside the record
+ * (at 4 + cc; p1_lean_rw), else u in its own array (G.u[l * NC + cc]). */
+template <int NE, int NC, typename S, int RW = 4, typename RT>
 __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B, const p1chunk &K, int with_state,
                                                 const void *__restrict__ u, p1shared_t<RT> &G) {
   const int cb = B.cb, t = threadIdx.x;
   RT *rec = (RT *)(K.sient + (size_t)cb * NE);
-  RT *us = rec + 4 * 256;
-  int *node = (int *)(us + 256 * NC);
+  RT *us = RW == 4 ? rec + 4 * 256 : rec + 4;
+  int *node = (int *)(rec + RW * 256 + (RW == 4 ? 256 * NC : 0));
   for (int k = t; k < K.nu; k += cb) {
     const int nd = k == t ? K.tg : __ldg(B.tgt + K.u0 + k);
     RT r[4];
@@ -1061,11 +1064,13 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
     if constexpr (sizeof(RT) == 4) {
       *(float4 *)(rec + 4 * k) = make_float4(r[0], r[1], r[2], r[3]);
     } else {
-      *(double2 *)(rec + 4 * k) = make_double2(r[0], r[1]);
-      *(double2 *)(rec + 4 * k + 2) = make_double2(r[2], r[3]);
+      *(double2 *)(rec + RW * k) = make_double2(r[0], r[1]);
+      *(double2 *)(rec + RW * k + 2) = make_double2(r[2], r[3]);
     }
 #pragma unroll
-    for (int cc = 0; cc < NC; cc++) us[k * NC + cc] = with_state ? rd<S, RT>(u, (int64_t)nd * NC + cc) : (RT)0;
+    for (int cc = 0; cc < NC; cc++)
+      us[k * (RW == 4 ? NC : RW) + cc] = with_state ? rd<S, RT>(u, (int64_t)nd * NC + cc) : (RT)0;
+    if constexpr (RW > 4 && NC % 2) us[k * RW + NC] = 0; /* the pad read by u's last 16-byte load */
     node[k] = nd;
   }
   G.rec = rec;
@@ -1159,8 +1164,9 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
  * node records, u and the element entries in shared memory are float too,
  * and the flush sums in float; FEINT_CUDA_LEAN_REAL=double computes in
  * double from the float storage instead; NOTES.md v8 measures both: the
- * float path agrees with the double CPU to ~1e-6 relative, 6M cells
- * included, as each target sums at most a few dozen entries).
+ * float path agrees with double to 2e-6 relative at 6M cells, as does the
+ * double compute from float storage: each target sums at most a few dozen
+ * entries, so no error grows with the mesh).
  * The chunk machinery is the block kernel's (plan prefetch, flush; the
  * vertices from the shared gather or from global memory, LEAN_SHARED /
  * LEAN_GLOBAL); only the cell's arithmetic differs, and it is the least
@@ -1188,7 +1194,7 @@ __device__ __forceinline__ R p1_lean_coef(const kparams &P, const p1tab &T, cons
     return tab_wsum<R>(T) * (K == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
 }
 
-template <int NC, int KA, int KB, bool SG, typename S, typename R>
+template <int NC, int KA, int KB, bool SG, int RW, typename S, typename R>
 __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
                                              const p1shared_t<R> &G, const int *vtx, const void *__restrict__ u,
                                              R *res) {
@@ -1203,14 +1209,23 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
       const float4 a = *(const float4 *)(G.rec + 4 * l[k]);
       r[0] = a.x, r[1] = a.y, r[2] = a.z, r[3] = a.w;
     } else if constexpr (SG) {
-      const double2 a = *(const double2 *)(G.rec + 4 * l[k]), b = *(const double2 *)(G.rec + 4 * l[k] + 2);
+      const double2 a = *(const double2 *)(G.rec + RW * l[k]), b = *(const double2 *)(G.rec + RW * l[k] + 2);
       r[0] = a.x, r[1] = a.y, r[2] = b.x, r[3] = b.y;
     } else {
       p1_node<S>(P.xyzw, l[k], r);
     }
     x[k][0] = r[0], x[k][1] = r[1], x[k][2] = r[2], w4[k] = r[3];
+    if constexpr (SG && RW > 4) { /* u inside the record: 16-byte loads */
+      const double2 a = *(const double2 *)(G.rec + RW * l[k] + 4);
+      ue[k][0] = a.x;
+      if constexpr (NC == 3) {
+        const double2 b = *(const double2 *)(G.rec + RW * l[k] + 6);
+        ue[k][1] = a.y, ue[k][2] = b.x;
+      }
+    } else {
 #pragma unroll
-    for (int cc = 0; cc < NC; cc++) ue[k][cc] = SG ? G.u[l[k] * NC + cc] : rd<S, R>(u, (int64_t)l[k] * NC + cc);
+      for (int cc = 0; cc < NC; cc++) ue[k][cc] = SG ? G.u[l[k] * NC + cc] : rd<S, R>(u, (int64_t)l[k] * NC + cc);
+    }
   }
   R J[9]; /* J[a * 3 + d] = d x_a / d xi_d */
 #pragma unroll
@@ -1283,11 +1298,25 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
 
 /* How the lean kernel reaches the cells' vertices: the shared gather
  * (p1_chunk_gather), or each cell from global memory (one int4 of vertex
- * ids, two double2 per vertex record). Measured (NOTES.md v7): global is
- * 3-7% faster for the atomic and gather strategies (no gather phase and
- * barrier), the shared gather 5% faster for colored (a colour's chunks are
- * far apart, so their vertices miss in L1). */
+ * ids, two double2 per vertex record). Measured (NOTES.md v7, v8): for
+ * Poisson global is 3-7% faster for the atomic and gather strategies (no
+ * gather phase and barrier), the shared gather 5% faster for colored (a
+ * colour's chunks are far apart, so their vertices miss in L1); for
+ * double elasticity the shared gather with u inside the records
+ * (p1_lean_rw) is faster for atomic (0.274 against 0.281 ms) and gather
+ * (0.323 against 0.342) too, so it is its default for every strategy. */
 enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1 };
+
+/* Shared-gather record width (values of R) of the lean kernels: with PK
+ * in double, u inside the record and the stride chosen so that a warp's
+ * 16-byte record loads spread over all 8 bank quads (48 bytes: 12 words,
+ * 12 l mod 32 takes 8 values 4 apart; 80 bytes for elasticity), instead of
+ * 32-byte records (4 quads: 2-way conflicts) and a separate u; float
+ * records are 16 bytes (8 quads already). */
+template <int NC, typename R, bool PK>
+__host__ __device__ constexpr int p1_lean_rw() {
+  return PK && sizeof(R) == 8 ? (NC == 1 ? 6 : 10) : 4;
+}
 
 /* Blocks of 256 per SM. Double: 4 (64 registers) for Poisson and for
  * elasticity too (a 16-32-byte spill there, measured 10% faster than 3
@@ -1302,12 +1331,13 @@ constexpr int p1_lean_minb(bool colored) {
   return sizeof(R) == 8 ? 4 : NC > 1 ? 6 : colored ? 8 : 4;
 }
 
-template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R>
+template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R, bool PK = false>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
   constexpr bool SG = GATHER == LEAN_SHARED;
+  constexpr int RW = p1_lean_rw<NC, R, PK>();
   extern __shared__ double shm[]; /* as p1_block_kernel's, entries and records of type R */
   R *elem = (R *)shm;
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
@@ -1318,10 +1348,10 @@ __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
   p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
-  if (SG) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
+  if (SG) p1_chunk_gather<NE, NC, S, RW>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
     R res[4 * NC];
-    p1_lean_cell<NC, KA, KB, SG, S, R>(P, T, V, c, G, vtx, u, res);
+    p1_lean_cell<NC, KA, KB, SG, RW, S, R>(P, T, V, c, G, vtx, u, res);
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
@@ -1554,6 +1584,7 @@ typedef struct {
   blk_kernel_t p1lean;   /* the lean P1 tetrahedron residual (NULL: not applicable or FEINT_CUDA_LEAN=0) */
   int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED or LEAN_GLOBAL) */
   int lean_real;         /* p1lean's compute type: 8 double, 4 float (single precision) */
+  int lean_rw;           /* p1lean's shared-gather record width (p1_lean_rw; 4: u in its own array) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1805,57 +1836,61 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
  * only as the packed one (P.wa); else NULL. Double precision computes in
  * double; single in float (*real = 4), or in double from the float storage
  * with FEINT_CUDA_LEAN_REAL=double (*real = 8). The vertex gather: shared
- * for colored, global otherwise; blocks per SM p1_lean_minb. For tuning,
+ * for colored and for elasticity in double, global otherwise, the shared
+ * records with u inside in double (*rw, p1_lean_rw; FEINT_CUDA_LEAN_PACK=0:
+ * u in its own array); blocks per SM p1_lean_minb. For tuning,
  * FEINT_CUDA_LEAN_MODE=0 (shared) or 1 (global) forces a gather, and
  * FEINT_CUDA_LEAN_MINB the blocks of 256 per SM of the benchmark's kinds
  * (nodal kappa; nodal lambda, per-cell mu): 3 in double (80 registers
  * instead of 64), 4, 6 or 8 computing in float (64 / 40 / 32 registers). */
+typedef struct {
+  int gather, minb; /* LEAN_SHARED / LEAN_GLOBAL; FEINT_CUDA_LEAN_MINB (0: default) */
+  bool colored, pack; /* strategy colored; shared records with u inside (p1_lean_rw) */
+} lean_choice;
 template <int NC, int KA, int KB, int MINB, typename S, typename R>
-static blk_kernel_t lean_gm(int gather) {
-  return gather == LEAN_SHARED ? p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>
-                               : p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
+static blk_kernel_t lean_gm(const lean_choice &L) {
+  if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
+  if constexpr (sizeof(R) == 8)
+    if (L.pack) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true>;
+  return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>;
 }
 template <int NC, int KA, int KB, typename S, typename R>
-static blk_kernel_t lean_g(int gather, int minb, bool colored) {
+static blk_kernel_t lean_g(const lean_choice &L) {
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
   constexpr bool bench = KA == N && (NC == 1 || KB == C);
   if constexpr (bench && sizeof(R) == 8)
-    if (minb == 3) return lean_gm<NC, KA, KB, 3, S, R>(gather);
+    if (L.minb == 3) return lean_gm<NC, KA, KB, 3, S, R>(L);
   if constexpr (bench && sizeof(R) == 4) {
-    if (minb == 4) return lean_gm<NC, KA, KB, 4, S, R>(gather);
-    if (minb == 6) return lean_gm<NC, KA, KB, 6, S, R>(gather);
-    if (minb == 8) return lean_gm<NC, KA, KB, 8, S, R>(gather);
+    if (L.minb == 4) return lean_gm<NC, KA, KB, 4, S, R>(L);
+    if (L.minb == 6) return lean_gm<NC, KA, KB, 6, S, R>(L);
+    if (L.minb == 8) return lean_gm<NC, KA, KB, 8, S, R>(L);
   }
   if constexpr (p1_lean_minb<NC, R>(true) != p1_lean_minb<NC, R>(false))
-    if (colored) return lean_gm<NC, KA, KB, p1_lean_minb<NC, R>(true), S, R>(gather);
-  return lean_gm<NC, KA, KB, p1_lean_minb<NC, R>(false), S, R>(gather);
+    if (L.colored) return lean_gm<NC, KA, KB, p1_lean_minb<NC, R>(true), S, R>(L);
+  return lean_gm<NC, KA, KB, p1_lean_minb<NC, R>(false), S, R>(L);
 }
 template <int NC, int KA, typename S, typename R>
-static blk_kernel_t lean_kb(int kb, int gather, int minb, bool colored) {
+static blk_kernel_t lean_kb(int kb, const lean_choice &L) {
   if constexpr (NC == 1)
-    return lean_g<1, KA, 0, S, R>(gather, minb, colored);
+    return lean_g<1, KA, 0, S, R>(L);
   else
-    return kb == 0   ? lean_g<NC, KA, 0, S, R>(gather, minb, colored)
-           : kb == 1 ? lean_g<NC, KA, 1, S, R>(gather, minb, colored)
-                     : lean_g<NC, KA, 2, S, R>(gather, minb, colored);
+    return kb == 0 ? lean_g<NC, KA, 0, S, R>(L) : kb == 1 ? lean_g<NC, KA, 1, S, R>(L) : lean_g<NC, KA, 2, S, R>(L);
 }
 template <int NC, typename S, typename R>
-static blk_kernel_t lean_ka(int ka, int kb, int gather, int minb, bool colored) {
-  return ka == 0   ? lean_kb<NC, 0, S, R>(kb, gather, minb, colored)
-         : ka == 1 ? lean_kb<NC, 1, S, R>(kb, gather, minb, colored)
-                   : lean_kb<NC, 2, S, R>(kb, gather, minb, colored);
+static blk_kernel_t lean_ka(int ka, int kb, const lean_choice &L) {
+  return ka == 0 ? lean_kb<NC, 0, S, R>(kb, L) : ka == 1 ? lean_kb<NC, 1, S, R>(kb, L) : lean_kb<NC, 2, S, R>(kb, L);
 }
 template <int NC>
-static blk_kernel_t lean_types(int single, int real, int ka, int kb, int gather, int minb, bool colored) {
-  if (!single) return lean_ka<NC, double, double>(ka, kb, gather, minb, colored);
-  return real == 4 ? lean_ka<NC, float, float>(ka, kb, gather, minb, colored)
-                   : lean_ka<NC, float, double>(ka, kb, gather, minb, colored);
+static blk_kernel_t lean_types(int single, int real, int ka, int kb, const lean_choice &L) {
+  if (!single) return lean_ka<NC, double, double>(ka, kb, L);
+  return real == 4 ? lean_ka<NC, float, float>(ka, kb, L) : lean_ka<NC, float, double>(ka, kb, L);
 }
-static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real) {
+static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real, int *rw) {
   const kparams &P = d->P;
   const feint_form *f = p->form;
   const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
-             *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL");
+             *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL"),
+             *pk = getenv("FEINT_CUDA_LEAN_PACK");
   *real = 0;
   if ((e && !strcmp(e, "0")) || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved ||
       !P.xyzw)
@@ -1865,13 +1900,19 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *g
   const int ns = poisson ? 1 : 2; /* stiffness coefficients: kappa; lambda, mu */
   for (int k = 0; k < ns; k++)
     if (f->aux[k].kind == FEINT_FIELD_NODE && P.wa != k) return NULL;
-  const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind, minb = mb ? atoi(mb) : 0;
-  *gather = p->strategy == FEINT_ASSEMBLY_COLORED ? LEAN_SHARED : LEAN_GLOBAL;
-  if (mode && (!strcmp(mode, "0") || !strcmp(mode, "1"))) *gather = atoi(mode);
+  const int ka = (int)f->aux[0].kind, kb = poisson ? 0 : (int)f->aux[1].kind;
+  lean_choice L;
+  L.colored = p->strategy == FEINT_ASSEMBLY_COLORED;
+  L.gather = L.colored || (!poisson && !d->single) ? LEAN_SHARED : LEAN_GLOBAL;
+  if (mode && (!strcmp(mode, "0") || !strcmp(mode, "1"))) L.gather = atoi(mode);
+  L.minb = mb ? atoi(mb) : 0;
   *real = d->single && !(re && !strcmp(re, "double")) ? 4 : 8;
-  const bool colored = p->strategy == FEINT_ASSEMBLY_COLORED;
-  return poisson ? lean_types<1>(d->single, *real, ka, 0, *gather, minb, colored)
-                 : lean_types<3>(d->single, *real, ka, kb, *gather, minb, colored);
+  L.pack = !(pk && !strcmp(pk, "0"));
+  *gather = L.gather;
+  *rw = L.gather != LEAN_SHARED ? 4
+        : L.pack && *real == 8 ? (poisson ? p1_lean_rw<1, double, true>() : p1_lean_rw<3, double, true>())
+                               : 4;
+  return poisson ? lean_types<1>(d->single, *real, ka, 0, L) : lean_types<3>(d->single, *real, ka, kb, L);
 }
 
 static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
@@ -2284,8 +2325,9 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
    * records and u in the kernel's compute type) */
   const int sg = V.lidx && !(lean && d->lean_gather == LEAN_GLOBAL);
   const size_t rsz = lean ? (size_t)d->lean_real : sizeof(double);
+  const size_t rw = lean ? (size_t)d->lean_rw : 4; /* records: rw values, u inside where rw > 4 */
   const size_t shmem = rsz * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
-                       (sg ? 256 * (rsz * (4 + B.ncomp) + sizeof(int)) : 0);
+                       (sg ? 256 * (rsz * (rw + (rw == 4 ? B.ncomp : 0)) + sizeof(int)) : 0);
   const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
@@ -2612,7 +2654,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real);
+  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
