@@ -43,8 +43,8 @@ typedef struct {
 } feint_cuda_paper_stats;
 
 /* 0: P1 one-thread-per-cell kernels with block-local aggregation where
- * available, residuals of P1 tetrahedral Poisson / elasticity in double by
- * the lean kernels (default); 1: the thread-transposition kernels only; 2:
+ * available, residuals of P1 tetrahedral Poisson / elasticity by the lean
+ * kernels (default); 1: the thread-transposition kernels only; 2:
  * matrices by the P1 per-cell kernels without block-local aggregation
  * (vectors as in 0); 3: block-local aggregation of vectors without the
  * shared gather (vectors: each cell loads its own vertices
