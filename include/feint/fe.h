@@ -168,8 +168,7 @@ struct feint_element {
                          2D cell itself; prisms: the triangular faces, the
                          quadrilateral ones hold (p-1)^2), and in the cell
                          interior (the 2D cell's own interior there) */
-  double *coeffs;     /* private: nb x nb monomial coefficients (simplices) */
-  int *monomials;     /* private: nb x dim exponents (simplices) */
+  double *coeffs;     /* private: nb x nb coefficients in the orthonormal basis (simplices, lagrange.c) */
   double *nodes1d;    /* private: the p+1 GLL points (tensor cells), else NULL */
   feint_element *factor[2]; /* private (prism): the triangle and segment elements */
 };
