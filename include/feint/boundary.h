@@ -71,10 +71,12 @@
  * and load (i c) += int sum_d alpha_cd G_d phi_i, alpha and G interpolated
  * at the facet's dofs, by a rule of degree 2 order (+ order if alpha
  * varies), exact for the interpolants on affine facets. The largest facet
- * rule has degree FEINT_QUAD_MAX_DEGREE (fe.h) on segments and triangles
- * and 2 FEINT_TENSOR_MAX_POINTS - 1 = 47 on quadrilateral facets (tensor.h):
- * a varying alpha needs order <= 13 on quadrilateral meshes; hexahedra
- * take it to order 15 (simplices stop at 7, prisms at 7).
+ * rule (feint_quadrature_max_degree, fe.h) has degree FEINT_QUAD_MAX_DEGREE
+ * = 40 on triangles and 2 FEINT_TENSOR_MAX_POINTS - 1 = 47 on segments and
+ * quadrilaterals (tensor.h): a varying alpha works to order 15 on
+ * quadrilateral meshes (3 x 15 = 45 on the segments) and on hexahedra
+ * (3 x 15 + 1 = 46 on the quadrilateral faces); simplices and prisms stop
+ * at order 7.
  *
  * Neumann and Robin share one facet machinery (boundary/facet.h): the
  * setup (facets on the region, vertex coordinates, coefficients at the

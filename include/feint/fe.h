@@ -121,12 +121,15 @@ typedef struct {
 
 #define FEINT_QUAD_MAX_DEGREE 40
 
-/* Any degree from 0 to FEINT_QUAD_MAX_DEGREE (47 on quadrilaterals and hexahedra). On
- * triangles and tetrahedra degree 2 uses the symmetric rules with dim+1
- * points; other degrees use collapsed (Stroud conical product) Gauss-Jacobi
- * rules; the segment uses the Gauss-Legendre rule with ceil((degree + 1) /
- * 2) points. Quadrilaterals and hexahedra use the tensor Gauss-Legendre rule
- * with n = ceil((degree + 1) / 2) points per direction (exact for x^a y^b
+/* Any degree from 0 to feint_quadrature_max_degree(cell): FEINT_QUAD_MAX_DEGREE
+ * on triangles, tetrahedra and prisms, 2 FEINT_TENSOR_MAX_POINTS - 1 = 47
+ * (tensor.h) on segments, quadrilaterals and hexahedra. On triangles and
+ * tetrahedra degree 2 uses the symmetric rules with dim+1 points; other
+ * degrees use collapsed (Stroud conical product) Gauss-Jacobi rules; the
+ * segment uses the Gauss-Legendre rule of tensor.h on [0,1] with
+ * ceil((degree + 1) / 2) points. Quadrilaterals and hexahedra use the
+ * tensor Gauss-Legendre rule with n = ceil((degree + 1) / 2) points per
+ * direction (exact for x^a y^b
  * z^c with every exponent <= 2n - 1, so for total degree <= degree), points
  * lexicographic (x fastest). The prism uses the triangle's rule of that
  * degree times the Gauss-Legendre rule of that degree on [0,1] (exact for
@@ -134,6 +137,7 @@ typedef struct {
  * fastest. All points lie strictly inside the cell and all weights are
  * positive. */
 int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature **out);
+int feint_quadrature_max_degree(feint_cell_type cell);
 void feint_quadrature_destroy(feint_quadrature *q);
 
 /* A scalar Lagrange element on a reference cell: orders 1..7 on segments,
@@ -164,8 +168,7 @@ struct feint_element {
                          2D cell itself; prisms: the triangular faces, the
                          quadrilateral ones hold (p-1)^2), and in the cell
                          interior (the 2D cell's own interior there) */
-  double *coeffs;     /* private: nb x nb monomial coefficients (simplices) */
-  int *monomials;     /* private: nb x dim exponents (simplices) */
+  double *coeffs;     /* private: nb x nb coefficients in the orthonormal basis (simplices, lagrange.c) */
   double *nodes1d;    /* private: the p+1 GLL points (tensor cells), else NULL */
   feint_element *factor[2]; /* private (prism): the triangle and segment elements */
 };

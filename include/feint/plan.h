@@ -37,6 +37,21 @@ typedef struct {
 
 /* The 32-bit limit in use: INT32_MAX, or FEINT_WIDE_INDEX_LIMIT (tests). */
 int64_t feint_plan_narrow_limit(void);
+/* Bytes per slot-map entry of a plan of nnz nonzeros: 4, or 8 when nnz >
+ * feint_plan_narrow_limit() (the builder's choice, and what a caller
+ * sizing the slot map before the plan exists must count). */
+int feint_plan_slot_width(int64_t nnz);
+/* The nonzeros feint_plan_create would find, by its row-length pass alone
+ * (the 32-bit cell dof and dof-to-cell maps, 8 bytes per cell entry; no
+ * columns, no slots). */
+int feint_plan_count_nonzeros(const feint_space *space, int64_t *nnz);
+/* The slot map feint_plan_create will build on this space, without
+ * building it (for memory limits): entries = cells x local dofs^2 and the
+ * bytes per entry, feint_plan_slot_width(nnz). The entries bound the
+ * nonzeros (each nonzero is some cell's entry), so while they fit the
+ * narrow limit the width is 4 at once; past it the nonzeros are counted
+ * (feint_plan_count_nonzeros). */
+int feint_plan_slot_map_size(const feint_space *space, int64_t *entries, int *width);
 
 /* Column of CSR entry k, slot of cell entry e, whatever their width. */
 static inline int64_t feint_plan_column(const feint_plan *p, int64_t k) {

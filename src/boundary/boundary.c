@@ -171,7 +171,7 @@ static int edge_tensor_basis(const feint_space *s, int dim, int n_points, const 
 static int facet_rule_create(const feint_space *s, int nvf, int degree, const char *where, const char *name,
                              facet_rule *r) {
   const feint_cell_type fc = nvf == 2 ? FEINT_CELL_SEGMENT : nvf == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_QUADRILATERAL;
-  const int max = fc == FEINT_CELL_QUADRILATERAL ? 2 * FEINT_TENSOR_MAX_POINTS - 1 : FEINT_QUAD_MAX_DEGREE;
+  const int max = feint_quadrature_max_degree(fc);
   const int need = degree + (fc == FEINT_CELL_QUADRILATERAL); /* the bilinear |J| */
   memset(r, 0, sizeof *r);
   /* only a varying Robin alpha (degree 3p) can pass the largest rule */

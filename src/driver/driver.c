@@ -254,6 +254,15 @@ static int check_output_bytes(const char *key, const char *what, double count, i
                          key, what, bytes, count, size, limit, why);
 }
 
+/* check_output_bytes for the slot map the plan will build, at the width
+ * it will use (64-bit past 2^31 nonzeros). */
+static int check_slot_map_bytes(const char *key, const feint_space *s) {
+  int64_t entries;
+  int width;
+  FEINT_CALL(feint_plan_slot_map_size(s, &entries, &width));
+  return check_output_bytes(key, "the CSR pattern's slot map (cells x local dofs^2)", (double)entries, width);
+}
+
 /* The fewest bytes each compute phase must move (see driver.h). */
 static void min_bytes(const run_state *r, feint_run_report *rep) {
   const feint_mesh *m = r->mesh;
@@ -333,9 +342,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
                                   (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 8));
   /* the pattern's slot map holds an index per element-matrix entry */
   if (need_matrix && !r->plan)
-    FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
-                                  "the CSR pattern's slot map (cells x local dofs^2)",
-                                  (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 4));
+    FEINT_CALL(check_slot_map_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)", r->space));
   run_starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)
     TIMED(rep, FEINT_PHASE_PATTERN,

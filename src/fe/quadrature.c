@@ -13,8 +13,9 @@
  * a rule exact for total degree d with n^dim points, all strictly inside the
  * cell, all weights positive.
  *
- * The segment [0, 1] uses the Gauss-Legendre rule (Gauss-Jacobi with
- * alpha = beta = 0), n = ceil((d + 1) / 2) points, exact to degree 2n - 1.
+ * The segment [0, 1] uses the tensor module's Gauss-Legendre rule (up to
+ * FEINT_TENSOR_MAX_POINTS points, as the quadrilateral and hexahedron),
+ * n = ceil((d + 1) / 2) points, exact to degree 2n - 1.
  *
  * 1D Gauss-Jacobi nodes are the zeros of P_n^(alpha, beta), found by Newton
  * iteration on the three-term recurrence with deflation by the zeros
@@ -128,13 +129,44 @@ static int symmetric_degree2(feint_cell_type cell, int dim, feint_quadrature **o
   return FEINT_OK;
 }
 
+int feint_quadrature_max_degree(feint_cell_type cell) {
+  const int tensor = cell == FEINT_CELL_SEGMENT || cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON;
+  return tensor ? 2 * FEINT_TENSOR_MAX_POINTS - 1 : FEINT_QUAD_MAX_DEGREE;
+}
+
+/* FEINT_ERR_INPUT unless 0 <= degree <= the cell's largest. */
+static int check_degree(feint_cell_type cell, int degree) {
+  const int max = feint_quadrature_max_degree(cell);
+  if (degree < 0 || degree > max)
+    return feint_error_set(FEINT_ERR_INPUT, "quadrature degree %d on a %s out of range 0..%d", degree,
+                           feint_cell_name(cell), max);
+  return FEINT_OK;
+}
+
+/* Segment: the Gauss-Legendre rule of tensor.h mapped to [0, 1]. */
+static int segment_rule(int degree, feint_quadrature **out) {
+  const int m = (degree + 2) / 2;
+  feint_quadrature *q;
+  FEINT_CALL(check_degree(FEINT_CELL_SEGMENT, degree));
+  FEINT_CALL(quadrature_alloc(FEINT_CELL_SEGMENT, 1, degree, m, &q));
+  int status = feint_gauss_legendre(m, q->points, q->weights);
+  if (status) {
+    feint_quadrature_destroy(q);
+    return status;
+  }
+  for (int k = 0; k < m; k++) {
+    q->points[k] = 0.5 * (q->points[k] + 1.0);
+    q->weights[k] *= 0.5;
+  }
+  *out = q;
+  return FEINT_OK;
+}
+
 /* Quadrilateral / hexahedron: the tensor Gauss-Legendre rule on [-1,1]^dim,
  * n = ceil((degree + 1) / 2) points per direction, x fastest. */
 static int tensor_rule(feint_cell_type cell, int degree, feint_quadrature **out) {
   const int dim = feint_cell_dim(cell), m = (degree + 2) / 2;
-  if (degree < 0 || m > FEINT_TENSOR_MAX_POINTS)
-    return feint_error_set(FEINT_ERR_INPUT, "quadrature degree %d on a %s out of range 0..%d", degree,
-                           feint_cell_name(cell), 2 * FEINT_TENSOR_MAX_POINTS - 1);
+  FEINT_CALL(check_degree(cell, degree));
   double x[FEINT_TENSOR_MAX_POINTS], w[FEINT_TENSOR_MAX_POINTS];
   FEINT_CALL(feint_gauss_legendre(m, x, w));
   const int n = dim == 2 ? m * m : m * m * m;
@@ -175,15 +207,14 @@ int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature *
   *out = NULL;
   if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON) return tensor_rule(cell, degree, out);
   if (cell == FEINT_CELL_PRISM) return prism_rule(degree, out);
-  if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON && cell != FEINT_CELL_SEGMENT)
+  if (cell == FEINT_CELL_SEGMENT) return segment_rule(degree, out);
+  if (cell != FEINT_CELL_TRIANGLE && cell != FEINT_CELL_TETRAHEDRON)
     return feint_error_set(FEINT_ERR_INPUT, "quadrature: unknown cell type %d", (int)cell);
-  if (degree < 0 || degree > FEINT_QUAD_MAX_DEGREE)
-    return feint_error_set(FEINT_ERR_INPUT, "quadrature degree %d out of range 0..%d", degree,
-                           FEINT_QUAD_MAX_DEGREE);
+  FEINT_CALL(check_degree(cell, degree));
   int dim = feint_cell_dim(cell);
-  if (degree == 2 && dim > 1) return symmetric_degree2(cell, dim, out);
+  if (degree == 2) return symmetric_degree2(cell, dim, out);
   int m = (degree + 2) / 2; /* ceil((degree + 1) / 2) */
-  int n = dim == 1 ? m : dim == 2 ? m * m : m * m * m;
+  int n = dim == 2 ? m * m : m * m * m;
 
   double ts[FEINT_QUAD_MAX_DEGREE], ws[FEINT_QUAD_MAX_DEGREE];
   double tt[FEINT_QUAD_MAX_DEGREE], wt[FEINT_QUAD_MAX_DEGREE];
@@ -195,12 +226,7 @@ int feint_quadrature_create(feint_cell_type cell, int degree, feint_quadrature *
   feint_quadrature *q;
   FEINT_CALL(quadrature_alloc(cell, dim, degree, n, &q));
   int k = 0;
-  if (dim == 1) {
-    for (int i = 0; i < m; i++) {
-      q->points[i] = ts[i];
-      q->weights[i] = ws[i];
-    }
-  } else if (dim == 2) {
+  if (dim == 2) {
     for (int j = 0; j < m; j++)
       for (int i = 0; i < m; i++, k++) {
         q->points[2 * k + 0] = ts[i] * (1.0 - tt[j]);

@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "feint/error.h"
@@ -53,11 +54,31 @@ static inline void put_slot(feint_plan *p, int64_t e, int64_t position) {
   else p->slots[e] = (int32_t)position;
 }
 
-int feint_plan_create(const feint_space *s, feint_plan **out) {
-  *out = NULL;
-  const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
-  const int nbc = s->nbc, nb = s->nb, nc = s->components;
-  const int64_t limit = feint_plan_narrow_limit();
+int feint_plan_slot_width(int64_t nnz) { return nnz > feint_plan_narrow_limit() ? 8 : 4; }
+
+/* Steps 2 and 3 (the scalar pattern's row lengths) and the arrays they
+ * leave for the later steps. */
+typedef struct {
+  int32_t *cd;      /* ncell x nb: the scalar cell dof map, 32-bit */
+  int32_t *adj_ptr; /* ns + 2: dof -> cell entries, CSR (adj_ptr[d] .. adj_ptr[d + 1]) */
+  int32_t *adj;     /* ncell x nb */
+  int32_t *marker;  /* ns */
+  int64_t *sindptr; /* ns + 1: the scalar pattern's row pointers */
+} scalar_rows;
+
+static void scalar_rows_release(scalar_rows *w) {
+  free(w->cd);
+  free(w->adj_ptr);
+  free(w->adj);
+  free(w->marker);
+  free(w->sindptr);
+  memset(w, 0, sizeof *w);
+}
+
+static int scalar_rows_create(const feint_space *s, scalar_rows *w) {
+  const int64_t ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
+  const int nb = s->nb;
+  memset(w, 0, sizeof *w);
   /* the scalar dof map stays 32-bit in here (a vector space may still pass 2^31 rows) */
   if (ns >= INT32_MAX)
     return feint_error_set(FEINT_ERR_COMPUTE, "%lld scalar dofs: the CSR pattern builder handles up to 2^31 - 1",
@@ -66,24 +87,16 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
     return feint_error_set(FEINT_ERR_COMPUTE,
                            "%lld cells x %d dofs: the CSR pattern builder handles up to 2^31 - 1 cell entries",
                            (long long)ncell, nb);
-  feint_plan *p = NULL;
-  FEINT_CALL(feint_calloc(1, sizeof *p, &p, "plan"));
-  int64_t *sindptr = NULL;
-  int64_t *cursor = NULL;
-  int32_t *cd = NULL, *adj_ptr = NULL, *adj = NULL, *marker = NULL, *sidx = NULL;
-  int status = FEINT_OK;
-  p->n_rows = n;
-  p->n_cells = ncell;
-  p->nbc = nbc;
-
-  if ((status = feint_malloc_large((size_t)(ncell * nb), sizeof *cd, &cd, "cell dof map (32-bit)")) ||
-      (status = feint_calloc((size_t)ns + 2, sizeof *adj_ptr, &adj_ptr, "dof-to-cell map")) ||
-      (status = feint_malloc_large((size_t)(ncell * nb), sizeof *adj, &adj, "dof-to-cell map")) ||
-      (status = feint_malloc((size_t)ns, sizeof *marker, &marker, "pattern marker")) ||
-      (status = feint_malloc((size_t)ns, sizeof *cursor, &cursor, "pattern cursor")) ||
-      (status = feint_calloc((size_t)ns + 1, sizeof *sindptr, &sindptr, "CSR row pointers")) ||
-      (status = feint_malloc((size_t)n + 1, sizeof *p->indptr, &p->indptr, "CSR row pointers")))
-    goto fail;
+  int status;
+  if ((status = feint_malloc_large((size_t)(ncell * nb), sizeof *w->cd, &w->cd, "cell dof map (32-bit)")) ||
+      (status = feint_calloc((size_t)ns + 2, sizeof *w->adj_ptr, &w->adj_ptr, "dof-to-cell map")) ||
+      (status = feint_malloc_large((size_t)(ncell * nb), sizeof *w->adj, &w->adj, "dof-to-cell map")) ||
+      (status = feint_malloc((size_t)ns, sizeof *w->marker, &w->marker, "pattern marker")) ||
+      (status = feint_calloc((size_t)ns + 1, sizeof *w->sindptr, &w->sindptr, "CSR row pointers"))) {
+    scalar_rows_release(w);
+    return status;
+  }
+  int32_t *cd = w->cd, *adj_ptr = w->adj_ptr, *adj = w->adj, *marker = w->marker;
   /* 32-bit scalar cell dofs (half the bytes on every scattered read) and
    * dof -> (cell, local index) entries by a counting sort */
   for (int64_t k = 0; k < ncell * nb; k++) {
@@ -107,12 +120,50 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
           count++;
         }
     }
-    sindptr[r + 1] = sindptr[r] + count;
+    w->sindptr[r + 1] = w->sindptr[r] + count;
   }
+  return FEINT_OK;
+}
+
+int feint_plan_count_nonzeros(const feint_space *s, int64_t *nnz) {
+  scalar_rows w;
+  FEINT_CALL(scalar_rows_create(s, &w));
+  *nnz = w.sindptr[s->n_scalar_dofs] * s->components * s->components;
+  scalar_rows_release(&w);
+  return FEINT_OK;
+}
+
+int feint_plan_slot_map_size(const feint_space *s, int64_t *entries, int *width) {
+  int64_t nnz = *entries = s->mesh->n_cells * s->nbc * s->nbc;
+  if (feint_plan_slot_width(nnz) == 8) FEINT_CALL(feint_plan_count_nonzeros(s, &nnz));
+  *width = feint_plan_slot_width(nnz);
+  return FEINT_OK;
+}
+
+int feint_plan_create(const feint_space *s, feint_plan **out) {
+  *out = NULL;
+  const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
+  const int nbc = s->nbc, nb = s->nb, nc = s->components;
+  scalar_rows w;
+  FEINT_CALL(scalar_rows_create(s, &w));
+  const int32_t *cd = w.cd, *adj_ptr = w.adj_ptr, *adj = w.adj;
+  int32_t *marker = w.marker;
+  const int64_t *sindptr = w.sindptr;
+  feint_plan *p = NULL;
+  int64_t *cursor = NULL;
+  int32_t *sidx = NULL;
+  int status = FEINT_OK;
+  if ((status = feint_calloc(1, sizeof *p, &p, "plan")) ||
+      (status = feint_malloc((size_t)ns, sizeof *cursor, &cursor, "pattern cursor")) ||
+      (status = feint_malloc((size_t)n + 1, sizeof *p->indptr, &p->indptr, "CSR row pointers")))
+    goto fail;
+  p->n_rows = n;
+  p->n_cells = ncell;
+  p->nbc = nbc;
   const int64_t snnz = sindptr[ns];
   p->nnz = snnz * nc * nc;
   /* 64-bit where 32 bits would not hold the values (n - 1 columns, nnz - 1 positions) */
-  const int wide_indices = n > limit, wide_slots = p->nnz > limit;
+  const int wide_indices = n > feint_plan_narrow_limit(), wide_slots = feint_plan_slot_width(p->nnz) == 8;
   const size_t n_slots = (size_t)(ncell * nbc * nbc);
   if ((status = wide_indices
                     ? feint_malloc_large((size_t)p->nnz, sizeof *p->indices64, &p->indices64, "CSR column indices (64-bit)")
@@ -189,22 +240,14 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
     free(sidx);
   }
   sidx = NULL;
-  free(cd);
-  free(adj_ptr);
-  free(adj);
-  free(marker);
+  scalar_rows_release(&w);
   free(cursor);
-  free(sindptr);
   *out = p;
   return FEINT_OK;
 fail:
-  if (sidx != p->indices) free(sidx);
-  free(cd);
-  free(adj_ptr);
-  free(adj);
-  free(marker);
+  if (!p || sidx != p->indices) free(sidx);
+  scalar_rows_release(&w);
   free(cursor);
-  free(sindptr);
   feint_plan_destroy(p);
   return status;
 }

@@ -4,7 +4,8 @@
 # FEINT_WIDE_INDEX_LIMIT (feint/plan.h), and the files they write equal
 # the 32-bit path's exactly: every dataset (values and types) in h5py, the
 # Matrix Market text, the matrix PETSc's MatLoad reads; --json reports the
-# widths used, so the hook is seen to take effect.
+# widths used, so the hook is seen to take effect. The memory limit counts
+# the slot map at the width the plan then uses.
 source "$(dirname "$0")/lib.sh"
 export PETSC_DIR=${PETSC_DIR:-$(ls -d /usr/lib/petscdir/petsc*/x86_64-linux-gnu-real 2>/dev/null | head -1)}
 write_case e.yaml <<EOF
@@ -104,4 +105,21 @@ set -e
 grep -Eq "32-bit slots and column indices \(at most 0 nonzeros and columns\)|without CUDA|no CUDA device" <<<"$msg" \
   || fail "backend cuda with a 64-bit plan: $msg"
 [ ! -e "$WORK/g.h5" ] || fail "backend cuda with a 64-bit plan left an output file"
+
+# the memory check counts the slot map at the width the plan will use:
+# under a limit of 6 bytes per entry, 64-bit slots (the hook one below the
+# nonzeros) are refused and 32-bit ones (the hook at the nonzeros) pass
+nnz=$($PY -c "import h5py; print(h5py.File('$WORK/p-narrow.h5')['matrix/data'].shape[0])")
+set +e
+msg=$(FEINT_MEMORY_LIMIT=1 "$FEINT" run --quiet "$WORK/p.yaml" -o "$WORK/out.h5" 2>&1)
+set -e
+entries=$(sed -n 's/.*slot map (cells x local dofs^2) need [0-9]* bytes (\([0-9]*\) x 4).*/\1/p' <<<"$msg")
+[ -n "$entries" ] || fail "slot map size not in: $msg"
+limit=$((6 * entries))
+FEINT_MEMORY_LIMIT=$limit FEINT_WIDE_INDEX_LIMIT=$((nnz - 1)) expect_bad "64-bit slot map over the memory limit" \
+  "output.matrix: the CSR pattern's slot map \(cells x local dofs\^2\) need $((8 * entries)) bytes \($entries x 8\), more than the memory limit of $limit bytes" \
+  run "$WORK/p.yaml" -o "$WORK/out.h5"
+FEINT_MEMORY_LIMIT=$limit FEINT_WIDE_INDEX_LIMIT=$nnz "$FEINT" run --quiet --json "$WORK/p.yaml" -o "$WORK/out.h5" \
+  | grep -q '"slot_bits": 32' || fail "32-bit slot map under the memory limit: not run with 32-bit slots"
+echo "slot map of $entries entries ($nnz nonzeros) under a limit of $limit bytes: 64-bit refused, 32-bit runs"
 echo ok

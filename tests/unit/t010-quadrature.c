@@ -3,6 +3,8 @@
  * a! b! c! / (a + b + c + dim)!), weights positive and summing to the
  * reference volume, points strictly inside; and a rule is NOT exact one
  * degree beyond what it claims when it has the minimal number of points. */
+#include <string.h>
+
 #include "check.h"
 #include "feint/error.h"
 #include "feint/fe.h"
@@ -108,7 +110,8 @@ int main(void) {
               feint_cell_num_edges(FEINT_CELL_SEGMENT) == 1 && feint_cell_num_faces(FEINT_CELL_SEGMENT) == 0,
           "segment tables");
     CHECK_CLOSE(feint_cell_reference_volume(FEINT_CELL_SEGMENT), 1.0, 0);
-    for (int degree = 0; degree <= 40; degree++) {
+    CHECK(feint_quadrature_max_degree(FEINT_CELL_SEGMENT) == 47, "segment rules to degree 47 (24 points)");
+    for (int degree = 0; degree <= 47; degree++) {
       feint_quadrature *q;
       CHECK_OK(feint_quadrature_create(FEINT_CELL_SEGMENT, degree, &q));
       CHECK(q->n == (degree + 2) / 2 && q->dim == 1 && q->cell == FEINT_CELL_SEGMENT && q->degree == degree,
@@ -133,11 +136,14 @@ int main(void) {
       }
       feint_quadrature_destroy(q);
     }
-    printf("segment: degrees 0..40, worst relative monomial error %.3g\n", worst);
+    printf("segment: degrees 0..47, worst relative monomial error %.3g\n", worst);
   }
 
   feint_quadrature *q;
   CHECK(feint_quadrature_create(FEINT_CELL_TRIANGLE, 41, &q) == FEINT_ERR_INPUT, "degree 41");
+  CHECK(feint_quadrature_create(FEINT_CELL_SEGMENT, 48, &q) == FEINT_ERR_INPUT, "segment degree 48");
+  CHECK(strstr(feint_error_message(), "quadrature degree 48 on a segment out of range 0..47") != NULL, "message: %s",
+        feint_error_message());
   CHECK(feint_quadrature_create(FEINT_CELL_TETRAHEDRON, -1, &q) == FEINT_ERR_INPUT, "degree -1");
 
   /* reference cell tables */

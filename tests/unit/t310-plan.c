@@ -4,8 +4,12 @@
  * row dof_i and holds column dof_j). P1/P2 triangles and tetrahedra, scalar
  * and 2/3 components, and P3 triangles. The 64-bit plan (the test hook
  * FEINT_WIDE_INDEX_LIMIT, feint/plan.h: 64-bit indices and slots, or 64-bit
- * slots only) holds the same values as the 32-bit one. Run from the
- * repository root. */
+ * slots only) holds the same values as the 32-bit one. The slot map's size
+ * before a plan exists (feint_plan_slot_map_size, the driver's memory
+ * check): the counted nonzeros equal the pattern's, and its width is the
+ * one the builder then picks, on both sides of the limit (the hook at nnz
+ * and nnz - 1; at 2^31 - 1 itself through feint_plan_slot_width, nothing
+ * allocated). Run from the repository root. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +106,29 @@ static void check_plan(const feint_mesh *m, int order, int nc) {
     feint_plan_destroy(q);
   }
 
+  /* the slot map's size before the plan exists: the nonzeros by the row-length pass, and the width on both
+   * sides of the limit (the hook at nnz: 32-bit slots, at nnz - 1: 64-bit) as the builder then chooses it */
+  int64_t counted = -1, entries = -1;
+  CHECK_OK(feint_plan_count_nonzeros(s, &counted));
+  CHECK(counted == nnz, "%s P%d x%d: counted %lld nonzeros, want %lld", name, order, nc, (long long)counted,
+        (long long)nnz);
+  int width = 0;
+  CHECK_OK(feint_plan_slot_map_size(s, &entries, &width));
+  CHECK(entries == m->n_cells * nbc * nbc && width == 4, "%s P%d x%d: slot map %lld x %d", name, order, nc,
+        (long long)entries, width);
+  for (int64_t limit = nnz - 1; limit <= nnz; limit++) {
+    feint_plan *q = NULL;
+    snprintf(nbuf, sizeof nbuf, "%lld", (long long)limit);
+    setenv("FEINT_WIDE_INDEX_LIMIT", nbuf, 1);
+    CHECK_OK(feint_plan_slot_map_size(s, &entries, &width));
+    CHECK_OK(feint_plan_create(s, &q));
+    unsetenv("FEINT_WIDE_INDEX_LIMIT");
+    CHECK(width == (limit < nnz ? 8 : 4) && (width == 8) == (q->slots64 != NULL) && (width == 4) == (q->slots != NULL),
+          "%s P%d x%d: limit %lld: width %d, the plan's slots %s-bit", name, order, nc, (long long)limit, width,
+          q->slots64 ? "64" : "32");
+    feint_plan_destroy(q);
+  }
+
   printf("  %s P%d x%d: %lld dofs, nnz %lld (64-bit plans equal)\n", name, order, nc, (long long)n,
          (long long)p->nnz);
   free(dense);
@@ -110,6 +137,11 @@ static void check_plan(const feint_mesh *m, int order, int nc) {
 }
 
 int main(void) {
+  /* the width at the real limit, 2^31 - 1 nonzeros (no plan that large is built) */
+  CHECK(feint_plan_narrow_limit() == INT32_MAX, "narrow limit %lld", (long long)feint_plan_narrow_limit());
+  CHECK(feint_plan_slot_width(INT32_MAX) == 4 && feint_plan_slot_width((int64_t)INT32_MAX + 1) == 8,
+        "slot widths at 2^31 - 1 and 2^31 nonzeros: %d, %d", feint_plan_slot_width(INT32_MAX),
+        feint_plan_slot_width((int64_t)INT32_MAX + 1));
   feint_mesh *tri = NULL, *tet = NULL;
   feint_mesh_options o2 = {.size = 0.2}, o3 = {.size = 0.2};
   CHECK_OK(feint_mesh_read("cases/square.geo", &o2, &tri));
