@@ -42,6 +42,11 @@ struct feint_backend {
    * entries above are then NULL, as apply is for problem backends. */
   int (*apply)(feint_backend *b, const double *x, double *y);
   int (*apply_kernel_ms)(feint_backend *b, int reps, double *median_ms);
+  /* Device time (ms, CUDA events) of the last residual, rhs,
+   * element_matrices or assemble_matrix call's kernels, transfers
+   * excluded: feint bench's kernel column. NULL where not measured this
+   * way (the fused cuda backend reports it through feint_cuda_info). */
+  double (*last_kernel_ms)(feint_backend *b);
   void (*destroy)(feint_backend *b);
 };
 

@@ -104,8 +104,9 @@ int feint_plan_gpu_begin(feint_plan_gpu *g);
 /* Add the element matrices of the next n cells (device array, n x nbc x
  * nbc, the cells after those of the previous calls since begin). */
 int feint_plan_gpu_add(feint_plan_gpu *g, int64_t n, const double *Ke_device);
-/* The values (nnz) to the host, once every cell was added. */
-int feint_plan_gpu_values(feint_plan_gpu *g, double *values);
+/* The values (nnz) to the host, once every cell was added; gather_ms
+ * (may be NULL): the device time of the adds since begin (CUDA events). */
+int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *gather_ms);
 void feint_plan_gpu_destroy(feint_plan_gpu *g);
 
 #endif

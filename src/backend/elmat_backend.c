@@ -12,7 +12,8 @@
  * matrices, and for the CSR matrix their sum into the values by a gather
  * over each nonzero's entries in cell order (bitwise the host scatter's
  * sums). Only the CSR values come back, or the element matrices when the
- * case asks for them. Plans with 64-bit slots (more than 2^31 - 1
+ * case asks for them; the device time of a call's kernels (coefficients,
+ * element matrices, gather) is feint bench's kernel column. Plans with 64-bit slots (more than 2^31 - 1
  * nonzeros, or FEINT_WIDE_INDEX_LIMIT) are scattered on the host from
  * downloaded batches. Residual and load vector are the CPU reference's
  * (the device string says so). Test hook: FEINT_ELMAT_BATCH=N (N >= 1)
@@ -33,6 +34,7 @@ typedef struct {
   feint_plan_gpu *pg; /* NULL: no matrix, or a plan scattered on the host */
   feint_elmat_variant v;
   int64_t batch;      /* cells per GPU call */
+  double last_ms;     /* device time of the last call's kernels (last_kernel_ms) */
   double *Ke;         /* batch x nb x nb: the host scatter's batch (pg NULL with a plan) */
 } elmat_data;
 
@@ -81,13 +83,23 @@ static int64_t batch_cells(const elmat_data *d, int64_t c0, int64_t n_cells) {
   return n_cells - c0 < d->batch ? n_cells - c0 : d->batch;
 }
 
+/* The element matrices of cells c0 .. c0 + n - 1 on the device, their
+ * kernels' time added to last_ms. */
+static int batch_matrices(elmat_data *d, int64_t c0, int64_t n, const double **A) {
+  feint_elmat_gpu_timing tm;
+  FEINT_CALL(feint_elmat_gpu_form_matrices(d->g, c0, n, A, &tm));
+  d->last_ms += tm.coef_ms + tm.kernel_ms;
+  return FEINT_OK;
+}
+
 static int elmat_element_matrices(feint_backend *b, double *Ke) {
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
+  d->last_ms = 0;
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
     const int64_t n = batch_cells(d, c0, n_cells);
     const double *A = NULL;
-    FEINT_CALL(feint_elmat_gpu_form_matrices(d->g, c0, n, &A, NULL));
+    FEINT_CALL(batch_matrices(d, c0, n, &A));
     FEINT_CALL(feint_elmat_gpu_download(d->g, n, Ke + c0 * n2));
   }
   return FEINT_OK;
@@ -110,12 +122,13 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
   if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
+  d->last_ms = 0;
   if (d->pg) FEINT_CALL(feint_plan_gpu_begin(d->pg));
   else memset(values, 0, sizeof(double) * (size_t)plan->nnz);
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
     const int64_t n = batch_cells(d, c0, n_cells);
     const double *A = NULL;
-    FEINT_CALL(feint_elmat_gpu_form_matrices(d->g, c0, n, &A, NULL));
+    FEINT_CALL(batch_matrices(d, c0, n, &A));
     if (d->pg) {
       FEINT_CALL(feint_plan_gpu_add(d->pg, n, A));
     } else {
@@ -123,17 +136,28 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
       scatter_batch(plan, c0 * n2, n * n2, d->Ke, values);
     }
   }
-  return d->pg ? feint_plan_gpu_values(d->pg, values) : FEINT_OK;
+  if (!d->pg) return FEINT_OK;
+  double gather_ms = 0;
+  FEINT_CALL(feint_plan_gpu_values(d->pg, values, &gather_ms));
+  d->last_ms += gather_ms;
+  return FEINT_OK;
 }
 
 static int elmat_residual(feint_backend *b, const double *u, double *F) {
   elmat_data *d = b->data;
+  d->last_ms = 0; /* no kernels: the cpu's */
   return d->cpu->residual(d->cpu, u, F);
 }
 
 static int elmat_rhs(feint_backend *b, double *rhs) {
   elmat_data *d = b->data;
+  d->last_ms = 0;
   return d->cpu->rhs(d->cpu, rhs);
+}
+
+static double elmat_last_kernel_ms(feint_backend *b) {
+  const elmat_data *d = b->data;
+  return d->last_ms;
 }
 
 static void elmat_destroy(feint_backend *b) {
@@ -217,6 +241,7 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
   b->rhs = elmat_rhs;
   b->element_matrices = elmat_element_matrices;
   b->assemble_matrix = elmat_assemble_matrix;
+  b->last_kernel_ms = elmat_last_kernel_ms;
   *out = b;
   return FEINT_OK;
 }

@@ -42,19 +42,20 @@ EOF
   compare "$WORK/cpu.h5" "$WORK/gpu.h5" "$(basename "$1") P$3 kappa=$4 ${5:-}"
 done
 # The device path without element matrices asked for (only the CSR values
-# come back), random coefficient fields (fresh each run: a nodal kappa, a
-# P0 lambda; a nodal velocity for advection's g1), the CSR sum over several
+# come back), random coefficient fields (fresh each run: a nodal or P0
+# kappa, a P0 lambda; a nodal velocity for advection's g1), the CSR sum over several
 # batches (FEINT_ELMAT_BATCH) and the host scatter of a 64-bit plan
 # (FEINT_WIDE_INDEX_LIMIT=0): batches and host scatter give the same bits
 # as one batch summed on the GPU (the same additions in cell order).
 counts() { "$FEINT" check "$1" | sed -E 's/.*\(([0-9]+) cells, ([0-9]+) dofs\).*/\1 \2/'; }
-random_fields() { # CASE: random kappa_node, lambda_cell, b0..b2 for its mesh in $WORK/rand.h5
+random_fields() { # CASE: random kappa_node, kappa_cell, lambda_cell, b0..b2 for its mesh in $WORK/rand.h5
   $PY -c "
 import h5py, numpy as np, sys
 r = np.random.default_rng()
 nc, nd = int(sys.argv[1]), int(sys.argv[2])
 with h5py.File('$WORK/rand.h5', 'w') as f:
     f['kappa_node'] = 0.5 + r.random(nd); f['lambda_cell'] = 0.5 + r.random(nc)
+    f['kappa_cell'] = 0.5 + r.random(nc)
     for d in range(3): f[f'b{d}'] = r.random(nd) - 0.5" $(counts "$1")
 }
 attr() { $PY -c "import h5py, sys; print(h5py.File(sys.argv[1]).attrs[sys.argv[2]])" "$1" "$2"; }
@@ -67,7 +68,8 @@ for n in sys.argv[4:]:
 print('  ' + sys.argv[3] + ': bitwise equal (' + ', '.join(sys.argv[4:]) + ')')" "$@"
 }
 field() { echo "{file: $WORK/rand.h5, dataset: /$1, on: $2}"; }
-for spec in "$(geo cube.geo) 0.5 4" "$(data twisted_prism.geo) 0 3"; do
+# (kappa nodal: coefficients per point; kappa P0 on tetrahedra: per cell)
+for spec in "$(geo cube.geo) 0.5 4 node" "$(geo cube.geo) 0.5 3 cell" "$(data twisted_prism.geo) 0 3 node"; do
   set -- $spec
   size=""; [ "$2" != 0 ] && size=", size: $2"
   printf 'mesh: {file: %s%s}\nspace: {order: %s}\nphysics: {kind: helmholtz}\n' "$1" "$size" "$3" > "$WORK/r.yaml"
@@ -75,15 +77,17 @@ for spec in "$(geo cube.geo) 0.5 4" "$(data twisted_prism.geo) 0 3"; do
   cat > "$WORK/r.yaml" <<EOF
 mesh: {file: $1$size}
 space: {order: $3}
-physics: {kind: helmholtz, kappa: $(field kappa_node node), lambda: $(field lambda_cell cell), source: "x"}
+physics: {kind: helmholtz, kappa: $(field kappa_$4 $4), lambda: $(field lambda_cell cell), source: "x"}
 state: {u: "x*y - z"}
 EOF
-  label="$(basename "$1") P$3 random nodal kappa, P0 lambda"
+  label="$(basename "$1") P$3 random kappa ($4), P0 lambda"
   "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/cpu.h5" --backend cpu
   "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/gpu.h5" --backend cuda
   $PY -c "import h5py, sys; assert 'element_matrices' not in h5py.File(sys.argv[1]), 'element matrices not asked for'" \
     "$WORK/gpu.h5"
-  attr "$WORK/gpu.h5" device | grep -q "summed on the GPU" || fail "$label: $(attr "$WORK/gpu.h5" device)"
+  per=point; [ "$4" = cell ] && per=cell
+  attr "$WORK/gpu.h5" device | grep -q "per $per on the GPU, CSR summed on the GPU" ||
+    fail "$label: $(attr "$WORK/gpu.h5" device)"
   $PY "$ROOT/tests/gpu/agree.py" "$WORK/cpu.h5" "$WORK/gpu.h5" "$label, matrix only" 2 matrix/data rhs residual
   FEINT_ELMAT_BATCH=7 "$FEINT" run --quiet "$WORK/r.yaml" -o "$WORK/gpu7.h5" --backend cuda \
     --set output.element_matrices=true

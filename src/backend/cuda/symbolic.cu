@@ -413,10 +413,13 @@ __global__ void gather_add_kernel(int nnz, const int *__restrict__ starts, const
 struct feint_plan_gpu {
   int device, nnz, E, n2;
   int64_t n_cells, added; /* cells in the plan, and added since begin */
+  double gather_ms;       /* device time of the adds since begin */
   int *starts;            /* nnz + 1: run of nonzero z = ent[starts[z] .. starts[z+1]) */
   int *ent;               /* E: entry indices sorted by slot, cell order within a run */
   int *next;              /* nnz: each run's place during an assembly */
   double *values;         /* nnz */
+  cudaEvent_t ev[2];      /* around each add's gather kernel */
+  int n_ev;               /* events created */
 };
 
 extern "C" int feint_plan_gpu_fits(const feint_plan *plan) {
@@ -434,6 +437,7 @@ extern "C" void feint_plan_gpu_destroy(feint_plan_gpu *g) {
   cudaFree(g->ent);
   cudaFree(g->next);
   cudaFree(g->values);
+  for (int k = 0; k < g->n_ev; k++) cudaEventDestroy(g->ev[k]);
   free(g);
 }
 
@@ -501,6 +505,10 @@ extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **ou
   if (!st) st = plan_gpu_alloc(g->nnz, sizeof(int), &g->next, "run places");
   if (!st) st = plan_gpu_alloc(g->nnz, sizeof(double), &g->values, "CSR values");
   if (!st) st = plan_gpu_build(plan, g, &pool);
+  for (; !st && g->n_ev < 2; g->n_ev++) {
+    const cudaError_t ee = cudaEventCreate(&g->ev[g->n_ev]);
+    if (ee != cudaSuccess) st = sym_fail(ee, "assembly on the GPU: events");
+  }
   pool_free_all(&pool);
   if (st) {
     feint_plan_gpu_destroy(g);
@@ -516,6 +524,7 @@ extern "C" int feint_plan_gpu_begin(feint_plan_gpu *g) {
   SYM_CALL("assembly on the GPU: rewind runs",
            cudaMemcpyAsync(g->next, g->starts, sizeof(int) * (size_t)g->nnz, cudaMemcpyDeviceToDevice));
   g->added = 0;
+  g->gather_ms = 0;
   return FEINT_OK;
 }
 
@@ -525,17 +534,24 @@ extern "C" int feint_plan_gpu_add(feint_plan_gpu *g, int64_t n, const double *Ke
                            (long long)g->added, (long long)g->n_cells);
   if (n == 0) return FEINT_OK;
   const int e0 = (int)(g->added * g->n2), e_end = (int)((g->added + n) * g->n2), T = 256;
+  float ms = 0;
+  SYM_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[0]));
   gather_add_kernel<<<grid_for(g->nnz, T), T>>>(g->nnz, g->starts, g->ent, e0, e_end, Ke_device, g->next, g->values);
   SYM_CALL("assembly on the GPU: gather kernel", cudaGetLastError());
+  SYM_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[1]));
+  SYM_CALL("assembly on the GPU: gather kernel", cudaEventSynchronize(g->ev[1]));
+  SYM_CALL("assembly on the GPU: event", cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
+  g->gather_ms += ms;
   g->added += n;
   return FEINT_OK;
 }
 
-extern "C" int feint_plan_gpu_values(feint_plan_gpu *g, double *values) {
+extern "C" int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *gather_ms) {
   if (g->added != g->n_cells)
     return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: %lld of %lld cells added", (long long)g->added,
                            (long long)g->n_cells);
   SYM_CALL("assembly on the GPU: download of the values",
            cudaMemcpy(values, g->values, sizeof(double) * (size_t)g->nnz, cudaMemcpyDeviceToHost));
+  if (gather_ms) *gather_ms = g->gather_ms;
   return FEINT_OK;
 }
