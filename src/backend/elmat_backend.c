@@ -13,11 +13,12 @@
  * over each nonzero's entries in cell order (bitwise the host scatter's
  * sums). Only the CSR values come back, or the element matrices when the
  * case asks for them; the device time of a call's kernels (coefficients,
- * element matrices, gather) is feint bench's kernel column. Plans with 64-bit slots (more than 2^31 - 1
- * nonzeros, or FEINT_WIDE_INDEX_LIMIT) are scattered on the host from
- * downloaded batches. Residual and load vector are the CPU reference's
- * (the device string says so). Test hook: FEINT_ELMAT_BATCH=N (N >= 1)
- * sets the cells per batch (default: about 256 MB of element matrices). */
+ * element matrices, gather) is feint bench's kernel column. Plans with
+ * 64-bit slots (more than 2^31 - 1 nonzeros, or FEINT_WIDE_INDEX_LIMIT)
+ * are scattered on the host from downloaded batches. Residual and load
+ * vector are the CPU reference's (the device string says so). Test hook:
+ * FEINT_ELMAT_BATCH=N (N >= 1) sets the cells per batch (default: about
+ * 256 MB of element matrices). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
