@@ -42,6 +42,11 @@ struct feint_backend {
    * entries above are then NULL, as apply is for problem backends. */
   int (*apply)(feint_backend *b, const double *x, double *y);
   int (*apply_kernel_ms)(feint_backend *b, int reps, double *median_ms);
+  /* Device time (ms, CUDA events) of the last residual, rhs,
+   * element_matrices or assemble_matrix call's kernels, transfers
+   * excluded: feint bench's kernel column. NULL where not measured this
+   * way (the fused cuda backend reports it through feint_cuda_info). */
+  double (*last_kernel_ms)(feint_backend *b);
   void (*destroy)(feint_backend *b);
 };
 
@@ -71,7 +76,8 @@ int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_ba
 int feint_cuda_device_select(int device_index, int *dev);
 /* High-order scalar forms on tetrahedra (orders 3..7) and prisms (1..7) on
  * the GPU (src/backend/elmat_backend.c): element matrices by the kernels
- * of feint/elmat.h, the CSR matrix scattered from them on the host,
+ * of feint/elmat.h from coefficients evaluated on the device, the CSR
+ * matrix summed from them on the device (feint_plan_gpu, plan.h),
  * residual and load vector by the cpu backend. _applies: whether p's
  * space is of those cells and orders (the CUDA backend's fused kernels
  * take the rest); _supports: FEINT_OK when this backend can compute p,

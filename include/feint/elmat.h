@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "feint/fe.h"
+#include "feint/form.h"     /* feint_elmat_gpu_attach */
 #include "feint/geometry.h" /* feint_affine_inverse_jacobian */
 #include "feint/physics.h"  /* FEINT_HOST_DEVICE */
 
@@ -151,6 +152,7 @@ typedef struct {
   double upload_ms;   /* host -> device: geometry and coefficients */
   double kernel_ms;   /* the kernel (bench: median of the repetitions) */
   double download_ms; /* device -> host: the element matrices */
+  double coef_ms;     /* feint_elmat_gpu_form_matrices: the coefficients on the device */
 } feint_elmat_gpu_timing;
 
 /* Uploads the tables (t must outlive g; tetrahedra or prisms). */
@@ -168,6 +170,28 @@ int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_variant *v, in
 int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, int reps,
                           unsigned seed, feint_elmat_gpu_timing *tm);
 int feint_elmat_gpu_device_name(int device_index, char *name, size_t size);
+
+/* A form's cells on the device (the cuda backend of `feint run`,
+ * src/backend/elmat_backend.c). attach uploads once the cells' vertex
+ * coordinates (checked as by feint_elmat_geometry_check), the scalar cell
+ * dof map and the form's coefficient fields (P0 and nodal arrays;
+ * constants by value), for the variant v (geometry from vertices; ncoef
+ * 16 when the physics has g1 or g2; at most FEINT_ELMAT_MAX_AUX fields;
+ * FEINT_ERR_INPUT otherwise). form_matrices then computes, for cells
+ * c0 .. c0 + n - 1, the coefficient array on the device (one thread per
+ * cell and point, or per cell with FEINT_ELMAT_COEF_CELL: the fields by
+ * feint_field_at, nodal ones interpolated with the basis at the point,
+ * then g0, g1, g3 by the pointwise physics: the sources the CPU reference
+ * runs) and v's kernel, leaving the element matrices in device memory at
+ * *A (n x nb x nb, valid until the next call on g); tm (may be NULL):
+ * coef_ms and kernel_ms. download copies the last call's first n
+ * matrices to the host. */
+#define FEINT_ELMAT_MAX_AUX 16
+int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
+                           const feint_space *s);
+int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
+                                  feint_elmat_gpu_timing *tm);
+int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A);
 void feint_elmat_gpu_destroy(feint_elmat_gpu *g);
 
 /* ------------------------------------------------- shared point functions */

@@ -14,6 +14,7 @@
 
 #include "feint/case.h"
 #include "feint/fe.h"
+#include "feint/physics.h" /* FEINT_HOST_DEVICE */
 #include "feint/space.h"
 
 typedef enum { FEINT_FIELD_CONSTANT = 0, FEINT_FIELD_CELL, FEINT_FIELD_NODE } feint_field_kind;
@@ -79,23 +80,25 @@ void feint_form_destroy(feint_form *form);
  * component otherwise. */
 int feint_near_null_space(const feint_form *form, const feint_space *space, int *k, double **modes);
 
-/* Fill a[0 .. n-1] (n <= n_aux) at a point where the scalar basis
- * functions of cell `cell` (scalar dofs `dofs`) take the values phi[nb]:
- * constants, P0 values, and nodal fields interpolated with the basis. */
+/* The value of one field at a point where the scalar basis functions of
+ * cell `cell` (scalar dofs `dofs`) take the values phi[nb]: its constant,
+ * its P0 value, or its nodal values interpolated with the basis. Host and
+ * device: the GPU element-matrix path (feint/elmat.h) runs it on fields
+ * whose values are device arrays. */
+FEINT_HOST_DEVICE static inline double feint_field_at(const feint_field *fld, const double *phi, int nb, int64_t cell,
+                                                      const int64_t *dofs) {
+  if (fld->kind == FEINT_FIELD_CONSTANT) return fld->constant;
+  if (fld->kind == FEINT_FIELD_CELL) return fld->values[cell];
+  double s = 0;
+  for (int i = 0; i < nb; i++) s += phi[i] * fld->values[dofs[i]];
+  return s;
+}
+
+/* Fill a[0 .. n-1] (n <= n_aux) at such a point: constants, P0 values,
+ * and nodal fields interpolated with the basis. */
 static inline void feint_form_aux_eval(const feint_form *f, const double *phi, int nb, int64_t cell,
                                        const int64_t *dofs, int n, double *a) {
-  for (int k = 0; k < n; k++) {
-    const feint_field *fld = &f->aux[k];
-    if (fld->kind == FEINT_FIELD_CONSTANT) {
-      a[k] = fld->constant;
-    } else if (fld->kind == FEINT_FIELD_CELL) {
-      a[k] = fld->values[cell];
-    } else {
-      double s = 0;
-      for (int i = 0; i < nb; i++) s += phi[i] * fld->values[dofs[i]];
-      a[k] = s;
-    }
-  }
+  for (int k = 0; k < n; k++) a[k] = feint_field_at(&f->aux[k], phi, nb, cell, dofs);
 }
 
 #endif

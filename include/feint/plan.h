@@ -96,4 +96,32 @@ typedef struct {
 /* feint_plan_create_cuda that also fills *stats (stats may be NULL). */
 int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out, feint_plan_cuda_stats *stats);
 
+/* The plan on the GPU for numeric assembly there (the element-matrix
+ * backend, src/backend/elmat_backend.c): element matrices that stay in
+ * device memory are summed into CSR values in device memory, and only the
+ * values come back. Built once per plan on the current CUDA device by the
+ * sort of the symbolic phase above, keyed by slot instead of (row,
+ * column): the slot of every cell entry, radix-sorted carrying the entry
+ * index, leaves each nonzero's entries as one run in cell order (the sort
+ * is stable). Assembly is a gather over those runs, one thread per
+ * nonzero: no atomics, and the same additions in the same order as the
+ * host scatter values[slot[e]] += Ke[e], so the values are bitwise the
+ * host's. Element matrices may come in batches of consecutive cells (each
+ * thread keeps its place in its run from one batch to the next).
+ * FEINT_ERR_INPUT when the plan has 64-bit slots or more than 2^31 - 1
+ * cell entries (feint_plan_gpu_fits: callers scatter on the host then), or
+ * when built without CUDA; FEINT_ERR_COMPUTE on CUDA errors. */
+typedef struct feint_plan_gpu feint_plan_gpu;
+int feint_plan_gpu_fits(const feint_plan *plan);
+int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out);
+/* Start an assembly: the device values set to zero, every run rewound. */
+int feint_plan_gpu_begin(feint_plan_gpu *g);
+/* Add the element matrices of the next n cells (device array, n x nbc x
+ * nbc, the cells after those of the previous calls since begin). */
+int feint_plan_gpu_add(feint_plan_gpu *g, int64_t n, const double *Ke_device);
+/* The values (nnz) to the host, once every cell was added; gather_ms
+ * (may be NULL): the device time of the adds since begin (CUDA events). */
+int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *gather_ms);
+void feint_plan_gpu_destroy(feint_plan_gpu *g);
+
 #endif

@@ -1,13 +1,24 @@
 /* The CUDA backend for high-order scalar forms on tetrahedra (orders 3..7)
  * and prisms (orders 1..7): element matrices by the Banas et al. kernels of
  * feint/elmat.h, on the form's own matrix rule so the result is the CPU
- * reference's to round-off. The pointwise coefficients g0..g3 are
- * evaluated on the host at the rule's points (the generic coefficient
- * array the kernels take), or once per cell when every coefficient field
- * is constant or P0 on tetrahedra (the reference-matrix fast path). The
- * CSR matrix is the element matrices scattered through the plan's slot map
- * on the host, batch by batch; residual and load vector are the CPU
- * reference's (the device string says so). */
+ * reference's to round-off. Data model (as the fused cuda backend's): the
+ * cells' vertices, the scalar dof map and the coefficient fields go to the
+ * device once, when the backend is created (feint_elmat_gpu_attach), with
+ * the plan's slot map inverted there (feint_plan_gpu). A call then runs,
+ * batch by batch of cells, all on the GPU: the coefficients g0..g3 at the
+ * rule's points (nodal fields interpolated from their values at the dofs,
+ * P0 and constant fields read; once per cell when every field is constant
+ * or P0 on tetrahedra, the reference-matrix fast path), the element
+ * matrices, and for the CSR matrix their sum into the values by a gather
+ * over each nonzero's entries in cell order (bitwise the host scatter's
+ * sums). Only the CSR values come back, or the element matrices when the
+ * case asks for them; the device time of a call's kernels (coefficients,
+ * element matrices, gather) is feint bench's kernel column. Plans with
+ * 64-bit slots (more than 2^31 - 1 nonzeros, or FEINT_WIDE_INDEX_LIMIT)
+ * are scattered on the host from downloaded batches. Residual and load
+ * vector are the CPU reference's (the device string says so). Test hook:
+ * FEINT_ELMAT_BATCH=N (N >= 1) sets the cells per batch (default: about
+ * 256 MB of element matrices). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +32,11 @@ typedef struct {
   feint_backend *cpu; /* residual and load vector */
   feint_elmat_tables *t;
   feint_elmat_gpu *g;
+  feint_plan_gpu *pg; /* NULL: no matrix, or a plan scattered on the host */
   feint_elmat_variant v;
   int64_t batch;      /* cells per GPU call */
-  double *xv;         /* batch x 3 nv vertex coordinates */
-  double *coef;       /* batch x (nq or 1) x ncoef */
-  double *Ke;         /* batch x nb x nb (assembly only) */
+  double last_ms;     /* device time of the last call's kernels (last_kernel_ms) */
+  double *Ke;         /* batch x nb x nb: the host scatter's batch (pg NULL with a plan) */
 } elmat_data;
 
 /* The kernel measured fastest per order with per-point coefficients
@@ -69,49 +80,28 @@ static int coefficients_per_cell(const feint_problem *p) {
   return 1;
 }
 
-/* The coefficient array (elmat.h layout) of cells c0 .. c0+n-1. */
-static void fill_batch(const feint_problem *p, const elmat_data *d, int64_t c0, int64_t n) {
-  const feint_form *f = p->form;
-  const feint_mesh *m = p->space->mesh;
-  const feint_elmat_tables *t = d->t;
-  const int nb = t->nb, nv = t->nv, ncoef = d->v.ncoef, terms = feint_physics_jacobian_terms(f->physics);
-  const int npts = d->v.coef == FEINT_ELMAT_COEF_CELL ? 1 : t->nq;
-  const int n_aux = feint_physics_source_offset(f->physics, f->dim);
-  double a[16], g0[1], g1[3], g3[9], zero[3] = {0, 0, 0};
-  for (int64_t e = 0; e < n; e++) {
-    const int64_t c = c0 + e;
-    for (int v = 0; v < nv; v++) {
-      const int64_t node = m->cells[c * m->nv + v];
-      double *x = d->xv + (e * nv + v) * 3;
-      x[0] = m->x[node], x[1] = m->y[node], x[2] = m->z[node];
-    }
-    const int64_t *sdofs = p->space->scalar_cell_dofs + c * nb;
-    for (int q = 0; q < npts; q++) {
-      /* the basis values at point q (with per-cell coefficients the fields do not read them) */
-      feint_form_aux_eval(f, t->B + (size_t)q * 4 * nb, nb, c, sdofs, n_aux, a);
-      const feint_point pt = {3, 1, zero, zero, a};
-      double *out = d->coef + ((size_t)e * npts + q) * ncoef;
-      memset(out, 0, sizeof(double) * (size_t)ncoef);
-      if (terms & 1) feint_physics_g0(f->physics, &pt, g0), out[0] = g0[0];
-      if (terms & 2) feint_physics_g1(f->physics, &pt, g1), memcpy(out + 1, g1, sizeof g1);
-      if (terms & 8) feint_physics_g3(f->physics, &pt, g3), memcpy(out + (ncoef == 16 ? 7 : 1), g3, sizeof g3);
-    }
-  }
+static int64_t batch_cells(const elmat_data *d, int64_t c0, int64_t n_cells) {
+  return n_cells - c0 < d->batch ? n_cells - c0 : d->batch;
 }
 
-/* Element matrices of cells c0 .. c0+n-1 into A (n x nb x nb). */
-static int batch_matrices(feint_backend *b, int64_t c0, int64_t n, double *A) {
-  elmat_data *d = b->data;
-  fill_batch(b->problem, d, c0, n);
-  return feint_elmat_gpu_compute(d->g, &d->v, n, d->xv, d->coef, A, NULL);
+/* The element matrices of cells c0 .. c0 + n - 1 on the device, their
+ * kernels' time added to last_ms. */
+static int batch_matrices(elmat_data *d, int64_t c0, int64_t n, const double **A) {
+  feint_elmat_gpu_timing tm;
+  FEINT_CALL(feint_elmat_gpu_form_matrices(d->g, c0, n, A, &tm));
+  d->last_ms += tm.coef_ms + tm.kernel_ms;
+  return FEINT_OK;
 }
 
 static int elmat_element_matrices(feint_backend *b, double *Ke) {
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
+  d->last_ms = 0;
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
-    const int64_t n = n_cells - c0 < d->batch ? n_cells - c0 : d->batch;
-    FEINT_CALL(batch_matrices(b, c0, n, Ke + c0 * n2));
+    const int64_t n = batch_cells(d, c0, n_cells);
+    const double *A = NULL;
+    FEINT_CALL(batch_matrices(d, c0, n, &A));
+    FEINT_CALL(feint_elmat_gpu_download(d->g, n, Ke + c0 * n2));
   }
   return FEINT_OK;
 }
@@ -133,37 +123,91 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
   if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
-  memset(values, 0, sizeof(double) * (size_t)plan->nnz);
+  d->last_ms = 0;
+  if (d->pg) FEINT_CALL(feint_plan_gpu_begin(d->pg));
+  else memset(values, 0, sizeof(double) * (size_t)plan->nnz);
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
-    const int64_t n = n_cells - c0 < d->batch ? n_cells - c0 : d->batch;
-    FEINT_CALL(batch_matrices(b, c0, n, d->Ke));
-    scatter_batch(plan, c0 * n2, n * n2, d->Ke, values);
+    const int64_t n = batch_cells(d, c0, n_cells);
+    const double *A = NULL;
+    FEINT_CALL(batch_matrices(d, c0, n, &A));
+    if (d->pg) {
+      FEINT_CALL(feint_plan_gpu_add(d->pg, n, A));
+    } else {
+      FEINT_CALL(feint_elmat_gpu_download(d->g, n, d->Ke));
+      scatter_batch(plan, c0 * n2, n * n2, d->Ke, values);
+    }
   }
+  if (!d->pg) return FEINT_OK;
+  double gather_ms = 0;
+  FEINT_CALL(feint_plan_gpu_values(d->pg, values, &gather_ms));
+  d->last_ms += gather_ms;
   return FEINT_OK;
 }
 
 static int elmat_residual(feint_backend *b, const double *u, double *F) {
   elmat_data *d = b->data;
+  d->last_ms = 0; /* no kernels: the cpu's */
   return d->cpu->residual(d->cpu, u, F);
 }
 
 static int elmat_rhs(feint_backend *b, double *rhs) {
   elmat_data *d = b->data;
+  d->last_ms = 0;
   return d->cpu->rhs(d->cpu, rhs);
+}
+
+static double elmat_last_kernel_ms(feint_backend *b) {
+  const elmat_data *d = b->data;
+  return d->last_ms;
 }
 
 static void elmat_destroy(feint_backend *b) {
   elmat_data *d = b->data;
   if (d) {
     feint_backend_destroy(d->cpu);
+    feint_plan_gpu_destroy(d->pg);
     feint_elmat_gpu_destroy(d->g);
     feint_elmat_tables_destroy(d->t);
-    free(d->xv);
-    free(d->coef);
     free(d->Ke);
     free(d);
   }
   free(b);
+}
+
+/* Cells per batch: about 256 MB of element matrices, or FEINT_ELMAT_BATCH. */
+static int choose_batch(elmat_data *d, int64_t n_cells) {
+  const int64_t n2 = (int64_t)d->t->nb * d->t->nb;
+  d->batch = ((int64_t)1 << 25) / n2;
+  const char *env = getenv("FEINT_ELMAT_BATCH");
+  if (env && *env) {
+    char *end;
+    const long long v = strtoll(env, &end, 10);
+    if (*end || v < 1)
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_ELMAT_BATCH=%s: expected cells per batch >= 1", env);
+    d->batch = v;
+  }
+  if (d->batch < 1) d->batch = 1;
+  if (d->batch > n_cells) d->batch = n_cells;
+  return FEINT_OK;
+}
+
+static int elmat_setup(const feint_problem *p, int dev, elmat_data *d) {
+  const feint_form *f = p->form;
+  const int terms = feint_physics_jacobian_terms(f->physics);
+  d->v = (feint_elmat_variant){fastest_data(p->space->order), FEINT_ELMAT_GEO_VERTICES,
+                               coefficients_per_cell(p) ? FEINT_ELMAT_COEF_CELL : FEINT_ELMAT_COEF_POINT,
+                               (terms & 6) ? 16 : 10};
+  FEINT_CALL(feint_backend_cpu_create(p, &d->cpu));
+  FEINT_CALL(feint_elmat_tables_create_degree(p->space->mesh->cell_type, p->space->order,
+                                              f->matrix_quadrature_degree, &d->t));
+  FEINT_CALL(feint_elmat_gpu_create(d->t, dev, &d->g));
+  FEINT_CALL(feint_elmat_gpu_attach(d->g, &d->v, f, p->space));
+  FEINT_CALL(choose_batch(d, p->space->mesh->n_cells));
+  if (!p->plan) return FEINT_OK;
+  if (feint_plan_gpu_fits(p->plan) == FEINT_OK) return feint_plan_gpu_create(p->plan, &d->pg);
+  feint_error_clear();
+  const int64_t n2 = (int64_t)d->t->nb * d->t->nb;
+  return feint_malloc((size_t)(d->batch * n2), sizeof(double), &d->Ke, "element matrices");
 }
 
 int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out) {
@@ -182,45 +226,23 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
   b->data = d;
   b->destroy = elmat_destroy;
   b->problem = p;
-  const feint_form *f = p->form;
-  const int terms = feint_physics_jacobian_terms(f->physics);
-  d->v = (feint_elmat_variant){fastest_data(p->space->order), FEINT_ELMAT_GEO_VERTICES,
-                               coefficients_per_cell(p) ? FEINT_ELMAT_COEF_CELL : FEINT_ELMAT_COEF_POINT,
-                               (terms & 6) ? 16 : 10};
-  if ((st = feint_backend_cpu_create(p, &d->cpu)) ||
-      (st = feint_elmat_tables_create_degree(p->space->mesh->cell_type, p->space->order,
-                                             f->matrix_quadrature_degree, &d->t)) ||
-      (st = feint_elmat_gpu_create(d->t, dev, &d->g))) {
-    elmat_destroy(b);
-    return st;
-  }
-  /* batches of about 256 MB of element matrices */
-  const int64_t n2 = (int64_t)d->t->nb * d->t->nb, n_cells = p->space->mesh->n_cells;
-  d->batch = ((int64_t)1 << 25) / n2;
-  if (d->batch < 1) d->batch = 1;
-  if (d->batch > n_cells) d->batch = n_cells;
-  const int npts = d->v.coef == FEINT_ELMAT_COEF_CELL ? 1 : d->t->nq;
-  if ((st = feint_malloc((size_t)d->batch * 3 * d->t->nv, sizeof(double), &d->xv, "element vertices")) ||
-      (st = feint_malloc((size_t)d->batch * npts * d->v.ncoef, sizeof(double), &d->coef, "element coefficients")) ||
-      (p->plan && (st = feint_malloc((size_t)(d->batch * n2), sizeof(double), &d->Ke, "element matrices")))) {
-    elmat_destroy(b);
-    return st;
-  }
   char name[200] = "";
-  if ((st = feint_elmat_gpu_device_name(dev, name, sizeof name))) {
+  if ((st = elmat_setup(p, dev, d)) || (st = feint_elmat_gpu_device_name(dev, name, sizeof name))) {
     elmat_destroy(b);
     return st;
   }
   b->name = "cuda";
   snprintf(b->device, sizeof b->device,
-           "%s (CUDA device %d; %s element matrices of order %d by the high-order kernels, %s; residual and "
-           "load vector on the cpu; double precision)",
+           "%s (CUDA device %d; %s element matrices of order %d by the high-order kernels, coefficients %s on "
+           "the GPU, CSR %s; residual and load vector on the cpu; double precision)",
            name, dev, feint_cell_name(p->space->mesh->cell_type), p->space->order,
-           d->v.coef == FEINT_ELMAT_COEF_CELL ? "coefficients per cell" : "coefficients per point");
+           d->v.coef == FEINT_ELMAT_COEF_CELL ? "per cell" : "per point",
+           d->Ke ? "scattered on the host" : "summed on the GPU");
   b->residual = elmat_residual;
   b->rhs = elmat_rhs;
   b->element_matrices = elmat_element_matrices;
   b->assemble_matrix = elmat_assemble_matrix;
+  b->last_kernel_ms = elmat_last_kernel_ms;
   *out = b;
   return FEINT_OK;
 }

@@ -97,6 +97,12 @@ static int nbpf_of(int cell, int p) {
   return s * ((nbs + t - 1) / t) * t;
 }
 
+/* What the coefficient kernel reads of an attached form (by value). */
+struct form_coefficients {
+  int physics, terms, n_aux, ncoef;
+  feint_field aux[FEINT_ELMAT_MAX_AUX]; /* values: device arrays */
+};
+
 struct feint_elmat_gpu {
   const feint_elmat_tables *t;
   int device, nb, nq, nqp;
@@ -108,6 +114,12 @@ struct feint_elmat_gpu {
   double *geom, *coef, *A;
   size_t cap_geom, cap_coef, cap_A; /* bytes allocated */
   double setup_ms;
+  /* the attached form (feint_elmat_gpu_attach) */
+  struct form_coefficients form;
+  feint_elmat_variant fv;
+  int64_t n_cells;
+  double *xv;     /* n_cells x 3 nv vertex coordinates */
+  int64_t *cdofs; /* n_cells x nb scalar dofs */
 };
 
 /* ------------------------------------------------- per-point coefficients */
@@ -494,7 +506,8 @@ static point_kernel_t pick_order(int order, feint_elmat_data data, bool verts, d
   }
 }
 
-static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
+static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, const double *geom,
+                  const double *coef) {
   if (n <= 0) return FEINT_OK;
   const bool verts = v->geo == FEINT_ELMAT_GEO_VERTICES;
   if (v->coef == FEINT_ELMAT_COEF_CELL) {
@@ -506,10 +519,10 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
     const int nx = 3 * g->t->nv;
     if (v->ncoef == 16)
       (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, stride, nx, g->K, g->geom, g->coef, g->A);
+          n, nb2, T, S, nchunks, stride, nx, g->K, geom, coef, g->A);
     else
       (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, stride, nx, g->K, g->geom, g->coef, g->A);
+          n, nb2, T, S, nchunks, stride, nx, g->K, geom, coef, g->A);
   } else {
     dim3 block;
     int ne = 1, ss = 1;
@@ -519,7 +532,7 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n) {
     const int64_t blocks = (n + ne - 1) / ne * ss;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
     fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, v->data == FEINT_ELMAT_DATA_TENSOR ? g->tab8 : g->tab, g->w,
-                                    g->pts, g->geom, g->coef, g->A);
+                                    g->pts, geom, coef, g->A);
   }
   ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
   return FEINT_OK;
@@ -629,6 +642,10 @@ extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   cudaFree(g->geom);
   cudaFree(g->coef);
   cudaFree(g->A);
+  cudaFree(g->xv);
+  cudaFree(g->cdofs);
+  for (int k = 0; k < g->form.n_aux; k++)
+    if (g->form.aux[k].kind != FEINT_FIELD_CONSTANT) cudaFree(g->form.aux[k].values);
   free(g);
 }
 
@@ -705,7 +722,7 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
   FEINT_CALL(reserve_all(g, s));
   timer T;
   FEINT_CALL(timer_create(&T));
-  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0};
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
   int st = FEINT_OK;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
@@ -716,7 +733,7 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
                  ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload coefficients"));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
-  ELMAT_STEP(launch(g, v, n));
+  ELMAT_STEP(launch(g, v, n, g->geom, g->coef));
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
   ELMAT_STEP(cudaMemcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
@@ -748,7 +765,7 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
   memset(hout, 0, s.A);
   timer T;
   int st = timer_create(&T);
-  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0};
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
   std::vector<double> ms;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
@@ -765,11 +782,11 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
     random_coef_kernel<<<4096, 256>>>((int64_t)(s.coef / sizeof(double)), seed + 1, g->coef);
   }
   ELMAT_CUDA("element matrix bench: random inputs", cudaGetLastError());
-  ELMAT_STEP(launch(g, v, n)); /* warm-up */
+  ELMAT_STEP(launch(g, v, n, g->geom, g->coef)); /* warm-up */
   for (int k = 0; k < reps && !st; k++) {
     double t = 0;
     ELMAT_CUDA("event", cudaEventRecord(T.a));
-    ELMAT_STEP(launch(g, v, n));
+    ELMAT_STEP(launch(g, v, n, g->geom, g->coef));
     ELMAT_STEP(timer_ms(&T, &t));
     ms.push_back(t);
   }
@@ -785,6 +802,145 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
   std::sort(ms.begin(), ms.end());
   r.kernel_ms = ms[ms.size() / 2];
   *tm = r;
+  return FEINT_OK;
+}
+
+/* ------------------------------------------- a form's cells on the device */
+
+/* The coefficient array (elmat.h layout) of cells c0 .. c0 + n - 1 at
+ * npts points each (1: per cell), one thread per (cell, point): the
+ * fields at the point (feint_field_at, the basis values of point q in
+ * row 4 q of the padded table), then g0, g1, g3 by the pointwise physics;
+ * g2 stays zero (no physics of this backend has it), as on the host. */
+__global__ void form_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int npts, int nb, int stride,
+                                         const double *__restrict__ tab, const int64_t *__restrict__ cdofs,
+                                         double *__restrict__ coef) {
+  const double zero[3] = {0, 0, 0};
+  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * npts;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t e = t / npts, c = c0 + e;
+    const int q = (int)(t - e * npts);
+    double a[FEINT_ELMAT_MAX_AUX];
+    const double *phi = tab + (size_t)q * 4 * stride;
+    for (int k = 0; k < F.n_aux; k++) a[k] = feint_field_at(&F.aux[k], phi, nb, c, cdofs + c * nb);
+    const feint_point pt = {3, 1, zero, zero, a};
+    double *out = coef + t * F.ncoef, g[9];
+    for (int k = 0; k < F.ncoef; k++) out[k] = 0;
+    if (F.terms & 1) feint_physics_g0(F.physics, &pt, g), out[0] = g[0];
+    if (F.terms & 2) {
+      feint_physics_g1(F.physics, &pt, g);
+      for (int k = 0; k < 3; k++) out[1 + k] = g[k];
+    }
+    if (F.terms & 8) {
+      feint_physics_g3(F.physics, &pt, g);
+      for (int k = 0; k < 9; k++) out[(F.ncoef == 16 ? 7 : 1) + k] = g[k];
+    }
+  }
+}
+
+/* Host data to a new device array of count elements. */
+template <typename T>
+static int upload_array(const T *h, size_t count, T **out, const char *what) {
+  cudaError_t e = cudaMalloc((void **)out, sizeof(T) * (count ? count : 1));
+  if (e == cudaSuccess && count) e = cudaMemcpy(*out, h, sizeof(T) * count, cudaMemcpyHostToDevice);
+  if (e != cudaSuccess) return elmat_fail(e, what);
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
+                                      const feint_space *s) {
+  FEINT_CALL(feint_elmat_variant_check(v));
+  const feint_mesh *m = s->mesh;
+  const int terms = feint_physics_jacobian_terms(f->physics), n_aux = feint_physics_source_offset(f->physics, f->dim);
+  if (g->form.n_aux || g->xv)
+    return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: a form is already attached");
+  int nodal = 0; /* per-cell coefficients cannot interpolate a nodal field */
+  for (int k = 0; k < n_aux && k < f->n_aux; k++) nodal |= f->aux[k].kind == FEINT_FIELD_NODE;
+  if (v->geo != FEINT_ELMAT_GEO_VERTICES || ((terms & 6) && v->ncoef != 16) || f->nc != 1 ||
+      m->cell_type != g->t->cell || s->nb != g->nb || m->nv != g->t->nv || n_aux > FEINT_ELMAT_MAX_AUX ||
+      n_aux > f->n_aux || (nodal && v->coef == FEINT_ELMAT_COEF_CELL))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "element matrices on the GPU: a scalar form on %s cells of order %d with the cells' "
+                           "vertices, ncoef 16 for g1 / g2 terms, at most %d coefficient fields and per-point "
+                           "coefficients for nodal fields",
+                           feint_cell_name(g->t->cell), g->t->order, FEINT_ELMAT_MAX_AUX);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  const int64_t n = m->n_cells, nx = 3 * (int64_t)m->nv;
+  double *xv = NULL;
+  FEINT_CALL(feint_malloc((size_t)(n * nx), sizeof(double), &xv, "cell vertices"));
+  for (int64_t c = 0; c < n; c++)
+    for (int k = 0; k < m->nv; k++) {
+      const int64_t node = m->cells[c * m->nv + k];
+      double *x = xv + c * nx + 3 * k;
+      x[0] = m->x[node], x[1] = m->y[node], x[2] = m->z[node];
+    }
+  /* the checks of feint_elmat_gpu_compute, once: the kernels cannot report a bad cell */
+  int st = feint_elmat_geometry_check(g->t, v, n, xv);
+  if (!st) st = upload_array(xv, (size_t)(n * nx), &g->xv, "element matrices: upload cell vertices");
+  free(xv);
+  FEINT_CALL(st);
+  FEINT_CALL(upload_array(s->scalar_cell_dofs, (size_t)(n * s->nb), &g->cdofs, "element matrices: upload dof map"));
+  form_coefficients *F = &g->form;
+  F->physics = f->physics, F->terms = terms, F->ncoef = v->ncoef, F->n_aux = n_aux;
+  for (int k = 0; k < n_aux; k++) { /* device values NULL until uploaded: destroy frees what was */
+    F->aux[k] = f->aux[k];
+    if (f->aux[k].kind != FEINT_FIELD_CONSTANT) F->aux[k].values = NULL;
+  }
+  for (int k = 0; k < n_aux; k++) {
+    if (f->aux[k].kind == FEINT_FIELD_CONSTANT) continue;
+    const int64_t count = f->aux[k].kind == FEINT_FIELD_CELL ? n : s->n_scalar_dofs;
+    FEINT_CALL(upload_array((const double *)f->aux[k].values, (size_t)count, &F->aux[k].values,
+                            "element matrices: upload coefficient field"));
+  }
+  g->n_cells = n;
+  g->fv = *v;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
+                                             feint_elmat_gpu_timing *tm) {
+  *A = NULL;
+  if (!g->xv || c0 < 0 || n < 0 || c0 + n > g->n_cells)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "element matrices on the GPU: cells %lld .. %lld of an attached form of %lld cells",
+                           (long long)c0, (long long)(c0 + n), (long long)g->n_cells);
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  const feint_elmat_variant *v = &g->fv;
+  const sizes s = sizes_of(g, v, n);
+  FEINT_CALL(reserve(&g->coef, &g->cap_coef, s.coef, "coefficients"));
+  FEINT_CALL(reserve(&g->A, &g->cap_A, s.A, "element matrices"));
+  timer T;
+  FEINT_CALL(timer_create(&T));
+  feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
+  const int npts = v->coef == FEINT_ELMAT_COEF_CELL ? 1 : g->nq;
+  int st = FEINT_OK;
+#define ELMAT_STEP(expr) \
+  if (!st) st = (expr)
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  if (!st && n) {
+    const int64_t threads = n * npts, blocks = (threads + 255) / 256;
+    form_coefficients_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(
+        g->form, c0, n, npts, g->nb, nbpf_of(g->t->cell, g->t->order), g->tab, g->cdofs, g->coef);
+    const cudaError_t e = cudaGetLastError();
+    st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element matrices: coefficient kernel");
+  }
+  ELMAT_STEP(timer_ms(&T, &r.coef_ms));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(launch(g, v, n, g->xv + c0 * 3 * g->t->nv, g->coef));
+  ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
+#undef ELMAT_STEP
+  timer_destroy(&T);
+  if (st) return st;
+  if (tm) *tm = r;
+  *A = g->A;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A) {
+  const size_t bytes = sizeof(double) * (size_t)n * g->nb * g->nb;
+  if (n < 0 || bytes > g->cap_A)
+    return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells to download", (long long)n);
+  ELMAT_CALL("element matrices: download", cudaMemcpy(A, g->A, bytes, cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 

@@ -34,6 +34,32 @@ int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_variant *v, int6
   return NO_CUDA;
 }
 
+int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
+                           const feint_space *s) {
+  (void)g;
+  (void)v;
+  (void)f;
+  (void)s;
+  return NO_CUDA;
+}
+
+int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
+                                  feint_elmat_gpu_timing *tm) {
+  (void)g;
+  (void)c0;
+  (void)n;
+  (void)tm;
+  *A = NULL;
+  return NO_CUDA;
+}
+
+int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A) {
+  (void)g;
+  (void)n;
+  (void)A;
+  return NO_CUDA;
+}
+
 int feint_elmat_gpu_device_name(int device_index, char *name, size_t size) {
   (void)device_index;
   if (size) name[0] = 0;

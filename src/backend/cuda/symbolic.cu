@@ -367,3 +367,191 @@ extern "C" int feint_plan_create_cuda_timed(const feint_space *space, feint_plan
 extern "C" int feint_plan_create_cuda(const feint_space *space, feint_plan **out) {
   return feint_plan_create_cuda_timed(space, out, NULL);
 }
+
+/* ------------------------------------------------ assembly on the device
+ * (feint_plan_gpu, plan.h): the slot map inverted by the sort above. */
+
+namespace {
+
+/* Sort keys: the entry's slot; a mixed mesh's padding (-1) gets nnz, past
+ * every run. */
+__global__ void slot_keys_kernel(int E, int nnz, const int *__restrict__ slots, unsigned *__restrict__ keys,
+                                 int *__restrict__ vals) {
+  GRID_STRIDE(int64_t, e, E) {
+    const int s = slots[e];
+    keys[e] = s < 0 ? (unsigned)nnz : (unsigned)s;
+    vals[e] = (int)e;
+  }
+}
+
+/* starts[z]: the first sorted position of nonzero z (every nonzero has an
+ * entry: the pattern is made of them); starts[nnz] was set to E, or here to
+ * the first padding entry. */
+__global__ void run_starts_kernel(int E, const unsigned *__restrict__ keys, int *__restrict__ starts) {
+  GRID_STRIDE(int64_t, p, E) if (p == 0 || keys[p] != keys[p - 1]) starts[keys[p]] = (int)p;
+}
+
+/* One thread per nonzero: the entries of its run below e_end (cells added
+ * so far), read from this batch's matrices (first entry e0), added in run
+ * order to the value; next[z] keeps its place for the next batch. */
+__global__ void gather_add_kernel(int nnz, const int *__restrict__ starts, const int *__restrict__ ent, int e0,
+                                  int e_end, const double *__restrict__ Ke, int *__restrict__ next,
+                                  double *__restrict__ values) {
+  GRID_STRIDE(int64_t, z, nnz) {
+    int k = next[z];
+    const int end = starts[z + 1];
+    if (k >= end || ent[k] >= e_end) continue;
+    double s = values[z];
+    for (; k < end && ent[k] < e_end; k++) s += Ke[ent[k] - e0];
+    values[z] = s;
+    next[z] = k;
+  }
+}
+
+}  // namespace
+
+struct feint_plan_gpu {
+  int device, nnz, E, n2;
+  int64_t n_cells, added; /* cells in the plan, and added since begin */
+  double gather_ms;       /* device time of the adds since begin */
+  int *starts;            /* nnz + 1: run of nonzero z = ent[starts[z] .. starts[z+1]) */
+  int *ent;               /* E: entry indices sorted by slot, cell order within a run */
+  int *next;              /* nnz: each run's place during an assembly */
+  double *values;         /* nnz */
+  cudaEvent_t ev[2];      /* around each add's gather kernel */
+  int n_ev;               /* events created */
+};
+
+extern "C" int feint_plan_gpu_fits(const feint_plan *plan) {
+  const int64_t E = plan->n_cells * plan->nbc * plan->nbc;
+  if (!plan->slots || plan->nnz > INT32_MAX - 1 || E > INT32_MAX)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "assembly on the GPU: %lld nonzeros, %lld cell entries (%s slots): 32-bit runs only",
+                           (long long)plan->nnz, (long long)E, plan->slots ? "32-bit" : "64-bit");
+  return FEINT_OK;
+}
+
+extern "C" void feint_plan_gpu_destroy(feint_plan_gpu *g) {
+  if (!g) return;
+  cudaFree(g->starts);
+  cudaFree(g->ent);
+  cudaFree(g->next);
+  cudaFree(g->values);
+  for (int k = 0; k < g->n_ev; k++) cudaEventDestroy(g->ev[k]);
+  free(g);
+}
+
+/* The runs of g from the plan's slots (temporaries from the pool). */
+static int plan_gpu_build(const feint_plan *plan, feint_plan_gpu *g, dev_pool *P) {
+  const int E = g->E, nnz = g->nnz, T = 256;
+  int bits = 1;
+  while (((int64_t)1 << bits) <= nnz) bits++; /* keys 0 .. nnz */
+  unsigned *k0 = NULL, *k1 = NULL;
+  int *slots = NULL, *v0 = NULL, *v1 = NULL;
+  void *tmp = NULL;
+  size_t tmp_bytes = 0;
+  cub::DoubleBuffer<unsigned> kq(k0, k1);
+  cub::DoubleBuffer<int> vq(v0, v1);
+  SYM_CALL("radix sort size", cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, kq, vq, E, 0, bits));
+  FEINT_CALL(pool_alloc(P, &slots, sizeof(int) * (size_t)E, "slot map"));
+  FEINT_CALL(pool_alloc(P, &k0, sizeof(unsigned) * (size_t)E, "sort keys"));
+  FEINT_CALL(pool_alloc(P, &k1, sizeof(unsigned) * (size_t)E, "sort keys"));
+  FEINT_CALL(pool_alloc(P, &v0, sizeof(int) * (size_t)E, "sort values"));
+  FEINT_CALL(pool_alloc(P, &tmp, tmp_bytes, "CUB temporary storage"));
+  v1 = g->ent; /* the sorted values end in ent, or are copied there */
+  SYM_CALL("upload of the slot map", cudaMemcpy(slots, plan->slots, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
+  slot_keys_kernel<<<grid_for(E, T), T>>>(E, nnz, slots, k0, v0);
+  SYM_CALL("slot key kernel", cudaGetLastError());
+  kq = cub::DoubleBuffer<unsigned>(k0, k1);
+  vq = cub::DoubleBuffer<int>(v0, v1);
+  SYM_CALL("radix sort", cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, kq, vq, E, 0, bits));
+  if (vq.Current() != g->ent)
+    SYM_CALL("sorted entries", cudaMemcpy(g->ent, vq.Current(), sizeof(int) * (size_t)E, cudaMemcpyDeviceToDevice));
+  SYM_CALL("run starts", cudaMemcpy(g->starts + nnz, &E, sizeof(int), cudaMemcpyHostToDevice));
+  run_starts_kernel<<<grid_for(E, T), T>>>(E, kq.Current(), g->starts);
+  SYM_CALL("run start kernel", cudaGetLastError());
+  SYM_CALL("run starts", cudaDeviceSynchronize());
+  return FEINT_OK;
+}
+
+static int plan_gpu_alloc(int64_t count, size_t size, void *out, const char *what) {
+  cudaError_t e = cudaMalloc((void **)out, (size_t)(count ? count : 1) * size);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    return feint_error_set(FEINT_ERR_COMPUTE, "assembly on the GPU: out of GPU memory allocating %s (%lld bytes)",
+                           what, (long long)count * (long long)size);
+  }
+  if (e != cudaSuccess) return sym_fail(e, what);
+  return FEINT_OK;
+}
+
+extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out) {
+  *out = NULL;
+  FEINT_CALL(feint_plan_gpu_fits(plan));
+  if (plan->n_cells <= 0 || plan->nnz <= 0)
+    return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: the plan has no cells");
+  feint_plan_gpu *g = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *g, &g, "GPU plan"));
+  g->nnz = (int)plan->nnz;
+  g->n2 = plan->nbc * plan->nbc;
+  g->E = (int)(plan->n_cells * g->n2);
+  g->n_cells = plan->n_cells;
+  dev_pool pool;
+  memset(&pool, 0, sizeof pool);
+  const cudaError_t e = cudaGetDevice(&g->device);
+  int st = e == cudaSuccess ? FEINT_OK : sym_fail(e, "device query");
+  if (!st) st = plan_gpu_alloc(g->nnz + 1, sizeof(int), &g->starts, "run starts");
+  if (!st) st = plan_gpu_alloc(g->E, sizeof(int), &g->ent, "sorted entries");
+  if (!st) st = plan_gpu_alloc(g->nnz, sizeof(int), &g->next, "run places");
+  if (!st) st = plan_gpu_alloc(g->nnz, sizeof(double), &g->values, "CSR values");
+  if (!st) st = plan_gpu_build(plan, g, &pool);
+  for (; !st && g->n_ev < 2; g->n_ev++) {
+    const cudaError_t ee = cudaEventCreate(&g->ev[g->n_ev]);
+    if (ee != cudaSuccess) st = sym_fail(ee, "assembly on the GPU: events");
+  }
+  pool_free_all(&pool);
+  if (st) {
+    feint_plan_gpu_destroy(g);
+    return st;
+  }
+  *out = g;
+  return FEINT_OK;
+}
+
+extern "C" int feint_plan_gpu_begin(feint_plan_gpu *g) {
+  SYM_CALL("assembly on the GPU: device", cudaSetDevice(g->device));
+  SYM_CALL("assembly on the GPU: zero values", cudaMemsetAsync(g->values, 0, sizeof(double) * (size_t)g->nnz));
+  SYM_CALL("assembly on the GPU: rewind runs",
+           cudaMemcpyAsync(g->next, g->starts, sizeof(int) * (size_t)g->nnz, cudaMemcpyDeviceToDevice));
+  g->added = 0;
+  g->gather_ms = 0;
+  return FEINT_OK;
+}
+
+extern "C" int feint_plan_gpu_add(feint_plan_gpu *g, int64_t n, const double *Ke_device) {
+  if (n < 0 || g->added + n > g->n_cells)
+    return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: %lld more cells after %lld of %lld", (long long)n,
+                           (long long)g->added, (long long)g->n_cells);
+  if (n == 0) return FEINT_OK;
+  const int e0 = (int)(g->added * g->n2), e_end = (int)((g->added + n) * g->n2), T = 256;
+  float ms = 0;
+  SYM_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[0]));
+  gather_add_kernel<<<grid_for(g->nnz, T), T>>>(g->nnz, g->starts, g->ent, e0, e_end, Ke_device, g->next, g->values);
+  SYM_CALL("assembly on the GPU: gather kernel", cudaGetLastError());
+  SYM_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[1]));
+  SYM_CALL("assembly on the GPU: gather kernel", cudaEventSynchronize(g->ev[1]));
+  SYM_CALL("assembly on the GPU: event", cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
+  g->gather_ms += ms;
+  g->added += n;
+  return FEINT_OK;
+}
+
+extern "C" int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *gather_ms) {
+  if (g->added != g->n_cells)
+    return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: %lld of %lld cells added", (long long)g->added,
+                           (long long)g->n_cells);
+  SYM_CALL("assembly on the GPU: download of the values",
+           cudaMemcpy(values, g->values, sizeof(double) * (size_t)g->nnz, cudaMemcpyDeviceToHost));
+  if (gather_ms) *gather_ms = g->gather_ms;
+  return FEINT_OK;
+}

@@ -14,3 +14,38 @@ int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out, fei
 int feint_plan_create_cuda(const feint_space *space, feint_plan **out) {
   return feint_plan_create_cuda_timed(space, out, NULL);
 }
+
+/* The GPU plan for numeric assembly: absent too. */
+#define NO_CUDA feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: built without CUDA")
+
+int feint_plan_gpu_fits(const feint_plan *plan) {
+  (void)plan;
+  return NO_CUDA;
+}
+
+int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out) {
+  (void)plan;
+  *out = NULL;
+  return NO_CUDA;
+}
+
+int feint_plan_gpu_begin(feint_plan_gpu *g) {
+  (void)g;
+  return NO_CUDA;
+}
+
+int feint_plan_gpu_add(feint_plan_gpu *g, int64_t n, const double *Ke_device) {
+  (void)g;
+  (void)n;
+  (void)Ke_device;
+  return NO_CUDA;
+}
+
+int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *gather_ms) {
+  (void)g;
+  (void)values;
+  if (gather_ms) *gather_ms = 0;
+  return NO_CUDA;
+}
+
+void feint_plan_gpu_destroy(feint_plan_gpu *g) { (void)g; }
