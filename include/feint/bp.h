@@ -140,7 +140,9 @@ int feint_bp_dof_coordinates(const feint_hexmesh *m, const feint_bp_dofmap *d, d
  * later zeroing meets a dof already added into. That holds for any
  * numbering; the numbering decides only whether it pays: window is the
  * largest span (doubles) from the lowest dof a piece touches to the end of
- * its zeroed range, the y lines a piece needs in cache. */
+ * its zeroed range, the y lines a piece needs in cache. On the H100 pieces
+ * measured slower than one (each launch's last wave costs more than the L2
+ * saves; src/backend/cuda/BP.md, run 7), so the GPU default is one piece. */
 typedef struct {
   int64_t n_pieces;
   int64_t *cell_start, *dof_start; /* n_pieces + 1 each */
@@ -245,8 +247,8 @@ int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
  * default, 2). bytes = 0 zeroes all of y and runs all cells in one launch;
  * bytes < 0 restores the default: the environment variable
  * FEINT_BP_PIECE_BYTES when set (bytes, e.g. 16777216; create refuses a
- * value that is not a number >= 0), else the per-kind size measured
- * fastest (src/backend/cuda/BP.md). */
+ * value that is not a number >= 0), else 0 (one piece: on the H100 every
+ * piece size measured slower, src/backend/cuda/BP.md run 7). */
 int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams);
 /* The number of pieces the operator now runs in (0 without CUDA). */
 int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g);

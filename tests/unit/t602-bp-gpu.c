@@ -5,7 +5,8 @@
  * (feint_bp_dofmap_create). Every case runs with y in one piece and in up
  * to six pieces on two streams (feint_bp_gpu_set_pieces; the default
  * kernel also on one stream, and one cell a piece), each applied twice in
- * a row with different x (no stale accumulation). Without a GPU prints "skipped: no GPU" (fails when
+ * a row with different x (no stale accumulation); FEINT_BP_PIECE_BYTES is
+ * read (a bad value refused). Without a GPU prints "skipped: no GPU" (fails when
  * FEINT_GPU_TESTS=1). */
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +112,33 @@ int main(void) {
       check_mesh(m, d, "first appearance", 0);
       feint_bp_dofmap_destroy(d);
     }
+    feint_hexmesh_destroy(m);
+  }
+  /* FEINT_BP_PIECE_BYTES: a bad value is refused by name, 0 gives one
+   * piece, a small one several; a bad stream count is refused */
+  {
+    feint_hexmesh *m = NULL;
+    feint_bp_dofmap *d = NULL;
+    feint_bp_op *op = NULL;
+    feint_bp_gpu *g = NULL;
+    CHECK_OK(feint_hexmesh_box(4, 4, 4, 1, 1, 1, 0.1, &m));
+    CHECK_OK(feint_bp_dofmap_box(m, 3, &d));
+    CHECK_OK(feint_bp_op_create(m, d, FEINT_BP1_0, FEINT_BP_GEO_STORED, 0, &op));
+    setenv("FEINT_BP_PIECE_BYTES", "12x", 1);
+    CHECK(feint_bp_gpu_create(op, 0, &g) == FEINT_ERR_INPUT && !g, "FEINT_BP_PIECE_BYTES=12x accepted");
+    CHECK(strstr(feint_error_message(), "FEINT_BP_PIECE_BYTES=12x") != NULL, "message: %s", feint_error_message());
+    setenv("FEINT_BP_PIECE_BYTES", "0", 1);
+    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+    CHECK(feint_bp_gpu_pieces(g) == 1, "FEINT_BP_PIECE_BYTES=0: %lld pieces", (long long)feint_bp_gpu_pieces(g));
+    feint_bp_gpu_destroy(g);
+    setenv("FEINT_BP_PIECE_BYTES", "4096", 1);
+    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+    CHECK(feint_bp_gpu_pieces(g) > 1, "FEINT_BP_PIECE_BYTES=4096: %lld pieces", (long long)feint_bp_gpu_pieces(g));
+    CHECK(feint_bp_gpu_set_pieces(g, 0, 3) == FEINT_ERR_INPUT, "3 streams accepted");
+    feint_bp_gpu_destroy(g);
+    unsetenv("FEINT_BP_PIECE_BYTES");
+    feint_bp_op_destroy(op);
+    feint_bp_dofmap_destroy(d);
     feint_hexmesh_destroy(m);
   }
   printf("worst relative error GPU vs CPU: %.2e\n", worst);

@@ -38,9 +38,12 @@
  * Gather/scatter: each thread reads its column's P dof indices once into
  * registers, gathers x through them and adds its P results into y with
  * atomicAdd (double atomics resolve in L2, where the neighbouring cells'
- * shared dofs also hit). y is zeroed piece by piece (launch(), the plan of
- * feint_bp_pieces_plan): before each slab of cells only the dofs it touches
- * first, so that those lines are still in L2 when the atomics arrive. */
+ * shared dofs also hit), y zeroed first by cudaMemsetAsync. Optionally
+ * (feint_bp_gpu_set_pieces, FEINT_BP_PIECE_BYTES; off by default: it
+ * measured slower, BP.md run 7) y is zeroed piece by piece (launch(), the
+ * plan of feint_bp_pieces_plan): before each slab of cells only the dofs it
+ * touches first, so that those lines are still in L2 when the atomics
+ * arrive. */
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -1397,12 +1400,12 @@ static int launch(feint_bp_gpu *g) {
   return FEINT_OK;
 }
 
-/* Default piece size per kind (bytes of y; measured in BP.md, run 7). */
-static double default_piece_bytes(feint_bp_kind kind) {
-  static const double mib = 1024.0 * 1024.0;
-  (void)kind;
-  return 12 * mib;
-}
+/* Default piece size (bytes of y): 0, y in one piece, for every kind. On
+ * the H100's 10M-dof meshes (BP.md, run 7) pieces of 3 to 24 MiB were
+ * slower than one piece at every N = 3..8 and kind, by 2.3 to 19.7 points
+ * of the copy bandwidth: each piece costs 1-6 us (its last wave, its
+ * launches), and even with that taken out they did not beat one piece. */
+static const double default_piece_bytes = 0;
 
 static int plan_pieces(feint_bp_gpu *g, double bytes) {
   feint_bp_pieces *p = NULL;
@@ -1413,8 +1416,8 @@ static int plan_pieces(feint_bp_gpu *g, double bytes) {
 }
 
 /* FEINT_BP_PIECE_BYTES, when set, overrides the default piece size. */
-static int env_piece_bytes(feint_bp_kind kind, double *bytes) {
-  *bytes = default_piece_bytes(kind);
+static int env_piece_bytes(double *bytes) {
+  *bytes = default_piece_bytes;
   const char *v = getenv("FEINT_BP_PIECE_BYTES");
   if (!v || !*v) return FEINT_OK;
   char *end = NULL;
@@ -1572,7 +1575,7 @@ extern "C" int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int stream
   if (streams < 0 || streams > 2)
     return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: %d streams for the pieces (0: the default, 1 or 2)",
                            streams);
-  if (bytes < 0) FEINT_CALL(env_piece_bytes(g->kind, &bytes));
+  if (bytes < 0) FEINT_CALL(env_piece_bytes(&bytes));
   g->n_streams = streams ? streams : 2;
   return plan_pieces(g, bytes);
 }
