@@ -6,8 +6,14 @@
 #           variant ("1 2 3 4 5 6 7" or $BP_VARIANTS)
 #   small   t69 on the 4096-cell mesh, N = 1..15, default + variants
 #   large   t69 on the large mesh, N = 1..15, default + variants
+#   pieces  t69 on the large mesh, N = 3..8, default kernels, one row per
+#           piece size of $BP_PIECES (MiB of y, ":1" one stream; default
+#           "0 6 12 20 12:1"; feint_bp_gpu_set_pieces)
 #   ncu     Nsight Compute on each N of $BP_NCU_N (default 7), large mesh,
-#           the stored-factor kernels of the variants $BP_VARIANTS
+#           the stored-factor kernels of the variants $BP_VARIANTS (or
+#           $BP_NCU_VARIANTS, may be empty: the defaults only) matching
+#           $BP_NCU_KERNELS, piece sizes $BP_NCU_PIECES (default: the
+#           default size)
 #   suite   the GPU test scripts (tests/gpu/t*.sh)
 # Writes under ${OUT:-/tmp/bp-variants}; each step has its own time limit so
 # that a slow one leaves the others' results.
@@ -32,6 +38,8 @@ for s in $steps; do
     target) bench target.txt 160 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 FEINT_BENCH_VARIANTS="$V" ;;
     small) bench small.txt 90 FEINT_BENCH_LARGE=0 FEINT_BENCH_VARIANTS="$V" ;;
     large) bench large.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_VARIANTS="$V" ;;
+    pieces) bench pieces.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 \
+      FEINT_BENCH_PIECES="${BP_PIECES:-0 6 12 20 12:1}" ;;
     ncu)
       ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
       [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
@@ -39,7 +47,8 @@ for s in $steps; do
       # row, both profiled
       for n in ${BP_NCU_N:-7}; do
         FEINT_BENCH_REPS=1 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=$n FEINT_BENCH_NMAX=$n \
-          FEINT_BENCH_VARIANTS="$V" timeout 60 "$ncu" -k regex:'staged|interp|bp35|tiled|line' \
+          FEINT_BENCH_VARIANTS="${BP_NCU_VARIANTS-$V}" FEINT_BENCH_PIECES="${BP_NCU_PIECES-}" timeout 60 "$ncu" \
+          -k regex:"${BP_NCU_KERNELS:-staged|interp|bp35|tiled|line}" \
           --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats \
           --metrics dram__bytes_read.sum,dram__bytes_write.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_inst_executed_op_shared_ld.sum,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active \
           "$B/tests/t69-bp-bench" > "$O/ncu-$n.txt" 2>&1

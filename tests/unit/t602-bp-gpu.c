@@ -1,7 +1,13 @@
 /* BP operators on the GPU against the CPU reference: fresh random x for
  * every (N, kind, geometry mode, kernel variant), relative 2-norm
- * difference <= 1e-12; N = 1..15 on a small perturbed box. Without a GPU prints
- * "skipped: no GPU" (fails when FEINT_GPU_TESTS=1). */
+ * difference <= 1e-12; N = 1..15 on a small perturbed box with the lattice
+ * numbering, N = 2, 5, 8, 11, 14 with the first-appearance numbering
+ * (feint_bp_dofmap_create). Every case runs with y in one piece and in up
+ * to six pieces on two streams (feint_bp_gpu_set_pieces; the default
+ * kernel also on one stream, and one cell a piece), each applied twice in
+ * a row with different x (no stale accumulation); FEINT_BP_PIECE_BYTES is
+ * read (a bad value refused). Without a GPU prints "skipped: no GPU" (fails when
+ * FEINT_GPU_TESTS=1). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +17,73 @@
 #include "feint/backend.h"
 #include "feint/bp.h"
 #include "feint/error.h"
+
+static unsigned seed;
+static double worst = 0;
+
+/* Kernel variant v of g against op with y in one piece and in up to six
+ * (two streams; the default kernel also one stream, and one cell a piece);
+ * two fresh random x each. */
+static void check_variant(const feint_bp_op *op, feint_bp_gpu *g, int v, const char *numbering, double *x,
+                          double *y, double *yg) {
+  const int64_t n = op->n_dofs;
+  const double six = 8.0 * (double)n / 5.5; /* ceil(5.5) = 6 pieces, fewer with fewer cells */
+  const struct {
+    double bytes;
+    int streams;
+  } cfg[4] = {{0, 0}, {six, 2}, {six, 1}, {1, 2}};
+  CHECK_OK(feint_bp_gpu_set_variant(g, v));
+  for (int si = 0; si < (v == 0 ? 4 : 2); si++) {
+    CHECK_OK(feint_bp_gpu_set_pieces(g, cfg[si].bytes, cfg[si].streams));
+    const int64_t pieces = feint_bp_gpu_pieces(g);
+    CHECK(si == 0 ? pieces == 1 : si < 3 ? (pieces > 1 && pieces <= 6) : pieces == op->n_cells,
+          "N=%d %s: %lld pieces for piece size %g", op->order, numbering, (long long)pieces, cfg[si].bytes);
+    for (int rep = 0; rep < 2; rep++) {
+      for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = (seed >> 8) * (1.0 / 16777216.0) - 0.5;
+        yg[i] = NAN; /* poison */
+      }
+      CHECK_OK(feint_bp_apply(op, x, y));
+      CHECK_OK(feint_bp_gpu_apply(g, x, yg));
+      double e = rel_diff(n, yg, y);
+      if (!(e <= 1e-12)) e = isnan(e) ? INFINITY : e;
+      worst = fmax(worst, e);
+      CHECK(e <= 1e-12, "N=%d %s %s %s variant %d, %lld pieces on %d streams, apply %d: GPU vs CPU %g", op->order,
+            numbering, feint_bp_name(op->kind), op->geo_mode ? "recomputed" : "stored", v, (long long)pieces,
+            cfg[si].streams, rep + 1, e);
+    }
+  }
+}
+
+/* Every kind, geometry mode and (all = 1) kernel variant on mesh m with
+ * dof map d. */
+static void check_mesh(const feint_hexmesh *m, const feint_bp_dofmap *d, const char *numbering, int all) {
+  int64_t n = d->n_dofs;
+  double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yg = malloc(sizeof(double) * n);
+  for (int k = 0; k < 3; k++)
+    for (int mode = 0; mode < 2; mode++) {
+      feint_bp_op *op = NULL;
+      CHECK_OK(feint_bp_op_create(m, d, (feint_bp_kind)k, (feint_bp_geo_mode)mode, 0.9, &op));
+      feint_bp_gpu *g = NULL;
+      CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+      /* 0 the default; 1, 2 layered kernels (2 = loads ahead); 3, 4
+       * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 6, 7 line
+       * kernels (register-blocked; 7 with less shared memory); 2, 4, 5,
+       * 6 and 7 stored only */
+      for (int v = 0; v <= (all ? 7 : 0); v++) {
+        if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
+        check_variant(op, g, v, numbering, x, y, yg);
+      }
+      if (mode == 0 && k == 0)
+        printf("N=%2d %s: cells %d dofs %lld\n", d->order, numbering, (int)m->n_cells, (long long)n);
+      feint_bp_gpu_destroy(g);
+      feint_bp_op_destroy(op);
+    }
+  free(x);
+  free(y);
+  free(yg);
+}
 
 int main(void) {
   if (feint_cuda_device_count() <= 0) {
@@ -25,49 +98,46 @@ int main(void) {
   char name[256];
   CHECK_OK(feint_bp_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);
-  unsigned seed = (unsigned)time(NULL);
-  double worst = 0;
+  seed = (unsigned)time(NULL);
   for (int N = 1; N <= 15; N++) {
     feint_hexmesh *m = NULL;
     int nx = N <= 4 ? 5 : (N <= 9 ? 3 : 2);
     CHECK_OK(feint_hexmesh_box(nx, nx - 1, nx, 1.0, 0.8, 1.2, 0.25, &m));
     feint_bp_dofmap *d = NULL;
     CHECK_OK(feint_bp_dofmap_box(m, N, &d));
-    int64_t n = d->n_dofs;
-    double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yg = malloc(sizeof(double) * n);
-    for (int k = 0; k < 3; k++)
-      for (int mode = 0; mode < 2; mode++) {
-        feint_bp_op *op = NULL;
-        CHECK_OK(feint_bp_op_create(m, d, (feint_bp_kind)k, (feint_bp_geo_mode)mode, 0.9, &op));
-        feint_bp_gpu *g = NULL;
-        CHECK_OK(feint_bp_gpu_create(op, 0, &g));
-        /* 0 the default; 1, 2 layered kernels (2 = loads ahead); 3, 4
-         * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 6, 7 line
-         * kernels (register-blocked; 7 with less shared memory); 2, 4, 5,
-         * 6 and 7 stored only */
-        for (int v = 0; v <= 7; v++) {
-          if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
-          CHECK_OK(feint_bp_gpu_set_variant(g, v));
-          for (int64_t i = 0; i < n; i++) {
-            seed = seed * 1664525u + 1013904223u;
-            x[i] = (seed >> 8) * (1.0 / 16777216.0) - 0.5;
-            yg[i] = NAN; /* poison */
-          }
-          CHECK_OK(feint_bp_apply(op, x, y));
-          CHECK_OK(feint_bp_gpu_apply(g, x, yg));
-          double e = rel_diff(n, yg, y);
-          if (!(e <= 1e-12)) e = isnan(e) ? INFINITY : e;
-          worst = fmax(worst, e);
-          CHECK(e <= 1e-12, "N=%d %s %s variant %d: GPU vs CPU %g", N, feint_bp_name(op->kind),
-                mode ? "recomputed" : "stored", v, e);
-        }
-        if (mode == 0 && k == 0) printf("N=%2d cells %d dofs %lld\n", N, (int)m->n_cells, (long long)n);
-        feint_bp_gpu_destroy(g);
-        feint_bp_op_destroy(op);
-      }
-    free(x);
-    free(y);
-    free(yg);
+    check_mesh(m, d, "lattice", 1);
+    feint_bp_dofmap_destroy(d);
+    if (N % 3 == 2) {
+      CHECK_OK(feint_bp_dofmap_create(m, N, &d));
+      check_mesh(m, d, "first appearance", 0);
+      feint_bp_dofmap_destroy(d);
+    }
+    feint_hexmesh_destroy(m);
+  }
+  /* FEINT_BP_PIECE_BYTES: a bad value is refused by name, 0 gives one
+   * piece, a small one several; a bad stream count is refused */
+  {
+    feint_hexmesh *m = NULL;
+    feint_bp_dofmap *d = NULL;
+    feint_bp_op *op = NULL;
+    feint_bp_gpu *g = NULL;
+    CHECK_OK(feint_hexmesh_box(4, 4, 4, 1, 1, 1, 0.1, &m));
+    CHECK_OK(feint_bp_dofmap_box(m, 3, &d));
+    CHECK_OK(feint_bp_op_create(m, d, FEINT_BP1_0, FEINT_BP_GEO_STORED, 0, &op));
+    setenv("FEINT_BP_PIECE_BYTES", "12x", 1);
+    CHECK(feint_bp_gpu_create(op, 0, &g) == FEINT_ERR_INPUT && !g, "FEINT_BP_PIECE_BYTES=12x accepted");
+    CHECK(strstr(feint_error_message(), "FEINT_BP_PIECE_BYTES=12x") != NULL, "message: %s", feint_error_message());
+    setenv("FEINT_BP_PIECE_BYTES", "0", 1);
+    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+    CHECK(feint_bp_gpu_pieces(g) == 1, "FEINT_BP_PIECE_BYTES=0: %lld pieces", (long long)feint_bp_gpu_pieces(g));
+    feint_bp_gpu_destroy(g);
+    setenv("FEINT_BP_PIECE_BYTES", "4096", 1);
+    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+    CHECK(feint_bp_gpu_pieces(g) > 1, "FEINT_BP_PIECE_BYTES=4096: %lld pieces", (long long)feint_bp_gpu_pieces(g));
+    CHECK(feint_bp_gpu_set_pieces(g, 0, 3) == FEINT_ERR_INPUT, "3 streams accepted");
+    feint_bp_gpu_destroy(g);
+    unsetenv("FEINT_BP_PIECE_BYTES");
+    feint_bp_op_destroy(op);
     feint_bp_dofmap_destroy(d);
     feint_hexmesh_destroy(m);
   }

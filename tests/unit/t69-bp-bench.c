@@ -12,7 +12,10 @@
  * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7" to add rows for those kernel variants
  * (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed, variants
  * 2, 4, 5, 6 and 7 only with stored factors) beside the defaults "sto" and
- * "rec".
+ * "rec". FEINT_BENCH_PIECES="0 8 16 16:1" runs each row once per listed
+ * piece size in MiB of y, ":1" on one stream (feint_bp_gpu_set_pieces; 0:
+ * all of y zeroed then all cells in one launch; label suffix "/MiB")
+ * instead of once with the default; column "pcs" is the number of pieces.
  * Skips without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -50,13 +53,24 @@ int main(void) {
   const char *vs = getenv("FEINT_BENCH_VARIANTS");
   for (const char *c = vs ? vs : ""; *c && nv < 9; c++)
     if (*c >= '1' && *c <= '7') variants[nv++] = *c - '0';
+  double pieces[8];
+  int streams[8], npc = 0;
+  const char *ps = getenv("FEINT_BENCH_PIECES");
+  char *end = NULL;
+  for (const char *c = ps ? ps : ""; *c && npc < 8; c = end) {
+    double mib = strtod(c, &end);
+    if (end == c) break;
+    streams[npc] = 0;
+    if (*end == ':') streams[npc] = (int)strtol(end + 1, &end, 10);
+    pieces[npc++] = mib;
+  }
   char dev[256];
   CALL(feint_bp_gpu_device_name(0, dev, sizeof dev));
   double copy_gbs = 0;
   CALL(feint_cuda_copy_bandwidth(0, (size_t)1 << 30, 20, &copy_gbs));
   printf("device: %s\ndevice-to-device copy: %.1f GB/s (read + write, 1 GiB)\n", dev, copy_gbs);
-  printf("%-5s %2s %-5s %-4s %9s %10s %9s %7s %8s %9s %8s %6s\n", "mesh", "N", "BP", "geo", "cells", "dofs", "ms",
-         "GDOF/s", "GF/s", "minMB", "GB/s", "%copy");
+  printf("%-5s %2s %-5s %-7s %4s %9s %10s %9s %7s %8s %9s %8s %6s\n", "mesh", "N", "BP", "geo", "pcs", "cells", "dofs",
+         "ms", "GDOF/s", "GF/s", "minMB", "GB/s", "%copy");
   unsigned seed = 777;
   for (int pass = 0; pass < 2; pass++) {
     if ((pass == 0 && !do_small) || (pass == 1 && !do_large)) continue;
@@ -78,20 +92,26 @@ int main(void) {
           for (int iv = 0; iv < nv; iv++) {
             const int v = variants[iv];
             if (mode == FEINT_BP_GEO_RECOMPUTE && v != 1 && v != 3) continue; /* stored only */
-            char label[16];
-            if (v)
-              snprintf(label, sizeof label, "%s-%d", mode ? "rc" : "st", v);
-            else
-              snprintf(label, sizeof label, "%s", mode ? "rec" : "sto");
-            double med = 0, mn = 0;
             CALL(feint_bp_gpu_set_variant(g, v));
-            CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));
-            double s = med * 1e-3, bytes = feint_bp_min_bytes(op), fl = feint_bp_flops(op);
-            printf("%-5s %2d %-5s %-4s %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%%\n", pass ? "large" : "small",
-                   N, feint_bp_name(op->kind), label, (long long)m->n_cells,
-                   (long long)d->n_dofs, med, d->n_dofs / s * 1e-9, fl / s * 1e-9, bytes * 1e-6, bytes / s * 1e-9,
-                   100 * bytes / s * 1e-9 / copy_gbs);
-            fflush(stdout);
+            for (int ip = 0; ip < (npc ? npc : 1); ip++) {
+              char label[32];
+              if (v)
+                snprintf(label, sizeof label, "%s-%d", mode ? "rc" : "st", v);
+              else
+                snprintf(label, sizeof label, "%s", mode ? "rec" : "sto");
+              if (npc)
+                snprintf(label + strlen(label), sizeof label - strlen(label), "/%g%s", pieces[ip],
+                         streams[ip] == 1 ? ":1" : "");
+              CALL(feint_bp_gpu_set_pieces(g, npc ? pieces[ip] * 1048576.0 : -1, npc ? streams[ip] : 0));
+              double med = 0, mn = 0;
+              CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));
+              double s = med * 1e-3, bytes = feint_bp_min_bytes(op), fl = feint_bp_flops(op);
+              printf("%-5s %2d %-5s %-7s %4lld %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%%\n",
+                     pass ? "large" : "small", N, feint_bp_name(op->kind), label, (long long)feint_bp_gpu_pieces(g),
+                     (long long)m->n_cells, (long long)d->n_dofs, med, d->n_dofs / s * 1e-9, fl / s * 1e-9,
+                     bytes * 1e-6, bytes / s * 1e-9, 100 * bytes / s * 1e-9 / copy_gbs);
+              fflush(stdout);
+            }
           }
           feint_bp_gpu_destroy(g);
           feint_bp_op_destroy(op);

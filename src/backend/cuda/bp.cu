@@ -37,8 +37,13 @@
  *
  * Gather/scatter: each thread reads its column's P dof indices once into
  * registers, gathers x through them and adds its P results into y with
- * atomicAdd (y zeroed first; double atomics resolve in L2, where the
- * neighbouring cells' shared dofs also hit). */
+ * atomicAdd (double atomics resolve in L2, where the neighbouring cells'
+ * shared dofs also hit), y zeroed first by cudaMemsetAsync. Optionally
+ * (feint_bp_gpu_set_pieces, FEINT_BP_PIECE_BYTES; off by default: it
+ * measured slower, BP.md run 7) y is zeroed piece by piece (launch(), the
+ * plan of feint_bp_pieces_plan): before each slab of cells only the dofs it
+ * touches first, so that those lines are still in L2 when the atomics
+ * arrive. */
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -75,6 +80,13 @@ struct feint_bp_gpu {
   int *dofs;
   double *xe, *geo, *tab, *x, *y;
   double *htab; /* host copy of tab: the staged kernels take it as a parameter */
+  /* y zeroed and accumulated in pieces (feint_bp_pieces; feint_bp_gpu_set_pieces) */
+  const feint_bp_dofmap *dofmap; /* the op's: planning only */
+  double l2_bytes;               /* the device's L2: the largest window that pays */
+  feint_bp_pieces *pieces;
+  int n_streams;           /* pieces alternate over 1 or 2 streams */
+  cudaStream_t streams[2];
+  cudaEvent_t fork, join[2]; /* the streams start after, and end before, the legacy stream's work */
 };
 
 /* Table layout in device memory (doubles): B (Q x P), Dq (Q x Q), points (Q),
@@ -1169,9 +1181,20 @@ __global__ void random_kernel(int64_t n, unsigned seed, double *x) {
 typedef void (*bp_kernel_t)(int64_t, const int *, const double *, const double *, const double *,
                             const double *, double, double *);
 
+/* One launch's arguments: the cells of one piece (feint_bp_pieces), with
+ * dofs, geo and xe advanced to its first cell. */
+struct bp_args {
+  int64_t n_cells;
+  const int *dofs;
+  const double *x, *geo, *xe, *tab, *htab;
+  double lambda;
+  double *y;
+  cudaStream_t stream;
+};
+
 struct launch_cfg {
   bp_kernel_t fn;                                               /* layered kernels (variants 1, 2) */
-  void (*staged)(const feint_bp_gpu *, unsigned, dim3, size_t); /* staged kernels (variant 3) */
+  void (*staged)(const bp_args *, unsigned, dim3, size_t);      /* the kernels with table parameters */
   const void *kernel;                                           /* for the shared-memory attribute */
   dim3 block;
   int ne;
@@ -1188,19 +1211,19 @@ static void fill_tables(const double *h, bp_tables<P, Q> *T) {
 }
 
 template <int P, int Q, int KIND, bool RC, bool RD>
-static void run_staged(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+static void run_staged(const bp_args *g, unsigned blocks, dim3 block, size_t smem) {
   bp_tables<P, Q> T;
   fill_tables(g->htab, &T);
   staged_kernel<P, Q, KIND, RC, RD>
-      <<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->lambda, g->y, T);
+      <<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->lambda, g->y, T);
 }
 
 /* rd (Dq in registers) only with stored factors. */
 template <int P, int Q>
-static void run_tiled(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+static void run_tiled(const bp_args *g, unsigned blocks, dim3 block, size_t smem) {
   bp_tables<P, Q> T;
   fill_tables(g->htab, &T);
-  tiled_mass_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
+  tiled_mass_kernel<P, Q><<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
 }
 
 /* The line kernels' table copies from the host copy (layout of tab as above). */
@@ -1211,17 +1234,18 @@ static void fill_line_tables(const double *h, line_tables<P, Q, NB, ND> *T) {
 }
 
 template <int P, int Q>
-static void run_line_mass(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+static void run_line_mass(const bp_args *g, unsigned blocks, dim3 block, size_t smem) {
   line_tables<P, Q, 6, 0> T;
   fill_line_tables(g->htab, &T);
-  line_mass_kernel<P, Q><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
+  line_mass_kernel<P, Q><<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
 }
 
 template <int P, int Q, bool LEAN>
-static void run_line_stiff(const feint_bp_gpu *g, unsigned blocks, dim3 block, size_t smem) {
+static void run_line_stiff(const bp_args *g, unsigned blocks, dim3 block, size_t smem) {
   line_tables<P, Q, (P != Q) * 6, 6> T;
   fill_line_tables(g->htab, &T);
-  line_stiff_kernel<P, Q, LEAN><<<blocks, block, smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, T);
+  line_stiff_kernel<P, Q, LEAN>
+      <<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, T);
 }
 
 /* The line kernels (variants 6, 7: LEAN, stored factors); Q = P for BP3.5. */
@@ -1337,17 +1361,71 @@ static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
   return FEINT_OK;
 }
 
+/* y = A x on the device arrays: per piece, zero the dofs it touches first,
+ * then its cells (include/feint/bp.h, "accumulation in pieces"). One piece
+ * runs on the legacy stream. Several alternate over n_streams streams:
+ * piece k only needs its own range zeroed first (no other piece touches
+ * it, and atomics commute), so on two streams piece k+1 starts while
+ * piece k drains its last blocks instead of after them. The streams fork
+ * from the legacy stream and join it again (events), so that this apply
+ * follows earlier work (x, the previous apply) and later work (timing
+ * events, copies of y) follows it. */
 static int launch(feint_bp_gpu *g) {
   launch_cfg c;
   FEINT_CALL(get_cfg(g, &c));
-  BP_CALL("BP apply: zero y", cudaMemsetAsync(g->y, 0, sizeof(double) * g->n_dofs));
-  int64_t blocks = (g->n_cells + c.ne - 1) / c.ne;
-  if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "BP apply: too many cells");
-  if (c.staged)
-    c.staged(g, (unsigned)blocks, c.block, c.smem);
-  else
-    c.fn<<<(unsigned)blocks, c.block, c.smem>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->tab, g->lambda, g->y);
-  BP_CALL("BP apply: kernel launch", cudaGetLastError());
+  const feint_bp_pieces *pc = g->pieces;
+  const int64_t np = (int64_t)g->P * g->P * g->P, Q3 = (int64_t)g->Q * g->Q * g->Q;
+  const int ns = pc->n_pieces > 1 ? g->n_streams : 0;
+  if (ns) BP_CALL("BP apply: fork", cudaEventRecord(g->fork, 0));
+  for (int s = 0; s < ns; s++) BP_CALL("BP apply: fork", cudaStreamWaitEvent(g->streams[s], g->fork, 0));
+  for (int64_t k = 0; k < pc->n_pieces; k++) {
+    const int64_t d0 = pc->dof_start[k], d1 = pc->dof_start[k + 1], c0 = pc->cell_start[k];
+    cudaStream_t st = ns ? g->streams[k % ns] : 0;
+    if (d1 > d0) BP_CALL("BP apply: zero y", cudaMemsetAsync(g->y + d0, 0, sizeof(double) * (d1 - d0), st));
+    bp_args a = {pc->cell_start[k + 1] - c0, g->dofs + c0 * np, g->x, g->geo ? g->geo + c0 * g->ngeo * Q3 : NULL,
+                 g->xe + 24 * c0, g->tab, g->htab, g->lambda, g->y, st};
+    if (a.n_cells == 0) continue;
+    int64_t blocks = (a.n_cells + c.ne - 1) / c.ne;
+    if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "BP apply: too many cells");
+    if (c.staged)
+      c.staged(&a, (unsigned)blocks, c.block, c.smem);
+    else
+      c.fn<<<(unsigned)blocks, c.block, c.smem, st>>>(a.n_cells, a.dofs, a.x, a.geo, a.xe, a.tab, a.lambda, a.y);
+    BP_CALL("BP apply: kernel launch", cudaGetLastError());
+  }
+  for (int s = 0; s < ns; s++) {
+    BP_CALL("BP apply: join", cudaEventRecord(g->join[s], g->streams[s]));
+    BP_CALL("BP apply: join", cudaStreamWaitEvent(0, g->join[s], 0));
+  }
+  return FEINT_OK;
+}
+
+/* Default piece size (bytes of y): 0, y in one piece, for every kind. On
+ * the H100's 10M-dof meshes (BP.md, run 7) pieces of 3 to 24 MiB were
+ * slower than one piece at every N = 3..8 and kind, by 2.3 to 19.7 points
+ * of the copy bandwidth: each piece costs 1-6 us (its last wave, its
+ * launches), and even with that taken out they did not beat one piece. */
+static const double default_piece_bytes = 0;
+
+static int plan_pieces(feint_bp_gpu *g, double bytes) {
+  feint_bp_pieces *p = NULL;
+  FEINT_CALL(feint_bp_pieces_plan(g->dofmap, bytes, g->l2_bytes, &p));
+  feint_bp_pieces_destroy(g->pieces);
+  g->pieces = p;
+  return FEINT_OK;
+}
+
+/* FEINT_BP_PIECE_BYTES, when set, overrides the default piece size. */
+static int env_piece_bytes(double *bytes) {
+  *bytes = default_piece_bytes;
+  const char *v = getenv("FEINT_BP_PIECE_BYTES");
+  if (!v || !*v) return FEINT_OK;
+  char *end = NULL;
+  double b = strtod(v, &end);
+  if (*end || !(b >= 0) || b > 1e18)
+    return feint_error_set(FEINT_ERR_INPUT, "FEINT_BP_PIECE_BYTES=%s: expected a number of bytes >= 0 (0: one piece)",
+                           v);
+  *bytes = b;
   return FEINT_OK;
 }
 
@@ -1362,6 +1440,12 @@ extern "C" void feint_bp_gpu_destroy(feint_bp_gpu *g) {
   cudaFree(g->x);
   cudaFree(g->y);
   free(g->htab);
+  feint_bp_pieces_destroy(g->pieces);
+  for (int k = 0; k < 2; k++) {
+    if (g->streams[k]) cudaStreamDestroy(g->streams[k]);
+    if (g->join[k]) cudaEventDestroy(g->join[k]);
+  }
+  if (g->fork) cudaEventDestroy(g->fork);
   free(g);
 }
 
@@ -1403,6 +1487,15 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
     BP_CALL("BP geometric factors", cudaGetLastError());
     BP_CALL("BP geometric factors", cudaDeviceSynchronize());
   }
+  int l2 = 0;
+  BP_CALL("BP on the GPU: L2 size", cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, g->device));
+  g->l2_bytes = l2;
+  BP_CALL("BP on the GPU: events", cudaEventCreateWithFlags(&g->fork, cudaEventDisableTiming));
+  for (int k = 0; k < 2; k++) {
+    BP_CALL("BP on the GPU: streams", cudaStreamCreateWithFlags(&g->streams[k], cudaStreamNonBlocking));
+    BP_CALL("BP on the GPU: events", cudaEventCreateWithFlags(&g->join[k], cudaEventDisableTiming));
+  }
+  FEINT_CALL(feint_bp_gpu_set_pieces(g, -1, 0));
   launch_cfg c;
   return get_cfg(g, &c);
 }
@@ -1421,6 +1514,7 @@ extern "C" int feint_bp_gpu_create(const feint_bp_op *op, int device_index, fein
   g->lambda = op->lambda;
   g->n_cells = op->n_cells;
   g->n_dofs = op->n_dofs;
+  g->dofmap = op->dofs;
   int st = create(op, device_index, g);
   if (st) {
     feint_bp_gpu_destroy(g);
@@ -1476,6 +1570,17 @@ extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
   launch_cfg c;
   return get_cfg(g, &c);
 }
+
+extern "C" int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams) {
+  if (streams < 0 || streams > 2)
+    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: %d streams for the pieces (0: the default, 1 or 2)",
+                           streams);
+  if (bytes < 0) FEINT_CALL(env_piece_bytes(&bytes));
+  g->n_streams = streams ? streams : 2;
+  return plan_pieces(g, bytes);
+}
+
+extern "C" int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g) { return g->pieces->n_pieces; }
 
 extern "C" int feint_bp_gpu_device_name(int device_index, char *name, size_t size) {
   cudaDeviceProp p;

@@ -39,3 +39,15 @@ int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
   (void)variant;
   return NO_CUDA;
 }
+
+int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams) {
+  (void)g;
+  (void)bytes;
+  (void)streams;
+  return NO_CUDA;
+}
+
+int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g) {
+  (void)g;
+  return 0;
+}
