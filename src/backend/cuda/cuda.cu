@@ -1934,7 +1934,9 @@ static int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const 
     for (int j = 0; j < nb; j++) T->f.mass[i][j] = (float)T->mass[i][j];
     for (int e = 0; e < dim; e++) {
       T->gref[i][e] = bgrad[i * dim + e];
-      T->std &= T->gref[i][e] == (i == 0 ? -1.0 : i == e + 1 ? 1.0 : 0.0);
+      /* to rounding: the element's basis comes from an orthonormal basis
+       * (fe.h), so its gradients are +-1 or 0 only within an ulp or two */
+      T->std &= fabs(T->gref[i][e] - (i == 0 ? -1.0 : i == e + 1 ? 1.0 : 0.0)) <= 1e-14;
     }
   }
   T->f.wsum = (float)T->wsum;
