@@ -178,14 +178,15 @@ int feint_elmat_gpu_device_name(int device_index, char *name, size_t size);
  * constants by value), for the variant v (geometry from vertices; ncoef
  * 16 when the physics has g1 or g2; at most FEINT_ELMAT_MAX_AUX fields;
  * FEINT_ERR_INPUT otherwise). form_matrices then computes, for cells
- * c0 .. c0 + n - 1, the coefficient array on the device (one thread per
- * cell and point, or per cell with FEINT_ELMAT_COEF_CELL: the fields by
- * feint_field_at, nodal ones interpolated with the basis at the point,
- * then g0, g1, g3 by the pointwise physics: the sources the CPU reference
- * runs) and v's kernel, leaving the element matrices in device memory at
- * *A (n x nb x nb, valid until the next call on g); tm (may be NULL):
- * coef_ms and kernel_ms. download copies the last call's first n
- * matrices to the host. */
+ * c0 .. c0 + n - 1, the coefficient array on the device (one block per
+ * cell, a thread per point, the cell's nodal values staged in shared
+ * memory; one thread per cell with FEINT_ELMAT_COEF_CELL: the fields as
+ * feint_field_at gives them, nodal ones interpolated with the basis at
+ * the point, then g0, g1, g3 by the pointwise physics: the sources the
+ * CPU reference runs) and v's kernel, leaving the element matrices in
+ * device memory at *A (n x nb x nb, valid until the next call on g); tm
+ * (may be NULL): coef_ms and kernel_ms, timed apart. download copies
+ * the last call's first n matrices to the host. */
 #define FEINT_ELMAT_MAX_AUX 16
 int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
                            const feint_space *s);

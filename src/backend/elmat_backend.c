@@ -18,7 +18,9 @@
  * are scattered on the host from downloaded batches. Residual and load
  * vector are the CPU reference's (the device string says so). Test hook:
  * FEINT_ELMAT_BATCH=N (N >= 1) sets the cells per batch (default: about
- * 256 MB of element matrices). */
+ * 256 MB of element matrices). Benchmark hook: FEINT_ELMAT_TIMES=1 prints
+ * each call's kernel times by kernel (coefficients, element matrices,
+ * gather; CUDA events) to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,8 @@ typedef struct {
   feint_elmat_variant v;
   int64_t batch;      /* cells per GPU call */
   double last_ms;     /* device time of the last call's kernels (last_kernel_ms) */
+  double coef_ms, matrix_ms; /* its coefficient and element-matrix kernels */
+  int print_times;    /* FEINT_ELMAT_TIMES=1 */
   double *Ke;         /* batch x nb x nb: the host scatter's batch (pg NULL with a plan) */
 } elmat_data;
 
@@ -90,19 +94,33 @@ static int batch_matrices(elmat_data *d, int64_t c0, int64_t n, const double **A
   feint_elmat_gpu_timing tm;
   FEINT_CALL(feint_elmat_gpu_form_matrices(d->g, c0, n, A, &tm));
   d->last_ms += tm.coef_ms + tm.kernel_ms;
+  d->coef_ms += tm.coef_ms;
+  d->matrix_ms += tm.kernel_ms;
   return FEINT_OK;
+}
+
+static void begin_call(elmat_data *d) {
+  d->last_ms = d->coef_ms = d->matrix_ms = 0;
+}
+
+/* FEINT_ELMAT_TIMES=1: the call's kernels one by one (gather: the rest). */
+static void print_times(const elmat_data *d, const char *what) {
+  if (!d->print_times) return;
+  fprintf(stderr, "elmat times: %s coefficients %.4f element_matrices %.4f gather %.4f ms\n", what, d->coef_ms,
+          d->matrix_ms, d->last_ms - d->coef_ms - d->matrix_ms);
 }
 
 static int elmat_element_matrices(feint_backend *b, double *Ke) {
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
-  d->last_ms = 0;
+  begin_call(d);
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
     const int64_t n = batch_cells(d, c0, n_cells);
     const double *A = NULL;
     FEINT_CALL(batch_matrices(d, c0, n, &A));
     FEINT_CALL(feint_elmat_gpu_download(d->g, n, Ke + c0 * n2));
   }
+  print_times(d, "element_matrices");
   return FEINT_OK;
 }
 
@@ -123,7 +141,7 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
   if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
-  d->last_ms = 0;
+  begin_call(d);
   if (d->pg) FEINT_CALL(feint_plan_gpu_begin(d->pg));
   else memset(values, 0, sizeof(double) * (size_t)plan->nnz);
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
@@ -137,10 +155,10 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
       scatter_batch(plan, c0 * n2, n * n2, d->Ke, values);
     }
   }
-  if (!d->pg) return FEINT_OK;
   double gather_ms = 0;
-  FEINT_CALL(feint_plan_gpu_values(d->pg, values, &gather_ms));
+  if (d->pg) FEINT_CALL(feint_plan_gpu_values(d->pg, values, &gather_ms));
   d->last_ms += gather_ms;
+  print_times(d, "assembly");
   return FEINT_OK;
 }
 
@@ -174,7 +192,8 @@ static void elmat_destroy(feint_backend *b) {
   free(b);
 }
 
-/* Cells per batch: about 256 MB of element matrices, or FEINT_ELMAT_BATCH. */
+/* Cells per batch: about 256 MB of element matrices, or FEINT_ELMAT_BATCH;
+ * and the FEINT_ELMAT_TIMES hook. */
 static int choose_batch(elmat_data *d, int64_t n_cells) {
   const int64_t n2 = (int64_t)d->t->nb * d->t->nb;
   d->batch = ((int64_t)1 << 25) / n2;
@@ -188,6 +207,8 @@ static int choose_batch(elmat_data *d, int64_t n_cells) {
   }
   if (d->batch < 1) d->batch = 1;
   if (d->batch > n_cells) d->batch = n_cells;
+  const char *times = getenv("FEINT_ELMAT_TIMES");
+  d->print_times = times && !strcmp(times, "1");
   return FEINT_OK;
 }
 

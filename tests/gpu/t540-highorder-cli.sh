@@ -69,7 +69,8 @@ print('  ' + sys.argv[3] + ': bitwise equal (' + ', '.join(sys.argv[4:]) + ')')"
 }
 field() { echo "{file: $WORK/rand.h5, dataset: /$1, on: $2}"; }
 # (kappa nodal: coefficients per point; kappa P0 on tetrahedra: per cell)
-for spec in "$(geo cube.geo) 0.5 4 node" "$(geo cube.geo) 0.5 3 cell" "$(data twisted_prism.geo) 0 3 node"; do
+for spec in "$(geo cube.geo) 0.5 4 node" "$(geo cube.geo) 0.7 7 node" "$(geo cube.geo) 0.5 3 cell" \
+  "$(data twisted_prism.geo) 0 3 node"; do
   set -- $spec
   size=""; [ "$2" != 0 ] && size=", size: $2"
   printf 'mesh: {file: %s%s}\nspace: {order: %s}\nphysics: {kind: helmholtz}\n' "$1" "$size" "$3" > "$WORK/r.yaml"

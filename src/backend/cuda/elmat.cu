@@ -108,6 +108,7 @@ struct feint_elmat_gpu {
   int device, nb, nq, nqp;
   double *tab;  /* nqp x 4 x nbpf_of, zero padded */
   double *tab8; /* the same padded to mma_nbpf_of columns (tensor-core variant) */
+  double *phiT; /* nb x nq basis values, point fastest (the coefficient kernel) */
   double *w;   /* nqp weights, zero padded */
   double *pts; /* nqp x 3 reference points, zero padded (prisms: J per point) */
   double *K;   /* 16 x nb^2 reference tensors */
@@ -636,6 +637,7 @@ extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   if (!g) return;
   cudaFree(g->tab);
   cudaFree(g->tab8);
+  cudaFree(g->phiT);
   cudaFree(g->w);
   cudaFree(g->pts);
   cudaFree(g->K);
@@ -675,6 +677,10 @@ static int upload_tables(feint_elmat_gpu *g) {
   for (int k = 0; k < 3 * t->nq; k++) pts[k] = t->quad->points[k];
   FEINT_CALL(upload_padded(t, g->nqp, nbpf_of(t->cell, t->order), &g->tab));
   FEINT_CALL(upload_padded(t, g->nqp, mma_nbpf_of(t->cell, t->order), &g->tab8));
+  std::vector<double> phiT((size_t)t->nb * t->nq);
+  for (int q = 0; q < t->nq; q++)
+    for (int i = 0; i < t->nb; i++) phiT[(size_t)i * t->nq + q] = t->B[(size_t)q * 4 * t->nb + i];
+  FEINT_CALL(upload(phiT, &g->phiT, "element matrices: upload basis values"));
   FEINT_CALL(upload(w, &g->w, "element matrices: upload weights"));
   FEINT_CALL(upload(pts, &g->pts, "element matrices: upload points"));
   FEINT_CALL(upload(std::vector<double>(t->K, t->K + (size_t)16 * t->nb * t->nb), &g->K,
@@ -807,33 +813,81 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
 
 /* ------------------------------------------- a form's cells on the device */
 
-/* The coefficient array (elmat.h layout) of cells c0 .. c0 + n - 1 at
- * npts points each (1: per cell), one thread per (cell, point): the
- * fields at the point (feint_field_at, the basis values of point q in
- * row 4 q of the padded table), then g0, g1, g3 by the pointwise physics;
- * g2 stays zero (no physics of this backend has it), as on the host. */
-__global__ void form_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int npts, int nb, int stride,
+/* g0, g1, g3 of the pointwise physics from the fields a at a point, into
+ * the point's ncoef coefficients (elmat.h layout); g2 stays zero (no
+ * physics of this backend has it), as on the host. */
+__device__ inline void physics_coefficients(const form_coefficients &F, const double *a, double *out) {
+  const double zero[3] = {0, 0, 0};
+  const feint_point pt = {3, 1, zero, zero, a};
+  double g[9];
+  for (int k = 0; k < F.ncoef; k++) out[k] = 0;
+  if (F.terms & 1) feint_physics_g0(F.physics, &pt, g), out[0] = g[0];
+  if (F.terms & 2) {
+    feint_physics_g1(F.physics, &pt, g);
+    for (int k = 0; k < 3; k++) out[1 + k] = g[k];
+  }
+  if (F.terms & 8) {
+    feint_physics_g3(F.physics, &pt, g);
+    for (int k = 0; k < 9; k++) out[(F.ncoef == 16 ? 7 : 1) + k] = g[k];
+  }
+}
+
+/* The coefficient array (elmat.h layout) of cells c0 .. c0 + n - 1, once
+ * per cell (the reference-matrix path: constant and P0 fields only), one
+ * thread per cell: the fields by feint_field_at, then the physics. */
+__global__ void cell_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nb,
                                          const double *__restrict__ tab, const int64_t *__restrict__ cdofs,
                                          double *__restrict__ coef) {
-  const double zero[3] = {0, 0, 0};
-  for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < n * npts;
-       t += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t e = t / npts, c = c0 + e;
-    const int q = (int)(t - e * npts);
+  for (int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; e < n; e += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c = c0 + e;
     double a[FEINT_ELMAT_MAX_AUX];
-    const double *phi = tab + (size_t)q * 4 * stride;
-    for (int k = 0; k < F.n_aux; k++) a[k] = feint_field_at(&F.aux[k], phi, nb, c, cdofs + c * nb);
-    const feint_point pt = {3, 1, zero, zero, a};
-    double *out = coef + t * F.ncoef, g[9];
-    for (int k = 0; k < F.ncoef; k++) out[k] = 0;
-    if (F.terms & 1) feint_physics_g0(F.physics, &pt, g), out[0] = g[0];
-    if (F.terms & 2) {
-      feint_physics_g1(F.physics, &pt, g);
-      for (int k = 0; k < 3; k++) out[1 + k] = g[k];
-    }
-    if (F.terms & 8) {
-      feint_physics_g3(F.physics, &pt, g);
-      for (int k = 0; k < 9; k++) out[(F.ncoef == 16 ? 7 : 1) + k] = g[k];
+    for (int k = 0; k < F.n_aux; k++) a[k] = feint_field_at(&F.aux[k], tab, nb, c, cdofs + c * nb);
+    physics_coefficients(F, a, coef + e * F.ncoef);
+  }
+}
+
+/* The same at the nq points of each cell, one block per cell so that its
+ * loads coalesce: the cell's dof indices and nodal values are read once
+ * into shared memory (s_nodal), thread q interpolates them with the
+ * transposed basis values phiT[i nq + q] (consecutive threads, consecutive
+ * points: the sum of feint_field_at in the same order), and the
+ * coefficients of COEF_THREADS points are staged in shared memory
+ * (s_out) and written as one contiguous run. Dynamic shared memory:
+ * (n_aux nb + COEF_THREADS ncoef) doubles. */
+#define COEF_THREADS 128
+__global__ void __launch_bounds__(COEF_THREADS)
+point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, int nb, const double *__restrict__ phiT,
+                          const int64_t *__restrict__ cdofs, double *__restrict__ coef) {
+  extern __shared__ double s_mem[];
+  double *s_nodal = s_mem, *s_out = s_mem + F.n_aux * nb;
+  for (int64_t e = blockIdx.x; e < n; e += gridDim.x) {
+    const int64_t c = c0 + e;
+    __syncthreads(); /* the last cell's s_nodal is read */
+    for (int k = 0; k < F.n_aux; k++)
+      if (F.aux[k].kind == FEINT_FIELD_NODE)
+        for (int i = threadIdx.x; i < nb; i += COEF_THREADS) s_nodal[k * nb + i] = F.aux[k].values[cdofs[c * nb + i]];
+    __syncthreads();
+    for (int q0 = 0; q0 < nq; q0 += COEF_THREADS) {
+      const int q = q0 + threadIdx.x;
+      if (q < nq) {
+        double a[FEINT_ELMAT_MAX_AUX];
+        for (int k = 0; k < F.n_aux; k++) {
+          if (F.aux[k].kind != FEINT_FIELD_NODE) {
+            a[k] = feint_field_at(&F.aux[k], NULL, nb, c, NULL);
+            continue;
+          }
+          const double *v = s_nodal + k * nb;
+          double s = 0;
+          for (int i = 0; i < nb; i++) s += phiT[(size_t)i * nq + q] * v[i];
+          a[k] = s;
+        }
+        physics_coefficients(F, a, s_out + threadIdx.x * F.ncoef);
+      }
+      __syncthreads();
+      const int m = (nq - q0 < COEF_THREADS ? nq - q0 : COEF_THREADS) * F.ncoef;
+      double *out = coef + ((size_t)e * nq + q0) * F.ncoef;
+      for (int j = threadIdx.x; j < m; j += COEF_THREADS) out[j] = s_out[j];
+      __syncthreads(); /* s_out is rewritten by the next chunk */
     }
   }
 }
@@ -918,9 +972,19 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
   if (!st) st = (expr)
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
   if (!st && n) {
-    const int64_t threads = n * npts, blocks = (threads + 255) / 256;
-    form_coefficients_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(
-        g->form, c0, n, npts, g->nb, nbpf_of(g->t->cell, g->t->order), g->tab, g->cdofs, g->coef);
+    if (npts == 1) {
+      const int64_t blocks = (n + 255) / 256;
+      cell_coefficients_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(g->form, c0, n, g->nb, g->tab,
+                                                                                     g->cdofs, g->coef);
+    } else { /* shared: up to 16 fields of P7 prisms (nb 288), 53 KB */
+      const size_t shared = sizeof(double) * ((size_t)g->form.n_aux * g->nb + (size_t)COEF_THREADS * g->form.ncoef);
+      const cudaError_t a = shared <= 48 * 1024 ? cudaSuccess /* else reported by cudaGetLastError below */
+                            : cudaFuncSetAttribute(point_coefficients_kernel,
+                                                   cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+      if (a == cudaSuccess)
+        point_coefficients_kernel<<<(unsigned)(n < 65536 ? n : 65536), COEF_THREADS, shared>>>(
+            g->form, c0, n, npts, g->nb, g->phiT, g->cdofs, g->coef);
+    }
     const cudaError_t e = cudaGetLastError();
     st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element matrices: coefficient kernel");
   }
