@@ -44,8 +44,8 @@ struct feint_backend {
   int (*apply_kernel_ms)(feint_backend *b, int reps, double *median_ms);
   /* Device time (ms, CUDA events) of the last residual, rhs,
    * element_matrices or assemble_matrix call's kernels, transfers
-   * excluded: feint bench's kernel column. NULL where not measured this
-   * way (the fused cuda backend reports it through feint_cuda_info). */
+   * excluded: feint bench's kernel column. NULL where not measured (the
+   * cpu backend). */
   double (*last_kernel_ms)(feint_backend *b);
   void (*destroy)(feint_backend *b);
 };

@@ -209,11 +209,7 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
     double t0 = feint_now();
     FEINT_CALL(compute_once(r, phase));
     wall[k] = feint_now() - t0;
-    feint_cuda_stats st;
-    kernel[k] = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend)
-                : strcmp(r->backend->name, "cuda") == 0 && feint_cuda_info(r->backend, &st) == FEINT_OK
-                    ? 1e-3 * st.last_kernel_ms
-                    : 0;
+    kernel[k] = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
   }
   rep->seconds[phase] += run_median(wall, n);
   rep->kernel_seconds[phase] += run_median(kernel, n);

@@ -2694,6 +2694,8 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   return FEINT_OK;
 }
 
+static double cuda_last_kernel_ms(feint_backend *b) { return ((const cuda_data *)b->data)->last_ms; }
+
 extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out) {
   *out = NULL;
   FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra, tets above order 2: cpu only */
@@ -2713,6 +2715,7 @@ extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_inde
   b->rhs = cuda_rhs;
   b->element_matrices = cuda_element_matrices;
   b->assemble_matrix = cuda_assemble_matrix;
+  b->last_kernel_ms = cuda_last_kernel_ms;
   if ((status = create_data(p, device_index, b, d))) {
     cuda_destroy(b);
     return status;
