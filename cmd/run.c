@@ -107,7 +107,7 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   json_string(rep->backend);
   printf(", \"device\": ");
   json_string(rep->device);
-  printf(", \"members\": %d", rep->n_members);
+  printf(", \"members\": %d, \"backend_reused\": %d", rep->n_members, rep->n_backend_reused);
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
@@ -143,7 +143,8 @@ static int run_mode(int argc, char **argv, int mode) {
   if (o.json) {
     print_json(&o, &rep);
   } else if (!o.quiet) {
-    if (rep.n_members) printf("sweep of %d members, the last: ", rep.n_members);
+    if (rep.n_members)
+      printf("sweep of %d members (%d reused the backend), the last: ", rep.n_members, rep.n_backend_reused);
     printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s\n", rep.output, (long long)rep.n_cells,
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
     for (int k = 0; k < FEINT_PHASE_COUNT; k++) {

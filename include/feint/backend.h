@@ -47,8 +47,24 @@ struct feint_backend {
    * excluded: feint bench's kernel column. NULL where not measured (the
    * cpu backend). */
   double (*last_kernel_ms)(feint_backend *b);
+  /* Take the data of `form` (coefficients, source; the state u comes with
+   * each residual call) in place of problem->form's, keeping everything
+   * else the backend set up (device mesh, plans, buffers): called through
+   * feint_backend_update_form, which has checked that form has
+   * problem->form's layout (feint_form_same_layout) on the same space.
+   * problem->form is still the old form during the call; afterwards the
+   * backend must hold no pointer into it. FEINT_OK, or
+   * FEINT_BACKEND_CANNOT_REUSE (saying why, nothing changed), or a
+   * failure (the backend is then unusable). NULL: the backend cannot
+   * reuse itself (the element-matrix backend, operator backends). */
+  int (*update_form)(feint_backend *b, const feint_form *form);
   void (*destroy)(feint_backend *b);
 };
+
+/* Not a failure: feint_backend_update_form's answer when the backend must
+ * be created anew for the new form (distinct from the FEINT_ERR_* codes
+ * of error.h; the reason is the recorded message). */
+enum { FEINT_BACKEND_CANNOT_REUSE = -1 };
 
 /* Create the backend asked for. FEINT_DEVICE_AUTO picks cuda when a GPU
  * and the CUDA backend are present, else cpu; `note` receives a sentence
@@ -57,6 +73,18 @@ struct feint_backend {
 int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p,
                          feint_backend **out, char *note, size_t note_size);
 void feint_backend_destroy(feint_backend *b);
+
+/* A parameter study's next member on the same backend (libCEED's way of
+ * updating a QFunction context rather than rebuilding the operator): p is
+ * the problem b was created for (it outlives b; the caller owns it), and
+ * form a new form on p->space. When form differs from p->form in its data
+ * only (feint_form_same_layout) and the backend can take it in place
+ * (update_form), the backend re-uploads the coefficients and source, p->form
+ * becomes form and FEINT_OK is returned: b computes exactly what a backend
+ * created for form would. Otherwise FEINT_BACKEND_CANNOT_REUSE with the
+ * reason as the recorded message (b and p unchanged: destroy b and create
+ * one for form), or a failure status. */
+int feint_backend_update_form(feint_backend *b, feint_problem *p, const feint_form *form);
 
 /* The same choice for a matrix-free operator (the BP operators of bp.h):
  * a backend whose only entries are apply (and apply_kernel_ms on the GPU).

@@ -58,6 +58,8 @@ typedef struct {
   int64_t n_cells, n_dofs, nnz;
   int index_bits, slot_bits; /* widths of the plan's column indices and slots (32 or 64; 0: no matrix) */
   int n_members;           /* sweep members run (0 for a single run) */
+  int n_backend_reused;    /* sweep members that took the previous member's backend, re-uploading only
+                              the form's data (feint_backend_update_form) instead of creating one */
   double residual_norm, rhs_norm, matrix_norm; /* 2-norms of what was written (0 if not) */
   char backend[16];
   char output[1200];

@@ -10,6 +10,7 @@
 #ifndef FEINT_FORM_H
 #define FEINT_FORM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "feint/case.h"
@@ -72,6 +73,14 @@ typedef struct {
  * shape needs. */
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
+
+/* Whether form b (on the space of form a) differs from a in its data
+ * only: the same physics, dimension and components, coefficient fields of
+ * the same kinds (constant, per cell, nodal) and the same quadrature
+ * rules, so that a backend set up for a can take b's values in place
+ * (feint_backend_update_form). 1 if so; else 0 and a sentence saying
+ * what differs in why (may be NULL). */
+int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, size_t why_size);
 
 /* The near null space of the form's operator on `space`: k orthonormal
  * vectors of n_dofs values, row-major in *modes (k x n_dofs, caller

@@ -121,3 +121,17 @@ int feint_cuda_device_select(int device_index, int *dev) {
 void feint_backend_destroy(feint_backend *b) {
   if (b && b->destroy) b->destroy(b);
 }
+
+int feint_backend_update_form(feint_backend *b, feint_problem *p, const feint_form *form) {
+  if (b->problem != p)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: update_form with another problem than the backend's");
+  if (!b->update_form)
+    return feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
+                           "this %s backend's implementation is set up for one form (it has no update_form)", b->name);
+  char why[200];
+  if (!feint_form_same_layout(p->form, form, why, sizeof why))
+    return feint_error_set(FEINT_BACKEND_CANNOT_REUSE, "%s", why);
+  FEINT_CALL(b->update_form(b, form));
+  p->form = form;
+  return FEINT_OK;
+}

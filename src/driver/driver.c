@@ -34,22 +34,36 @@ double feint_now(void) {
 }
 
 
-/* Release what a member owns that the next cannot reuse. */
-static void run_release_member(run_state *r) {
+/* Destroy the backend and the form it holds. */
+static void release_backend(run_state *r) {
   feint_backend_destroy(r->backend);
-  feint_form_destroy(r->form);
+  feint_form_destroy(r->backend_form);
+  r->backend = NULL;
+  r->backend_form = NULL;
+  memset(&r->problem, 0, sizeof r->problem);
+}
+
+/* Release what a member owns that the next cannot reuse; its form stays
+ * with the backend, which the next member may take (setup_backend). */
+static void run_release_member(run_state *r) {
+  if (r->backend && r->problem.form == r->form && r->form) {
+    feint_form_destroy(r->backend_form);
+    r->backend_form = r->form;
+  } else {
+    feint_form_destroy(r->form);
+  }
   feint_boundary_destroy(r->bc);
   r->bc = NULL;
   free(r->vec);
   free(r->values);
   free(r->Ke);
-  r->backend = NULL;
   r->form = NULL;
   r->vec = r->values = r->Ke = NULL;
 }
 
 static void run_state_release(run_state *r) {
   run_release_member(r);
+  release_backend(r);
   feint_output_abort(r->out);
   feint_plan_destroy(r->plan);
   feint_space_destroy(r->space);
@@ -74,12 +88,16 @@ static int space_components(const feint_case *c, const feint_mesh *m) {
   return c->components > 0 ? c->components : 1;
 }
 
-/* Keep what `next` can share with `prev` (NULL: nothing), free the rest. */
+/* Keep what `next` can share with `prev` (NULL: nothing), free the rest
+ * (the backend goes with the space and plan it was made for; whether the
+ * next member can take it is setup_backend's decision). */
 static void run_reuse(run_state *r, const feint_case *prev, const feint_case *next) {
+  if (prev && r->mesh && same_mesh(prev, next) && r->space && prev->order == next->order &&
+      space_components(prev, r->mesh) == space_components(next, r->mesh))
+    return; /* mesh, space, plan (and maybe the backend) stay */
+  if (r->backend) r->backend_dropped = "the mesh or the space changed";
+  release_backend(r);
   if (prev && r->mesh && same_mesh(prev, next)) {
-    if (r->space && prev->order == next->order &&
-        space_components(prev, r->mesh) == space_components(next, r->mesh))
-      return; /* mesh, space and plan stay */
     feint_plan_destroy(r->plan);
     feint_space_destroy(r->space);
     r->plan = NULL;
@@ -160,6 +178,7 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
     FEINT_CALL(feint_output_attr_double(o, obj, name, rep->seconds[k] - r->seconds_before[k]));
   }
   FEINT_CALL(feint_output_attr_double(o, obj, "time_gmsh_open", rep->gmsh_seconds));
+  if (r->member >= 0) FEINT_CALL(feint_output_attr_int64(o, obj, "backend_reused", r->backend_reused));
   return FEINT_OK;
 }
 
@@ -303,10 +322,82 @@ static int write_matrix_market(run_state *r) {
                                    r->plan->indices64, r->values, r->c->as_run);
 }
 
+/* FEINT_BACKEND_REUSE: 0 makes every sweep member create its backend
+ * (for comparisons), 1 or unset lets members reuse it. */
+static int backend_reuse_enabled(int *enabled) {
+  const char *e = getenv("FEINT_BACKEND_REUSE");
+  *enabled = 1;
+  if (!e || !*e || !strcmp(e, "1")) return FEINT_OK;
+  if (!strcmp(e, "0")) {
+    *enabled = 0;
+    return FEINT_OK;
+  }
+  return feint_error_set(FEINT_ERR_INPUT, "FEINT_BACKEND_REUSE=%s: expected 0 or 1", e);
+}
+
+/* Whether a backend made for `had` computes `want` once given its form:
+ * everything but the form is the same. */
+static int same_setup(const feint_problem *had, const feint_problem *want) {
+  return had->space == want->space && had->plan == want->plan && had->precision == want->precision &&
+         had->strategy == want->strategy && had->blocks_per_batch == want->blocks_per_batch &&
+         had->batches_per_chunk == want->batches_per_chunk;
+}
+
+/* The member's backend (the setup phase): the previous member's when only
+ * the form's data changed, given the new form in place (update_form:
+ * coefficients and source re-uploaded; mesh, plans and device buffers
+ * kept), else a new one. The progress line says which, and why not. */
+static int setup_backend(const feint_run_options *opts, feint_run_report *rep, run_state *r, feint_device_kind kind,
+                         const feint_problem *want) {
+  char why[320] = "";
+  r->backend_reused = 0;
+  if (!r->backend && r->backend_dropped) {
+    snprintf(why, sizeof why, "%s", r->backend_dropped);
+  } else if (r->backend && !r->reuse_backend) {
+    snprintf(why, sizeof why, "FEINT_BACKEND_REUSE=0");
+  } else if (r->backend && (kind != r->backend_kind || !same_setup(&r->problem, want))) {
+    snprintf(why, sizeof why, "the backend, precision, assembly or outputs changed");
+  } else if (r->backend) {
+    const double t0 = feint_now();
+    const int status = feint_backend_update_form(r->backend, &r->problem, want->form);
+    rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
+    if (status == FEINT_BACKEND_CANNOT_REUSE) {
+      snprintf(why, sizeof why, "%s", feint_error_message());
+      feint_error_clear();
+    } else if (status) {
+      return status;
+    } else {
+      r->backend_reused = 1;
+      rep->n_backend_reused++;
+      feint_form_destroy(r->backend_form); /* the previous member's, no longer read */
+      r->backend_form = NULL;
+    }
+  }
+  if (opts->progress && r->n_members > 0) {
+    char line[400];
+    snprintf(line, sizeof line, "%s (%s%s%s)", feint_phase_names[FEINT_PHASE_SETUP],
+             r->backend_reused ? "backend reused" : "new backend", why[0] ? ": " : "", why);
+    opts->progress(opts->progress_ctx, line, r->member, r->n_members);
+  } else {
+    run_starting(opts, r, FEINT_PHASE_SETUP);
+  }
+  r->backend_dropped = NULL;
+  if (r->backend_reused) return FEINT_OK;
+  release_backend(r);
+  r->problem = *want;
+  r->backend_kind = kind;
+  char note[512];
+  TIMED(rep, FEINT_PHASE_SETUP,
+        feint_backend_create(kind, opts->device_index, &r->problem, &r->backend, note, sizeof note));
+  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
+  return FEINT_OK;
+}
+
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
   feint_case *c = r->c;
+  r->backend_reused = 0;
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
                              c->n_region ? c->region_where : c->mesh_where};
@@ -352,13 +443,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
   /* Robin terms: their positions in the pattern, found once */
   if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
-  feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
-                           c->blocks_per_batch, c->batches_per_chunk};
-  char note[512];
-  run_starting(opts, r, FEINT_PHASE_SETUP);
-  TIMED(rep, FEINT_PHASE_SETUP,
-        feint_backend_create(kind, opts->device_index, &problem, &r->backend, note, sizeof note));
-  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
+  const feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
+                                 c->blocks_per_batch, c->batches_per_chunk};
+  FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
   /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
   if (r->bc)
@@ -456,7 +543,8 @@ static int finish_output(run_state *r, feint_run_report *rep) {
 
 /* All members of a sweep in one process: every member case is loaded (and
  * so validated) first; the mesh, dof map and pattern are kept from one
- * member to the next while the swept keys leave them unchanged. */
+ * member to the next while the swept keys leave them unchanged (run_reuse),
+ * and the backend while they change only the form's data (setup_backend). */
 static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint_case *base, run_state *r) {
   const int n = base->n_sweep;
   feint_case **cases = NULL;
@@ -508,7 +596,8 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   r.member = -1;
   feint_case *base = NULL;
   double t0 = feint_now();
-  int status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
+  int status = backend_reuse_enabled(&r.reuse_backend);
+  if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
   if (!status && base->n_sweep > 0) {
     status = run_sweep(opts, report, base, &r);

@@ -13,8 +13,9 @@
 #include "feint/h5.h"
 #include "feint/mesh.h"
 
-/* Everything a run owns, released in one place. The mesh, space and plan
- * outlive a sweep member when the next member's keys allow (run_reuse). */
+/* Everything a run owns, released in one place. The mesh, space, plan
+ * and backend outlive a sweep member when the next member's keys allow
+ * (run_reuse, setup_backend). */
 typedef struct {
   feint_case *c;       /* the member's case (owned unless it is the base) */
   feint_mesh *mesh;
@@ -22,7 +23,17 @@ typedef struct {
   feint_form *form;
   feint_boundary_conditions *bc; /* NULL without a boundary section */
   feint_plan *plan;
+  /* The backend outlives a member when the next one changes only the
+   * form's data (setup_backend): it reads `problem` while it lives, holds
+   * the form it last took (backend_form: a previous member's, until it
+   * takes this one's or is destroyed) and was made for backend_kind. */
   feint_backend *backend;
+  feint_problem problem;
+  feint_form *backend_form;
+  feint_device_kind backend_kind;
+  int backend_reused;  /* this member took the previous member's backend (provenance, report) */
+  const char *backend_dropped; /* why run_reuse destroyed the previous member's backend, or NULL */
+  int reuse_backend;   /* 0: FEINT_BACKEND_REUSE=0, every member creates its backend */
   feint_output *out;
   const char *prefix;  /* "" or "member_0003/": where this member's results go */
   double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */

@@ -2,6 +2,7 @@
 #include "feint/form.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -314,4 +315,35 @@ void feint_form_destroy(feint_form *f) {
     rule_release(&f->block_matrix_rule[b]);
   }
   free(f);
+}
+
+static const char *field_kind_name(feint_field_kind k) {
+  return k == FEINT_FIELD_CONSTANT ? "constant" : k == FEINT_FIELD_CELL ? "per cell" : "nodal";
+}
+
+int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, size_t why_size) {
+  char none[1];
+  if (!why || !why_size) why = none, why_size = sizeof none;
+  if (a->physics != b->physics || a->dim != b->dim || a->nc != b->nc || a->n_aux != b->n_aux) {
+    snprintf(why, why_size, "the physics or its components changed");
+    return 0;
+  }
+  for (int k = 0; k < a->n_aux; k++)
+    if (a->aux[k].kind != b->aux[k].kind) {
+      snprintf(why, why_size, "coefficient field %d changed from %s to %s", k, field_kind_name(a->aux[k].kind),
+               field_kind_name(b->aux[k].kind));
+      return 0;
+    }
+  /* the rules follow from the degrees on the same space */
+  int same_rules = a->quadrature_degree == b->quadrature_degree &&
+                   a->matrix_quadrature_degree == b->matrix_quadrature_degree && a->n_blocks == b->n_blocks &&
+                   !a->matrix_quadrature == !b->matrix_quadrature;
+  for (int k = 0; k < a->n_blocks && same_rules; k++)
+    same_rules = a->block_rule[k].degree == b->block_rule[k].degree &&
+                 a->block_matrix_rule[k].degree == b->block_matrix_rule[k].degree;
+  if (!same_rules) {
+    snprintf(why, why_size, "the quadrature degree changed (%d to %d)", a->quadrature_degree, b->quadrature_degree);
+    return 0;
+  }
+  return 1;
 }

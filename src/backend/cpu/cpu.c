@@ -8,7 +8,9 @@
  * tables: a Q15 hexahedron's 4096 x 4913-point tables would take 644 MB).
  * Work arrays are sized from the problem at create (any local dof count,
  * any component count). A mixed mesh is run block by block, each block
- * with its shape's element and rules, into the same vectors and matrix. */
+ * with its shape's element and rules, into the same vectors and matrix.
+ * A sweep member's form of the same layout is taken by pointer
+ * (update_form). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -474,6 +476,15 @@ static void cpu_destroy(feint_backend *b) {
   free(b);
 }
 
+/* The cell loops read the form through b->problem at every call; only the
+ * tensor kernels hold pointers into its rules. */
+static int cpu_update_form(feint_backend *b, const feint_form *form) {
+  cpu_data *d = b->data;
+  for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++)
+    if (d->tensor[k]) cpu_tensor_use_form(d->tensor[k], form);
+  return FEINT_OK;
+}
+
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   *out = NULL;
   feint_backend *b = NULL;
@@ -524,6 +535,7 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   b->rhs = cpu_rhs;
   b->element_matrices = cpu_element_matrices;
   b->assemble_matrix = cpu_assemble_matrix;
+  b->update_form = cpu_update_form;
   *out = b;
   return FEINT_OK;
 }

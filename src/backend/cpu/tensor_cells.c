@@ -98,6 +98,34 @@ static void fill_x_factors(const tensor_rule *r, int n, double *W) {
       }
 }
 
+/* Block `block`'s vector and matrix rules in form f (and the gradients of
+ * its geometry's vertex functions at their points). */
+typedef struct {
+  const feint_quadrature *vq, *mq;
+  const double *vg, *mg;
+} block_rules;
+
+static block_rules rules_of(const feint_form *f, int block) {
+  block_rules r;
+  r.vq = f->n_blocks ? f->block_rule[block].quadrature : f->quadrature;
+  r.mq = f->n_blocks            ? f->block_matrix_rule[block].quadrature
+         : f->matrix_quadrature ? f->matrix_quadrature
+                                : f->quadrature;
+  r.vg = f->n_blocks ? f->block_rule[block].geometry_grad : f->geometry_grad;
+  r.mg = f->n_blocks ? f->block_matrix_rule[block].geometry_grad
+         : f->matrix_quadrature ? f->matrix_geometry_grad
+                                : f->geometry_grad;
+  return r;
+}
+
+void cpu_tensor_use_form(cpu_tensor *t, const feint_form *f) {
+  const block_rules r = rules_of(f, t->block);
+  t->vec.weights = r.vq->weights;
+  t->vec.geometry_grad = r.vg;
+  t->mat.weights = r.mq->weights;
+  t->mat.geometry_grad = r.mg;
+}
+
 int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
   *out = NULL;
   const feint_space *s = p->space;
@@ -113,16 +141,9 @@ int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
   t->nb = el->nb;
   t->nv = s->mesh->blocks[block].nv;
   t->nz = t->dim == 3 ? t->n : 1;
-  const feint_quadrature *vq = f->n_blocks ? f->block_rule[block].quadrature : f->quadrature;
-  const feint_quadrature *mq = f->n_blocks                ? f->block_matrix_rule[block].quadrature
-                               : f->matrix_quadrature ? f->matrix_quadrature
-                                                          : f->quadrature;
-  const double *vg = f->n_blocks ? f->block_rule[block].geometry_grad : f->geometry_grad;
-  const double *mg = f->n_blocks                ? f->block_matrix_rule[block].geometry_grad
-                     : f->matrix_quadrature ? f->matrix_geometry_grad
-                                                : f->geometry_grad;
+  const block_rules r = rules_of(f, block);
   int status;
-  if ((status = rule_create(el, vq, vg, &t->vec)) || (status = rule_create(el, mq, mg, &t->mat))) {
+  if ((status = rule_create(el, r.vq, r.vg, &t->vec)) || (status = rule_create(el, r.mq, r.mg, &t->mat))) {
     cpu_tensor_destroy(t);
     return status;
   }

@@ -33,6 +33,9 @@ typedef struct cpu_tensor cpu_tensor;
  * (the message names the array and bytes). */
 int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out);
 void cpu_tensor_destroy(cpu_tensor *t);
+/* Read the rules of form f (the same degrees as the form t was created
+ * with: its 1D tables stay) instead: a sweep member's new form. */
+void cpu_tensor_use_form(cpu_tensor *t, const feint_form *f);
 
 /* Element vector of cell c (nb * nc values, interleaved components): the
  * residual at the state u_global (n_dofs), or the load vector when

@@ -8,7 +8,8 @@
  * basis tables and quadrature weights, the plan's CSR pattern and slot map,
  * and what the chosen assembly strategy needs (the cell colouring, or the
  * inverse maps for the gather). A call then moves only u in and the result
- * out.
+ * out. A sweep member that changes only the form's data keeps all of it:
+ * update_form uploads the new coefficient values into the same arrays.
  *
  * Kernels (Knepley, Rupp, Terrel, "Finite element integration with
  * quadrature on the GPU": thread transposition). A thread block takes a
@@ -1973,11 +1974,28 @@ done:
   return status;
 }
 
+/* dst[k] = src[list[k]] (w values each), dst allocated on first use (a
+ * sweep member's new coefficients go into the old copy). */
 template <typename T>
 static int permuted(T **dst, const T *src, int w, const int *list, int64_t n, const char *phase) {
-  FEINT_CALL(dev_alloc((void **)dst, sizeof(T) * (size_t)(n * w), phase));
+  if (!*dst) FEINT_CALL(dev_alloc((void **)dst, sizeof(T) * (size_t)(n * w), phase));
   permute_kernel<T><<<4096, 256>>>((int)n, w, list, src, *dst);
   CUDA_LAUNCHED(phase);
+  return FEINT_OK;
+}
+
+/* A view's copies of the per-cell (P0) coefficient fields, in the order
+ * `list`: at build, and again for a sweep member's new values. */
+static int view_coefficients(const cuda_data *d, const int *list, const char *phase, view_arrays *a, cview *V) {
+  const kparams &P = d->P;
+  for (int k = 0; k < P.n_aux; k++)
+    if (P.aux_kind[k] == FEINT_FIELD_CELL) {
+      if (d->single)
+        FEINT_CALL(permuted((float **)&a->caux[k], (const float *)P.aux_vals[k], 1, list, P.n_cells, phase));
+      else
+        FEINT_CALL(permuted((double **)&a->caux[k], (const double *)P.aux_vals[k], 1, list, P.n_cells, phase));
+      V->caux[k] = a->caux[k];
+    }
   return FEINT_OK;
 }
 
@@ -2004,15 +2022,7 @@ static int build_view(const cuda_data *d, const int *list, int with_slots, const
     FEINT_CALL(permuted(&a->slots, P.slots, P.nbc * P.nbc, list, n, phase));
     V->slots = a->slots;
   }
-  for (int k = 0; k < P.n_aux; k++)
-    if (P.aux_kind[k] == FEINT_FIELD_CELL) {
-      if (d->single)
-        FEINT_CALL(permuted((float **)&a->caux[k], (const float *)P.aux_vals[k], 1, list, n, phase));
-      else
-        FEINT_CALL(permuted((double **)&a->caux[k], (const double *)P.aux_vals[k], 1, list, n, phase));
-      V->caux[k] = a->caux[k];
-    }
-  return FEINT_OK;
+  return view_coefficients(d, list, phase, a, V);
 }
 
 /* Colour-sorted copies (per-cell matrix kernels, colored): each colour
@@ -2501,6 +2511,74 @@ extern "C" int feint_cuda_device_count(void) {
   return n;
 }
 
+/* The form's coefficient fields: constants into the kernel parameters
+ * d->P, per-cell and nodal values into the device arrays d_aux (allocated
+ * on first use: a sweep member's values go into the old ones). */
+static int load_coefficients(cuda_data *d, const feint_space *s, const feint_form *f) {
+  kparams &P = d->P;
+  P.n_nodal = 0;
+  for (int k = 0; k < f->n_aux; k++) {
+    const feint_field *fld = &f->aux[k];
+    P.aux_kind[k] = (int)fld->kind;
+    P.aux_nodal[k] = -1;
+    if (fld->kind == FEINT_FIELD_CONSTANT) {
+      P.aux_const[k] = fld->constant;
+      continue;
+    }
+    const char *phase = "upload of the coefficient fields";
+    const size_t n = fld->kind == FEINT_FIELD_CELL ? (size_t)s->mesh->n_cells : (size_t)s->n_scalar_dofs;
+    if (!d->d_aux[k]) FEINT_CALL(dev_alloc(&d->d_aux[k], n * d->rs, phase));
+    FEINT_CALL(to_device(d, d->d_aux[k], fld->values, n, phase));
+    P.aux_vals[k] = d->d_aux[k];
+    if (fld->kind == FEINT_FIELD_NODE) P.aux_nodal[k] = P.n_nodal++;
+  }
+  return FEINT_OK;
+}
+
+/* P1: the packed node records (x, y, z, the nodal coefficient d->P.wa or
+ * 0), one 32-byte sector (double) or 16-byte vector (single) per vertex
+ * (the same speed as separate arrays, NOTES.md v4, with half the loads);
+ * allocated on first use. */
+static int load_node_records(cuda_data *d, const feint_mesh *m, const feint_form *f) {
+  const char *phase = "upload of the packed node records";
+  const size_t nn = (size_t)m->n_nodes;
+  const int wa = d->P.wa;
+  double *rec = NULL;
+  FEINT_CALL(feint_malloc(4 * nn, sizeof *rec, &rec, phase));
+  for (size_t v = 0; v < nn; v++) {
+    rec[4 * v] = m->x[v];
+    rec[4 * v + 1] = m->y[v];
+    rec[4 * v + 2] = m->z ? m->z[v] : 0.0;
+    rec[4 * v + 3] = wa >= 0 ? f->aux[wa].values[v] : 0.0;
+  }
+  int status = d->d_xyzw ? FEINT_OK : dev_alloc(&d->d_xyzw, 4 * nn * d->rs, phase);
+  if (!status) status = to_device(d, d->d_xyzw, rec, 4 * nn, phase);
+  free(rec);
+  return status;
+}
+
+/* update_form: a sweep member's form of the same layout (checked by
+ * feint_backend_update_form) on the same space, plan and settings. Its
+ * values go where create_data put the old ones: constants into the kernel
+ * parameters of both rules, per-cell and nodal fields into d_aux and into
+ * their copies (the packed node records, the curve-ordered and
+ * colour-sorted views). The mesh, dof maps, plan, colourings, block plans,
+ * tables and buffers stay; the kernels chosen stay right, as they depend on
+ * the fields' kinds only. */
+static int cuda_update_form(feint_backend *b, const feint_form *f) {
+  cuda_data *d = (cuda_data *)b->data;
+  const feint_space *s = b->problem->space;
+  CUDA_CALL("update of the form: set device", cudaSetDevice(d->device));
+  FEINT_CALL(load_coefficients(d, s, f));
+  memcpy(d->Pm.aux_const, d->P.aux_const, sizeof d->P.aux_const);
+  if (d->d_xyzw) FEINT_CALL(load_node_records(d, s->mesh, f));
+  if (d->h_order) FEINT_CALL(view_coefficients(d, d->d_order, "update of the curve-ordered cell data", &d->as, &d->Vs));
+  if (d->Vc.cells)
+    FEINT_CALL(view_coefficients(d, d->d_color_cells, "update of the colour-sorted cell data", &d->ac, &d->Vc));
+  CUDA_CALL("update of the form", cudaDeviceSynchronize());
+  return FEINT_OK;
+}
+
 static int create_data(const feint_problem *p, int device_index, feint_backend *b, cuda_data *d) {
   const feint_space *s = p->space;
   const feint_mesh *m = s->mesh;
@@ -2568,19 +2646,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   P.basis = d->d_basis;
   P.basis_grad = d->d_bgrad;
   P.weights = d->d_w;
-  for (int k = 0; k < f->n_aux; k++) {
-    const feint_field *fld = &f->aux[k];
-    P.aux_kind[k] = (int)fld->kind;
-    P.aux_nodal[k] = -1;
-    if (fld->kind == FEINT_FIELD_CONSTANT) {
-      P.aux_const[k] = fld->constant;
-    } else {
-      const size_t n = fld->kind == FEINT_FIELD_CELL ? (size_t)nc : (size_t)s->n_scalar_dofs;
-      FEINT_CALL(upload_real(d, &d->d_aux[k], fld->values, n, "upload of the coefficient fields"));
-      P.aux_vals[k] = d->d_aux[k];
-      if (fld->kind == FEINT_FIELD_NODE) P.aux_nodal[k] = P.n_nodal++;
-    }
-  }
+  FEINT_CALL(load_coefficients(d, s, f));
   FEINT_CALL(dev_alloc(&d->d_u, d->rs * (size_t)s->n_dofs, "allocation of the state u"));
   FEINT_CALL(dev_alloc(&d->d_F, d->rs * (size_t)s->n_dofs, "allocation of the residual"));
   if (p->plan) {
@@ -2631,26 +2697,13 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     else
       d->single ? pick_p1_dim<3, float>(d, P.nc, P.physics) : pick_p1_dim<3, double>(d, P.nc, P.physics);
   }
-  /* P1: packed node records (x, y, z, first nodal coefficient), one
-   * 32-byte sector (double) or 16-byte vector (single) per vertex (the
-   * same speed as separate arrays, NOTES.md v4, with half the loads) */
+  /* P1: packed node records (x, y, z, first nodal coefficient) */
   P.wa = -1;
   {
     if (d->p1blk[0]) {
       for (int k = 0; k < f->n_aux && P.wa < 0; k++)
         if (f->aux[k].kind == FEINT_FIELD_NODE && P.sd_cells) P.wa = k;
-      const size_t nn = (size_t)m->n_nodes;
-      double *rec = NULL;
-      FEINT_CALL(feint_malloc(4 * nn, sizeof *rec, &rec, up));
-      for (size_t v = 0; v < nn; v++) {
-        rec[4 * v] = m->x[v];
-        rec[4 * v + 1] = m->y[v];
-        rec[4 * v + 2] = m->z ? m->z[v] : 0.0;
-        rec[4 * v + 3] = P.wa >= 0 ? f->aux[P.wa].values[v] : 0.0;
-      }
-      const int status = upload_real(d, &d->d_xyzw, rec, 4 * nn, up);
-      free(rec);
-      FEINT_CALL(status);
+      FEINT_CALL(load_node_records(d, m, f));
       P.xyzw = d->d_xyzw;
     }
     d->Pm.xyzw = P.xyzw;
@@ -2716,6 +2769,7 @@ extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_inde
   b->element_matrices = cuda_element_matrices;
   b->assemble_matrix = cuda_assemble_matrix;
   b->last_kernel_ms = cuda_last_kernel_ms;
+  b->update_form = cuda_update_form;
   if ((status = create_data(p, device_index, b, d))) {
     cuda_destroy(b);
     return status;
