@@ -118,3 +118,55 @@ boundary:
 EOF
   solution_mass_pair r.yaml "r$1-$2"
 }
+
+# sweep_vs_separate CASE WANT TOL MEMBER...: runs $WORK/CASE as a sweep
+# whose members are the MEMBERs (each a ';'-separated list of key=value
+# overrides), with the feint arguments in the array SWEEP_ARGS (e.g.
+# --backend cuda), then every member alone, and compares them with
+# sweep_checks.py (WANT: per member 1 if it should reuse the previous
+# member's backend; TOL: 0 for bitwise). The progress lines must say so.
+sweep_vs_separate() {
+  local case=$1 want=$2 tol=$3; shift 3
+  local list="" i=0 sets m kv item
+  for m in "$@"; do
+    item=""
+    IFS=';' read -ra sets <<< "$m"
+    for kv in "${sets[@]}"; do item+="${item:+, }${kv%%=*}: ${kv#*=}"; done
+    list+="${list:+, }{$item}"
+  done
+  "$FEINT" run "$WORK/$case" -o "$WORK/sw.h5" --set "sweep.list=[$list]" "${SWEEP_ARGS[@]}" --json \
+    > "$WORK/sw.json" 2> "$WORK/progress"
+  for m in "$@"; do
+    local args=()
+    IFS=';' read -ra sets <<< "$m"
+    for kv in "${sets[@]}"; do args+=(--set "$kv"); done
+    "$FEINT" run --quiet "$WORK/$case" -o "$WORK/sep-$i.h5" "${SWEEP_ARGS[@]}" "${args[@]}"
+    i=$((i + 1))
+  done
+  $PY "$ROOT/tests/cli/sweep_checks.py" "$WORK" "$i" "$want" "$tol"
+  local k
+  for ((k = 1; k < i; k++)); do
+    if [ "${want:k:1}" = 1 ]; then
+      grep -q "^feint: member $((k + 1))/$i: setup (backend reused)$" "$WORK/progress" ||
+        fail "member $((k + 1)): progress does not say the backend was reused: $(grep setup "$WORK/progress")"
+    else
+      grep -q "^feint: member $((k + 1))/$i: setup (new backend: .*)$" "$WORK/progress" ||
+        fail "member $((k + 1)): progress does not say why the backend is new: $(grep setup "$WORK/progress")"
+    fi
+  done
+  rm -f "$WORK"/sw-*.h5 "$WORK"/sep-*.h5
+}
+
+# cell_datasets CASE: $WORK/k.h5 with two random per-cell datasets /a
+# (values in 1..2) and /b (2..3) for the cells of $WORK/CASE's mesh.
+cell_datasets() {
+  local n
+  n=$("$FEINT" check "$WORK/$1" | sed -E 's/.*ok \(([0-9]+) cells.*/\1/')
+  $PY - "$WORK" "$n" <<'EOF'
+import sys, h5py, numpy as np
+w, n = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng()
+with h5py.File(f"{w}/k.h5", "w") as f:
+    f["a"] = 1 + rng.random(n); f["b"] = 2 + rng.random(n)
+EOF
+}

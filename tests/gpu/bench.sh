@@ -20,18 +20,5 @@ FEINT_BENCH_N=100 "$B/tests/t501-cuda-bench" 2>&1 | tee "$out/kernels.txt"
 "$B/tests/t312-plan-bench" 2>&1 | tee "$out/symbolic.txt"
 FEINT_BENCH=1 "$B/tests/t621-elmat-bench" 2>&1 | tee "$out/elmat.txt"
 rm -f /tmp/feint-bench.h5
-# sweep of 20 coefficient values on ~1M cells against one run alone
-t0=$(date +%s.%N)
-"$B/feint" run cases/bench/sweep-1m.yaml --backend cuda -o /tmp/feint-single.h5 --set sweep=null --quiet
-t1=$(date +%s.%N)
-"$B/feint" run cases/bench/sweep-1m.yaml --backend cuda --quiet --json > "$out/sweep.json"
-t2=$(date +%s.%N)
-python3 - "$t0" "$t1" "$t2" "$out/sweep.json" <<'EOF' | tee "$out/sweep.txt"
-import json, sys
-t0, t1, t2 = map(float, sys.argv[1:4]); s = json.load(open(sys.argv[4]))
-single, sweep = t1 - t0, t2 - t1
-print(f"sweep of {s['members']} members on {s['cells']} cells: {sweep:.2f} s; one run alone {single:.2f} s; "
-      f"ratio {sweep / single:.2f} (target < 3); per member {sweep / s['members']:.3f} s")
-print("phases (sweep, summed over members):", {k: round(v, 3) for k, v in s["seconds"].items()})
-EOF
-rm -f /tmp/feint-sweep-*.h5 /tmp/feint-single.h5
+# sweep of 20 coefficient values on ~1M cells: one run alone, backend reused, re-created
+OUT=$out bash tests/gpu/sweep-bench.sh
