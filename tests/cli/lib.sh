@@ -170,3 +170,15 @@ with h5py.File(f"{w}/k.h5", "w") as f:
     f["a"] = 1 + rng.random(n); f["b"] = 2 + rng.random(n)
 EOF
 }
+
+# elasticity_case NAME SIZE: $WORK/NAME, P1 elasticity on the unit cube at
+# SIZE (E, nu constants, a source and a state with every component), all
+# four outputs: a vector form for the sweep checks.
+elasticity_case() {
+  write_case "$1" <<EOF
+mesh: {file: $(geo cube.geo), size: $2}
+physics: {kind: elasticity, E: 1, nu: 0.3, source: [1, "x", "y*z"]}
+state: {u: ["x*y", "y*z", "z - x"]}
+output: {residual: true, rhs: true, matrix: true, element_matrices: true}
+EOF
+}

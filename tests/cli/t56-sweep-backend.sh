@@ -38,12 +38,7 @@ output: {residual: true, rhs: true, matrix: true, element_matrices: true}
 EOF
 sweep_vs_separate q.yaml 011 0 "physics.kappa=\"1 + x\"" "physics.kappa=\"3 - y\"" "state.u=\"x + 1\""
 # a vector form: elasticity from E and nu (Lame fields) on a 3D mesh
-write_case e.yaml <<EOF
-mesh: {file: $(geo cube.geo), size: 0.4}
-physics: {kind: elasticity, E: 1, nu: 0.3, source: [1, "x", "y*z"]}
-state: {u: ["x*y", "y*z", "z - x"]}
-output: {residual: true, rhs: true, matrix: true, element_matrices: true}
-EOF
+elasticity_case e.yaml 0.4
 sweep_vs_separate e.yaml 0110 0 "physics.E=1" "physics.E=2;physics.nu=0.25" "state.u=[1, \"x\", 0]" \
   "physics.E=\"1 + x\""
 # FEINT_BACKEND_REUSE=0: every member re-creates its backend, same results

@@ -34,12 +34,7 @@ sweep_vs_separate p.yaml 01110101 1e-12 "${P1[@]}"
 echo "P1 Poisson, single precision:"
 SWEEP_ARGS=(--backend cuda --set backend.precision=single)
 sweep_vs_separate p.yaml 01110101 0 "${P1[@]}"
-write_case e.yaml <<EOF
-mesh: {file: $(geo cube.geo), size: 0.15}
-physics: {kind: elasticity, E: 1, nu: 0.3, source: [1, "x", "y*z"]}
-state: {u: ["x*y", "y*z", "z - x"]}
-output: {residual: true, rhs: true, matrix: true, element_matrices: true}
-EOF
+elasticity_case e.yaml 0.15
 cell_datasets e.yaml
 for s in colored gather; do
   echo "P1 elasticity, $s:"
