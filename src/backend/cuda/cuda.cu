@@ -1929,7 +1929,11 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
  * FEINT_CUDA_LEAN_MODE=0 (shared) or 1 (global) forces a gather, and
  * FEINT_CUDA_LEAN_MINB the blocks of 256 per SM of the benchmark's kinds
  * (nodal kappa; nodal lambda, per-cell mu): 3 in double (80 registers
- * instead of 64), 4, 6 or 8 computing in float (64 / 40 / 32 registers). */
+ * instead of 64), 4, 6 or 8 computing in float (64 / 40 / 32 registers).
+ * The benchmark's kinds in double also take the v9 options (*slot, *pf;
+ * opt-in until measured): FEINT_CUDA_LEAN_SLOT=1 the slot flush (with
+ * FEINT_CUDA_LEAN_MINB=5: 5 blocks per SM), FEINT_CUDA_LEAN_PF=N|auto the
+ * prefetch N chunks ahead (auto: one wave of resident blocks). */
 typedef struct {
   int gather, minb; /* LEAN_SHARED / LEAN_GLOBAL; FEINT_CUDA_LEAN_MINB (0: default) */
   bool colored, pack; /* strategy colored; shared records with u inside (p1_lean_rw) */
