@@ -7,7 +7,7 @@
 # kernels. Writes under ${OUT:-/tmp/variants}; each step has its own time
 # limit so that a slow one leaves the others' results.
 # Usage: BUILD=<dir> bash tests/gpu/variants.sh [steps...]
-#   steps: agree cube gmsh ncu suite feintbench (default: the first four;
+#   steps: agree cube gmsh ncu ncusrc sass suite feintbench (default: the first four;
 #   suite: the GPU test scripts; feintbench: feint bench bench-6m.yaml per strategy,
 #   FEINT_BENCH_STRATEGIES="colored atomic gather" by default)
 #   T_<step>=seconds overrides a step's time limit; FEINT_BENCH_ENV="NAME=value ..."
@@ -39,6 +39,18 @@ for s in $steps; do
           --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis \
           --section SourceCounters "$B/tests/t501-cuda-bench" > "$O/ncu-${NCU_PHYSICS:-poisson}-${k%:*}-${k#*:}.txt" 2>&1
       done ;;
+    ncusrc)
+      # the lean residual kernels (atomic; launch 2 of t501's run of each physics) with the full
+      # section set, then the per-SASS-instruction source counters (stall reasons, L1 wavefronts)
+      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+      [ -n "$ncu" ] || { echo "no ncu" > "$O/ncu.txt"; continue; }
+      for ph in ${NCU_PHYSICS:-poisson elasticity}; do
+        FEINT_BENCH_N=100 FEINT_BENCH_QUICK=1 FEINT_BENCH_VARIANTS=0 FEINT_BENCH_PHYSICS=$ph FEINT_BENCH_STRATEGY=atomic \
+          timeout 150 "$ncu" -k regex:${NCU_KERNEL:-p1_lean_kernel} --launch-skip 2 --launch-count 1 --set full \
+          -f -o /tmp/ncu-$ph "$B/tests/t501-cuda-bench" > "$O/ncu-run-$ph.txt" 2>&1
+        "$ncu" -i /tmp/ncu-$ph.ncu-rep --page details --print-details all > "$O/ncu-$ph.txt" 2>&1
+        "$ncu" -i /tmp/ncu-$ph.ncu-rep --page source --print-source sass --csv > "$O/ncu-src-$ph.csv" 2>&1
+      done ;;
     sass)
       # registers / stack per kernel, and the opcode histograms of the 3D double
       # Poisson residual block kernel (<3, 1, 0, 0, double>) and lean kernels
@@ -47,7 +59,7 @@ for s in $steps; do
       cuobjdump --dump-resource-usage "$B/tests/t501-cuda-bench" | grep -A1 p1_ | c++filt > "$O/regs.txt" 2>&1
       cuobjdump -sass "$B/tests/t501-cuda-bench" > "$O/sass-all.txt" 2>&1
       for k in block:_Z15p1_block_kernelILi3ELi1ELi0ELi0Ed lean:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EddLb0EEv \
-               leanf:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EffLb0EEv; do
+               leanf:_Z14p1_lean_kernelILi1ELi2ELi0ELi1ELi4EffLb0EEv leane:_Z14p1_lean_kernelILi3ELi2ELi1ELi0ELi4EddLb1EEv; do
         awk -v f="Function : ${k#*:}" 'index($0, f){on=1; next} /Function :/{on=0} on' "$O/sass-all.txt" \
           > "$O/sass-${k%%:*}.txt"
         grep -E '^ +/\*[0-9a-f]+\*/' "$O/sass-${k%%:*}.txt" |
