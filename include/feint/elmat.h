@@ -199,9 +199,10 @@ int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A);
  * source's too): the residual's at the state u (host, n_scalar_dofs
  * values; f0 and f1 of the pointwise physics at u and grad u) or, with u
  * NULL, the load vector's (the source alone), every cell at once by
- * thread transposition (a block per cell: per point u, grad u, the fields
- * and the physics; after a barrier per basis function the sum over the
- * points, in a fixed order). With atomic 0 they stay in device memory at
+ * thread transposition (a block per 1..8 cells: per point u, grad u, the
+ * fields and the physics; after a barrier per basis function the sum over
+ * the points, in a fixed order; FEINT_ELMAT_VECTOR_CELLS sets the cells
+ * per block, a test and benchmark hook). With atomic 0 they stay in device memory at
  * *out, n_cells x nb (entry c nb + i: the cell's local dof i; bitwise the
  * same run to run), for a deterministic sum by the dof map (plan.h:
  * feint_plan_gpu_create_map); with atomic 1 they are added into the

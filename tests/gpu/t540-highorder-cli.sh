@@ -140,7 +140,8 @@ assert f.attrs['backend'] == 'cpu'"
 # (2-norm and max-norm); the default strategy (colored) sums them per dof
 # on the GPU, the same bits run to run, as gather's and as the host
 # scatter of a dof map past the 32-bit limit (FEINT_WIDE_INDEX_LIMIT=0:
-# the same additions in cell order); atomic agrees to 1e-12.
+# the same additions in cell order), as with 1, 2, 4 or 8 cells per block
+# (FEINT_ELMAT_VECTOR_CELLS); atomic agrees to 1e-12.
 for spec in "$(geo cube.geo) 0.5 3 node" "$(geo cube.geo) 0.5 4 cell" "$(geo cube.geo) 0.7 7 node" \
   "$(data twisted_prism.geo) 0 3 node" "$(data twisted_prism.geo) 0 7 cell"; do
   set -- $spec
@@ -158,6 +159,11 @@ EOF
   $PY "$ROOT/tests/gpu/agree.py" "$WORK/cpu.h5" "$WORK/gpu.h5" "$label, residual and rhs (max-norm)" max rhs residual
   "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/gpu2.h5" --backend cuda
   same_bits "$WORK/gpu.h5" "$WORK/gpu2.h5" "$label, run to run" rhs residual
+  for cb in 1 2 4 8; do # cells per block (as many as fit): each entry summed in the same order
+    FEINT_ELMAT_VECTOR_CELLS=$cb "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/gpu2.h5" --backend cuda \
+      --set output.matrix=false
+    same_bits "$WORK/gpu.h5" "$WORK/gpu2.h5" "$label, $cb cells per block vs the default" rhs residual
+  done
   "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/gpug.h5" --backend cuda --set assembly.strategy=gather
   same_bits "$WORK/gpu.h5" "$WORK/gpug.h5" "$label, gather vs colored" rhs residual
   FEINT_WIDE_INDEX_LIMIT=0 "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/gpuw.h5" --backend cuda

@@ -118,7 +118,7 @@ struct vector_rule {
 
 struct feint_elmat_gpu {
   const feint_elmat_tables *t;
-  int device, nb, nq, nqp;
+  int device, nb, nq, nqp, sms; /* sms: the device's multiprocessors */
   double *tab;  /* nqp x 4 x nbpf_of, zero padded */
   double *tab8; /* the same padded to mma_nbpf_of columns (tensor-core variant) */
   double *phiT; /* nb x nq basis values, point fastest (the coefficient kernel) */
@@ -732,7 +732,9 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
   g->nb = t->nb;
   g->nq = t->nq;
   g->nqp = (t->nq + QC - 1) / QC * QC;
-  int st = upload_tables(g);
+  int st = cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device_index) == cudaSuccess
+               ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: device attributes");
+  if (!st) st = upload_tables(g);
   if (st) {
     feint_elmat_gpu_destroy(g);
     return st;
@@ -937,109 +939,187 @@ point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, in
 /* ------------------------------------------------------ element vectors */
 
 /* The pointwise residual (with_state: f0, f1 of the physics at u, grad u)
- * or load (the source alone) at point q of cell c, scaled by w_q |det J|
- * and pulled back to reference directions: f[0] = w |J| f0, f[1 + c] =
- * w |J| (J^-1 f1)_c, so that the element vector is sum_q B_q^T f_q (grad
- * phi_i . f1 = (J^-T grad_r phi_i) . f1). xv: the cell's vertices (prisms:
- * J at the point), cell_geo: a tetrahedron's Jacobian terms. */
-template <int CELL>
-__device__ inline void point_vector_terms(const form_coefficients &F, const vector_rule &R, int nb, int64_t c, int q,
-                                          const double *xv, const double *cell_geo, bool with_state,
-                                          const double *s_u, const double *s_nodal, double *f) {
-  double pgeo[CELL == PRISM ? 10 : 1];
-  const double *geo = cell_geo;
-  if (CELL == PRISM) {
-    feint_elmat_point_geometry(FEINT_CELL_PRISM, xv, R.pts + 3 * q, pgeo);
-    geo = pgeo;
-  }
-  double a[FEINT_ELMAT_MAX_AUX], u = 0, gradu[3] = {0, 0, 0}, f0 = 0, f1[3] = {0, 0, 0};
-  fields_at_point(F, F.n_all, c, R.nq, nb, q, R.BT, s_nodal, a);
-  const feint_point pt = {3, 1, &u, gradu, a};
+ * or load (the source alone) at point q of the block's CB cells c0 + j
+ * (past n: the last cell again, computed and not written), scaled by
+ * w_q |det J| and pulled back to reference directions: f[0] = w |J| f0,
+ * f[1 + c] = w |J| (J^-1 f1)_c, so that the element vector is
+ * sum_q B_q^T f_q (grad phi_i . f1 = (J^-T grad_r phi_i) . f1), into
+ * f + j fstride. Each table entry is loaded once for the CB cells' u and
+ * grad u. Shared: s_cell (per cell cstride doubles: u, then the nodal
+ * field values), s_x (vertices, NX per cell; prisms: J at the point),
+ * s_geo (a tetrahedron's Jacobian terms, 10 per cell). */
+template <int CELL, int CB>
+__device__ inline void point_vector_terms(const form_coefficients &F, const vector_rule &R, int nb, int64_t c0,
+                                          int64_t n, int q, const double *s_x, const double *s_geo,
+                                          bool with_state, const double *s_cell, int cstride, double *f,
+                                          int fstride) {
+  constexpr int NX = CELL == PRISM ? 18 : 12;
+  double uq[CB], gr[CB][3]; /* u and its reference gradient */
+#pragma unroll
+  for (int j = 0; j < CB; j++) uq[j] = gr[j][0] = gr[j][1] = gr[j][2] = 0;
   if (with_state) {
     const size_t plane = (size_t)nb * R.nq; /* BT's stride from one component c to the next */
-    double gr[3] = {0, 0, 0};             /* reference gradient of u */
     for (int i = 0; i < nb; i++) {
       const double *b = R.BT + (size_t)i * R.nq + q;
-      const double v = s_u[i];
-      u += b[0] * v;
-      gr[0] += b[plane] * v;
-      gr[1] += b[2 * plane] * v;
-      gr[2] += b[3 * plane] * v;
+      const double b0 = b[0], b1 = b[plane], b2 = b[2 * plane], b3 = b[3 * plane];
+#pragma unroll
+      for (int j = 0; j < CB; j++) {
+        const double v = s_cell[j * cstride + i];
+        uq[j] += b0 * v;
+        gr[j][0] += b1 * v;
+        gr[j][1] += b2 * v;
+        gr[j][2] += b3 * v;
+      }
     }
-    for (int d = 0; d < 3; d++) gradu[d] = gr[0] * geo[d] + gr[1] * geo[3 + d] + gr[2] * geo[6 + d];
-    feint_physics_f0(F.physics, &pt, &f0);
-    feint_physics_f1(F.physics, &pt, f1);
-  } else {
-    feint_physics_source(F.physics, &pt, &f0);
   }
-  const double s = R.w[q] * geo[9];
-  f[0] = s * f0;
-  for (int k = 0; k < 3; k++) f[1 + k] = s * (geo[3 * k] * f1[0] + geo[3 * k + 1] * f1[1] + geo[3 * k + 2] * f1[2]);
+#pragma unroll
+  for (int j = 0; j < CB; j++) {
+    const int64_t c = c0 + j < n ? c0 + j : n - 1;
+    double pgeo[CELL == PRISM ? 10 : 1];
+    const double *geo = s_geo + 10 * j;
+    if (CELL == PRISM) {
+      feint_elmat_point_geometry(FEINT_CELL_PRISM, s_x + NX * j, R.pts + 3 * q, pgeo);
+      geo = pgeo;
+    }
+    double a[FEINT_ELMAT_MAX_AUX], gradu[3], f0 = 0, f1[3] = {0, 0, 0};
+    fields_at_point(F, F.n_all, c, R.nq, nb, q, R.BT, s_cell + j * cstride + nb, a);
+    for (int d = 0; d < 3; d++) gradu[d] = gr[j][0] * geo[d] + gr[j][1] * geo[3 + d] + gr[j][2] * geo[6 + d];
+    const feint_point pt = {3, 1, &uq[j], gradu, a};
+    if (with_state) {
+      feint_physics_f0(F.physics, &pt, &f0);
+      feint_physics_f1(F.physics, &pt, f1);
+    } else {
+      feint_physics_source(F.physics, &pt, &f0);
+    }
+    const double s = R.w[q] * geo[9];
+    double *fj = f + j * fstride;
+    fj[0] = s * f0;
+    for (int k = 0; k < 3; k++)
+      fj[1 + k] = s * (geo[3 * k] * f1[0] + geo[3 * k + 1] * f1[1] + geo[3 * k + 2] * f1[2]);
+  }
 }
 
 /* Element vectors by thread transposition (Knepley, Rupp, Terrel; the
- * fused P1/P2 kernels of cuda.cu): a block per cell (grid-stride), the
- * cell's u, nodal field values and vertices staged in shared memory; then
- * per chunk of VEC_THREADS points the quadrature phase, a thread per
- * point (point_vector_terms into s_f), a barrier, and the basis phase, a
- * thread per basis function summing the chunk's points in order from
- * s_f: each entry is summed by one thread in a fixed order, so the
- * element vectors are the same bits run to run. They are written to
- * out[c nb + i], or with atomic added into out[dof] (atomicAdd). u NULL:
- * the load vector. Dynamic shared memory: (nb (1 + n_all) + 4
- * VEC_THREADS) doubles (43 KB for 16 fields on P7 prisms). */
+ * fused P1/P2 kernels of cuda.cu): a block of VEC_THREADS threads takes
+ * CB cells at a time (grid-stride), their u, nodal field values and
+ * vertices staged in shared memory; then per chunk of VEC_THREADS points
+ * the quadrature phase, a thread per point (point_vector_terms into
+ * s_f), a barrier, and the basis phase, a thread per basis function
+ * summing the chunk's points in order from s_f. Every table entry a
+ * thread loads serves the CB cells: the tables (nq x 4 x nb doubles each,
+ * larger than L1, streamed per block) are what limits this kernel (see
+ * ELMAT.md), not its arithmetic. Each entry is summed by one thread in a
+ * fixed order whatever CB, so the element vectors are the same bits run
+ * to run. They are written to out[c nb + i], or with atomic added into
+ * out[dof] (atomicAdd). u NULL: the load vector. Dynamic shared memory:
+ * CB (nb (1 + n_all) + 4 VEC_THREADS) doubles (vector_cells_per_block). */
 #define VEC_THREADS 128
 constexpr int VEC_PER = (nb_of(PRISM, FEINT_ELMAT_MAX_ORDER) + VEC_THREADS - 1) / VEC_THREADS; /* i per thread */
-template <int CELL>
+template <int CELL, int CB>
 __global__ void __launch_bounds__(VEC_THREADS)
 element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, const double *__restrict__ xv,
                       const int64_t *__restrict__ cdofs, const double *__restrict__ u, bool atomic,
                       double *__restrict__ out) {
-  constexpr int NX = CELL == PRISM ? 18 : 12;
+  constexpr int NX = CELL == PRISM ? 18 : 12, FS = 4 * VEC_THREADS;
   extern __shared__ double s_mem[];
-  double *s_u = s_mem, *s_nodal = s_mem + nb, *s_f = s_nodal + (size_t)F.n_all * nb;
-  __shared__ double s_x[NX], s_geo[10];
+  const int cstride = nb * (1 + F.n_all); /* per cell: u, then the nodal field values */
+  double *s_cell = s_mem, *s_f = s_mem + (size_t)CB * cstride;
+  __shared__ double s_x[CB * NX], s_geo[CB * 10];
   const int tid = threadIdx.x, nq = R.nq;
-  for (int64_t c = blockIdx.x; c < n; c += gridDim.x) {
-    __syncthreads(); /* the last cell's shared data is read */
-    for (int i = tid; i < nb; i += VEC_THREADS) s_u[i] = u ? u[cdofs[c * nb + i]] : 0;
-    stage_nodal_fields(F, F.n_all, c, nb, cdofs, s_nodal);
-    if (tid < NX) s_x[tid] = xv[c * NX + tid];
+  for (int64_t c0 = (int64_t)blockIdx.x * CB; c0 < n; c0 += (int64_t)gridDim.x * CB) {
+    __syncthreads(); /* the last cells' shared data is read */
+    for (int j = 0; j < CB; j++) {
+      const int64_t c = c0 + j < n ? c0 + j : n - 1; /* past n: the last cell again, not written */
+      double *s_u = s_cell + j * cstride;
+      for (int i = tid; i < nb; i += VEC_THREADS) s_u[i] = u ? u[cdofs[c * nb + i]] : 0;
+      stage_nodal_fields(F, F.n_all, c, nb, cdofs, s_u + nb);
+      if (tid < NX) s_x[j * NX + tid] = xv[c * NX + tid];
+    }
     __syncthreads();
-    if (CELL == TET && tid == 0) feint_elmat_tet_geometry(s_x, s_geo);
+    if (CELL == TET && tid < CB) feint_elmat_tet_geometry(s_x + tid * NX, s_geo + tid * 10);
     __syncthreads();
-    double acc[VEC_PER];
+    double acc[CB][VEC_PER];
 #pragma unroll
-    for (int j = 0; j < VEC_PER; j++) acc[j] = 0;
+    for (int j = 0; j < CB; j++)
+#pragma unroll
+      for (int jj = 0; jj < VEC_PER; jj++) acc[j][jj] = 0;
     for (int q0 = 0; q0 < nq; q0 += VEC_THREADS) {
       if (q0 + tid < nq)
-        point_vector_terms<CELL>(F, R, nb, c, q0 + tid, s_x, s_geo, u != NULL, s_u, s_nodal, s_f + 4 * tid);
+        point_vector_terms<CELL, CB>(F, R, nb, c0, n, q0 + tid, s_x, s_geo, u != NULL, s_cell, cstride,
+                                     s_f + 4 * tid, FS);
       __syncthreads();
       const int m = nq - q0 < VEC_THREADS ? nq - q0 : VEC_THREADS;
 #pragma unroll
-      for (int j = 0; j < VEC_PER; j++) {
-        const int i = tid + j * VEC_THREADS;
+      for (int jj = 0; jj < VEC_PER; jj++) {
+        const int i = tid + jj * VEC_THREADS;
         if (i >= nb) break;
-        double sum = acc[j];
         const double *b = R.B + (size_t)q0 * 4 * nb + i;
         for (int k = 0; k < m; k++, b += 4 * nb) {
-          const double *fk = s_f + 4 * k;
-          sum += b[0] * fk[0] + b[nb] * fk[1] + b[2 * nb] * fk[2] + b[3 * nb] * fk[3];
+          const double b0 = b[0], b1 = b[nb], b2 = b[2 * nb], b3 = b[3 * nb];
+#pragma unroll
+          for (int j = 0; j < CB; j++) {
+            const double *fk = s_f + j * FS + 4 * k;
+            acc[j][jj] += b0 * fk[0] + b1 * fk[1] + b2 * fk[2] + b3 * fk[3];
+          }
         }
-        acc[j] = sum;
       }
       __syncthreads(); /* s_f is rewritten by the next chunk */
     }
 #pragma unroll
-    for (int j = 0; j < VEC_PER; j++) {
-      const int i = tid + j * VEC_THREADS;
-      if (i >= nb) break;
-      if (atomic)
-        atomicAdd(out + cdofs[c * nb + i], acc[j]);
-      else
-        out[c * nb + i] = acc[j];
+    for (int j = 0; j < CB; j++) {
+      if (c0 + j >= n) break;
+#pragma unroll
+      for (int jj = 0; jj < VEC_PER; jj++) {
+        const int i = tid + jj * VEC_THREADS;
+        if (i >= nb) break;
+        if (atomic)
+          atomicAdd(out + cdofs[(c0 + j) * nb + i], acc[j][jj]);
+        else
+          out[(c0 + j) * nb + i] = acc[j][jj];
+      }
     }
   }
+}
+
+/* Cells per block of the element-vector kernel: the most of 4, 2 whose
+ * staging fits VEC_SHARED_BUDGET of shared memory while the mesh gives
+ * every SM a block, else 1. Measured on the H100 (ELMAT.md): more cells
+ * per block cut the table traffic (P4 tetrahedra 0.32 -> 0.20 ms from 1
+ * to 4), but every choice that staged more than 24 KB a block was slower
+ * than the next smaller one (fewer blocks resident per SM: P4 8 cells
+ * 42 KB, P7 tetrahedra 4 cells 32 KB, P7 prisms 2 cells 27 KB).
+ * FEINT_ELMAT_VECTOR_CELLS (1, 2, 4 or 8; test and benchmark hook)
+ * replaces the 4, the budget (then 48 KB, the static limit) and the block
+ * count rule. */
+#define VEC_SHARED_BUDGET (24 * 1024)
+static int vector_cells_per_block(const feint_elmat_gpu *g, int *cb, size_t *shared) {
+  const size_t per_cell = sizeof(double) * ((size_t)g->nb * (1 + g->form.n_all) + 4 * VEC_THREADS);
+  const char *env = getenv("FEINT_ELMAT_VECTOR_CELLS");
+  int most = 4, min_blocks = 1;
+  size_t budget = VEC_SHARED_BUDGET;
+  if (env && *env) {
+    char *end;
+    const long v = strtol(env, &end, 10);
+    if (*end || (v != 1 && v != 2 && v != 4 && v != 8))
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_ELMAT_VECTOR_CELLS=%s: expected 1, 2, 4 or 8", env);
+    most = (int)v, min_blocks = 0, budget = 48 * 1024;
+  }
+  *cb = most;
+  while (*cb > 1 && (*cb * per_cell > budget || g->n_cells < (int64_t)*cb * g->sms * min_blocks)) *cb /= 2;
+  *shared = *cb * per_cell;
+  if (*shared > 48 * 1024) /* 16 fields of P7 prisms take 43 KB for one cell */
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "element vectors on the GPU: %d cells per block need %zu bytes of shared memory (48 KB)",
+                           *cb, *shared);
+  return FEINT_OK;
+}
+
+typedef void (*vector_kernel_t)(form_coefficients, vector_rule, int64_t, int, const double *, const int64_t *,
+                                const double *, bool, double *);
+template <int CELL>
+static vector_kernel_t pick_vector(int cb) {
+  return cb == 8 ? element_vector_kernel<CELL, 8> : cb == 4 ? element_vector_kernel<CELL, 4>
+         : cb == 2 ? element_vector_kernel<CELL, 2> : element_vector_kernel<CELL, 1>;
 }
 
 /* Host data to a new device array of count elements. */
@@ -1184,17 +1264,17 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
                cudaMemcpy(g->u, u, sizeof(double) * (size_t)g->n_dofs, cudaMemcpyHostToDevice));
   double *dst = atomic ? g->F : g->Fe;
   if (atomic) ELMAT_CALL("element vectors: zero", cudaMemsetAsync(g->F, 0, sizeof(double) * (size_t)g->n_dofs));
-  const size_t shared = sizeof(double) * ((size_t)g->nb * (1 + g->form.n_all) + 4 * VEC_THREADS);
-  if (shared > 48 * 1024) /* 16 fields of P7 prisms take 43 KB */
-    return feint_error_set(FEINT_ERR_INPUT, "element vectors on the GPU: %zu bytes of shared memory", shared);
+  int cb = 1;
+  size_t shared = 0;
+  FEINT_CALL(vector_cells_per_block(g, &cb, &shared));
+  const vector_kernel_t k = g->t->cell == FEINT_CELL_PRISM ? pick_vector<PRISM>(cb) : pick_vector<TET>(cb);
   timer T;
   FEINT_CALL(timer_create(&T));
   int st = cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event");
   if (!st && g->n_cells) {
-    const unsigned grid = (unsigned)(g->n_cells < 65536 ? g->n_cells : 65536);
-    (g->t->cell == FEINT_CELL_PRISM ? element_vector_kernel<PRISM> : element_vector_kernel<TET>)<<<grid, VEC_THREADS,
-                                                                                                    shared>>>(
-        g->form, g->vr, g->n_cells, g->nb, g->xv, g->cdofs, u ? g->u : NULL, atomic != 0, dst);
+    const int64_t blocks = (g->n_cells + cb - 1) / cb;
+    k<<<(unsigned)(blocks < 65536 ? blocks : 65536), VEC_THREADS, shared>>>(g->form, g->vr, g->n_cells, g->nb, g->xv,
+                                                                          g->cdofs, u ? g->u : NULL, atomic != 0, dst);
     const cudaError_t e = cudaGetLastError();
     st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element vectors: kernel launch");
   }
