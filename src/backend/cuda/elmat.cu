@@ -42,7 +42,9 @@
  * puts in shared memory; consecutive threads write consecutive entries
  * (for nb^2 < 256 a block covers 256 / nb^2 cells at a time), so every
  * store is coalesced (and sector-aligned, see elmat_cell_kernel) and the
- * kernel is bound by writing A. Measurements: ELMAT.md beside this file. */
+ * kernel is bound by writing A. Element vectors (the residual and load
+ * vector of feint run) by thread transposition: element_vector_kernel.
+ * Measurements: ELMAT.md beside this file. */
 #include <cuda_runtime.h>
 #include <mma.h>
 
