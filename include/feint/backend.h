@@ -105,8 +105,10 @@ int feint_cuda_device_select(int device_index, int *dev);
 /* High-order scalar forms on tetrahedra (orders 3..7) and prisms (1..7) on
  * the GPU (src/backend/elmat_backend.c): element matrices by the kernels
  * of feint/elmat.h from coefficients evaluated on the device, the CSR
- * matrix summed from them on the device (feint_plan_gpu, plan.h),
- * residual and load vector by the cpu backend. _applies: whether p's
+ * matrix summed from them on the device (feint_plan_gpu, plan.h), and
+ * residual and load vector on the device too (thread transposition on
+ * the form's vector rule, summed per dof, or by atomics with
+ * assembly.strategy atomic). _applies: whether p's
  * space is of those cells and orders (the CUDA backend's fused kernels
  * take the rest); _supports: FEINT_OK when this backend can compute p,
  * else FEINT_ERR_INPUT saying why (vector forms, orders above 7). */

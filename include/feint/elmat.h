@@ -174,10 +174,10 @@ int feint_elmat_gpu_device_name(int device_index, char *name, size_t size);
 /* A form's cells on the device (the cuda backend of `feint run`,
  * src/backend/elmat_backend.c). attach uploads once the cells' vertex
  * coordinates (checked as by feint_elmat_geometry_check), the scalar cell
- * dof map and the form's coefficient fields (P0 and nodal arrays;
- * constants by value), for the variant v (geometry from vertices; ncoef
- * 16 when the physics has g1 or g2; at most FEINT_ELMAT_MAX_AUX fields;
- * FEINT_ERR_INPUT otherwise). form_matrices then computes, for cells
+ * dof map, the form's coefficient fields (P0 and nodal arrays;
+ * constants by value; the source's too) and its vector rule (below), for
+ * the variant v (geometry from vertices; ncoef 16 when the physics has g1
+ * or g2; at most FEINT_ELMAT_MAX_AUX fields; FEINT_ERR_INPUT otherwise). form_matrices then computes, for cells
  * c0 .. c0 + n - 1, the coefficient array on the device (one block per
  * cell, a thread per point, the cell's nodal values staged in shared
  * memory; one thread per cell with FEINT_ELMAT_COEF_CELL: the fields as
@@ -193,6 +193,26 @@ int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, con
 int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
                                   feint_elmat_gpu_timing *tm);
 int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A);
+/* The element vectors of the attached form on its vector rule (attach
+ * uploads the form's own tables of f->quadrature, the rule the CPU
+ * reference integrates vectors with, and every coefficient field, the
+ * source's too): the residual's at the state u (host, n_scalar_dofs
+ * values; f0 and f1 of the pointwise physics at u and grad u) or, with u
+ * NULL, the load vector's (the source alone), every cell at once by
+ * thread transposition (a block per 1..8 cells: per point u, grad u, the
+ * fields and the physics; after a barrier per basis function the sum over
+ * the points, in a fixed order; FEINT_ELMAT_VECTOR_CELLS sets the cells
+ * per block, a test and benchmark hook). With atomic 0 they stay in device memory at
+ * *out, n_cells x nb (entry c nb + i: the cell's local dof i; bitwise the
+ * same run to run), for a deterministic sum by the dof map (plan.h:
+ * feint_plan_gpu_create_map); with atomic 1 they are added into the
+ * vector by atomicAdd, *out then n_scalar_dofs values (the order of the
+ * additions varies). Valid until the next call on g; kernel_ms (may be
+ * NULL): the kernel's device time (CUDA events; u's upload excluded).
+ * download_vectors copies the last call's *out (either size) to the host. */
+int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u, int atomic, const double **out,
+                                 double *kernel_ms);
+int feint_elmat_gpu_download_vectors(feint_elmat_gpu *g, int atomic, double *out);
 void feint_elmat_gpu_destroy(feint_elmat_gpu *g);
 
 /* ------------------------------------------------- shared point functions */

@@ -114,6 +114,15 @@ int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out, fei
 typedef struct feint_plan_gpu feint_plan_gpu;
 int feint_plan_gpu_fits(const feint_plan *plan);
 int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out);
+/* The same runs for any map of n_cells x per_cell entries (host, 32-bit,
+ * -1 = no target) onto n_targets targets, each of which some entry must
+ * name: the element-matrix backend sums element vectors into the global
+ * vector by the scalar cell dof map this way (per_cell = nb, targets the
+ * dofs; begin / add / values as above, "values" then the vector).
+ * FEINT_ERR_INPUT when a count exceeds 2^31 - 1 or an entry is out of
+ * range or a target has no entry. */
+int feint_plan_gpu_create_map(const int32_t *map, int64_t n_cells, int per_cell, int64_t n_targets,
+                              feint_plan_gpu **out);
 /* Start an assembly: the device values set to zero, every run rewound. */
 int feint_plan_gpu_begin(feint_plan_gpu *g);
 /* Add the element matrices of the next n cells (device array, n x nbc x

@@ -16,11 +16,20 @@
  * element matrices, gather) is feint bench's kernel column. Plans with
  * 64-bit slots (more than 2^31 - 1 nonzeros, or FEINT_WIDE_INDEX_LIMIT)
  * are scattered on the host from downloaded batches. Residual and load
- * vector are the CPU reference's (the device string says so). Test hook:
+ * vector run on the GPU too, on the form's vector rule (the elements'
+ * by thread transposition, feint_elmat_gpu_form_vectors; u goes up, F
+ * comes back): with assembly.strategy colored or gather (bitwise
+ * reproducible) summed by dof in cell order from the element vectors
+ * (the dof map inverted on the device, feint_plan_gpu_create_map: the
+ * additions of the host scatter, so F is the sum the cpu backend would
+ * make of these element vectors); with atomic added by atomicAdd in the
+ * kernel (not reproducible bit for bit). A dof map past the 32-bit limit
+ * of plan.h (or FEINT_WIDE_INDEX_LIMIT) has its element vectors
+ * scattered on the host in cell order. Test hook:
  * FEINT_ELMAT_BATCH=N (N >= 1) sets the cells per batch (default: about
  * 256 MB of element matrices). Benchmark hook: FEINT_ELMAT_TIMES=1 prints
  * each call's kernel times by kernel (coefficients, element matrices,
- * gather; CUDA events) to stderr. */
+ * gather; element vectors, gather; CUDA events) to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,16 +38,20 @@
 #include "feint/elmat.h"
 #include "feint/error.h"
 #include "feint/physics.h"
+#include "feint/plan.h"
 
 typedef struct {
-  feint_backend *cpu; /* residual and load vector */
   feint_elmat_tables *t;
   feint_elmat_gpu *g;
   feint_plan_gpu *pg; /* NULL: no matrix, or a plan scattered on the host */
+  feint_plan_gpu *vg; /* the dof map inverted: element vectors summed by dof (NULL: atomic, or on the host) */
+  int vec_atomic;     /* assembly.strategy atomic: element vectors added by atomicAdd */
+  double *Fe;         /* n_cells x nb: element vectors scattered on the host (vg NULL, not atomic) */
   feint_elmat_variant v;
   int64_t batch;      /* cells per GPU call */
   double last_ms;     /* device time of the last call's kernels (last_kernel_ms) */
   double coef_ms, matrix_ms; /* its coefficient and element-matrix kernels */
+  double vector_ms;          /* its element-vector kernel */
   int print_times;    /* FEINT_ELMAT_TIMES=1 */
   double *Ke;         /* batch x nb x nb: the host scatter's batch (pg NULL with a plan) */
 } elmat_data;
@@ -100,14 +113,18 @@ static int batch_matrices(elmat_data *d, int64_t c0, int64_t n, const double **A
 }
 
 static void begin_call(elmat_data *d) {
-  d->last_ms = d->coef_ms = d->matrix_ms = 0;
+  d->last_ms = d->coef_ms = d->matrix_ms = d->vector_ms = 0;
 }
 
 /* FEINT_ELMAT_TIMES=1: the call's kernels one by one (gather: the rest). */
 static void print_times(const elmat_data *d, const char *what) {
   if (!d->print_times) return;
-  fprintf(stderr, "elmat times: %s coefficients %.4f element_matrices %.4f gather %.4f ms\n", what, d->coef_ms,
-          d->matrix_ms, d->last_ms - d->coef_ms - d->matrix_ms);
+  const double gather = d->last_ms - d->coef_ms - d->matrix_ms - d->vector_ms;
+  if (d->vector_ms > 0)
+    fprintf(stderr, "elmat times: %s element_vectors %.4f gather %.4f ms\n", what, d->vector_ms, gather);
+  else
+    fprintf(stderr, "elmat times: %s coefficients %.4f element_matrices %.4f gather %.4f ms\n", what, d->coef_ms,
+            d->matrix_ms, gather);
 }
 
 static int elmat_element_matrices(feint_backend *b, double *Ke) {
@@ -162,17 +179,35 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
   return FEINT_OK;
 }
 
-static int elmat_residual(feint_backend *b, const double *u, double *F) {
+/* The residual at u (the load vector: u NULL) into F (host, n_dofs): the
+ * element vectors on the device, summed per the strategy (see the top). */
+static int elmat_vector(feint_backend *b, const double *u, double *F) {
   elmat_data *d = b->data;
-  d->last_ms = 0; /* no kernels: the cpu's */
-  return d->cpu->residual(d->cpu, u, F);
+  const feint_space *s = b->problem->space;
+  const double *dev = NULL;
+  double gather_ms = 0;
+  begin_call(d);
+  FEINT_CALL(feint_elmat_gpu_form_vectors(d->g, u, d->vec_atomic, &dev, &d->vector_ms));
+  if (d->vec_atomic) {
+    FEINT_CALL(feint_elmat_gpu_download_vectors(d->g, 1, F));
+  } else if (d->vg) {
+    FEINT_CALL(feint_plan_gpu_begin(d->vg));
+    FEINT_CALL(feint_plan_gpu_add(d->vg, s->mesh->n_cells, dev));
+    FEINT_CALL(feint_plan_gpu_values(d->vg, F, &gather_ms));
+  } else {
+    FEINT_CALL(feint_elmat_gpu_download_vectors(d->g, 0, d->Fe));
+    memset(F, 0, sizeof(double) * (size_t)s->n_dofs);
+    const int64_t n = s->mesh->n_cells * s->nb;
+    for (int64_t k = 0; k < n; k++) F[s->scalar_cell_dofs[k]] += d->Fe[k];
+  }
+  d->last_ms = d->vector_ms + gather_ms;
+  print_times(d, u ? "residual" : "rhs");
+  return FEINT_OK;
 }
 
-static int elmat_rhs(feint_backend *b, double *rhs) {
-  elmat_data *d = b->data;
-  d->last_ms = 0;
-  return d->cpu->rhs(d->cpu, rhs);
-}
+static int elmat_residual(feint_backend *b, const double *u, double *F) { return elmat_vector(b, u, F); }
+
+static int elmat_rhs(feint_backend *b, double *rhs) { return elmat_vector(b, NULL, rhs); }
 
 static double elmat_last_kernel_ms(feint_backend *b) {
   const elmat_data *d = b->data;
@@ -182,11 +217,12 @@ static double elmat_last_kernel_ms(feint_backend *b) {
 static void elmat_destroy(feint_backend *b) {
   elmat_data *d = b->data;
   if (d) {
-    feint_backend_destroy(d->cpu);
     feint_plan_gpu_destroy(d->pg);
+    feint_plan_gpu_destroy(d->vg);
     feint_elmat_gpu_destroy(d->g);
     feint_elmat_tables_destroy(d->t);
     free(d->Ke);
+    free(d->Fe);
     free(d);
   }
   free(b);
@@ -212,18 +248,35 @@ static int choose_batch(elmat_data *d, int64_t n_cells) {
   return FEINT_OK;
 }
 
+/* How element vectors are summed: atomics for strategy atomic; else the
+ * dof map inverted on the device while it fits 32 bits (plan.h's limit),
+ * else the host scatter's buffer. */
+static int vector_assembly_setup(const feint_problem *p, elmat_data *d) {
+  const feint_space *s = p->space;
+  const int64_t n = s->mesh->n_cells * s->nb, limit = feint_plan_narrow_limit();
+  d->vec_atomic = p->strategy == FEINT_ASSEMBLY_ATOMIC;
+  if (d->vec_atomic) return FEINT_OK;
+  if (n > limit || s->n_scalar_dofs > limit) return feint_malloc((size_t)n, sizeof(double), &d->Fe, "element vectors");
+  int32_t *map = NULL;
+  FEINT_CALL(feint_malloc((size_t)n, sizeof *map, &map, "dof map"));
+  for (int64_t k = 0; k < n; k++) map[k] = (int32_t)s->scalar_cell_dofs[k];
+  const int st = feint_plan_gpu_create_map(map, s->mesh->n_cells, s->nb, s->n_scalar_dofs, &d->vg);
+  free(map);
+  return st;
+}
+
 static int elmat_setup(const feint_problem *p, int dev, elmat_data *d) {
   const feint_form *f = p->form;
   const int terms = feint_physics_jacobian_terms(f->physics);
   d->v = (feint_elmat_variant){fastest_data(p->space->order), FEINT_ELMAT_GEO_VERTICES,
                                coefficients_per_cell(p) ? FEINT_ELMAT_COEF_CELL : FEINT_ELMAT_COEF_POINT,
                                (terms & 6) ? 16 : 10};
-  FEINT_CALL(feint_backend_cpu_create(p, &d->cpu));
   FEINT_CALL(feint_elmat_tables_create_degree(p->space->mesh->cell_type, p->space->order,
                                               f->matrix_quadrature_degree, &d->t));
   FEINT_CALL(feint_elmat_gpu_create(d->t, dev, &d->g));
   FEINT_CALL(feint_elmat_gpu_attach(d->g, &d->v, f, p->space));
   FEINT_CALL(choose_batch(d, p->space->mesh->n_cells));
+  FEINT_CALL(vector_assembly_setup(p, d));
   if (!p->plan) return FEINT_OK;
   if (feint_plan_gpu_fits(p->plan) == FEINT_OK) return feint_plan_gpu_create(p->plan, &d->pg);
   feint_error_clear();
@@ -255,10 +308,11 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
   b->name = "cuda";
   snprintf(b->device, sizeof b->device,
            "%s (CUDA device %d; %s element matrices of order %d by the high-order kernels, coefficients %s on "
-           "the GPU, CSR %s; residual and load vector on the cpu; double precision)",
+           "the GPU, CSR %s; residual and load vector on the GPU, %s; double precision)",
            name, dev, feint_cell_name(p->space->mesh->cell_type), p->space->order,
            d->v.coef == FEINT_ELMAT_COEF_CELL ? "per cell" : "per point",
-           d->Ke ? "scattered on the host" : "summed on the GPU");
+           d->Ke ? "scattered on the host" : "summed on the GPU",
+           d->vec_atomic ? "added by atomics" : d->vg ? "summed per dof" : "scattered on the host");
   b->residual = elmat_residual;
   b->rhs = elmat_rhs;
   b->element_matrices = elmat_element_matrices;

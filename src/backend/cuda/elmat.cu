@@ -42,7 +42,9 @@
  * puts in shared memory; consecutive threads write consecutive entries
  * (for nb^2 < 256 a block covers 256 / nb^2 cells at a time), so every
  * store is coalesced (and sector-aligned, see elmat_cell_kernel) and the
- * kernel is bound by writing A. Measurements: ELMAT.md beside this file. */
+ * kernel is bound by writing A. Element vectors (the residual and load
+ * vector of feint run) by thread transposition: element_vector_kernel.
+ * Measurements: ELMAT.md beside this file. */
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -99,13 +101,26 @@ static int nbpf_of(int cell, int p) {
 
 /* What the coefficient kernel reads of an attached form (by value). */
 struct form_coefficients {
-  int physics, terms, n_aux, ncoef;
+  int physics, terms, ncoef;
+  int n_aux; /* the fields the Jacobian reads (the coefficient kernels) */
+  int n_all; /* every field, the source's too (the element vectors) */
   feint_field aux[FEINT_ELMAT_MAX_AUX]; /* values: device arrays */
+};
+
+/* The form's vector rule (residual, load vector) on the device: the
+ * form's own tables (feint_form: the rule of f->quadrature), as the CPU
+ * reference reads them. */
+struct vector_rule {
+  int nq;
+  const double *B;  /* nq x 4 x nb: B[(q 4 + c) nb + i], value and reference gradient (basis phase) */
+  const double *BT; /* 4 x nb x nq: BT[(c nb + i) nq + q], the same point-fastest (quadrature phase) */
+  const double *w;  /* nq weights */
+  const double *pts; /* nq x 3 reference points (prisms: J per point) */
 };
 
 struct feint_elmat_gpu {
   const feint_elmat_tables *t;
-  int device, nb, nq, nqp;
+  int device, nb, nq, nqp, sms; /* sms: the device's multiprocessors */
   double *tab;  /* nqp x 4 x nbpf_of, zero padded */
   double *tab8; /* the same padded to mma_nbpf_of columns (tensor-core variant) */
   double *phiT; /* nb x nq basis values, point fastest (the coefficient kernel) */
@@ -113,14 +128,20 @@ struct feint_elmat_gpu {
   double *pts; /* nqp x 3 reference points, zero padded (prisms: J per point) */
   double *K;   /* 16 x nb^2 reference tensors */
   double *geom, *coef, *A;
-  size_t cap_geom, cap_coef, cap_A; /* bytes allocated */
+  size_t cap_geom, cap_coef, cap_A, cap_u, cap_F, cap_Fe; /* bytes allocated */
   double setup_ms;
   /* the attached form (feint_elmat_gpu_attach) */
   struct form_coefficients form;
   feint_elmat_variant fv;
-  int64_t n_cells;
+  int64_t n_cells, n_dofs;
   double *xv;     /* n_cells x 3 nv vertex coordinates */
   int64_t *cdofs; /* n_cells x nb scalar dofs */
+  /* the element vectors (feint_elmat_gpu_form_vectors) */
+  vector_rule vr;
+  double *vB, *vBT, *vw, *vpts; /* vr's arrays */
+  double *u;  /* n_dofs: the state */
+  double *Fe; /* n_cells x nb element vectors */
+  double *F;  /* n_dofs: the vector summed by atomics */
 };
 
 /* ------------------------------------------------- per-point coefficients */
@@ -646,7 +667,14 @@ extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   cudaFree(g->A);
   cudaFree(g->xv);
   cudaFree(g->cdofs);
-  for (int k = 0; k < g->form.n_aux; k++)
+  cudaFree(g->vB);
+  cudaFree(g->vBT);
+  cudaFree(g->vw);
+  cudaFree(g->vpts);
+  cudaFree(g->u);
+  cudaFree(g->Fe);
+  cudaFree(g->F);
+  for (int k = 0; k < g->form.n_all; k++)
     if (g->form.aux[k].kind != FEINT_FIELD_CONSTANT) cudaFree(g->form.aux[k].values);
   free(g);
 }
@@ -706,7 +734,9 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
   g->nb = t->nb;
   g->nq = t->nq;
   g->nqp = (t->nq + QC - 1) / QC * QC;
-  int st = upload_tables(g);
+  int st = cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device_index) == cudaSuccess
+               ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: device attributes");
+  if (!st) st = upload_tables(g);
   if (st) {
     feint_elmat_gpu_destroy(g);
     return st;
@@ -832,6 +862,33 @@ __device__ inline void physics_coefficients(const form_coefficients &F, const do
   }
 }
 
+/* Cell c's values of the nodal fields among the first n into shared
+ * memory, s_nodal[k nb + i] (every thread of the block takes part). */
+__device__ inline void stage_nodal_fields(const form_coefficients &F, int n, int64_t c, int nb,
+                                          const int64_t *__restrict__ cdofs, double *s_nodal) {
+  for (int k = 0; k < n; k++)
+    if (F.aux[k].kind == FEINT_FIELD_NODE)
+      for (int i = threadIdx.x; i < nb; i += blockDim.x) s_nodal[k * nb + i] = F.aux[k].values[cdofs[c * nb + i]];
+}
+
+/* The first n fields at point q of cell c into a[]: nodal ones
+ * interpolated from s_nodal with the transposed basis values
+ * phiT[i nq + q] (the sum of feint_field_at in the same order), the others
+ * read. */
+__device__ inline void fields_at_point(const form_coefficients &F, int n, int64_t c, int nq, int nb, int q,
+                                       const double *__restrict__ phiT, const double *s_nodal, double *a) {
+  for (int k = 0; k < n; k++) {
+    if (F.aux[k].kind != FEINT_FIELD_NODE) {
+      a[k] = feint_field_at(&F.aux[k], NULL, nb, c, NULL);
+      continue;
+    }
+    const double *v = s_nodal + k * nb;
+    double s = 0;
+    for (int i = 0; i < nb; i++) s += phiT[(size_t)i * nq + q] * v[i];
+    a[k] = s;
+  }
+}
+
 /* The coefficient array (elmat.h layout) of cells c0 .. c0 + n - 1, once
  * per cell (the reference-matrix path: constant and P0 fields only), one
  * thread per cell: the fields by feint_field_at, then the physics. */
@@ -863,24 +920,13 @@ point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, in
   for (int64_t e = blockIdx.x; e < n; e += gridDim.x) {
     const int64_t c = c0 + e;
     __syncthreads(); /* the last cell's s_nodal is read */
-    for (int k = 0; k < F.n_aux; k++)
-      if (F.aux[k].kind == FEINT_FIELD_NODE)
-        for (int i = threadIdx.x; i < nb; i += COEF_THREADS) s_nodal[k * nb + i] = F.aux[k].values[cdofs[c * nb + i]];
+    stage_nodal_fields(F, F.n_aux, c, nb, cdofs, s_nodal);
     __syncthreads();
     for (int q0 = 0; q0 < nq; q0 += COEF_THREADS) {
       const int q = q0 + threadIdx.x;
       if (q < nq) {
         double a[FEINT_ELMAT_MAX_AUX];
-        for (int k = 0; k < F.n_aux; k++) {
-          if (F.aux[k].kind != FEINT_FIELD_NODE) {
-            a[k] = feint_field_at(&F.aux[k], NULL, nb, c, NULL);
-            continue;
-          }
-          const double *v = s_nodal + k * nb;
-          double s = 0;
-          for (int i = 0; i < nb; i++) s += phiT[(size_t)i * nq + q] * v[i];
-          a[k] = s;
-        }
+        fields_at_point(F, F.n_aux, c, nq, nb, q, phiT, s_nodal, a);
         physics_coefficients(F, a, s_out + threadIdx.x * F.ncoef);
       }
       __syncthreads();
@@ -892,6 +938,192 @@ point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, in
   }
 }
 
+/* ------------------------------------------------------ element vectors */
+
+/* The pointwise residual (with_state: f0, f1 of the physics at u, grad u)
+ * or load (the source alone) at point q of the block's CB cells c0 + j
+ * (past n: the last cell again, computed and not written), scaled by
+ * w_q |det J| and pulled back to reference directions: f[0] = w |J| f0,
+ * f[1 + c] = w |J| (J^-1 f1)_c, so that the element vector is
+ * sum_q B_q^T f_q (grad phi_i . f1 = (J^-T grad_r phi_i) . f1), into
+ * f + j fstride. Each table entry is loaded once for the CB cells' u and
+ * grad u. Shared: s_cell (per cell cstride doubles: u, then the nodal
+ * field values), s_x (vertices, NX per cell; prisms: J at the point),
+ * s_geo (a tetrahedron's Jacobian terms, 10 per cell). */
+template <int CELL, int CB>
+__device__ inline void point_vector_terms(const form_coefficients &F, const vector_rule &R, int nb, int64_t c0,
+                                          int64_t n, int q, const double *s_x, const double *s_geo,
+                                          bool with_state, const double *s_cell, int cstride, double *f,
+                                          int fstride) {
+  constexpr int NX = CELL == PRISM ? 18 : 12;
+  double uq[CB], gr[CB][3]; /* u and its reference gradient */
+#pragma unroll
+  for (int j = 0; j < CB; j++) uq[j] = gr[j][0] = gr[j][1] = gr[j][2] = 0;
+  if (with_state) {
+    const size_t plane = (size_t)nb * R.nq; /* BT's stride from one component c to the next */
+    for (int i = 0; i < nb; i++) {
+      const double *b = R.BT + (size_t)i * R.nq + q;
+      const double b0 = b[0], b1 = b[plane], b2 = b[2 * plane], b3 = b[3 * plane];
+#pragma unroll
+      for (int j = 0; j < CB; j++) {
+        const double v = s_cell[j * cstride + i];
+        uq[j] += b0 * v;
+        gr[j][0] += b1 * v;
+        gr[j][1] += b2 * v;
+        gr[j][2] += b3 * v;
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < CB; j++) {
+    const int64_t c = c0 + j < n ? c0 + j : n - 1;
+    double pgeo[CELL == PRISM ? 10 : 1];
+    const double *geo = s_geo + 10 * j;
+    if (CELL == PRISM) {
+      feint_elmat_point_geometry(FEINT_CELL_PRISM, s_x + NX * j, R.pts + 3 * q, pgeo);
+      geo = pgeo;
+    }
+    double a[FEINT_ELMAT_MAX_AUX], gradu[3], f0 = 0, f1[3] = {0, 0, 0};
+    fields_at_point(F, F.n_all, c, R.nq, nb, q, R.BT, s_cell + j * cstride + nb, a);
+    for (int d = 0; d < 3; d++) gradu[d] = gr[j][0] * geo[d] + gr[j][1] * geo[3 + d] + gr[j][2] * geo[6 + d];
+    const feint_point pt = {3, 1, &uq[j], gradu, a};
+    if (with_state) {
+      feint_physics_f0(F.physics, &pt, &f0);
+      feint_physics_f1(F.physics, &pt, f1);
+    } else {
+      feint_physics_source(F.physics, &pt, &f0);
+    }
+    const double s = R.w[q] * geo[9];
+    double *fj = f + j * fstride;
+    fj[0] = s * f0;
+    for (int k = 0; k < 3; k++)
+      fj[1 + k] = s * (geo[3 * k] * f1[0] + geo[3 * k + 1] * f1[1] + geo[3 * k + 2] * f1[2]);
+  }
+}
+
+/* Element vectors by thread transposition (Knepley, Rupp, Terrel; the
+ * fused P1/P2 kernels of cuda.cu): a block of VEC_THREADS threads takes
+ * CB cells at a time (grid-stride), their u, nodal field values and
+ * vertices staged in shared memory; then per chunk of VEC_THREADS points
+ * the quadrature phase, a thread per point (point_vector_terms into
+ * s_f), a barrier, and the basis phase, a thread per basis function
+ * summing the chunk's points in order from s_f. Every table entry a
+ * thread loads serves the CB cells: the tables (nq x 4 x nb doubles each,
+ * larger than L1, streamed per block) are what limits this kernel (see
+ * ELMAT.md), not its arithmetic. Each entry is summed by one thread in a
+ * fixed order whatever CB, so the element vectors are the same bits run
+ * to run. They are written to out[c nb + i], or with atomic added into
+ * out[dof] (atomicAdd). u NULL: the load vector. Dynamic shared memory:
+ * CB (nb (1 + n_all) + 4 VEC_THREADS) doubles (vector_cells_per_block). */
+#define VEC_THREADS 128
+constexpr int VEC_PER = (nb_of(PRISM, FEINT_ELMAT_MAX_ORDER) + VEC_THREADS - 1) / VEC_THREADS; /* i per thread */
+template <int CELL, int CB>
+__global__ void __launch_bounds__(VEC_THREADS)
+element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, const double *__restrict__ xv,
+                      const int64_t *__restrict__ cdofs, const double *__restrict__ u, bool atomic,
+                      double *__restrict__ out) {
+  constexpr int NX = CELL == PRISM ? 18 : 12, FS = 4 * VEC_THREADS;
+  extern __shared__ double s_mem[];
+  const int cstride = nb * (1 + F.n_all); /* per cell: u, then the nodal field values */
+  double *s_cell = s_mem, *s_f = s_mem + (size_t)CB * cstride;
+  __shared__ double s_x[CB * NX], s_geo[CB * 10];
+  const int tid = threadIdx.x, nq = R.nq;
+  for (int64_t c0 = (int64_t)blockIdx.x * CB; c0 < n; c0 += (int64_t)gridDim.x * CB) {
+    __syncthreads(); /* the last cells' shared data is read */
+    for (int j = 0; j < CB; j++) {
+      const int64_t c = c0 + j < n ? c0 + j : n - 1; /* past n: the last cell again, not written */
+      double *s_u = s_cell + j * cstride;
+      for (int i = tid; i < nb; i += VEC_THREADS) s_u[i] = u ? u[cdofs[c * nb + i]] : 0;
+      stage_nodal_fields(F, F.n_all, c, nb, cdofs, s_u + nb);
+      if (tid < NX) s_x[j * NX + tid] = xv[c * NX + tid];
+    }
+    __syncthreads();
+    if (CELL == TET && tid < CB) feint_elmat_tet_geometry(s_x + tid * NX, s_geo + tid * 10);
+    __syncthreads();
+    double acc[CB][VEC_PER];
+#pragma unroll
+    for (int j = 0; j < CB; j++)
+#pragma unroll
+      for (int jj = 0; jj < VEC_PER; jj++) acc[j][jj] = 0;
+    for (int q0 = 0; q0 < nq; q0 += VEC_THREADS) {
+      if (q0 + tid < nq)
+        point_vector_terms<CELL, CB>(F, R, nb, c0, n, q0 + tid, s_x, s_geo, u != NULL, s_cell, cstride,
+                                     s_f + 4 * tid, FS);
+      __syncthreads();
+      const int m = nq - q0 < VEC_THREADS ? nq - q0 : VEC_THREADS;
+#pragma unroll
+      for (int jj = 0; jj < VEC_PER; jj++) {
+        const int i = tid + jj * VEC_THREADS;
+        if (i >= nb) break;
+        const double *b = R.B + (size_t)q0 * 4 * nb + i;
+        for (int k = 0; k < m; k++, b += 4 * nb) {
+          const double b0 = b[0], b1 = b[nb], b2 = b[2 * nb], b3 = b[3 * nb];
+#pragma unroll
+          for (int j = 0; j < CB; j++) {
+            const double *fk = s_f + j * FS + 4 * k;
+            acc[j][jj] += b0 * fk[0] + b1 * fk[1] + b2 * fk[2] + b3 * fk[3];
+          }
+        }
+      }
+      __syncthreads(); /* s_f is rewritten by the next chunk */
+    }
+#pragma unroll
+    for (int j = 0; j < CB; j++) {
+      if (c0 + j >= n) break;
+#pragma unroll
+      for (int jj = 0; jj < VEC_PER; jj++) {
+        const int i = tid + jj * VEC_THREADS;
+        if (i >= nb) break;
+        if (atomic)
+          atomicAdd(out + cdofs[(c0 + j) * nb + i], acc[j][jj]);
+        else
+          out[(c0 + j) * nb + i] = acc[j][jj];
+      }
+    }
+  }
+}
+
+/* Cells per block of the element-vector kernel: the most of 4, 2 whose
+ * staging fits VEC_SHARED_BUDGET of shared memory while the mesh gives
+ * every SM a block, else 1. Measured on the H100 (ELMAT.md): more cells
+ * per block cut the table traffic (P4 tetrahedra 0.32 -> 0.20 ms from 1
+ * to 4), but every choice that staged more than 24 KB a block was slower
+ * than the next smaller one (fewer blocks resident per SM: P4 8 cells
+ * 42 KB, P7 tetrahedra 4 cells 32 KB, P7 prisms 2 cells 27 KB).
+ * FEINT_ELMAT_VECTOR_CELLS (1, 2, 4 or 8; test and benchmark hook)
+ * replaces the 4, the budget (then 48 KB, the static limit) and the block
+ * count rule. */
+#define VEC_SHARED_BUDGET (24 * 1024)
+static int vector_cells_per_block(const feint_elmat_gpu *g, int *cb, size_t *shared) {
+  const size_t per_cell = sizeof(double) * ((size_t)g->nb * (1 + g->form.n_all) + 4 * VEC_THREADS);
+  const char *env = getenv("FEINT_ELMAT_VECTOR_CELLS");
+  int most = 4, min_blocks = 1;
+  size_t budget = VEC_SHARED_BUDGET;
+  if (env && *env) {
+    char *end;
+    const long v = strtol(env, &end, 10);
+    if (*end || (v != 1 && v != 2 && v != 4 && v != 8))
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_ELMAT_VECTOR_CELLS=%s: expected 1, 2, 4 or 8", env);
+    most = (int)v, min_blocks = 0, budget = 48 * 1024;
+  }
+  *cb = most;
+  while (*cb > 1 && (*cb * per_cell > budget || g->n_cells < (int64_t)*cb * g->sms * min_blocks)) *cb /= 2;
+  *shared = *cb * per_cell;
+  if (*shared > 48 * 1024) /* 16 fields of P7 prisms take 43 KB for one cell */
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "element vectors on the GPU: %d cells per block need %zu bytes of shared memory (48 KB)",
+                           *cb, *shared);
+  return FEINT_OK;
+}
+
+typedef void (*vector_kernel_t)(form_coefficients, vector_rule, int64_t, int, const double *, const int64_t *,
+                                const double *, bool, double *);
+template <int CELL>
+static vector_kernel_t pick_vector(int cb) {
+  return cb == 8 ? element_vector_kernel<CELL, 8> : cb == 4 ? element_vector_kernel<CELL, 4>
+         : cb == 2 ? element_vector_kernel<CELL, 2> : element_vector_kernel<CELL, 1>;
+}
+
 /* Host data to a new device array of count elements. */
 template <typename T>
 static int upload_array(const T *h, size_t count, T **out, const char *what) {
@@ -901,18 +1133,41 @@ static int upload_array(const T *h, size_t count, T **out, const char *what) {
   return FEINT_OK;
 }
 
+/* The form's vector rule (the tables the CPU reference reads) and the
+ * state, element-vector and vector buffers. */
+static int upload_vector_rule(feint_elmat_gpu *g, const feint_form *f, const feint_space *s) {
+  const int nb = g->nb, nq = f->quadrature->n;
+  std::vector<double> B((size_t)nq * 4 * nb), BT((size_t)4 * nb * nq);
+  for (int q = 0; q < nq; q++)
+    for (int i = 0; i < nb; i++)
+      for (int c = 0; c < 4; c++) {
+        const double b = c ? f->basis_grad[((size_t)q * nb + i) * 3 + c - 1] : f->basis[(size_t)q * nb + i];
+        B[((size_t)q * 4 + c) * nb + i] = b;
+        BT[((size_t)c * nb + i) * nq + q] = b;
+      }
+  FEINT_CALL(upload(B, &g->vB, "element vectors: upload basis tables"));
+  FEINT_CALL(upload(BT, &g->vBT, "element vectors: upload basis tables"));
+  FEINT_CALL(upload_array(f->quadrature->weights, (size_t)nq, &g->vw, "element vectors: upload weights"));
+  FEINT_CALL(upload_array(f->quadrature->points, (size_t)nq * 3, &g->vpts, "element vectors: upload points"));
+  g->vr = {nq, g->vB, g->vBT, g->vw, g->vpts};
+  g->n_dofs = s->n_scalar_dofs;
+  FEINT_CALL(reserve(&g->u, &g->cap_u, sizeof(double) * (size_t)g->n_dofs, "state"));
+  FEINT_CALL(reserve(&g->F, &g->cap_F, sizeof(double) * (size_t)g->n_dofs, "vector"));
+  return reserve(&g->Fe, &g->cap_Fe, sizeof(double) * (size_t)(s->mesh->n_cells * nb), "element vectors");
+}
+
 extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
                                       const feint_space *s) {
   FEINT_CALL(feint_elmat_variant_check(v));
   const feint_mesh *m = s->mesh;
   const int terms = feint_physics_jacobian_terms(f->physics), n_aux = feint_physics_source_offset(f->physics, f->dim);
-  if (g->form.n_aux || g->xv)
+  if (g->form.n_all || g->xv)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: a form is already attached");
   int nodal = 0; /* per-cell coefficients cannot interpolate a nodal field */
   for (int k = 0; k < n_aux && k < f->n_aux; k++) nodal |= f->aux[k].kind == FEINT_FIELD_NODE;
   if (v->geo != FEINT_ELMAT_GEO_VERTICES || ((terms & 6) && v->ncoef != 16) || f->nc != 1 ||
-      m->cell_type != g->t->cell || s->nb != g->nb || m->nv != g->t->nv || n_aux > FEINT_ELMAT_MAX_AUX ||
-      n_aux > f->n_aux || (nodal && v->coef == FEINT_ELMAT_COEF_CELL))
+      m->cell_type != g->t->cell || s->nb != g->nb || m->nv != g->t->nv || f->n_aux > FEINT_ELMAT_MAX_AUX ||
+      n_aux > f->n_aux || (nodal && v->coef == FEINT_ELMAT_COEF_CELL) || !f->quadrature || !f->basis)
     return feint_error_set(FEINT_ERR_INPUT,
                            "element matrices on the GPU: a scalar form on %s cells of order %d with the cells' "
                            "vertices, ncoef 16 for g1 / g2 terms, at most %d coefficient fields and per-point "
@@ -935,17 +1190,18 @@ extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_vari
   FEINT_CALL(st);
   FEINT_CALL(upload_array(s->scalar_cell_dofs, (size_t)(n * s->nb), &g->cdofs, "element matrices: upload dof map"));
   form_coefficients *F = &g->form;
-  F->physics = f->physics, F->terms = terms, F->ncoef = v->ncoef, F->n_aux = n_aux;
-  for (int k = 0; k < n_aux; k++) { /* device values NULL until uploaded: destroy frees what was */
+  F->physics = f->physics, F->terms = terms, F->ncoef = v->ncoef, F->n_aux = n_aux, F->n_all = f->n_aux;
+  for (int k = 0; k < F->n_all; k++) { /* device values NULL until uploaded: destroy frees what was */
     F->aux[k] = f->aux[k];
     if (f->aux[k].kind != FEINT_FIELD_CONSTANT) F->aux[k].values = NULL;
   }
-  for (int k = 0; k < n_aux; k++) {
+  for (int k = 0; k < F->n_all; k++) {
     if (f->aux[k].kind == FEINT_FIELD_CONSTANT) continue;
     const int64_t count = f->aux[k].kind == FEINT_FIELD_CELL ? n : s->n_scalar_dofs;
     FEINT_CALL(upload_array((const double *)f->aux[k].values, (size_t)count, &F->aux[k].values,
                             "element matrices: upload coefficient field"));
   }
+  FEINT_CALL(upload_vector_rule(g, f, s));
   g->n_cells = n;
   g->fv = *v;
   return FEINT_OK;
@@ -997,6 +1253,46 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
   if (st) return st;
   if (tm) *tm = r;
   *A = g->A;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u, int atomic, const double **out,
+                                             double *kernel_ms) {
+  *out = NULL;
+  if (!g->xv) return feint_error_set(FEINT_ERR_INPUT, "element vectors on the GPU: no form attached");
+  ELMAT_CALL("element vectors: cudaSetDevice", cudaSetDevice(g->device));
+  if (u)
+    ELMAT_CALL("element vectors: upload of u",
+               cudaMemcpy(g->u, u, sizeof(double) * (size_t)g->n_dofs, cudaMemcpyHostToDevice));
+  double *dst = atomic ? g->F : g->Fe;
+  if (atomic) ELMAT_CALL("element vectors: zero", cudaMemsetAsync(g->F, 0, sizeof(double) * (size_t)g->n_dofs));
+  int cb = 1;
+  size_t shared = 0;
+  FEINT_CALL(vector_cells_per_block(g, &cb, &shared));
+  const vector_kernel_t k = g->t->cell == FEINT_CELL_PRISM ? pick_vector<PRISM>(cb) : pick_vector<TET>(cb);
+  timer T;
+  FEINT_CALL(timer_create(&T));
+  int st = cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event");
+  if (!st && g->n_cells) {
+    const int64_t blocks = (g->n_cells + cb - 1) / cb;
+    k<<<(unsigned)(blocks < 65536 ? blocks : 65536), VEC_THREADS, shared>>>(g->form, g->vr, g->n_cells, g->nb, g->xv,
+                                                                          g->cdofs, u ? g->u : NULL, atomic != 0, dst);
+    const cudaError_t e = cudaGetLastError();
+    st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element vectors: kernel launch");
+  }
+  double ms = 0;
+  if (!st) st = timer_ms(&T, &ms);
+  timer_destroy(&T);
+  if (st) return st;
+  if (kernel_ms) *kernel_ms = ms;
+  *out = dst;
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_download_vectors(feint_elmat_gpu *g, int atomic, double *out) {
+  const size_t count = atomic ? (size_t)g->n_dofs : (size_t)(g->n_cells * g->nb);
+  ELMAT_CALL("element vectors: download", cudaMemcpy(out, atomic ? g->F : g->Fe, sizeof(double) * count,
+                                                     cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 

@@ -60,6 +60,23 @@ int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A) {
   return NO_CUDA;
 }
 
+int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u, int atomic, const double **out,
+                                 double *kernel_ms) {
+  (void)g;
+  (void)u;
+  (void)atomic;
+  (void)kernel_ms;
+  *out = NULL;
+  return NO_CUDA;
+}
+
+int feint_elmat_gpu_download_vectors(feint_elmat_gpu *g, int atomic, double *out) {
+  (void)g;
+  (void)atomic;
+  (void)out;
+  return NO_CUDA;
+}
+
 int feint_elmat_gpu_device_name(int device_index, char *name, size_t size) {
   (void)device_index;
   if (size) name[0] = 0;

@@ -29,6 +29,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <vector>
+
 extern "C" {
 #include "feint/backend.h"
 #include "feint/error.h"
@@ -441,8 +443,9 @@ extern "C" void feint_plan_gpu_destroy(feint_plan_gpu *g) {
   free(g);
 }
 
-/* The runs of g from the plan's slots (temporaries from the pool). */
-static int plan_gpu_build(const feint_plan *plan, feint_plan_gpu *g, dev_pool *P) {
+/* The runs of g from the map's slots (host, E entries; temporaries from
+ * the pool). */
+static int plan_gpu_build(const int32_t *map, feint_plan_gpu *g, dev_pool *P) {
   const int E = g->E, nnz = g->nnz, T = 256;
   int bits = 1;
   while (((int64_t)1 << bits) <= nnz) bits++; /* keys 0 .. nnz */
@@ -459,7 +462,7 @@ static int plan_gpu_build(const feint_plan *plan, feint_plan_gpu *g, dev_pool *P
   FEINT_CALL(pool_alloc(P, &v0, sizeof(int) * (size_t)E, "sort values"));
   FEINT_CALL(pool_alloc(P, &tmp, tmp_bytes, "CUB temporary storage"));
   v1 = g->ent; /* the sorted values end in ent, or are copied there */
-  SYM_CALL("upload of the slot map", cudaMemcpy(slots, plan->slots, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
+  SYM_CALL("upload of the slot map", cudaMemcpy(slots, map, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
   slot_keys_kernel<<<grid_for(E, T), T>>>(E, nnz, slots, k0, v0);
   SYM_CALL("slot key kernel", cudaGetLastError());
   kq = cub::DoubleBuffer<unsigned>(k0, k1);
@@ -485,17 +488,19 @@ static int plan_gpu_alloc(int64_t count, size_t size, void *out, const char *wha
   return FEINT_OK;
 }
 
-extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out) {
+/* The runs of a map of n_cells x per_cell entries onto n_targets targets
+ * (sizes checked by the callers). */
+static int plan_gpu_create(const int32_t *map, int64_t n_cells, int per_cell, int64_t n_targets,
+                           feint_plan_gpu **out) {
   *out = NULL;
-  FEINT_CALL(feint_plan_gpu_fits(plan));
-  if (plan->n_cells <= 0 || plan->nnz <= 0)
+  if (n_cells <= 0 || n_targets <= 0)
     return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: the plan has no cells");
   feint_plan_gpu *g = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *g, &g, "GPU plan"));
-  g->nnz = (int)plan->nnz;
-  g->n2 = plan->nbc * plan->nbc;
-  g->E = (int)(plan->n_cells * g->n2);
-  g->n_cells = plan->n_cells;
+  g->nnz = (int)n_targets;
+  g->n2 = per_cell;
+  g->E = (int)(n_cells * per_cell);
+  g->n_cells = n_cells;
   dev_pool pool;
   memset(&pool, 0, sizeof pool);
   const cudaError_t e = cudaGetDevice(&g->device);
@@ -504,7 +509,7 @@ extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **ou
   if (!st) st = plan_gpu_alloc(g->E, sizeof(int), &g->ent, "sorted entries");
   if (!st) st = plan_gpu_alloc(g->nnz, sizeof(int), &g->next, "run places");
   if (!st) st = plan_gpu_alloc(g->nnz, sizeof(double), &g->values, "CSR values");
-  if (!st) st = plan_gpu_build(plan, g, &pool);
+  if (!st) st = plan_gpu_build(map, g, &pool);
   for (; !st && g->n_ev < 2; g->n_ev++) {
     const cudaError_t ee = cudaEventCreate(&g->ev[g->n_ev]);
     if (ee != cudaSuccess) st = sym_fail(ee, "assembly on the GPU: events");
@@ -516,6 +521,34 @@ extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **ou
   }
   *out = g;
   return FEINT_OK;
+}
+
+extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out) {
+  *out = NULL;
+  FEINT_CALL(feint_plan_gpu_fits(plan));
+  return plan_gpu_create(plan->slots, plan->n_cells, plan->nbc * plan->nbc, plan->nnz, out);
+}
+
+extern "C" int feint_plan_gpu_create_map(const int32_t *map, int64_t n_cells, int per_cell, int64_t n_targets,
+                                         feint_plan_gpu **out) {
+  *out = NULL;
+  if (n_cells < 0 || per_cell < 1 || n_targets > INT32_MAX - 1 || n_cells * per_cell > INT32_MAX)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "assembly on the GPU: %lld targets, %lld cells x %d entries: 32-bit runs only",
+                           (long long)n_targets, (long long)n_cells, per_cell);
+  /* every target needs a run (a CSR pattern is made of its entries; a map may miss one) */
+  std::vector<char> hit((size_t)(n_targets > 0 ? n_targets : 0), 0);
+  for (int64_t k = 0; k < n_cells * per_cell; k++) {
+    if (map[k] < -1 || map[k] >= n_targets)
+      return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: map entry %lld is %d, not in -1 .. %lld",
+                             (long long)k, map[k], (long long)n_targets - 1);
+    if (map[k] >= 0) hit[(size_t)map[k]] = 1;
+  }
+  for (int64_t z = 0; z < n_targets; z++)
+    if (!hit[(size_t)z])
+      return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: target %lld has no entry in the map",
+                             (long long)z);
+  return plan_gpu_create(map, n_cells, per_cell, n_targets, out);
 }
 
 extern "C" int feint_plan_gpu_begin(feint_plan_gpu *g) {

@@ -29,6 +29,16 @@ int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out) {
   return NO_CUDA;
 }
 
+int feint_plan_gpu_create_map(const int32_t *map, int64_t n_cells, int per_cell, int64_t n_targets,
+                              feint_plan_gpu **out) {
+  (void)map;
+  (void)n_cells;
+  (void)per_cell;
+  (void)n_targets;
+  *out = NULL;
+  return NO_CUDA;
+}
+
 int feint_plan_gpu_begin(feint_plan_gpu *g) {
   (void)g;
   return NO_CUDA;
