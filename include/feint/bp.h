@@ -278,9 +278,10 @@ int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams);
  * permutes x in and y out, so its arrays stay in the dof map's numbering,
  * while feint_bp_gpu_bench times y = A x in the internal numbering, as a
  * solver working in it would run), 0 the dof map's own (every dof zeroed
- * and added atomically), < 0 the default (the dof map's own: the split
- * numbering is not yet measured on a device, src/backend/cuda/BP.md run
- * 8). Replans the pieces. */
+ * and added atomically), < 0 the default: the environment variable
+ * FEINT_BP_NUMBERING (split or own; create refuses another value) when
+ * set, else split (measured faster, src/backend/cuda/BP.md run 8).
+ * Replans the pieces. */
 int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split);
 /* 1 when the device works in the split numbering (0 without CUDA). */
 int feint_bp_gpu_split(const feint_bp_gpu *g);

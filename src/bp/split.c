@@ -27,13 +27,13 @@ int feint_bp_dofmap_split(const feint_bp_dofmap *d, feint_bp_dofmap **out, int32
   if (!st) st = feint_malloc((size_t)n + 1, sizeof(int32_t), &to_user, "BP split numbering");
   if (!st) st = feint_calloc(1, sizeof *s, &s, "BP split numbering");
   if (!st) st = feint_malloc((size_t)nv + 1, sizeof(int32_t), &s->cell_dofs, "BP split numbering");
-  if (st) goto fail;
+  if (st) goto done;
   for (int64_t i = 0; i < nv; i++) {
     const int32_t u = d->cell_dofs[i];
     if (u < 0 || u >= n) {
       st = feint_error_set(FEINT_ERR_INPUT, "BP split numbering: cell %lld has dof %lld outside [0, %lld)",
                            (long long)(i / d->np), (long long)u, (long long)n);
-      goto fail;
+      goto done;
     }
     seen[u] = seen[u] == 0 && interior_node((int)(i % d->np), P) ? 1 : 2;
   }
@@ -51,16 +51,16 @@ int feint_bp_dofmap_split(const feint_bp_dofmap *d, feint_bp_dofmap **out, int32
   s->np = d->np;
   s->n_cells = d->n_cells;
   s->n_dofs = n;
+done:
   free(seen);
   free(inner);
+  if (st) {
+    free(to_user);
+    feint_bp_dofmap_destroy(s);
+    *n_shared = 0;
+    return st;
+  }
   *out = s;
   *perm = to_user;
   return FEINT_OK;
-fail:
-  free(seen);
-  free(inner);
-  free(to_user);
-  feint_bp_dofmap_destroy(s);
-  *n_shared = 0;
-  return st;
 }

@@ -101,13 +101,7 @@ int main(void) {
     const int64_t n = maps[0]->n_dofs, nv = m->n_cells * maps[0]->np, n1 = N - 1;
     const int64_t ns_box = (int64_t)(N * nx + 1) * (N * ny + 1) * (N * nz + 1) - m->n_cells * n1 * n1 * n1;
     int32_t *shuffle = malloc(sizeof(int32_t) * n);
-    for (int64_t i = 0; i < n; i++) shuffle[i] = (int32_t)i;
-    for (int64_t i = n - 1; i > 0; i--) {
-      int64_t j = (int64_t)(check_urand(&rs) * (double)(i + 1));
-      int32_t t = shuffle[i];
-      shuffle[i] = shuffle[j];
-      shuffle[j] = t;
-    }
+    check_permutation(shuffle, n, &rs);
     for (int64_t i = 0; i < nv; i++) maps[2]->cell_dofs[i] = shuffle[maps[2]->cell_dofs[i]];
     double *v = malloc(sizeof(double) * nv), *y = malloc(sizeof(double) * n), *ref = malloc(sizeof(double) * n);
     double *x = malloc(sizeof(double) * n), *xs = malloc(sizeof(double) * n), *ys = malloc(sizeof(double) * n);

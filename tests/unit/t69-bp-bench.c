@@ -17,7 +17,7 @@
  * all of y zeroed then all cells in one launch; label suffix "/MiB")
  * instead of once with the default; column "pcs" is the number of pieces.
  * FEINT_BENCH_NUMBERING="1 0" runs each row once per listed numbering
- * (feint_bp_gpu_set_numbering: 1 split; 0 the dof map's own, the default;
+ * (feint_bp_gpu_set_numbering: 1 split, the default; 0 the dof map's own;
  * label suffix "+s" / "+o") instead of once with the default.
  * Skips without a GPU. */
 #include <math.h>

@@ -1394,12 +1394,14 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
 
 /* The default kernel (variant 0): the fastest per kind, order and geometry
  * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS="1 2 3 4
- * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3), as
- * the digit at index N of the kind's string: with stored factors mostly
- * the line kernels (6, 7), the staged ones (3, 4) where those were not
- * faster, the layered ones at N = 1, the tiled BP1.0 at N = 13. */
+ * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3;
+ * run 8, in the split numbering: BP1.0 variant 8 at N = 3, 4, 5, 7, 8,
+ * BP3.5 variant 6 at N = 7), as the digit at index N of the kind's
+ * string: with stored factors mostly the line kernels (6, 7, 8), the
+ * staged ones (3, 4) where those were not faster, the layered ones at
+ * N = 1, the tiled BP1.0 at N = 13. */
 static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
-  static const char *const stored[3] = {"3666666666633535", "3747666367676477", "3177666667367743"};
+  static const char *const stored[3] = {"3668886886633535", "3747666667676477", "3177666667367743"};
   static const char *const recomputed[3] = {"3133333333333333", "3331333333133111", "3113131333331113"};
   if (N < 1 || N > FEINT_BP_MAX_ORDER) return 3; /* refused by get_cfg */
   return (mode == FEINT_BP_GEO_STORED ? stored : recomputed)[kind][N] - '0';
@@ -1657,13 +1659,25 @@ extern "C" int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int stream
   return plan_pieces(g, bytes);
 }
 
-/* Default numbering: the dof map's own. The split one is opt-in until it
- * is measured on the device (BP.md, run 8: built and checked on the CPU,
- * no device was lent to run t602 and t69 on it). */
-static const int default_split = 0;
+/* Default numbering: split. On the H100's 10M-dof meshes (BP.md, run 8)
+ * it made the line kernels 1-14 points of the copy bandwidth faster
+ * (BP1.0 N = 7 variant 8: 57.8 -> 67.1%, BP3.5 N = 8: 78.8 -> 86.0%) and
+ * left the others within noise. */
+static const int default_split = 1;
+
+/* FEINT_BP_NUMBERING (split or own), when set, overrides the default. */
+static int env_split(int *split) {
+  *split = default_split;
+  const char *v = getenv("FEINT_BP_NUMBERING");
+  if (!v || !*v) return FEINT_OK;
+  if (strcmp(v, "split") && strcmp(v, "own"))
+    return feint_error_set(FEINT_ERR_INPUT, "FEINT_BP_NUMBERING=%s: expected split or own", v);
+  *split = !strcmp(v, "split");
+  return FEINT_OK;
+}
 
 extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
-  if (split < 0) split = default_split;
+  if (split < 0) FEINT_CALL(env_split(&split));
   const size_t nv = (size_t)g->n_cells * g->dofmap->np;
   feint_bp_dofmap *sm = NULL;
   int32_t *perm = NULL;
