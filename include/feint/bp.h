@@ -157,6 +157,26 @@ typedef struct {
 int feint_bp_pieces_plan(const feint_bp_dofmap *d, double piece_bytes, double window_bytes, feint_bp_pieces **out);
 void feint_bp_pieces_destroy(feint_bp_pieces *p);
 
+/* ------------------------------ shared-first numbering (src/bp/split.c)
+ * The GPU adds each cell's results into y with atomics, after zeroing y:
+ * every dof of y then costs a zeroing write, an atomic read and a write.
+ * A dof inside a cell (local node with 1 <= i, j, k <= N-1; (N-1)^3 of
+ * them, 63% of all dofs at N = 7 on a box) belongs to that cell alone, so
+ * it can be written by a plain store, without zeroing or reading it. The
+ * split numbering gives the shared dofs (of vertices, edges, faces: any
+ * dof that more than one local node refers to, or none) the numbers
+ * [0, n_shared) in their original relative order, and then, cell by cell,
+ * each cell's own dofs one contiguous run in local lexicographic order:
+ * cell e's (N-1)^3 interior dofs are n_shared + e (N-1)^3 + ... on the
+ * meshes of feint_bp_dofmap_box and feint_bp_dofmap_create. A dof that
+ * only one local node refers to, and that node inside its cell, is "own";
+ * a GPU kernel stores into dofs >= n_shared and adds atomically below.
+ *
+ * *out is d renumbered (a new map); perm (n_dofs int32) gives for each new
+ * number the original one: x_new[i] = x[perm[i]], y[perm[i]] = y_new[i].
+ * FEINT_ERR_INPUT on a dof number outside [0, n_dofs). */
+int feint_bp_dofmap_split(const feint_bp_dofmap *d, feint_bp_dofmap **out, int32_t **perm, int64_t *n_shared);
+
 /* -------------------------------------------------------------- operator */
 typedef struct {
   feint_bp_kind kind;
@@ -238,7 +258,9 @@ int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_
  * 3); 6 line kernels, stored factors: every pass contracts whole lines
  * held in registers (each shared-memory value read once per line, not
  * once per output; otherwise as 3); 7 the same with one grid buffer and
- * ring layer less for BP3.x (more blocks per SM; BP1.0 as 6); 0 (default)
+ * ring layer less for BP3.x (more blocks per SM; BP1.0 as 6); 8 BP1.0's
+ * line kernel with w|J| read from global memory where used instead of
+ * staged in shared memory (more blocks per SM; BP3.x as 6); 0 (default)
  * the one measured fastest for the kind, order and geometry mode. */
 int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
 /* Benchmarks and tests: y is zeroed and accumulated in pieces of about
@@ -250,6 +272,19 @@ int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
  * value that is not a number >= 0), else 0 (one piece: on the H100 every
  * piece size measured slower, src/backend/cuda/BP.md run 7). */
 int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams);
+/* Which dof numbering the device works in: split = 1 the shared-first one
+ * (feint_bp_dofmap_split: the line kernels store into a cell's own dofs
+ * and zero and add atomically only the shared ones; feint_bp_gpu_apply
+ * permutes x in and y out, so its arrays stay in the dof map's numbering,
+ * while feint_bp_gpu_bench times y = A x in the internal numbering, as a
+ * solver working in it would run), 0 the dof map's own (every dof zeroed
+ * and added atomically), < 0 the default: the environment variable
+ * FEINT_BP_NUMBERING (split or own; create refuses another value) when
+ * set, else split (measured faster, src/backend/cuda/BP.md run 8).
+ * Replans the pieces. */
+int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split);
+/* 1 when the device works in the split numbering (0 without CUDA). */
+int feint_bp_gpu_split(const feint_bp_gpu *g);
 /* The number of pieces the operator now runs in (0 without CUDA). */
 int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g);
 /* Device name (empty without CUDA). */

@@ -3,7 +3,9 @@
 # test; src/backend/cuda/BP.md records what it printed). Steps:
 #   agree   t602: every kernel variant against the CPU reference, N = 1..15
 #   target  t69 on the large mesh, N = 3..8 (the issue's targets), every
-#           variant ("1 2 3 4 5 6 7" or $BP_VARIANTS)
+#           variant ("1 2 3 4 5 6 7 8" or $BP_VARIANTS), in the numberings
+#           of $BP_NUMBERING ("1 0": split and the dof map's own; empty:
+#           the default only)
 #   small   t69 on the 4096-cell mesh, N = 1..15, default + variants
 #   large   t69 on the large mesh, N = 1..15, default + variants
 #   pieces  t69 on the large mesh, N = 3..8, default kernels, one row per
@@ -22,7 +24,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 O=${OUT:-/tmp/bp-variants}
-V=${BP_VARIANTS:-1 2 3 4 5 6 7}
+V=${BP_VARIANTS-1 2 3 4 5 6 7 8}
+NB=${BP_NUMBERING-1 0}
 mkdir -p "$O"
 steps=${*:-agree target}
 nvidia-smi > "$O/device.txt" 2>&1
@@ -34,10 +37,10 @@ bench() { # file, time limit, env assignments...
 for s in $steps; do
   t0=$(date +%s)
   case $s in
-    agree) FEINT_GPU_TESTS=1 timeout 180 "$B/tests/t602-bp-gpu" > "$O/agree.txt" 2>&1 ;;
-    target) bench target.txt 160 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 FEINT_BENCH_VARIANTS="$V" ;;
+    agree) FEINT_GPU_TESTS=1 timeout 400 "$B/tests/t602-bp-gpu" > "$O/agree.txt" 2>&1 ;;
+    target) bench target.txt 300 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 FEINT_BENCH_VARIANTS="$V" FEINT_BENCH_NUMBERING="$NB" ;;
     small) bench small.txt 90 FEINT_BENCH_LARGE=0 FEINT_BENCH_VARIANTS="$V" ;;
-    large) bench large.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_VARIANTS="$V" ;;
+    large) bench large.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_VARIANTS="$V" FEINT_BENCH_NUMBERING="$NB" ;;
     pieces) bench pieces.txt 150 FEINT_BENCH_SMALL=0 FEINT_BENCH_RECOMPUTE=0 FEINT_BENCH_NMIN=3 FEINT_BENCH_NMAX=8 \
       FEINT_BENCH_PIECES="${BP_PIECES:-0 6 12 20 12:1}" ;;
     ncu)

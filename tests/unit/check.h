@@ -60,6 +60,17 @@ static inline double check_urand(uint64_t *state) {
   return (double)(*state >> 11) / 9007199254740992.0;
 }
 
+/* p[0..n): a random permutation of 0..n-1 (Fisher-Yates on check_urand). */
+static inline void check_permutation(int32_t *p, int64_t n, uint64_t *state) {
+  for (int64_t i = 0; i < n; i++) p[i] = (int32_t)i;
+  for (int64_t i = n - 1; i > 0; i--) {
+    int64_t j = (int64_t)(check_urand(state) * (double)(i + 1));
+    int32_t t = p[i];
+    p[i] = p[j];
+    p[j] = t;
+  }
+}
+
 static inline int check_report(const char *name) {
   if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
   return check_failures ? 1 : 0;

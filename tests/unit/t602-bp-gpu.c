@@ -6,8 +6,12 @@
  * to six pieces on two streams (feint_bp_gpu_set_pieces; the default
  * kernel also on one stream, and one cell a piece), each applied twice in
  * a row with different x (no stale accumulation); FEINT_BP_PIECE_BYTES is
- * read (a bad value refused). Without a GPU prints "skipped: no GPU" (fails when
- * FEINT_GPU_TESTS=1). */
+ * read (a bad value refused), FEINT_BP_NUMBERING too. Every case runs in
+ * the dof map's own numbering and in the split numbering (the default;
+ * feint_bp_gpu_set_numbering, feint_bp_dofmap_split: the line kernels
+ * store into the cells' own dofs, zero and add atomically only the shared
+ * ones; apply permutes x in and y out). Without a GPU prints "skipped: no
+ * GPU" (fails when FEINT_GPU_TESTS=1). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,13 +71,20 @@ static void check_mesh(const feint_hexmesh *m, const feint_bp_dofmap *d, const c
       CHECK_OK(feint_bp_op_create(m, d, (feint_bp_kind)k, (feint_bp_geo_mode)mode, 0.9, &op));
       feint_bp_gpu *g = NULL;
       CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+      CHECK(feint_bp_gpu_split(g) == 1, "N=%d %s: the default numbering is not the split one", d->order, numbering);
       /* 0 the default; 1, 2 layered kernels (2 = loads ahead); 3, 4
-       * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 6, 7 line
-       * kernels (register-blocked; 7 with less shared memory); 2, 4, 5,
-       * 6 and 7 stored only */
-      for (int v = 0; v <= (all ? 7 : 0); v++) {
-        if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
-        check_variant(op, g, v, numbering, x, y, yg);
+       * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 6, 7, 8 line
+       * kernels (register-blocked; 7 with less shared memory, 8 BP1.0's
+       * w|J| from global memory); 2, 4, 5, 6, 7 and 8 stored only */
+      for (int split = 0; split <= 1; split++) {
+        CHECK_OK(feint_bp_gpu_set_numbering(g, split));
+        CHECK(feint_bp_gpu_split(g) == split, "set_numbering(%d) not applied", split);
+        char what[64];
+        snprintf(what, sizeof what, "%s%s", numbering, split ? " (split)" : "");
+        for (int v = 0; v <= (all ? 8 : 0); v++) {
+          if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
+          check_variant(op, g, v, what, x, y, yg);
+        }
       }
       if (mode == 0 && k == 0)
         printf("N=%2d %s: cells %d dofs %lld\n", d->order, numbering, (int)m->n_cells, (long long)n);
@@ -99,6 +110,7 @@ int main(void) {
   CHECK_OK(feint_bp_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);
   seed = (unsigned)time(NULL);
+  unsetenv("FEINT_BP_NUMBERING"); /* the default numbering is checked below */
   for (int N = 1; N <= 15; N++) {
     feint_hexmesh *m = NULL;
     int nx = N <= 4 ? 5 : (N <= 9 ? 3 : 2);
@@ -137,6 +149,19 @@ int main(void) {
     CHECK(feint_bp_gpu_set_pieces(g, 0, 3) == FEINT_ERR_INPUT, "3 streams accepted");
     feint_bp_gpu_destroy(g);
     unsetenv("FEINT_BP_PIECE_BYTES");
+    /* FEINT_BP_NUMBERING: split or own, anything else refused by name */
+    setenv("FEINT_BP_NUMBERING", "splat", 1);
+    CHECK(feint_bp_gpu_create(op, 0, &g) == FEINT_ERR_INPUT && !g, "FEINT_BP_NUMBERING=splat accepted");
+    CHECK(strstr(feint_error_message(), "FEINT_BP_NUMBERING=splat") != NULL, "message: %s", feint_error_message());
+    setenv("FEINT_BP_NUMBERING", "split", 1);
+    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+    CHECK(feint_bp_gpu_split(g) == 1, "FEINT_BP_NUMBERING=split not applied");
+    feint_bp_gpu_destroy(g);
+    setenv("FEINT_BP_NUMBERING", "own", 1);
+    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
+    CHECK(feint_bp_gpu_split(g) == 0, "FEINT_BP_NUMBERING=own not applied");
+    feint_bp_gpu_destroy(g);
+    unsetenv("FEINT_BP_NUMBERING");
     feint_bp_op_destroy(op);
     feint_bp_dofmap_destroy(d);
     feint_hexmesh_destroy(m);

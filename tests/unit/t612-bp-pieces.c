@@ -61,13 +61,7 @@ int main(void) {
     CHECK(maps[0]->n_dofs == n, "N=%d: both numberings count %lld dofs", N, (long long)n);
     /* a random permutation of the first-appearance numbers */
     int32_t *perm = malloc(sizeof(int32_t) * n);
-    for (int64_t i = 0; i < n; i++) perm[i] = (int32_t)i;
-    for (int64_t i = n - 1; i > 0; i--) {
-      int64_t j = (int64_t)(check_urand(&rs) * (double)(i + 1));
-      int32_t t = perm[i];
-      perm[i] = perm[j];
-      perm[j] = t;
-    }
+    check_permutation(perm, n, &rs);
     for (int64_t i = 0; i < nv; i++) maps[2]->cell_dofs[i] = perm[maps[2]->cell_dofs[i]];
     double *v = malloc(sizeof(double) * nv), *y = malloc(sizeof(double) * n), *ref = malloc(sizeof(double) * n);
     for (int64_t i = 0; i < nv; i++) v[i] = check_urand(&rs) - 0.5;

@@ -9,13 +9,16 @@
  * FEINT_BENCH_NMIN / FEINT_BENCH_NMAX (default 1 / 15), FEINT_BENCH_REPS
  * (default 20), FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh,
  * FEINT_BENCH_RECOMPUTE=0 to skip the recomputed-geometry rows,
- * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7" to add rows for those kernel variants
+ * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7 8" to add rows for those kernel variants
  * (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed, variants
- * 2, 4, 5, 6 and 7 only with stored factors) beside the defaults "sto" and
+ * 2, 4, 5, 6, 7 and 8 only with stored factors) beside the defaults "sto" and
  * "rec". FEINT_BENCH_PIECES="0 8 16 16:1" runs each row once per listed
  * piece size in MiB of y, ":1" on one stream (feint_bp_gpu_set_pieces; 0:
  * all of y zeroed then all cells in one launch; label suffix "/MiB")
  * instead of once with the default; column "pcs" is the number of pieces.
+ * FEINT_BENCH_NUMBERING="1 0" runs each row once per listed numbering
+ * (feint_bp_gpu_set_numbering: 1 split, the default; 0 the dof map's own;
+ * label suffix "+s" / "+o") instead of once with the default.
  * Skips without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +55,11 @@ int main(void) {
   int variants[9] = {0}, nv = 1; /* the default first, then the listed ones */
   const char *vs = getenv("FEINT_BENCH_VARIANTS");
   for (const char *c = vs ? vs : ""; *c && nv < 9; c++)
-    if (*c >= '1' && *c <= '7') variants[nv++] = *c - '0';
+    if (*c >= '1' && *c <= '8') variants[nv++] = *c - '0';
+  int numberings[2] = {-1, -1}, nn = 0;
+  const char *ns = getenv("FEINT_BENCH_NUMBERING");
+  for (const char *c = ns ? ns : ""; *c && nn < 2; c++)
+    if (*c == '0' || *c == '1') numberings[nn++] = *c - '0';
   double pieces[8];
   int streams[8], npc = 0;
   const char *ps = getenv("FEINT_BENCH_PIECES");
@@ -93,6 +100,7 @@ int main(void) {
             const int v = variants[iv];
             if (mode == FEINT_BP_GEO_RECOMPUTE && v != 1 && v != 3) continue; /* stored only */
             CALL(feint_bp_gpu_set_variant(g, v));
+            for (int in = 0; in < (nn ? nn : 1); in++)
             for (int ip = 0; ip < (npc ? npc : 1); ip++) {
               char label[32];
               if (v)
@@ -102,6 +110,8 @@ int main(void) {
               if (npc)
                 snprintf(label + strlen(label), sizeof label - strlen(label), "/%g%s", pieces[ip],
                          streams[ip] == 1 ? ":1" : "");
+              if (nn) snprintf(label + strlen(label), sizeof label - strlen(label), "+%s", numberings[in] ? "s" : "o");
+              CALL(feint_bp_gpu_set_numbering(g, numberings[in]));
               CALL(feint_bp_gpu_set_pieces(g, npc ? pieces[ip] * 1048576.0 : -1, npc ? streams[ip] : 0));
               double med = 0, mn = 0;
               CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));

@@ -47,6 +47,17 @@ int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams) {
   return NO_CUDA;
 }
 
+int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
+  (void)g;
+  (void)split;
+  return NO_CUDA;
+}
+
+int feint_bp_gpu_split(const feint_bp_gpu *g) {
+  (void)g;
+  return 0;
+}
+
 int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g) {
   (void)g;
   return 0;
