@@ -43,9 +43,10 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
          (long long)rep->n_cells, (long long)rep->n_nodes, (long long)rep->n_dofs, (long long)rep->nnz);
   printf("copy bandwidth measured now: %.1f GB/s (%s, read + write)\n", copy,
          cuda ? "device-to-device" : "host memcpy");
+  if (rep->n_colors > 0) printf("cell colouring (assembly.strategy colored): %d colours\n", rep->n_colors);
   printf("compute phases: median of %d runs\n\n", o->repeat);
-  printf("%-17s %11s %11s %9s %10s %9s %8s\n", "phase", "time [ms]", "kernel [ms]", "Mcells/s", "min MB",
-         "GB/s", "of copy");
+  printf("%-17s %11s %11s %9s %10s %9s %8s %9s\n", "phase", "time [ms]", "kernel [ms]", "Mcells/s", "min MB",
+         "GB/s", "of copy", "GF/s");
   for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
     if (rep->seconds[k] <= 0) continue;
     printf("%-17s %11.3f", feint_phase_names[k], 1e3 * rep->seconds[k]);
@@ -57,9 +58,14 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
       double gbs = 1e-9 * rep->min_bytes[k] / t;
       printf(" %10.1f %9.1f %7.1f%%", 1e-6 * rep->min_bytes[k], gbs, copy > 0 ? 100 * gbs / copy : 0);
     }
+    if (rep->flops[k] > 0) printf(" %9.1f", 1e-9 * rep->flops[k] / t);
     if (k == FEINT_PHASE_MESH) printf("   (libgmsh's own open: %.3f ms)", 1e3 * rep->gmsh_seconds);
     printf("\n");
   }
   printf("\nGB/s = fewest bytes / (kernel time, or wall time where there is none)\n");
+  printf("GF/s = flops of the quadrature algorithm (a model: see feint(1), bench) / the same time\n");
+  const int r = FEINT_PHASE_RESIDUAL;
+  const double tr = rep->kernel_seconds[r] > 0 ? rep->kernel_seconds[r] : rep->seconds[r];
+  if (rep->n_dofs > 0 && tr > 0) printf("GDOF/s of the residual (or operator apply): %.3f\n", 1e-9 * (double)rep->n_dofs / tr);
   return 0;
 }

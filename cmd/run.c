@@ -41,7 +41,7 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
       char *end;
       if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "--device needs a number");
       o->device_index = (int)strtol(argv[++i], &end, 10);
-      if (*end || o->device_index < 0)
+      if (!argv[i][0] || *end || o->device_index < 0)
         return feint_error_set(FEINT_ERR_INPUT, "--device %s: expected a device number", argv[i]);
     } else if (mode == MODE_BENCH && !strcmp(a, "--repeat")) {
       char *end;
@@ -111,6 +111,7 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
+  printf(", \"colors\": %d", rep->n_colors);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");

@@ -52,6 +52,10 @@ typedef struct {
    * output written once (node coordinates, connectivity, coefficients,
    * state, result). */
   double min_bytes[FEINT_PHASE_COUNT];
+  /* Floating-point operations of a compute phase's algorithm (the model of
+   * feint_form_flops; the BP operators': feint_bp_flops), 0: not counted. */
+  double flops[FEINT_PHASE_COUNT];
+  int n_colors;            /* colours of the cuda backend's cell colouring (assembly.strategy colored), else 0 */
   int64_t n_nodes;
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */

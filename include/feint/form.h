@@ -74,6 +74,21 @@ typedef struct {
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
 
+/* What feint_form_flops counts the work of. */
+typedef enum { FEINT_FORM_WORK_RESIDUAL = 0, FEINT_FORM_WORK_RHS, FEINT_FORM_WORK_MATRIX } feint_form_work;
+
+/* Floating-point operations of the quadrature algorithm for all cells (a
+ * model, for GF/s in feint bench): per cell the Jacobian and its inverse
+ * (at every point on non-affine cells); per point of the form's rule the
+ * nodal coefficients interpolated (2 nb each), and for the residual u and
+ * its gradient, f1 mapped back and f0 phi_i + f1 . grad phi_i for every
+ * component (2 nb (1 + dim) twice, 4 dim^2); for the load vector s phi_i;
+ * for element matrices the physical basis gradients and every (i, j) pair
+ * of local dofs against the (1 + dim)^2 terms of g0..g3. The physics'
+ * pointwise functions are not counted, nor the sums of assembly. Kernels
+ * that skip work (constant gradients of P1, zero g terms) execute fewer. */
+double feint_form_flops(const feint_form *f, const feint_space *s, feint_form_work what);
+
 /* Whether form b (on the space of form a) differs from a in its data
  * only: the same physics, dimension and components, coefficient fields of
  * the same kinds (constant, per cell, nodal) and the same quadrature

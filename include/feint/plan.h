@@ -75,8 +75,9 @@ void feint_plan_destroy(feint_plan *plan);
  * built by feint_plan_create on the host instead (stats host_fallback).
  * FEINT_ERR_INPUT when feint was built without CUDA or no CUDA device is
  * visible; FEINT_ERR_COMPUTE on CUDA errors (out of GPU memory names the
- * phase and the bytes requested). */
-int feint_plan_create_cuda(const feint_space *space, feint_plan **out);
+ * phase and the bytes requested). It runs on CUDA device device_index
+ * (< 0: device 0), the one the numeric phase will use (--device). */
+int feint_plan_create_cuda(const feint_space *space, int device_index, feint_plan **out);
 
 /* Timings of one feint_plan_create_cuda_timed call (milliseconds; device
  * times by CUDA events on the device's stream). */
@@ -94,7 +95,8 @@ typedef struct {
 } feint_plan_cuda_stats;
 
 /* feint_plan_create_cuda that also fills *stats (stats may be NULL). */
-int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out, feint_plan_cuda_stats *stats);
+int feint_plan_create_cuda_timed(const feint_space *space, int device_index, feint_plan **out,
+                                 feint_plan_cuda_stats *stats);
 
 /* The plan on the GPU for numeric assembly there (the element-matrix
  * backend, src/backend/elmat_backend.c): element matrices that stay in

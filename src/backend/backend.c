@@ -17,9 +17,16 @@ static int create_on(const backend_makers *make, const void *what, feint_device_
                      feint_backend **out, char *note, size_t note_size) {
   *out = NULL;
   if (note && note_size) note[0] = '\0';
-  if (kind == FEINT_DEVICE_CPU) return make->cpu(what, out);
+  if (kind == FEINT_DEVICE_CPU) {
+    if (note && device_index >= 0)
+      snprintf(note, note_size, "--device %d is a CUDA device; the cpu backend ignores it", device_index);
+    return make->cpu(what, out);
+  }
   if (kind == FEINT_DEVICE_CUDA && make->cuda_supports) FEINT_CALL(make->cuda_supports(what));
   int n_gpus = feint_cuda_device_count();
+  /* a --device past the visible ones is the user's mistake, not a reason to fall back */
+  int dev;
+  if (n_gpus > 0) FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   if (kind == FEINT_DEVICE_CUDA) {
     if (n_gpus <= 0)
       return feint_error_set(FEINT_ERR_INPUT,

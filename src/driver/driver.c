@@ -178,6 +178,7 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
     FEINT_CALL(feint_output_attr_double(o, obj, name, rep->seconds[k] - r->seconds_before[k]));
   }
   FEINT_CALL(feint_output_attr_double(o, obj, "time_gmsh_open", rep->gmsh_seconds));
+  if (rep->n_colors > 0) FEINT_CALL(feint_output_attr_int64(o, obj, "colors", rep->n_colors));
   if (r->member >= 0) FEINT_CALL(feint_output_attr_int64(o, obj, "backend_reused", r->backend_reused));
   return FEINT_OK;
 }
@@ -279,26 +280,33 @@ static int check_slot_map_bytes(const char *key, const feint_space *s) {
   return check_output_bytes(key, "the CSR pattern's slot map (cells x local dofs^2)", (double)entries, width);
 }
 
-/* The fewest bytes each compute phase must move (see driver.h). */
-static void min_bytes(const run_state *r, feint_run_report *rep) {
+/* The fewest bytes each compute phase must move (see driver.h), in the
+ * precision the backend stores (single on the GPU: 4-byte reals; the cpu
+ * backend computes in double whatever the case asks), and the flops of
+ * its quadrature algorithm (feint_form_flops). */
+static void work_model(const run_state *r, feint_run_report *rep) {
   const feint_mesh *m = r->mesh;
   const feint_space *s = r->space;
   const feint_form *f = r->form;
+  const double real = r->c->precision == FEINT_PRECISION_SINGLE && strcmp(r->backend->name, "cpu") ? 4 : 8;
   const double index = s->n_dofs < INT32_MAX ? 4 : 8;
-  double geometry = 8.0 * (double)m->dim * (double)m->n_nodes + index * (double)(m->n_cells * m->nv);
+  double geometry = real * (double)m->dim * (double)m->n_nodes + index * (double)(m->n_cells * m->nv);
   double dofmap = s->order == 1 ? 0 : index * (double)(m->n_cells * s->nb); /* P1 uses the vertices */
   double coefficients = 0;
   for (int k = 0; k < f->n_aux; k++)
-    coefficients += f->aux[k].kind == FEINT_FIELD_NODE   ? 8.0 * (double)s->n_scalar_dofs
-                    : f->aux[k].kind == FEINT_FIELD_CELL ? 8.0 * (double)m->n_cells
+    coefficients += f->aux[k].kind == FEINT_FIELD_NODE   ? real * (double)s->n_scalar_dofs
+                    : f->aux[k].kind == FEINT_FIELD_CELL ? real * (double)m->n_cells
                                                          : 0;
-  const double vec = 8.0 * (double)s->n_dofs;
+  const double vec = real * (double)s->n_dofs;
   rep->min_bytes[FEINT_PHASE_RESIDUAL] = geometry + dofmap + coefficients + 2 * vec;
   rep->min_bytes[FEINT_PHASE_RHS] = geometry + dofmap + coefficients + vec;
   rep->min_bytes[FEINT_PHASE_ELEMENT] =
-      geometry + dofmap + coefficients + 8.0 * (double)m->n_cells * s->nbc * s->nbc;
+      geometry + dofmap + coefficients + real * (double)m->n_cells * s->nbc * s->nbc;
   if (r->plan)
-    rep->min_bytes[FEINT_PHASE_ASSEMBLY] = geometry + dofmap + coefficients + 8.0 * (double)r->plan->nnz;
+    rep->min_bytes[FEINT_PHASE_ASSEMBLY] = geometry + dofmap + coefficients + real * (double)r->plan->nnz;
+  rep->flops[FEINT_PHASE_RESIDUAL] = feint_form_flops(f, s, FEINT_FORM_WORK_RESIDUAL);
+  rep->flops[FEINT_PHASE_RHS] = feint_form_flops(f, s, FEINT_FORM_WORK_RHS);
+  rep->flops[FEINT_PHASE_ELEMENT] = rep->flops[FEINT_PHASE_ASSEMBLY] = feint_form_flops(f, s, FEINT_FORM_WORK_MATRIX);
 }
 
 /* Name of a result inside this member's place in the file. */
@@ -434,7 +442,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   run_starting(opts, r, FEINT_PHASE_PATTERN);
   if (need_matrix && !r->plan)
     TIMED(rep, FEINT_PHASE_PATTERN,
-          on_gpu ? feint_plan_create_cuda(r->space, &r->plan) : feint_plan_create(r->space, &r->plan));
+          on_gpu ? feint_plan_create_cuda(r->space, opts->device_index, &r->plan) : feint_plan_create(r->space, &r->plan));
   if (need_matrix)
     FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
                                   "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
@@ -453,7 +461,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
           feint_boundary_integrate(r->bc, strcmp(r->backend->name, "cuda") ? FEINT_BOUNDARY_HOST : FEINT_BOUNDARY_CUDA));
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
   rep->n_nodes = r->mesh->n_nodes;
-  min_bytes(r, rep);
+  work_model(r, rep);
   const int64_t n = r->space->n_dofs;
   char name[300];
   FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "result vector"));
@@ -504,6 +512,11 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     free(modes);
     FEINT_CALL(s);
   }
+  /* how many colours the cuda backend's cell colouring took (0: not coloured; not the fused kernels) */
+  feint_cuda_stats cuda_stats;
+  rep->n_colors = 0;
+  if (!strcmp(r->backend->name, "cuda") && feint_cuda_info(r->backend, &cuda_stats) == FEINT_OK)
+    rep->n_colors = cuda_stats.n_colors;
   run_starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));

@@ -151,6 +151,7 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   snprintf(rep->backend, sizeof rep->backend, "%s", o->backend->name);
   snprintf(rep->device, sizeof rep->device, "%s", o->backend->device);
   rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(o->op);
+  rep->flops[FEINT_PHASE_RESIDUAL] = feint_bp_flops(o->op);
   run_starting(opts, r, FEINT_PHASE_RESIDUAL);
   const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
   FEINT_CALL(operator_apply(opts, rep, o));

@@ -29,7 +29,9 @@ EOF
 # bench: a table row for each compute phase with its fraction of the copy bandwidth
 "$FEINT" bench "$WORK/c.yaml" --repeat 3 -o "$WORK/b.h5" > "$WORK/bench"
 grep -q "copy bandwidth measured now" "$WORK/bench" || fail "bench: copy bandwidth"
-grep -Eq "^assembly +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%" "$WORK/bench" || fail "bench: assembly row: $(cat "$WORK/bench")"
+# ... and GF/s of the flop model (feint(1), bench): a positive number after the %
+grep -Eq "^assembly +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +[0-9]*\.[0-9]*[1-9][0-9]*$" "$WORK/bench" \
+  || fail "bench: assembly row: $(cat "$WORK/bench")"
 echo bench ok
 # make install puts the binary and the man page under PREFIX
 make -s -C "$ROOT" install PREFIX="$WORK/inst" > /dev/null
@@ -44,5 +46,6 @@ s = json.load(open(sys.argv[1])); f = h5py.File(sys.argv[2])
 assert s["output"] == sys.argv[2] and s["dofs"] == f.attrs["n_dofs"], s
 assert abs(s["norms"]["rhs"] - np.linalg.norm(f["rhs"][:])) <= 1e-12 * max(1, s["norms"]["rhs"])
 assert s["nonzeros"] == len(f["matrix/data"]) and s["seconds"]["assembly"] > 0
+assert s["colors"] == 0 and "colors" not in f.attrs, "no colouring on the cpu backend"
 print("json ok")
 EOF

@@ -2,8 +2,10 @@
 # make bench-gpu: the CUDA issue's benchmark on the GPU machine. feint bench
 # on ~6.4M P1 tetrahedra (Poisson, variable coefficient; then elasticity)
 # for each assembly strategy, the kernel benchmark (paper kernel, thread
-# transposition sweep), the symbolic-phase benchmark and the high-order
-# element matrices (t621, issue 4). Not a test.
+# transposition sweep), the symbolic-phase benchmark, the high-order
+# element matrices (t621, issue 4) and the BP operators (t69: GDOF/s, GF/s
+# and % of copy for N = 1..15 on the 4096-cell and the large hex mesh,
+# stored and recomputed geometry; issue 4). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -19,6 +21,7 @@ done
 FEINT_BENCH_N=100 "$B/tests/t501-cuda-bench" 2>&1 | tee "$out/kernels.txt"
 "$B/tests/t312-plan-bench" 2>&1 | tee "$out/symbolic.txt"
 FEINT_BENCH=1 "$B/tests/t621-elmat-bench" 2>&1 | tee "$out/elmat.txt"
+"$B/tests/t69-bp-bench" 2>&1 | tee "$out/bp.txt"
 rm -f /tmp/feint-bench.h5
 # sweep of 20 coefficient values on ~1M cells: one run alone, backend reused, re-created
 OUT=$out bash tests/gpu/sweep-bench.sh

@@ -40,3 +40,23 @@ grep -q "using cuda" "$WORK/note" || fail "auto did not pick cuda: $(cat "$WORK/
 $PY -c "
 import h5py; f = h5py.File('$WORK/auto.h5'); print('auto:', f.attrs['backend'], f.attrs['device'])
 assert f.attrs['backend'] == 'cuda'"
+# the colouring's size reaches the user: --json colors and the file's attribute, > 1 colours
+"$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/col.h5" --backend cuda --set assembly.strategy=colored --json \
+  > "$WORK/col.json"
+$PY - "$WORK/col.json" "$WORK/col.h5" <<'PYEOF'
+import json, sys, h5py
+s = json.load(open(sys.argv[1])); f = h5py.File(sys.argv[2])
+print("colored: colors", s["colors"], "attribute", f.attrs.get("colors"))
+assert s["colors"] > 1 and f.attrs["colors"] == s["colors"]
+PYEOF
+# --device past the visible GPUs: an input error naming --device, for the
+# matrix (GPU symbolic phase) and for the operator path, no file left
+n_gpus=$(nvidia-smi -L 2>/dev/null | wc -l); [ "$n_gpus" -ge 1 ] || n_gpus=8
+for run in "$WORK/g.yaml" "$ROOT/cases/bp-hex.yaml"; do
+  rm -f "$WORK/dev.h5"
+  set +e; "$FEINT" run "$run" -o "$WORK/dev.h5" --backend cuda --device $n_gpus 2> "$WORK/err"; rc=$?; set -e
+  [ $rc = 2 ] || fail "--device $n_gpus on $run: exit $rc (expected 2): $(cat "$WORK/err")"
+  grep -q -- "--device $n_gpus: only" "$WORK/err" || fail "--device message: $(cat "$WORK/err")"
+  [ ! -e "$WORK/dev.h5" ] || fail "--device $n_gpus left $WORK/dev.h5"
+done
+echo "--device past the visible GPUs: refused (exit 2)"

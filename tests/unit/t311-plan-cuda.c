@@ -22,7 +22,7 @@ static void compare(const feint_mesh *m, int order, int nc) {
   feint_plan_cuda_stats st;
   CHECK_OK(feint_space_create(m, order, nc, &s));
   CHECK_OK(feint_plan_create(s, &cpu));
-  CHECK_OK(feint_plan_create_cuda_timed(s, &gpu, &st));
+  CHECK_OK(feint_plan_create_cuda_timed(s, -1, &gpu, &st));
   CHECK(gpu->n_rows == cpu->n_rows && gpu->nnz == cpu->nnz && gpu->n_cells == cpu->n_cells &&
             gpu->nbc == cpu->nbc,
         "%s P%d x%d: sizes (rows %lld/%lld, nnz %lld/%lld)", name, order, nc, (long long)gpu->n_rows,
@@ -55,7 +55,7 @@ int main(void) {
     feint_mesh *m = NULL;
     CHECK_OK(feint_mesh_read("cases/square.geo", &(feint_mesh_options){.size = 0.5}, &m));
     CHECK_OK(feint_space_create(m, 1, 1, &s));
-    CHECK(feint_plan_create_cuda(s, &p) == FEINT_ERR_INPUT && p == NULL, "no GPU: FEINT_ERR_INPUT expected");
+    CHECK(feint_plan_create_cuda(s, -1, &p) == FEINT_ERR_INPUT && p == NULL, "no GPU: FEINT_ERR_INPUT expected");
     printf("  without a GPU: %s\n", feint_error_message());
     feint_space_destroy(s);
     feint_mesh_destroy(m);
@@ -74,8 +74,13 @@ int main(void) {
     feint_space *s = NULL;
     feint_plan *p = NULL;
     CHECK_OK(feint_space_create(tri, 1, 1, &s));
-    CHECK_OK(feint_plan_create_cuda(s, &p));
+    CHECK_OK(feint_plan_create_cuda(s, -1, &p));
     feint_plan_destroy(p);
+    p = NULL;
+    /* a device past the visible ones is refused by name (--device), no plan */
+    CHECK(feint_plan_create_cuda(s, feint_cuda_device_count(), &p) == FEINT_ERR_INPUT && p == NULL,
+          "device past the visible ones: FEINT_ERR_INPUT expected");
+    CHECK(strstr(feint_error_message(), "--device") != NULL, "the message names --device: %s", feint_error_message());
     feint_space_destroy(s);
   }
   for (int order = 1; order <= 2; order++)

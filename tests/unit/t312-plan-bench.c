@@ -60,10 +60,10 @@ int main(void) {
     CHECK_OK(feint_plan_create(s, &cpu));
     const double t_cpu = now() - t0;
     feint_plan_cuda_stats cold, st;
-    CHECK_OK(feint_plan_create_cuda_timed(s, &gpu, &cold));
+    CHECK_OK(feint_plan_create_cuda_timed(s, -1, &gpu, &cold));
     const int same_cold = same_plan(cpu, gpu);
     feint_plan_destroy(gpu);
-    CHECK_OK(feint_plan_create_cuda_timed(s, &gpu, &st));
+    CHECK_OK(feint_plan_create_cuda_timed(s, -1, &gpu, &st));
     const int same = same_plan(cpu, gpu);
     CHECK(same && same_cold, "P%d x%d: the GPU plan differs from the CPU plan", order, nc);
     snprintf(device, sizeof device, "%s", st.device);

@@ -186,7 +186,7 @@ struct sym_ctx {
   int wide; /* the plan needs 64-bit indices or slots: built on the host instead */
 };
 
-int run(const feint_space *s, sym_ctx *x, feint_plan_cuda_stats *st) {
+int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stats *st) {
   const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
   const int nb = s->nb, nc = s->components, nbc = s->nbc;
   const int64_t E64 = ncell * nb * nb;
@@ -205,10 +205,9 @@ int run(const feint_space *s, sym_ctx *x, feint_plan_cuda_stats *st) {
   st->entries = E64;
   st->key_bits = 2 * bits;
 
-  const int n_dev = feint_cuda_device_count();
-  if (n_dev <= 0) return feint_error_set(FEINT_ERR_INPUT, "no CUDA device is visible");
   int dev = 0;
-  SYM_CALL("device query", cudaGetDevice(&dev));
+  FEINT_CALL(feint_cuda_device_select(device_index, &dev));
+  SYM_CALL("device selection", cudaSetDevice(dev));
   cudaDeviceProp prop;
   SYM_CALL("device query", cudaGetDeviceProperties(&prop, dev));
   snprintf(st->device, sizeof st->device, "%.100s (CUDA device %d)", prop.name, dev % 1000);
@@ -338,7 +337,7 @@ int run(const feint_space *s, sym_ctx *x, feint_plan_cuda_stats *st) {
 
 }  // namespace
 
-extern "C" int feint_plan_create_cuda_timed(const feint_space *space, feint_plan **out,
+extern "C" int feint_plan_create_cuda_timed(const feint_space *space, int device_index, feint_plan **out,
                                             feint_plan_cuda_stats *stats) {
   *out = NULL;
   feint_plan_cuda_stats local;
@@ -347,7 +346,7 @@ extern "C" int feint_plan_create_cuda_timed(const feint_space *space, feint_plan
   const double t0 = wall_ms();
   sym_ctx x;
   memset(&x, 0, sizeof x);
-  int status = run(space, &x, st);
+  int status = run(space, device_index, &x, st);
   pool_free_all(&x.pool);
   for (int k = 0; k < x.n_ev; k++) cudaEventDestroy(x.ev[k]);
   if (status) {
@@ -366,8 +365,8 @@ extern "C" int feint_plan_create_cuda_timed(const feint_space *space, feint_plan
   return FEINT_OK;
 }
 
-extern "C" int feint_plan_create_cuda(const feint_space *space, feint_plan **out) {
-  return feint_plan_create_cuda_timed(space, out, NULL);
+extern "C" int feint_plan_create_cuda(const feint_space *space, int device_index, feint_plan **out) {
+  return feint_plan_create_cuda_timed(space, device_index, out, NULL);
 }
 
 /* ------------------------------------------------ assembly on the device
