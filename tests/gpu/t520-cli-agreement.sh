@@ -60,3 +60,19 @@ for run in "$WORK/g.yaml" "$ROOT/cases/bp-hex.yaml"; do
   [ ! -e "$WORK/dev.h5" ] || fail "--device $n_gpus left $WORK/dev.h5"
 done
 echo "--device past the visible GPUs: refused (exit 2)"
+# out of GPU memory (the FEINT_CUDA_ALLOC_LIMIT test hook fails any request
+# above 4 KiB): exit 1, a message naming the phase and the bytes requested,
+# no output file; for the pattern + matrix path, a residual-only run and the
+# BP operator
+oom() { # expected-module args...
+  local want=$1; shift
+  rm -f "$WORK/oom.h5"
+  set +e; FEINT_CUDA_ALLOC_LIMIT=4096 "$FEINT" run "$@" -o "$WORK/oom.h5" --backend cuda 2> "$WORK/err"; rc=$?; set -e
+  [ $rc = 1 ] || fail "out of memory ($*): exit $rc (expected 1): $(cat "$WORK/err")"
+  grep -q "$want.*out of GPU memory allocating [0-9]* bytes" "$WORK/err" || fail "out-of-memory message ($*): $(cat "$WORK/err")"
+  [ ! -e "$WORK/oom.h5" ] || fail "out of memory ($*) left $WORK/oom.h5"
+  echo "  out of memory: $(grep -o "error: .*" "$WORK/err")"
+}
+oom "GPU symbolic phase" "$WORK/g.yaml"
+oom "" "$WORK/g.yaml" --set output.matrix=false --set output.rhs=false
+oom "" "$ROOT/cases/bp-hex.yaml"

@@ -35,20 +35,22 @@ extern "C" {
 #include "feint/boundary.h"
 #include "feint/error.h"
 }
+#include "backend/cuda/alloc.h"
 #include "boundary/facet.h"
 
 namespace {
 
 int facet_fail(cudaError_t e, const char *what) {
   cudaGetLastError();
-  if (e == cudaErrorMemoryAllocation) {
-    size_t free_b = 0, total_b = 0;
-    cudaMemGetInfo(&free_b, &total_b);
-    return feint_error_set(FEINT_ERR_COMPUTE, "GPU boundary integrals, %s: out of GPU memory (%zu of %zu bytes free)",
-                           what, free_b, total_b);
-  }
   return feint_error_set(FEINT_ERR_COMPUTE, "GPU boundary integrals, %s: %s", what, cudaGetErrorString(e));
 }
+
+/* A device buffer, or the allocation's error (alloc.h) and on to done. */
+#define FACET_ALLOC(ptr, bytes)                                                \
+  do {                                                                         \
+    status = feint_cuda_malloc((void **)(ptr), (bytes), "GPU boundary integrals", "allocation"); \
+    if (status) goto done;                                                     \
+  } while (0)
 
 #define FACET_CALL(what, call)                                                 \
   do {                                                                         \
@@ -109,8 +111,8 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
   FACET_CALL("device", cudaGetDeviceProperties(&prop, dev));
   snprintf(st.device, sizeof st.device, "%.127s", prop.name);
   for (int e = 0; e < 4; e++) FACET_CALL("events", cudaEventCreate(&ev[e]));
-  FACET_CALL("allocation", cudaMalloc(&d_load, (size_t)(n_load ? n_load : 1) * sizeof(double)));
-  FACET_CALL("allocation", cudaMalloc(&d_sites, (size_t)(n_sites ? n_sites : 1) * sizeof(double)));
+  FACET_ALLOC(&d_load, (size_t)n_load * sizeof(double));
+  FACET_ALLOC(&d_sites, (size_t)n_sites * sizeof(double));
   {
     /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map, points */
     size_t bytes[MAX_SETS][ARRAYS];
@@ -122,7 +124,7 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
                                 v->points ? (size_t)v->nq * 2 * 8 : 0};
       for (int a = 0; a < ARRAYS; a++) {
         bytes[k][a] = b[a];
-        if (b[a]) FACET_CALL("allocation", cudaMalloc(&buf[k][a], b[a]));
+        if (b[a]) FACET_ALLOC(&buf[k][a], b[a]);
         if (a >= 2 && a < 6) st.bytes += (int64_t)b[a];
       }
     }

@@ -35,6 +35,7 @@ extern "C" {
 #include "feint/backend.h"
 #include "feint/error.h"
 #include "feint/plan.h"
+#include "backend/cuda/alloc.h"
 }
 
 namespace {
@@ -62,16 +63,7 @@ int pool_alloc(dev_pool *m, void *out, size_t bytes, const char *phase) {
   *(void **)out = NULL;
   if (m->n == (int)(sizeof m->ptr / sizeof m->ptr[0]))
     return feint_error_set(FEINT_ERR_COMPUTE, "GPU symbolic phase: too many buffers");
-  cudaError_t e = cudaMalloc(&p, bytes ? bytes : 1);
-  if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    size_t free_b = 0, total_b = 0;
-    cudaMemGetInfo(&free_b, &total_b);
-    return feint_error_set(FEINT_ERR_COMPUTE,
-                           "GPU symbolic phase, %s: out of GPU memory allocating %zu bytes (%zu of %zu bytes free)",
-                           phase, bytes, free_b, total_b);
-  }
-  if (e != cudaSuccess) return sym_fail(e, phase);
+  FEINT_CALL(feint_cuda_malloc(&p, bytes, "GPU symbolic phase", phase));
   m->ptr[m->n] = p;
   m->bytes[m->n++] = bytes;
   m->cur += bytes;
@@ -477,14 +469,7 @@ static int plan_gpu_build(const int32_t *map, feint_plan_gpu *g, dev_pool *P) {
 }
 
 static int plan_gpu_alloc(int64_t count, size_t size, void *out, const char *what) {
-  cudaError_t e = cudaMalloc((void **)out, (size_t)(count ? count : 1) * size);
-  if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    return feint_error_set(FEINT_ERR_COMPUTE, "assembly on the GPU: out of GPU memory allocating %s (%lld bytes)",
-                           what, (long long)count * (long long)size);
-  }
-  if (e != cudaSuccess) return sym_fail(e, what);
-  return FEINT_OK;
+  return feint_cuda_malloc((void **)out, (size_t)count * size, "assembly on the GPU", what);
 }
 
 /* The runs of a map of n_cells x per_cell entries onto n_targets targets

@@ -1,0 +1,41 @@
+/* feint_cuda_malloc: see alloc.h. */
+#include <cuda_runtime.h>
+
+#include <stdlib.h>
+
+#include "backend/cuda/alloc.h"
+
+extern "C" {
+#include "feint/error.h"
+}
+
+/* The test hook's limit, read once per process (0: none). */
+static size_t alloc_limit(void) {
+  static int read = 0;
+  static size_t limit = 0;
+  if (!read) {
+    const char *v = getenv("FEINT_CUDA_ALLOC_LIMIT");
+    limit = v && *v ? (size_t)strtoull(v, NULL, 10) : 0;
+    read = 1;
+  }
+  return limit;
+}
+
+extern "C" int feint_cuda_malloc(void **ptr, size_t bytes, const char *module, const char *phase) {
+  *ptr = NULL;
+  if (!bytes) bytes = 1;
+  const size_t limit = alloc_limit();
+  cudaError_t e = limit && bytes > limit ? cudaErrorMemoryAllocation : cudaMalloc(ptr, bytes);
+  if (e == cudaSuccess) return FEINT_OK;
+  *ptr = NULL;
+  cudaGetLastError(); /* not sticky: clear it for the calls that follow */
+  const char *sep = module ? ", " : "";
+  if (!module) module = "";
+  if (e == cudaErrorMemoryAllocation) {
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    return feint_error_set(FEINT_ERR_COMPUTE, "%s%s%s: out of GPU memory allocating %zu bytes (%zu of %zu bytes free)",
+                           module, sep, phase, bytes, free_b, total_b);
+  }
+  return feint_error_set(FEINT_ERR_COMPUTE, "%s%s%s: %s", module, sep, phase, cudaGetErrorString(e));
+}
