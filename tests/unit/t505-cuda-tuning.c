@@ -120,6 +120,7 @@ int main(void) {
     }
     return check_report("t505-cuda-tuning");
   }
+  seed_fresh("t505-cuda-tuning");
   /* odd sizes: 2 * 13^2 = 338 triangles, 6 * 5^3 = 750 tetrahedra */
   feint_mesh *meshes[2] = {mesh_square(13), mesh_cube(5, 0.2)};
   for (int c = 0; c < 2; c++) {

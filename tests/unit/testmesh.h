@@ -4,8 +4,10 @@
 #define FEINT_TEST_TESTMESH_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "feint/form.h"
 #include "feint/mesh.h"
@@ -18,6 +20,15 @@ static inline double urand(void) { /* [0, 1) */
   rng_state ^= rng_state >> 7;
   rng_state ^= rng_state << 17;
   return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* Fresh inputs on every run: seed from FEINT_TEST_SEED (to replay a
+ * failure) or the clock, and print the seed. */
+static inline void seed_fresh(const char *test) {
+  const char *v = getenv("FEINT_TEST_SEED");
+  uint64_t seed = v && *v ? strtoull(v, NULL, 10) : (uint64_t)time(NULL) * 2654435761u + (uint64_t)clock();
+  rng_state = seed ? seed : 1; /* xorshift needs a nonzero state */
+  printf("%s: random inputs from FEINT_TEST_SEED=%llu\n", test, (unsigned long long)seed);
 }
 
 static inline feint_mesh *mesh_square(int n) {
