@@ -193,6 +193,13 @@ int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, con
 int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
                                   feint_elmat_gpu_timing *tm);
 int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A);
+/* A sweep member's form in place of the attached one (the backend's
+ * update_form, after feint_form_same_layout): its constants taken by
+ * value and its per-cell and nodal fields (the source's too) copied into
+ * the device arrays attach made; the cells, dof map, tables and buffers
+ * stay. FEINT_ERR_INPUT when its physics, components or field kinds
+ * differ from the attached form's. */
+int feint_elmat_gpu_update_form(feint_elmat_gpu *g, const feint_form *f, const feint_space *s);
 /* The element vectors of the attached form on its vector rule (attach
  * uploads the form's own tables of f->quadrature, the rule the CPU
  * reference integrates vectors with, and every coefficient field, the
@@ -268,6 +275,51 @@ FEINT_HOST_DEVICE static inline double feint_elmat_point_tensor_entry(const doub
   for (int d = 0; d < 3; d++) t += a[d] * (g3[3 * d] * b[0] + g3[3 * d + 1] * b[1] + g3[3 * d + 2] * b[2]);
   return s * t;
 }
+
+/* Vector forms (nc = 1..3 components, interleaved as in feint/space.h:
+ * local dof i nc + c is component c of basis function i). The element
+ * matrix of a form with nc components is nc^2 scalar blocks: block
+ * fg = fc nc + gc (test component fc, trial component gc) is the scalar
+ * formula above with the coefficients of that component pair, g0[fg],
+ * g1[fg 3 ..], g2[fg 3 ..], g3[fg 9 ..] of physics.h's layouts (whose
+ * test-before-trial order is the one above). The GPU path computes every
+ * block by the scalar kernels (the blocks of n cells block-major,
+ * blocks[((fg n + e) nb + i) nb + j]) and then interleaves them into the
+ * space's layout, A[(e nbc + i nc + fc) nbc + j nc + gc], nbc = nb nc. */
+
+/* Pair fg's coefficients (ncoef 10 or 16, layout above) from the fields a
+ * at a point (physics.h aux layout): g0, g1 and g3 of the pointwise physics
+ * with nc components, as `terms` (feint_physics_jacobian_terms) asks;
+ * g2 stays zero (no physics has it). */
+FEINT_HOST_DEVICE static inline void feint_elmat_pair_coefficients(int physics, int terms, int nc, const double *a,
+                                                                   int fg, int ncoef, double *out) {
+  const double zero[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const feint_point pt = {3, nc, zero, zero, a};
+  double g[81];
+  for (int k = 0; k < ncoef; k++) out[k] = 0;
+  if (terms & 1) feint_physics_g0(physics, &pt, g), out[0] = g[fg];
+  if (terms & 2) {
+    feint_physics_g1(physics, &pt, g);
+    for (int k = 0; k < 3; k++) out[1 + k] = g[3 * fg + k];
+  }
+  if (terms & 8) {
+    feint_physics_g3(physics, &pt, g);
+    for (int k = 0; k < 9; k++) out[(ncoef == 16 ? 7 : 1) + k] = g[9 * fg + k];
+  }
+}
+
+/* Where entry k of the interleaved element matrices of n cells (k = (e nbc
+ * + i nc + fc) nbc + j nc + gc) lies in the block-major array above. */
+FEINT_HOST_DEVICE static inline int64_t feint_elmat_block_entry(int64_t k, int64_t n, int nb, int nc) {
+  const int nbc = nb * nc;
+  const int64_t e = k / ((int64_t)nbc * nbc);
+  const int r = (int)(k / nbc % nbc), col = (int)(k % nbc);
+  const int fg = (r % nc) * nc + col % nc;
+  return (((int64_t)fg * n + e) * nb + r / nc) * nb + col / nc;
+}
+
+/* Host reference of that interleave: A (n x nbc x nbc) from blocks. */
+void feint_elmat_interleave(int64_t n, int nb, int nc, const double *blocks, double *A);
 
 /* The whole tensor, C[4 c + c']. */
 FEINT_HOST_DEVICE static inline void feint_elmat_point_tensor(const double *geo, double w, const double *coef,
