@@ -332,6 +332,30 @@ static double vector_elasticity(feint_cell_type cell, int p) {
   return worst;
 }
 
+/* The interleave of feint_elmat_block_entry is a permutation for every
+ * component count and a few cell counts and element sizes, and keeps
+ * each entry's cell (the scalar case: the identity). */
+static void interleave_permutations(void) {
+  for (int nc = 1; nc <= 3; nc++)
+    for (int nb = 1; nb <= 20; nb += 19)
+      for (int64_t n = 1; n <= 3; n++) {
+        const int nbc = nb * nc;
+        const int64_t total = n * nbc * nbc, per_block = (int64_t)nb * nb;
+        char *seen = calloc((size_t)total, 1);
+        for (int64_t k = 0; k < total; k++) {
+          const int64_t src = feint_elmat_block_entry(k, n, nb, nc);
+          CHECK(src >= 0 && src < total && !seen[src], "nc %d nb %d n %lld: entry %lld from %lld twice or outside", nc,
+                nb, (long long)n, (long long)k, (long long)src);
+          if (src < 0 || src >= total) continue;
+          seen[src] = 1;
+          CHECK(src / per_block % n == k / ((int64_t)nbc * nbc), "nc %d: entry %lld from another cell", nc,
+                (long long)k);
+          if (nc == 1) CHECK(src == k, "scalar interleave moved entry %lld", (long long)k);
+        }
+        free(seen);
+      }
+}
+
 static void bad_input(void) {
   feint_elmat_tables *t = NULL;
   CHECK(feint_elmat_tables_create(FEINT_CELL_TETRAHEDRON, 8, &t) == FEINT_ERR_INPUT && !t, "order 8 accepted");
@@ -447,6 +471,7 @@ int main(void) {
     vworst = fmax(vworst, vector_elasticity(FEINT_CELL_TETRAHEDRON, p));
     vworst = fmax(vworst, vector_elasticity(FEINT_CELL_PRISM, p));
   }
+  interleave_permutations();
   printf("elasticity (3 components) as 9 interleaved blocks, p = 1..4: worst relative error %.1e\n", vworst);
   bad_input();
   if (feint_cuda_device_count() <= 0) {
