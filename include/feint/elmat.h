@@ -177,16 +177,20 @@ int feint_elmat_gpu_device_name(int device_index, char *name, size_t size);
  * dof map, the form's coefficient fields (P0 and nodal arrays;
  * constants by value; the source's too) and its vector rule (below), for
  * the variant v (geometry from vertices; ncoef 16 when the physics has g1
- * or g2; at most FEINT_ELMAT_MAX_AUX fields; FEINT_ERR_INPUT otherwise). form_matrices then computes, for cells
+ * or g2; at most FEINT_ELMAT_MAX_AUX fields; 1..3 components, nc; FEINT_ERR_INPUT
+ * otherwise). form_matrices then computes, for cells
  * c0 .. c0 + n - 1, the coefficient array on the device (one block per
  * cell, a thread per point, the cell's nodal values staged in shared
  * memory; one thread per cell with FEINT_ELMAT_COEF_CELL: the fields as
  * feint_field_at gives them, nodal ones interpolated with the basis at
  * the point, then g0, g1, g3 by the pointwise physics: the sources the
  * CPU reference runs) and v's kernel, leaving the element matrices in
- * device memory at *A (n x nb x nb, valid until the next call on g); tm
- * (may be NULL): coef_ms and kernel_ms, timed apart. download copies
- * the last call's first n matrices to the host. */
+ * device memory at *A (n x nb x nb, valid until the next call on g; a
+ * form of nc > 1 components: one coefficient array and one kernel run
+ * per component pair, then the blocks interleaved, n x nbc x nbc in the
+ * layout above); tm (may be NULL): coef_ms and kernel_ms (the interleave
+ * included), timed apart. download copies the last call's first n
+ * matrices to the host. */
 #define FEINT_ELMAT_MAX_AUX 16
 int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
                            const feint_space *s);
@@ -203,17 +207,17 @@ int feint_elmat_gpu_update_form(feint_elmat_gpu *g, const feint_form *f, const f
 /* The element vectors of the attached form on its vector rule (attach
  * uploads the form's own tables of f->quadrature, the rule the CPU
  * reference integrates vectors with, and every coefficient field, the
- * source's too): the residual's at the state u (host, n_scalar_dofs
- * values; f0 and f1 of the pointwise physics at u and grad u) or, with u
+ * source's too): the residual's at the state u (host, n_dofs values,
+ * components interleaved as the space's dofs; f0 and f1 of the pointwise physics at u and grad u) or, with u
  * NULL, the load vector's (the source alone), every cell at once by
  * thread transposition (a block per 1..8 cells: per point u, grad u, the
  * fields and the physics; after a barrier per basis function the sum over
  * the points, in a fixed order; FEINT_ELMAT_VECTOR_CELLS sets the cells
  * per block, a test and benchmark hook). With atomic 0 they stay in device memory at
- * *out, n_cells x nb (entry c nb + i: the cell's local dof i; bitwise the
- * same run to run), for a deterministic sum by the dof map (plan.h:
- * feint_plan_gpu_create_map); with atomic 1 they are added into the
- * vector by atomicAdd, *out then n_scalar_dofs values (the order of the
+ * *out, n_cells x nbc (entry c nbc + i nc + m: the cell's local dof
+ * i nc + m; bitwise the same run to run), for a deterministic sum by the
+ * dof map (plan.h: feint_plan_gpu_create_map); with atomic 1 they are
+ * added into the vector by atomicAdd, *out then n_dofs values (the order of the
  * additions varies). Valid until the next call on g; kernel_ms (may be
  * NULL): the kernel's device time (CUDA events; u's upload excluded).
  * download_vectors copies the last call's *out (either size) to the host. */

@@ -1070,9 +1070,9 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
 #pragma unroll
           for (int j = 0; j < CB; j++)
 #pragma unroll
-            for (int m = 0; m < NC; m++) {
-              const double *fk = s_f + j * FS + 4 * (NC * k + m);
-              acc[j][jj][m] += b0 * fk[0] + b1 * fk[1] + b2 * fk[2] + b3 * fk[3];
+            for (int cm = 0; cm < NC; cm++) { /* component cm (m: the chunk's points) */
+              const double *fk = s_f + j * FS + 4 * (NC * k + cm);
+              acc[j][jj][cm] += b0 * fk[0] + b1 * fk[1] + b2 * fk[2] + b3 * fk[3];
             }
         }
       }
