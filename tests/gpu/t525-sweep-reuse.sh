@@ -66,7 +66,8 @@ echo "P3 tetrahedra (element-matrix backend):"
 cell_datasets t.yaml
 sweep_vs_separate t.yaml 01010101 0 "physics.kappa=1" "physics.kappa=2" "physics.kappa=$K" "physics.kappa=$K2" \
   "physics.kappa=\"1 + x\"" "physics.kappa=\"2 - y*z\"" "physics.source=\"sin(y)\"" "state.u=\"x - z\""
-grep -q "setup (new backend: coefficient field 0 changed from constant to per cell)" "$WORK/progress" || fail "$(grep setup "$WORK/progress")"
+grep -q "setup (new backend: coefficient field 0 changed from constant to per cell)" "$WORK/progress" ||
+  fail "$(grep setup "$WORK/progress")"
 write_case te.yaml <<EOF
 mesh: {file: $(geo cube.geo), size: 0.5}
 space: {order: 3, components: 3}

@@ -68,7 +68,8 @@ EOF
   "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/cpu.h5" --backend cpu
   "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/gpu.h5" --backend cuda
   per=point; [ "$4" = cell ] && per=cell
-  attr "$WORK/gpu.h5" device | grep -q "per $per on the GPU, CSR summed on the GPU; residual and load vector on the GPU, summed per dof" ||
+  attr "$WORK/gpu.h5" device |
+    grep -q "per $per on the GPU, CSR summed on the GPU; residual and load vector on the GPU, summed per dof" ||
     fail "$label: $(attr "$WORK/gpu.h5" device)"
   agree "$WORK/cpu.h5" "$WORK/gpu.h5" "$label" $all
   "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/gpu2.h5" --backend cuda --set assembly.strategy=gather
@@ -76,7 +77,8 @@ EOF
   FEINT_ELMAT_BATCH=7 "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/gpu7.h5" --backend cuda
   same_bits "$WORK/gpu.h5" "$WORK/gpu7.h5" "$label, batches of 7 cells vs one" $all
   FEINT_WIDE_INDEX_LIMIT=0 "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/gpuw.h5" --backend cuda
-  attr "$WORK/gpuw.h5" device | grep -q "CSR scattered on the host; residual and load vector on the GPU, scattered on the host" ||
+  attr "$WORK/gpuw.h5" device |
+    grep -q "CSR scattered on the host; residual and load vector on the GPU, scattered on the host" ||
     fail "$label: $(attr "$WORK/gpuw.h5" device)"
   same_bits "$WORK/gpu.h5" "$WORK/gpuw.h5" "$label, host scatter vs GPU sums" $all
   "$FEINT" run --quiet "$WORK/e.yaml" -o "$WORK/gpua.h5" --backend cuda --set assembly.strategy=atomic
@@ -94,8 +96,9 @@ for spec in "$(geo cube.geo) 0.5 3" "$(data twisted_prism.geo) 0 4"; do
     "2 advection, velocity: $(vec b)"; do
     nc=${phys%% *}
     u="$(field u0 node), $(field u1 node)"; [ "$nc" = 3 ] && u="$u, $(field u2 node)"
-    { mesh_space "$1" "$2" "$3" "$nc"; printf 'physics: {kind: %s}\nstate: {u: [%s]}\noutput: {element_matrices: true}\n' \
-      "${phys#* }" "$u"; } > "$WORK/k.yaml"
+    { mesh_space "$1" "$2" "$3" "$nc"
+      printf 'physics: {kind: %s}\nstate: {u: [%s]}\noutput: {element_matrices: true}\n' "${phys#* }" "$u"; } \
+      > "$WORK/k.yaml"
     label="$(basename "$1") P$3 $(echo "${phys#* }" | cut -d, -f1), $nc components, random"
     "$FEINT" run --quiet "$WORK/k.yaml" -o "$WORK/cpu.h5" --backend cpu
     "$FEINT" run --quiet "$WORK/k.yaml" -o "$WORK/gpu.h5" --backend cuda
