@@ -102,8 +102,8 @@ int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_ba
 /* The visible CUDA device to use for device_index (< 0: the first), in
  * *dev; FEINT_ERR_INPUT when none is visible or the index is out of range. */
 int feint_cuda_device_select(int device_index, int *dev);
-/* High-order scalar forms on tetrahedra (orders 3..7) and prisms (1..7) on
- * the GPU (src/backend/elmat_backend.c): element matrices by the kernels
+/* High-order forms of 1..3 components on tetrahedra (orders 3..7) and
+ * prisms (1..7) on the GPU (src/backend/elmat_backend.c): element matrices by the kernels
  * of feint/elmat.h from coefficients evaluated on the device, the CSR
  * matrix summed from them on the device (feint_plan_gpu, plan.h), and
  * residual and load vector on the device too (thread transposition on
@@ -111,7 +111,7 @@ int feint_cuda_device_select(int device_index, int *dev);
  * assembly.strategy atomic). _applies: whether p's
  * space is of those cells and orders (the CUDA backend's fused kernels
  * take the rest); _supports: FEINT_OK when this backend can compute p,
- * else FEINT_ERR_INPUT saying why (vector forms, orders above 7). */
+ * else FEINT_ERR_INPUT saying why (orders above 7). */
 int feint_backend_elmat_applies(const feint_problem *p);
 int feint_backend_elmat_supports(const feint_problem *p);
 int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out);

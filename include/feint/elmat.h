@@ -177,36 +177,47 @@ int feint_elmat_gpu_device_name(int device_index, char *name, size_t size);
  * dof map, the form's coefficient fields (P0 and nodal arrays;
  * constants by value; the source's too) and its vector rule (below), for
  * the variant v (geometry from vertices; ncoef 16 when the physics has g1
- * or g2; at most FEINT_ELMAT_MAX_AUX fields; FEINT_ERR_INPUT otherwise). form_matrices then computes, for cells
+ * or g2; at most FEINT_ELMAT_MAX_AUX fields; 1..3 components, nc; FEINT_ERR_INPUT
+ * otherwise). form_matrices then computes, for cells
  * c0 .. c0 + n - 1, the coefficient array on the device (one block per
  * cell, a thread per point, the cell's nodal values staged in shared
  * memory; one thread per cell with FEINT_ELMAT_COEF_CELL: the fields as
  * feint_field_at gives them, nodal ones interpolated with the basis at
  * the point, then g0, g1, g3 by the pointwise physics: the sources the
  * CPU reference runs) and v's kernel, leaving the element matrices in
- * device memory at *A (n x nb x nb, valid until the next call on g); tm
- * (may be NULL): coef_ms and kernel_ms, timed apart. download copies
- * the last call's first n matrices to the host. */
+ * device memory at *A (n x nb x nb, valid until the next call on g; a
+ * form of nc > 1 components: one coefficient array and one kernel run
+ * per component pair, then the blocks interleaved, n x nbc x nbc in the
+ * layout above); tm (may be NULL): coef_ms and kernel_ms (the interleave
+ * included), timed apart. download copies the last call's first n
+ * matrices to the host. */
 #define FEINT_ELMAT_MAX_AUX 16
 int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
                            const feint_space *s);
 int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
                                   feint_elmat_gpu_timing *tm);
 int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A);
+/* A sweep member's form in place of the attached one (the backend's
+ * update_form, after feint_form_same_layout): its constants taken by
+ * value and its per-cell and nodal fields (the source's too) copied into
+ * the device arrays attach made; the cells, dof map, tables and buffers
+ * stay. FEINT_ERR_INPUT when its physics, components or field kinds
+ * differ from the attached form's. */
+int feint_elmat_gpu_update_form(feint_elmat_gpu *g, const feint_form *f, const feint_space *s);
 /* The element vectors of the attached form on its vector rule (attach
  * uploads the form's own tables of f->quadrature, the rule the CPU
  * reference integrates vectors with, and every coefficient field, the
- * source's too): the residual's at the state u (host, n_scalar_dofs
- * values; f0 and f1 of the pointwise physics at u and grad u) or, with u
+ * source's too): the residual's at the state u (host, n_dofs values,
+ * components interleaved as the space's dofs; f0 and f1 of the pointwise physics at u and grad u) or, with u
  * NULL, the load vector's (the source alone), every cell at once by
  * thread transposition (a block per 1..8 cells: per point u, grad u, the
  * fields and the physics; after a barrier per basis function the sum over
  * the points, in a fixed order; FEINT_ELMAT_VECTOR_CELLS sets the cells
  * per block, a test and benchmark hook). With atomic 0 they stay in device memory at
- * *out, n_cells x nb (entry c nb + i: the cell's local dof i; bitwise the
- * same run to run), for a deterministic sum by the dof map (plan.h:
- * feint_plan_gpu_create_map); with atomic 1 they are added into the
- * vector by atomicAdd, *out then n_scalar_dofs values (the order of the
+ * *out, n_cells x nbc (entry c nbc + i nc + m: the cell's local dof
+ * i nc + m; bitwise the same run to run), for a deterministic sum by the
+ * dof map (plan.h: feint_plan_gpu_create_map); with atomic 1 they are
+ * added into the vector by atomicAdd, *out then n_dofs values (the order of the
  * additions varies). Valid until the next call on g; kernel_ms (may be
  * NULL): the kernel's device time (CUDA events; u's upload excluded).
  * download_vectors copies the last call's *out (either size) to the host. */
@@ -268,6 +279,51 @@ FEINT_HOST_DEVICE static inline double feint_elmat_point_tensor_entry(const doub
   for (int d = 0; d < 3; d++) t += a[d] * (g3[3 * d] * b[0] + g3[3 * d + 1] * b[1] + g3[3 * d + 2] * b[2]);
   return s * t;
 }
+
+/* Vector forms (nc = 1..3 components, interleaved as in feint/space.h:
+ * local dof i nc + c is component c of basis function i). The element
+ * matrix of a form with nc components is nc^2 scalar blocks: block
+ * fg = fc nc + gc (test component fc, trial component gc) is the scalar
+ * formula above with the coefficients of that component pair, g0[fg],
+ * g1[fg 3 ..], g2[fg 3 ..], g3[fg 9 ..] of physics.h's layouts (whose
+ * test-before-trial order is the one above). The GPU path computes every
+ * block by the scalar kernels (the blocks of n cells block-major,
+ * blocks[((fg n + e) nb + i) nb + j]) and then interleaves them into the
+ * space's layout, A[(e nbc + i nc + fc) nbc + j nc + gc], nbc = nb nc. */
+
+/* Pair fg's coefficients (ncoef 10 or 16, layout above) from the fields a
+ * at a point (physics.h aux layout): g0, g1 and g3 of the pointwise physics
+ * with nc components, as `terms` (feint_physics_jacobian_terms) asks;
+ * g2 stays zero (no physics has it). */
+FEINT_HOST_DEVICE static inline void feint_elmat_pair_coefficients(int physics, int terms, int nc, const double *a,
+                                                                   int fg, int ncoef, double *out) {
+  const double zero[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  const feint_point pt = {3, nc, zero, zero, a};
+  double g[81];
+  for (int k = 0; k < ncoef; k++) out[k] = 0;
+  if (terms & 1) feint_physics_g0(physics, &pt, g), out[0] = g[fg];
+  if (terms & 2) {
+    feint_physics_g1(physics, &pt, g);
+    for (int k = 0; k < 3; k++) out[1 + k] = g[3 * fg + k];
+  }
+  if (terms & 8) {
+    feint_physics_g3(physics, &pt, g);
+    for (int k = 0; k < 9; k++) out[(ncoef == 16 ? 7 : 1) + k] = g[9 * fg + k];
+  }
+}
+
+/* Where entry k of the interleaved element matrices of n cells (k = (e nbc
+ * + i nc + fc) nbc + j nc + gc) lies in the block-major array above. */
+FEINT_HOST_DEVICE static inline int64_t feint_elmat_block_entry(int64_t k, int64_t n, int nb, int nc) {
+  const int nbc = nb * nc;
+  const int64_t e = k / ((int64_t)nbc * nbc);
+  const int r = (int)(k / nbc % nbc), col = (int)(k % nbc);
+  const int fg = (r % nc) * nc + col % nc;
+  return (((int64_t)fg * n + e) * nb + r / nc) * nb + col / nc;
+}
+
+/* Host reference of that interleave: A (n x nbc x nbc) from blocks. */
+void feint_elmat_interleave(int64_t n, int nb, int nc, const double *blocks, double *A);
 
 /* The whole tensor, C[4 c + c']. */
 FEINT_HOST_DEVICE static inline void feint_elmat_point_tensor(const double *geo, double w, const double *coef,

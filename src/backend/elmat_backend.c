@@ -1,8 +1,14 @@
-/* The CUDA backend for high-order scalar forms on tetrahedra (orders 3..7)
- * and prisms (orders 1..7): element matrices by the Banas et al. kernels of
+/* The CUDA backend for high-order forms on tetrahedra (orders 3..7) and
+ * prisms (orders 1..7): element matrices by the Banas et al. kernels of
  * feint/elmat.h, on the form's own matrix rule so the result is the CPU
- * reference's to round-off. Data model (as the fused cuda backend's): the
- * cells' vertices, the scalar dof map and the coefficient fields go to the
+ * reference's to round-off. Vector forms (space.components 2 or 3, e.g.
+ * elasticity) run as nc^2 scalar blocks, one per component pair, by the
+ * same kernels, interleaved on the device into the space's layout (local
+ * dof i nc + c; feint/elmat.h), and their residual and load vector by the
+ * element-vector kernel with nc components. A sweep member of the same
+ * layout takes the backend over (update_form: its field values uploaded
+ * into the same device arrays of the attached form). Data model (as the
+ * fused cuda backend's): the cells' vertices, the scalar dof map and the coefficient fields go to the
  * device once, when the backend is created (feint_elmat_gpu_attach), with
  * the plan's slot map inverted there (feint_plan_gpu). A call then runs,
  * batch by batch of cells, all on the GPU: the coefficients g0..g3 at the
@@ -46,14 +52,14 @@ typedef struct {
   feint_plan_gpu *pg; /* NULL: no matrix, or a plan scattered on the host */
   feint_plan_gpu *vg; /* the dof map inverted: element vectors summed by dof (NULL: atomic, or on the host) */
   int vec_atomic;     /* assembly.strategy atomic: element vectors added by atomicAdd */
-  double *Fe;         /* n_cells x nb: element vectors scattered on the host (vg NULL, not atomic) */
+  double *Fe;         /* n_cells x nbc: element vectors scattered on the host (vg NULL, not atomic) */
   feint_elmat_variant v;
   int64_t batch;      /* cells per GPU call */
   double last_ms;     /* device time of the last call's kernels (last_kernel_ms) */
   double coef_ms, matrix_ms; /* its coefficient and element-matrix kernels */
   double vector_ms;          /* its element-vector kernel */
   int print_times;    /* FEINT_ELMAT_TIMES=1 */
-  double *Ke;         /* batch x nb x nb: the host scatter's batch (pg NULL with a plan) */
+  double *Ke;         /* batch x nbc x nbc: the host scatter's batch (pg NULL with a plan) */
 } elmat_data;
 
 /* The kernel measured fastest per order with per-point coefficients
@@ -78,9 +84,9 @@ int feint_backend_elmat_supports(const feint_problem *p) {
     return feint_error_set(FEINT_ERR_INPUT, "the cuda backend computes %s element matrices of orders up to %d, "
                            "not space.order %d (use --backend cpu)", feint_cell_name(cell), FEINT_ELMAT_MAX_ORDER,
                            s->order);
-  if (p->form->nc != 1)
-    return feint_error_set(FEINT_ERR_INPUT, "the cuda backend computes %s element matrices of order %d for scalar "
-                           "forms only, not %d components (use --backend cpu)", feint_cell_name(cell), s->order,
+  if (p->form->nc < 1 || p->form->nc > 3)
+    return feint_error_set(FEINT_ERR_INPUT, "the cuda backend computes %s element matrices of order %d for forms "
+                           "of 1 to 3 components, not %d (use --backend cpu)", feint_cell_name(cell), s->order,
                            p->form->nc);
   return FEINT_OK;
 }
@@ -127,9 +133,12 @@ static void print_times(const elmat_data *d, const char *what) {
             d->matrix_ms, gather);
 }
 
+/* Entries of one cell's element matrix (nbc = nb x components). */
+static int64_t cell_entries(const feint_problem *p) { return (int64_t)p->space->nbc * p->space->nbc; }
+
 static int elmat_element_matrices(feint_backend *b, double *Ke) {
   elmat_data *d = b->data;
-  const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
+  const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = cell_entries(b->problem);
   begin_call(d);
   for (int64_t c0 = 0; c0 < n_cells; c0 += d->batch) {
     const int64_t n = batch_cells(d, c0, n_cells);
@@ -157,7 +166,7 @@ static int elmat_assemble_matrix(feint_backend *b, double *values) {
   const feint_plan *plan = b->problem->plan;
   if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
   elmat_data *d = b->data;
-  const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = (int64_t)d->t->nb * d->t->nb;
+  const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = cell_entries(b->problem);
   begin_call(d);
   if (d->pg) FEINT_CALL(feint_plan_gpu_begin(d->pg));
   else memset(values, 0, sizeof(double) * (size_t)plan->nnz);
@@ -197,8 +206,8 @@ static int elmat_vector(feint_backend *b, const double *u, double *F) {
   } else {
     FEINT_CALL(feint_elmat_gpu_download_vectors(d->g, 0, d->Fe));
     memset(F, 0, sizeof(double) * (size_t)s->n_dofs);
-    const int64_t n = s->mesh->n_cells * s->nb;
-    for (int64_t k = 0; k < n; k++) F[s->scalar_cell_dofs[k]] += d->Fe[k];
+    const int64_t n = s->mesh->n_cells * s->nbc;
+    for (int64_t k = 0; k < n; k++) F[s->cell_dofs[k]] += d->Fe[k];
   }
   d->last_ms = d->vector_ms + gather_ms;
   print_times(d, u ? "residual" : "rhs");
@@ -208,6 +217,16 @@ static int elmat_vector(feint_backend *b, const double *u, double *F) {
 static int elmat_residual(feint_backend *b, const double *u, double *F) { return elmat_vector(b, u, F); }
 
 static int elmat_rhs(feint_backend *b, double *rhs) { return elmat_vector(b, NULL, rhs); }
+
+/* update_form: a sweep member's form of the same layout (checked by
+ * feint_backend_update_form) on the same space, plan and settings: its
+ * field values go into the device arrays of the attached form. The
+ * variant (coefficients per cell or per point) depends on the fields'
+ * kinds only, so it stays right, as do the cells, dof maps and plans. */
+static int elmat_update_form(feint_backend *b, const feint_form *form) {
+  elmat_data *d = b->data;
+  return feint_elmat_gpu_update_form(d->g, form, b->problem->space);
+}
 
 static double elmat_last_kernel_ms(feint_backend *b) {
   const elmat_data *d = b->data;
@@ -230,8 +249,8 @@ static void elmat_destroy(feint_backend *b) {
 
 /* Cells per batch: about 256 MB of element matrices, or FEINT_ELMAT_BATCH;
  * and the FEINT_ELMAT_TIMES hook. */
-static int choose_batch(elmat_data *d, int64_t n_cells) {
-  const int64_t n2 = (int64_t)d->t->nb * d->t->nb;
+static int choose_batch(const feint_problem *p, elmat_data *d, int64_t n_cells) {
+  const int64_t n2 = cell_entries(p);
   d->batch = ((int64_t)1 << 25) / n2;
   const char *env = getenv("FEINT_ELMAT_BATCH");
   if (env && *env) {
@@ -249,18 +268,18 @@ static int choose_batch(elmat_data *d, int64_t n_cells) {
 }
 
 /* How element vectors are summed: atomics for strategy atomic; else the
- * dof map inverted on the device while it fits 32 bits (plan.h's limit),
- * else the host scatter's buffer. */
+ * (vector) dof map inverted on the device while it fits 32 bits (plan.h's
+ * limit), else the host scatter's buffer. */
 static int vector_assembly_setup(const feint_problem *p, elmat_data *d) {
   const feint_space *s = p->space;
-  const int64_t n = s->mesh->n_cells * s->nb, limit = feint_plan_narrow_limit();
+  const int64_t n = s->mesh->n_cells * s->nbc, limit = feint_plan_narrow_limit();
   d->vec_atomic = p->strategy == FEINT_ASSEMBLY_ATOMIC;
   if (d->vec_atomic) return FEINT_OK;
-  if (n > limit || s->n_scalar_dofs > limit) return feint_malloc((size_t)n, sizeof(double), &d->Fe, "element vectors");
+  if (n > limit || s->n_dofs > limit) return feint_malloc((size_t)n, sizeof(double), &d->Fe, "element vectors");
   int32_t *map = NULL;
   FEINT_CALL(feint_malloc((size_t)n, sizeof *map, &map, "dof map"));
-  for (int64_t k = 0; k < n; k++) map[k] = (int32_t)s->scalar_cell_dofs[k];
-  const int st = feint_plan_gpu_create_map(map, s->mesh->n_cells, s->nb, s->n_scalar_dofs, &d->vg);
+  for (int64_t k = 0; k < n; k++) map[k] = (int32_t)s->cell_dofs[k];
+  const int st = feint_plan_gpu_create_map(map, s->mesh->n_cells, s->nbc, s->n_dofs, &d->vg);
   free(map);
   return st;
 }
@@ -275,13 +294,12 @@ static int elmat_setup(const feint_problem *p, int dev, elmat_data *d) {
                                               f->matrix_quadrature_degree, &d->t));
   FEINT_CALL(feint_elmat_gpu_create(d->t, dev, &d->g));
   FEINT_CALL(feint_elmat_gpu_attach(d->g, &d->v, f, p->space));
-  FEINT_CALL(choose_batch(d, p->space->mesh->n_cells));
+  FEINT_CALL(choose_batch(p, d, p->space->mesh->n_cells));
   FEINT_CALL(vector_assembly_setup(p, d));
   if (!p->plan) return FEINT_OK;
   if (feint_plan_gpu_fits(p->plan) == FEINT_OK) return feint_plan_gpu_create(p->plan, &d->pg);
   feint_error_clear();
-  const int64_t n2 = (int64_t)d->t->nb * d->t->nb;
-  return feint_malloc((size_t)(d->batch * n2), sizeof(double), &d->Ke, "element matrices");
+  return feint_malloc((size_t)(d->batch * cell_entries(p)), sizeof(double), &d->Ke, "element matrices");
 }
 
 int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out) {
@@ -318,6 +336,7 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
   b->element_matrices = elmat_element_matrices;
   b->assemble_matrix = elmat_assemble_matrix;
   b->last_kernel_ms = elmat_last_kernel_ms;
+  b->update_form = elmat_update_form;
   *out = b;
   return FEINT_OK;
 }

@@ -216,3 +216,8 @@ double feint_elmat_flops(const feint_elmat_tables *t, const feint_elmat_variant 
   /* per point: the tensor, V = C B (2 nterms nb), A += B^T V (2 * 4 nb^2) */
   return (double)n * ((per_point ? 0 : geo) + t->nq * ((per_point ? geo : 0) + tensor + 2 * nterms * t->nb + 8 * nb2));
 }
+
+void feint_elmat_interleave(int64_t n, int nb, int nc, const double *blocks, double *A) {
+  const int64_t total = n * nb * nc * nb * nc;
+  for (int64_t k = 0; k < total; k++) A[k] = blocks[feint_elmat_block_entry(k, n, nb, nc)];
+}

@@ -7,7 +7,10 @@
 # curve-ordered views), P1 elasticity with per-cell Lame fields (the
 # colour-sorted views of the per-cell matrix kernel), P2 Helmholtz (the
 # thread-transposition kernels) and the element-matrix backend (P3
-# tetrahedra), which re-creates itself for every member.
+# tetrahedra with constant, per-cell and nodal kappa, P3 elasticity on
+# tetrahedra, P3 Helmholtz on twisted prisms), whose update_form copies the
+# new field values into its device arrays; a member whose fields change
+# kind gets a new backend, saying why.
 source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 write_case p.yaml <<EOF
@@ -60,5 +63,32 @@ state: {u: "x*y"}
 output: {residual: true, rhs: true, matrix: true, element_matrices: true}
 EOF
 echo "P3 tetrahedra (element-matrix backend):"
-sweep_vs_separate t.yaml 00 0 "physics.kappa=1" "physics.kappa=2"
-grep -q "setup (new backend: .*no update_form)" "$WORK/progress" || fail "$(grep setup "$WORK/progress")"
+cell_datasets t.yaml
+sweep_vs_separate t.yaml 01010101 0 "physics.kappa=1" "physics.kappa=2" "physics.kappa=$K" "physics.kappa=$K2" \
+  "physics.kappa=\"1 + x\"" "physics.kappa=\"2 - y*z\"" "physics.source=\"sin(y)\"" "state.u=\"x - z\""
+grep -q "setup (new backend: coefficient field 0 changed from constant to per cell)" "$WORK/progress" ||
+  fail "$(grep setup "$WORK/progress")"
+write_case te.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.5}
+space: {order: 3, components: 3}
+physics: {kind: elasticity, E: 1, nu: 0.3, source: [1, "x", "y*z"]}
+state: {u: ["x*y", "y*z", "z - x"]}
+output: {residual: true, rhs: true, matrix: true, element_matrices: true}
+EOF
+for s in colored gather; do
+  echo "P3 elasticity on tetrahedra (element-matrix backend, vector form), $s:"
+  SWEEP_ARGS=(--backend cuda --set assembly.strategy=$s)
+  sweep_vs_separate te.yaml 0101 0 "physics.E=1" "physics.E=2;physics.nu=0.25" "physics.E=\"1 + x\"" \
+    "physics.E=\"2 + y\";state.u=[1, \"x\", \"z*z\"]"
+done
+write_case tp.yaml <<EOF
+mesh: {file: $ROOT/tests/data/twisted_prism.geo}
+space: {order: 3}
+physics: {kind: helmholtz, kappa: "1 + x*y", lambda: 2, source: "z"}
+state: {u: "x - y*z"}
+output: {residual: true, rhs: true, matrix: true, element_matrices: true}
+EOF
+echo "P3 twisted prisms (element-matrix backend):"
+SWEEP_ARGS=(--backend cuda)
+sweep_vs_separate tp.yaml 0111 0 "physics.kappa=\"1 + x*y\"" "physics.kappa=\"2 + z\"" "physics.lambda=3" \
+  "physics.source=\"x*x\";state.u=\"y\""

@@ -6,8 +6,7 @@
 # tetrahedra: the reference-matrix path), with Neumann and Robin terms
 # (facet integrals on the GPU); then the device-resident path without
 # element matrices, random coefficients, batches and the host-scatter
-# fallback (below). A vector form falls back to the cpu under auto,
-# saying why.
+# fallback (below). Vector forms: t545.
 source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 compare() { $PY "$ROOT/tests/gpu/agree.py" "$1" "$2" "$3" 2 matrix/data element_matrices rhs residual; }
@@ -120,7 +119,8 @@ EOF
 "$FEINT" run --quiet "$WORK/a.yaml" -o "$WORK/cpu.h5" --backend cpu
 "$FEINT" run --quiet "$WORK/a.yaml" -o "$WORK/gpu.h5" --backend cuda
 compare "$WORK/cpu.h5" "$WORK/gpu.h5" "cube.geo P3 advection, random nodal velocity"
-# auto picks the GPU for a scalar form and the cpu, saying why, for elasticity
+# auto picks the GPU for a scalar form and for elasticity (a vector form:
+# tests/gpu/t545-highorder-vector.sh checks its values)
 "$FEINT" run "$WORK/h.yaml" -o "$WORK/auto.h5" 2> "$WORK/note" > /dev/null
 grep -q "using cuda" "$WORK/note" || fail "auto did not pick cuda: $(cat "$WORK/note")"
 cat > "$WORK/e.yaml" <<EOF
@@ -129,10 +129,10 @@ space: {order: 3}
 physics: {kind: elasticity, E: 1, nu: 0.3}
 EOF
 "$FEINT" run "$WORK/e.yaml" -o "$WORK/e.h5" 2> "$WORK/note" > /dev/null
-grep -q "scalar forms only.*using cpu" "$WORK/note" || fail "elasticity P3 under auto: $(cat "$WORK/note")"
+grep -q "using cuda" "$WORK/note" || fail "elasticity P3 under auto: $(cat "$WORK/note")"
 $PY -c "
 import h5py; f = h5py.File('$WORK/e.h5'); print('auto, P3 elasticity:', f.attrs['backend'])
-assert f.attrs['backend'] == 'cpu'"
+assert f.attrs['backend'] == 'cuda'"
 # Residual and load vector on the GPU (thread transposition on the form's
 # vector rule, src/backend/cuda/elmat.cu): a random state u, a random
 # nodal source and random nodal or P0 kappa, P0 lambda (fresh each run)

@@ -102,6 +102,7 @@ static int nbpf_of(int cell, int p) {
 /* What the coefficient kernel reads of an attached form (by value). */
 struct form_coefficients {
   int physics, terms, ncoef;
+  int nc;    /* components (the coefficient kernels write nc^2 pairs' blocks) */
   int n_aux; /* the fields the Jacobian reads (the coefficient kernels) */
   int n_all; /* every field, the source's too (the element vectors) */
   feint_field aux[FEINT_ELMAT_MAX_AUX]; /* values: device arrays */
@@ -128,19 +129,20 @@ struct feint_elmat_gpu {
   double *pts; /* nqp x 3 reference points, zero padded (prisms: J per point) */
   double *K;   /* 16 x nb^2 reference tensors */
   double *geom, *coef, *A;
-  size_t cap_geom, cap_coef, cap_A, cap_u, cap_F, cap_Fe; /* bytes allocated */
+  double *Ab; /* vector forms: the nc^2 scalar blocks of a batch, block-major (elmat.h) */
+  size_t cap_geom, cap_coef, cap_A, cap_Ab, cap_u, cap_F, cap_Fe; /* bytes allocated */
   double setup_ms;
   /* the attached form (feint_elmat_gpu_attach) */
   struct form_coefficients form;
   feint_elmat_variant fv;
-  int64_t n_cells, n_dofs;
+  int64_t n_cells, n_dofs; /* n_dofs: of the (vector) space, nc per scalar dof */
   double *xv;     /* n_cells x 3 nv vertex coordinates */
   int64_t *cdofs; /* n_cells x nb scalar dofs */
   /* the element vectors (feint_elmat_gpu_form_vectors) */
   vector_rule vr;
   double *vB, *vBT, *vw, *vpts; /* vr's arrays */
   double *u;  /* n_dofs: the state */
-  double *Fe; /* n_cells x nb element vectors */
+  double *Fe; /* n_cells x nb nc element vectors */
   double *F;  /* n_dofs: the vector summed by atomics */
 };
 
@@ -529,7 +531,7 @@ static point_kernel_t pick_order(int order, feint_elmat_data data, bool verts, d
 }
 
 static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, const double *geom,
-                  const double *coef) {
+                  const double *coef, double *A) {
   if (n <= 0) return FEINT_OK;
   const bool verts = v->geo == FEINT_ELMAT_GEO_VERTICES;
   if (v->coef == FEINT_ELMAT_COEF_CELL) {
@@ -541,10 +543,10 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, c
     const int nx = 3 * g->t->nv;
     if (v->ncoef == 16)
       (verts ? elmat_cell_kernel<true, true> : elmat_cell_kernel<true, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, stride, nx, g->K, geom, coef, g->A);
+          n, nb2, T, S, nchunks, stride, nx, g->K, geom, coef, A);
     else
       (verts ? elmat_cell_kernel<false, true> : elmat_cell_kernel<false, false>)<<<grid, 256>>>(
-          n, nb2, T, S, nchunks, stride, nx, g->K, geom, coef, g->A);
+          n, nb2, T, S, nchunks, stride, nx, g->K, geom, coef, A);
   } else {
     dim3 block;
     int ne = 1, ss = 1;
@@ -554,7 +556,7 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, c
     const int64_t blocks = (n + ne - 1) / ne * ss;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");
     fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, v->data == FEINT_ELMAT_DATA_TENSOR ? g->tab8 : g->tab, g->w,
-                                    g->pts, geom, coef, g->A);
+                                    g->pts, geom, coef, A);
   }
   ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
   return FEINT_OK;
@@ -665,6 +667,7 @@ extern "C" void feint_elmat_gpu_destroy(feint_elmat_gpu *g) {
   cudaFree(g->geom);
   cudaFree(g->coef);
   cudaFree(g->A);
+  cudaFree(g->Ab);
   cudaFree(g->xv);
   cudaFree(g->cdofs);
   cudaFree(g->vB);
@@ -769,7 +772,7 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
                  ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload coefficients"));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
-  ELMAT_STEP(launch(g, v, n, g->geom, g->coef));
+  ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A));
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
   ELMAT_STEP(cudaMemcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
@@ -818,11 +821,11 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
     random_coef_kernel<<<4096, 256>>>((int64_t)(s.coef / sizeof(double)), seed + 1, g->coef);
   }
   ELMAT_CUDA("element matrix bench: random inputs", cudaGetLastError());
-  ELMAT_STEP(launch(g, v, n, g->geom, g->coef)); /* warm-up */
+  ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A)); /* warm-up */
   for (int k = 0; k < reps && !st; k++) {
     double t = 0;
     ELMAT_CUDA("event", cudaEventRecord(T.a));
-    ELMAT_STEP(launch(g, v, n, g->geom, g->coef));
+    ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A));
     ELMAT_STEP(timer_ms(&T, &t));
     ms.push_back(t);
   }
@@ -843,23 +846,10 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
 
 /* ------------------------------------------- a form's cells on the device */
 
-/* g0, g1, g3 of the pointwise physics from the fields a at a point, into
- * the point's ncoef coefficients (elmat.h layout); g2 stays zero (no
- * physics of this backend has it), as on the host. */
-__device__ inline void physics_coefficients(const form_coefficients &F, const double *a, double *out) {
-  const double zero[3] = {0, 0, 0};
-  const feint_point pt = {3, 1, zero, zero, a};
-  double g[9];
-  for (int k = 0; k < F.ncoef; k++) out[k] = 0;
-  if (F.terms & 1) feint_physics_g0(F.physics, &pt, g), out[0] = g[0];
-  if (F.terms & 2) {
-    feint_physics_g1(F.physics, &pt, g);
-    for (int k = 0; k < 3; k++) out[1 + k] = g[k];
-  }
-  if (F.terms & 8) {
-    feint_physics_g3(F.physics, &pt, g);
-    for (int k = 0; k < 9; k++) out[(F.ncoef == 16 ? 7 : 1) + k] = g[k];
-  }
+/* Component pair fg's coefficients of the pointwise physics from the
+ * fields a at a point (feint_elmat_pair_coefficients, as on the host). */
+__device__ inline void physics_coefficients(const form_coefficients &F, const double *a, int fg, double *out) {
+  feint_elmat_pair_coefficients(F.physics, F.terms, F.nc, a, fg, F.ncoef, out);
 }
 
 /* Cell c's values of the nodal fields among the first n into shared
@@ -891,7 +881,8 @@ __device__ inline void fields_at_point(const form_coefficients &F, int n, int64_
 
 /* The coefficient array (elmat.h layout) of cells c0 .. c0 + n - 1, once
  * per cell (the reference-matrix path: constant and P0 fields only), one
- * thread per cell: the fields by feint_field_at, then the physics. */
+ * thread per cell: the fields by feint_field_at, then the physics; for
+ * nc components one such array per pair fg, at coef + fg n ncoef. */
 __global__ void cell_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nb,
                                          const double *__restrict__ tab, const int64_t *__restrict__ cdofs,
                                          double *__restrict__ coef) {
@@ -899,7 +890,7 @@ __global__ void cell_coefficients_kernel(form_coefficients F, int64_t c0, int64_
     const int64_t c = c0 + e;
     double a[FEINT_ELMAT_MAX_AUX];
     for (int k = 0; k < F.n_aux; k++) a[k] = feint_field_at(&F.aux[k], tab, nb, c, cdofs + c * nb);
-    physics_coefficients(F, a, coef + e * F.ncoef);
+    for (int fg = 0; fg < F.nc * F.nc; fg++) physics_coefficients(F, a, fg, coef + (fg * n + e) * F.ncoef);
   }
 }
 
@@ -909,8 +900,9 @@ __global__ void cell_coefficients_kernel(form_coefficients F, int64_t c0, int64_
  * transposed basis values phiT[i nq + q] (consecutive threads, consecutive
  * points: the sum of feint_field_at in the same order), and the
  * coefficients of COEF_THREADS points are staged in shared memory
- * (s_out) and written as one contiguous run. Dynamic shared memory:
- * (n_aux nb + COEF_THREADS ncoef) doubles. */
+ * (s_out) and written as one contiguous run, pair by pair for nc
+ * components (pair fg's array at coef + fg n nq ncoef). Dynamic shared
+ * memory: (n_aux nb + COEF_THREADS ncoef) doubles. */
 #define COEF_THREADS 128
 __global__ void __launch_bounds__(COEF_THREADS)
 point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, int nb, const double *__restrict__ phiT,
@@ -924,16 +916,16 @@ point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, in
     __syncthreads();
     for (int q0 = 0; q0 < nq; q0 += COEF_THREADS) {
       const int q = q0 + threadIdx.x;
-      if (q < nq) {
-        double a[FEINT_ELMAT_MAX_AUX];
-        fields_at_point(F, F.n_aux, c, nq, nb, q, phiT, s_nodal, a);
-        physics_coefficients(F, a, s_out + threadIdx.x * F.ncoef);
+      double a[FEINT_ELMAT_MAX_AUX];
+      if (q < nq) fields_at_point(F, F.n_aux, c, nq, nb, q, phiT, s_nodal, a);
+      for (int fg = 0; fg < F.nc * F.nc; fg++) {
+        if (q < nq) physics_coefficients(F, a, fg, s_out + threadIdx.x * F.ncoef);
+        __syncthreads();
+        const int m = (nq - q0 < COEF_THREADS ? nq - q0 : COEF_THREADS) * F.ncoef;
+        double *out = coef + (((size_t)fg * n + e) * nq + q0) * F.ncoef;
+        for (int j = threadIdx.x; j < m; j += COEF_THREADS) out[j] = s_out[j];
+        __syncthreads(); /* s_out is rewritten by the next pair or chunk */
       }
-      __syncthreads();
-      const int m = (nq - q0 < COEF_THREADS ? nq - q0 : COEF_THREADS) * F.ncoef;
-      double *out = coef + ((size_t)e * nq + q0) * F.ncoef;
-      for (int j = threadIdx.x; j < m; j += COEF_THREADS) out[j] = s_out[j];
-      __syncthreads(); /* s_out is rewritten by the next chunk */
     }
   }
 }
@@ -943,35 +935,40 @@ point_coefficients_kernel(form_coefficients F, int64_t c0, int64_t n, int nq, in
 /* The pointwise residual (with_state: f0, f1 of the physics at u, grad u)
  * or load (the source alone) at point q of the block's CB cells c0 + j
  * (past n: the last cell again, computed and not written), scaled by
- * w_q |det J| and pulled back to reference directions: f[0] = w |J| f0,
- * f[1 + c] = w |J| (J^-1 f1)_c, so that the element vector is
- * sum_q B_q^T f_q (grad phi_i . f1 = (J^-T grad_r phi_i) . f1), into
- * f + j fstride. Each table entry is loaded once for the CB cells' u and
- * grad u. Shared: s_cell (per cell cstride doubles: u, then the nodal
- * field values), s_x (vertices, NX per cell; prisms: J at the point),
- * s_geo (a tetrahedron's Jacobian terms, 10 per cell). */
-template <int CELL, int CB>
+ * w_q |det J| and pulled back to reference directions, per component
+ * m < NC: f[4 m] = w |J| f0_m, f[4 m + 1 + c] = w |J| (J^-1 f1_m)_c, so
+ * that the element vector is sum_q B_q^T f_q (grad phi_i . f1 =
+ * (J^-T grad_r phi_i) . f1), into f + j fstride. Each table entry is
+ * loaded once for the CB cells' u and grad u. Shared: s_cell (per cell
+ * cstride doubles: u interleaved, nb NC, then the nodal field values),
+ * s_x (vertices, NX per cell; prisms: J at the point), s_geo (a
+ * tetrahedron's Jacobian terms, 10 per cell). */
+template <int CELL, int CB, int NC>
 __device__ inline void point_vector_terms(const form_coefficients &F, const vector_rule &R, int nb, int64_t c0,
                                           int64_t n, int q, const double *s_x, const double *s_geo,
                                           bool with_state, const double *s_cell, int cstride, double *f,
                                           int fstride) {
   constexpr int NX = CELL == PRISM ? 18 : 12;
-  double uq[CB], gr[CB][3]; /* u and its reference gradient */
+  double uq[CB][NC], gr[CB][NC][3]; /* u and its reference gradient */
 #pragma unroll
-  for (int j = 0; j < CB; j++) uq[j] = gr[j][0] = gr[j][1] = gr[j][2] = 0;
+  for (int j = 0; j < CB; j++)
+#pragma unroll
+    for (int m = 0; m < NC; m++) uq[j][m] = gr[j][m][0] = gr[j][m][1] = gr[j][m][2] = 0;
   if (with_state) {
     const size_t plane = (size_t)nb * R.nq; /* BT's stride from one component c to the next */
     for (int i = 0; i < nb; i++) {
       const double *b = R.BT + (size_t)i * R.nq + q;
       const double b0 = b[0], b1 = b[plane], b2 = b[2 * plane], b3 = b[3 * plane];
 #pragma unroll
-      for (int j = 0; j < CB; j++) {
-        const double v = s_cell[j * cstride + i];
-        uq[j] += b0 * v;
-        gr[j][0] += b1 * v;
-        gr[j][1] += b2 * v;
-        gr[j][2] += b3 * v;
-      }
+      for (int j = 0; j < CB; j++)
+#pragma unroll
+        for (int m = 0; m < NC; m++) {
+          const double v = s_cell[j * cstride + i * NC + m];
+          uq[j][m] += b0 * v;
+          gr[j][m][0] += b1 * v;
+          gr[j][m][1] += b2 * v;
+          gr[j][m][2] += b3 * v;
+        }
     }
   }
 #pragma unroll
@@ -983,21 +980,29 @@ __device__ inline void point_vector_terms(const form_coefficients &F, const vect
       feint_elmat_point_geometry(FEINT_CELL_PRISM, s_x + NX * j, R.pts + 3 * q, pgeo);
       geo = pgeo;
     }
-    double a[FEINT_ELMAT_MAX_AUX], gradu[3], f0 = 0, f1[3] = {0, 0, 0};
-    fields_at_point(F, F.n_all, c, R.nq, nb, q, R.BT, s_cell + j * cstride + nb, a);
-    for (int d = 0; d < 3; d++) gradu[d] = gr[j][0] * geo[d] + gr[j][1] * geo[3 + d] + gr[j][2] * geo[6 + d];
-    const feint_point pt = {3, 1, &uq[j], gradu, a};
+    double a[FEINT_ELMAT_MAX_AUX], gradu[3 * NC], f0[NC], f1[3 * NC];
+    fields_at_point(F, F.n_all, c, R.nq, nb, q, R.BT, s_cell + j * cstride + nb * NC, a);
+#pragma unroll
+    for (int m = 0; m < NC; m++)
+      for (int d = 0; d < 3; d++)
+        gradu[3 * m + d] = gr[j][m][0] * geo[d] + gr[j][m][1] * geo[3 + d] + gr[j][m][2] * geo[6 + d];
+    const feint_point pt = {3, NC, uq[j], gradu, a};
+    for (int k = 0; k < 3 * NC; k++) f1[k] = 0;
     if (with_state) {
-      feint_physics_f0(F.physics, &pt, &f0);
+      feint_physics_f0(F.physics, &pt, f0);
       feint_physics_f1(F.physics, &pt, f1);
     } else {
-      feint_physics_source(F.physics, &pt, &f0);
+      feint_physics_source(F.physics, &pt, f0);
     }
     const double s = R.w[q] * geo[9];
     double *fj = f + j * fstride;
-    fj[0] = s * f0;
-    for (int k = 0; k < 3; k++)
-      fj[1 + k] = s * (geo[3 * k] * f1[0] + geo[3 * k + 1] * f1[1] + geo[3 * k + 2] * f1[2]);
+#pragma unroll
+    for (int m = 0; m < NC; m++) {
+      const double *f1m = f1 + 3 * m;
+      fj[4 * m] = s * f0[m];
+      for (int k = 0; k < 3; k++)
+        fj[4 * m + 1 + k] = s * (geo[3 * k] * f1m[0] + geo[3 * k + 1] * f1m[1] + geo[3 * k + 2] * f1m[2]);
+    }
   }
 }
 
@@ -1012,19 +1017,21 @@ __device__ inline void point_vector_terms(const form_coefficients &F, const vect
  * larger than L1, streamed per block) are what limits this kernel (see
  * ELMAT.md), not its arithmetic. Each entry is summed by one thread in a
  * fixed order whatever CB, so the element vectors are the same bits run
- * to run. They are written to out[c nb + i], or with atomic added into
- * out[dof] (atomicAdd). u NULL: the load vector. Dynamic shared memory:
- * CB (nb (1 + n_all) + 4 VEC_THREADS) doubles (vector_cells_per_block). */
+ * to run. With NC components (u interleaved, as the space's dofs) they
+ * are written to out[(c nb + i) NC + m], or with atomic added into
+ * out[dof NC + m] (atomicAdd). u NULL: the load vector. Dynamic shared
+ * memory: CB (nb (NC + n_all) + 4 NC VEC_THREADS) doubles
+ * (vector_cells_per_block). */
 #define VEC_THREADS 128
 constexpr int VEC_PER = (nb_of(PRISM, FEINT_ELMAT_MAX_ORDER) + VEC_THREADS - 1) / VEC_THREADS; /* i per thread */
-template <int CELL, int CB>
+template <int CELL, int CB, int NC>
 __global__ void __launch_bounds__(VEC_THREADS)
 element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, const double *__restrict__ xv,
                       const int64_t *__restrict__ cdofs, const double *__restrict__ u, bool atomic,
                       double *__restrict__ out) {
-  constexpr int NX = CELL == PRISM ? 18 : 12, FS = 4 * VEC_THREADS;
+  constexpr int NX = CELL == PRISM ? 18 : 12, FS = 4 * NC * VEC_THREADS;
   extern __shared__ double s_mem[];
-  const int cstride = nb * (1 + F.n_all); /* per cell: u, then the nodal field values */
+  const int cstride = nb * (NC + F.n_all); /* per cell: u (interleaved), then the nodal field values */
   double *s_cell = s_mem, *s_f = s_mem + (size_t)CB * cstride;
   __shared__ double s_x[CB * NX], s_geo[CB * 10];
   const int tid = threadIdx.x, nq = R.nq;
@@ -1033,22 +1040,24 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
     for (int j = 0; j < CB; j++) {
       const int64_t c = c0 + j < n ? c0 + j : n - 1; /* past n: the last cell again, not written */
       double *s_u = s_cell + j * cstride;
-      for (int i = tid; i < nb; i += VEC_THREADS) s_u[i] = u ? u[cdofs[c * nb + i]] : 0;
-      stage_nodal_fields(F, F.n_all, c, nb, cdofs, s_u + nb);
+      for (int k = tid; k < nb * NC; k += VEC_THREADS) s_u[k] = u ? u[cdofs[c * nb + k / NC] * NC + k % NC] : 0;
+      stage_nodal_fields(F, F.n_all, c, nb, cdofs, s_u + nb * NC);
       if (tid < NX) s_x[j * NX + tid] = xv[c * NX + tid];
     }
     __syncthreads();
     if (CELL == TET && tid < CB) feint_elmat_tet_geometry(s_x + tid * NX, s_geo + tid * 10);
     __syncthreads();
-    double acc[CB][VEC_PER];
+    double acc[CB][VEC_PER][NC];
 #pragma unroll
     for (int j = 0; j < CB; j++)
 #pragma unroll
-      for (int jj = 0; jj < VEC_PER; jj++) acc[j][jj] = 0;
+      for (int jj = 0; jj < VEC_PER; jj++)
+#pragma unroll
+        for (int m = 0; m < NC; m++) acc[j][jj][m] = 0;
     for (int q0 = 0; q0 < nq; q0 += VEC_THREADS) {
       if (q0 + tid < nq)
-        point_vector_terms<CELL, CB>(F, R, nb, c0, n, q0 + tid, s_x, s_geo, u != NULL, s_cell, cstride,
-                                     s_f + 4 * tid, FS);
+        point_vector_terms<CELL, CB, NC>(F, R, nb, c0, n, q0 + tid, s_x, s_geo, u != NULL, s_cell, cstride,
+                                         s_f + 4 * NC * tid, FS);
       __syncthreads();
       const int m = nq - q0 < VEC_THREADS ? nq - q0 : VEC_THREADS;
 #pragma unroll
@@ -1059,10 +1068,12 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
         for (int k = 0; k < m; k++, b += 4 * nb) {
           const double b0 = b[0], b1 = b[nb], b2 = b[2 * nb], b3 = b[3 * nb];
 #pragma unroll
-          for (int j = 0; j < CB; j++) {
-            const double *fk = s_f + j * FS + 4 * k;
-            acc[j][jj] += b0 * fk[0] + b1 * fk[1] + b2 * fk[2] + b3 * fk[3];
-          }
+          for (int j = 0; j < CB; j++)
+#pragma unroll
+            for (int cm = 0; cm < NC; cm++) { /* component cm (m: the chunk's points) */
+              const double *fk = s_f + j * FS + 4 * (NC * k + cm);
+              acc[j][jj][cm] += b0 * fk[0] + b1 * fk[1] + b2 * fk[2] + b3 * fk[3];
+            }
         }
       }
       __syncthreads(); /* s_f is rewritten by the next chunk */
@@ -1074,10 +1085,13 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
       for (int jj = 0; jj < VEC_PER; jj++) {
         const int i = tid + jj * VEC_THREADS;
         if (i >= nb) break;
-        if (atomic)
-          atomicAdd(out + cdofs[(c0 + j) * nb + i], acc[j][jj]);
-        else
-          out[(c0 + j) * nb + i] = acc[j][jj];
+#pragma unroll
+        for (int m = 0; m < NC; m++) {
+          if (atomic)
+            atomicAdd(out + cdofs[(c0 + j) * nb + i] * NC + m, acc[j][jj][m]);
+          else
+            out[((c0 + j) * nb + i) * NC + m] = acc[j][jj][m];
+        }
       }
     }
   }
@@ -1095,7 +1109,8 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
  * count rule. */
 #define VEC_SHARED_BUDGET (24 * 1024)
 static int vector_cells_per_block(const feint_elmat_gpu *g, int *cb, size_t *shared) {
-  const size_t per_cell = sizeof(double) * ((size_t)g->nb * (1 + g->form.n_all) + 4 * VEC_THREADS);
+  const int nc = g->form.nc;
+  const size_t per_cell = sizeof(double) * ((size_t)g->nb * (nc + g->form.n_all) + 4 * nc * VEC_THREADS);
   const char *env = getenv("FEINT_ELMAT_VECTOR_CELLS");
   int most = 4, min_blocks = 1;
   size_t budget = VEC_SHARED_BUDGET;
@@ -1106,7 +1121,7 @@ static int vector_cells_per_block(const feint_elmat_gpu *g, int *cb, size_t *sha
       return feint_error_set(FEINT_ERR_INPUT, "FEINT_ELMAT_VECTOR_CELLS=%s: expected 1, 2, 4 or 8", env);
     most = (int)v, min_blocks = 0, budget = 48 * 1024;
   }
-  *cb = most;
+  *cb = nc > 1 && most > 2 ? 2 : most; /* vector forms: kernels of 1 and 2 cells (a cell's s_f alone is 12 KB) */
   while (*cb > 1 && (*cb * per_cell > budget || g->n_cells < (int64_t)*cb * g->sms * min_blocks)) *cb /= 2;
   *shared = *cb * per_cell;
   if (*shared > 48 * 1024) /* 16 fields of P7 prisms take 43 KB for one cell */
@@ -1119,9 +1134,11 @@ static int vector_cells_per_block(const feint_elmat_gpu *g, int *cb, size_t *sha
 typedef void (*vector_kernel_t)(form_coefficients, vector_rule, int64_t, int, const double *, const int64_t *,
                                 const double *, bool, double *);
 template <int CELL>
-static vector_kernel_t pick_vector(int cb) {
-  return cb == 8 ? element_vector_kernel<CELL, 8> : cb == 4 ? element_vector_kernel<CELL, 4>
-         : cb == 2 ? element_vector_kernel<CELL, 2> : element_vector_kernel<CELL, 1>;
+static vector_kernel_t pick_vector(int cb, int nc) {
+  if (nc == 2) return cb == 2 ? element_vector_kernel<CELL, 2, 2> : element_vector_kernel<CELL, 1, 2>;
+  if (nc == 3) return cb == 2 ? element_vector_kernel<CELL, 2, 3> : element_vector_kernel<CELL, 1, 3>;
+  return cb == 8 ? element_vector_kernel<CELL, 8, 1> : cb == 4 ? element_vector_kernel<CELL, 4, 1>
+         : cb == 2 ? element_vector_kernel<CELL, 2, 1> : element_vector_kernel<CELL, 1, 1>;
 }
 
 /* Host data to a new device array of count elements. */
@@ -1150,10 +1167,42 @@ static int upload_vector_rule(feint_elmat_gpu *g, const feint_form *f, const fei
   FEINT_CALL(upload_array(f->quadrature->weights, (size_t)nq, &g->vw, "element vectors: upload weights"));
   FEINT_CALL(upload_array(f->quadrature->points, (size_t)nq * 3, &g->vpts, "element vectors: upload points"));
   g->vr = {nq, g->vB, g->vBT, g->vw, g->vpts};
-  g->n_dofs = s->n_scalar_dofs;
+  g->n_dofs = s->n_dofs;
   FEINT_CALL(reserve(&g->u, &g->cap_u, sizeof(double) * (size_t)g->n_dofs, "state"));
   FEINT_CALL(reserve(&g->F, &g->cap_F, sizeof(double) * (size_t)g->n_dofs, "vector"));
-  return reserve(&g->Fe, &g->cap_Fe, sizeof(double) * (size_t)(s->mesh->n_cells * nb), "element vectors");
+  return reserve(&g->Fe, &g->cap_Fe, sizeof(double) * (size_t)(s->mesh->n_cells * nb * f->nc), "element vectors");
+}
+
+/* Values of a non-constant field: one per cell or per scalar dof. */
+static int64_t field_count(const feint_field *fld, const feint_space *s) {
+  return fld->kind == FEINT_FIELD_CELL ? s->mesh->n_cells : s->n_scalar_dofs;
+}
+
+/* The form's field values into the attached arrays (allocated by attach
+ * for the fields' kinds): constants by value, the rest copied up. */
+static int load_fields(feint_elmat_gpu *g, const feint_form *f, const feint_space *s) {
+  form_coefficients *F = &g->form;
+  for (int k = 0; k < F->n_all; k++) {
+    if (f->aux[k].kind == FEINT_FIELD_CONSTANT) {
+      F->aux[k].constant = f->aux[k].constant;
+      continue;
+    }
+    ELMAT_CALL("element matrices: upload coefficient field",
+               cudaMemcpy(F->aux[k].values, f->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s),
+                          cudaMemcpyHostToDevice));
+  }
+  return FEINT_OK;
+}
+
+extern "C" int feint_elmat_gpu_update_form(feint_elmat_gpu *g, const feint_form *f, const feint_space *s) {
+  const form_coefficients *F = &g->form;
+  int same = g->xv && f->physics == F->physics && f->nc == F->nc && f->n_aux == F->n_all;
+  for (int k = 0; same && k < F->n_all; k++) same = f->aux[k].kind == F->aux[k].kind;
+  if (!same)
+    return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: the new form's physics, components or "
+                           "field kinds differ from the attached one's");
+  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  return load_fields(g, f, s);
 }
 
 extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_variant *v, const feint_form *f,
@@ -1165,13 +1214,14 @@ extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_vari
     return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: a form is already attached");
   int nodal = 0; /* per-cell coefficients cannot interpolate a nodal field */
   for (int k = 0; k < n_aux && k < f->n_aux; k++) nodal |= f->aux[k].kind == FEINT_FIELD_NODE;
-  if (v->geo != FEINT_ELMAT_GEO_VERTICES || ((terms & 6) && v->ncoef != 16) || f->nc != 1 ||
+  if (v->geo != FEINT_ELMAT_GEO_VERTICES || ((terms & 6) && v->ncoef != 16) || f->nc < 1 || f->nc > 3 ||
+      f->nc != s->components ||
       m->cell_type != g->t->cell || s->nb != g->nb || m->nv != g->t->nv || f->n_aux > FEINT_ELMAT_MAX_AUX ||
       n_aux > f->n_aux || (nodal && v->coef == FEINT_ELMAT_COEF_CELL) || !f->quadrature || !f->basis)
     return feint_error_set(FEINT_ERR_INPUT,
-                           "element matrices on the GPU: a scalar form on %s cells of order %d with the cells' "
-                           "vertices, ncoef 16 for g1 / g2 terms, at most %d coefficient fields and per-point "
-                           "coefficients for nodal fields",
+                           "element matrices on the GPU: a form of 1..3 components on %s cells of order %d with "
+                           "the cells' vertices, ncoef 16 for g1 / g2 terms, at most %d coefficient fields and "
+                           "per-point coefficients for nodal fields",
                            feint_cell_name(g->t->cell), g->t->order, FEINT_ELMAT_MAX_AUX);
   ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const int64_t n = m->n_cells, nx = 3 * (int64_t)m->nv;
@@ -1191,20 +1241,29 @@ extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_vari
   FEINT_CALL(upload_array(s->scalar_cell_dofs, (size_t)(n * s->nb), &g->cdofs, "element matrices: upload dof map"));
   form_coefficients *F = &g->form;
   F->physics = f->physics, F->terms = terms, F->ncoef = v->ncoef, F->n_aux = n_aux, F->n_all = f->n_aux;
+  F->nc = f->nc;
   for (int k = 0; k < F->n_all; k++) { /* device values NULL until uploaded: destroy frees what was */
     F->aux[k] = f->aux[k];
     if (f->aux[k].kind != FEINT_FIELD_CONSTANT) F->aux[k].values = NULL;
   }
-  for (int k = 0; k < F->n_all; k++) {
-    if (f->aux[k].kind == FEINT_FIELD_CONSTANT) continue;
-    const int64_t count = f->aux[k].kind == FEINT_FIELD_CELL ? n : s->n_scalar_dofs;
-    FEINT_CALL(upload_array((const double *)f->aux[k].values, (size_t)count, &F->aux[k].values,
-                            "element matrices: upload coefficient field"));
-  }
+  for (int k = 0; k < F->n_all; k++)
+    if (f->aux[k].kind != FEINT_FIELD_CONSTANT)
+      ELMAT_CALL("element matrices: cudaMalloc coefficient field",
+                 cudaMalloc((void **)&F->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s)));
+  FEINT_CALL(load_fields(g, f, s));
   FEINT_CALL(upload_vector_rule(g, f, s));
   g->n_cells = n;
   g->fv = *v;
   return FEINT_OK;
+}
+
+/* A vector form's element matrices from its scalar blocks, entry k of A
+ * from blocks[feint_elmat_block_entry(k)] (consecutive threads write
+ * consecutive entries). */
+__global__ void interleave_kernel(int64_t total, int64_t n, int nb, int nc, const double *__restrict__ blocks,
+                                  double *__restrict__ A) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < total; k += (int64_t)gridDim.x * blockDim.x)
+    A[k] = blocks[feint_elmat_block_entry(k, n, nb, nc)];
 }
 
 extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int64_t n, const double **A,
@@ -1216,9 +1275,11 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
                            (long long)c0, (long long)(c0 + n), (long long)g->n_cells);
   ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const feint_elmat_variant *v = &g->fv;
-  const sizes s = sizes_of(g, v, n);
-  FEINT_CALL(reserve(&g->coef, &g->cap_coef, s.coef, "coefficients"));
-  FEINT_CALL(reserve(&g->A, &g->cap_A, s.A, "element matrices"));
+  const int nc = g->form.nc, npairs = nc * nc;
+  const sizes s = sizes_of(g, v, n); /* one scalar block's */
+  FEINT_CALL(reserve(&g->coef, &g->cap_coef, s.coef * npairs, "coefficients"));
+  FEINT_CALL(reserve(&g->A, &g->cap_A, s.A * npairs, "element matrices"));
+  if (nc > 1) FEINT_CALL(reserve(&g->Ab, &g->cap_Ab, s.A * npairs, "element matrix blocks"));
   timer T;
   FEINT_CALL(timer_create(&T));
   feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
@@ -1246,7 +1307,19 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
   }
   ELMAT_STEP(timer_ms(&T, &r.coef_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
-  ELMAT_STEP(launch(g, v, n, g->xv + c0 * 3 * g->t->nv, g->coef));
+  if (nc == 1) {
+    ELMAT_STEP(launch(g, v, n, g->xv + c0 * 3 * g->t->nv, g->coef, g->A));
+  } else { /* the pairs' scalar blocks, then interleaved (elmat.h) */
+    const size_t coef_pair = s.coef / sizeof(double), A_pair = s.A / sizeof(double);
+    for (int fg = 0; fg < npairs; fg++)
+      ELMAT_STEP(launch(g, v, n, g->xv + c0 * 3 * g->t->nv, g->coef + fg * coef_pair, g->Ab + fg * A_pair));
+    if (!st && n) {
+      const int64_t total = (int64_t)A_pair * npairs, blocks = (total + 255) / 256;
+      interleave_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(total, n, g->nb, nc, g->Ab, g->A);
+      const cudaError_t e = cudaGetLastError();
+      st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element matrices: interleave kernel");
+    }
+  }
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
 #undef ELMAT_STEP
   timer_destroy(&T);
@@ -1269,7 +1342,8 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
   int cb = 1;
   size_t shared = 0;
   FEINT_CALL(vector_cells_per_block(g, &cb, &shared));
-  const vector_kernel_t k = g->t->cell == FEINT_CELL_PRISM ? pick_vector<PRISM>(cb) : pick_vector<TET>(cb);
+  const int nc = g->form.nc;
+  const vector_kernel_t k = g->t->cell == FEINT_CELL_PRISM ? pick_vector<PRISM>(cb, nc) : pick_vector<TET>(cb, nc);
   timer T;
   FEINT_CALL(timer_create(&T));
   int st = cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event");
@@ -1290,14 +1364,15 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
 }
 
 extern "C" int feint_elmat_gpu_download_vectors(feint_elmat_gpu *g, int atomic, double *out) {
-  const size_t count = atomic ? (size_t)g->n_dofs : (size_t)(g->n_cells * g->nb);
+  const size_t count = atomic ? (size_t)g->n_dofs : (size_t)(g->n_cells * g->nb * g->form.nc);
   ELMAT_CALL("element vectors: download", cudaMemcpy(out, atomic ? g->F : g->Fe, sizeof(double) * count,
                                                      cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 
 extern "C" int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A) {
-  const size_t bytes = sizeof(double) * (size_t)n * g->nb * g->nb;
+  const int nc = g->form.nc ? g->form.nc : 1; /* 0: no form attached, the scalar kernels' A */
+  const size_t bytes = sizeof(double) * (size_t)n * g->nb * g->nb * nc * nc;
   if (n < 0 || bytes > g->cap_A)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells to download", (long long)n);
   ELMAT_CALL("element matrices: download", cudaMemcpy(A, g->A, bytes, cudaMemcpyDeviceToHost));

@@ -60,6 +60,13 @@ int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A) {
   return NO_CUDA;
 }
 
+int feint_elmat_gpu_update_form(feint_elmat_gpu *g, const feint_form *f, const feint_space *s) {
+  (void)g;
+  (void)f;
+  (void)s;
+  return NO_CUDA;
+}
+
 int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u, int atomic, const double **out,
                                  double *kernel_ms) {
   (void)g;
