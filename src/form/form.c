@@ -259,17 +259,18 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
       break;
     }
   }
-  /* source: one value per component */
-  if ((status = check_components(&c->source, nc, "physics.source", c->physics_where))) goto fail;
-  for (int k = 0; k < (f->physics == FEINT_PW_ELASTICITY ? nc : 1); k++) {
-    const feint_value none = {0};
-    const feint_value *v = c->source.n ? &c->source.c[k] : &none;
-    if ((status = field_from_value(v, s, 0, "source", &f->aux[src + k]))) goto fail;
-  }
-  if (f->physics != FEINT_PW_ELASTICITY && nc > 1 && c->source.n > 1) {
+  /* source: one value per component for elasticity, else one value for all components */
+  const int n_source = f->physics == FEINT_PW_ELASTICITY ? nc : 1;
+  if (n_source == 1 && nc > 1 && c->source.n > 1) {
     status = feint_error_set(FEINT_ERR_INPUT, "%s: physics.source of %s is one value for all components",
                              c->physics_where, feint_physics_name(c->physics));
     goto fail;
+  }
+  if ((status = check_components(&c->source, n_source, "physics.source", c->physics_where))) goto fail;
+  for (int k = 0; k < n_source; k++) {
+    const feint_value none = {0};
+    const feint_value *v = c->source.n ? &c->source.c[k] : &none;
+    if ((status = field_from_value(v, s, 0, "source", &f->aux[src + k]))) goto fail;
   }
 
   /* state u: interleaved nodal values */

@@ -72,3 +72,17 @@ cmp equal "$WORK/kc.h5" "$WORK/k4.h5"
 set +e; "$FEINT" run --quiet "$WORK/bad.yaml" -o "$WORK/bad.h5" 2> "$WORK/err"; rc=$?; set -e
 [ $rc = 2 ] && grep -q "kappa_cell.*values, expected" "$WORK/err" || fail "wrong-length dataset: rc $rc, $(cat "$WORK/err")"
 cat "$WORK/err"
+# a scalar physics on several components takes one source for all of them:
+# each component's load vector is the scalar one; a list is refused
+{ base square.geo 0.2 2; echo "physics: {kind: helmholtz, lambda: 3, source: \"1 + x*y\"}"; echo "output: {rhs: true}"; } > "$WORK/h1.yaml"
+{ cat "$WORK/h1.yaml"; echo "space: {order: 2, components: 3}"; } | awk '!/^space: \{order: 2\}$/' > "$WORK/h3.yaml"
+run h1; run h3
+$PY - "$WORK/h1.h5" "$WORK/h3.h5" <<'EOF'
+import sys, h5py, numpy as np
+b1, b3 = h5py.File(sys.argv[1])["rhs"][:], h5py.File(sys.argv[2])["rhs"][:]
+assert len(b3) == 3 * len(b1) and np.abs(b1).max() > 0
+for c in range(3): assert np.array_equal(b3[c::3], b1), c
+print("helmholtz x3: one source for all components, each rhs the scalar one")
+EOF
+expect_bad "source list for a scalar physics" "physics.source of helmholtz is one value for all components" \
+  run "$WORK/h3.yaml" -o "$WORK/out.h5" --set 'physics.source=[1, 2, 3]'
