@@ -60,6 +60,7 @@
 extern "C" {
 #include "feint/elmat.h"
 #include "feint/error.h"
+#include "backend/cuda/alloc.h"
 }
 
 static int elmat_fail(cudaError_t e, const char *phase) {
@@ -568,12 +569,7 @@ static int reserve(double **p, size_t *cap, size_t bytes, const char *what) {
   cudaFree(*p);
   *p = NULL;
   *cap = 0;
-  cudaError_t e = cudaMalloc((void **)p, bytes ? bytes : 8);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return feint_error_set(FEINT_ERR_COMPUTE, "element matrices: cudaMalloc of %s (%zu bytes): %s", what, bytes,
-                           cudaGetErrorString(e));
-  }
+  FEINT_CALL(feint_cuda_malloc((void **)p, bytes, "element matrices", what));
   *cap = bytes;
   return FEINT_OK;
 }
@@ -687,7 +683,7 @@ static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double *
   std::vector<double> tab((size_t)nqp * 4 * nbp, 0.0);
   for (int r = 0; r < 4 * t->nq; r++) /* r = q 4 + c */
     for (int i = 0; i < t->nb; i++) tab[(size_t)r * nbp + i] = t->B[(size_t)r * t->nb + i];
-  ELMAT_CALL("element matrices: cudaMalloc tables", cudaMalloc((void **)out, sizeof(double) * tab.size()));
+  FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(double) * tab.size(), "element matrices", "tables"));
   ELMAT_CALL("element matrices: upload tables",
              cudaMemcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
   return FEINT_OK;
@@ -695,8 +691,8 @@ static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double *
 
 /* Host data to a new device array. */
 static int upload(const std::vector<double> &h, double **out, const char *what) {
-  cudaError_t e = cudaMalloc((void **)out, sizeof(double) * h.size());
-  if (e == cudaSuccess) e = cudaMemcpy(*out, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice);
+  FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(double) * h.size(), "element matrices", what));
+  cudaError_t e = cudaMemcpy(*out, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice);
   if (e != cudaSuccess) return elmat_fail(e, what);
   return FEINT_OK;
 }
@@ -1144,8 +1140,8 @@ static vector_kernel_t pick_vector(int cb, int nc) {
 /* Host data to a new device array of count elements. */
 template <typename T>
 static int upload_array(const T *h, size_t count, T **out, const char *what) {
-  cudaError_t e = cudaMalloc((void **)out, sizeof(T) * (count ? count : 1));
-  if (e == cudaSuccess && count) e = cudaMemcpy(*out, h, sizeof(T) * count, cudaMemcpyHostToDevice);
+  FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(T) * count, "element matrices", what));
+  cudaError_t e = count ? cudaMemcpy(*out, h, sizeof(T) * count, cudaMemcpyHostToDevice) : cudaSuccess;
   if (e != cudaSuccess) return elmat_fail(e, what);
   return FEINT_OK;
 }
@@ -1248,8 +1244,8 @@ extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_vari
   }
   for (int k = 0; k < F->n_all; k++)
     if (f->aux[k].kind != FEINT_FIELD_CONSTANT)
-      ELMAT_CALL("element matrices: cudaMalloc coefficient field",
-                 cudaMalloc((void **)&F->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s)));
+      FEINT_CALL(feint_cuda_malloc((void **)&F->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s),
+                                   "element matrices", "coefficient field"));
   FEINT_CALL(load_fields(g, f, s));
   FEINT_CALL(upload_vector_rule(g, f, s));
   g->n_cells = n;
