@@ -1035,10 +1035,12 @@ typedef struct {
 
 /* Start chunk b (NE entries per cell, NO components per target; elem the
  * kernel's shared memory, entries of type E): the inverse map to shared
- * memory by asynchronous copies, the first target into registers. */
-template <int NE, int NO, typename E, bool SLOT = false>
+ * memory by asynchronous copies, the first target into registers. The
+ * chunk machinery runs on cb / CPT threads (CPT cells per thread: the
+ * lean kernels' LEAN_OPT_PAIR), each taking every (cb / CPT)-th piece. */
+template <int NE, int NO, typename E, bool SLOT = false, int CPT = 1>
 __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem) {
-  const int cb = B.cb, t = threadIdx.x;
+  const int cb = B.cb, t = threadIdx.x, nt = cb / CPT;
   p1chunk K;
   const uint16_t *gient = B.ient + (size_t)b * cb * NE;
   K.sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
@@ -1048,9 +1050,9 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
   /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
   if constexpr (!SLOT) { /* the slot flush reads the entries in target order: no inverse map */
 #pragma unroll
-    for (int r = 0; r < (NE + 3) / 4; r++)
-      if ((r * cb + t) * 4 < cb * NE)
-        __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
+    for (int r = 0; r < (NE + 3) / 4 * CPT; r++)
+      if ((r * nt + t) * 4 < cb * NE)
+        __pipeline_memcpy_async(K.sient + (r * nt + t) * 4, gient + (r * nt + t) * 4, 8);
     __pipeline_commit();
   }
   if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
@@ -1062,14 +1064,14 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
  * (after the inverse map), one thread per vertex; G.li is the caller's.
  * Records of RW values of RT: x y z w, and with RW > 4 u inside the record
  * (at 4 + cc; p1_lean_rw), else u in its own array (G.u[l * NC + cc]). */
-template <int NE, int NC, typename S, int RW = 4, typename RT>
+template <int NE, int NC, typename S, int RW = 4, typename RT, bool SRC = false, int CPT = 1>
 __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B, const p1chunk &K, int with_state,
-                                                const void *__restrict__ u, p1shared_t<RT> &G) {
-  const int cb = B.cb, t = threadIdx.x;
+                                                const void *__restrict__ u, p1shared_t<RT> &G, int so = 0) {
+  const int cb = B.cb, t = threadIdx.x, nt = cb / CPT;
   RT *rec = (RT *)(K.sient + (size_t)cb * NE);
   RT *us = RW == 4 ? rec + 4 * 256 : rec + 4;
   int *node = (int *)(rec + RW * 256 + (RW == 4 ? 256 * NC : 0));
-  for (int k = t; k < K.nu; k += cb) {
+  for (int k = t; k < K.nu; k += nt) {
     const int nd = k == t ? K.tg : __ldg(B.tgt + K.u0 + k);
     RT r[4];
     p1_node<S>(P.xyzw, nd, r);
@@ -1083,6 +1085,13 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
     for (int cc = 0; cc < NC; cc++)
       us[k * (RW == 4 ? NC : RW) + cc] = with_state ? rd<S, RT>(u, (int64_t)nd * NC + cc) : (RT)0;
     if constexpr (RW > 4 && NC % 2) us[k * RW + NC] = 0; /* the pad read by u's last 16-byte load */
+    if constexpr (SRC) { /* RW == 4 + 2 NC: the nodal source components outside the records at 4 + NC + cc */
+      static_assert(RW == 4 + 2 * NC, "SRC needs a record slot per source component");
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++)
+        if (P.aux_kind[so + cc] == FEINT_FIELD_NODE && so + cc != P.wa)
+          us[k * RW + NC + cc] = rd<S, RT>(P.aux_vals[so + cc], nd);
+    }
     node[k] = nd;
   }
   G.rec = rec;
@@ -1096,15 +1105,15 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
  * sorted order, B.islot): one thread per distinct target sums its entries
  * in the inverse map's order (in E) and writes the sum once (see above for
  * the modes). Both orders give the same sums, bit for bit. */
-template <int NE, int NO, typename S, typename E, bool SLOT = false>
+template <int NE, int NO, typename S, typename E, bool SLOT = false, int CPT = 1>
 __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const E *elem, int mode,
                                                void *__restrict__ out) {
   if constexpr (!SLOT) __pipeline_wait_prior(0);
   __syncthreads();
-  const int cb = B.cb, cstride = NE * cb;
-  for (int k = threadIdx.x; k < K.nu; k += cb) {
+  const int cb = B.cb, cstride = NE * cb, nt = cb / CPT;
+  for (int k = threadIdx.x; k < K.nu; k += nt) {
     int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
-    if (k + cb < K.nu) p1_target(B, K.u0, k + cb, tgn, j0n, j1n);
+    if (k + nt < K.nu) p1_target(B, K.u0, k + nt, tgn, j0n, j1n);
     E s[NO];
 #pragma unroll
     for (int cc = 0; cc < NO; cc++) s[cc] = 0;
@@ -1197,20 +1206,38 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
  *     field, wphi otherwise), its kinds read at run time (uniform branches).
  * A nodal stiffness coefficient must be the one packed into the node
  * records (P.wa). Measured against the block kernel in NOTES.md (v7, v8). */
-template <int K, typename S, typename R>
+template <int K, typename S, typename R, bool EARLY = false>
 __device__ __forceinline__ R p1_lean_coef(const kparams &P, const p1tab &T, const cview &V, int c, int k,
-                                          const R *w4) {
+                                          const R *w4, const R *pre) {
   if constexpr (K == FEINT_FIELD_NODE)
     return tab_wphi<R>(T, 0) * w4[0] + tab_wphi<R>(T, 1) * w4[1] + tab_wphi<R>(T, 2) * w4[2] +
            tab_wphi<R>(T, 3) * w4[3];
   else
-    return tab_wsum<R>(T) * (K == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
+    return tab_wsum<R>(T) *
+           (K == FEINT_FIELD_CELL ? (EARLY ? pre[k] : rd<S, R>(V.caux[k], c)) : (R)P.aux_const[k]);
 }
 
-template <int NC, int KA, int KB, bool SG, int RW, typename S, typename R>
+/* LEAN_OPT_EARLY: the cell's per-cell coefficient values (stiffness k < 2,
+ * source components at so + cc), read at kernel start into pre[] (indexed
+ * like the stiffness coefficients, the source at 2 + cc), so that no load
+ * of the cell's own data waits in the middle of the arithmetic (NOTES.md
+ * v9: 16% of the elasticity stall samples). The same values, so the same
+ * result bit for bit. */
+template <int NC, int KA, int KB, typename S, typename R>
+__device__ __forceinline__ void p1_lean_early(const kparams &P, const cview &V, int c, R *pre) {
+  const int so = feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3);
+  if constexpr (KA == FEINT_FIELD_CELL) pre[0] = rd<S, R>(V.caux[0], c);
+  if constexpr (NC > 1 && KB == FEINT_FIELD_CELL) pre[1] = rd<S, R>(V.caux[1], c);
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++)
+    if (P.aux_kind[so + cc] == FEINT_FIELD_CELL) pre[2 + cc] = rd<S, R>(V.caux[so + cc], c);
+}
+
+template <int NC, int KA, int KB, bool SG, int RW, typename S, typename R, bool EARLY = false>
 __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
                                              const p1shared_t<R> &G, const int *vtx, const void *__restrict__ u,
-                                             R *res) {
+                                             R *res, const R *pre = NULL) {
+  constexpr bool RSRC = EARLY && SG && RW == 4 + 2 * NC; /* nodal sources in the records (p1_chunk_gather SRC) */
   R x[4][3], w4[4], ue[4][NC];
   int l[4]; /* local vertex indices (SG: the shared gather) or the node ids vtx */
 #pragma unroll
@@ -1265,12 +1292,12 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
     for (int a = 0; a < 3; a++) Gs[cc][a] = C[a] * g0 + C[3 + a] * g1 + C[6 + a] * g2;
   }
   if constexpr (NC == 1) {
-    const R kap = p1_lean_coef<KA, S, R>(P, T, V, c, 0, w4) * rdet;
+    const R kap = p1_lean_coef<KA, S, R, EARLY>(P, T, V, c, 0, w4, pre) * rdet;
 #pragma unroll
     for (int a = 0; a < 3; a++) Sg[0][a] = kap * Gs[0][a];
   } else {
-    const R lam = p1_lean_coef<KA, S, R>(P, T, V, c, 0, w4) * rdet,
-            mu = p1_lean_coef<KB, S, R>(P, T, V, c, 1, w4) * rdet;
+    const R lam = p1_lean_coef<KA, S, R, EARLY>(P, T, V, c, 0, w4, pre) * rdet,
+            mu = p1_lean_coef<KB, S, R, EARLY>(P, T, V, c, 1, w4, pre) * rdet;
     const R ltr = lam * (Gs[0][0] + Gs[1][1] + Gs[2][2]);
 #pragma unroll
     for (int cc = 0; cc < NC; cc++)
@@ -1296,13 +1323,17 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
     if (kind == FEINT_FIELD_NODE) {
       R f[4];
 #pragma unroll
-      for (int j = 0; j < 4; j++) f[j] = k == P.wa ? w4[j] : rd<S, R>(P.aux_vals[k], SG ? G.node[l[j]] : l[j]);
+      for (int j = 0; j < 4; j++)
+        f[j] = k == P.wa ? w4[j]
+               : RSRC    ? G.rec[RW * l[j] + 4 + NC + cc]
+                         : rd<S, R>(P.aux_vals[k], SG ? G.node[l[j]] : l[j]);
 #pragma unroll
       for (int i = 0; i < 4; i++)
         res[i * NC + cc] -= adet * (tab_mass<R>(T, i, 0) * f[0] + tab_mass<R>(T, i, 1) * f[1] +
                                     tab_mass<R>(T, i, 2) * f[2] + tab_mass<R>(T, i, 3) * f[3]);
     } else {
-      const R f = adet * (kind == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
+      const R f = adet * (kind == FEINT_FIELD_CELL ? (EARLY ? pre[2 + cc] : rd<S, R>(V.caux[k], c))
+                                                   : (R)P.aux_const[k]);
 #pragma unroll
       for (int i = 0; i < 4; i++) res[i * NC + cc] -= tab_wphi<R>(T, i) * f;
     }
@@ -1353,7 +1384,7 @@ __device__ __forceinline__ void prefetch_l1(const void *p) {
 
 /* The lean kernels' options beyond v8 (template parameter OPT, opt-in for
  * the benchmark's kinds in double while unmeasured; NOTES.md v9). */
-enum { LEAN_OPT_SLOT = 1, LEAN_OPT_PREFETCH = 2 };
+enum { LEAN_OPT_SLOT = 1, LEAN_OPT_PREFETCH = 2, LEAN_OPT_PFLITE = 4, LEAN_OPT_EARLY = 8, LEAN_OPT_PAIR = 16 };
 
 /* The lean kernels' prefetch (LEAN_OPT_PREFETCH, B.pf_ahead > 0): what a chunk reads first
  * from DRAM (its cells' vertex ids, the plan's chunk pointer, targets,
@@ -1364,11 +1395,11 @@ enum { LEAN_OPT_SLOT = 1, LEAN_OPT_PREFETCH = 2 };
  * (about one wave of resident blocks ahead), one line per thread, and L1
  * for its own cell's per-cell coefficients; prefetches take no registers
  * and block nothing. */
-template <bool SG, bool SL, typename S>
+template <bool SG, bool SL, typename S, bool LITE = false>
 __device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &V, const bview &B, int b,
                                                  const int *chunks) {
   const int t = threadIdx.x, cb = B.cb, c = b * cb + t;
-  if (c < P.n_cells)
+  if (!LITE && c < P.n_cells)
     for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++)
       if (B.pf_cell >> k & 1) prefetch_l1((const S *)V.caux[k] + c);
   const int bn = (int)blockIdx.x + B.pf_ahead;
@@ -1391,7 +1422,7 @@ __device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &
     prefetch_l2(B.tgt + min(B.n_tgt - 1, max(0, est - 32 + (t - 57) * 32)));
   } else if (t < 72) { /* target ends, 64 a line */
     prefetch_l2(B.iend + min(B.n_tgt - 1, max(0, est - 64 + (t - 66) * 64)));
-  } else if (t < 72 + 16 * 5) { /* per-cell coefficients: 16 lines each of the first five such fields */
+  } else if (!LITE && t < 72 + 16 * 5) { /* per-cell coefficients: 16 lines each of the first five such fields */
     const int r = (t - 72) % 16, j = (t - 72) / 16;
     int k = 0, seen = 0;
     for (; k < FEINT_CUDA_MAX_AUX; k++)
@@ -1406,35 +1437,84 @@ __device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &
  * the flush reads each target's entries as one contiguous run without the
  * inverse map (one independent shared load per entry instead of a
  * dependent pair, no inverse map copy; the same sums bit for bit).
- * OPT & LEAN_OPT_PREFETCH: p1_lean_prefetch. */
+ * OPT & LEAN_OPT_PREFETCH: p1_lean_prefetch (with LEAN_OPT_PFLITE only the
+ * plan's and the vertex ids' lines: no per-cell coefficients, nothing into L1).
+ * OPT & LEAN_OPT_EARLY: the per-cell values at kernel start (p1_lean_early)
+ * and, for the shared gather with u in the records, the nodal source
+ * components outside them in the records' free slots (p1_chunk_gather SRC).
+ * OPT & LEAN_OPT_PAIR: two cells per thread (cb / 2 threads, MINB counts
+ * blocks of 256 threads' worth, so the same registers per thread): both
+ * cells' vertex ids are read before either is computed, and twice as many
+ * chunks are resident per SM for the same registers, so more of the
+ * chunks' dependent load chains overlap (the flush: two targets a thread). */
 template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R, bool PK = false, int OPT = 0>
-__global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
+__global__ void __launch_bounds__(OPT & LEAN_OPT_PAIR ? 128 : 256, OPT & LEAN_OPT_PAIR ? 2 * MINB : MINB)
+    p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
   constexpr bool SG = GATHER == LEAN_SHARED;
   constexpr int RW = p1_lean_rw<NC, R, PK>();
-  constexpr bool SL = OPT & LEAN_OPT_SLOT, PF = OPT & LEAN_OPT_PREFETCH;
+  constexpr bool SL = OPT & LEAN_OPT_SLOT, PF = OPT & LEAN_OPT_PREFETCH, LITE = OPT & LEAN_OPT_PFLITE,
+                 EARLY = OPT & LEAN_OPT_EARLY;
+  constexpr bool RSRC = EARLY && SG && RW == 4 + 2 * NC; /* nodal sources in the shared records */
   extern __shared__ double shm[]; /* as p1_block_kernel's, entries and records of type R */
   R *elem = (R *)shm;
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
   const int cb = B.cb, t = threadIdx.x;
   const int c = b * cb + t;
-  int vtx[4] = {0, 0, 0, 0};
   p1shared_t<R> G = {};
-  if (PF && B.pf_ahead) p1_lean_prefetch<SG, SL, S>(P, V, B, b, chunks);
+  if constexpr (OPT & LEAN_OPT_PAIR) {
+    static_assert(!(SL || PF || EARLY), "the pair kernel takes no other option");
+    constexpr int CPT = 2;
+    const int nt = cb / CPT;
+    int vp[CPT][4];
+    uint32_t lp[CPT];
+#pragma unroll
+    for (int h = 0; h < CPT; h++) {
+      const int ch = c + h * nt;
+      lp[h] = 0;
+      vp[h][0] = vp[h][1] = vp[h][2] = vp[h][3] = 0;
+      if (SG && ch < P.n_cells) lp[h] = __ldg(B.lidx + ch);
+      if (!SG && ch < P.n_cells) p1_vertices<3>(V, ch, vp[h]);
+    }
+    p1chunk K = p1_chunk_begin<NE, NC, R, false, CPT>(B, b, elem);
+    if (SG) p1_chunk_gather<NE, NC, S, RW, R, false, CPT>(P, B, K, with_state, u, G);
+#pragma unroll
+    for (int h = 0; h < CPT; h++) {
+      const int ch = c + h * nt;
+      if (ch < P.n_cells) {
+        R res[4 * NC];
+        G.li = lp[h];
+        p1_lean_cell<NC, KA, KB, SG, RW, S, R>(P, T, V, ch, G, vp[h], u, res);
+#pragma unroll
+        for (int i = 0; i < 4; i++)
+#pragma unroll
+          for (int cc = 0; cc < NC; cc++) elem[cc * 4 * cb + i * cb + t + h * nt] = res[i * NC + cc];
+      }
+    }
+    p1_chunk_flush<NE, NC, S, R, false, CPT>(B, K, elem, mode, out);
+    return;
+  }
+  int vtx[4] = {0, 0, 0, 0};
+  if (PF && B.pf_ahead) p1_lean_prefetch<SG, SL, S, LITE>(P, V, B, b, chunks);
+  R pre[2 + NC] = {};
+  if constexpr (EARLY)
+    if (c < P.n_cells) p1_lean_early<NC, KA, KB, S, R>(P, V, c, pre);
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
   uint2 sl = make_uint2(0, 0);
   if (SL && c < P.n_cells) sl = __ldg(B.islot + c);
   p1chunk K = p1_chunk_begin<NE, NC, R, SL>(B, b, elem);
-  if (PF && SG && B.pf_node && t < K.nu) /* the chunk's vertices' values of nodal fields outside the records, into L1 */
+  if (PF && !LITE && SG && B.pf_node && t < K.nu) /* the chunk's vertices' values of nodal fields outside the records, into L1 */
     for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++)
       if (B.pf_node >> k & 1) prefetch_l1((const S *)P.aux_vals[k] + K.tg);
-  if (SG) p1_chunk_gather<NE, NC, S, RW>(P, B, K, with_state, u, G);
+  if (SG)
+    p1_chunk_gather<NE, NC, S, RW, R, RSRC>(
+        P, B, K, with_state, u, G, feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3));
   if (c < P.n_cells) {
     R res[4 * NC];
-    p1_lean_cell<NC, KA, KB, SG, RW, S, R>(P, T, V, c, G, vtx, u, res);
+    p1_lean_cell<NC, KA, KB, SG, RW, S, R, EARLY>(P, T, V, c, G, vtx, u, res, pre);
     const int pos[4] = {(int)(sl.x & 0xffff), (int)(sl.x >> 16), (int)(sl.y & 0xffff), (int)(sl.y >> 16)};
 #pragma unroll
     for (int i = 0; i < 4; i++)
@@ -1672,6 +1752,9 @@ typedef struct {
   int lean_rw;           /* p1lean's shared-gather record width (p1_lean_rw; 4: u in its own array) */
   int lean_slot;         /* p1lean uses the slot flush (bview.islot) */
   int lean_pf;           /* p1lean's prefetch distance in chunks (bview.pf_ahead; FEINT_CUDA_LEAN_PF, 0: off) */
+  int lean_pflite;       /* p1lean's prefetch is the lite one (LEAN_OPT_PFLITE) */
+  int lean_early;        /* p1lean reads the cells' own values early (LEAN_OPT_EARLY) */
+  int lean_pair;         /* p1lean takes two cells a thread (LEAN_OPT_PAIR: cb / 2 threads a block) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1935,10 +2018,13 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
  * opt-in until measured): FEINT_CUDA_LEAN_SLOT=1 the slot flush (with
  * FEINT_CUDA_LEAN_MINB=5: 5 blocks per SM), FEINT_CUDA_LEAN_PF=N|auto the
  * prefetch N chunks ahead (auto: one wave of resident blocks). */
+static int chunk_cells(void);
 typedef struct {
   int gather, minb; /* LEAN_SHARED / LEAN_GLOBAL; FEINT_CUDA_LEAN_MINB (0: default) */
   bool colored, pack; /* strategy colored; shared records with u inside (p1_lean_rw) */
   bool slot, pf;      /* LEAN_OPT_SLOT (FEINT_CUDA_LEAN_SLOT=1), LEAN_OPT_PREFETCH (FEINT_CUDA_LEAN_PF=N|auto) */
+  bool lite, early;   /* LEAN_OPT_PFLITE (with PF: FEINT_CUDA_LEAN_PFLITE=1), LEAN_OPT_EARLY (FEINT_CUDA_LEAN_EARLY=1) */
+  bool pair;          /* LEAN_OPT_PAIR (FEINT_CUDA_LEAN_PAIR=1) */
 } lean_choice;
 template <int NC, int KA, int KB, int MINB, typename S, typename R, int OPT = 0>
 static blk_kernel_t lean_gm(const lean_choice &L) {
@@ -1952,7 +2038,11 @@ static blk_kernel_t lean_g(const lean_choice &L) {
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
   constexpr bool bench = KA == N && (NC == 1 || KB == C);
   if constexpr (bench && sizeof(R) == 8) {
-    constexpr int SL = LEAN_OPT_SLOT, PF = LEAN_OPT_PREFETCH;
+    constexpr int SL = LEAN_OPT_SLOT, PF = LEAN_OPT_PREFETCH, LI = LEAN_OPT_PFLITE, EA = LEAN_OPT_EARLY;
+    if (L.pair) return lean_gm<NC, KA, KB, 4, S, R, LEAN_OPT_PAIR>(L);
+    if (L.early && L.lite) return lean_gm<NC, KA, KB, 4, S, R, EA | PF | LI>(L);
+    if (L.early) return lean_gm<NC, KA, KB, 4, S, R, EA>(L);
+    if (L.lite) return lean_gm<NC, KA, KB, 4, S, R, PF | LI>(L);
     if (L.slot && L.minb == 5) return lean_gm<NC, KA, KB, 5, S, R, SL>(L);
     if (L.slot && L.pf) return lean_gm<NC, KA, KB, 4, S, R, SL | PF>(L);
     if (L.slot) return lean_gm<NC, KA, KB, 4, S, R, SL>(L);
@@ -1985,14 +2075,15 @@ static blk_kernel_t lean_types(int single, int real, int ka, int kb, const lean_
   return real == 4 ? lean_ka<NC, float, float>(ka, kb, L) : lean_ka<NC, float, double>(ka, kb, L);
 }
 static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real, int *rw,
-                              int *slot, int *pf) {
+                              int *slot, int *pf, int *pflite, int *early, int *pair) {
   const kparams &P = d->P;
   const feint_form *f = p->form;
   const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
              *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL"),
              *pk = getenv("FEINT_CUDA_LEAN_PACK"), *so = getenv("FEINT_CUDA_LEAN_SLOT"),
-             *pfe = getenv("FEINT_CUDA_LEAN_PF");
-  *real = *slot = *pf = 0;
+             *pfe = getenv("FEINT_CUDA_LEAN_PF"), *ea = getenv("FEINT_CUDA_LEAN_EARLY"),
+             *li = getenv("FEINT_CUDA_LEAN_PFLITE"), *pa = getenv("FEINT_CUDA_LEAN_PAIR");
+  *real = *slot = *pf = *pflite = *early = *pair = 0;
   if ((e && !strcmp(e, "0")) || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved ||
       !P.xyzw)
     return NULL;
@@ -2016,6 +2107,13 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *g
   *pf = !opt || !pfe ? 0 : !strcmp(pfe, "auto") ? p1_lean_minb<1, double>(false) * d->sm_count : atoi(pfe);
   if (*pf < 0 || (L.slot && L.minb == 5)) *pf = 0;
   L.pf = *pf > 0;
+  L.lite = L.pf && !L.slot && li && !strcmp(li, "1");
+  L.early = opt && ea && !strcmp(ea, "1") && !L.slot && (!L.pf || L.lite);
+  /* two cells a thread: cb / 2 threads, a multiple of 32 */
+  L.pair = opt && pa && !strcmp(pa, "1") && !L.slot && !L.pf && !L.early && chunk_cells() % 64 == 0;
+  *pflite = L.lite;
+  *early = L.early;
+  *pair = L.pair;
   *slot = L.slot;
   *gather = L.gather;
   *rw = L.gather != LEAN_SHARED ? 4
@@ -2466,7 +2564,8 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const size_t rw = lean ? (size_t)d->lean_rw : 4; /* records: rw values, u inside where rw > 4 */
   const size_t shmem = rsz * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
                        (sg ? 256 * (rsz * (rw + (rw == 4 ? B.ncomp : 0)) + sizeof(int)) : 0);
-  const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
+  const unsigned n_chunks = (unsigned)B.V.n_chunks;
+  const unsigned cb = (unsigned)B.V.cb / (lean && d->lean_pair ? 2 : 1); /* threads a block */
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
       d, p, phase, B.n_colors, B.color_ptr,
@@ -2835,7 +2934,8 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_slot, &d->lean_pf);
+  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_slot, &d->lean_pf, &d->lean_pflite,
+                        &d->lean_early, &d->lean_pair);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
@@ -2940,6 +3040,9 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->lean_real = d->lean_last ? d->lean_real : 0;
   st->lean_slot = d->lean_last && d->lean_slot;
   st->lean_prefetch = d->lean_last ? d->lean_pf : 0;
+  st->lean_pflite = d->lean_last && d->lean_pflite;
+  st->lean_early = d->lean_last && d->lean_early;
+  st->lean_pair = d->lean_last && d->lean_pair;
   return FEINT_OK;
 }
 
