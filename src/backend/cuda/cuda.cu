@@ -1000,14 +1000,10 @@ typedef struct {
   const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
   const uint32_t *lidx;  /* vectors, shared gather (NULL: off): per cell, its vertices' uint8 indices among
                             the chunk's targets (which are its distinct vertices; <= 256 per chunk) */
-  const uint2 *islot;    /* lean kernels with the slot flush (NULL: off): per cell, its 4 entries' positions
-                            in the chunk's target-sorted entry order (4 x uint16: ient inverted) */
-  int pf_ahead;          /* lean kernels (FEINT_CUDA_LEAN_PF): prefetch into L2 the streamed data of chunk
-                            b + pf_ahead (0: off; mesh-order launches only) */
+  int pf_ahead;          /* lean kernels (FEINT_CUDA_LEAN_PF): prefetch into L2 the plan and vertex ids of
+                            chunk b + pf_ahead (0: off; mesh-order launches only) */
   float tpc;             /* mean targets per chunk (where chunk b + pf_ahead's targets start, estimated) */
   int n_tgt;             /* distinct (chunk, target) pairs: the length of tgt and iend */
-  int pf_cell;           /* bit k: aux field k is per cell (the lean kernels prefetch its values; FEINT_CUDA_LEAN_PF) */
-  int pf_node;           /* bit k: aux field k is nodal and not in the node records (prefetched likewise) */
 } bview;
 
 template <int NC, int MAT>
@@ -1035,12 +1031,10 @@ typedef struct {
 
 /* Start chunk b (NE entries per cell, NO components per target; elem the
  * kernel's shared memory, entries of type E): the inverse map to shared
- * memory by asynchronous copies, the first target into registers. The
- * chunk machinery runs on cb / CPT threads (CPT cells per thread: the
- * lean kernels' LEAN_OPT_PAIR), each taking every (cb / CPT)-th piece. */
-template <int NE, int NO, typename E, bool SLOT = false, int CPT = 1>
+ * memory by asynchronous copies, the first target into registers. */
+template <int NE, int NO, typename E>
 __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem) {
-  const int cb = B.cb, t = threadIdx.x, nt = cb / CPT;
+  const int cb = B.cb, t = threadIdx.x;
   p1chunk K;
   const uint16_t *gient = B.ient + (size_t)b * cb * NE;
   K.sient = (uint16_t *)(elem + (size_t)cb * NE * NO);
@@ -1048,13 +1042,10 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
   K.nu = __ldg(B.uptr + b + 1) - K.u0;
   K.tg = K.j0 = K.j1 = 0;
   /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
-  if constexpr (!SLOT) { /* the slot flush reads the entries in target order: no inverse map */
 #pragma unroll
-    for (int r = 0; r < (NE + 3) / 4 * CPT; r++)
-      if ((r * nt + t) * 4 < cb * NE)
-        __pipeline_memcpy_async(K.sient + (r * nt + t) * 4, gient + (r * nt + t) * 4, 8);
-    __pipeline_commit();
-  }
+  for (int r = 0; r < (NE + 3) / 4; r++)
+    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
+  __pipeline_commit();
   if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
   return K;
 }
@@ -1064,14 +1055,14 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
  * (after the inverse map), one thread per vertex; G.li is the caller's.
  * Records of RW values of RT: x y z w, and with RW > 4 u inside the record
  * (at 4 + cc; p1_lean_rw), else u in its own array (G.u[l * NC + cc]). */
-template <int NE, int NC, typename S, int RW = 4, typename RT, bool SRC = false, int CPT = 1>
+template <int NE, int NC, typename S, int RW = 4, typename RT>
 __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B, const p1chunk &K, int with_state,
-                                                const void *__restrict__ u, p1shared_t<RT> &G, int so = 0) {
-  const int cb = B.cb, t = threadIdx.x, nt = cb / CPT;
+                                                const void *__restrict__ u, p1shared_t<RT> &G) {
+  const int cb = B.cb, t = threadIdx.x;
   RT *rec = (RT *)(K.sient + (size_t)cb * NE);
   RT *us = RW == 4 ? rec + 4 * 256 : rec + 4;
   int *node = (int *)(rec + RW * 256 + (RW == 4 ? 256 * NC : 0));
-  for (int k = t; k < K.nu; k += nt) {
+  for (int k = t; k < K.nu; k += cb) {
     const int nd = k == t ? K.tg : __ldg(B.tgt + K.u0 + k);
     RT r[4];
     p1_node<S>(P.xyzw, nd, r);
@@ -1085,13 +1076,6 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
     for (int cc = 0; cc < NC; cc++)
       us[k * (RW == 4 ? NC : RW) + cc] = with_state ? rd<S, RT>(u, (int64_t)nd * NC + cc) : (RT)0;
     if constexpr (RW > 4 && NC % 2) us[k * RW + NC] = 0; /* the pad read by u's last 16-byte load */
-    if constexpr (SRC) { /* RW == 4 + 2 NC: the nodal source components outside the records at 4 + NC + cc */
-      static_assert(RW == 4 + 2 * NC, "SRC needs a record slot per source component");
-#pragma unroll
-      for (int cc = 0; cc < NC; cc++)
-        if (P.aux_kind[so + cc] == FEINT_FIELD_NODE && so + cc != P.wa)
-          us[k * RW + NC + cc] = rd<S, RT>(P.aux_vals[so + cc], nd);
-    }
     node[k] = nd;
   }
   G.rec = rec;
@@ -1101,24 +1085,23 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
 }
 
 /* After the cells wrote their entries (elem[(cc * NE + e) * cb + t], type
- * E; SLOT: elem[cc * NE * cb + j], j the entry's position in the target-
- * sorted order, B.islot): one thread per distinct target sums its entries
+ * E): one thread per distinct target sums its entries
  * in the inverse map's order (in E) and writes the sum once (see above for
- * the modes). Both orders give the same sums, bit for bit. */
-template <int NE, int NO, typename S, typename E, bool SLOT = false, int CPT = 1>
+ * the modes). */
+template <int NE, int NO, typename S, typename E>
 __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const E *elem, int mode,
                                                void *__restrict__ out) {
-  if constexpr (!SLOT) __pipeline_wait_prior(0);
+  __pipeline_wait_prior(0);
   __syncthreads();
-  const int cb = B.cb, cstride = NE * cb, nt = cb / CPT;
-  for (int k = threadIdx.x; k < K.nu; k += nt) {
+  const int cb = B.cb, cstride = NE * cb;
+  for (int k = threadIdx.x; k < K.nu; k += cb) {
     int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
-    if (k + nt < K.nu) p1_target(B, K.u0, k + nt, tgn, j0n, j1n);
+    if (k + cb < K.nu) p1_target(B, K.u0, k + cb, tgn, j0n, j1n);
     E s[NO];
 #pragma unroll
     for (int cc = 0; cc < NO; cc++) s[cc] = 0;
     for (int j = K.j0; j < K.j1; j++) {
-      const int pos = SLOT ? j : K.sient[j];
+      const int pos = K.sient[j];
 #pragma unroll
       for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
     }
@@ -1206,38 +1189,20 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
  *     field, wphi otherwise), its kinds read at run time (uniform branches).
  * A nodal stiffness coefficient must be the one packed into the node
  * records (P.wa). Measured against the block kernel in NOTES.md (v7, v8). */
-template <int K, typename S, typename R, bool EARLY = false>
+template <int K, typename S, typename R>
 __device__ __forceinline__ R p1_lean_coef(const kparams &P, const p1tab &T, const cview &V, int c, int k,
-                                          const R *w4, const R *pre) {
+                                          const R *w4) {
   if constexpr (K == FEINT_FIELD_NODE)
     return tab_wphi<R>(T, 0) * w4[0] + tab_wphi<R>(T, 1) * w4[1] + tab_wphi<R>(T, 2) * w4[2] +
            tab_wphi<R>(T, 3) * w4[3];
   else
-    return tab_wsum<R>(T) *
-           (K == FEINT_FIELD_CELL ? (EARLY ? pre[k] : rd<S, R>(V.caux[k], c)) : (R)P.aux_const[k]);
+    return tab_wsum<R>(T) * (K == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
 }
 
-/* LEAN_OPT_EARLY: the cell's per-cell coefficient values (stiffness k < 2,
- * source components at so + cc), read at kernel start into pre[] (indexed
- * like the stiffness coefficients, the source at 2 + cc), so that no load
- * of the cell's own data waits in the middle of the arithmetic (NOTES.md
- * v9: 16% of the elasticity stall samples). The same values, so the same
- * result bit for bit. */
-template <int NC, int KA, int KB, typename S, typename R>
-__device__ __forceinline__ void p1_lean_early(const kparams &P, const cview &V, int c, R *pre) {
-  const int so = feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3);
-  if constexpr (KA == FEINT_FIELD_CELL) pre[0] = rd<S, R>(V.caux[0], c);
-  if constexpr (NC > 1 && KB == FEINT_FIELD_CELL) pre[1] = rd<S, R>(V.caux[1], c);
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++)
-    if (P.aux_kind[so + cc] == FEINT_FIELD_CELL) pre[2 + cc] = rd<S, R>(V.caux[so + cc], c);
-}
-
-template <int NC, int KA, int KB, bool SG, int RW, typename S, typename R, bool EARLY = false>
+template <int NC, int KA, int KB, bool SG, int RW, typename S, typename R>
 __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, const cview &V, int c,
                                              const p1shared_t<R> &G, const int *vtx, const void *__restrict__ u,
-                                             R *res, const R *pre = NULL) {
-  constexpr bool RSRC = EARLY && SG && RW == 4 + 2 * NC; /* nodal sources in the records (p1_chunk_gather SRC) */
+                                             R *res) {
   R x[4][3], w4[4], ue[4][NC];
   int l[4]; /* local vertex indices (SG: the shared gather) or the node ids vtx */
 #pragma unroll
@@ -1292,12 +1257,12 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
     for (int a = 0; a < 3; a++) Gs[cc][a] = C[a] * g0 + C[3 + a] * g1 + C[6 + a] * g2;
   }
   if constexpr (NC == 1) {
-    const R kap = p1_lean_coef<KA, S, R, EARLY>(P, T, V, c, 0, w4, pre) * rdet;
+    const R kap = p1_lean_coef<KA, S, R>(P, T, V, c, 0, w4) * rdet;
 #pragma unroll
     for (int a = 0; a < 3; a++) Sg[0][a] = kap * Gs[0][a];
   } else {
-    const R lam = p1_lean_coef<KA, S, R, EARLY>(P, T, V, c, 0, w4, pre) * rdet,
-            mu = p1_lean_coef<KB, S, R, EARLY>(P, T, V, c, 1, w4, pre) * rdet;
+    const R lam = p1_lean_coef<KA, S, R>(P, T, V, c, 0, w4) * rdet,
+            mu = p1_lean_coef<KB, S, R>(P, T, V, c, 1, w4) * rdet;
     const R ltr = lam * (Gs[0][0] + Gs[1][1] + Gs[2][2]);
 #pragma unroll
     for (int cc = 0; cc < NC; cc++)
@@ -1323,17 +1288,13 @@ __device__ __forceinline__ void p1_lean_cell(const kparams &P, const p1tab &T, c
     if (kind == FEINT_FIELD_NODE) {
       R f[4];
 #pragma unroll
-      for (int j = 0; j < 4; j++)
-        f[j] = k == P.wa ? w4[j]
-               : RSRC    ? G.rec[RW * l[j] + 4 + NC + cc]
-                         : rd<S, R>(P.aux_vals[k], SG ? G.node[l[j]] : l[j]);
+      for (int j = 0; j < 4; j++) f[j] = k == P.wa ? w4[j] : rd<S, R>(P.aux_vals[k], SG ? G.node[l[j]] : l[j]);
 #pragma unroll
       for (int i = 0; i < 4; i++)
         res[i * NC + cc] -= adet * (tab_mass<R>(T, i, 0) * f[0] + tab_mass<R>(T, i, 1) * f[1] +
                                     tab_mass<R>(T, i, 2) * f[2] + tab_mass<R>(T, i, 3) * f[3]);
     } else {
-      const R f = adet * (kind == FEINT_FIELD_CELL ? (EARLY ? pre[2 + cc] : rd<S, R>(V.caux[k], c))
-                                                   : (R)P.aux_const[k]);
+      const R f = adet * (kind == FEINT_FIELD_CELL ? rd<S, R>(V.caux[k], c) : (R)P.aux_const[k]);
 #pragma unroll
       for (int i = 0; i < 4; i++) res[i * NC + cc] -= tab_wphi<R>(T, i) * f;
     }
@@ -1362,6 +1323,46 @@ __host__ __device__ constexpr int p1_lean_rw() {
   return PK && sizeof(R) == 8 ? (NC == 1 ? 6 : 10) : 4;
 }
 
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
+}
+
+/* The lean kernels' prefetch (B.pf_ahead > 0; by default in double): a chunk's first
+ * reads (its cells' vertex ids, the plan's chunk pointer, targets, target
+ * ends and entry map, the local indices of the shared gather) go to DRAM
+ * one dependent round trip ahead of everything else (NOTES.md v9: 30% of
+ * the Poisson kernel's stall samples), so each block asks L2 for those
+ * lines of the chunk pf_ahead launches later (about one wave of resident
+ * blocks ahead), one line per thread: no registers held, nothing waits on
+ * it. Measured (v10): Poisson -5% atomic, -10% gather; elasticity even;
+ * the v9 form that also prefetched the per-cell coefficients (into L2 and
+ * the cell's own into L1) and the nodal fields into L1 was slower. */
+template <bool SG>
+__device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &V, const bview &B,
+                                                 const int *chunks) {
+  const int t = threadIdx.x, cb = B.cb;
+  const int bn = (int)blockIdx.x + B.pf_ahead;
+  if (chunks || bn >= B.n_chunks) return;
+  const int64_t c0 = (int64_t)bn * cb;
+  const int64_t nleft = P.n_cells - c0; /* cells of chunk bn */
+  const int est = (int)((float)bn * B.tpc); /* its first target, about */
+  if (t < 32) { /* vertex ids: 16 B per cell, 8 cells a line */
+    if (t * 8 < nleft) prefetch_l2((const int4 *)V.cells + c0 + t * 8);
+  } else if (t < 48) { /* entry map: 8 B per cell, 16 a line */
+    const int r = t - 32;
+    if (r * 16 < nleft) prefetch_l2(B.ient + c0 * 4 + r * 64);
+  } else if (t < 56) { /* local indices: 4 B per cell */
+    const int r = t - 48;
+    if (SG && r * 32 < nleft) prefetch_l2(B.lidx + c0 + r * 32);
+  } else if (t == 56) {
+    prefetch_l2(B.uptr + bn);
+  } else if (t < 66) { /* targets, 32 a line, from a line before the estimate */
+    prefetch_l2(B.tgt + min(B.n_tgt - 1, max(0, est - 32 + (t - 57) * 32)));
+  } else if (t < 72) { /* target ends, 64 a line */
+    prefetch_l2(B.iend + min(B.n_tgt - 1, max(0, est - 64 + (t - 66) * 64)));
+  }
+}
+
 /* Blocks of 256 per SM. Double: 4 (64 registers) for Poisson and for
  * elasticity too (a 16-32-byte spill there, measured 10% faster than 3
  * blocks at 80 registers and 25% faster than 2 at 96; NOTES.md v7). Float:
@@ -1375,153 +1376,34 @@ constexpr int p1_lean_minb(bool colored) {
   return sizeof(R) == 8 ? 4 : NC > 1 ? 6 : colored ? 8 : 4;
 }
 
-__device__ __forceinline__ void prefetch_l2(const void *p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
-}
-__device__ __forceinline__ void prefetch_l1(const void *p) {
-  asm volatile("prefetch.global.L1 [%0];" ::"l"(__cvta_generic_to_global(p)));
-}
-
-/* The lean kernels' options beyond v8 (template parameter OPT, opt-in for
- * the benchmark's kinds in double while unmeasured; NOTES.md v9). */
-enum { LEAN_OPT_SLOT = 1, LEAN_OPT_PREFETCH = 2, LEAN_OPT_PFLITE = 4, LEAN_OPT_EARLY = 8, LEAN_OPT_PAIR = 16 };
-
-/* The lean kernels' prefetch (LEAN_OPT_PREFETCH, B.pf_ahead > 0): what a chunk reads first
- * from DRAM (its cells' vertex ids, the plan's chunk pointer, targets,
- * target ends and entry map or slots, the local indices, per-cell
- * coefficients) is one dependent DRAM round trip ahead of everything else
- * (NOTES.md v9: 30% of the Poisson kernel's stall samples wait on it). So
- * each block asks L2 for those lines of the chunk pf_ahead launches later
- * (about one wave of resident blocks ahead), one line per thread, and L1
- * for its own cell's per-cell coefficients; prefetches take no registers
- * and block nothing. */
-template <bool SG, bool SL, typename S, bool LITE = false>
-__device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &V, const bview &B, int b,
-                                                 const int *chunks) {
-  const int t = threadIdx.x, cb = B.cb, c = b * cb + t;
-  if (!LITE && c < P.n_cells)
-    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++)
-      if (B.pf_cell >> k & 1) prefetch_l1((const S *)V.caux[k] + c);
-  const int bn = (int)blockIdx.x + B.pf_ahead;
-  if (chunks || bn >= B.n_chunks) return;
-  const int64_t c0 = (int64_t)bn * cb;
-  const int64_t nleft = P.n_cells - c0; /* cells of chunk bn */
-  const int est = (int)((float)bn * B.tpc); /* its first target, about */
-  if (t < 32) { /* vertex ids: 16 B per cell, 8 cells a line */
-    if (t * 8 < nleft) prefetch_l2((const int4 *)V.cells + c0 + t * 8);
-  } else if (t < 48) { /* entry map or slots: 8 B per cell, 16 a line */
-    const int r = t - 32;
-    if (r * 16 < nleft)
-      prefetch_l2(SL ? (const void *)(B.islot + c0 + r * 16) : (const void *)(B.ient + c0 * 4 + r * 64));
-  } else if (t < 56) { /* local indices: 4 B per cell */
-    const int r = t - 48;
-    if (SG && r * 32 < nleft) prefetch_l2(B.lidx + c0 + r * 32);
-  } else if (t == 56) {
-    prefetch_l2(B.uptr + bn);
-  } else if (t < 66) { /* targets, 32 a line, from a line before the estimate */
-    prefetch_l2(B.tgt + min(B.n_tgt - 1, max(0, est - 32 + (t - 57) * 32)));
-  } else if (t < 72) { /* target ends, 64 a line */
-    prefetch_l2(B.iend + min(B.n_tgt - 1, max(0, est - 64 + (t - 66) * 64)));
-  } else if (!LITE && t < 72 + 16 * 5) { /* per-cell coefficients: 16 lines each of the first five such fields */
-    const int r = (t - 72) % 16, j = (t - 72) / 16;
-    int k = 0, seen = 0;
-    for (; k < FEINT_CUDA_MAX_AUX; k++)
-      if ((B.pf_cell >> k & 1) && seen++ == j) break;
-    constexpr int per_line = 128 / sizeof(S);
-    if (k < FEINT_CUDA_MAX_AUX && r * per_line < nleft) prefetch_l2((const S *)V.caux[k] + c0 + r * per_line);
-  }
-}
-
-/* OPT & LEAN_OPT_SLOT, the slot flush (B.islot): each cell stores its
- * entries at their positions in the chunk's target-sorted order, so that
- * the flush reads each target's entries as one contiguous run without the
- * inverse map (one independent shared load per entry instead of a
- * dependent pair, no inverse map copy; the same sums bit for bit).
- * OPT & LEAN_OPT_PREFETCH: p1_lean_prefetch (with LEAN_OPT_PFLITE only the
- * plan's and the vertex ids' lines: no per-cell coefficients, nothing into L1).
- * OPT & LEAN_OPT_EARLY: the per-cell values at kernel start (p1_lean_early)
- * and, for the shared gather with u in the records, the nodal source
- * components outside them in the records' free slots (p1_chunk_gather SRC).
- * OPT & LEAN_OPT_PAIR: two cells per thread (cb / 2 threads, MINB counts
- * blocks of 256 threads' worth, so the same registers per thread): both
- * cells' vertex ids are read before either is computed, and twice as many
- * chunks are resident per SM for the same registers, so more of the
- * chunks' dependent load chains overlap (the flush: two targets a thread). */
-template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R, bool PK = false, int OPT = 0>
-__global__ void __launch_bounds__(OPT & LEAN_OPT_PAIR ? 128 : 256, OPT & LEAN_OPT_PAIR ? 2 * MINB : MINB)
-    p1_lean_kernel(
+template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R, bool PK = false>
+__global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
   constexpr bool SG = GATHER == LEAN_SHARED;
   constexpr int RW = p1_lean_rw<NC, R, PK>();
-  constexpr bool SL = OPT & LEAN_OPT_SLOT, PF = OPT & LEAN_OPT_PREFETCH, LITE = OPT & LEAN_OPT_PFLITE,
-                 EARLY = OPT & LEAN_OPT_EARLY;
-  constexpr bool RSRC = EARLY && SG && RW == 4 + 2 * NC; /* nodal sources in the shared records */
   extern __shared__ double shm[]; /* as p1_block_kernel's, entries and records of type R */
   R *elem = (R *)shm;
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
   const int cb = B.cb, t = threadIdx.x;
   const int c = b * cb + t;
-  p1shared_t<R> G = {};
-  if constexpr (OPT & LEAN_OPT_PAIR) {
-    static_assert(!(SL || PF || EARLY), "the pair kernel takes no other option");
-    constexpr int CPT = 2;
-    const int nt = cb / CPT;
-    int vp[CPT][4];
-    uint32_t lp[CPT];
-#pragma unroll
-    for (int h = 0; h < CPT; h++) {
-      const int ch = c + h * nt;
-      lp[h] = 0;
-      vp[h][0] = vp[h][1] = vp[h][2] = vp[h][3] = 0;
-      if (SG && ch < P.n_cells) lp[h] = __ldg(B.lidx + ch);
-      if (!SG && ch < P.n_cells) p1_vertices<3>(V, ch, vp[h]);
-    }
-    p1chunk K = p1_chunk_begin<NE, NC, R, false, CPT>(B, b, elem);
-    if (SG) p1_chunk_gather<NE, NC, S, RW, R, false, CPT>(P, B, K, with_state, u, G);
-#pragma unroll
-    for (int h = 0; h < CPT; h++) {
-      const int ch = c + h * nt;
-      if (ch < P.n_cells) {
-        R res[4 * NC];
-        G.li = lp[h];
-        p1_lean_cell<NC, KA, KB, SG, RW, S, R>(P, T, V, ch, G, vp[h], u, res);
-#pragma unroll
-        for (int i = 0; i < 4; i++)
-#pragma unroll
-          for (int cc = 0; cc < NC; cc++) elem[cc * 4 * cb + i * cb + t + h * nt] = res[i * NC + cc];
-      }
-    }
-    p1_chunk_flush<NE, NC, S, R, false, CPT>(B, K, elem, mode, out);
-    return;
-  }
   int vtx[4] = {0, 0, 0, 0};
-  if (PF && B.pf_ahead) p1_lean_prefetch<SG, SL, S, LITE>(P, V, B, b, chunks);
-  R pre[2 + NC] = {};
-  if constexpr (EARLY)
-    if (c < P.n_cells) p1_lean_early<NC, KA, KB, S, R>(P, V, c, pre);
+  p1shared_t<R> G = {};
+  if (B.pf_ahead) p1_lean_prefetch<SG>(P, V, B, chunks);
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
-  uint2 sl = make_uint2(0, 0);
-  if (SL && c < P.n_cells) sl = __ldg(B.islot + c);
-  p1chunk K = p1_chunk_begin<NE, NC, R, SL>(B, b, elem);
-  if (PF && !LITE && SG && B.pf_node && t < K.nu) /* the chunk's vertices' values of nodal fields outside the records, into L1 */
-    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++)
-      if (B.pf_node >> k & 1) prefetch_l1((const S *)P.aux_vals[k] + K.tg);
-  if (SG)
-    p1_chunk_gather<NE, NC, S, RW, R, RSRC>(
-        P, B, K, with_state, u, G, feint_physics_source_offset(NC == 1 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY, 3));
+  p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
+  if (SG) p1_chunk_gather<NE, NC, S, RW>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
     R res[4 * NC];
-    p1_lean_cell<NC, KA, KB, SG, RW, S, R, EARLY>(P, T, V, c, G, vtx, u, res, pre);
-    const int pos[4] = {(int)(sl.x & 0xffff), (int)(sl.x >> 16), (int)(sl.y & 0xffff), (int)(sl.y >> 16)};
+    p1_lean_cell<NC, KA, KB, SG, RW, S, R>(P, T, V, c, G, vtx, u, res);
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
-      for (int cc = 0; cc < NC; cc++) elem[cc * 4 * cb + (SL ? pos[i] : i * cb + t)] = res[i * NC + cc];
+      for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
   }
-  p1_chunk_flush<NE, NC, S, R, SL>(B, K, elem, mode, out);
+  p1_chunk_flush<NE, NC, S>(B, K, elem, mode, out);
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
@@ -1690,7 +1572,6 @@ typedef struct {
   int *d_gptr, *d_gent;
   void *d_part;             /* storage type S */
   uint32_t *d_lidx;         /* vectors: per-cell local vertex indices (NULL: a chunk has > 256 targets) */
-  uint2 *d_islot;           /* vectors, the lean kernels' slot flush: per-cell entry positions (NULL: off) */
   double build_ms;          /* host build + upload */
 } bplan;
 
@@ -1750,11 +1631,7 @@ typedef struct {
   int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED or LEAN_GLOBAL) */
   int lean_real;         /* p1lean's compute type: 8 double, 4 float (single precision) */
   int lean_rw;           /* p1lean's shared-gather record width (p1_lean_rw; 4: u in its own array) */
-  int lean_slot;         /* p1lean uses the slot flush (bview.islot) */
-  int lean_pf;           /* p1lean's prefetch distance in chunks (bview.pf_ahead; FEINT_CUDA_LEAN_PF, 0: off) */
-  int lean_pflite;       /* p1lean's prefetch is the lite one (LEAN_OPT_PFLITE) */
-  int lean_early;        /* p1lean reads the cells' own values early (LEAN_OPT_EARLY) */
-  int lean_pair;         /* p1lean takes two cells a thread (LEAN_OPT_PAIR: cb / 2 threads a block) */
+  int lean_pf;           /* p1lean's prefetch distance in chunks (bview.pf_ahead; 0: off) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1818,8 +1695,7 @@ static void cuda_destroy(feint_backend *b) {
     view_arrays_free(&d->as);
     for (int k = 0; k < 2; k++) {
       bplan &B = d->bp[k];
-      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx,
-                       B.d_islot};
+      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx};
       for (size_t j = 0; j < sizeof bptrs / sizeof bptrs[0]; j++) cudaFree(bptrs[j]);
       free(B.color_ptr);
     }
@@ -2014,41 +1890,27 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
  * FEINT_CUDA_LEAN_MINB the blocks of 256 per SM of the benchmark's kinds
  * (nodal kappa; nodal lambda, per-cell mu): 3 in double (80 registers
  * instead of 64), 4, 6 or 8 computing in float (64 / 40 / 32 registers).
- * The benchmark's kinds in double also take the v9 options (*slot, *pf;
- * opt-in until measured): FEINT_CUDA_LEAN_SLOT=1 the slot flush (with
- * FEINT_CUDA_LEAN_MINB=5: 5 blocks per SM), FEINT_CUDA_LEAN_PF=N|auto the
- * prefetch N chunks ahead (auto: one wave of resident blocks). */
-static int chunk_cells(void);
+ * The kernels prefetch the plan and vertex ids *pf chunks ahead
+ * (p1_lean_prefetch): in double one wave of resident blocks (4 x SMs) by
+ * default, in single not by default (unmeasured there);
+ * FEINT_CUDA_LEAN_PF=N sets the distance (0: off, for same-run comparisons). */
 typedef struct {
   int gather, minb; /* LEAN_SHARED / LEAN_GLOBAL; FEINT_CUDA_LEAN_MINB (0: default) */
   bool colored, pack; /* strategy colored; shared records with u inside (p1_lean_rw) */
-  bool slot, pf;      /* LEAN_OPT_SLOT (FEINT_CUDA_LEAN_SLOT=1), LEAN_OPT_PREFETCH (FEINT_CUDA_LEAN_PF=N|auto) */
-  bool lite, early;   /* LEAN_OPT_PFLITE (with PF: FEINT_CUDA_LEAN_PFLITE=1), LEAN_OPT_EARLY (FEINT_CUDA_LEAN_EARLY=1) */
-  bool pair;          /* LEAN_OPT_PAIR (FEINT_CUDA_LEAN_PAIR=1) */
 } lean_choice;
-template <int NC, int KA, int KB, int MINB, typename S, typename R, int OPT = 0>
+template <int NC, int KA, int KB, int MINB, typename S, typename R>
 static blk_kernel_t lean_gm(const lean_choice &L) {
-  if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R, false, OPT>;
+  if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
   if constexpr (sizeof(R) == 8)
-    if (L.pack) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true, OPT>;
-  return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, false, OPT>;
+    if (L.pack) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true>;
+  return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>;
 }
 template <int NC, int KA, int KB, typename S, typename R>
 static blk_kernel_t lean_g(const lean_choice &L) {
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
   constexpr bool bench = KA == N && (NC == 1 || KB == C);
-  if constexpr (bench && sizeof(R) == 8) {
-    constexpr int SL = LEAN_OPT_SLOT, PF = LEAN_OPT_PREFETCH, LI = LEAN_OPT_PFLITE, EA = LEAN_OPT_EARLY;
-    if (L.pair) return lean_gm<NC, KA, KB, 4, S, R, LEAN_OPT_PAIR>(L);
-    if (L.early && L.lite) return lean_gm<NC, KA, KB, 4, S, R, EA | PF | LI>(L);
-    if (L.early) return lean_gm<NC, KA, KB, 4, S, R, EA>(L);
-    if (L.lite) return lean_gm<NC, KA, KB, 4, S, R, PF | LI>(L);
-    if (L.slot && L.minb == 5) return lean_gm<NC, KA, KB, 5, S, R, SL>(L);
-    if (L.slot && L.pf) return lean_gm<NC, KA, KB, 4, S, R, SL | PF>(L);
-    if (L.slot) return lean_gm<NC, KA, KB, 4, S, R, SL>(L);
-    if (L.pf) return lean_gm<NC, KA, KB, 4, S, R, PF>(L);
+  if constexpr (bench && sizeof(R) == 8)
     if (L.minb == 3) return lean_gm<NC, KA, KB, 3, S, R>(L);
-  }
   if constexpr (bench && sizeof(R) == 4) {
     if (L.minb == 4) return lean_gm<NC, KA, KB, 4, S, R>(L);
     if (L.minb == 6) return lean_gm<NC, KA, KB, 6, S, R>(L);
@@ -2075,15 +1937,13 @@ static blk_kernel_t lean_types(int single, int real, int ka, int kb, const lean_
   return real == 4 ? lean_ka<NC, float, float>(ka, kb, L) : lean_ka<NC, float, double>(ka, kb, L);
 }
 static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real, int *rw,
-                              int *slot, int *pf, int *pflite, int *early, int *pair) {
+                              int *pf) {
   const kparams &P = d->P;
   const feint_form *f = p->form;
   const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
              *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL"),
-             *pk = getenv("FEINT_CUDA_LEAN_PACK"), *so = getenv("FEINT_CUDA_LEAN_SLOT"),
-             *pfe = getenv("FEINT_CUDA_LEAN_PF"), *ea = getenv("FEINT_CUDA_LEAN_EARLY"),
-             *li = getenv("FEINT_CUDA_LEAN_PFLITE"), *pa = getenv("FEINT_CUDA_LEAN_PAIR");
-  *real = *slot = *pf = *pflite = *early = *pair = 0;
+             *pk = getenv("FEINT_CUDA_LEAN_PACK"), *pfe = getenv("FEINT_CUDA_LEAN_PF");
+  *real = *pf = 0;
   if ((e && !strcmp(e, "0")) || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved ||
       !P.xyzw)
     return NULL;
@@ -2100,21 +1960,7 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *g
   L.minb = mb ? atoi(mb) : 0;
   *real = d->single && !(re && !strcmp(re, "double")) ? 4 : 8;
   L.pack = !(pk && !strcmp(pk, "0"));
-  /* the v9 options (opt-in until measured): double, the benchmark's kinds (nodal kappa; nodal lambda,
-   * per-cell mu); the prefetch distance in chunks, "auto" one wave of resident blocks */
-  const bool opt = !d->single && ka == FEINT_FIELD_NODE && (poisson || kb == FEINT_FIELD_CELL);
-  L.slot = opt && so && !strcmp(so, "1");
-  *pf = !opt || !pfe ? 0 : !strcmp(pfe, "auto") ? p1_lean_minb<1, double>(false) * d->sm_count : atoi(pfe);
-  if (*pf < 0 || (L.slot && L.minb == 5)) *pf = 0;
-  L.pf = *pf > 0;
-  L.lite = L.pf && !L.slot && li && !strcmp(li, "1");
-  L.early = opt && ea && !strcmp(ea, "1") && !L.slot && (!L.pf || L.lite);
-  /* two cells a thread: cb / 2 threads, a multiple of 32 */
-  L.pair = opt && pa && !strcmp(pa, "1") && !L.slot && !L.pf && !L.early && chunk_cells() % 64 == 0;
-  *pflite = L.lite;
-  *early = L.early;
-  *pair = L.pair;
-  *slot = L.slot;
+  *pf = pfe ? std::max(0, atoi(pfe)) : d->single ? 0 : p1_lean_minb<1, double>(false) * d->sm_count;
   *gather = L.gather;
   *rw = L.gather != LEAN_SHARED ? 4
         : L.pack && *real == 8 ? (poisson ? p1_lean_rw<1, double, true>() : p1_lean_rw<3, double, true>())
@@ -2361,9 +2207,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   /* vectors whose targets are the vertices: each cell's local vertex indices (shared gather) */
   const int want_lidx = !which && ne <= 4 && d->P.sd_cells && d->P.interleaved;
   std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
-  /* the lean kernels' slot flush: each (cell, vertex) entry's position in the chunk's sorted order */
-  const int want_slot = !which && ne == 4 && d->lean_slot;
-  std::vector<uint16_t> islot(want_slot ? (size_t)(n_chunks * cb * 4) : 0, 0);
   std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
     const int64_t b0 = n_chunks * w / nth, b1 = n_chunks * (w + 1) / nth;
@@ -2389,10 +2232,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
           nu++;
         }
         ie[k] = (uint16_t)(keys[k] & 0xffff);
-        if (want_slot) {
-          const int pos = (int)(keys[k] & 0xffff), e = pos / cb, t = pos - e * cb;
-          islot[(size_t)(c0 + t) * 4 + e] = (uint16_t)k;
-        }
         if (want_lidx) {
           const int pos = (int)(keys[k] & 0xffff), e = pos / cb, t = pos - e * cb;
           if (nu > 256)
@@ -2430,8 +2269,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
   if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
     FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
-  if (want_slot) FEINT_CALL(upload(&B.d_islot, (const uint2 *)islot.data(), islot.size() / 4, phase));
-  B.V.islot = B.d_islot;
   B.ncomp = which ? 1 : s->components;
   B.n_u = n_u;
   B.V.cb = cb;
@@ -2544,17 +2381,13 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   bview V = B.V;
   V.lidx = d->variant == 3 ? NULL : B.d_lidx; /* the shared gather (off in variant 3) */
   /* residuals by the lean kernel where it applies (it needs the shared gather) */
-  const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0 && (!d->lean_slot || V.islot);
+  const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0;
   if (!which) d->lean_last = lean;
   const blk_kernel_t k = lean ? d->p1lean : d->p1blk[which];
-  if (lean && d->lean_pf > 0) {
+  if (lean && d->lean_pf > 0) { /* p1_lean_prefetch */
     V.pf_ahead = d->lean_pf;
     V.tpc = (float)((double)B.n_u / B.V.n_chunks);
     V.n_tgt = (int)B.n_u;
-    for (int j = 0; j < P.n_aux && j < FEINT_CUDA_MAX_AUX; j++) {
-      V.pf_cell |= (P.aux_kind[j] == FEINT_FIELD_CELL) << j;
-      V.pf_node |= (P.aux_kind[j] == FEINT_FIELD_NODE && j != P.wa) << j;
-    }
   }
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
   /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids (entries,
@@ -2564,8 +2397,7 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   const size_t rw = lean ? (size_t)d->lean_rw : 4; /* records: rw values, u inside where rw > 4 */
   const size_t shmem = rsz * n_ent * B.ncomp + sizeof(uint16_t) * n_ent +
                        (sg ? 256 * (rsz * (rw + (rw == 4 ? B.ncomp : 0)) + sizeof(int)) : 0);
-  const unsigned n_chunks = (unsigned)B.V.n_chunks;
-  const unsigned cb = (unsigned)B.V.cb / (lean && d->lean_pair ? 2 : 1); /* threads a block */
+  const unsigned n_chunks = (unsigned)B.V.n_chunks, cb = (unsigned)B.V.cb;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
       d, p, phase, B.n_colors, B.color_ptr,
@@ -2934,8 +2766,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_slot, &d->lean_pf, &d->lean_pflite,
-                        &d->lean_early, &d->lean_pair);
+  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_pf);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
@@ -3038,11 +2869,7 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->block_build_ms = d->bp[0].build_ms + d->bp[1].build_ms;
   st->lean_residual = d->lean_last;
   st->lean_real = d->lean_last ? d->lean_real : 0;
-  st->lean_slot = d->lean_last && d->lean_slot;
   st->lean_prefetch = d->lean_last ? d->lean_pf : 0;
-  st->lean_pflite = d->lean_last && d->lean_pflite;
-  st->lean_early = d->lean_last && d->lean_early;
-  st->lean_pair = d->lean_last && d->lean_pair;
   return FEINT_OK;
 }
 

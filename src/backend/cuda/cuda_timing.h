@@ -33,11 +33,9 @@ typedef struct {
                              or elasticity; FEINT_CUDA_LEAN=0 turns it off) */
   int lean_real;          /* its compute type: 8 double, 4 float (single precision; FEINT_CUDA_LEAN_REAL=double
                              computes in double from the float storage), 0 when it did not run */
-  int lean_slot;          /* 1: it ran with the slot flush (entries stored in target order; FEINT_CUDA_LEAN_SLOT) */
-  int lean_prefetch;      /* its L2 prefetch distance in chunks (FEINT_CUDA_LEAN_PF), 0: none */
-  int lean_pflite;        /* 1: the prefetch was the lite one (plan and vertex ids only; FEINT_CUDA_LEAN_PFLITE) */
-  int lean_early;         /* 1: the cells' own values read at kernel start (FEINT_CUDA_LEAN_EARLY) */
-  int lean_pair;          /* 1: two cells a thread (FEINT_CUDA_LEAN_PAIR) */
+  int lean_prefetch;      /* its L2 prefetch distance in chunks (by default a wave of resident blocks in double,
+                             none in single; FEINT_CUDA_LEAN_PF=N, 0: off), 0 when it did not run or did not
+                             prefetch */
 } feint_cuda_stats;
 
 typedef struct {
