@@ -1000,14 +1000,10 @@ typedef struct {
   const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
   const uint32_t *lidx;  /* vectors, shared gather (NULL: off): per cell, its vertices' uint8 indices among
                             the chunk's targets (which are its distinct vertices; <= 256 per chunk) */
-  const uint2 *islot;    /* lean kernels with the slot flush (NULL: off): per cell, its 4 entries' positions
-                            in the chunk's target-sorted entry order (4 x uint16: ient inverted) */
-  int pf_ahead;          /* lean kernels (FEINT_CUDA_LEAN_PF): prefetch into L2 the streamed data of chunk
-                            b + pf_ahead (0: off; mesh-order launches only) */
+  int pf_ahead;          /* lean kernels (FEINT_CUDA_LEAN_PF): prefetch into L2 the plan and vertex ids of
+                            chunk b + pf_ahead (0: off; mesh-order launches only) */
   float tpc;             /* mean targets per chunk (where chunk b + pf_ahead's targets start, estimated) */
   int n_tgt;             /* distinct (chunk, target) pairs: the length of tgt and iend */
-  int pf_cell;           /* bit k: aux field k is per cell (the lean kernels prefetch its values; FEINT_CUDA_LEAN_PF) */
-  int pf_node;           /* bit k: aux field k is nodal and not in the node records (prefetched likewise) */
 } bview;
 
 template <int NC, int MAT>
@@ -1036,7 +1032,7 @@ typedef struct {
 /* Start chunk b (NE entries per cell, NO components per target; elem the
  * kernel's shared memory, entries of type E): the inverse map to shared
  * memory by asynchronous copies, the first target into registers. */
-template <int NE, int NO, typename E, bool SLOT = false>
+template <int NE, int NO, typename E>
 __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem) {
   const int cb = B.cb, t = threadIdx.x;
   p1chunk K;
@@ -1046,13 +1042,10 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
   K.nu = __ldg(B.uptr + b + 1) - K.u0;
   K.tg = K.j0 = K.j1 = 0;
   /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
-  if constexpr (!SLOT) { /* the slot flush reads the entries in target order: no inverse map */
 #pragma unroll
-    for (int r = 0; r < (NE + 3) / 4; r++)
-      if ((r * cb + t) * 4 < cb * NE)
-        __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
-    __pipeline_commit();
-  }
+  for (int r = 0; r < (NE + 3) / 4; r++)
+    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
+  __pipeline_commit();
   if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
   return K;
 }
@@ -1092,14 +1085,13 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
 }
 
 /* After the cells wrote their entries (elem[(cc * NE + e) * cb + t], type
- * E; SLOT: elem[cc * NE * cb + j], j the entry's position in the target-
- * sorted order, B.islot): one thread per distinct target sums its entries
+ * E): one thread per distinct target sums its entries
  * in the inverse map's order (in E) and writes the sum once (see above for
- * the modes). Both orders give the same sums, bit for bit. */
-template <int NE, int NO, typename S, typename E, bool SLOT = false>
+ * the modes). */
+template <int NE, int NO, typename S, typename E>
 __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const E *elem, int mode,
                                                void *__restrict__ out) {
-  if constexpr (!SLOT) __pipeline_wait_prior(0);
+  __pipeline_wait_prior(0);
   __syncthreads();
   const int cb = B.cb, cstride = NE * cb;
   for (int k = threadIdx.x; k < K.nu; k += cb) {
@@ -1109,7 +1101,7 @@ __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const
 #pragma unroll
     for (int cc = 0; cc < NO; cc++) s[cc] = 0;
     for (int j = K.j0; j < K.j1; j++) {
-      const int pos = SLOT ? j : K.sient[j];
+      const int pos = K.sient[j];
 #pragma unroll
       for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
     }
@@ -1331,6 +1323,46 @@ __host__ __device__ constexpr int p1_lean_rw() {
   return PK && sizeof(R) == 8 ? (NC == 1 ? 6 : 10) : 4;
 }
 
+__device__ __forceinline__ void prefetch_l2(const void *p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
+}
+
+/* The lean kernels' prefetch (B.pf_ahead > 0; by default in double): a chunk's first
+ * reads (its cells' vertex ids, the plan's chunk pointer, targets, target
+ * ends and entry map, the local indices of the shared gather) go to DRAM
+ * one dependent round trip ahead of everything else (NOTES.md v9: 30% of
+ * the Poisson kernel's stall samples), so each block asks L2 for those
+ * lines of the chunk pf_ahead launches later (about one wave of resident
+ * blocks ahead), one line per thread: no registers held, nothing waits on
+ * it. Measured (v10): Poisson -5% atomic, -10% gather; elasticity even;
+ * the v9 form that also prefetched the per-cell coefficients (into L2 and
+ * the cell's own into L1) and the nodal fields into L1 was slower. */
+template <bool SG>
+__device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &V, const bview &B,
+                                                 const int *chunks) {
+  const int t = threadIdx.x, cb = B.cb;
+  const int bn = (int)blockIdx.x + B.pf_ahead;
+  if (chunks || bn >= B.n_chunks) return;
+  const int64_t c0 = (int64_t)bn * cb;
+  const int64_t nleft = P.n_cells - c0; /* cells of chunk bn */
+  const int est = (int)((float)bn * B.tpc); /* its first target, about */
+  if (t < 32) { /* vertex ids: 16 B per cell, 8 cells a line */
+    if (t * 8 < nleft) prefetch_l2((const int4 *)V.cells + c0 + t * 8);
+  } else if (t < 48) { /* entry map: 8 B per cell, 16 a line */
+    const int r = t - 32;
+    if (r * 16 < nleft) prefetch_l2(B.ient + c0 * 4 + r * 64);
+  } else if (t < 56) { /* local indices: 4 B per cell */
+    const int r = t - 48;
+    if (SG && r * 32 < nleft) prefetch_l2(B.lidx + c0 + r * 32);
+  } else if (t == 56) {
+    prefetch_l2(B.uptr + bn);
+  } else if (t < 66) { /* targets, 32 a line, from a line before the estimate */
+    prefetch_l2(B.tgt + min(B.n_tgt - 1, max(0, est - 32 + (t - 57) * 32)));
+  } else if (t < 72) { /* target ends, 64 a line */
+    prefetch_l2(B.iend + min(B.n_tgt - 1, max(0, est - 64 + (t - 66) * 64)));
+  }
+}
+
 /* Blocks of 256 per SM. Double: 4 (64 registers) for Poisson and for
  * elasticity too (a 16-32-byte spill there, measured 10% faster than 3
  * blocks at 80 registers and 25% faster than 2 at 96; NOTES.md v7). Float:
@@ -1344,77 +1376,13 @@ constexpr int p1_lean_minb(bool colored) {
   return sizeof(R) == 8 ? 4 : NC > 1 ? 6 : colored ? 8 : 4;
 }
 
-__device__ __forceinline__ void prefetch_l2(const void *p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(__cvta_generic_to_global(p)));
-}
-__device__ __forceinline__ void prefetch_l1(const void *p) {
-  asm volatile("prefetch.global.L1 [%0];" ::"l"(__cvta_generic_to_global(p)));
-}
-
-/* The lean kernels' options beyond v8 (template parameter OPT, opt-in for
- * the benchmark's kinds in double while unmeasured; NOTES.md v9). */
-enum { LEAN_OPT_SLOT = 1, LEAN_OPT_PREFETCH = 2 };
-
-/* The lean kernels' prefetch (LEAN_OPT_PREFETCH, B.pf_ahead > 0): what a chunk reads first
- * from DRAM (its cells' vertex ids, the plan's chunk pointer, targets,
- * target ends and entry map or slots, the local indices, per-cell
- * coefficients) is one dependent DRAM round trip ahead of everything else
- * (NOTES.md v9: 30% of the Poisson kernel's stall samples wait on it). So
- * each block asks L2 for those lines of the chunk pf_ahead launches later
- * (about one wave of resident blocks ahead), one line per thread, and L1
- * for its own cell's per-cell coefficients; prefetches take no registers
- * and block nothing. */
-template <bool SG, bool SL, typename S>
-__device__ __forceinline__ void p1_lean_prefetch(const kparams &P, const cview &V, const bview &B, int b,
-                                                 const int *chunks) {
-  const int t = threadIdx.x, cb = B.cb, c = b * cb + t;
-  if (c < P.n_cells)
-    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++)
-      if (B.pf_cell >> k & 1) prefetch_l1((const S *)V.caux[k] + c);
-  const int bn = (int)blockIdx.x + B.pf_ahead;
-  if (chunks || bn >= B.n_chunks) return;
-  const int64_t c0 = (int64_t)bn * cb;
-  const int64_t nleft = P.n_cells - c0; /* cells of chunk bn */
-  const int est = (int)((float)bn * B.tpc); /* its first target, about */
-  if (t < 32) { /* vertex ids: 16 B per cell, 8 cells a line */
-    if (t * 8 < nleft) prefetch_l2((const int4 *)V.cells + c0 + t * 8);
-  } else if (t < 48) { /* entry map or slots: 8 B per cell, 16 a line */
-    const int r = t - 32;
-    if (r * 16 < nleft)
-      prefetch_l2(SL ? (const void *)(B.islot + c0 + r * 16) : (const void *)(B.ient + c0 * 4 + r * 64));
-  } else if (t < 56) { /* local indices: 4 B per cell */
-    const int r = t - 48;
-    if (SG && r * 32 < nleft) prefetch_l2(B.lidx + c0 + r * 32);
-  } else if (t == 56) {
-    prefetch_l2(B.uptr + bn);
-  } else if (t < 66) { /* targets, 32 a line, from a line before the estimate */
-    prefetch_l2(B.tgt + min(B.n_tgt - 1, max(0, est - 32 + (t - 57) * 32)));
-  } else if (t < 72) { /* target ends, 64 a line */
-    prefetch_l2(B.iend + min(B.n_tgt - 1, max(0, est - 64 + (t - 66) * 64)));
-  } else if (t < 72 + 16 * 5) { /* per-cell coefficients: 16 lines each of the first five such fields */
-    const int r = (t - 72) % 16, j = (t - 72) / 16;
-    int k = 0, seen = 0;
-    for (; k < FEINT_CUDA_MAX_AUX; k++)
-      if ((B.pf_cell >> k & 1) && seen++ == j) break;
-    constexpr int per_line = 128 / sizeof(S);
-    if (k < FEINT_CUDA_MAX_AUX && r * per_line < nleft) prefetch_l2((const S *)V.caux[k] + c0 + r * per_line);
-  }
-}
-
-/* OPT & LEAN_OPT_SLOT, the slot flush (B.islot): each cell stores its
- * entries at their positions in the chunk's target-sorted order, so that
- * the flush reads each target's entries as one contiguous run without the
- * inverse map (one independent shared load per entry instead of a
- * dependent pair, no inverse map copy; the same sums bit for bit).
- * OPT & LEAN_OPT_PREFETCH: p1_lean_prefetch. */
-template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R, bool PK = false, int OPT = 0>
+template <int NC, int KA, int KB, int GATHER, int MINB, typename S, typename R, bool PK = false>
 __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
   constexpr int NE = 4;
   constexpr bool SG = GATHER == LEAN_SHARED;
   constexpr int RW = p1_lean_rw<NC, R, PK>();
-  constexpr bool SL = OPT & LEAN_OPT_SLOT, PF = OPT & LEAN_OPT_PREFETCH;
   extern __shared__ double shm[]; /* as p1_block_kernel's, entries and records of type R */
   R *elem = (R *)shm;
   const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
@@ -1422,26 +1390,20 @@ __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
   const int c = b * cb + t;
   int vtx[4] = {0, 0, 0, 0};
   p1shared_t<R> G = {};
-  if (PF && B.pf_ahead) p1_lean_prefetch<SG, SL, S>(P, V, B, b, chunks);
+  if (B.pf_ahead) p1_lean_prefetch<SG>(P, V, B, chunks);
   if (SG) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
   if (!SG && c < P.n_cells) p1_vertices<3>(V, c, vtx);
-  uint2 sl = make_uint2(0, 0);
-  if (SL && c < P.n_cells) sl = __ldg(B.islot + c);
-  p1chunk K = p1_chunk_begin<NE, NC, R, SL>(B, b, elem);
-  if (PF && SG && B.pf_node && t < K.nu) /* the chunk's vertices' values of nodal fields outside the records, into L1 */
-    for (int k = 0; k < FEINT_CUDA_MAX_AUX; k++)
-      if (B.pf_node >> k & 1) prefetch_l1((const S *)P.aux_vals[k] + K.tg);
+  p1chunk K = p1_chunk_begin<NE, NC>(B, b, elem);
   if (SG) p1_chunk_gather<NE, NC, S, RW>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
     R res[4 * NC];
     p1_lean_cell<NC, KA, KB, SG, RW, S, R>(P, T, V, c, G, vtx, u, res);
-    const int pos[4] = {(int)(sl.x & 0xffff), (int)(sl.x >> 16), (int)(sl.y & 0xffff), (int)(sl.y >> 16)};
 #pragma unroll
     for (int i = 0; i < 4; i++)
 #pragma unroll
-      for (int cc = 0; cc < NC; cc++) elem[cc * 4 * cb + (SL ? pos[i] : i * cb + t)] = res[i * NC + cc];
+      for (int cc = 0; cc < NC; cc++) elem[(cc * 4 + i) * cb + t] = res[i * NC + cc];
   }
-  p1_chunk_flush<NE, NC, S, R, SL>(B, K, elem, mode, out);
+  p1_chunk_flush<NE, NC, S>(B, K, elem, mode, out);
 }
 
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
@@ -1610,7 +1572,6 @@ typedef struct {
   int *d_gptr, *d_gent;
   void *d_part;             /* storage type S */
   uint32_t *d_lidx;         /* vectors: per-cell local vertex indices (NULL: a chunk has > 256 targets) */
-  uint2 *d_islot;           /* vectors, the lean kernels' slot flush: per-cell entry positions (NULL: off) */
   double build_ms;          /* host build + upload */
 } bplan;
 
@@ -1670,8 +1631,7 @@ typedef struct {
   int lean_gather;       /* p1lean's vertex gather (LEAN_SHARED or LEAN_GLOBAL) */
   int lean_real;         /* p1lean's compute type: 8 double, 4 float (single precision) */
   int lean_rw;           /* p1lean's shared-gather record width (p1_lean_rw; 4: u in its own array) */
-  int lean_slot;         /* p1lean uses the slot flush (bview.islot) */
-  int lean_pf;           /* p1lean's prefetch distance in chunks (bview.pf_ahead; FEINT_CUDA_LEAN_PF, 0: off) */
+  int lean_pf;           /* p1lean's prefetch distance in chunks (bview.pf_ahead; 0: off) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -1735,8 +1695,7 @@ static void cuda_destroy(feint_backend *b) {
     view_arrays_free(&d->as);
     for (int k = 0; k < 2; k++) {
       bplan &B = d->bp[k];
-      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx,
-                       B.d_islot};
+      void *bptrs[] = {B.d_uptr, B.d_tgt, B.d_iend, B.d_ient, B.d_chunks, B.d_gptr, B.d_gent, B.d_part, B.d_lidx};
       for (size_t j = 0; j < sizeof bptrs / sizeof bptrs[0]; j++) cudaFree(bptrs[j]);
       free(B.color_ptr);
     }
@@ -1931,34 +1890,27 @@ static void pick_p1_dim(cuda_data *d, int nc, int phys) {
  * FEINT_CUDA_LEAN_MINB the blocks of 256 per SM of the benchmark's kinds
  * (nodal kappa; nodal lambda, per-cell mu): 3 in double (80 registers
  * instead of 64), 4, 6 or 8 computing in float (64 / 40 / 32 registers).
- * The benchmark's kinds in double also take the v9 options (*slot, *pf;
- * opt-in until measured): FEINT_CUDA_LEAN_SLOT=1 the slot flush (with
- * FEINT_CUDA_LEAN_MINB=5: 5 blocks per SM), FEINT_CUDA_LEAN_PF=N|auto the
- * prefetch N chunks ahead (auto: one wave of resident blocks). */
+ * The kernels prefetch the plan and vertex ids *pf chunks ahead
+ * (p1_lean_prefetch): in double one wave of resident blocks (4 x SMs) by
+ * default, in single not by default (unmeasured there);
+ * FEINT_CUDA_LEAN_PF=N sets the distance (0: off, for same-run comparisons). */
 typedef struct {
   int gather, minb; /* LEAN_SHARED / LEAN_GLOBAL; FEINT_CUDA_LEAN_MINB (0: default) */
   bool colored, pack; /* strategy colored; shared records with u inside (p1_lean_rw) */
-  bool slot, pf;      /* LEAN_OPT_SLOT (FEINT_CUDA_LEAN_SLOT=1), LEAN_OPT_PREFETCH (FEINT_CUDA_LEAN_PF=N|auto) */
 } lean_choice;
-template <int NC, int KA, int KB, int MINB, typename S, typename R, int OPT = 0>
+template <int NC, int KA, int KB, int MINB, typename S, typename R>
 static blk_kernel_t lean_gm(const lean_choice &L) {
-  if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R, false, OPT>;
+  if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
   if constexpr (sizeof(R) == 8)
-    if (L.pack) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true, OPT>;
-  return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, false, OPT>;
+    if (L.pack) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true>;
+  return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>;
 }
 template <int NC, int KA, int KB, typename S, typename R>
 static blk_kernel_t lean_g(const lean_choice &L) {
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
   constexpr bool bench = KA == N && (NC == 1 || KB == C);
-  if constexpr (bench && sizeof(R) == 8) {
-    constexpr int SL = LEAN_OPT_SLOT, PF = LEAN_OPT_PREFETCH;
-    if (L.slot && L.minb == 5) return lean_gm<NC, KA, KB, 5, S, R, SL>(L);
-    if (L.slot && L.pf) return lean_gm<NC, KA, KB, 4, S, R, SL | PF>(L);
-    if (L.slot) return lean_gm<NC, KA, KB, 4, S, R, SL>(L);
-    if (L.pf) return lean_gm<NC, KA, KB, 4, S, R, PF>(L);
+  if constexpr (bench && sizeof(R) == 8)
     if (L.minb == 3) return lean_gm<NC, KA, KB, 3, S, R>(L);
-  }
   if constexpr (bench && sizeof(R) == 4) {
     if (L.minb == 4) return lean_gm<NC, KA, KB, 4, S, R>(L);
     if (L.minb == 6) return lean_gm<NC, KA, KB, 6, S, R>(L);
@@ -1985,14 +1937,13 @@ static blk_kernel_t lean_types(int single, int real, int ka, int kb, const lean_
   return real == 4 ? lean_ka<NC, float, float>(ka, kb, L) : lean_ka<NC, float, double>(ka, kb, L);
 }
 static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real, int *rw,
-                              int *slot, int *pf) {
+                              int *pf) {
   const kparams &P = d->P;
   const feint_form *f = p->form;
   const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
              *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL"),
-             *pk = getenv("FEINT_CUDA_LEAN_PACK"), *so = getenv("FEINT_CUDA_LEAN_SLOT"),
-             *pfe = getenv("FEINT_CUDA_LEAN_PF");
-  *real = *slot = *pf = 0;
+             *pk = getenv("FEINT_CUDA_LEAN_PACK"), *pfe = getenv("FEINT_CUDA_LEAN_PF");
+  *real = *pf = 0;
   if ((e && !strcmp(e, "0")) || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved ||
       !P.xyzw)
     return NULL;
@@ -2009,14 +1960,7 @@ static blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *g
   L.minb = mb ? atoi(mb) : 0;
   *real = d->single && !(re && !strcmp(re, "double")) ? 4 : 8;
   L.pack = !(pk && !strcmp(pk, "0"));
-  /* the v9 options (opt-in until measured): double, the benchmark's kinds (nodal kappa; nodal lambda,
-   * per-cell mu); the prefetch distance in chunks, "auto" one wave of resident blocks */
-  const bool opt = !d->single && ka == FEINT_FIELD_NODE && (poisson || kb == FEINT_FIELD_CELL);
-  L.slot = opt && so && !strcmp(so, "1");
-  *pf = !opt || !pfe ? 0 : !strcmp(pfe, "auto") ? p1_lean_minb<1, double>(false) * d->sm_count : atoi(pfe);
-  if (*pf < 0 || (L.slot && L.minb == 5)) *pf = 0;
-  L.pf = *pf > 0;
-  *slot = L.slot;
+  *pf = pfe ? std::max(0, atoi(pfe)) : d->single ? 0 : p1_lean_minb<1, double>(false) * d->sm_count;
   *gather = L.gather;
   *rw = L.gather != LEAN_SHARED ? 4
         : L.pack && *real == 8 ? (poisson ? p1_lean_rw<1, double, true>() : p1_lean_rw<3, double, true>())
@@ -2263,9 +2207,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   /* vectors whose targets are the vertices: each cell's local vertex indices (shared gather) */
   const int want_lidx = !which && ne <= 4 && d->P.sd_cells && d->P.interleaved;
   std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
-  /* the lean kernels' slot flush: each (cell, vertex) entry's position in the chunk's sorted order */
-  const int want_slot = !which && ne == 4 && d->lean_slot;
-  std::vector<uint16_t> islot(want_slot ? (size_t)(n_chunks * cb * 4) : 0, 0);
   std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
     const int64_t b0 = n_chunks * w / nth, b1 = n_chunks * (w + 1) / nth;
@@ -2291,10 +2232,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
           nu++;
         }
         ie[k] = (uint16_t)(keys[k] & 0xffff);
-        if (want_slot) {
-          const int pos = (int)(keys[k] & 0xffff), e = pos / cb, t = pos - e * cb;
-          islot[(size_t)(c0 + t) * 4 + e] = (uint16_t)k;
-        }
         if (want_lidx) {
           const int pos = (int)(keys[k] & 0xffff), e = pos / cb, t = pos - e * cb;
           if (nu > 256)
@@ -2332,8 +2269,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
   if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
     FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
-  if (want_slot) FEINT_CALL(upload(&B.d_islot, (const uint2 *)islot.data(), islot.size() / 4, phase));
-  B.V.islot = B.d_islot;
   B.ncomp = which ? 1 : s->components;
   B.n_u = n_u;
   B.V.cb = cb;
@@ -2446,17 +2381,13 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   bview V = B.V;
   V.lidx = d->variant == 3 ? NULL : B.d_lidx; /* the shared gather (off in variant 3) */
   /* residuals by the lean kernel where it applies (it needs the shared gather) */
-  const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0 && (!d->lean_slot || V.islot);
+  const int lean = !which && with_state && d->p1lean && V.lidx && d->variant == 0;
   if (!which) d->lean_last = lean;
   const blk_kernel_t k = lean ? d->p1lean : d->p1blk[which];
-  if (lean && d->lean_pf > 0) {
+  if (lean && d->lean_pf > 0) { /* p1_lean_prefetch */
     V.pf_ahead = d->lean_pf;
     V.tpc = (float)((double)B.n_u / B.V.n_chunks);
     V.n_tgt = (int)B.n_u;
-    for (int j = 0; j < P.n_aux && j < FEINT_CUDA_MAX_AUX; j++) {
-      V.pf_cell |= (P.aux_kind[j] == FEINT_FIELD_CELL) << j;
-      V.pf_node |= (P.aux_kind[j] == FEINT_FIELD_NODE && j != P.wa) << j;
-    }
   }
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
   /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids (entries,
@@ -2835,7 +2766,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_slot, &d->lean_pf);
+  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_pf);
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
@@ -2938,7 +2869,6 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->block_build_ms = d->bp[0].build_ms + d->bp[1].build_ms;
   st->lean_residual = d->lean_last;
   st->lean_real = d->lean_last ? d->lean_real : 0;
-  st->lean_slot = d->lean_last && d->lean_slot;
   st->lean_prefetch = d->lean_last ? d->lean_pf : 0;
   return FEINT_OK;
 }

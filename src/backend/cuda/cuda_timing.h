@@ -33,8 +33,9 @@ typedef struct {
                              or elasticity; FEINT_CUDA_LEAN=0 turns it off) */
   int lean_real;          /* its compute type: 8 double, 4 float (single precision; FEINT_CUDA_LEAN_REAL=double
                              computes in double from the float storage), 0 when it did not run */
-  int lean_slot;          /* 1: it ran with the slot flush (entries stored in target order; FEINT_CUDA_LEAN_SLOT) */
-  int lean_prefetch;      /* its L2 prefetch distance in chunks (FEINT_CUDA_LEAN_PF), 0: none */
+  int lean_prefetch;      /* its L2 prefetch distance in chunks (by default a wave of resident blocks in double,
+                             none in single; FEINT_CUDA_LEAN_PF=N, 0: off), 0 when it did not run or did not
+                             prefetch */
 } feint_cuda_stats;
 
 typedef struct {
