@@ -216,6 +216,7 @@ static void check_lean_kinds(feint_mesh *m) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
+  seed_fresh("t500-cuda-agreement");
   const int have_gpu = feint_cuda_device_count() > 0;
   const char *want_gpu = getenv("FEINT_GPU_TESTS");
   const int quick = !have_gpu;

@@ -74,6 +74,7 @@ extern "C" {
 #include "feint/physics.h"
 }
 
+#include "backend/cuda/alloc.h"
 #include "backend/cuda/cuda_timing.h"
 
 #define FEINT_CUDA_MAX_AUX 16
@@ -96,18 +97,7 @@ static int cuda_fail(cudaError_t e, const char *phase) {
 #define CUDA_LAUNCHED(phase) CUDA_CALL(phase, cudaGetLastError())
 
 static int dev_alloc(void **ptr, size_t bytes, const char *phase) {
-  *ptr = NULL;
-  cudaError_t e = cudaMalloc(ptr, bytes ? bytes : 1);
-  if (e == cudaErrorMemoryAllocation) {
-    cudaGetLastError();
-    size_t free_b = 0, total_b = 0;
-    cudaMemGetInfo(&free_b, &total_b);
-    return feint_error_set(FEINT_ERR_COMPUTE,
-                           "%s: out of GPU memory allocating %zu bytes (%zu of %zu bytes free)", phase, bytes,
-                           free_b, total_b);
-  }
-  if (e != cudaSuccess) return cuda_fail(e, phase);
-  return FEINT_OK;
+  return feint_cuda_malloc(ptr, bytes, NULL, phase);
 }
 
 template <typename T>
