@@ -124,39 +124,6 @@ int feint_bp_dofmap_create(const feint_hexmesh *m, int order, feint_bp_dofmap **
  * values (round-off for a consistent dof map). */
 int feint_bp_dof_coordinates(const feint_hexmesh *m, const feint_bp_dofmap *d, double *xyz, double *mismatch);
 
-/* ------------------------------------ accumulation in pieces (src/bp/pieces.c)
- * The GPU adds the cells' results into y with atomics after zeroing y. When
- * y is larger than the L2 cache, the zeroed lines go to DRAM and the atomics
- * read them back. Cut the cells into consecutive pieces and zero, just
- * before piece k runs, only the dofs it is the first to touch: those lines
- * are still in L2 when its atomics arrive. With dof numbers handed out in
- * order of first appearance (feint_bp_dofmap_create) or by lattice layers
- * (feint_bp_dofmap_box), a piece's dofs form a short contiguous range.
- *
- * Piece k holds cells [cell_start[k], cell_start[k+1]) and zeroes dofs
- * [dof_start[k], dof_start[k+1]), where dof_start[k+1] = 1 + the largest
- * dof any of pieces 0..k touches (dof_start[0] = 0, the last = n_dofs): so
- * every dof a piece touches was zeroed by it or an earlier piece, and no
- * later zeroing meets a dof already added into. That holds for any
- * numbering; the numbering decides only whether it pays: window is the
- * largest span (doubles) from the lowest dof a piece touches to the end of
- * its zeroed range, the y lines a piece needs in cache. On the H100 pieces
- * measured slower than one (each launch's last wave costs more than the L2
- * saves; src/backend/cuda/BP.md, run 7), so the GPU default is one piece. */
-typedef struct {
-  int64_t n_pieces;
-  int64_t *cell_start, *dof_start; /* n_pieces + 1 each */
-  int64_t window;
-} feint_bp_pieces;
-
-/* Pieces of about piece_bytes of y each (equal cell counts). One piece
- * (zero all of y, then all cells) when piece_bytes is 0, when y is no
- * larger than piece_bytes, or when the window would exceed window_bytes
- * (a numbering whose pieces touch scattered dofs: cutting would only add
- * launches). FEINT_ERR_INPUT on a dof number outside [0, n_dofs). */
-int feint_bp_pieces_plan(const feint_bp_dofmap *d, double piece_bytes, double window_bytes, feint_bp_pieces **out);
-void feint_bp_pieces_destroy(feint_bp_pieces *p);
-
 /* ------------------------------ shared-first numbering (src/bp/split.c)
  * The GPU adds each cell's results into y with atomics, after zeroing y:
  * every dof of y then costs a zeroing write, an atomic read and a write.
@@ -238,8 +205,8 @@ double feint_bp_flops(const feint_bp_op *op);
  * in RECOMPUTE mode (no host factors) and set geo_mode = STORED before
  * creating the GPU one (the benchmark does, for large meshes). */
 typedef struct feint_bp_gpu feint_bp_gpu;
-/* op's dof map must outlive the GPU operator (feint_bp_gpu_set_pieces
- * plans from it). */
+/* op's dof map must outlive the GPU operator (feint_bp_gpu_set_numbering
+ * renumbers from it). */
 int feint_bp_gpu_create(const feint_bp_op *op, int device_index, feint_bp_gpu **out);
 /* y = A x with host arrays (uploads x, downloads y). */
 int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y);
@@ -260,18 +227,19 @@ int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_
  * once per output; otherwise as 3); 7 the same with one grid buffer and
  * ring layer less for BP3.x (more blocks per SM; BP1.0 as 6); 8 BP1.0's
  * line kernel with w|J| read from global memory where used instead of
- * staged in shared memory (more blocks per SM; BP3.x as 6); 0 (default)
- * the one measured fastest for the kind, order and geometry mode. */
+ * staged in shared memory (more blocks per SM; BP3.x as 6); 9 as 8 with
+ * B and B^T applied in even-odd form (B[Q-1-a][N-i] = B[a][i]: about
+ * half the multiplications; BP3.x as 6); 0 (default) the one measured
+ * fastest for the kind, order and geometry mode. */
 int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
-/* Benchmarks and tests: y is zeroed and accumulated in pieces of about
- * bytes of y each (feint_bp_pieces_plan, the device's L2 size as the window
- * limit), which alternate over streams = 1 or 2 CUDA streams (0: the
- * default, 2). bytes = 0 zeroes all of y and runs all cells in one launch;
- * bytes < 0 restores the default: the environment variable
- * FEINT_BP_PIECE_BYTES when set (bytes, e.g. 16777216; create refuses a
- * value that is not a number >= 0), else 0 (one piece: on the H100 every
- * piece size measured slower, src/backend/cuda/BP.md run 7). */
-int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams);
+/* Benchmarks: the resources of the kernel the operator now runs
+ * (cudaFuncGetAttributes and the occupancy API): registers and local
+ * memory (bytes of stack/spills) a thread, shared memory a block (static
+ * + dynamic), threads and cells a block, blocks resident per SM. */
+typedef struct {
+  int registers, local_bytes, shared_bytes, threads, cells_per_block, blocks_per_sm;
+} feint_bp_kernel_info;
+int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *info);
 /* Which dof numbering the device works in: split = 1 the shared-first one
  * (feint_bp_dofmap_split: the line kernels store into a cell's own dofs
  * and zero and add atomically only the shared ones; feint_bp_gpu_apply
@@ -280,13 +248,10 @@ int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams);
  * solver working in it would run), 0 the dof map's own (every dof zeroed
  * and added atomically), < 0 the default: the environment variable
  * FEINT_BP_NUMBERING (split or own; create refuses another value) when
- * set, else split (measured faster, src/backend/cuda/BP.md run 8).
- * Replans the pieces. */
+ * set, else split (measured faster, src/backend/cuda/BP.md run 8). */
 int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split);
 /* 1 when the device works in the split numbering (0 without CUDA). */
 int feint_bp_gpu_split(const feint_bp_gpu *g);
-/* The number of pieces the operator now runs in (0 without CUDA). */
-int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g);
 /* Device name (empty without CUDA). */
 int feint_bp_gpu_device_name(int device_index, char *name, size_t size);
 void feint_bp_gpu_destroy(feint_bp_gpu *g);

@@ -2,11 +2,9 @@
  * every (N, kind, geometry mode, kernel variant), relative 2-norm
  * difference <= 1e-12; N = 1..15 on a small perturbed box with the lattice
  * numbering, N = 2, 5, 8, 11, 14 with the first-appearance numbering
- * (feint_bp_dofmap_create). Every case runs with y in one piece and in up
- * to six pieces on two streams (feint_bp_gpu_set_pieces; the default
- * kernel also on one stream, and one cell a piece), each applied twice in
- * a row with different x (no stale accumulation); FEINT_BP_PIECE_BYTES is
- * read (a bad value refused), FEINT_BP_NUMBERING too. Every case runs in
+ * (feint_bp_dofmap_create). Every case is applied twice in a row with
+ * different x (no stale accumulation); FEINT_BP_NUMBERING is read (a bad
+ * value refused). Every case runs in
  * the dof map's own numbering and in the split numbering (the default;
  * feint_bp_gpu_set_numbering, feint_bp_dofmap_split: the line kernels
  * store into the cells' own dofs, zero and add atomically only the shared
@@ -25,38 +23,24 @@
 static unsigned seed;
 static double worst = 0;
 
-/* Kernel variant v of g against op with y in one piece and in up to six
- * (two streams; the default kernel also one stream, and one cell a piece);
- * two fresh random x each. */
+/* Kernel variant v of g against op, two fresh random x. */
 static void check_variant(const feint_bp_op *op, feint_bp_gpu *g, int v, const char *numbering, double *x,
                           double *y, double *yg) {
   const int64_t n = op->n_dofs;
-  const double six = 8.0 * (double)n / 5.5; /* ceil(5.5) = 6 pieces, fewer with fewer cells */
-  const struct {
-    double bytes;
-    int streams;
-  } cfg[4] = {{0, 0}, {six, 2}, {six, 1}, {1, 2}};
   CHECK_OK(feint_bp_gpu_set_variant(g, v));
-  for (int si = 0; si < (v == 0 ? 4 : 2); si++) {
-    CHECK_OK(feint_bp_gpu_set_pieces(g, cfg[si].bytes, cfg[si].streams));
-    const int64_t pieces = feint_bp_gpu_pieces(g);
-    CHECK(si == 0 ? pieces == 1 : si < 3 ? (pieces > 1 && pieces <= 6) : pieces == op->n_cells,
-          "N=%d %s: %lld pieces for piece size %g", op->order, numbering, (long long)pieces, cfg[si].bytes);
-    for (int rep = 0; rep < 2; rep++) {
-      for (int64_t i = 0; i < n; i++) {
-        seed = seed * 1664525u + 1013904223u;
-        x[i] = (seed >> 8) * (1.0 / 16777216.0) - 0.5;
-        yg[i] = NAN; /* poison */
-      }
-      CHECK_OK(feint_bp_apply(op, x, y));
-      CHECK_OK(feint_bp_gpu_apply(g, x, yg));
-      double e = rel_diff(n, yg, y);
-      if (!(e <= 1e-12)) e = isnan(e) ? INFINITY : e;
-      worst = fmax(worst, e);
-      CHECK(e <= 1e-12, "N=%d %s %s %s variant %d, %lld pieces on %d streams, apply %d: GPU vs CPU %g", op->order,
-            numbering, feint_bp_name(op->kind), op->geo_mode ? "recomputed" : "stored", v, (long long)pieces,
-            cfg[si].streams, rep + 1, e);
+  for (int rep = 0; rep < 2; rep++) {
+    for (int64_t i = 0; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      x[i] = (seed >> 8) * (1.0 / 16777216.0) - 0.5;
+      yg[i] = NAN; /* poison */
     }
+    CHECK_OK(feint_bp_apply(op, x, y));
+    CHECK_OK(feint_bp_gpu_apply(g, x, yg));
+    double e = rel_diff(n, yg, y);
+    if (!(e <= 1e-12)) e = isnan(e) ? INFINITY : e;
+    worst = fmax(worst, e);
+    CHECK(e <= 1e-12, "N=%d %s %s %s variant %d, apply %d: GPU vs CPU %g", op->order, numbering,
+          feint_bp_name(op->kind), op->geo_mode ? "recomputed" : "stored", v, rep + 1, e);
   }
 }
 
@@ -75,13 +59,14 @@ static void check_mesh(const feint_hexmesh *m, const feint_bp_dofmap *d, const c
       /* 0 the default; 1, 2 layered kernels (2 = loads ahead); 3, 4
        * staged kernels (4 = Dq in registers); 5 tiled BP1.0; 6, 7, 8 line
        * kernels (register-blocked; 7 with less shared memory, 8 BP1.0's
-       * w|J| from global memory); 2, 4, 5, 6, 7 and 8 stored only */
+       * w|J| from global memory, 9 that in even-odd form); 2 and 4-9
+       * stored only */
       for (int split = 0; split <= 1; split++) {
         CHECK_OK(feint_bp_gpu_set_numbering(g, split));
         CHECK(feint_bp_gpu_split(g) == split, "set_numbering(%d) not applied", split);
         char what[64];
         snprintf(what, sizeof what, "%s%s", numbering, split ? " (split)" : "");
-        for (int v = 0; v <= (all ? 8 : 0); v++) {
+        for (int v = 0; v <= (all ? 9 : 0); v++) {
           if (v != 1 && v != 3 && mode == FEINT_BP_GEO_RECOMPUTE) continue;
           check_variant(op, g, v, what, x, y, yg);
         }
@@ -126,8 +111,7 @@ int main(void) {
     }
     feint_hexmesh_destroy(m);
   }
-  /* FEINT_BP_PIECE_BYTES: a bad value is refused by name, 0 gives one
-   * piece, a small one several; a bad stream count is refused */
+  /* FEINT_BP_NUMBERING: split or own, anything else refused by name */
   {
     feint_hexmesh *m = NULL;
     feint_bp_dofmap *d = NULL;
@@ -136,26 +120,13 @@ int main(void) {
     CHECK_OK(feint_hexmesh_box(4, 4, 4, 1, 1, 1, 0.1, &m));
     CHECK_OK(feint_bp_dofmap_box(m, 3, &d));
     CHECK_OK(feint_bp_op_create(m, d, FEINT_BP1_0, FEINT_BP_GEO_STORED, 0, &op));
-    setenv("FEINT_BP_PIECE_BYTES", "12x", 1);
-    CHECK(feint_bp_gpu_create(op, 0, &g) == FEINT_ERR_INPUT && !g, "FEINT_BP_PIECE_BYTES=12x accepted");
-    CHECK(strstr(feint_error_message(), "FEINT_BP_PIECE_BYTES=12x") != NULL, "message: %s", feint_error_message());
-    setenv("FEINT_BP_PIECE_BYTES", "0", 1);
-    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
-    CHECK(feint_bp_gpu_pieces(g) == 1, "FEINT_BP_PIECE_BYTES=0: %lld pieces", (long long)feint_bp_gpu_pieces(g));
-    feint_bp_gpu_destroy(g);
-    setenv("FEINT_BP_PIECE_BYTES", "4096", 1);
-    CHECK_OK(feint_bp_gpu_create(op, 0, &g));
-    CHECK(feint_bp_gpu_pieces(g) > 1, "FEINT_BP_PIECE_BYTES=4096: %lld pieces", (long long)feint_bp_gpu_pieces(g));
-    CHECK(feint_bp_gpu_set_pieces(g, 0, 3) == FEINT_ERR_INPUT, "3 streams accepted");
-    feint_bp_gpu_destroy(g);
-    unsetenv("FEINT_BP_PIECE_BYTES");
-    /* FEINT_BP_NUMBERING: split or own, anything else refused by name */
     setenv("FEINT_BP_NUMBERING", "splat", 1);
     CHECK(feint_bp_gpu_create(op, 0, &g) == FEINT_ERR_INPUT && !g, "FEINT_BP_NUMBERING=splat accepted");
     CHECK(strstr(feint_error_message(), "FEINT_BP_NUMBERING=splat") != NULL, "message: %s", feint_error_message());
     setenv("FEINT_BP_NUMBERING", "split", 1);
     CHECK_OK(feint_bp_gpu_create(op, 0, &g));
     CHECK(feint_bp_gpu_split(g) == 1, "FEINT_BP_NUMBERING=split not applied");
+    CHECK(feint_bp_gpu_set_variant(g, 10) == FEINT_ERR_INPUT, "variant 10 accepted");
     feint_bp_gpu_destroy(g);
     setenv("FEINT_BP_NUMBERING", "own", 1);
     CHECK_OK(feint_bp_gpu_create(op, 0, &g));

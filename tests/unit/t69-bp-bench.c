@@ -9,16 +9,15 @@
  * FEINT_BENCH_NMIN / FEINT_BENCH_NMAX (default 1 / 15), FEINT_BENCH_REPS
  * (default 20), FEINT_BENCH_SMALL=0 / FEINT_BENCH_LARGE=0 to skip a mesh,
  * FEINT_BENCH_RECOMPUTE=0 to skip the recomputed-geometry rows,
- * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7 8" to add rows for those kernel variants
- * (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed, variants
- * 2, 4, 5, 6, 7 and 8 only with stored factors) beside the defaults "sto" and
- * "rec". FEINT_BENCH_PIECES="0 8 16 16:1" runs each row once per listed
- * piece size in MiB of y, ":1" on one stream (feint_bp_gpu_set_pieces; 0:
- * all of y zeroed then all cells in one launch; label suffix "/MiB")
- * instead of once with the default; column "pcs" is the number of pieces.
- * FEINT_BENCH_NUMBERING="1 0" runs each row once per listed numbering
+ * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7 8 9" to add rows for those kernel
+ * variants (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed,
+ * variants 2 and 4-9 only with stored factors) beside the defaults "sto" and
+ * "rec". FEINT_BENCH_NUMBERING="1 0" runs each row once per listed numbering
  * (feint_bp_gpu_set_numbering: 1 split, the default; 0 the dof map's own;
- * label suffix "+s" / "+o") instead of once with the default.
+ * label suffix "+s" / "+o") instead of once with the default. The last
+ * columns are the kernel's resources (feint_bp_gpu_kernel_info): registers
+ * and local-memory bytes a thread, KiB of shared memory and threads a
+ * block, blocks resident per SM.
  * Skips without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -52,32 +51,29 @@ int main(void) {
   int reps = env_int("FEINT_BENCH_REPS", 20);
   int do_small = env_int("FEINT_BENCH_SMALL", 1), do_large = env_int("FEINT_BENCH_LARGE", 1);
   const int nmodes = env_int("FEINT_BENCH_RECOMPUTE", 1) ? 2 : 1;
-  int variants[9] = {0}, nv = 1; /* the default first, then the listed ones */
+  int variants[10] = {0}, nv = 1; /* the default first, then the listed ones */
   const char *vs = getenv("FEINT_BENCH_VARIANTS");
-  for (const char *c = vs ? vs : ""; *c && nv < 9; c++)
-    if (*c >= '1' && *c <= '8') variants[nv++] = *c - '0';
+  for (const char *c = vs ? vs : ""; *c && nv < 10;) {
+    char *end = NULL;
+    long v = strtol(c, &end, 10);
+    if (end == c) {
+      c++;
+      continue;
+    }
+    if (v >= 1 && v <= 9) variants[nv++] = (int)v;
+    c = end;
+  }
   int numberings[2] = {-1, -1}, nn = 0;
   const char *ns = getenv("FEINT_BENCH_NUMBERING");
   for (const char *c = ns ? ns : ""; *c && nn < 2; c++)
     if (*c == '0' || *c == '1') numberings[nn++] = *c - '0';
-  double pieces[8];
-  int streams[8], npc = 0;
-  const char *ps = getenv("FEINT_BENCH_PIECES");
-  char *end = NULL;
-  for (const char *c = ps ? ps : ""; *c && npc < 8; c = end) {
-    double mib = strtod(c, &end);
-    if (end == c) break;
-    streams[npc] = 0;
-    if (*end == ':') streams[npc] = (int)strtol(end + 1, &end, 10);
-    pieces[npc++] = mib;
-  }
   char dev[256];
   CALL(feint_bp_gpu_device_name(0, dev, sizeof dev));
   double copy_gbs = 0;
   CALL(feint_cuda_copy_bandwidth(0, (size_t)1 << 30, 20, &copy_gbs));
   printf("device: %s\ndevice-to-device copy: %.1f GB/s (read + write, 1 GiB)\n", dev, copy_gbs);
-  printf("%-5s %2s %-5s %-7s %4s %9s %10s %9s %7s %8s %9s %8s %6s\n", "mesh", "N", "BP", "geo", "pcs", "cells", "dofs",
-         "ms", "GDOF/s", "GF/s", "minMB", "GB/s", "%copy");
+  printf("%-5s %2s %-5s %-7s %9s %10s %9s %7s %8s %9s %8s %6s %4s %4s %6s %4s %4s\n", "mesh", "N", "BP", "geo", "cells",
+         "dofs", "ms", "GDOF/s", "GF/s", "minMB", "GB/s", "%copy", "regs", "lmem", "smemK", "thr", "b/SM");
   unsigned seed = 777;
   for (int pass = 0; pass < 2; pass++) {
     if ((pass == 0 && !do_small) || (pass == 1 && !do_large)) continue;
@@ -100,26 +96,24 @@ int main(void) {
             const int v = variants[iv];
             if (mode == FEINT_BP_GEO_RECOMPUTE && v != 1 && v != 3) continue; /* stored only */
             CALL(feint_bp_gpu_set_variant(g, v));
-            for (int in = 0; in < (nn ? nn : 1); in++)
-            for (int ip = 0; ip < (npc ? npc : 1); ip++) {
+            for (int in = 0; in < (nn ? nn : 1); in++) {
               char label[32];
               if (v)
                 snprintf(label, sizeof label, "%s-%d", mode ? "rc" : "st", v);
               else
                 snprintf(label, sizeof label, "%s", mode ? "rec" : "sto");
-              if (npc)
-                snprintf(label + strlen(label), sizeof label - strlen(label), "/%g%s", pieces[ip],
-                         streams[ip] == 1 ? ":1" : "");
               if (nn) snprintf(label + strlen(label), sizeof label - strlen(label), "+%s", numberings[in] ? "s" : "o");
               CALL(feint_bp_gpu_set_numbering(g, numberings[in]));
-              CALL(feint_bp_gpu_set_pieces(g, npc ? pieces[ip] * 1048576.0 : -1, npc ? streams[ip] : 0));
               double med = 0, mn = 0;
               CALL(feint_bp_gpu_bench(g, reps, seed++, &med, &mn));
               double s = med * 1e-3, bytes = feint_bp_min_bytes(op), fl = feint_bp_flops(op);
-              printf("%-5s %2d %-5s %-7s %4lld %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%%\n",
-                     pass ? "large" : "small", N, feint_bp_name(op->kind), label, (long long)feint_bp_gpu_pieces(g),
+              feint_bp_kernel_info ki;
+              CALL(feint_bp_gpu_kernel_info(g, &ki));
+              printf("%-5s %2d %-5s %-7s %9lld %10lld %9.4f %7.2f %8.1f %9.1f %8.1f %5.1f%% %4d %4d %6.1f %4d %4d\n",
+                     pass ? "large" : "small", N, feint_bp_name(op->kind), label,
                      (long long)m->n_cells, (long long)d->n_dofs, med, d->n_dofs / s * 1e-9, fl / s * 1e-9,
-                     bytes * 1e-6, bytes / s * 1e-9, 100 * bytes / s * 1e-9 / copy_gbs);
+                     bytes * 1e-6, bytes / s * 1e-9, 100 * bytes / s * 1e-9 / copy_gbs, ki.registers, ki.local_bytes,
+                     ki.shared_bytes / 1024.0, ki.threads, ki.blocks_per_sm);
               fflush(stdout);
             }
           }

@@ -7,8 +7,9 @@
  *  - layered kernels (variants 1, 2; described here),
  *  - staged kernels (3, 4; see "staged kernels" below),
  *  - the tiled BP1.0 (5; see "tiled BP1.0"),
- *  - line kernels, register-blocked (6, 7 with less shared memory; see
- *    "line kernels").
+ *  - line kernels, register-blocked (6, 7 with less shared memory, 8 and 9
+ *    BP1.0 with w|J| from global memory, 9 in even-odd form; see "line
+ *    kernels" and the line mass kernel's MODE).
  *
  * Thread structure of the layered kernels. A thread block takes NE cells
  * (NE = max(1, 256 / Q^2): one cell per block from N = 15 on (Q^2 >= 256
@@ -38,12 +39,10 @@
  * Gather/scatter: each thread reads its column's P dof indices once into
  * registers, gathers x through them and adds its P results into y with
  * atomicAdd (double atomics resolve in L2, where the neighbouring cells'
- * shared dofs also hit), y zeroed first by cudaMemsetAsync. Optionally
- * (feint_bp_gpu_set_pieces, FEINT_BP_PIECE_BYTES; off by default: it
- * measured slower, BP.md run 7) y is zeroed piece by piece (launch(), the
- * plan of feint_bp_pieces_plan): before each slab of cells only the dofs it
- * touches first, so that those lines are still in L2 when the atomics
- * arrive.
+ * shared dofs also hit), y zeroed first by cudaMemsetAsync. (Zeroing y
+ * piece by piece, so that the zeroed lines were still in L2 when the
+ * atomics came, measured slower at every order and kind and was removed:
+ * BP.md, runs 7 and 9.)
  *
  * Split numbering (feint_bp_gpu_set_numbering, feint_bp_dofmap_split): the
  * device works in a numbering with the shared dofs (vertices, edges,
@@ -60,6 +59,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
@@ -88,7 +88,6 @@ struct feint_bp_gpu {
   int *dofs;
   double *xe, *geo, *tab, *x, *y;
   double *htab; /* host copy of tab: the staged kernels take it as a parameter */
-  /* y zeroed and accumulated in pieces (feint_bp_pieces; feint_bp_gpu_set_pieces) */
   const feint_bp_dofmap *dofmap; /* the op's: the user's numbering */
   /* split numbering (feint_bp_gpu_set_numbering): dofs holds split's map,
    * perm (device) the user's dof of each internal one; x and y on the
@@ -96,12 +95,6 @@ struct feint_bp_gpu {
   feint_bp_dofmap *split;
   int32_t *perm;
   int64_t n_shared; /* the line kernels store into dofs >= n_shared (n_dofs: none) */
-  double l2_bytes;  /* the device's L2: the largest window that pays */
-  double piece_bytes;
-  feint_bp_pieces *pieces;
-  int n_streams;           /* pieces alternate over 1 or 2 streams */
-  cudaStream_t streams[2];
-  cudaEvent_t fork, join[2]; /* the streams start after, and end before, the legacy stream's work */
 };
 
 /* Table layout in device memory (doubles): B (Q x P), Dq (Q x Q), points (Q),
@@ -897,6 +890,78 @@ __device__ __forceinline__ void d_line(const double (&D)[Q * Q], const double *i
   line_matvec<Q, Q, TRANS>(D, in, out);
 }
 
+/* Even-odd form of an R x K matrix M with M[R-1-r][K-1-k] = M[r][k] (B and
+ * B^T: the GLL and GL points are symmetric about 0). With e_k = in[k] +
+ * in[K-1-k] and o_k = in[k] - in[K-1-k] (k < K/2), and e_{K/2} the middle
+ * value when K is odd, out[r] = E[r] + O[r] and out[R-1-r] = E[r] - O[r]
+ * (the middle row, R odd: E alone), E[r] = sum_k E(r, k) e_k, O[r] =
+ * sum_k O(r, k) o_k, where E(r, k) = (M[r][k] + M[r][K-1-k]) / 2 (the middle
+ * column: M[r][K/2]) and O(r, k) = (M[r][k] - M[r][K-1-k]) / 2: about half
+ * the multiplications of the plain product, plus K + R additions. */
+template <int R, int K>
+struct sym_table {
+  static constexpr int HR = R / 2, HK = K / 2, KE = HK + K % 2, RE = HR + R % 2;
+  double E[RE * KE], O[HR * HK];
+};
+
+template <int R, int K>
+__device__ __forceinline__ void sym_matvec(const sym_table<R, K> &M, const double *in, double *out) {
+  using S = sym_table<R, K>;
+  double e[S::KE], o[S::HK];
+#pragma unroll
+  for (int k = 0; k < S::HK; k++) {
+    e[k] = in[k] + in[K - 1 - k];
+    o[k] = in[k] - in[K - 1 - k];
+  }
+  if (K % 2) e[S::KE - 1] = in[S::HK];
+#pragma unroll
+  for (int r = 0; r < S::RE; r++) {
+    double E = 0, O = 0;
+#pragma unroll
+    for (int k = 0; k < S::KE; k++) E += M.E[r * S::KE + k] * e[k];
+    if (r < S::HR) {
+#pragma unroll
+      for (int k = 0; k < S::HK; k++) O += M.O[r * S::HK + k] * o[k];
+      out[r] = E + O;
+      out[R - 1 - r] = E - O;
+    } else {
+      out[r] = E; /* the middle row */
+    }
+  }
+}
+
+/* The even-odd tables of M (R x K, row-major; TRANS: M is K x R and the
+ * table is that of its transpose). */
+template <int R, int K, bool TRANS>
+static void fill_sym_table(const double *M, sym_table<R, K> *T) {
+  using S = sym_table<R, K>;
+  auto m = [&](int r, int k) { return TRANS ? M[k * R + r] : M[r * K + k]; };
+  for (int r = 0; r < S::RE; r++) {
+    for (int k = 0; k < S::HK; k++) T->E[r * S::KE + k] = 0.5 * (m(r, k) + m(r, K - 1 - k));
+    if (K % 2) T->E[r * S::KE + S::HK] = m(r, S::HK);
+  }
+  for (int r = 0; r < S::HR; r++)
+    for (int k = 0; k < S::HK; k++) T->O[r * S::HK + k] = 0.5 * (m(r, k) - m(r, K - 1 - k));
+}
+
+/* b_line and bt_line in even-odd form (B: Q x P, B^T: P x Q). */
+template <int P, int Q>
+__device__ __forceinline__ void b_line(const sym_table<Q, P> &B, const double *in, double *out) {
+  sym_matvec<Q, P>(B, in, out);
+}
+template <int P, int Q>
+__device__ __forceinline__ void bt_line(const sym_table<P, Q> &BT, const double *in, double *out) {
+  sym_matvec<P, Q>(BT, in, out);
+}
+
+/* The line mass kernel's tables in even-odd form, one copy per pass as in
+ * line_tables: B[k] for passes 1, 2, 3 (B), BT[k] for 3, 4, 5 (B^T). */
+template <int P, int Q>
+struct line_sym_tables {
+  sym_table<Q, P> B[3];
+  sym_table<P, Q> BT[3];
+};
+
 /* A line of M doubles (stride S) between shared memory and registers. */
 template <int M, int S>
 __device__ __forceinline__ void line_load(const double *p, double *v) {
@@ -917,9 +982,9 @@ struct line_strides {
 };
 
 /* Passes 1 and 2 (then a barrier): the cell's x (dof map d) interpolated
- * along t into X, then along s into Y. */
-template <int P, int Q, int NB, int ND>
-__device__ __forceinline__ void line_interp_ts(const line_tables<P, Q, NB, ND> &T, const int *__restrict__ d,
+ * along t into X (table B0), then along s into Y (B1). */
+template <int P, int Q, class TB>
+__device__ __forceinline__ void line_interp_ts(const TB &B0, const TB &B1, const int *__restrict__ d,
                                                const double *__restrict__ x, bool live, int tid, double *X,
                                                double *Y) {
   using L = line_strides<P, Q>;
@@ -928,7 +993,7 @@ __device__ __forceinline__ void line_interp_ts(const line_tables<P, Q, NB, ND> &
     double xk[P], u[Q];
 #pragma unroll
     for (int k = 0; k < P; k++) xk[k] = live ? x[__ldg(d + k * P2 + tid)] : 0.0;
-    b_line<P, Q>(T.B[0], xk, u);
+    b_line<P, Q>(B0, xk, u);
     line_store<Q, L::SX>(X + tid, u);
   }
   __syncthreads();
@@ -936,7 +1001,7 @@ __device__ __forceinline__ void line_interp_ts(const line_tables<P, Q, NB, ND> &
     const int i = tid % P, c = tid / P;
     double v[P], u[Q];
     line_load<P, P>(X + c * L::SX + i, v);
-    b_line<P, Q>(T.B[1], v, u);
+    b_line<P, Q>(B1, v, u);
     line_store<Q, L::SP>(Y + c * L::SY + i, u);
   }
 }
@@ -952,11 +1017,11 @@ __device__ __forceinline__ void y_add(double *__restrict__ y, int dof, int n_sha
     y[dof] = v;
 }
 
-/* Passes 4 and 5 (after a barrier): B^T along s from Z(c, b, i) =
- * Z[c ZC + b ZS + i] into X, barrier, B^T along t and added into y
- * (y_add). */
-template <int P, int Q, int NB, int ND, int ZC, int ZS>
-__device__ __forceinline__ void line_scatter_ts(const line_tables<P, Q, NB, ND> &T, const int *__restrict__ d, bool live,
+/* Passes 4 and 5 (after a barrier): B^T along s (table BT0) from
+ * Z(c, b, i) = Z[c ZC + b ZS + i] into X, barrier, B^T along t (BT1) and
+ * added into y (y_add). */
+template <int P, int Q, int ZC, int ZS, class TB>
+__device__ __forceinline__ void line_scatter_ts(const TB &BT0, const TB &BT1, const int *__restrict__ d, bool live,
                                                 int tid, const double *Z, double *X, double *__restrict__ y,
                                                 int n_shared) {
   using L = line_strides<P, Q>;
@@ -965,25 +1030,37 @@ __device__ __forceinline__ void line_scatter_ts(const line_tables<P, Q, NB, ND> 
     const int i = tid % P, c = tid / P;
     double v[Q], w[P];
     line_load<Q, ZS>(Z + c * ZC + i, v);
-    bt_line<P, Q>(T.B[NB - 2], v, w);
+    bt_line<P, Q>(BT0, v, w);
     line_store<P, P>(X + c * L::SX + i, w);
   }
   __syncthreads();
   if (tid < P2 && live) { /* column (i, j) = tid */
     double v[Q], w[P];
     line_load<Q, L::SX>(X + tid, v);
-    bt_line<P, Q>(T.B[NB - 1], v, w);
+    bt_line<P, Q>(BT1, v, w);
 #pragma unroll
     for (int k = 0; k < P; k++) y_add(y, __ldg(d + k * P2 + tid), n_shared, w[k]);
   }
 }
 
-/* WG (variant 8): w|J| read from global memory where pass 3 uses it, not
- * staged in shared memory (Q^3 doubles a cell less), and ptxas asked for
- * 48 registers a thread, so that a fifth block fits at N = 7. */
-template <int P, int Q, bool WG>
+/* The line mass kernel's options (MODE, a set of these bits; the variant
+ * of each set in mass_mode):
+ *  none (variant 6): the cell's w|J| copied into shared memory by cp.async
+ *    at the start;
+ *  MASS_WG (variant 8): w|J| read from global memory where pass 3 uses it
+ *    (Q^3 doubles a cell less of shared memory), ptxas asked for 48
+ *    registers a thread, so that a fifth block fits at N = 7;
+ *  MASS_WG | MASS_SYM (variant 9): B and B^T applied in even-odd form
+ *    (sym_matvec: 28-40% fewer floating-point instructions per line).
+ * (Run 9 also tried a persistent grid whose blocks prefetched the next
+ * cells' dof map, w|J| and x into L2 by cp.async.bulk.prefetch: it read
+ * 1.5x the DRAM bytes and was slower at every N; removed, BP.md.) */
+enum { MASS_WG = 1, MASS_SYM = 2 };
+
+template <int P, int Q, int MODE>
 struct line_mass_smem {
   using L = line_strides<P, Q>;
+  static constexpr bool WG = MODE & MASS_WG;
   static constexpr int NE = ne_of<Q>::value, per_cell = L::X + L::Y + (WG ? 0 : Q * Q * Q);
   static constexpr int total = NE * per_cell;
   static constexpr int threads = (Q * Q * NE + 31) / 32 * 32;
@@ -991,14 +1068,33 @@ struct line_mass_smem {
                                                                                      : line_blocks<Q>::value;
 };
 
-template <int P, int Q, bool WG>
-__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value, (line_mass_smem<P, Q, WG>::blocks))
+/* The line mass kernel's tables: one copy per pass, plain or even-odd. */
+template <int P, int Q, int MODE>
+using mass_tables_t = typename std::conditional<(MODE & MASS_SYM) != 0, line_sym_tables<P, Q>,
+                                                line_tables<P, Q, 6, 0>>::type;
+
+/* Pass k's table (0-2 B, 3-5 B^T) of either layout. */
+template <int K, int P, int Q, int NB, int ND>
+__device__ __forceinline__ const auto &pass_table(const line_tables<P, Q, NB, ND> &T) {
+  return T.B[K];
+}
+template <int K, int P, int Q>
+__device__ __forceinline__ const auto &pass_table(const line_sym_tables<P, Q> &T) {
+  if constexpr (K < 3)
+    return T.B[K];
+  else
+    return T.BT[K - 3];
+}
+
+template <int P, int Q, int MODE>
+__global__ void __launch_bounds__(Q * Q * ne_of<Q>::value, (line_mass_smem<P, Q, MODE>::blocks))
 line_mass_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__restrict__ x,
                  const double *__restrict__ geo, double *__restrict__ y, int n_shared,
-                 const __grid_constant__ line_tables<P, Q, 6, 0> T) {
-  using SM = line_mass_smem<P, Q, WG>;
+                 const __grid_constant__ mass_tables_t<P, Q, MODE> T) {
+  using SM = line_mass_smem<P, Q, MODE>;
   using L = line_strides<P, Q>;
   constexpr int P3 = P * P * P, Q2 = Q * Q, Q3 = Q2 * Q;
+  constexpr bool WG = SM::WG;
   extern __shared__ double smem[];
   const int tid = threadIdx.x;
   double *X = smem + threadIdx.y * SM::per_cell, *Y = X + L::X, *W = Y + L::Y;
@@ -1010,22 +1106,22 @@ line_mass_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *__
     async_commit();
   }
   const int *d = dofs + (live ? e * P3 : 0);
-  line_interp_ts<P, Q>(T, d, x, live, tid, X, Y);
+  line_interp_ts<P, Q>(pass_table<0>(T), pass_table<1>(T), d, x, live, tid, X, Y);
   if constexpr (!WG) async_wait<0>(); /* w|J|: every thread's copies, visible after the barrier */
   __syncthreads();
   { /* 3: line (c, b) along r, times w|J|, back */
     const int b = tid % Q, c = tid / Q;
     double v[P], u[Q];
     line_load<P, 1>(Y + c * L::SY + b * L::SP, v);
-    b_line<P, Q>(T.B[2], v, u);
+    b_line<P, Q>(pass_table<2>(T), v, u);
     const double *wj = geo + (live ? e * Q3 : 0) + c * Q2 + b * Q;
 #pragma unroll
     for (int a = 0; a < Q; a++) u[a] *= WG ? (live ? __ldg(wj + a) : 0.0) : W[c * Q2 + b * Q + a];
-    bt_line<P, Q>(T.B[3], u, v);
+    bt_line<P, Q>(pass_table<3>(T), u, v);
     line_store<P, 1>(Y + c * L::SY + b * L::SP, v);
   }
   __syncthreads();
-  line_scatter_ts<P, Q, 6, 0, L::SY, L::SP>(T, d, live, tid, Y, X, y, n_shared);
+  line_scatter_ts<P, Q, L::SY, L::SP>(pass_table<4>(T), pass_table<5>(T), d, live, tid, Y, X, y, n_shared);
 }
 
 /* The grid buffers of the stiffness middle: U(c, b, a) = U[c SC + b SR + a]. */
@@ -1150,7 +1246,7 @@ line_stiff_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *_
     line_store<Q, SC>(U + col, u);
     __syncthreads();
   } else {
-    line_interp_ts<P, Q>(T, d, x, live, tid, X, Y);
+    line_interp_ts<P, Q>(T.B[0], T.B[1], d, x, live, tid, X, Y);
     __syncthreads();
     { /* line (c, b) along r -> U */
       const int bb = tid % Q, c = tid / Q;
@@ -1182,7 +1278,7 @@ line_stiff_kernel(int64_t n_cells, const int *__restrict__ dofs, const double *_
       line_store<P, 1>(U + c * SC + bb * SR, w);
     }
     __syncthreads();
-    line_scatter_ts<P, Q, 6, 6, SC, SR>(T, d, live, tid, U, X, y, n_shared);
+    line_scatter_ts<P, Q, SC, SR>(T.B[4], T.B[5], d, live, tid, U, X, y, n_shared);
   }
 }
 
@@ -1232,8 +1328,7 @@ __global__ void random_kernel(int64_t n, unsigned seed, double *x) {
 typedef void (*bp_kernel_t)(int64_t, const int *, const double *, const double *, const double *,
                             const double *, double, double *);
 
-/* One launch's arguments: the cells of one piece (feint_bp_pieces), with
- * dofs, geo and xe advanced to its first cell. */
+/* One launch's arguments. */
 struct bp_args {
   int64_t n_cells;
   const int *dofs;
@@ -1241,7 +1336,6 @@ struct bp_args {
   double lambda;
   double *y;
   int n_shared; /* line kernels: dofs >= n_shared are stored, not added (y_add) */
-  cudaStream_t stream;
 };
 
 struct launch_cfg {
@@ -1268,7 +1362,7 @@ static void run_staged(const bp_args *g, unsigned blocks, dim3 block, size_t sme
   bp_tables<P, Q> T;
   fill_tables(g->htab, &T);
   staged_kernel<P, Q, KIND, RC, RD>
-      <<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->lambda, g->y, T);
+      <<<blocks, block, smem, 0>>>(g->n_cells, g->dofs, g->x, g->geo, g->xe, g->lambda, g->y, T);
 }
 
 /* rd (Dq in registers) only with stored factors. */
@@ -1276,7 +1370,7 @@ template <int P, int Q>
 static void run_tiled(const bp_args *g, unsigned blocks, dim3 block, size_t smem) {
   bp_tables<P, Q> T;
   fill_tables(g->htab, &T);
-  tiled_mass_kernel<P, Q><<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
+  tiled_mass_kernel<P, Q><<<blocks, block, smem, 0>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, T);
 }
 
 /* The line kernels' table copies from the host copy (layout of tab as above). */
@@ -1286,12 +1380,20 @@ static void fill_line_tables(const double *h, line_tables<P, Q, NB, ND> *T) {
   for (int k = 0; k < ND; k++) std::copy(h + Q * P, h + Q * P + Q * Q, T->D[k]);
 }
 
-template <int P, int Q, bool WG>
+template <int P, int Q>
+static void fill_line_tables(const double *h, line_sym_tables<P, Q> *T) {
+  for (int k = 0; k < 3; k++) {
+    fill_sym_table<Q, P, false>(h, &T->B[k]);
+    fill_sym_table<P, Q, true>(h, &T->BT[k]);
+  }
+}
+
+template <int P, int Q, int MODE>
 static void run_line_mass(const bp_args *g, unsigned blocks, dim3 block, size_t smem) {
-  line_tables<P, Q, 6, 0> T;
+  mass_tables_t<P, Q, MODE> T;
   fill_line_tables(g->htab, &T);
-  line_mass_kernel<P, Q, WG>
-      <<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, g->n_shared, T);
+  line_mass_kernel<P, Q, MODE>
+      <<<blocks, block, smem, 0>>>(g->n_cells, g->dofs, g->x, g->geo, g->y, g->n_shared, T);
 }
 
 template <int P, int Q, bool LEAN>
@@ -1299,23 +1401,34 @@ static void run_line_stiff(const bp_args *g, unsigned blocks, dim3 block, size_t
   line_tables<P, Q, (P != Q) * 6, 6> T;
   fill_line_tables(g->htab, &T);
   line_stiff_kernel<P, Q, LEAN>
-      <<<blocks, block, smem, g->stream>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, g->n_shared, T);
+      <<<blocks, block, smem, 0>>>(g->n_cells, g->dofs, g->x, g->geo, g->lambda, g->y, g->n_shared, T);
 }
 
-/* The line kernels (variants 6, 7: LEAN, 8: BP1.0 with w|J| from global
- * memory; stored factors); Q = P for BP3.5. */
+/* The line mass kernel in mode MODE (MASS_*). */
+template <int P, int Q, int MODE>
+static void line_mass_cfg(launch_cfg *c) {
+  c->staged = run_line_mass<P, Q, MODE>;
+  c->kernel = (const void *)line_mass_kernel<P, Q, MODE>;
+  c->smem = sizeof(double) * line_mass_smem<P, Q, MODE>::total;
+}
+
+/* The line mass kernel's MODE for variants 6, 8 and 9. */
+static int mass_mode(int variant) { return variant == 8 ? MASS_WG : variant == 9 ? MASS_WG | MASS_SYM : 0; }
+
+/* The line kernels (stored factors; Q = P for BP3.5): variant 6, 7 LEAN
+ * (BP3.x), BP1.0 with the line mass kernel in mode mass (mass_mode; BP3.x
+ * run 6 with variants 8 and 9). */
 template <int P, int Q>
-static launch_cfg line_cfg(feint_bp_kind kind, bool lean, bool wg) {
+static launch_cfg line_cfg(feint_bp_kind kind, bool lean, int mass) {
   launch_cfg c = {};
   c.stores = true;
-  if (kind == FEINT_BP1_0 && wg) {
-    c.staged = run_line_mass<P, Q, true>;
-    c.kernel = (const void *)line_mass_kernel<P, Q, true>;
-    c.smem = sizeof(double) * line_mass_smem<P, Q, true>::total;
-  } else if (kind == FEINT_BP1_0) {
-    c.staged = run_line_mass<P, Q, false>;
-    c.kernel = (const void *)line_mass_kernel<P, Q, false>;
-    c.smem = sizeof(double) * line_mass_smem<P, Q, false>::total;
+  if (kind == FEINT_BP1_0) {
+    if (mass == (MASS_WG | MASS_SYM))
+      line_mass_cfg<P, Q, MASS_WG | MASS_SYM>(&c);
+    else if (mass == MASS_WG)
+      line_mass_cfg<P, Q, MASS_WG>(&c);
+    else
+      line_mass_cfg<P, Q, 0>(&c);
   } else if (lean) {
     c.staged = run_line_stiff<P, Q, true>;
     c.kernel = (const void *)line_stiff_kernel<P, Q, true>;
@@ -1363,8 +1476,8 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
     return c;
   }
   if (variant >= 6 && !recompute)
-    return kind == FEINT_BP3_5 ? line_cfg<P, P>(kind, variant == 7, false)
-                               : line_cfg<P, Q>(kind, variant == 7, variant == 8);
+    return kind == FEINT_BP3_5 ? line_cfg<P, P>(kind, variant == 7, 0)
+                               : line_cfg<P, Q>(kind, variant == 7, mass_mode(variant));
   if (variant >= 3)
     return kind == FEINT_BP3_5   ? staged_cfg<P, P, FEINT_BP3_5>(recompute, variant == 4)
            : kind == FEINT_BP1_0 ? staged_cfg<P, Q, FEINT_BP1_0>(recompute, false)
@@ -1397,7 +1510,7 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
  * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3;
  * run 8, in the split numbering: BP1.0 variant 8 at N = 3, 4, 5, 7, 8,
  * BP3.5 variant 6 at N = 7), as the digit at index N of the kind's
- * string: with stored factors mostly the line kernels (6, 7, 8), the
+ * string: with stored factors mostly the line kernels (6-9), the
  * staged ones (3, 4) where those were not faster, the layered ones at
  * N = 1, the tiled BP1.0 at N = 13. */
 static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
@@ -1424,73 +1537,21 @@ static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
   return FEINT_OK;
 }
 
-/* y = A x on the device arrays: per piece, zero the dofs it touches first,
- * then its cells (include/feint/bp.h, "accumulation in pieces"). One piece
- * runs on the legacy stream. Several alternate over n_streams streams:
- * piece k only needs its own range zeroed first (no other piece touches
- * it, and atomics commute), so on two streams piece k+1 starts while
- * piece k drains its last blocks instead of after them. The streams fork
- * from the legacy stream and join it again (events), so that this apply
- * follows earlier work (x, the previous apply) and later work (timing
- * events, copies of y) follows it. */
+/* y = A x on the device arrays (legacy stream): zero y (with a kernel
+ * that stores into own dofs, only [0, n_shared)), then all cells. */
 static int launch(feint_bp_gpu *g) {
   launch_cfg c;
   FEINT_CALL(get_cfg(g, &c));
-  const feint_bp_pieces *pc = g->pieces;
-  const int64_t np = (int64_t)g->P * g->P * g->P, Q3 = (int64_t)g->Q * g->Q * g->Q;
-  const int ns = pc->n_pieces > 1 ? g->n_streams : 0;
-  if (ns) BP_CALL("BP apply: fork", cudaEventRecord(g->fork, 0));
-  for (int s = 0; s < ns; s++) BP_CALL("BP apply: fork", cudaStreamWaitEvent(g->streams[s], g->fork, 0));
-  for (int64_t k = 0; k < pc->n_pieces; k++) {
-    const int64_t d0 = pc->dof_start[k], d1 = pc->dof_start[k + 1], c0 = pc->cell_start[k];
-    cudaStream_t st = ns ? g->streams[k % ns] : 0;
-    const int64_t z1 = c.stores && d1 > g->n_shared ? g->n_shared : d1; /* own dofs are stored, not added */
-    if (z1 > d0) BP_CALL("BP apply: zero y", cudaMemsetAsync(g->y + d0, 0, sizeof(double) * (z1 - d0), st));
-    bp_args a = {pc->cell_start[k + 1] - c0, g->dofs + c0 * np, g->x, g->geo ? g->geo + c0 * g->ngeo * Q3 : NULL,
-                 g->xe + 24 * c0, g->tab, g->htab, g->lambda, g->y, (int)g->n_shared, st};
-    if (a.n_cells == 0) continue;
-    int64_t blocks = (a.n_cells + c.ne - 1) / c.ne;
-    if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "BP apply: too many cells");
-    if (c.staged)
-      c.staged(&a, (unsigned)blocks, c.block, c.smem);
-    else
-      c.fn<<<(unsigned)blocks, c.block, c.smem, st>>>(a.n_cells, a.dofs, a.x, a.geo, a.xe, a.tab, a.lambda, a.y);
-    BP_CALL("BP apply: kernel launch", cudaGetLastError());
-  }
-  for (int s = 0; s < ns; s++) {
-    BP_CALL("BP apply: join", cudaEventRecord(g->join[s], g->streams[s]));
-    BP_CALL("BP apply: join", cudaStreamWaitEvent(0, g->join[s], 0));
-  }
-  return FEINT_OK;
-}
-
-/* Default piece size (bytes of y): 0, y in one piece, for every kind. On
- * the H100's 10M-dof meshes (BP.md, run 7) pieces of 3 to 24 MiB were
- * slower than one piece at every N = 3..8 and kind, by 2.3 to 19.7 points
- * of the copy bandwidth: each piece costs 1-6 us (its last wave, its
- * launches), and even with that taken out they did not beat one piece. */
-static const double default_piece_bytes = 0;
-
-static int plan_pieces(feint_bp_gpu *g, double bytes) {
-  feint_bp_pieces *p = NULL;
-  FEINT_CALL(feint_bp_pieces_plan(g->split ? g->split : g->dofmap, bytes, g->l2_bytes, &p));
-  g->piece_bytes = bytes;
-  feint_bp_pieces_destroy(g->pieces);
-  g->pieces = p;
-  return FEINT_OK;
-}
-
-/* FEINT_BP_PIECE_BYTES, when set, overrides the default piece size. */
-static int env_piece_bytes(double *bytes) {
-  *bytes = default_piece_bytes;
-  const char *v = getenv("FEINT_BP_PIECE_BYTES");
-  if (!v || !*v) return FEINT_OK;
-  char *end = NULL;
-  double b = strtod(v, &end);
-  if (*end || !(b >= 0) || b > 1e18)
-    return feint_error_set(FEINT_ERR_INPUT, "FEINT_BP_PIECE_BYTES=%s: expected a number of bytes >= 0 (0: one piece)",
-                           v);
-  *bytes = b;
+  const int64_t z1 = c.stores ? g->n_shared : g->n_dofs; /* own dofs are stored, not added */
+  if (z1 > 0) BP_CALL("BP apply: zero y", cudaMemsetAsync(g->y, 0, sizeof(double) * z1, 0));
+  bp_args a = {g->n_cells, g->dofs, g->x, g->geo, g->xe, g->tab, g->htab, g->lambda, g->y, (int)g->n_shared};
+  int64_t blocks = (a.n_cells + c.ne - 1) / c.ne;
+  if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "BP apply: too many cells");
+  if (c.staged)
+    c.staged(&a, (unsigned)blocks, c.block, c.smem);
+  else
+    c.fn<<<(unsigned)blocks, c.block, c.smem, 0>>>(a.n_cells, a.dofs, a.x, a.geo, a.xe, a.tab, a.lambda, a.y);
+  BP_CALL("BP apply: kernel launch", cudaGetLastError());
   return FEINT_OK;
 }
 
@@ -1507,12 +1568,6 @@ extern "C" void feint_bp_gpu_destroy(feint_bp_gpu *g) {
   cudaFree(g->perm);
   feint_bp_dofmap_destroy(g->split);
   free(g->htab);
-  feint_bp_pieces_destroy(g->pieces);
-  for (int k = 0; k < 2; k++) {
-    if (g->streams[k]) cudaStreamDestroy(g->streams[k]);
-    if (g->join[k]) cudaEventDestroy(g->join[k]);
-  }
-  if (g->fork) cudaEventDestroy(g->fork);
   free(g);
 }
 
@@ -1553,15 +1608,6 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
     BP_CALL("BP geometric factors", cudaGetLastError());
     BP_CALL("BP geometric factors", cudaDeviceSynchronize());
   }
-  int l2 = 0;
-  BP_CALL("BP on the GPU: L2 size", cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, g->device));
-  g->l2_bytes = l2;
-  BP_CALL("BP on the GPU: events", cudaEventCreateWithFlags(&g->fork, cudaEventDisableTiming));
-  for (int k = 0; k < 2; k++) {
-    BP_CALL("BP on the GPU: streams", cudaStreamCreateWithFlags(&g->streams[k], cudaStreamNonBlocking));
-    BP_CALL("BP on the GPU: events", cudaEventCreateWithFlags(&g->join[k], cudaEventDisableTiming));
-  }
-  FEINT_CALL(feint_bp_gpu_set_pieces(g, -1, 0));
   FEINT_CALL(feint_bp_gpu_set_numbering(g, -1));
   launch_cfg c;
   return get_cfg(g, &c);
@@ -1643,20 +1689,11 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
 }
 
 extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
-  if (variant < 0 || variant > 8)
-    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 8)", variant);
+  if (variant < 0 || variant > 9)
+    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 9)", variant);
   g->variant = variant;
   launch_cfg c;
   return get_cfg(g, &c);
-}
-
-extern "C" int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams) {
-  if (streams < 0 || streams > 2)
-    return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: %d streams for the pieces (0: the default, 1 or 2)",
-                           streams);
-  if (bytes < 0) FEINT_CALL(env_piece_bytes(&bytes));
-  g->n_streams = streams ? streams : 2;
-  return plan_pieces(g, bytes);
 }
 
 /* Default numbering: split. On the H100's 10M-dof meshes (BP.md, run 8)
@@ -1673,6 +1710,22 @@ static int env_split(int *split) {
   if (strcmp(v, "split") && strcmp(v, "own"))
     return feint_error_set(FEINT_ERR_INPUT, "FEINT_BP_NUMBERING=%s: expected split or own", v);
   *split = !strcmp(v, "split");
+  return FEINT_OK;
+}
+
+extern "C" int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *info) {
+  memset(info, 0, sizeof *info);
+  launch_cfg c;
+  FEINT_CALL(get_cfg(g, &c));
+  cudaFuncAttributes a;
+  BP_CALL("BP kernel info: attributes", cudaFuncGetAttributes(&a, c.kernel));
+  info->threads = (int)(c.block.x * c.block.y);
+  BP_CALL("BP kernel info: occupancy",
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info->blocks_per_sm, c.kernel, info->threads, c.smem));
+  info->registers = a.numRegs;
+  info->local_bytes = (int)a.localSizeBytes;
+  info->shared_bytes = (int)(a.sharedSizeBytes + c.smem);
+  info->cells_per_block = c.ne;
   return FEINT_OK;
 }
 
@@ -1695,7 +1748,6 @@ extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
   if (!st && perm && (e = cudaMemcpy(g->perm, perm, sizeof(int32_t) * g->n_dofs, cudaMemcpyHostToDevice)) != cudaSuccess)
     st = bp_fail(e, "BP upload dof permutation");
   free(perm);
-  if (!st) st = plan_pieces(g, g->piece_bytes);
   if (st) { /* back to the user's numbering, consistently */
     feint_bp_dofmap_destroy(g->split);
     g->split = NULL;
@@ -1703,14 +1755,11 @@ extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
     cudaFree(g->perm);
     g->perm = NULL;
     cudaMemcpy(g->dofs, g->dofmap->cell_dofs, sizeof(int) * nv, cudaMemcpyHostToDevice);
-    plan_pieces(g, 0); /* one piece: right for any numbering */
   }
   return st;
 }
 
 extern "C" int feint_bp_gpu_split(const feint_bp_gpu *g) { return g->split != NULL; }
-
-extern "C" int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g) { return g->pieces->n_pieces; }
 
 extern "C" int feint_bp_gpu_device_name(int device_index, char *name, size_t size) {
   cudaDeviceProp p;

@@ -1,4 +1,6 @@
 /* Built without nvcc: the CUDA BP operators report that they are absent. */
+#include <string.h>
+
 #include "feint/bp.h"
 #include "feint/error.h"
 
@@ -40,10 +42,9 @@ int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
   return NO_CUDA;
 }
 
-int feint_bp_gpu_set_pieces(feint_bp_gpu *g, double bytes, int streams) {
+int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *info) {
   (void)g;
-  (void)bytes;
-  (void)streams;
+  memset(info, 0, sizeof *info);
   return NO_CUDA;
 }
 
@@ -54,11 +55,6 @@ int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
 }
 
 int feint_bp_gpu_split(const feint_bp_gpu *g) {
-  (void)g;
-  return 0;
-}
-
-int64_t feint_bp_gpu_pieces(const feint_bp_gpu *g) {
   (void)g;
   return 0;
 }
