@@ -741,9 +741,6 @@ static int fill_operator(const loader *L, const tree_node *root) {
   FEINT_CALL(get_enum(v, "operator.kind", kinds, &c->operator_kind));
   c->operator_lambda = 1.0;
   if ((v = field(m, "lambda"))) {
-    if (c->operator_kind == 0) /* kinds[0]: the mass operator has no lambda to scale */
-      return fail_at(v, "operator.lambda: bp1.0 is the mass operator M, which has no lambda (lambda scales M in "
-                        "bp3.5 and bp3.0, S + lambda M)");
     FEINT_CALL(get_number(v, "operator.lambda", &c->operator_lambda));
     if (!(c->operator_lambda >= 0)) return fail_at(v, "operator.lambda: must be >= 0, got %s", v->text);
   }

@@ -15,10 +15,8 @@ state: {u: 1}
 backend: {device: cpu}
 EOF
 run() { # N kind lambda u geometry -> $WORK/o.h5
-  local lambda="--set operator.lambda=$3" # bp1.0 (M) has no lambda: refused
-  [ "$2" = bp1.0 ] && lambda=""
   "$FEINT" run --quiet "$WORK/op.yaml" -o "$WORK/o.h5" --set space.order=$1 --set operator.kind=$2 \
-    $lambda --set "state.u=\"$4\"" --set operator.geometry=$5 || fail "run $*"
+    --set operator.lambda=$3 --set "state.u=\"$4\"" --set operator.geometry=$5 || fail "run $*"
 }
 check() { # what N kind expected -> compare with $WORK/o.h5
   $PY - "$WORK/o.h5" "$@" <<'EOF'
@@ -76,7 +74,6 @@ bad "output.matrix: not available with an operator section" "$FEINT" run "$WORK/
 bad "boundary: not available with an operator section" "$FEINT" run "$WORK/op.yaml" --set 'boundary=[{group: left, dirichlet: 0}]'
 bad "space.order: 16 is out of range 1..15" "$FEINT" run "$WORK/op.yaml" --set space.order=16
 bad "operator.kind: expected one of bp1.0, bp3.5, bp3.0" "$FEINT" run "$WORK/op.yaml" --set operator.kind=bp5
-bad "operator.lambda: bp1.0 is the mass operator" "$FEINT" run "$WORK/op.yaml" --set operator.lambda=2
 bad "space.order 8 is not supported on triangles (orders 1..7)" \
   "$FEINT" run "$ROOT/cases/poisson2d.yaml" --set space.order=8
 echo ok

@@ -65,6 +65,7 @@
 extern "C" {
 #include "feint/bp.h"
 #include "feint/error.h"
+#include "backend/cuda/alloc.h"
 }
 
 static int bp_fail(cudaError_t e, const char *phase) {
@@ -1572,14 +1573,7 @@ extern "C" void feint_bp_gpu_destroy(feint_bp_gpu *g) {
 }
 
 static int dalloc(void **p, size_t bytes, const char *what) {
-  *p = NULL;
-  cudaError_t e = cudaMalloc(p, bytes ? bytes : 1);
-  if (e != cudaSuccess) {
-    cudaGetLastError();
-    return feint_error_set(FEINT_ERR_COMPUTE, "BP on the GPU: allocating %s (%zu bytes): %s", what, bytes,
-                           cudaGetErrorString(e));
-  }
-  return FEINT_OK;
+  return feint_cuda_malloc(p, bytes, "BP on the GPU", what);
 }
 
 static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
