@@ -182,3 +182,13 @@ state: {u: ["x*y", "y*z", "z - x"]}
 output: {residual: true, rhs: true, matrix: true, element_matrices: true}
 EOF
 }
+# attr FILE NAME: a root attribute of an output file
+attr() { $PY -c "import h5py, sys; print(h5py.File(sys.argv[1]).attrs[sys.argv[2]])" "$1" "$2"; }
+same_bits() { # A.h5 B.h5 LABEL DATASET...: bitwise equal
+  $PY -c "
+import h5py, numpy as np, sys
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for n in sys.argv[4:]:
+    assert np.array_equal(a[n][:], b[n][:]), sys.argv[3] + ': ' + n + ' differs'
+print('  ' + sys.argv[3] + ': bitwise equal (' + ', '.join(sys.argv[4:]) + ')')" "$@"
+}

@@ -58,15 +58,6 @@ with h5py.File('$WORK/rand.h5', 'w') as f:
     f['kappa_cell'] = 0.5 + r.random(nc)
     for d in range(3): f[f'b{d}'] = r.random(nd) - 0.5" $(counts "$1")
 }
-attr() { $PY -c "import h5py, sys; print(h5py.File(sys.argv[1]).attrs[sys.argv[2]])" "$1" "$2"; }
-same_bits() { # A.h5 B.h5 LABEL DATASET...: bitwise equal
-  $PY -c "
-import h5py, numpy as np, sys
-a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-for n in sys.argv[4:]:
-    assert np.array_equal(a[n][:], b[n][:]), sys.argv[3] + ': ' + n + ' differs'
-print('  ' + sys.argv[3] + ': bitwise equal (' + ', '.join(sys.argv[4:]) + ')')" "$@"
-}
 field() { echo "{file: $WORK/rand.h5, dataset: /$1, on: $2}"; }
 mesh_space() { # GEO SIZE ORDER: a case's mesh and space lines (SIZE 0: the file's own)
   local size=""

@@ -20,15 +20,6 @@ source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 data() { echo "$ROOT/tests/data/$1"; }
 counts() { "$FEINT" check "$1" | sed -E 's/.*\(([0-9]+) cells, ([0-9]+) dofs\).*/\1 \2/'; }
-attr() { $PY -c "import h5py, sys; print(h5py.File(sys.argv[1]).attrs[sys.argv[2]])" "$1" "$2"; }
-same_bits() { # A.h5 B.h5 LABEL DATASET...: bitwise equal
-  $PY -c "
-import h5py, numpy as np, sys
-a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-for n in sys.argv[4:]:
-    assert np.array_equal(a[n][:], b[n][:]), sys.argv[3] + ': ' + n + ' differs'
-print('  ' + sys.argv[3] + ': bitwise equal (' + ', '.join(sys.argv[4:]) + ')')" "$@"
-}
 agree() { # CPU.h5 GPU.h5 LABEL DATASET...: 2-norm and max-norm within 1e-12
   $PY "$ROOT/tests/gpu/agree.py" "$1" "$2" "$3" 2 "${@:4}"
   $PY "$ROOT/tests/gpu/agree.py" "$1" "$2" "$3 (max-norm)" max "${@:4}"
