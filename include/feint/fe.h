@@ -87,6 +87,8 @@ void feint_cell_face(feint_cell_type cell, int f, int face[3]);
 int feint_cell_num_quad_faces(feint_cell_type cell);
 void feint_cell_quad_face(feint_cell_type cell, int f, int face[4]);
 const char *feint_cell_name(feint_cell_type cell);
+/* The plural, for messages ("tetrahedra"). */
+const char *feint_cell_plural(feint_cell_type cell);
 /* 1 for the segment, triangle and tetrahedron (affine geometry: one
  * Jacobian per cell), 0 for the tensor-product cells. */
 int feint_cell_is_simplex(feint_cell_type cell);

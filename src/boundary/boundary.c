@@ -177,9 +177,9 @@ static int facet_rule_create(const feint_space *s, int nvf, int degree, const ch
   /* only a varying Robin alpha (degree 3p) can pass the largest rule */
   if (need > max)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %s: a varying alpha needs facet quadrature of degree 3 x "
-                           "space.order%s = %d, above the largest exact rule on %ss (degree %d); use a constant "
+                           "space.order%s = %d, above the largest exact rule on %s (degree %d); use a constant "
                            "alpha or a lower order", where, name, fc == FEINT_CELL_QUADRILATERAL ? " + 1" : "", need,
-                           feint_cell_name(fc), max);
+                           feint_cell_plural(fc), max);
   feint_element *el = NULL;
   int status = feint_quadrature_create(fc, fc == FEINT_CELL_QUADRILATERAL ? (need + FACET_TWIST_DEGREE < max ?
                                        need + FACET_TWIST_DEGREE : max) : need, &r->q);

@@ -92,6 +92,17 @@ const char *feint_cell_name(feint_cell_type cell) {
   }
 }
 
+const char *feint_cell_plural(feint_cell_type cell) {
+  switch (cell) {
+    case FEINT_CELL_TETRAHEDRON: return "tetrahedra";
+    case FEINT_CELL_HEXAHEDRON: return "hexahedra";
+    case FEINT_CELL_SEGMENT: return "segments";
+    case FEINT_CELL_QUADRILATERAL: return "quadrilaterals";
+    case FEINT_CELL_PRISM: return "prisms";
+    default: return "triangles";
+  }
+}
+
 double feint_cell_reference_volume(feint_cell_type cell) {
   switch (cell) {
     case FEINT_CELL_TETRAHEDRON: return 1.0 / 6.0;

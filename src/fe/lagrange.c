@@ -339,7 +339,7 @@ int feint_element_create_family(feint_cell_type cell, int order, feint_node_fami
     return feint_error_set(FEINT_ERR_INPUT, "element: unknown node family %d", (int)family);
   if (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON) {
     if (family != FEINT_NODES_LOBATTO)
-      return feint_error_set(FEINT_ERR_INPUT, "element: %ss have Gauss-Lobatto nodes only", feint_cell_name(cell));
+      return feint_error_set(FEINT_ERR_INPUT, "element: %s have Gauss-Lobatto nodes only", feint_cell_plural(cell));
     return feint_tensor_element_create(cell, order, out);
   }
   if (cell == FEINT_CELL_PRISM) return feint_prism_element_create(order, family, out);

@@ -171,8 +171,8 @@ static void build_face_perm(int p, int *face_perm) {
 /* feint_space_create for triangle and tetrahedron meshes. */
 static int simplex_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   if (order < 1 || order > 7)
-    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on %ss (orders 1..7)", order,
-                           feint_cell_name(mesh->cell_type));
+    return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on %s (orders 1..7)", order,
+                           feint_cell_plural(mesh->cell_type));
   feint_space *s = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *s, &s, "space"));
   int status = FEINT_OK;
