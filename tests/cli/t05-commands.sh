@@ -33,6 +33,15 @@ grep -q "copy bandwidth measured now" "$WORK/bench" || fail "bench: copy bandwid
 grep -Eq "^assembly +[0-9.]+ +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +[0-9]*\.[0-9]*[1-9][0-9]*$" "$WORK/bench" \
   || fail "bench: assembly row: $(cat "$WORK/bench")"
 echo bench ok
+# backend choice said on stderr: auto without a GPU falls back to the cpu,
+# the cpu backend says it ignores --device; an empty --device is refused
+if ! nvidia-smi -L > /dev/null 2>&1; then
+  "$FEINT" run "$WORK/c.yaml" -o "$WORK/a.h5" --backend auto 2> "$WORK/note" > /dev/null
+  grep -q "backend auto: no GPU found; using the cpu backend" "$WORK/note" || fail "auto note: $(cat "$WORK/note")"
+fi
+"$FEINT" run "$WORK/c.yaml" -o "$WORK/a.h5" --backend cpu --device 3 2> "$WORK/note" > /dev/null
+grep -q -- "--device 3 is a CUDA device; the cpu backend ignores it" "$WORK/note" || fail "cpu --device note: $(cat "$WORK/note")"
+expect_bad "empty --device" "--device : expected a device number" run "$WORK/c.yaml" -o "$WORK/out.h5" --device ""
 # make install puts the binary and the man page under PREFIX
 make -s -C "$ROOT" install PREFIX="$WORK/inst" > /dev/null
 [ -x "$WORK/inst/bin/feint" ] && [ -f "$WORK/inst/share/man/man1/feint.1" ] || fail "make install"
