@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int check_failures = 0;
 
@@ -74,5 +75,19 @@ static inline void check_permutation(int32_t *p, int64_t n, uint64_t *state) {
 static inline int check_report(const char *name) {
   if (check_failures) fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);
   return check_failures ? 1 : 0;
+}
+
+/* The end of a GPU test on a machine without a GPU: prints "skipped: no
+ * GPU" (and what was skipped) and returns the exit status: 1 when
+ * FEINT_GPU_TESTS=1 demands a GPU, else the report of the checks run so
+ * far (the CPU-side ones). */
+static inline int check_skip_without_gpu(const char *name, const char *skipped) {
+  const char *want = getenv("FEINT_GPU_TESTS");
+  printf("skipped: no GPU%s%s\n", skipped ? " " : "", skipped ? skipped : "");
+  if (want && !strcmp(want, "1")) {
+    fprintf(stderr, "FEINT_GPU_TESTS=1 but no CUDA device is visible\n");
+    return 1;
+  }
+  return check_report(name);
 }
 #endif

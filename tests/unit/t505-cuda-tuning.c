@@ -111,15 +111,7 @@ static void check_space(feint_mesh *m, int order, int physics) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  if (feint_cuda_device_count() <= 0) {
-    const char *want = getenv("FEINT_GPU_TESTS");
-    printf("skipped: no GPU\n");
-    if (want && !strcmp(want, "1")) {
-      fprintf(stderr, "FEINT_GPU_TESTS=1 but no CUDA device is visible\n");
-      return 1;
-    }
-    return check_report("t505-cuda-tuning");
-  }
+  if (feint_cuda_device_count() <= 0) return check_skip_without_gpu("t505-cuda-tuning", NULL);
   seed_fresh("t505-cuda-tuning");
   /* odd sizes: 2 * 13^2 = 338 triangles, 6 * 5^3 = 750 tetrahedra */
   feint_mesh *meshes[2] = {mesh_square(13), mesh_cube(5, 0.2)};

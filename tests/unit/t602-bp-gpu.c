@@ -82,15 +82,7 @@ static void check_mesh(const feint_hexmesh *m, const feint_bp_dofmap *d, const c
 }
 
 int main(void) {
-  if (feint_cuda_device_count() <= 0) {
-    const char *req = getenv("FEINT_GPU_TESTS");
-    printf("skipped: no GPU\n");
-    if (req && !strcmp(req, "1")) {
-      fprintf(stderr, "FEINT_GPU_TESTS=1 but no GPU is visible\n");
-      return 1;
-    }
-    return 0;
-  }
+  if (feint_cuda_device_count() <= 0) return check_skip_without_gpu("t602", NULL);
   char name[256];
   CHECK_OK(feint_bp_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);

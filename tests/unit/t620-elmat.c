@@ -474,15 +474,7 @@ int main(void) {
   interleave_permutations();
   printf("elasticity (3 components) as 9 interleaved blocks, p = 1..4: worst relative error %.1e\n", vworst);
   bad_input();
-  if (feint_cuda_device_count() <= 0) {
-    const char *req = getenv("FEINT_GPU_TESTS");
-    printf("skipped: no GPU (GPU against host not run)\n");
-    if (req && !strcmp(req, "1")) {
-      fprintf(stderr, "FEINT_GPU_TESTS=1 but no GPU is visible\n");
-      return 1;
-    }
-    return check_report("t620");
-  }
+  if (feint_cuda_device_count() <= 0) return check_skip_without_gpu("t620", "(GPU against host not run)");
   char name[256];
   CHECK_OK(feint_elmat_gpu_device_name(0, name, sizeof name));
   printf("device: %s\n", name);
