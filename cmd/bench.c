@@ -44,12 +44,18 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
   printf("copy bandwidth measured now: %.1f GB/s (%s, read + write)\n", copy,
          cuda ? "device-to-device" : "host memcpy");
   if (rep->n_colors > 0) printf("cell colouring (assembly.strategy colored): %d colours\n", rep->n_colors);
+  if (rep->residual_kernel[0]) printf("residual kernel: %s\n", rep->residual_kernel);
   printf("compute phases: median of %d runs\n\n", o->repeat);
-  printf("%-17s %11s %11s %9s %10s %9s %8s %9s\n", "phase", "time [ms]", "kernel [ms]", "Mcells/s", "min MB",
-         "GB/s", "of copy", "GF/s");
+  printf("%-17s %11s %9s %9s %11s %9s %10s %9s %8s %9s\n", "phase", "time [ms]", "h2d [ms]", "d2h [ms]",
+         "kernel [ms]", "Mcells/s", "min MB", "GB/s", "of copy", "GF/s");
+  double h2d = 0, d2h = 0;
   for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
     if (rep->seconds[k] <= 0) continue;
     printf("%-17s %11.3f", feint_phase_names[k], 1e3 * rep->seconds[k]);
+    if (cuda) printf(" %9.3f %9.3f", 1e3 * rep->h2d_seconds[k], 1e3 * rep->d2h_seconds[k]);
+    else printf(" %9s %9s", "-", "-");
+    h2d += rep->h2d_seconds[k];
+    d2h += rep->d2h_seconds[k];
     if (rep->kernel_seconds[k] > 0) printf(" %11.3f", 1e3 * rep->kernel_seconds[k]);
     else printf(" %11s", "-");
     const double t = rep->kernel_seconds[k] > 0 ? rep->kernel_seconds[k] : rep->seconds[k];
@@ -62,7 +68,10 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
     if (k == FEINT_PHASE_MESH) printf("   (libgmsh's own open: %.3f ms)", 1e3 * rep->gmsh_seconds);
     printf("\n");
   }
-  printf("\nGB/s = fewest bytes / (kernel time, or wall time where there is none)\n");
+  if (cuda)
+    printf("\nhost-to-device copies %.3f ms, device-to-host %.3f ms in all (h2d, d2h: inside the phase's time; "
+           "compute phases: per run)\n", 1e3 * h2d, 1e3 * d2h);
+  printf("%sGB/s = fewest bytes / (kernel time, or wall time where there is none)\n", cuda ? "" : "\n");
   printf("GF/s = flops of the quadrature algorithm (a model: see feint(1), bench) / the same time\n");
   const int r = FEINT_PHASE_RESIDUAL;
   const double tr = rep->kernel_seconds[r] > 0 ? rep->kernel_seconds[r] : rep->seconds[r];

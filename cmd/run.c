@@ -97,6 +97,12 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
+/* {"phase": seconds, ...} (the opening brace already printed). */
+static void print_json_phases(const double *seconds) {
+  for (int k = 0; k < FEINT_PHASE_COUNT; k++) printf("%s\"%s\": %.9f", k ? ", " : "", feint_phase_names[k], seconds[k]);
+  printf("}");
+}
+
 /* --json: one machine-readable summary object on stdout. */
 static void print_json(const feint_run_options *o, const feint_run_report *rep) {
   printf("{\"case\": ");
@@ -111,12 +117,17 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
-  printf(", \"colors\": %d", rep->n_colors);
+  printf(", \"colors\": %d, \"residual_kernel\": ", rep->n_colors);
+  json_string(rep->residual_kernel);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");
-  for (int k = 0; k < FEINT_PHASE_COUNT; k++) printf("%s\"%s\": %.9f", k ? ", " : "", feint_phase_names[k], rep->seconds[k]);
-  printf("}}\n");
+  print_json_phases(rep->seconds);
+  printf(", \"h2d_seconds\": {");
+  print_json_phases(rep->h2d_seconds);
+  printf(", \"d2h_seconds\": {");
+  print_json_phases(rep->d2h_seconds);
+  printf("}\n");
 }
 
 static int run_mode(int argc, char **argv, int mode) {

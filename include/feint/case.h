@@ -48,6 +48,12 @@ typedef struct {
   char where[256];   /* "case.yaml:12:9" of the value, for error messages */
 } feint_value;
 
+/* What a value says, for messages: its expression or dataset name ("" for
+ * a constant or none). */
+static inline const char *feint_value_text(const feint_value *v) {
+  return v->kind == FEINT_VALUE_EXPRESSION ? v->expression : v->kind == FEINT_VALUE_DATASET ? v->dataset : "";
+}
+
 /* Up to 3 components (vectors: velocity, elasticity source and state) or
  * 3x3 (diffusion tensor, row-major). n = number given (0 if absent). */
 typedef struct {
@@ -91,6 +97,7 @@ typedef struct {
   char mesh_where[256];
   double mesh_size;    /* .geo only; 0 = the .geo's own sizes */
   int mesh_refine;     /* uniform refinements (each splits every cell), default 0 */
+  int mesh_reorder;    /* mesh.reorder: 0 none (the file's node order), 1 morton */
   int n_region;        /* 0 = all top-dimensional cells */
   char **region;
   char region_where[256];

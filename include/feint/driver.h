@@ -48,6 +48,9 @@ typedef struct {
   /* Device time of the kernels of a compute phase (median over repeats;
    * 0 when the backend does not measure it, e.g. the CPU). */
   double kernel_seconds[FEINT_PHASE_COUNT];
+  /* Wall time of the phase's host-to-device and device-to-host copies
+   * (CUDA; compute phases: median over repeats; 0 on the CPU). */
+  double h2d_seconds[FEINT_PHASE_COUNT], d2h_seconds[FEINT_PHASE_COUNT];
   /* Fewest bytes a compute phase must move: each input read once, each
    * output written once (node coordinates, connectivity, coefficients,
    * state, result). */
@@ -56,6 +59,7 @@ typedef struct {
    * feint_form_flops; the BP operators': feint_bp_flops), 0: not counted. */
   double flops[FEINT_PHASE_COUNT];
   int n_colors;            /* colours of the cuda backend's cell colouring (assembly.strategy colored), else 0 */
+  char residual_kernel[160]; /* cuda: which kernel family computed the residual and in which cell order; "" else */
   int64_t n_nodes;
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */

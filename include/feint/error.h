@@ -26,6 +26,15 @@ const char *feint_error_message(void);
 /* Forget the last message (used by code that tries alternatives). */
 void feint_error_clear(void);
 
+/* "nan", "inf" or "-inf" for a non-finite value in a message (printf's %g
+ * writes "-nan" for some NaNs); "finite" otherwise. */
+const char *feint_nonfinite_name(double v);
+/* The input error for a case value sampled to inf or nan: "<where>: <name>
+ * \"<what>\" is nan at (x, y, z): expected finite values" (at = the point's
+ * coordinates, or NULL for a constant: "... is inf: expected a finite
+ * value"). Returns FEINT_ERR_INPUT. */
+int feint_error_not_finite(const char *where, const char *name, const char *what, double value, const double *at);
+
 /* Propagate a non-zero status to the caller. */
 #define FEINT_CALL(expr)                                                        \
   do {                                                                         \

@@ -21,7 +21,16 @@ typedef struct {
   double constant;
   feint_expr *expr;
   double *nodal;     /* n_scalar_dofs */
+  const feint_value *given; /* the case's value (messages; read while the conditions are built) */
+  char name[64];
 } bvalue;
+
+/* A boundary value that is inf or nan (a division by zero, the log of a
+ * negative number, a bad dataset) is refused, as coefficients are. */
+static int bvalue_not_finite(const bvalue *v, const feint_space *s, int64_t d, double value) {
+  return feint_error_not_finite(v->given->where, v->name, feint_value_text(v->given), value,
+                                d < 0 ? NULL : s->coordinates + 3 * d);
+}
 
 static void bvalue_release(bvalue *v) {
   feint_expr_destroy(v->expr);
@@ -31,6 +40,8 @@ static void bvalue_release(bvalue *v) {
 
 static int bvalue_make(const feint_value *in, const feint_space *s, const char *name, bvalue *v) {
   memset(v, 0, sizeof *v);
+  v->given = in;
+  snprintf(v->name, sizeof v->name, "%s", name);
   switch (in->kind) {
     case FEINT_VALUE_NONE: return FEINT_OK;
     case FEINT_VALUE_CONSTANT:
@@ -44,6 +55,7 @@ static int bvalue_make(const feint_value *in, const feint_space *s, const char *
         v->constant = feint_expr_eval(v->expr, 0, 0, 0);
         feint_expr_destroy(v->expr);
         v->expr = NULL;
+        if (!isfinite(v->constant)) return bvalue_not_finite(v, s, -1, v->constant);
       } else {
         v->kind = 2;
       }
@@ -60,17 +72,19 @@ static int bvalue_make(const feint_value *in, const feint_space *s, const char *
   return feint_error_set(FEINT_ERR_INPUT, "%s: unsupported value for %s", in->where, name);
 }
 
-/* The value at scalar dof d. */
-static double bvalue_at(const bvalue *v, const feint_space *s, int64_t d) {
+/* The value at scalar dof d, which must be finite. */
+static int bvalue_at(const bvalue *v, const feint_space *s, int64_t d, double *out) {
   switch (v->kind) {
-    case 1: return v->constant;
+    case 1: *out = v->constant; return FEINT_OK;
     case 2: {
       const double *x = s->coordinates + 3 * d;
-      return feint_expr_eval(v->expr, x[0], x[1], x[2]);
+      *out = feint_expr_eval(v->expr, x[0], x[1], x[2]);
+      break;
     }
-    case 3: return v->nodal[d];
+    case 3: *out = v->nodal[d]; break;
+    default: *out = 0.0; return FEINT_OK;
   }
-  return 0.0;
+  return isfinite(*out) ? FEINT_OK : bvalue_not_finite(v, s, d, *out);
 }
 
 /* Sample the list of an entry: n == 1 applies to every component, else one
@@ -296,7 +310,8 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
     X[2] = m->z[nodes[a]];
   }
   for (int j = 0; j < nb; j++)
-    for (int k = 0; k < v->ncoef; k++) fs->coef[(f * nb + j) * v->ncoef + k] = bvalue_at(&x->coef[k], s, dofs[j]);
+    for (int k = 0; k < v->ncoef; k++)
+      FEINT_CALL(bvalue_at(&x->coef[k], s, dofs[j], &fs->coef[(f * nb + j) * v->ncoef + k]));
   for (int i = 0; i < nb; i++)
     for (int c = 0; c < nc; c++) FEINT_CALL(load_slot(x->bc, dofs[i] * nc + c, &fs->load_index[f * nbc + i * nc + c]));
   /* Robin: the column dof of each used entry for now; numbered by number_sites */
@@ -507,7 +522,7 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, cons
         if (!g[c].kind) continue; /* free component */
         const int64_t d = dofs[i] * nc + c;
         bc->constrained[d] = 1;
-        bc->g[d] = bvalue_at(&g[c], s, dofs[i]);
+        FEINT_CALL(bvalue_at(&g[c], s, dofs[i], &bc->g[d]));
       }
   }
   return FEINT_OK;

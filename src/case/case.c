@@ -343,7 +343,8 @@ static int get_tensor(const loader *L, const tree_node *n, const char *name,
 /* ------------------------------------------------------------- sections */
 
 static int fill_mesh(const loader *L, const tree_node *root) {
-  static const char *const keys[] = {"file", "size", "refine", "region", NULL};
+  static const char *const keys[] = {"file", "size", "refine", "region", "reorder", NULL};
+  static const char *const reorders[] = {"none", "morton", NULL};
   feint_case *c = L->c;
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "mesh", keys, &m, &k));
@@ -356,6 +357,7 @@ static int fill_mesh(const loader *L, const tree_node *root) {
     if (!(c->mesh_size > 0)) return fail_at(v, "mesh.size: must be > 0, got %s", v->text);
   }
   if ((v = field(m, "refine"))) FEINT_CALL(get_int(v, "mesh.refine", 0, 8, &c->mesh_refine));
+  if ((v = field(m, "reorder"))) FEINT_CALL(get_enum(v, "mesh.reorder", reorders, &c->mesh_reorder));
   if ((v = field(m, "region"))) {
     const char *expected = "a group name or a list of group names";
     set_where(c->region_where, v);

@@ -76,7 +76,7 @@ static void run_state_release(run_state *r) {
 
 static int same_mesh(const feint_case *a, const feint_case *b) {
   if (strcmp(a->mesh_file, b->mesh_file) || a->mesh_size != b->mesh_size || a->mesh_refine != b->mesh_refine ||
-      a->n_region != b->n_region)
+      a->mesh_reorder != b->mesh_reorder || a->n_region != b->n_region)
     return 0;
   for (int i = 0; i < a->n_region; i++)
     if (strcmp(a->region[i], b->region[i])) return 0;
@@ -110,6 +110,23 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
   r->plan = NULL;
   r->space = NULL;
   r->mesh = NULL;
+}
+
+run_transfers run_transfers_now(void) {
+  run_transfers t;
+  feint_cuda_transfer_seconds(&t.h2d, &t.d2h);
+  return t;
+}
+
+run_transfers run_transfers_since(run_transfers before) {
+  const run_transfers now = run_transfers_now();
+  return (run_transfers){now.h2d - before.h2d, now.d2h - before.d2h};
+}
+
+void run_transfers_add(feint_run_report *rep, int phase, run_transfers before) {
+  const run_transfers dx = run_transfers_since(before);
+  rep->h2d_seconds[phase] += dx.h2d;
+  rep->d2h_seconds[phase] += dx.d2h;
 }
 
 /* Tell the caller a phase starts (progress display). */
@@ -190,6 +207,22 @@ double run_norm2(const double *v, int64_t n) {
   return sqrt(s);
 }
 
+/* Which CUDA kernel family ran the residual just computed, and in which
+ * cell order (feint bench prints it: the families differ by up to 10x). */
+static void describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
+  feint_cuda_stats st;
+  rep->residual_kernel[0] = '\0';
+  if (strcmp(b->name, "cuda") || feint_cuda_info(b, &st) != FEINT_OK) {
+    feint_error_clear(); /* the element-matrix backend has no such statistics */
+    return;
+  }
+  const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
+                       : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
+                                        : "thread transposition";
+  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s, cells in %s order", family,
+           st.curve_order ? "curve" : "mesh");
+}
+
 /* One backend call of a compute phase. */
 static int compute_once(run_state *r, int phase) {
   feint_backend *b = r->backend;
@@ -222,17 +255,23 @@ double run_median(double *t, int n) {
 /* Run a compute phase (repeat times for feint bench: the times reported
  * are medians, so one slow first call does not count). */
 static int compute(run_state *r, const feint_run_options *opts, feint_run_report *rep, int phase) {
-  double wall[RUN_MAX_REPEAT], kernel[RUN_MAX_REPEAT];
+  double wall[RUN_MAX_REPEAT], kernel[RUN_MAX_REPEAT], h2d[RUN_MAX_REPEAT], d2h[RUN_MAX_REPEAT];
   const int n = run_repeats(opts);
   run_starting(opts, r, phase);
   for (int k = 0; k < n; k++) {
+    const run_transfers x0 = run_transfers_now();
     double t0 = feint_now();
     FEINT_CALL(compute_once(r, phase));
     wall[k] = feint_now() - t0;
+    const run_transfers dx = run_transfers_since(x0);
+    h2d[k] = dx.h2d;
+    d2h[k] = dx.d2h;
     kernel[k] = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
   }
   rep->seconds[phase] += run_median(wall, n);
   rep->kernel_seconds[phase] += run_median(kernel, n);
+  rep->h2d_seconds[phase] += run_median(h2d, n);
+  rep->d2h_seconds[phase] += run_median(d2h, n);
   return FEINT_OK;
 }
 
@@ -366,9 +405,11 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
   } else if (r->backend && (kind != r->backend_kind || !same_setup(&r->problem, want))) {
     snprintf(why, sizeof why, "the backend, precision, assembly or outputs changed");
   } else if (r->backend) {
+    const run_transfers x0 = run_transfers_now();
     const double t0 = feint_now();
     const int status = feint_backend_update_form(r->backend, &r->problem, want->form);
     rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
+    run_transfers_add(rep, FEINT_PHASE_SETUP, x0);
     if (status == FEINT_BACKEND_CANNOT_REUSE) {
       snprintf(why, sizeof why, "%s", feint_error_message());
       feint_error_clear();
@@ -408,7 +449,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   r->backend_reused = 0;
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
-                             c->n_region ? c->region_where : c->mesh_where};
+                             c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder};
     run_starting(opts, r, FEINT_PHASE_MESH);
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
@@ -467,6 +508,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "result vector"));
   if (c->write_residual) {
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
+    describe_residual_kernel(r->backend, rep);
     if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
     rep->residual_norm = run_norm2(r->vec, n);
     FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "residual", name, sizeof name), 1, &n, r->vec));

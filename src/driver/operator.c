@@ -2,6 +2,7 @@
  * the hexahedra of the run's mesh, applied through an operator backend
  * (feint_backend_operator_create), timed as the residual phase
  * (norms.residual = |y|). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static void operator_release(operator_state *o) {
 }
 
 /* x = state.u at the GLL dofs (0 when absent). */
-static int operator_x(const feint_case *c, operator_state *o) {
+static int operator_x_sample(const feint_case *c, operator_state *o) {
   const int64_t n = o->dofs->n_dofs;
   const feint_value *v = c->state_u.n ? &c->state_u.c[0] : NULL;
   if (!v || v->kind == FEINT_VALUE_NONE || v->kind == FEINT_VALUE_CONSTANT) {
@@ -55,23 +56,40 @@ static int operator_x(const feint_case *c, operator_state *o) {
   return st;
 }
 
+/* operator_x_sample, refusing inf and nan as the coefficients do (form.c). */
+static int operator_x(const feint_case *c, operator_state *o) {
+  FEINT_CALL(operator_x_sample(c, o));
+  const feint_value *v = &c->state_u.c[0];
+  for (int64_t i = 0; i < o->dofs->n_dofs; i++) {
+    if (isfinite(o->x[i])) continue;
+    return feint_error_not_finite(v->where, "state.u", feint_value_text(v), o->x[i], o->xyz + 3 * i);
+  }
+  return FEINT_OK;
+}
+
 /* y = A x, repeat times (feint bench; times are medians): wall time of the
  * whole call; kernel time from the backend when it measures it (the GPU:
  * events around the kernels on random x, before the real apply), else the
  * wall time (the CPU). */
 static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
-  double wall[RUN_MAX_REPEAT];
+  double wall[RUN_MAX_REPEAT], h2d[RUN_MAX_REPEAT], d2h[RUN_MAX_REPEAT];
   const int n = run_repeats(opts);
   feint_backend *b = o->backend;
   double kernel_ms = -1;
   if (b->apply_kernel_ms) FEINT_CALL(b->apply_kernel_ms(b, n > 5 ? n : 5, &kernel_ms));
   for (int k = 0; k < n; k++) {
+    const run_transfers x0 = run_transfers_now();
     double t0 = feint_now();
     FEINT_CALL(b->apply(b, o->x, o->y));
     wall[k] = feint_now() - t0;
+    const run_transfers dx = run_transfers_since(x0);
+    h2d[k] = dx.h2d;
+    d2h[k] = dx.d2h;
   }
   const double wall_median = run_median(wall, n);
   rep->seconds[FEINT_PHASE_RESIDUAL] += wall_median;
+  rep->h2d_seconds[FEINT_PHASE_RESIDUAL] += run_median(h2d, n);
+  rep->d2h_seconds[FEINT_PHASE_RESIDUAL] += run_median(d2h, n);
   rep->kernel_seconds[FEINT_PHASE_RESIDUAL] += kernel_ms >= 0 ? 1e-3 * kernel_ms : wall_median;
   return FEINT_OK;
 }
@@ -136,6 +154,7 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   /* the GPU computes stored factors on the device: no host copy */
   const int gpu_likely = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
   run_starting(opts, r, FEINT_PHASE_SETUP);
+  const run_transfers x0 = run_transfers_now();
   t0 = feint_now();
   char note[512] = "";
   st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
@@ -146,6 +165,7 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   }
   if (!st) st = feint_malloc((size_t)o->dofs->n_dofs + 1, sizeof(double), &o->y, "operator y");
   rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
+  run_transfers_add(rep, FEINT_PHASE_SETUP, x0);
   FEINT_CALL(st);
   if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
   snprintf(rep->backend, sizeof rep->backend, "%s", o->backend->name);

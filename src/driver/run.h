@@ -45,12 +45,24 @@ typedef struct {
 /* feint bench repeats a phase at most this often. */
 enum { RUN_MAX_REPEAT = 201 };
 
-/* Time a step into a report's phase; return its failure. */
+/* The CUDA modules' host <-> device copy totals at one moment
+ * (feint_cuda_transfer_seconds); run_transfers_add puts what a phase
+ * copied since `before` into the report's h2d / d2h seconds. */
+typedef struct {
+  double h2d, d2h;
+} run_transfers;
+run_transfers run_transfers_now(void);
+run_transfers run_transfers_since(run_transfers before);
+void run_transfers_add(feint_run_report *rep, int phase, run_transfers before);
+
+/* Time a step into a report's phase, with its transfers; return its failure. */
 #define TIMED(report, phase, expr)                                                                 \
   do {                                                                                             \
+    const run_transfers x0_ = run_transfers_now();                                                 \
     double t0_ = feint_now();                                                                      \
     int s_ = (expr);                                                                               \
     (report)->seconds[phase] += feint_now() - t0_;                                                 \
+    run_transfers_add(report, phase, x0_);                                                         \
     if (s_) return s_;                                                                             \
   } while (0)
 

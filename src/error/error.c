@@ -1,5 +1,6 @@
 #include "feint/error.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,4 +63,16 @@ int feint_strdup(const char *s, char **out) {
   FEINT_CALL(feint_malloc(n, 1, out, "string"));
   memcpy(*out, s, n);
   return FEINT_OK;
+}
+
+const char *feint_nonfinite_name(double v) {
+  return isnan(v) ? "nan" : isinf(v) ? (v > 0 ? "inf" : "-inf") : "finite";
+}
+
+int feint_error_not_finite(const char *where, const char *name, const char *what, double value, const double *at) {
+  if (!at)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %s \"%s\" is %s: expected a finite value", where, name, what,
+                           feint_nonfinite_name(value));
+  return feint_error_set(FEINT_ERR_INPUT, "%s: %s \"%s\" is %s at (%g, %g, %g): expected finite values", where, name,
+                         what, feint_nonfinite_name(value), at[0], at[1], at[2]);
 }

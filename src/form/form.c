@@ -11,10 +11,32 @@
 #include "feint/h5.h"
 #include "feint/physics.h"
 
+/* Refuse a sampled field holding inf or nan (a division by zero, the log
+ * of a negative number, a bad dataset): it would go silently into every
+ * result. The message names the value, where it is given and the first
+ * point (or cell) where it is not finite. */
+static int field_check_finite(const feint_value *v, const feint_space *s, const char *name, const feint_field *f) {
+  const char *what = feint_value_text(v);
+  if (f->kind == FEINT_FIELD_CONSTANT) {
+    if (isfinite(f->constant)) return FEINT_OK;
+    return feint_error_not_finite(v->where, name, what, f->constant, NULL);
+  }
+  const int64_t n = f->kind == FEINT_FIELD_CELL ? s->mesh->n_cells : s->n_scalar_dofs;
+  for (int64_t i = 0; i < n; i++) {
+    if (isfinite(f->values[i])) continue;
+    if (f->kind == FEINT_FIELD_CELL)
+      return feint_error_set(FEINT_ERR_INPUT, "%s: %s \"%s\" is %s on cell %lld: expected finite values", v->where,
+                             name, what, feint_nonfinite_name(f->values[i]), (long long)i);
+    return feint_error_not_finite(v->where, name, what, f->values[i], s->coordinates + 3 * i);
+  }
+  return FEINT_OK;
+}
+
 /* Sample a case value as a field on the space: constants stay constants,
- * expressions are interpolated at the scalar dofs, datasets are read. */
-static int field_from_value(const feint_value *v, const feint_space *s, double fallback,
-                            const char *name, feint_field *f) {
+ * expressions are interpolated at the scalar dofs, datasets are read;
+ * every sample must be finite (field_check_finite). */
+static int field_sample(const feint_value *v, const feint_space *s, double fallback, const char *name,
+                        feint_field *f) {
   memset(f, 0, sizeof *f);
   switch (v->kind) {
     case FEINT_VALUE_NONE:
@@ -59,6 +81,14 @@ static int field_from_value(const feint_value *v, const feint_space *s, double f
 static void field_release(feint_field *f) {
   free(f->values);
   f->values = NULL;
+}
+
+static int field_from_value(const feint_value *v, const feint_space *s, double fallback, const char *name,
+                            feint_field *f) {
+  FEINT_CALL(field_sample(v, s, fallback, name, f));
+  const int status = field_check_finite(v, s, name, f);
+  if (status) field_release(f);
+  return status;
 }
 
 static int field_degree(const feint_field *f, int order) {

@@ -1012,6 +1012,7 @@ int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh
     free(r.cells_of[t].a);
     free(r.group_of[t].a);
   }
+  if (!st && opts && opts->reorder) st = feint_mesh_reorder_nodes(r.m);
   if (st) {
     feint_mesh_destroy(r.m);
     return st;

@@ -56,5 +56,35 @@ expect_bad "missing case file" "missing the case file" run
 expect_bad "case file not found" "nocase.yaml" run "$WORK/nocase.yaml" -o "$WORK/out.h5"
 expect_bad "unknown command" "unknown command" frobnicate
 
+# values that are not finite (inf, nan) where they are sampled: named with
+# the expression (or dataset), the case line and the point
+bad_value() { # name, expected message, case lines after the mesh
+  local name=$1 want=$2; shift 2
+  { printf 'mesh: {file: %s, size: 0.25}\n' "$square"; printf '%s\n' "$@"; } > "$WORK/v.yaml"
+  expect_bad "$name" "$want" run "$WORK/v.yaml" -o "$WORK/out.h5"
+}
+bad_value "kappa 0/0" 'v.yaml:2:[0-9]+: kappa "x/0" is nan at \(0, 0, 0\): expected finite' \
+  'physics: {kind: poisson, kappa: "x/0"}'
+bad_value "constant kappa 1/0" 'v.yaml:2:[0-9]+: kappa "1/0" is inf: expected a finite value' \
+  'physics: {kind: poisson, kappa: "1/0"}'
+bad_value "source sqrt of a negative" 'v.yaml:2:[0-9]+: source "sqrt\(x - 0.5\)" is nan at' \
+  'physics: {kind: poisson, source: "sqrt(x - 0.5)"}'
+bad_value "state.u" 'v.yaml:3:[0-9]+: state.u "1/y" is inf at' 'physics: {kind: poisson}' 'state: {u: "1/y"}'
+bad_value "dirichlet log" 'v.yaml:3:[0-9]+: boundary\[0\].dirichlet "log\(x - 1\)" is (nan|-inf) at' \
+  'physics: {kind: poisson}' 'boundary: [{group: boundary, dirichlet: "log(x - 1)"}]'
+bad_value "robin alpha" 'v.yaml:3:[0-9]+: boundary\[0\].robin.alpha "1/x" is inf at \(0, ' \
+  'physics: {kind: poisson}' 'boundary: [{group: left, robin: {alpha: "1/x", value: 1}}]'
+printf 'mesh: {file: %s}\nspace: {order: 2}\noperator: {kind: bp3.5}\nstate: {u: "log(x - 0.5)"}\n' "$(geo hexcube.geo)" \
+  > "$WORK/v.yaml"
+expect_bad "operator x" 'v.yaml:4:[0-9]+: state.u "log\(x - 0.5\)" is nan at' run "$WORK/v.yaml" -o "$WORK/out.h5"
+printf 'mesh: {file: %s, size: 0.25}\nphysics: {kind: poisson}\n' "$square" > "$WORK/v.yaml"
+"$FEINT" run --quiet --json "$WORK/v.yaml" -o "$WORK/cells.h5" > "$WORK/cells.json"
+$PY -c "
+import h5py, json, numpy as np
+n = json.load(open('$WORK/cells.json'))['cells']
+with h5py.File('$WORK/nan.h5', 'w') as f: f['k'] = np.array([1.0, np.nan] + [1.0] * (n - 2))"
+bad_value "nan in a dataset" 'v.yaml:2:[0-9]+: kappa "/k" is nan on cell 1: expected finite' \
+  "physics: {kind: poisson, kappa: {file: $WORK/nan.h5, dataset: /k, on: cell}}"
+
 # and a good run does write the file
 "$FEINT" run --quiet "$WORK/ok.yaml" -o "$WORK/out.h5" && [ -s "$WORK/out.h5" ] || fail "good run"

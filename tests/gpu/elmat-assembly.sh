@@ -34,7 +34,7 @@ bench "cpu: P7, matrix only" "$B/feint" --backend cpu --repeat 1 $p7 --set outpu
 rm -f /tmp/elmat-bench.h5
 # the phases of each run, one line per run
 # (wall time, and the kernels' device time where measured)
-awk '/^== /{l=substr($0, 4)} /^(setup|element_matrices|assembly) /{t[$1]=$2; k[$1]=$3}
+awk '/^== /{l=substr($0, 4)} /^(setup|element_matrices|assembly) /{t[$1]=$2; k[$1]=$5}
   /^write /{printf "%-56s setup %8s  element_matrices %8s (%6s)  assembly %8s (%6s) ms\n", l, t["setup"],
     t["element_matrices"], k["element_matrices"], t["assembly"], k["assembly"]; delete t; delete k}' \
   "$out/bench.txt" | tee "$out/summary.txt"

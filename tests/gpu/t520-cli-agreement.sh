@@ -48,7 +48,26 @@ import json, sys, h5py
 s = json.load(open(sys.argv[1])); f = h5py.File(sys.argv[2])
 print("colored: colors", s["colors"], "attribute", f.attrs.get("colors"))
 assert s["colors"] > 1 and f.attrs["colors"] == s["colors"]
+# the transfers reach the report: the mesh goes up in setup, u up and the
+# residual down in the residual phase, each inside its phase's time
+t, up, down = s["seconds"], s["h2d_seconds"], s["d2h_seconds"]
+print("transfers: setup h2d", up["setup"], "residual h2d", up["residual"], "d2h", down["residual"])
+assert up["setup"] > 0 and up["residual"] > 0 and down["residual"] > 0 and down["assembly"] > 0
+assert all(0 <= up[k] + down[k] <= t[k] for k in t), (t, up, down)
+assert up["write"] == 0 and down["write"] == 0 and up["mesh_read"] == 0
+# the kernel family of the residual (P2 tetrahedra: thread transposition)
+print("residual kernel:", s["residual_kernel"])
+assert s["residual_kernel"].startswith("thread transposition, cells in "), s["residual_kernel"]
 PYEOF
+# feint bench on the GPU: the h2d and d2h columns hold times
+"$FEINT" bench --quiet "$WORK/g.yaml" -o "$WORK/bench.h5" --backend cuda --repeat 3 > "$WORK/bench"
+grep -Eq "^residual +[0-9.]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9.]+ " "$WORK/bench" || fail "bench: $(cat "$WORK/bench")"
+grep -q "^host-to-device copies" "$WORK/bench" || fail "bench: no transfer line: $(cat "$WORK/bench")"
+# P1 Poisson on tetrahedra: the lean kernel, as the issue's benchmark uses
+"$FEINT" bench --quiet "$WORK/g.yaml" -o "$WORK/bench.h5" --backend cuda --repeat 3 --set space.order=1 \
+  --set assembly.strategy=atomic > "$WORK/bench"
+grep -q "^residual kernel: the lean P1 tetrahedron kernel, cells in \(mesh\|curve\) order" "$WORK/bench" ||
+  fail "bench: residual kernel: $(cat "$WORK/bench")"
 # --device past the visible GPUs: an input error naming --device, for the
 # matrix (GPU symbolic phase) and for the operator path, no file left
 n_gpus=$(nvidia-smi -L 2>/dev/null | wc -l); [ "$n_gpus" -ge 1 ] || n_gpus=8

@@ -37,7 +37,7 @@ static inline int bc_case_try(const char *yaml, int order, int vector, bc_case *
   memset(b, 0, sizeof *b);
   CHECK_OK(feint_case_load(path, 0, NULL, &b->c));
   remove(path);
-  feint_mesh_options mo = {b->c->mesh_size, 0, 0, NULL, NULL};
+  feint_mesh_options mo = {.size = b->c->mesh_size};
   CHECK_OK(feint_mesh_read(b->c->mesh_file, &mo, &b->m));
   CHECK_OK(feint_space_create(b->m, order, vector ? b->m->dim : 1, &b->s));
   return feint_boundary_create(b->c, b->s, &b->bc);

@@ -47,7 +47,6 @@ static void compare(const feint_mesh *m, int order, int nc) {
 }
 
 int main(void) {
-  const char *req = getenv("FEINT_GPU_TESTS");
   if (feint_cuda_device_count() <= 0) {
     feint_space *s = NULL;
     feint_plan *p = NULL;
@@ -59,12 +58,7 @@ int main(void) {
     printf("  without a GPU: %s\n", feint_error_message());
     feint_space_destroy(s);
     feint_mesh_destroy(m);
-    printf("skipped: no GPU\n");
-    if (req && !strcmp(req, "1")) {
-      fprintf(stderr, "FEINT_GPU_TESTS=1 but no CUDA device is visible\n");
-      return 1;
-    }
-    return check_report("t311-plan-cuda");
+    return check_skip_without_gpu("t311-plan-cuda", NULL);
   }
   feint_mesh *tri = NULL, *tet = NULL;
   CHECK_OK(feint_mesh_read("cases/square.geo", &(feint_mesh_options){.size = 0.05}, &tri));

@@ -218,7 +218,6 @@ int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   seed_fresh("t500-cuda-agreement");
   const int have_gpu = feint_cuda_device_count() > 0;
-  const char *want_gpu = getenv("FEINT_GPU_TESTS");
   const int quick = !have_gpu;
   int n_cases = 0;
   for (int cell = 0; cell < 2; cell++) {
@@ -340,12 +339,7 @@ int main(void) {
   }
   if (!have_gpu) {
     printf("CPU sanity: %d cases built, F = A u - b on the CPU\n", n_cases);
-    if (want_gpu && !strcmp(want_gpu, "1")) {
-      fprintf(stderr, "FEINT_GPU_TESTS=1 but no CUDA device is visible\n");
-      return 1;
-    }
-    printf("skipped: no GPU\n");
-    return check_report("t500-cuda-agreement");
+    return check_skip_without_gpu("t500-cuda-agreement", NULL);
   }
   printf("%d cases x 3 strategies; worst relative error %.3e (double), %.3e (single, vs the double CPU)\n", n_cases,
          worst, worst_single);

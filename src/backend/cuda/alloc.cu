@@ -1,9 +1,11 @@
-/* feint_cuda_malloc: see alloc.h. */
+/* feint_cuda_malloc, feint_cuda_memcpy: see alloc.h. */
 #include <cuda_runtime.h>
 
+#include <chrono>
 #include <stdlib.h>
 
 #include "backend/cuda/alloc.h"
+#include "backend/cuda/cuda_timing.h"
 
 extern "C" {
 #include "feint/error.h"
@@ -38,4 +40,25 @@ extern "C" int feint_cuda_malloc(void **ptr, size_t bytes, const char *module, c
                            module, sep, phase, bytes, free_b, total_b);
   }
   return feint_error_set(FEINT_ERR_COMPUTE, "%s%s%s: %s", module, sep, phase, cudaGetErrorString(e));
+}
+
+/* Running totals of feint_cuda_memcpy (seconds). */
+static double total_h2d = 0, total_d2h = 0;
+
+extern "C" void feint_cuda_transfer_seconds(double *h2d, double *d2h) {
+  *h2d = total_h2d;
+  *d2h = total_d2h;
+}
+
+cudaError_t feint_cuda_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
+  const bool timed = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost;
+  if (timed) {
+    const cudaError_t e = cudaStreamSynchronize(0);
+    if (e != cudaSuccess) return e;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const cudaError_t e = cudaMemcpy(dst, src, bytes, kind);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (timed && e == cudaSuccess) (kind == cudaMemcpyHostToDevice ? total_h2d : total_d2h) += s;
+  return e;
 }

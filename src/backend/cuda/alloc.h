@@ -1,9 +1,14 @@
 /* Device allocation with the message every CUDA module of feint gives
- * (issue 3: out of memory names the phase and the bytes requested). */
+ * (issue 3: out of memory names the phase and the bytes requested), and
+ * the host <-> device copies every module makes, timed. */
 #ifndef FEINT_CUDA_ALLOC_H
 #define FEINT_CUDA_ALLOC_H
 
 #include <stddef.h>
+
+#ifdef __CUDACC__
+#include <cuda_runtime.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +21,15 @@ extern "C" {
  * makes any single request above B bytes fail as out of memory, so the
  * out-of-memory paths can be checked without filling the GPU. */
 int feint_cuda_malloc(void **ptr, size_t bytes, const char *module, const char *phase);
+
+#ifdef __CUDACC__
+/* cudaMemcpy that adds the wall time of each host-to-device and
+ * device-to-host copy to the process's totals (feint_cuda_transfer_seconds
+ * in cuda_timing.h: feint bench's h2d and d2h columns). The legacy stream
+ * is drained first (cudaMemcpy would wait for it anyway), so that the time
+ * counted is the copy's and not that of kernels still running before it. */
+cudaError_t feint_cuda_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
+#endif
 
 #ifdef __cplusplus
 }

@@ -1055,7 +1055,9 @@ __device__ __forceinline__ void line_scatter_ts(const TB &BT0, const TB &BT1, co
  *    (sym_matvec: 28-40% fewer floating-point instructions per line).
  * (Run 9 also tried a persistent grid whose blocks prefetched the next
  * cells' dof map, w|J| and x into L2 by cp.async.bulk.prefetch: it read
- * 1.5x the DRAM bytes and was slower at every N; removed, BP.md.) */
+ * 1.5x the DRAM bytes and was slower at every N; run 11 variant 9 with
+ * the cell's own w|J| prefetched into L2 before pass 1: 0.5-2.5 points
+ * slower at N = 3..8; both removed, BP.md.) */
 enum { MASS_WG = 1, MASS_SYM = 2 };
 
 template <int P, int Q, int MODE>
@@ -1509,13 +1511,13 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
 /* The default kernel (variant 0): the fastest per kind, order and geometry
  * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS="1 2 3 4
  * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3;
- * run 8, in the split numbering: BP1.0 variant 8 at N = 3, 4, 5, 7, 8,
- * BP3.5 variant 6 at N = 7), as the digit at index N of the kind's
- * string: with stored factors mostly the line kernels (6-9), the
- * staged ones (3, 4) where those were not faster, the layered ones at
- * N = 1, the tiled BP1.0 at N = 13. */
+ * run 8, in the split numbering: BP1.0 variant 8 at N = 3, 4, 5, BP3.5
+ * variant 6 at N = 7; runs 10 and 11: BP1.0 variant 9 at N = 6, 7, 8), as
+ * the digit at index N of the kind's string: with stored factors mostly
+ * the line kernels (6-9), the staged ones (3, 4) where those were not
+ * faster, the layered ones at N = 1, the tiled BP1.0 at N = 13. */
 static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
-  static const char *const stored[3] = {"3668886886633535", "3747666667676477", "3177666667367743"};
+  static const char *const stored[3] = {"3668889996633535", "3747666667676477", "3177666667367743"};
   static const char *const recomputed[3] = {"3133333333333333", "3331333333133111", "3113131333331113"};
   if (N < 1 || N > FEINT_BP_MAX_ORDER) return 3; /* refused by get_cfg */
   return (mode == FEINT_BP_GEO_STORED ? stored : recomputed)[kind][N] - '0';
@@ -1582,7 +1584,7 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
   size_t np = (size_t)op->dofs->np, nc = (size_t)op->n_cells, Q3 = (size_t)op->q * op->q * op->q;
   FEINT_CALL(dalloc((void **)&g->dofs, sizeof(int) * np * nc, "dof map"));
   FEINT_CALL(dalloc((void **)&g->xe, sizeof(double) * 24 * nc, "cell coordinates"));
-  BP_CALL("BP upload coordinates", cudaMemcpy(g->xe, op->xe, sizeof(double) * 24 * nc, cudaMemcpyHostToDevice));
+  BP_CALL("BP upload coordinates", feint_cuda_memcpy(g->xe, op->xe, sizeof(double) * 24 * nc, cudaMemcpyHostToDevice));
   int P = op->p, Q = op->q, nt = tab_size(P, Q);
   std::vector<double> tab(nt);
   std::copy(op->B, op->B + Q * P, tab.begin());
@@ -1590,7 +1592,7 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
   std::copy(op->qpts, op->qpts + Q, tab.begin() + Q * P + Q * Q);
   std::copy(op->qwts, op->qwts + Q, tab.begin() + Q * P + Q * Q + Q);
   FEINT_CALL(dalloc((void **)&g->tab, sizeof(double) * nt, "tables"));
-  BP_CALL("BP upload tables", cudaMemcpy(g->tab, tab.data(), sizeof(double) * nt, cudaMemcpyHostToDevice));
+  BP_CALL("BP upload tables", feint_cuda_memcpy(g->tab, tab.data(), sizeof(double) * nt, cudaMemcpyHostToDevice));
   FEINT_CALL(feint_malloc((size_t)nt, sizeof(double), &g->htab, "BP tables"));
   std::copy(tab.begin(), tab.end(), g->htab);
   FEINT_CALL(dalloc((void **)&g->x, sizeof(double) * g->n_dofs, "x"));
@@ -1637,7 +1639,7 @@ extern "C" int feint_bp_gpu_create(const feint_bp_op *op, int device_index, fein
 extern "C" int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y) {
   const size_t bytes = sizeof(double) * g->n_dofs;
   BP_CALL("BP apply: set device", cudaSetDevice(g->device));
-  BP_CALL("BP apply: upload x", cudaMemcpy(g->perm ? g->y : g->x, x, bytes, cudaMemcpyHostToDevice));
+  BP_CALL("BP apply: upload x", feint_cuda_memcpy(g->perm ? g->y : g->x, x, bytes, cudaMemcpyHostToDevice));
   if (g->perm) {
     permute_kernel<true><<<4096, 256>>>(g->n_dofs, g->perm, g->y, g->x);
     BP_CALL("BP apply: permute x", cudaGetLastError());
@@ -1648,7 +1650,7 @@ extern "C" int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y) {
     BP_CALL("BP apply: permute y", cudaGetLastError());
   }
   BP_CALL("BP apply: kernel", cudaDeviceSynchronize());
-  BP_CALL("BP apply: download y", cudaMemcpy(y, g->perm ? g->x : g->y, bytes, cudaMemcpyDeviceToHost));
+  BP_CALL("BP apply: download y", feint_cuda_memcpy(y, g->perm ? g->x : g->y, bytes, cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 
@@ -1736,10 +1738,10 @@ extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
   g->perm = NULL;
   g->n_shared = n_shared;
   int st = FEINT_OK;
-  cudaError_t e = cudaMemcpy(g->dofs, sm ? sm->cell_dofs : g->dofmap->cell_dofs, sizeof(int) * nv, cudaMemcpyHostToDevice);
+  cudaError_t e = feint_cuda_memcpy(g->dofs, sm ? sm->cell_dofs : g->dofmap->cell_dofs, sizeof(int) * nv, cudaMemcpyHostToDevice);
   if (e != cudaSuccess) st = bp_fail(e, "BP upload dof map");
   if (!st && perm) st = dalloc((void **)&g->perm, sizeof(int32_t) * g->n_dofs, "dof permutation");
-  if (!st && perm && (e = cudaMemcpy(g->perm, perm, sizeof(int32_t) * g->n_dofs, cudaMemcpyHostToDevice)) != cudaSuccess)
+  if (!st && perm && (e = feint_cuda_memcpy(g->perm, perm, sizeof(int32_t) * g->n_dofs, cudaMemcpyHostToDevice)) != cudaSuccess)
     st = bp_fail(e, "BP upload dof permutation");
   free(perm);
   if (st) { /* back to the user's numbering, consistently */
@@ -1748,7 +1750,7 @@ extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
     g->n_shared = g->n_dofs;
     cudaFree(g->perm);
     g->perm = NULL;
-    cudaMemcpy(g->dofs, g->dofmap->cell_dofs, sizeof(int) * nv, cudaMemcpyHostToDevice);
+    feint_cuda_memcpy(g->dofs, g->dofmap->cell_dofs, sizeof(int) * nv, cudaMemcpyHostToDevice);
   }
   return st;
 }

@@ -103,7 +103,7 @@ static int dev_alloc(void **ptr, size_t bytes, const char *phase) {
 template <typename T>
 static int upload(T **dst, const T *src, size_t count, const char *phase) {
   FEINT_CALL(dev_alloc((void **)dst, count * sizeof(T), phase));
-  if (count) CUDA_CALL(phase, cudaMemcpy(*dst, src, count * sizeof(T), cudaMemcpyHostToDevice));
+  if (count) CUDA_CALL(phase, feint_cuda_memcpy(*dst, src, count * sizeof(T), cudaMemcpyHostToDevice));
   return FEINT_OK;
 }
 
@@ -1632,13 +1632,13 @@ typedef struct {
 static int to_device(const cuda_data *d, void *dst, const double *src, size_t n, const char *phase) {
   if (!n) return FEINT_OK;
   if (!d->single) {
-    CUDA_CALL(phase, cudaMemcpy(dst, src, n * sizeof(double), cudaMemcpyHostToDevice));
+    CUDA_CALL(phase, feint_cuda_memcpy(dst, src, n * sizeof(double), cudaMemcpyHostToDevice));
     return FEINT_OK;
   }
   float *tmp = NULL;
   FEINT_CALL(feint_malloc(n, sizeof *tmp, &tmp, phase));
   for (size_t k = 0; k < n; k++) tmp[k] = (float)src[k];
-  const cudaError_t e = cudaMemcpy(dst, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
+  const cudaError_t e = feint_cuda_memcpy(dst, tmp, n * sizeof(float), cudaMemcpyHostToDevice);
   free(tmp);
   if (e != cudaSuccess) return cuda_fail(e, phase);
   return FEINT_OK;
@@ -1647,12 +1647,12 @@ static int to_device(const cuda_data *d, void *dst, const double *src, size_t n,
 static int from_device(const cuda_data *d, double *dst, const void *src, size_t n, const char *phase) {
   if (!n) return FEINT_OK;
   if (!d->single) {
-    CUDA_CALL(phase, cudaMemcpy(dst, src, n * sizeof(double), cudaMemcpyDeviceToHost));
+    CUDA_CALL(phase, feint_cuda_memcpy(dst, src, n * sizeof(double), cudaMemcpyDeviceToHost));
     return FEINT_OK;
   }
   float *tmp = NULL;
   FEINT_CALL(feint_malloc(n, sizeof *tmp, &tmp, phase));
-  const cudaError_t e = cudaMemcpy(tmp, src, n * sizeof(float), cudaMemcpyDeviceToHost);
+  const cudaError_t e = feint_cuda_memcpy(tmp, src, n * sizeof(float), cudaMemcpyDeviceToHost);
   if (e == cudaSuccess)
     for (size_t k = 0; k < n; k++) dst[k] = (double)tmp[k];
   free(tmp);
@@ -2908,7 +2908,7 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
       goto done;                                          \
     }                                                     \
   } while (0)
-  PAPER_TRY(cudaMemcpy(d->d_u, u, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyHostToDevice));
+  PAPER_TRY(feint_cuda_memcpy(d->d_u, u, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyHostToDevice));
   for (int r = 0; r < 2; r++) { /* first: warm-up */
     PAPER_TRY(cudaEventRecord(d->ev0));
     if (dim == 3)
@@ -2942,7 +2942,7 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   else
     paper_scatter_kernel<2><<<blocks_of(n), 256>>>(P, n, ev, (double *)d->d_F);
   PAPER_TRY(cudaGetLastError());
-  PAPER_TRY(cudaMemcpy(F, d->d_F, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyDeviceToHost));
+  PAPER_TRY(feint_cuda_memcpy(F, d->d_F, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyDeviceToHost));
 #undef PAPER_TRY
 done:
   cudaFree(in);

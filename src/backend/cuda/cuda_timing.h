@@ -61,6 +61,11 @@ int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int 
 
 int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st);
 
+/* Wall time (seconds) of every host-to-device and device-to-host copy of
+ * the CUDA modules since the process started (feint_cuda_memcpy); a
+ * phase's transfers are the difference across it. Zeros without CUDA. */
+void feint_cuda_transfer_seconds(double *h2d, double *d2h);
+
 /* Device-to-device copy bandwidth in GB/s (bytes read + written). */
 int feint_cuda_copy_bandwidth(int device_index, size_t bytes, int reps, double *gbs);
 

@@ -685,14 +685,14 @@ static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double *
     for (int i = 0; i < t->nb; i++) tab[(size_t)r * nbp + i] = t->B[(size_t)r * t->nb + i];
   FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(double) * tab.size(), "element matrices", "tables"));
   ELMAT_CALL("element matrices: upload tables",
-             cudaMemcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
+             feint_cuda_memcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
   return FEINT_OK;
 }
 
 /* Host data to a new device array. */
 static int upload(const std::vector<double> &h, double **out, const char *what) {
   FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(double) * h.size(), "element matrices", what));
-  cudaError_t e = cudaMemcpy(*out, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice);
+  cudaError_t e = feint_cuda_memcpy(*out, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice);
   if (e != cudaSuccess) return elmat_fail(e, what);
   return FEINT_OK;
 }
@@ -762,16 +762,16 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
-  ELMAT_STEP(cudaMemcpy(g->geom, geom, s.geom, cudaMemcpyHostToDevice) == cudaSuccess
+  ELMAT_STEP(feint_cuda_memcpy(g->geom, geom, s.geom, cudaMemcpyHostToDevice) == cudaSuccess
                  ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload geometry"));
-  ELMAT_STEP(cudaMemcpy(g->coef, coef, s.coef, cudaMemcpyHostToDevice) == cudaSuccess
+  ELMAT_STEP(feint_cuda_memcpy(g->coef, coef, s.coef, cudaMemcpyHostToDevice) == cudaSuccess
                  ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload coefficients"));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
   ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A));
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
   ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
-  ELMAT_STEP(cudaMemcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
+  ELMAT_STEP(feint_cuda_memcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
                  ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: download"));
   ELMAT_STEP(timer_ms(&T, &r.download_ms));
 #undef ELMAT_STEP
@@ -807,8 +807,8 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
 #define ELMAT_CUDA(phase, call) \
   ELMAT_STEP((call) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), phase))
   ELMAT_CUDA("event", cudaEventRecord(T.a));
-  ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->geom, hin, s.geom, cudaMemcpyHostToDevice));
-  ELMAT_CUDA("element matrix bench: upload", cudaMemcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
+  ELMAT_CUDA("element matrix bench: upload", feint_cuda_memcpy(g->geom, hin, s.geom, cudaMemcpyHostToDevice));
+  ELMAT_CUDA("element matrix bench: upload", feint_cuda_memcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
   if (!st) {
     random_geometry_kernel<<<4096, 256>>>(n, seed, g->t->cell, v->geo == FEINT_ELMAT_GEO_VERTICES,
@@ -826,7 +826,7 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
     ms.push_back(t);
   }
   ELMAT_CUDA("event", cudaEventRecord(T.a));
-  ELMAT_CUDA("element matrix bench: download", cudaMemcpy(hout, g->A, s.A, cudaMemcpyDeviceToHost));
+  ELMAT_CUDA("element matrix bench: download", feint_cuda_memcpy(hout, g->A, s.A, cudaMemcpyDeviceToHost));
   ELMAT_STEP(timer_ms(&T, &r.download_ms));
 #undef ELMAT_CUDA
 #undef ELMAT_STEP
@@ -1141,7 +1141,7 @@ static vector_kernel_t pick_vector(int cb, int nc) {
 template <typename T>
 static int upload_array(const T *h, size_t count, T **out, const char *what) {
   FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(T) * count, "element matrices", what));
-  cudaError_t e = count ? cudaMemcpy(*out, h, sizeof(T) * count, cudaMemcpyHostToDevice) : cudaSuccess;
+  cudaError_t e = count ? feint_cuda_memcpy(*out, h, sizeof(T) * count, cudaMemcpyHostToDevice) : cudaSuccess;
   if (e != cudaSuccess) return elmat_fail(e, what);
   return FEINT_OK;
 }
@@ -1184,7 +1184,7 @@ static int load_fields(feint_elmat_gpu *g, const feint_form *f, const feint_spac
       continue;
     }
     ELMAT_CALL("element matrices: upload coefficient field",
-               cudaMemcpy(F->aux[k].values, f->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s),
+               feint_cuda_memcpy(F->aux[k].values, f->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s),
                           cudaMemcpyHostToDevice));
   }
   return FEINT_OK;
@@ -1332,7 +1332,7 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
   ELMAT_CALL("element vectors: cudaSetDevice", cudaSetDevice(g->device));
   if (u)
     ELMAT_CALL("element vectors: upload of u",
-               cudaMemcpy(g->u, u, sizeof(double) * (size_t)g->n_dofs, cudaMemcpyHostToDevice));
+               feint_cuda_memcpy(g->u, u, sizeof(double) * (size_t)g->n_dofs, cudaMemcpyHostToDevice));
   double *dst = atomic ? g->F : g->Fe;
   if (atomic) ELMAT_CALL("element vectors: zero", cudaMemsetAsync(g->F, 0, sizeof(double) * (size_t)g->n_dofs));
   int cb = 1;
@@ -1361,7 +1361,7 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
 
 extern "C" int feint_elmat_gpu_download_vectors(feint_elmat_gpu *g, int atomic, double *out) {
   const size_t count = atomic ? (size_t)g->n_dofs : (size_t)(g->n_cells * g->nb * g->form.nc);
-  ELMAT_CALL("element vectors: download", cudaMemcpy(out, atomic ? g->F : g->Fe, sizeof(double) * count,
+  ELMAT_CALL("element vectors: download", feint_cuda_memcpy(out, atomic ? g->F : g->Fe, sizeof(double) * count,
                                                      cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
@@ -1371,7 +1371,7 @@ extern "C" int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A
   const size_t bytes = sizeof(double) * (size_t)n * g->nb * g->nb * nc * nc;
   if (n < 0 || bytes > g->cap_A)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells to download", (long long)n);
-  ELMAT_CALL("element matrices: download", cudaMemcpy(A, g->A, bytes, cudaMemcpyDeviceToHost));
+  ELMAT_CALL("element matrices: download", feint_cuda_memcpy(A, g->A, bytes, cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 

@@ -134,7 +134,7 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
       const feint_facet_view *v = sets[k];
       const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index, v->points};
       for (int a = 0; a < ARRAYS; a++)
-        if (bytes[k][a]) FACET_CALL("upload", cudaMemcpy(buf[k][a], src[a], bytes[k][a], cudaMemcpyHostToDevice));
+        if (bytes[k][a]) FACET_CALL("upload", feint_cuda_memcpy(buf[k][a], src[a], bytes[k][a], cudaMemcpyHostToDevice));
       dv[k] = *v;
       dv[k].phi = (const double *)buf[k][0];
       dv[k].weights = (const double *)buf[k][1];
@@ -155,8 +155,8 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
       FACET_CALL("kernel launch", cudaGetLastError());
     }
     FACET_CALL("kernel", cudaEventRecord(ev[2]));
-    FACET_CALL("download", cudaMemcpy(load, d_load, (size_t)n_load * sizeof(double), cudaMemcpyDeviceToHost));
-    FACET_CALL("download", cudaMemcpy(sites, d_sites, (size_t)n_sites * sizeof(double), cudaMemcpyDeviceToHost));
+    FACET_CALL("download", feint_cuda_memcpy(load, d_load, (size_t)n_load * sizeof(double), cudaMemcpyDeviceToHost));
+    FACET_CALL("download", feint_cuda_memcpy(sites, d_sites, (size_t)n_sites * sizeof(double), cudaMemcpyDeviceToHost));
     FACET_CALL("download", cudaEventRecord(ev[3]));
     FACET_CALL("download", cudaEventSynchronize(ev[3]));
     float ms[3];

@@ -234,7 +234,7 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
 
   /* upload */
   SYM_CALL("upload", cudaEventRecord(ev[0]));
-  SYM_CALL("upload of the cell dof map", cudaMemcpy(d_cd, s->scalar_cell_dofs, sizeof(int64_t) * (size_t)(ncell * nb),
+  SYM_CALL("upload of the cell dof map", feint_cuda_memcpy(d_cd, s->scalar_cell_dofs, sizeof(int64_t) * (size_t)(ncell * nb),
                                                     cudaMemcpyHostToDevice));
   SYM_CALL("upload", cudaEventRecord(ev[1]));
 
@@ -262,7 +262,7 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   SYM_CALL("row pointer scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
   SYM_CALL("symbolic", cudaEventRecord(ev[4]));
   int snnz = 0;
-  SYM_CALL("nonzero count", cudaMemcpy(&snnz, rank + E - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  SYM_CALL("nonzero count", feint_cuda_memcpy(&snnz, rank + E - 1, sizeof(int), cudaMemcpyDeviceToHost));
   const int64_t nnz = (int64_t)snnz * nc * nc;
   if (nnz > feint_plan_narrow_limit()) { /* 64-bit slots: the host builder */
     x->wide = 1;
@@ -305,11 +305,11 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   cudaEvent_t dl0 = ev[7];
   SYM_CALL("download", cudaEventRecord(dl0));
   SYM_CALL("download of the row pointers",
-           cudaMemcpy(p->indptr, d_indptr, sizeof(int64_t) * (size_t)(n + 1), cudaMemcpyDeviceToHost));
+           feint_cuda_memcpy(p->indptr, d_indptr, sizeof(int64_t) * (size_t)(n + 1), cudaMemcpyDeviceToHost));
   SYM_CALL("download of the column indices",
-           cudaMemcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
+           feint_cuda_memcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
   SYM_CALL("download of the slot map",
-           cudaMemcpy(p->slots, d_slots, sizeof(int) * (size_t)n_slots, cudaMemcpyDeviceToHost));
+           feint_cuda_memcpy(p->slots, d_slots, sizeof(int) * (size_t)n_slots, cudaMemcpyDeviceToHost));
   /* reuse ev[0] as the end of the download */
   float ms_up = 0, ms_w1 = 0, ms_sort = 0, ms_w2 = 0;
   SYM_CALL("timing", cudaEventElapsedTime(&ms_up, ev[0], ev[1]));
@@ -453,7 +453,7 @@ static int plan_gpu_build(const int32_t *map, feint_plan_gpu *g, dev_pool *P) {
   FEINT_CALL(pool_alloc(P, &v0, sizeof(int) * (size_t)E, "sort values"));
   FEINT_CALL(pool_alloc(P, &tmp, tmp_bytes, "CUB temporary storage"));
   v1 = g->ent; /* the sorted values end in ent, or are copied there */
-  SYM_CALL("upload of the slot map", cudaMemcpy(slots, map, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
+  SYM_CALL("upload of the slot map", feint_cuda_memcpy(slots, map, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
   slot_keys_kernel<<<grid_for(E, T), T>>>(E, nnz, slots, k0, v0);
   SYM_CALL("slot key kernel", cudaGetLastError());
   kq = cub::DoubleBuffer<unsigned>(k0, k1);
@@ -461,7 +461,7 @@ static int plan_gpu_build(const int32_t *map, feint_plan_gpu *g, dev_pool *P) {
   SYM_CALL("radix sort", cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, kq, vq, E, 0, bits));
   if (vq.Current() != g->ent)
     SYM_CALL("sorted entries", cudaMemcpy(g->ent, vq.Current(), sizeof(int) * (size_t)E, cudaMemcpyDeviceToDevice));
-  SYM_CALL("run starts", cudaMemcpy(g->starts + nnz, &E, sizeof(int), cudaMemcpyHostToDevice));
+  SYM_CALL("run starts", feint_cuda_memcpy(g->starts + nnz, &E, sizeof(int), cudaMemcpyHostToDevice));
   run_starts_kernel<<<grid_for(E, T), T>>>(E, kq.Current(), g->starts);
   SYM_CALL("run start kernel", cudaGetLastError());
   SYM_CALL("run starts", cudaDeviceSynchronize());
@@ -568,7 +568,7 @@ extern "C" int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *
     return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: %lld of %lld cells added", (long long)g->added,
                            (long long)g->n_cells);
   SYM_CALL("assembly on the GPU: download of the values",
-           cudaMemcpy(values, g->values, sizeof(double) * (size_t)g->nnz, cudaMemcpyDeviceToHost));
+           feint_cuda_memcpy(values, g->values, sizeof(double) * (size_t)g->nnz, cudaMemcpyDeviceToHost));
   if (gather_ms) *gather_ms = g->gather_ms;
   return FEINT_OK;
 }
