@@ -152,6 +152,7 @@ typedef struct {
   int operator_kind;      /* feint_bp_kind: 0 bp1.0, 1 bp3.5, 2 bp3.0 */
   int operator_geometry;  /* feint_bp_geo_mode: 0 stored (default), 1 recompute */
   double operator_lambda; /* screening constant of bp3.x, >= 0, default 1 */
+  char operator_lambda_where[256]; /* "case.yaml:8:30" of an explicit operator.lambda, else "" */
   char operator_where[256];
 
   /* sweep: (0 members = a single run) */

@@ -744,6 +744,7 @@ static int fill_operator(const loader *L, const tree_node *root) {
   c->operator_lambda = 1.0;
   if ((v = field(m, "lambda"))) {
     FEINT_CALL(get_number(v, "operator.lambda", &c->operator_lambda));
+    set_where(c->operator_lambda_where, v);
     if (!(c->operator_lambda >= 0)) return fail_at(v, "operator.lambda: must be >= 0, got %s", v->text);
   }
   if ((v = field(m, "geometry"))) FEINT_CALL(get_enum(v, "operator.geometry", geos, &c->operator_geometry));

@@ -72,6 +72,11 @@ bad "BP operators need a hexahedral mesh; .*cube.geo has tetrahedron cells" \
   "$FEINT" run "$WORK/op.yaml" --set mesh.file=$(geo cube.geo)
 bad "output.matrix: not available with an operator section" "$FEINT" run "$WORK/op.yaml" --set output.matrix=true
 bad "boundary: not available with an operator section" "$FEINT" run "$WORK/op.yaml" --set 'boundary=[{group: left, dirichlet: 0}]'
+# operator.lambda beside bp1.0 is accepted but said to be ignored; bp3.5 takes it silently
+"$FEINT" run "$WORK/op.yaml" -o "$WORK/o.h5" --set operator.lambda=2 2> "$WORK/note" > /dev/null
+grep -q "operator.lambda=2: operator.lambda is ignored by bp1.0" "$WORK/note" || fail "no lambda note: $(cat "$WORK/note")"
+"$FEINT" run "$WORK/op.yaml" -o "$WORK/o.h5" --set operator.lambda=2 --set operator.kind=bp3.5 2> "$WORK/note" > /dev/null
+! grep -q "ignored" "$WORK/note" || fail "lambda note for bp3.5: $(cat "$WORK/note")"
 bad "space.order: 16 is out of range 1..15" "$FEINT" run "$WORK/op.yaml" --set space.order=16
 bad "operator.kind: expected one of bp1.0, bp3.5, bp3.0" "$FEINT" run "$WORK/op.yaml" --set operator.kind=bp5
 bad "space.order 8 is not supported on triangles (orders 1..7)" \
