@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "feint/error.h"
@@ -62,6 +63,12 @@ static const char mat_header[] = "MATLAB 7.3 MAT-file, Platform: GLNXA64, Create
 int feint_output_create(const char *path, feint_output **out) {
   *out = NULL;
   quiet_hdf5();
+  /* before anything is computed: the file is only renamed into place at
+   * the end, where a directory would fail after all the work */
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': it is a directory (give a file name)",
+                           path);
   feint_output *o = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *o, &o, "output"));
   size_t n = strlen(path) + 32;

@@ -56,6 +56,10 @@ expect_bad "missing case file" "missing the case file" run
 expect_bad "case file not found" "nocase.yaml" run "$WORK/nocase.yaml" -o "$WORK/out.h5"
 expect_bad "unknown command" "unknown command" frobnicate
 
+mkdir -p "$WORK/outdir"
+expect_bad "output is a directory" "cannot write output file '.*outdir/': it is a directory" run "$WORK/ok.yaml" \
+  -o "$WORK/outdir/"
+
 # values that are not finite (inf, nan) where they are sampled: named with
 # the expression (or dataset), the case line and the point
 bad_value() { # name, expected message, case lines after the mesh
