@@ -208,7 +208,8 @@ double run_norm2(const double *v, int64_t n) {
 }
 
 /* Which CUDA kernel family ran the residual just computed, and in which
- * cell order (feint bench prints it: the families differ by up to 10x). */
+ * cell order (feint bench prints it: on 6M P1 cells the lean kernel took
+ * 0.15 ms and thread transposition 1.2 ms, t501). */
 static void describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
   feint_cuda_stats st;
   rep->residual_kernel[0] = '\0';
