@@ -213,7 +213,8 @@ double run_norm2(const double *v, int64_t n) {
 static void describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
   feint_cuda_stats st;
   rep->residual_kernel[0] = '\0';
-  if (strcmp(b->name, "cuda") || feint_cuda_info(b, &st) != FEINT_OK) {
+  if (strcmp(b->name, "cuda")) return;
+  if (feint_cuda_info(b, &st) != FEINT_OK) {
     feint_error_clear(); /* the element-matrix backend has no such statistics */
     return;
   }
