@@ -175,8 +175,12 @@ def check_patch(path, volume, box):
     scale = abs(A).max()
     G = np.array([[x[:, d] @ (A @ x[:, e]) for e in range(dim)] for d in range(dim)])
     gerr = abs(G - float(volume) * np.eye(dim)).max()
-    if gerr > 1e-12 * max(1, float(volume)):
-        fail(f"x_d^T A x_e = {G.tolist()}, expected {volume} I")
+    # round-off of the sums: a few ulps of |x|^T |A| |x| (high orders cancel
+    # large entries), never looser than 1e-12 of the volume
+    absA = abs(A)
+    mag = max(abs(x[:, d]) @ (absA @ abs(x[:, d])) for d in range(dim))
+    if gerr > max(1e-12 * max(1, float(volume)), 4e-16 * mag):
+        fail(f"x_d^T A x_e = {G.tolist()}, expected {volume} I (|x|^T |A| |x| {mag:.3g})")
     msg = f"patch test: |x^T A x - volume I| {gerr:.3g}"
     if box == "1":
         inner = np.ones(len(x), bool)

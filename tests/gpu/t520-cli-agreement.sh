@@ -79,6 +79,23 @@ for run in "$WORK/g.yaml" "$ROOT/cases/bp-hex.yaml"; do
   [ ! -e "$WORK/dev.h5" ] || fail "--device $n_gpus left $WORK/dev.h5"
 done
 echo "--device past the visible GPUs: refused (exit 2)"
+# CUDA_VISIBLE_DEVICES decides what feint sees: none visible, auto says so and
+# runs on the cpu, cuda is refused (exit 2, no file); one visible, --device 1
+# is past it
+CUDA_VISIBLE_DEVICES= "$FEINT" run "$WORK/g.yaml" -o "$WORK/vis.h5" 2> "$WORK/note" > /dev/null ||
+  fail "CUDA_VISIBLE_DEVICES= with auto: $(cat "$WORK/note")"
+grep -q "no GPU found; using the cpu backend" "$WORK/note" || fail "CUDA_VISIBLE_DEVICES= note: $(cat "$WORK/note")"
+$PY -c "import h5py,sys; sys.exit(0 if h5py.File('$WORK/vis.h5').attrs['backend']=='cpu' else 1)" ||
+  fail "CUDA_VISIBLE_DEVICES= did not run on the cpu"
+rm -f "$WORK/vis.h5"
+set +e; CUDA_VISIBLE_DEVICES= "$FEINT" run "$WORK/g.yaml" -o "$WORK/vis.h5" --backend cuda 2> "$WORK/err"; rc=$?; set -e
+[ $rc = 2 ] && grep -q "no CUDA device is visible" "$WORK/err" && [ ! -e "$WORK/vis.h5" ] ||
+  fail "CUDA_VISIBLE_DEVICES= with --backend cuda: exit $rc: $(cat "$WORK/err")"
+set +e; CUDA_VISIBLE_DEVICES=0 "$FEINT" run "$WORK/g.yaml" -o "$WORK/vis.h5" --backend cuda --device 1 2> "$WORK/err"
+rc=$?; set -e
+[ $rc = 2 ] && grep -q -- "--device 1: only 1 CUDA device is visible" "$WORK/err" ||
+  fail "CUDA_VISIBLE_DEVICES=0 --device 1: exit $rc: $(cat "$WORK/err")"
+echo "CUDA_VISIBLE_DEVICES: honoured (none visible: cpu / refused; one visible: --device 1 refused)"
 # out of GPU memory (the FEINT_CUDA_ALLOC_LIMIT test hook fails any request
 # above 4 KiB): exit 1, a message naming the phase and the bytes requested,
 # no output file; for the pattern + matrix path, a residual-only run and the

@@ -18,7 +18,9 @@
  * "s:NAME=value" times it in single precision, "A=1,B=2" sets both;
  * FEINT_BENCH_ENV_MATRIX=0 times only their residuals);
  * FEINT_BENCH_VARIANTS=0
- * leaves out the variants and cell orders (shorter runs).
+ * leaves out the variants and cell orders (shorter runs). The full run ends
+ * with the same sweep for P2 Poisson (the thread-transposition kernels'
+ * own family) beside the defaults; FEINT_BENCH_P2_SWEEP=1 runs only that.
  * Exits 0 printing "skipped: no GPU" without a GPU. */
 #include <stdint.h>
 #include <stdio.h>
@@ -89,6 +91,55 @@ static void compare_variants(feint_backend *b, const char *label, const double *
          st.block_build_ms);
 }
 
+/* The thread-transposition tuning on its own kernel family (P2
+ * tetrahedra, Poisson, atomic residual): blocks per batch x batches per
+ * chunk, and the defaults (about 128 cells a batch, 4 batches a chunk)
+ * beside them, so that the defaults are measured ones. */
+static void sweep_p2(feint_mesh *m) {
+  feint_space *s = NULL;
+  CHECK_OK(feint_space_create(m, 2, 1, &s));
+  if (!s) return;
+  feint_form *f = make_form(FEINT_PW_POISSON, s, 0);
+  double *F = malloc(sizeof(double) * s->n_dofs);
+  printf("\nP2 sweep (thread transposition, P2 Poisson, %lld cells, %lld dofs, nq %d, atomic residual ms): rows "
+         "blocks_per_batch, columns batches_per_chunk 1 4 16 64\n",
+         (long long)m->n_cells, (long long)s->n_dofs, f->quadrature->n);
+  const int bpbs[] = {1, 2, 4, 8}, bpcs[] = {1, 4, 16, 64};
+  double best = 1e30;
+  int best_i = 0, best_j = 0;
+  for (int i = 0; i <= 4; i++) {
+    if (i < 4)
+      printf("  bpb %2d:", bpbs[i]);
+    else
+      printf("  default:");
+    for (int j = 0; j < (i < 4 ? 4 : 1); j++) {
+      feint_problem p = {s, f, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_ATOMIC, i < 4 ? bpbs[i] : 0,
+                         i < 4 ? bpcs[j] : 0};
+      feint_backend *b = NULL;
+      if (feint_backend_cuda_create(&p, -1, &b)) {
+        printf("  (%s)", feint_error_message());
+        continue;
+      }
+      CHECK_OK(feint_cuda_set_variant(b, 1));
+      const double tr = time_calls(b, 0, f->u, F, 5);
+      feint_cuda_stats st;
+      feint_cuda_info(b, &st);
+      if (i < 4) {
+        printf("  %7.3f", tr);
+        if (tr < best) best = tr, best_i = i, best_j = j;
+      } else {
+        printf("  %7.3f (batch %d cells; %.0f%% above the sweep's best, bpb %d x %d)", tr, st.residual_batch,
+               100 * (tr / best - 1), bpbs[best_i], bpcs[best_j]);
+      }
+      feint_backend_destroy(b);
+    }
+    printf("\n");
+  }
+  free(F);
+  feint_form_destroy(f);
+  feint_space_destroy(s);
+}
+
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (feint_cuda_device_count() <= 0) {
@@ -118,6 +169,10 @@ int main(void) {
   printf("mesh: %lld cells, %lld nodes (%s, %.2f s)\n", (long long)m->n_cells, (long long)m->n_nodes,
          mesh_file ? mesh_file : "Kuhn cube", t_mesh);
   printf("device-to-device copy: %.1f GB/s (read + write)\n", copy_gbs);
+  if (getenv("FEINT_BENCH_P2_SWEEP") && atoi(getenv("FEINT_BENCH_P2_SWEEP"))) { /* the P2 sweep alone */
+    sweep_p2(m);
+    only = "none";
+  }
   for (int physics = 0; physics < 2; physics++) {
     const int phys = physics == 0 ? FEINT_PW_POISSON : FEINT_PW_ELASTICITY;
     if (only && strcmp(only, physics == 0 ? "poisson" : "elasticity")) continue;
@@ -351,6 +406,7 @@ int main(void) {
     feint_plan_destroy(plan);
     feint_space_destroy(s);
   }
+  if (!quick && !mesh_file && !only) sweep_p2(m);
   if (mesh_file)
     feint_mesh_destroy(m);
   else

@@ -2,7 +2,10 @@
  * CPU backend: on cases/hexcube.geo (refined once), for N = 1..4, BP1.0,
  * BP3.5 and BP3.0, stored and recomputed geometry, /operator/x is state.u
  * at the dofs and /operator/y equals the assembled CSR matrix of the bp
- * module (element matrices from the tabulated 3D basis) times x. */
+ * module (element matrices from the tabulated 3D basis) times x. Where a
+ * GPU is visible (tests/gpu/t611-operator-csr.sh: FEINT_GPU_TESTS=1 demands
+ * one) the same through --backend cuda: the GPU's y against the CSR matrix
+ * directly. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "feint/backend.h"
 #include "feint/bp.h"
 #include "feint/driver.h"
 #include "feint/error.h"
@@ -44,7 +48,10 @@ int main(void) {
   CHECK_OK(feint_expr_create(u_expr, "test", &ex));
 
   static const char *const kinds[] = {"bp1.0", "bp3.5", "bp3.0"};
-  double worst = 0;
+  const int n_backends = feint_cuda_device_count() > 0 ? 2 : 1; /* cpu, then cuda */
+  const char *want_gpu = getenv("FEINT_GPU_TESTS");
+  CHECK(n_backends == 2 || !want_gpu || strcmp(want_gpu, "1"), "FEINT_GPU_TESTS=1 but no CUDA device is visible");
+  double worst[2] = {0, 0};
   for (int N = 1; N <= 4; N++) {
     feint_bp_dofmap *d = NULL;
     CHECK_OK(feint_bp_dofmap_create(hm, N, &d));
@@ -56,7 +63,8 @@ int main(void) {
       feint_bp_csr *A = NULL;
       CHECK_OK(feint_bp_op_create(hm, d, (feint_bp_kind)k, FEINT_BP_GEO_STORED, 0.5, &op));
       CHECK_OK(feint_bp_assemble(op, &A));
-      for (int g = 0; g < 2; g++) {
+      for (int gb = 0; gb < 2 * n_backends; gb++) {
+        const int g = gb % 2, be = gb / 2;
         char s1[64], s2[64], s3[64];
         snprintf(s1, sizeof s1, "space.order=%d", N);
         snprintf(s2, sizeof s2, "operator.kind=%s", kinds[k]);
@@ -69,7 +77,7 @@ int main(void) {
         o.overrides = sets;
         o.output = out_path;
         o.backend_set = 1;
-        o.backend = FEINT_DEVICE_CPU;
+        o.backend = be ? FEINT_DEVICE_CUDA : FEINT_DEVICE_CPU;
         o.device_index = -1;
         o.quiet = 1;
         feint_run_report rep;
@@ -89,8 +97,9 @@ int main(void) {
           den += yc[i] * yc[i];
         }
         double r = sqrt(num / (den > 0 ? den : 1));
-        worst = fmax(worst, r);
-        CHECK(r < 1e-12, "N=%d %s %s: y vs CSR x: %g", N, kinds[k], g ? "recompute" : "stored", r);
+        worst[be] = fmax(worst[be], r);
+        CHECK(r < 1e-12, "N=%d %s %s %s: y vs CSR x: %g", N, kinds[k], g ? "recompute" : "stored",
+              be ? "cuda" : "cpu", r);
         free(x);
         free(y);
       }
@@ -101,7 +110,12 @@ int main(void) {
     free(yc);
     feint_bp_dofmap_destroy(d);
   }
-  printf("feint run operator: y vs assembled CSR x, worst relative difference %.2e (N = 1..4)\n", worst);
+  printf("feint run operator: y vs assembled CSR x, worst relative difference %.2e on the cpu backend (N = 1..4)\n",
+         worst[0]);
+  if (n_backends == 2)
+    printf("feint run operator: y vs assembled CSR x, worst relative difference %.2e on the cuda backend "
+           "(N = 1..4)\n",
+           worst[1]);
   feint_expr_destroy(ex);
   feint_hexmesh_destroy(hm);
   feint_mesh_destroy(gm);
