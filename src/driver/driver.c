@@ -221,8 +221,8 @@ static void describe_residual_kernel(const feint_backend *b, feint_run_report *r
   const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
                        : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
                                         : "thread transposition";
-  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s, cells in %s order", family,
-           st.curve_order ? "curve" : "mesh");
+  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s, cells in %s order%s", family,
+           st.curve_order ? "curve" : "mesh", st.lean_pipe ? ", pipelined over persistent blocks" : "");
 }
 
 /* One backend call of a compute phase. */

@@ -107,19 +107,20 @@ static void check_matrix(feint_backend *gpu, const char *tag, const double *V, d
  * blocks, is beyond this mesh's chunks, so those runs reach its last chunks'
  * bounds) and off in double, 1 ahead in single (off by default there). */
 static void check_lean_kinds(feint_mesh *m) {
-  int n_lean[3] = {0, 0, 0};
+  int n_lean[3] = {0, 0, 0}, n_pipe = 0;
   double worst_lean[3] = {0, 0, 0};
   static const char *prec_name[3] = {"double", "single/float", "single/double"};
-  /* variants {gather mode, minb, pack, prefetch}: both gathers, the unpacked shared records (double
-   * compute), the prefetch distance (-1: the default), the benchmark kinds' other register budgets (both
-   * gathers each) */
-  static const int vars[3][9][4] = {
-      {{0, 0, 1, -1}, {1, 0, 1, -1}, {0, 0, 0, -1}, {0, 0, 1, 1}, {1, 0, 1, 3}, {1, 0, 1, 0}, {0, 3, 1, -1},
-       {1, 3, 1, -1}},
+  /* variants {gather mode, minb, pack, prefetch, pipe}: both gathers, the unpacked shared records (double
+   * compute), the prefetch distance (-1: the default), the pipelined Poisson kernel (0 and missing: the
+   * default, on; -1 off; 2 on a grid of 2 blocks, so that each loops over several chunks), the benchmark
+   * kinds' other register budgets (both gathers each) */
+  static const int vars[3][10][5] = {
+      {{0, 0, 1, -1}, {1, 0, 1, -1}, {0, 0, 0, -1}, {0, 0, 1, 1}, {1, 0, 1, 3}, {1, 0, 1, 0}, {0, 0, 1, -1, -1},
+       {0, 0, 1, -1, 2}, {0, 3, 1, -1}, {1, 3, 1, -1}},
       {{0, 0, 1, -1}, {1, 0, 1, -1}, {1, 0, 1, 1}, {0, 4, 1, -1}, {1, 4, 1, -1}, {0, 6, 1, -1}, {1, 6, 1, -1},
        {0, 8, 1, -1}, {1, 8, 1, -1}},
       {{0, 0, 1, -1}, {1, 0, 1, -1}, {0, 0, 0, -1}, {1, 0, 1, 1}, {0, 3, 1, -1}, {1, 3, 1, -1}}};
-  static const int n_vars[3][2] = {{6, 8}, {3, 9}, {4, 6}}; /* [prec][bench] */
+  static const int n_vars[3][2] = {{8, 10}, {3, 9}, {4, 6}}; /* [prec][bench] */
   for (int physics = 0; physics < 2; physics++) {
     const int phys = physics ? FEINT_PW_ELASTICITY : FEINT_PW_POISSON, nc = physics ? 3 : 1;
     feint_space *s = NULL;
@@ -152,7 +153,8 @@ static void check_lean_kinds(feint_mesh *m) {
         worst_also = &worst_lean[prec];
         for (int var = 0; var < n_vars[prec][bench]; var++) {
           char mode[8], minb[8], pack[8], pf[8];
-          const int pfv = vars[prec][var][3];
+          /* pipe: 0 the default (on), -1 off, 2 on a grid of 2 blocks */
+          const int pfv = vars[prec][var][3], pipe = vars[prec][var][4] >= 0;
           snprintf(mode, sizeof mode, "%d", vars[prec][var][0]);
           snprintf(minb, sizeof minb, "%d", vars[prec][var][1]);
           snprintf(pack, sizeof pack, "%d", vars[prec][var][2]);
@@ -161,6 +163,8 @@ static void check_lean_kinds(feint_mesh *m) {
           setenv("FEINT_CUDA_LEAN_MINB", minb, 1);
           setenv("FEINT_CUDA_LEAN_PACK", pack, 1);
           if (pfv >= 0) setenv("FEINT_CUDA_LEAN_PF", pf, 1);
+          if (!pipe) setenv("FEINT_CUDA_LEAN_PIPE", "0", 1);
+          if (vars[prec][var][4] == 2) setenv("FEINT_CUDA_LEAN_PIPE_GRID", "2", 1); /* each block: ~5 chunks */
           for (int st = 0; st < 3; st++) {
             p.strategy = (feint_assembly_strategy)st;
             feint_backend *gpu = NULL;
@@ -180,11 +184,17 @@ static void check_lean_kinds(feint_mesh *m) {
             CHECK(stats.lean_residual == want_lean, "%s: lean kernel %s", tag, want_lean ? "not used" : "used");
             CHECK(!want_lean || stats.lean_real == want_real, "%s: lean kernel computes in %d-byte reals", tag,
                   stats.lean_real);
-            /* the distance asked for; by default a wave of resident blocks in double, none in single */
-            CHECK(!want_lean || (pfv >= 0 ? stats.lean_prefetch == pfv
-                                 : prec   ? stats.lean_prefetch == 0
-                                          : stats.lean_prefetch > 0),
+            /* the pipelined kernel serves Poisson in double, atomic and gather */
+            const int want_pipe = want_lean && pipe && !physics && !prec && st != FEINT_ASSEMBLY_COLORED;
+            /* the distance asked for; by default a wave of resident blocks in double, none in single; none
+             * where the pipelined kernel ran (it fetches its next chunks itself) */
+            CHECK(!want_lean || (want_pipe  ? stats.lean_prefetch == 0
+                                 : pfv >= 0 ? stats.lean_prefetch == pfv
+                                 : prec     ? stats.lean_prefetch == 0
+                                            : stats.lean_prefetch > 0),
                   "%s: prefetch distance %d", tag, stats.lean_prefetch);
+            CHECK(stats.lean_pipe == want_pipe, "%s: pipelined kernel %s", tag, want_pipe ? "not used" : "used");
+            n_pipe += stats.lean_pipe;
             n_lean[prec] += stats.lean_residual;
             feint_backend_destroy(gpu);
           }
@@ -192,6 +202,8 @@ static void check_lean_kinds(feint_mesh *m) {
           unsetenv("FEINT_CUDA_LEAN_MINB");
           unsetenv("FEINT_CUDA_LEAN_PACK");
           unsetenv("FEINT_CUDA_LEAN_PF");
+          unsetenv("FEINT_CUDA_LEAN_PIPE");
+          unsetenv("FEINT_CUDA_LEAN_PIPE_GRID");
         }
         unsetenv("FEINT_CUDA_LEAN_REAL");
       }
@@ -209,9 +221,11 @@ static void check_lean_kinds(feint_mesh *m) {
   printf("lean P1 tetrahedron kernels: %d / %d / %d residuals (double / single in float / single in double; kind "
          "combinations x variants x strategies) agree; worst relative error %.3e / %.3e / %.3e\n",
          n_lean[0], n_lean[1], n_lean[2], worst_lean[0], worst_lean[1], worst_lean[2]);
+  printf("pipelined lean Poisson kernel: %d residuals agree\n", n_pipe);
   for (int prec = 0; prec < 3; prec++)
     CHECK(n_lean[prec] > 0 || getenv("FEINT_TEST_EXTRA_DEGREE"), "no %s residual ran the lean kernels",
           prec_name[prec]);
+  CHECK(n_pipe > 0 || getenv("FEINT_TEST_EXTRA_DEGREE"), "no residual ran the pipelined kernel");
 }
 
 int main(void) {

@@ -324,10 +324,10 @@ int main(void) {
           double num = 0, den = 0;
           for (int64_t i = 0; i < nd; i++) num += (Fe[i] - F[i]) * (Fe[i] - F[i]), den += F[i] * F[i];
           CHECK(sqrt(num / den) <= (sgl ? 1e-5 : 1e-12), "%s residual differs: %.3e", set, sqrt(num / den));
-          printf("        %s%s: residual %.3f ms (%.0f%% of copy; lean %d, real %d, prefetch %d, rel. diff %.1e), "
-                 "matrix %.3f ms\n",
+          printf("        %s%s: residual %.3f ms (%.0f%% of copy; lean %d, real %d, prefetch %d, pipelined %d, rel. "
+                 "diff %.1e), matrix %.3f ms\n",
                  sgl ? "single " : "", set, te, 100 * (sgl ? res_bytes_s : res_bytes) / te / 1e6 / copy_gbs,
-                 se.lean_residual, se.lean_real, se.lean_prefetch, sqrt(num / den), tme);
+                 se.lean_residual, se.lean_real, se.lean_prefetch, se.lean_pipe, sqrt(num / den), tme);
           free(Fe);
           feint_backend_destroy(b0);
         }

@@ -1396,6 +1396,145 @@ __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
   p1_chunk_flush<NE, NC, S>(B, K, elem, mode, out);
 }
 
+/* The pipelined lean Poisson kernel (double precision, the atomic and
+ * gather strategies: launches over all chunks in plan order; the default
+ * there, FEINT_CUDA_LEAN_PIPE=0 turns it off): the lean kernel's cell
+ * arithmetic and walk flush, with the shared gather, as a persistent,
+ * software-pipelined loop. A block walks chunks b, b + G, b + 2G, ... (G
+ * the grid) and, while it computes chunk b, the copy engine of the SM
+ * fetches what the next chunks need by cp.async into shared memory (no
+ * registers held): chunk b + G's node records and u (its distinct
+ * vertices, from the plan already staged), and chunk b + 2G's plan (the
+ * inverse map, local indices, targets, target ends) with chunk b + 3G's
+ * plan pointers. So the dependent DRAM round trips (plan -> vertex ids ->
+ * records) leave the chunk's critical path, which the one-chunk-per-block
+ * kernel has to wait out (NOTES.md v9/v10: 58% of its stall samples).
+ * Stages: plan 3 (b, b + G, b + 2G), records 2 (b, b + G); 46 KB of shared
+ * memory and 64 registers: 4 blocks per SM, the grid one wave of them.
+ * Measured (NOTES.md v12): the Gmsh cube 14% faster (atomic 0.194 against
+ * 0.225 ms, gather 0.218 against 0.253), the Kuhn cube even (0.145). */
+constexpr int PIPE_CB = 256, PIPE_NE = 4, PIPE_RW = 6;
+struct __align__(16) pipe_plan { /* one chunk's plan in shared memory */
+  uint16_t ient[PIPE_CB * PIPE_NE];
+  uint32_t lidx[PIPE_CB];
+  int tgt[256];
+  uint16_t iend[256 + 4]; /* from an aligned word: first at iend[ioff] */
+  int u0, nu, ioff, next_u[2]; /* next_u: the plan pointers of chunk + G (uptr[b + G], uptr[b + G + 1]) */
+};
+struct pipe_shared {
+  double elem[PIPE_CB * PIPE_NE];
+  double rec[2][256 * PIPE_RW];
+  pipe_plan plan[3];
+};
+
+__device__ __forceinline__ void cp_async4(void *dst, const void *src) { __pipeline_memcpy_async(dst, src, 4); }
+
+/* Issue chunk b's plan into P (u0 and nu already in P, from the previous
+ * stage's next_u) and chunk b + G's plan pointers. */
+__device__ __forceinline__ void pipe_issue_plan(const bview &B, int b, int G, pipe_plan &Pl) {
+  const int t = threadIdx.x;
+  const uint16_t *gient = B.ient + (size_t)b * PIPE_CB * PIPE_NE;
+  if (t < PIPE_CB * PIPE_NE / 8) __pipeline_memcpy_async(Pl.ient + t * 8, gient + t * 8, 16);
+  if (t < PIPE_CB / 4) __pipeline_memcpy_async(Pl.lidx + t * 4, B.lidx + (size_t)b * PIPE_CB + t * 4, 16);
+  const int u0 = Pl.u0, nu = Pl.nu;
+  if (t == 0) Pl.ioff = u0 & 1;
+  if (t < nu) cp_async4(Pl.tgt + t, B.tgt + u0 + t);
+  const int w0 = u0 >> 1, nw = ((u0 + nu + 1) >> 1) - w0; /* iend as aligned 4-byte words */
+  if (t < nw) cp_async4(Pl.iend + 2 * t, B.iend + 2 * (w0 + t));
+  const int bn = b + G;
+  if (t == 0 && bn < B.n_chunks) {
+    cp_async4(Pl.next_u + 0, B.uptr + bn);
+    cp_async4(Pl.next_u + 1, B.uptr + bn + 1);
+  }
+}
+
+/* Issue the node records and u of the chunk whose plan is Pl into rec. */
+__device__ __forceinline__ void pipe_issue_records(const kparams &P, const pipe_plan &Pl, int with_state,
+                                                   const void *u, double *rec) {
+  const int t = threadIdx.x;
+  if (t < Pl.nu) {
+    const int nd = Pl.tgt[t];
+    const double *x = (const double *)P.xyzw + (size_t)nd * 4;
+    __pipeline_memcpy_async(rec + t * PIPE_RW, x, 16);
+    __pipeline_memcpy_async(rec + t * PIPE_RW + 2, x + 2, 16);
+    if (with_state)
+      __pipeline_memcpy_async(rec + t * PIPE_RW + 4, (const double *)u + nd, 8);
+    else
+      rec[t * PIPE_RW + 4] = 0;
+  }
+}
+
+template <int KA>
+__global__ void __launch_bounds__(256, 4) p1_lean_pipe_kernel(kparams P, p1tab T, cview V, bview B,
+                                                              const int *__restrict__ chunks, int mode,
+                                                              int with_state, const void *__restrict__ u,
+                                                              void *__restrict__ out) {
+  (void)chunks;
+  extern __shared__ double shm[];
+  pipe_shared &S = *(pipe_shared *)shm;
+  const int t = threadIdx.x, G = gridDim.x, b0 = blockIdx.x;
+  /* prologue: plans of b0 and b0 + G, records of b0 */
+  if (t == 0) {
+    S.plan[0].u0 = __ldg(B.uptr + b0);
+    S.plan[0].nu = __ldg(B.uptr + b0 + 1) - S.plan[0].u0;
+  }
+  __syncthreads();
+  pipe_issue_plan(B, b0, G, S.plan[0]);
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
+  __syncthreads();
+  if (b0 + G < B.n_chunks) {
+    if (t == 0) {
+      S.plan[1].u0 = S.plan[0].next_u[0];
+      S.plan[1].nu = S.plan[0].next_u[1] - S.plan[0].next_u[0];
+    }
+  }
+  __syncthreads();
+  pipe_issue_records(P, S.plan[0], with_state, u, S.rec[0]);
+  if (b0 + G < B.n_chunks) pipe_issue_plan(B, b0 + G, G, S.plan[1]);
+  __pipeline_commit();
+  int it = 0;
+  for (int b = b0; b < B.n_chunks; b += G, it++) {
+    const int ps = it % 3, rs = it & 1;
+    pipe_plan &Pl = S.plan[ps];
+    pipe_plan &Pn = S.plan[(it + 1) % 3];
+    pipe_plan &Pnn = S.plan[(it + 2) % 3];
+    __pipeline_wait_prior(0); /* records of b, plan of b + G (issued a chunk ago) */
+    __syncthreads();
+    const bool has_n = b + G < B.n_chunks, has_nn = b + 2 * G < B.n_chunks;
+    if (has_nn && t == 0) { /* plan pointers of b + 2G, fetched with b + G's plan */
+      Pnn.u0 = Pn.next_u[0];
+      Pnn.nu = Pn.next_u[1] - Pn.next_u[0];
+    }
+    if (has_n) pipe_issue_records(P, Pn, with_state, u, S.rec[rs ^ 1]);
+    __syncthreads(); /* Pnn.u0 / nu visible */
+    if (has_nn) pipe_issue_plan(B, b + 2 * G, G, Pnn);
+    __pipeline_commit();
+    /* the chunk's cells */
+    const int c = b * PIPE_CB + t;
+    if (c < P.n_cells) {
+      p1shared_t<double> Gs;
+      Gs.rec = S.rec[rs];
+      Gs.u = S.rec[rs] + 4;
+      Gs.node = Pl.tgt;
+      Gs.li = Pl.lidx[t];
+      double res[4];
+      p1_lean_cell<1, KA, 0, true, PIPE_RW, double, double>(P, T, V, c, Gs, NULL, u, res);
+#pragma unroll
+      for (int i = 0; i < 4; i++) S.elem[i * PIPE_CB + t] = res[i];
+    }
+    __syncthreads();
+    /* the walk over the chunk's targets (p1_chunk_flush) */
+    for (int k = t; k < Pl.nu; k += PIPE_CB) {
+      const int j0 = k ? Pl.iend[Pl.ioff + k - 1] : 0, j1 = Pl.iend[Pl.ioff + k];
+      double sum = 0;
+      for (int j = j0; j < j1; j++) sum += S.elem[Pl.ient[j]];
+      put<double>(out, mode == OUT_BUFFER ? (int64_t)Pl.u0 + k : (int64_t)Pl.tgt[k], sum, mode);
+    }
+    __syncthreads(); /* elem, this plan stage and these records are free again */
+  }
+}
+
 /* out[r * nco + cc] = sum of part[ent[k] * nco + cc], k in ptr[r] .. ptr[r + 1]
  * (the chunks' partial sums of target r, in chunk order). */
 template <int NCO, typename S>
@@ -1622,6 +1761,9 @@ typedef struct {
   int lean_real;         /* p1lean's compute type: 8 double, 4 float (single precision) */
   int lean_rw;           /* p1lean's shared-gather record width (p1_lean_rw; 4: u in its own array) */
   int lean_pf;           /* p1lean's prefetch distance in chunks (bview.pf_ahead; 0: off) */
+  blk_kernel_t p1pipe;   /* p1_lean_pipe_kernel for the form's kappa kind (Poisson, double), or NULL */
+  int lean_pipe;         /* atomic and gather residuals by p1pipe (default; FEINT_CUDA_LEAN_PIPE=0: off) */
+  int pipe_last;         /* the last vector call ran p1pipe */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -2255,7 +2397,8 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   }
   FEINT_CALL(upload(&B.d_uptr, ucount.data(), (size_t)n_chunks + 1, phase));
   FEINT_CALL(upload(&B.d_tgt, tgt.data(), (size_t)n_u, phase));
-  FEINT_CALL(upload(&B.d_iend, iend.data(), (size_t)n_u, phase));
+  iend.push_back(0); /* a pad: the pipelined kernel copies whole 4-byte words of iend */
+  FEINT_CALL(upload(&B.d_iend, iend.data(), iend.size(), phase));
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
   if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
     FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
@@ -2380,6 +2523,28 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
     V.n_tgt = (int)B.n_u;
   }
   const size_t n_ent = (size_t)B.V.cb * B.V.ne;
+  /* the pipelined Poisson kernel (launches over all chunks: not colored) */
+  const int pipe = lean && d->lean_pipe && d->p1pipe && p->strategy != FEINT_ASSEMBLY_COLORED && B.V.cb == PIPE_CB;
+  if (!which) d->pipe_last = pipe;
+  if (pipe) {
+    const size_t psh = sizeof(pipe_shared);
+    FEINT_CALL(shmem_attr((const void *)d->p1pipe, psh, phase));
+    int per_sm = 0;
+    CUDA_CALL(phase, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d->p1pipe, PIPE_CB, psh));
+    unsigned grid = (unsigned)std::min<int64_t>(B.V.n_chunks, (int64_t)std::max(1, per_sm) * d->sm_count);
+    const char *pg = getenv("FEINT_CUDA_LEAN_PIPE_GRID"); /* tests: fewer blocks, each looping over more chunks */
+    if (pg && atoi(pg) > 0) grid = std::min(grid, (unsigned)atoi(pg));
+    V.pf_ahead = 0;
+    const blk_kernel_t k = d->p1pipe;
+    return by_strategy(
+        d, p, phase, 0, (const int *)NULL,
+        [&] { k<<<grid, PIPE_CB, psh>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
+        [&](int64_t, int64_t) {},
+        [&] {
+          k<<<grid, PIPE_CB, psh>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+          launch_part_gather<double>(B, out);
+        });
+  }
   /* entries, inverse map, and for the shared gather 256 vertices' records, u and node ids (entries,
    * records and u in the kernel's compute type) */
   const int sg = V.lidx && !(lean && d->lean_gather == LEAN_GLOBAL);
@@ -2757,6 +2922,15 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.wa = P.wa;
   }
   d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_pf);
+  {
+    const char *pe = getenv("FEINT_CUDA_LEAN_PIPE");
+    d->lean_pipe = !(pe && !strcmp(pe, "0"));
+    d->p1pipe = NULL;
+    if (d->p1lean && !d->single && P.physics == FEINT_PW_POISSON && P.nc == 1) {
+      const int ka = (int)p->form->aux[0].kind;
+      d->p1pipe = ka == 0 ? p1_lean_pipe_kernel<0> : ka == 1 ? p1_lean_pipe_kernel<1> : p1_lean_pipe_kernel<2>;
+    }
+  }
   d->Vo.cells = P.cells;
   d->Vo.sdofs = P.sdofs;
   d->Vo.cdofs = P.cell_dofs;
@@ -2859,7 +3033,8 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->block_build_ms = d->bp[0].build_ms + d->bp[1].build_ms;
   st->lean_residual = d->lean_last;
   st->lean_real = d->lean_last ? d->lean_real : 0;
-  st->lean_prefetch = d->lean_last ? d->lean_pf : 0;
+  st->lean_prefetch = d->lean_last && !d->pipe_last ? d->lean_pf : 0; /* the pipelined kernel fetches its own */
+  st->lean_pipe = d->lean_last && d->pipe_last;
   return FEINT_OK;
 }
 

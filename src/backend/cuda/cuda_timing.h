@@ -36,6 +36,8 @@ typedef struct {
   int lean_prefetch;      /* its L2 prefetch distance in chunks (by default a wave of resident blocks in double,
                              none in single; FEINT_CUDA_LEAN_PF=N, 0: off), 0 when it did not run or did not
                              prefetch */
+  int lean_pipe;          /* 1: it ran as the pipelined persistent kernel (Poisson in double, atomic and gather;
+                             FEINT_CUDA_LEAN_PIPE=0 turns it off) */
 } feint_cuda_stats;
 
 typedef struct {
