@@ -1411,8 +1411,8 @@ __global__ void __launch_bounds__(256, MINB) p1_lean_kernel(
  * kernel has to wait out (NOTES.md v9/v10: 58% of its stall samples).
  * Stages: plan 3 (b, b + G, b + 2G), records 2 (b, b + G); 46 KB of shared
  * memory and 64 registers: 4 blocks per SM, the grid one wave of them.
- * Measured (NOTES.md v12): the Gmsh cube 14% faster (atomic 0.194 against
- * 0.225 ms, gather 0.218 against 0.253), the Kuhn cube even (0.145). */
+ * Measured (NOTES.md v12): the Gmsh cube 12-15% faster (atomic 0.197
+ * against 0.231 ms, gather 0.222 against 0.252), the Kuhn cube 0-5%. */
 constexpr int PIPE_CB = 256, PIPE_NE = 4, PIPE_RW = 6;
 struct __align__(16) pipe_plan { /* one chunk's plan in shared memory */
   uint16_t ient[PIPE_CB * PIPE_NE];
@@ -1429,8 +1429,8 @@ struct pipe_shared {
 
 __device__ __forceinline__ void cp_async4(void *dst, const void *src) { __pipeline_memcpy_async(dst, src, 4); }
 
-/* Issue chunk b's plan into P (u0 and nu already in P, from the previous
- * stage's next_u) and chunk b + G's plan pointers. */
+/* Issue chunk b's plan into Pl (Pl.u0 and Pl.nu already set, from the
+ * previous stage's next_u) and chunk b + G's plan pointers. */
 __device__ __forceinline__ void pipe_issue_plan(const bview &B, int b, int G, pipe_plan &Pl) {
   const int t = threadIdx.x;
   const uint16_t *gient = B.ient + (size_t)b * PIPE_CB * PIPE_NE;
