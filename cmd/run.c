@@ -97,6 +97,12 @@ static void json_string(const char *s) {
   putchar('"');
 }
 
+/* "key": "value" (value escaped as a JSON string). */
+static void json_key_string(const char *key, const char *value) {
+  printf("\"%s\": ", key);
+  json_string(value);
+}
+
 /* {"phase": seconds, ...} (the opening brace already printed). */
 static void print_json_phases(const double *seconds) {
   for (int k = 0; k < FEINT_PHASE_COUNT; k++) printf("%s\"%s\": %.9f", k ? ", " : "", feint_phase_names[k], seconds[k]);
@@ -105,20 +111,20 @@ static void print_json_phases(const double *seconds) {
 
 /* --json: one machine-readable summary object on stdout. */
 static void print_json(const feint_run_options *o, const feint_run_report *rep) {
-  printf("{\"case\": ");
-  json_string(o->case_path);
-  printf(", \"output\": ");
-  json_string(rep->output);
-  printf(", \"backend\": ");
-  json_string(rep->backend);
-  printf(", \"device\": ");
-  json_string(rep->device);
+  printf("{");
+  json_key_string("case", o->case_path);
+  printf(", ");
+  json_key_string("output", rep->output);
+  printf(", ");
+  json_key_string("backend", rep->backend);
+  printf(", ");
+  json_key_string("device", rep->device);
   printf(", \"members\": %d, \"backend_reused\": %d", rep->n_members, rep->n_backend_reused);
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
-  printf(", \"colors\": %d, \"residual_kernel\": ", rep->n_colors);
-  json_string(rep->residual_kernel);
+  printf(", \"colors\": %d, ", rep->n_colors);
+  json_key_string("residual_kernel", rep->residual_kernel);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");

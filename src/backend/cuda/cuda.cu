@@ -1074,6 +1074,24 @@ __device__ __forceinline__ void p1_chunk_gather(const kparams &P, const bview &B
   __syncthreads();
 }
 
+/* One target's sum: its entries j0 .. j1 - 1 of the chunk's inverse map
+ * ient, in that order (NO components, cstride apart in elem), written to
+ * out[o * NO + cc] by the strategy's mode. */
+template <int NO, typename S, typename E>
+__device__ __forceinline__ void p1_put_target(const E *elem, int cstride, const uint16_t *ient, int j0, int j1,
+                                              int64_t o, int mode, void *__restrict__ out) {
+  E s[NO];
+#pragma unroll
+  for (int cc = 0; cc < NO; cc++) s[cc] = 0;
+  for (int j = j0; j < j1; j++) {
+    const int pos = ient[j];
+#pragma unroll
+    for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
+  }
+#pragma unroll
+  for (int cc = 0; cc < NO; cc++) put<S>(out, o * NO + cc, s[cc], mode);
+}
+
 /* After the cells wrote their entries (elem[(cc * NE + e) * cb + t], type
  * E): one thread per distinct target sums its entries
  * in the inverse map's order (in E) and writes the sum once (see above for
@@ -1087,17 +1105,7 @@ __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const
   for (int k = threadIdx.x; k < K.nu; k += cb) {
     int tgn = 0, j0n = 0, j1n = 0; /* the next round's target, fetched while this one is summed */
     if (k + cb < K.nu) p1_target(B, K.u0, k + cb, tgn, j0n, j1n);
-    E s[NO];
-#pragma unroll
-    for (int cc = 0; cc < NO; cc++) s[cc] = 0;
-    for (int j = K.j0; j < K.j1; j++) {
-      const int pos = K.sient[j];
-#pragma unroll
-      for (int cc = 0; cc < NO; cc++) s[cc] += elem[cc * cstride + pos];
-    }
-#pragma unroll
-    for (int cc = 0; cc < NO; cc++)
-      put<S>(out, (int64_t)(mode == OUT_BUFFER ? K.u0 + k : K.tg) * NO + cc, s[cc], mode);
+    p1_put_target<NO, S>(elem, cstride, K.sient, K.j0, K.j1, mode == OUT_BUFFER ? K.u0 + k : K.tg, mode, out);
     K.tg = tgn, K.j0 = j0n, K.j1 = j1n;
   }
 }
@@ -1524,12 +1532,10 @@ __global__ void __launch_bounds__(256, 4) p1_lean_pipe_kernel(kparams P, p1tab T
       for (int i = 0; i < 4; i++) S.elem[i * PIPE_CB + t] = res[i];
     }
     __syncthreads();
-    /* the walk over the chunk's targets (p1_chunk_flush) */
+    /* the walk over the chunk's targets, as p1_chunk_flush */
     for (int k = t; k < Pl.nu; k += PIPE_CB) {
       const int j0 = k ? Pl.iend[Pl.ioff + k - 1] : 0, j1 = Pl.iend[Pl.ioff + k];
-      double sum = 0;
-      for (int j = j0; j < j1; j++) sum += S.elem[Pl.ient[j]];
-      put<double>(out, mode == OUT_BUFFER ? (int64_t)Pl.u0 + k : (int64_t)Pl.tgt[k], sum, mode);
+      p1_put_target<1, double>(S.elem, 0, Pl.ient, j0, j1, mode == OUT_BUFFER ? Pl.u0 + k : Pl.tgt[k], mode, out);
     }
     __syncthreads(); /* elem, this plan stage and these records are free again */
   }
@@ -1764,6 +1770,7 @@ typedef struct {
   blk_kernel_t p1pipe;   /* p1_lean_pipe_kernel for the form's kappa kind (Poisson, double), or NULL */
   int lean_pipe;         /* atomic and gather residuals by p1pipe (default; FEINT_CUDA_LEAN_PIPE=0: off) */
   int pipe_last;         /* the last vector call ran p1pipe */
+  int pipe_grid;         /* p1pipe's blocks: one wave of resident ones (FEINT_CUDA_LEAN_PIPE_GRID caps it) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
   cudaEvent_t ev0, ev1;
@@ -2528,12 +2535,7 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   if (!which) d->pipe_last = pipe;
   if (pipe) {
     const size_t psh = sizeof(pipe_shared);
-    FEINT_CALL(shmem_attr((const void *)d->p1pipe, psh, phase));
-    int per_sm = 0;
-    CUDA_CALL(phase, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d->p1pipe, PIPE_CB, psh));
-    unsigned grid = (unsigned)std::min<int64_t>(B.V.n_chunks, (int64_t)std::max(1, per_sm) * d->sm_count);
-    const char *pg = getenv("FEINT_CUDA_LEAN_PIPE_GRID"); /* tests: fewer blocks, each looping over more chunks */
-    if (pg && atoi(pg) > 0) grid = std::min(grid, (unsigned)atoi(pg));
+    const unsigned grid = (unsigned)std::min<int64_t>(B.V.n_chunks, d->pipe_grid);
     V.pf_ahead = 0;
     const blk_kernel_t k = d->p1pipe;
     return by_strategy(
@@ -2929,6 +2931,13 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     if (d->p1lean && !d->single && P.physics == FEINT_PW_POISSON && P.nc == 1) {
       const int ka = (int)p->form->aux[0].kind;
       d->p1pipe = ka == 0 ? p1_lean_pipe_kernel<0> : ka == 1 ? p1_lean_pipe_kernel<1> : p1_lean_pipe_kernel<2>;
+      const char *phase = "pipelined residual kernel";
+      FEINT_CALL(shmem_attr((const void *)d->p1pipe, sizeof(pipe_shared), phase));
+      int per_sm = 0;
+      CUDA_CALL(phase, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d->p1pipe, PIPE_CB, sizeof(pipe_shared)));
+      d->pipe_grid = std::max(1, per_sm) * d->sm_count;
+      const char *pg = getenv("FEINT_CUDA_LEAN_PIPE_GRID"); /* tests: fewer blocks, each looping over more chunks */
+      if (pg && atoi(pg) > 0) d->pipe_grid = std::min(d->pipe_grid, atoi(pg));
     }
   }
   d->Vo.cells = P.cells;
