@@ -13,8 +13,8 @@ PKG_LIBS   := $(shell pkg-config --libs hdf5-serial yaml-0.1 2>/dev/null)
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-           -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
-LDLIBS  += -lgmsh $(PKG_LIBS) -lm
+           -pthread -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
+LDLIBS  += -lgmsh $(PKG_LIBS) -lm -lpthread
 
 LIB_SRC := $(filter-out src/backend/cuda/%,$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
@@ -38,8 +38,14 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test test-gpu bench bench-gpu install clean
-all: $(BUILD)/feint $(TEST_BIN)
+.PHONY: all test test-gpu bench bench-gpu bench-e2e install clean
+BENCH_BIN := $(BUILD)/bench/gen-cube-msh $(BUILD)/bench/gmsh-open
+all: $(BUILD)/feint $(TEST_BIN) $(BENCH_BIN)
+
+# the end-to-end benchmark's mesh generator and floor (not part of feint)
+$(BUILD)/bench/%: tests/bench/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
 
 $(BUILD)/libfeint.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -71,6 +77,10 @@ bench: all
 
 bench-gpu: all
 	BUILD=$(BUILD) bash tests/gpu/bench.sh
+	BUILD=$(BUILD) bash tests/bench/e2e.sh
+
+bench-e2e: all
+	BUILD=$(BUILD) bash tests/bench/e2e.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

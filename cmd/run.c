@@ -133,6 +133,9 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   print_json_phases(rep->h2d_seconds);
   printf(", \"d2h_seconds\": {");
   print_json_phases(rep->d2h_seconds);
+  printf(", \"kernel_seconds\": {");
+  print_json_phases(rep->kernel_seconds);
+  printf(", \"gmsh_open_seconds\": %.9f", rep->gmsh_seconds);
   printf("}\n");
 }
 
@@ -153,7 +156,7 @@ static int run_mode(int argc, char **argv, int mode) {
   status = feint_driver_run(&o, &rep);
   free(sets);
   if (status) return cmd_fail(status);
-  if (mode == MODE_BENCH) return cmd_bench_report(&o, &rep);
+  if (mode == MODE_BENCH && !o.json) return cmd_bench_report(&o, &rep);
   if (mode == MODE_CHECK) {
     printf("%s: ok (%lld cells, %lld dofs)\n", o.case_path, (long long)rep.n_cells, (long long)rep.n_dofs);
     return 0;

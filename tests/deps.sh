@@ -3,7 +3,7 @@
 # Usage: bash tests/deps.sh [build|test]
 set -euo pipefail
 pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev)
-[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py)
+[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -98,6 +98,12 @@ int feint_backend_operator_create(feint_device_kind kind, int device_index, cons
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
 /* Number of usable CUDA devices (0 when built without CUDA or none found). */
 int feint_cuda_device_count(void);
+/* Make the CUDA context of device_index (< 0: the first) on a thread of
+ * its own, beside what the host does meanwhile (the mesh read); nothing
+ * without CUDA or a device, errors left to the first real use. Wait joins
+ * the thread (before the process ends). */
+void feint_cuda_warm_up_start(int device_index);
+void feint_cuda_warm_up_wait(void);
 int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
 /* The visible CUDA device to use for device_index (< 0: the first), in
  * *dev; FEINT_ERR_INPUT when none is visible or the index is out of range. */

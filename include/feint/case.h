@@ -131,6 +131,10 @@ typedef struct {
   /* output: */
   char *output_file;   /* default: case file name with .h5; -o overrides */
   int write_residual, write_matrix, write_rhs, write_element_matrices;
+  /* /dofs/cell_dofs: 1 written, 0 not, -1 (auto, the default) written
+   * unless the space is first order without element matrices (then the
+   * dof map is the mesh's connectivity, which the user already has) */
+  int write_cell_dofs;
   int write_near_null_space; /* /near_null_space: rigid body modes or constants */
   char *matrix_market_file;  /* also write the matrix as Matrix Market; NULL = no */
 

@@ -1,6 +1,7 @@
 /* feint HDF5 access: reading coefficient datasets and writing the output
- * file atomically (temporary name in the same directory, renamed on
- * success, removed on failure), in the layout of ../shared/case-format.md. */
+ * file atomically (temporary name in the same directory, created at the
+ * first write, renamed on success, removed on failure and on SIGINT,
+ * SIGTERM and SIGHUP), in the layout of ../shared/case-format.md. */
 #ifndef FEINT_H5_H
 #define FEINT_H5_H
 
@@ -13,8 +14,11 @@ int feint_h5_read_doubles(const char *file, const char *dataset, int64_t n, cons
 
 typedef struct feint_output feint_output;
 
-/* Create the temporary file beside `path` (fails early, FEINT_ERR_INPUT,
- * if the directory is not writable). */
+/* Check the target before anything is computed (FEINT_ERR_INPUT: an empty
+ * name, a directory, a device, FIFO or socket, a dangling symbolic link, a
+ * directory that cannot take a new file). A symbolic link is written
+ * through: its target gets the file, the link stays. Nothing is created
+ * until the first write. */
 int feint_output_create(const char *path, feint_output **out);
 /* Datasets; names may contain '/' (groups are created). */
 int feint_output_doubles(feint_output *o, const char *name, int rank, const int64_t *dims,
@@ -25,13 +29,24 @@ int feint_output_int32(feint_output *o, const char *name, int rank, const int64_
                        const int32_t *data);
 /* CSR matrix group `name`: indptr, indices (int64, from 32- or 64-bit
  * column indices in memory: exactly one of indices / indices64 non-NULL),
- * data (float64); the MATLAB v7.3 sparse layout beside them: jc, ir (copies
- * of indptr, indices as uint64, the type MATLAB writes), attributes
+ * data (float64); the MATLAB v7.3 sparse layout beside them: jc, ir (hard
+ * links to indptr, indices: each array is stored once), attributes
  * MATLAB_sparse (uint64) = n_rows and MATLAB_class = "double"; attribute
- * shape = [n_rows, n_cols]. Datasets written by the other functions carry
- * MATLAB_class ("double", "int64", "int32") too. */
+ * shape = [n_rows, n_cols]. With pattern_group non-NULL, indptr and
+ * indices are links to pattern_group/indptr and /indices (in this file
+ * when pattern_file is NULL, else external links into pattern_file) and
+ * the arrays given are not written. Datasets written by the other
+ * functions carry MATLAB_class ("double", "int64", "int32") too. */
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols,
-                     const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data);
+                     const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data,
+                     const char *pattern_file, const char *pattern_group);
+/* A link `name` to the dataset or group `target`: a hard link in this file
+ * (file NULL) or an external link into `file` (relative to this file's
+ * directory, or absolute). */
+int feint_output_link(feint_output *o, const char *name, const char *file, const char *target);
+/* An int32 dataset of n zeros that takes no space in the file (never
+ * written; readers get the fill value 0). */
+int feint_output_zeros_int32(feint_output *o, const char *name, int64_t n);
 /* Attributes on the root group or on an object. */
 int feint_output_attr_string(feint_output *o, const char *object, const char *name, const char *value);
 int feint_output_attr_double(feint_output *o, const char *object, const char *name, double value);

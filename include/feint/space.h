@@ -87,7 +87,10 @@ typedef struct {
                                                       on single-shape ones */
   int64_t n_scalar_dofs;
   int64_t n_dofs;            /* n_scalar_dofs * components */
-  int64_t *scalar_cell_dofs; /* n_cells x nb (-1 past a narrower block's nb) */
+  int64_t *scalar_cell_dofs; /* n_cells x nb (-1 past a narrower block's nb); for P1 on a mesh whose
+                                nodes are all vertices of its cells, mesh->cells itself (then
+                                scalar_cell_dofs_borrowed: not freed), read-only either way */
+  int scalar_cell_dofs_borrowed;
   int64_t *cell_dofs;        /* n_cells x nbc (points to scalar_cell_dofs when components == 1; -1 as above) */
   double *coordinates;       /* n_scalar_dofs x 3: where each scalar dof sits */
   /* Topology kept for facet dofs (feint_space_facet_dofs): */

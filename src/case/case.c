@@ -536,7 +536,7 @@ static int default_output(const loader *L, char **out) {
 
 static int fill_output_backend(const loader *L, const tree_node *root) {
   static const char *const okeys[] = {"file", "residual", "matrix", "rhs", "element_matrices",
-                                      "matrix_market", "near_null_space", NULL};
+                                      "matrix_market", "near_null_space", "cell_dofs", NULL};
   static const char *const bkeys[] = {"device", "precision", "cuda", NULL};
   static const char *const ckeys[] = {"blocks_per_batch", "batches_per_chunk", NULL};
   static const char *const akeys[] = {"strategy", "dirichlet", NULL};
@@ -560,6 +560,7 @@ static int fill_output_backend(const loader *L, const tree_node *root) {
   if ((v = field(m, "element_matrices")))
     FEINT_CALL(get_bool(v, "output.element_matrices", &c->write_element_matrices));
   if ((v = field(m, "near_null_space"))) FEINT_CALL(get_bool(v, "output.near_null_space", &c->write_near_null_space));
+  if ((v = field(m, "cell_dofs"))) FEINT_CALL(get_bool(v, "output.cell_dofs", &c->write_cell_dofs));
   if ((v = field(m, "matrix_market"))) {
     if (v->kind != TREE_SCALAR) return wrong_type(v, "output.matrix_market", "a file name (.mtx)");
     FEINT_CALL(resolve_path(L, v->text, &c->matrix_market_file));
@@ -783,6 +784,7 @@ static int fill(const loader *L, const tree_node *root) {
   c->quadrature_degree = -1;
   c->write_residual = c->write_matrix = c->write_rhs = 1;
   c->write_element_matrices = 0;
+  c->write_cell_dofs = -1;
   c->device = FEINT_DEVICE_AUTO;
   c->precision = FEINT_PRECISION_DOUBLE;
   c->strategy = FEINT_ASSEMBLY_COLORED;

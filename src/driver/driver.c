@@ -65,6 +65,8 @@ static void run_state_release(run_state *r) {
   run_release_member(r);
   release_backend(r);
   feint_output_abort(r->out);
+  feint_sha256_job_destroy(r->mesh_hash);
+  r->mesh_hash = NULL;
   feint_plan_destroy(r->plan);
   feint_space_destroy(r->space);
   feint_mesh_destroy(r->mesh);
@@ -95,6 +97,7 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
   if (prev && r->mesh && same_mesh(prev, next) && r->space && prev->order == next->order &&
       space_components(prev, r->mesh) == space_components(next, r->mesh))
     return; /* mesh, space, plan (and maybe the backend) stay */
+  r->pattern_at.file[0] = r->dofs_at.file[0] = '\0'; /* the next member writes its own */
   if (r->backend) r->backend_dropped = "the mesh or the space changed";
   release_backend(r);
   if (prev && r->mesh && same_mesh(prev, next)) {
@@ -135,33 +138,81 @@ void run_starting(const feint_run_options *opts, const run_state *r, int phase) 
 }
 
 
+/* The name under which this output reaches a file written earlier in the
+ * sweep: NULL for this very file (hard links), else a path relative to
+ * this file's directory when both share one (external links). */
+static const char *link_file(const run_state *r, const run_shared *at) {
+  if (!strcmp(at->file, r->out_path)) return NULL;
+  const char *a = strrchr(at->file, '/'), *b = strrchr(r->out_path, '/');
+  const size_t da = a ? (size_t)(a - at->file) : 0, db = b ? (size_t)(b - r->out_path) : 0;
+  if (da == db && !strncmp(at->file, r->out_path, da)) return a ? a + 1 : at->file;
+  return at->file; /* another directory: as the sweep named it */
+}
+
+/* Link the dataset `name` of this member to the same dataset where an
+ * earlier member wrote it, when `at` says one did. 1: linked. */
+static int share_at(run_state *r, const run_shared *at, const char *name, int *linked) {
+  *linked = 0;
+  if (!at->file[0]) return FEINT_OK;
+  char from[600], to[600];
+  snprintf(from, sizeof from, "%s%s", r->prefix, name);
+  snprintf(to, sizeof to, "%s%s", at->group, name);
+  FEINT_CALL(feint_output_link(r->out, from, link_file(r, at), to));
+  *linked = 1;
+  return FEINT_OK;
+}
+
+/* Whether /dofs/cell_dofs goes in the file (output.cell_dofs). */
+static int cell_dofs_wanted(const run_state *r) {
+  if (r->c->write_cell_dofs >= 0) return r->c->write_cell_dofs;
+  return r->space->order > 1 || r->c->write_element_matrices;
+}
+
+/* /dofs: coordinates, component (no storage for a scalar space: all 0)
+ * and the dof map, once per sweep while the space lives. */
 static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
   const int nc = s->components;
   const int64_t n = s->n_dofs;
-  double *xyz = NULL;
-  int32_t *comp = NULL;
-  int status;
-  if ((status = feint_malloc((size_t)n * 3, sizeof *xyz, &xyz, "dof coordinates")) ||
-      (status = feint_malloc((size_t)n, sizeof *comp, &comp, "dof components"))) {
-    free(xyz);
-    return status;
+  const int want_map = cell_dofs_wanted(r);
+  int linked, status = FEINT_OK;
+  FEINT_CALL(share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
+  if (linked) {
+    FEINT_CALL(share_at(r, &r->dofs_at, "dofs/component", &linked));
+    if (want_map) FEINT_CALL(share_at(r, &r->dofs_at, "dofs/cell_dofs", &linked));
+    if (linked || !want_map) return FEINT_OK;
   }
-  for (int64_t i = 0; i < n; i++) {
-    memcpy(xyz + 3 * i, s->coordinates + 3 * (i / nc), 3 * sizeof(double));
-    comp[i] = (int32_t)(i % nc);
-  }
-  int64_t dims[2] = {n, 3}, cd[2] = {s->mesh->n_cells, s->nbc};
   char a[300], b[300], c[300];
   snprintf(a, sizeof a, "%sdofs/coordinates", r->prefix);
   snprintf(b, sizeof b, "%sdofs/component", r->prefix);
   snprintf(c, sizeof c, "%sdofs/cell_dofs", r->prefix);
-  if (!(status = feint_output_doubles(r->out, a, 2, dims, xyz)) &&
-      !(status = feint_output_int32(r->out, b, 1, &n, comp)))
-    status = feint_output_int64(r->out, c, 2, cd, s->cell_dofs);
-  free(xyz);
-  free(comp);
-  return status;
+  int64_t dims[2] = {n, 3}, cd[2] = {s->mesh->n_cells, s->nbc};
+  if (nc == 1) { /* the scalar coordinates are the dofs' own: no copy */
+    FEINT_CALL(feint_output_doubles(r->out, a, 2, dims, s->coordinates));
+    FEINT_CALL(feint_output_zeros_int32(r->out, b, n));
+  } else {
+    double *xyz = NULL;
+    int32_t *comp = NULL;
+    if ((status = feint_malloc((size_t)n * 3, sizeof *xyz, &xyz, "dof coordinates")) ||
+        (status = feint_malloc((size_t)n, sizeof *comp, &comp, "dof components"))) {
+      free(xyz);
+      return status;
+    }
+    for (int64_t i = 0; i < n; i++) {
+      memcpy(xyz + 3 * i, s->coordinates + 3 * (i / nc), 3 * sizeof(double));
+      comp[i] = (int32_t)(i % nc);
+    }
+    if (!(status = feint_output_doubles(r->out, a, 2, dims, xyz))) status = feint_output_int32(r->out, b, 1, &n, comp);
+    free(xyz);
+    free(comp);
+    FEINT_CALL(status);
+  }
+  if (want_map) FEINT_CALL(feint_output_int64(r->out, c, 2, cd, s->cell_dofs));
+  if (!r->dofs_at.file[0]) {
+    snprintf(r->dofs_at.file, sizeof r->dofs_at.file, "%s", r->out_path);
+    snprintf(r->dofs_at.group, sizeof r->dofs_at.group, "%s", r->prefix);
+  }
+  return FEINT_OK;
 }
 
 /* Attributes of the results (provenance): on the root, or on the member's
@@ -172,7 +223,11 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
   snprintf(object, sizeof object, "/%s", r->prefix);
   const char *obj = object;
   char mesh_sha[65];
-  FEINT_CALL(feint_sha256_file(r->c->mesh_file, mesh_sha));
+  const char *hashing = feint_sha256_job_path(r->mesh_hash);
+  if (hashing && !strcmp(hashing, r->c->mesh_file))
+    FEINT_CALL(feint_sha256_file_wait(r->mesh_hash, mesh_sha));
+  else
+    FEINT_CALL(feint_sha256_file(r->c->mesh_file, mesh_sha));
   FEINT_CALL(feint_output_attr_string(o, obj, "feint_version", FEINT_VERSION));
   FEINT_CALL(feint_output_attr_string(o, obj, "case", r->c->as_run));
   FEINT_CALL(feint_output_attr_string(o, obj, "case_sha256", r->c->sha256));
@@ -542,8 +597,16 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->write_matrix) {
     rep->matrix_norm = run_norm2(r->values, r->plan->nnz);
     double t0 = feint_now();
+    const run_shared *at = &r->pattern_at;
+    char group[400];
+    snprintf(group, sizeof group, "%smatrix", at->group);
     FEINT_CALL(feint_output_csr(r->out, run_member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
-                                r->plan->indices, r->plan->indices64, r->values));
+                                r->plan->indices, r->plan->indices64, r->values, at->file[0] ? link_file(r, at) : NULL,
+                                at->file[0] ? group : NULL));
+    if (!at->file[0]) {
+      snprintf(r->pattern_at.file, sizeof r->pattern_at.file, "%s", r->out_path);
+      snprintf(r->pattern_at.group, sizeof r->pattern_at.group, "%s", r->prefix);
+    }
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }
@@ -611,6 +674,7 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
   char path[1200], prefix[64];
   if (!status && base->sweep_groups && !opts->check_only) {
     snprintf(rep->output, sizeof rep->output, "%s", output);
+    snprintf(r->out_path, sizeof r->out_path, "%s", output);
     status = feint_output_create(output, &r->out);
   }
   for (int m = 0; m < n && !status; m++) {
@@ -625,6 +689,7 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     } else if (!opts->check_only) {
       member_file(base, output, m, path, sizeof path);
       snprintf(rep->output, sizeof rep->output, "%s", path);
+      snprintf(r->out_path, sizeof r->out_path, "%s", path);
       if ((status = feint_output_create(path, &r->out))) break;
     }
     if ((status = run_case(opts, rep, r))) break;
@@ -656,6 +721,11 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   int status = backend_reuse_enabled(&r.reuse_backend);
   if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
+  /* the mesh's provenance hash, beside the run (members with another mesh hash theirs at the write) */
+  if (!status && !opts->check_only) status = feint_sha256_file_start(base->mesh_file, &r.mesh_hash);
+  /* the GPU's context, made while the mesh is read */
+  const feint_device_kind kind = opts->backend_set ? opts->backend : !status ? base->device : FEINT_DEVICE_CPU;
+  if (!status && !opts->check_only && kind != FEINT_DEVICE_CPU) feint_cuda_warm_up_start(opts->device_index);
   if (!status && base->n_sweep > 0) {
     status = run_sweep(opts, report, base, &r);
   } else if (!status) {
@@ -663,11 +733,13 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
     const char *output = opts->output ? opts->output : base->output_file;
     if (!opts->check_only) {
       snprintf(report->output, sizeof report->output, "%s", output);
+      snprintf(r.out_path, sizeof r.out_path, "%s", output);
       status = feint_output_create(output, &r.out); /* fail early on an unwritable path */
     }
     if (!status) status = run_case(opts, report, &r);
     if (!status && !opts->check_only) status = finish_output(&r, report);
   }
+  feint_cuda_warm_up_wait();
   run_state_release(&r); /* aborts (removes) a temporary output on failure */
   feint_case_destroy(base);
   return status;

@@ -12,6 +12,13 @@
 #include "feint/driver.h"
 #include "feint/h5.h"
 #include "feint/mesh.h"
+#include "feint/sha256.h"
+
+/* An array's place in the output: a file and the group in it. */
+typedef struct {
+  char file[1200];
+  char group[300];
+} run_shared;
 
 /* Everything a run owns, released in one place. The mesh, space, plan
  * and backend outlive a sweep member when the next member's keys allow
@@ -40,6 +47,12 @@ typedef struct {
   int member;          /* sweep member index, -1 for a single run */
   int n_members;       /* sweep members, 0 for a single run */
   double *vec, *values, *Ke;
+  char out_path[1200];   /* the file r->out writes (a sweep member's own file in the files layout) */
+  /* Where this run already wrote the arrays a sweep's members share (file
+   * "" = not yet): the pattern (while the plan lives) and the dof arrays
+   * (while the space lives); later members link to them (share_at). */
+  run_shared pattern_at, dofs_at;
+  feint_sha256_job *mesh_hash; /* the mesh file's hash, computed beside the run */
 } run_state;
 
 /* feint bench repeats a phase at most this often. */

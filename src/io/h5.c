@@ -2,6 +2,8 @@
 #include "feint/h5.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <limits.h>
 #include <hdf5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,60 +51,164 @@ done:
   return status;
 }
 
+/* The output file. Nothing exists on disk until the first dataset is
+ * written: feint_output_create only checks the target (so a bad path fails
+ * before anything is computed), and the temporary file beside the target
+ * is created at the first write, so a run that fails while computing, or
+ * is interrupted, leaves nothing behind. SIGINT and SIGTERM remove the
+ * temporary file (output_signal) before the process dies. */
 struct feint_output {
-  hid_t file;
-  char *path;
-  char *tmp;
+  hid_t file;    /* -1 until the first write */
+  char *path;    /* the target (a symbolic link's target: links are written through) */
+  char *tmp;     /* path.tmp-PID beside it */
 };
+
+/* The temporary files of the outputs open in this process, for the signal
+ * handler: fixed storage, since a handler may not allocate. */
+enum { OUTPUT_MAX_OPEN = 4, OUTPUT_PATH_MAX = 4096 };
+static char open_tmp[OUTPUT_MAX_OPEN][OUTPUT_PATH_MAX];
+static volatile sig_atomic_t open_used[OUTPUT_MAX_OPEN];
+static int handlers_installed;
+
+static void output_signal(int sig) {
+  for (int i = 0; i < OUTPUT_MAX_OPEN; i++)
+    if (open_used[i]) unlink(open_tmp[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void install_handlers(void) {
+  if (handlers_installed) return;
+  handlers_installed = 1;
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = output_signal;
+    sigemptyset(&sa.sa_mask);
+    /* a signal the user's shell ignores (nohup) stays ignored */
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+static void track_tmp(const char *tmp, int on) {
+  for (int i = 0; i < OUTPUT_MAX_OPEN; i++) {
+    if (on && !open_used[i] && strlen(tmp) < OUTPUT_PATH_MAX) {
+      memcpy(open_tmp[i], tmp, strlen(tmp) + 1);
+      open_used[i] = 1;
+      return;
+    }
+    if (!on && open_used[i] && !strcmp(open_tmp[i], tmp)) {
+      open_used[i] = 0;
+      return;
+    }
+  }
+}
 
 /* MATLAB recognises an HDF5 file as a v7.3 MAT-file by a 512-byte user
  * block starting with this text. */
 #define MAT_USERBLOCK 512
 static const char mat_header[] = "MATLAB 7.3 MAT-file, Platform: GLNXA64, Created by: feint HDF5 schema 1.00 .";
 
+/* The file a path names, through symbolic links (written through: the link
+ * stays, its target gets the file); `path` itself when it does not exist.
+ * Refuses what is not a regular file (a directory, a device such as
+ * /dev/null, a FIFO), before anything is computed. A link to a file not
+ * yet made is followed to where it points. */
+static int output_target_at(const char *path, char **target, int depth) {
+  *target = NULL;
+  if (!path[0]) return feint_error_set(FEINT_ERR_INPUT, "the output file name is empty");
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    struct stat lst;
+    if (errno != ENOENT || depth > 16 || lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode)) {
+      if (errno == ENOENT) return feint_strdup(path, target); /* a new file */
+      return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': %s", path, strerror(errno));
+    }
+    /* a link to a file yet to be made: write through to where it points */
+    char link[OUTPUT_PATH_MAX], next[2 * OUTPUT_PATH_MAX];
+    const ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n < 0) return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': %s", path, strerror(errno));
+    link[n] = '\0';
+    const char *slash = strrchr(path, '/');
+    if (link[0] == '/' || !slash) snprintf(next, sizeof next, "%s", link);
+    else snprintf(next, sizeof next, "%.*s/%s", (int)(slash - path), path, link);
+    return output_target_at(next, target, depth + 1);
+  }
+  if (S_ISDIR(st.st_mode))
+    return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': it is a directory (give a file name)",
+                           path);
+  if (!S_ISREG(st.st_mode))
+    return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': it is not a regular file (a device, "
+                           "FIFO or socket); feint writes HDF5 files", path);
+  char *real = realpath(path, NULL);
+  if (!real) return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': %s", path, strerror(errno));
+  int status = feint_strdup(real, target);
+  free(real);
+  return status;
+}
+
+static int output_target(const char *path, char **target) { return output_target_at(path, target, 0); }
+
+/* The directory of `file` can take a new file (the temporary one). */
+static int directory_writable(const char *shown, const char *file) {
+  char dir[OUTPUT_PATH_MAX];
+  const char *slash = strrchr(file, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == file) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
+  if (access(dir, W_OK | X_OK) != 0)
+    return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': %s", shown, strerror(errno));
+  return FEINT_OK;
+}
+
 int feint_output_create(const char *path, feint_output **out) {
   *out = NULL;
   quiet_hdf5();
-  /* before anything is computed: the file is only renamed into place at
-   * the end, where a directory would fail after all the work */
-  struct stat st;
-  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-    return feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': it is a directory (give a file name)",
-                           path);
+  char *target = NULL;
+  FEINT_CALL(output_target(path, &target));
   feint_output *o = NULL;
-  FEINT_CALL(feint_calloc(1, sizeof *o, &o, "output"));
-  size_t n = strlen(path) + 32;
+  const size_t n = strlen(target) + 32;
   int status;
-  if ((status = feint_strdup(path, &o->path)) || (status = feint_malloc(n, 1, &o->tmp, "path"))) {
-    free(o->path);
-    free(o);
+  if (n > OUTPUT_PATH_MAX)
+    status = feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': the path is too long", path);
+  else if (!(status = directory_writable(path, target)) && !(status = feint_calloc(1, sizeof *o, &o, "output")))
+    status = feint_malloc(n, 1, &o->tmp, "path");
+  if (status) {
+    free(target);
+    if (o) free(o);
     return status;
   }
-  snprintf(o->tmp, n, "%s.tmp-%ld", path, (long)getpid());
-  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
-  H5Pset_userblock(fcpl, MAT_USERBLOCK);
-  o->file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
-  H5Pclose(fcpl);
-  if (o->file < 0) {
-    /* say why in the words of the operating system */
-    FILE *probe = fopen(o->tmp, "wb");
-    const char *why = probe ? "HDF5 could not create it" : strerror(errno);
-    if (probe) {
-      fclose(probe);
-      remove(o->tmp);
-    }
-    status = feint_error_set(FEINT_ERR_INPUT, "cannot write output file '%s': %s", path, why);
-    free(o->tmp);
-    free(o->path);
-    free(o);
-    return status;
-  }
+  o->path = target;
+  o->file = -1;
+  snprintf(o->tmp, n, "%s.tmp-%ld", target, (long)getpid());
   *out = o;
   return FEINT_OK;
 }
 
+/* Create the temporary file at the first write. */
+static int output_open(feint_output *o) {
+  if (o->file >= 0) return FEINT_OK;
+  install_handlers();
+  track_tmp(o->tmp, 1);
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  H5Pset_userblock(fcpl, MAT_USERBLOCK);
+  o->file = H5Fcreate(o->tmp, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+  H5Pclose(fcpl);
+  if (o->file >= 0) return FEINT_OK;
+  /* say why in the words of the operating system */
+  FILE *probe = fopen(o->tmp, "wb");
+  const char *why = probe ? "HDF5 could not create it" : strerror(errno);
+  if (probe) fclose(probe);
+  remove(o->tmp);
+  track_tmp(o->tmp, 0);
+  return feint_error_set(FEINT_ERR_COMPUTE, "cannot write output file '%s': %s", o->path, why);
+}
+
 /* Create the groups leading to `name` ("a/b/c" -> a, a/b). */
 static int make_parents(feint_output *o, const char *name) {
+  FEINT_CALL(output_open(o));
   char buf[512];
   snprintf(buf, sizeof buf, "%s", name);
   for (char *s = buf + 1; *s; s++) {
@@ -120,6 +226,7 @@ static int make_parents(feint_output *o, const char *name) {
 
 static int write_attr(feint_output *o, const char *object, const char *name, hid_t type, hid_t space,
                       const void *value) {
+  FEINT_CALL(output_open(o));
   hid_t obj = H5Oopen(o->file, object ? object : "/", H5P_DEFAULT);
   if (obj < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: no object '%s'", o->path, object);
   if (H5Aexists(obj, name) > 0) H5Adelete(obj, name);
@@ -195,25 +302,74 @@ int feint_output_attr_int64(feint_output *o, const char *object, const char *nam
   return status;
 }
 
+/* A link `name` to the object `target`: a hard link in this file (file
+ * NULL), else an external link into `file` (a name relative to this file's
+ * directory or absolute; HDF5 looks for it there). */
+static int output_link(feint_output *o, const char *name, const char *file, const char *target) {
+  FEINT_CALL(make_parents(o, name));
+  herr_t e = file ? H5Lcreate_external(file, target, o->file, name, H5P_DEFAULT, H5P_DEFAULT)
+                  : H5Lcreate_hard(o->file, target, o->file, name, H5P_DEFAULT, H5P_DEFAULT);
+  if (e < 0)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot link '%s' to '%s%s%s'", o->path, name, file ? file : "",
+                           file ? ":" : "", target);
+  return FEINT_OK;
+}
+
+int feint_output_link(feint_output *o, const char *name, const char *file, const char *target) {
+  return output_link(o, name, file, target);
+}
+
+int feint_output_zeros_int32(feint_output *o, const char *name, int64_t n) {
+  FEINT_CALL(make_parents(o, name));
+  hsize_t hd = (hsize_t)n;
+  hid_t space = H5Screate_simple(1, &hd, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  const int32_t zero = 0;
+  /* never written: no storage is allocated, readers get the fill value */
+  H5Pset_fill_value(dcpl, H5T_NATIVE_INT32, &zero);
+  H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_LATE);
+  H5Pset_fill_time(dcpl, H5D_FILL_TIME_IFSET);
+  hid_t d = H5Dcreate2(o->file, name, H5T_NATIVE_INT32, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  H5Pclose(dcpl);
+  H5Sclose(space);
+  if (d < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot write dataset '%s'", o->path, name);
+  H5Dclose(d);
+  return write_string_attr(o, name, "MATLAB_class", "int32", 1);
+}
+
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
-                     const int32_t *indices, const int64_t *indices64, const double *data) {
-  char path[512];
+                     const int32_t *indices, const int64_t *indices64, const double *data, const char *pattern_file,
+                     const char *pattern_group) {
+  char path[512], target[512];
   const int64_t nnz = indptr[n_rows], rows1 = n_rows + 1;
   const void *idx = indices64 ? (const void *)indices64 : (const void *)indices;
   const hid_t idx_type = indices64 ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32;
   /* indptr and indices int64 whatever the width in memory (scipy, PETSc by
-   * name); jc and ir uint64 as MATLAB writes them (the MAT-file variable:
-   * the group, MATLAB_class "double", MATLAB_sparse uint64 = n_rows) */
-  snprintf(path, sizeof path, "%s/indptr", name);
-  FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_I64LE, H5T_NATIVE_INT64, indptr, NULL));
-  snprintf(path, sizeof path, "%s/indices", name);
-  FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, idx_type, idx, NULL));
+   * name); jc and ir are the same datasets under MATLAB's names (hard
+   * links: each array stored once; libmatio and PETSc convert the int64 on
+   * reading). A pattern already in a file (a sweep's earlier member) is
+   * linked, not written again. */
+  static const char *const parts[2] = {"indptr", "indices"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/%s", name, parts[k]);
+    if (pattern_group) {
+      snprintf(target, sizeof target, "%s/%s", pattern_group, parts[k]);
+      FEINT_CALL(output_link(o, path, pattern_file, target));
+    } else if (k == 0) {
+      FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_I64LE, H5T_NATIVE_INT64, indptr, NULL));
+    } else {
+      FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, idx_type, idx, NULL));
+    }
+  }
+  /* MATLAB's names link where indptr and indices point (a link to an
+   * external link cannot be made) */
+  static const char *const alias[2] = {"jc", "ir"};
+  for (int k = 0; k < 2; k++) {
+    snprintf(path, sizeof path, "%s/%s", name, alias[k]);
+    snprintf(target, sizeof target, "%s/%s", pattern_group ? pattern_group : name, parts[k]);
+    FEINT_CALL(output_link(o, path, pattern_group ? pattern_file : NULL, target));
+  }
   snprintf(path, sizeof path, "%s/data", name);
   FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, NULL));
-  snprintf(path, sizeof path, "%s/jc", name);
-  FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_U64LE, H5T_NATIVE_INT64, indptr, NULL));
-  snprintf(path, sizeof path, "%s/ir", name);
-  FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_U64LE, idx_type, idx, NULL));
   const uint64_t sparse = (uint64_t)n_rows;
   hid_t scalar = H5Screate(H5S_SCALAR);
   int status = write_attr(o, name, "MATLAB_sparse", H5T_STD_U64LE, scalar, &sparse);
@@ -228,8 +384,94 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
   return status;
 }
 
+/* MATLAB (and libmatio) load a v7.3 file variable by variable and stop at
+ * a group they cannot read: every group that is not a sparse matrix
+ * becomes a MATLAB struct of its members, marked the way MATLAB writes one
+ * (MATLAB_class "struct", MATLAB_fields the member names as variable-length
+ * character arrays). */
+typedef struct {
+  feint_output *o;
+  int status;
+} struct_walk;
+
+static herr_t count_links(hid_t g, const char *name, const H5L_info_t *info, void *op) {
+  (void)g;
+  (void)name;
+  (void)info;
+  (*(size_t *)op)++;
+  return 0;
+}
+
+static herr_t copy_name(hid_t g, const char *name, const H5L_info_t *info, void *op) {
+  (void)g;
+  (void)info;
+  hvl_t **cursor = op;
+  char *copy = malloc(strlen(name) + 1);
+  if (!copy) return -1;
+  memcpy(copy, name, strlen(name) + 1);
+  (*cursor)->p = copy;
+  (*cursor)->len = strlen(name);
+  (*cursor)++;
+  return 0;
+}
+
+static herr_t mark_struct(hid_t file, const char *name, const H5O_info_t *info, void *op) {
+  struct_walk *w = op;
+  if (info->type != H5O_TYPE_GROUP || !strcmp(name, ".")) return 0;
+  hid_t g = H5Gopen2(file, name, H5P_DEFAULT);
+  if (g < 0) return -1;
+  int is_matrix = H5Aexists(g, "MATLAB_sparse") > 0, has_class = H5Aexists(g, "MATLAB_class") > 0;
+  size_t n = 0;
+  hvl_t *names = NULL, *cursor;
+  herr_t e = 0;
+  if (!is_matrix && !has_class) {
+    H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, count_links, &n);
+    names = calloc(n ? n : 1, sizeof *names);
+    cursor = names;
+    e = names ? H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, NULL, copy_name, &cursor) : -1;
+    if (e >= 0) {
+      hid_t ch = H5Tcopy(H5T_C_S1);
+      H5Tset_size(ch, 1);
+      hid_t vl = H5Tvlen_create(ch);
+      hsize_t dim = n;
+      hid_t space = H5Screate_simple(1, &dim, NULL);
+      hid_t a = H5Acreate2(g, "MATLAB_fields", vl, space, H5P_DEFAULT, H5P_DEFAULT);
+      e = a < 0 ? -1 : H5Awrite(a, vl, names);
+      if (a >= 0) H5Aclose(a);
+      H5Sclose(space);
+      H5Tclose(vl);
+      H5Tclose(ch);
+    }
+    for (size_t i = 0; names && i < n; i++) free(names[i].p);
+    free(names);
+  }
+  H5Gclose(g);
+  if (e < 0) return -1;
+  if (!is_matrix && !has_class) {
+    char path[600];
+    snprintf(path, sizeof path, "/%s", name);
+    if ((w->status = write_string_attr(w->o, path, "MATLAB_class", "struct", 1))) return -1;
+  }
+  return 0;
+}
+
+static int mark_structs(feint_output *o) {
+  struct_walk w = {o, FEINT_OK};
+  if (H5Ovisit(o->file, H5_INDEX_NAME, H5_ITER_INC, mark_struct, &w) < 0 && !w.status)
+    w.status = feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot mark the groups as MATLAB structs", o->path);
+  return w.status;
+}
+
 int feint_output_commit(feint_output *o) {
-  int status = FEINT_OK;
+  int status = output_open(o); /* a run that wrote nothing still leaves a (small) file */
+  if (status) {
+    feint_output_abort(o);
+    return status;
+  }
+  if ((status = mark_structs(o))) {
+    feint_output_abort(o);
+    return status;
+  }
   if (H5Fclose(o->file) < 0) status = feint_error_set(FEINT_ERR_COMPUTE, "cannot close '%s'", o->tmp);
   if (status == FEINT_OK) {
     FILE *f = fopen(o->tmp, "r+b");
@@ -251,6 +493,7 @@ int feint_output_commit(feint_output *o) {
   if (status == FEINT_OK && rename(o->tmp, o->path) != 0)
     status = feint_error_set(FEINT_ERR_COMPUTE, "cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
   if (status) remove(o->tmp);
+  track_tmp(o->tmp, 0);
   free(o->tmp);
   free(o->path);
   free(o);
@@ -259,8 +502,11 @@ int feint_output_commit(feint_output *o) {
 
 void feint_output_abort(feint_output *o) {
   if (!o) return;
-  H5Fclose(o->file);
-  remove(o->tmp);
+  if (o->file >= 0) {
+    H5Fclose(o->file);
+    remove(o->tmp);
+    track_tmp(o->tmp, 0);
+  }
   free(o->tmp);
   free(o->path);
   free(o);

@@ -212,13 +212,25 @@ static int simplex_create(const feint_mesh *mesh, int order, int components, fei
   s->n_scalar_dofs = interior_base + mesh->n_cells * n_interior;
   s->n_dofs = s->n_scalar_dofs * components;
 
-  if ((status = feint_malloc((size_t)(mesh->n_cells * s->nb), sizeof(int64_t), &s->scalar_cell_dofs,
-                             "cell dof map")) ||
-      (status = feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates,
-                             "dof coordinates")))
+  /* P1 where every node is a vertex: the dof map is the connectivity (no copy) */
+  const int p1_is_mesh = order == 1 && n_vertices == mesh->n_nodes;
+  if (p1_is_mesh) {
+    s->scalar_cell_dofs = mesh->cells;
+  } else if ((status = feint_malloc((size_t)(mesh->n_cells * s->nb), sizeof(int64_t), &s->scalar_cell_dofs,
+                                    "cell dof map"))) {
     goto fail;
+  }
+  s->scalar_cell_dofs_borrowed = p1_is_mesh;
+  if ((status = feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates, "dof coordinates")))
+    goto fail;
+  /* vertex dofs sit at their nodes (exactly: not through the affine map) */
+  for (int64_t i = 0; i < mesh->n_nodes; i++)
+    if (vdof[i] >= 0) {
+      double *p = s->coordinates + 3 * vdof[i];
+      p[0] = mesh->x[i], p[1] = mesh->y[i], p[2] = mesh->z[i];
+    }
   const int dim = mesh->dim, first_face = nv + ne * per_edge;
-  for (int64_t c = 0; c < mesh->n_cells; c++) {
+  for (int64_t c = 0; c < mesh->n_cells && !p1_is_mesh; c++) {
     int64_t *dofs = s->scalar_cell_dofs + c * s->nb;
     const int64_t *cv = mesh->cells + c * nv;
     for (int i = 0; i < nv; i++) dofs[i] = vdof[cv[i]];
@@ -240,8 +252,8 @@ static int simplex_create(const feint_mesh *mesh, int order, int components, fei
     }
     int first_interior = s->nb - n_interior;
     for (int k = 0; k < n_interior; k++) dofs[first_interior + k] = interior_base + c * n_interior + k;
-    /* dof coordinates by the affine map x = v0 + sum_d (v_{d+1} - v0) xi_d */
-    for (int i = 0; i < s->nb; i++) {
+    /* the other dofs' coordinates by the affine map x = v0 + sum_d (v_{d+1} - v0) xi_d */
+    for (int i = nv; i < s->nb; i++) {
       const double *xi = s->element->nodes + i * dim;
       double p[3];
       const double *X[3] = {mesh->x, mesh->y, mesh->z};
@@ -300,7 +312,7 @@ int feint_space_expand_components(feint_space *s) {
 void feint_space_destroy(feint_space *s) {
   if (!s) return;
   if (s->cell_dofs != s->scalar_cell_dofs) free(s->cell_dofs);
-  free(s->scalar_cell_dofs);
+  if (!s->scalar_cell_dofs_borrowed) free(s->scalar_cell_dofs);
   free(s->coordinates);
   free(s->vertex_dof);
   free(s->edge_ptr);

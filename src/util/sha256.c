@@ -2,7 +2,9 @@
 #include "feint/sha256.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "feint/error.h"
@@ -101,18 +103,85 @@ void feint_sha256_final(feint_sha256 *h, char hex[65]) {
   hex[64] = '\0';
 }
 
-int feint_sha256_file(const char *path, char hex[65]) {
+/* The file's hash, or the errno of the failure (0 on success); no
+ * feint_error_set, so that it may run on any thread. */
+static int hash_file(const char *path, char hex[65], int *failed_read) {
   FILE *f = fopen(path, "rb");
-  if (!f) return feint_error_set(FEINT_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
+  *failed_read = 0;
+  if (!f) return errno ? errno : EIO;
   feint_sha256 h;
   feint_sha256_init(&h);
-  unsigned char buf[65536];
+  static _Thread_local unsigned char buf[1 << 20];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, f)) > 0) feint_sha256_update(&h, buf, n);
   int bad = ferror(f);
   int saved = errno;
   fclose(f);
-  if (bad) return feint_error_set(FEINT_ERR_INPUT, "%s: read error: %s", path, strerror(saved));
+  if (bad) {
+    *failed_read = 1;
+    return saved ? saved : EIO;
+  }
   feint_sha256_final(&h, hex);
+  return 0;
+}
+
+static int report(const char *path, int err, int failed_read) {
+  if (!err) return FEINT_OK;
+  return feint_error_set(FEINT_ERR_INPUT, failed_read ? "%s: read error: %s" : "%s: cannot open: %s", path,
+                         strerror(err));
+}
+
+int feint_sha256_file(const char *path, char hex[65]) {
+  int failed_read;
+  const int err = hash_file(path, hex, &failed_read);
+  return report(path, err, failed_read);
+}
+
+struct feint_sha256_job {
+  pthread_t thread;
+  int started;
+  char *path;
+  char hex[65];
+  int err, failed_read;
+};
+
+static void *job_main(void *arg) {
+  feint_sha256_job *j = arg;
+  j->err = hash_file(j->path, j->hex, &j->failed_read);
+  return NULL;
+}
+
+int feint_sha256_file_start(const char *path, feint_sha256_job **out) {
+  *out = NULL;
+  feint_sha256_job *j = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *j, &j, "hash job"));
+  int status = feint_strdup(path, &j->path);
+  if (status) {
+    free(j);
+    return status;
+  }
+  /* no thread (a limit on threads): the hash is computed at the wait */
+  j->started = pthread_create(&j->thread, NULL, job_main, j) == 0;
+  *out = j;
   return FEINT_OK;
+}
+
+const char *feint_sha256_job_path(const feint_sha256_job *j) { return j ? j->path : NULL; }
+
+int feint_sha256_file_wait(feint_sha256_job *j, char hex[65]) {
+  if (j->started) {
+    pthread_join(j->thread, NULL);
+    j->started = 0;
+  } else if (!j->hex[0] && !j->err) {
+    j->err = hash_file(j->path, j->hex, &j->failed_read);
+  }
+  if (!j->err) memcpy(hex, j->hex, 65);
+  return report(j->path, j->err, j->failed_read);
+}
+
+void feint_sha256_job_destroy(feint_sha256_job *j) {
+  if (!j) return;
+  if (j->started) pthread_join(j->thread, NULL);
+  free(j->path);
+  free(j);
 }

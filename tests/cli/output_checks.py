@@ -29,9 +29,11 @@ def check_matlab(path, f, A):
     of subsystem offset, version 0x0200, endian indicator "IM"); the sparse
     variable a group with MATLAB_class "double" (fixed 6-byte string),
     MATLAB_sparse = number of rows (uint64), data (float64) and 0-based
-    ir / jc (uint64) of the CSC arrays; other variables datasets with their
-    MATLAB_class. MATLAB's reading (CSC) is rebuilt here with SciPy: it gives
-    the transpose of the CSR matrix."""
+    ir / jc of the CSC arrays: hard links to indices / indptr (each array
+    stored once, int64, which libmatio converts; t40 loads the file with
+    libmatio); other variables datasets with their MATLAB_class, groups
+    MATLAB structs. MATLAB's reading (CSC) is rebuilt here with SciPy: it
+    gives the transpose of the CSR matrix."""
     n = A.shape[0]
     if f.userblock_size != 512:
         fail(f"user block of {f.userblock_size} bytes, MATLAB needs 512")
@@ -46,8 +48,14 @@ def check_matlab(path, f, A):
     if a.dtype != np.uint64 or a.shape != () or int(g.attrs["MATLAB_sparse"]) != n:
         fail(f"MATLAB_sparse {g.attrs['MATLAB_sparse']!r} of type {a.dtype}, expected uint64 {n}")
     ir, jc, data = g["ir"][:], g["jc"][:], g["data"][:]
-    if ir.dtype != np.uint64 or jc.dtype != np.uint64 or data.dtype != np.float64:
-        fail(f"ir {ir.dtype}, jc {jc.dtype}, data {data.dtype}: MATLAB writes uint64, uint64, float64")
+    if ir.dtype != np.int64 or jc.dtype != np.int64 or data.dtype != np.float64:
+        fail(f"ir {ir.dtype}, jc {jc.dtype}, data {data.dtype}: expected int64, int64, float64")
+    for alias, name in (("ir", "indices"), ("jc", "indptr")):
+        if h5py.h5o.get_info(g[alias].id).addr != h5py.h5o.get_info(g[name].id).addr:
+            fail(f"matrix/{alias} is a copy, not a hard link to matrix/{name}")
+    for name, obj in f.items():
+        if isinstance(obj, h5py.Group) and name != "matrix" and fixed_ascii(obj, "MATLAB_class")[0] != "struct":
+            fail(f"group {name} is not a MATLAB struct")
     if jc[0] != 0 or jc[-1] != len(data) or len(ir) != len(data) or np.any(np.diff(jc.astype(np.int64)) < 0):
         fail("jc is not 0-based column pointers over data")
     if ir.max() >= n:
@@ -61,7 +69,7 @@ def check_matlab(path, f, A):
             fail(f"{name} MATLAB_class")
     if "dofs/cell_dofs" in f and fixed_ascii(f["dofs/cell_dofs"], "MATLAB_class")[0] != "int64":
         fail("dofs/cell_dofs MATLAB_class")
-    print("MATLAB v7.3 layout ok (header, user block, sparse group, uint64 ir/jc, MATLAB_class)")
+    print("MATLAB v7.3 layout ok (header, user block, sparse group, ir/jc linked, MATLAB_class, structs)")
 
 
 def main(path, state_expr):

@@ -33,6 +33,26 @@ assert f.attrs["backend"] == "cpu" and f.attrs["precision"] == "double"
 print("provenance ok")
 EOF
 head -c 19 "$WORK/o.h5" | grep -q "MATLAB 7.3 MAT-file" || fail "no MAT-file header"
+# a MATLAB reader (libmatio; no MATLAB here) loads the sparse matrix and a vector as SciPy does
+cc -O2 -o "$WORK/matio_read" "$ROOT/tests/cli/matio_read.c" -lmatio || fail "cannot build the libmatio reader"
+"$WORK/matio_read" "$WORK/o.h5" matrix > "$WORK/matrix.txt" || fail "libmatio cannot read the matrix"
+"$WORK/matio_read" "$WORK/o.h5" rhs > "$WORK/rhs.txt" || fail "libmatio cannot read the rhs"
+$PY - "$WORK/o.h5" "$WORK/matrix.txt" "$WORK/rhs.txt" <<'EOF'
+import sys, h5py, numpy as np, scipy.sparse as sp
+f = h5py.File(sys.argv[1])
+g = f["matrix"]
+A = sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
+lines = open(sys.argv[2]).read().split("\n")
+head = lines[0].split()
+assert head[0] == "sparse" and (int(head[1]), int(head[2]), int(head[3])) == (A.shape[0], A.shape[1], A.nnz), head
+t = np.array([[float(v) for v in l.split()] for l in lines[1:] if l])
+M = sp.coo_matrix((t[:, 2], (t[:, 0].astype(int), t[:, 1].astype(int))), shape=A.shape)
+# MATLAB reads the CSR arrays as CSC: the transpose
+assert abs(M - A.T).max() == 0, "libmatio's matrix differs"
+rhs = np.array([float(v) for v in open(sys.argv[3]).read().split()[2:]])
+assert np.array_equal(rhs, f["rhs"][:]), "libmatio's rhs differs"
+print(f"libmatio reads the sparse matrix ({A.nnz} nonzeros) and the rhs")
+EOF
 h5dump -H "$WORK/o.h5" > /dev/null || fail "h5dump cannot read the file"
 # the case on standard input
 "$FEINT" run --quiet - -o "$WORK/stdin.h5" < "$WORK/o.yaml" && [ -s "$WORK/stdin.h5" ] || fail "case from stdin"

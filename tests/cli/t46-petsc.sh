@@ -81,3 +81,21 @@ print(f"Poisson: max nodal error {err:.2e}")
 assert err < 0.05
 solve(f"{w}/e.h5", 1e-10)
 EOF
+# a sweep member whose pattern is an external link into the first member's file loads as a whole matrix
+write_case sw.yaml <<EOF
+mesh: {file: $(geo square.geo), size: 0.2}
+physics: {kind: poisson, kappa: 1}
+sweep: {product: {physics.kappa: [1, 2]}, output: "$WORK/sw-{index}.h5"}
+EOF
+"$FEINT" run --quiet "$WORK/sw.yaml"
+$PY - "$WORK/sw-1.h5" <<'EOF'
+import sys, h5py, numpy as np
+from petsc4py import PETSc
+f = h5py.File(sys.argv[1])
+assert isinstance(f.get("matrix/indices", getlink=True), h5py.ExternalLink), "the member's pattern is not linked"
+A = PETSc.Mat().create(); A.setName("matrix"); A.setType("aij"); A.load(PETSc.Viewer().createHDF5(sys.argv[1], "r"))
+ai, aj, av = A.getValuesCSR()
+g = f["matrix"]
+assert np.array_equal(ai, g["indptr"][:]) and np.array_equal(aj, g["indices"][:]) and np.array_equal(av, g["data"][:])
+print("PETSc MatLoad reads a sweep member through its external links")
+EOF

@@ -4,12 +4,12 @@
 #include <chrono>
 #include <stdlib.h>
 
-#include "backend/cuda/alloc.h"
-#include "backend/cuda/cuda_timing.h"
-
 extern "C" {
+#include "feint/backend.h"
 #include "feint/error.h"
 }
+#include "backend/cuda/alloc.h"
+#include "backend/cuda/cuda_timing.h"
 
 /* The test hook's limit, read once per process (0: none). */
 static size_t alloc_limit(void) {
@@ -61,4 +61,30 @@ cudaError_t feint_cuda_memcpy(void *dst, const void *src, size_t bytes, cudaMemc
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (timed && e == cudaSuccess) (kind == cudaMemcpyHostToDevice ? total_h2d : total_d2h) += s;
   return e;
+}
+
+/* The warm-up thread: the CUDA context (driver initialisation, context
+ * creation: a few hundred milliseconds on a cold process) made while the
+ * host reads the mesh, so the first GPU phase does not wait for it. The
+ * runtime's primary context is shared by the process's threads. */
+#include <thread>
+
+static std::thread warm_thread;
+
+extern "C" void feint_cuda_warm_up_start(int device_index) {
+  if (warm_thread.joinable()) return;
+  try {
+    warm_thread = std::thread([device_index] {
+      int n = 0;
+      if (cudaGetDeviceCount(&n) != cudaSuccess || n <= 0) return;
+      if (cudaSetDevice(device_index >= 0 && device_index < n ? device_index : 0) == cudaSuccess) cudaFree(0);
+      cudaGetLastError(); /* whatever failed here fails again, and is reported, where it is used */
+    });
+  } catch (...) {
+    /* no thread: the context is made where it is first used, as without the warm-up */
+  }
+}
+
+extern "C" void feint_cuda_warm_up_wait(void) {
+  if (warm_thread.joinable()) warm_thread.join();
 }

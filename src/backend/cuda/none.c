@@ -44,3 +44,5 @@ int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int 
 }
 
 void feint_cuda_transfer_seconds(double *h2d, double *d2h) { *h2d = *d2h = 0; }
+void feint_cuda_warm_up_start(int device_index) { (void)device_index; }
+void feint_cuda_warm_up_wait(void) {}
