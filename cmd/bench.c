@@ -45,6 +45,8 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
          cuda ? "device-to-device" : "host memcpy");
   if (rep->n_colors > 0) printf("cell colouring (assembly.strategy colored): %d colours\n", rep->n_colors);
   if (rep->residual_kernel[0]) printf("residual kernel: %s\n", rep->residual_kernel);
+  if (rep->pattern_steps[0]) printf("pattern steps: %s\n", rep->pattern_steps);
+  if (rep->setup_steps[0]) printf("setup steps (last creation): %s\n", rep->setup_steps);
   printf("compute phases: median of %d runs\n\n", o->repeat);
   printf("%-17s %11s %9s %9s %11s %9s %10s %9s %8s %9s\n", "phase", "time [ms]", "h2d [ms]", "d2h [ms]",
          "kernel [ms]", "Mcells/s", "min MB", "GB/s", "of copy", "GF/s");

@@ -125,6 +125,10 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
   printf(", \"colors\": %d, ", rep->n_colors);
   json_key_string("residual_kernel", rep->residual_kernel);
+  printf(", ");
+  json_key_string("setup_steps", rep->setup_steps);
+  printf(", ");
+  json_key_string("pattern_steps", rep->pattern_steps);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");

@@ -2,6 +2,7 @@
 #include "feint/h5.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <limits.h>
 #include <hdf5.h>
@@ -302,6 +303,40 @@ int feint_output_attr_int64(feint_output *o, const char *object, const char *nam
   return status;
 }
 
+/* int32 -> int64 on every core, for a large index array: HDF5 converts
+ * through a small buffer on one core, which took longer than the write
+ * of the 15M-nonzero matrix itself. */
+typedef struct {
+  const int32_t *src;
+  int64_t *dst;
+  int64_t n;
+} widen_part;
+
+static void *widen_run(void *arg) {
+  const widen_part *w = arg;
+  for (int64_t k = 0; k < w->n; k++) w->dst[k] = w->src[k];
+  return NULL;
+}
+
+static void widen_int32(const int32_t *src, int64_t *dst, int64_t n) {
+  enum { MAX_THREADS = 16 };
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int nt = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
+  if (n < ((int64_t)1 << 20)) nt = 1;
+  pthread_t th[MAX_THREADS];
+  widen_part part[MAX_THREADS];
+  int started[MAX_THREADS] = {0};
+  for (int t = 0; t < nt; t++) {
+    const int64_t a = n * t / nt, b = n * (t + 1) / nt;
+    part[t] = (widen_part){src + a, dst + a, b - a};
+    started[t] = t > 0 && pthread_create(&th[t], NULL, widen_run, &part[t]) == 0;
+    if (t > 0 && !started[t]) widen_run(&part[t]); /* no thread: do it here */
+  }
+  widen_run(&part[0]);
+  for (int t = 1; t < nt; t++)
+    if (started[t]) pthread_join(th[t], NULL);
+}
+
 /* A link `name` to the object `target`: a hard link in this file (file
  * NULL), else an external link into `file` (a name relative to this file's
  * directory or absolute; HDF5 looks for it there). */
@@ -356,8 +391,18 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
       FEINT_CALL(output_link(o, path, pattern_file, target));
     } else if (k == 0) {
       FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_I64LE, H5T_NATIVE_INT64, indptr, NULL));
-    } else {
+    } else if (indices64) {
       FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, idx_type, idx, NULL));
+    } else {
+      int64_t *wide = malloc((size_t)(nnz ? nnz : 1) * sizeof *wide);
+      if (!wide) { /* HDF5 converts in pieces instead */
+        FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, idx_type, idx, NULL));
+        continue;
+      }
+      widen_int32(indices, wide, nnz);
+      const int status = write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, H5T_NATIVE_INT64, wide, NULL);
+      free(wide);
+      FEINT_CALL(status);
     }
   }
   /* MATLAB's names link where indptr and indices point (a link to an

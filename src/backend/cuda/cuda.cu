@@ -1775,6 +1775,9 @@ typedef struct {
   bplan bp[2];
   cudaEvent_t ev0, ev1;
   float last_ms;
+  char setup_steps[400]; /* feint_cuda_stats.setup_steps */
+  int cdofs_shared;      /* d_cdofs is d_cells (freed once) */
+  double step_t0;        /* when the current setup step began */
 } cuda_data;
 
 /* Host doubles <-> device storage type (float in single precision). */
@@ -1825,7 +1828,7 @@ static void cuda_destroy(feint_backend *b) {
   if (d) {
     cudaSetDevice(d->device);
     void *ptrs[] = {d->d_x,     d->d_y,     d->d_z,     d->d_basis, d->d_bgrad,       d->d_w,    d->d_cells,
-                    d->d_cdofs, d->d_sdofs, d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
+                    d->cdofs_shared ? NULL : d->d_cdofs, d->d_sdofs, d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
                     d->d_vals,  d->d_buf,   d->d_color_cells,         d->d_vptr,      d->d_vent, d->d_mptr,
                     d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_order, d->d_nptr, d->d_nent, d->d_xyzw};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
@@ -1916,8 +1919,11 @@ static void sort_by_colour(const std::vector<int> &color, int n_colors, IT *ptr,
   for (size_t b = 0; b < color.size(); b++) list[(size_t)fill[(size_t)color[b]]++] = (int)b;
 }
 
-/* Cell colouring (strategy colored, thread-transposition and per-cell kernels). */
+/* Cell colouring (strategy colored, thread-transposition and per-cell
+ * kernels), built on first use: the P1 block kernels colour their chunks
+ * instead, and a single run should not pay for a colouring nothing reads. */
 static int build_coloring(const feint_problem *p, cuda_data *d) {
+  if (d->color_ptr || p->strategy != FEINT_ASSEMBLY_COLORED) return FEINT_OK;
   const char *phase = "cell colouring";
   std::vector<int> color, list;
   int n_colors = 0;
@@ -2219,6 +2225,7 @@ static int build_view(const cuda_data *d, const int *list, int with_slots, const
 /* Colour-sorted copies (per-cell matrix kernels, colored): each colour
  * reads a contiguous range. */
 static int build_color_views(const feint_problem *p, cuda_data *d) {
+  FEINT_CALL(build_coloring(p, d));
   return build_view(d, d->d_color_cells, p->plan && d->p1mat, "colour-sorted cell data", &d->ac, &d->Vc);
 }
 
@@ -2257,7 +2264,10 @@ static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
   }
   std::vector<int> key((size_t)n);
   std::vector<int64_t> start((size_t)n_box + 1, 0);
-  for (int64_t c = 0; c < n; c++) {
+  /* the keys on every core (one pass over the cells each), counted after */
+  const unsigned nth = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
+  auto keys_of = [&](unsigned w) {
+   for (int64_t c = n * w / nth; c < n * (w + 1) / nth; c++) {
     int q[3] = {0, 0, 0};
     for (int a = 0; a < dim; a++) {
       const double *xa = a == 0 ? m->x : a == 1 ? m->y : m->z;
@@ -2270,18 +2280,29 @@ static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
     for (int bit = bits - 1; bit >= 0; bit--)
       for (int a = 0; a < dim; a++) k = k << 1 | (q[a] >> bit & 1);
     key[(size_t)c] = k;
-    start[(size_t)k + 1]++;
+   }
+  };
+  {
+    std::vector<std::thread> th;
+    for (unsigned w = 1; w < nth; w++) th.emplace_back(keys_of, w);
+    keys_of(0);
+    for (auto &x : th) x.join();
   }
+  for (int64_t c = 0; c < n; c++) start[(size_t)key[(size_t)c] + 1]++;
   for (int64_t k = 0; k < n_box; k++) start[(size_t)k + 1] += start[(size_t)k];
   std::vector<int> order((size_t)n);
   for (int64_t c = 0; c < n; c++) order[(size_t)start[(size_t)key[(size_t)c]]++] = (int)c;
   if (!force) {
     /* keep the mesh order where it is as good: chunks that touch fewer
      * other chunks (fewer chunk colours) */
-    std::vector<int> color;
-    int n_mesh = 0, n_curve = 0;
-    FEINT_CALL(greedy_colors(s, NULL, chunk_cells(), color, &n_mesh, phase));
-    FEINT_CALL(greedy_colors(s, order.data(), chunk_cells(), color, &n_curve, phase));
+    std::vector<int> color, color2;
+    int n_mesh = 0, n_curve = 0, st_mesh = FEINT_OK;
+    /* the two colourings side by side (sequential each) */
+    std::thread mesh_side([&] { st_mesh = greedy_colors(s, NULL, chunk_cells(), color2, &n_mesh, phase); });
+    const int st_curve = greedy_colors(s, order.data(), chunk_cells(), color, &n_curve, phase);
+    mesh_side.join();
+    FEINT_CALL(st_mesh);
+    FEINT_CALL(st_curve);
     d->order_colors[0] = n_mesh;
     d->order_colors[1] = n_curve;
     if (n_curve >= n_mesh) return FEINT_OK;
@@ -2600,6 +2621,7 @@ static int launch_vector(feint_backend *b, int with_state) {
   const res_kernel_t k = pick_residual(d, P.dim, P.nc);
   const unsigned th = (unsigned)d->res_threads;
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
+  FEINT_CALL(build_coloring(p, d));
   if (p->strategy == FEINT_ASSEMBLY_GATHER) {
     FEINT_CALL(ensure_generic_gather(p, d, 0));
     FEINT_CALL(ensure_buffer(d, d->rs * (size_t)(P.n_cells * P.nbc), "element vector buffer"));
@@ -2674,6 +2696,7 @@ static int launch_matrix(feint_backend *b, const char *phase) {
   if (use_block(d, p, 1)) return launch_block(b, 1, 0, d->d_vals, phase);
   kparams P = d->Pm;
   P.batch = d->mat_batch;
+  FEINT_CALL(build_coloring(p, d));
   if (use_percell_matrix(d, p)) {
     const int n = (int)P.n_cells, nsd = (int)p->space->n_scalar_dofs;
     if (p->strategy == FEINT_ASSEMBLY_COLORED && !d->Vc.cells) FEINT_CALL(build_color_views(p, d));
@@ -2793,11 +2816,25 @@ static int cuda_update_form(feint_backend *b, const feint_form *f) {
   return FEINT_OK;
 }
 
+/* Close the setup step that began at d->step_t0 under `name` (after a
+ * device synchronisation, so that uploads count where they are made). */
+static void setup_step(cuda_data *d, const char *name) {
+  cudaDeviceSynchronize();
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (d->step_t0 > 0) {
+    const size_t used = strlen(d->setup_steps);
+    snprintf(d->setup_steps + used, sizeof d->setup_steps - used, "%s%s %.1f ms", used ? ", " : "", name,
+             1e3 * (t - d->step_t0));
+  }
+  d->step_t0 = t;
+}
+
 static int create_data(const feint_problem *p, int device_index, feint_backend *b, cuda_data *d) {
   const feint_space *s = p->space;
   const feint_mesh *m = s->mesh;
   const feint_form *f = p->form;
   int dev;
+  setup_step(d, "start");
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   d->device = dev;
   CUDA_CALL("CUDA device selection", cudaSetDevice(dev));
@@ -2836,12 +2873,16 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   P.n_aux = f->n_aux;
   P.n_cells = m->n_cells;
   const int64_t nc = m->n_cells;
+  setup_step(d, "device");
   const char *up = "upload of the mesh and space";
   FEINT_CALL(upload_real(d, &d->d_x, m->x, (size_t)m->n_nodes, up));
   FEINT_CALL(upload_real(d, &d->d_y, m->y, (size_t)m->n_nodes, up));
   FEINT_CALL(upload_real(d, &d->d_z, m->z, (size_t)m->n_nodes, up));
   FEINT_CALL(upload_index32(&d->d_cells, m->cells, (size_t)(nc * m->nv), up));
-  FEINT_CALL(upload_index32(&d->d_cdofs, s->cell_dofs, (size_t)(nc * s->nbc), up));
+  if (s->cell_dofs == m->cells) /* P1 scalar on the connectivity: one array on the device */
+    d->d_cdofs = d->d_cells, d->cdofs_shared = 1;
+  else
+    FEINT_CALL(upload_index32(&d->d_cdofs, s->cell_dofs, (size_t)(nc * s->nbc), up));
   if (s->components == 1)
     d->d_sdofs = NULL;
   else
@@ -2861,6 +2902,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   P.basis_grad = d->d_bgrad;
   P.weights = d->d_w;
   FEINT_CALL(load_coefficients(d, s, f));
+  setup_step(d, "mesh, space and form upload");
   FEINT_CALL(dev_alloc(&d->d_u, d->rs * (size_t)s->n_dofs, "allocation of the state u"));
   FEINT_CALL(dev_alloc(&d->d_F, d->rs * (size_t)s->n_dofs, "allocation of the residual"));
   if (p->plan) {
@@ -2874,12 +2916,15 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   }
   d->Pm.slots = P.slots;
   d->Vo.slots = P.slots;
+  setup_step(d, "plan upload");
   /* layout flags: P1 scalar dofs are often the vertices themselves, and
    * vector dofs interleaved; then the kernels read the vertex list only */
   {
+    /* (a P1 space that borrows the connectivity is the same array: no pass) */
     int sdc = s->nb == m->nv, il = 1;
-    for (int64_t k = 0; sdc && k < nc * s->nb; k++) sdc = s->scalar_cell_dofs[k] == m->cells[k];
-    for (int64_t c = 0; il && c < nc; c++)
+    if (s->scalar_cell_dofs != m->cells)
+      for (int64_t k = 0; sdc && k < nc * s->nb; k++) sdc = s->scalar_cell_dofs[k] == m->cells[k];
+    for (int64_t c = 0; il && s->components > 1 && c < nc; c++)
       for (int i = 0; i < s->nb && il; i++)
         for (int cc = 0; cc < s->components; cc++)
           il &= s->cell_dofs[c * s->nbc + i * s->components + cc] ==
@@ -2911,6 +2956,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     else
       d->single ? pick_p1_dim<3, float>(d, P.nc, P.physics) : pick_p1_dim<3, double>(d, P.nc, P.physics);
   }
+  setup_step(d, "layout check");
   /* P1: packed node records (x, y, z, first nodal coefficient) */
   P.wa = -1;
   {
@@ -2965,7 +3011,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
                            P.nbc, P.nq);
   /* strategy structures (the gather maps and the colour-sorted views are
    * built on first use) */
-  if (p->strategy == FEINT_ASSEMBLY_COLORED) FEINT_CALL(build_coloring(p, d));
+  setup_step(d, "node records and kernel choice");
   /* P1 kernels visit the cells along a space-filling curve where that
    * order is the better one (FEINT_CUDA_ORDER=0: mesh order, 1: curve
    * order, for comparisons) */
@@ -2974,6 +3020,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     if (d->p1blk[0] && !(ord && !strcmp(ord, "0"))) FEINT_CALL(build_cell_order(s, ord && !strcmp(ord, "1"), d));
   }
   CUDA_CALL("upload", cudaDeviceSynchronize());
+  setup_step(d, "cell order");
   return FEINT_OK;
 }
 
@@ -3023,7 +3070,8 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   FEINT_CALL(check_fused(b));
   const cuda_data *d = (const cuda_data *)b->data;
   st->last_kernel_ms = d->last_ms;
-  st->n_colors = d->n_colors;
+  /* the colouring that ran: of cells, else of the block kernels' chunks */
+  st->n_colors = d->n_colors ? d->n_colors : std::max(d->bp[0].n_colors, d->bp[1].n_colors);
   st->residual_batch = d->res_batch;
   st->matrix_batch = d->mat_batch;
   st->batches_per_chunk = d->bpc;
@@ -3044,6 +3092,7 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->lean_real = d->lean_last ? d->lean_real : 0;
   st->lean_prefetch = d->lean_last && !d->pipe_last ? d->lean_pf : 0; /* the pipelined kernel fetches its own */
   st->lean_pipe = d->lean_last && d->pipe_last;
+  snprintf(st->setup_steps, sizeof st->setup_steps, "%s", d->setup_steps);
   return FEINT_OK;
 }
 

@@ -36,6 +36,8 @@ typedef struct {
   int lean_prefetch;      /* its L2 prefetch distance in chunks (by default a wave of resident blocks in double,
                              none in single; FEINT_CUDA_LEAN_PF=N, 0: off), 0 when it did not run or did not
                              prefetch */
+  char setup_steps[400];  /* the backend's creation step by step: "name ms, ..." (host wall times, uploads
+                             included; first-use structures such as the block plans in block_build_ms) */
   int lean_pipe;          /* 1: it ran as the pipelined persistent kernel (Poisson in double, atomic and gather;
                              FEINT_CUDA_LEAN_PIPE=0 turns it off) */
 } feint_cuda_stats;
