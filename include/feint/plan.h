@@ -22,7 +22,7 @@
  * (tests/cli/t47-wide.sh checks it gives the same file). The scalar dof map
  * stays 32-bit inside the builder: scalar dofs and cells x local dofs must
  * stay below 2^31 (checked, the message names the limit). */
-typedef struct {
+typedef struct feint_plan {
   int64_t n_rows;
   int64_t nnz;
   int64_t *indptr;   /* n_rows + 1 */
@@ -33,7 +33,20 @@ typedef struct {
   int32_t *slots;    /* n_cells x nbc x nbc, row-major in (i, j), or NULL when 64-bit; -1 for the
                         padding of a mixed mesh's narrower cells (feint/space.h) */
   int64_t *slots64;  /* the same, when nnz > the limit; else NULL */
+  /* A plan built on the GPU (feint_plan_create_cuda) keeps its slot map
+   * there: device_slots (int32, on CUDA device `device`), which the CUDA
+   * backend reads in place. Its host copy `slots` is NULL until a host
+   * reader asks for it with feint_plan_host_slots (downloaded once): a run
+   * on the GPU never needs it, and the copy took 120 ms of a 6M-cell run. */
+  void *device_slots;
+  int device;
+  int (*fetch_slots)(struct feint_plan *plan);    /* download device_slots into slots */
+  void (*release_device)(struct feint_plan *plan); /* free device_slots */
 } feint_plan;
+/* Make plan->slots (or slots64) readable on the host: nothing for a host
+ * plan, the download for a GPU plan (the host copy is a cache of the same
+ * values: the plan stays logically const). */
+int feint_plan_host_slots(const feint_plan *plan);
 
 /* The 32-bit limit in use: INT32_MAX, or FEINT_WIDE_INDEX_LIMIT (tests). */
 int64_t feint_plan_narrow_limit(void);

@@ -165,6 +165,7 @@ static void scatter_batch(const feint_plan *plan, int64_t first, int64_t n, cons
 static int elmat_assemble_matrix(feint_backend *b, double *values) {
   const feint_plan *plan = b->problem->plan;
   if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
+  FEINT_CALL(feint_plan_host_slots(plan)); /* a plan built on the GPU */
   elmat_data *d = b->data;
   const int64_t n_cells = b->problem->space->mesh->n_cells, n2 = cell_entries(b->problem);
   begin_call(d);

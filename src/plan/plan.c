@@ -252,8 +252,15 @@ fail:
   return status;
 }
 
+int feint_plan_host_slots(const feint_plan *plan) {
+  if (!plan || plan->slots || plan->slots64) return FEINT_OK;
+  if (!plan->fetch_slots) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a plan without a slot map");
+  return plan->fetch_slots((feint_plan *)plan);
+}
+
 void feint_plan_destroy(feint_plan *p) {
   if (!p) return;
+  if (p->release_device) p->release_device(p);
   free(p->indptr);
   free(p->indices);
   free(p->indices64);

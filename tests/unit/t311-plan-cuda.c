@@ -32,6 +32,8 @@ static void compare(const feint_mesh *m, int order, int nc) {
     for (int64_t r = 0; r <= cpu->n_rows; r++) bad_ptr += gpu->indptr[r] != cpu->indptr[r];
     for (int64_t k = 0; k < cpu->nnz; k++) bad_idx += gpu->indices[k] != cpu->indices[k];
     const int64_t ns = cpu->n_cells * cpu->nbc * cpu->nbc;
+    CHECK(!gpu->device_slots || !gpu->slots, "%s: the GPU plan's slot map is downloaded only on demand", name);
+    CHECK_OK(feint_plan_host_slots(gpu)); /* downloaded on demand */
     for (int64_t k = 0; k < ns; k++) bad_slot += gpu->slots[k] != cpu->slots[k];
     CHECK(bad_ptr == 0 && bad_idx == 0 && bad_slot == 0,
           "%s P%d x%d: %lld row pointers, %lld column indices, %lld slots differ", name, order, nc,

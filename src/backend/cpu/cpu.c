@@ -454,6 +454,7 @@ static int cpu_element_matrices(feint_backend *b, double *Ke) {
 
 static int cpu_assemble_matrix(feint_backend *b, double *values) {
   if (!b->problem->plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
+  FEINT_CALL(feint_plan_host_slots(b->problem->plan)); /* a plan built on the GPU */
   memset(values, 0, sizeof(double) * (size_t)b->problem->plan->nnz);
   if (b->problem->plan->slots64) FOR_EACH_BLOCK(b, assemble_cells_wide, values)
   else FOR_EACH_BLOCK(b, assemble_cells, values)

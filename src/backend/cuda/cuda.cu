@@ -1777,6 +1777,7 @@ typedef struct {
   float last_ms;
   char setup_steps[400]; /* feint_cuda_stats.setup_steps */
   int cdofs_shared;      /* d_cdofs is d_cells (freed once) */
+  int slots_borrowed;    /* d_slots is the plan's (plan.h device_slots): not freed here */
   double step_t0;        /* when the current setup step began */
 } cuda_data;
 
@@ -1828,7 +1829,7 @@ static void cuda_destroy(feint_backend *b) {
   if (d) {
     cudaSetDevice(d->device);
     void *ptrs[] = {d->d_x,     d->d_y,     d->d_z,     d->d_basis, d->d_bgrad,       d->d_w,    d->d_cells,
-                    d->cdofs_shared ? NULL : d->d_cdofs, d->d_sdofs, d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
+                    d->cdofs_shared ? NULL : d->d_cdofs, d->d_sdofs, d->slots_borrowed ? NULL : d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
                     d->d_vals,  d->d_buf,   d->d_color_cells,         d->d_vptr,      d->d_vent, d->d_mptr,
                     d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_order, d->d_nptr, d->d_nent, d->d_xyzw};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
@@ -2323,6 +2324,7 @@ static int ensure_generic_gather(const feint_problem *p, cuda_data *d, int matri
     FEINT_CALL(build_inverse(s->cell_dofs, NULL, nc * s->nbc, s->n_dofs, &d->d_vptr, &d->d_vent,
                              "dof-to-cell map for the gather assembly"));
   if (matrix && p->plan && !d->d_mptr)
+    FEINT_CALL(feint_plan_host_slots(p->plan));
     FEINT_CALL(build_inverse(NULL, p->plan->slots, nc * s->nbc * s->nbc, p->plan->nnz, &d->d_mptr, &d->d_ment,
                              "nonzero-to-cell map for the gather assembly"));
   return FEINT_OK;
@@ -2354,6 +2356,7 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   if ((int64_t)cb * ne >= 65536) return feint_error_set(FEINT_ERR_COMPUTE, "%s: %d entries per cell", phase, ne);
   const int64_t n_chunks = (n_cells + cb - 1) / cb;
   const int64_t *sd = s->scalar_cell_dofs;
+  if (which) FEINT_CALL(feint_plan_host_slots(p->plan));
   const int32_t *slots = which ? p->plan->slots : NULL;
   std::vector<uint16_t> ient((size_t)(n_chunks * cb * ne));
   std::vector<int> ucount((size_t)n_chunks + 1, 0);
@@ -2910,7 +2913,15 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     const char *upl = "upload of the plan (CSR pattern and slot map)";
     FEINT_CALL(upload(&d->d_indptr, pl->indptr, (size_t)pl->n_rows + 1, upl));
     FEINT_CALL(upload(&d->d_indices, pl->indices, (size_t)pl->nnz, upl));
-    FEINT_CALL(upload(&d->d_slots, pl->slots, (size_t)(pl->n_cells * pl->nbc * pl->nbc), upl));
+    int here = -1;
+    cudaGetDevice(&here);
+    if (pl->device_slots && pl->device == here) { /* built here: read in place (the plan frees it) */
+      d->d_slots = (int *)pl->device_slots;
+      d->slots_borrowed = 1;
+    } else {
+      FEINT_CALL(feint_plan_host_slots(pl));
+      FEINT_CALL(upload(&d->d_slots, pl->slots, (size_t)(pl->n_cells * pl->nbc * pl->nbc), upl));
+    }
     FEINT_CALL(dev_alloc(&d->d_vals, d->rs * (size_t)pl->nnz, "allocation of the CSR values"));
     P.slots = d->d_slots;
   }

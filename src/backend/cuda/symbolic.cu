@@ -72,6 +72,18 @@ int pool_alloc(dev_pool *m, void *out, size_t bytes, const char *phase) {
   return FEINT_OK;
 }
 
+/* Take a buffer out of the pool: its owner frees it. */
+void pool_detach(dev_pool *m, const void *ptr) {
+  for (int k = 0; k < m->n; k++)
+    if (m->ptr[k] == ptr) {
+      m->cur -= m->bytes[k];
+      m->ptr[k] = m->ptr[m->n - 1];
+      m->bytes[k] = m->bytes[m->n - 1];
+      m->n--;
+      return;
+    }
+}
+
 void pool_free_all(dev_pool *m) {
   for (int k = 0; k < m->n; k++) cudaFree(m->ptr[k]);
   m->n = 0;
@@ -177,6 +189,35 @@ struct sym_ctx {
   feint_plan *plan;
   int wide; /* the plan needs 64-bit indices or slots: built on the host instead */
 };
+
+/* The host copy of a GPU plan's slot map (plan.h, feint_plan_host_slots). */
+int fetch_slots(feint_plan *p) {
+  const size_t n = (size_t)(p->n_cells * p->nbc * p->nbc);
+  int32_t *slots = NULL;
+  FEINT_CALL(feint_malloc_large(n, sizeof *slots, &slots, "slot map"));
+  int prev = 0;
+  cudaGetDevice(&prev);
+  cudaError_t e = cudaSetDevice(p->device);
+  if (e == cudaSuccess) e = feint_cuda_memcpy(slots, p->device_slots, sizeof(int) * n, cudaMemcpyDeviceToHost);
+  cudaSetDevice(prev);
+  if (e != cudaSuccess) {
+    free(slots);
+    return sym_fail(e, "download of the slot map");
+  }
+  p->slots = slots;
+  return FEINT_OK;
+}
+
+void release_device(feint_plan *p) {
+  if (!p->device_slots) return;
+  int prev = 0;
+  cudaGetDevice(&prev);
+  cudaSetDevice(p->device);
+  cudaFree(p->device_slots);
+  cudaSetDevice(prev);
+  cudaGetLastError();
+  p->device_slots = NULL;
+}
 
 int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stats *st) {
   const int64_t n = s->n_dofs, ns = s->n_scalar_dofs, ncell = s->mesh->n_cells;
@@ -303,7 +344,12 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
    * with 4 KiB pages the faults made it run at 1.2-1.9 GB/s (6M cells:
    * 257-386 ms for the 473 MB, NOTES.md v11) */
   FEINT_CALL(feint_malloc_large((size_t)nnz, sizeof *p->indices, &p->indices, "CSR column indices"));
-  FEINT_CALL(feint_malloc_large((size_t)n_slots, sizeof *p->slots, &p->slots, "slot map"));
+  /* the slot map stays on the device (plan.h: host copy on demand) */
+  pool_detach(P, d_slots);
+  p->device_slots = d_slots;
+  p->device = dev;
+  p->fetch_slots = fetch_slots;
+  p->release_device = release_device;
   float t_dl0 = 0;
   cudaEvent_t dl0 = ev[7];
   SYM_CALL("download", cudaEventRecord(dl0));
@@ -311,8 +357,6 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
            feint_cuda_memcpy(p->indptr, d_indptr, sizeof(int64_t) * (size_t)(n + 1), cudaMemcpyDeviceToHost));
   SYM_CALL("download of the column indices",
            feint_cuda_memcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
-  SYM_CALL("download of the slot map",
-           feint_cuda_memcpy(p->slots, d_slots, sizeof(int) * (size_t)n_slots, cudaMemcpyDeviceToHost));
   /* reuse ev[0] as the end of the download */
   float ms_up = 0, ms_w1 = 0, ms_sort = 0, ms_w2 = 0;
   SYM_CALL("timing", cudaEventElapsedTime(&ms_up, ev[0], ev[1]));
@@ -420,10 +464,10 @@ struct feint_plan_gpu {
 
 extern "C" int feint_plan_gpu_fits(const feint_plan *plan) {
   const int64_t E = plan->n_cells * plan->nbc * plan->nbc;
-  if (!plan->slots || plan->nnz > INT32_MAX - 1 || E > INT32_MAX)
+  if (plan->slots64 || plan->nnz > INT32_MAX - 1 || E > INT32_MAX)
     return feint_error_set(FEINT_ERR_INPUT,
                            "assembly on the GPU: %lld nonzeros, %lld cell entries (%s slots): 32-bit runs only",
-                           (long long)plan->nnz, (long long)E, plan->slots ? "32-bit" : "64-bit");
+                           (long long)plan->nnz, (long long)E, plan->slots64 ? "64-bit" : "32-bit");
   return FEINT_OK;
 }
 
@@ -513,6 +557,7 @@ static int plan_gpu_create(const int32_t *map, int64_t n_cells, int per_cell, in
 extern "C" int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out) {
   *out = NULL;
   FEINT_CALL(feint_plan_gpu_fits(plan));
+  FEINT_CALL(feint_plan_host_slots(plan));
   return plan_gpu_create(plan->slots, plan->n_cells, plan->nbc * plan->nbc, plan->nnz, out);
 }
 
