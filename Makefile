@@ -14,7 +14,10 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
            -pthread -Iinclude -Isrc $(PKG_CFLAGS) -MMD -MP
-LDLIBS  += -lgmsh $(PKG_LIBS) -lm -lpthread
+# libgmsh is opened when first needed (src/mesh/gmsh_loader.c), not linked
+GMSH_SONAME := $(shell objdump -p $$(ls /usr/lib/*/libgmsh.so /usr/lib/libgmsh.so 2>/dev/null | head -1) 2>/dev/null | awk '/SONAME/ {print $$2}')
+CFLAGS  += -DFEINT_GMSH_SONAME='"$(or $(GMSH_SONAME),libgmsh.so)"'
+LDLIBS  += $(PKG_LIBS) -lm -lpthread -ldl
 
 LIB_SRC := $(filter-out src/backend/cuda/%,$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
@@ -45,7 +48,7 @@ all: $(BUILD)/feint $(TEST_BIN) $(BENCH_BIN)
 # the end-to-end benchmark's mesh generator and floor (not part of feint)
 $(BUILD)/bench/%: tests/bench/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< -lgmsh $(LDLIBS)
 
 $(BUILD)/libfeint.a: $(LIB_OBJ)
 	@mkdir -p $(@D)

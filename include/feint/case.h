@@ -162,6 +162,9 @@ typedef struct {
   /* sweep: (0 members = a single run) */
   int n_sweep;
   feint_sweep_member *sweep;
+  void *member_template; /* private to src/case: the parsed case with the overrides and without the
+                            sweep section, each member's starting point (members are loaded in time
+                            linear in their number: nothing is parsed again) */
   char *sweep_output;  /* file name template ({index}); NULL = <output stem>-{index}.h5 */
   int sweep_groups;    /* layout: groups (one file, a group per member) */
   char sweep_where[256];
@@ -174,8 +177,9 @@ int feint_case_load(const char *path, int n_overrides, const char *const *overri
                     feint_case **out);
 void feint_case_destroy(feint_case *c);
 
-/* The case of sweep member `member` of `base`: base's file text with the
- * base's overrides, then the member's. Its as_run has no sweep section.
+/* The case of sweep member `member` of `base`: base's parsed case with the
+ * base's overrides, then the member's values (no parsing: time linear in
+ * the members). Its as_run has no sweep section.
  * Errors name the member: "<sweep where>: sweep member N: <message>". */
 int feint_case_load_member(const feint_case *base, int member, feint_case **out);
 

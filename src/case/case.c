@@ -18,6 +18,7 @@
 #include "feint/case.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +28,7 @@
 
 #include "case/tree.h"
 #include "feint/error.h"
+#include "feint/expr.h"
 #include "feint/sha256.h"
 
 typedef struct {
@@ -253,6 +255,11 @@ static int get_value(const loader *L, const tree_node *n, const char *name, fein
     }
     if (tree_is_null(n) || !n->text[0]) return wrong_type(n, name, value_expected);
     v->kind = FEINT_VALUE_EXPRESSION;
+    /* parsed here too, so that a bad expression (in any sweep member) is
+     * found before anything is computed */
+    feint_expr *e = NULL;
+    FEINT_CALL(feint_expr_create(n->text, v->where, &e));
+    feint_expr_destroy(e);
     return feint_strdup(n->text, &v->expression);
   }
   if (n->kind != TREE_MAP) return wrong_type(n, name, value_expected);
@@ -270,6 +277,8 @@ static int get_value(const loader *L, const tree_node *n, const char *name, fein
   if (w < 0) sub[0] = '\0';
   if (file->kind != TREE_SCALAR) return wrong_type(file, sub, "a string");
   FEINT_CALL(resolve_path(L, file->text, &v->file));
+  if (access(v->file, R_OK) != 0)
+    return fail_at(file, "%s: cannot read HDF5 file '%s': %s", sub, v->file, strerror(errno));
   w = snprintf(sub, sizeof sub, "%s.dataset", name);
   if (w < 0) sub[0] = '\0';
   FEINT_CALL(get_string(dataset, sub, &v->dataset));
@@ -819,9 +828,12 @@ static int is_index(const char *s, size_t *out) {
   return 1;
 }
 
-static int apply_override(tree_node *root, const char *ov) {
+/* Apply `key.path=value`: source 1 for --set, 2 for a sweep member's
+ * value (messages name it as the user wrote it). */
+static int apply_override(tree_node *root, const char *ov, int source) {
+  const char *by = source == 2 ? "sweep value" : "--set";
   const char *eq = strchr(ov, '=');
-  if (!eq) return feint_error_set(FEINT_ERR_INPUT, "--set %s: expected key.path=value", ov);
+  if (!eq) return feint_error_set(FEINT_ERR_INPUT, "%s %s: expected key.path=value", by, ov);
   size_t klen = (size_t)(eq - ov);
   char *path;
   FEINT_CALL(feint_malloc(klen + 1, 1, &path, "override key"));
@@ -839,10 +851,10 @@ static int apply_override(tree_node *root, const char *ov) {
   for (size_t i = 0; i < ncomp; i++, comp += strlen(comp) + 1)
     if (!comp[0]) {
       free(path);
-      return feint_error_set(FEINT_ERR_INPUT, "--set %s: empty component in key path", ov);
+      return feint_error_set(FEINT_ERR_INPUT, "%s %s: empty component in key path", by, ov);
     }
   tree_node *value = NULL;
-  s = tree_parse(eq + 1, strlen(eq + 1), ov, 1, &value);
+  s = tree_parse(eq + 1, strlen(eq + 1), ov, source, &value);
   if (s) {
     free(path);
     return s;
@@ -880,13 +892,13 @@ static int apply_override(tree_node *root, const char *ov) {
       size_t j;
       if (!is_index(comp, &j) || j >= node->n) {
         s = feint_error_set(FEINT_ERR_INPUT,
-                            "--set %s: '%s' is a list of %zu; '%s' is not an index 0..%zu", ov,
+                            "%s %s: '%s' is a list of %zu; '%s' is not an index 0..%zu", by, ov,
                             sofar, node->n, comp, node->n ? node->n - 1 : 0);
         break;
       }
       slot = &node->items[j];
     } else {
-      s = feint_error_set(FEINT_ERR_INPUT, "--set %s: '%s' is not a mapping", ov, sofar);
+      s = feint_error_set(FEINT_ERR_INPUT, "%s %s: '%s' is not a mapping", by, ov, sofar);
       break;
     }
     if (last) {
@@ -965,9 +977,21 @@ static int loader_init(feint_case *c, const char *path, loader *L) {
   return FEINT_OK;
 }
 
-/* Parse c->text, apply the overrides (then the sweep member's, if any),
- * validate and fill. A member's tree loses its sweep section. */
-static int parse_fill(feint_case *c, loader *L, const feint_sweep_member *member, tree_node **root) {
+/* Drop the sweep entry of a case tree: a member is a single run. */
+static void drop_sweep(tree_node *root) {
+  long k = tree_map_find(root, "sweep");
+  if (k < 0) return;
+  tree_free(root->keys[k]);
+  tree_free(root->items[k]);
+  for (size_t j = (size_t)k + 1; j < root->n; j++) {
+    root->keys[j - 1] = root->keys[j];
+    root->items[j - 1] = root->items[j];
+  }
+  root->n--;
+}
+
+/* Parse c->text, apply the overrides, validate and fill. */
+static int parse_fill(feint_case *c, loader *L, tree_node **root) {
   FEINT_CALL(tree_parse(c->text, c->text_len, L->display, 0, root));
   if (tree_is_null(*root)) {
     tree_node *empty;
@@ -976,20 +1000,7 @@ static int parse_fill(feint_case *c, loader *L, const feint_sweep_member *member
     *root = empty;
   }
   if ((*root)->kind != TREE_MAP) return wrong_type(*root, "case", "a mapping of sections");
-  for (int i = 0; i < c->n_overrides; i++) FEINT_CALL(apply_override(*root, c->overrides[i]));
-  if (member) {
-    for (int i = 0; i < member->n; i++) FEINT_CALL(apply_override(*root, member->overrides[i]));
-    long k = tree_map_find(*root, "sweep");
-    if (k >= 0) { /* drop the sweep entry: the member is a single run */
-      tree_free((*root)->keys[k]);
-      tree_free((*root)->items[k]);
-      for (size_t j = (size_t)k + 1; j < (*root)->n; j++) {
-        (*root)->keys[j - 1] = (*root)->keys[j];
-        (*root)->items[j - 1] = (*root)->items[j];
-      }
-      (*root)->n--;
-    }
-  }
+  for (int i = 0; i < c->n_overrides; i++) FEINT_CALL(apply_override(*root, c->overrides[i], 1));
   FEINT_CALL(fill(L, *root));
   FEINT_CALL(tree_emit(*root, &c->as_run));
   return FEINT_OK;
@@ -1013,7 +1024,7 @@ static int load(feint_case *c, const char *path, int n_overrides, const char *co
   feint_sha256_update(&h, c->text, c->text_len);
   feint_sha256_final(&h, c->sha256);
   FEINT_CALL(keep_overrides(c, n_overrides, overrides));
-  return parse_fill(c, L, NULL, root);
+  return parse_fill(c, L, root);
 }
 
 int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
@@ -1024,6 +1035,12 @@ int feint_case_load(const char *path, int n_overrides, const char *const *overri
   tree_node *root = NULL;
   loader L = {NULL, NULL, NULL};
   int s = load(c, path, n_overrides, overrides, &root, &L);
+  if (!s && c->n_sweep > 0) { /* the members' starting point */
+    tree_node *t = NULL;
+    s = tree_clone(root, &t);
+    if (!s) drop_sweep(t);
+    c->member_template = t;
+  }
   tree_free(root);
   free(L.dir);
   if (s) {
@@ -1043,14 +1060,16 @@ int feint_case_load_member(const feint_case *base, int member, feint_case **out)
   tree_node *root = NULL;
   loader L = {NULL, NULL, NULL};
   int s = loader_init(c, base->path, &L);
-  if (!s) s = feint_malloc(base->text_len + 1, 1, &c->text, "case text");
   if (!s) {
-    memcpy(c->text, base->text, base->text_len);
-    c->text_len = base->text_len;
     memcpy(c->sha256, base->sha256, sizeof c->sha256);
     s = keep_overrides(c, base->n_overrides, (const char *const *)base->overrides);
   }
-  if (!s) s = parse_fill(c, &L, &base->sweep[member], &root);
+  /* the base's tree (its overrides applied, no sweep section), then the member's values */
+  if (!s) s = tree_clone(base->member_template, &root);
+  const feint_sweep_member *mem = &base->sweep[member];
+  for (int i = 0; i < mem->n && !s; i++) s = apply_override(root, mem->overrides[i], 2);
+  if (!s) s = fill(&L, root);
+  if (!s) s = tree_emit(root, &c->as_run);
   tree_free(root);
   free(L.dir);
   if (s) {
@@ -1078,6 +1097,7 @@ void feint_case_destroy(feint_case *c) {
   if (!c) return;
   free(c->path);
   free(c->text);
+  tree_free(c->member_template);
   for (int i = 0; i < c->n_overrides; i++) free(c->overrides[i]);
   free(c->overrides);
   for (int m = 0; m < c->n_sweep; m++) {

@@ -89,7 +89,7 @@ int tree_is_null(const tree_node *n) {
 const char *tree_where(const tree_node *n, char *buf, size_t size) {
   int w;
   if (n->from_override)
-    w = snprintf(buf, size, "--set %s", n->origin);
+    w = snprintf(buf, size, "%s %s", n->from_override == 2 ? "sweep value" : "--set", n->origin);
   else
     w = snprintf(buf, size, "%s:%d:%d", n->origin, n->line, n->col);
   if (w < 0 && size) buf[0] = '\0';
@@ -117,8 +117,8 @@ static int parse_fail(parse_ctx *ctx, int line, int col, const char *fmt, const 
   int w = snprintf(msg, sizeof msg, fmt, arg);
   if (w < 0) msg[0] = '\0';
   if (ctx->from_override)
-    return feint_error_set(FEINT_ERR_INPUT, "--set %s: malformed YAML value: %s", ctx->origin,
-                           msg);
+    return feint_error_set(FEINT_ERR_INPUT, "%s %s: malformed YAML value: %s",
+                           ctx->from_override == 2 ? "sweep value" : "--set", ctx->origin, msg);
   return feint_error_set(FEINT_ERR_INPUT, "%s:%d:%d: malformed YAML: %s", ctx->origin, line, col,
                          msg);
 }
@@ -144,6 +144,35 @@ static int count_node(parse_ctx *ctx, const yaml_mark_t *m) {
   if (++ctx->n_nodes > TREE_MAX_NODES)
     return parse_fail(ctx, (int)m->line + 1, (int)m->column + 1, "%s",
                       "document too large (too many nodes; alias expansion?)");
+  return FEINT_OK;
+}
+
+int tree_clone(const tree_node *src, tree_node **out) {
+  tree_node *n;
+  *out = NULL;
+  FEINT_CALL(tree_new(src->kind, src->origin, src->from_override, src->line, src->col, &n));
+  n->quoted = src->quoted;
+  int s = FEINT_OK;
+  if (src->kind == TREE_SCALAR) {
+    free(n->text);
+    n->text = NULL;
+    s = feint_strdup(src->text, &n->text);
+  }
+  for (size_t i = 0; i < src->n && !s; i++) {
+    tree_node *k = NULL, *v = NULL;
+    if (src->kind == TREE_MAP) s = tree_clone(src->keys[i], &k);
+    if (!s) s = tree_clone(src->items[i], &v);
+    if (!s) s = tree_append(n, k, v);
+    else {
+      tree_free(k);
+      tree_free(v);
+    }
+  }
+  if (s) {
+    tree_free(n);
+    return s;
+  }
+  *out = n;
   return FEINT_OK;
 }
 

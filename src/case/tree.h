@@ -14,7 +14,7 @@ struct tree_node {
   tree_kind kind;
   int line, col;          /* 1-based position in the origin */
   const char *origin;     /* not owned: file display name, or the override text */
-  int from_override;      /* 1: origin is an override "a.b=value" */
+  int from_override;      /* 1: origin is an override "a.b=value" (--set), 2: a sweep member's value */
   char *text;             /* scalars (never NULL for scalars) */
   int quoted;             /* scalars: quoted (or !!str): always a string */
   size_t n, cap;          /* maps: entries; sequences: items */
@@ -30,6 +30,9 @@ int tree_parse(const char *buf, size_t len, const char *origin, int from_overrid
                tree_node **out);
 
 void tree_free(tree_node *n);
+
+/* A deep copy of `src` (origins shared, not owned, as in src). */
+int tree_clone(const tree_node *src, tree_node **out);
 
 /* New empty node of `kind` from the given origin (scalars get text ""). */
 int tree_new(tree_kind kind, const char *origin, int from_override, int line, int col,

@@ -51,6 +51,7 @@
 #include <sys/stat.h>
 
 #include "feint/error.h"
+#include "mesh/gmsh_loader.h"
 
 /* ------------------------------------------------------------------------ */
 /* Gmsh session */
@@ -76,6 +77,8 @@ static double saved_option_values[N_SAVED_OPTIONS];
 static int gmsh_start(void) {
   int ierr = 0;
   if (gmsh_ready) return FEINT_OK;
+  const char *why = feint_gmsh_load_error();
+  if (why) return feint_error_set(FEINT_ERR_COMPUTE, "could not initialise Gmsh: %s", why);
   gmshInitialize(0, NULL, 0, &ierr);
   if (ierr) return feint_error_set(FEINT_ERR_COMPUTE, "could not initialise Gmsh");
   gmshOptionSetNumber("General.Terminal", 0, &ierr);

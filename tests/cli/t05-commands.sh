@@ -30,7 +30,7 @@ EOF
 "$FEINT" bench "$WORK/c.yaml" --repeat 3 -o "$WORK/b.h5" > "$WORK/bench"
 grep -q "copy bandwidth measured now" "$WORK/bench" || fail "bench: copy bandwidth"
 # ... and GF/s of the flop model (feint(1), bench): a positive number after the %
-grep -Eq "^assembly +[0-9.]+ +- +- +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +[0-9]*\.[0-9]*[1-9][0-9]*$" "$WORK/bench" \
+grep -Eq "^assembly +[0-9.]+ +- +- +- +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+% +([0-9]*[1-9][0-9]*\.[0-9]+|[0-9]*\.[0-9]*[1-9][0-9]*)$" "$WORK/bench" \
   || fail "bench: assembly row: $(cat "$WORK/bench")"
 echo bench ok
 # backend choice said on stderr: auto without a GPU falls back to the cpu,
