@@ -38,6 +38,20 @@ else
 endif
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)
+
+# FEINT_LIB=shared (a separate BUILD): the library as libfeint.so beside
+# the binaries, which then hold no CUDA code of their own; the GPU test
+# binaries are carried to the device machine that way (the static ones
+# embed the same ~24 MB of kernels each).
+ifeq ($(FEINT_LIB),shared)
+  CFLAGS    += -fPIC
+  NVCCFLAGS += -Xcompiler -fPIC
+  LIBFEINT  := $(BUILD)/libfeint.so
+  LINK_FEINT = -L$(BUILD) -lfeint -Wl,-rpath,'$$ORIGIN:$$ORIGIN/..'
+else
+  LIBFEINT  := $(BUILD)/libfeint.a
+  LINK_FEINT = $(BUILD)/libfeint.a
+endif
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -54,12 +68,16 @@ $(BUILD)/libfeint.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
-$(BUILD)/feint: $(CMD_OBJ) $(BUILD)/libfeint.a
-	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(BUILD)/libfeint.a $(LDLIBS)
-
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libfeint.a tests/unit/check.h tests/unit/testmesh.h tests/unit/bc_case.h
+$(BUILD)/libfeint.so: $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libfeint.a $(LDLIBS)
+	$(CC) $(CFLAGS) -shared -o $@ $^ $(LDLIBS)
+
+$(BUILD)/feint: $(CMD_OBJ) $(LIBFEINT)
+	$(CC) $(CFLAGS) -o $@ $(CMD_OBJ) $(LINK_FEINT) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIBFEINT) tests/unit/check.h tests/unit/testmesh.h tests/unit/bc_case.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LINK_FEINT) $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

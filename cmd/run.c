@@ -139,7 +139,7 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   print_json_phases(rep->d2h_seconds);
   printf(", \"kernel_seconds\": {");
   print_json_phases(rep->kernel_seconds);
-  printf(", \"gmsh_open_seconds\": %.9f", rep->gmsh_seconds);
+  printf(", \"gmsh_open_seconds\": %.9f, \"driver_seconds\": %.9f", rep->gmsh_seconds, rep->driver_seconds);
   printf("}\n");
 }
 

@@ -277,8 +277,7 @@ static int get_value(const loader *L, const tree_node *n, const char *name, fein
   if (w < 0) sub[0] = '\0';
   if (file->kind != TREE_SCALAR) return wrong_type(file, sub, "a string");
   FEINT_CALL(resolve_path(L, file->text, &v->file));
-  if (access(v->file, R_OK) != 0)
-    return fail_at(file, "%s: cannot read HDF5 file '%s': %s", sub, v->file, strerror(errno));
+  const tree_node *file_node = file;
   w = snprintf(sub, sizeof sub, "%s.dataset", name);
   if (w < 0) sub[0] = '\0';
   FEINT_CALL(get_string(dataset, sub, &v->dataset));
@@ -287,6 +286,13 @@ static int get_value(const loader *L, const tree_node *n, const char *name, fein
   int which;
   FEINT_CALL(get_enum(on, sub, on_choices, &which));
   v->on_cells = which == 0;
+  /* readable now, so that a sweep member's missing file stops the sweep
+   * before anything is computed (its contents are read with the mesh) */
+  if (access(v->file, R_OK) != 0) {
+    w = snprintf(sub, sizeof sub, "%s.file", name);
+    if (w < 0) sub[0] = '\0';
+    return fail_at(file_node, "%s: cannot read HDF5 file '%s': %s", sub, v->file, strerror(errno));
+  }
   return FEINT_OK;
 }
 

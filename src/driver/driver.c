@@ -755,5 +755,6 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   feint_cuda_warm_up_wait();
   run_state_release(&r); /* aborts (removes) a temporary output on failure */
   feint_case_destroy(base);
+  report->driver_seconds = feint_now() - t0;
   return status;
 }

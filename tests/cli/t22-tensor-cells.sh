@@ -34,7 +34,7 @@ EOF
 sums() {
   local mesh=$1 vol=$2 box=$3; shift 3
   if [ "$vol" = trilinear ]; then
-    run "$WORK/m.yaml" -o "$WORK/v.h5" --set mesh.file="$mesh"
+    run "$WORK/m.yaml" -o "$WORK/v.h5" --set mesh.file="$mesh" --set output.cell_dofs=true
     vol=$($PY -c "import sys; sys.path.insert(0, '$ROOT/tests/cli'); import fe_checks; print(repr(fe_checks.trilinear_volume('$WORK/v.h5')))")
   fi
   for p in "$@"; do
@@ -162,7 +162,7 @@ done
 # triangulation and a twisted one (whose boundary surface, hence volume, is
 # that of twisted_hex.geo: the same bilinear lateral patches)
 sums "$(data prism_cube.geo)" 1 1 1 2 3 4 5 6 7
-run "$WORK/m.yaml" -o "$WORK/v.h5" --set mesh.file="$(data twisted_hex.geo)"
+run "$WORK/m.yaml" -o "$WORK/v.h5" --set mesh.file="$(data twisted_hex.geo)" --set output.cell_dofs=true
 vol=$($PY -c "import sys; sys.path.insert(0, '$ROOT/tests/cli'); import fe_checks; print(repr(fe_checks.trilinear_volume('$WORK/v.h5')))")
 sums "$(data twisted_prism.geo)" "$vol" 0 1 3
 prisms="mesh.file=$(data prism_cube.geo):mesh.size=0.5"

@@ -52,7 +52,7 @@ physics: {kind: mass}
 output: {residual: false}
 EOF
 volume() { # mesh refine: the trilinear volume from an order-1 run
-  run "$WORK/h.yaml" -o "$WORK/v.h5" --set mesh.file="$1" --set mesh.refine="$2"
+  run "$WORK/h.yaml" -o "$WORK/v.h5" --set mesh.file="$1" --set mesh.refine="$2" --set output.cell_dofs=true
   $PY -c "import sys; sys.path.insert(0, '$ROOT/tests/cli'); import fe_checks; print(repr(fe_checks.trilinear_volume('$WORK/v.h5')))"
 }
 

@@ -1,0 +1,20 @@
+build-dev/src/backend/cpu/tensor_cells.o: src/backend/cpu/tensor_cells.c \
+ src/backend/cpu/tensor_cells.h include/feint/backend.h \
+ include/feint/bp.h include/feint/physics.h include/feint/mesh.h \
+ include/feint/fe.h include/feint/case.h include/feint/form.h \
+ include/feint/space.h include/feint/plan.h src/backend/cpu/pointwise.h \
+ include/feint/error.h include/feint/geometry.h include/feint/tensor.h
+src/backend/cpu/tensor_cells.h:
+include/feint/backend.h:
+include/feint/bp.h:
+include/feint/physics.h:
+include/feint/mesh.h:
+include/feint/fe.h:
+include/feint/case.h:
+include/feint/form.h:
+include/feint/space.h:
+include/feint/plan.h:
+src/backend/cpu/pointwise.h:
+include/feint/error.h:
+include/feint/geometry.h:
+include/feint/tensor.h:
