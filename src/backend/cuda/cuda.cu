@@ -2323,10 +2323,11 @@ static int ensure_generic_gather(const feint_problem *p, cuda_data *d, int matri
   if (!matrix && !d->d_vptr)
     FEINT_CALL(build_inverse(s->cell_dofs, NULL, nc * s->nbc, s->n_dofs, &d->d_vptr, &d->d_vent,
                              "dof-to-cell map for the gather assembly"));
-  if (matrix && p->plan && !d->d_mptr)
+  if (matrix && p->plan && !d->d_mptr) {
     FEINT_CALL(feint_plan_host_slots(p->plan));
     FEINT_CALL(build_inverse(NULL, p->plan->slots, nc * s->nbc * s->nbc, p->plan->nnz, &d->d_mptr, &d->d_ment,
                              "nonzero-to-cell map for the gather assembly"));
+  }
   return FEINT_OK;
 }
 
