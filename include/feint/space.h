@@ -91,6 +91,8 @@ typedef struct {
                                 nodes are all vertices of its cells, mesh->cells itself (then
                                 scalar_cell_dofs_borrowed: not freed), read-only either way */
   int scalar_cell_dofs_borrowed;
+  int components_interleaved; /* 1: cell_dofs[(c nb + i) nc + k] = scalar dof * nc + k everywhere (by construction,
+                                 feint_space_expand_components), so readers need not check */
   int64_t *cell_dofs;        /* n_cells x nbc (points to scalar_cell_dofs when components == 1; -1 as above) */
   double *coordinates;       /* n_scalar_dofs x 3: where each scalar dof sits */
   /* Topology kept for facet dofs (feint_space_facet_dofs): */

@@ -598,7 +598,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "element_matrices", name, sizeof name), 3, dims, r->Ke));
   }
   if (need_matrix) {
-    FEINT_CALL(feint_malloc_large((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
+    FEINT_CALL(feint_malloc_large_touched((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     if (lift) { /* the load vector, still in r->vec, lifted with the unmodified matrix */
       FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->vec));

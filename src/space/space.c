@@ -296,6 +296,7 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
 int feint_space_expand_components(feint_space *s) {
   const int64_t n_cells = s->mesh->n_cells;
   const int nc = s->components;
+  s->components_interleaved = 1;
   if (nc == 1) {
     s->cell_dofs = s->scalar_cell_dofs;
     return FEINT_OK;

@@ -112,14 +112,30 @@ static int upload(T **dst, const T *src, size_t count, const char *phase) {
 static int upload_index32(int **dst, const int64_t *src, size_t count, const char *phase) {
   int *tmp = NULL;
   FEINT_CALL(feint_malloc(count ? count : 1, sizeof *tmp, &tmp, phase));
-  for (size_t k = 0; k < count; k++) {
-    if (src[k] < 0 || src[k] > INT32_MAX) {
-      free(tmp);
-      return feint_error_set(FEINT_ERR_COMPUTE, "%s: index %lld does not fit in 32 bits", phase,
-                             (long long)src[k]);
+  /* narrowed on every core (72M entries of a P1 elasticity map took 0.1 s on one) */
+  const unsigned nth = count < ((size_t)1 << 22) ? 1u : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<int64_t> bad(nth, -1);
+  auto narrow = [&](unsigned w) {
+    for (size_t k = count * w / nth; k < count * (w + 1) / nth; k++) {
+      if (src[k] < 0 || src[k] > INT32_MAX) {
+        bad[w] = (int64_t)k;
+        return;
+      }
+      tmp[k] = (int)src[k];
     }
-    tmp[k] = (int)src[k];
+  };
+  {
+    std::vector<std::thread> th;
+    for (unsigned w = 1; w < nth; w++) th.emplace_back(narrow, w);
+    narrow(0);
+    for (auto &x : th) x.join();
   }
+  for (unsigned w = 0; w < nth; w++)
+    if (bad[w] >= 0) {
+      const long long v = (long long)src[bad[w]];
+      free(tmp);
+      return feint_error_set(FEINT_ERR_COMPUTE, "%s: index %lld does not fit in 32 bits", phase, v);
+    }
   int status = upload(dst, tmp, count, phase);
   free(tmp);
   return status;
@@ -2936,7 +2952,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     int sdc = s->nb == m->nv, il = 1;
     if (s->scalar_cell_dofs != m->cells)
       for (int64_t k = 0; sdc && k < nc * s->nb; k++) sdc = s->scalar_cell_dofs[k] == m->cells[k];
-    for (int64_t c = 0; il && s->components > 1 && c < nc; c++)
+    for (int64_t c = 0; il && s->components > 1 && !s->components_interleaved && c < nc; c++)
       for (int i = 0; i < s->nb && il; i++)
         for (int cc = 0; cc < s->components; cc++)
           il &= s->cell_dofs[c * s->nbc + i * s->components + cc] ==
