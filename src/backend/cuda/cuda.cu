@@ -56,6 +56,13 @@
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
+#include <cub/block/block_discontinuity.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1723,7 +1730,8 @@ typedef struct {
   int *d_gptr, *d_gent;
   void *d_part;             /* storage type S */
   uint32_t *d_lidx;         /* vectors: per-cell local vertex indices (NULL: a chunk has > 256 targets) */
-  double build_ms;          /* host build + upload */
+  double build_ms;          /* build (GPU or host + upload) */
+  int on_gpu;               /* 1: the arrays were built on the GPU (build_bplan_gpu), 0: on the host */
 } bplan;
 
 /* Device copies of the per-cell data in another cell order (a cview's
@@ -1795,6 +1803,10 @@ typedef struct {
   int cdofs_shared;      /* d_cdofs is d_cells (freed once) */
   int slots_borrowed;    /* d_slots is the plan's (plan.h device_slots): not freed here */
   double step_t0;        /* when the current setup step began */
+  int bplan_host;        /* test hook (feint_cuda_set_bplan_host): block plans by the host builder */
+  int *chunk_color;      /* host: the block plans' chunk colouring (chunk_colouring), NULL until computed */
+  int64_t chunk_color_n; /* its chunks */
+  int chunk_color_cb, chunk_colors; /* its cells per chunk and colours */
 } cuda_data;
 
 /* Host doubles <-> device storage type (float in single precision). */
@@ -1863,6 +1875,7 @@ static void cuda_destroy(feint_backend *b) {
     cudaGetLastError();
     free(d->color_ptr);
     free(d->h_order);
+    free(d->chunk_color);
     free(d);
   }
   free(b);
@@ -2254,6 +2267,33 @@ static int chunk_cells(void) {
   return v >= 32 && v <= 256 && v % 32 == 0 ? v : 256;
 }
 
+/* Keep a chunk colouring (chunks of cb cells in the order the block plans
+ * will use, d->h_order) for the block plans: both plans read the same one. */
+static int keep_chunk_colouring(cuda_data *d, const std::vector<int> &color, int n_colors, int cb,
+                                const char *phase) {
+  free(d->chunk_color);
+  d->chunk_color = NULL;
+  FEINT_CALL(feint_malloc(color.size() ? color.size() : 1, sizeof *d->chunk_color, &d->chunk_color, phase));
+  if (!color.empty()) memcpy(d->chunk_color, color.data(), sizeof(int) * color.size());
+  d->chunk_color_n = (int64_t)color.size();
+  d->chunk_color_cb = cb;
+  d->chunk_colors = n_colors;
+  return FEINT_OK;
+}
+
+/* The block plans' chunk colouring (strategy colored): greedy_colors over
+ * chunks of cb cells in the order d->h_order. It reads the scalar cell
+ * dofs and the order only, so it is the same for the vector and the matrix
+ * plan: computed once (or left by build_cell_order, which computes it to
+ * choose the order) and kept. */
+static int chunk_colouring(const feint_space *s, cuda_data *d, int cb, const char *phase) {
+  if (d->chunk_color && d->chunk_color_cb == cb) return FEINT_OK;
+  std::vector<int> color;
+  int n_colors = 0;
+  FEINT_CALL(greedy_colors(s, d->h_order, cb, color, &n_colors, phase));
+  return keep_chunk_colouring(d, color, n_colors, cb, phase);
+}
+
 /* Cells in the order of a Morton (Z-order) curve through their centroids,
  * so that a chunk of consecutive cells is a compact piece of the mesh
  * whatever the file's cell order (fewer distinct nodes per chunk: fewer
@@ -2322,6 +2362,9 @@ static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
     FEINT_CALL(st_curve);
     d->order_colors[0] = n_mesh;
     d->order_colors[1] = n_curve;
+    /* the chosen order's colouring is the block plans' (chunk_colouring) */
+    FEINT_CALL(keep_chunk_colouring(d, n_curve >= n_mesh ? color2 : color, n_curve >= n_mesh ? n_mesh : n_curve,
+                                    chunk_cells(), phase));
     if (n_curve >= n_mesh) return FEINT_OK;
   }
   FEINT_CALL(feint_malloc((size_t)n, sizeof *d->h_order, &d->h_order, phase));
@@ -2356,21 +2399,300 @@ static unsigned grid_for(const cuda_data *d, int64_t n_list, int batch) {
 }
 
 
-/* Build the block-local aggregation plan `which` (0: vectors, targets the
- * scalar dofs of each (cell, vertex); 1: matrices, targets the CSR slots of
- * each (cell, i, j)), on the host, chunks in parallel threads; then, per
- * strategy, the chunk colouring (colored) or the target -> partials map
- * (gather). */
-static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
-  const auto t0 = std::chrono::steady_clock::now();
+/* ------------------------------------------ block-local aggregation plans */
+
+/* A block-local aggregation plan `which` (0: vectors, targets the scalar
+ * dofs of each (cell, vertex); 1: matrices, targets the CSR slots of each
+ * (cell, i, j)) for chunks of cb consecutive cells (in the order
+ * d->h_order): entry pos = e * cb + t of a chunk (its cell t, 0 <= t <
+ * n_here, the chunk's cells; its e-th target, 0 <= e < ne) sorts by the key
+ * target << 16 | pos, so that equal targets are adjacent and the order is
+ * unique. Per chunk b: uptr[b] .. uptr[b + 1] its distinct targets, tgt
+ * (ascending), iend (each one's end in the chunk's sorted entries; one pad
+ * element after the last chunk), ient (the sorted entries' pos, cb * ne per
+ * chunk, zero past n_here * ne); for vectors on the vertices lidx (per
+ * cell position, byte e: the local index of its e-th target among the
+ * chunk's distinct ones), unless a chunk has more than 256. Built on the
+ * GPU (build_bplan_gpu) where it applies, else on the host
+ * (build_bplan_host, the reference: the same arrays bit for bit). */
+
+/* What the GPU builder reads: the targets tg[c * ne + e] of mesh cell c,
+ * c = ord[b * cb + t] (ord NULL: b * cb + t), all in [0, nt). */
+typedef struct {
+  const int *tg;
+  const int *ord;
+  int64_t n_cells;
+  int cb, ne, nt;
+  int end_bit; /* the radix sort's key bits: 16 + the bits of nt */
+} bpg_args;
+
+#define BPG_THREADS 256
+#define BPG_MAX_ENTRIES (BPG_THREADS * 16) /* entries per chunk the GPU builder takes (cb * ne) */
+
+__device__ __forceinline__ int bpg_target(const bpg_args &A, int64_t c0, int pos) {
+  const int e = pos / A.cb, t = pos - e * A.cb;
+  const int64_t c = A.ord ? (int64_t)A.ord[c0 + t] : c0 + t;
+  return A.tg[c * A.ne + e];
+}
+
+struct bpg_new_target { /* sorted keys: a new target starts */
+  __device__ __forceinline__ bool operator()(const unsigned long long &a, const unsigned long long &b) const {
+    return (a >> 16) != (b >> 16);
+  }
+};
+
+struct bpg_differ {
+  __device__ __forceinline__ bool operator()(const int &a, const int &b) const { return a != b; }
+};
+
+/* One block per chunk: sort its keys (pad keys ~0 after them), write ient
+ * (zero past its m = n_here * ne entries), count[b + 1] = its distinct
+ * targets; info[0] |= 1 where a target is outside [0, nt), info[1] = the
+ * most distinct targets of a chunk. IT * BPG_THREADS >= cb * ne. */
+template <int IT>
+__global__ void __launch_bounds__(BPG_THREADS)
+    bpg_sort_kernel(bpg_args A, uint16_t *__restrict__ ient, int *__restrict__ count, int *__restrict__ info) {
+  typedef cub::BlockRadixSort<unsigned long long, BPG_THREADS, IT> Sort;
+  typedef cub::BlockDiscontinuity<unsigned long long, BPG_THREADS> Disc;
+  typedef cub::BlockReduce<int, BPG_THREADS> Red;
+  __shared__ union {
+    typename Sort::TempStorage sort;
+    typename Disc::TempStorage disc;
+    typename Red::TempStorage red;
+  } sm;
+  const int64_t b = blockIdx.x, c0 = b * A.cb;
+  const int n_here = (int)(A.n_cells - c0 < A.cb ? A.n_cells - c0 : A.cb), n_ent = A.cb * A.ne, m = n_here * A.ne;
+  unsigned long long key[IT];
+  int bad = 0;
+  for (int j = 0; j < IT; j++) {
+    const int pos = j * BPG_THREADS + (int)threadIdx.x, e = pos / A.cb, t = pos - e * A.cb;
+    key[j] = ~0ull;
+    if (e < A.ne && t < n_here) {
+      const int tg = bpg_target(A, c0, pos);
+      if (tg < 0 || tg >= A.nt)
+        bad = 1;
+      else
+        key[j] = (unsigned long long)tg << 16 | (unsigned long long)pos;
+    }
+  }
+  if (bad) atomicOr(info, 1);
+  Sort(sm.sort).Sort(key, 0, A.end_bit); /* blocked: thread i holds sorted positions i * IT .. */
+  __syncthreads();
+  int head[IT];
+  Disc(sm.disc).FlagHeads(head, key, bpg_new_target());
+  int nu = 0;
+  for (int j = 0; j < IT; j++) {
+    const int k = (int)threadIdx.x * IT + j;
+    if (k < m) nu += head[j];
+    if (k < n_ent) ient[b * n_ent + k] = k < m ? (uint16_t)(key[j] & 0xffff) : (uint16_t)0;
+  }
+  __syncthreads();
+  nu = Red(sm.red).Sum(nu);
+  if (threadIdx.x == 0) {
+    count[b + 1] = nu;
+    atomicMax(info + 1, nu);
+  }
+}
+
+/* One block per chunk, from its sorted entries (ient) and its first
+ * distinct target's index uptr[b]: tgt, iend and (lidx not NULL) the
+ * local indices, or'ed into lidx (zeroed by the caller). */
+template <int IT>
+__global__ void __launch_bounds__(BPG_THREADS)
+    bpg_emit_kernel(bpg_args A, const uint16_t *__restrict__ ient, const int *__restrict__ uptr,
+                    int *__restrict__ tgt, uint16_t *__restrict__ iend, uint32_t *__restrict__ lidx) {
+  typedef cub::BlockDiscontinuity<int, BPG_THREADS> Disc;
+  typedef cub::BlockScan<int, BPG_THREADS> Scan;
+  __shared__ union {
+    typename Disc::TempStorage disc;
+    typename Scan::TempStorage scan;
+  } sm;
+  const int64_t b = blockIdx.x, c0 = b * A.cb;
+  const int n_here = (int)(A.n_cells - c0 < A.cb ? A.n_cells - c0 : A.cb), n_ent = A.cb * A.ne, m = n_here * A.ne;
+  int pos[IT], tg[IT], head[IT], idx[IT];
+  for (int j = 0; j < IT; j++) {
+    const int k = (int)threadIdx.x * IT + j;
+    pos[j] = k < m ? (int)ient[b * n_ent + k] : 0;
+    tg[j] = k < m ? bpg_target(A, c0, pos[j]) : -1;
+  }
+  Disc(sm.disc).FlagHeads(head, tg, bpg_differ());
+  for (int j = 0; j < IT; j++)
+    if ((int)threadIdx.x * IT + j >= m) head[j] = 0;
+  __syncthreads();
+  Scan(sm.scan).InclusiveSum(head, idx); /* idx - 1: the entry's target among the chunk's distinct ones */
+  const int u0 = uptr[b];
+  for (int j = 0; j < IT; j++) {
+    const int k = (int)threadIdx.x * IT + j;
+    if (k >= m) continue;
+    const int u = u0 + idx[j] - 1;
+    if (head[j]) {
+      tgt[u] = tg[j];
+      if (k) iend[u - 1] = (uint16_t)k; /* the previous target ends here */
+    }
+    if (k == m - 1) iend[u] = (uint16_t)m;
+    if (lidx) {
+      const int e = pos[j] / A.cb, t = pos[j] - e * A.cb;
+      atomicOr(lidx + c0 + t, (uint32_t)(idx[j] - 1) << (8 * e));
+    }
+  }
+}
+
+/* ptr[t + 1] += the occurrences of target t (the gather inverse's counts). */
+__global__ void bpg_count_kernel(int64_t n, const int *__restrict__ tgt, int *__restrict__ cnt) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+    atomicAdd(cnt + tgt[k] + 1, 1);
+}
+
+__global__ void bpg_iota_kernel(int64_t n, int *__restrict__ v) {
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+    v[k] = (int)k;
+}
+
+/* Device buffers freed at scope exit unless kept (keep: the caller owns it). */
+struct dev_scratch {
+  std::vector<void *> p;
+  ~dev_scratch() {
+    for (void *x : p) cudaFree(x);
+  }
+  template <typename T>
+  int alloc(T **ptr, size_t count, const char *phase) {
+    *ptr = NULL;
+    FEINT_CALL(dev_alloc((void **)ptr, sizeof(T) * (count ? count : 1), phase));
+    p.push_back((void *)*ptr);
+    return FEINT_OK;
+  }
+  template <typename T>
+  T *keep(T *x) {
+    p.erase(std::remove(p.begin(), p.end(), (void *)x), p.end());
+    return x;
+  }
+};
+
+static unsigned grid_capped(int64_t n) { return (unsigned)std::min<int64_t>(std::max<int64_t>((n + 255) / 256, 1), 65535); }
+
+/* The plan on the GPU from the device's targets (d->d_slots, d->P.sdofs:
+ * the int32 scalar cell dofs) and cell order (d->d_order); *done = 0 (and
+ * nothing in B changed) where it does not apply: the test hook
+ * (feint_cuda_set_bplan_host), more than BPG_MAX_ENTRIES entries per chunk,
+ * sizes past 32 bits, a target outside [0, nt) (the host builder decides
+ * what that gives). The gather strategy's inverse too (a stable radix sort
+ * of tgt carrying the index: per target its entries in chunk order). */
+static int build_bplan_gpu(const feint_problem *p, cuda_data *d, int which, int cb, int ne, int want_lidx, int *done) {
+  *done = 0;
+  const feint_space *s = p->space;
+  const int64_t n_cells = s->mesh->n_cells, n_chunks = (n_cells + cb - 1) / cb;
+  const int64_t nt = which ? p->plan->nnz : s->n_scalar_dofs;
+  const int n_ent = cb * ne;
+  const int *tg = which ? d->d_slots : d->P.sdofs;
+  if (d->bplan_host || !tg || n_ent > BPG_MAX_ENTRIES || n_cells < 1 || n_chunks * n_ent >= INT32_MAX ||
+      nt >= INT32_MAX || (d->h_order && !d->d_order))
+    return FEINT_OK;
+  bplan &B = d->bp[which];
+  const char *phase = which ? "block aggregation plan on the GPU (matrix)" : "block aggregation plan on the GPU (vector)";
+  bpg_args A;
+  A.tg = tg;
+  A.ord = d->h_order ? d->d_order : NULL;
+  A.n_cells = n_cells;
+  A.cb = cb;
+  A.ne = ne;
+  A.nt = (int)nt;
+  int tb = 1; /* targets < 2^tb */
+  while (tb < 31 && ((int64_t)1 << tb) <= nt) tb++;
+  A.end_bit = 16 + tb;
+  dev_scratch S;
+  int *d_count = NULL, *d_info = NULL, *d_uptr = NULL;
+  uint16_t *d_ient = NULL;
+  FEINT_CALL(S.alloc(&d_count, (size_t)n_chunks + 1, phase));
+  FEINT_CALL(S.alloc(&d_info, 2, phase));
+  FEINT_CALL(S.alloc(&d_uptr, (size_t)n_chunks + 1, phase));
+  FEINT_CALL(S.alloc(&d_ient, (size_t)(n_chunks * n_ent), phase));
+  CUDA_CALL(phase, cudaMemset(d_count, 0, sizeof(int) * ((size_t)n_chunks + 1)));
+  CUDA_CALL(phase, cudaMemset(d_info, 0, sizeof(int) * 2));
+  const int small = n_ent <= BPG_THREADS * 4;
+  if (small)
+    bpg_sort_kernel<4><<<(unsigned)n_chunks, BPG_THREADS>>>(A, d_ient, d_count, d_info);
+  else
+    bpg_sort_kernel<16><<<(unsigned)n_chunks, BPG_THREADS>>>(A, d_ient, d_count, d_info);
+  CUDA_LAUNCHED(phase);
+  {
+    size_t tmp_bytes = 0;
+    char *tmp = NULL;
+    CUDA_CALL(phase, cub::DeviceScan::InclusiveSum(NULL, tmp_bytes, d_count, d_uptr, (int)n_chunks + 1));
+    FEINT_CALL(S.alloc(&tmp, tmp_bytes, phase));
+    CUDA_CALL(phase, cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, d_count, d_uptr, (int)n_chunks + 1));
+  }
+  int info[2] = {0, 0}, n_u = 0;
+  CUDA_CALL(phase, feint_cuda_memcpy(info, d_info, sizeof info, cudaMemcpyDeviceToHost));
+  CUDA_CALL(phase, feint_cuda_memcpy(&n_u, d_uptr + n_chunks, sizeof n_u, cudaMemcpyDeviceToHost));
+  if (info[0]) return FEINT_OK; /* a target outside [0, nt): the host builder */
+  int *d_tgt = NULL;
+  uint16_t *d_iend = NULL;
+  uint32_t *d_lidx = NULL;
+  FEINT_CALL(S.alloc(&d_tgt, (size_t)n_u, phase));
+  FEINT_CALL(S.alloc(&d_iend, (size_t)n_u + 1, phase)); /* the pad: the pipelined kernel copies whole 4-byte words */
+  CUDA_CALL(phase, cudaMemset(d_iend, 0, sizeof(uint16_t) * ((size_t)n_u + 1)));
+  if (want_lidx && info[1] <= 256) {
+    FEINT_CALL(S.alloc(&d_lidx, (size_t)(n_chunks * cb), phase));
+    CUDA_CALL(phase, cudaMemset(d_lidx, 0, sizeof(uint32_t) * (size_t)(n_chunks * cb)));
+  }
+  if (small)
+    bpg_emit_kernel<4><<<(unsigned)n_chunks, BPG_THREADS>>>(A, d_ient, d_uptr, d_tgt, d_iend, d_lidx);
+  else
+    bpg_emit_kernel<16><<<(unsigned)n_chunks, BPG_THREADS>>>(A, d_ient, d_uptr, d_tgt, d_iend, d_lidx);
+  CUDA_LAUNCHED(phase);
+  int *d_gptr = NULL, *d_gent = NULL;
+  char *d_part = NULL;
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) {
+    int *d_gcnt = NULL, *d_iota = NULL;
+    unsigned *d_ksorted = NULL;
+    FEINT_CALL(S.alloc(&d_gcnt, (size_t)nt + 1, phase));
+    FEINT_CALL(S.alloc(&d_gptr, (size_t)nt + 1, phase));
+    FEINT_CALL(S.alloc(&d_gent, (size_t)n_u, phase));
+    FEINT_CALL(S.alloc(&d_iota, (size_t)n_u, phase));
+    FEINT_CALL(S.alloc(&d_ksorted, (size_t)n_u, phase));
+    CUDA_CALL(phase, cudaMemset(d_gcnt, 0, sizeof(int) * ((size_t)nt + 1)));
+    bpg_count_kernel<<<grid_capped(n_u), 256>>>(n_u, d_tgt, d_gcnt);
+    CUDA_LAUNCHED(phase);
+    bpg_iota_kernel<<<grid_capped(n_u), 256>>>(n_u, d_iota);
+    CUDA_LAUNCHED(phase);
+    size_t scan_bytes = 0, sort_bytes = 0;
+    CUDA_CALL(phase, cub::DeviceScan::InclusiveSum(NULL, scan_bytes, d_gcnt, d_gptr, (int)nt + 1));
+    CUDA_CALL(phase, cub::DeviceRadixSort::SortPairs(NULL, sort_bytes, (const unsigned *)d_tgt, d_ksorted,
+                                                     (const int *)d_iota, d_gent, n_u, 0, tb));
+    char *tmp = NULL;
+    FEINT_CALL(S.alloc(&tmp, std::max(scan_bytes, sort_bytes), phase));
+    CUDA_CALL(phase, cub::DeviceScan::InclusiveSum(tmp, scan_bytes, d_gcnt, d_gptr, (int)nt + 1));
+    /* stable: within a target, the entries stay in chunk order */
+    CUDA_CALL(phase, cub::DeviceRadixSort::SortPairs(tmp, sort_bytes, (const unsigned *)d_tgt, d_ksorted,
+                                                     (const int *)d_iota, d_gent, n_u, 0, tb));
+    FEINT_CALL(S.alloc(&d_part, d->rs * (size_t)n_u * (which ? 1 : s->components), phase));
+  }
+  CUDA_CALL(phase, cudaDeviceSynchronize());
+  B.d_uptr = S.keep(d_uptr);
+  B.d_tgt = S.keep(d_tgt);
+  B.d_iend = S.keep(d_iend);
+  B.d_ient = S.keep(d_ient);
+  B.d_lidx = d_lidx ? S.keep(d_lidx) : NULL;
+  B.n_u = n_u;
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) {
+    B.d_gptr = S.keep(d_gptr);
+    B.d_gent = S.keep(d_gent);
+    B.d_part = (void *)S.keep(d_part);
+    B.n_targets = nt;
+  }
+  *done = 1;
+  return FEINT_OK;
+}
+
+/* The plan on the host (the reference builder): chunks in parallel
+ * threads, then the uploads; for the gather strategy the target ->
+ * partials map. */
+static int build_bplan_host(const feint_problem *p, cuda_data *d, int which, int cb, int ne, int want_lidx) {
   const feint_space *s = p->space;
   const int64_t n_cells = s->mesh->n_cells;
-  const int nb = s->nb, nbc = s->nbc;
-  const int ne = which ? nbc * nbc : nb;
-  const int cb = chunk_cells();
+  const int nb = s->nb;
   bplan &B = d->bp[which];
   const char *phase = which ? "block aggregation plan (matrix)" : "block aggregation plan (vector)";
-  if ((int64_t)cb * ne >= 65536) return feint_error_set(FEINT_ERR_COMPUTE, "%s: %d entries per cell", phase, ne);
   const int64_t n_chunks = (n_cells + cb - 1) / cb;
   const int64_t *sd = s->scalar_cell_dofs;
   if (which) FEINT_CALL(feint_plan_host_slots(p->plan));
@@ -2384,8 +2706,6 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   std::vector<std::vector<int>> tg_t(nth);
   std::vector<std::vector<uint16_t>> ie_t(nth);
   const int *ord = d->h_order; /* chunk position -> mesh cell (NULL: mesh order) */
-  /* vectors whose targets are the vertices: each cell's local vertex indices (shared gather) */
-  const int want_lidx = !which && ne <= 4 && d->P.sd_cells && d->P.interleaved;
   std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
   std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
@@ -2450,25 +2770,9 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   FEINT_CALL(upload(&B.d_ient, ient.data(), ient.size(), phase));
   if (want_lidx && std::find(lidx_over.begin(), lidx_over.end(), 1) == lidx_over.end())
     FEINT_CALL(upload(&B.d_lidx, lidx.data(), lidx.size(), phase));
-  B.ncomp = which ? 1 : s->components;
   B.n_u = n_u;
-  B.V.cb = cb;
-  B.V.ne = ne;
-  B.V.n_chunks = (int)n_chunks;
-  B.V.uptr = B.d_uptr;
-  B.V.tgt = B.d_tgt;
-  B.V.iend = B.d_iend;
-  B.V.ient = B.d_ient;
   std::vector<uint16_t>().swap(ient);
-  if (p->strategy == FEINT_ASSEMBLY_COLORED) {
-    std::vector<int> color, list;
-    int n_colors = 0;
-    FEINT_CALL(greedy_colors(s, ord, cb, color, &n_colors, phase));
-    FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *B.color_ptr, &B.color_ptr, phase));
-    sort_by_colour(color, n_colors, B.color_ptr, list);
-    FEINT_CALL(upload(&B.d_chunks, list.data(), list.size(), phase));
-    B.n_colors = n_colors;
-  } else if (p->strategy == FEINT_ASSEMBLY_GATHER) {
+  if (p->strategy == FEINT_ASSEMBLY_GATHER) {
     const int64_t nt = which ? p->plan->nnz : s->n_scalar_dofs;
     std::vector<int> ptr((size_t)nt + 1, 0), ent((size_t)n_u);
     for (int64_t k = 0; k < n_u; k++) ptr[(size_t)tgt[(size_t)k] + 1]++;
@@ -2479,8 +2783,49 @@ static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
     }
     FEINT_CALL(upload(&B.d_gptr, ptr.data(), ptr.size(), phase));
     FEINT_CALL(upload(&B.d_gent, ent.data(), ent.size(), phase));
-    FEINT_CALL(dev_alloc(&B.d_part, d->rs * (size_t)n_u * B.ncomp, phase));
+    FEINT_CALL(dev_alloc(&B.d_part, d->rs * (size_t)n_u * (which ? 1 : s->components), phase));
     B.n_targets = nt;
+  }
+  return FEINT_OK;
+}
+
+/* Build the block-local aggregation plan `which` on first use: its arrays
+ * on the GPU where that applies, else on the host; then, strategy colored,
+ * the chunks sorted by colour (the colouring shared by both plans). */
+static int build_bplan(const feint_problem *p, cuda_data *d, int which) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const feint_space *s = p->space;
+  const int64_t n_cells = s->mesh->n_cells;
+  const int nb = s->nb, nbc = s->nbc;
+  const int ne = which ? nbc * nbc : nb;
+  const int cb = chunk_cells();
+  bplan &B = d->bp[which];
+  const char *phase = which ? "block aggregation plan (matrix)" : "block aggregation plan (vector)";
+  if ((int64_t)cb * ne >= 65536) return feint_error_set(FEINT_ERR_COMPUTE, "%s: %d entries per cell", phase, ne);
+  const int64_t n_chunks = (n_cells + cb - 1) / cb;
+  /* vectors whose targets are the vertices: each cell's local vertex indices (shared gather) */
+  const int want_lidx = !which && ne <= 4 && d->P.sd_cells && d->P.interleaved;
+  int on_gpu = 0;
+  FEINT_CALL(build_bplan_gpu(p, d, which, cb, ne, want_lidx, &on_gpu));
+  if (!on_gpu) FEINT_CALL(build_bplan_host(p, d, which, cb, ne, want_lidx));
+  B.on_gpu = on_gpu;
+  B.ncomp = which ? 1 : s->components;
+  B.V.cb = cb;
+  B.V.ne = ne;
+  B.V.n_chunks = (int)n_chunks;
+  B.V.uptr = B.d_uptr;
+  B.V.tgt = B.d_tgt;
+  B.V.iend = B.d_iend;
+  B.V.ient = B.d_ient;
+  if (p->strategy == FEINT_ASSEMBLY_COLORED) {
+    FEINT_CALL(chunk_colouring(s, d, cb, phase));
+    const std::vector<int> color(d->chunk_color, d->chunk_color + d->chunk_color_n);
+    std::vector<int> list;
+    const int n_colors = d->chunk_colors;
+    FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *B.color_ptr, &B.color_ptr, phase));
+    sort_by_colour(color, n_colors, B.color_ptr, list);
+    FEINT_CALL(upload(&B.d_chunks, list.data(), list.size(), phase));
+    B.n_colors = n_colors;
   }
   CUDA_CALL(phase, cudaDeviceSynchronize());
   B.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -3128,6 +3473,70 @@ extern "C" int feint_cuda_set_variant(feint_backend *b, int variant) {
   FEINT_CALL(check_fused(b));
   if (variant < 0 || variant > 3) return feint_error_set(FEINT_ERR_INPUT, "CUDA kernel variant %d (0..3)", variant);
   ((cuda_data *)b->data)->variant = variant;
+  return FEINT_OK;
+}
+
+extern "C" int feint_cuda_set_bplan_host(feint_backend *b, int host) {
+  FEINT_CALL(check_fused(b));
+  ((cuda_data *)b->data)->bplan_host = host != 0;
+  return FEINT_OK;
+}
+
+template <typename T>
+static int download_copy(T **dst, const T *src, size_t n, const char *phase) {
+  *dst = NULL;
+  if (!src) return FEINT_OK;
+  FEINT_CALL(feint_malloc(n ? n : 1, sizeof(T), dst, phase));
+  if (n) CUDA_CALL(phase, feint_cuda_memcpy(*dst, src, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return FEINT_OK;
+}
+
+extern "C" void feint_cuda_bplan_free(feint_cuda_bplan *pl) {
+  void *ptrs[] = {pl->uptr, pl->tgt, pl->iend, pl->ient, pl->lidx, pl->color_ptr, pl->chunks, pl->gptr, pl->gent};
+  for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) free(ptrs[k]);
+  memset(pl, 0, sizeof *pl);
+}
+
+extern "C" int feint_cuda_bplan_get(feint_backend *b, int which, feint_cuda_bplan *out) {
+  memset(out, 0, sizeof *out);
+  FEINT_CALL(check_fused(b));
+  cuda_data *d = (cuda_data *)b->data;
+  const feint_problem *p = b->problem;
+  const char *phase = "block plan download (test hook)";
+  if (which < 0 || which > 1 || !d->p1blk[which] || (which && !p->plan))
+    return feint_error_set(FEINT_ERR_INPUT, "%s: no block kernel for the %s", phase, which ? "matrix" : "vectors");
+  CUDA_CALL(phase, cudaSetDevice(d->device));
+  if (!d->bp[which].built) FEINT_CALL(build_bplan(p, d, which));
+  const bplan &B = d->bp[which];
+  out->built_on_gpu = B.on_gpu;
+  out->cb = B.V.cb;
+  out->ne = B.V.ne;
+  out->n_chunks = B.V.n_chunks;
+  out->ncomp = B.ncomp;
+  out->n_u = B.n_u;
+  out->n_colors = B.n_colors;
+  out->n_targets = B.n_targets;
+  out->build_ms = B.build_ms;
+  const size_t nch = (size_t)B.V.n_chunks, nu = (size_t)B.n_u;
+  int st = FEINT_OK;
+  if ((st = download_copy(&out->uptr, B.d_uptr, nch + 1, phase)) ||
+      (st = download_copy(&out->tgt, B.d_tgt, nu, phase)) ||
+      (st = download_copy(&out->iend, B.d_iend, nu + 1, phase)) ||
+      (st = download_copy(&out->ient, B.d_ient, nch * B.V.cb * B.V.ne, phase)) ||
+      (st = download_copy(&out->lidx, B.d_lidx, nch * B.V.cb, phase)) ||
+      (st = download_copy(&out->chunks, B.d_chunks, B.d_chunks ? nch : 0, phase)) ||
+      (st = download_copy(&out->gptr, B.d_gptr, (size_t)B.n_targets + 1, phase)) ||
+      (st = download_copy(&out->gent, B.d_gent, nu, phase))) {
+    feint_cuda_bplan_free(out);
+    return st;
+  }
+  if (B.color_ptr) {
+    if ((st = feint_malloc((size_t)B.n_colors + 1, sizeof(int), &out->color_ptr, phase))) {
+      feint_cuda_bplan_free(out);
+      return st;
+    }
+    memcpy(out->color_ptr, B.color_ptr, sizeof(int) * ((size_t)B.n_colors + 1));
+  }
   return FEINT_OK;
 }
 

@@ -5,6 +5,7 @@
 #define FEINT_CUDA_TIMING_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "feint/backend.h"
 
@@ -24,7 +25,7 @@ typedef struct {
   int block_matrix;       /* 1: matrices with block-local aggregation */
   int block_cells;        /* cells per chunk (0 until a plan is built) */
   int block_colors_vector, block_colors_matrix; /* chunk colours (colored) */
-  double block_build_ms;  /* host build + upload of the aggregation plans so far */
+  double block_build_ms;  /* build (GPU, or host + upload) of the aggregation plans so far */
   double block_targets[2]; /* distinct targets per chunk (mean; vector, matrix plans), 0 until built */
   int curve_order;        /* 1: P1 kernels visit cells along a space-filling curve (FEINT_CUDA_ORDER=0: mesh
                              order, 1: curve order; unset: the curve where its chunks need fewer colours) */
@@ -64,6 +65,38 @@ int feint_cuda_set_variant(feint_backend *b, int variant);
 int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int reps, feint_cuda_paper_stats *st);
 
 int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st);
+
+/* Test hook: host != 0 makes this backend build its block-aggregation
+ * plans (the P1 block kernels' chunk structures) with the host builder,
+ * the reference; 0 (the default) builds them on the GPU where that
+ * applies. Takes effect for plans not yet built (before the first
+ * residual / matrix, or feint_cuda_bplan_get). */
+int feint_cuda_set_bplan_host(feint_backend *b, int host);
+
+/* Host copies of a block-aggregation plan (which: 0 vectors, 1 matrices),
+ * built first if need be; for tests comparing the two builders. Arrays
+ * not in the plan are NULL. Free with feint_cuda_bplan_free. */
+typedef struct {
+  int built_on_gpu;  /* 1: by the GPU builder, 0: by the host one */
+  int cb, ne;        /* cells per chunk, entries per cell */
+  int n_chunks, ncomp;
+  int64_t n_u;       /* distinct (chunk, target) pairs */
+  int *uptr;         /* n_chunks + 1: chunk -> its first distinct target */
+  int *tgt;          /* n_u: the distinct targets, chunk by chunk, each chunk's ascending */
+  uint16_t *iend;    /* n_u + 1: each target's end in its chunk's sorted entries, then a pad (0) */
+  uint16_t *ient;    /* n_chunks * cb * ne: the sorted entries' positions e * cb + t (0 past a chunk's cells) */
+  uint32_t *lidx;    /* n_chunks * cb: per cell position, byte e its e-th target's index in its chunk; or NULL */
+  int n_colors;      /* colored: chunk colours */
+  int *color_ptr;    /* n_colors + 1 (colored) */
+  int *chunks;       /* n_chunks: chunks sorted by colour (colored) */
+  int64_t n_targets; /* gather: targets */
+  int *gptr;         /* n_targets + 1 (gather) */
+  int *gent;         /* n_u: per target its entries in chunk order (gather) */
+  double build_ms;   /* the plan's build time */
+} feint_cuda_bplan;
+
+int feint_cuda_bplan_get(feint_backend *b, int which, feint_cuda_bplan *out);
+void feint_cuda_bplan_free(feint_cuda_bplan *pl);
 
 /* Wall time (seconds) of every host-to-device and device-to-host copy of
  * the CUDA modules since the process started (feint_cuda_memcpy); a

@@ -1,4 +1,5 @@
 /* Built without nvcc: the CUDA backend reports that it is absent. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/cuda/cuda_timing.h"
@@ -46,3 +47,22 @@ int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int 
 void feint_cuda_transfer_seconds(double *h2d, double *d2h) { *h2d = *d2h = 0; }
 void feint_cuda_warm_up_start(int device_index) { (void)device_index; }
 void feint_cuda_warm_up_wait(void) {}
+
+int feint_cuda_set_bplan_host(feint_backend *b, int host) {
+  (void)b;
+  (void)host;
+  return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
+}
+
+int feint_cuda_bplan_get(feint_backend *b, int which, feint_cuda_bplan *out) {
+  (void)b;
+  (void)which;
+  memset(out, 0, sizeof *out);
+  return feint_error_set(FEINT_ERR_INPUT, "this feint was built without CUDA (no nvcc found)");
+}
+
+void feint_cuda_bplan_free(feint_cuda_bplan *pl) {
+  void *ptrs[] = {pl->uptr, pl->tgt, pl->iend, pl->ient, pl->lidx, pl->color_ptr, pl->chunks, pl->gptr, pl->gent};
+  for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) free(ptrs[k]);
+  memset(pl, 0, sizeof *pl);
+}
