@@ -424,7 +424,9 @@ static const char *token_text(const parser *P, const char *s, char *buf, size_t 
 
 static int expected(const parser *P, const char *what) {
   char tok[40];
-  return fail_at(P, P->p, "expected %s, got %s", what, token_text(P, P->p, tok, sizeof tok));
+  const char *at = P->p;
+  while (at < P->end && is_space(*at)) at++; /* name the next token, on its line */
+  return fail_at(P, at, "expected %s, got %s", what, token_text(P, at, tok, sizeof tok));
 }
 
 /* ------------------------------------------------------------------------ */
