@@ -923,9 +923,9 @@ int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh
   if (has_ext(path, ".msh") || looks_like_msh(path)) return read_with(path, opts, SOURCE_NATIVE, out);
   const char *pre = opts && opts->where && opts->where[0] ? opts->where : NULL;
   struct stat sb;
-  if (stat(path, &sb) != 0)
+  if (stat(path, &sb) != 0 || S_ISDIR(sb.st_mode))
     return feint_error_set(FEINT_ERR_INPUT, "%s%smesh file '%s' cannot be read: %s", pre ? pre : "",
-                           pre ? ": " : "", path, strerror(errno));
+                           pre ? ": " : "", path, strerror(S_ISDIR(sb.st_mode) ? EISDIR : errno));
   return feint_error_set(FEINT_ERR_INPUT,
                          "%s%smesh file '%s' is neither a Gmsh mesh (.msh, first line \"$MeshFormat\") "
                          "nor a Gmsh geometry (.geo); convert it with `gmsh FILE -save -format msh41`",
