@@ -55,7 +55,7 @@ endif
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test test-gpu bench bench-gpu bench-e2e install clean
+.PHONY: all test test-gpu bench bench-gpu bench-e2e install clean fuzz-msh
 BENCH_BIN := $(BUILD)/bench/gen-cube-msh $(BUILD)/bench/gmsh-open
 all: $(BUILD)/feint $(TEST_BIN) $(BENCH_BIN)
 
@@ -102,6 +102,18 @@ bench-gpu: all
 
 bench-e2e: all
 	BUILD=$(BUILD) bash tests/bench/e2e.sh
+
+# libFuzzer harness of the native .msh reader (not part of `make test`):
+# `make fuzz-msh` builds $(BUILD)/fuzz/fuzz_msh; run it as
+# $(BUILD)/fuzz/fuzz_msh -max_total_time=300 NEW_CORPUS_DIR tests/fuzz/corpus/msh
+FUZZ_CC ?= clang
+FUZZ_FLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/gmsh_source.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/fe/cell.c
+fuzz-msh: $(BUILD)/fuzz/fuzz_msh
+$(BUILD)/fuzz/fuzz_msh: tests/fuzz/fuzz_msh.c $(FUZZ_SRC) include/feint/msh.h include/feint/mesh.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+	  -DFEINT_GMSH_SONAME='"$(or $(GMSH_SONAME),libgmsh.so)"' -Iinclude -Isrc -o $@ $< $(FUZZ_SRC) -lm -ldl
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1

@@ -67,7 +67,8 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
       printf(" %10.1f %9.1f %7.1f%%", 1e-6 * rep->min_bytes[k], gbs, copy > 0 ? 100 * gbs / copy : 0);
     }
     if (rep->flops[k] > 0) printf(" %9.1f", 1e-9 * rep->flops[k] / t);
-    if (k == FEINT_PHASE_MESH) printf("   (libgmsh's own open: %.3f ms)", 1e3 * rep->gmsh_seconds);
+    if (k == FEINT_PHASE_MESH && rep->gmsh_seconds > 0) /* 0 for a .msh: read natively */
+      printf("   (libgmsh's own open: %.3f ms)", 1e3 * rep->gmsh_seconds);
     printf("\n");
   }
   if (cuda)

@@ -66,7 +66,7 @@ typedef struct {
   char residual_kernel[160]; /* cuda: which kernel family computed the residual and in which cell order; "" else */
   int64_t n_nodes;
   char device[256];
-  double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh's open */
+  double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh (.geo, refine; 0 for a .msh read natively) */
   int64_t n_cells, n_dofs, nnz;
   int index_bits, slot_bits; /* widths of the plan's column indices and slots (32 or 64; 0: no matrix) */
   int n_members;           /* sweep members run (0 for a single run) */

@@ -1,6 +1,13 @@
-/* feint mesh: a Gmsh mesh read through the libgmsh C API.
+/* feint mesh: a Gmsh mesh.
  *
- * Reads .msh (2.2 and 4.1, ASCII and binary) or meshes a .geo file. Keeps
+ * Reads .msh (2.2 and 4.1, ASCII and binary) natively (msh.h: the file is
+ * never given to Gmsh; malformed files are input errors naming the line or
+ * byte), or has libgmsh run and mesh a .geo file (a .geo is a program: only
+ * give feint .geo files you trust); `refine` on a .msh reads it natively
+ * first, then lets libgmsh refine it. Files of other extensions are
+ * refused unless their first line is "$MeshFormat". Both sources fill the
+ * same model (feint_msh) and one builder makes the feint_mesh, so a mesh
+ * reads the same either way. Keeps
  * the nodes (structure-of-arrays, 0-based, compact: only nodes of
  * top-dimensional and physical-group elements), the cells of the region
  * (triangles and quadrilaterals in 2D, tetrahedra, hexahedra and prisms in
@@ -75,8 +82,8 @@ typedef struct {
   int nv_facet;
   int64_t *facets;
 
-  /* Seconds libgmsh itself spent opening (and, for .geo, meshing) the
-   * file: the floor for feint's mesh read. */
+  /* Seconds libgmsh itself spent opening (and, for .geo, meshing;
+   * refining) the file; 0 when the native reader read a .msh (msh.h). */
   double gmsh_seconds;
 
   /* Element counts of the whole file by Gmsh element type name, for `info`. */
@@ -94,8 +101,9 @@ typedef struct {
   int reorder;       /* 1: number the nodes along a Morton curve (feint_mesh_reorder_nodes) */
 } feint_mesh_options;
 
-/* Errors (FEINT_ERR_INPUT): missing/unreadable file, Gmsh parse errors
- * (with Gmsh's message, which names the line where it can), unsupported
+/* Errors (FEINT_ERR_INPUT): missing/unreadable file, malformed .msh (the
+ * native reader's message: file, line or byte offset, what was expected),
+ * .geo errors (with Gmsh's message, which names the line where it can), unsupported
  * element types in the region (named, e.g. "9-node triangle"), unknown
  * physical group (listing the valid names), empty region. */
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);

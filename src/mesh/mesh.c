@@ -1,32 +1,33 @@
-/* feint mesh reader: a Gmsh mesh (.msh 2.2/4.1, ASCII or binary, or a .geo
- * meshed on the fly) read through the libgmsh C API.
+/* feint mesh: a Gmsh mesh as a feint_mesh, from one builder over the
+ * feint_msh model (msh.h) of either source:
+ * - .msh files (and any file whose first line is "$MeshFormat"): the native
+ *   reader (msh.c); the file is never given to Gmsh, so a malformed or
+ *   hostile file is an input error, not a crash or a script run;
+ * - .geo files: programs Gmsh runs and meshes, through libgmsh
+ *   (gmsh_source.c), which converts Gmsh's model into the same feint_msh.
+ * `mesh.refine` on a .msh file: the file is read natively first (so only a
+ * well-formed mesh reaches Gmsh), then opened and refined by libgmsh.
+ * Other extensions are refused (Gmsh would parse an unknown file as a .geo
+ * script).
  *
- * Gmsh is initialised once per process (never finalised; the OS reclaims it)
- * and cleared before and after each read, so feint_mesh_read can be called
- * any number of times. Gmsh's own "abort on error" is switched off: with it
- * on, an error thrown from inside the .geo parser leaves the parser (and
- * Gmsh's busy lock) in a broken state for every later read in the process.
- * Errors are instead collected through Gmsh's logger and reported in
- * feint's message.
- *
- * All data is fetched in bulk, one call per model entity: the element pass
- * visits each entity once (element counts, region cells), the facets of the
- * (dim-1)-dimensional physical groups are fetched per group entity, and the
- * node coordinates come from one gmshModelMeshGetNodes call for the whole
- * model. Nodes are numbered 0.. in increasing Gmsh tag order, keeping only
- * those referenced by region cells or group facets.
+ * The builder visits the entities in (dim, tag) order and, on each, its
+ * element blocks in the model's order (Gmsh's): the element pass counts
+ * elements by type and per entity and gathers the region cells; the facets
+ * of the (dim-1)-dimensional physical groups come from the blocks of the
+ * groups' entities; the nodes are numbered 0.. in increasing Gmsh tag
+ * order, keeping only those referenced by region cells or group facets.
  *
  * Details beyond the header:
+ * - Physical groups are the (dim, physical tag) pairs of the entities,
+ *   sorted (as gmshModelGetPhysicalGroups lists them), named from the
+ *   model's physical names ("" if none); a group's entities are in
+ *   increasing tag order.
  * - MSH 2 files repeat an element once per physical group containing it;
  *   repeated elements (same entity, same node list) are kept once, so cells,
  *   facets, group and type counts agree across MSH 2.2 and 4.1.
  * - A region name that matches no group name but is an integer selects the
  *   (possibly unnamed) physical group of that tag and of the top dimension.
- * - opts->size applies to .geo files only (ignored for .msh). With a size,
- *   Mesh.MeshSizeMax = size, Mesh.MeshSizeMin = 0 and point sizes are
- *   ignored (Mesh.MeshSizeFromPoints = 0), so the size overrides any lc in
- *   the file; a .geo whose mesh already exists (a "Mesh 3;" line) is meshed
- *   again only when a size is given.
+ * - opts->size applies to .geo files only (ignored for .msh).
  * - 2D meshes must lie in a plane z = const; z is stored as 0.
  * - Region cells are first-order triangles or quadrilaterals (2D),
  *   tetrahedra, hexahedra or prisms (3D), in one block per type (mesh.h):
@@ -37,93 +38,26 @@
  *   lines (first-order quadrilaterals); with prisms triangles and
  *   quadrilaterals, stored in rows of 4 (mesh.h); facets of 3D meshes with
  *   several blocks are not read (no boundary conditions there yet).
+ * - Node tags must be unique among the nodes; elements must refer to
+ *   defined nodes (checked for the region cells and group facets, the
+ *   elements feint uses). Node tags up to twice the node count (plus 2^20)
+ *   use a direct tag -> node table, sparser ones a sorted index, so a
+ *   huge tag cannot make the table huge.
  * - feint_mesh_find_group with dim < 0 matches a group of any dimension. */
 #include "feint/mesh.h"
 
 #include <errno.h>
-#include <gmshc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "feint/error.h"
-#include "mesh/gmsh_loader.h"
-
-/* ------------------------------------------------------------------------ */
-/* Gmsh session */
-
-static int gmsh_ready = 0;
-
-/* Options a .geo file may change and that would otherwise leak into the next
- * read in the same process: their values after initialisation are restored
- * before every read. */
-static const char *const saved_option_names[] = {
-    "Mesh.MeshSizeMax",        "Mesh.MeshSizeMin",
-    "Mesh.MeshSizeFromPoints", "Mesh.MeshSizeFactor",
-    "Mesh.MeshSizeExtendFromBoundary", "Mesh.MeshSizeFromCurvature",
-    "Mesh.ElementOrder",       "Mesh.SecondOrderIncomplete",
-    "Mesh.RecombineAll",       "Mesh.Recombine3DAll",
-    "Mesh.SubdivisionAlgorithm", "Mesh.Algorithm",
-    "Mesh.Algorithm3D",        "Mesh.Optimize",
-    "Mesh.SaveAll",            "Geometry.Tolerance",
-};
-#define N_SAVED_OPTIONS (sizeof saved_option_names / sizeof saved_option_names[0])
-static double saved_option_values[N_SAVED_OPTIONS];
-
-static int gmsh_start(void) {
-  int ierr = 0;
-  if (gmsh_ready) return FEINT_OK;
-  const char *why = feint_gmsh_load_error();
-  if (why) return feint_error_set(FEINT_ERR_COMPUTE, "could not initialise Gmsh: %s", why);
-  gmshInitialize(0, NULL, 0, &ierr);
-  if (ierr) return feint_error_set(FEINT_ERR_COMPUTE, "could not initialise Gmsh");
-  gmshOptionSetNumber("General.Terminal", 0, &ierr);
-  gmshOptionSetNumber("General.Verbosity", 2, &ierr); /* errors and warnings */
-  gmshOptionSetNumber("General.AbortOnError", 0, &ierr);
-  for (size_t i = 0; i < N_SAVED_OPTIONS; i++) {
-    saved_option_values[i] = 0;
-    gmshOptionGetNumber(saved_option_names[i], &saved_option_values[i], &ierr);
-  }
-  gmsh_ready = 1;
-  return FEINT_OK;
-}
-
-static void gmsh_restore_options(void) {
-  int ierr = 0;
-  for (size_t i = 0; i < N_SAVED_OPTIONS; i++)
-    gmshOptionSetNumber(saved_option_names[i], saved_option_values[i], &ierr);
-}
-
-/* Gmsh's logged messages of a level ("Error", "Warning"), prefix removed,
- * joined with "; " into buf (at most max messages). Returns the number. */
-static int gmsh_log_messages(const char *level, char *buf, size_t len, int max) {
-  char **log = NULL;
-  size_t n = 0;
-  int ierr = 0, found = 0;
-  size_t lvl = strlen(level);
-  buf[0] = '\0';
-  gmshLoggerGet(&log, &n, &ierr);
-  if (ierr || !log) return 0;
-  for (size_t i = 0; i < n; i++) {
-    const char *m = log[i];
-    if (m && strncmp(m, level, lvl) == 0 && m[lvl] == ':') {
-      m += lvl + 1;
-      while (*m == ' ') m++;
-      if (found < max) {
-        size_t used = strlen(buf);
-        snprintf(buf + used, len - used, "%s%s", found ? "; " : "", m);
-      }
-      found++;
-    }
-    gmshFree(log[i]);
-  }
-  gmshFree(log);
-  return found;
-}
+#include "feint/msh.h"
+#include "mesh/msh_gmsh.h"
 
 /* ------------------------------------------------------------------------ */
 /* Small helpers */
@@ -148,22 +82,11 @@ static int vec64_reserve(vec64 *v, size_t extra) {
 
 typedef struct {
   int type;
-  char *name;     /* Gmsh's name, e.g. "Tetrahedron 4" */
-  char *friendly; /* "4-node tetrahedron" */
-  int dim, num_nodes, order;
-  int64_t count;  /* elements of this type in the whole file */
+  const char *name; /* Gmsh's name, e.g. "Tetrahedron 4" */
+  char *friendly;   /* "4-node tetrahedron" */
+  int dim, num_nodes;
+  int64_t count;    /* elements of this type in the whole file */
 } type_info;
-
-typedef struct {
-  int dim, tag;
-  int64_t count; /* elements of dimension dim classified on the entity */
-} entity_info;
-
-static int cmp_entity(const void *pa, const void *pb) {
-  const entity_info *a = pa, *b = pb;
-  if (a->dim != b->dim) return a->dim < b->dim ? -1 : 1;
-  return (a->tag > b->tag) - (a->tag < b->tag);
-}
 
 static int cmp_int(const void *pa, const void *pb) {
   int a = *(const int *)pa, b = *(const int *)pb;
@@ -175,17 +98,20 @@ static int cmp_type(const void *pa, const void *pb) {
   return (a->type > b->type) - (a->type < b->type);
 }
 
-/* Working state of one read. */
+/* Working state of one build. */
 typedef struct {
   const char *path;
   char pre[512]; /* "where: " or "" */
   feint_mesh *m;
+  feint_msh *x;  /* the model; the builder may take its element arrays */
 
   type_info *types;
   int n_types, cap_types;
 
-  entity_info *ents;
-  size_t n_ents;
+  /* per model entity: its blocks blk_off[i] .. blk_off[i+1] - 1, and its
+   * elements of its own dimension */
+  size_t *blk_off;
+  int64_t *ent_count;
 
   /* entities of each physical group */
   size_t *gent_off; /* n_groups + 1 */
@@ -203,6 +129,7 @@ typedef struct {
   int may_repeat; /* MSH 2 file: elements may be repeated (see dedup_rows) */
   int cell_gtype; /* Gmsh type of the first region cells met (0 until then) */
   int n_cell_gtypes; /* region cell types met */
+  int met[7];        /* region cell types met, by Gmsh type */
 } reader;
 
 /* The padding of rows: a triangle's 4th entry among the facets of prism
@@ -223,18 +150,15 @@ static feint_cell_type gtype_cell(int type) {
                      : FEINT_CELL_TRIANGLE;
 }
 
-static int gmsh_failed(reader *r, const char *what) {
-  char msg[2048];
-  if (!gmsh_log_messages("Error", msg, sizeof msg, 3)) snprintf(msg, sizeof msg, "unknown error");
-  return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh failed (%s): %s", r->pre, r->path, what, msg);
-}
-
 static int type_lookup(reader *r, int type, type_info **out) {
   for (int i = 0; i < r->n_types; i++)
     if (r->types[i].type == type) {
       *out = &r->types[i];
       return FEINT_OK;
     }
+  const char *name = feint_msh_type_name(type);
+  if (!name || feint_msh_type_nodes(type) <= 0)
+    return feint_error_set(FEINT_ERR_INPUT, "%smesh %s: unknown element type %d", r->pre, r->path, type);
   if (r->n_types == r->cap_types) {
     int cap = r->cap_types ? 2 * r->cap_types : 16;
     type_info *t = realloc(r->types, (size_t)cap * sizeof *t);
@@ -245,20 +169,9 @@ static int type_lookup(reader *r, int type, type_info **out) {
   type_info *t = &r->types[r->n_types];
   memset(t, 0, sizeof *t);
   t->type = type;
-  char *name = NULL;
-  double *coords = NULL;
-  size_t coords_n = 0;
-  int primary = 0, ierr = 0;
-  gmshModelMeshGetElementProperties(type, &name, &t->dim, &t->order, &t->num_nodes, &coords,
-                                    &coords_n, &primary, &ierr);
-  gmshFree(coords);
-  if (ierr || !name) {
-    gmshFree(name);
-    return gmsh_failed(r, "element properties");
-  }
-  int st = feint_strdup(name, &t->name);
-  gmshFree(name);
-  if (st) return st;
+  t->name = name;
+  t->dim = feint_msh_type_dim(type);
+  t->num_nodes = feint_msh_type_nodes(type);
   /* "Tetrahedron 10" -> "10-node tetrahedron" */
   char fam[64];
   size_t k = 0;
@@ -280,7 +193,7 @@ static int type_lookup(reader *r, int type, type_info **out) {
  * a new element tag each time), and Gmsh keeps the copies on the entity.
  * Marks in keep[] the first occurrence of each row of nn node tags; returns
  * the number kept in *kept. O(n) with a hash table. */
-static int dedup_rows(const reader *r, const size_t *rows, size_t n, int nn, unsigned char *keep,
+static int dedup_rows(const reader *r, const int64_t *rows, size_t n, int nn, unsigned char *keep,
                       size_t *kept) {
   *kept = n;
   memset(keep, 1, n);
@@ -292,7 +205,7 @@ static int dedup_rows(const reader *r, const size_t *rows, size_t n, int nn, uns
   for (size_t i = 0; i < cap; i++) table[i] = -1;
   size_t dup = 0;
   for (size_t e = 0; e < n; e++) {
-    const size_t *r = rows + e * (size_t)nn;
+    const int64_t *r = rows + e * (size_t)nn;
     uint64_t h = 1469598103934665603ull;
     for (int k = 0; k < nn; k++) {
       h ^= (uint64_t)r[k];
@@ -329,44 +242,22 @@ static int keep_reserve(unsigned char **keep, size_t *cap, size_t n) {
   return FEINT_OK;
 }
 
-/* Bulk elements of one entity. */
-typedef struct {
-  int *types;
-  size_t n_types;
-  size_t **etags, *etags_n, etags_nn;
-  size_t **ntags, *ntags_n, ntags_nn;
-} entity_elements;
-
-static void entity_elements_free(entity_elements *e) {
-  for (size_t i = 0; i < e->etags_nn; i++) gmshFree(e->etags[i]);
-  for (size_t i = 0; i < e->ntags_nn; i++) gmshFree(e->ntags[i]);
-  gmshFree(e->etags);
-  gmshFree(e->etags_n);
-  gmshFree(e->ntags);
-  gmshFree(e->ntags_n);
-  gmshFree(e->types);
-  memset(e, 0, sizeof *e);
-}
-
-static int entity_elements_get(reader *r, int dim, int tag, entity_elements *e) {
-  int ierr = 0;
-  memset(e, 0, sizeof *e);
-  gmshModelMeshGetElements(&e->types, &e->n_types, &e->etags, &e->etags_n, &e->etags_nn,
-                           &e->ntags, &e->ntags_n, &e->ntags_nn, dim, tag, &ierr);
-  if (ierr || e->etags_nn != e->n_types || e->ntags_nn != e->n_types) {
-    entity_elements_free(e);
-    return gmsh_failed(r, "reading elements");
-  }
-  return FEINT_OK;
-}
-
 static int in_sorted(const int *a, size_t n, int v) {
   return n && bsearch(&v, a, n, sizeof *a, cmp_int) != NULL;
 }
 
-static const entity_info *find_entity(const reader *r, int dim, int tag) {
-  entity_info key = {dim, tag, 0};
-  return r->n_ents ? bsearch(&key, r->ents, r->n_ents, sizeof key, cmp_entity) : NULL;
+static int cmp_entity(const void *pa, const void *pb) {
+  const feint_msh_entity *a = pa, *b = pb;
+  if (a->dim != b->dim) return a->dim < b->dim ? -1 : 1;
+  return (a->tag > b->tag) - (a->tag < b->tag);
+}
+
+/* Index of the model entity (dim, tag), -1 if none. */
+static int64_t find_entity(const reader *r, int dim, int tag) {
+  feint_msh_entity key = {.dim = dim, .tag = tag};
+  const feint_msh_entity *e =
+      r->x->n_entities ? bsearch(&key, r->x->entities, r->x->n_entities, sizeof key, cmp_entity) : NULL;
+  return e ? (int64_t)(e - r->x->entities) : -1;
 }
 
 static int group_has_entity(const reader *r, int g, int tag) {
@@ -390,166 +281,105 @@ static void group_names(const feint_mesh *m, int dim, char *buf, size_t len) {
 /* ------------------------------------------------------------------------ */
 /* Steps */
 
-static int open_file(reader *r, const feint_mesh_options *opts) {
-  const char *path = r->path;
-  int ierr = 0;
-  char msg[2048];
-  const char *dot = strrchr(path, '.');
-  int is_geo = dot && strcasecmp(dot, ".geo") == 0;
-
-  /* Only MSH 2 repeats elements: look at the version in the header (any
-   * file that is not a recognisable MSH 4 file is treated as MSH 2). */
-  r->may_repeat = 1;
-  if (!is_geo) {
-    FILE *fh = fopen(path, "rb");
-    char head[64] = {0};
-    if (fh) {
-      size_t got = fread(head, 1, sizeof head - 1, fh);
-      head[got] = '\0';
-      fclose(fh);
-      if (!strncmp(head, "$MeshFormat", 11) && strtod(head + 12, NULL) >= 4.0) r->may_repeat = 0;
-    }
-  } else {
-    r->may_repeat = 0; /* meshed in memory: no repeats */
+/* Each entity's range of blocks (both are sorted by (dim, tag)). */
+static int index_blocks(reader *r) {
+  const feint_msh *x = r->x;
+  FEINT_CALL(feint_calloc(x->n_entities + 1, sizeof *r->blk_off, &r->blk_off, "mesh entity index"));
+  FEINT_CALL(feint_calloc(x->n_entities + 1, sizeof *r->ent_count, &r->ent_count, "mesh entity counts"));
+  size_t b = 0;
+  for (size_t i = 0; i < x->n_entities; i++) {
+    r->blk_off[i] = b;
+    while (b < x->n_blocks && x->blocks[b].dim == x->entities[i].dim && x->blocks[b].tag == x->entities[i].tag) b++;
   }
-  gmsh_restore_options();
-  gmshClear(&ierr);
-  gmshOpen(path, &ierr);
-  if (gmsh_log_messages("Error", msg, sizeof msg, 3) || ierr) {
-    if (!msg[0]) snprintf(msg, sizeof msg, "unknown error");
-    return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh could not read the %s: %s", r->pre, path,
-                           is_geo ? "geometry" : "mesh", msg);
-  }
-  if (!is_geo) goto refine;
-
-  int gdim = gmshModelGetDimension(&ierr);
-  if (ierr || gdim < 1)
-    return feint_error_set(FEINT_ERR_INPUT, "%s%s: the geometry has no curves, surfaces or volumes",
-                           r->pre, path);
-  int *types = NULL;
-  size_t n_types = 0;
-  gmshModelMeshGetElementTypes(&types, &n_types, gdim, -1, &ierr);
-  gmshFree(types);
-  if (n_types == 0 || (opts && opts->size > 0)) {
-    if (opts && opts->size > 0) {
-      gmshOptionSetNumber("Mesh.MeshSizeMax", opts->size, &ierr);
-      gmshOptionSetNumber("Mesh.MeshSizeMin", 0.0, &ierr);
-      gmshOptionSetNumber("Mesh.MeshSizeFromPoints", 0, &ierr);
-      gmshOptionSetNumber("Mesh.MeshSizeFactor", 1.0, &ierr);
-    }
-    gmshModelMeshClear(NULL, 0, &ierr);
-    gmshModelMeshGenerate(gdim, &ierr);
-    if (gmsh_log_messages("Error", msg, sizeof msg, 3) || ierr) {
-      if (!msg[0]) snprintf(msg, sizeof msg, "unknown error");
-      return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh could not mesh the geometry: %s",
-                             r->pre, path, msg);
-    }
-  }
-refine:
-  for (int k = 0; opts && k < opts->refine; k++) {
-    gmshModelMeshRefine(&ierr);
-    if (gmsh_log_messages("Error", msg, sizeof msg, 3) || ierr) {
-      if (!msg[0]) snprintf(msg, sizeof msg, "unknown error");
-      return feint_error_set(FEINT_ERR_INPUT, "%s%s: Gmsh could not refine the mesh: %s", r->pre, path, msg);
-    }
-  }
+  r->blk_off[x->n_entities] = b;
+  if (b != x->n_blocks)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%smesh %s: element blocks out of entity order", r->pre, r->path);
   return FEINT_OK;
+}
+
+/* (dim, physical tag, entity tag) of every entity's physical tags, sorted:
+ * the groups in gmshModelGetPhysicalGroups order, their entities by tag. */
+typedef struct {
+  int dim, phys, tag;
+} group_entity;
+
+static int cmp_group_entity(const void *pa, const void *pb) {
+  const group_entity *a = pa, *b = pb;
+  if (a->dim != b->dim) return a->dim < b->dim ? -1 : 1;
+  if (a->phys != b->phys) return a->phys < b->phys ? -1 : 1;
+  return (a->tag > b->tag) - (a->tag < b->tag);
 }
 
 static int read_groups(reader *r) {
   feint_mesh *m = r->m;
-  int *dimtags = NULL, ierr = 0;
+  const feint_msh *x = r->x;
+  size_t total = 0;
+  for (size_t i = 0; i < x->n_entities; i++) total += x->entities[i].n_physicals;
+  group_entity *ge = NULL;
+  FEINT_CALL(feint_malloc(total + 1, sizeof *ge, &ge, "mesh groups"));
   size_t n = 0;
-  gmshModelGetPhysicalGroups(&dimtags, &n, -1, &ierr);
-  if (ierr) return gmsh_failed(r, "reading physical groups");
-  int ng = (int)(n / 2);
+  for (size_t i = 0; i < x->n_entities; i++)
+    for (size_t k = 0; k < x->entities[i].n_physicals; k++)
+      ge[n++] = (group_entity){x->entities[i].dim, x->entities[i].physicals[k], x->entities[i].tag};
+  if (n) qsort(ge, n, sizeof *ge, cmp_group_entity);
+  /* unique (an entity listing a physical tag twice counts once) */
+  size_t w = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!w || cmp_group_entity(&ge[w - 1], &ge[i])) ge[w++] = ge[i];
+  n = w;
+  int ng = 0;
+  for (size_t i = 0; i < n; i++) ng += !i || ge[i].dim != ge[i - 1].dim || ge[i].phys != ge[i - 1].phys;
   int st = FEINT_OK;
-  m->n_groups = ng;
-  if ((st = feint_calloc((size_t)ng, sizeof *m->groups, &m->groups, "mesh groups")) ||
-      (st = feint_calloc((size_t)ng + 1, sizeof *r->gent_off, &r->gent_off, "mesh groups"))) {
-    m->n_groups = 0;
-    gmshFree(dimtags);
+  if ((st = feint_calloc((size_t)ng + 1, sizeof *m->groups, &m->groups, "mesh groups")) ||
+      (st = feint_calloc((size_t)ng + 1, sizeof *r->gent_off, &r->gent_off, "mesh groups")) ||
+      (st = feint_malloc(n + 1, sizeof *r->gent, &r->gent, "mesh groups"))) {
+    free(ge);
     return st;
   }
-  size_t cap = 0;
-  for (int g = 0; g < ng && !st; g++) {
-    feint_mesh_group *G = &m->groups[g];
-    G->dim = dimtags[2 * g];
-    G->tag = dimtags[2 * g + 1];
-    char *name = NULL;
-    gmshModelGetPhysicalName(G->dim, G->tag, &name, &ierr);
-    st = feint_strdup(name ? name : "", &G->name);
-    gmshFree(name);
-    if (st) break;
-    int *tags = NULL;
-    size_t nt = 0;
-    gmshModelGetEntitiesForPhysicalGroup(G->dim, G->tag, &tags, &nt, &ierr);
-    if (ierr) {
-      gmshFree(tags);
-      st = gmsh_failed(r, "reading physical group entities");
-      break;
+  int g = -1;
+  for (size_t i = 0; i < n && !st; i++) {
+    if (!i || ge[i].dim != ge[i - 1].dim || ge[i].phys != ge[i - 1].phys) {
+      feint_mesh_group *G = &m->groups[++g];
+      G->dim = ge[i].dim;
+      G->tag = ge[i].phys;
+      const char *name = "";
+      for (size_t k = 0; k < x->n_names; k++) /* the last name given wins */
+        if (x->names[k].dim == G->dim && x->names[k].tag == G->tag) name = x->names[k].name;
+      st = feint_strdup(name, &G->name);
+      m->n_groups = g + 1;
+      r->gent_off[g] = i;
     }
-    size_t have = r->gent_off[g];
-    if (have + nt > cap) {
-      size_t nc = cap ? cap : 64;
-      while (nc < have + nt) nc *= 2;
-      int *a = realloc(r->gent, nc * sizeof *a);
-      if (!a) {
-        gmshFree(tags);
-        st = feint_error_set(FEINT_ERR_COMPUTE, "out of memory allocating mesh groups");
-        break;
-      }
-      r->gent = a;
-      cap = nc;
-    }
-    if (nt) memcpy(r->gent + have, tags, nt * sizeof *tags);
-    r->gent_off[g + 1] = have + nt;
-    gmshFree(tags);
+    r->gent[i] = ge[i].tag;
+    r->gent_off[g + 1] = i + 1;
   }
-  gmshFree(dimtags);
+  free(ge);
   return st;
 }
 
 static int find_top_dim(reader *r) {
-  int ierr = 0;
-  for (int d = 3; d >= 0; d--) {
-    int *types = NULL;
-    size_t n = 0;
-    gmshModelMeshGetElementTypes(&types, &n, d, -1, &ierr);
-    gmshFree(types);
-    if (ierr) return gmsh_failed(r, "reading element types");
-    if (n) {
-      if (d < 2)
-        return feint_error_set(FEINT_ERR_INPUT,
-                               "%smesh %s has no 2D or 3D elements (its highest dimension is %d); "
-                               "feint needs triangles or tetrahedra",
-                               r->pre, r->path, d);
-      r->m->dim = d;
-      return FEINT_OK;
-    }
-  }
-  return feint_error_set(FEINT_ERR_INPUT, "%smesh %s contains no elements", r->pre, r->path);
+  const feint_msh *x = r->x;
+  int top = -1;
+  for (size_t b = 0; b < x->n_blocks; b++)
+    if (x->blocks[b].n && x->blocks[b].dim > top) top = x->blocks[b].dim;
+  if (top < 0) return feint_error_set(FEINT_ERR_INPUT, "%smesh %s contains no elements", r->pre, r->path);
+  if (top < 2)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%smesh %s has no 2D or 3D elements (its highest dimension is %d); "
+                           "feint needs triangles or tetrahedra",
+                           r->pre, r->path, top);
+  r->m->dim = top;
+  return FEINT_OK;
 }
 
 static int resolve_region(reader *r, const feint_mesh_options *opts) {
   feint_mesh *m = r->m;
-  int D = m->dim, ierr = 0;
+  int D = m->dim;
   char names[1024];
   if (!opts || opts->n_region == 0) {
-    int *dimtags = NULL;
-    size_t n = 0;
-    gmshModelGetEntities(&dimtags, &n, D, &ierr);
-    if (ierr) {
-      gmshFree(dimtags);
-      return gmsh_failed(r, "reading entities");
-    }
-    int st = feint_malloc(n / 2 + 1, sizeof *r->region, &r->region, "mesh region");
-    if (!st) {
-      for (size_t i = 0; i < n / 2; i++) r->region[i] = dimtags[2 * i + 1];
-      r->n_region = n / 2;
-    }
-    gmshFree(dimtags);
-    if (st) return st;
+    const feint_msh *x = r->x;
+    FEINT_CALL(feint_malloc(x->n_entities + 1, sizeof *r->region, &r->region, "mesh region"));
+    for (size_t i = 0; i < x->n_entities; i++)
+      if (x->entities[i].dim == D) r->region[r->n_region++] = x->entities[i].tag;
   } else {
     size_t total = 0;
     for (int g = 0; g < m->n_groups; g++) total += r->gent_off[g + 1] - r->gent_off[g];
@@ -613,28 +443,12 @@ static int resolve_region(reader *r, const feint_mesh_options *opts) {
  * cells of the region entities. */
 static int read_elements(reader *r) {
   feint_mesh *m = r->m;
-  int D = m->dim, ierr = 0;
-  int *dimtags = NULL;
-  size_t n = 0;
-  gmshModelGetEntities(&dimtags, &n, -1, &ierr);
-  if (ierr) {
-    gmshFree(dimtags);
-    return gmsh_failed(r, "reading entities");
-  }
-  int st = feint_calloc(n / 2 + 1, sizeof *r->ents, &r->ents, "mesh entities");
-  if (st) {
-    gmshFree(dimtags);
-    return st;
-  }
-  r->n_ents = n / 2;
+  feint_msh *x = r->x;
+  int D = m->dim, st = FEINT_OK;
   unsigned char *keep = NULL;
   size_t keep_cap = 0;
-  for (size_t i = 0; i < r->n_ents && !st; i++) {
-    entity_info *E = &r->ents[i];
-    E->dim = dimtags[2 * i];
-    E->tag = dimtags[2 * i + 1];
-    entity_elements e;
-    if ((st = entity_elements_get(r, E->dim, E->tag, &e))) break;
+  for (size_t i = 0; i < x->n_entities && !st; i++) {
+    const feint_msh_entity *E = &x->entities[i];
     int in_region = E->dim == D && in_sorted(r->region, r->n_region, E->tag);
     int64_t group = -1;
     if (in_region)
@@ -643,20 +457,20 @@ static int read_elements(reader *r) {
           group = g;
           break;
         }
-    for (size_t t = 0; t < e.n_types && !st; t++) {
+    for (size_t b = r->blk_off[i]; b < r->blk_off[i + 1] && !st; b++) {
+      feint_msh_block *B = &x->blocks[b];
       type_info *T = NULL;
-      if ((st = type_lookup(r, e.types[t], &T))) break;
-      size_t ne = e.etags_n[t], kept = 0;
-      if (e.ntags_n[t] != ne * (size_t)T->num_nodes) {
-        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data from Gmsh",
-                             r->pre, r->path);
+      if ((st = type_lookup(r, B->type, &T))) break;
+      size_t ne = B->n, kept = 0;
+      if (B->nn != T->num_nodes) {
+        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data", r->pre, r->path);
         break;
       }
       if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
-          (st = dedup_rows(r, e.ntags[t], ne, T->num_nodes, keep, &kept)))
+          (st = dedup_rows(r, B->nodes, ne, T->num_nodes, keep, &kept)))
         break;
       T->count += (int64_t)kept;
-      if (T->dim == E->dim) E->count += (int64_t)kept;
+      if (T->dim == E->dim) r->ent_count[i] += (int64_t)kept;
       if (!in_region || ne == 0) continue;
       if (!cell_gtype_ok(D, T->type)) {
         st = feint_error_set(FEINT_ERR_INPUT,
@@ -668,32 +482,32 @@ static int read_elements(reader *r) {
       }
       if (!r->cell_gtype) r->cell_gtype = T->type;
       vec64 *cells = &r->cells_of[T->type], *groups = &r->group_of[T->type];
-      if (cells->n == 0) r->n_cell_gtypes++;
+      if (!r->met[T->type]) r->n_cell_gtypes++;
+      r->met[T->type] = 1;
       const int nv = gtype_nv(T->type);
-      if (e.ntags_n[t] != ne * (size_t)nv) {
-        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data from Gmsh",
-                             r->pre, r->path);
-        break;
+      if ((st = vec64_reserve(groups, kept))) break;
+      for (size_t k = 0; k < kept; k++) groups->a[groups->n++] = group;
+      if (cells->n == 0 && kept == ne) {
+        /* the first block of this type, no repeats: take the model's array */
+        free(cells->a);
+        cells->a = B->nodes;
+        cells->n = cells->cap = ne * (size_t)nv;
+        B->nodes = NULL;
+        continue;
       }
-      if ((st = vec64_reserve(cells, kept * (size_t)nv)) || (st = vec64_reserve(groups, kept)))
-        break;
+      if ((st = vec64_reserve(cells, kept * (size_t)nv))) break;
       int64_t *dst = cells->a + cells->n;
-      const size_t *src = e.ntags[t];
+      const int64_t *src = B->nodes;
       size_t w = 0;
       for (size_t k = 0; k < ne; k++) {
         if (!keep[k]) continue;
-        for (int q = 0; q < nv; q++) dst[w++] = (int64_t)src[k * (size_t)nv + (size_t)q];
+        for (int q = 0; q < nv; q++) dst[w++] = src[k * (size_t)nv + (size_t)q];
       }
       cells->n += w;
-      for (size_t k = 0; k < kept; k++) groups->a[groups->n++] = group;
     }
-    entity_elements_free(&e);
   }
-  gmshFree(dimtags);
   free(keep);
-  if (st) return st;
-  if (r->n_ents) qsort(r->ents, r->n_ents, sizeof *r->ents, cmp_entity);
-  return FEINT_OK;
+  return st;
 }
 
 /* Gmsh facet types of a region's cells (a facet of the group must be one):
@@ -711,7 +525,7 @@ static int facet_gtype_ok(int cell_gtype, int dim, int type) {
  * of the blocks' face types: a 3D mixed mesh may have both). */
 static int facet_type_met(const reader *r, int dim, int type) {
   for (int t = 2; t <= 6; t++)
-    if (r->cells_of[t].n && facet_gtype_ok(t, dim, type)) return 1;
+    if (r->met[t] && facet_gtype_ok(t, dim, type)) return 1;
   return 0;
 }
 
@@ -724,7 +538,7 @@ static int gather_blocks(reader *r) {
     if (r->cells_of[t].n && gtype_nv(t) > nv) nv = gtype_nv(t);
   m->nv = nv;
   for (int t = 2; t <= 6; t++) {
-    const vec64 *cells = &r->cells_of[t];
+    vec64 *cells = &r->cells_of[t];
     if (!cells->n) continue;
     const int bnv = gtype_nv(t);
     const size_t n = cells->n / (size_t)bnv;
@@ -733,14 +547,21 @@ static int gather_blocks(reader *r) {
     B->nv = bnv;
     B->first_cell = (int64_t)(r->cell_group_v.n);
     B->n_cells = (int64_t)n;
-    FEINT_CALL(vec64_reserve(&r->cells, n * (size_t)nv));
-    FEINT_CALL(vec64_reserve(&r->cell_group_v, n));
-    for (size_t c = 0; c < n; c++) {
-      int64_t *row = r->cells.a + r->cells.n + c * (size_t)nv;
-      for (int q = 0; q < nv; q++) row[q] = q < bnv ? cells->a[c * (size_t)bnv + (size_t)q] : ROW_PAD;
-      r->cell_group_v.a[r->cell_group_v.n + c] = r->group_of[t].a[c];
+    if (r->cells.n == 0 && bnv == nv) {
+      /* one block, or the first and widest: its rows as they are */
+      free(r->cells.a);
+      r->cells = *cells;
+      memset(cells, 0, sizeof *cells);
+    } else {
+      FEINT_CALL(vec64_reserve(&r->cells, n * (size_t)nv));
+      for (size_t c = 0; c < n; c++) {
+        int64_t *row = r->cells.a + r->cells.n + c * (size_t)nv;
+        for (int q = 0; q < nv; q++) row[q] = q < bnv ? cells->a[c * (size_t)bnv + (size_t)q] : ROW_PAD;
+      }
+      r->cells.n += n * (size_t)nv;
     }
-    r->cells.n += n * (size_t)nv;
+    FEINT_CALL(vec64_reserve(&r->cell_group_v, n));
+    memcpy(r->cell_group_v.a + r->cell_group_v.n, r->group_of[t].a, n * sizeof *r->cell_group_v.a);
     r->cell_group_v.n += n;
   }
   return FEINT_OK;
@@ -748,136 +569,183 @@ static int gather_blocks(reader *r) {
 
 static int read_facets(reader *r) {
   feint_mesh *m = r->m;
+  const feint_msh *x = r->x;
   int D = m->dim;
   /* quadrilateral facets (hexahedra or prisms met): rows of 4, triangles padded with ROW_PAD */
-  const int quads = D == 3 && (r->cells_of[5].n || r->cells_of[6].n);
-  const int triangles = D == 3 && (r->cells_of[4].n || r->cells_of[6].n);
+  const int quads = D == 3 && (r->met[5] || r->met[6]);
+  const int triangles = D == 3 && (r->met[4] || r->met[6]);
   int fdim = D - 1, nvf = quads ? 4 : D == 3 ? 3 : 2;
   m->nv_facet = nvf;
   FEINT_CALL(feint_calloc((size_t)m->n_groups + 1, sizeof *m->facet_offsets, &m->facet_offsets,
                           "mesh facet offsets"));
   unsigned char *keep = NULL;
   size_t keep_cap = 0;
-  for (int g = 0; g < m->n_groups; g++) {
+  int st = FEINT_OK;
+  for (int g = 0; g < m->n_groups && !st; g++) {
     feint_mesh_group *G = &m->groups[g];
     /* element count of the group's dimension */
     for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1]; k++) {
-      const entity_info *E = find_entity(r, G->dim, r->gent[k]);
-      if (E) G->n_elements += E->count;
+      int64_t e = find_entity(r, G->dim, r->gent[k]);
+      if (e >= 0) G->n_elements += r->ent_count[e];
     }
-    if (G->dim == fdim) {
-      for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1]; k++) {
-        entity_elements e;
-        int st = entity_elements_get(r, fdim, r->gent[k], &e);
-        if (st) {
-          free(keep);
-          return st;
+    for (size_t k = r->gent_off[g]; k < r->gent_off[g + 1] && G->dim == fdim && !st; k++) {
+      int64_t e = find_entity(r, fdim, r->gent[k]);
+      if (e < 0) continue;
+      for (size_t b = r->blk_off[e]; b < r->blk_off[e + 1] && !st; b++) {
+        const feint_msh_block *B = &x->blocks[b];
+        type_info *T = NULL;
+        size_t ne = B->n;
+        if ((st = type_lookup(r, B->type, &T))) break;
+        if (T->dim != fdim || ne == 0) continue;
+        if (!facet_type_met(r, D, T->type)) {
+          st = feint_error_set(
+              FEINT_ERR_INPUT,
+              "%smesh %s: physical group '%s' (dimension %d) contains %s elements (Gmsh type "
+              "%d, \"%s\"); facets must be first-order %s",
+              r->pre, r->path, G->name, G->dim, T->friendly, T->type, T->name,
+              quads && triangles ? "triangles or quadrilaterals" : quads ? "quadrilaterals"
+              : D == 3 ? "triangles" : "lines");
+          break;
         }
-        for (size_t t = 0; t < e.n_types && !st; t++) {
-          type_info *T = NULL;
-          size_t ne = e.etags_n[t];
-          if ((st = type_lookup(r, e.types[t], &T))) break;
-          if (T->dim != fdim || ne == 0) continue;
-          if (!facet_type_met(r, D, T->type)) {
-            st = feint_error_set(
-                FEINT_ERR_INPUT,
-                "%smesh %s: physical group '%s' (dimension %d) contains %s elements (Gmsh type "
-                "%d, \"%s\"); facets must be first-order %s",
-                r->pre, r->path, G->name, G->dim, T->friendly, T->type, T->name,
-                quads && triangles ? "triangles or quadrilaterals" : quads ? "quadrilaterals"
-                : D == 3 ? "triangles" : "lines");
-            break;
-          }
-          const int nn = T->type == 3 ? 4 : T->type == 2 ? 3 : 2;
-          if (e.ntags_n[t] != ne * (size_t)nn) {
-            st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: inconsistent element data from Gmsh",
-                                 r->pre, r->path);
-            break;
-          }
-          size_t kept = 0;
-          if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
-              (st = dedup_rows(r, e.ntags[t], ne, nn, keep, &kept)) ||
-              (st = vec64_reserve(&r->facets, kept * (size_t)nvf)))
-            break;
-          int64_t *dst = r->facets.a + r->facets.n;
-          size_t w = 0;
-          for (size_t j = 0; j < ne; j++) {
-            if (!keep[j]) continue;
-            for (int q = 0; q < nvf; q++)
-              dst[w++] = q < nn ? (int64_t)e.ntags[t][j * (size_t)nn + (size_t)q] : ROW_PAD;
-          }
-          r->facets.n += w;
+        const int nn = T->type == 3 ? 4 : T->type == 2 ? 3 : 2;
+        size_t kept = 0;
+        if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
+            (st = dedup_rows(r, B->nodes, ne, nn, keep, &kept)) ||
+            (st = vec64_reserve(&r->facets, kept * (size_t)nvf)))
+          break;
+        int64_t *dst = r->facets.a + r->facets.n;
+        size_t w = 0;
+        for (size_t j = 0; j < ne; j++) {
+          if (!keep[j]) continue;
+          for (int q = 0; q < nvf; q++) dst[w++] = q < nn ? B->nodes[j * (size_t)nn + (size_t)q] : ROW_PAD;
         }
-        entity_elements_free(&e);
-        if (st) {
-          free(keep);
-          return st;
-        }
+        r->facets.n += w;
       }
     }
     m->facet_offsets[g + 1] = (int64_t)(r->facets.n / (size_t)nvf);
   }
   free(keep);
+  return st;
+}
+
+/* Node tag -> index into the model's nodes: a direct table when the tags
+ * are dense enough, else a tag-sorted index searched by bisection. */
+typedef struct {
+  const int64_t *tags;
+  int64_t max_tag;
+  int64_t *direct; /* max_tag + 1 entries, -1: no node; or NULL */
+  size_t *sorted;  /* node indices by tag; or NULL */
+  size_t n;
+} node_index;
+
+static const int64_t *sort_tags;
+static int cmp_by_tag(const void *pa, const void *pb) {
+  int64_t a = sort_tags[*(const size_t *)pa], b = sort_tags[*(const size_t *)pb];
+  if (a != b) return a < b ? -1 : 1;
+  return (*(const size_t *)pa > *(const size_t *)pb) - (*(const size_t *)pa < *(const size_t *)pb);
+}
+
+static int64_t node_find(const node_index *ix, int64_t tag) {
+  if (tag < 1 || tag > ix->max_tag) return -1;
+  if (ix->direct) return ix->direct[tag];
+  size_t lo = 0, hi = ix->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ix->tags[ix->sorted[mid]] < tag) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < ix->n && ix->tags[ix->sorted[lo]] == tag ? (int64_t)ix->sorted[lo] : -1;
+}
+
+static int node_index_build(reader *r, node_index *ix) {
+  const feint_msh *x = r->x;
+  memset(ix, 0, sizeof *ix);
+  ix->tags = x->node_tags;
+  ix->n = x->n_nodes;
+  for (size_t i = 0; i < x->n_nodes; i++)
+    if (x->node_tags[i] > ix->max_tag) ix->max_tag = x->node_tags[i];
+  int64_t dup = 0;
+  if ((uint64_t)ix->max_tag <= 2 * (uint64_t)x->n_nodes + ((uint64_t)1 << 20)) {
+    FEINT_CALL(feint_malloc((size_t)ix->max_tag + 1, sizeof *ix->direct, &ix->direct, "mesh node map"));
+    for (int64_t t = 0; t <= ix->max_tag; t++) ix->direct[t] = -1;
+    for (size_t i = 0; i < x->n_nodes && !dup; i++) {
+      int64_t t = x->node_tags[i];
+      if (t < 1) continue; /* not found later */
+      if (ix->direct[t] >= 0) dup = t;
+      else ix->direct[t] = (int64_t)i;
+    }
+  } else {
+    FEINT_CALL(feint_malloc(x->n_nodes + 1, sizeof *ix->sorted, &ix->sorted, "mesh node index"));
+    for (size_t i = 0; i < x->n_nodes; i++) ix->sorted[i] = i;
+    sort_tags = x->node_tags;
+    if (x->n_nodes) qsort(ix->sorted, x->n_nodes, sizeof *ix->sorted, cmp_by_tag);
+    for (size_t i = 1; i < x->n_nodes && !dup; i++)
+      if (x->node_tags[ix->sorted[i]] == x->node_tags[ix->sorted[i - 1]]) dup = x->node_tags[ix->sorted[i]];
+  }
+  if (dup)
+    return feint_error_set(FEINT_ERR_INPUT, "%smesh %s: node %lld is defined twice", r->pre, r->path,
+                           (long long)dup);
   return FEINT_OK;
 }
 
 static int read_nodes(reader *r) {
   feint_mesh *m = r->m;
-  size_t *tags = NULL, ntags = 0, ncoord = 0, npar = 0;
-  double *coord = NULL, *par = NULL;
-  int ierr = 0, st = FEINT_OK;
-  int64_t *map = NULL;
-  gmshModelMeshGetNodes(&tags, &ntags, &coord, &ncoord, &par, &npar, -1, -1, 0, 0, &ierr);
-  gmshFree(par);
-  if (ierr || ncoord != 3 * ntags) {
-    st = gmsh_failed(r, "reading nodes");
-    goto done;
-  }
-  size_t max_tag = 0;
-  for (size_t i = 0; i < ntags; i++)
-    if (tags[i] > max_tag) max_tag = tags[i];
-  if ((st = feint_malloc(max_tag + 1, sizeof *map, &map, "mesh node map"))) goto done;
-  for (size_t i = 0; i <= max_tag; i++) map[i] = -1;
-  /* mark referenced nodes (-1: the padding of a narrower block's cells) */
+  const feint_msh *x = r->x;
+  node_index ix;
+  int64_t *num = NULL;
+  int st = node_index_build(r, &ix);
+  if (!st) st = feint_malloc(x->n_nodes + 1, sizeof *num, &num, "mesh node numbers");
+  if (st) goto done;
+  for (size_t i = 0; i < x->n_nodes; i++) num[i] = -1;
+  /* mark referenced nodes (-2; ROW_PAD: the padding of a narrower block's cells) */
   vec64 *lists[2] = {&r->cells, &r->facets};
   for (int l = 0; l < 2; l++)
     for (size_t i = 0; i < lists[l]->n; i++) {
       int64_t t = lists[l]->a[i];
       if (t == ROW_PAD) continue;
-      if (t <= 0 || (size_t)t > max_tag) {
+      int64_t k = node_find(&ix, t);
+      if (k < 0) {
         st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
                              "the mesh does not define", r->pre, r->path, (long long)t);
         goto done;
       }
-      map[t] = 0;
+      num[k] = -2;
     }
+  /* number them in increasing tag order */
   int64_t nn = 0;
-  for (size_t t = 0; t <= max_tag; t++)
-    if (map[t] == 0) map[t] = nn++;
-    else map[t] = -1;
+  if (ix.direct) {
+    for (int64_t t = 1; t <= ix.max_tag; t++) {
+      int64_t k = ix.direct[t];
+      if (k >= 0 && num[k] == -2) num[k] = nn++;
+      ix.direct[t] = k >= 0 ? num[k] : -1; /* now tag -> number */
+    }
+  } else {
+    for (size_t i = 0; i < x->n_nodes; i++)
+      if (num[ix.sorted[i]] == -2) num[ix.sorted[i]] = nn++;
+  }
   m->n_nodes = nn;
   if ((st = feint_malloc((size_t)nn, sizeof *m->x, &m->x, "mesh node x")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->y, &m->y, "mesh node y")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->z, &m->z, "mesh node z")))
     goto done;
-  int64_t filled = 0;
-  for (size_t i = 0; i < ntags; i++) {
-    int64_t k = map[tags[i]];
+  for (size_t i = 0; i < x->n_nodes; i++) {
+    int64_t k = num[i];
     if (k < 0) continue;
-    m->x[k] = coord[3 * i];
-    m->y[k] = coord[3 * i + 1];
-    m->z[k] = coord[3 * i + 2];
-    map[tags[i]] = -2 - k; /* filled: count each node once */
-    filled++;
+    m->x[k] = x->xyz[3 * i];
+    m->y[k] = x->xyz[3 * i + 1];
+    m->z[k] = x->xyz[3 * i + 2];
   }
-  if (filled != nn) {
-    st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: elements refer to nodes the mesh does not "
-                         "define", r->pre, r->path);
-    goto done;
+  for (int l = 0; l < 2; l++) {
+    int64_t *a = lists[l]->a;
+    const size_t n = lists[l]->n;
+    if (ix.direct) {
+      for (size_t i = 0; i < n; i++)
+        if (a[i] != ROW_PAD) a[i] = ix.direct[a[i]];
+    } else {
+      for (size_t i = 0; i < n; i++)
+        if (a[i] != ROW_PAD) a[i] = num[node_find(&ix, a[i])];
+    }
   }
-  for (int l = 0; l < 2; l++)
-    for (size_t i = 0; i < lists[l]->n; i++)
-      if (lists[l]->a[i] != ROW_PAD) lists[l]->a[i] = -2 - map[lists[l]->a[i]];
   if (m->dim == 2 && nn > 0) {
     /* 2D meshes must lie in a plane z = const; feint stores z = 0 */
     double zmin = m->z[0], zmax = m->z[0], scale = 0;
@@ -897,9 +765,9 @@ static int read_nodes(reader *r) {
     for (int64_t i = 0; i < nn; i++) m->z[i] = 0;
   }
 done:
-  free(map);
-  gmshFree(tags);
-  gmshFree(coord);
+  free(ix.direct);
+  free(ix.sorted);
+  free(num);
   return st;
 }
 
@@ -924,24 +792,17 @@ static int finish(reader *r) {
   FEINT_CALL(feint_calloc((size_t)r->n_types, sizeof *m->type_counts, &m->type_counts,
                           "mesh type counts"));
   for (int i = 0; i < r->n_types; i++) {
-    m->type_names[i] = r->types[i].name;
-    r->types[i].name = NULL;
+    FEINT_CALL(feint_strdup(r->types[i].name, &m->type_names[i]));
     m->type_counts[i] = r->types[i].count;
     m->n_type_counts = i + 1;
   }
   return FEINT_OK;
 }
 
-static double seconds_now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int read_all(reader *r, const feint_mesh_options *opts) {
-  double t0 = seconds_now();
-  FEINT_CALL(open_file(r, opts));
-  r->m->gmsh_seconds = seconds_now() - t0;
+/* The model's mesh as a feint_mesh. */
+static int build(reader *r, const feint_mesh_options *opts) {
+  r->may_repeat = r->x->repeats;
+  FEINT_CALL(index_blocks(r));
   FEINT_CALL(read_groups(r));
   FEINT_CALL(find_top_dim(r));
   FEINT_CALL(resolve_region(r, opts));
@@ -967,15 +828,49 @@ static int read_all(reader *r, const feint_mesh_options *opts) {
   return FEINT_OK;
 }
 
-int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out) {
+static void reader_free(reader *r) {
+  for (int i = 0; i < r->n_types; i++) free(r->types[i].friendly);
+  free(r->types);
+  free(r->blk_off);
+  free(r->ent_count);
+  free(r->gent_off);
+  free(r->gent);
+  free(r->region);
+  free(r->cells.a);
+  free(r->facets.a);
+  free(r->cell_group_v.a);
+  for (int t = 0; t < 7; t++) {
+    free(r->cells_of[t].a);
+    free(r->group_of[t].a);
+  }
+}
+
+/* Which source reads path. */
+enum { SOURCE_NATIVE, SOURCE_GMSH };
+
+static int has_ext(const char *path, const char *ext) {
+  const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  return dot && (!slash || dot > slash) && strcasecmp(dot, ext) == 0;
+}
+
+/* 1 when the file's first bytes are "$MeshFormat" (reads 12 bytes only). */
+static int looks_like_msh(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char head[12] = {0};
+  if (!f) return 0;
+  size_t got = fread(head, 1, sizeof head, f);
+  fclose(f);
+  return got >= 11 && memcmp(head, "$MeshFormat", 11) == 0;
+}
+
+static int read_with(const char *path, const feint_mesh_options *opts, int source, feint_mesh **out) {
   *out = NULL;
   reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
-  if (opts && opts->where && opts->where[0])
-    snprintf(r.pre, sizeof r.pre, "%s: ", opts->where);
+  if (opts && opts->where && opts->where[0]) snprintf(r.pre, sizeof r.pre, "%s: ", opts->where);
 
-  /* a clear message for a missing file before Gmsh gets to it */
+  /* a clear message for a missing file before a reader gets to it */
   struct stat sb;
   FILE *f = NULL;
   if (stat(path, &sb) != 0 || !(f = fopen(path, "rb")))
@@ -985,36 +880,34 @@ int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh
   if (S_ISDIR(sb.st_mode))
     return feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path,
                            strerror(EISDIR));
-
-  FEINT_CALL(gmsh_start());
-  int ierr = 0, st;
-  if ((st = feint_calloc(1, sizeof *r.m, &r.m, "mesh"))) return st;
-  if ((st = feint_strdup(path, &r.m->path))) {
+  double gmsh_seconds = 0;
+  int st;
+  if (source == SOURCE_NATIVE) {
+    st = feint_msh_read(path, &r.x);
+    if (st && r.pre[0]) {
+      char msg[2048];
+      snprintf(msg, sizeof msg, "%s", feint_error_message());
+      st = feint_error_set(st, "%s%s", r.pre, msg);
+    }
+    if (!st && opts && opts->refine > 0) {
+      /* refinement is Gmsh's: the file, now known to be a well-formed mesh, goes to libgmsh */
+      feint_msh_destroy(r.x);
+      r.x = NULL;
+      st = feint_gmsh_model(path, opts, r.pre, &r.x, &gmsh_seconds);
+    }
+  } else {
+    st = feint_gmsh_model(path, opts, r.pre, &r.x, &gmsh_seconds);
+  }
+  if (st) return st;
+  if ((st = feint_calloc(1, sizeof *r.m, &r.m, "mesh")) || (st = feint_strdup(path, &r.m->path))) {
     free(r.m);
+    feint_msh_destroy(r.x);
     return st;
   }
-  gmshLoggerStart(&ierr);
-  st = read_all(&r, opts);
-  gmshLoggerStop(&ierr);
-  gmshClear(&ierr); /* release Gmsh's copy of the mesh */
-  gmsh_restore_options();
-
-  for (int i = 0; i < r.n_types; i++) {
-    free(r.types[i].name);
-    free(r.types[i].friendly);
-  }
-  free(r.types);
-  free(r.ents);
-  free(r.gent_off);
-  free(r.gent);
-  free(r.region);
-  free(r.cells.a);
-  free(r.facets.a);
-  free(r.cell_group_v.a);
-  for (int t = 0; t < 7; t++) {
-    free(r.cells_of[t].a);
-    free(r.group_of[t].a);
-  }
+  r.m->gmsh_seconds = gmsh_seconds;
+  st = build(&r, opts);
+  feint_msh_destroy(r.x);
+  reader_free(&r);
   if (!st && opts && opts->reorder) st = feint_mesh_reorder_nodes(r.m);
   if (st) {
     feint_mesh_destroy(r.m);
@@ -1022,6 +915,25 @@ int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh
   }
   *out = r.m;
   return FEINT_OK;
+}
+
+int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out) {
+  *out = NULL;
+  if (has_ext(path, ".geo")) return read_with(path, opts, SOURCE_GMSH, out);
+  if (has_ext(path, ".msh") || looks_like_msh(path)) return read_with(path, opts, SOURCE_NATIVE, out);
+  const char *pre = opts && opts->where && opts->where[0] ? opts->where : NULL;
+  struct stat sb;
+  if (stat(path, &sb) != 0 || S_ISDIR(sb.st_mode))
+    return feint_error_set(FEINT_ERR_INPUT, "%s%smesh file '%s' cannot be read: %s", pre ? pre : "",
+                           pre ? ": " : "", path, strerror(S_ISDIR(sb.st_mode) ? EISDIR : errno));
+  return feint_error_set(FEINT_ERR_INPUT,
+                         "%s%smesh file '%s' is neither a Gmsh mesh (.msh, first line \"$MeshFormat\") "
+                         "nor a Gmsh geometry (.geo); convert it with `gmsh FILE -save -format msh41`",
+                         pre ? pre : "", pre ? ": " : "", path);
+}
+
+int feint_mesh_read_gmsh(const char *path, const feint_mesh_options *opts, feint_mesh **out) {
+  return read_with(path, opts, SOURCE_GMSH, out);
 }
 
 void feint_mesh_destroy(feint_mesh *m) {

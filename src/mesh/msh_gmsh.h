@@ -1,0 +1,24 @@
+/* The libgmsh source of the mesh model (gmsh_source.c), private to the mesh
+ * module: .geo files are programs Gmsh runs (and meshes); their mesh comes
+ * back through the Gmsh C API as the same feint_msh model the native .msh
+ * reader fills, so mesh.c builds both with one builder. */
+#ifndef FEINT_MESH_MSH_GMSH_H
+#define FEINT_MESH_MSH_GMSH_H
+
+#include "feint/mesh.h"
+#include "feint/msh.h"
+
+/* Open path with libgmsh (meshing a .geo as opts->size says, refining
+ * opts->refine times) and convert its mesh into *out (entities in
+ * gmshModelGetEntities order, element blocks per entity in
+ * gmshModelMeshGetElements order, nodes in gmshModelMeshGetNodes order).
+ * pre prefixes messages ("case.yaml:3:9: " or ""); *seconds is the time
+ * libgmsh spent opening (and meshing, refining) the file. */
+int feint_gmsh_model(const char *path, const feint_mesh_options *opts, const char *pre, feint_msh **out,
+                     double *seconds);
+
+/* feint_mesh_read through libgmsh whatever the file (a .msh too): the
+ * reference the native reader is tested against. */
+int feint_mesh_read_gmsh(const char *path, const feint_mesh_options *opts, feint_mesh **out);
+
+#endif
