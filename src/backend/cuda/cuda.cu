@@ -1916,22 +1916,29 @@ static int greedy_colors(const feint_space *s, const int *ord, int cb, std::vect
   const int64_t n_cells = s->mesh->n_cells, n_chunks = (n_cells + cb - 1) / cb;
   const int nb = s->nb, W = 8;
   const int64_t *sd = s->scalar_cell_dofs;
-  std::vector<uint64_t> seen((size_t)(s->n_scalar_dofs * W), 0);
+  /* used colours, 64 per word, one array of words per 64 colours (word
+   * major: the first word of every dof, the one nearly every chunk reads,
+   * is 8 bytes a dof and stays in cache; a word array is allocated when a
+   * colour in it is first taken) */
+  std::vector<std::vector<uint64_t>> seen((size_t)W);
   color.assign((size_t)n_chunks, 0);
   *n_colors = 0;
   for (int64_t b = 0; b < n_chunks; b++) {
     const int64_t c0 = b * cb, c1 = std::min<int64_t>(c0 + cb, n_cells);
     int chosen = -1;
     for (int w = 0; w < W && chosen < 0; w++) {
+      const std::vector<uint64_t> &word = seen[(size_t)w];
       uint64_t used = 0;
-      for (int64_t c = c0; c < c1; c++)
-        for (int i = 0; i < nb; i++) used |= seen[(size_t)(sd[(ord ? ord[c] : c) * nb + i] * W + w)];
+      if (!word.empty())
+        for (int64_t c = c0; c < c1; c++)
+          for (int i = 0; i < nb; i++) used |= word[(size_t)sd[(ord ? ord[c] : c) * nb + i]];
       if (~used) chosen = w * 64 + __builtin_ctzll(~used);
     }
     if (chosen < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than %d colours needed", phase, W * 64);
+    std::vector<uint64_t> &word = seen[(size_t)(chosen / 64)];
+    if (word.empty()) word.assign((size_t)s->n_scalar_dofs, 0);
     for (int64_t c = c0; c < c1; c++)
-      for (int i = 0; i < nb; i++)
-        seen[(size_t)(sd[(ord ? ord[c] : c) * nb + i] * W + chosen / 64)] |= 1ull << (chosen % 64);
+      for (int i = 0; i < nb; i++) word[(size_t)sd[(ord ? ord[c] : c) * nb + i]] |= 1ull << (chosen % 64);
     color[(size_t)b] = chosen;
     *n_colors = std::max(*n_colors, chosen + 1);
   }
