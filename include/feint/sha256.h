@@ -15,6 +15,9 @@ void feint_sha256_init(feint_sha256 *h);
 void feint_sha256_update(feint_sha256 *h, const void *data, size_t n);
 /* Writes 64 lowercase hex digits and a NUL into hex[65]. */
 void feint_sha256_final(feint_sha256 *h, char hex[65]);
+/* Tests: 1 makes the hash use the portable compression function even
+ * where the processor's SHA extensions are used by default. */
+void feint_sha256_use_portable(int on);
 /* Hash a whole file; FEINT_ERR_INPUT naming the file if it can't be read. */
 int feint_sha256_file(const char *path, char hex[65]);
 /* The hash of a file computed on a thread of its own, so that it overlaps

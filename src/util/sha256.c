@@ -60,6 +60,67 @@ static void compress(uint32_t s[8], const uint8_t b[64]) {
   s[7] += h;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_SHA_NI_PATH 1
+/* The x86 SHA extensions (Intel since Goldmont/Ice Lake, AMD since Zen):
+ * four rounds per pair of sha256rnds2, the message schedule by sha256msg1/2;
+ * about 5x the portable compress, which put a 277 MB mesh's provenance hash
+ * (0.8-1.3 s on one core) on the critical path of a 1.5 s run. The state is
+ * kept as ABEF / CDGH, the instructions' order. */
+__attribute__((target("sha,sse4.1"))) static void compress_shani(uint32_t s[8], const uint8_t b[64]) {
+  const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i tmp = _mm_loadu_si128((const __m128i *)&s[0]);
+  __m128i st1 = _mm_loadu_si128((const __m128i *)&s[4]);
+  tmp = _mm_shuffle_epi32(tmp, 0xB1);                 /* CDAB */
+  st1 = _mm_shuffle_epi32(st1, 0x1B);                 /* EFGH */
+  __m128i st0 = _mm_alignr_epi8(tmp, st1, 8);         /* ABEF */
+  st1 = _mm_blend_epi16(st1, tmp, 0xF0);              /* CDGH */
+  const __m128i abef = st0, cdgh = st1;
+  __m128i w[4];
+  for (int g = 0; g < 16; g++) {
+    __m128i m;
+    if (g < 4) {
+      m = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(b + 16 * g)), swap);
+    } else {
+      m = _mm_sha256msg1_epu32(w[g & 3], w[(g + 1) & 3]);
+      m = _mm_add_epi32(m, _mm_alignr_epi8(w[(g + 3) & 3], w[(g + 2) & 3], 4));
+      m = _mm_sha256msg2_epu32(m, w[(g + 3) & 3]);
+    }
+    w[g & 3] = m;
+    __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&K[4 * g]));
+    st1 = _mm_sha256rnds2_epu32(st1, st0, k);
+    st0 = _mm_sha256rnds2_epu32(st0, st1, _mm_shuffle_epi32(k, 0x0E));
+  }
+  st0 = _mm_add_epi32(st0, abef);
+  st1 = _mm_add_epi32(st1, cdgh);
+  tmp = _mm_shuffle_epi32(st0, 0x1B);                 /* FEBA */
+  st1 = _mm_shuffle_epi32(st1, 0xB1);                 /* DCHG */
+  st0 = _mm_blend_epi16(tmp, st1, 0xF0);              /* DCBA */
+  st1 = _mm_alignr_epi8(st1, tmp, 8);                 /* HGFE */
+  _mm_storeu_si128((__m128i *)&s[0], st0);
+  _mm_storeu_si128((__m128i *)&s[4], st1);
+}
+#endif
+
+/* The compression function in use: the SHA extensions where the processor
+ * has them (unless feint_sha256_use_portable asked otherwise). */
+static int portable_only;
+
+void feint_sha256_use_portable(int on) { portable_only = on; }
+
+static void compress_block(uint32_t s[8], const uint8_t b[64]) {
+#ifdef HAVE_SHA_NI_PATH
+  static int has_sha = -1;
+  if (has_sha < 0) has_sha = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  if (has_sha && !portable_only) {
+    compress_shani(s, b);
+    return;
+  }
+#endif
+  compress(s, b);
+}
+
 void feint_sha256_init(feint_sha256 *h) {
   static const uint32_t H0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -79,7 +140,7 @@ void feint_sha256_update(feint_sha256 *h, const void *data, size_t n) {
     p += take;
     n -= take;
     if (h->fill == 64) {
-      compress(h->state, h->block);
+      compress_block(h->state, h->block);
       h->fill = 0;
     }
   }
@@ -90,12 +151,12 @@ void feint_sha256_final(feint_sha256 *h, char hex[65]) {
   h->block[h->fill++] = 0x80;
   if (h->fill > 56) {
     memset(h->block + h->fill, 0, 64 - h->fill);
-    compress(h->state, h->block);
+    compress_block(h->state, h->block);
     h->fill = 0;
   }
   memset(h->block + h->fill, 0, 56 - h->fill);
   for (int i = 0; i < 8; i++) h->block[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-  compress(h->state, h->block);
+  compress_block(h->state, h->block);
   h->fill = 0;
   static const char digits[] = "0123456789abcdef";
   for (int i = 0; i < 8; i++)
