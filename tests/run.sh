@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The test runner: runs every unit test binary (build/tests/t*) and every
-# command-line test script (tests/cli/t*.sh), or those under the directories
-# given as arguments, and ends with "N passed, N failed".
+# The test runner: runs every unit test binary (build/tests/t*, benchmarks
+# apart) and every command-line test script (tests/cli/t*.sh), or those
+# under the directories given as arguments, and ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -16,15 +16,22 @@ passed=0; failed=0; failed_names=()
 run_one() {
   local name=$1; shift
   local log; log=$(mktemp)
+  local t0=$SECONDS
   if "$@" >"$log" 2>&1; then
-    passed=$((passed + 1)); echo "PASS $name"
+    passed=$((passed + 1)); echo "PASS $name ($((SECONDS - t0)) s)"
   else
-    failed=$((failed + 1)); failed_names+=("$name"); echo "FAIL $name"; sed 's/^/    /' "$log" | tail -40
+    failed=$((failed + 1)); failed_names+=("$name"); echo "FAIL $name ($((SECONDS - t0)) s)"; sed 's/^/    /' "$log" | tail -40
   fi
   rm -f "$log"
 }
 if [ $# -eq 0 ]; then
-  for t in "$BUILD"/tests/t*; do [ -x "$t" ] && run_one "$(basename "$t")" "$t"; done
+  # *-bench binaries (t312, t501, t621, t69) are benchmarks, not tests: they
+  # run in make bench-gpu; their checks are in make test-gpu (t311's plan
+  # equality, tests/gpu/t501-cuda-bench.sh and t620-elmat-gpu.sh's smoke runs)
+  for t in "$BUILD"/tests/t*; do
+    case $t in *-bench) continue ;; esac
+    [ -x "$t" ] && run_one "$(basename "$t")" "$t"
+  done
   set -- tests/cli
 fi
 for dir in "$@"; do

@@ -73,6 +73,13 @@ typedef enum {
   FEINT_CELL_PRISM = 5
 } feint_cell_type;
 
+/* The most edges (hexahedron), triangular faces (tetrahedron) and
+ * quadrilateral faces (hexahedron) of any cell: sizes for per-cell arrays
+ * (src/fe/cell.c checks them against its tables). */
+#define FEINT_CELL_MAX_EDGES 12
+#define FEINT_CELL_MAX_FACES 4
+#define FEINT_CELL_MAX_QUAD_FACES 6
+
 int feint_cell_dim(feint_cell_type cell);
 int feint_cell_num_vertices(feint_cell_type cell);
 int feint_cell_num_edges(feint_cell_type cell);

@@ -325,8 +325,10 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
     return st;
   }
   b->name = "cuda";
+  /* GPU names are short; bounding the name keeps the sentence whole (and
+   * gcc -O1's truncation check quiet) */
   snprintf(b->device, sizeof b->device,
-           "%s (CUDA device %d; %s element matrices of order %d by the high-order kernels, coefficients %s on "
+           "%.40s (CUDA device %d; %s element matrices of order %d by the high-order kernels, coefficients %s on "
            "the GPU, CSR %s; residual and load vector on the GPU, %s; double precision)",
            name, dev, feint_cell_name(p->space->mesh->cell_type), p->space->order,
            d->v.coef == FEINT_ELMAT_COEF_CELL ? "per cell" : "per point",

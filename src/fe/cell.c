@@ -18,6 +18,15 @@ static const int hex_quad_faces[6][4] = {{0, 1, 2, 3}, {4, 5, 6, 7}, {0, 1, 5, 4
 static const int hex_edges[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
                                      {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
 
+#define ROWS(t) (sizeof t / sizeof t[0])
+_Static_assert(ROWS(hex_edges) == FEINT_CELL_MAX_EDGES && ROWS(prism_edges) <= FEINT_CELL_MAX_EDGES &&
+                   ROWS(tet_edges) <= FEINT_CELL_MAX_EDGES,
+               "FEINT_CELL_MAX_EDGES is the most edges of a cell");
+_Static_assert(ROWS(tet_faces) == FEINT_CELL_MAX_FACES && ROWS(prism_faces) <= FEINT_CELL_MAX_FACES,
+               "FEINT_CELL_MAX_FACES is the most triangular faces of a cell");
+_Static_assert(ROWS(hex_quad_faces) == FEINT_CELL_MAX_QUAD_FACES && ROWS(prism_quad_faces) <= FEINT_CELL_MAX_QUAD_FACES,
+               "FEINT_CELL_MAX_QUAD_FACES is the most quadrilateral faces of a cell");
+
 int feint_cell_dim(feint_cell_type cell) {
   switch (cell) {
     case FEINT_CELL_TETRAHEDRON:

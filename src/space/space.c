@@ -43,7 +43,10 @@ static int number_entities(const feint_mesh *mesh, const int64_t *vdof, int64_t 
                            int64_t **entity_of_out, int64_t *n_out, int64_t **ptr_out, int64_t **keys_out) {
   const feint_cell_type ct = mesh->cell_type;
   const int n_ent = k == 2 ? feint_cell_num_edges(ct) : feint_cell_num_faces(ct);
-  int local[6][3]; /* the entities' cell-local vertices */
+  /* the entities' cell-local vertices: up to 9 edges on a prism, 12 on a
+   * hexahedron */
+  _Static_assert(FEINT_CELL_MAX_FACES <= FEINT_CELL_MAX_EDGES, "local holds the faces too");
+  int local[FEINT_CELL_MAX_EDGES][3];
   for (int e = 0; e < n_ent; e++) {
     if (k == 2) feint_cell_edge(ct, e, local[e]);
     else feint_cell_face(ct, e, local[e]);

@@ -42,8 +42,10 @@ fi
 "$FEINT" run "$WORK/c.yaml" -o "$WORK/a.h5" --backend cpu --device 3 2> "$WORK/note" > /dev/null
 grep -q -- "--device 3 is a CUDA device; the cpu backend ignores it" "$WORK/note" || fail "cpu --device note: $(cat "$WORK/note")"
 expect_bad "empty --device" "--device : expected a device number" run "$WORK/c.yaml" -o "$WORK/out.h5" --device ""
-# make install puts the binary and the man page under PREFIX
-make -s -C "$ROOT" install PREFIX="$WORK/inst" > /dev/null
+# make install puts the binary and the man page under PREFIX; install-files
+# copies the binary under test ($FEINT's folder) without building anything
+# (make install would rebuild build/, with CUDA where nvcc is found)
+make -s -C "$ROOT" install-files BUILD="$(dirname "$FEINT")" PREFIX="$WORK/inst" > /dev/null
 [ -x "$WORK/inst/bin/feint" ] && [ -f "$WORK/inst/share/man/man1/feint.1" ] || fail "make install"
 "$WORK/inst/bin/feint" --version > /dev/null || fail "installed binary"
 echo install ok

@@ -553,7 +553,30 @@ static void check_mixed_space(const char *path, int order, int max_order) {
   feint_mesh_destroy(m);
 }
 
+/* Two right prisms stacked on one triangle, built in code (no Gmsh): the
+ * dof count (the shared triangle counted once) and conformity, P1..P7. The
+ * prism's 9 edges once overflowed number_entities' 6-row table (ASan). */
+static void check_prism_column(void) {
+  feint_mesh m = {.dim = 3, .cell_type = FEINT_CELL_PRISM, .nv = 6, .n_nodes = 9, .n_cells = 2, .n_blocks = 1};
+  m.blocks[0] = (feint_mesh_block){FEINT_CELL_PRISM, 6, 0, 2};
+  double x[9], y[9], z[9];
+  for (int v = 0; v < 9; v++) x[v] = v % 3 == 1, y[v] = v % 3 == 2, z[v] = v / 3;
+  int64_t cells[12] = {0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7, 8};
+  m.x = x, m.y = y, m.z = z, m.cells = cells;
+  for (int p = 1; p <= 7; p++) {
+    feint_space *s = NULL;
+    CHECK_OK(feint_space_create(&m, p, 1, &s));
+    const int64_t tri = (p + 1) * (p + 2) / 2, want = 2 * s->nb - tri;
+    CHECK(s->nb == tri * (p + 1), "prism P%d: nb %d", p, s->nb);
+    CHECK(s->n_dofs == want, "prism column P%d: %lld dofs, expected %lld", p, (long long)s->n_dofs, (long long)want);
+    CHECK(conformity_mismatches(s, s->scalar_cell_dofs) == 0, "prism column P%d: dofs not at their nodes", p);
+    feint_space_destroy(s);
+  }
+  printf("prism column P1..P7: dof counts and conformity\n");
+}
+
 int main(void) {
+  check_prism_column();
   const int hex_orders[] = {1, 2, 3, 4, 9, 15};
   for (int k = 0; k < 6; k++) check_cell_facets("tests/data/twisted_hex_bc.geo", "sides", hex_orders[k]);
   for (int p = 1; p <= 7; p++) check_cell_facets("cases/prismcube.geo", "boundary", p);

@@ -1,2 +1,0 @@
-build-dev/src/fe/cell.o: src/fe/cell.c include/feint/fe.h
-include/feint/fe.h:
