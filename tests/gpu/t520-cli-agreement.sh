@@ -112,3 +112,13 @@ oom() { # expected-module args...
 oom "GPU symbolic phase" "$WORK/g.yaml"
 oom "" "$WORK/g.yaml" --set output.matrix=false --set output.rhs=false
 oom "" "$ROOT/cases/bp-hex.yaml"
+# on the GPU too: a cold run and a warm one (feint bench --repeat) agree bitwise (colored)
+"$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/cold.h5" --backend cuda --set assembly.strategy=colored
+"$FEINT" bench --quiet "$WORK/g.yaml" -o "$WORK/warm.h5" --backend cuda --set assembly.strategy=colored --repeat 3 > /dev/null
+$PY - "$WORK/cold.h5" "$WORK/warm.h5" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for n in ["matrix/data", "rhs", "residual"]:
+    assert np.array_equal(a[n][:], b[n][:]), f"{n}: the warm GPU run differs from the cold one"
+print("GPU cold and warm runs agree bitwise (colored)")
+EOF
