@@ -147,9 +147,12 @@ static int count_node(parse_ctx *ctx, const yaml_mark_t *m) {
   return FEINT_OK;
 }
 
-int tree_clone(const tree_node *src, tree_node **out) {
+/* A deep copy of src; with a parse context, every node counts against the
+ * document's node limit (alias expansion), m the alias's position. */
+static int copy_node(parse_ctx *ctx, const tree_node *src, const yaml_mark_t *m, tree_node **out) {
   tree_node *n;
   *out = NULL;
+  if (ctx) FEINT_CALL(count_node(ctx, m));
   FEINT_CALL(tree_new(src->kind, src->origin, src->from_override, src->line, src->col, &n));
   n->quoted = src->quoted;
   int s = FEINT_OK;
@@ -160,8 +163,8 @@ int tree_clone(const tree_node *src, tree_node **out) {
   }
   for (size_t i = 0; i < src->n && !s; i++) {
     tree_node *k = NULL, *v = NULL;
-    if (src->kind == TREE_MAP) s = tree_clone(src->keys[i], &k);
-    if (!s) s = tree_clone(src->items[i], &v);
+    if (src->kind == TREE_MAP) s = copy_node(ctx, src->keys[i], m, &k);
+    if (!s) s = copy_node(ctx, src->items[i], m, &v);
     if (!s) s = tree_append(n, k, v);
     else {
       tree_free(k);
@@ -176,40 +179,7 @@ int tree_clone(const tree_node *src, tree_node **out) {
   return FEINT_OK;
 }
 
-static int tree_copy(parse_ctx *ctx, const tree_node *src, const yaml_mark_t *m,
-                     tree_node **out) {
-  tree_node *n;
-  *out = NULL;
-  FEINT_CALL(count_node(ctx, m));
-  FEINT_CALL(tree_new(src->kind, src->origin, src->from_override, src->line, src->col, &n));
-  n->quoted = src->quoted;
-  if (src->kind == TREE_SCALAR) {
-    free(n->text);
-    n->text = NULL;
-    int s = feint_strdup(src->text, &n->text);
-    if (s) {
-      tree_free(n);
-      return s;
-    }
-  }
-  for (size_t i = 0; i < src->n; i++) {
-    tree_node *k = NULL, *v = NULL;
-    int s = FEINT_OK;
-    if (src->kind == TREE_MAP) s = tree_copy(ctx, src->keys[i], m, &k);
-    if (!s) s = tree_copy(ctx, src->items[i], m, &v);
-    if (!s) s = tree_append(n, k, v);
-    else {
-      tree_free(k);
-      tree_free(v);
-    }
-    if (s) {
-      tree_free(n);
-      return s;
-    }
-  }
-  *out = n;
-  return FEINT_OK;
-}
+int tree_clone(const tree_node *src, tree_node **out) { return copy_node(NULL, src, NULL, out); }
 
 static int add_anchor(parse_ctx *ctx, const yaml_char_t *name, tree_node *node) {
   if (!name) return FEINT_OK;
@@ -248,7 +218,7 @@ static int parse_node(parse_ctx *ctx, yaml_event_t *ev, int depth, tree_node **o
     const char *name = (const char *)ev->data.alias.anchor;
     for (size_t i = ctx->n_anchors; i-- > 0;)
       if (!strcmp(ctx->anchors[i].name, name)) {
-        s = tree_copy(ctx, ctx->anchors[i].node, &ev->start_mark, &n);
+        s = copy_node(ctx, ctx->anchors[i].node, &ev->start_mark, &n);
         yaml_event_delete(ev);
         if (s) return s;
         *out = n;
