@@ -129,6 +129,8 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   json_key_string("setup_steps", rep->setup_steps);
   printf(", ");
   json_key_string("pattern_steps", rep->pattern_steps);
+  printf(", ");
+  json_key_string("write_steps", rep->write_steps);
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");

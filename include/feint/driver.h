@@ -61,6 +61,7 @@ typedef struct {
   int n_colors;            /* colours of the cuda backend's cell colouring (assembly.strategy colored), else 0 */
   double driver_seconds;     /* feint_driver_run from start to return (release included): the process's
                                time beyond it is its start and exit */
+  char write_steps[400];     /* the write phase piece by piece (a sweep's members one after the other, as far as it fits) */
   char pattern_steps[200];   /* the GPU symbolic phase's steps (feint_plan_cuda_stats); "" else */
   char setup_steps[500];     /* cuda: the backend's creation step by step (feint_cuda_stats); "" else */
   char residual_kernel[160]; /* cuda: which kernel family computed the residual and in which cell order; "" else */
