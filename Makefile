@@ -130,7 +130,7 @@ bench-e2e: all
 # $(BUILD)/fuzz/fuzz_msh -max_total_time=300 NEW_CORPUS_DIR tests/fuzz/corpus/msh
 FUZZ_CC ?= clang
 FUZZ_FLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/gmsh_source.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/fe/cell.c
+FUZZ_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/gmsh_source.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/util/parallel.c src/fe/cell.c
 fuzz-msh: $(BUILD)/fuzz/fuzz_msh
 $(BUILD)/fuzz/fuzz_msh: tests/fuzz/fuzz_msh.c $(FUZZ_SRC) include/feint/msh.h include/feint/mesh.h
 	@mkdir -p $(@D)

@@ -37,6 +37,14 @@ int feint_output_int32(feint_output *o, const char *name, int rank, const int64_
  * when pattern_file is NULL, else external links into pattern_file) and
  * the arrays given are not written. Datasets written by the other
  * functions carry MATLAB_class ("double", "int64", "int32") too. */
+/* Start writing the CSR pattern of group `name` (name/indptr and
+ * name/indices, as feint_output_csr writes them) on a thread of its own,
+ * so that it is written while the caller computes the values; a later
+ * feint_output_csr on the same name writes the rest. Every other call on
+ * o first waits for it (no two HDF5 calls overlap) and reports its
+ * failure. indptr and indices must stay unchanged until then. */
+int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows, const int64_t *indptr,
+                               const int32_t *indices, const int64_t *indices64);
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols,
                      const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data,
                      const char *pattern_file, const char *pattern_group);

@@ -39,9 +39,14 @@ typedef struct feint_plan {
    * reader asks for it with feint_plan_host_slots (downloaded once): a run
    * on the GPU never needs it, and the copy took 120 ms of a 6M-cell run. */
   void *device_slots;
+  /* Its inputs and pattern stay there too, for the backend to read in
+   * place (NULL for a host plan): the scalar cell dof map narrowed to
+   * int32 (n_cells x the space's nb), indptr (int64, n_rows + 1) and
+   * indices (int32, nnz). */
+  void *device_sdofs, *device_indptr, *device_indices;
   int device;
   int (*fetch_slots)(struct feint_plan *plan);    /* download device_slots into slots */
-  void (*release_device)(struct feint_plan *plan); /* free device_slots */
+  void (*release_device)(struct feint_plan *plan); /* free the device arrays */
 } feint_plan;
 /* Make plan->slots (or slots64) readable on the host: nothing for a host
  * plan, the download for a GPU plan (the host copy is a cache of the same

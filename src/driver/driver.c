@@ -55,10 +55,11 @@ static void run_release_member(run_state *r) {
   feint_boundary_destroy(r->bc);
   r->bc = NULL;
   free(r->vec);
+  free(r->rhs);
   free(r->values);
   free(r->Ke);
   r->form = NULL;
-  r->vec = r->values = r->Ke = NULL;
+  r->vec = r->rhs = r->values = r->Ke = NULL;
 }
 
 static void run_state_release(run_state *r) {
@@ -295,7 +296,7 @@ static int compute_once(run_state *r, int phase) {
   feint_backend *b = r->backend;
   switch (phase) {
     case FEINT_PHASE_RESIDUAL: return b->residual(b, r->form->u, r->vec);
-    case FEINT_PHASE_RHS: return b->rhs(b, r->vec);
+    case FEINT_PHASE_RHS: return b->rhs(b, r->rhs);
     case FEINT_PHASE_ELEMENT: return b->element_matrices(b, r->Ke);
     case FEINT_PHASE_ASSEMBLY: return b->assemble_matrix(b, r->values);
   }
@@ -565,6 +566,12 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (need_matrix)
     FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
                                   "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
+  /* the pattern is final: written on its own thread while the values are
+   * computed (a sweep's later members link to the first one's) */
+  char name[300];
+  if (c->write_matrix && !r->pattern_at.file[0])
+    FEINT_CALL(feint_output_pattern_start(r->out, run_member_path(r, "matrix", name, sizeof name), r->plan->n_rows,
+                                          r->plan->indptr, r->plan->indices, r->plan->indices64));
   rep->nnz = r->plan ? r->plan->nnz : 0;
   rep->index_bits = !r->plan ? 0 : r->plan->indices64 ? 64 : 32;
   rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
@@ -582,22 +589,20 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   rep->n_nodes = r->mesh->n_nodes;
   work_model(r, rep);
   const int64_t n = r->space->n_dofs;
-  char name[300];
-  FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "result vector"));
+  /* the vectors are written after the matrix is assembled, while the
+   * pattern's thread may still be writing */
   if (c->write_residual) {
+    FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "residual vector"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
     describe_residual_kernel(r->backend, rep);
     if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
     rep->residual_norm = run_norm2(r->vec, n);
-    FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "residual", name, sizeof name), 1, &n, r->vec));
   }
   if (c->write_rhs) {
+    FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->rhs, "load vector"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
-    if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, r->vec));
-    if (!lift) { /* else written with the matrix below */
-      rep->rhs_norm = run_norm2(r->vec, n);
-      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
-    }
+    if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, r->rhs));
+    if (!lift) rep->rhs_norm = run_norm2(r->rhs, n); /* else lifted with the matrix below */
   }
   if (c->write_element_matrices) {
     const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
@@ -608,12 +613,20 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (need_matrix) {
     FEINT_CALL(feint_malloc_large_touched((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
-    if (lift) { /* the load vector, still in r->vec, lifted with the unmodified matrix */
-      FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->vec));
-      rep->rhs_norm = run_norm2(r->vec, n);
-      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->vec));
+    if (lift) { /* the load vector lifted with the unmodified matrix */
+      FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->rhs));
+      rep->rhs_norm = run_norm2(r->rhs, n);
     }
     if (r->bc) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan, r->values));
+  }
+  if (c->write_residual || c->write_rhs) {
+    const double t0 = feint_now();
+    if (c->write_residual)
+      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "residual", name, sizeof name), 1, &n, r->vec));
+    if (c->write_rhs)
+      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->rhs));
+    write_step(rep, "vectors (with the pattern's wait)", feint_now() - t0);
+    rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }
   if (c->write_matrix) {
     rep->matrix_norm = run_norm2(r->values, r->plan->nnz);

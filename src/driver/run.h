@@ -46,7 +46,7 @@ typedef struct {
   double seconds_before[FEINT_PHASE_COUNT]; /* report's phase times when this member began */
   int member;          /* sweep member index, -1 for a single run */
   int n_members;       /* sweep members, 0 for a single run */
-  double *vec, *values, *Ke;
+  double *vec, *rhs, *values, *Ke; /* residual, load vector, CSR values, element matrices */
   char out_path[1200];   /* the file r->out writes (a sweep member's own file in the files layout) */
   /* Where this run already wrote the arrays a sweep's members share (file
    * "" = not yet): the pattern (while the plan lives) and the dof arrays

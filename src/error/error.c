@@ -1,4 +1,5 @@
 #include "feint/error.h"
+#include "feint/parallel.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,7 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static char last_message[4096];
+/* per thread: a helper thread's failure is its own until its owner
+ * collects it (feint_output's pattern writer does) */
+static _Thread_local char last_message[4096];
 
 int feint_error_set(int status, const char *fmt, ...) {
   va_list ap;
@@ -60,38 +63,13 @@ int feint_malloc_large(size_t count, size_t size, void *out, const char *what) {
   return FEINT_OK;
 }
 
-/* One thread's share of feint_malloc_large_touched's first touch. */
-typedef struct {
-  char *p;
-  size_t n;
-} touch_part;
-
-static void *touch_run(void *arg) {
-  const touch_part *t = arg;
-  memset(t->p, 0, t->n);
-  return NULL;
-}
+static void touch_range(int64_t a, int64_t b, void *p) { memset((char *)p + a, 0, (size_t)(b - a)); }
 
 int feint_malloc_large_touched(size_t count, size_t size, void *out, const char *what) {
   FEINT_CALL(feint_malloc_large(count, size, out, what));
-  enum { MAX_THREADS = 16 };
-  const size_t bytes = count * size;
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int nt = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
-  if (bytes < ((size_t)64 << 20)) nt = 1;
-  char *p = *(char **)out;
-  pthread_t th[MAX_THREADS];
-  touch_part part[MAX_THREADS];
-  int started[MAX_THREADS] = {0};
-  for (int t = 0; t < nt; t++) {
-    const size_t a = bytes / (size_t)nt * (size_t)t, b = t + 1 == nt ? bytes : bytes / (size_t)nt * (size_t)(t + 1);
-    part[t] = (touch_part){p + a, b - a};
-    started[t] = t > 0 && pthread_create(&th[t], NULL, touch_run, &part[t]) == 0;
-    if (t > 0 && !started[t]) touch_run(&part[t]);
-  }
-  touch_run(&part[0]);
-  for (int t = 1; t < nt; t++)
-    if (started[t]) pthread_join(th[t], NULL);
+  /* every core touches its share: one core faulting 4 KiB pages ran at
+   * 1.2-1.9 GB/s, slower than the copy that fills the buffer */
+  feint_parallel_for((int64_t)(count * size), (int64_t)4 << 20, touch_range, *(char **)out);
   return FEINT_OK;
 }
 

@@ -1,5 +1,6 @@
 /* HDF5 reading of coefficient datasets and atomic writing of results. */
 #include "feint/h5.h"
+#include "feint/parallel.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -58,11 +59,26 @@ done:
  * is created at the first write, so a run that fails while computing, or
  * is interrupted, leaves nothing behind. SIGINT and SIGTERM remove the
  * temporary file (output_signal) before the process dies. */
+/* A CSR pattern being written by its own thread (feint_output_pattern_start). */
+typedef struct {
+  char name[400];
+  int64_t n_rows;
+  const int64_t *indptr, *indices64;
+  const int32_t *indices;
+  pthread_t thread;
+  int running;             /* the thread is to be joined */
+  int status;              /* its result, and its message */
+  char message[4096];
+} pattern_writer;
+
 struct feint_output {
   hid_t file;    /* -1 until the first write */
   char *path;    /* the target (a symbolic link's target: links are written through) */
   char *tmp;     /* path.tmp-PID beside it */
+  pattern_writer pattern; /* name[0] != 0: the pattern of that CSR group is written (or being written) */
 };
+
+static int output_join(feint_output *o);
 
 /* The temporary files of the outputs open in this process, for the signal
  * handler: fixed storage, since a handler may not allocate. */
@@ -259,10 +275,12 @@ static int write_string_attr(feint_output *o, const char *object, const char *na
 }
 
 int feint_output_attr_string(feint_output *o, const char *object, const char *name, const char *value) {
+  FEINT_CALL(output_join(o));
   return write_string_attr(o, object, name, value, 0);
 }
 
 int feint_output_attr_double(feint_output *o, const char *object, const char *name, double value) {
+  FEINT_CALL(output_join(o));
   hid_t space = H5Screate(H5S_SCALAR);
   int status = write_attr(o, object, name, H5T_NATIVE_DOUBLE, space, &value);
   H5Sclose(space);
@@ -287,16 +305,20 @@ static int write_dataset_as(feint_output *o, const char *name, int rank, const i
 }
 
 int feint_output_doubles(feint_output *o, const char *name, int rank, const int64_t *dims, const double *data) {
+  FEINT_CALL(output_join(o));
   return write_dataset_as(o, name, rank, dims, H5T_NATIVE_DOUBLE, H5T_NATIVE_DOUBLE, data, "double");
 }
 int feint_output_int64(feint_output *o, const char *name, int rank, const int64_t *dims, const int64_t *data) {
+  FEINT_CALL(output_join(o));
   return write_dataset_as(o, name, rank, dims, H5T_NATIVE_INT64, H5T_NATIVE_INT64, data, "int64");
 }
 int feint_output_int32(feint_output *o, const char *name, int rank, const int64_t *dims, const int32_t *data) {
+  FEINT_CALL(output_join(o));
   return write_dataset_as(o, name, rank, dims, H5T_NATIVE_INT32, H5T_NATIVE_INT32, data, "int32");
 }
 
 int feint_output_attr_int64(feint_output *o, const char *object, const char *name, int64_t value) {
+  FEINT_CALL(output_join(o));
   hid_t space = H5Screate(H5S_SCALAR);
   int status = write_attr(o, object, name, H5T_NATIVE_INT64, space, &value);
   H5Sclose(space);
@@ -309,58 +331,71 @@ int feint_output_attr_int64(feint_output *o, const char *object, const char *nam
 typedef struct {
   const int32_t *src;
   int64_t *dst;
-  int64_t n;
-} widen_part;
+} widen_job;
 
-static void *widen_run(void *arg) {
-  const widen_part *w = arg;
-  for (int64_t k = 0; k < w->n; k++) w->dst[k] = w->src[k];
-  return NULL;
+static void widen_range(int64_t a, int64_t b, void *arg) {
+  const widen_job *w = arg;
+  for (int64_t k = a; k < b; k++) w->dst[k] = w->src[k];
 }
 
 static void widen_int32(const int32_t *src, int64_t *dst, int64_t n) {
-  enum { MAX_THREADS = 16 };
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int nt = cores < 1 ? 1 : cores > MAX_THREADS ? MAX_THREADS : (int)cores;
-  if (n < ((int64_t)1 << 20)) nt = 1;
-  pthread_t th[MAX_THREADS];
-  widen_part part[MAX_THREADS];
-  int started[MAX_THREADS] = {0};
-  for (int t = 0; t < nt; t++) {
-    const int64_t a = n * t / nt, b = n * (t + 1) / nt;
-    part[t] = (widen_part){src + a, dst + a, b - a};
-    started[t] = t > 0 && pthread_create(&th[t], NULL, widen_run, &part[t]) == 0;
-    if (t > 0 && !started[t]) widen_run(&part[t]); /* no thread: do it here */
-  }
-  widen_run(&part[0]);
-  for (int t = 1; t < nt; t++)
-    if (started[t]) pthread_join(th[t], NULL);
+  widen_job job = {src, dst};
+  feint_parallel_for(n, (int64_t)1 << 18, widen_range, &job);
+}
+
+/* The next slab's widening, on its own thread while this one is written. */
+typedef struct {
+  const int32_t *src;
+  int64_t *dst;
+  int64_t n;
+} widen_slab;
+
+static void *widen_slab_run(void *arg) {
+  const widen_slab *w = arg;
+  widen_int32(w->src, w->dst, w->n);
+  return NULL;
 }
 
 /* A 1-D int64 dataset from int32 values, widened on every core slab by
- * slab into one reused buffer (widening the whole array at once first
- * touched as many fresh pages as the file has bytes: slower than the
- * write itself for 231M nonzeros). */
+ * slab into two reused buffers, slab k + 1 widened while slab k is
+ * written (widening the whole array at once first touched as many fresh
+ * pages as the file has bytes, slower than the write itself for 231M
+ * nonzeros; widening and writing in turn left the write waiting for a
+ * third of its time). */
 static int write_widened(feint_output *o, const char *name, const int32_t *src, int64_t n) {
   FEINT_CALL(make_parents(o, name));
   enum { SLAB = 1 << 22 }; /* 32 MiB of int64 */
-  int64_t *buf = malloc((size_t)(n < SLAB ? (n ? n : 1) : SLAB) * sizeof *buf);
-  if (!buf) return write_dataset_as(o, name, 1, &n, H5T_STD_I64LE, H5T_NATIVE_INT32, src, NULL);
+  const int64_t slab = n < SLAB ? (n ? n : 1) : SLAB;
+  int64_t *buf[2] = {malloc((size_t)slab * sizeof(int64_t)), n > SLAB ? malloc((size_t)slab * sizeof(int64_t)) : NULL};
+  if (!buf[0] || (n > SLAB && !buf[1])) {
+    free(buf[0]);
+    free(buf[1]);
+    return write_dataset_as(o, name, 1, &n, H5T_STD_I64LE, H5T_NATIVE_INT32, src, NULL);
+  }
   hsize_t hn = (hsize_t)n;
   hid_t fspace = H5Screate_simple(1, &hn, NULL);
   hid_t d = H5Dcreate2(o->file, name, H5T_STD_I64LE, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   herr_t e = d < 0 ? -1 : 0;
-  for (int64_t a = 0; a < n && e >= 0; a += SLAB) {
+  widen_int32(src, buf[0], n < SLAB ? n : SLAB);
+  for (int64_t a = 0, k = 0; a < n && e >= 0; a += SLAB, k++) {
     const hsize_t start = (hsize_t)a, count = (hsize_t)(n - a < SLAB ? n - a : SLAB);
-    widen_int32(src + a, buf, (int64_t)count);
+    /* the next slab into the other buffer meanwhile (here if no thread) */
+    widen_slab next = {src + a + SLAB, buf[(k + 1) % 2], n - a - SLAB < SLAB ? n - a - SLAB : SLAB};
+    pthread_t th;
+    const int ahead = next.n > 0 && pthread_create(&th, NULL, widen_slab_run, &next) == 0;
     hid_t mspace = H5Screate_simple(1, &count, NULL);
     e = H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, NULL, &count, NULL);
-    if (e >= 0) e = H5Dwrite(d, H5T_NATIVE_INT64, mspace, fspace, H5P_DEFAULT, buf);
+    if (e >= 0) e = H5Dwrite(d, H5T_NATIVE_INT64, mspace, fspace, H5P_DEFAULT, buf[k % 2]);
     H5Sclose(mspace);
+    if (ahead)
+      pthread_join(th, NULL);
+    else if (next.n > 0)
+      widen_slab_run(&next);
   }
   if (d >= 0) H5Dclose(d);
   H5Sclose(fspace);
-  free(buf);
+  free(buf[0]);
+  free(buf[1]);
   if (e < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot write dataset '%s'", o->path, name);
   return FEINT_OK;
 }
@@ -379,10 +414,12 @@ static int output_link(feint_output *o, const char *name, const char *file, cons
 }
 
 int feint_output_link(feint_output *o, const char *name, const char *file, const char *target) {
+  FEINT_CALL(output_join(o));
   return output_link(o, name, file, target);
 }
 
 int feint_output_zeros_int32(feint_output *o, const char *name, int64_t n) {
+  FEINT_CALL(output_join(o));
   FEINT_CALL(make_parents(o, name));
   hsize_t hd = (hsize_t)n;
   hid_t space = H5Screate_simple(1, &hd, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
@@ -399,31 +436,78 @@ int feint_output_zeros_int32(feint_output *o, const char *name, int64_t n) {
   return write_string_attr(o, name, "MATLAB_class", "int32", 1);
 }
 
+/* name/indptr and name/indices, int64 whatever the width in memory. */
+static int write_pattern(feint_output *o, const char *name, int64_t n_rows, const int64_t *indptr,
+                         const int32_t *indices, const int64_t *indices64) {
+  char path[512];
+  const int64_t nnz = indptr[n_rows], rows1 = n_rows + 1;
+  snprintf(path, sizeof path, "%s/indptr", name);
+  FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_I64LE, H5T_NATIVE_INT64, indptr, NULL));
+  snprintf(path, sizeof path, "%s/indices", name);
+  if (indices64) return write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, H5T_NATIVE_INT64, indices64, NULL);
+  return write_widened(o, path, indices, nnz);
+}
+
+/* The pattern thread: its message is kept for output_join (errors are
+ * per thread). */
+static void *pattern_main(void *arg) {
+  feint_output *o = arg;
+  pattern_writer *w = &o->pattern;
+  w->status = write_pattern(o, w->name, w->n_rows, w->indptr, w->indices, w->indices64);
+  if (w->status) snprintf(w->message, sizeof w->message, "%s", feint_error_message());
+  return NULL;
+}
+
+/* Wait for the pattern thread: no two HDF5 calls run at once (the library
+ * is not thread-safe). Its failure becomes this call's. */
+static int output_join(feint_output *o) {
+  pattern_writer *w = &o->pattern;
+  if (!w->running) return FEINT_OK;
+  pthread_join(w->thread, NULL);
+  w->running = 0;
+  if (w->status) return feint_error_set(w->status, "%s", w->message);
+  return FEINT_OK;
+}
+
+int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows, const int64_t *indptr,
+                               const int32_t *indices, const int64_t *indices64) {
+  FEINT_CALL(output_join(o));
+  pattern_writer *w = &o->pattern;
+  if (strlen(name) >= sizeof w->name)
+    return feint_error_set(FEINT_ERR_COMPUTE, "%s: group name '%s' too long", o->path, name);
+  FEINT_CALL(output_open(o)); /* the file's creation stays on this thread */
+  snprintf(w->name, sizeof w->name, "%s", name);
+  w->n_rows = n_rows;
+  w->indptr = indptr;
+  w->indices = indices;
+  w->indices64 = indices64;
+  w->status = FEINT_OK;
+  w->running = pthread_create(&w->thread, NULL, pattern_main, o) == 0;
+  if (!w->running) return write_pattern(o, name, n_rows, indptr, indices, indices64); /* no thread: here */
+  return FEINT_OK;
+}
+
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
                      const int32_t *indices, const int64_t *indices64, const double *data, const char *pattern_file,
                      const char *pattern_group) {
+  FEINT_CALL(output_join(o));
   char path[512], target[512];
-  const int64_t nnz = indptr[n_rows], rows1 = n_rows + 1;
-  const void *idx = indices64 ? (const void *)indices64 : (const void *)indices;
-  const hid_t idx_type = indices64 ? H5T_NATIVE_INT64 : H5T_NATIVE_INT32;
+  const int64_t nnz = indptr[n_rows];
   /* indptr and indices int64 whatever the width in memory (scipy, PETSc by
    * name); jc and ir are the same datasets under MATLAB's names (hard
    * links: each array stored once; libmatio and PETSc convert the int64 on
    * reading). A pattern already in a file (a sweep's earlier member) is
-   * linked, not written again. */
+   * linked, not written again; one written ahead under this name
+   * (feint_output_pattern_start) is there already. */
   static const char *const parts[2] = {"indptr", "indices"};
-  for (int k = 0; k < 2; k++) {
-    snprintf(path, sizeof path, "%s/%s", name, parts[k]);
-    if (pattern_group) {
+  if (pattern_group) {
+    for (int k = 0; k < 2; k++) {
+      snprintf(path, sizeof path, "%s/%s", name, parts[k]);
       snprintf(target, sizeof target, "%s/%s", pattern_group, parts[k]);
       FEINT_CALL(output_link(o, path, pattern_file, target));
-    } else if (k == 0) {
-      FEINT_CALL(write_dataset_as(o, path, 1, &rows1, H5T_STD_I64LE, H5T_NATIVE_INT64, indptr, NULL));
-    } else if (indices64) {
-      FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_STD_I64LE, idx_type, idx, NULL));
-    } else {
-      FEINT_CALL(write_widened(o, path, indices, nnz));
     }
+  } else if (strcmp(o->pattern.name, name)) {
+    FEINT_CALL(write_pattern(o, name, n_rows, indptr, indices, indices64));
   }
   /* MATLAB's names link where indptr and indices point (a link to an
    * external link cannot be made) */
@@ -528,7 +612,8 @@ static int mark_structs(feint_output *o) {
 }
 
 int feint_output_commit(feint_output *o) {
-  int status = output_open(o); /* a run that wrote nothing still leaves a (small) file */
+  int status = output_join(o);
+  if (!status) status = output_open(o); /* a run that wrote nothing still leaves a (small) file */
   if (status) {
     feint_output_abort(o);
     return status;
@@ -567,6 +652,10 @@ int feint_output_commit(feint_output *o) {
 
 void feint_output_abort(feint_output *o) {
   if (!o) return;
+  if (o->pattern.running) { /* its result does not matter now: the run's own error is the one to report */
+    pthread_join(o->pattern.thread, NULL);
+    o->pattern.running = 0;
+  }
   if (o->file >= 0) {
     H5Fclose(o->file);
     remove(o->tmp);

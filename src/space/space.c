@@ -1,10 +1,12 @@
 /* Dof map from mesh topology; see include/feint/space.h for the numbering. */
 #include "feint/space.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "feint/error.h"
+#include "feint/parallel.h"
 #include "space/space_private.h"
 
 /* The region's mesh edges (k = 2) or triangular faces (k = 3) are numbered
@@ -172,6 +174,48 @@ static void build_face_perm(int p, int *face_perm) {
 }
 
 /* feint_space_create for triangle and tetrahedron meshes. */
+/* Vertex numbering: the nodes that some cell uses, numbered in node
+ * order (vdof[node] = its vertex dof, -1 for a node no cell uses). The
+ * marking pass runs on every core (a 6M-cell mesh's 24M cell entries took
+ * most of a P1 dof map on one); a node marked twice gets the same mark. */
+typedef struct {
+  const feint_mesh *mesh;
+  _Atomic unsigned char *used;
+} mark_job;
+
+static void mark_used(int64_t a, int64_t b, void *arg) {
+  const mark_job *j = arg;
+  for (int64_t k = a; k < b; k++) atomic_store_explicit(&j->used[j->mesh->cells[k]], 1, memory_order_relaxed);
+}
+
+static int number_vertices(const feint_mesh *mesh, int64_t *vdof, int64_t *n_vertices) {
+  _Atomic unsigned char *used = NULL;
+  FEINT_CALL(feint_calloc((size_t)mesh->n_nodes + 1, sizeof *used, &used, "vertex numbering"));
+  mark_job j = {mesh, used};
+  feint_parallel_for(mesh->n_cells * mesh->nv, 1 << 18, mark_used, &j);
+  int64_t n = 0;
+  for (int64_t i = 0; i < mesh->n_nodes; i++)
+    vdof[i] = atomic_load_explicit(&used[i], memory_order_relaxed) ? n++ : -1;
+  free(used);
+  *n_vertices = n;
+  return FEINT_OK;
+}
+
+typedef struct {
+  const feint_mesh *mesh;
+  const int64_t *vdof;
+  double *coordinates;
+} vertex_coordinates_job;
+
+static void vertex_coordinates(int64_t a, int64_t b, void *arg) {
+  const vertex_coordinates_job *j = arg;
+  for (int64_t i = a; i < b; i++)
+    if (j->vdof[i] >= 0) {
+      double *p = j->coordinates + 3 * j->vdof[i];
+      p[0] = j->mesh->x[i], p[1] = j->mesh->y[i], p[2] = j->mesh->z[i];
+    }
+}
+
 static int simplex_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
   if (order < 1 || order > 7)
     return feint_error_set(FEINT_ERR_INPUT, "space.order %d is not supported on %s (orders 1..7)", order,
@@ -191,12 +235,9 @@ static int simplex_create(const feint_mesh *mesh, int order, int components, fei
   /* Vertex dofs: region vertices in mesh node order. */
   if ((status = feint_malloc((size_t)mesh->n_nodes, sizeof *vdof, &vdof, "vertex numbering")))
     goto fail;
-  /* mark used nodes with 0, then number them in node order */
-  for (int64_t i = 0; i < mesh->n_nodes; i++) vdof[i] = -1;
-  for (int64_t k = 0; k < mesh->n_cells * mesh->nv; k++) vdof[mesh->cells[k]] = 0;
+  /* mark used nodes, then number them in node order */
   int64_t n_vertices = 0;
-  for (int64_t i = 0; i < mesh->n_nodes; i++)
-    if (vdof[i] == 0) vdof[i] = n_vertices++;
+  if ((status = number_vertices(mesh, vdof, &n_vertices))) goto fail;
 
   const int per_edge = order - 1, ne = feint_cell_num_edges(mesh->cell_type);
   const int nf = feint_cell_num_faces(mesh->cell_type), per_face = nf ? s->element->entity_dofs[2] : 0;
@@ -227,11 +268,8 @@ static int simplex_create(const feint_mesh *mesh, int order, int components, fei
   if ((status = feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates, "dof coordinates")))
     goto fail;
   /* vertex dofs sit at their nodes (exactly: not through the affine map) */
-  for (int64_t i = 0; i < mesh->n_nodes; i++)
-    if (vdof[i] >= 0) {
-      double *p = s->coordinates + 3 * vdof[i];
-      p[0] = mesh->x[i], p[1] = mesh->y[i], p[2] = mesh->z[i];
-    }
+  vertex_coordinates_job vc = {mesh, vdof, s->coordinates};
+  feint_parallel_for(mesh->n_nodes, 1 << 16, vertex_coordinates, &vc);
   const int dim = mesh->dim, first_face = nv + ne * per_edge;
   for (int64_t c = 0; c < mesh->n_cells && !p1_is_mesh; c++) {
     int64_t *dofs = s->scalar_cell_dofs + c * s->nb;
@@ -296,6 +334,15 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
   return FEINT_OK;
 }
 
+/* Scalar entries [a, b) of the cell dof map expanded by components
+ * (interleaved: dof * components + k; -1 stays -1). */
+static void expand_range(int64_t a, int64_t b, void *arg) {
+  feint_space *s = arg;
+  const int nc = s->components;
+  for (int64_t e = a; e < b; e++)
+    for (int k = 0; k < nc; k++) s->cell_dofs[e * nc + k] = s->scalar_cell_dofs[e] < 0 ? -1 : s->scalar_cell_dofs[e] * nc + k;
+}
+
 int feint_space_expand_components(feint_space *s) {
   const int64_t n_cells = s->mesh->n_cells;
   const int nc = s->components;
@@ -305,11 +352,7 @@ int feint_space_expand_components(feint_space *s) {
     return FEINT_OK;
   }
   FEINT_CALL(feint_malloc((size_t)(n_cells * s->nbc), sizeof(int64_t), &s->cell_dofs, "cell dof map"));
-  for (int64_t c = 0; c < n_cells; c++)
-    for (int i = 0; i < s->nb; i++)
-      for (int k = 0; k < nc; k++)
-        s->cell_dofs[(c * s->nb + i) * nc + k] =
-            s->scalar_cell_dofs[c * s->nb + i] < 0 ? -1 : s->scalar_cell_dofs[c * s->nb + i] * nc + k;
+  feint_parallel_for(n_cells * s->nb, 1 << 18, expand_range, s);
   return FEINT_OK;
 }
 

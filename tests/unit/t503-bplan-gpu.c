@@ -19,7 +19,11 @@
  * backends are bitwise equal (colored, gather; atomic to 1e-12, its sums'
  * order not being fixed), and in the backend's own order choice the
  * colored strategy's chunk colouring (kept from that choice) equals the
- * one a backend forced into that order computes.
+ * one a backend forced into that order computes. The reference backend
+ * also makes its curve order and chunk colourings on the host
+ * (feint_cuda_set_host_reference), the other on the GPU (cell_order.h):
+ * the same order (plan arrays equal), the same colour counts, bitwise the
+ * same results.
  *
  * Without a GPU it prints "skipped: no GPU" and exits 0 (1 when
  * FEINT_GPU_TESTS=1). */
@@ -42,7 +46,7 @@
 
 static const char *strat_name[] = {"colored", "atomic", "gather"};
 static int64_t n_compared = 0; /* array elements compared */
-static int n_plans = 0, n_lidx = 0, n_no_lidx = 0;
+static int n_plans = 0, n_lidx = 0, n_no_lidx = 0, n_gpu_colourings = 0;
 static double gpu_ms = 0, host_ms = 0;
 
 static int64_t elem(const void *a, char kind, int64_t i) {
@@ -158,7 +162,10 @@ static void cmp_values(const char *tag, const char *what, const double *g, const
 
 static feint_backend *make_gpu(const feint_problem *p, int host, const char *tag) {
   feint_backend *b = NULL;
-  if (feint_backend_cuda_create(p, -1, &b)) {
+  feint_cuda_set_host_reference(host); /* the host's cell order and colourings: the reference */
+  const int st = feint_backend_cuda_create(p, -1, &b);
+  feint_cuda_set_host_reference(0);
+  if (st) {
     CHECK(0, "%s: cuda create: %s", tag, feint_error_message());
     return NULL;
   }
@@ -196,6 +203,16 @@ static void run_case(const char *mtag, feint_problem *p, const char *order, cons
   CHECK(st.block_vector, "%s: the vectors do not run the block kernels (nothing to compare)", tag);
   CHECK(!order || st.curve_order == (order[0] == '1'), "%s: curve order %d", tag, st.curve_order);
   const int curve = st.curve_order;
+  /* the order and the colourings: made on the GPU by one, on the host by the other, the same */
+  feint_cuda_stats sh;
+  CHECK_OK(feint_cuda_info(h, &sh));
+  CHECK(sh.curve_order == curve, "%s: curve order %d on the GPU, %d on the host", tag, curve, sh.curve_order);
+  CHECK(sh.order_colors[0] == st.order_colors[0] && sh.order_colors[1] == st.order_colors[1],
+        "%s: chunk colours (mesh, curve order) %d, %d on the GPU, %d, %d on the host", tag, st.order_colors[0],
+        st.order_colors[1], sh.order_colors[0], sh.order_colors[1]);
+  CHECK(!sh.order_on_gpu && !sh.colouring_on_gpu, "%s: the host reference made its order or colouring on the GPU", tag);
+  CHECK((order && order[0] == '0') || st.order_on_gpu, "%s: the curve order was not made on the GPU", tag);
+  n_gpu_colourings += st.colouring_on_gpu;
   for (int which = 0; which < 2; which++) {
     if (which == 1 && !st.block_matrix) {
       CHECK(s->components > 1, "%s: Poisson matrices do not run the block kernels", tag);
@@ -321,7 +338,8 @@ int main(void) {
   printf("%d plans, %" PRId64 " array elements compared; vector plans with lidx %d, without (a chunk over 256 "
          "vertices) %d\n",
          n_plans, n_compared, n_lidx, n_no_lidx);
-  CHECK(n_lidx > 0, "no vector plan had lidx (the shared gather's local indices were not compared)");
+  CHECK(n_gpu_colourings > 0, "no chunk colouring was made on the GPU (nothing compared)");
+    CHECK(n_lidx > 0, "no vector plan had lidx (the shared gather's local indices were not compared)");
   CHECK(n_no_lidx > 0, "every vector plan had lidx (the over-256 case was not exercised)");
   return check_report("t503-bplan-gpu");
 }

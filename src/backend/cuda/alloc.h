@@ -5,6 +5,7 @@
 #define FEINT_CUDA_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __CUDACC__
 #include <cuda_runtime.h>
@@ -30,6 +31,12 @@ int feint_cuda_malloc(void **ptr, size_t bytes, const char *module, const char *
  * counted is the copy's and not that of kernels still running before it. */
 cudaError_t feint_cuda_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
 #endif
+
+/* int64 host index array (entries in [0, 2^31)) -> a new int32 device
+ * array *dst of count entries (feint_cuda_malloc), narrowed on every core.
+ * An entry outside that range: FEINT_ERR_COMPUTE naming the phase and the
+ * value, *dst NULL. */
+int feint_cuda_upload_index32(int **dst, const int64_t *src, size_t count, const char *phase);
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,7 @@ extern "C" {
 }
 
 #include "backend/cuda/alloc.h"
+#include "backend/cuda/cell_order.h"
 #include "backend/cuda/cuda_timing.h"
 
 #define FEINT_CUDA_MAX_AUX 16
@@ -117,35 +118,7 @@ static int upload(T **dst, const T *src, size_t count, const char *phase) {
 /* int64 host index array -> int32 device array (all dof / node / slot
  * indices are < 2^31 in this version; checked). */
 static int upload_index32(int **dst, const int64_t *src, size_t count, const char *phase) {
-  int *tmp = NULL;
-  FEINT_CALL(feint_malloc(count ? count : 1, sizeof *tmp, &tmp, phase));
-  /* narrowed on every core (72M entries of a P1 elasticity map took 0.1 s on one) */
-  const unsigned nth = count < ((size_t)1 << 22) ? 1u : std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  std::vector<int64_t> bad(nth, -1);
-  auto narrow = [&](unsigned w) {
-    for (size_t k = count * w / nth; k < count * (w + 1) / nth; k++) {
-      if (src[k] < 0 || src[k] > INT32_MAX) {
-        bad[w] = (int64_t)k;
-        return;
-      }
-      tmp[k] = (int)src[k];
-    }
-  };
-  {
-    std::vector<std::thread> th;
-    for (unsigned w = 1; w < nth; w++) th.emplace_back(narrow, w);
-    narrow(0);
-    for (auto &x : th) x.join();
-  }
-  for (unsigned w = 0; w < nth; w++)
-    if (bad[w] >= 0) {
-      const long long v = (long long)src[bad[w]];
-      free(tmp);
-      return feint_error_set(FEINT_ERR_COMPUTE, "%s: index %lld does not fit in 32 bits", phase, v);
-    }
-  int status = upload(dst, tmp, count, phase);
-  free(tmp);
-  return status;
+  return feint_cuda_upload_index32(dst, src, count, phase);
 }
 
 /* ------------------------------------------------------------ parameters */
@@ -1778,7 +1751,7 @@ typedef struct {
    * per-cell residual kernel; == Vo with FEINT_CUDA_ORDER=0) */
   cview Vo, Vc, Vs;
   view_arrays ac, as;
-  int *h_order;         /* host: Vs position -> mesh cell (NULL: mesh order) */
+  int *h_order;         /* host copy of d_order (host_order: downloaded for the host builders) */
   int order_colors[2];  /* chunk colours in mesh / curve order (0: not compared) */
   int *d_order;
   int *d_nptr, *d_nent; /* scalar dof -> (cell * 4 + local vertex), cells increasing */
@@ -1800,14 +1773,22 @@ typedef struct {
   cudaEvent_t ev0, ev1;
   float last_ms;
   char setup_steps[400]; /* feint_cuda_stats.setup_steps */
-  int cdofs_shared;      /* d_cdofs is d_cells (freed once) */
+  int cdofs_shared;      /* d_cdofs is d_cells or the plan's cell dofs (not freed as d_cdofs) */
+  int sdofs_shared;      /* d_sdofs is d_cells or the plan's cell dofs (not freed as d_sdofs) */
+  int cells_borrowed;    /* d_cells is the plan's (plan.h device_sdofs): not freed here */
   int slots_borrowed;    /* d_slots is the plan's (plan.h device_slots): not freed here */
+  int pattern_borrowed;  /* d_indptr, d_indices are the plan's: not freed here */
   double step_t0;        /* when the current setup step began */
   int bplan_host;        /* test hook (feint_cuda_set_bplan_host): block plans by the host builder */
+  int host_reference;    /* test hook (feint_cuda_set_host_reference): cell order and colourings on the host */
+  int order_on_gpu, colouring_on_gpu; /* where the cell order and the chunk colourings were made */
   int *chunk_color;      /* host: the block plans' chunk colouring (chunk_colouring), NULL until computed */
   int64_t chunk_color_n; /* its chunks */
   int chunk_color_cb, chunk_colors; /* its cells per chunk and colours */
 } cuda_data;
+
+/* feint_cuda_set_host_reference: read by each backend as it is created */
+static int host_reference_next = 0;
 
 /* Host doubles <-> device storage type (float in single precision). */
 static int to_device(const cuda_data *d, void *dst, const double *src, size_t n, const char *phase) {
@@ -1856,8 +1837,12 @@ static void cuda_destroy(feint_backend *b) {
   cuda_data *d = (cuda_data *)b->data;
   if (d) {
     cudaSetDevice(d->device);
-    void *ptrs[] = {d->d_x,     d->d_y,     d->d_z,     d->d_basis, d->d_bgrad,       d->d_w,    d->d_cells,
-                    d->cdofs_shared ? NULL : d->d_cdofs, d->d_sdofs, d->slots_borrowed ? NULL : d->d_slots, d->d_indices, d->d_indptr,    d->d_u,    d->d_F,
+    /* what this backend borrows (the plan's arrays) or shares (one
+     * array under two names) is not freed here */
+    void *ptrs[] = {d->d_x, d->d_y, d->d_z, d->d_basis, d->d_bgrad, d->d_w,
+                    d->cells_borrowed ? NULL : d->d_cells, d->cdofs_shared ? NULL : d->d_cdofs,
+                    d->sdofs_shared ? NULL : d->d_sdofs, d->slots_borrowed ? NULL : d->d_slots,
+                    d->pattern_borrowed ? NULL : d->d_indices, d->pattern_borrowed ? NULL : d->d_indptr, d->d_u, d->d_F,
                     d->d_vals,  d->d_buf,   d->d_color_cells,         d->d_vptr,      d->d_vent, d->d_mptr,
                     d->d_ment,  d->d_mbasis, d->d_mbgrad, d->d_mw, d->d_order, d->d_nptr, d->d_nent, d->d_xyzw};
     for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; k++) cudaFree(ptrs[k]);
@@ -1906,6 +1891,8 @@ static int choose_batch(const kparams &P, int cell_doubles, int blocks_per_batch
   return (int)batch;
 }
 
+enum { MAX_CHUNK_COLOURS = 512 };
+
 /* Greedy colouring of the chunks of cb consecutive cells (cells in the
  * order ord, NULL: mesh order; cb = 1: the cells themselves): a chunk takes
  * the smallest colour that none of its scalar dofs has seen, so no two
@@ -1914,7 +1901,7 @@ static int choose_batch(const kparams &P, int cell_doubles, int blocks_per_batch
 static int greedy_colors(const feint_space *s, const int *ord, int cb, std::vector<int> &color, int *n_colors,
                          const char *phase) {
   const int64_t n_cells = s->mesh->n_cells, n_chunks = (n_cells + cb - 1) / cb;
-  const int nb = s->nb, W = 8;
+  const int nb = s->nb, W = MAX_CHUNK_COLOURS / 64;
   const int64_t *sd = s->scalar_cell_dofs;
   /* used colours, 64 per word, one array of words per 64 colours (word
    * major: the first word of every dof, the one nearly every chunk reads,
@@ -2275,7 +2262,7 @@ static int chunk_cells(void) {
 }
 
 /* Keep a chunk colouring (chunks of cb cells in the order the block plans
- * will use, d->h_order) for the block plans: both plans read the same one. */
+ * will use, d->d_order) for the block plans: both plans read the same one. */
 static int keep_chunk_colouring(cuda_data *d, const std::vector<int> &color, int n_colors, int cb,
                                 const char *phase) {
   free(d->chunk_color);
@@ -2288,16 +2275,60 @@ static int keep_chunk_colouring(cuda_data *d, const std::vector<int> &color, int
   return FEINT_OK;
 }
 
-/* The block plans' chunk colouring (strategy colored): greedy_colors over
- * chunks of cb cells in the order d->h_order. It reads the scalar cell
- * dofs and the order only, so it is the same for the vector and the matrix
+/* Setup structures on the GPU (cell order, chunk colourings) where they
+ * apply: double precision (the curve keys read the coordinates in double)
+ * and not the host reference (feint_cuda_set_host_reference, tests). */
+static int setup_on_gpu(const cuda_data *d) { return !d->host_reference && !d->single && d->P.sdofs; }
+
+/* Host copy of the curve order (position -> mesh cell), for the host
+ * builders; downloaded on first use (the GPU paths read d->d_order). */
+static int host_order(const feint_space *s, cuda_data *d, const int **ord) {
+  *ord = NULL;
+  if (!d->d_order) return FEINT_OK;
+  if (!d->h_order) {
+    const size_t n = (size_t)s->mesh->n_cells;
+    FEINT_CALL(feint_malloc(n ? n : 1, sizeof *d->h_order, &d->h_order, "cell order (host copy)"));
+    CUDA_CALL("cell order (host copy)", feint_cuda_memcpy(d->h_order, d->d_order, n * sizeof(int), cudaMemcpyDeviceToHost));
+  }
+  *ord = d->h_order;
+  return FEINT_OK;
+}
+
+/* The chunk colouring greedy_colors defines, for chunks of cb cells in the
+ * order d_ord (device; NULL: mesh order): on the GPU where that applies
+ * (the same colours: cell_order.h), else on the host. */
+static int colour_chunks(const feint_space *s, cuda_data *d, const int *d_ord, int cb, std::vector<int> &color,
+                         int *n_colors, const char *phase) {
+  const int64_t n_cells = s->mesh->n_cells;
+  if (setup_on_gpu(d) && n_cells * s->nb < INT32_MAX) {
+    color.assign((size_t)((n_cells + cb - 1) / cb), 0);
+    FEINT_CALL(feint_cuda_chunk_colouring(d->P.sdofs, n_cells, s->nb, s->n_scalar_dofs, d_ord, cb, MAX_CHUNK_COLOURS,
+                                          color.data(), n_colors, phase));
+    d->colouring_on_gpu = 1;
+    return FEINT_OK;
+  }
+  if (!d_ord) return greedy_colors(s, NULL, cb, color, n_colors, phase);
+  if (d_ord == d->d_order) {
+    const int *ord = NULL;
+    FEINT_CALL(host_order(s, d, &ord));
+    return greedy_colors(s, ord, cb, color, n_colors, phase);
+  }
+  /* an order not chosen yet (build_cell_order compares it) */
+  std::vector<int> ord((size_t)n_cells);
+  CUDA_CALL(phase, feint_cuda_memcpy(ord.data(), d_ord, sizeof(int) * ord.size(), cudaMemcpyDeviceToHost));
+  return greedy_colors(s, ord.data(), cb, color, n_colors, phase);
+}
+
+/* The block plans' chunk colouring (strategy colored) over chunks of cb
+ * cells in the kernels' order (d->d_order). It reads the scalar cell dofs
+ * and the order only, so it is the same for the vector and the matrix
  * plan: computed once (or left by build_cell_order, which computes it to
  * choose the order) and kept. */
 static int chunk_colouring(const feint_space *s, cuda_data *d, int cb, const char *phase) {
   if (d->chunk_color && d->chunk_color_cb == cb) return FEINT_OK;
   std::vector<int> color;
   int n_colors = 0;
-  FEINT_CALL(greedy_colors(s, d->h_order, cb, color, &n_colors, phase));
+  FEINT_CALL(colour_chunks(s, d, d->d_order, cb, color, &n_colors, phase));
   return keep_chunk_colouring(d, color, n_colors, cb, phase);
 }
 
@@ -2306,26 +2337,19 @@ static int chunk_colouring(const feint_space *s, cuda_data *d, int cb, const cha
  * whatever the file's cell order (fewer distinct nodes per chunk: fewer
  * flush targets and atomics, more L1 / L2 reuse of node records).
  * Counting sort over 2^(dim*bits) boxes, 2-4 cells per box, cells in mesh
- * order within a box: O(n) and deterministic. The results stay in the
- * user's numbering: only the order in which the kernels visit cells (and
- * so the summation order, to rounding) changes. Used (d->h_order:
- * position -> mesh cell, d->d_order and the view d->Vs) when forced or
- * when its chunks need fewer colours than the mesh order's: a mesh written
- * in a sweep order (a structured grid) keeps it, since its long thin
- * chunks flush faster than compact ones (NOTES.md v5). */
-static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
-  const feint_mesh *m = s->mesh;
+ * order within a box: O(n) and deterministic (on the GPU a stable radix
+ * sort of the same keys: the same order). The results stay in the user's
+ * numbering: only the order in which the kernels visit cells (and so the
+ * summation order, to rounding) changes. Used (d->d_order: position ->
+ * mesh cell, and the view d->Vs) when forced or when its chunks need fewer
+ * colours than the mesh order's: a mesh written in a sweep order (a
+ * structured grid) keeps it, since its long thin chunks flush faster than
+ * compact ones. */
+static int curve_order_host(const feint_mesh *m, int bits, const double lo[3], const double hi[3], int **d_order,
+                            const char *phase) {
   const int64_t n = m->n_cells;
   const int nv = m->nv, dim = m->dim;
-  const char *phase = "cell order (space-filling curve)";
-  int bits = 1;
-  while (bits < 10 && ((int64_t)1 << (dim * (bits + 1))) <= n / 2) bits++;
   const int64_t n_box = (int64_t)1 << (dim * bits);
-  double lo[3] = {m->x[0], m->y[0], m->z ? m->z[0] : 0}, hi[3] = {lo[0], lo[1], lo[2]};
-  for (int64_t v = 0; v < m->n_nodes; v++) {
-    const double x[3] = {m->x[v], m->y[v], m->z ? m->z[v] : 0};
-    for (int a = 0; a < 3; a++) lo[a] = std::min(lo[a], x[a]), hi[a] = std::max(hi[a], x[a]);
-  }
   std::vector<int> key((size_t)n);
   std::vector<int64_t> start((size_t)n_box + 1, 0);
   /* the keys on every core (one pass over the cells each), counted after */
@@ -2356,27 +2380,51 @@ static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
   for (int64_t k = 0; k < n_box; k++) start[(size_t)k + 1] += start[(size_t)k];
   std::vector<int> order((size_t)n);
   for (int64_t c = 0; c < n; c++) order[(size_t)start[(size_t)key[(size_t)c]]++] = (int)c;
+  return upload(d_order, order.data(), (size_t)n, phase);
+}
+
+static int build_cell_order(const feint_space *s, int force, cuda_data *d) {
+  const feint_mesh *m = s->mesh;
+  const int64_t n = m->n_cells;
+  const int dim = m->dim;
+  const char *phase = "cell order (space-filling curve)";
+  int bits = 1;
+  while (bits < 10 && ((int64_t)1 << (dim * (bits + 1))) <= n / 2) bits++;
+  double lo[3] = {m->x[0], m->y[0], m->z ? m->z[0] : 0}, hi[3] = {lo[0], lo[1], lo[2]};
+  for (int64_t v = 0; v < m->n_nodes; v++) {
+    const double x[3] = {m->x[v], m->y[v], m->z ? m->z[v] : 0};
+    for (int a = 0; a < 3; a++) lo[a] = std::min(lo[a], x[a]), hi[a] = std::max(hi[a], x[a]);
+  }
+  int *order = NULL;
+  if (setup_on_gpu(d) && n < INT32_MAX) {
+    FEINT_CALL(feint_cuda_curve_order(n, m->nv, dim, bits, lo, hi, (const double *)d->d_x, (const double *)d->d_y,
+                                      (const double *)d->d_z, d->d_cells, &order));
+    d->order_on_gpu = 1;
+  } else {
+    FEINT_CALL(curve_order_host(m, bits, lo, hi, &order, phase));
+  }
   if (!force) {
     /* keep the mesh order where it is as good: chunks that touch fewer
      * other chunks (fewer chunk colours) */
     std::vector<int> color, color2;
-    int n_mesh = 0, n_curve = 0, st_mesh = FEINT_OK;
-    /* the two colourings side by side (sequential each) */
-    std::thread mesh_side([&] { st_mesh = greedy_colors(s, NULL, chunk_cells(), color2, &n_mesh, phase); });
-    const int st_curve = greedy_colors(s, order.data(), chunk_cells(), color, &n_curve, phase);
-    mesh_side.join();
-    FEINT_CALL(st_mesh);
-    FEINT_CALL(st_curve);
+    int n_mesh = 0, n_curve = 0, st = FEINT_OK;
+    if (!(st = colour_chunks(s, d, NULL, chunk_cells(), color2, &n_mesh, phase)))
+      st = colour_chunks(s, d, order, chunk_cells(), color, &n_curve, phase);
+    if (st) {
+      cudaFree(order);
+      return st;
+    }
     d->order_colors[0] = n_mesh;
     d->order_colors[1] = n_curve;
     /* the chosen order's colouring is the block plans' (chunk_colouring) */
-    FEINT_CALL(keep_chunk_colouring(d, n_curve >= n_mesh ? color2 : color, n_curve >= n_mesh ? n_mesh : n_curve,
-                                    chunk_cells(), phase));
-    if (n_curve >= n_mesh) return FEINT_OK;
+    st = keep_chunk_colouring(d, n_curve >= n_mesh ? color2 : color, n_curve >= n_mesh ? n_mesh : n_curve,
+                              chunk_cells(), phase);
+    if (st || n_curve >= n_mesh) {
+      cudaFree(order);
+      return st;
+    }
   }
-  FEINT_CALL(feint_malloc((size_t)n, sizeof *d->h_order, &d->h_order, phase));
-  memcpy(d->h_order, order.data(), sizeof(int) * (size_t)n);
-  FEINT_CALL(upload(&d->d_order, d->h_order, (size_t)n, phase));
+  d->d_order = order;
   return build_view(d, d->d_order, 0, phase, &d->as, &d->Vs);
 }
 
@@ -2411,7 +2459,7 @@ static unsigned grid_for(const cuda_data *d, int64_t n_list, int batch) {
 /* A block-local aggregation plan `which` (0: vectors, targets the scalar
  * dofs of each (cell, vertex); 1: matrices, targets the CSR slots of each
  * (cell, i, j)) for chunks of cb consecutive cells (in the order
- * d->h_order): entry pos = e * cb + t of a chunk (its cell t, 0 <= t <
+ * d->d_order): entry pos = e * cb + t of a chunk (its cell t, 0 <= t <
  * n_here, the chunk's cells; its e-th target, 0 <= e < ne) sorts by the key
  * target << 16 | pos, so that equal targets are adjacent and the order is
  * unique. Per chunk b: uptr[b] .. uptr[b + 1] its distinct targets, tgt
@@ -2592,13 +2640,13 @@ static int build_bplan_gpu(const feint_problem *p, cuda_data *d, int which, int 
   const int n_ent = cb * ne;
   const int *tg = which ? d->d_slots : d->P.sdofs;
   if (d->bplan_host || !tg || n_ent > BPG_MAX_ENTRIES || n_cells < 1 || n_chunks * n_ent >= INT32_MAX ||
-      nt >= INT32_MAX || (d->h_order && !d->d_order))
+      nt >= INT32_MAX)
     return FEINT_OK;
   bplan &B = d->bp[which];
   const char *phase = which ? "block aggregation plan on the GPU (matrix)" : "block aggregation plan on the GPU (vector)";
   bpg_args A;
   A.tg = tg;
-  A.ord = d->h_order ? d->d_order : NULL;
+  A.ord = d->d_order;
   A.n_cells = n_cells;
   A.cb = cb;
   A.ne = ne;
@@ -2712,7 +2760,8 @@ static int build_bplan_host(const feint_problem *p, cuda_data *d, int which, int
   if ((int64_t)nth > n_chunks) nth = (unsigned)n_chunks;
   std::vector<std::vector<int>> tg_t(nth);
   std::vector<std::vector<uint16_t>> ie_t(nth);
-  const int *ord = d->h_order; /* chunk position -> mesh cell (NULL: mesh order) */
+  const int *ord = NULL; /* chunk position -> mesh cell (NULL: mesh order) */
+  FEINT_CALL(host_order(s, d, &ord));
   std::vector<uint32_t> lidx(want_lidx ? (size_t)(n_chunks * cb) : 0, 0);
   std::vector<int> lidx_over(nth, 0);
   auto work = [&](unsigned w) {
@@ -3148,22 +3197,37 @@ static int load_coefficients(cuda_data *d, const feint_space *s, const feint_for
  * 0), one 32-byte sector (double) or 16-byte vector (single) per vertex
  * (the same speed as separate arrays, NOTES.md v4, with half the loads);
  * allocated on first use. */
-static int load_node_records(cuda_data *d, const feint_mesh *m, const feint_form *f) {
-  const char *phase = "upload of the packed node records";
-  const size_t nn = (size_t)m->n_nodes;
-  const int wa = d->P.wa;
-  double *rec = NULL;
-  FEINT_CALL(feint_malloc(4 * nn, sizeof *rec, &rec, phase));
-  for (size_t v = 0; v < nn; v++) {
-    rec[4 * v] = m->x[v];
-    rec[4 * v + 1] = m->y[v];
-    rec[4 * v + 2] = m->z ? m->z[v] : 0.0;
-    rec[4 * v + 3] = wa >= 0 ? f->aux[wa].values[v] : 0.0;
+template <typename S>
+__global__ void pack_node_records_kernel(int64_t nn, const S *__restrict__ x, const S *__restrict__ y,
+                                         const S *__restrict__ z, const S *__restrict__ w, int64_t nw,
+                                         S *__restrict__ rec) {
+  for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < nn; v += (int64_t)gridDim.x * blockDim.x) {
+    rec[4 * v] = x[v];
+    rec[4 * v + 1] = y[v];
+    rec[4 * v + 2] = z ? z[v] : (S)0;
+    rec[4 * v + 3] = w && v < nw ? w[v] : (S)0;
   }
-  int status = d->d_xyzw ? FEINT_OK : dev_alloc(&d->d_xyzw, 4 * nn * d->rs, phase);
-  if (!status) status = to_device(d, d->d_xyzw, rec, 4 * nn, phase);
-  free(rec);
-  return status;
+}
+
+/* Packed on the device from the coordinates and the coefficient already
+ * there (the host loop and its upload took 19 ms of a 1M-node setup). */
+static int load_node_records(cuda_data *d, const feint_space *s) {
+  const char *phase = "packed node records";
+  const int64_t nn = s->mesh->n_nodes;
+  const int wa = d->P.wa;
+  if (!d->d_xyzw) FEINT_CALL(dev_alloc(&d->d_xyzw, 4 * (size_t)nn * d->rs, phase));
+  const void *w = wa >= 0 ? d->d_aux[wa] : NULL;
+  const int64_t nw = wa >= 0 ? s->n_scalar_dofs : 0;
+  const unsigned grid = (unsigned)std::min<int64_t>((nn + 255) / 256 > 0 ? (nn + 255) / 256 : 1, 1 << 20);
+  if (d->single)
+    pack_node_records_kernel<float><<<grid, 256>>>(nn, (const float *)d->d_x, (const float *)d->d_y,
+                                                   (const float *)d->d_z, (const float *)w, nw, (float *)d->d_xyzw);
+  else
+    pack_node_records_kernel<double><<<grid, 256>>>(nn, (const double *)d->d_x, (const double *)d->d_y,
+                                                    (const double *)d->d_z, (const double *)w, nw,
+                                                    (double *)d->d_xyzw);
+  CUDA_CALL(phase, cudaGetLastError());
+  return FEINT_OK;
 }
 
 /* update_form: a sweep member's form of the same layout (checked by
@@ -3180,8 +3244,8 @@ static int cuda_update_form(feint_backend *b, const feint_form *f) {
   CUDA_CALL("update of the form: set device", cudaSetDevice(d->device));
   FEINT_CALL(load_coefficients(d, s, f));
   memcpy(d->Pm.aux_const, d->P.aux_const, sizeof d->P.aux_const);
-  if (d->d_xyzw) FEINT_CALL(load_node_records(d, s->mesh, f));
-  if (d->h_order) FEINT_CALL(view_coefficients(d, d->d_order, "update of the curve-ordered cell data", &d->as, &d->Vs));
+  if (d->d_xyzw) FEINT_CALL(load_node_records(d, s));
+  if (d->d_order) FEINT_CALL(view_coefficients(d, d->d_order, "update of the curve-ordered cell data", &d->as, &d->Vs));
   if (d->Vc.cells)
     FEINT_CALL(view_coefficients(d, d->d_color_cells, "update of the colour-sorted cell data", &d->ac, &d->Vc));
   CUDA_CALL("update of the form", cudaDeviceSynchronize());
@@ -3207,6 +3271,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   const feint_form *f = p->form;
   int dev;
   setup_step(d, "start");
+  d->host_reference = host_reference_next;
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   d->device = dev;
   CUDA_CALL("CUDA device selection", cudaSetDevice(dev));
@@ -3250,13 +3315,28 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   FEINT_CALL(upload_real(d, &d->d_x, m->x, (size_t)m->n_nodes, up));
   FEINT_CALL(upload_real(d, &d->d_y, m->y, (size_t)m->n_nodes, up));
   FEINT_CALL(upload_real(d, &d->d_z, m->z, (size_t)m->n_nodes, up));
-  FEINT_CALL(upload_index32(&d->d_cells, m->cells, (size_t)(nc * m->nv), up));
+  /* a plan built on this device holds the scalar cell dofs there already
+   * (plan.h device_sdofs): read in place, the plan frees them */
+  int here = -1;
+  CUDA_CALL("CUDA device", cudaGetDevice(&here));
+  const feint_plan *pl = p->plan;
+  const int *plan_sdofs = pl && pl->device == here ? (const int *)pl->device_sdofs : NULL;
+  if (plan_sdofs && s->scalar_cell_dofs == m->cells)
+    d->d_cells = (int *)plan_sdofs, d->cells_borrowed = 1;
+  else
+    FEINT_CALL(upload_index32(&d->d_cells, m->cells, (size_t)(nc * m->nv), up));
   if (s->cell_dofs == m->cells) /* P1 scalar on the connectivity: one array on the device */
     d->d_cdofs = d->d_cells, d->cdofs_shared = 1;
+  else if (s->cell_dofs == s->scalar_cell_dofs && plan_sdofs)
+    d->d_cdofs = (int *)plan_sdofs, d->cdofs_shared = 1;
   else
     FEINT_CALL(upload_index32(&d->d_cdofs, s->cell_dofs, (size_t)(nc * s->nbc), up));
   if (s->components == 1)
     d->d_sdofs = NULL;
+  else if (s->scalar_cell_dofs == m->cells)
+    d->d_sdofs = d->d_cells, d->sdofs_shared = 1;
+  else if (plan_sdofs)
+    d->d_sdofs = (int *)plan_sdofs, d->sdofs_shared = 1;
   else
     FEINT_CALL(upload_index32(&d->d_sdofs, s->scalar_cell_dofs, (size_t)(nc * s->nb), up));
   P.x = d->d_x;
@@ -3277,13 +3357,16 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   setup_step(d, "mesh, space and form upload");
   FEINT_CALL(dev_alloc(&d->d_u, d->rs * (size_t)s->n_dofs, "allocation of the state u"));
   FEINT_CALL(dev_alloc(&d->d_F, d->rs * (size_t)s->n_dofs, "allocation of the residual"));
-  if (p->plan) {
-    const feint_plan *pl = p->plan;
+  if (pl) {
     const char *upl = "upload of the plan (CSR pattern and slot map)";
-    FEINT_CALL(upload(&d->d_indptr, pl->indptr, (size_t)pl->n_rows + 1, upl));
-    FEINT_CALL(upload(&d->d_indices, pl->indices, (size_t)pl->nnz, upl));
-    int here = -1;
-    cudaGetDevice(&here);
+    if (pl->device_indptr && pl->device_indices && pl->device == here) { /* built here: read in place */
+      d->d_indptr = (int64_t *)pl->device_indptr;
+      d->d_indices = (int *)pl->device_indices;
+      d->pattern_borrowed = 1;
+    } else {
+      FEINT_CALL(upload(&d->d_indptr, pl->indptr, (size_t)pl->n_rows + 1, upl));
+      FEINT_CALL(upload(&d->d_indices, pl->indices, (size_t)pl->nnz, upl));
+    }
     if (pl->device_slots && pl->device == here) { /* built here: read in place (the plan frees it) */
       d->d_slots = (int *)pl->device_slots;
       d->slots_borrowed = 1;
@@ -3343,7 +3426,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     if (d->p1blk[0]) {
       for (int k = 0; k < f->n_aux && P.wa < 0; k++)
         if (f->aux[k].kind == FEINT_FIELD_NODE && P.sd_cells) P.wa = k;
-      FEINT_CALL(load_node_records(d, m, f));
+      FEINT_CALL(load_node_records(d, s));
       P.xyzw = d->d_xyzw;
     }
     d->Pm.xyzw = P.xyzw;
@@ -3459,7 +3542,9 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->block_matrix = use_block(d, b->problem, 1);
   st->p1_residual = st->block_vector;
   st->p1_matrix = st->block_matrix || use_percell_matrix(d, b->problem);
-  st->curve_order = d->h_order != NULL;
+  st->curve_order = d->d_order != NULL;
+  st->order_on_gpu = d->order_on_gpu;
+  st->colouring_on_gpu = d->colouring_on_gpu;
   st->order_colors[0] = d->order_colors[0];
   st->order_colors[1] = d->order_colors[1];
   for (int k = 0; k < 2; k++)
@@ -3482,6 +3567,8 @@ extern "C" int feint_cuda_set_variant(feint_backend *b, int variant) {
   ((cuda_data *)b->data)->variant = variant;
   return FEINT_OK;
 }
+
+extern "C" void feint_cuda_set_host_reference(int host) { host_reference_next = host != 0; }
 
 extern "C" int feint_cuda_set_bplan_host(feint_backend *b, int host) {
   FEINT_CALL(check_fused(b));

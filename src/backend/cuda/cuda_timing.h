@@ -41,6 +41,8 @@ typedef struct {
                              included; first-use structures such as the block plans in block_build_ms) */
   int lean_pipe;          /* 1: it ran as the pipelined persistent kernel (Poisson in double, atomic and gather;
                              FEINT_CUDA_LEAN_PIPE=0 turns it off) */
+  int order_on_gpu;       /* 1: the curve order was made on the GPU (cell_order.h), 0: on the host or none */
+  int colouring_on_gpu;   /* 1: chunk colourings were made on the GPU (cell_order.h) */
 } feint_cuda_stats;
 
 typedef struct {
@@ -72,6 +74,12 @@ int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st);
  * applies. Takes effect for plans not yet built (before the first
  * residual / matrix, or feint_cuda_bplan_get). */
 int feint_cuda_set_bplan_host(feint_backend *b, int host);
+
+/* Test hook: backends created while host != 0 make their curve order and
+ * chunk colourings with the host code, the reference the GPU builders
+ * (cell_order.h) must equal; 0 (the default) uses the GPU where that
+ * applies. */
+void feint_cuda_set_host_reference(int host);
 
 /* Host copies of a block-aggregation plan (which: 0 vectors, 1 matrices),
  * built first if need be; for tests comparing the two builders. Arrays

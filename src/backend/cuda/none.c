@@ -48,6 +48,8 @@ void feint_cuda_transfer_seconds(double *h2d, double *d2h) { *h2d = *d2h = 0; }
 void feint_cuda_warm_up_start(int device_index) { (void)device_index; }
 void feint_cuda_warm_up_wait(void) {}
 
+void feint_cuda_set_host_reference(int host) { (void)host; }
+
 int feint_cuda_set_bplan_host(feint_backend *b, int host) {
   (void)b;
   (void)host;

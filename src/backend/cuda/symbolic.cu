@@ -72,6 +72,19 @@ int pool_alloc(dev_pool *m, void *out, size_t bytes, const char *phase) {
   return FEINT_OK;
 }
 
+/* Put a buffer allocated elsewhere into the pool (freed with it). */
+int pool_adopt(dev_pool *m, void *p, size_t bytes) {
+  if (m->n == (int)(sizeof m->ptr / sizeof m->ptr[0])) {
+    cudaFree(p);
+    return feint_error_set(FEINT_ERR_COMPUTE, "GPU symbolic phase: too many buffers");
+  }
+  m->ptr[m->n] = p;
+  m->bytes[m->n++] = bytes;
+  m->cur += bytes;
+  if (m->cur > m->peak) m->peak = m->cur;
+  return FEINT_OK;
+}
+
 /* Take a buffer out of the pool: its owner frees it. */
 void pool_detach(dev_pool *m, const void *ptr) {
   for (int k = 0; k < m->n; k++)
@@ -107,7 +120,7 @@ unsigned grid_for(int64_t n, int threads) {
   for (type var = (type)blockIdx.x * blockDim.x + threadIdx.x; var < (n);                        \
        var += (type)gridDim.x * blockDim.x)
 
-__global__ void keys_kernel(int E, int nb, int bits, const int64_t *__restrict__ cd,
+__global__ void keys_kernel(int E, int nb, int bits, const int *__restrict__ cd,
                             unsigned long long *__restrict__ keys, int *__restrict__ vals) {
   const int nb2 = nb * nb;
   GRID_STRIDE(int64_t, e64, E) {
@@ -167,7 +180,7 @@ __global__ void expand_indices_kernel(int snnz, int nc, const int64_t *__restric
 }
 
 /* one thread per output slot (coalesced writes) */
-__global__ void expand_slots_kernel(int64_t total, int nb, int nc, const int64_t *__restrict__ cd,
+__global__ void expand_slots_kernel(int64_t total, int nb, int nc, const int *__restrict__ cd,
                                     const int64_t *__restrict__ sindptr, const int *__restrict__ sslot,
                                     int *__restrict__ slots) {
   const int nbc = nb * nc, nbc2 = nbc * nbc;
@@ -176,7 +189,7 @@ __global__ void expand_slots_kernel(int64_t total, int nb, int nc, const int64_t
     const int rem = (int)(o - c * nbc2), I = rem / nbc, J = rem - I * nbc;
     const int i = I / nc, k = I - i * nc, j = J / nc, l = J - j * nc;
     const int sp = sslot[(c * nb + i) * nb + j];
-    const int64_t s = cd[c * nb + i];
+    const int s = cd[c * nb + i];
     const int b = (int)sindptr[s], len = (int)sindptr[s + 1] - b;
     slots[o] = nc * nc * b + k * nc * len + (sp - b) * nc + l;
   }
@@ -209,14 +222,17 @@ int fetch_slots(feint_plan *p) {
 }
 
 void release_device(feint_plan *p) {
-  if (!p->device_slots) return;
+  if (!p->device_slots && !p->device_sdofs && !p->device_indptr && !p->device_indices) return;
   int prev = 0;
   cudaGetDevice(&prev);
   cudaSetDevice(p->device);
   cudaFree(p->device_slots);
+  cudaFree(p->device_sdofs);
+  cudaFree(p->device_indptr);
+  cudaFree(p->device_indices);
   cudaSetDevice(prev);
   cudaGetLastError();
-  p->device_slots = NULL;
+  p->device_slots = p->device_sdofs = p->device_indptr = p->device_indices = NULL;
 }
 
 int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stats *st) {
@@ -249,7 +265,8 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
 
   /* buffers (outside the timed windows) */
   dev_pool *P = &x->pool;
-  int64_t *d_cd = NULL, *d_sindptr = NULL;
+  int *d_cd = NULL;
+  int64_t *d_sindptr = NULL;
   unsigned long long *d_k0 = NULL, *d_k1 = NULL;
   int *d_v0 = NULL, *d_v1 = NULL, *d_sslot = NULL, *d_counts = NULL;
   void *d_tmp = NULL;
@@ -263,7 +280,6 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   }
   size_t tmp_bytes = tmp_sort > tmp_scan ? tmp_sort : tmp_scan;
   if (tmp_scan2 > tmp_bytes) tmp_bytes = tmp_scan2;
-  FEINT_CALL(pool_alloc(P, &d_cd, sizeof(int64_t) * (size_t)(ncell * nb), "cell dof map"));
   FEINT_CALL(pool_alloc(P, &d_k0, sizeof(unsigned long long) * (size_t)E, "sort keys"));
   FEINT_CALL(pool_alloc(P, &d_k1, sizeof(unsigned long long) * (size_t)E, "sort keys"));
   FEINT_CALL(pool_alloc(P, &d_v0, sizeof(int) * (size_t)E, "sort values"));
@@ -273,10 +289,13 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   FEINT_CALL(pool_alloc(P, &d_sindptr, sizeof(int64_t) * (size_t)(ns + 1), "row pointers"));
   FEINT_CALL(pool_alloc(P, &d_tmp, tmp_bytes, "CUB temporary storage"));
 
-  /* upload */
-  SYM_CALL("upload", cudaEventRecord(ev[0]));
-  SYM_CALL("upload of the cell dof map", feint_cuda_memcpy(d_cd, s->scalar_cell_dofs, sizeof(int64_t) * (size_t)(ncell * nb),
-                                                    cudaMemcpyHostToDevice));
+  /* upload, narrowed to int32 on the host (half the bytes); the plan
+   * keeps it on the device for the backend (plan.h: device_sdofs) */
+  const double t_up0 = wall_ms();
+  FEINT_CALL(feint_cuda_upload_index32(&d_cd, s->scalar_cell_dofs, (size_t)(ncell * nb),
+                                       "GPU symbolic phase, upload of the cell dof map"));
+  FEINT_CALL(pool_adopt(P, d_cd, sizeof(int) * (size_t)(ncell * nb)));
+  const double ms_up = wall_ms() - t_up0;
   SYM_CALL("upload", cudaEventRecord(ev[1]));
 
   /* window 1: keys, sort, ranks, scatter, indptr */
@@ -344,9 +363,22 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
    * with 4 KiB pages the faults made it run at 1.2-1.9 GB/s (6M cells:
    * 257-386 ms for the 473 MB, NOTES.md v11) */
   FEINT_CALL(feint_malloc_large_touched((size_t)nnz, sizeof *p->indices, &p->indices, "CSR column indices"));
-  /* the slot map stays on the device (plan.h: host copy on demand) */
+  /* the slot map stays on the device (plan.h: host copy on demand), and
+   * so do the cell dofs and the pattern, which the backend reads there */
+  if (nc == 1) { /* the columns live in a sort buffer: a buffer of their own */
+    int *keep = NULL;
+    FEINT_CALL(pool_alloc(P, &keep, sizeof(int) * (size_t)nnz, "column indices"));
+    SYM_CALL("column indices", cudaMemcpy(keep, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice));
+    d_indices = keep;
+  }
   pool_detach(P, d_slots);
+  pool_detach(P, d_cd);
+  pool_detach(P, d_indptr);
+  pool_detach(P, d_indices);
   p->device_slots = d_slots;
+  p->device_sdofs = d_cd;
+  p->device_indptr = d_indptr;
+  p->device_indices = d_indices;
   p->device = dev;
   p->fetch_slots = fetch_slots;
   p->release_device = release_device;
@@ -358,8 +390,7 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   SYM_CALL("download of the column indices",
            feint_cuda_memcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
   /* reuse ev[0] as the end of the download */
-  float ms_up = 0, ms_w1 = 0, ms_sort = 0, ms_w2 = 0;
-  SYM_CALL("timing", cudaEventElapsedTime(&ms_up, ev[0], ev[1]));
+  float ms_w1 = 0, ms_sort = 0, ms_w2 = 0;
   SYM_CALL("timing", cudaEventElapsedTime(&ms_w1, ev[1], ev[4]));
   SYM_CALL("timing", cudaEventElapsedTime(&ms_sort, ev[2], ev[3]));
   SYM_CALL("timing", cudaEventElapsedTime(&ms_w2, ev[5], ev[6]));

@@ -1,0 +1,27 @@
+/* feint parallel: a loop over [0, n) split into contiguous ranges, one per
+ * core (at most 16), for the host's bandwidth-bound passes over large
+ * arrays (narrowing and widening index arrays, first-touching buffers,
+ * marking vertices). Small loops stay on the caller's thread. */
+#ifndef FEINT_PARALLEL_H
+#define FEINT_PARALLEL_H
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* fn(begin, end, ctx) runs on each range [begin, end); the ranges cover
+ * [0, n) in order, range t of T being [n t / T, n (t + 1) / T). T is the
+ * number of cores (at most 16), fewer so that each range holds at least
+ * `grain` items (grain < 1: 1). A thread that cannot be created runs its
+ * range on the caller's thread: the loop always completes. Returns T. */
+typedef void (*feint_range_fn)(int64_t begin, int64_t end, void *ctx);
+int feint_parallel_for(int64_t n, int64_t grain, feint_range_fn fn, void *ctx);
+
+/* The number of ranges feint_parallel_for would use for n items. */
+int feint_parallel_ranges(int64_t n, int64_t grain);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,43 @@
+/* feint_parallel_for: see feint/parallel.h. */
+#include <pthread.h>
+#include <unistd.h>
+
+#include "feint/parallel.h"
+
+enum { MAX_RANGES = 16 };
+
+typedef struct {
+  feint_range_fn fn;
+  void *ctx;
+  int64_t begin, end;
+} range_job;
+
+static void *run_range(void *arg) {
+  const range_job *j = arg;
+  j->fn(j->begin, j->end, j->ctx);
+  return NULL;
+}
+
+int feint_parallel_ranges(int64_t n, int64_t grain) {
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int64_t t = cores < 1 ? 1 : cores > MAX_RANGES ? MAX_RANGES : cores;
+  if (grain < 1) grain = 1;
+  if (t > n / grain) t = n / grain;
+  return t < 1 ? 1 : (int)t;
+}
+
+int feint_parallel_for(int64_t n, int64_t grain, feint_range_fn fn, void *ctx) {
+  if (n <= 0) return 1;
+  const int nt = feint_parallel_ranges(n, grain);
+  pthread_t th[MAX_RANGES];
+  range_job job[MAX_RANGES];
+  int started[MAX_RANGES] = {0};
+  for (int t = 0; t < nt; t++) job[t] = (range_job){fn, ctx, n * t / nt, n * (t + 1) / nt};
+  for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, run_range, &job[t]) == 0;
+  run_range(&job[0]);
+  for (int t = 1; t < nt; t++)
+    if (!started[t]) run_range(&job[t]); /* no thread: run it here */
+  for (int t = 1; t < nt; t++)
+    if (started[t]) pthread_join(th[t], NULL);
+  return nt;
+}
