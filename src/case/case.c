@@ -42,20 +42,18 @@ typedef struct {
 static int fail_at(const tree_node *n, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int fail_at(const tree_node *n, const char *fmt, ...) {
-  char where[512], msg[1024];
+  char where[512];
   va_list ap;
   va_start(ap, fmt);
-  int w = vsnprintf(msg, sizeof msg, fmt, ap);
+  int s = feint_error_set_at(FEINT_ERR_INPUT, tree_where(n, where, sizeof where), fmt, ap);
   va_end(ap);
-  if (w < 0) msg[0] = '\0';
-  return feint_error_set(FEINT_ERR_INPUT, "%s: %s", tree_where(n, where, sizeof where), msg);
+  return s;
 }
 
 static void set_where(char dst[256], const tree_node *n) {
   char buf[512];
   tree_where(n, buf, sizeof buf);
-  size_t len = strlen(buf);
-  if (len > 255) len = 255;
+  size_t len = feint_utf8_cut(buf, 255);
   memcpy(dst, buf, len);
   dst[len] = '\0';
 }
@@ -69,10 +67,13 @@ static const char *describe(const tree_node *n, char *buf, size_t size) {
     w = snprintf(buf, size, "a sequence");
   else if (tree_is_null(n))
     w = snprintf(buf, size, "null");
-  else if (n->quoted)
-    w = snprintf(buf, size, "the string \"%.60s\"", n->text);
-  else
-    w = snprintf(buf, size, "'%.60s'", n->text);
+  else {
+    /* at most 60 bytes of the value, cut between characters */
+    const int cut = (int)feint_utf8_cut(n->text, 60);
+    const char *more = n->text[cut] ? "..." : "";
+    w = n->quoted ? snprintf(buf, size, "the string \"%.*s%s\"", cut, n->text, more)
+                  : snprintf(buf, size, "'%.*s%s'", cut, n->text, more);
+  }
   if (w < 0 && size) buf[0] = '\0';
   return buf;
 }
@@ -124,8 +125,9 @@ static int check_keys(const tree_node *map, const char *const *keys, const char 
     char in[160];
     in[0] = '\0';
     if (section && snprintf(in, sizeof in, " in %s", section) < 0) in[0] = '\0';
+    const int cut = (int)feint_utf8_cut(k->text, 100);
     if (best && best_d <= 2 && best_d < strlen(k->text))
-      return fail_at(k, "unknown %skey '%.100s'%s; did you mean '%s'?", section ? "" : "top-level ",
+      return fail_at(k, "unknown %skey '%.*s'%s; did you mean '%s'?", section ? "" : "top-level ", cut,
                      k->text, in, best);
     char list[512] = "";
     size_t used = 0;
@@ -134,7 +136,7 @@ static int check_keys(const tree_node *map, const char *const *keys, const char 
       if (m < 0 || (size_t)m >= sizeof list - used) break;
       used += (size_t)m;
     }
-    return fail_at(k, "unknown %skey '%.100s'%s (valid keys: %s)", section ? "" : "top-level ",
+    return fail_at(k, "unknown %skey '%.*s'%s (valid keys: %s)", section ? "" : "top-level ", cut,
                    k->text, in, list);
   }
   return FEINT_OK;
@@ -1079,9 +1081,7 @@ int feint_case_load_member(const feint_case *base, int member, feint_case **out)
   tree_free(root);
   free(L.dir);
   if (s) {
-    char msg[4096];
-    snprintf(msg, sizeof msg, "%s", feint_error_message());
-    feint_error_set(s, "%s: sweep member %d: %s", base->sweep_where, member, msg);
+    feint_error_set(s, "%s: sweep member %d: %s", base->sweep_where, member, feint_error_message());
     feint_case_destroy(c);
     return s;
   }

@@ -884,11 +884,7 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   int st;
   if (source == SOURCE_NATIVE) {
     st = feint_msh_read(path, &r.x);
-    if (st && r.pre[0]) {
-      char msg[2048];
-      snprintf(msg, sizeof msg, "%s", feint_error_message());
-      st = feint_error_set(st, "%s%s", r.pre, msg);
-    }
+    if (st && r.pre[0]) st = feint_error_set(st, "%s%s", r.pre, feint_error_message());
     if (!st && opts && opts->refine > 0) {
       /* refinement is Gmsh's: the file, now known to be a well-formed mesh, goes to libgmsh */
       feint_msh_destroy(r.x);
