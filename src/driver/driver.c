@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,18 @@ void run_transfers_add(feint_run_report *rep, int phase, run_transfers before) {
   const run_transfers dx = run_transfers_since(before);
   rep->h2d_seconds[phase] += dx.h2d;
   rep->d2h_seconds[phase] += dx.d2h;
+}
+
+void run_note(const feint_run_options *opts, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (w < 0) return;
+  if (w >= (int)sizeof line) line[feint_utf8_cut(line, sizeof line)] = '\0';
+  if (opts->progress_ctx && opts->note) opts->note(opts->progress_ctx, line);
+  else fprintf(stderr, "feint: %s\n", line);
 }
 
 /* Tell the caller a phase starts (progress display). */
@@ -513,7 +526,7 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
   char note[512];
   TIMED(rep, FEINT_PHASE_SETUP,
         feint_backend_create(kind, opts->device_index, &r->problem, &r->backend, note, sizeof note));
-  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
+  if (note[0] && !opts->quiet && !rep->backend[0]) run_note(opts, "%s", note);
   return FEINT_OK;
 }
 
@@ -703,12 +716,12 @@ typedef struct {
   const char *what[2 * FEINT_CASE_MAX_WARNINGS];
 } warned;
 
-static void print_warnings(const feint_case *c, warned *done) {
+static void print_warnings(const feint_run_options *opts, const feint_case *c, warned *done) {
   for (int k = 0; k < c->n_warnings; k++) {
     int seen = 0;
     for (int j = 0; j < done->n && !seen; j++) seen = !strcmp(done->what[j], c->warnings[k].what);
     if (seen) continue;
-    fprintf(stderr, "feint: warning: %s: %s\n", c->warnings[k].where, c->warnings[k].what);
+    run_note(opts, "warning: %s: %s", c->warnings[k].where, c->warnings[k].what);
     if (done->n < 2 * FEINT_CASE_MAX_WARNINGS) done->what[done->n++] = c->warnings[k].what;
   }
 }
@@ -723,7 +736,7 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
   feint_case **cases = NULL;
   int status = feint_calloc((size_t)n, sizeof *cases, &cases, "sweep members");
   for (int m = 0; m < n && !status; m++) status = feint_case_load_member(base, m, &cases[m]);
-  for (int m = 0; m < n && !status; m++) print_warnings(cases[m], done);
+  for (int m = 0; m < n && !status; m++) print_warnings(opts, cases[m], done);
   const char *output = opts->output ? opts->output : base->output_file;
   char path[1200], prefix[64];
   if (!status && base->sweep_groups && !opts->check_only) {
@@ -776,7 +789,7 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
   warned done = {0};
-  if (!status) print_warnings(base, &done);
+  if (!status) print_warnings(opts, base, &done);
   /* the mesh's provenance hash, beside the run (members with another mesh hash theirs at the write) */
   if (!status && !opts->check_only) status = feint_sha256_file_start(base->mesh_file, &r.mesh_hash);
   /* the GPU's context, made while the mesh is read */
