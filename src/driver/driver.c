@@ -548,7 +548,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   r->backend_reused = 0;
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
-                             c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder};
+                             c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder,
+                             0 /* curved cells: refused */};
     run_starting(opts, r, FEINT_PHASE_MESH);
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
