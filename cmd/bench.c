@@ -61,7 +61,8 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
     if (rep->kernel_seconds[k] > 0) printf(" %11.3f", 1e3 * rep->kernel_seconds[k]);
     else printf(" %11s", "-");
     const double t = rep->kernel_seconds[k] > 0 ? rep->kernel_seconds[k] : rep->seconds[k];
-    printf(" %9.2f", 1e-6 * (double)rep->n_cells / t);
+    if (feint_phase_goes_over_cells(k)) printf(" %9.2f", 1e-6 * (double)rep->n_cells / t);
+    else printf(" %9s", "-");
     if (rep->min_bytes[k] > 0) {
       double gbs = 1e-9 * rep->min_bytes[k] / t;
       printf(" %10.1f %9.1f %7.1f%%", 1e-6 * rep->min_bytes[k], gbs, copy > 0 ? 100 * gbs / copy : 0);

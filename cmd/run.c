@@ -28,6 +28,9 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
       (*sets)[o->n_overrides++] = a + 6;
     } else if (!check_only && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
       if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "%s needs a file name", a);
+      if (o->output) /* one run writes one file: a second -o is a mistake, not a choice */
+        return feint_error_set(FEINT_ERR_INPUT, "%s %s: the output is already %s; give -o once", a, argv[i + 1],
+                               o->output);
       o->output = argv[++i];
     } else if (!check_only && !strcmp(a, "--backend")) {
       if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "--backend needs auto, cpu or cuda");
@@ -67,23 +70,59 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
 }
 
 /* Progress on standard error: a bar redrawn in place on a terminal, one
- * plain line per phase otherwise. */
-static void show_progress(void *ctx, const char *phase, int member, int n_members) {
-  const int tty = *(const int *)ctx;
-  char who[64] = "";
-  if (n_members > 0) snprintf(who, sizeof who, "member %d/%d: ", member + 1, n_members);
-  if (!tty) {
-    fprintf(stderr, "feint: %s%s\n", who, phase);
-    return;
-  }
+ * plain line per phase otherwise. The bar fills phase by phase (member by
+ * member in a sweep) and ends full, on a line of its own; a note printed
+ * meanwhile takes a line of its own above it. */
+typedef struct {
+  int tty;
+  int shown;     /* a bar is on the terminal's last line, not ended */
+  char line[256]; /* the bar's line, to redraw it after a note */
+} progress;
+
+static void draw(progress *p, double fraction, const char *what) {
   enum { WIDTH = 30 };
   char bar[WIDTH + 1];
-  int done = n_members > 0 ? (int)((double)WIDTH * member / n_members) : 0;
+  const int done = fraction >= 1 ? WIDTH : (int)(WIDTH * fraction);
   for (int i = 0; i < WIDTH; i++) bar[i] = i < done ? '#' : '.';
   bar[WIDTH] = '\0';
-  fprintf(stderr, "\r\033[K[%s] %s%s", bar, who, phase);
-  if (!strcmp(phase, "write") && (n_members == 0 || member + 1 == n_members)) fprintf(stderr, "\r\033[K");
+  snprintf(p->line, sizeof p->line, "[%s] %3d%% %s", bar, (int)(100 * (fraction < 1 ? fraction : 1)), what);
+  fprintf(stderr, "\r\033[K%s", p->line);
   fflush(stderr);
+  p->shown = 1;
+}
+
+static void show_progress(void *ctx, const char *phase, int member, int n_members) {
+  progress *p = ctx;
+  char who[300];
+  if (n_members > 0) snprintf(who, sizeof who, "member %d/%d: %s", member + 1, n_members, phase);
+  else snprintf(who, sizeof who, "%s", phase);
+  if (!p->tty) {
+    fprintf(stderr, "feint: %s\n", who);
+    return;
+  }
+  /* the phase's place in the run ("setup (backend reused)" is setup) */
+  int k = 0;
+  for (int i = 0; i < FEINT_PHASE_COUNT; i++)
+    if (!strncmp(phase, feint_phase_names[i], strlen(feint_phase_names[i]))) k = i;
+  const double in_member = (double)k / FEINT_PHASE_COUNT;
+  draw(p, n_members > 0 ? (member + in_member) / n_members : in_member, who);
+}
+
+static void show_note(void *ctx, const char *line) {
+  progress *p = ctx;
+  if (p->shown) fprintf(stderr, "\r\033[K");
+  fprintf(stderr, "feint: %s\n", line);
+  if (p->shown) fprintf(stderr, "%s", p->line);
+  fflush(stderr);
+}
+
+/* The end of the run: the bar full and its line ended (done), or only its
+ * line ended, before the error (failed). */
+static void end_progress(progress *p, int ok) {
+  if (!p->shown) return;
+  if (ok) draw(p, 1, "done");
+  fputc('\n', stderr);
+  p->shown = 0;
 }
 
 /* JSON string (the few characters a path or device name may need escaped). */
@@ -154,12 +193,14 @@ static int run_mode(int argc, char **argv, int mode) {
     return cmd_fail(status);
   }
   feint_run_report rep;
-  int tty = isatty(fileno(stderr));
+  progress bar = {isatty(fileno(stderr)), 0, ""};
   if (!o.quiet && mode != MODE_CHECK) {
     o.progress = show_progress;
-    o.progress_ctx = &tty;
+    o.note = show_note;
+    o.progress_ctx = &bar;
   }
   status = feint_driver_run(&o, &rep);
+  end_progress(&bar, !status);
   free(sets);
   if (status) return cmd_fail(status);
   if (mode == MODE_BENCH && !o.json) return cmd_bench_report(&o, &rep);
@@ -176,8 +217,8 @@ static int run_mode(int argc, char **argv, int mode) {
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
     for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
       if (rep.seconds[k] <= 0) continue;
-      printf("  %-17s %10.6f s  %8.3f Mcells/s", feint_phase_names[k], rep.seconds[k],
-             1e-6 * (double)rep.n_cells / rep.seconds[k]);
+      printf("  %-17s %10.6f s", feint_phase_names[k], rep.seconds[k]);
+      if (feint_phase_goes_over_cells(k)) printf("  %8.3f Mcells/s", 1e-6 * (double)rep.n_cells / rep.seconds[k]);
       /* .msh files are read natively (0 s in libgmsh); .geo files and refinements open in libgmsh */
       if (k == FEINT_PHASE_MESH && rep.gmsh_seconds > 0) printf("  (libgmsh's own open: %.6f s)", rep.gmsh_seconds);
       printf("\n");

@@ -23,6 +23,13 @@ typedef enum {
   FEINT_PHYSICS_DIFFUSION
 } feint_physics_kind;
 
+/* The most members a sweep may have (each is validated, and kept, before
+ * the first computes). */
+#define FEINT_SWEEP_MAX_MEMBERS 100000
+
+/* Physics keys besides kind: at most this many can be unused. */
+#define FEINT_CASE_MAX_WARNINGS 10
+
 typedef enum { FEINT_DEVICE_AUTO = 0, FEINT_DEVICE_CPU, FEINT_DEVICE_CUDA } feint_device_kind;
 typedef enum { FEINT_PRECISION_DOUBLE = 0, FEINT_PRECISION_SINGLE } feint_precision;
 typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY_GATHER } feint_assembly_strategy;
@@ -106,9 +113,11 @@ typedef struct {
   int order;           /* default 1 */
   int components;      /* default 1 (elasticity: the mesh dimension, set later if 0) */
   char space_where[256];
+  char order_where[256]; /* of space.order's value, else space_where */
 
   /* quadrature: */
   int quadrature_degree; /* -1 = default (exact for the form on affine cells) */
+  char quadrature_where[256];
 
   /* physics: */
   feint_physics_kind physics;
@@ -168,6 +177,14 @@ typedef struct {
   char *sweep_output;  /* file name template ({index}); NULL = <output stem>-{index}.h5 */
   int sweep_groups;    /* layout: groups (one file, a group per member) */
   char sweep_where[256];
+
+  /* keys accepted but not used (physics keys the kind ignores): warnings
+   * for the command to print, "<where>: <what>" */
+  int n_warnings;
+  struct {
+    char where[256];
+    char what[160];
+  } warnings[FEINT_CASE_MAX_WARNINGS];
 } feint_case;
 
 /* Load `path` ("-" reads stdin) and apply overrides ("a.b=value"). Errors:

@@ -23,6 +23,10 @@ typedef struct {
    * member (0-based) and the member count (0 for a single run). */
   void (*progress)(void *ctx, const char *phase, int member, int n_members);
   void *progress_ctx;
+  /* Called with each note or warning line meant for standard error (may
+   * be NULL: the driver prints it there), so a progress display can end
+   * its line first. */
+  void (*note)(void *ctx, const char *line);
   int repeat;                /* feint bench: run each compute phase this many times
                                 (phase time = median); 0 or 1 = once */
 } feint_run_options;
@@ -42,6 +46,12 @@ enum {
   FEINT_PHASE_COUNT
 };
 extern const char *const feint_phase_names[FEINT_PHASE_COUNT];
+/* 1 for a phase whose work goes over the cells, so that cells per second
+ * says something: not case (parsing), setup (backend creation, uploads)
+ * and write. */
+static inline int feint_phase_goes_over_cells(int phase) {
+  return phase != FEINT_PHASE_CASE && phase != FEINT_PHASE_SETUP && phase != FEINT_PHASE_WRITE;
+}
 
 typedef struct {
   double seconds[FEINT_PHASE_COUNT];

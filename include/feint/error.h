@@ -7,6 +7,7 @@
 #ifndef FEINT_ERROR_H
 #define FEINT_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum {
@@ -19,6 +20,17 @@ enum {
  * `return feint_error_set(FEINT_ERR_INPUT, "%s:%d: ...", ...);`. */
 int feint_error_set(int status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* feint_error_set's message with "<where>: " before it. Messages are kept
+ * to 4 KB: a longer one keeps its head (where) and its tail (the reason),
+ * leaving out the middle, between UTF-8 characters. An argument may be
+ * feint_error_message() itself. */
+int feint_error_set_at(int status, const char *where, const char *fmt, va_list ap);
+
+/* The length of the longest prefix of s of at most max bytes that does not
+ * end inside a UTF-8 character (for "%.*s" in messages, and to trim what
+ * snprintf cut). */
+size_t feint_utf8_cut(const char *s, size_t max);
 
 /* The last recorded message ("" if none). */
 const char *feint_error_message(void);

@@ -86,6 +86,10 @@ typedef struct {
    * refining) the file; 0 when the native reader read a .msh (msh.h). */
   double gmsh_seconds;
 
+  /* 1: straight-sided cells; 2 or more: the file's cells are curved (of
+   * that order), read by their vertices (feint_mesh_options.curved_ok). */
+  int geometry_order;
+
   /* Element counts of the whole file by Gmsh element type name, for `info`. */
   int n_type_counts;
   char **type_names;
@@ -99,6 +103,10 @@ typedef struct {
   const char *const *region;
   const char *where; /* "case.yaml:3:9" of the mesh/region key, for messages; may be NULL */
   int reorder;       /* 1: number the nodes along a Morton curve (feint_mesh_reorder_nodes) */
+  int curved_ok;     /* 1 (feint info): cells and facets of higher geometry order (a 10-node
+                        tetrahedron) are read by their vertices, as straight-sided cells,
+                        geometry_order telling; 0: an input error (curved cells are not
+                        supported yet) */
 } feint_mesh_options;
 
 /* Errors (FEINT_ERR_INPUT): missing/unreadable file, malformed .msh (the

@@ -227,9 +227,7 @@ static int facet_dofs(feint_boundary_conditions *bc, int64_t f, const char *wher
   const int r = feint_space_facets_dofs(bc->facet_lookup, m->facets + f * m->nv_facet, feint_mesh_facet_nv(m, f),
                                         dofs);
   if (r <= 0) return r;
-  char msg[1024];
-  snprintf(msg, sizeof msg, "%s", feint_error_message());
-  return feint_error_set(r, "%s: %s: %s", where, name, msg);
+  return feint_error_set(r, "%s: %s: %s", where, name, feint_error_message());
 }
 
 /* The facets f0..f1 of a group of nvf vertices that lie on the region:

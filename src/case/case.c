@@ -2,8 +2,9 @@
  * against the schema of shared/case-format.md and fill a feint_case.
  *
  * Conventions (beyond case-format.md):
- *  - A null value (`key:`, `key: ~`, `--set key=`) is the same as the key
- *    being absent, so an override can unset an optional key.
+ *  - A null value (`key:`, `key: ~`, `--set key=null`) is the same as the key
+ *    being absent, so an override can unset an optional key. An empty
+ *    --set value (`--set key=`) is refused: mostly an unset shell variable.
  *  - Relative paths (mesh.file, output.file, dataset files) are resolved
  *    against the case file's directory, also when they come from --set, so a
  *    case and its as_run text mean the same files wherever feint is run from.
@@ -14,7 +15,10 @@
  *    FEINT_VALUE_NONE). robin is {alpha, value}: alpha required (a value,
  *    a list per component or a list of lists = a tensor), value optional
  *    (0; a value or a list per component).
- *  - Numeric path components in --set index sequences: boundary.0.neumann=2. */
+ *  - Numeric path components in --set index sequences: boundary.0.neumann=2
+ *    (an entry that exists; a list is made or grown by setting it whole).
+ *  - Physics keys the kind does not read are accepted with a warning
+ *    (feint_case.warnings), so one case can sweep over kinds. */
 #include "feint/case.h"
 
 #include <errno.h>
@@ -29,6 +33,7 @@
 #include "case/tree.h"
 #include "feint/error.h"
 #include "feint/expr.h"
+#include "feint/fe.h"
 #include "feint/sha256.h"
 
 typedef struct {
@@ -42,20 +47,18 @@ typedef struct {
 static int fail_at(const tree_node *n, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int fail_at(const tree_node *n, const char *fmt, ...) {
-  char where[512], msg[1024];
+  char where[512];
   va_list ap;
   va_start(ap, fmt);
-  int w = vsnprintf(msg, sizeof msg, fmt, ap);
+  int s = feint_error_set_at(FEINT_ERR_INPUT, tree_where(n, where, sizeof where), fmt, ap);
   va_end(ap);
-  if (w < 0) msg[0] = '\0';
-  return feint_error_set(FEINT_ERR_INPUT, "%s: %s", tree_where(n, where, sizeof where), msg);
+  return s;
 }
 
 static void set_where(char dst[256], const tree_node *n) {
   char buf[512];
   tree_where(n, buf, sizeof buf);
-  size_t len = strlen(buf);
-  if (len > 255) len = 255;
+  size_t len = feint_utf8_cut(buf, 255);
   memcpy(dst, buf, len);
   dst[len] = '\0';
 }
@@ -69,10 +72,13 @@ static const char *describe(const tree_node *n, char *buf, size_t size) {
     w = snprintf(buf, size, "a sequence");
   else if (tree_is_null(n))
     w = snprintf(buf, size, "null");
-  else if (n->quoted)
-    w = snprintf(buf, size, "the string \"%.60s\"", n->text);
-  else
-    w = snprintf(buf, size, "'%.60s'", n->text);
+  else {
+    /* at most 60 bytes of the value, cut between characters */
+    const int cut = (int)feint_utf8_cut(n->text, 60);
+    const char *more = n->text[cut] ? "..." : "";
+    w = n->quoted ? snprintf(buf, size, "the string \"%.*s%s\"", cut, n->text, more)
+                  : snprintf(buf, size, "'%.*s%s'", cut, n->text, more);
+  }
   if (w < 0 && size) buf[0] = '\0';
   return buf;
 }
@@ -124,8 +130,9 @@ static int check_keys(const tree_node *map, const char *const *keys, const char 
     char in[160];
     in[0] = '\0';
     if (section && snprintf(in, sizeof in, " in %s", section) < 0) in[0] = '\0';
+    const int cut = (int)feint_utf8_cut(k->text, 100);
     if (best && best_d <= 2 && best_d < strlen(k->text))
-      return fail_at(k, "unknown %skey '%.100s'%s; did you mean '%s'?", section ? "" : "top-level ",
+      return fail_at(k, "unknown %skey '%.*s'%s; did you mean '%s'?", section ? "" : "top-level ", cut,
                      k->text, in, best);
     char list[512] = "";
     size_t used = 0;
@@ -134,7 +141,7 @@ static int check_keys(const tree_node *map, const char *const *keys, const char 
       if (m < 0 || (size_t)m >= sizeof list - used) break;
       used += (size_t)m;
     }
-    return fail_at(k, "unknown %skey '%.100s'%s (valid keys: %s)", section ? "" : "top-level ",
+    return fail_at(k, "unknown %skey '%.*s'%s (valid keys: %s)", section ? "" : "top-level ", cut,
                    k->text, in, list);
   }
   return FEINT_OK;
@@ -402,14 +409,22 @@ static int fill_space_quadrature(const loader *L, const tree_node *root, int *co
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "space", skeys, &m, &k));
   if (k) set_where(c->space_where, k);
-  if ((v = field(m, "order"))) FEINT_CALL(get_int(v, "space.order", 1, 15, &c->order));
+  memcpy(c->order_where, c->space_where, sizeof c->order_where);
+  if ((v = field(m, "order"))) {
+    FEINT_CALL(get_int(v, "space.order", 1, 15, &c->order));
+    set_where(c->order_where, v);
+  }
   if ((v = field(m, "components"))) {
     FEINT_CALL(get_int(v, "space.components", 1, 3, &c->components));
     *components_given = 1;
   }
   FEINT_CALL(section(root, "quadrature", qkeys, &m, &k));
-  if ((v = field(m, "degree")))
-    FEINT_CALL(get_int(v, "quadrature.degree", 0, 40, &c->quadrature_degree));
+  if ((v = field(m, "degree"))) {
+    /* the largest any cell's rules reach (hexahedra's); the form checks the mesh's cells */
+    FEINT_CALL(get_int(v, "quadrature.degree", 0, feint_quadrature_max_degree(FEINT_CELL_HEXAHEDRON),
+                       &c->quadrature_degree));
+    set_where(c->quadrature_where, v);
+  }
   return FEINT_OK;
 }
 
@@ -418,6 +433,35 @@ static void default_one(feint_value *v) {
   v->kind = FEINT_VALUE_CONSTANT;
   v->constant = 1.0;
   snprintf(v->where, sizeof v->where, "(default)");
+}
+
+/* Keys of `physics` its kind does not read (kind and source every kind
+ * reads): accepted, so that one case can sweep over kinds, but warned
+ * about, since a typo of the kind (or a key under the wrong kind) would
+ * otherwise pass unnoticed. */
+static int warn_unused_physics_keys(feint_case *c, const tree_node *m) {
+  static const char *const used[][5] = {
+      [FEINT_PHYSICS_POISSON] = {"kappa", NULL},
+      [FEINT_PHYSICS_MASS] = {NULL},
+      [FEINT_PHYSICS_HELMHOLTZ] = {"kappa", "lambda", NULL},
+      [FEINT_PHYSICS_ELASTICITY] = {"E", "nu", "lame_lambda", "lame_mu", NULL},
+      [FEINT_PHYSICS_ADVECTION] = {"velocity", NULL},
+      [FEINT_PHYSICS_DIFFUSION] = {"tensor", NULL},
+  };
+  const char *const *u = used[c->physics];
+  char uses[96] = "kind, source";
+  for (int k = 0; u[k]; k++) snprintf(uses + strlen(uses), sizeof uses - strlen(uses), ", %s", u[k]);
+  for (size_t i = 0; i < m->n; i++) {
+    const char *key = m->keys[i]->text;
+    int is_used = !strcmp(key, "kind") || !strcmp(key, "source") || tree_is_null(m->items[i]);
+    for (int k = 0; u[k] && !is_used; k++) is_used = !strcmp(key, u[k]);
+    if (is_used || c->n_warnings == FEINT_CASE_MAX_WARNINGS) continue;
+    set_where(c->warnings[c->n_warnings].where, m->keys[i]);
+    snprintf(c->warnings[c->n_warnings].what, sizeof c->warnings[0].what,
+             "key '%s' is not used by physics '%s' (it reads %s)", key, feint_physics_name(c->physics), uses);
+    c->n_warnings++;
+  }
+  return FEINT_OK;
 }
 
 static int fill_physics(const loader *L, const tree_node *root) {
@@ -456,6 +500,7 @@ static int fill_physics(const loader *L, const tree_node *root) {
   default_one(&c->kappa);
   default_one(&c->lambda);
 
+  FEINT_CALL(warn_unused_physics_keys(c, m));
   const tree_node *at = field(m, "kind");
   switch (c->physics) {
   case FEINT_PHYSICS_ELASTICITY: {
@@ -697,16 +742,21 @@ static int fill_sweep(const loader *L, const tree_node *root) {
   }
   if ((v = field(m, "layout"))) FEINT_CALL(get_enum(v, "sweep.layout", layouts, &c->sweep_groups));
   if (product) {
-    if (product->kind != TREE_MAP || product->n == 0)
-      return wrong_type(product, "sweep.product", "a mapping {key.path: [values]}");
+    if (product->kind != TREE_MAP) return wrong_type(product, "sweep.product", "a mapping {key.path: [values]}");
+    if (product->n == 0)
+      return fail_at(product, "sweep.product is empty: give at least one key.path: [values] (e.g. "
+                              "physics.kappa: [1, 10])");
     long total = 1;
     for (size_t i = 0; i < product->n; i++) {
       FEINT_CALL(sweep_key_ok(product->keys[i]));
       const tree_node *vals = product->items[i];
-      if (vals->kind != TREE_SEQ || vals->n == 0)
-        return wrong_type(vals, "sweep.product values", "a non-empty list of values");
+      if (vals->kind != TREE_SEQ) return wrong_type(vals, "sweep.product values", "a non-empty list of values");
+      if (vals->n == 0)
+        return fail_at(vals, "sweep.product: the list of values of %s is empty", product->keys[i]->text);
       total *= (long)vals->n;
-      if (total > 100000) return fail_at(product->keys[i], "sweep: more than 100000 members");
+      if (total > FEINT_SWEEP_MAX_MEMBERS)
+        return fail_at(product->keys[i], "sweep.product: at least %ld members, above the most a sweep may have (%d)",
+                       total, FEINT_SWEEP_MAX_MEMBERS);
     }
     FEINT_CALL(feint_calloc((size_t)total, sizeof *c->sweep, &c->sweep, "sweep"));
     c->n_sweep = (int)total;
@@ -724,8 +774,12 @@ static int fill_sweep(const loader *L, const tree_node *root) {
       }
     }
   } else {
-    if (list->kind != TREE_SEQ || list->n == 0)
+    if (list->kind != TREE_SEQ)
       return wrong_type(list, "sweep.list", "a non-empty list of {key.path: value} mappings");
+    if (list->n == 0) return fail_at(list, "sweep.list is empty: give at least one {key.path: value}");
+    if (list->n > FEINT_SWEEP_MAX_MEMBERS)
+      return fail_at(list, "sweep.list: %zu members, above the most a sweep may have (%d)", list->n,
+                     FEINT_SWEEP_MAX_MEMBERS);
     FEINT_CALL(feint_calloc(list->n, sizeof *c->sweep, &c->sweep, "sweep"));
     c->n_sweep = (int)list->n;
     for (size_t mbr = 0; mbr < list->n; mbr++) {
@@ -804,7 +858,7 @@ static int fill(const loader *L, const tree_node *root) {
   c->precision = FEINT_PRECISION_DOUBLE;
   c->strategy = FEINT_ASSEMBLY_COLORED;
   c->dirichlet = FEINT_DIRICHLET_ROWS;
-  snprintf(c->space_where, sizeof c->space_where, "%.240s:1:1", L->display);
+  snprintf(c->space_where, sizeof c->space_where, "%.*s:1:1", (int)feint_utf8_cut(L->display, 240), L->display);
   int components_given = 0;
   c->has_operator = field(root, "operator") != NULL;
   FEINT_CALL(fill_mesh(L, root));
@@ -840,6 +894,10 @@ static int apply_override(tree_node *root, const char *ov, int source) {
   const char *by = source == 2 ? "sweep value" : "--set";
   const char *eq = strchr(ov, '=');
   if (!eq) return feint_error_set(FEINT_ERR_INPUT, "%s %s: expected key.path=value", by, ov);
+  /* most often an unset shell variable (--set kappa=$K): refused, not read as null */
+  if (source == 1 && !eq[1])
+    return feint_error_set(FEINT_ERR_INPUT, "%s %s: empty value (to unset the key, write %.*s=null)", by, ov,
+                           (int)(eq - ov), ov);
   size_t klen = (size_t)(eq - ov);
   char *path;
   FEINT_CALL(feint_malloc(klen + 1, 1, &path, "override key"));
@@ -872,19 +930,33 @@ static int apply_override(tree_node *root, const char *ov, int source) {
   for (size_t i = 0; i < ncomp && !s; i++, comp += strlen(comp) + 1) {
     int last = i + 1 == ncomp;
     tree_node **slot = NULL;
+    /* an index below a key the case does not have (or has null): no list to
+     * index, where a new mapping would only fail later as "expected a list" */
+    const char *next = last ? NULL : comp + strlen(comp) + 1;
+    size_t next_j;
+    const int no_list = next && is_index(next, &next_j) &&
+                        (node->kind != TREE_MAP || tree_map_find(node, comp) < 0 ||
+                         tree_is_null(node->items[tree_map_find(node, comp)]));
+    if (no_list && node->kind == TREE_MAP) {
+      s = feint_error_set(FEINT_ERR_INPUT,
+                          "%s %s: the case has no list %s%s%s to index with %s; set the whole list "
+                          "instead (%s%s%s=[...])",
+                          by, ov, sofar, i ? "." : "", comp, next, sofar, i ? "." : "", comp);
+      break;
+    }
     if (node->kind == TREE_MAP) {
       long j = tree_map_find(node, comp);
       if (j >= 0) {
         slot = &node->items[j];
       } else {
         tree_node *key = NULL, *child = NULL;
-        s = tree_new(TREE_SCALAR, ov, 1, 1, 1, &key);
+        s = tree_new(TREE_SCALAR, ov, source, 1, 1, &key);
         if (!s) {
           free(key->text);
           key->text = NULL;
           s = feint_strdup(comp, &key->text);
         }
-        if (!s) s = tree_new(TREE_MAP, ov, 1, 1, 1, &child);
+        if (!s) s = tree_new(TREE_MAP, ov, source, 1, 1, &child);
         if (s) {
           tree_free(key);
           tree_free(child);
@@ -896,10 +968,20 @@ static int apply_override(tree_node *root, const char *ov, int source) {
       }
     } else if (node->kind == TREE_SEQ) {
       size_t j;
-      if (!is_index(comp, &j) || j >= node->n) {
+      if (!is_index(comp, &j)) {
         s = feint_error_set(FEINT_ERR_INPUT,
-                            "%s %s: '%s' is a list of %zu; '%s' is not an index 0..%zu", by, ov,
-                            sofar, node->n, comp, node->n ? node->n - 1 : 0);
+                            "%s %s: %s is a list of %zu entr%s: address an entry by its index (0..%zu), "
+                            "not '%s'", by, ov, sofar, node->n, node->n == 1 ? "y" : "ies",
+                            node->n ? node->n - 1 : 0, comp);
+        break;
+      }
+      if (j >= node->n) {
+        char indices[64] = "";
+        if (node->n) snprintf(indices, sizeof indices, ", indices 0..%zu", node->n - 1);
+        s = feint_error_set(FEINT_ERR_INPUT,
+                            "%s %s: index %zu is past the end of %s (a list of %zu entr%s%s); to add "
+                            "entries, set the whole list (%s=[...])",
+                            by, ov, j, sofar, node->n, node->n == 1 ? "y" : "ies", indices, sofar);
         break;
       }
       slot = &node->items[j];
@@ -913,7 +995,7 @@ static int apply_override(tree_node *root, const char *ov, int source) {
       value = NULL;
     } else if (tree_is_null(*slot)) {
       tree_node *child;
-      s = tree_new(TREE_MAP, ov, 1, 1, 1, &child);
+      s = tree_new(TREE_MAP, ov, source, 1, 1, &child);
       if (s) break;
       tree_free(*slot);
       *slot = child;
@@ -1079,9 +1161,7 @@ int feint_case_load_member(const feint_case *base, int member, feint_case **out)
   tree_free(root);
   free(L.dir);
   if (s) {
-    char msg[4096];
-    snprintf(msg, sizeof msg, "%s", feint_error_message());
-    feint_error_set(s, "%s: sweep member %d: %s", base->sweep_where, member, msg);
+    feint_error_set(s, "%s: sweep member %d: %s", base->sweep_where, member, feint_error_message());
     feint_case_destroy(c);
     return s;
   }

@@ -93,6 +93,7 @@ const char *tree_where(const tree_node *n, char *buf, size_t size) {
   else
     w = snprintf(buf, size, "%s:%d:%d", n->origin, n->line, n->col);
   if (w < 0 && size) buf[0] = '\0';
+  if (w > 0 && (size_t)w >= size) buf[feint_utf8_cut(buf, size)] = '\0'; /* cut between characters */
   return buf;
 }
 
@@ -283,8 +284,8 @@ static int parse_node(parse_ctx *ctx, yaml_event_t *ev, int depth, tree_node **o
         long prev = tree_map_find(n, key->text);
         if (prev >= 0) {
           char msg[300];
-          int w = snprintf(msg, sizeof msg, "duplicate key '%.200s' (first at line %d)",
-                           key->text, n->keys[prev]->line);
+          int w = snprintf(msg, sizeof msg, "duplicate key '%.*s' (first at line %d)",
+                           (int)feint_utf8_cut(key->text, 200), key->text, n->keys[prev]->line);
           if (w < 0) msg[0] = '\0';
           tree_free(key);
           s = parse_fail(ctx, kl, kc, "%s", msg);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,14 @@ static int space_components(const feint_case *c, const feint_mesh *m) {
   return c->components > 0 ? c->components : 1;
 }
 
+/* feint_space_create, with what it refuses (an order the cells lack) placed
+ * at space.order in the case. */
+static int create_space(const feint_case *c, const feint_mesh *m, feint_space **out) {
+  int st = feint_space_create(m, c->order, space_components(c, m), out);
+  if (st == FEINT_ERR_INPUT) st = feint_error_set(st, "%s: %s", c->order_where, feint_error_message());
+  return st;
+}
+
 /* Keep what `next` can share with `prev` (NULL: nothing), free the rest
  * (the backend goes with the space and plan it was made for; whether the
  * next member can take it is setup_backend's decision). */
@@ -131,6 +140,18 @@ void run_transfers_add(feint_run_report *rep, int phase, run_transfers before) {
   const run_transfers dx = run_transfers_since(before);
   rep->h2d_seconds[phase] += dx.h2d;
   rep->d2h_seconds[phase] += dx.d2h;
+}
+
+void run_note(const feint_run_options *opts, const char *fmt, ...) {
+  char line[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  if (w < 0) return;
+  if (w >= (int)sizeof line) line[feint_utf8_cut(line, sizeof line)] = '\0';
+  if (opts->progress_ctx && opts->note) opts->note(opts->progress_ctx, line);
+  else fprintf(stderr, "feint: %s\n", line);
 }
 
 /* Tell the caller a phase starts (progress display). */
@@ -506,7 +527,7 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
   char note[512];
   TIMED(rep, FEINT_PHASE_SETUP,
         feint_backend_create(kind, opts->device_index, &r->problem, &r->backend, note, sizeof note));
-  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
+  if (note[0] && !opts->quiet && !rep->backend[0]) run_note(opts, "%s", note);
   return FEINT_OK;
 }
 
@@ -528,7 +549,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   r->backend_reused = 0;
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
-                             c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder};
+                             c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder,
+                             0 /* curved cells: refused */};
     run_starting(opts, r, FEINT_PHASE_MESH);
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
@@ -536,7 +558,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->has_operator) return run_operator(opts, rep, r);
   run_starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
-    TIMED(rep, FEINT_PHASE_DOFMAP, feint_space_create(r->mesh, c->order, space_components(c, r->mesh), &r->space));
+    TIMED(rep, FEINT_PHASE_DOFMAP, create_space(c, r->mesh, &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
@@ -700,15 +722,35 @@ static int finish_output(run_state *r, feint_run_report *rep) {
   return FEINT_OK;
 }
 
+/* The case's warnings on standard error (also with --quiet: they are about
+ * the input), each distinct "what" once per run: a sweep's members repeat
+ * their base's. */
+typedef struct {
+  int n;
+  const char *what[2 * FEINT_CASE_MAX_WARNINGS];
+} warned;
+
+static void print_warnings(const feint_run_options *opts, const feint_case *c, warned *done) {
+  for (int k = 0; k < c->n_warnings; k++) {
+    int seen = 0;
+    for (int j = 0; j < done->n && !seen; j++) seen = !strcmp(done->what[j], c->warnings[k].what);
+    if (seen) continue;
+    run_note(opts, "warning: %s: %s", c->warnings[k].where, c->warnings[k].what);
+    if (done->n < 2 * FEINT_CASE_MAX_WARNINGS) done->what[done->n++] = c->warnings[k].what;
+  }
+}
+
 /* All members of a sweep in one process: every member case is loaded (and
  * so validated) first; the mesh, dof map and pattern are kept from one
  * member to the next while the swept keys leave them unchanged (run_reuse),
  * and the backend while they change only the form's data (setup_backend). */
-static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint_case *base, run_state *r) {
+static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint_case *base, run_state *r,
+                     warned *done) {
   const int n = base->n_sweep;
   feint_case **cases = NULL;
   int status = feint_calloc((size_t)n, sizeof *cases, &cases, "sweep members");
   for (int m = 0; m < n && !status; m++) status = feint_case_load_member(base, m, &cases[m]);
+  for (int m = 0; m < n && !status; m++) print_warnings(opts, cases[m], done);
   const char *output = opts->output ? opts->output : base->output_file;
   char path[1200], prefix[64];
   if (!status && base->sweep_groups && !opts->check_only) {
@@ -760,13 +802,15 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   int status = backend_reuse_enabled(&r.reuse_backend);
   if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
+  warned done = {0};
+  if (!status) print_warnings(opts, base, &done);
   /* the mesh's provenance hash, beside the run (members with another mesh hash theirs at the write) */
   if (!status && !opts->check_only) status = feint_sha256_file_start(base->mesh_file, &r.mesh_hash);
   /* the GPU's context, made while the mesh is read */
   const feint_device_kind kind = opts->backend_set ? opts->backend : !status ? base->device : FEINT_DEVICE_CPU;
   if (!status && !opts->check_only && kind != FEINT_DEVICE_CPU) feint_cuda_warm_up_start(opts->device_index);
   if (!status && base->n_sweep > 0) {
-    status = run_sweep(opts, report, base, &r);
+    status = run_sweep(opts, report, base, &r, &done);
   } else if (!status) {
     r.c = base;
     const char *output = opts->output ? opts->output : base->output_file;

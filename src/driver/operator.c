@@ -167,12 +167,12 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
   run_transfers_add(rep, FEINT_PHASE_SETUP, x0);
   FEINT_CALL(st);
-  if (note[0] && !opts->quiet && !rep->backend[0]) fprintf(stderr, "feint: %s\n", note);
+  if (note[0] && !opts->quiet && !rep->backend[0]) run_note(opts, "%s", note);
   /* accepted (cases sweep one section over every kind) but said, so that
    * nobody expects a screened mass operator */
   if (c->operator_kind == FEINT_BP1_0 && c->operator_lambda_where[0] && !opts->quiet && !rep->backend[0])
-    fprintf(stderr, "feint: note: %s: operator.lambda is ignored by bp1.0 (the mass operator has no lambda)\n",
-            c->operator_lambda_where);
+    run_note(opts, "note: %s: operator.lambda is ignored by bp1.0 (the mass operator has no lambda)",
+             c->operator_lambda_where);
   snprintf(rep->backend, sizeof rep->backend, "%s", o->backend->name);
   snprintf(rep->device, sizeof rep->device, "%s", o->backend->device);
   rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(o->op);

@@ -81,6 +81,9 @@ void run_transfers_add(feint_run_report *rep, int phase, run_transfers before);
 
 /* Tell the caller a phase starts (progress display). */
 void run_starting(const feint_run_options *opts, const run_state *r, int phase);
+/* A note or warning line for standard error ("feint: " is added), through
+ * opts->note when set. */
+void run_note(const feint_run_options *opts, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* How many times to run a compute phase (feint bench --repeat). */
 int run_repeats(const feint_run_options *opts);
 /* The median of n timings (sorts them). */

@@ -15,11 +15,69 @@
  * collects it (feint_output's pattern writer does) */
 static _Thread_local char last_message[4096];
 
+size_t feint_utf8_cut(const char *s, size_t max) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t n = strnlen(s, max), lead = n;
+  while (lead > 0 && n - lead < 4 && (u[lead - 1] & 0xC0) == 0x80) lead--;
+  if (lead == 0) return n; /* no lead byte: not UTF-8, left as it is */
+  lead--;                  /* the last character's first byte */
+  const unsigned char c = u[lead];
+  const size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return n - lead < need ? lead : n;
+}
+
+/* A message longer than the buffer keeps its head (where: file:line, the
+ * --set text) and its tail (the reason, which comes last), with the middle
+ * (in practice a long quoted value) left out, cut between characters. */
+static void keep_ends(const char *full, size_t n) {
+  const size_t max = sizeof last_message - 1;
+  char marker[64];
+  const size_t head = feint_utf8_cut(full, max / 4);
+  size_t tail = n - (max - head - sizeof marker); /* the marker fits in what is left */
+  while (tail < n && ((unsigned char)full[tail] & 0xC0) == 0x80) tail++;
+  const int m = snprintf(marker, sizeof marker, " [... %zu bytes left out ...] ", tail - head);
+  memcpy(last_message, full, head);
+  memcpy(last_message + head, marker, (size_t)m);
+  memcpy(last_message + head + (size_t)m, full + tail, n - tail + 1);
+}
+
+/* Formats into a buffer of its own first, so that an argument may be the
+ * current message (feint_error_message()). */
+static void record(const char *where, const char *fmt, va_list ap) {
+  char local[sizeof last_message];
+  va_list again;
+  va_copy(again, ap);
+  const size_t lw = where ? strlen(where) + 2 : 0; /* "where: " */
+  const int n = vsnprintf(NULL, 0, fmt, ap);
+  const size_t total = lw + (n > 0 ? (size_t)n : 0);
+  char *buf = total < sizeof local ? local : malloc(total + 1);
+  /* out of memory: the buffer's worth, cut between characters */
+  const size_t cap = buf ? (buf == local ? sizeof local : total + 1) : sizeof local;
+  if (!buf) buf = local;
+  if (where) snprintf(buf, cap, "%s: ", where);
+  const size_t at = lw < cap ? lw : cap - 1;
+  if (vsnprintf(buf + at, cap - at, fmt, again) < 0) buf[at] = '\0';
+  va_end(again);
+  const size_t len = strlen(buf);
+  if (len >= sizeof last_message) {
+    keep_ends(buf, len);
+  } else {
+    if (total >= cap) buf[feint_utf8_cut(buf, len)] = '\0';
+    memcpy(last_message, buf, strlen(buf) + 1);
+  }
+  if (buf != local) free(buf);
+}
+
 int feint_error_set(int status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_message, sizeof last_message, fmt, ap);
+  record(NULL, fmt, ap);
   va_end(ap);
+  return status;
+}
+
+int feint_error_set_at(int status, const char *where, const char *fmt, va_list ap) {
+  record(where, fmt, ap);
   return status;
 }
 

@@ -121,6 +121,15 @@ static double apply_binary(int op, double a, double b) {
   }
 }
 
+/* The character at s (all its UTF-8 bytes: a message never shows half of one). */
+static void one_char(const char *s, char got[8]) {
+  const unsigned char c = (unsigned char)*s;
+  size_t n = feint_utf8_cut(s, c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1);
+  if (n == 0) n = 1; /* a broken sequence: its first byte */
+  memcpy(got, s, n);
+  got[n] = '\0';
+}
+
 static int syntax_error(parser *p, size_t pos, const char *fmt, const char *arg) {
   char what[256];
   snprintf(what, sizeof what, fmt, arg ? arg : "");
@@ -285,7 +294,7 @@ static int parse_primary(parser *p) {
     return syntax_error(p, p->pos,
                         "expected a number, a variable, a function or '(' before the end%s", "");
   char got[8];
-  snprintf(got, sizeof got, "%c", c);
+  one_char(p->text + p->pos, got);
   return syntax_error(p, p->pos, "expected a number, a variable, a function or '(', not '%s'",
                       got);
 }
@@ -351,7 +360,7 @@ static int parse_all(parser *p) {
   if (c == ')') return syntax_error(p, p->pos, "unbalanced ')'%s", "");
   if (c != '\0') {
     char got[8];
-    snprintf(got, sizeof got, "%c", c);
+    one_char(p->text + p->pos, got);
     return syntax_error(p, p->pos, "expected an operator or the end of the expression, not '%s'",
                         got);
   }

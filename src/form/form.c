@@ -202,6 +202,13 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
   const int mixed = feint_mesh_is_mixed(s->mesh);
   for (int b = 0; b < s->n_blocks; b++) {
     const feint_cell_type ct = s->mesh->blocks[b].cell_type;
+    const int max = feint_quadrature_max_degree(ct);
+    if (c->quadrature_degree > max)
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "%s: quadrature.degree %d is beyond the rules on %s: 0..%d (0..%d on "
+                             "quadrilaterals and hexahedra)",
+                             c->quadrature_where, c->quadrature_degree, feint_cell_plural(ct), max,
+                             feint_quadrature_max_degree(FEINT_CELL_HEXAHEDRON));
     const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1);
     const int dm = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 0);
     FEINT_CALL(make_rule(s, b, dv, &f->block_rule[b]));

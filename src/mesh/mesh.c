@@ -29,6 +29,9 @@
  *   (possibly unnamed) physical group of that tag and of the top dimension.
  * - opts->size applies to .geo files only (ignored for .msh).
  * - 2D meshes must lie in a plane z = const; z is stored as 0.
+ * - Cells of higher geometry order (curved) are refused, or with
+ *   opts->curved_ok (feint info) read by their vertices, which Gmsh lists
+ *   first: the straight-sided cells through them, geometry_order set.
  * - Region cells are first-order triangles or quadrilaterals (2D),
  *   tetrahedra, hexahedra or prisms (3D), in one block per type (mesh.h):
  *   cells are gathered by type and numbered block after block in Gmsh type
@@ -127,6 +130,7 @@ typedef struct {
   vec64 cells_of[7], group_of[7];
 
   int may_repeat; /* MSH 2 file: elements may be repeated (see dedup_rows) */
+  int curved_ok;  /* opts->curved_ok: higher-order cells read by their vertices */
   int cell_gtype; /* Gmsh type of the first region cells met (0 until then) */
   int n_cell_gtypes; /* region cell types met */
   int met[7];        /* region cell types met, by Gmsh type */
@@ -148,6 +152,43 @@ static feint_cell_type gtype_cell(int type) {
          : type == 4 ? FEINT_CELL_TETRAHEDRON
          : type == 3 ? FEINT_CELL_QUADRILATERAL
                      : FEINT_CELL_TRIANGLE;
+}
+
+/* What feint reads, for messages. */
+#define SUPPORTED_CELLS                                                                              \
+  "feint supports straight-sided (first-order) cells: 3-node triangles and 4-node quadrilaterals "   \
+  "in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D (Gmsh types 2 to 6)"
+
+/* The first-order Gmsh type of a line or cell type feint reads (1..6)
+ * whose geometry is of higher order, and that order in *order; 0 for
+ * other types. Gmsh lists such an element's vertices first, as the
+ * first-order element's; the order follows from the node count: complete
+ * elements, or incomplete ("serendipity": no interior nodes; the names
+ * ending in I) where no complete one has that count. */
+static int curved_linear_type(int type, int *order) {
+  static const char *const families[] = {NULL, "Line ", "Triangle ", "Quadrilateral ", "Tetrahedron ",
+                                         "Hexahedron ", "Prism "};
+  const char *name = feint_msh_type_name(type);
+  const long n = feint_msh_type_nodes(type);
+  *order = 0;
+  if (!name || type <= 6) return 0;
+  for (int f = 1; f <= 6; f++) {
+    const size_t len = strlen(families[f]);
+    if (strncmp(name, families[f], len) || name[len] < '0' || name[len] > '9') continue;
+    const int incomplete_only = name[strlen(name) - 1] == 'I';
+    for (int pass = incomplete_only; pass < 2; pass++)
+      for (long p = 2; p <= 10; p++) {
+        const long q = p + 1;
+        static const long none = -1;
+        const long complete[] = {0, q, q * (p + 2) / 2, q * q, q * (p + 2) * (p + 3) / 6, q * q * q, q * q * (p + 2) / 2};
+        const long serendipity[] = {0, none, 3 * p, 4 * p, 6 * p - 2, 12 * p - 4, 9 * p - 3};
+        if ((pass ? serendipity : complete)[f] == n) {
+          *order = (int)p;
+          return f;
+        }
+      }
+  }
+  return 0;
 }
 
 static int type_lookup(reader *r, int type, type_info **out) {
@@ -472,22 +513,34 @@ static int read_elements(reader *r) {
       T->count += (int64_t)kept;
       if (T->dim == E->dim) r->ent_count[i] += (int64_t)kept;
       if (!in_region || ne == 0) continue;
-      if (!cell_gtype_ok(D, T->type)) {
-        st = feint_error_set(FEINT_ERR_INPUT,
-                             "%smesh %s: the region contains %s elements (Gmsh type %d, \"%s\"); "
-                             "feint supports first-order triangles and tetrahedra (and, for the "
-                             "operator section, quadrilaterals and hexahedra) in this version",
-                             r->pre, r->path, T->friendly, T->type, T->name);
-        break;
+      int order = 1, ct = T->type;
+      if (!cell_gtype_ok(D, ct)) {
+        ct = curved_linear_type(T->type, &order);
+        if (ct && cell_gtype_ok(D, ct) && !r->curved_ok) {
+          st = feint_error_set(FEINT_ERR_INPUT,
+                               "%smesh %s: the region holds %s elements (Gmsh type %d, \"%s\"), of geometry "
+                               "order %d: curved cells are not supported yet; " SUPPORTED_CELLS
+                               " (save the mesh with first-order elements, gmsh -order 1; feint info "
+                               "describes it as it is)",
+                               r->pre, r->path, T->friendly, T->type, T->name, order);
+          break;
+        }
+        if (!ct || !cell_gtype_ok(D, ct)) {
+          st = feint_error_set(FEINT_ERR_INPUT,
+                               "%smesh %s: the region holds %s elements (Gmsh type %d, \"%s\"); " SUPPORTED_CELLS,
+                               r->pre, r->path, T->friendly, T->type, T->name);
+          break;
+        }
+        if (order > r->m->geometry_order) r->m->geometry_order = order;
       }
-      if (!r->cell_gtype) r->cell_gtype = T->type;
-      vec64 *cells = &r->cells_of[T->type], *groups = &r->group_of[T->type];
-      if (!r->met[T->type]) r->n_cell_gtypes++;
-      r->met[T->type] = 1;
-      const int nv = gtype_nv(T->type);
+      if (!r->cell_gtype) r->cell_gtype = ct;
+      vec64 *cells = &r->cells_of[ct], *groups = &r->group_of[ct];
+      if (!r->met[ct]) r->n_cell_gtypes++;
+      r->met[ct] = 1;
+      const int nv = gtype_nv(ct), nn = T->num_nodes; /* a curved cell: its vertices, the first nv of nn */
       if ((st = vec64_reserve(groups, kept))) break;
       for (size_t k = 0; k < kept; k++) groups->a[groups->n++] = group;
-      if (cells->n == 0 && kept == ne) {
+      if (cells->n == 0 && kept == ne && nn == nv) {
         /* the first block of this type, no repeats: take the model's array */
         free(cells->a);
         cells->a = B->nodes;
@@ -501,7 +554,7 @@ static int read_elements(reader *r) {
       size_t w = 0;
       for (size_t k = 0; k < ne; k++) {
         if (!keep[k]) continue;
-        for (int q = 0; q < nv; q++) dst[w++] = src[k * (size_t)nv + (size_t)q];
+        for (int q = 0; q < nv; q++) dst[w++] = src[k * (size_t)nn + (size_t)q];
       }
       cells->n += w;
     }
@@ -597,7 +650,9 @@ static int read_facets(reader *r) {
         size_t ne = B->n;
         if ((st = type_lookup(r, B->type, &T))) break;
         if (T->dim != fdim || ne == 0) continue;
-        if (!facet_type_met(r, D, T->type)) {
+        int order = 1, ft = T->type;
+        if (r->curved_ok && !facet_type_met(r, D, ft) && curved_linear_type(ft, &order)) ft = curved_linear_type(ft, &order);
+        if (!facet_type_met(r, D, ft)) {
           st = feint_error_set(
               FEINT_ERR_INPUT,
               "%smesh %s: physical group '%s' (dimension %d) contains %s elements (Gmsh type "
@@ -607,7 +662,7 @@ static int read_facets(reader *r) {
               : D == 3 ? "triangles" : "lines");
           break;
         }
-        const int nn = T->type == 3 ? 4 : T->type == 2 ? 3 : 2;
+        const int nn = T->num_nodes, nvt = ft == 3 ? 4 : ft == 2 ? 3 : 2; /* nodes; vertices, the first */
         size_t kept = 0;
         if ((st = keep_reserve(&keep, &keep_cap, ne)) ||
             (st = dedup_rows(r, B->nodes, ne, nn, keep, &kept)) ||
@@ -617,7 +672,7 @@ static int read_facets(reader *r) {
         size_t w = 0;
         for (size_t j = 0; j < ne; j++) {
           if (!keep[j]) continue;
-          for (int q = 0; q < nvf; q++) dst[w++] = q < nn ? B->nodes[j * (size_t)nn + (size_t)q] : ROW_PAD;
+          for (int q = 0; q < nvf; q++) dst[w++] = q < nvt ? B->nodes[j * (size_t)nn + (size_t)q] : ROW_PAD;
         }
         r->facets.n += w;
       }
@@ -802,6 +857,8 @@ static int finish(reader *r) {
 /* The model's mesh as a feint_mesh. */
 static int build(reader *r, const feint_mesh_options *opts) {
   r->may_repeat = r->x->repeats;
+  r->curved_ok = opts && opts->curved_ok;
+  r->m->geometry_order = 1;
   FEINT_CALL(index_blocks(r));
   FEINT_CALL(read_groups(r));
   FEINT_CALL(find_top_dim(r));
@@ -884,11 +941,7 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   int st;
   if (source == SOURCE_NATIVE) {
     st = feint_msh_read(path, &r.x);
-    if (st && r.pre[0]) {
-      char msg[2048];
-      snprintf(msg, sizeof msg, "%s", feint_error_message());
-      st = feint_error_set(st, "%s%s", r.pre, msg);
-    }
+    if (st && r.pre[0]) st = feint_error_set(st, "%s%s", r.pre, feint_error_message());
     if (!st && opts && opts->refine > 0) {
       /* refinement is Gmsh's: the file, now known to be a well-formed mesh, goes to libgmsh */
       feint_msh_destroy(r.x);

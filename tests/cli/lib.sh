@@ -55,7 +55,7 @@ EOF
 # bc_checks.py reads: the system to solve, the L2 norm's matrix).
 solution_mass_pair() {
   "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2.h5"
-  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2m.h5" --set physics.kind=mass --set boundary=
+  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2m.h5" --set physics.kind=mass --set boundary=null
   echo "$WORK/$2.h5,$WORK/$2m.h5"
 }
 

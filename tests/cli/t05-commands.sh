@@ -60,3 +60,35 @@ assert s["nonzeros"] == len(f["matrix/data"]) and s["seconds"]["assembly"] > 0
 assert s["colors"] == 0 and "colors" not in f.attrs, "no colouring on the cpu backend"
 print("json ok")
 EOF
+# every command's --help prints its usage and exits 0
+for c in run check bench info; do
+  "$FEINT" $c --help > "$WORK/help" || fail "$c --help: exit $?"
+  grep -q "^usage: feint $c " "$WORK/help" || fail "$c --help: $(cat "$WORK/help")"
+done
+"$FEINT" run "$WORK/c.yaml" -h | grep -q -- "--output FILE" || fail "run -h"
+# one output file: a second -o is refused
+expect_bad "-o twice" "^feint: error: -o b.h5: the output is already a.h5; give -o once" \
+  run "$WORK/c.yaml" -o a.h5 -o b.h5
+# the timing table gives cells per second where the phase goes over the cells
+"$FEINT" run "$WORK/c.yaml" -o "$WORK/t.h5" 2> /dev/null > "$WORK/table"
+grep -Eq "^  assembly +[0-9.]+ s +[0-9.]+ Mcells/s$" "$WORK/table" || fail "table: assembly: $(cat "$WORK/table")"
+for p in case setup write; do
+  grep -Eq "^  $p +[0-9.]+ s$" "$WORK/table" || fail "table: $p without Mcells/s: $(cat "$WORK/table")"
+done
+# on a terminal the progress bar ends full on a line of its own, and a note
+# (the backend's, a warning) takes a line of its own, not the bar's
+if command -v script > /dev/null; then
+  script -qec "'$FEINT' run '$WORK/c.yaml' -o '$WORK/p.h5' --backend cpu --device 3 --set physics.E=1" /dev/null \
+    > "$WORK/tty" < /dev/null
+  $PY - "$WORK/tty" <<'EOF'
+import sys
+raw = open(sys.argv[1], 'rb').read().decode()
+# what the terminal shows: each line's text after its last carriage return
+shown = [l.split('\r')[-1].replace('\x1b[K', '') for l in raw.replace('\r\n', '\n').split('\n')]
+assert "[" + "#" * 30 + "] 100% done" in shown, shown
+assert any(l.startswith("feint: --device 3 is a CUDA device") for l in shown), shown
+assert any(l.startswith("feint: warning: --set physics.E=1: key 'E'") for l in shown), shown
+assert shown.index("[" + "#" * 30 + "] 100% done") < [i for i, l in enumerate(shown) if l.startswith("wrote ")][0]
+print("progress bar ok")
+EOF
+fi

@@ -71,12 +71,12 @@ for pr in "8 1" "15 0"; do
   check laplacian "$WORK/p.h5" + patch "$WORK/p.h5" "$vol" 0 + residual-matvec "$WORK/p.h5" "${U//^/**}"
   # BP3.0 = screened Poisson (kappa = lambda = 1), BP1.0 = mass, both with p+2 Gauss points (the default rule)
   run "$WORK/h.yaml" -o "$WORK/op.h5" "${o[@]}" --set "operator={kind: bp3.0, lambda: 1}" --set "state.u=\"$U\"" \
-    --set output=
+    --set output=null
   run "$WORK/h.yaml" -o "$WORK/a.h5" "${o[@]}" --set physics.kind=helmholtz --set physics.kappa=1 \
     --set physics.lambda=1 --set output.residual=true --set "state.u=\"$U\""
   check bp "$WORK/op.h5" "$WORK/a.h5" + residual-bp "$WORK/op.h5" "$WORK/a.h5"
   [ "$p" = 15 ] && continue
-  run "$WORK/h.yaml" -o "$WORK/op.h5" "${o[@]}" --set "operator={kind: bp1.0}" --set "state.u=\"$U\"" --set output=
+  run "$WORK/h.yaml" -o "$WORK/op.h5" "${o[@]}" --set "operator={kind: bp1.0}" --set "state.u=\"$U\"" --set output=null
   run "$WORK/h.yaml" -o "$WORK/a.h5" "${o[@]}" --set output.residual=true --set output.matrix=false \
     --set "state.u=\"$U\""
   check residual-bp "$WORK/op.h5" "$WORK/a.h5"

@@ -20,7 +20,7 @@ boundary: [{group: boundary, dirichlet: "$exact"}]
 EOF
   "$FEINT" run --quiet "$WORK/d.yaml" -o "$WORK/$4-r.h5"
   "$FEINT" run --quiet "$WORK/d.yaml" -o "$WORK/$4-s.h5" --set assembly.dirichlet=symmetric
-  "$FEINT" run --quiet "$WORK/d.yaml" -o "$WORK/$4-m.h5" --set physics.kind=mass --set boundary=
+  "$FEINT" run --quiet "$WORK/d.yaml" -o "$WORK/$4-m.h5" --set physics.kind=mass --set boundary=null
   echo "$WORK/$4-r.h5,$WORK/$4-s.h5,$WORK/$4-m.h5"
 }
 for order in 1 2; do

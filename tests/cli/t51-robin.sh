@@ -21,7 +21,7 @@ boundary: [{group: left, robin: {alpha: $a, value: $v}}]
 output: {residual: false}
 EOF
   "$FEINT" run --quiet "$WORK/s.yaml" -o "$WORK/s1.h5"
-  "$FEINT" run --quiet "$WORK/s.yaml" -o "$WORK/s0.h5" --set boundary=
+  "$FEINT" run --quiet "$WORK/s.yaml" -o "$WORK/s0.h5" --set boundary=null
   $CHECK sum "$WORK/s1.h5" "$WORK/s0.h5" "$wm" "$wr"
 }
 for p in 1 2; do
@@ -53,7 +53,7 @@ boundary: [{group: left, robin: {alpha: $2, value: $3}}]
 output: {residual: false}
 EOF
   "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/v1.h5"
-  "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/v0.h5" --set boundary=
+  "$FEINT" run --quiet "$WORK/v.yaml" -o "$WORK/v0.h5" --set boundary=null
   $CHECK blocks "$WORK/v1.h5" "$WORK/v0.h5" 1 "$4" "$5"
 }
 blocks square.geo "[2, 5]" "[1, -1]" 2,0,0,5 1,-1
@@ -139,7 +139,7 @@ EOF
 "$FEINT" run --quiet "$WORK/w.yaml" -o "$WORK/w.h5"
 for m in 0 1; do
   a=1; [ $m = 1 ] && a='"3 + x*y"'
-  "$FEINT" run --quiet "$WORK/w.yaml" -o "$WORK/w1.h5" --set sweep= --set "boundary.0.robin.alpha=$a"
+  "$FEINT" run --quiet "$WORK/w.yaml" -o "$WORK/w1.h5" --set sweep=null --set "boundary.0.robin.alpha=$a"
   $PY - "$WORK/w-$m.h5" "$WORK/w1.h5" <<'PYEOF'
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")

@@ -32,7 +32,7 @@ done
 printf 'mesh: {file: %s, size: 0.15}\nspace: {order: 2}\nphysics: {kind: poisson}\nboundary: [{group: boundary, robin: {alpha: 1}}]\n' \
   "$(geo cube.geo)" > "$WORK/x.yaml"
 "$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x1.h5" --backend cuda
-"$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x0.h5" --backend cuda --set boundary=
+"$FEINT" run --quiet "$WORK/x.yaml" -o "$WORK/x0.h5" --backend cuda --set boundary=null
 $PY - "$WORK/x1.h5" "$WORK/x0.h5" <<'EOF' || fail "GPU Robin sum"
 import sys, h5py, numpy as np
 a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
