@@ -57,9 +57,12 @@ endif
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test test-gpu test-asan bench bench-gpu bench-e2e install install-files clean fuzz-msh
+.PHONY: all test test-gpu test-asan bench bench-gpu bench-e2e install install-files clean fuzz fuzz-msh fuzz-case fuzz-expr
 BENCH_BIN := $(BUILD)/bench/gen-cube-msh $(BUILD)/bench/gmsh-open
-all: $(BUILD)/feint $(TEST_BIN) $(BENCH_BIN)
+# the fuzz harnesses as plain programs over files (tests/fuzz/replay.c): the
+# suite replays their corpora and regression inputs (t33-fuzz-regress.sh)
+REPLAY_BIN := $(BUILD)/tests/fuzz/replay_case $(BUILD)/tests/fuzz/replay_expr $(BUILD)/tests/fuzz/replay_msh
+all: $(BUILD)/feint $(TEST_BIN) $(BENCH_BIN) $(REPLAY_BIN)
 
 # the end-to-end benchmark's mesh generator and floor (not part of feint)
 $(BUILD)/bench/%: tests/bench/%.c
@@ -80,6 +83,10 @@ $(BUILD)/feint: $(CMD_OBJ) $(LIBFEINT)
 $(BUILD)/tests/%: tests/unit/%.c $(LIBFEINT) tests/unit/check.h tests/unit/testmesh.h tests/unit/bc_case.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LINK_FEINT) $(LDLIBS)
+
+$(BUILD)/tests/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(LIBFEINT)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ tests/fuzz/replay.c tests/fuzz/fuzz_$*.c $(LINK_FEINT) $(LDLIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -125,17 +132,36 @@ bench-gpu: all
 bench-e2e: all
 	BUILD=$(BUILD) bash tests/bench/e2e.sh
 
-# libFuzzer harness of the native .msh reader (not part of `make test`):
-# `make fuzz-msh` builds $(BUILD)/fuzz/fuzz_msh; run it as
-# $(BUILD)/fuzz/fuzz_msh -max_total_time=300 NEW_CORPUS_DIR tests/fuzz/corpus/msh
+# libFuzzer harnesses (not part of `make all` nor `make test`): `make fuzz`
+# builds all three in $(BUILD)/fuzz: fuzz_msh (the native .msh reader and the
+# mesh builder), fuzz_case (the case loader, --set overrides and sweep
+# members: what `feint check` does before the mesh) and fuzz_expr (the
+# expression parser and evaluator); `make fuzz-msh`, `fuzz-case`,
+# `fuzz-expr` build one. Run one as
+#   $(BUILD)/fuzz/fuzz_case -runs=1000000 NEW_CORPUS_DIR tests/fuzz/corpus/case
+# (docs/fuzzing.md: the runs so far and what they found). A crash found
+# becomes an input in tests/fuzz/regress/<harness>, which the suite runs
+# through feint (t32-msh-malformed.sh, t33-fuzz-regress.sh).
 FUZZ_CC ?= clang
 FUZZ_FLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-FUZZ_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/gmsh_source.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/util/parallel.c src/fe/cell.c
+FUZZ_CFLAGS := $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc
+FUZZ_MSH_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/gmsh_source.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/util/parallel.c src/fe/cell.c
+FUZZ_CASE_SRC := src/case/case.c src/case/tree.c src/expr/expr.c src/util/sha256.c src/error/error.c src/util/parallel.c
+FUZZ_EXPR_SRC := src/expr/expr.c src/error/error.c src/util/parallel.c
+fuzz: fuzz-msh fuzz-case fuzz-expr
 fuzz-msh: $(BUILD)/fuzz/fuzz_msh
-$(BUILD)/fuzz/fuzz_msh: tests/fuzz/fuzz_msh.c $(FUZZ_SRC) include/feint/msh.h include/feint/mesh.h
+fuzz-case: $(BUILD)/fuzz/fuzz_case
+fuzz-expr: $(BUILD)/fuzz/fuzz_expr
+$(BUILD)/fuzz/fuzz_msh: tests/fuzz/fuzz_msh.c $(FUZZ_MSH_SRC) include/feint/msh.h include/feint/mesh.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
-	  -DFEINT_GMSH_SONAME='"$(or $(GMSH_SONAME),libgmsh.so)"' -Iinclude -Isrc -o $@ $< $(FUZZ_SRC) -lm -ldl
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFEINT_GMSH_SONAME='"$(or $(GMSH_SONAME),libgmsh.so)"' -o $@ $< $(FUZZ_MSH_SRC) -lm -ldl
+$(BUILD)/fuzz/fuzz_case: tests/fuzz/fuzz_case.c $(FUZZ_CASE_SRC) include/feint/case.h src/case/tree.h include/feint/expr.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(shell pkg-config --cflags yaml-0.1 2>/dev/null) -o $@ $< $(FUZZ_CASE_SRC) \
+	  $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml) -lm
+$(BUILD)/fuzz/fuzz_expr: tests/fuzz/fuzz_expr.c $(FUZZ_EXPR_SRC) include/feint/expr.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_EXPR_SRC) -lm
 
 install: all
 	@$(MAKE) --no-print-directory install-files

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install the Debian packages feint builds and tests with, if missing.
-# Usage: bash tests/deps.sh [build|test]
+# Usage: bash tests/deps.sh [build|test|fuzz] (fuzz: clang and libFuzzer for make fuzz)
 set -euo pipefail
 pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev)
 [ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev)
+[ "${1:-build}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

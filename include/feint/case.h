@@ -192,6 +192,11 @@ typedef struct {
  * "--set a.b=value: message"). */
 int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
                     feint_case **out);
+/* As feint_case_load, from `len` bytes of `text` (copied; NULs allowed),
+ * reading no file: `path` names the case in messages and is the base of its
+ * relative paths (the fuzz harness tests/fuzz/fuzz_case.c loads this way). */
+int feint_case_load_text(const char *path, const char *text, size_t len, int n_overrides,
+                         const char *const *overrides, feint_case **out);
 void feint_case_destroy(feint_case *c);
 
 /* The case of sweep member `member` of `base`: base's parsed case with the

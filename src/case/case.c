@@ -1103,10 +1103,18 @@ static int keep_overrides(feint_case *c, int n, const char *const *ov) {
   return FEINT_OK;
 }
 
-static int load(feint_case *c, const char *path, int n_overrides, const char *const *overrides,
-                tree_node **root, loader *L) {
+/* text NULL: read the file `path`; else `len` bytes of text, copied */
+static int load(feint_case *c, const char *path, const char *text, size_t len, int n_overrides,
+                const char *const *overrides, tree_node **root, loader *L) {
   FEINT_CALL(loader_init(c, path, L));
-  FEINT_CALL(read_all(path, &c->text, &c->text_len));
+  if (text) {
+    FEINT_CALL(feint_malloc(len + 1, 1, &c->text, "case text"));
+    memcpy(c->text, text, len);
+    c->text[len] = '\0';
+    c->text_len = len;
+  } else {
+    FEINT_CALL(read_all(path, &c->text, &c->text_len));
+  }
   feint_sha256 h;
   feint_sha256_init(&h);
   feint_sha256_update(&h, c->text, c->text_len);
@@ -1115,14 +1123,14 @@ static int load(feint_case *c, const char *path, int n_overrides, const char *co
   return parse_fill(c, L, root);
 }
 
-int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
-                    feint_case **out) {
+static int load_case(const char *path, const char *text, size_t len, int n_overrides,
+                     const char *const *overrides, feint_case **out) {
   feint_case *c;
   *out = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *c, &c, "case"));
   tree_node *root = NULL;
   loader L = {NULL, NULL, NULL};
-  int s = load(c, path, n_overrides, overrides, &root, &L);
+  int s = load(c, path, text, len, n_overrides, overrides, &root, &L);
   if (!s && c->n_sweep > 0) { /* the members' starting point */
     tree_node *t = NULL;
     s = tree_clone(root, &t);
@@ -1137,6 +1145,16 @@ int feint_case_load(const char *path, int n_overrides, const char *const *overri
   }
   *out = c;
   return FEINT_OK;
+}
+
+int feint_case_load(const char *path, int n_overrides, const char *const *overrides,
+                    feint_case **out) {
+  return load_case(path, NULL, 0, n_overrides, overrides, out);
+}
+
+int feint_case_load_text(const char *path, const char *text, size_t len, int n_overrides,
+                         const char *const *overrides, feint_case **out) {
+  return load_case(path, text, len, n_overrides, overrides, out);
 }
 
 int feint_case_load_member(const feint_case *base, int member, feint_case **out) {

@@ -402,11 +402,15 @@ static int emit_scalar(yaml_emitter_t *em, const tree_node *n) {
   const char *text = n->text;
   /* an empty plain scalar is null; "~" survives every context */
   if (!n->quoted && !text[0]) text = "~";
+  /* A quoted scalar asks for single quotes: libyaml's own fallback for a
+   * plain one it cannot write plain (a key "a::", an item "a,b" of a flow
+   * sequence), so that scalar reads back quoted and is written the same
+   * way again (as_run is stable); double quotes where single cannot go. */
   size_t len = strlen(text);
   if (len > INT32_MAX) return 0;
   if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (const yaml_char_t *)text, (int)len,
                                     !n->quoted, 1,
-                                    n->quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                    n->quoted ? YAML_SINGLE_QUOTED_SCALAR_STYLE
                                               : YAML_PLAIN_SCALAR_STYLE))
     return 0;
   return yaml_emitter_emit(em, &ev);

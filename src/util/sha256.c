@@ -61,6 +61,7 @@ static void compress(uint32_t s[8], const uint8_t b[64]) {
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define HAVE_SHA_NI_PATH 1
 /* The x86 SHA extensions (Intel since Goldmont/Ice Lake, AMD since Zen):
@@ -103,6 +104,17 @@ __attribute__((target("sha,sse4.1"))) static void compress_shani(uint32_t s[8], 
 }
 #endif
 
+#ifdef HAVE_SHA_NI_PATH
+/* SHA and SSE4.1, read with cpuid: clang before 15 rejects
+ * __builtin_cpu_supports("sha"), and `make fuzz` builds this with clang */
+static int cpu_has_sha(void) {
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_SSE4_1)) return 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+  return (b & bit_SHA) != 0;
+}
+#endif
+
 /* The compression function in use: the SHA extensions where the processor
  * has them (unless feint_sha256_use_portable asked otherwise). */
 static int portable_only;
@@ -112,7 +124,7 @@ void feint_sha256_use_portable(int on) { portable_only = on; }
 static void compress_block(uint32_t s[8], const uint8_t b[64]) {
 #ifdef HAVE_SHA_NI_PATH
   static int has_sha = -1;
-  if (has_sha < 0) has_sha = __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1");
+  if (has_sha < 0) has_sha = cpu_has_sha();
   if (has_sha && !portable_only) {
     compress_shani(s, b);
     return;
