@@ -72,4 +72,10 @@ int feint_malloc_large_touched(size_t count, size_t size, void *out, const char 
 /* Checked strdup. */
 int feint_strdup(const char *s, char **out);
 
+/* The memory limit, in bytes: FEINT_MEMORY_LIMIT when set (*why names it),
+ * else half the physical memory. It caps the largest output array a run
+ * allocates (driver) and what Gmsh may take to mesh a .geo (mesh). An
+ * unreadable value is FEINT_ERR_INPUT. */
+int feint_memory_limit(double *limit, const char **why);
+
 #endif

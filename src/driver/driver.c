@@ -1,7 +1,6 @@
 /* The pipeline of `feint run` / `feint check`. */
 #include "feint/driver.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -364,25 +363,6 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
   return FEINT_OK;
 }
 
-/* The largest array a run allocates for an output: FEINT_MEMORY_LIMIT
- * (bytes) when set, else half the physical memory. */
-static int memory_limit(double *limit, const char **why) {
-  const char *env = getenv("FEINT_MEMORY_LIMIT");
-  if (env && *env) {
-    char *end;
-    errno = 0;
-    *limit = strtod(env, &end);
-    if (errno || *end || !(*limit > 0))
-      return feint_error_set(FEINT_ERR_INPUT, "FEINT_MEMORY_LIMIT=%s: expected a positive number of bytes", env);
-    *why = "FEINT_MEMORY_LIMIT";
-    return FEINT_OK;
-  }
-  *why = "half the physical memory; FEINT_MEMORY_LIMIT sets another";
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  *limit = pages > 0 && page > 0 ? 0.5 * (double)pages * (double)page : 1e300;
-  return FEINT_OK;
-}
-
 /* Refuse (FEINT_ERR_INPUT, before anything is allocated) an output whose
  * array of `count` values of `size` bytes exceeds the memory limit:
  * high-order cells make element matrices and CSR matrices huge (a
@@ -390,7 +370,7 @@ static int memory_limit(double *limit, const char **why) {
 static int check_output_bytes(const char *key, const char *what, double count, int size) {
   const char *why;
   double limit;
-  FEINT_CALL(memory_limit(&limit, &why));
+  FEINT_CALL(feint_memory_limit(&limit, &why));
   const double bytes = count * size;
   if (bytes <= limit) return FEINT_OK;
   return feint_error_set(FEINT_ERR_INPUT,

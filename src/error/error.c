@@ -1,6 +1,7 @@
 #include "feint/error.h"
 #include "feint/parallel.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -148,4 +149,21 @@ int feint_error_not_finite(const char *where, const char *name, const char *what
                            feint_nonfinite_name(value));
   return feint_error_set(FEINT_ERR_INPUT, "%s: %s \"%s\" is %s at (%g, %g, %g): expected finite values", where, name,
                          what, feint_nonfinite_name(value), at[0], at[1], at[2]);
+}
+
+int feint_memory_limit(double *limit, const char **why) {
+  const char *env = getenv("FEINT_MEMORY_LIMIT");
+  if (env && *env) {
+    char *end;
+    errno = 0;
+    *limit = strtod(env, &end);
+    if (errno || *end || !(*limit > 0))
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_MEMORY_LIMIT=%s: expected a positive number of bytes", env);
+    *why = "FEINT_MEMORY_LIMIT";
+    return FEINT_OK;
+  }
+  *why = "half the physical memory; FEINT_MEMORY_LIMIT sets another";
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  *limit = pages > 0 && page > 0 ? 0.5 * (double)pages * (double)page : 1e300;
+  return FEINT_OK;
 }

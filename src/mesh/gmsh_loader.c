@@ -33,11 +33,12 @@ GMSH_FUNCTIONS(POINTER)
 
 static int loaded;        /* 1 loaded, -1 failed, 0 not tried */
 static char load_error[512];
+static void *lib;
 
 static int load(void) {
   if (loaded) return loaded > 0;
   loaded = -1;
-  void *lib = dlopen(FEINT_GMSH_SONAME, RTLD_NOW | RTLD_LOCAL);
+  lib = dlopen(FEINT_GMSH_SONAME, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     snprintf(load_error, sizeof load_error, "cannot load the Gmsh library %s: %s", FEINT_GMSH_SONAME, dlerror());
     return 0;
@@ -53,6 +54,17 @@ static int load(void) {
 }
 
 const char *feint_gmsh_load_error(void) { return load() ? NULL : load_error; }
+
+int feint_gmsh_on_out_of_memory(void (*handler)(void)) {
+  if (!load()) return 0;
+  /* std::set_new_handler of the C++ runtime libgmsh was linked with
+   * (dlsym on a handle searches the library's dependencies too) */
+  void (*(*set)(void (*)(void)))(void);
+  *(void **)&set = dlsym(lib, "_ZSt15set_new_handlerPFvvE");
+  if (!set) return 0;
+  set(handler);
+  return 1;
+}
 
 /* Forward when loaded; else fail the call (ierr = 1; a value of 0). */
 #define FORWARD(name, ...)                                                                                     \

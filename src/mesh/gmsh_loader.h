@@ -7,4 +7,9 @@
 /* NULL when libgmsh is loaded (loading it if needed), else why not. */
 const char *feint_gmsh_load_error(void);
 
+/* Make handler run when an allocation of libgmsh's C++ code fails (its
+ * operator new's handler), before anything is thrown; the handler must not
+ * return. Returns 1, or 0 when the library or its C++ runtime offers none. */
+int feint_gmsh_on_out_of_memory(void (*handler)(void));
+
 #endif

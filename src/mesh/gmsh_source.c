@@ -1,13 +1,17 @@
 /* The libgmsh source of the mesh model (msh_gmsh.h): .geo files (programs
  * Gmsh runs, then meshes) and, for `mesh.refine` and the tests, .msh files
- * opened by Gmsh.
+ * opened by Gmsh. This runs in the meshing child process (gmsh_child.c),
+ * never in feint's own.
  *
  * Gmsh is initialised once per process (never finalised; the OS reclaims it)
  * and cleared before and after each read, so it can be called any number of
  * times. Gmsh's own "abort on error" is switched off: with it on, an error
  * thrown from inside the .geo parser leaves the parser (and Gmsh's busy
  * lock) in a broken state for every later read in the process. Errors are
- * instead collected through Gmsh's logger and reported in feint's message.
+ * collected through Gmsh's logger and reported in feint's message, and
+ * also written to stderr as they come (Gmsh's terminal output, errors
+ * only), where the parent finds them if the child dies before it can
+ * report.
  *
  * With a size (opts->size, .geo only), Mesh.MeshSizeMax = size,
  * Mesh.MeshSizeMin = 0 and point sizes are ignored
@@ -50,15 +54,15 @@ static const char *const saved_option_names[] = {
 #define N_SAVED_OPTIONS (sizeof saved_option_names / sizeof saved_option_names[0])
 static double saved_option_values[N_SAVED_OPTIONS];
 
-static int gmsh_start(void) {
+int feint_gmsh_start(void) {
   int ierr = 0;
   if (gmsh_ready) return FEINT_OK;
   const char *why = feint_gmsh_load_error();
   if (why) return feint_error_set(FEINT_ERR_COMPUTE, "could not initialise Gmsh: %s", why);
   gmshInitialize(0, NULL, 0, &ierr);
   if (ierr) return feint_error_set(FEINT_ERR_COMPUTE, "could not initialise Gmsh");
-  gmshOptionSetNumber("General.Terminal", 0, &ierr);
-  gmshOptionSetNumber("General.Verbosity", 2, &ierr); /* errors and warnings */
+  gmshOptionSetNumber("General.Terminal", 1, &ierr);
+  gmshOptionSetNumber("General.Verbosity", 1, &ierr); /* errors only */
   gmshOptionSetNumber("General.AbortOnError", 0, &ierr);
   for (size_t i = 0; i < N_SAVED_OPTIONS; i++) {
     saved_option_values[i] = 0;
@@ -312,11 +316,11 @@ static int file_repeats(const char *path) {
   return !(strncmp(head, "$MeshFormat", 11) == 0 && strtod(head + 12, NULL) >= 4.0);
 }
 
-int feint_gmsh_model(const char *path, const feint_mesh_options *opts, const char *pre, feint_msh **out,
-                     double *seconds) {
+int feint_gmsh_model_here(const char *path, const feint_mesh_options *opts, const char *pre, feint_msh **out,
+                          double *seconds) {
   *out = NULL;
   *seconds = 0;
-  FEINT_CALL(gmsh_start());
+  FEINT_CALL(feint_gmsh_start());
   feint_msh *x = NULL;
   FEINT_CALL(feint_msh_create(&x));
   int ierr = 0;

@@ -4,9 +4,11 @@
  *   reader (msh.c); the file is never given to Gmsh, so a malformed or
  *   hostile file is an input error, not a crash or a script run;
  * - .geo files: programs Gmsh runs and meshes, through libgmsh
- *   (gmsh_source.c), which converts Gmsh's model into the same feint_msh.
+ *   (gmsh_source.c), which converts Gmsh's model into the same feint_msh,
+ *   in a child process under a memory and a time limit (gmsh_child.c).
  * `mesh.refine` on a .msh file: the file is read natively first (so only a
- * well-formed mesh reaches Gmsh), then opened and refined by libgmsh.
+ * well-formed mesh reaches Gmsh), then opened and refined by libgmsh (in
+ * the child too).
  * Other extensions are refused (Gmsh would parse an unknown file as a .geo
  * script).
  *
