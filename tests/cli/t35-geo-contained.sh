@@ -79,7 +79,7 @@ expect_fail "a .geo that exits" 2 "exit.geo: Gmsh failed to mesh this \.geo \(it
 # the limit named (the square refined 8 times is 16M triangles). Not under
 # AddressSanitizer (make test-asan): its allocator would end the child itself
 # when an allocation fails, before operator new's handler can tell why.
-if [ -n "${ASAN_OPTIONS:-}" ]; then
+if sanitized; then
   echo "skip the memory limit under AddressSanitizer"
 else
   FEINT_MEMORY_LIMIT=1e8 expect_fail "refinement over the memory limit" 1 \

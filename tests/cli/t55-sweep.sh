@@ -106,7 +106,7 @@ expect_bad "missing dataset file in member 1" "sweep member 1: .*cannot read HDF
 # members (before: 2.1 GB, 21 KB each) stay under 300 MB, under 2 KB more
 # per member than 10,000. Under AddressSanitizer (make test-asan) smaller
 # sweeps, and no memory bound (its allocator's quarantine and shadow).
-$PY - "$FEINT" "$WORK" "$(geo square.geo)" "${ASAN_OPTIONS:+asan}" <<'EOF'
+$PY - "$FEINT" "$WORK" "$(geo square.geo)" "$(sanitized && echo asan)" <<'EOF'
 import os, subprocess, sys
 feint, work, mesh, asan = sys.argv[1:5]
 def check(n):
