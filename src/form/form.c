@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "feint/error.h"
+#include "feint/parallel.h"
 #include "feint/expr.h"
 #include "feint/h5.h"
 #include "feint/physics.h"
@@ -30,6 +31,22 @@ static int field_check_finite(const feint_value *v, const feint_space *s, const 
     return feint_error_not_finite(v->where, name, what, f->values[i], s->coordinates + 3 * i);
   }
   return FEINT_OK;
+}
+
+/* An expression at the dofs [a, b) (the evaluator is reentrant: every
+ * core samples its range; 1M dofs took 20 ms an expression on one). */
+typedef struct {
+  const feint_expr *e;
+  const double *coordinates;
+  double *values;
+} sample_job;
+
+static void sample_range(int64_t a, int64_t b, void *arg) {
+  const sample_job *j = arg;
+  for (int64_t i = a; i < b; i++) {
+    const double *x = j->coordinates + 3 * i;
+    j->values[i] = feint_expr_eval(j->e, x[0], x[1], x[2]);
+  }
 }
 
 /* Sample a case value as a field on the space: constants stay constants,
@@ -62,10 +79,8 @@ static int field_sample(const feint_value *v, const feint_space *s, double fallb
         return status;
       }
       f->kind = FEINT_FIELD_NODE;
-      for (int64_t i = 0; i < s->n_scalar_dofs; i++) {
-        const double *x = s->coordinates + 3 * i;
-        f->values[i] = feint_expr_eval(e, x[0], x[1], x[2]);
-      }
+      sample_job job = {e, s->coordinates, f->values};
+      feint_parallel_for(s->n_scalar_dofs, 1 << 14, sample_range, &job);
       feint_expr_destroy(e);
       return FEINT_OK;
     }
