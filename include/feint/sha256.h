@@ -18,6 +18,9 @@ void feint_sha256_final(feint_sha256 *h, char hex[65]);
 /* Tests: 1 makes the hash use the portable compression function even
  * where the processor's SHA extensions are used by default. */
 void feint_sha256_use_portable(int on);
+/* 1 where the hash now uses the processor's SHA extensions (they exist and
+ * the portable path was not asked for), else 0: tests say what they compared. */
+int feint_sha256_uses_sha_ni(void);
 /* Hash a whole file; FEINT_ERR_INPUT naming the file if it can't be read. */
 int feint_sha256_file(const char *path, char hex[65]);
 /* The hash of a file computed on a thread of its own, so that it overlaps

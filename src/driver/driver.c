@@ -680,10 +680,10 @@ static int finish_output(run_state *r, feint_run_report *rep) {
 
 /* The case's warnings on standard error (also with --quiet: they are about
  * the input), each distinct "what" once per run: a sweep's members repeat
- * their base's. */
+ * their base's. Copies: a member's case is dropped once validated. */
 typedef struct {
   int n;
-  const char *what[2 * FEINT_CASE_MAX_WARNINGS];
+  char what[2 * FEINT_CASE_MAX_WARNINGS][sizeof ((feint_case *)0)->warnings[0].what];
 } warned;
 
 static void print_warnings(const feint_run_options *opts, const feint_case *c, warned *done) {
@@ -692,21 +692,29 @@ static void print_warnings(const feint_run_options *opts, const feint_case *c, w
     for (int j = 0; j < done->n && !seen; j++) seen = !strcmp(done->what[j], c->warnings[k].what);
     if (seen) continue;
     run_note(opts, "warning: %s: %s", c->warnings[k].where, c->warnings[k].what);
-    if (done->n < 2 * FEINT_CASE_MAX_WARNINGS) done->what[done->n++] = c->warnings[k].what;
+    if (done->n < 2 * FEINT_CASE_MAX_WARNINGS)
+      snprintf(done->what[done->n++], sizeof done->what[0], "%s", c->warnings[k].what);
   }
 }
 
-/* All members of a sweep in one process: every member case is loaded (and
- * so validated) first; the mesh, dof map and pattern are kept from one
- * member to the next while the swept keys leave them unchanged (run_reuse),
- * and the backend while they change only the form's data (setup_backend). */
+/* All members of a sweep in one process. Every member is loaded (and so
+ * validated) before the first computes, then dropped: a member's case is
+ * 15 KB or more (YAML aliases), too much to keep 100,000 of; it is loaded
+ * again when it runs, and the one before it is kept until run_reuse has
+ * compared the two (a mesh or form keeps no pointer into its case). The
+ * mesh, dof map and pattern are kept from one member to the next while the
+ * swept keys leave them unchanged (run_reuse), and the backend while they
+ * change only the form's data (setup_backend). */
 static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint_case *base, run_state *r,
                      warned *done) {
   const int n = base->n_sweep;
-  feint_case **cases = NULL;
-  int status = feint_calloc((size_t)n, sizeof *cases, &cases, "sweep members");
-  for (int m = 0; m < n && !status; m++) status = feint_case_load_member(base, m, &cases[m]);
-  for (int m = 0; m < n && !status; m++) print_warnings(opts, cases[m], done);
+  int status = FEINT_OK;
+  feint_case *prev = NULL, *cur = NULL;
+  for (int m = 0; m < n && !status; m++) {
+    if (!(status = feint_case_load_member(base, m, &cur))) print_warnings(opts, cur, done);
+    feint_case_destroy(cur);
+    cur = NULL;
+  }
   const char *output = opts->output ? opts->output : base->output_file;
   char path[1200], prefix[64];
   if (!status && base->sweep_groups && !opts->check_only) {
@@ -715,8 +723,11 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     status = feint_output_create(output, &r->out);
   }
   for (int m = 0; m < n && !status; m++) {
-    run_reuse(r, m ? cases[m - 1] : NULL, cases[m]);
-    r->c = cases[m];
+    if ((status = feint_case_load_member(base, m, &cur))) break;
+    run_reuse(r, prev, cur);
+    feint_case_destroy(prev);
+    prev = NULL;
+    r->c = cur;
     r->member = m;
     r->n_members = n;
     memcpy(r->seconds_before, rep->seconds, sizeof r->seconds_before);
@@ -732,6 +743,8 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     if ((status = run_case(opts, rep, r))) break;
     if (!base->sweep_groups && !opts->check_only && (status = finish_output(r, rep))) break;
     run_release_member(r);
+    prev = cur;
+    cur = NULL;
     rep->n_members = m + 1;
   }
   if (!status && base->sweep_groups && !opts->check_only) {
@@ -742,8 +755,8 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     if (!status) status = finish_output(r, rep);
   }
   r->c = NULL;
-  for (int m = 0; m < n && cases; m++) feint_case_destroy(cases[m]);
-  free(cases);
+  feint_case_destroy(cur); /* the member that failed */
+  feint_case_destroy(prev);
   return status;
 }
 

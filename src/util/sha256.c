@@ -121,11 +121,19 @@ static int portable_only;
 
 void feint_sha256_use_portable(int on) { portable_only = on; }
 
-static void compress_block(uint32_t s[8], const uint8_t b[64]) {
+int feint_sha256_uses_sha_ni(void) {
 #ifdef HAVE_SHA_NI_PATH
   static int has_sha = -1;
   if (has_sha < 0) has_sha = cpu_has_sha();
-  if (has_sha && !portable_only) {
+  return has_sha && !portable_only;
+#else
+  return 0;
+#endif
+}
+
+static void compress_block(uint32_t s[8], const uint8_t b[64]) {
+#ifdef HAVE_SHA_NI_PATH
+  if (feint_sha256_uses_sha_ni()) {
     compress_shani(s, b);
     return;
   }

@@ -30,17 +30,17 @@ done
 # solution (k = 1/2) is in the asymptotic range at P4 by the second level.
 # P1 and P2 start one level finer (the coarsest has too few interior dofs).
 for p in 1 2 3 4; do
-  levels="0 1 2"; [ $p -le 2 ] && levels="1 2 3"
-  pairs=(); for r in $levels; do pairs+=("$(manufactured_pair cube.geo $p 1.0 c$r 3 $r 0.5)"); done
-  $PY "$ROOT/tests/cli/fe_checks.py" convergence $p k=0.5 "${pairs[@]}"
-  pairs=(); for r in 0 1 2; do pairs+=("$(manufactured_pair square.geo $p 0.2 s$r 2 $r)"); done
-  $PY "$ROOT/tests/cli/fe_checks.py" convergence $p "${pairs[@]}"
+  lv="0 1 2"; [ $p -le 2 ] && lv="1 2 3"
+  pairs=(); for r in $(levels $lv); do pairs+=("$(manufactured_pair cube.geo $p 1.0 c$r 3 $r 0.5)"); done
+  rates $PY "$ROOT/tests/cli/fe_checks.py" convergence $p k=0.5 "${pairs[@]}"
+  pairs=(); for r in $(levels 0 1 2); do pairs+=("$(manufactured_pair square.geo $p 0.2 s$r 2 $r)"); done
+  rates $PY "$ROOT/tests/cli/fe_checks.py" convergence $p "${pairs[@]}"
 done
 
 # P3 tetrahedra, Dirichlet on x = 0 and the exact flux on the other faces
 # (lib.sh mixed_cube_pair).
-t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "$(geo cube.geo)" 3 1.0 $r)"); done
-$PY "$ROOT/tests/cli/bc_checks.py" mixed-cube 3 "${t[@]}"
+t=(); for r in $(levels 0 1 2); do t+=("$(mixed_cube_pair "$(geo cube.geo)" 3 1.0 $r)"); done
+rates $PY "$ROOT/tests/cli/bc_checks.py" mixed-cube 3 "${t[@]}"
 
 # Neumann loads through the face-interior dofs of P4..P6 facets (several
 # per face, so the facet's lattice orientation matters): a cubic h is

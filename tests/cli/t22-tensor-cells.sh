@@ -68,6 +68,7 @@ space: {order: $order}
 physics: {kind: poisson, source: "$src"}
 state: {u: "$exact"}
 EOF
+  if sanitized; then set -- "$1"; fi # lib.sh: levels
   for m in "$@"; do
     local opts=() o
     IFS=: read -ra o <<< "$m"
@@ -78,7 +79,7 @@ EOF
     pairs+=("$WORK/p$k.h5,$WORK/m$k.h5")
   done
   echo "convergence ${dim}D p$order: ${*//$ROOT\//}"
-  check convergence $order "${pairs[@]}"
+  rates check convergence $order "${pairs[@]}"
 }
 for p in 1 2 3 4; do converge 2 $p mesh.size=0.4 mesh.size=0.2 mesh.size=0.1; done
 cube="mesh.file=$(data quad_cube.geo):mesh.size=1"
@@ -154,8 +155,8 @@ for p in 3 4 9 15; do
   echo -n "Q$p Neumann: "; $BC flux "$WORK/n.h5" "$($PY -c "print(repr(1 / ($p + 1)))")"
 done
 for p in 3 4; do
-  t=(); for h in 0.4 0.2 0.1; do t+=("$(mixed_pair "$(data quad_square.geo)" $p $h)"); done
-  echo -n "Q$p "; $BC mixed $p "${t[@]}"
+  t=(); for h in $(levels 0.4 0.2 0.1); do t+=("$(mixed_pair "$(data quad_square.geo)" $p $h)"); done
+  echo -n "Q$p "; rates $BC mixed $p "${t[@]}"
 done
 
 # prisms (wedges): sums, Laplacians, patch test on an extruded

@@ -112,27 +112,27 @@ EOF
 
 # convergence of manufactured solutions, refined meshes of each kind
 for p in 1 2; do
-  t=(); for r in 0 1 2; do t+=("$(manufactured_pair "${meshes[0]}" $p 0.25 s$r 2 $r)"); done
-  echo -n "triangles + quadrilaterals p$p: "; check convergence $p "${t[@]}"
-  t=(); for r in 0 1 2; do t+=("$(manufactured_pair "${meshes[1]}" $p 0.5 h$r 3 $r)"); done
-  echo -n "hexahedra + prisms p$p: "; check convergence $p "${t[@]}"
+  t=(); for r in $(levels 0 1 2); do t+=("$(manufactured_pair "${meshes[0]}" $p 0.25 s$r 2 $r)"); done
+  echo -n "triangles + quadrilaterals p$p: "; rates check convergence $p "${t[@]}"
+  t=(); for r in $(levels 0 1 2); do t+=("$(manufactured_pair "${meshes[1]}" $p 0.5 h$r 3 $r)"); done
+  echo -n "hexahedra + prisms p$p: "; rates check convergence $p "${t[@]}"
   # P1 on these tetrahedra (as on the same geometry meshed with tetrahedra
   # only) needs one refinement more to reach the asymptotic rate
-  t=(); for r in $((2 - p)) $((3 - p)) $((4 - p)); do t+=("$(manufactured_pair mixedcube.geo $p 0.5 c$r 3 $r)"); done
-  echo -n "tetrahedra + prisms p$p: "; check convergence $p "${t[@]}"
+  t=(); for r in $(levels $((2 - p)) $((3 - p)) $((4 - p))); do t+=("$(manufactured_pair mixedcube.geo $p 0.5 c$r 3 $r)"); done
+  echo -n "tetrahedra + prisms p$p: "; rates check convergence $p "${t[@]}"
   # Dirichlet (vertex and edge dofs of the lines) and Neumann on the 2D mixed mesh
-  t=(); for h in 0.4 0.2 0.1; do t+=("$(mixed_pair "${meshes[0]}" $p $h)"); done
-  echo -n "Dirichlet/Neumann, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/bc_checks.py" mixed $p "${t[@]}"
-  t=(); for h in 0.4 0.2 0.1; do t+=("$(robin_pair $p $h "2 + x*y" "${meshes[0]}")"); done
-  echo -n "Robin, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/robin_checks.py" converge $p "${t[@]}"
+  t=(); for h in $(levels 0.4 0.2 0.1); do t+=("$(mixed_pair "${meshes[0]}" $p $h)"); done
+  echo -n "Dirichlet/Neumann, triangles + quadrilaterals p$p: "; rates $PY "$ROOT/tests/cli/bc_checks.py" mixed $p "${t[@]}"
+  t=(); for h in $(levels 0.4 0.2 0.1); do t+=("$(robin_pair $p $h "2 + x*y" "${meshes[0]}")"); done
+  echo -n "Robin, triangles + quadrilaterals p$p: "; rates $PY "$ROOT/tests/cli/robin_checks.py" converge $p "${t[@]}"
 done
-t=(); for r in 0 1 2; do t+=("$(manufactured_pair mixedcube.geo 3 1 c3-$r 3 $r 0.5)"); done
-echo -n "tetrahedra + prisms p3: "; check convergence 3 k=0.5 "${t[@]}"
+t=(); for r in $(levels 0 1 2); do t+=("$(manufactured_pair mixedcube.geo 3 1 c3-$r 3 $r 0.5)"); done
+echo -n "tetrahedra + prisms p3: "; rates check convergence 3 k=0.5 "${t[@]}"
 # Lobatto nodes: Dirichlet values at the GLL edge nodes, Neumann on the
 # rest; P4 reaches its rate on the fourth mesh (rates 3.9, 6.3, 5.1)
 for p in 3 4; do
-  t=(); for h in 0.4 0.2 0.1 0.05; do t+=("$(mixed_pair "${meshes[0]}" $p $h)"); done
-  echo -n "Dirichlet/Neumann, triangles + quadrilaterals p$p: "; $PY "$ROOT/tests/cli/bc_checks.py" mixed $p "${t[@]}"
+  t=(); for h in $(levels 0.4 0.2 0.1 0.05); do t+=("$(mixed_pair "${meshes[0]}" $p $h)"); done
+  echo -n "Dirichlet/Neumann, triangles + quadrilaterals p$p: "; rates $PY "$ROOT/tests/cli/bc_checks.py" mixed $p "${t[@]}"
 done
 
 # boundary conditions on the 3D mixed meshes (groups "boundary", "left")
@@ -154,17 +154,17 @@ for mesh in "${meshes[1]}" "${meshes[2]}"; do
   done
 done
 for p in 1 2; do
-  t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[1]}" $p 0.5 $r)"); done
-  echo -n "Dirichlet/Neumann, hexahedra + prisms p$p: "; $BC mixed-cube $p "${t[@]}"
+  t=(); for r in $(levels 0 1 2); do t+=("$(mixed_cube_pair "${meshes[1]}" $p 0.5 $r)"); done
+  echo -n "Dirichlet/Neumann, hexahedra + prisms p$p: "; rates $BC mixed-cube $p "${t[@]}"
   # P1 needs one refinement more (as above)
-  t=(); for r in $((2 - p)) $((3 - p)) $((4 - p)); do t+=("$(mixed_cube_pair "${meshes[2]}" $p 0.5 $r)"); done
-  echo -n "Dirichlet/Neumann, tetrahedra + prisms p$p: "; $BC mixed-cube $p "${t[@]}"
+  t=(); for r in $(levels $((2 - p)) $((3 - p)) $((4 - p))); do t+=("$(mixed_cube_pair "${meshes[2]}" $p 0.5 $r)"); done
+  echo -n "Dirichlet/Neumann, tetrahedra + prisms p$p: "; rates $BC mixed-cube $p "${t[@]}"
 done
-t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[2]}" 3 1 $r)"); done
-echo -n "Dirichlet/Neumann, tetrahedra + prisms p3: "; $BC mixed-cube 3 "${t[@]}"
+t=(); for r in $(levels 0 1 2); do t+=("$(mixed_cube_pair "${meshes[2]}" 3 1 $r)"); done
+echo -n "Dirichlet/Neumann, tetrahedra + prisms p3: "; rates $BC mixed-cube 3 "${t[@]}"
 for p in 3 4; do
-  t=(); for r in 0 1 2; do t+=("$(mixed_cube_pair "${meshes[1]}" $p 1 $r)"); done
-  echo -n "Dirichlet/Neumann, hexahedra + prisms p$p: "; $BC mixed-cube $p "${t[@]}"
+  t=(); for r in $(levels 0 1 2); do t+=("$(mixed_cube_pair "${meshes[1]}" $p 1 $r)"); done
+  echo -n "Dirichlet/Neumann, hexahedra + prisms p$p: "; rates $BC mixed-cube $p "${t[@]}"
 done
 
 # bad input

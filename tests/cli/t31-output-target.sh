@@ -16,9 +16,24 @@ mkfifo "$WORK/fifo"
 expect_bad "fifo" "not a regular file" run "$WORK/c.yaml" -o "$WORK/fifo"
 ln -s "$WORK/nowhere/x.h5" "$WORK/dangling.h5"
 expect_bad "link into a missing directory" "No such file or directory" run "$WORK/c.yaml" -o "$WORK/dangling.h5"
+# a directory the user cannot write to: root writes anywhere, so as root
+# feint runs as nobody (setpriv), with the case and the build readable
 chmod 500 "$WORK/dir"
 if [ "$(id -u)" -ne 0 ]; then
   expect_bad "read-only directory" "Permission denied" run "$WORK/c.yaml" -o "$WORK/dir/x.h5"
+elif command -v setpriv > /dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$FEINT" &&
+     setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$(geo cube.geo)"; then
+  chmod 755 "$WORK"
+  chmod 644 "$WORK/c.yaml"
+  printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$FEINT" > "$WORK/as-nobody"
+  chmod 755 "$WORK/as-nobody"
+  real=$FEINT FEINT=$WORK/as-nobody
+  expect_bad "read-only directory (as nobody)" "Permission denied" run "$WORK/c.yaml" -o "$WORK/dir/x.h5"
+  FEINT=$real
+  [ -z "$(ls -A "$WORK/dir")" ] || fail "something was written into the read-only directory"
+  chmod 700 "$WORK"
+else
+  echo "SKIP read-only directory: running as root without setpriv, or nobody cannot read $FEINT or cases/"
 fi
 chmod 700 "$WORK/dir"
 # a symbolic link is written through: the link stays, its target is the
