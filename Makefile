@@ -21,7 +21,13 @@ GMSH_SONAME := $(shell objdump -p $$(ls /usr/lib/*/libgmsh.so /usr/lib/libgmsh.s
 override CFLAGS += -DFEINT_GMSH_SONAME='"$(or $(GMSH_SONAME),libgmsh.so)"'
 LDLIBS  += $(PKG_LIBS) -lm -lpthread -ldl
 
-LIB_SRC := $(filter-out src/backend/cuda/%,$(shell find src -name '*.c' | sort))
+# src/backend/cuda/: kind.c (what the cuda backend computes) in every build,
+# so that --backend cuda says why a problem cannot run there; the host
+# sides of the CUDA backend with nvcc only; without nvcc the *none.c stubs
+# of what the GPU tests call directly (the registry needs none).
+CUDA_STUB_SRC := $(sort $(wildcard src/backend/cuda/*none.c))
+CUDA_HOST_SRC := $(filter-out src/backend/cuda/kind.c $(CUDA_STUB_SRC),$(sort $(wildcard src/backend/cuda/*.c)))
+LIB_SRC := $(filter-out $(CUDA_STUB_SRC) $(CUDA_HOST_SRC),$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/t*.c))
 
@@ -33,9 +39,10 @@ ifneq ($(NVCC),)
   override CFLAGS += -DFEINT_HAVE_CUDA=1
   LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  LIB_SRC   += $(CUDA_HOST_SRC)
 else
   HAVE_CUDA := 0
-  LIB_SRC   += $(sort $(wildcard src/backend/cuda/*.c))
+  LIB_SRC   += $(CUDA_STUB_SRC)
   CU_OBJ    :=
 endif
 

@@ -1,12 +1,13 @@
 /* feint bench: the report of a benchmark run. Each compute phase is set
- * against the copy bandwidth measured now on the same device (CUDA:
- * device-to-device copy; CPU: memcpy), counting bytes read + written. */
+ * against the copy bandwidth measured now on the same device (a device
+ * backend's own copy, its kind's copy_bandwidth; else the host's memcpy),
+ * counting bytes read + written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda/cuda_timing.h"
 #include "cmd.h"
+#include "feint/backend.h"
 #include "feint/error.h"
 
 /* Host memcpy bandwidth (read + write) over a buffer far larger than the caches. */
@@ -31,9 +32,10 @@ static double host_copy_gbs(void) {
 
 int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
   double copy = 0;
-  const int cuda = strcmp(rep->backend, "cuda") == 0;
-  if (cuda) {
-    if (feint_cuda_copy_bandwidth(o->device_index < 0 ? 0 : o->device_index, (size_t)1 << 30, 20, &copy))
+  const feint_backend_kind *kind = feint_backend_kind_find(rep->backend);
+  const int device = kind && kind->copy_bandwidth; /* a device of its own, with copies to and from it */
+  if (device) {
+    if (kind->copy_bandwidth(o->device_index < 0 ? 0 : o->device_index, (size_t)1 << 30, 20, &copy))
       return cmd_fail(FEINT_ERR_COMPUTE);
   } else {
     copy = host_copy_gbs();
@@ -42,7 +44,7 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
   printf("backend %s on %s; %lld cells, %lld nodes, %lld dofs, %lld nonzeros\n", rep->backend, rep->device,
          (long long)rep->n_cells, (long long)rep->n_nodes, (long long)rep->n_dofs, (long long)rep->nnz);
   printf("copy bandwidth measured now: %.1f GB/s (%s, read + write)\n", copy,
-         cuda ? "device-to-device" : "host memcpy");
+         device ? "device-to-device" : "host memcpy");
   if (rep->n_colors > 0) printf("cell colouring (assembly.strategy colored): %d colours\n", rep->n_colors);
   if (rep->residual_kernel[0]) printf("residual kernel: %s\n", rep->residual_kernel);
   if (rep->pattern_steps[0]) printf("pattern steps: %s\n", rep->pattern_steps);
@@ -54,7 +56,7 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
   for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
     if (rep->seconds[k] <= 0) continue;
     printf("%-17s %11.3f", feint_phase_names[k], 1e3 * rep->seconds[k]);
-    if (cuda) printf(" %9.3f %9.3f", 1e3 * rep->h2d_seconds[k], 1e3 * rep->d2h_seconds[k]);
+    if (device) printf(" %9.3f %9.3f", 1e3 * rep->h2d_seconds[k], 1e3 * rep->d2h_seconds[k]);
     else printf(" %9s %9s", "-", "-");
     h2d += rep->h2d_seconds[k];
     d2h += rep->d2h_seconds[k];
@@ -72,10 +74,10 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
       printf("   (libgmsh's own open: %.3f ms)", 1e3 * rep->gmsh_seconds);
     printf("\n");
   }
-  if (cuda)
+  if (device)
     printf("\nhost-to-device copies %.3f ms, device-to-host %.3f ms in all (h2d, d2h: inside the phase's time; "
            "compute phases: per run)\n", 1e3 * h2d, 1e3 * d2h);
-  printf("%sGB/s = fewest bytes / (kernel time, or wall time where there is none)\n", cuda ? "" : "\n");
+  printf("%sGB/s = fewest bytes / (kernel time, or wall time where there is none)\n", device ? "" : "\n");
   printf("GF/s = flops of the quadrature algorithm (a model: see feint(1), bench) / the same time\n");
   const int r = FEINT_PHASE_RESIDUAL;
   const double tr = rep->kernel_seconds[r] > 0 ? rep->kernel_seconds[r] : rep->seconds[r];

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "feint/boundary.h"
 #include "feint/bp.h"
 #include "feint/case.h"
 #include "feint/form.h"
@@ -23,8 +24,18 @@ typedef struct {
 } feint_problem;
 
 typedef struct feint_backend feint_backend;
+
+/* What a backend reports about itself after a call (feint_backend_info):
+ * fields it does not report keep their defaults. */
+typedef struct {
+  feint_precision precision; /* what it computes in (default double: the cpu reference always does) */
+  int n_colors;              /* colours of its cell colouring (assembly.strategy colored), 0: none */
+  char kernel[160];          /* which kernel family computed the last residual, "" */
+  char setup_steps[500];     /* its creation step by step ("name ms, ..."), "" */
+} feint_backend_info;
+
 struct feint_backend {
-  const char *name;      /* "cpu" or "cuda" */
+  const char *name;      /* its kind's name: "cpu" or "cuda" */
   char device[256];      /* human-readable device name */
   const feint_problem *problem;
   void *data;            /* the implementation's own state */
@@ -58,6 +69,12 @@ struct feint_backend {
    * failure (the backend is then unusable). NULL: the backend cannot
    * reuse itself (the element-matrix backend, operator backends). */
   int (*update_form)(feint_backend *b, const feint_form *form);
+  /* Fill in what it reports (called through feint_backend_info, which
+   * sets the defaults first). NULL: nothing beyond the defaults. */
+  int (*info)(const feint_backend *b, feint_backend_info *out);
+  /* The Neumann and Robin facet integrals on its device (boundary.h);
+   * NULL: on the host, the reference. */
+  feint_facet_integrator *integrate_facets;
   void (*destroy)(feint_backend *b);
 };
 
@@ -66,13 +83,80 @@ struct feint_backend {
  * of error.h; the reason is the recorded message). */
 enum { FEINT_BACKEND_CANNOT_REUSE = -1 };
 
-/* Create the backend asked for. FEINT_DEVICE_AUTO picks cuda when a GPU
- * and the CUDA backend are present, else cpu; `note` receives a sentence
- * saying which was chosen and why (may be NULL). device_index < 0 = the
- * first visible device. */
+/* Not a failure: a kind's open call when it cannot run in this process
+ * (no device, or not built in), the reason in its why buffer. */
+enum { FEINT_BACKEND_ABSENT = -2 };
+
+/* One kind of backend in the registry (libCEED's CeedRegister): its name,
+ * how much auto prefers it, what it computes and how it is made. A kind
+ * that needs a device has an open call; the others run anywhere. Entries
+ * left NULL are what the kind does not do. */
+typedef struct feint_backend_kind {
+  const char *name;          /* --backend NAME; the provenance attribute "backend" */
+  feint_device_kind device;  /* the --backend / case value naming it; FEINT_DEVICE_AUTO: auto only */
+  int priority;              /* auto tries the highest first */
+  /* Whether it computes p: 1, or 0 with a sentence in why saying why not
+   * and what to use instead. p->plan may be NULL (the choice made before
+   * the symbolic phase); the check is then repeated with the plan. NULL:
+   * every problem. */
+  int (*supports)(const feint_problem *p, char *why, size_t why_size);
+  /* Whether it can run in this process: FEINT_OK, FEINT_BACKEND_ABSENT
+   * with the reason in why (no device visible, not built in), or a failure
+   * recorded (device_index past the visible devices: the user's mistake,
+   * not a reason for auto to pass it over). NULL: always (the host). */
+  int (*open)(int device_index, char *why, size_t why_size);
+  int (*create)(const feint_problem *p, int device_index, feint_backend **out);
+  int (*create_operator)(const feint_bp_op *op, int device_index, feint_backend **out);
+  /* The operator backend builds the geometric factors itself (op->geo is
+   * not read; feint_backend_operator_create). */
+  int operator_geo_on_device;
+  /* The symbolic phase where the numeric phase will run (the GPU plan for
+   * a device kind): feint_plan_create's result, bitwise; steps receives a
+   * sentence of its steps and times, or "". NULL: feint_plan_create. */
+  int (*create_plan)(const feint_space *s, int device_index, feint_plan **out, char *steps, size_t steps_size);
+  /* Start making its device context beside the host's work, and wait for
+   * that (before the process ends). NULL: nothing to warm up. */
+  void (*warm_up_start)(int device_index);
+  void (*warm_up_wait)(void);
+  /* Seconds of host <-> device copies since the process started. NULL:
+   * it copies nothing. */
+  void (*transfer_seconds)(double *h2d, double *d2h);
+  /* Its device's copy bandwidth in GB/s (read + write): feint bench's
+   * yardstick. NULL: the host's memcpy is the yardstick. */
+  int (*copy_bandwidth)(int device_index, size_t bytes, int reps, double *gbs);
+} feint_backend_kind;
+
+/* The registry: the built-in kinds (cpu; cuda, which without nvcc can
+ * only say why it is absent) and those registered at run time (at most
+ * FEINT_BACKEND_MAX_KINDS in all). Register returns FEINT_ERR_INPUT for a
+ * name taken or a full table; unregister removes a kind registered at run
+ * time (the kind must outlive its registration). */
+enum { FEINT_BACKEND_MAX_KINDS = 8 };
+int feint_backend_register(const feint_backend_kind *kind);
+void feint_backend_unregister(const feint_backend_kind *kind);
+/* The kinds by priority, highest first: n of them into kinds (at most max). */
+int feint_backend_kinds(const feint_backend_kind **kinds, int max);
+/* The kind named `name`, or NULL. */
+const feint_backend_kind *feint_backend_kind_find(const char *name);
+
+/* Which kind computes p (NULL: a matrix-free operator) for the request
+ * `want`: the named kind when it supports p and can open (else
+ * FEINT_ERR_INPUT with its reason), or for FEINT_DEVICE_AUTO the
+ * highest-priority kind that does. `note` (may be NULL) receives a sentence
+ * for auto naming what was passed over and why. Nothing is created. */
+int feint_backend_choose(feint_device_kind want, int device_index, const feint_problem *p,
+                         const feint_backend_kind **out, char *note, size_t note_size);
+
+/* Create the backend asked for (feint_backend_choose, then its create;
+ * under auto a kind whose creation fails is passed over too). `note`
+ * receives a sentence saying which was chosen and why (may be NULL).
+ * device_index < 0 = the first visible device. */
 int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p,
                          feint_backend **out, char *note, size_t note_size);
 void feint_backend_destroy(feint_backend *b);
+
+/* What b reports (feint_backend_info above), defaults first. */
+int feint_backend_info_get(const feint_backend *b, feint_backend_info *out);
 
 /* A parameter study's next member on the same backend (libCEED's way of
  * updating a QFunction context rather than rebuilding the operator): p is
@@ -88,47 +172,29 @@ int feint_backend_update_form(feint_backend *b, feint_problem *p, const feint_fo
 
 /* The same choice for a matrix-free operator (the BP operators of bp.h):
  * a backend whose only entries are apply (and apply_kernel_ms on the GPU).
- * op must outlive the backend. On the GPU the geometric factors are built
- * on the device (op->geo is not read), so op may be created in RECOMPUTE
- * mode with geo_mode set to STORED afterwards (see bp.h). */
+ * op must outlive the backend. A kind with operator_geo_on_device does not
+ * read op->geo, so op may be created in RECOMPUTE mode with geo_mode set
+ * to STORED afterwards (see bp.h; feint_backend_operator_geo_on_device). */
 int feint_backend_operator_create(feint_device_kind kind, int device_index, const feint_bp_op *op,
                                   feint_backend **out, char *note, size_t note_size);
+/* Whether the operator backend that kind would create builds the
+ * geometric factors itself; 0 too when none would be chosen. */
+int feint_backend_operator_geo_on_device(feint_device_kind kind, int device_index);
 
-/* Implementations. */
+/* The symbolic phase on the kind that feint_backend_choose picks for p
+ * (p->plan NULL), into *out; steps as the kind's create_plan. */
+int feint_backend_create_plan(feint_device_kind kind, int device_index, const feint_problem *p, feint_plan **out,
+                              char *steps, size_t steps_size);
+
+/* Every kind's device context warm-up (those `kind` may choose), and the
+ * wait for all of them. */
+void feint_backend_warm_up_start(feint_device_kind kind, int device_index);
+void feint_backend_warm_up_wait(void);
+/* Host <-> device copy seconds of all kinds since the process started. */
+void feint_backend_transfer_seconds(double *h2d, double *d2h);
+
+/* The cpu implementations (src/backend/cpu, src/backend/operator.c). */
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
-/* Number of usable CUDA devices (0 when built without CUDA or none found). */
-int feint_cuda_device_count(void);
-/* Make the CUDA context of device_index (< 0: the first) on a thread of
- * its own, beside what the host does meanwhile (the mesh read); nothing
- * without CUDA or a device, errors left to the first real use. Wait joins
- * the thread (before the process ends). */
-void feint_cuda_warm_up_start(int device_index);
-void feint_cuda_warm_up_wait(void);
-int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
-/* The visible CUDA device to use for device_index (< 0: the first), in
- * *dev; FEINT_ERR_INPUT when none is visible or the index is out of range. */
-int feint_cuda_device_select(int device_index, int *dev);
-/* High-order forms of 1..3 components on tetrahedra (orders 3..7) and
- * prisms (1..7) on the GPU (src/backend/elmat_backend.c): element matrices by the kernels
- * of feint/elmat.h from coefficients evaluated on the device, the CSR
- * matrix summed from them on the device (feint_plan_gpu, plan.h), and
- * residual and load vector on the device too (thread transposition on
- * the form's vector rule, summed per dof, or by atomics with
- * assembly.strategy atomic). _applies: whether p's
- * space is of those cells and orders (the CUDA backend's fused kernels
- * take the rest); _supports: FEINT_OK when this backend can compute p,
- * else FEINT_ERR_INPUT saying why (orders above 7). */
-int feint_backend_elmat_applies(const feint_problem *p);
-int feint_backend_elmat_supports(const feint_problem *p);
-int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out);
-/* Operator implementations (src/backend/operator.c). */
 int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out);
-int feint_backend_cuda_operator_create(const feint_bp_op *op, int device_index, feint_backend **out);
-/* FEINT_OK when the cuda backend's fused kernels can assemble p's cells
- * (triangles or tetrahedra of orders 1..2, not a mixed mesh), else
- * FEINT_ERR_INPUT with a message pointing to the cpu backend.
- * feint_backend_create checks it before asking for a GPU, so --backend
- * auto falls back to the cpu. */
-int feint_backend_cuda_check_cells(const feint_problem *p);
 
 #endif

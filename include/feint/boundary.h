@@ -2,8 +2,8 @@
  *
  * Applied on the host to what a backend computed (matrix values, load
  * vector, residual), so every backend gets them alike; the Neumann and
- * Robin facet integrals themselves are computed on the host or, for the
- * CUDA backend, on the GPU (feint_boundary_integrate).
+ * Robin facet integrals themselves are computed on the host or on the
+ * backend's device (feint_boundary_integrate).
  *
  * Groups: each entry names a physical group of dimension dim-1 (curves in
  * 2D, surfaces in 3D); a group of another dimension or an unknown name is
@@ -82,7 +82,7 @@
  * setup (facets on the region, vertex coordinates, coefficients at the
  * facet dofs, facet slot maps into a compact load and into the distinct
  * Robin entries, "sites") is built on the host once, and the integrals are
- * computed from it by feint_boundary_integrate on the host or with CUDA.
+ * computed from it by feint_boundary_integrate on the host or on a device.
  * apply_matrix adds the sites to the CSR values (at positions found once by
  * binary search in the sorted rows, feint_boundary_bind_pattern) before the
  * Dirichlet elimination; apply_rhs adds the load and, in the symmetric
@@ -98,11 +98,8 @@
 #include "feint/plan.h"
 #include "feint/space.h"
 
-/* Where feint_boundary_integrate computes the facet integrals. */
-typedef enum { FEINT_BOUNDARY_NONE = 0, FEINT_BOUNDARY_HOST, FEINT_BOUNDARY_CUDA } feint_boundary_device;
-
-/* Timings of the last CUDA integration (milliseconds; device times by CUDA
- * events). */
+/* Timings of the last integration on a device (milliseconds; device times
+ * by the device's events). */
 typedef struct {
   double upload_ms;   /* host-to-device copy of the facet sets */
   double kernel_ms;   /* the facet kernels */
@@ -110,7 +107,16 @@ typedef struct {
   double total_ms;    /* host wall time, allocation included */
   int64_t bytes;      /* bytes the kernels read and write at least (facet data in, load and values out) */
   char device[128];
-} feint_boundary_cuda_stats;
+} feint_boundary_device_stats;
+
+struct feint_facet_view; /* one facet set as the integration loops read it (boundary/facet.h) */
+
+/* A device twin of the host loop over the facet sets (a backend's
+ * integrate_facets, backend.h): load (n_load) and sites (n_sites)
+ * overwritten with the integrals of the n_sets sets (host views); stats
+ * may be NULL. */
+typedef int feint_facet_integrator(const struct feint_facet_view *const *sets, int n_sets, int64_t n_load,
+                                   int64_t n_sites, double *load, double *sites, feint_boundary_device_stats *stats);
 
 struct feint_boundary_facets; /* one Neumann or Robin entry's facets (boundary/facet.h) */
 
@@ -122,7 +128,7 @@ typedef struct {
   double *dirichlet_values;   /* n_dirichlet */
   unsigned char *constrained; /* n_dofs: 1 on constrained dofs */
   double *g;                  /* n_dofs: the prescribed value on constrained dofs, 0 elsewhere */
-  /* Neumann and Robin: the facet sets (setup shared by the host and CUDA integration) */
+  /* Neumann and Robin: the facet sets (setup shared by the host and device integration) */
   int n_sets;
   struct feint_boundary_facets *sets;
   int64_t n_neumann_facets, n_robin_facets; /* facets integrated */
@@ -138,8 +144,8 @@ typedef struct {
   double *site_values;        /* n_sites */
   int64_t *site_positions;    /* n_sites: index into the CSR values; NULL until bound */
   const feint_plan *site_plan; /* the pattern bound (identity check) */
-  feint_boundary_device integrated; /* where load and site_values were last computed */
-  feint_boundary_cuda_stats cuda_stats; /* of the last CUDA integration */
+  int integrated;             /* load and site_values computed (feint_boundary_integrate) */
+  feint_boundary_device_stats device_stats; /* of the last integration on a device */
 } feint_boundary_conditions;
 
 /* Build the conditions of case `c` on `space` (c->boundary, c->dirichlet).
@@ -150,12 +156,11 @@ typedef struct {
 int feint_boundary_create(const feint_case *c, const feint_space *space, feint_boundary_conditions **out);
 
 /* Compute the Neumann and Robin facet integrals (load, site_values) on the
- * host (the reference) or with CUDA on the current device (same setup,
- * same per-facet functions, atomics: equal to rounding). Needed before the
- * apply functions; again after nothing (the values do not depend on the
- * matrix). FEINT_ERR_INPUT for CUDA without a CUDA build or device,
- * FEINT_ERR_COMPUTE on CUDA errors. */
-int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_device where);
+ * host (device NULL: the reference) or by a backend's device twin (same
+ * setup, same per-facet functions, atomics: equal to rounding). Needed
+ * before the apply functions; again after nothing (the values do not
+ * depend on the matrix). The device's failures are returned as they are. */
+int feint_boundary_integrate(feint_boundary_conditions *bc, feint_facet_integrator *device);
 void feint_boundary_destroy(feint_boundary_conditions *bc);
 
 /* Find the positions of the Robin matrix entries in the CSR pattern

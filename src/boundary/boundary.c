@@ -614,8 +614,8 @@ fail:
   return status;
 }
 
-/* The host reference of the facet integrals (the CUDA twin is
- * feint_facets_cuda in backend/cuda/facet.cu, same functions of facet.h):
+/* The host reference of the facet integrals (a device twin, such as the
+ * cuda backend's, uses the same functions of facet.h):
  * per facet the point values jw (nq), L (nq x nc load terms) and A (nq x
  * nc^2, alpha) first, then the entries from them. */
 static void integrate_host(const feint_facet_view *v, double *jw, double *L, double *A, double *load,
@@ -670,7 +670,7 @@ const feint_facet_view *feint_boundary_facet_view(const feint_boundary_condition
   return k >= 0 && k < bc->n_sets ? &bc->sets[k].v : NULL;
 }
 
-int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_device where) {
+int feint_boundary_integrate(feint_boundary_conditions *bc, feint_facet_integrator *device) {
   enum { MAX_VIEWS = 64 };
   if (!bc || !bc->n_sets) return FEINT_OK; /* Dirichlet only: nothing to integrate (no device work) */
   const feint_facet_view *views[MAX_VIEWS];
@@ -678,12 +678,11 @@ int feint_boundary_integrate(feint_boundary_conditions *bc, feint_boundary_devic
     return feint_error_set(FEINT_ERR_INPUT, "at most %d Neumann/Robin boundary entries (%d given)", MAX_VIEWS,
                            bc->n_sets);
   for (int k = 0; k < bc->n_sets; k++) views[k] = &bc->sets[k].v;
-  if (where == FEINT_BOUNDARY_CUDA)
-    FEINT_CALL(feint_facets_cuda(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values,
-                                 &bc->cuda_stats));
+  if (device)
+    FEINT_CALL(device(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values, &bc->device_stats));
   else
     FEINT_CALL(feint_facets_host(views, bc->n_sets, bc->n_load, bc->n_sites, bc->load, bc->site_values));
-  bc->integrated = where;
+  bc->integrated = 1;
   return FEINT_OK;
 }
 

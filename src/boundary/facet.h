@@ -28,7 +28,7 @@
 #define FEINT_FACET_MAX_NB FEINT_SPACE_MAX_FACET_DOFS /* facet dofs: quadrilaterals up to order 15 */
 
 /* One Neumann or Robin entry's facets (pointers host or device). */
-typedef struct {
+typedef struct feint_facet_view {
   int robin;            /* 0: Neumann load; 1: Robin matrix sites and load */
   int nv;               /* facet vertices: 2 (segment), 3 (triangle), 4 (bilinear quadrilateral) */
   int nc, nb, nq;       /* components, facet dofs, quadrature points */
@@ -129,7 +129,7 @@ const feint_facet_view *feint_boundary_facet_view(const feint_boundary_condition
  * facet and local row, atomics into the compact targets) and downloads
  * load (n_load) and sites (n_sites), both overwritten. stats may be NULL. */
 int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
-                      double *sites, feint_boundary_cuda_stats *stats);
+                      double *sites, feint_boundary_device_stats *stats);
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,6 @@
 #include "feint/sha256.h"
 #include "feint/space.h"
 #include "feint/version.h"
-#include "backend/cuda/cuda_timing.h"
 #include "driver/run.h"
 
 const char *const feint_phase_names[FEINT_PHASE_COUNT] = {
@@ -126,7 +125,7 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
 
 run_transfers run_transfers_now(void) {
   run_transfers t;
-  feint_cuda_transfer_seconds(&t.h2d, &t.d2h);
+  feint_backend_transfer_seconds(&t.h2d, &t.d2h);
   return t;
 }
 
@@ -283,24 +282,14 @@ double run_norm2(const double *v, int64_t n) {
   return sqrt(s);
 }
 
-/* Which CUDA kernel family ran the residual just computed, and in which
- * cell order (feint bench prints it: on 6M P1 cells the lean kernel took
- * 0.15 ms and thread transposition 1.2 ms, t501). */
-static void describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
-  feint_cuda_stats st;
-  rep->residual_kernel[0] = '\0';
-  if (strcmp(b->name, "cuda")) return;
-  if (feint_cuda_info(b, &st) != FEINT_OK) {
-    feint_error_clear(); /* the element-matrix backend has no such statistics */
-    return;
-  }
-  const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
-                       : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
-                                        : "thread transposition";
-  snprintf(rep->setup_steps, sizeof rep->setup_steps, "%s; first-use block plans %.1f ms", st.setup_steps,
-           st.block_build_ms);
-  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s, cells in %s order%s", family,
-           st.curve_order ? "curve" : "mesh", st.lean_pipe ? ", pipelined over persistent blocks" : "");
+/* Which kernel family ran the residual just computed, and the backend's
+ * creation steps, where the backend reports them (feint bench). */
+static int describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
+  feint_backend_info info;
+  FEINT_CALL(feint_backend_info_get(b, &info));
+  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s", info.kernel);
+  if (info.setup_steps[0]) snprintf(rep->setup_steps, sizeof rep->setup_steps, "%s", info.setup_steps);
+  return FEINT_OK;
 }
 
 /* Add a piece of the write phase to the report's breakdown ("matrix 12.3
@@ -396,7 +385,7 @@ static void work_model(const run_state *r, feint_run_report *rep) {
   const feint_mesh *m = r->mesh;
   const feint_space *s = r->space;
   const feint_form *f = r->form;
-  const double real = r->c->precision == FEINT_PRECISION_SINGLE && strcmp(r->backend->name, "cpu") ? 4 : 8;
+  const double real = r->precision == FEINT_PRECISION_SINGLE ? 4 : 8;
   const double index = s->n_dofs < INT32_MAX ? 4 : 8;
   double geometry = real * (double)m->dim * (double)m->n_nodes + index * (double)(m->n_cells * m->nv);
   double dofmap = s->order == 1 ? 0 : index * (double)(m->n_cells * s->nb); /* P1 uses the vertices */
@@ -511,17 +500,6 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
   return FEINT_OK;
 }
 
-/* The pattern on the GPU, its steps reported (feint run --json, bench). */
-static int create_plan_cuda(run_state *r, const feint_run_options *opts, feint_run_report *rep) {
-  feint_plan_cuda_stats st;
-  memset(&st, 0, sizeof st);
-  FEINT_CALL(feint_plan_create_cuda_timed(r->space, opts->device_index, &r->plan, &st));
-  snprintf(rep->pattern_steps, sizeof rep->pattern_steps,
-           "upload %.1f ms, symbolic %.1f ms (sort %.1f), download %.1f ms, total %.1f ms%s", st.upload_ms,
-           st.symbolic_ms, st.sort_ms, st.download_ms, st.total_ms, st.host_fallback ? " (built on the host)" : "");
-  return FEINT_OK;
-}
-
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -550,11 +528,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   const int lift = c->write_rhs && feint_boundary_rhs_needs_matrix(r->bc);
   const int need_matrix = c->write_matrix || lift;
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
-  /* the symbolic phase runs where the numeric phase will (the cuda backend
-   * assembles single-shape simplex meshes only: auto takes the cpu for
-   * other cells) */
-  const int simplex = feint_cell_is_simplex(r->mesh->cell_type) && !feint_mesh_is_mixed(r->mesh);
-  const int on_gpu = simplex && (kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0));
+  /* the plan is not made yet: the symbolic phase runs on the kind the registry chooses without it */
+  feint_problem problem = {r->space, r->form, NULL, c->precision, c->strategy, c->blocks_per_batch,
+                           c->batches_per_chunk};
   if (c->write_element_matrices)
     FEINT_CALL(check_output_bytes("output.element_matrices", "the element matrices (cells x local dofs^2)",
                                   (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 8));
@@ -562,9 +538,12 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (need_matrix && !r->plan)
     FEINT_CALL(check_slot_map_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)", r->space));
   run_starting(opts, r, FEINT_PHASE_PATTERN);
-  if (need_matrix && !r->plan)
+  if (need_matrix && !r->plan) {
+    char steps[sizeof rep->pattern_steps];
     TIMED(rep, FEINT_PHASE_PATTERN,
-          on_gpu ? create_plan_cuda(r, opts, rep) : feint_plan_create(r->space, &r->plan));
+          feint_backend_create_plan(kind, opts->device_index, &problem, &r->plan, steps, sizeof steps));
+    if (steps[0]) snprintf(rep->pattern_steps, sizeof rep->pattern_steps, "%s", steps);
+  }
   if (need_matrix)
     FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
                                   "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
@@ -579,14 +558,14 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
   /* Robin terms: their positions in the pattern, found once */
   if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
-  const feint_problem problem = {r->space, r->form,  need_matrix ? r->plan : NULL, c->precision, c->strategy,
-                                 c->blocks_per_batch, c->batches_per_chunk};
+  problem.plan = need_matrix ? r->plan : NULL;
   FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
+  feint_backend_info info;
+  FEINT_CALL(feint_backend_info_get(r->backend, &info));
+  r->precision = info.precision;
   /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
-  if (r->bc)
-    TIMED(rep, FEINT_PHASE_FORM,
-          feint_boundary_integrate(r->bc, strcmp(r->backend->name, "cuda") ? FEINT_BOUNDARY_HOST : FEINT_BOUNDARY_CUDA));
+  if (r->bc) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_integrate(r->bc, r->backend->integrate_facets));
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
   rep->n_nodes = r->mesh->n_nodes;
   work_model(r, rep);
@@ -596,7 +575,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->write_residual) {
     FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "residual vector"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
-    describe_residual_kernel(r->backend, rep);
+    FEINT_CALL(describe_residual_kernel(r->backend, rep));
     if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
     rep->residual_norm = run_norm2(r->vec, n);
   }
@@ -656,19 +635,16 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     free(modes);
     FEINT_CALL(s);
   }
-  /* how many colours the cuda backend's cell colouring took (0: not coloured; not the fused kernels) */
-  feint_cuda_stats cuda_stats;
-  rep->n_colors = 0;
-  if (!strcmp(r->backend->name, "cuda") && feint_cuda_info(r->backend, &cuda_stats) == FEINT_OK)
-    rep->n_colors = cuda_stats.n_colors;
+  /* how many colours the backend's cell colouring took (0: not coloured) */
+  FEINT_CALL(feint_backend_info_get(r->backend, &info));
+  rep->n_colors = info.n_colors;
   run_starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   FEINT_CALL(write_dofs(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);
-  /* the CPU reference always computes in double */
-  const run_provenance prov = {r->backend, c->precision == FEINT_PRECISION_SINGLE && strcmp(r->backend->name, "cpu"),
+  const run_provenance prov = {r->backend, r->precision == FEINT_PRECISION_SINGLE,
                                NULL, r->space->order, r->space->components, r->form->quadrature_degree,
                                r->mesh->n_cells, r->space->n_dofs};
   FEINT_CALL(run_write_provenance(r, rep, &prov));
@@ -801,7 +777,7 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   if (!status && !opts->check_only) status = feint_sha256_file_start(base->mesh_file, &r.mesh_hash);
   /* the GPU's context, made while the mesh is read */
   const feint_device_kind kind = opts->backend_set ? opts->backend : !status ? base->device : FEINT_DEVICE_CPU;
-  if (!status && !opts->check_only && kind != FEINT_DEVICE_CPU) feint_cuda_warm_up_start(opts->device_index);
+  if (!status && !opts->check_only) feint_backend_warm_up_start(kind, opts->device_index);
   if (!status && base->n_sweep > 0) {
     status = run_sweep(opts, report, base, &r, &done);
   } else if (!status) {
@@ -815,7 +791,7 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
     if (!status) status = run_case(opts, report, &r);
     if (!status && !opts->check_only) status = finish_output(&r, report);
   }
-  feint_cuda_warm_up_wait();
+  feint_backend_warm_up_wait();
   run_state_release(&r); /* aborts (removes) a temporary output on failure */
   feint_case_destroy(base);
   report->driver_seconds = feint_now() - t0;

@@ -151,14 +151,14 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
 
   const feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   const feint_bp_geo_mode geo = (feint_bp_geo_mode)c->operator_geometry;
-  /* the GPU computes stored factors on the device: no host copy */
-  const int gpu_likely = kind == FEINT_DEVICE_CUDA || (kind == FEINT_DEVICE_AUTO && feint_cuda_device_count() > 0);
+  /* a device backend computes stored factors itself: no host copy */
+  const int geo_on_device = feint_backend_operator_geo_on_device(kind, opts->device_index);
   run_starting(opts, r, FEINT_PHASE_SETUP);
   const run_transfers x0 = run_transfers_now();
   t0 = feint_now();
   char note[512] = "";
   st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
-                          gpu_likely ? FEINT_BP_GEO_RECOMPUTE : geo, c->operator_lambda, &o->op);
+                          geo_on_device ? FEINT_BP_GEO_RECOMPUTE : geo, c->operator_lambda, &o->op);
   if (!st) {
     o->op->geo_mode = geo; /* the CPU recomputes what it does not hold (bp.h) */
     st = feint_backend_operator_create(kind, opts->device_index, o->op, &o->backend, note, sizeof note);

@@ -38,6 +38,7 @@ typedef struct {
   feint_problem problem;
   feint_form *backend_form;
   feint_device_kind backend_kind;
+  feint_precision precision; /* what the backend computes in (feint_backend_info) */
   int backend_reused;  /* this member took the previous member's backend (provenance, report) */
   const char *backend_dropped; /* why run_reuse destroyed the previous member's backend, or NULL */
   int reuse_backend;   /* 0: FEINT_BACKEND_REUSE=0, every member creates its backend */
@@ -58,8 +59,8 @@ typedef struct {
 /* feint bench repeats a phase at most this often. */
 enum { RUN_MAX_REPEAT = 201 };
 
-/* The CUDA modules' host <-> device copy totals at one moment
- * (feint_cuda_transfer_seconds); run_transfers_add puts what a phase
+/* The backends' host <-> device copy totals at one moment
+ * (feint_backend_transfer_seconds); run_transfers_add puts what a phase
  * copied since `before` into the report's h2d / d2h seconds. */
 typedef struct {
   double h2d, d2h;

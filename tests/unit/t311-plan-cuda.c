@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda/cuda_timing.h"
 #include "check.h"
 #include "feint/backend.h"
 #include "feint/error.h"

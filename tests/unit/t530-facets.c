@@ -47,7 +47,7 @@ static double max_diff(const double *a, const double *b, int64_t n) {
 
 /* host vs CUDA on the same sets; returns the relative difference */
 static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load, int64_t n_sites, const char *tag,
-                    feint_boundary_cuda_stats *st) {
+                    feint_boundary_device_stats *st) {
   double *lh = malloc(sizeof(double) * (size_t)(n_load + 1)), *sh = malloc(sizeof(double) * (size_t)(n_sites + 1));
   double *lg = malloc(sizeof(double) * (size_t)(n_load + 1)), *sg = malloc(sizeof(double) * (size_t)(n_sites + 1));
   CHECK_OK(feint_facets_host(v, n_sets, n_load, n_sites, lh, sh));
@@ -86,7 +86,7 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
   snprintf(tag, sizeof tag, "%s P%d %s (%lld Robin + %lld Neumann facets)", geo, order,
            elasticity ? "elasticity" : "poisson", (long long)bc->n_robin_facets, (long long)bc->n_neumann_facets);
   /* host check against the exact measure: alpha = I, so the Robin values sum to nc |boundary| */
-  CHECK_OK(feint_boundary_integrate(bc, FEINT_BOUNDARY_HOST));
+  CHECK_OK(feint_boundary_integrate(bc, NULL));
   double sum = 0;
   for (int64_t t = 0; t < bc->n_sites; t++) sum += bc->site_values[t];
   const double area = m->dim == 3 ? 6.0 : 4.0;
@@ -101,14 +101,14 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
       for (int64_t i = 0; i < v[k]->n_facets * v[k]->nv * 3; i++) x[i] += 0.05 * (urand() - 0.5);
       for (int64_t i = 0; i < v[k]->n_facets * v[k]->nb * v[k]->ncoef; i++) cf[i] = 4 * urand() - 2;
     }
-    feint_boundary_cuda_stats st;
+    feint_boundary_device_stats st;
     agree(v, bc->n_sets, bc->n_load, bc->n_sites, tag, &st);
     /* and through the public entry point: CUDA then host on the same sets */
-    CHECK_OK(feint_boundary_integrate(bc, FEINT_BOUNDARY_CUDA));
+    CHECK_OK(feint_boundary_integrate(bc, feint_facets_cuda));
     double *lg = malloc(sizeof(double) * (size_t)bc->n_load), *sg = malloc(sizeof(double) * (size_t)(bc->n_sites + 1));
     memcpy(lg, bc->load, sizeof(double) * (size_t)bc->n_load);
     memcpy(sg, bc->site_values, sizeof(double) * (size_t)bc->n_sites);
-    CHECK_OK(feint_boundary_integrate(bc, FEINT_BOUNDARY_HOST));
+    CHECK_OK(feint_boundary_integrate(bc, NULL));
     CHECK(max_diff(lg, bc->load, bc->n_load) <= 1e-12 * max_abs(bc->load, bc->n_load), "%s: integrate", tag);
     CHECK(max_diff(sg, bc->site_values, bc->n_sites) <= 1e-12 * max_abs(bc->site_values, bc->n_sites),
           "%s: integrate", tag);
@@ -175,7 +175,7 @@ static void synthetic(int64_t n, int order, int nc, double copy_gbs) {
   char tag[128];
   snprintf(tag, sizeof tag, "synthetic %lld P%d triangles, %d component%s", (long long)n, order, nc,
            nc > 1 ? "s" : "");
-  feint_boundary_cuda_stats st;
+  feint_boundary_device_stats st;
   agree(v, 1, y.n_load, y.n_sites, tag, &st);
   enum { REPS = 7 };
   double ms[REPS];

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/cuda/cuda_timing.h"
 #include "check.h"
 #include "feint/backend.h"
 #include "feint/bp.h"

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/cuda/cuda_timing.h"
 #include "check.h"
 #include "feint/backend.h"
 #include "feint/bp.h"

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/cuda/cuda_timing.h"
 #include "check.h"
 #include "feint/backend.h"
 #include "feint/elmat.h"

@@ -3197,6 +3197,15 @@ static int load_coefficients(cuda_data *d, const feint_space *s, const feint_for
  * 0), one 32-byte sector (double) or 16-byte vector (single) per vertex
  * (the same speed as separate arrays, NOTES.md v4, with half the loads);
  * allocated on first use. */
+/* The vector cell dof map from the scalar one, components interleaved
+ * (feint_space_expand_components' layout). */
+__global__ void expand_components_kernel(int64_t n_entries, int nc, const int *__restrict__ sdofs,
+                                         int *__restrict__ cdofs) {
+  for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < n_entries;
+       e += (int64_t)gridDim.x * blockDim.x)
+    for (int k = 0; k < nc; k++) cdofs[e * nc + k] = sdofs[e] < 0 ? -1 : sdofs[e] * nc + k;
+}
+
 template <typename S>
 __global__ void pack_node_records_kernel(int64_t nn, const S *__restrict__ x, const S *__restrict__ y,
                                          const S *__restrict__ z, const S *__restrict__ w, int64_t nw,
@@ -3325,12 +3334,6 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->d_cells = (int *)plan_sdofs, d->cells_borrowed = 1;
   else
     FEINT_CALL(upload_index32(&d->d_cells, m->cells, (size_t)(nc * m->nv), up));
-  if (s->cell_dofs == m->cells) /* P1 scalar on the connectivity: one array on the device */
-    d->d_cdofs = d->d_cells, d->cdofs_shared = 1;
-  else if (s->cell_dofs == s->scalar_cell_dofs && plan_sdofs)
-    d->d_cdofs = (int *)plan_sdofs, d->cdofs_shared = 1;
-  else
-    FEINT_CALL(upload_index32(&d->d_cdofs, s->cell_dofs, (size_t)(nc * s->nbc), up));
   if (s->components == 1)
     d->d_sdofs = NULL;
   else if (s->scalar_cell_dofs == m->cells)
@@ -3339,6 +3342,20 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->d_sdofs = (int *)plan_sdofs, d->sdofs_shared = 1;
   else
     FEINT_CALL(upload_index32(&d->d_sdofs, s->scalar_cell_dofs, (size_t)(nc * s->nb), up));
+  if (s->cell_dofs == m->cells) { /* P1 scalar on the connectivity: one array on the device */
+    d->d_cdofs = d->d_cells, d->cdofs_shared = 1;
+  } else if (s->cell_dofs == s->scalar_cell_dofs && plan_sdofs) {
+    d->d_cdofs = (int *)plan_sdofs, d->cdofs_shared = 1;
+  } else if (s->components > 1 && s->components_interleaved && s->n_dofs < INT32_MAX) {
+    /* dof * components + k from the scalar map already there (a vector
+     * map uploaded took 120 ms of a 6M-cell elasticity setup) */
+    const int64_t ne = nc * s->nb;
+    FEINT_CALL(dev_alloc((void **)&d->d_cdofs, sizeof(int) * (size_t)(ne * s->components), up));
+    expand_components_kernel<<<blocks_of(ne), 256>>>(ne, s->components, d->d_sdofs, d->d_cdofs);
+    CUDA_CALL(up, cudaGetLastError());
+  } else {
+    FEINT_CALL(upload_index32(&d->d_cdofs, s->cell_dofs, (size_t)(nc * s->nbc), up));
+  }
   P.x = d->d_x;
   P.y = d->d_y;
   P.z = d->d_z;

@@ -1,6 +1,9 @@
-/* Introspection of the CUDA backend for tests and benchmarks (private to
- * feint: not part of the public include/ contract). Without nvcc these
- * return FEINT_ERR_INPUT (src/backend/cuda/none.c). */
+/* The CUDA backend's own entry points (private to feint: not part of the
+ * public include/ contract): the pieces of the cuda kind (kind.c,
+ * backend_cuda.c), and introspection for tests and benchmarks. The driver
+ * reaches none of them but through the registry (feint/backend.h). What
+ * the GPU tests call directly answers FEINT_ERR_INPUT without nvcc
+ * (src/backend/cuda/none.c and the *_none.c files). */
 #ifndef FEINT_CUDA_TIMING_H
 #define FEINT_CUDA_TIMING_H
 
@@ -12,6 +15,47 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What the kernels accept (kind.c, every build): 1, or 0 with why. The
+ * fused kernels: triangles and tetrahedra of orders 1..2 (not a mixed
+ * mesh). The element-matrix backend: applies to tetrahedra of order 3 and
+ * up and to prisms, and supports those of orders up to 7 with forms of 1
+ * to 3 components. */
+int feint_cuda_cells_supported(const feint_problem *p, char *why, size_t why_size);
+int feint_backend_elmat_applies(const feint_problem *p);
+int feint_backend_elmat_supported(const feint_problem *p, char *why, size_t why_size);
+
+/* The cuda kind's entries (backend_cuda.c; feint/backend.h says what each
+ * does). */
+int feint_cuda_kind_open(int device_index, char *why, size_t why_size);
+int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out);
+int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, feint_backend **out);
+int feint_cuda_kind_create_plan(const feint_space *s, int device_index, feint_plan **out, char *steps,
+                                size_t steps_size);
+
+/* Number of usable CUDA devices (0 when none is found). */
+int feint_cuda_device_count(void);
+/* The visible CUDA device to use for device_index (< 0: the first), in
+ * *dev; FEINT_ERR_INPUT when none is visible or the index is out of range. */
+int feint_cuda_device_select(int device_index, int *dev);
+/* Make the CUDA context of device_index (< 0: the first) on a thread of
+ * its own, beside what the host does meanwhile (the mesh read); nothing
+ * without a device, errors left to the first real use. Wait joins the
+ * thread (before the process ends). */
+void feint_cuda_warm_up_start(int device_index);
+void feint_cuda_warm_up_wait(void);
+
+/* The two implementations behind the kind: the fused kernels (cuda.cu)
+ * and the element-matrix backend for high-order tetrahedra (orders 3..7)
+ * and prisms (1..7) (elmat_backend.c): element matrices by the kernels of
+ * feint/elmat.h from coefficients evaluated on the device, the CSR matrix
+ * summed from them on the device (feint_plan_gpu, plan.h), and residual
+ * and load vector on the device too. */
+int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
+int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out);
+/* FEINT_OK when the fused kernels can assemble p's cells, else
+ * FEINT_ERR_INPUT saying why (feint_cuda_cells_supported). */
+int feint_backend_cuda_check_cells(const feint_problem *p);
 
 typedef struct {
   double last_kernel_ms;  /* device time of the last call's kernels (events), no transfers */

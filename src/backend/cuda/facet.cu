@@ -86,7 +86,7 @@ double now_ms(void) {
 } // namespace
 
 extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites,
-                                 double *load, double *sites, feint_boundary_cuda_stats *stats) {
+                                 double *load, double *sites, feint_boundary_device_stats *stats) {
   enum { MAX_SETS = 64, ARRAYS = 7 };
   if (n_sets > MAX_SETS)
     return feint_error_set(FEINT_ERR_INPUT, "GPU boundary integrals: at most %d Neumann/Robin entries (%d given)",
@@ -103,7 +103,7 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
   double *d_load = NULL, *d_sites = NULL;
   cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
   memset(buf, 0, sizeof buf);
-  feint_boundary_cuda_stats st;
+  feint_boundary_device_stats st;
   memset(&st, 0, sizeof st);
   int dev = 0;
   cudaDeviceProp prop;

@@ -5,7 +5,7 @@
 #include "feint/error.h"
 
 int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites, double *load,
-                      double *sites, feint_boundary_cuda_stats *stats) {
+                      double *sites, feint_boundary_device_stats *stats) {
   (void)sets;
   (void)n_sets;
   (void)n_load;

@@ -36,6 +36,7 @@ extern "C" {
 #include "feint/error.h"
 #include "feint/plan.h"
 #include "backend/cuda/alloc.h"
+#include "backend/cuda/cuda_timing.h"
 }
 
 namespace {

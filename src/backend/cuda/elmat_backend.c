@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda/cuda_timing.h"
 #include "feint/backend.h"
 #include "feint/elmat.h"
 #include "feint/error.h"
@@ -67,28 +68,6 @@ typedef struct {
  * where the 8 x 8 tiles pad nb and the shared-memory kernel wins. */
 static feint_elmat_data fastest_data(int order) {
   return order == 4 || order == 6 ? FEINT_ELMAT_DATA_SHARED : FEINT_ELMAT_DATA_TENSOR;
-}
-
-int feint_backend_elmat_applies(const feint_problem *p) {
-  const feint_mesh *m = p->space->mesh;
-  if (feint_mesh_is_mixed(m)) return 0; /* one shape per kernel: the cuda checks refuse mixed meshes */
-  return (m->cell_type == FEINT_CELL_TETRAHEDRON && p->space->order > 2) || m->cell_type == FEINT_CELL_PRISM;
-}
-
-int feint_backend_elmat_supports(const feint_problem *p) {
-  const feint_space *s = p->space;
-  const feint_cell_type cell = s->mesh->cell_type;
-  if (!feint_backend_elmat_applies(p))
-    return feint_error_set(FEINT_ERR_INPUT, "not a high-order tetrahedral or prism space");
-  if (s->order > FEINT_ELMAT_MAX_ORDER)
-    return feint_error_set(FEINT_ERR_INPUT, "the cuda backend computes %s element matrices of orders up to %d, "
-                           "not space.order %d (use --backend cpu)", feint_cell_name(cell), FEINT_ELMAT_MAX_ORDER,
-                           s->order);
-  if (p->form->nc < 1 || p->form->nc > 3)
-    return feint_error_set(FEINT_ERR_INPUT, "the cuda backend computes %s element matrices of order %d for forms "
-                           "of 1 to 3 components, not %d (use --backend cpu)", feint_cell_name(cell), s->order,
-                           p->form->nc);
-  return FEINT_OK;
 }
 
 /* Per-cell coefficients hold exactly when no coefficient field varies
@@ -305,7 +284,8 @@ static int elmat_setup(const feint_problem *p, int dev, elmat_data *d) {
 
 int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out) {
   *out = NULL;
-  FEINT_CALL(feint_backend_elmat_supports(p));
+  char why[400];
+  if (!feint_backend_elmat_supported(p, why, sizeof why)) return feint_error_set(FEINT_ERR_INPUT, "%s", why);
   int dev;
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   feint_backend *b = NULL;

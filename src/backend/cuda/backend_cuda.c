@@ -1,0 +1,119 @@
+/* The cuda kind's entries (built with nvcc only; kind.c lists them): the
+ * device check, creation delegated to the fused kernels or to the
+ * element-matrix backend (as libCEED's cuda-gen delegates to cuda-ref),
+ * the operator backend over bp.cu, the symbolic phase on the GPU, and
+ * what these report (feint_backend_info). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/cuda_timing.h"
+#include "boundary/facet.h"
+#include "feint/error.h"
+
+int feint_cuda_device_select(int device_index, int *dev) {
+  const int n_dev = feint_cuda_device_count();
+  if (n_dev <= 0) return feint_error_set(FEINT_ERR_INPUT, "no CUDA device is visible");
+  *dev = device_index < 0 ? 0 : device_index;
+  if (*dev >= n_dev)
+    return feint_error_set(FEINT_ERR_INPUT, "--device %d: only %d CUDA device%s visible (0..%d)", *dev, n_dev,
+                           n_dev == 1 ? " is" : "s are", n_dev - 1);
+  return FEINT_OK;
+}
+
+int feint_cuda_kind_open(int device_index, char *why, size_t why_size) {
+  if (feint_cuda_device_count() <= 0) {
+    snprintf(why, why_size, "no CUDA device is visible");
+    return FEINT_BACKEND_ABSENT;
+  }
+  int dev;
+  return feint_cuda_device_select(device_index, &dev);
+}
+
+int feint_backend_cuda_check_cells(const feint_problem *p) {
+  char why[400];
+  if (feint_cuda_cells_supported(p, why, sizeof why)) return FEINT_OK;
+  return feint_error_set(FEINT_ERR_INPUT, "%s", why);
+}
+
+/* Both implementations compute in the precision the case asks for, as
+ * far as the provenance and the work model are concerned. */
+static int elmat_info(const feint_backend *b, feint_backend_info *out) {
+  out->precision = b->problem->precision;
+  return FEINT_OK;
+}
+
+/* The fused kernels also say which kernel family ran the residual and in
+ * which cell order (feint bench prints it: on 6M P1 cells the lean kernel
+ * took 0.15 ms and thread transposition 1.2 ms, t501), their creation's
+ * steps and the colours of their cell colouring. */
+static int fused_info(const feint_backend *b, feint_backend_info *out) {
+  feint_cuda_stats st;
+  FEINT_CALL(elmat_info(b, out));
+  FEINT_CALL(feint_cuda_info(b, &st));
+  const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
+                       : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
+                                        : "thread transposition";
+  out->n_colors = st.n_colors;
+  snprintf(out->setup_steps, sizeof out->setup_steps, "%s; first-use block plans %.1f ms", st.setup_steps,
+           st.block_build_ms);
+  snprintf(out->kernel, sizeof out->kernel, "%s, cells in %s order%s", family, st.curve_order ? "curve" : "mesh",
+           st.lean_pipe ? ", pipelined over persistent blocks" : "");
+  return FEINT_OK;
+}
+
+int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out) {
+  const int elmat = feint_backend_elmat_applies(p);
+  FEINT_CALL(elmat ? feint_backend_elmat_create(p, device_index, out)
+                   : feint_backend_cuda_create(p, device_index, out));
+  (*out)->info = elmat ? elmat_info : fused_info;
+  (*out)->integrate_facets = feint_facets_cuda;
+  return FEINT_OK;
+}
+
+static int operator_apply(feint_backend *b, const double *x, double *y) { return feint_bp_gpu_apply(b->data, x, y); }
+
+static int operator_apply_kernel_ms(feint_backend *b, int reps, double *median_ms) {
+  double min_ms = 0;
+  return feint_bp_gpu_bench(b->data, reps, 1u, median_ms, &min_ms);
+}
+
+static void operator_destroy(feint_backend *b) {
+  feint_bp_gpu_destroy(b->data);
+  free(b);
+}
+
+int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, feint_backend **out) {
+  feint_backend *b = NULL;
+  feint_bp_gpu *g = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "operator backend"));
+  int st = feint_bp_gpu_create(op, device_index, &g);
+  if (!st) st = feint_bp_gpu_device_name(device_index, b->device, sizeof b->device);
+  if (st) {
+    feint_bp_gpu_destroy(g);
+    free(b);
+    return st;
+  }
+  b->name = "cuda";
+  b->data = g;
+  b->apply = operator_apply;
+  b->apply_kernel_ms = operator_apply_kernel_ms;
+  b->destroy = operator_destroy;
+  *out = b;
+  return FEINT_OK;
+}
+
+/* The pattern on the GPU for single-shape simplex meshes, its steps
+ * reported (feint run --json, bench); the element-matrix backend's prisms
+ * take the host's. */
+int feint_cuda_kind_create_plan(const feint_space *s, int device_index, feint_plan **out, char *steps,
+                                size_t steps_size) {
+  if (!feint_cell_is_simplex(s->mesh->cell_type) || feint_mesh_is_mixed(s->mesh)) return feint_plan_create(s, out);
+  feint_plan_cuda_stats st;
+  memset(&st, 0, sizeof st);
+  FEINT_CALL(feint_plan_create_cuda_timed(s, device_index, out, &st));
+  snprintf(steps, steps_size, "upload %.1f ms, symbolic %.1f ms (sort %.1f), download %.1f ms, total %.1f ms%s",
+           st.upload_ms, st.symbolic_ms, st.sort_ms, st.download_ms, st.total_ms,
+           st.host_fallback ? " (built on the host)" : "");
+  return FEINT_OK;
+}

@@ -1,0 +1,110 @@
+/* The cuda kind: what the GPU kernels compute, in every build (so that
+ * --backend cuda names the reason a problem cannot run there even where
+ * feint was built without nvcc), and, with nvcc, how the backend is made
+ * (backend_cuda.c). One kind, two implementations behind it: the fused
+ * kernels (cuda.cu) for triangles and tetrahedra of orders 1..2, the
+ * element-matrix backend (elmat_backend.c) for high-order tetrahedra and
+ * prisms. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "backend/cuda/cuda_timing.h"
+#include "backend/kinds.h"
+#include "feint/elmat.h"
+
+/* Write a reason into why; 0 (not supported). */
+static int say(char *why, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, size, fmt, ap);
+  va_end(ap);
+  return 0;
+}
+
+int feint_backend_elmat_applies(const feint_problem *p) {
+  const feint_mesh *m = p->space->mesh;
+  if (feint_mesh_is_mixed(m)) return 0; /* one shape per kernel: the cell checks refuse mixed meshes */
+  return (m->cell_type == FEINT_CELL_TETRAHEDRON && p->space->order > 2) || m->cell_type == FEINT_CELL_PRISM;
+}
+
+int feint_backend_elmat_supported(const feint_problem *p, char *why, size_t size) {
+  const feint_space *s = p->space;
+  const feint_cell_type cell = s->mesh->cell_type;
+  if (!feint_backend_elmat_applies(p)) return say(why, size, "not a high-order tetrahedral or prism space");
+  if (s->order > FEINT_ELMAT_MAX_ORDER)
+    return say(why, size,
+               "the cuda backend computes %s element matrices of orders up to %d, not space.order %d (use "
+               "--backend cpu)",
+               feint_cell_name(cell), FEINT_ELMAT_MAX_ORDER, s->order);
+  if (p->form->nc < 1 || p->form->nc > 3)
+    return say(why, size,
+               "the cuda backend computes %s element matrices of order %d for forms of 1 to 3 components, not %d "
+               "(use --backend cpu)",
+               feint_cell_name(cell), s->order, p->form->nc);
+  return 1;
+}
+
+int feint_cuda_cells_supported(const feint_problem *p, char *why, size_t size) {
+  const feint_mesh *m = p->space->mesh;
+  const feint_cell_type cell = m->cell_type;
+  char shapes[128];
+  if (feint_mesh_is_mixed(m))
+    return say(why, size,
+               "the cuda backend assembles meshes of one cell shape; this mixed mesh (%s) runs on the cpu backend "
+               "(--backend cpu)",
+               feint_mesh_shapes(m, shapes, sizeof shapes));
+  if (!feint_cell_is_simplex(cell))
+    return say(why, size,
+               "the cuda backend assembles triangles and tetrahedra only; %s cells run on the cpu backend "
+               "(--backend cpu)",
+               feint_cell_name(cell));
+  /* its kernels are written and tested for P1/P2 tetrahedra only */
+  if (cell == FEINT_CELL_TETRAHEDRON && p->space->order > 2)
+    return say(why, size, "the cuda backend supports orders 1..2 on tetrahedra, not space.order %d (use --backend cpu)",
+               p->space->order);
+  return 1;
+}
+
+/* The fused kernels assemble with 32-bit slots and column indices; a plan
+ * past that (feint/plan.h) is for the cpu backend. */
+static int width_supported(const feint_problem *p, char *why, size_t size) {
+  if (!p->plan || (!p->plan->slots64 && !p->plan->indices64)) return 1;
+  return say(why, size,
+             "backend cuda: the matrix has %lld nonzeros and %lld columns; the CUDA backend assembles with 32-bit "
+             "slots and column indices (at most %lld nonzeros and columns); use --backend cpu",
+             (long long)p->plan->nnz, (long long)p->plan->n_rows, (long long)feint_plan_narrow_limit());
+}
+
+static int cuda_supports(const feint_problem *p, char *why, size_t size) {
+  if (feint_backend_elmat_applies(p)) return feint_backend_elmat_supported(p, why, size);
+  return feint_cuda_cells_supported(p, why, size) && width_supported(p, why, size);
+}
+
+#ifndef FEINT_HAVE_CUDA
+/* Without nvcc the kind stays listed, to say why it cannot run. */
+static int cuda_not_built(int device_index, char *why, size_t size) {
+  (void)device_index;
+  snprintf(why, size, "this feint was built without CUDA (no nvcc found)");
+  return FEINT_BACKEND_ABSENT;
+}
+#endif
+
+const feint_backend_kind feint_backend_kind_cuda = {
+    .name = "cuda",
+    .device = FEINT_DEVICE_CUDA,
+    .priority = 20,
+    .supports = cuda_supports,
+#ifdef FEINT_HAVE_CUDA
+    .open = feint_cuda_kind_open,
+    .create = feint_cuda_kind_create,
+    .create_operator = feint_cuda_kind_create_operator,
+    .operator_geo_on_device = 1, /* bp.cu builds the geometric factors on the device */
+    .create_plan = feint_cuda_kind_create_plan,
+    .warm_up_start = feint_cuda_warm_up_start,
+    .warm_up_wait = feint_cuda_warm_up_wait,
+    .transfer_seconds = feint_cuda_transfer_seconds,
+    .copy_bandwidth = feint_cuda_copy_bandwidth,
+#else
+    .open = cuda_not_built,
+#endif
+};
