@@ -118,8 +118,8 @@ test-gpu: all
 # tell libgmsh's leaks from a gmshFree feint forgot (tests/lsan.supp).
 ASAN_BUILD  ?= build-asan
 ASAN_CFLAGS ?= -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-# FEINT_GMSH_TIMEOUT: the meshing child forked under gcc 12's libasan has
-# hung once (docs/reliability.md); fail in 2 minutes, not the default 10
+# FEINT_GMSH_TIMEOUT: a meshing child forked while another thread was in
+# libasan's allocator hung (fixed: run_quiesce); any hang fails in 2 minutes
 ASAN_ENV    := UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 FEINT_GMSH_TIMEOUT=120 ASAN_OPTIONS=detect_leaks=1
 test-asan:
 	$(MAKE) BUILD=$(ASAN_BUILD) NVCC= CFLAGS='$(ASAN_CFLAGS)' all

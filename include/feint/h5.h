@@ -48,6 +48,9 @@ int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols,
                      const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data,
                      const char *pattern_file, const char *pattern_group);
+/* Wait for the pattern thread (feint_output_pattern_start) and report its
+ * failure; o may be NULL. */
+int feint_output_wait(feint_output *o);
 /* A link `name` to the dataset or group `target`: a hard link in this file
  * (file NULL) or an external link into `file` (relative to this file's
  * directory, or absolute). */

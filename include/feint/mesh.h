@@ -115,6 +115,11 @@ typedef struct {
  * element types in the region (named, e.g. "9-node triangle"), unknown
  * physical group (listing the valid names), empty region. */
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);
+/* 1 when feint_mesh_read(path, opts) runs libgmsh in a forked child (a
+ * .geo, or a refinement): the caller's other threads must not be inside
+ * the allocator then (a sanitizer's allocator has no fork handlers and
+ * the child would wait on its lock forever), so wait for them first. */
+int feint_mesh_read_forks(const char *path, const feint_mesh_options *opts);
 /* Renumber the nodes along a Morton (Z-order) curve of their coordinates
  * (ties kept in node order), remapping the cells and facets: neighbouring
  * nodes get neighbouring numbers, which the GPU kernels' vertex gathers

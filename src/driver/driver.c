@@ -500,6 +500,19 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
   return FEINT_OK;
 }
 
+/* Before a fork (the meshing child): no thread of the run may be inside
+ * the allocator. The mesh hash is finished (its result kept for the
+ * provenance) and the output's pattern thread joined. The backend's
+ * warm-up thread goes on: glibc's allocator is fork-safe, and sanitizer
+ * builds are CPU builds, which start no such thread. */
+static int run_quiesce(run_state *r) {
+  if (r->mesh_hash) {
+    char unused[65];
+    FEINT_CALL(feint_sha256_file_wait(r->mesh_hash, unused));
+  }
+  return feint_output_wait(r->out);
+}
+
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -510,6 +523,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
                              c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder,
                              0 /* curved cells: refused */};
     run_starting(opts, r, FEINT_PHASE_MESH);
+    if (feint_mesh_read_forks(c->mesh_file, &mo)) FEINT_CALL(run_quiesce(r));
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }

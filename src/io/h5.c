@@ -469,6 +469,8 @@ static int output_join(feint_output *o) {
   return FEINT_OK;
 }
 
+int feint_output_wait(feint_output *o) { return o ? output_join(o) : FEINT_OK; }
+
 int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows, const int64_t *indptr,
                                const int32_t *indices, const int64_t *indices64) {
   FEINT_CALL(output_join(o));

@@ -972,6 +972,10 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   return FEINT_OK;
 }
 
+int feint_mesh_read_forks(const char *path, const feint_mesh_options *opts) {
+  return has_ext(path, ".geo") || (opts && opts->refine > 0);
+}
+
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out) {
   *out = NULL;
   if (has_ext(path, ".geo")) return read_with(path, opts, SOURCE_GMSH, out);
