@@ -12,7 +12,7 @@ extern "C" {
 
 /* fn(begin, end, ctx) runs on each range [begin, end); the ranges cover
  * [0, n) in order, range t of T being [n t / T, n (t + 1) / T). T is the
- * number of cores (at most 16), fewer so that each range holds at least
+ * number of cores (at most 16; FEINT_THREADS caps it), fewer so that each range holds at least
  * `grain` items (grain < 1: 1). A thread that cannot be created runs its
  * range on the caller's thread: the loop always completes. Returns T. */
 typedef void (*feint_range_fn)(int64_t begin, int64_t end, void *ctx);

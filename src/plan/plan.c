@@ -88,9 +88,9 @@ static int scalar_rows_create(const feint_space *s, scalar_rows *w) {
                            "%lld cells x %d dofs: the CSR pattern builder handles up to 2^31 - 1 cell entries",
                            (long long)ncell, nb);
   int status;
-  if ((status = feint_malloc_large((size_t)(ncell * nb), sizeof *w->cd, &w->cd, "cell dof map (32-bit)")) ||
+  if ((status = feint_malloc_large_touched((size_t)(ncell * nb), sizeof *w->cd, &w->cd, "cell dof map (32-bit)")) ||
       (status = feint_calloc((size_t)ns + 2, sizeof *w->adj_ptr, &w->adj_ptr, "dof-to-cell map")) ||
-      (status = feint_malloc_large((size_t)(ncell * nb), sizeof *w->adj, &w->adj, "dof-to-cell map")) ||
+      (status = feint_malloc_large_touched((size_t)(ncell * nb), sizeof *w->adj, &w->adj, "dof-to-cell map")) ||
       (status = feint_malloc((size_t)ns, sizeof *w->marker, &w->marker, "pattern marker")) ||
       (status = feint_calloc((size_t)ns + 1, sizeof *w->sindptr, &w->sindptr, "CSR row pointers"))) {
     scalar_rows_release(w);
@@ -166,14 +166,14 @@ int feint_plan_create(const feint_space *s, feint_plan **out) {
   const int wide_indices = n > feint_plan_narrow_limit(), wide_slots = feint_plan_slot_width(p->nnz) == 8;
   const size_t n_slots = (size_t)(ncell * nbc * nbc);
   if ((status = wide_indices
-                    ? feint_malloc_large((size_t)p->nnz, sizeof *p->indices64, &p->indices64, "CSR column indices (64-bit)")
-                    : feint_malloc_large((size_t)p->nnz, sizeof *p->indices, &p->indices, "CSR column indices")) ||
-      (status = wide_slots ? feint_malloc_large(n_slots, sizeof *p->slots64, &p->slots64, "slot map (64-bit)")
-                           : feint_malloc_large(n_slots, sizeof *p->slots, &p->slots, "slot map")))
+                    ? feint_malloc_large_touched((size_t)p->nnz, sizeof *p->indices64, &p->indices64, "CSR column indices (64-bit)")
+                    : feint_malloc_large_touched((size_t)p->nnz, sizeof *p->indices, &p->indices, "CSR column indices")) ||
+      (status = wide_slots ? feint_malloc_large_touched(n_slots, sizeof *p->slots64, &p->slots64, "slot map (64-bit)")
+                           : feint_malloc_large_touched(n_slots, sizeof *p->slots, &p->slots, "slot map")))
     goto fail;
   if (nc == 1 && !wide_indices) {
     sidx = p->indices;
-  } else if ((status = feint_malloc_large((size_t)snnz, sizeof *sidx, &sidx, "scalar CSR column indices"))) {
+  } else if ((status = feint_malloc_large_touched((size_t)snnz, sizeof *sidx, &sidx, "scalar CSR column indices"))) {
     goto fail;
   }
 

@@ -1,5 +1,6 @@
 /* feint_parallel_for: see feint/parallel.h. */
 #include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "feint/parallel.h"
@@ -18,8 +19,20 @@ static void *run_range(void *arg) {
   return NULL;
 }
 
+/* FEINT_THREADS (1..16) caps the threads, as OMP_NUM_THREADS does for a
+ * shared node; unset or invalid: the cores online. */
+static long host_threads(void) {
+  const char *env = getenv("FEINT_THREADS");
+  if (env && *env) {
+    char *end;
+    const long t = strtol(env, &end, 10);
+    if (*end == '\0' && t >= 1) return t;
+  }
+  return sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 int feint_parallel_ranges(int64_t n, int64_t grain) {
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  const long cores = host_threads();
   int64_t t = cores < 1 ? 1 : cores > MAX_RANGES ? MAX_RANGES : cores;
   if (grain < 1) grain = 1;
   if (t > n / grain) t = n / grain;
