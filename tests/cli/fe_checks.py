@@ -4,6 +4,7 @@ Usage: fe_checks.py CHECK FILE [args] (sum FILE WANT [TOL]) [+ CHECK FILE [args]
 with a message when a check fails. The checks read the file exactly as a user would; several checks
 joined by "+" run in one process and read each matrix once."""
 import functools
+import os
 import sys
 
 import h5py
@@ -421,4 +422,6 @@ if __name__ == "__main__":
         else:
             groups[-1].append(a)
     for check, *args in groups:
+        if len(groups) > 1:  # which check of the batch says what follows
+            print(f"{check} {os.path.basename(args[0])}: ", end="", flush=True)
         checks[check](*args)
