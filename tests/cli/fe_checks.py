@@ -409,12 +409,25 @@ def check_element_matrix(elements, assembled):
         fail(f"difference {err:.3g}")
 
 
+def check_attrs(path, *pairs):
+    """Root attributes KEY=VALUE as written (e.g. which sweep member a file
+    holds: order=3 physics=mass)."""
+    f = h5py.File(path, "r")
+    for kv in pairs:
+        k, v = kv.split("=", 1)
+        got = f.attrs[k]
+        got = got.decode() if isinstance(got, bytes) else str(got)
+        if got != v:
+            fail(f"attribute {k} is {got}, expected {v}")
+    print("attributes", " ".join(pairs))
+
+
 if __name__ == "__main__":
     checks = {"sum": lambda p, w, tol=1e-12: check_sum(p, float(w), float(tol)), "laplacian": check_laplacian,
               "rigid": check_rigid, "convergence": check_convergence, "patch": check_patch,
               "bp": check_bp, "exact": check_exact, "reproduce": check_reproduce, "dirichlet": check_dirichlet_solve,
               "residual-matvec": check_residual_matvec, "residual-bp": check_residual_bp,
-              "element-matrix": check_element_matrix}
+              "element-matrix": check_element_matrix, "attrs": check_attrs}
     groups = [[]]
     for a in sys.argv[1:]:
         if a == "+":

@@ -21,7 +21,8 @@ EOF
     list+="${list:+, }{space.order: $p}, {space.order: $p, physics.kind: poisson, physics.kappa: \"1 + x*x + y\"}"
     # P5+ bases carry the Vandermonde inverse's round-off (up to 5e-12 at
     # P7, lagrange.c): the sum is exact to that, not to 1e-12
-    checks+=(sum "$WORK/s-$k.h5" 1.0 $([ $p -ge 5 ] && echo 1e-10 || echo 1e-12) + laplacian "$WORK/s-$((k + 1)).h5" +)
+    checks+=(attrs "$WORK/s-$k.h5" order=$p physics=mass + attrs "$WORK/s-$((k + 1)).h5" order=$p physics=poisson
+             + sum "$WORK/s-$k.h5" 1.0 $([ $p -ge 5 ] && echo 1e-10 || echo 1e-12) + laplacian "$WORK/s-$((k + 1)).h5" +)
     k=$((k + 2))
   done
   "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/s.h5" --set "sweep.list=[$list]"

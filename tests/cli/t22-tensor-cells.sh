@@ -43,7 +43,8 @@ sums() {
   fi
   for p in "$@"; do
     list+="${list:+, }{space.order: $p, physics.kind: mass}, {space.order: $p, physics.kind: poisson}"
-    checks+=(sum "$WORK/s-$name-$i.h5" "$vol" + laplacian "$WORK/s-$name-$((i + 1)).h5"
+    checks+=(attrs "$WORK/s-$name-$i.h5" order=$p physics=mass + attrs "$WORK/s-$name-$((i + 1)).h5" order=$p
+             physics=poisson + sum "$WORK/s-$name-$i.h5" "$vol" + laplacian "$WORK/s-$name-$((i + 1)).h5"
              + patch "$WORK/s-$name-$((i + 1)).h5" "$vol" "$box" +)
     i=$((i + 2))
   done

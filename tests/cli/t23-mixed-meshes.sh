@@ -48,7 +48,8 @@ for mesh in "${meshes[@]}"; do
     list+="${list:+, }{space.order: $p}, {space.order: $p, physics.kind: poisson}"
     list+=", {space.order: $p, physics.kind: elasticity, physics.E: 1, physics.nu: 0.3}"
     list+=", {space.order: $p, physics.kind: poisson, physics.source: $src, output.rhs: true}"
-    checks+=(sum "$WORK/s-$k.h5" 1 + laplacian "$WORK/s-$((k + 1)).h5" + patch "$WORK/s-$((k + 1)).h5" 1 1
+    checks+=(attrs "$WORK/s-$k.h5" order=$p physics=mass + attrs "$WORK/s-$((k + 2)).h5" order=$p physics=elasticity
+             + sum "$WORK/s-$k.h5" 1 + laplacian "$WORK/s-$((k + 1)).h5" + patch "$WORK/s-$((k + 1)).h5" 1 1
              + rigid "$WORK/s-$((k + 2)).h5" + exact "$WORK/s-$((k + 3)).h5" "${u//^/**}" +)
     k=$((k + 4))
   done
@@ -75,7 +76,8 @@ for mesh in "${meshes[@]}"; do
   list="" checks=() k=0
   for p in $orders; do
     list+="${list:+, }{space.order: $p}, {space.order: $p, physics.kind: poisson}"
-    checks+=(sum "$WORK/s-$k.h5" 1 1e-11 + laplacian "$WORK/s-$((k + 1)).h5" +)
+    checks+=(attrs "$WORK/s-$k.h5" order=$p physics=mass + sum "$WORK/s-$k.h5" 1 1e-11
+             + laplacian "$WORK/s-$((k + 1)).h5" +)
     k=$((k + 2))
   done
   run "$WORK/m.yaml" -o "$WORK/s.h5" --set mesh.file="$mesh" --set "sweep.list=[$list]"
