@@ -2,6 +2,7 @@
  * case. Dispatches subcommands (git-style); exit status 0 success, 2 bad
  * usage or bad input, 1 failure while computing. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -74,8 +75,13 @@ static void print_usage(FILE *f) {
   fputs(usage_tail, f);
 }
 
+/* The message; under FEINT_DEBUG=1 also where in feint's sources it arose
+ * (for a bug report), on a line of its own so the message stays the same. */
 int cmd_fail(int status) {
   fprintf(stderr, "feint: error: %s\n", feint_error_message());
+  const char *debug = getenv("FEINT_DEBUG");
+  if (debug && !strcmp(debug, "1") && feint_error_location()[0])
+    fprintf(stderr, "feint: debug: the error arose at %s\n", feint_error_location());
   return status;
 }
 

@@ -25,7 +25,7 @@
  *   A_e = sum_q B_q^T C_q B_q,
  * a small matrix product per cell: 8 nb^2 floating-point operations per
  * point (FLOP-bound from p = 3 on tetrahedra, p = 2 on prisms; see
- * src/backend/cuda/ELMAT.md).
+ * docs/perf/element-matrices.md).
  * When the coefficients AND J are constant in a cell, C_q = w_q Chat and
  *   A_e = sum_{c,c'} Chat[c][c'] K[c][c'],  K[c][c'] = sum_q w_q B_q[c]^T B_q[c'],
  * with the 16 (10 without g1, g2) reference matrices K precomputed once:

@@ -10,6 +10,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" { /* the CUDA sources (C++) record errors too */
+#endif
+
 enum {
   FEINT_OK = 0,
   FEINT_ERR_COMPUTE = 1, /* failure while computing (out of memory, CUDA, I/O) */
@@ -17,15 +21,31 @@ enum {
 };
 
 /* Record a message (printf-style) and return status, so callers can write
- * `return feint_error_set(FEINT_ERR_INPUT, "%s:%d: ...", ...);`. */
-int feint_error_set(int status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+ * `return feint_error_set(FEINT_ERR_INPUT, "%s:%d: ...", ...);`. The macro
+ * also records the source location (file:line) of the call, which
+ * feint_error_location() gives back and `feint` prints under FEINT_DEBUG=1;
+ * the message itself never carries it. A message that contains the
+ * previous one (context wrapped around feint_error_message()) keeps the
+ * previous location: the location is where the error arose. */
+#define feint_error_set(status, ...) feint_error_set_loc(__FILE__, __LINE__, (status), __VA_ARGS__)
+int feint_error_set_loc(const char *file, int line, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* feint_error_set's message with "<where>: " before it. Messages are kept
  * to 4 KB: a longer one keeps its head (where) and its tail (the reason),
  * leaving out the middle, between UTF-8 characters. An argument may be
  * feint_error_message() itself. */
-int feint_error_set_at(int status, const char *where, const char *fmt, va_list ap);
+#define feint_error_set_at(status, where, fmt, ap) feint_error_set_at_loc(__FILE__, __LINE__, (status), (where), (fmt), (ap))
+int feint_error_set_at_loc(const char *file, int line, int status, const char *where, const char *fmt, va_list ap);
+
+/* Where the last message was recorded: "file:line" of the feint_error_set
+ * call ("" if none). */
+const char *feint_error_location(void);
+
+/* Record message and location as they are (a failure carried from another
+ * thread or process, where they were taken with feint_error_message() and
+ * feint_error_location()); returns status. */
+int feint_error_restore(int status, const char *message, const char *location);
 
 /* The length of the longest prefix of s of at most max bytes that does not
  * end inside a UTF-8 character (for "%.*s" in messages, and to trim what
@@ -77,5 +97,9 @@ int feint_strdup(const char *s, char **out);
  * allocates (driver) and what Gmsh may take to mesh a .geo (mesh). An
  * unreadable value is FEINT_ERR_INPUT. */
 int feint_memory_limit(double *limit, const char **why);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -44,13 +44,16 @@ typedef struct {
 
 /* ------------------------------------------------------------- messages */
 
-static int fail_at(const tree_node *n, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int fail_at(const tree_node *n, const char *fmt, ...) {
+/* "<where node n is (tree_where)>: message" (the error's location is the
+ * caller's) */
+#define fail_at(...) fail_at_loc(__FILE__, __LINE__, __VA_ARGS__)
+static int fail_at_loc(const char *file, int line, const tree_node *n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at_loc(const char *file, int line, const tree_node *n, const char *fmt, ...) {
   char where[512];
   va_list ap;
   va_start(ap, fmt);
-  int s = feint_error_set_at(FEINT_ERR_INPUT, tree_where(n, where, sizeof where), fmt, ap);
+  int s = feint_error_set_at_loc(file, line, FEINT_ERR_INPUT, tree_where(n, where, sizeof where), fmt, ap);
   va_end(ap);
   return s;
 }

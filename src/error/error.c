@@ -15,6 +15,8 @@
 /* per thread: a helper thread's failure is its own until its owner
  * collects it (feint_output's pattern writer does) */
 static _Thread_local char last_message[4096];
+/* "file:line" of the feint_error_set that recorded it */
+static _Thread_local char last_location[256];
 
 size_t feint_utf8_cut(const char *s, size_t max) {
   const unsigned char *u = (const unsigned char *)s;
@@ -42,9 +44,16 @@ static void keep_ends(const char *full, size_t n) {
   memcpy(last_message + head + (size_t)m, full + tail, n - tail + 1);
 }
 
+/* The location of a new message: a message that contains the one before
+ * it wraps it in context, and keeps where the error arose. */
+static void locate(const char *file, int line, const char *message) {
+  if (last_message[0] && strstr(message, last_message)) return;
+  snprintf(last_location, sizeof last_location, "%s:%d", file, line);
+}
+
 /* Formats into a buffer of its own first, so that an argument may be the
  * current message (feint_error_message()). */
-static void record(const char *where, const char *fmt, va_list ap) {
+static void record(const char *file, int line, const char *where, const char *fmt, va_list ap) {
   char local[sizeof last_message];
   va_list again;
   va_copy(again, ap);
@@ -60,6 +69,7 @@ static void record(const char *where, const char *fmt, va_list ap) {
   if (vsnprintf(buf + at, cap - at, fmt, again) < 0) buf[at] = '\0';
   va_end(again);
   const size_t len = strlen(buf);
+  locate(file, line, buf);
   if (len >= sizeof last_message) {
     keep_ends(buf, len);
   } else {
@@ -69,22 +79,33 @@ static void record(const char *where, const char *fmt, va_list ap) {
   if (buf != local) free(buf);
 }
 
-int feint_error_set(int status, const char *fmt, ...) {
+int feint_error_set_loc(const char *file, int line, int status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  record(NULL, fmt, ap);
+  record(file, line, NULL, fmt, ap);
   va_end(ap);
   return status;
 }
 
-int feint_error_set_at(int status, const char *where, const char *fmt, va_list ap) {
-  record(where, fmt, ap);
+int feint_error_set_at_loc(const char *file, int line, int status, const char *where, const char *fmt, va_list ap) {
+  record(file, line, where, fmt, ap);
   return status;
 }
 
 const char *feint_error_message(void) { return last_message; }
 
-void feint_error_clear(void) { last_message[0] = '\0'; }
+const char *feint_error_location(void) { return last_location; }
+
+int feint_error_restore(int status, const char *message, const char *location) {
+  snprintf(last_message, sizeof last_message, "%s", message);
+  snprintf(last_location, sizeof last_location, "%s", location);
+  return status;
+}
+
+void feint_error_clear(void) {
+  last_message[0] = '\0';
+  last_location[0] = '\0';
+}
 
 static int allocate(size_t count, size_t size, void *out, const char *what, int zero) {
   void **ptr = (void **)out;

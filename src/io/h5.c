@@ -69,6 +69,7 @@ typedef struct {
   int running;             /* the thread is to be joined */
   int status;              /* its result, and its message */
   char message[4096];
+  char location[256]; /* feint_error_location() of the failure */
 } pattern_writer;
 
 struct feint_output {
@@ -454,7 +455,10 @@ static void *pattern_main(void *arg) {
   feint_output *o = arg;
   pattern_writer *w = &o->pattern;
   w->status = write_pattern(o, w->name, w->n_rows, w->indptr, w->indices, w->indices64);
-  if (w->status) snprintf(w->message, sizeof w->message, "%s", feint_error_message());
+  if (w->status) {
+    snprintf(w->message, sizeof w->message, "%s", feint_error_message());
+    snprintf(w->location, sizeof w->location, "%s", feint_error_location());
+  }
   return NULL;
 }
 
@@ -465,7 +469,7 @@ static int output_join(feint_output *o) {
   if (!w->running) return FEINT_OK;
   pthread_join(w->thread, NULL);
   w->running = 0;
-  if (w->status) return feint_error_set(w->status, "%s", w->message);
+  if (w->status) return feint_error_restore(w->status, w->message, w->location);
   return FEINT_OK;
 }
 

@@ -65,7 +65,8 @@
 enum { CHILD_OUT_OF_MEMORY = 101, CHILD_WRITE_FAILED = 102, CHILD_SETUP_FAILED = 103 };
 
 /* The result file: RESULT_MAGIC, int32 status, double seconds; then
- * uint32 length and the message (status != 0) or the model; RESULT_END. */
+ * uint32 length and the message, uint32 length and its location
+ * (status != 0), or the model; RESULT_END. */
 #define RESULT_MAGIC UINT64_C(0x314d474e49454623) /* "#FEINGM1" */
 #define RESULT_END UINT64_C(0x444e454d474e4923)   /* "#INGMEND" */
 
@@ -184,7 +185,10 @@ static void child_main(pid_t parent, int result_fd, int err_fd, const char *path
   if (!f) _exit(CHILD_WRITE_FAILED);
   const char *msg = feint_error_message();
   int ok = put_u64(f, RESULT_MAGIC) && put_i32(f, st) && put(f, &seconds, sizeof seconds, 1);
-  if (st) ok = ok && put_u64(f, strlen(msg)) && put(f, msg, 1, strlen(msg));
+  const char *loc = feint_error_location();
+  if (st)
+    ok = ok && put_u64(f, strlen(msg)) && put(f, msg, 1, strlen(msg)) && put_u64(f, strlen(loc)) &&
+         put(f, loc, 1, strlen(loc));
   else ok = ok && put_model(f, x);
   ok = ok && put_u64(f, RESULT_END) && fflush(f) == 0;
   _exit(ok ? 0 : CHILD_WRITE_FAILED); /* no atexit handlers, no stdio flushes of the parent's buffers */
@@ -302,14 +306,17 @@ static int read_result(int fd, feint_msh **out, double *seconds, int *ok) {
       !take(&r, seconds, sizeof *seconds, 1))
     return FEINT_OK;
   if (status) {
-    char msg[4096];
-    size_t len;
+    char msg[4096], loc[256] = "";
+    size_t len, loc_len;
     if (!take_count(&r, 1, &len)) return FEINT_OK;
     if (len >= sizeof msg) len = sizeof msg - 1;
     if (!take(&r, msg, 1, len)) return FEINT_OK;
     msg[len] = '\0';
+    /* the child's location (where in the child the error arose) */
+    if (take_count(&r, 1, &loc_len) && loc_len < sizeof loc && take(&r, loc, 1, loc_len)) loc[loc_len] = '\0';
+    else loc[0] = '\0';
     *ok = 1;
-    return feint_error_set(status == FEINT_ERR_INPUT ? FEINT_ERR_INPUT : FEINT_ERR_COMPUTE, "%s", msg);
+    return feint_error_restore(status == FEINT_ERR_INPUT ? FEINT_ERR_INPUT : FEINT_ERR_COMPUTE, msg, loc);
   }
   feint_msh *x = NULL;
   FEINT_CALL(feint_msh_create(&x));

@@ -379,23 +379,28 @@ static size_t line_of(const parser *P, const char *at) {
   return line;
 }
 
-/* "path:LINE: message" for text, "path: byte OFFSET: message" in binary data. */
-__attribute__((format(printf, 3, 4))) static int fail_at(const parser *P, const char *at, const char *fmt, ...) {
+/* "path:LINE: message" for text, "path: byte OFFSET: message" in binary data
+ * (the error's location is the caller's). */
+#define fail_at(...) fail_at_loc(__FILE__, __LINE__, __VA_ARGS__)
+#define fail_byte(...) fail_byte_loc(__FILE__, __LINE__, __VA_ARGS__)
+__attribute__((format(printf, 5, 6))) static int fail_at_loc(const char *file, int line, const parser *P,
+                                                             const char *at, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return feint_error_set(FEINT_ERR_INPUT, "%s:%zu: %s", P->path, line_of(P, at), msg);
+  return feint_error_set_loc(file, line, FEINT_ERR_INPUT, "%s:%zu: %s", P->path, line_of(P, at), msg);
 }
 
-__attribute__((format(printf, 3, 4))) static int fail_byte(const parser *P, const char *at, const char *fmt, ...) {
+__attribute__((format(printf, 5, 6))) static int fail_byte_loc(const char *file, int line, const parser *P,
+                                                               const char *at, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return feint_error_set(FEINT_ERR_INPUT, "%s: byte %zu: %s", P->path, (size_t)(at - P->buf), msg);
+  return feint_error_set_loc(file, line, FEINT_ERR_INPUT, "%s: byte %zu: %s", P->path, (size_t)(at - P->buf), msg);
 }
 
 static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }

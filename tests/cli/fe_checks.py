@@ -4,6 +4,7 @@ Usage: fe_checks.py CHECK FILE [args] (sum FILE WANT [TOL]) [+ CHECK FILE [args]
 with a message when a check fails. The checks read the file exactly as a user would; several checks
 joined by "+" run in one process and read each matrix once."""
 import functools
+import os
 import sys
 
 import h5py
@@ -408,12 +409,25 @@ def check_element_matrix(elements, assembled):
         fail(f"difference {err:.3g}")
 
 
+def check_attrs(path, *pairs):
+    """Root attributes KEY=VALUE as written (e.g. which sweep member a file
+    holds: order=3 physics=mass)."""
+    f = h5py.File(path, "r")
+    for kv in pairs:
+        k, v = kv.split("=", 1)
+        got = f.attrs[k]
+        got = got.decode() if isinstance(got, bytes) else str(got)
+        if got != v:
+            fail(f"attribute {k} is {got}, expected {v}")
+    print("attributes", " ".join(pairs))
+
+
 if __name__ == "__main__":
     checks = {"sum": lambda p, w, tol=1e-12: check_sum(p, float(w), float(tol)), "laplacian": check_laplacian,
               "rigid": check_rigid, "convergence": check_convergence, "patch": check_patch,
               "bp": check_bp, "exact": check_exact, "reproduce": check_reproduce, "dirichlet": check_dirichlet_solve,
               "residual-matvec": check_residual_matvec, "residual-bp": check_residual_bp,
-              "element-matrix": check_element_matrix}
+              "element-matrix": check_element_matrix, "attrs": check_attrs}
     groups = [[]]
     for a in sys.argv[1:]:
         if a == "+":
@@ -421,4 +435,6 @@ if __name__ == "__main__":
         else:
             groups[-1].append(a)
     for check, *args in groups:
+        if len(groups) > 1:  # which check of the batch says what follows
+            print(f"{check} {os.path.basename(args[0])}: ", end="", flush=True)
         checks[check](*args)

@@ -42,8 +42,9 @@ expect_bad() { # name, expected message fragment (grep -E), feint args...
 # -lap u = f with u = prod_d sin(K pi x_d) (K = 1) on the mesh GEO (in
 # cases/, or an absolute path) at SIZE
 # refined REFINE times (0), with the state u = the exact solution, run as
-# Poisson and as the mass matrix; prints "poisson.h5,mass.h5", the pair
-# fe_checks.py convergence reads (give it k=K when K != 1).
+# Poisson and as the mass matrix (one feint process: a sweep of the two, the
+# mesh read once); prints "poisson.h5,mass.h5", the pair fe_checks.py
+# convergence reads (give it k=K when K != 1).
 manufactured_pair() {
   local k=${7:-1} src exact
   if [ "$5" = 2 ]; then src="2*($k*pi)^2*sin($k*pi*x)*sin($k*pi*y)"; exact="sin($k*pi*x)*sin($k*pi*y)"
@@ -54,18 +55,17 @@ space: {order: $2}
 physics: {kind: poisson, source: "$src"}
 state: {u: "$exact"}
 EOF
-  "$FEINT" run --quiet "$WORK/c.yaml" -o "$WORK/$4-p.h5"
-  "$FEINT" run --quiet "$WORK/c.yaml" -o "$WORK/$4-m.h5" --set physics.kind=mass
-  echo "$WORK/$4-p.h5,$WORK/$4-m.h5"
+  "$FEINT" run --quiet "$WORK/c.yaml" -o "$WORK/$4.h5" --set "sweep.list=[{}, {physics.kind: mass}]"
+  echo "$WORK/$4-0.h5,$WORK/$4-1.h5"
 }
 
 # solution_mass_pair CASE NAME: runs $WORK/CASE as given and as the mass
-# matrix without boundary conditions; prints "NAME.h5,NAMEm.h5" (the pair
-# bc_checks.py reads: the system to solve, the L2 norm's matrix).
+# matrix without boundary conditions (one feint process, a sweep of the
+# two); prints "NAME-0.h5,NAME-1.h5" (the pair bc_checks.py reads: the
+# system to solve, the L2 norm's matrix).
 solution_mass_pair() {
-  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2.h5"
-  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2m.h5" --set physics.kind=mass --set boundary=null
-  echo "$WORK/$2.h5,$WORK/$2m.h5"
+  "$FEINT" run --quiet "$WORK/$1" -o "$WORK/$2.h5" --set "sweep.list=[{}, {physics.kind: mass, boundary: null}]"
+  echo "$WORK/$2-0.h5,$WORK/$2-1.h5"
 }
 
 # mixed_pair MESHFILE ORDER SIZE: Dirichlet on "left", the exact flux

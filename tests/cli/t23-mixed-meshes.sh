@@ -37,24 +37,25 @@ mesh: {file: ${meshes[0]}}
 space: {order: 1}
 physics: {kind: mass}
 EOF
+# per mesh one feint process (a sweep; members k..k+3 of order p: mass,
+# Poisson, elasticity, Poisson with a source and its rhs)
 for mesh in "${meshes[@]}"; do
   "$FEINT" info "$mesh" | grep -q "block 1:" || fail "$mesh: not read as a mixed mesh"
+  list="" checks=() k=0
   for p in 1 2; do
-    echo "$(basename "$mesh") p$p"
-    run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="$mesh" --set space.order=$p
-    check sum "$WORK/m.h5" 1
-    run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson
-    check laplacian "$WORK/p.h5"
-    check patch "$WORK/p.h5" 1 1
-    run "$WORK/m.yaml" -o "$WORK/e.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=elasticity \
-      --set physics.E=1 --set physics.nu=0.3
-    check rigid "$WORK/e.h5"
     u="1 + 2*x - 3*y + 0.5*z" src=0
     [ $p = 2 ] && u="$u + x^2 - 2*x*y + 3*y*z - 0.7*x*z" src=-2
-    run "$WORK/m.yaml" -o "$WORK/x.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson \
-      --set physics.source=$src --set output.rhs=true
-    check exact "$WORK/x.h5" "${u//^/**}"
+    list+="${list:+, }{space.order: $p}, {space.order: $p, physics.kind: poisson}"
+    list+=", {space.order: $p, physics.kind: elasticity, physics.E: 1, physics.nu: 0.3}"
+    list+=", {space.order: $p, physics.kind: poisson, physics.source: $src, output.rhs: true}"
+    checks+=(attrs "$WORK/s-$k.h5" order=$p physics=mass + attrs "$WORK/s-$((k + 2)).h5" order=$p physics=elasticity
+             + sum "$WORK/s-$k.h5" 1 + laplacian "$WORK/s-$((k + 1)).h5" + patch "$WORK/s-$((k + 1)).h5" 1 1
+             + rigid "$WORK/s-$((k + 2)).h5" + exact "$WORK/s-$((k + 3)).h5" "${u//^/**}" +)
+    k=$((k + 4))
   done
+  run "$WORK/m.yaml" -o "$WORK/s.h5" --set mesh.file="$mesh" --set "sweep.list=[$list]"
+  echo "$(basename "$mesh") p1 (s-0..3), p2 (s-4..7)"
+  check "${checks[@]:0:${#checks[@]}-1}"
 done
 
 # beyond order 2: the shared edges' and faces' nodes in every orientation
@@ -72,13 +73,16 @@ exact() { # mesh order u source
 }
 for mesh in "${meshes[@]}"; do
   orders="3 4"; [ "$mesh" = "${meshes[2]}" ] && orders="3 4 5"
+  list="" checks=() k=0
   for p in $orders; do
-    echo "$(basename "$mesh") p$p"
-    run "$WORK/m.yaml" -o "$WORK/m.h5" --set mesh.file="$mesh" --set space.order=$p
-    check sum "$WORK/m.h5" 1 1e-11
-    run "$WORK/m.yaml" -o "$WORK/p.h5" --set mesh.file="$mesh" --set space.order=$p --set physics.kind=poisson
-    check laplacian "$WORK/p.h5"
+    list+="${list:+, }{space.order: $p}, {space.order: $p, physics.kind: poisson}"
+    checks+=(attrs "$WORK/s-$k.h5" order=$p physics=mass + sum "$WORK/s-$k.h5" 1 1e-11
+             + laplacian "$WORK/s-$((k + 1)).h5" +)
+    k=$((k + 2))
   done
+  run "$WORK/m.yaml" -o "$WORK/s.h5" --set mesh.file="$mesh" --set "sweep.list=[$list]"
+  echo "$(basename "$mesh") p$orders (mass, Poisson each)"
+  check "${checks[@]:0:${#checks[@]}-1}"
   exact "$mesh" 3 "$u3" "$src3"
   exact "$mesh" 4 "$u4" "$src4"
   if exact "$mesh" 3 "$u4" "$src4" > /dev/null; then fail "$(basename "$mesh"): a quartic reproduced by P3"; fi

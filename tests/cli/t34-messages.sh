@@ -90,3 +90,32 @@ grep -q "^feint: warning: --set physics.velocity=\[1,0\]: key 'velocity' is not 
 "$FEINT" check "$WORK/w.yaml" --set physics.kind=elasticity --set physics.nu=0.3 2> "$WORK/warn" > /dev/null
 [ ! -s "$WORK/warn" ] || fail "elasticity reads E and nu: $(cat "$WORK/warn")"
 echo "ok warnings"
+
+# FEINT_DEBUG=1: the same messages, then a line naming the place in feint's
+# sources where the error arose (a feint_error_set call; the innermost one
+# where a message wraps another, also across the meshing child process);
+# without it, no source location
+debug_where() { # feint args...: prints the place FEINT_DEBUG=1 names
+  ! "$FEINT" "$@" > /dev/null 2> "$WORK/plain" || fail "debug: $* succeeded"
+  ! FEINT_DEBUG=1 "$FEINT" "$@" > /dev/null 2> "$WORK/debug" || fail "debug: $* succeeded"
+  ! grep -Eq 'debug|\.(c|cu):[0-9]' "$WORK/plain" || fail "debug: a location without FEINT_DEBUG: $(cat "$WORK/plain")"
+  grep -v '^feint: debug: ' "$WORK/debug" | cmp -s - "$WORK/plain" ||
+    fail "debug: the messages differ under FEINT_DEBUG=1: $(cat "$WORK/debug")"
+  local at
+  at=$(sed -n 's/^feint: debug: the error arose at \(src\/[a-z0-9_/]*\.c\):\([0-9]*\)$/\1 \2/p' "$WORK/debug")
+  [ -n "$at" ] || fail "debug: no location line: $(cat "$WORK/debug")"
+  set -- $at
+  sed -n "$2p" "$ROOT/$1" | grep -Eq 'feint_error_set|fail_at|fail_byte' || fail "debug: $1:$2 sets no error: $(sed -n "$2p" "$ROOT/$1")"
+  echo "$1:$2"
+}
+source_line() { sed -n "${1#*:}p" "$ROOT/${1%%:*}"; }
+where=$(debug_where run "$WORK/ok.yaml" -o "$WORK/out.h5" --set physics.kind=poison)
+[[ $where == src/case/* ]] || fail "debug: a case error located in $where"
+# a sweep member's error is wrapped in "sweep member N: ...": located inside
+where=$(debug_where run "$WORK/ok.yaml" -o "$WORK/out.h5" --set 'sweep.list=[{physics.kappa: "x+"}]')
+grep -q "sweep member" "$WORK/plain" || fail "debug: not a sweep member's error: $(cat "$WORK/plain")"
+! source_line "$where" | grep -q "sweep member" || fail "debug: located at the wrap ($where), not where it arose"
+printf 'Point(1) = {0, 0, 0;\n' > "$WORK/bad.geo"
+where=$(debug_where check "$WORK/ok.yaml" --set mesh.file="$WORK/bad.geo")
+[[ $where == src/mesh/* && $where != src/mesh/gmsh_child.c:* ]] || fail "debug: a .geo error located in $where (the parent's copy)"
+echo "ok FEINT_DEBUG=1 names where errors arise"

@@ -106,12 +106,18 @@ FEINT_GMSH_TIMEOUT=soon expect_fail "an unreadable time limit" 2 \
   "FEINT_GMSH_TIMEOUT=soon: expected a number of seconds \(0: no limit\)" info "$WORK/slow.geo"
 
 # SIGINT, SIGTERM, SIGHUP of feint while Gmsh runs: feint dies of the
-# signal at once, the child and the .geo's command with it
+# signal at once, the child and the .geo's command with it. feint starts
+# with the signals' default actions, as from a terminal (a suite run under
+# nohup would hand it SIGHUP ignored, which feint rightly keeps ignored)
 $PY - "$FEINT" "$WORK/slow.geo" <<'EOF'
 import signal, subprocess, sys, time
+def default_actions():
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
     t = time.time()
-    p = subprocess.Popen([sys.argv[1], "info", sys.argv[2]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen([sys.argv[1], "info", sys.argv[2]], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         preexec_fn=default_actions)
     time.sleep(0.5)
     p.send_signal(sig)
     p.communicate(timeout=20)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build-check-measure on the GPU machine for the BP kernels (issue 4; not a
-# test; src/backend/cuda/BP.md records what it printed). Steps:
+# test; docs/perf/bp-operators.md records what it printed). Steps:
 #   agree   t602: every kernel variant against the CPU reference, N = 1..15
 #   target  t69 on the large mesh, N = 3..8 (the issue's targets), every
 #           variant ("1 2 ... 9" or $BP_VARIANTS), in the numberings

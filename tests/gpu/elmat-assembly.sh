@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The element-matrix backend of `feint run --backend cuda` on the GPU
-# machine (src/backend/cuda/ELMAT.md, "feint run on the GPU"): feint bench
+# machine (docs/perf/element-matrices.md, "feint run on the GPU"): feint bench
 # of cases/bench/elmat-p4-tet.yaml (P4 tetrahedra, nodal kappa) and of its
 # order-7 variant and a larger P4 mesh, with and without the element matrices, with this
 # build's feint and, when BEFORE names an older feint, with that one too;

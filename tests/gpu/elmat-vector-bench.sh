@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The element-matrix backend on vector forms (src/backend/cuda/ELMAT.md,
+# The element-matrix backend on vector forms (docs/perf/element-matrices.md,
 # "Vector forms"): feint bench of cases/bench/elmat-p3-elasticity.yaml
 # (P3 elasticity, nodal E) at P3 and P4 on tetrahedra and P3 on prisms,
 # cuda (medians of --repeat runs; FEINT_ELMAT_TIMES=1 splits the kernels)

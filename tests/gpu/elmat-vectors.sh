@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Residual and load vector of the element-matrix backend on the GPU
-# machine (src/backend/cuda/ELMAT.md, "Residual and load vector on the
+# machine (docs/perf/element-matrices.md, "Residual and load vector on the
 # GPU"): feint bench of cases/bench/elmat-p4-tet.yaml with the residual and
 # rhs phases only (P4, its order-7 variant, a larger P4 mesh, P4 prisms,
 # and P4 with assembly.strategy atomic; then each choice of cells per

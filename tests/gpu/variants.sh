@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build-check-measure on the GPU machine for the CUDA backend's kernel
-# variants (not a test; src/backend/cuda/NOTES.md records what it printed):
+# variants (not a test; docs/perf/p1-kernels.md records what it printed):
 # the agreement test, the 6M-cell Kuhn-cube benchmark (default kernels and
 # the same-run variants), the Gmsh-refined 6.36M-cell cube (bench-6m.yaml's
 # mesh) and, where Nsight Compute is installed, a profile of the residual
