@@ -848,11 +848,18 @@ static int read_program(tree *t, const feint_expr *e, int *root) {
 static int derive(tree *t, int i, int k) {
   if (t->status) return -1;
   const node nd = t->v[i]; /* a copy: make() may move the array */
-  const int a = nd.arg[0], b = nd.arg[1], c = nd.arg[2];
+  const int a = nd.arg[0], b = nd.arg[1];
   const int nargs = ops[nd.op].nargs;
-  int da = nargs > 0 ? derive(t, a, k) : -1;
-  int db = nargs > 1 ? derive(t, b, k) : -1;
-  if (t->status) return -1;
+  int dv[3] = {-1, -1, -1}, depends = 0;
+  for (int j = 0; j < nargs; j++) {
+    dv[j] = derive(t, nd.arg[j], k);
+    if (t->status) return -1;
+    depends = depends || !is_value(t, dv[j], 0);
+  }
+  /* what does not depend on symbol k has derivative 0, even where it is
+   * inf or nan (x/0) */
+  if (nargs > 0 && !depends) return constant(t, 0.0);
+  const int da = dv[0], db = dv[1];
   switch (nd.op) {
   case OP_SYM: return constant(t, nd.sym == k ? 1.0 : 0.0);
   case OP_ADD: return add(t, da, db);
@@ -881,7 +888,7 @@ static int derive(tree *t, int i, int k) {
   case OP_MAX: return simplify(t, OP_SELECT, simplify(t, OP_GE, a, b, -1), da, db);
   case OP_ATAN2: /* d atan2(a, b) = (b a' - a b') / (a^2 + b^2) */
     return divide(t, sub(t, mul(t, b, da), mul(t, a, db)), add(t, square(t, a), square(t, b)));
-  case OP_SELECT: return simplify(t, OP_SELECT, a, db, derive(t, c, k));
+  case OP_SELECT: return simplify(t, OP_SELECT, a, db, dv[2]);
   default: return constant(t, 0.0); /* constants, floor, ceil, sign, comparisons */
   }
 }

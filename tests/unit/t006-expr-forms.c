@@ -310,6 +310,9 @@ int main(void) {
   derivative_is("abs(u)", U, "((u > 0.0) ? 1.0 : ((u < 0.0) ? (-1.0) : 0.0))");
   derivative_is("min(u, v)", U, "(((u <= v) ? 1.0 : 0.0) ? 1.0 : 0.0)");
   derivative_is("k0 + beta*u^2", K0, "1.0");
+  /* what does not depend on u has derivative 0, even inf or nan (the
+   * fuzzer's "x/0") */
+  derivative_is("v/0 + log(-1)*v + u", U, "1.0");
   {
     /* the derivative of a conditional does not leak the branch not taken */
     feint_expr *e = parse("u > 0 ? log(u) : 0"), *d = derivative(e, U);
