@@ -493,7 +493,7 @@ static int parse_sum(parser *p) {
 /* The comparison operator at the parser's position (its length in *len),
  * or -1. */
 static int comparison_at(const parser *p, size_t *len) {
-  const char c = p->text[p->pos], d = p->text[p->pos + 1];
+  const char c = p->text[p->pos], d = c ? p->text[p->pos + 1] : '\0';
   *len = d == '=' ? 2 : 1;
   if (c == '<') return d == '=' ? OP_LE : OP_LT;
   if (c == '>') return d == '=' ? OP_GE : OP_GT;
