@@ -1008,9 +1008,18 @@ static void put_c(writer *w, const tree *t, int i, const char *const *symbols) {
     put(w, " > 0.0) ? 1.0 : ((");
     put_c(w, t, arg[0], symbols);
     put(w, " < 0.0) ? (-1.0) : 0.0))");
-  } else { /* OP_SELECT */
+  } else { /* OP_SELECT; a comparison as its condition needs no 1.0 : 0.0 */
+    const node *cond = &t->v[arg[0]];
     put(w, "(");
-    put_c(w, t, arg[0], symbols);
+    if (ops[cond->op].c_form == C_COMPARE) {
+      put(w, "(");
+      put_c(w, t, cond->arg[0], symbols);
+      put(w, ops[cond->op].c_text);
+      put_c(w, t, cond->arg[1], symbols);
+      put(w, ")");
+    } else {
+      put_c(w, t, arg[0], symbols);
+    }
     put(w, " ? ");
     put_c(w, t, arg[1], symbols);
     put(w, " : ");

@@ -306,9 +306,9 @@ int main(void) {
   derivative_is("exp(2*u)", U, "(exp((2.0 * u)) * 2.0)");
   derivative_is("sin(u)*v", V, "sin(u)");
   derivative_is("floor(u) + ceil(u) + sign(u) + (u < v)", U, "0.0");
-  derivative_is("u > 0 ? u^2 : -u", U, "(((u > 0.0) ? 1.0 : 0.0) ? (2.0 * u) : (-1.0))");
+  derivative_is("u > 0 ? u^2 : -u", U, "((u > 0.0) ? (2.0 * u) : (-1.0))");
   derivative_is("abs(u)", U, "((u > 0.0) ? 1.0 : ((u < 0.0) ? (-1.0) : 0.0))");
-  derivative_is("min(u, v)", U, "(((u <= v) ? 1.0 : 0.0) ? 1.0 : 0.0)");
+  derivative_is("min(u, v)", U, "((u <= v) ? 1.0 : 0.0)");
   derivative_is("k0 + beta*u^2", K0, "1.0");
   /* what does not depend on u has derivative 0, even inf or nan (the
    * fuzzer's "x/0") */
@@ -337,8 +337,8 @@ int main(void) {
     size_t len, len0;
     CHECK_OK(feint_expr_emit_c(e, lvalues, buf, sizeof buf, &len));
     const char *want =
-        "(((((c[0] * p->du[0]) + (fmax(p->u[0], 0.10000000000000001) * (-3.0))) + (((p->u[0] < "
-        "p->u[1]) ? 1.0 : 0.0) ? 0.33333333333333331 : 1.0000000000000001e+300)) + ((p->u[1] > "
+        "(((((c[0] * p->du[0]) + (fmax(p->u[0], 0.10000000000000001) * (-3.0))) + ((p->u[0] < "
+        "p->u[1]) ? 0.33333333333333331 : 1.0000000000000001e+300)) + ((p->u[1] > "
         "0.0) ? 1.0 : ((p->u[1] < 0.0) ? (-1.0) : 0.0))) + pow(p->u[0], (-1.0)))";
     CHECK(strcmp(buf, want) == 0 && len == strlen(want), "C text\n  %s\nexpected\n  %s", buf,
           want);
