@@ -988,6 +988,15 @@ static void put_c(writer *w, const tree *t, int i, const char *const *symbols) {
     put(w, ops[nd->op].c_form == C_COMPARE ? ") ? 1.0 : 0.0)" : ")");
     return;
   case C_CALL:
+    if (nd->op == OP_POW && is_value(t, arg[1], 2.0) && ops[t->v[arg[0]].op].c_form == C_LEAF) {
+      /* a^2 of a symbol or constant as the evaluator computes it */
+      put(w, "(");
+      put_c(w, t, arg[0], symbols);
+      put(w, " * ");
+      put_c(w, t, arg[0], symbols);
+      put(w, ")");
+      return;
+    }
     put(w, ops[nd->op].c_text);
     put(w, "(");
     for (int k = 0; k < ops[nd->op].nargs; k++) {
