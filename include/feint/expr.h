@@ -83,8 +83,9 @@ int feint_expr_derivative(const feint_expr *expr, int symbol, feint_expr **out);
 /* The expression as one C expression (C99 <math.h>, double), every
  * operation parenthesised, symbol i written as symbols[i] (a C lvalue such
  * as "p->u[0]"), constants as %.17g double literals (inf and nan as 1.0/0.0
- * and 0.0/0.0), comparisons as ((a < b) ? 1.0 : 0.0). Written like
- * snprintf: at most size bytes with the terminating NUL; *length (may be
+ * and 0.0/0.0), comparisons as ((a < b) ? 1.0 : 0.0), a^2 of a symbol or
+ * constant as (a * a) (as evaluated here); the text reads back into this
+ * language with the same values, bitwise. Written like snprintf: at most size bytes with the terminating NUL; *length (may be
  * NULL) gets the full length without it, so a call with size 0 measures.
  * FEINT_ERR_INPUT only when the expression is nested more than 2000 levels
  * deep; FEINT_ERR_COMPUTE when out of memory. */
