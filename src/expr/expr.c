@@ -176,7 +176,7 @@ typedef struct {
 
 /* The value of an operation on constants (folding) and of the operations
  * the evaluator does not write out inline. */
-static double apply(int op, double a, double b, double c) {
+static inline double apply(int op, double a, double b, double c) {
   switch (op) {
   case OP_ADD: return a + b;
   case OP_SUB: return a - b;
@@ -621,21 +621,25 @@ void feint_expr_destroy(feint_expr *expr) {
   free(expr);
 }
 
-double feint_expr_eval_values(const feint_expr *expr, const double *values) {
+/* The evaluator: each operation a case of its own (apply() with a
+ * constant op inlines to the operation alone), so the loop stays one
+ * jump per instruction. */
+#define EVAL_UNARY(op) \
+  case op: stack[top] = apply(op, stack[top], 0.0, 0.0); break
+#define EVAL_BINARY(op) \
+  case op: top--; stack[top] = apply(op, stack[top], stack[top + 1], 0.0); break
+/* inlined into both entry points: feint_expr_eval's x, y, z stay local */
+static inline __attribute__((always_inline)) double run(const feint_expr *expr,
+                                                        const double *values) {
   const instr *code = expr->code;
   const int n = expr->n;
   if (n == 1) return code[0].op == OP_CONST ? code[0].value : values[code[0].sym];
   double stack[FEINT_EXPR_MAX_STACK];
   int top = -1; /* index of the top value */
   for (int i = 0; i < n; i++) {
-    const int op = code[i].op;
-    switch (op) {
+    switch (code[i].op) {
     case OP_CONST: stack[++top] = code[i].value; break;
     case OP_SYM: stack[++top] = values[code[i].sym]; break;
-    case OP_ADD: top--; stack[top] += stack[top + 1]; break;
-    case OP_SUB: top--; stack[top] -= stack[top + 1]; break;
-    case OP_MUL: top--; stack[top] *= stack[top + 1]; break;
-    case OP_DIV: top--; stack[top] /= stack[top + 1]; break;
     case OP_POW: {
       top--;
       double b = stack[top + 1];
@@ -645,22 +649,29 @@ double feint_expr_eval_values(const feint_expr *expr, const double *values) {
         stack[top] = pow(stack[top], b);
       break;
     }
-    case OP_NEG: stack[top] = -stack[top]; break;
-    default: {
-      const int k = ops[op].nargs;
-      top -= k - 1;
-      stack[top] = apply(op, stack[top], k > 1 ? stack[top + 1] : 0.0, k > 2 ? stack[top + 2] : 0.0);
-      break;
-    }
+    case OP_SELECT: top -= 2; stack[top] = apply(OP_SELECT, stack[top], stack[top + 1], stack[top + 2]); break;
+    EVAL_BINARY(OP_ADD); EVAL_BINARY(OP_SUB); EVAL_BINARY(OP_MUL); EVAL_BINARY(OP_DIV);
+    EVAL_BINARY(OP_LT); EVAL_BINARY(OP_LE); EVAL_BINARY(OP_GT); EVAL_BINARY(OP_GE);
+    EVAL_BINARY(OP_EQ); EVAL_BINARY(OP_NE); EVAL_BINARY(OP_MIN); EVAL_BINARY(OP_MAX);
+    EVAL_BINARY(OP_ATAN2);
+    EVAL_UNARY(OP_NEG); EVAL_UNARY(OP_SIN); EVAL_UNARY(OP_COS); EVAL_UNARY(OP_TAN);
+    EVAL_UNARY(OP_EXP); EVAL_UNARY(OP_LOG); EVAL_UNARY(OP_SQRT); EVAL_UNARY(OP_ABS);
+    EVAL_UNARY(OP_TANH); EVAL_UNARY(OP_SINH); EVAL_UNARY(OP_COSH); EVAL_UNARY(OP_FLOOR);
+    EVAL_UNARY(OP_CEIL); EVAL_UNARY(OP_SIGN);
+    default: break;
     }
   }
   return stack[0];
 }
 
+double feint_expr_eval_values(const feint_expr *expr, const double *values) {
+  return run(expr, values);
+}
+
 double feint_expr_eval(const feint_expr *expr, double x, double y, double z) {
   if (expr->n_sym > 3) return NAN;
   const double values[3] = {x, y, z};
-  return feint_expr_eval_values(expr, values);
+  return run(expr, values);
 }
 
 int feint_expr_is_constant(const feint_expr *expr) { return expr->constant; }
