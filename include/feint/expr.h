@@ -75,9 +75,10 @@ int feint_expr_length(const feint_expr *expr);
  * factors collected). abs, sign, floor, ceil, min, max, comparisons and
  * conditionals are differentiated piecewise: d abs(a) = sign(a)*a',
  * d min(a, b) = (a <= b ? a' : b'), d (c ? a : b) = (c ? a' : b'), floor,
- * ceil, sign and comparisons 0. FEINT_ERR_INPUT when the derivative would
- * be too large to evaluate (more than 128 stack slots, 2000 levels or 10^6
- * instructions); the original is left as it was. */
+ * ceil, sign and comparisons 0. FEINT_ERR_INPUT for a symbol outside the
+ * table and when the derivative would be too large to evaluate (more than
+ * 128 stack slots, 2000 levels or 10^6 instructions); the original is left
+ * as it was. */
 int feint_expr_derivative(const feint_expr *expr, int symbol, feint_expr **out);
 
 /* The expression as one C expression (C99 <math.h>, double), every

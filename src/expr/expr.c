@@ -920,6 +920,10 @@ static void put_program(const tree *t, int i, instr *code, int *n) {
 
 int feint_expr_derivative(const feint_expr *expr, int symbol, feint_expr **out) {
   *out = NULL;
+  if (symbol < 0 || symbol >= expr->n_sym)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "derivative in symbol %d of an expression of %d symbols", symbol,
+                           expr->n_sym);
   tree t = {0};
   int root, status = read_program(&t, expr, &root);
   if (!status) {

@@ -381,6 +381,12 @@ int main(void) {
 
   /* limits: deep trees are errors, not crashes */
   {
+    feint_expr *e = parse("u"), *d = (feint_expr *)0x1;
+    CHECK(feint_expr_derivative(e, NS, &d) == FEINT_ERR_INPUT && d == NULL, "symbol NS");
+    CHECK(feint_expr_derivative(e, -1, &d) == FEINT_ERR_INPUT && d == NULL, "symbol -1");
+    feint_expr_destroy(e);
+  }
+  {
     static char sum[16384];
     size_t k = 0;
     for (int i = 0; i < 1500; i++) sum[k++] = 'u', sum[k++] = '+';
