@@ -31,6 +31,10 @@ LIB_SRC := $(filter-out $(CUDA_STUB_SRC) $(CUDA_HOST_SRC),$(shell find src -name
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/t*.c))
 
+# With nvcc every src/backend/cuda/*.cu goes into the library (the files
+# and their jobs: docs/backends.md). paper.cu holds a benchmark's kernel
+# only: nothing in feint refers to it, so from libfeint.a it is linked into
+# the benchmark that calls it (t501) and no other binary.
 ifneq ($(NVCC),)
   HAVE_CUDA := 1
   CU_SRC    := $(sort $(wildcard src/backend/cuda/*.cu))

@@ -1,9 +1,13 @@
-/* feint_cuda_malloc, feint_cuda_memcpy: see alloc.h. */
+/* The definitions of the CUDA backend's shared helpers: the CUDA error
+ * check (common.cuh), feint_cuda_malloc, feint_cuda_memcpy and the
+ * transfer totals, the index upload (alloc.h), and the warm-up thread
+ * (cuda_timing.h). */
 #include <cuda_runtime.h>
 
 #include <atomic>
 #include <chrono>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 extern "C" {
@@ -12,7 +16,19 @@ extern "C" {
 #include "feint/parallel.h"
 }
 #include "backend/cuda/alloc.h"
+#include "backend/cuda/common.cuh"
 #include "backend/cuda/cuda_timing.h"
+
+/* where the calling thread's last failed CUDA check was (common.cuh) */
+static thread_local char error_site[256];
+
+const char *feint_cuda_error_string(cudaError_t e, const char *file, int line) {
+  cudaGetLastError(); /* clear a sticky-free error */
+  snprintf(error_site, sizeof error_site, "%s:%d", file, line);
+  return cudaGetErrorString(e);
+}
+
+const char *feint_cuda_error_site(void) { return error_site; }
 
 /* The test hook's limit, read once per process (0: none). */
 static size_t alloc_limit(void) {
@@ -89,10 +105,9 @@ extern "C" int feint_cuda_upload_index32(int **dst, const int64_t *src, size_t c
   if (!status && count) {
     const cudaError_t e = feint_cuda_memcpy(d, tmp, count * sizeof(int), cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
-      cudaGetLastError();
+      status = FEINT_CUDA_FAIL(e, phase);
       cudaFree(d);
       d = NULL;
-      status = feint_error_set(FEINT_ERR_COMPUTE, "%s: %s", phase, cudaGetErrorString(e));
     }
   }
   free(tmp);

@@ -65,19 +65,8 @@
 extern "C" {
 #include "feint/bp.h"
 #include "feint/error.h"
-#include "backend/cuda/alloc.h"
 }
-
-static int bp_fail(cudaError_t e, const char *phase) {
-  cudaGetLastError();
-  return feint_error_set(FEINT_ERR_COMPUTE, "%s: %s", phase, cudaGetErrorString(e));
-}
-
-#define BP_CALL(phase, call)                                                   \
-  do {                                                                         \
-    cudaError_t bp_e_ = (call);                                                \
-    if (bp_e_ != cudaSuccess) return bp_fail(bp_e_, phase);                    \
-  } while (0)
+#include "backend/cuda/common.cuh"
 
 struct feint_bp_gpu {
   feint_bp_kind kind;
@@ -1535,8 +1524,8 @@ static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
     default: return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: order %d (1..15 supported)", g->P - 1);
   }
   if (c->smem > 48 * 1024)
-    BP_CALL("BP kernel: shared memory limit",
-            cudaFuncSetAttribute(c->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
+    FEINT_CUDA_CALL("BP kernel: shared memory limit",
+                    cudaFuncSetAttribute(c->kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)c->smem));
   return FEINT_OK;
 }
 
@@ -1546,7 +1535,7 @@ static int launch(feint_bp_gpu *g) {
   launch_cfg c;
   FEINT_CALL(get_cfg(g, &c));
   const int64_t z1 = c.stores ? g->n_shared : g->n_dofs; /* own dofs are stored, not added */
-  if (z1 > 0) BP_CALL("BP apply: zero y", cudaMemsetAsync(g->y, 0, sizeof(double) * z1, 0));
+  if (z1 > 0) FEINT_CUDA_CALL("BP apply: zero y", cudaMemsetAsync(g->y, 0, sizeof(double) * z1, 0));
   bp_args a = {g->n_cells, g->dofs, g->x, g->geo, g->xe, g->tab, g->htab, g->lambda, g->y, (int)g->n_shared};
   int64_t blocks = (a.n_cells + c.ne - 1) / c.ne;
   if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "BP apply: too many cells");
@@ -1554,7 +1543,7 @@ static int launch(feint_bp_gpu *g) {
     c.staged(&a, (unsigned)blocks, c.block, c.smem);
   else
     c.fn<<<(unsigned)blocks, c.block, c.smem, 0>>>(a.n_cells, a.dofs, a.x, a.geo, a.xe, a.tab, a.lambda, a.y);
-  BP_CALL("BP apply: kernel launch", cudaGetLastError());
+  FEINT_CUDA_CALL("BP apply: kernel launch", cudaGetLastError());
   return FEINT_OK;
 }
 
@@ -1579,12 +1568,12 @@ static int dalloc(void **p, size_t bytes, const char *what) {
 }
 
 static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
-  BP_CALL("BP on the GPU: set device", cudaSetDevice(device_index < 0 ? 0 : device_index));
+  FEINT_CUDA_CALL("BP on the GPU: set device", cudaSetDevice(device_index < 0 ? 0 : device_index));
   g->device = device_index < 0 ? 0 : device_index;
   size_t np = (size_t)op->dofs->np, nc = (size_t)op->n_cells, Q3 = (size_t)op->q * op->q * op->q;
   FEINT_CALL(dalloc((void **)&g->dofs, sizeof(int) * np * nc, "dof map"));
   FEINT_CALL(dalloc((void **)&g->xe, sizeof(double) * 24 * nc, "cell coordinates"));
-  BP_CALL("BP upload coordinates", feint_cuda_memcpy(g->xe, op->xe, sizeof(double) * 24 * nc, cudaMemcpyHostToDevice));
+  FEINT_CUDA_CALL("BP upload coordinates", feint_cuda_memcpy(g->xe, op->xe, sizeof(double) * 24 * nc, cudaMemcpyHostToDevice));
   int P = op->p, Q = op->q, nt = tab_size(P, Q);
   std::vector<double> tab(nt);
   std::copy(op->B, op->B + Q * P, tab.begin());
@@ -1592,7 +1581,7 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
   std::copy(op->qpts, op->qpts + Q, tab.begin() + Q * P + Q * Q);
   std::copy(op->qwts, op->qwts + Q, tab.begin() + Q * P + Q * Q + Q);
   FEINT_CALL(dalloc((void **)&g->tab, sizeof(double) * nt, "tables"));
-  BP_CALL("BP upload tables", feint_cuda_memcpy(g->tab, tab.data(), sizeof(double) * nt, cudaMemcpyHostToDevice));
+  FEINT_CUDA_CALL("BP upload tables", feint_cuda_memcpy(g->tab, tab.data(), sizeof(double) * nt, cudaMemcpyHostToDevice));
   FEINT_CALL(feint_malloc((size_t)nt, sizeof(double), &g->htab, "BP tables"));
   std::copy(tab.begin(), tab.end(), g->htab);
   FEINT_CALL(dalloc((void **)&g->x, sizeof(double) * g->n_dofs, "x"));
@@ -1601,8 +1590,8 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
     FEINT_CALL(dalloc((void **)&g->geo, sizeof(double) * op->ngeo * Q3 * nc, "geometric factors"));
     geo_kernel<<<4096, 256>>>((int64_t)nc, Q, op->ngeo, g->xe, g->tab + Q * P + Q * Q, g->tab + Q * P + Q * Q + Q,
                               g->geo);
-    BP_CALL("BP geometric factors", cudaGetLastError());
-    BP_CALL("BP geometric factors", cudaDeviceSynchronize());
+    FEINT_CUDA_CALL("BP geometric factors", cudaGetLastError());
+    FEINT_CUDA_CALL("BP geometric factors", cudaDeviceSynchronize());
   }
   FEINT_CALL(feint_bp_gpu_set_numbering(g, -1));
   launch_cfg c;
@@ -1638,33 +1627,33 @@ extern "C" int feint_bp_gpu_create(const feint_bp_op *op, int device_index, fein
  * is rewritten by every apply anyway). */
 extern "C" int feint_bp_gpu_apply(feint_bp_gpu *g, const double *x, double *y) {
   const size_t bytes = sizeof(double) * g->n_dofs;
-  BP_CALL("BP apply: set device", cudaSetDevice(g->device));
-  BP_CALL("BP apply: upload x", feint_cuda_memcpy(g->perm ? g->y : g->x, x, bytes, cudaMemcpyHostToDevice));
+  FEINT_CUDA_CALL("BP apply: set device", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("BP apply: upload x", feint_cuda_memcpy(g->perm ? g->y : g->x, x, bytes, cudaMemcpyHostToDevice));
   if (g->perm) {
     permute_kernel<true><<<4096, 256>>>(g->n_dofs, g->perm, g->y, g->x);
-    BP_CALL("BP apply: permute x", cudaGetLastError());
+    FEINT_CUDA_CALL("BP apply: permute x", cudaGetLastError());
   }
   FEINT_CALL(launch(g));
   if (g->perm) {
     permute_kernel<false><<<4096, 256>>>(g->n_dofs, g->perm, g->y, g->x);
-    BP_CALL("BP apply: permute y", cudaGetLastError());
+    FEINT_CUDA_CALL("BP apply: permute y", cudaGetLastError());
   }
-  BP_CALL("BP apply: kernel", cudaDeviceSynchronize());
-  BP_CALL("BP apply: download y", feint_cuda_memcpy(y, g->perm ? g->x : g->y, bytes, cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("BP apply: kernel", cudaDeviceSynchronize());
+  FEINT_CUDA_CALL("BP apply: download y", feint_cuda_memcpy(y, g->perm ? g->x : g->y, bytes, cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 
 extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_ms, double *min_ms) {
   *median_ms = *min_ms = 0;
   if (reps < 1) reps = 1;
-  BP_CALL("BP bench: set device", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("BP bench: set device", cudaSetDevice(g->device));
   random_kernel<<<4096, 256>>>(g->n_dofs, seed, g->x);
-  BP_CALL("BP bench: random x", cudaGetLastError());
+  FEINT_CUDA_CALL("BP bench: random x", cudaGetLastError());
   FEINT_CALL(launch(g)); /* warm-up */
-  BP_CALL("BP bench: warm-up", cudaDeviceSynchronize());
+  FEINT_CUDA_CALL("BP bench: warm-up", cudaDeviceSynchronize());
   cudaEvent_t e0, e1;
-  BP_CALL("BP bench: events", cudaEventCreate(&e0));
-  BP_CALL("BP bench: events", cudaEventCreate(&e1));
+  FEINT_CUDA_CALL("BP bench: events", cudaEventCreate(&e0));
+  FEINT_CUDA_CALL("BP bench: events", cudaEventCreate(&e1));
   std::vector<float> t(reps);
   int st = FEINT_OK;
   for (int r = 0; r < reps && !st; r++) {
@@ -1672,7 +1661,7 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
     st = launch(g);
     cudaEventRecord(e1);
     cudaError_t ce = cudaEventSynchronize(e1);
-    if (!st && ce != cudaSuccess) st = bp_fail(ce, "BP bench: kernel");
+    if (!st && ce != cudaSuccess) st = FEINT_CUDA_FAIL(ce, "BP bench: kernel");
     cudaEventElapsedTime(&t[r], e0, e1);
   }
   cudaEventDestroy(e0);
@@ -1714,10 +1703,10 @@ extern "C" int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *i
   launch_cfg c;
   FEINT_CALL(get_cfg(g, &c));
   cudaFuncAttributes a;
-  BP_CALL("BP kernel info: attributes", cudaFuncGetAttributes(&a, c.kernel));
+  FEINT_CUDA_CALL("BP kernel info: attributes", cudaFuncGetAttributes(&a, c.kernel));
   info->threads = (int)(c.block.x * c.block.y);
-  BP_CALL("BP kernel info: occupancy",
-          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info->blocks_per_sm, c.kernel, info->threads, c.smem));
+  FEINT_CUDA_CALL("BP kernel info: occupancy",
+                  cudaOccupancyMaxActiveBlocksPerMultiprocessor(&info->blocks_per_sm, c.kernel, info->threads, c.smem));
   info->registers = a.numRegs;
   info->local_bytes = (int)a.localSizeBytes;
   info->shared_bytes = (int)(a.sharedSizeBytes + c.smem);
@@ -1739,10 +1728,10 @@ extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
   g->n_shared = n_shared;
   int st = FEINT_OK;
   cudaError_t e = feint_cuda_memcpy(g->dofs, sm ? sm->cell_dofs : g->dofmap->cell_dofs, sizeof(int) * nv, cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) st = bp_fail(e, "BP upload dof map");
+  if (e != cudaSuccess) st = FEINT_CUDA_FAIL(e, "BP upload dof map");
   if (!st && perm) st = dalloc((void **)&g->perm, sizeof(int32_t) * g->n_dofs, "dof permutation");
   if (!st && perm && (e = feint_cuda_memcpy(g->perm, perm, sizeof(int32_t) * g->n_dofs, cudaMemcpyHostToDevice)) != cudaSuccess)
-    st = bp_fail(e, "BP upload dof permutation");
+    st = FEINT_CUDA_FAIL(e, "BP upload dof permutation");
   free(perm);
   if (st) { /* back to the user's numbering, consistently */
     feint_bp_dofmap_destroy(g->split);
@@ -1760,7 +1749,7 @@ extern "C" int feint_bp_gpu_split(const feint_bp_gpu *g) { return g->split != NU
 extern "C" int feint_bp_gpu_device_name(int device_index, char *name, size_t size) {
   cudaDeviceProp p;
   if (size) name[0] = 0;
-  BP_CALL("BP device name", cudaGetDeviceProperties(&p, device_index < 0 ? 0 : device_index));
+  FEINT_CUDA_CALL("BP device name", cudaGetDeviceProperties(&p, device_index < 0 ? 0 : device_index));
   snprintf(name, size, "%s", p.name);
   return FEINT_OK;
 }

@@ -14,41 +14,12 @@
 extern "C" {
 #include "feint/error.h"
 }
-#include "backend/cuda/alloc.h"
 #include "backend/cuda/cell_order.h"
+#include "backend/cuda/common.cuh"
 
 namespace {
 
 typedef unsigned long long u64;
-
-#define OC_CALL(phase, call)                                                                      \
-  do {                                                                                          \
-    const cudaError_t oc_e_ = (call);                                                           \
-    if (oc_e_ != cudaSuccess) {                                                                 \
-      cudaGetLastError();                                                                       \
-      return feint_error_set(FEINT_ERR_COMPUTE, "%s: %s", phase, cudaGetErrorString(oc_e_));   \
-    }                                                                                           \
-  } while (0)
-
-/* Device buffers freed together when the builder returns. */
-struct scratch {
-  std::vector<void *> ptrs;
-  ~scratch() {
-    for (void *p : ptrs) cudaFree(p);
-  }
-  template <typename T>
-  int get(T **out, size_t count, const char *phase) {
-    void *p = NULL;
-    FEINT_CALL(feint_cuda_malloc(&p, count * sizeof(T), NULL, phase));
-    ptrs.push_back(p);
-    *out = (T *)p;
-    return FEINT_OK;
-  }
-  /* hand a buffer to the caller (no longer freed here) */
-  void release(const void *p) {
-    ptrs.erase(std::remove(ptrs.begin(), ptrs.end(), p), ptrs.end());
-  }
-};
 
 unsigned grid_of(int64_t n) {
   const int64_t b = (n + 255) / 256;
@@ -125,20 +96,20 @@ __global__ void pair_emit_kernel(int64_t U, int cbits, const u64 *__restrict__ u
 
 /* Sort n keys (bits [0, end_bit)) and keep each once: *kept of them, in
  * *out (one of the two buffers). */
-int sort_unique(scratch &S, u64 *a, u64 *b, int64_t n, int end_bit, u64 **out, int64_t *kept, const char *phase) {
+int sort_unique(feint_cuda_scratch &S, u64 *a, u64 *b, int64_t n, int end_bit, u64 **out, int64_t *kept, const char *phase) {
   cub::DoubleBuffer<u64> db(a, b);
   size_t t_sort = 0, t_uniq = 0;
   int *d_n = NULL;
-  OC_CALL(phase, cub::DeviceRadixSort::SortKeys(NULL, t_sort, db, (int)n, 0, end_bit));
-  OC_CALL(phase, cub::DeviceSelect::Unique(NULL, t_uniq, a, b, d_n, (int)n));
+  FEINT_CUDA_CALL(phase, cub::DeviceRadixSort::SortKeys(NULL, t_sort, db, (int)n, 0, end_bit));
+  FEINT_CUDA_CALL(phase, cub::DeviceSelect::Unique(NULL, t_uniq, a, b, d_n, (int)n));
   char *tmp = NULL;
-  FEINT_CALL(S.get(&tmp, std::max(t_sort, t_uniq), phase));
-  FEINT_CALL(S.get(&d_n, 1, phase));
-  OC_CALL(phase, cub::DeviceRadixSort::SortKeys(tmp, t_sort, db, (int)n, 0, end_bit));
+  FEINT_CALL(S.alloc(&tmp, std::max(t_sort, t_uniq), phase));
+  FEINT_CALL(S.alloc(&d_n, 1, phase));
+  FEINT_CUDA_CALL(phase, cub::DeviceRadixSort::SortKeys(tmp, t_sort, db, (int)n, 0, end_bit));
   u64 *sorted = db.Current(), *dst = db.Alternate();
-  OC_CALL(phase, cub::DeviceSelect::Unique(tmp, t_uniq, sorted, dst, d_n, (int)n));
+  FEINT_CUDA_CALL(phase, cub::DeviceSelect::Unique(tmp, t_uniq, sorted, dst, d_n, (int)n));
   int h_n = 0;
-  OC_CALL(phase, feint_cuda_memcpy(&h_n, d_n, sizeof h_n, cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL(phase, feint_cuda_memcpy(&h_n, d_n, sizeof h_n, cudaMemcpyDeviceToHost));
   *out = dst;
   *kept = h_n;
   return FEINT_OK;
@@ -152,25 +123,25 @@ extern "C" int feint_cuda_curve_order(int64_t n_cells, int nv, int dim, int bits
   const char *phase = "cell order (space-filling curve) on the GPU";
   *d_order = NULL;
   if (n_cells >= INT32_MAX) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than 2^31 cells", phase);
-  scratch S;
+  feint_cuda_scratch S;
   int *k0 = NULL, *k1 = NULL, *v0 = NULL, *v1 = NULL;
-  FEINT_CALL(S.get(&k0, (size_t)n_cells, phase));
-  FEINT_CALL(S.get(&k1, (size_t)n_cells, phase));
-  FEINT_CALL(S.get(&v0, (size_t)n_cells, phase));
-  FEINT_CALL(S.get(&v1, (size_t)n_cells, phase));
+  FEINT_CALL(S.alloc(&k0, (size_t)n_cells, phase));
+  FEINT_CALL(S.alloc(&k1, (size_t)n_cells, phase));
+  FEINT_CALL(S.alloc(&v0, (size_t)n_cells, phase));
+  FEINT_CALL(S.alloc(&v1, (size_t)n_cells, phase));
   morton_keys_kernel<<<grid_of(n_cells), 256>>>(n_cells, nv, dim, bits, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], d_x,
                                                  d_y, dim > 2 ? d_z : d_x, d_cells, k0, v0);
-  OC_CALL(phase, cudaGetLastError());
+  FEINT_CUDA_CALL(phase, cudaGetLastError());
   cub::DoubleBuffer<int> kq(k0, k1), vq(v0, v1);
   size_t t_sort = 0;
-  OC_CALL(phase, cub::DeviceRadixSort::SortPairs(NULL, t_sort, kq, vq, (int)n_cells, 0, dim * bits));
+  FEINT_CUDA_CALL(phase, cub::DeviceRadixSort::SortPairs(NULL, t_sort, kq, vq, (int)n_cells, 0, dim * bits));
   char *tmp = NULL;
-  FEINT_CALL(S.get(&tmp, t_sort, phase));
+  FEINT_CALL(S.alloc(&tmp, t_sort, phase));
   /* LSD radix sort is stable: cells of one key stay in mesh order */
-  OC_CALL(phase, cub::DeviceRadixSort::SortPairs(tmp, t_sort, kq, vq, (int)n_cells, 0, dim * bits));
-  OC_CALL(phase, cudaDeviceSynchronize());
+  FEINT_CUDA_CALL(phase, cub::DeviceRadixSort::SortPairs(tmp, t_sort, kq, vq, (int)n_cells, 0, dim * bits));
+  FEINT_CUDA_CALL(phase, cudaDeviceSynchronize());
   *d_order = vq.Current();
-  S.release(*d_order);
+  S.keep(*d_order);
   return FEINT_OK;
 }
 
@@ -184,28 +155,28 @@ extern "C" int feint_cuda_chunk_colouring(const int *d_sdofs, int64_t n_cells, i
   if (E >= INT32_MAX || cbits + dbits > 64 || 2 * cbits > 64)
     return feint_error_set(FEINT_ERR_COMPUTE, "%s: %lld cell entries: more than the GPU colouring's 2^31", phase,
                            (long long)E);
-  scratch S;
+  feint_cuda_scratch S;
   u64 *a = NULL, *b = NULL, *u = NULL;
-  FEINT_CALL(S.get(&a, (size_t)E, phase));
-  FEINT_CALL(S.get(&b, (size_t)E, phase));
+  FEINT_CALL(S.alloc(&a, (size_t)E, phase));
+  FEINT_CALL(S.alloc(&b, (size_t)E, phase));
   chunk_dof_keys_kernel<<<grid_of(n_cells), 256>>>(n_cells, nb, cb, cbits, d_sdofs, d_order, a);
-  OC_CALL(phase, cudaGetLastError());
+  FEINT_CUDA_CALL(phase, cudaGetLastError());
   int64_t U = 0;
   FEINT_CALL(sort_unique(S, a, b, E, cbits + dbits, &u, &U, phase));
   /* pairs (chunk, earlier chunk) of every dof */
   long long *count = NULL, *off = NULL;
-  FEINT_CALL(S.get(&count, (size_t)U, phase));
-  FEINT_CALL(S.get(&off, (size_t)U, phase));
+  FEINT_CALL(S.alloc(&count, (size_t)U, phase));
+  FEINT_CALL(S.alloc(&off, (size_t)U, phase));
   pair_count_kernel<<<grid_of(U), 256>>>(U, cbits, u, count);
-  OC_CALL(phase, cudaGetLastError());
+  FEINT_CUDA_CALL(phase, cudaGetLastError());
   size_t t_scan = 0;
-  OC_CALL(phase, cub::DeviceScan::ExclusiveSum(NULL, t_scan, count, off, (int)U));
+  FEINT_CUDA_CALL(phase, cub::DeviceScan::ExclusiveSum(NULL, t_scan, count, off, (int)U));
   char *tmp = NULL;
-  FEINT_CALL(S.get(&tmp, t_scan, phase));
-  OC_CALL(phase, cub::DeviceScan::ExclusiveSum(tmp, t_scan, count, off, (int)U));
+  FEINT_CALL(S.alloc(&tmp, t_scan, phase));
+  FEINT_CUDA_CALL(phase, cub::DeviceScan::ExclusiveSum(tmp, t_scan, count, off, (int)U));
   long long last[2] = {0, 0};
-  OC_CALL(phase, feint_cuda_memcpy(&last[0], off + U - 1, sizeof(long long), cudaMemcpyDeviceToHost));
-  OC_CALL(phase, feint_cuda_memcpy(&last[1], count + U - 1, sizeof(long long), cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL(phase, feint_cuda_memcpy(&last[0], off + U - 1, sizeof(long long), cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL(phase, feint_cuda_memcpy(&last[1], count + U - 1, sizeof(long long), cudaMemcpyDeviceToHost));
   const int64_t n_pairs = last[0] + last[1];
   if (n_pairs >= INT32_MAX)
     return feint_error_set(FEINT_ERR_COMPUTE, "%s: %lld chunk pairs: more than the GPU colouring's 2^31", phase,
@@ -213,14 +184,14 @@ extern "C" int feint_cuda_chunk_colouring(const int *d_sdofs, int64_t n_cells, i
   std::vector<u64> edge;
   if (n_pairs > 0) {
     u64 *p0 = NULL, *p1 = NULL, *e = NULL;
-    FEINT_CALL(S.get(&p0, (size_t)n_pairs, phase));
-    FEINT_CALL(S.get(&p1, (size_t)n_pairs, phase));
+    FEINT_CALL(S.alloc(&p0, (size_t)n_pairs, phase));
+    FEINT_CALL(S.alloc(&p1, (size_t)n_pairs, phase));
     pair_emit_kernel<<<grid_of(U), 256>>>(U, cbits, u, off, p0);
-    OC_CALL(phase, cudaGetLastError());
+    FEINT_CUDA_CALL(phase, cudaGetLastError());
     int64_t M = 0;
     FEINT_CALL(sort_unique(S, p0, p1, n_pairs, 2 * cbits, &e, &M, phase));
     edge.resize((size_t)M);
-    OC_CALL(phase, feint_cuda_memcpy(edge.data(), e, sizeof(u64) * (size_t)M, cudaMemcpyDeviceToHost));
+    FEINT_CUDA_CALL(phase, feint_cuda_memcpy(edge.data(), e, sizeof(u64) * (size_t)M, cudaMemcpyDeviceToHost));
   }
   /* greedy in chunk order over the earlier neighbours (edges sorted by
    * (chunk, earlier chunk)) */

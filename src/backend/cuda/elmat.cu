@@ -60,19 +60,8 @@
 extern "C" {
 #include "feint/elmat.h"
 #include "feint/error.h"
-#include "backend/cuda/alloc.h"
 }
-
-static int elmat_fail(cudaError_t e, const char *phase) {
-  cudaGetLastError();
-  return feint_error_set(FEINT_ERR_COMPUTE, "%s: %s", phase, cudaGetErrorString(e));
-}
-
-#define ELMAT_CALL(phase, call)                                                \
-  do {                                                                         \
-    cudaError_t elmat_e_ = (call);                                             \
-    if (elmat_e_ != cudaSuccess) return elmat_fail(elmat_e_, phase);           \
-  } while (0)
+#include "backend/cuda/common.cuh"
 
 constexpr int QC = 4;  /* points per shared-memory chunk */
 constexpr int EB = 64; /* cells per block of the per-cell kernel */
@@ -559,7 +548,7 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, c
     fn<<<(unsigned)blocks, block>>>(n, g->nq, v->ncoef, v->data == FEINT_ELMAT_DATA_TENSOR ? g->tab8 : g->tab, g->w,
                                     g->pts, geom, coef, A);
   }
-  ELMAT_CALL("element matrices: kernel launch", cudaGetLastError());
+  FEINT_CUDA_CALL("element matrices: kernel launch", cudaGetLastError());
   return FEINT_OK;
 }
 
@@ -597,8 +586,8 @@ struct timer {
   cudaEvent_t a, b;
 };
 static int timer_create(timer *t) {
-  ELMAT_CALL("element matrices: events", cudaEventCreate(&t->a));
-  ELMAT_CALL("element matrices: events", cudaEventCreate(&t->b));
+  FEINT_CUDA_CALL("element matrices: events", cudaEventCreate(&t->a));
+  FEINT_CUDA_CALL("element matrices: events", cudaEventCreate(&t->b));
   return FEINT_OK;
 }
 static void timer_destroy(timer *t) {
@@ -606,10 +595,10 @@ static void timer_destroy(timer *t) {
   cudaEventDestroy(t->b);
 }
 static int timer_ms(timer *t, double *ms) {
-  ELMAT_CALL("element matrices: event sync", cudaEventRecord(t->b));
-  ELMAT_CALL("element matrices: event sync", cudaEventSynchronize(t->b));
+  FEINT_CUDA_CALL("element matrices: event sync", cudaEventRecord(t->b));
+  FEINT_CUDA_CALL("element matrices: event sync", cudaEventSynchronize(t->b));
   float f = 0;
-  ELMAT_CALL("element matrices: event time", cudaEventElapsedTime(&f, t->a, t->b));
+  FEINT_CUDA_CALL("element matrices: event time", cudaEventElapsedTime(&f, t->a, t->b));
   *ms = f;
   return FEINT_OK;
 }
@@ -684,8 +673,8 @@ static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double *
   for (int r = 0; r < 4 * t->nq; r++) /* r = q 4 + c */
     for (int i = 0; i < t->nb; i++) tab[(size_t)r * nbp + i] = t->B[(size_t)r * t->nb + i];
   FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(double) * tab.size(), "element matrices", "tables"));
-  ELMAT_CALL("element matrices: upload tables",
-             feint_cuda_memcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
+  FEINT_CUDA_CALL("element matrices: upload tables",
+                  feint_cuda_memcpy(*out, tab.data(), sizeof(double) * tab.size(), cudaMemcpyHostToDevice));
   return FEINT_OK;
 }
 
@@ -693,7 +682,7 @@ static int upload_padded(const feint_elmat_tables *t, int nqp, int nbp, double *
 static int upload(const std::vector<double> &h, double **out, const char *what) {
   FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(double) * h.size(), "element matrices", what));
   cudaError_t e = feint_cuda_memcpy(*out, h.data(), sizeof(double) * h.size(), cudaMemcpyHostToDevice);
-  if (e != cudaSuccess) return elmat_fail(e, what);
+  if (e != cudaSuccess) return FEINT_CUDA_FAIL(e, what);
   return FEINT_OK;
 }
 
@@ -722,8 +711,8 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
     return feint_error_set(FEINT_ERR_INPUT,
                            "element matrices on the GPU: order %d %s cells (tetrahedra and prisms of order 1..%d)",
                            t->order, feint_cell_name(t->cell), FEINT_ELMAT_MAX_ORDER);
-  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(device_index));
-  ELMAT_CALL("element matrices: context", cudaFree(0)); /* context creation is not setup of this module */
+  FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(device_index));
+  FEINT_CUDA_CALL("element matrices: context", cudaFree(0)); /* context creation is not setup of this module */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   feint_elmat_gpu *g = (feint_elmat_gpu *)calloc(1, sizeof *g);
@@ -734,7 +723,7 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
   g->nq = t->nq;
   g->nqp = (t->nq + QC - 1) / QC * QC;
   int st = cudaDeviceGetAttribute(&g->sms, cudaDevAttrMultiProcessorCount, device_index) == cudaSuccess
-               ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: device attributes");
+               ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: device attributes");
   if (!st) st = upload_tables(g);
   if (st) {
     feint_elmat_gpu_destroy(g);
@@ -752,7 +741,7 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
   FEINT_CALL(feint_elmat_variant_check(v));
   if (n < 0) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells", (long long)n);
   FEINT_CALL(feint_elmat_geometry_check(g->t, v, n, geom)); /* on the host: kernels cannot report a bad cell */
-  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const sizes s = sizes_of(g, v, n);
   FEINT_CALL(reserve_all(g, s));
   timer T;
@@ -761,18 +750,18 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
   int st = FEINT_OK;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
   ELMAT_STEP(feint_cuda_memcpy(g->geom, geom, s.geom, cudaMemcpyHostToDevice) == cudaSuccess
-                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload geometry"));
+                 ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: upload geometry"));
   ELMAT_STEP(feint_cuda_memcpy(g->coef, coef, s.coef, cudaMemcpyHostToDevice) == cudaSuccess
-                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: upload coefficients"));
+                 ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: upload coefficients"));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
   ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A));
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
   ELMAT_STEP(feint_cuda_memcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
-                 ? FEINT_OK : elmat_fail(cudaGetLastError(), "element matrices: download"));
+                 ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: download"));
   ELMAT_STEP(timer_ms(&T, &r.download_ms));
 #undef ELMAT_STEP
   timer_destroy(&T);
@@ -785,7 +774,7 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
   FEINT_CALL(feint_elmat_variant_check(v));
   if (n <= 0 || reps < 1)
     return feint_error_set(FEINT_ERR_INPUT, "element matrix bench: %lld cells, %d repetitions", (long long)n, reps);
-  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const sizes s = sizes_of(g, v, n);
   FEINT_CALL(reserve_all(g, s));
   /* Pageable host buffers, touched first so that page faults are not timed. */
@@ -805,7 +794,7 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
 #define ELMAT_CUDA(phase, call) \
-  ELMAT_STEP((call) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), phase))
+  ELMAT_STEP((call) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), phase))
   ELMAT_CUDA("event", cudaEventRecord(T.a));
   ELMAT_CUDA("element matrix bench: upload", feint_cuda_memcpy(g->geom, hin, s.geom, cudaMemcpyHostToDevice));
   ELMAT_CUDA("element matrix bench: upload", feint_cuda_memcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
@@ -1142,7 +1131,7 @@ template <typename T>
 static int upload_array(const T *h, size_t count, T **out, const char *what) {
   FEINT_CALL(feint_cuda_malloc((void **)out, sizeof(T) * count, "element matrices", what));
   cudaError_t e = count ? feint_cuda_memcpy(*out, h, sizeof(T) * count, cudaMemcpyHostToDevice) : cudaSuccess;
-  if (e != cudaSuccess) return elmat_fail(e, what);
+  if (e != cudaSuccess) return FEINT_CUDA_FAIL(e, what);
   return FEINT_OK;
 }
 
@@ -1183,8 +1172,8 @@ static int load_fields(feint_elmat_gpu *g, const feint_form *f, const feint_spac
       F->aux[k].constant = f->aux[k].constant;
       continue;
     }
-    ELMAT_CALL("element matrices: upload coefficient field",
-               feint_cuda_memcpy(F->aux[k].values, f->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s),
+    FEINT_CUDA_CALL("element matrices: upload coefficient field",
+                    feint_cuda_memcpy(F->aux[k].values, f->aux[k].values, sizeof(double) * (size_t)field_count(&f->aux[k], s),
                           cudaMemcpyHostToDevice));
   }
   return FEINT_OK;
@@ -1197,7 +1186,7 @@ extern "C" int feint_elmat_gpu_update_form(feint_elmat_gpu *g, const feint_form 
   if (!same)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: the new form's physics, components or "
                            "field kinds differ from the attached one's");
-  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   return load_fields(g, f, s);
 }
 
@@ -1219,7 +1208,7 @@ extern "C" int feint_elmat_gpu_attach(feint_elmat_gpu *g, const feint_elmat_vari
                            "the cells' vertices, ncoef 16 for g1 / g2 terms, at most %d coefficient fields and "
                            "per-point coefficients for nodal fields",
                            feint_cell_name(g->t->cell), g->t->order, FEINT_ELMAT_MAX_AUX);
-  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const int64_t n = m->n_cells, nx = 3 * (int64_t)m->nv;
   double *xv = NULL;
   FEINT_CALL(feint_malloc((size_t)(n * nx), sizeof(double), &xv, "cell vertices"));
@@ -1269,7 +1258,7 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
     return feint_error_set(FEINT_ERR_INPUT,
                            "element matrices on the GPU: cells %lld .. %lld of an attached form of %lld cells",
                            (long long)c0, (long long)(c0 + n), (long long)g->n_cells);
-  ELMAT_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const feint_elmat_variant *v = &g->fv;
   const int nc = g->form.nc, npairs = nc * nc;
   const sizes s = sizes_of(g, v, n); /* one scalar block's */
@@ -1283,7 +1272,7 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
   int st = FEINT_OK;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
   if (!st && n) {
     if (npts == 1) {
       const int64_t blocks = (n + 255) / 256;
@@ -1299,10 +1288,10 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
             g->form, c0, n, npts, g->nb, g->phiT, g->cdofs, g->coef);
     }
     const cudaError_t e = cudaGetLastError();
-    st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element matrices: coefficient kernel");
+    st = e == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(e, "element matrices: coefficient kernel");
   }
   ELMAT_STEP(timer_ms(&T, &r.coef_ms));
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event"));
+  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
   if (nc == 1) {
     ELMAT_STEP(launch(g, v, n, g->xv + c0 * 3 * g->t->nv, g->coef, g->A));
   } else { /* the pairs' scalar blocks, then interleaved (elmat.h) */
@@ -1313,7 +1302,7 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
       const int64_t total = (int64_t)A_pair * npairs, blocks = (total + 255) / 256;
       interleave_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>(total, n, g->nb, nc, g->Ab, g->A);
       const cudaError_t e = cudaGetLastError();
-      st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element matrices: interleave kernel");
+      st = e == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(e, "element matrices: interleave kernel");
     }
   }
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
@@ -1329,12 +1318,12 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
                                              double *kernel_ms) {
   *out = NULL;
   if (!g->xv) return feint_error_set(FEINT_ERR_INPUT, "element vectors on the GPU: no form attached");
-  ELMAT_CALL("element vectors: cudaSetDevice", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("element vectors: cudaSetDevice", cudaSetDevice(g->device));
   if (u)
-    ELMAT_CALL("element vectors: upload of u",
-               feint_cuda_memcpy(g->u, u, sizeof(double) * (size_t)g->n_dofs, cudaMemcpyHostToDevice));
+    FEINT_CUDA_CALL("element vectors: upload of u",
+                    feint_cuda_memcpy(g->u, u, sizeof(double) * (size_t)g->n_dofs, cudaMemcpyHostToDevice));
   double *dst = atomic ? g->F : g->Fe;
-  if (atomic) ELMAT_CALL("element vectors: zero", cudaMemsetAsync(g->F, 0, sizeof(double) * (size_t)g->n_dofs));
+  if (atomic) FEINT_CUDA_CALL("element vectors: zero", cudaMemsetAsync(g->F, 0, sizeof(double) * (size_t)g->n_dofs));
   int cb = 1;
   size_t shared = 0;
   FEINT_CALL(vector_cells_per_block(g, &cb, &shared));
@@ -1342,13 +1331,13 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
   const vector_kernel_t k = g->t->cell == FEINT_CELL_PRISM ? pick_vector<PRISM>(cb, nc) : pick_vector<TET>(cb, nc);
   timer T;
   FEINT_CALL(timer_create(&T));
-  int st = cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : elmat_fail(cudaGetLastError(), "event");
+  int st = cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event");
   if (!st && g->n_cells) {
     const int64_t blocks = (g->n_cells + cb - 1) / cb;
     k<<<(unsigned)(blocks < 65536 ? blocks : 65536), VEC_THREADS, shared>>>(g->form, g->vr, g->n_cells, g->nb, g->xv,
                                                                           g->cdofs, u ? g->u : NULL, atomic != 0, dst);
     const cudaError_t e = cudaGetLastError();
-    st = e == cudaSuccess ? FEINT_OK : elmat_fail(e, "element vectors: kernel launch");
+    st = e == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(e, "element vectors: kernel launch");
   }
   double ms = 0;
   if (!st) st = timer_ms(&T, &ms);
@@ -1361,7 +1350,7 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
 
 extern "C" int feint_elmat_gpu_download_vectors(feint_elmat_gpu *g, int atomic, double *out) {
   const size_t count = atomic ? (size_t)g->n_dofs : (size_t)(g->n_cells * g->nb * g->form.nc);
-  ELMAT_CALL("element vectors: download", feint_cuda_memcpy(out, atomic ? g->F : g->Fe, sizeof(double) * count,
+  FEINT_CUDA_CALL("element vectors: download", feint_cuda_memcpy(out, atomic ? g->F : g->Fe, sizeof(double) * count,
                                                      cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
@@ -1371,13 +1360,13 @@ extern "C" int feint_elmat_gpu_download(feint_elmat_gpu *g, int64_t n, double *A
   const size_t bytes = sizeof(double) * (size_t)n * g->nb * g->nb * nc * nc;
   if (n < 0 || bytes > g->cap_A)
     return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: %lld cells to download", (long long)n);
-  ELMAT_CALL("element matrices: download", feint_cuda_memcpy(A, g->A, bytes, cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("element matrices: download", feint_cuda_memcpy(A, g->A, bytes, cudaMemcpyDeviceToHost));
   return FEINT_OK;
 }
 
 extern "C" int feint_elmat_gpu_device_name(int device_index, char *name, size_t size) {
   cudaDeviceProp p;
-  ELMAT_CALL("element matrices: device properties", cudaGetDeviceProperties(&p, device_index));
+  FEINT_CUDA_CALL("element matrices: device properties", cudaGetDeviceProperties(&p, device_index));
   snprintf(name, size, "%s", p.name);
   return FEINT_OK;
 }

@@ -35,31 +35,11 @@ extern "C" {
 #include "feint/boundary.h"
 #include "feint/error.h"
 }
-#include "backend/cuda/alloc.h"
+#define FEINT_CUDA_MODULE "GPU boundary integrals"
+#include "backend/cuda/common.cuh"
 #include "boundary/facet.h"
 
 namespace {
-
-int facet_fail(cudaError_t e, const char *what) {
-  cudaGetLastError();
-  return feint_error_set(FEINT_ERR_COMPUTE, "GPU boundary integrals, %s: %s", what, cudaGetErrorString(e));
-}
-
-/* A device buffer, or the allocation's error (alloc.h) and on to done. */
-#define FACET_ALLOC(ptr, bytes)                                                \
-  do {                                                                         \
-    status = feint_cuda_malloc((void **)(ptr), (bytes), "GPU boundary integrals", "allocation"); \
-    if (status) goto done;                                                     \
-  } while (0)
-
-#define FACET_CALL(what, call)                                                 \
-  do {                                                                         \
-    cudaError_t facet_e_ = (call);                                             \
-    if (facet_e_ != cudaSuccess) {                                             \
-      status = facet_fail(facet_e_, what);                                     \
-      goto done;                                                               \
-    }                                                                          \
-  } while (0)
 
 __global__ void facet_kernel(feint_facet_view v, double *load, double *sites) {
   const int nc = v.nc, nbc = v.nb * nc;
@@ -83,11 +63,103 @@ double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+enum { MAX_SETS = 64, ARRAYS = 7 };
+
+/* The device buffers and events of one call, freed when it ends. */
+struct facet_call {
+  void *buf[MAX_SETS][ARRAYS] = {};
+  double *d_load = NULL, *d_sites = NULL;
+  cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
+  facet_call() = default;
+  facet_call(const facet_call &) = delete;
+  facet_call &operator=(const facet_call &) = delete;
+  ~facet_call() {
+    for (int k = 0; k < MAX_SETS; k++)
+      for (int a = 0; a < ARRAYS; a++)
+        if (buf[k][a]) cudaFree(buf[k][a]);
+    cudaFree(d_load);
+    cudaFree(d_sites);
+    for (int e = 0; e < 4; e++)
+      if (ev[e]) cudaEventDestroy(ev[e]);
+  }
+};
+
+/* A device buffer, or the allocation's error (alloc.h). */
+int facet_alloc(void *ptr, size_t bytes) {
+  return feint_cuda_malloc((void **)ptr, bytes, "GPU boundary integrals", "allocation");
+}
+
+int run_sets(facet_call &R, const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites,
+             double *load, double *sites, feint_boundary_device_stats &st) {
+  void *(&buf)[MAX_SETS][ARRAYS] = R.buf;
+  cudaEvent_t *ev = R.ev;
+  feint_facet_view dv[MAX_SETS];
+  int dev = 0;
+  cudaDeviceProp prop;
+  FEINT_CUDA_CALL("device", cudaGetDevice(&dev));
+  FEINT_CUDA_CALL("device", cudaGetDeviceProperties(&prop, dev));
+  snprintf(st.device, sizeof st.device, "%.127s", prop.name);
+  for (int e = 0; e < 4; e++) FEINT_CUDA_CALL("events", cudaEventCreate(&ev[e]));
+  FEINT_CALL(facet_alloc(&R.d_load, (size_t)n_load * sizeof(double)));
+  FEINT_CALL(facet_alloc(&R.d_sites, (size_t)n_sites * sizeof(double)));
+  double *d_load = R.d_load, *d_sites = R.d_sites;
+  /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map, points */
+  size_t bytes[MAX_SETS][ARRAYS];
+  for (int k = 0; k < n_sets; k++) {
+    const feint_facet_view *v = sets[k];
+    const size_t nf = (size_t)v->n_facets, nbc = (size_t)(v->nb * v->nc);
+    const size_t b[ARRAYS] = {(size_t)(v->nq * v->nb) * 8, (size_t)v->nq * 8, nf * v->nv * 3 * 8,
+                              nf * v->nb * v->ncoef * 8, nf * nbc * 8, v->robin ? nf * nbc * nbc * 8 : 0,
+                              v->points ? (size_t)v->nq * 2 * 8 : 0};
+    for (int a = 0; a < ARRAYS; a++) {
+      bytes[k][a] = b[a];
+      if (b[a]) FEINT_CALL(facet_alloc(&buf[k][a], b[a]));
+      if (a >= 2 && a < 6) st.bytes += (int64_t)b[a];
+    }
+  }
+  st.bytes += (n_load + n_sites) * 8;
+  FEINT_CUDA_CALL("upload", cudaEventRecord(ev[0]));
+  for (int k = 0; k < n_sets; k++) {
+    const feint_facet_view *v = sets[k];
+    const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index, v->points};
+    for (int a = 0; a < ARRAYS; a++)
+      if (bytes[k][a]) FEINT_CUDA_CALL("upload", feint_cuda_memcpy(buf[k][a], src[a], bytes[k][a], cudaMemcpyHostToDevice));
+    dv[k] = *v;
+    dv[k].phi = (const double *)buf[k][0];
+    dv[k].weights = (const double *)buf[k][1];
+    dv[k].x = (const double *)buf[k][2];
+    dv[k].coef = (const double *)buf[k][3];
+    dv[k].load_index = (const int64_t *)buf[k][4];
+    dv[k].site_index = (const int64_t *)buf[k][5];
+    dv[k].points = (const double *)buf[k][6];
+  }
+  FEINT_CUDA_CALL("upload", cudaMemset(d_load, 0, (size_t)n_load * sizeof(double)));
+  FEINT_CUDA_CALL("upload", cudaMemset(d_sites, 0, (size_t)n_sites * sizeof(double)));
+  FEINT_CUDA_CALL("kernel", cudaEventRecord(ev[1]));
+  for (int k = 0; k < n_sets; k++) {
+    const int64_t threads = dv[k].n_facets * dv[k].nb * dv[k].nc;
+    if (!threads) continue;
+    const int block = 128;
+    facet_kernel<<<(unsigned)((threads + block - 1) / block), block>>>(dv[k], d_load, d_sites);
+    FEINT_CUDA_CALL("kernel launch", cudaGetLastError());
+  }
+  FEINT_CUDA_CALL("kernel", cudaEventRecord(ev[2]));
+  FEINT_CUDA_CALL("download", feint_cuda_memcpy(load, d_load, (size_t)n_load * sizeof(double), cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("download", feint_cuda_memcpy(sites, d_sites, (size_t)n_sites * sizeof(double), cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("download", cudaEventRecord(ev[3]));
+  FEINT_CUDA_CALL("download", cudaEventSynchronize(ev[3]));
+  float ms[3];
+  for (int e = 0; e < 3; e++) FEINT_CUDA_CALL("timing", cudaEventElapsedTime(&ms[e], ev[e], ev[e + 1]));
+  st.upload_ms = ms[0];
+  st.kernel_ms = ms[1];
+  st.download_ms = ms[2];
+  return FEINT_OK;
+}
+
 } // namespace
 
 extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets, int64_t n_load, int64_t n_sites,
                                  double *load, double *sites, feint_boundary_device_stats *stats) {
-  enum { MAX_SETS = 64, ARRAYS = 7 };
   if (n_sets > MAX_SETS)
     return feint_error_set(FEINT_ERR_INPUT, "GPU boundary integrals: at most %d Neumann/Robin entries (%d given)",
                            MAX_SETS, n_sets);
@@ -97,81 +169,13 @@ extern "C" int feint_facets_cuda(const feint_facet_view *const *sets, int n_sets
     return feint_error_set(FEINT_ERR_INPUT, "GPU boundary integrals: no CUDA device is visible");
   }
   const double t0 = now_ms();
-  int status = FEINT_OK;
-  void *buf[MAX_SETS][ARRAYS];
-  feint_facet_view dv[MAX_SETS];
-  double *d_load = NULL, *d_sites = NULL;
-  cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
-  memset(buf, 0, sizeof buf);
   feint_boundary_device_stats st;
   memset(&st, 0, sizeof st);
-  int dev = 0;
-  cudaDeviceProp prop;
-  FACET_CALL("device", cudaGetDevice(&dev));
-  FACET_CALL("device", cudaGetDeviceProperties(&prop, dev));
-  snprintf(st.device, sizeof st.device, "%.127s", prop.name);
-  for (int e = 0; e < 4; e++) FACET_CALL("events", cudaEventCreate(&ev[e]));
-  FACET_ALLOC(&d_load, (size_t)n_load * sizeof(double));
-  FACET_ALLOC(&d_sites, (size_t)n_sites * sizeof(double));
+  int status;
   {
-    /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map, points */
-    size_t bytes[MAX_SETS][ARRAYS];
-    for (int k = 0; k < n_sets; k++) {
-      const feint_facet_view *v = sets[k];
-      const size_t nf = (size_t)v->n_facets, nbc = (size_t)(v->nb * v->nc);
-      const size_t b[ARRAYS] = {(size_t)(v->nq * v->nb) * 8, (size_t)v->nq * 8, nf * v->nv * 3 * 8,
-                                nf * v->nb * v->ncoef * 8, nf * nbc * 8, v->robin ? nf * nbc * nbc * 8 : 0,
-                                v->points ? (size_t)v->nq * 2 * 8 : 0};
-      for (int a = 0; a < ARRAYS; a++) {
-        bytes[k][a] = b[a];
-        if (b[a]) FACET_ALLOC(&buf[k][a], b[a]);
-        if (a >= 2 && a < 6) st.bytes += (int64_t)b[a];
-      }
-    }
-    st.bytes += (n_load + n_sites) * 8;
-    FACET_CALL("upload", cudaEventRecord(ev[0]));
-    for (int k = 0; k < n_sets; k++) {
-      const feint_facet_view *v = sets[k];
-      const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index, v->points};
-      for (int a = 0; a < ARRAYS; a++)
-        if (bytes[k][a]) FACET_CALL("upload", feint_cuda_memcpy(buf[k][a], src[a], bytes[k][a], cudaMemcpyHostToDevice));
-      dv[k] = *v;
-      dv[k].phi = (const double *)buf[k][0];
-      dv[k].weights = (const double *)buf[k][1];
-      dv[k].x = (const double *)buf[k][2];
-      dv[k].coef = (const double *)buf[k][3];
-      dv[k].load_index = (const int64_t *)buf[k][4];
-      dv[k].site_index = (const int64_t *)buf[k][5];
-      dv[k].points = (const double *)buf[k][6];
-    }
-    FACET_CALL("upload", cudaMemset(d_load, 0, (size_t)n_load * sizeof(double)));
-    FACET_CALL("upload", cudaMemset(d_sites, 0, (size_t)n_sites * sizeof(double)));
-    FACET_CALL("kernel", cudaEventRecord(ev[1]));
-    for (int k = 0; k < n_sets; k++) {
-      const int64_t threads = dv[k].n_facets * dv[k].nb * dv[k].nc;
-      if (!threads) continue;
-      const int block = 128;
-      facet_kernel<<<(unsigned)((threads + block - 1) / block), block>>>(dv[k], d_load, d_sites);
-      FACET_CALL("kernel launch", cudaGetLastError());
-    }
-    FACET_CALL("kernel", cudaEventRecord(ev[2]));
-    FACET_CALL("download", feint_cuda_memcpy(load, d_load, (size_t)n_load * sizeof(double), cudaMemcpyDeviceToHost));
-    FACET_CALL("download", feint_cuda_memcpy(sites, d_sites, (size_t)n_sites * sizeof(double), cudaMemcpyDeviceToHost));
-    FACET_CALL("download", cudaEventRecord(ev[3]));
-    FACET_CALL("download", cudaEventSynchronize(ev[3]));
-    float ms[3];
-    for (int e = 0; e < 3; e++) FACET_CALL("timing", cudaEventElapsedTime(&ms[e], ev[e], ev[e + 1]));
-    st.upload_ms = ms[0];
-    st.kernel_ms = ms[1];
-    st.download_ms = ms[2];
+    facet_call R; /* freed before the total is taken, as the call's own clean-up */
+    status = run_sets(R, sets, n_sets, n_load, n_sites, load, sites, st);
   }
-done:
-  for (int k = 0; k < n_sets; k++)
-    for (int a = 0; a < ARRAYS; a++) cudaFree(buf[k][a]);
-  cudaFree(d_load);
-  cudaFree(d_sites);
-  for (int e = 0; e < 4; e++)
-    if (ev[e]) cudaEventDestroy(ev[e]);
   st.total_ms = now_ms() - t0;
   if (stats) *stats = st;
   return status;

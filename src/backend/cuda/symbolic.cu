@@ -35,9 +35,10 @@ extern "C" {
 #include "feint/backend.h"
 #include "feint/error.h"
 #include "feint/plan.h"
-#include "backend/cuda/alloc.h"
 #include "backend/cuda/cuda_timing.h"
 }
+#define FEINT_CUDA_MODULE "GPU symbolic phase"
+#include "backend/cuda/common.cuh"
 
 namespace {
 
@@ -47,17 +48,6 @@ struct dev_pool {
   int n;
   size_t cur, peak;
 };
-
-int sym_fail(cudaError_t e, const char *phase) {
-  cudaGetLastError();
-  return feint_error_set(FEINT_ERR_COMPUTE, "GPU symbolic phase, %s: %s", phase, cudaGetErrorString(e));
-}
-
-#define SYM_CALL(phase, call)                                                  \
-  do {                                                                         \
-    cudaError_t sym_e_ = (call);                                               \
-    if (sym_e_ != cudaSuccess) return sym_fail(sym_e_, phase);                 \
-  } while (0)
 
 int pool_alloc(dev_pool *m, void *out, size_t bytes, const char *phase) {
   void *p = NULL;
@@ -216,7 +206,7 @@ int fetch_slots(feint_plan *p) {
   cudaSetDevice(prev);
   if (e != cudaSuccess) {
     free(slots);
-    return sym_fail(e, "download of the slot map");
+    return FEINT_CUDA_FAIL(e, "download of the slot map");
   }
   p->slots = slots;
   return FEINT_OK;
@@ -257,11 +247,11 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
 
   int dev = 0;
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
-  SYM_CALL("device selection", cudaSetDevice(dev));
+  FEINT_CUDA_CALL("device selection", cudaSetDevice(dev));
   cudaDeviceProp prop;
-  SYM_CALL("device query", cudaGetDeviceProperties(&prop, dev));
+  FEINT_CUDA_CALL("device query", cudaGetDeviceProperties(&prop, dev));
   snprintf(st->device, sizeof st->device, "%.100s (CUDA device %d)", prop.name, dev % 1000);
-  for (; x->n_ev < 8; x->n_ev++) SYM_CALL("event creation", cudaEventCreate(&x->ev[x->n_ev]));
+  for (; x->n_ev < 8; x->n_ev++) FEINT_CUDA_CALL("event creation", cudaEventCreate(&x->ev[x->n_ev]));
   cudaEvent_t *ev = x->ev;
 
   /* buffers (outside the timed windows) */
@@ -275,9 +265,9 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   {
     cub::DoubleBuffer<unsigned long long> kq(d_k0, d_k1);
     cub::DoubleBuffer<int> vq(d_v0, d_v1);
-    SYM_CALL("radix sort size", cub::DeviceRadixSort::SortPairs(NULL, tmp_sort, kq, vq, E, 0, 2 * bits));
-    SYM_CALL("scan size", cub::DeviceScan::InclusiveSum(NULL, tmp_scan, d_v0, d_v0, E));
-    SYM_CALL("scan size", cub::DeviceScan::InclusiveSum(NULL, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
+    FEINT_CUDA_CALL("radix sort size", cub::DeviceRadixSort::SortPairs(NULL, tmp_sort, kq, vq, E, 0, 2 * bits));
+    FEINT_CUDA_CALL("scan size", cub::DeviceScan::InclusiveSum(NULL, tmp_scan, d_v0, d_v0, E));
+    FEINT_CUDA_CALL("scan size", cub::DeviceScan::InclusiveSum(NULL, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
   }
   size_t tmp_bytes = tmp_sort > tmp_scan ? tmp_sort : tmp_scan;
   if (tmp_scan2 > tmp_bytes) tmp_bytes = tmp_scan2;
@@ -297,33 +287,33 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
                                        "GPU symbolic phase, upload of the cell dof map"));
   FEINT_CALL(pool_adopt(P, d_cd, sizeof(int) * (size_t)(ncell * nb)));
   const double ms_up = wall_ms() - t_up0;
-  SYM_CALL("upload", cudaEventRecord(ev[1]));
+  FEINT_CUDA_CALL("upload", cudaEventRecord(ev[1]));
 
   /* window 1: keys, sort, ranks, scatter, indptr */
   const int T = 256;
   keys_kernel<<<grid_for(E, T), T>>>(E, nb, bits, d_cd, d_k0, d_v0);
-  SYM_CALL("key kernel", cudaGetLastError());
+  FEINT_CUDA_CALL("key kernel", cudaGetLastError());
   cub::DoubleBuffer<unsigned long long> kq(d_k0, d_k1);
   cub::DoubleBuffer<int> vq(d_v0, d_v1);
-  SYM_CALL("sort", cudaEventRecord(ev[2]));
-  SYM_CALL("radix sort", cub::DeviceRadixSort::SortPairs(d_tmp, tmp_sort, kq, vq, E, 0, 2 * bits));
-  SYM_CALL("sort", cudaEventRecord(ev[3]));
+  FEINT_CUDA_CALL("sort", cudaEventRecord(ev[2]));
+  FEINT_CUDA_CALL("radix sort", cub::DeviceRadixSort::SortPairs(d_tmp, tmp_sort, kq, vq, E, 0, 2 * bits));
+  FEINT_CUDA_CALL("sort", cudaEventRecord(ev[3]));
   const unsigned long long *keys = kq.Current();
   const int *vals = vq.Current();
   int *rank = vq.Alternate();
   /* columns and rows of the unique entries reuse the other key buffer */
   int *d_col = (int *)kq.Alternate(), *d_row = d_col + E;
   flags_kernel<<<grid_for(E, T), T>>>(E, keys, d_row); /* flags: d_row is free until the scatter */
-  SYM_CALL("flag kernel", cudaGetLastError());
-  SYM_CALL("rank scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan, d_row, rank, E));
-  SYM_CALL("row counts", cudaMemsetAsync(d_counts, 0, sizeof(int) * (size_t)(ns + 1)));
+  FEINT_CUDA_CALL("flag kernel", cudaGetLastError());
+  FEINT_CUDA_CALL("rank scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan, d_row, rank, E));
+  FEINT_CUDA_CALL("row counts", cudaMemsetAsync(d_counts, 0, sizeof(int) * (size_t)(ns + 1)));
   scatter_kernel<<<grid_for(E, T), T>>>(E, bits, keys, vals, rank, d_sslot, d_col, nc > 1 ? d_row : NULL,
                                         d_counts);
-  SYM_CALL("scatter kernel", cudaGetLastError());
-  SYM_CALL("row pointer scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
-  SYM_CALL("symbolic", cudaEventRecord(ev[4]));
+  FEINT_CUDA_CALL("scatter kernel", cudaGetLastError());
+  FEINT_CUDA_CALL("row pointer scan", cub::DeviceScan::InclusiveSum(d_tmp, tmp_scan2, d_counts, d_sindptr, (int)ns + 1));
+  FEINT_CUDA_CALL("symbolic", cudaEventRecord(ev[4]));
   int snnz = 0;
-  SYM_CALL("nonzero count", feint_cuda_memcpy(&snnz, rank + E - 1, sizeof(int), cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("nonzero count", feint_cuda_memcpy(&snnz, rank + E - 1, sizeof(int), cudaMemcpyDeviceToHost));
   const int64_t nnz = (int64_t)snnz * nc * nc;
   if (nnz > feint_plan_narrow_limit()) { /* 64-bit slots: the host builder */
     x->wide = 1;
@@ -339,17 +329,17 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
     FEINT_CALL(pool_alloc(P, &d_indices, sizeof(int) * (size_t)nnz, "column indices"));
     FEINT_CALL(pool_alloc(P, &d_slots, sizeof(int) * (size_t)n_slots, "slot map"));
   }
-  SYM_CALL("expansion", cudaEventRecord(ev[5]));
+  FEINT_CUDA_CALL("expansion", cudaEventRecord(ev[5]));
   if (nc > 1) {
     expand_indptr_kernel<<<grid_for(n, T), T>>>(n, nc, d_sindptr, d_indptr);
-    SYM_CALL("indptr expansion kernel", cudaGetLastError());
+    FEINT_CUDA_CALL("indptr expansion kernel", cudaGetLastError());
     expand_indices_kernel<<<grid_for(snnz, T), T>>>(snnz, nc, d_sindptr, d_col, d_row, d_indices);
-    SYM_CALL("column expansion kernel", cudaGetLastError());
+    FEINT_CUDA_CALL("column expansion kernel", cudaGetLastError());
     expand_slots_kernel<<<grid_for(n_slots, T), T>>>(n_slots, nb, nc, d_cd, d_sindptr, d_sslot, d_slots);
-    SYM_CALL("slot expansion kernel", cudaGetLastError());
+    FEINT_CUDA_CALL("slot expansion kernel", cudaGetLastError());
   }
-  SYM_CALL("expansion", cudaEventRecord(ev[6]));
-  SYM_CALL("symbolic phase", cudaEventSynchronize(ev[6]));
+  FEINT_CUDA_CALL("expansion", cudaEventRecord(ev[6]));
+  FEINT_CUDA_CALL("symbolic phase", cudaEventSynchronize(ev[6]));
 
   /* the host plan */
   feint_plan *p = NULL;
@@ -369,7 +359,7 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   if (nc == 1) { /* the columns live in a sort buffer: a buffer of their own */
     int *keep = NULL;
     FEINT_CALL(pool_alloc(P, &keep, sizeof(int) * (size_t)nnz, "column indices"));
-    SYM_CALL("column indices", cudaMemcpy(keep, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice));
+    FEINT_CUDA_CALL("column indices", cudaMemcpy(keep, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToDevice));
     d_indices = keep;
   }
   pool_detach(P, d_slots);
@@ -385,19 +375,19 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   p->release_device = release_device;
   float t_dl0 = 0;
   cudaEvent_t dl0 = ev[7];
-  SYM_CALL("download", cudaEventRecord(dl0));
-  SYM_CALL("download of the row pointers",
-           feint_cuda_memcpy(p->indptr, d_indptr, sizeof(int64_t) * (size_t)(n + 1), cudaMemcpyDeviceToHost));
-  SYM_CALL("download of the column indices",
-           feint_cuda_memcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("download", cudaEventRecord(dl0));
+  FEINT_CUDA_CALL("download of the row pointers",
+                  feint_cuda_memcpy(p->indptr, d_indptr, sizeof(int64_t) * (size_t)(n + 1), cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("download of the column indices",
+                  feint_cuda_memcpy(p->indices, d_indices, sizeof(int) * (size_t)nnz, cudaMemcpyDeviceToHost));
   /* reuse ev[0] as the end of the download */
   float ms_w1 = 0, ms_sort = 0, ms_w2 = 0;
-  SYM_CALL("timing", cudaEventElapsedTime(&ms_w1, ev[1], ev[4]));
-  SYM_CALL("timing", cudaEventElapsedTime(&ms_sort, ev[2], ev[3]));
-  SYM_CALL("timing", cudaEventElapsedTime(&ms_w2, ev[5], ev[6]));
-  SYM_CALL("download", cudaEventRecord(ev[0]));
-  SYM_CALL("download", cudaEventSynchronize(ev[0]));
-  SYM_CALL("timing", cudaEventElapsedTime(&t_dl0, dl0, ev[0]));
+  FEINT_CUDA_CALL("timing", cudaEventElapsedTime(&ms_w1, ev[1], ev[4]));
+  FEINT_CUDA_CALL("timing", cudaEventElapsedTime(&ms_sort, ev[2], ev[3]));
+  FEINT_CUDA_CALL("timing", cudaEventElapsedTime(&ms_w2, ev[5], ev[6]));
+  FEINT_CUDA_CALL("download", cudaEventRecord(ev[0]));
+  FEINT_CUDA_CALL("download", cudaEventSynchronize(ev[0]));
+  FEINT_CUDA_CALL("timing", cudaEventElapsedTime(&t_dl0, dl0, ev[0]));
   st->upload_ms = ms_up;
   st->symbolic_ms = (double)ms_w1 + ms_w2;
   st->sort_ms = ms_sort;
@@ -525,25 +515,25 @@ static int plan_gpu_build(const int32_t *map, feint_plan_gpu *g, dev_pool *P) {
   size_t tmp_bytes = 0;
   cub::DoubleBuffer<unsigned> kq(k0, k1);
   cub::DoubleBuffer<int> vq(v0, v1);
-  SYM_CALL("radix sort size", cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, kq, vq, E, 0, bits));
+  FEINT_CUDA_CALL("radix sort size", cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, kq, vq, E, 0, bits));
   FEINT_CALL(pool_alloc(P, &slots, sizeof(int) * (size_t)E, "slot map"));
   FEINT_CALL(pool_alloc(P, &k0, sizeof(unsigned) * (size_t)E, "sort keys"));
   FEINT_CALL(pool_alloc(P, &k1, sizeof(unsigned) * (size_t)E, "sort keys"));
   FEINT_CALL(pool_alloc(P, &v0, sizeof(int) * (size_t)E, "sort values"));
   FEINT_CALL(pool_alloc(P, &tmp, tmp_bytes, "CUB temporary storage"));
   v1 = g->ent; /* the sorted values end in ent, or are copied there */
-  SYM_CALL("upload of the slot map", feint_cuda_memcpy(slots, map, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
+  FEINT_CUDA_CALL("upload of the slot map", feint_cuda_memcpy(slots, map, sizeof(int) * (size_t)E, cudaMemcpyHostToDevice));
   slot_keys_kernel<<<grid_for(E, T), T>>>(E, nnz, slots, k0, v0);
-  SYM_CALL("slot key kernel", cudaGetLastError());
+  FEINT_CUDA_CALL("slot key kernel", cudaGetLastError());
   kq = cub::DoubleBuffer<unsigned>(k0, k1);
   vq = cub::DoubleBuffer<int>(v0, v1);
-  SYM_CALL("radix sort", cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, kq, vq, E, 0, bits));
+  FEINT_CUDA_CALL("radix sort", cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, kq, vq, E, 0, bits));
   if (vq.Current() != g->ent)
-    SYM_CALL("sorted entries", cudaMemcpy(g->ent, vq.Current(), sizeof(int) * (size_t)E, cudaMemcpyDeviceToDevice));
-  SYM_CALL("run starts", feint_cuda_memcpy(g->starts + nnz, &E, sizeof(int), cudaMemcpyHostToDevice));
+    FEINT_CUDA_CALL("sorted entries", cudaMemcpy(g->ent, vq.Current(), sizeof(int) * (size_t)E, cudaMemcpyDeviceToDevice));
+  FEINT_CUDA_CALL("run starts", feint_cuda_memcpy(g->starts + nnz, &E, sizeof(int), cudaMemcpyHostToDevice));
   run_starts_kernel<<<grid_for(E, T), T>>>(E, kq.Current(), g->starts);
-  SYM_CALL("run start kernel", cudaGetLastError());
-  SYM_CALL("run starts", cudaDeviceSynchronize());
+  FEINT_CUDA_CALL("run start kernel", cudaGetLastError());
+  FEINT_CUDA_CALL("run starts", cudaDeviceSynchronize());
   return FEINT_OK;
 }
 
@@ -567,7 +557,7 @@ static int plan_gpu_create(const int32_t *map, int64_t n_cells, int per_cell, in
   dev_pool pool;
   memset(&pool, 0, sizeof pool);
   const cudaError_t e = cudaGetDevice(&g->device);
-  int st = e == cudaSuccess ? FEINT_OK : sym_fail(e, "device query");
+  int st = e == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(e, "device query");
   if (!st) st = plan_gpu_alloc(g->nnz + 1, sizeof(int), &g->starts, "run starts");
   if (!st) st = plan_gpu_alloc(g->E, sizeof(int), &g->ent, "sorted entries");
   if (!st) st = plan_gpu_alloc(g->nnz, sizeof(int), &g->next, "run places");
@@ -575,7 +565,7 @@ static int plan_gpu_create(const int32_t *map, int64_t n_cells, int per_cell, in
   if (!st) st = plan_gpu_build(map, g, &pool);
   for (; !st && g->n_ev < 2; g->n_ev++) {
     const cudaError_t ee = cudaEventCreate(&g->ev[g->n_ev]);
-    if (ee != cudaSuccess) st = sym_fail(ee, "assembly on the GPU: events");
+    if (ee != cudaSuccess) st = FEINT_CUDA_FAIL(ee, "assembly on the GPU: events");
   }
   pool_free_all(&pool);
   if (st) {
@@ -616,10 +606,10 @@ extern "C" int feint_plan_gpu_create_map(const int32_t *map, int64_t n_cells, in
 }
 
 extern "C" int feint_plan_gpu_begin(feint_plan_gpu *g) {
-  SYM_CALL("assembly on the GPU: device", cudaSetDevice(g->device));
-  SYM_CALL("assembly on the GPU: zero values", cudaMemsetAsync(g->values, 0, sizeof(double) * (size_t)g->nnz));
-  SYM_CALL("assembly on the GPU: rewind runs",
-           cudaMemcpyAsync(g->next, g->starts, sizeof(int) * (size_t)g->nnz, cudaMemcpyDeviceToDevice));
+  FEINT_CUDA_CALL("assembly on the GPU: device", cudaSetDevice(g->device));
+  FEINT_CUDA_CALL("assembly on the GPU: zero values", cudaMemsetAsync(g->values, 0, sizeof(double) * (size_t)g->nnz));
+  FEINT_CUDA_CALL("assembly on the GPU: rewind runs",
+                  cudaMemcpyAsync(g->next, g->starts, sizeof(int) * (size_t)g->nnz, cudaMemcpyDeviceToDevice));
   g->added = 0;
   g->gather_ms = 0;
   return FEINT_OK;
@@ -632,12 +622,12 @@ extern "C" int feint_plan_gpu_add(feint_plan_gpu *g, int64_t n, const double *Ke
   if (n == 0) return FEINT_OK;
   const int e0 = (int)(g->added * g->n2), e_end = (int)((g->added + n) * g->n2), T = 256;
   float ms = 0;
-  SYM_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[0]));
+  FEINT_CUDA_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[0]));
   gather_add_kernel<<<grid_for(g->nnz, T), T>>>(g->nnz, g->starts, g->ent, e0, e_end, Ke_device, g->next, g->values);
-  SYM_CALL("assembly on the GPU: gather kernel", cudaGetLastError());
-  SYM_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[1]));
-  SYM_CALL("assembly on the GPU: gather kernel", cudaEventSynchronize(g->ev[1]));
-  SYM_CALL("assembly on the GPU: event", cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
+  FEINT_CUDA_CALL("assembly on the GPU: gather kernel", cudaGetLastError());
+  FEINT_CUDA_CALL("assembly on the GPU: event", cudaEventRecord(g->ev[1]));
+  FEINT_CUDA_CALL("assembly on the GPU: gather kernel", cudaEventSynchronize(g->ev[1]));
+  FEINT_CUDA_CALL("assembly on the GPU: event", cudaEventElapsedTime(&ms, g->ev[0], g->ev[1]));
   g->gather_ms += ms;
   g->added += n;
   return FEINT_OK;
@@ -647,8 +637,8 @@ extern "C" int feint_plan_gpu_values(feint_plan_gpu *g, double *values, double *
   if (g->added != g->n_cells)
     return feint_error_set(FEINT_ERR_INPUT, "assembly on the GPU: %lld of %lld cells added", (long long)g->added,
                            (long long)g->n_cells);
-  SYM_CALL("assembly on the GPU: download of the values",
-           feint_cuda_memcpy(values, g->values, sizeof(double) * (size_t)g->nnz, cudaMemcpyDeviceToHost));
+  FEINT_CUDA_CALL("assembly on the GPU: download of the values",
+                  feint_cuda_memcpy(values, g->values, sizeof(double) * (size_t)g->nnz, cudaMemcpyDeviceToHost));
   if (gather_ms) *gather_ms = g->gather_ms;
   return FEINT_OK;
 }

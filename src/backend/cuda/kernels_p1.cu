@@ -1,0 +1,413 @@
+/* The P1 one-thread-per-cell kernels: the per-cell matrix kernel and its
+ * gather by row, and the block-local aggregation kernel (vectors and
+ * matrices; the chunks are described in p1.cuh). Instantiated here for the
+ * (dim, components, physics) they serve (pick_p1). */
+#include "backend/cuda/p1.cuh"
+
+/* ------------------------------------------------- P1: one thread per cell
+ *
+ * For P1 (nb = dim + 1) the reference gradients are constant, so a cell's
+ * whole computation fits in registers: the kernels below are specialised on
+ * (DIM, NC, physics) at compile time (so every array is indexed by
+ * constants: no local memory, no stack frame), take one thread per cell,
+ * no shared memory, no barriers, no integer division. The quadrature loop
+ * runs over the rule's points from the kernel's parameter bank (p1tab).
+ * The pointwise physics is still the one source in physics.h. The thread-
+ * transposition kernels (kernels_tt.cu) remain the general path (P2,
+ * other element / physics combinations, and on request,
+ * feint_cuda_set_variant). */
+
+/* Physical gradients of the basis, gp[i][a] = sum_d gref[i][d] invJ[d][a]
+ * (matrices: each is used NBC times). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_gradients(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double (*gp)[DIM]) {
+#pragma unroll
+  for (int i = 0; i < DIM + 1; i++)
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * C.invJ[d * DIM + a];
+      gp[i][a] = s;
+    }
+}
+
+/* out = J^-1 v, or J^-T v with TRANSPOSE (invJ[d * DIM + a] = d xi_d / d x_a). */
+template <int DIM, bool TRANSPOSE>
+__device__ __forceinline__ void p1_inv_jacobian_times(const double *invJ, const double *v, double *out) {
+#pragma unroll
+  for (int r = 0; r < DIM; r++) {
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < DIM; k++) s += (TRANSPOSE ? invJ[k * DIM + r] : invJ[r * DIM + k]) * v[k];
+    out[r] = s;
+  }
+}
+
+/* Vectors contract in reference directions instead (fewer live registers
+ * and FP64 operations than the NB x DIM physical gradients): grad u =
+ * J^-T (sum_i u_i gref_i), and sum_a gp[i][a] F[a] = gref_i . (J^-1 F). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_grad_u(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double *gradu) {
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double gr[DIM];
+#pragma unroll
+    for (int d = 0; d < DIM; d++) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < DIM + 1; i++) s += T.gref[i][d] * C.ue[i * NC + cc];
+      gr[d] = s;
+    }
+    p1_inv_jacobian_times<DIM, true>(C.invJ, gr, gradu + cc * DIM);
+  }
+}
+
+/* res[i * NC + cc] += sum_a gp[i][a] F[cc * DIM + a] */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_add_flux(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, const double *F,
+                                            double *res) {
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double h[DIM];
+    p1_inv_jacobian_times<DIM, false>(C.invJ, F + cc * DIM, h);
+#pragma unroll
+    for (int i = 0; i < DIM + 1; i++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * h[d];
+      res[i * NC + cc] += s;
+    }
+  }
+}
+
+/* Coefficients at quadrature point q (nodal fields interpolated). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_aux(const kparams &P, const p1tab &T, int q, const p1cell<DIM, NC, NAUX> &C,
+                                       double *a) {
+  constexpr int NB = DIM + 1;
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.phi[q][i] * C.av[k][i];
+      a[k] = s;
+    } else {
+      a[k] = C.ac[k];
+    }
+  }
+}
+
+/* The coefficients integrated over the cell, a[k] = |det J| sum_q w_q a_k(x_q)
+ * (nodal fields through sum_q w_q phi_i(q)). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_weighted_coef(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
+                                                 double *a) {
+  constexpr int NB = DIM + 1;
+  const double wsum = T.wsum;
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.wphi[i] * C.av[k][i];
+      a[k] = s * C.adet;
+    } else {
+      a[k] = wsum * C.ac[k] * C.adet;
+    }
+  }
+}
+
+/* Physics whose f0 is minus the source (linear in the coefficients, no u)
+ * and whose f1 is linear in the coefficients at fixed grad u: Poisson,
+ * elasticity, anisotropic diffusion. */
+template <int PHYS>
+__host__ __device__ constexpr bool p1_linear_coef() {
+  return PHYS == FEINT_PW_POISSON || PHYS == FEINT_PW_ELASTICITY || PHYS == FEINT_PW_DIFFUSION;
+}
+
+/* Residual (or load vector) of one cell: res[NBC]. */
+template <int DIM, int NC, int PHYS, int NAUX>
+__device__ __forceinline__ void p1_residual_cell(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
+                                                 int with_state, double *res) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  double gradu[NC * DIM], F1[NC * DIM];
+  if constexpr (p1_linear_coef<PHYS>()) {
+    /* Quadrature collapsed exactly (linearity, constant P1 gradients):
+     *   sum_q w_q |det| f1(a(x_q)) = f1(a_w),  a_w = |det| sum_q w_q a(x_q);
+     *   sum_q w_q |det| phi_i(q) f0(a(x_q)) = f0(a_i),
+     *     a_i = |det| sum_j M_ij a_j (M the reference mass matrix);
+     * one f1 and NB f0 evaluations per cell instead of nq of each, and no
+     * per-point interpolation (the FP64 work per cell drops ~2-3x). */
+    p1_grad_u<DIM, NC, NAUX>(T, C, gradu);
+    double uz[NC], a[NAUX], f0[NC], f1[NC * DIM];
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) uz[cc] = 0;
+#pragma unroll
+    for (int i = 0; i < NB; i++) {
+#pragma unroll
+      for (int k = 0; k < NAUX; k++) {
+        if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+          double s = 0;
+#pragma unroll
+          for (int j = 0; j < NB; j++) s += T.mass[i][j] * C.av[k][j];
+          a[k] = s * C.adet;
+        } else {
+          a[k] = T.wphi[i] * C.ac[k] * C.adet;
+        }
+      }
+      const feint_point pt = {DIM, NC, uz, gradu, a};
+      if (with_state)
+        feint_physics_f0(PHYS, &pt, f0);
+      else
+        feint_physics_source(PHYS, &pt, f0);
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) res[i * NC + cc] = f0[cc];
+    }
+    if (!with_state) return;
+    p1_weighted_coef<DIM, NC, NAUX>(P, T, C, a);
+    const feint_point pt = {DIM, NC, uz, gradu, a};
+    feint_physics_f1(PHYS, &pt, f1);
+    p1_add_flux<DIM, NC, NAUX>(T, C, f1, res);
+  } else {
+  p1_grad_u<DIM, NC, NAUX>(T, C, gradu);
+#pragma unroll
+  for (int k = 0; k < NC * DIM; k++) F1[k] = 0;
+#pragma unroll
+  for (int k = 0; k < NBC; k++) res[k] = 0;
+  for (int q = 0; q < T.nq; q++) {
+    const double wdet = T.w[q] * C.adet;
+    double uq[NC], a[NAUX], f0[NC], f1[NC * DIM];
+#pragma unroll
+    for (int cc = 0; cc < NC; cc++) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) s += T.phi[q][i] * C.ue[i * NC + cc];
+      uq[cc] = s;
+    }
+    p1_aux<DIM, NC, NAUX>(P, T, q, C, a);
+    const feint_point pt = {DIM, NC, uq, gradu, a};
+    if (with_state) {
+      feint_physics_f0(PHYS, &pt, f0);
+      feint_physics_f1(PHYS, &pt, f1);
+    } else {
+      feint_physics_source(PHYS, &pt, f0);
+#pragma unroll
+      for (int k = 0; k < NC * DIM; k++) f1[k] = 0;
+    }
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int cc = 0; cc < NC; cc++) res[i * NC + cc] += wdet * T.phi[q][i] * f0[cc];
+#pragma unroll
+    for (int k = 0; k < NC * DIM; k++) F1[k] += wdet * f1[k];
+  }
+  p1_add_flux<DIM, NC, NAUX>(T, C, F1, res);
+  }
+}
+
+/* Matrix of one cell for physics whose Jacobian is g3 only and linear in
+ * the coefficients (Poisson, elasticity, anisotropic diffusion): with
+ * constant P1 gradients, sum_q w_q g3(a(x_q)) = g3(sum_q w_q a(x_q)), so
+ * the physics is evaluated once per cell, at the weighted coefficients. */
+template <int PHYS>
+__host__ __device__ constexpr bool p1_matrix_fast() {
+  return PHYS == FEINT_PW_POISSON || PHYS == FEINT_PW_ELASTICITY || PHYS == FEINT_PW_DIFFUSION;
+}
+
+template <int DIM, int NC, int PHYS, int NAUX>
+__device__ __forceinline__ void p1_g3(const kparams &P, const p1tab &T, const p1cell<DIM, NC, NAUX> &C,
+                                      double *g3) {
+  double a[NAUX], zero[NC * DIM];
+  p1_weighted_coef<DIM, NC, NAUX>(P, T, C, a);
+#pragma unroll
+  for (int k = 0; k < NC * DIM; k++) zero[k] = 0;
+  const feint_point pt = {DIM, NC, zero, zero, a};
+  feint_physics_g3(PHYS, &pt, g3);
+}
+
+/* Entry (i, fc; j, gc) of the cell matrix (gp: p1_gradients). */
+template <int DIM, int NC>
+__device__ __forceinline__ double p1_entry(const double (*gp)[DIM], const double *g3, int i, int fc, int j, int gc) {
+  double v = 0;
+#pragma unroll
+  for (int d = 0; d < DIM; d++) {
+    double s = 0;
+#pragma unroll
+    for (int e = 0; e < DIM; e++) s += g3[((fc * NC + gc) * DIM + d) * DIM + e] * gp[j][e];
+    v += gp[i][d] * s;
+  }
+  return v;
+}
+
+template <int DIM, int NC, int PHYS, typename S>
+__global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
+                                                        void *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const int c = first + t;
+  p1cell<DIM, NC, NAUX> C;
+  p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
+  double g3[NC * NC * DIM * DIM];
+  p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+  double gp[NB][DIM];
+  p1_gradients<DIM, NC, NAUX>(T, C, gp);
+  const int *srow = V.slots + (size_t)c * NBC * NBC;
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int fc = 0; fc < NC; fc++) {
+      int sl[NBC];
+      if (NBC % 4 == 0) {
+#pragma unroll
+        for (int j4 = 0; j4 < NBC / 4; j4++) {
+          const int4 q4 = __ldg((const int4 *)(srow + (i * NC + fc) * NBC) + j4);
+          sl[4 * j4] = q4.x;
+          sl[4 * j4 + 1] = q4.y;
+          sl[4 * j4 + 2] = q4.z;
+          sl[(4 * j4 + 3) % NBC] = q4.w;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < NBC; j++) sl[j] = __ldg(srow + (i * NC + fc) * NBC + j);
+      }
+#pragma unroll
+      for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int gc = 0; gc < NC; gc++) {
+          const double v = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
+          put<S>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc
+                                         : (int64_t)sl[j * NC + gc],
+                 v, mode);
+        }
+    }
+}
+
+/* Gather by row, no element-matrix buffer: one thread per scalar dof owns
+ * its NC rows, walks its cells in increasing order, recomputes each cell
+ * and adds its rows into the CSR values (no other thread writes them). */
+template <int DIM, int NC, int PHYS, typename S>
+__global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab T, cview V, int n_nodes,
+                                                               const int *__restrict__ vptr,
+                                                               const int *__restrict__ vent,
+                                                               void *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= n_nodes) return;
+  const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
+  for (int k = k0; k < k1; k++) {
+    const int e = __ldg(vent + k);
+    const int c = e >> 2, a = e & 3;
+    p1cell<DIM, NC, NAUX> C;
+    p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
+    double g3[NC * NC * DIM * DIM];
+    p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+    double gp[NB][DIM];
+    p1_gradients<DIM, NC, NAUX>(T, C, gp);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+      if (i == a)
+#pragma unroll
+        for (int fc = 0; fc < NC; fc++) {
+          const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
+#pragma unroll
+          for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int gc = 0; gc < NC; gc++)
+              put<S>(out, __ldg(srow + j * NC + gc), p1_entry<DIM, NC>(gp, g3, i, fc, j, gc), OUT_PLAIN);
+        }
+  }
+}
+
+template <int NC, int MAT>
+__host__ __device__ constexpr int p1_block_minb() {
+  /* blocks of 256 per SM: caps registers at 128 / 64; measured best for the
+   * 3D Poisson residual (3 blocks, 80 registers: +14%; 5 blocks, 48
+   * registers and a 128-byte stack: +69%) */
+  return NC > 1 ? 2 : 4;
+}
+
+template <int DIM, int NC, int PHYS, int MAT, typename S>
+__global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
+    kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
+    const void *__restrict__ u, void *__restrict__ out) {
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  constexpr int NO = MAT ? 1 : NC;              /* components per target */
+  constexpr int NE = MAT ? NBC * NBC : NB;      /* entries per cell */
+  extern __shared__ double elem[];              /* cb * NE * NO entries, then the chunk's ient (cb * NE) */
+  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
+  const int cb = B.cb, t = threadIdx.x;
+  const int c = b * cb + t;
+  p1shared G = {};
+  const int sg = !MAT && B.lidx; /* shared gather */
+  if (sg) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
+  p1chunk K = p1_chunk_begin<NE, NO>(B, b, elem);
+  if (sg) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
+  if (c < P.n_cells) {
+    p1cell<DIM, NC, NAUX> C;
+    if constexpr (MAT) {
+      p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
+      double g3[NC * NC * DIM * DIM];
+      p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+      double gp[NB][DIM];
+      p1_gradients<DIM, NC, NAUX>(T, C, gp);
+#pragma unroll
+      for (int i = 0; i < NB; i++)
+#pragma unroll
+        for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+          for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int gc = 0; gc < NC; gc++)
+              elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
+    } else {
+      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
+      double res[NBC];
+      p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
+#pragma unroll
+      for (int i = 0; i < NB; i++)
+#pragma unroll
+        for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
+    }
+  }
+  p1_chunk_flush<NE, NO, S>(B, K, elem, mode, out);
+}
+
+/* P1 kernels for (dim, nc, physics), where instantiated. */
+template <int DIM, int NC, int PHYS, typename S>
+static void set_p1(cuda_data *d) {
+  if (p1_matrix_fast<PHYS>()) {
+    d->p1mat = p1_matrix_kernel<DIM, NC, PHYS, S>;
+    d->p1matg = p1_matrix_gather_kernel<DIM, NC, PHYS, S>;
+  }
+  d->p1blk[0] = p1_block_kernel<DIM, NC, PHYS, 0, S>;
+  /* matrices of scalar physics only: elasticity's 144 entries per cell
+   * would need tiny chunks (shared memory) and a 1.7 GB host inverse map */
+  if constexpr (p1_matrix_fast<PHYS>() && NC == 1) d->p1blk[1] = p1_block_kernel<DIM, NC, PHYS, 1, S>;
+}
+
+template <int DIM, typename S>
+static void pick_p1_dim(cuda_data *d, int nc, int phys) {
+  if (phys == FEINT_PW_ELASTICITY) {
+    if (nc == DIM) set_p1<DIM, DIM, FEINT_PW_ELASTICITY, S>(d);
+    return;
+  }
+  if (nc != 1) return;
+  switch (phys) {
+    case FEINT_PW_POISSON: set_p1<DIM, 1, FEINT_PW_POISSON, S>(d); break;
+    case FEINT_PW_MASS: set_p1<DIM, 1, FEINT_PW_MASS, S>(d); break;
+    case FEINT_PW_HELMHOLTZ: set_p1<DIM, 1, FEINT_PW_HELMHOLTZ, S>(d); break;
+    case FEINT_PW_ADVECTION: set_p1<DIM, 1, FEINT_PW_ADVECTION, S>(d); break;
+    case FEINT_PW_DIFFUSION: set_p1<DIM, 1, FEINT_PW_DIFFUSION, S>(d); break;
+    default: break;
+  }
+}
+
+void pick_p1(cuda_data *d, int dim, int nc, int phys) {
+  if (dim == 2)
+    d->single ? pick_p1_dim<2, float>(d, nc, phys) : pick_p1_dim<2, double>(d, nc, phys);
+  else
+    d->single ? pick_p1_dim<3, float>(d, nc, phys) : pick_p1_dim<3, double>(d, nc, phys);
+}
