@@ -2,7 +2,9 @@
 # found on PATH or in /usr/local/cuda/bin), `make test` runs the test suite,
 # `make bench` the CPU benchmark, `make install PREFIX=...` installs.
 PREFIX ?= /usr/local
-BUILD  ?= build
+# make EXPERIMENTS=1: every kernel variant, also those that lost at their
+# order (for comparisons: tests/gpu/bp-variants.sh), in build-exp
+BUILD  ?= $(if $(filter 1,$(EXPERIMENTS)),build-exp,build)
 
 NVCC ?= $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
@@ -21,12 +23,13 @@ GMSH_SONAME := $(shell objdump -p $$(ls /usr/lib/*/libgmsh.so /usr/lib/libgmsh.s
 override CFLAGS += -DFEINT_GMSH_SONAME='"$(or $(GMSH_SONAME),libgmsh.so)"'
 LDLIBS  += $(PKG_LIBS) -lm -lpthread -ldl
 
-# src/backend/cuda/: kind.c (what the cuda backend computes) in every build,
+# src/backend/cuda/: kind.c (what the cuda backend computes) and
+# families.c (its kernel families) in every build,
 # so that --backend cuda says why a problem cannot run there; the host
 # sides of the CUDA backend with nvcc only; without nvcc the *none.c stubs
 # of what the GPU tests call directly (the registry needs none).
 CUDA_STUB_SRC := $(sort $(wildcard src/backend/cuda/*none.c))
-CUDA_HOST_SRC := $(filter-out src/backend/cuda/kind.c $(CUDA_STUB_SRC),$(sort $(wildcard src/backend/cuda/*.c)))
+CUDA_HOST_SRC := $(filter-out src/backend/cuda/kind.c src/backend/cuda/families.c $(CUDA_STUB_SRC),$(sort $(wildcard src/backend/cuda/*.c)))
 LIB_SRC := $(filter-out $(CUDA_STUB_SRC) $(CUDA_HOST_SRC),$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 TEST_SRC := $(sort $(wildcard tests/unit/t*.c))
@@ -48,6 +51,11 @@ else
   HAVE_CUDA := 0
   LIB_SRC   += $(CUDA_STUB_SRC)
   CU_OBJ    :=
+endif
+
+ifeq ($(EXPERIMENTS),1)
+  override CFLAGS += -DFEINT_EXPERIMENTS=1
+  NVCCFLAGS += -DFEINT_EXPERIMENTS=1
 endif
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_OBJ)

@@ -46,6 +46,9 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
   printf("copy bandwidth measured now: %.1f GB/s (%s, read + write)\n", copy,
          device ? "device-to-device" : "host memcpy");
   if (rep->n_colors > 0) printf("cell colouring (assembly.strategy colored): %d colours\n", rep->n_colors);
+  if (rep->kernel_family[0] || rep->matrix_family[0])
+    printf("kernel families (feint info --kernels): residual %s, matrix %s\n",
+           rep->kernel_family[0] ? rep->kernel_family : "-", rep->matrix_family[0] ? rep->matrix_family : "-");
   if (rep->residual_kernel[0]) printf("residual kernel: %s\n", rep->residual_kernel);
   if (rep->pattern_steps[0]) printf("pattern steps: %s\n", rep->pattern_steps);
   if (rep->setup_steps[0]) printf("setup steps (last creation): %s\n", rep->setup_steps);

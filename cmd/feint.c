@@ -14,7 +14,7 @@ static const char run_usage[] =
     "                 [--backend auto|cpu|cuda] [--device N] [--json] [--quiet]\n";
 static const char check_usage[] = "usage: feint check CASE.yaml [--set key.path=value ...]\n";
 static const char bench_usage[] = "usage: feint bench CASE.yaml [--repeat N] [run options]\n";
-static const char info_usage[] = "usage: feint info MESH (.msh or .geo)\n";
+static const char info_usage[] = "usage: feint info MESH (.msh or .geo) | --kernels\n";
 
 static const char run_help[] =
     "\n"
@@ -41,7 +41,9 @@ static const char bench_help[] =
 static const char info_help[] =
     "\n"
     "Summarise a mesh: cells by type, geometry order, physical groups, bounding\n"
-    "box, volume, worst cell quality.\n";
+    "box, volume, worst cell quality. With --kernels: each backend's kernel\n"
+    "families (what each computes, its compile-time axes, when it is chosen,\n"
+    "what tunes it).\n";
 
 static const char usage_tail[] =
     "       feint --help | --version | COMMAND --help\n"

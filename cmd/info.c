@@ -1,13 +1,37 @@
-/* feint info MESH: what a mesh holds. */
+/* feint info MESH: what a mesh holds; feint info --kernels: the backends'
+ * kernel families. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd.h"
+#include "feint/backend.h"
 #include "feint/error.h"
 #include "feint/mesh.h"
 
+/* Every kind's kernel families (feint_backend_kind.families), and whether
+ * this process can run the kind. */
+static int print_kernel_families(void) {
+  const feint_backend_kind *kinds[FEINT_BACKEND_MAX_KINDS];
+  const int n_kinds = feint_backend_kinds(kinds, FEINT_BACKEND_MAX_KINDS);
+  for (int k = 0; k < n_kinds; k++) {
+    char why[300] = "";
+    const int open = kinds[k]->open ? kinds[k]->open(-1, why, sizeof why) : FEINT_OK;
+    feint_error_clear();
+    printf("backend %s: %s\n", kinds[k]->name, open == FEINT_OK ? "available" : why);
+    int n = 0;
+    const feint_kernel_family *f = kinds[k]->families ? kinds[k]->families(&n) : NULL;
+    if (!f) printf("  one implementation (the reference)\n");
+    for (int i = 0; i < n; i++)
+      printf("  %s\n    computes: %s\n    compile-time axes: %s\n    chosen: %s\n    tuned by: %s\n    source: %s\n",
+             f[i].name, f[i].computes, f[i].axes, f[i].chosen, f[i].knobs[0] ? f[i].knobs : "-", f[i].source);
+  }
+  return 0;
+}
+
 int cmd_info(int argc, char **argv) {
+  if (argc == 2 && !strcmp(argv[1], "--kernels")) return print_kernel_families();
   if (argc != 2) {
-    fprintf(stderr, "usage: feint info MESH (.msh or .geo)\n");
+    fprintf(stderr, "usage: feint info MESH (.msh or .geo) | --kernels\n");
     return FEINT_ERR_INPUT;
   }
   feint_mesh *m = NULL;

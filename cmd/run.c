@@ -165,6 +165,10 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf(", \"colors\": %d, ", rep->n_colors);
   json_key_string("residual_kernel", rep->residual_kernel);
   printf(", ");
+  json_key_string("kernel_family", rep->kernel_family);
+  printf(", ");
+  json_key_string("matrix_kernel_family", rep->matrix_family);
+  printf(", ");
   json_key_string("setup_steps", rep->setup_steps);
   printf(", ");
   json_key_string("pattern_steps", rep->pattern_steps);

@@ -25,12 +25,22 @@ typedef struct {
 
 typedef struct feint_backend feint_backend;
 
+/* One kernel family of a backend kind (feint info --kernels): what it
+ * computes, its compile-time axes, when it is the default, what tunes it
+ * (case keys; environment hooks, feint(1)) and where it lives. */
+typedef struct {
+  const char *name; /* what feint run --json ("kernel_family") and feint bench report */
+  const char *computes, *axes, *chosen, *knobs, *source;
+} feint_kernel_family;
+
 /* What a backend reports about itself after a call (feint_backend_info):
  * fields it does not report keep their defaults. */
 typedef struct {
   feint_precision precision; /* what it computes in (default double: the cpu reference always does) */
   int n_colors;              /* colours of its cell colouring (assembly.strategy colored), 0: none */
-  char kernel[160];          /* which kernel family computed the last residual, "" */
+  char kernel[160];          /* which kernel computed the last residual, in words, "" */
+  char family[32];           /* its kernel family (the kind's families table), "" */
+  char matrix_family[32];    /* the family that assembles the matrix, "" */
   char setup_steps[500];     /* its creation step by step ("name ms, ..."), "" */
 } feint_backend_info;
 
@@ -124,6 +134,8 @@ typedef struct feint_backend_kind {
   /* Its device's copy bandwidth in GB/s (read + write): feint bench's
    * yardstick. NULL: the host's memcpy is the yardstick. */
   int (*copy_bandwidth)(int device_index, size_t bytes, int reps, double *gbs);
+  /* Its kernel families, or NULL (one implementation: the cpu reference). */
+  const feint_kernel_family *(*families)(int *n);
 } feint_backend_kind;
 
 /* The registry: the built-in kinds (cpu; cuda, which without nvcc can

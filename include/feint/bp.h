@@ -230,8 +230,13 @@ int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, double *median_
  * staged in shared memory (more blocks per SM; BP3.x as 6); 9 as 8 with
  * B and B^T applied in even-odd form (B[Q-1-a][N-i] = B[a][i]: about
  * half the multiplications; BP3.x as 6); 0 (default) the one measured
- * fastest for the kind, order and geometry mode. */
+ * fastest for the kind, order and geometry mode. A binary holds each
+ * (kind, geometry, order)'s default only unless built with make
+ * EXPERIMENTS=1: another variant is then FEINT_ERR_INPUT, saying so. */
 int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant);
+/* 1 when this binary holds variant (0..9) of kind at order with geometry
+ * mode (feint_bp_gpu_set_variant would accept it), else 0. */
+int feint_bp_gpu_variant_built(feint_bp_kind kind, feint_bp_geo_mode mode, int order, int variant);
 /* Benchmarks: the resources of the kernel the operator now runs
  * (cudaFuncGetAttributes and the occupancy API): registers and local
  * memory (bytes of stack/spills) a thread, shared memory a block (static

@@ -74,7 +74,10 @@ typedef struct {
   char write_steps[400];     /* the write phase piece by piece (a sweep's members one after the other, as far as it fits) */
   char pattern_steps[200];   /* the GPU symbolic phase's steps (feint_plan_cuda_stats); "" else */
   char setup_steps[500];     /* cuda: the backend's creation step by step (feint_cuda_stats); "" else */
-  char residual_kernel[160]; /* cuda: which kernel family computed the residual and in which cell order; "" else */
+  char residual_kernel[160]; /* cuda: which kernel computed the residual (operator: y = A x) and in which cell
+                                order, in words; "" else */
+  char kernel_family[32];    /* its kernel family (feint info --kernels), "" where the backend has none */
+  char matrix_family[32];    /* the kernel family that assembled the matrix, "" */
   int64_t n_nodes;
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh (.geo, refine; 0 for a .msh read natively) */

@@ -282,13 +282,23 @@ double run_norm2(const double *v, int64_t n) {
   return sqrt(s);
 }
 
-/* Which kernel family ran the residual just computed, and the backend's
- * creation steps, where the backend reports them (feint bench). */
-static int describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
+/* Which kernel family ran the residual just computed (or the operator's
+ * apply), and the backend's creation steps, where the backend reports
+ * them (feint bench, --json). */
+int run_describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
   feint_backend_info info;
   FEINT_CALL(feint_backend_info_get(b, &info));
   snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s", info.kernel);
+  snprintf(rep->kernel_family, sizeof rep->kernel_family, "%s", info.family);
   if (info.setup_steps[0]) snprintf(rep->setup_steps, sizeof rep->setup_steps, "%s", info.setup_steps);
+  return FEINT_OK;
+}
+
+/* Which kernel family assembled the matrix just assembled. */
+static int describe_matrix_kernel(const feint_backend *b, feint_run_report *rep) {
+  feint_backend_info info;
+  FEINT_CALL(feint_backend_info_get(b, &info));
+  snprintf(rep->matrix_family, sizeof rep->matrix_family, "%s", info.matrix_family);
   return FEINT_OK;
 }
 
@@ -589,7 +599,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->write_residual) {
     FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "residual vector"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
-    FEINT_CALL(describe_residual_kernel(r->backend, rep));
+    FEINT_CALL(run_describe_residual_kernel(r->backend, rep));
     if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
     rep->residual_norm = run_norm2(r->vec, n);
   }
@@ -608,6 +618,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (need_matrix) {
     FEINT_CALL(feint_malloc_large_touched((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
+    FEINT_CALL(describe_matrix_kernel(r->backend, rep));
     if (lift) { /* the load vector lifted with the unmodified matrix */
       FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->rhs));
       rep->rhs_norm = run_norm2(r->rhs, n);

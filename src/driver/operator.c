@@ -180,6 +180,7 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   run_starting(opts, r, FEINT_PHASE_RESIDUAL);
   const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
   FEINT_CALL(operator_apply(opts, rep, o));
+  FEINT_CALL(run_describe_residual_kernel(o->backend, rep));
   rep->residual_norm = run_norm2(o->y, o->dofs->n_dofs);
   run_starting(opts, r, FEINT_PHASE_WRITE);
   t0 = feint_now();

@@ -91,6 +91,9 @@ int run_repeats(const feint_run_options *opts);
 double run_median(double *t, int n);
 /* Euclidean norm (Frobenius for matrix values), for summaries. */
 double run_norm2(const double *v, int64_t n);
+/* The kernel (in words and by family) that ran the residual or the
+ * operator's apply, and the backend's creation steps, into rep. */
+int run_describe_residual_kernel(const feint_backend *b, feint_run_report *rep);
 /* Name of a result inside this member's place in the file. */
 const char *run_member_path(const run_state *r, const char *name, char *buf, size_t size);
 

@@ -15,10 +15,13 @@
 #   suite   the GPU test scripts (tests/gpu/t*.sh)
 # Writes under ${OUT:-/tmp/bp-variants}; each step has its own time limit so
 # that a slow one leaves the others' results.
+# The variants that are not their order's default are in a make
+# EXPERIMENTS=1 build only (build-exp); a default build measures the
+# defaults and skips the rest.
 # Usage: BUILD=<dir> bash tests/gpu/bp-variants.sh [steps...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-B=${BUILD:-build}
+B=${BUILD:-build-exp}
 O=${OUT:-/tmp/bp-variants}
 V=${BP_VARIANTS-1 2 3 4 5 6 7 8 9}
 NB=${BP_NUMBERING-1 0}

@@ -58,6 +58,8 @@ assert up["write"] == 0 and down["write"] == 0 and up["mesh_read"] == 0
 # the kernel family of the residual (P2 tetrahedra: thread transposition)
 print("residual kernel:", s["residual_kernel"])
 assert s["residual_kernel"].startswith("thread transposition, cells in "), s["residual_kernel"]
+# and by their names in feint info --kernels (P2 matrices: thread transposition too)
+assert s["kernel_family"] == "tt" and s["matrix_kernel_family"] == "tt", (s["kernel_family"], s["matrix_kernel_family"])
 PYEOF
 # feint bench on the GPU: the h2d and d2h columns hold times
 "$FEINT" bench --quiet "$WORK/g.yaml" -o "$WORK/bench.h5" --backend cuda --repeat 3 > "$WORK/bench"
@@ -68,6 +70,20 @@ grep -q "^host-to-device copies" "$WORK/bench" || fail "bench: no transfer line:
   --set assembly.strategy=atomic > "$WORK/bench"
 grep -q "^residual kernel: the lean P1 tetrahedron kernel, cells in \(mesh\|curve\) order, pipelined over persistent blocks" \
   "$WORK/bench" || fail "bench: residual kernel: $(cat "$WORK/bench")"
+grep -q "^kernel families (feint info --kernels): residual p1-lean-pipe, matrix p1-block" "$WORK/bench" ||
+  fail "bench: kernel families: $(cat "$WORK/bench")"
+# the operator names its BP family; a knob for a variant a default build lacks is refused by name
+"$FEINT" run --quiet --json "$ROOT/cases/bp-hex.yaml" -o "$WORK/bp.h5" --backend cuda > "$WORK/bp.json"
+$PY -c "
+import json; s = json.load(open('$WORK/bp.json')); print('operator kernel:', s['kernel_family'], s['residual_kernel'])
+assert s['kernel_family'].startswith('bp-'), s['kernel_family']"
+if [ "${FEINT_EXPERIMENTS:-0}" != 1 ]; then # a default build (make EXPERIMENTS=1 accepts it)
+  set +e; FEINT_CUDA_LEAN_MINB=3 "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/x.h5" --backend cuda --set space.order=1 \
+    2> "$WORK/err"; rc=$?; set -e
+  if [ "$rc" = 2 ]; then grep -q "FEINT_CUDA_LEAN_MINB=3.*EXPERIMENTS=1" "$WORK/err" || fail "MINB message: $(cat "$WORK/err")"
+  else fail "FEINT_CUDA_LEAN_MINB=3 without the experiments' kernels: exit $rc"; fi
+  [ ! -e "$WORK/x.h5" ] || fail "a file left after a refused tuning variable"
+fi
 # --device past the visible GPUs: an input error naming --device, for the
 # matrix (GPU symbolic phase) and for the operator path, no file left
 n_gpus=$(nvidia-smi -L 2>/dev/null | wc -l); [ "$n_gpus" -ge 1 ] || n_gpus=8

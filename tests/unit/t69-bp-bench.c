@@ -11,8 +11,9 @@
  * FEINT_BENCH_RECOMPUTE=0 to skip the recomputed-geometry rows,
  * FEINT_BENCH_VARIANTS="1 2 3 4 5 6 7 8 9" to add rows for those kernel
  * variants (feint_bp_gpu_set_variant; "st-v" stored, "rc-v" recomputed,
- * variants 2 and 4-9 only with stored factors) beside the defaults "sto" and
- * "rec". FEINT_BENCH_NUMBERING="1 0" runs each row once per listed numbering
+ * variants 2 and 4-9 only with stored factors; those that are not the
+ * default at an order only in a make EXPERIMENTS=1 build) beside the
+ * defaults "sto" and "rec". FEINT_BENCH_NUMBERING="1 0" runs each row once per listed numbering
  * (feint_bp_gpu_set_numbering: 1 split, the default; 0 the dof map's own;
  * label suffix "+s" / "+o") instead of once with the default. The last
  * columns are the kernel's resources (feint_bp_gpu_kernel_info): registers
@@ -95,6 +96,8 @@ int main(void) {
           for (int iv = 0; iv < nv; iv++) {
             const int v = variants[iv];
             if (mode == FEINT_BP_GEO_RECOMPUTE && v != 1 && v != 3) continue; /* stored only */
+            if (!feint_bp_gpu_variant_built((feint_bp_kind)k, (feint_bp_geo_mode)mode, N, v))
+              continue; /* another order's winner: in make EXPERIMENTS=1 builds only */
             CALL(feint_bp_gpu_set_variant(g, v));
             for (int in = 0; in < (nn ? nn : 1); in++) {
               char label[32];

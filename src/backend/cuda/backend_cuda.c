@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_timing.h"
+#include "backend/cuda/families.h"
 #include "boundary/facet.h"
 #include "feint/error.h"
 
@@ -40,6 +41,8 @@ int feint_backend_cuda_check_cells(const feint_problem *p) {
  * far as the provenance and the work model are concerned. */
 static int elmat_info(const feint_backend *b, feint_backend_info *out) {
   out->precision = b->problem->precision;
+  snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_ELMAT));
+  snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_ELMAT));
   return FEINT_OK;
 }
 
@@ -49,8 +52,17 @@ static int elmat_info(const feint_backend *b, feint_backend_info *out) {
  * steps and the colours of their cell colouring. */
 static int fused_info(const feint_backend *b, feint_backend_info *out) {
   feint_cuda_stats st;
-  FEINT_CALL(elmat_info(b, out));
+  out->precision = b->problem->precision;
   FEINT_CALL(feint_cuda_info(b, &st));
+  const feint_cuda_family residual = st.lean_pipe       ? FEINT_FAMILY_P1_LEAN_PIPE
+                                     : st.lean_residual ? FEINT_FAMILY_P1_LEAN
+                                     : st.p1_residual   ? FEINT_FAMILY_P1_BLOCK
+                                                        : FEINT_FAMILY_TT;
+  const feint_cuda_family matrix = st.block_matrix ? FEINT_FAMILY_P1_BLOCK
+                                   : st.p1_matrix  ? FEINT_FAMILY_P1_CELL
+                                                   : FEINT_FAMILY_TT;
+  snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(residual));
+  snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(matrix));
   const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
                        : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
                                         : "thread transposition";
@@ -78,6 +90,16 @@ static int operator_apply_kernel_ms(feint_backend *b, int reps, double *median_m
   return feint_bp_gpu_bench(b->data, reps, 1u, median_ms, &min_ms);
 }
 
+/* The BP kernel the operator runs: its family and variant. */
+static int operator_info(const feint_backend *b, feint_backend_info *out) {
+  const feint_bp_gpu *g = b->data;
+  int variant = 0;
+  const feint_cuda_family f = (feint_cuda_family)feint_bp_gpu_family(g, &variant);
+  snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(f));
+  snprintf(out->kernel, sizeof out->kernel, "the %s kernel, variant %d", feint_cuda_family_name(f), variant);
+  return FEINT_OK;
+}
+
 static void operator_destroy(feint_backend *b) {
   feint_bp_gpu_destroy(b->data);
   free(b);
@@ -98,6 +120,7 @@ int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, fei
   b->data = g;
   b->apply = operator_apply;
   b->apply_kernel_ms = operator_apply_kernel_ms;
+  b->info = operator_info;
   b->destroy = operator_destroy;
   *out = b;
   return FEINT_OK;

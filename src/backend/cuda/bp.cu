@@ -3,7 +3,9 @@
  *
  * Three kernel families, selectable by feint_bp_gpu_set_variant (the
  * default picks per kind, order and geometry mode from the H100
- * measurements in BP.md beside this file):
+ * measurements in docs/perf/bp-operators.md; a binary holds each
+ * (kind, geometry, order)'s default only unless built with make
+ * EXPERIMENTS=1):
  *  - layered kernels (variants 1, 2; described here),
  *  - staged kernels (3, 4; see "staged kernels" below),
  *  - the tiled BP1.0 (5; see "tiled BP1.0"),
@@ -42,7 +44,7 @@
  * shared dofs also hit), y zeroed first by cudaMemsetAsync. (Zeroing y
  * piece by piece, so that the zeroed lines were still in L2 when the
  * atomics came, measured slower at every order and kind and was removed:
- * BP.md, runs 7 and 9.)
+ * docs/perf/bp-operators.md.)
  *
  * Split numbering (feint_bp_gpu_set_numbering, feint_bp_dofmap_split): the
  * device works in a numbering with the shared dofs (vertices, edges,
@@ -67,6 +69,9 @@ extern "C" {
 #include "feint/error.h"
 }
 #include "backend/cuda/common.cuh"
+#include "backend/cuda/tuning.h"
+#include "backend/cuda/families.h"
+#include "backend/cuda/cuda_timing.h"
 
 struct feint_bp_gpu {
   feint_bp_kind kind;
@@ -1034,7 +1039,7 @@ __device__ __forceinline__ void line_scatter_ts(const TB &BT0, const TB &BT1, co
 }
 
 /* The line mass kernel's options (MODE, a set of these bits; the variant
- * of each set in mass_mode):
+ * of each set in line_cfg):
  *  none (variant 6): the cell's w|J| copied into shared memory by cp.async
  *    at the start;
  *  MASS_WG (variant 8): w|J| read from global memory where pass 3 uses it
@@ -1042,11 +1047,11 @@ __device__ __forceinline__ void line_scatter_ts(const TB &BT0, const TB &BT1, co
  *    registers a thread, so that a fifth block fits at N = 7;
  *  MASS_WG | MASS_SYM (variant 9): B and B^T applied in even-odd form
  *    (sym_matvec: 28-40% fewer floating-point instructions per line).
- * (Run 9 also tried a persistent grid whose blocks prefetched the next
- * cells' dof map, w|J| and x into L2 by cp.async.bulk.prefetch: it read
- * 1.5x the DRAM bytes and was slower at every N; run 11 variant 9 with
- * the cell's own w|J| prefetched into L2 before pass 1: 0.5-2.5 points
- * slower at N = 3..8; both removed, BP.md.) */
+ * (A persistent grid whose blocks prefetched the next cells' dof map,
+ * w|J| and x into L2 by cp.async.bulk.prefetch read 1.5x the DRAM bytes
+ * and was slower at every N; variant 9 with the cell's own w|J|
+ * prefetched into L2 before pass 1 was 0.5-2.5 points of copy slower at
+ * N = 3..8; both removed: docs/perf/bp-operators.md.) */
 enum { MASS_WG = 1, MASS_SYM = 2 };
 
 template <int P, int Q, int MODE>
@@ -1404,91 +1409,52 @@ static void line_mass_cfg(launch_cfg *c) {
   c->smem = sizeof(double) * line_mass_smem<P, Q, MODE>::total;
 }
 
-/* The line mass kernel's MODE for variants 6, 8 and 9. */
-static int mass_mode(int variant) { return variant == 8 ? MASS_WG : variant == 9 ? MASS_WG | MASS_SYM : 0; }
-
-/* The line kernels (stored factors; Q = P for BP3.5): variant 6, 7 LEAN
- * (BP3.x), BP1.0 with the line mass kernel in mode mass (mass_mode; BP3.x
- * run 6 with variants 8 and 9). */
-template <int P, int Q>
-static launch_cfg line_cfg(feint_bp_kind kind, bool lean, int mass) {
+/* The line kernels (stored factors; Q = P for BP3.5): variants 6, 7
+ * (LEAN: less shared memory) for BP3.x; BP1.0 with the line mass kernel,
+ * variant 6 in mode 0, 8 MASS_WG, 9 MASS_WG | MASS_SYM. */
+template <int P, int Q, int KIND, int V>
+static launch_cfg line_cfg() {
   launch_cfg c = {};
   c.stores = true;
-  if (kind == FEINT_BP1_0) {
-    if (mass == (MASS_WG | MASS_SYM))
-      line_mass_cfg<P, Q, MASS_WG | MASS_SYM>(&c);
-    else if (mass == MASS_WG)
-      line_mass_cfg<P, Q, MASS_WG>(&c);
-    else
-      line_mass_cfg<P, Q, 0>(&c);
-  } else if (lean) {
-    c.staged = run_line_stiff<P, Q, true>;
-    c.kernel = (const void *)line_stiff_kernel<P, Q, true>;
-    c.smem = sizeof(double) * line_stiff_smem<P, Q, true>::total;
+  if constexpr (KIND == FEINT_BP1_0) {
+    line_mass_cfg<P, Q, V == 8 ? MASS_WG : V == 9 ? (MASS_WG | MASS_SYM) : 0>(&c);
   } else {
-    c.staged = run_line_stiff<P, Q, false>;
-    c.kernel = (const void *)line_stiff_kernel<P, Q, false>;
-    c.smem = sizeof(double) * line_stiff_smem<P, Q, false>::total;
+    constexpr bool LEAN = V == 7;
+    c.staged = run_line_stiff<P, Q, LEAN>;
+    c.kernel = (const void *)line_stiff_kernel<P, Q, LEAN>;
+    c.smem = sizeof(double) * line_stiff_smem<P, Q, LEAN>::total;
   }
   c.ne = ne_of<Q>::value;
   c.block = dim3(Q * Q, c.ne);
   return c;
 }
 
-template <int P, int Q, int KIND>
-static launch_cfg staged_cfg(bool rc, bool rd) {
-  constexpr bool RD_OK = KIND != FEINT_BP1_0;
+/* The staged kernels: RC recomputed geometry, RD Dq in registers (stored
+ * factors, BP3.x only). */
+template <int P, int Q, int KIND, bool RC, bool RD>
+static launch_cfg staged_cfg() {
+  constexpr bool RDK = RD && !RC && KIND != FEINT_BP1_0;
   launch_cfg c = {};
-  if (rc) {
-    c.staged = run_staged<P, Q, KIND, true, false>;
-    c.kernel = (const void *)staged_kernel<P, Q, KIND, true, false>;
-  } else if (rd && RD_OK) {
-    c.staged = run_staged<P, Q, KIND, false, RD_OK>;
-    c.kernel = (const void *)staged_kernel<P, Q, KIND, false, RD_OK>;
-  } else {
-    c.staged = run_staged<P, Q, KIND, false, false>;
-    c.kernel = (const void *)staged_kernel<P, Q, KIND, false, false>;
-  }
+  c.staged = run_staged<P, Q, KIND, RC, RDK>;
+  c.kernel = (const void *)staged_kernel<P, Q, KIND, RC, RDK>;
   c.ne = ne_of<Q>::value;
   c.block = dim3(Q * Q, c.ne);
-  c.smem = sizeof(double) * (rc ? staged_smem<P, Q, KIND, true>::total : staged_smem<P, Q, KIND, false>::total);
+  c.smem = sizeof(double) * staged_smem<P, Q, KIND, RC>::total;
   return c;
 }
 
-template <int N>
-static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int variant) {
-  constexpr int P = N + 1, Q = N + 2;
-  if (variant == 5 && kind == FEINT_BP1_0 && !recompute) {
-    launch_cfg c = {};
-    c.staged = run_tiled<P, Q>;
-    c.kernel = (const void *)tiled_mass_kernel<P, Q>;
-    c.ne = ne_of<Q>::value;
-    c.block = dim3(Q * Q, c.ne);
-    c.smem = sizeof(double) * tiled_smem<P, Q>::total;
-    return c;
-  }
-  if (variant >= 6 && !recompute)
-    return kind == FEINT_BP3_5 ? line_cfg<P, P>(kind, variant == 7, 0)
-                               : line_cfg<P, Q>(kind, variant == 7, mass_mode(variant));
-  if (variant >= 3)
-    return kind == FEINT_BP3_5   ? staged_cfg<P, P, FEINT_BP3_5>(recompute, variant == 4)
-           : kind == FEINT_BP1_0 ? staged_cfg<P, Q, FEINT_BP1_0>(recompute, false)
-                                 : staged_cfg<P, Q, FEINT_BP3_0>(recompute, variant == 4);
+/* The layered kernels (variants 1; 2 loads ahead, stored factors only). */
+template <int P, int Q, int KIND, bool RC, bool PREFETCH>
+static launch_cfg layered_cfg() {
+  constexpr bool PF = PREFETCH && !RC;
   launch_cfg c = {};
-  if (kind == FEINT_BP3_5) {
-    c.fn = recompute ? bp35_kernel<P, true, false>
-                     : (prefetch ? bp35_kernel<P, false, true> : bp35_kernel<P, false, false>);
+  if constexpr (KIND == FEINT_BP3_5) {
+    c.fn = bp35_kernel<P, RC, PF>;
     c.ne = ne_of<P>::value;
     c.block = dim3(P * P, c.ne);
     c.smem = 0;
   } else {
-    bool stiff = kind == FEINT_BP3_0;
-    if (recompute)
-      c.fn = stiff ? interp_kernel<P, Q, true, true, false> : interp_kernel<P, Q, false, true, false>;
-    else if (prefetch)
-      c.fn = stiff ? interp_kernel<P, Q, true, false, true> : interp_kernel<P, Q, false, false, true>;
-    else
-      c.fn = stiff ? interp_kernel<P, Q, true, false, false> : interp_kernel<P, Q, false, false, false>;
+    c.fn = interp_kernel<P, Q, KIND == FEINT_BP3_0, RC, PF>;
     c.ne = ne_of<Q>::value;
     c.block = dim3(Q * Q, c.ne);
     c.smem = sizeof(double) * (interp_smem<P, Q>::tables + c.ne * interp_smem<P, Q>::per_cell);
@@ -1497,27 +1463,93 @@ static launch_cfg pick(feint_bp_kind kind, bool recompute, bool prefetch, int va
   return c;
 }
 
-/* The default kernel (variant 0): the fastest per kind, order and geometry
- * mode on the H100's 10M-dof mesh (t69 with FEINT_BENCH_VARIANTS="1 2 3 4
- * 5 6 7", run 6 in src/backend/cuda/BP.md; recomputed geometry: run 3;
- * run 8, in the split numbering: BP1.0 variant 8 at N = 3, 4, 5, BP3.5
- * variant 6 at N = 7; runs 10 and 11: BP1.0 variant 9 at N = 6, 7, 8), as
- * the digit at index N of the kind's string: with stored factors mostly
+/* Kernel variant V (1..9) for order N, kind KIND, geometry RC: 1, 2
+ * layered; 3, 4 staged; 5 tiled BP1.0; 6..9 line kernels. With
+ * recomputed geometry only the layered (1) and staged (3) kernels exist:
+ * other numbers fall back to them as listed. */
+template <int N, int KIND, bool RC, int V>
+static launch_cfg variant_cfg() {
+  constexpr int P = N + 1, Q = KIND == FEINT_BP3_5 ? N + 1 : N + 2;
+  if constexpr (V == 5 && KIND == FEINT_BP1_0 && !RC) {
+    launch_cfg c = {};
+    c.staged = run_tiled<P, Q>;
+    c.kernel = (const void *)tiled_mass_kernel<P, Q>;
+    c.ne = ne_of<Q>::value;
+    c.block = dim3(Q * Q, c.ne);
+    c.smem = sizeof(double) * tiled_smem<P, Q>::total;
+    return c;
+  } else if constexpr (V >= 6 && !RC) {
+    return line_cfg<P, Q, KIND, V>();
+  } else if constexpr (V >= 3) {
+    return staged_cfg<P, Q, KIND, RC, V == 4>();
+  } else {
+    return layered_cfg<P, Q, KIND, RC, V == 2>();
+  }
+}
+
+/* The default kernel: the fastest per kind, order and geometry mode on
+ * the H100's 10M-dof meshes (t69 over every variant; docs/perf/bp-operators.md),
+ * as the digit at index N of the kind's string: with stored factors mostly
  * the line kernels (6-9), the staged ones (3, 4) where those were not
- * faster, the layered ones at N = 1, the tiled BP1.0 at N = 13. */
-static int default_variant(feint_bp_kind kind, feint_bp_geo_mode mode, int N) {
-  static const char *const stored[3] = {"3668889996633535", "3747666667676477", "3177666667367743"};
-  static const char *const recomputed[3] = {"3133333333333333", "3331333333133111", "3113131333331113"};
-  if (N < 1 || N > FEINT_BP_MAX_ORDER) return 3; /* refused by get_cfg */
-  return (mode == FEINT_BP_GEO_STORED ? stored : recomputed)[kind][N] - '0';
+ * faster, the layered ones at N = 1, the tiled BP1.0 at N = 13; with
+ * recomputed geometry the staged (3) or layered (1) kernels. */
+static constexpr const char *bp_default_stored[3] = {"3668889996633535", "3747666667676477", "3177666667367743"};
+static constexpr const char *bp_default_recomputed[3] = {"3133333333333333", "3331333333133111",
+                                                         "3113131333331113"};
+static constexpr int default_variant(int kind, bool recompute, int N) {
+  return N < 1 || N > FEINT_BP_MAX_ORDER ? 3 : (recompute ? bp_default_recomputed : bp_default_stored)[kind][N] - '0';
+}
+
+/* Which kernels this binary holds: each (kind, geometry, order)'s default
+ * only; every variant when built with make EXPERIMENTS=1 (the others lost
+ * at that order and are kept for comparisons: tests/gpu/bp-variants.sh).
+ * One order's dispatch instantiates what it can launch and nothing else,
+ * which keeps bp.cu's compile time to a fraction of all variants'. */
+#ifdef FEINT_EXPERIMENTS
+static constexpr bool all_variants_built = true;
+#else
+static constexpr bool all_variants_built = false;
+#endif
+
+static bool variant_built(feint_bp_kind kind, feint_bp_geo_mode mode, int N, int v) {
+  return v == 0 || all_variants_built || v == default_variant(kind, mode == FEINT_BP_GEO_RECOMPUTE, N);
+}
+
+template <int N, int KIND, bool RC>
+static launch_cfg pick(int v) {
+#ifdef FEINT_EXPERIMENTS
+  switch (v) {
+    case 1: return variant_cfg<N, KIND, RC, 1>();
+    case 2: return variant_cfg<N, KIND, RC, 2>();
+    case 3: return variant_cfg<N, KIND, RC, 3>();
+    case 4: return variant_cfg<N, KIND, RC, 4>();
+    case 5: return variant_cfg<N, KIND, RC, 5>();
+    case 6: return variant_cfg<N, KIND, RC, 6>();
+    case 7: return variant_cfg<N, KIND, RC, 7>();
+    case 8: return variant_cfg<N, KIND, RC, 8>();
+    default: return variant_cfg<N, KIND, RC, 9>();
+  }
+#else
+  (void)v;
+  return variant_cfg<N, KIND, RC, default_variant(KIND, RC, N)>();
+#endif
+}
+
+template <int N>
+static launch_cfg pick(feint_bp_kind kind, bool rc, int v) {
+  switch (kind) {
+    case FEINT_BP1_0: return rc ? pick<N, FEINT_BP1_0, true>(v) : pick<N, FEINT_BP1_0, false>(v);
+    case FEINT_BP3_5: return rc ? pick<N, FEINT_BP3_5, true>(v) : pick<N, FEINT_BP3_5, false>(v);
+    default: return rc ? pick<N, FEINT_BP3_0, true>(v) : pick<N, FEINT_BP3_0, false>(v);
+  }
 }
 
 static int get_cfg(const feint_bp_gpu *g, launch_cfg *c) {
-  bool rc = g->mode == FEINT_BP_GEO_RECOMPUTE;
-  const int v = g->variant ? g->variant : default_variant(g->kind, g->mode, g->P - 1);
+  const bool rc = g->mode == FEINT_BP_GEO_RECOMPUTE;
+  const int v = g->variant ? g->variant : default_variant(g->kind, rc, g->P - 1);
   switch (g->P - 1) {
 #define BP_CASE(n) \
-  case n: *c = pick<n>(g->kind, rc, v == 2, v); break;
+  case n: *c = pick<n>(g->kind, rc, v); break;
     BP_CASE(1) BP_CASE(2) BP_CASE(3) BP_CASE(4) BP_CASE(5) BP_CASE(6) BP_CASE(7) BP_CASE(8)
     BP_CASE(9) BP_CASE(10) BP_CASE(11) BP_CASE(12) BP_CASE(13) BP_CASE(14) BP_CASE(15)
 #undef BP_CASE
@@ -1651,21 +1683,16 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
   FEINT_CUDA_CALL("BP bench: random x", cudaGetLastError());
   FEINT_CALL(launch(g)); /* warm-up */
   FEINT_CUDA_CALL("BP bench: warm-up", cudaDeviceSynchronize());
-  cudaEvent_t e0, e1;
-  FEINT_CUDA_CALL("BP bench: events", cudaEventCreate(&e0));
-  FEINT_CUDA_CALL("BP bench: events", cudaEventCreate(&e1));
+  feint_cuda_timer T = {};
+  FEINT_CALL(feint_cuda_timer_create(&T, "BP bench: events"));
   std::vector<float> t(reps);
   int st = FEINT_OK;
   for (int r = 0; r < reps && !st; r++) {
-    cudaEventRecord(e0);
-    st = launch(g);
-    cudaEventRecord(e1);
-    cudaError_t ce = cudaEventSynchronize(e1);
-    if (!st && ce != cudaSuccess) st = FEINT_CUDA_FAIL(ce, "BP bench: kernel");
-    cudaEventElapsedTime(&t[r], e0, e1);
+    st = feint_cuda_timer_start(&T, "BP bench: event");
+    if (!st) st = launch(g);
+    if (!st) st = feint_cuda_timer_stop(&T, "BP bench: kernel", &t[r]);
   }
-  cudaEventDestroy(e0);
-  cudaEventDestroy(e1);
+  feint_cuda_timer_destroy(&T);
   if (st) return st;
   std::sort(t.begin(), t.end());
   *median_ms = t[reps / 2];
@@ -1676,26 +1703,42 @@ extern "C" int feint_bp_gpu_bench(feint_bp_gpu *g, int reps, unsigned seed, doub
 extern "C" int feint_bp_gpu_set_variant(feint_bp_gpu *g, int variant) {
   if (variant < 0 || variant > 9)
     return feint_error_set(FEINT_ERR_INPUT, "BP on the GPU: variant %d (0 to 9)", variant);
+  if (!variant_built(g->kind, g->mode, g->P - 1, variant))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "BP on the GPU: variant %d of %s at order %d is built only with make EXPERIMENTS=1 "
+                           "(this binary holds the default, variant %d)",
+                           variant, feint_bp_name(g->kind), g->P - 1,
+                           default_variant(g->kind, g->mode == FEINT_BP_GEO_RECOMPUTE, g->P - 1));
   g->variant = variant;
   launch_cfg c;
   return get_cfg(g, &c);
 }
 
-/* Default numbering: split. On the H100's 10M-dof meshes (BP.md, run 8)
+/* Default numbering: split. On the H100's 10M-dof meshes
  * it made the line kernels 1-14 points of the copy bandwidth faster
  * (BP1.0 N = 7 variant 8: 57.8 -> 67.1%, BP3.5 N = 8: 78.8 -> 86.0%) and
  * left the others within noise. */
 static const int default_split = 1;
 
-/* FEINT_BP_NUMBERING (split or own), when set, overrides the default. */
-static int env_split(int *split) {
-  *split = default_split;
-  const char *v = getenv("FEINT_BP_NUMBERING");
-  if (!v || !*v) return FEINT_OK;
-  if (strcmp(v, "split") && strcmp(v, "own"))
-    return feint_error_set(FEINT_ERR_INPUT, "FEINT_BP_NUMBERING=%s: expected split or own", v);
-  *split = !strcmp(v, "split");
+/* The tuning's numbering (FEINT_BP_NUMBERING), when set, overrides the default. */
+static int tuned_split(int *split) {
+  feint_cuda_tuning tune;
+  FEINT_CALL(feint_cuda_tuning_read(&tune));
+  *split = tune.bp_split >= 0 ? tune.bp_split : default_split;
   return FEINT_OK;
+}
+
+extern "C" int feint_bp_gpu_family(const feint_bp_gpu *g, int *variant) {
+  const bool rc = g->mode == FEINT_BP_GEO_RECOMPUTE;
+  const int v = g->variant ? g->variant : default_variant(g->kind, rc, g->P - 1);
+  *variant = v;
+  if (v <= 2) return FEINT_FAMILY_BP_LAYERED;
+  if (v == 5 && g->kind == FEINT_BP1_0 && !rc) return FEINT_FAMILY_BP_TILED;
+  return v >= 6 && !rc ? FEINT_FAMILY_BP_LINE : FEINT_FAMILY_BP_STAGED;
+}
+
+extern "C" int feint_bp_gpu_variant_built(feint_bp_kind kind, feint_bp_geo_mode mode, int order, int variant) {
+  return variant >= 0 && variant <= 9 && variant_built(kind, mode, order, variant);
 }
 
 extern "C" int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *info) {
@@ -1715,7 +1758,7 @@ extern "C" int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *i
 }
 
 extern "C" int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split) {
-  if (split < 0) FEINT_CALL(env_split(&split));
+  if (split < 0) FEINT_CALL(tuned_split(&split));
   const size_t nv = (size_t)g->n_cells * g->dofmap->np;
   feint_bp_dofmap *sm = NULL;
   int32_t *perm = NULL;

@@ -58,3 +58,8 @@ int feint_bp_gpu_split(const feint_bp_gpu *g) {
   (void)g;
   return 0;
 }
+
+int feint_bp_gpu_variant_built(feint_bp_kind kind, feint_bp_geo_mode mode, int order, int variant) {
+  (void)kind, (void)mode, (void)order, (void)variant;
+  return 0;
+}

@@ -84,6 +84,36 @@ static inline int feint_cuda_download(T **dst, const T *src, size_t count, const
   return FEINT_OK;
 }
 
+/* The device time of one phase on the legacy stream, by two events: start
+ * records the first, stop the second, waits for it and gives the
+ * milliseconds between. A zeroed timer has no events yet (create makes
+ * them); destroy frees them (a zeroed timer too). */
+struct feint_cuda_timer {
+  cudaEvent_t a, b;
+};
+static inline void feint_cuda_timer_destroy(feint_cuda_timer *t) {
+  if (t->a) cudaEventDestroy(t->a);
+  if (t->b) cudaEventDestroy(t->b);
+  t->a = t->b = NULL;
+}
+static inline int feint_cuda_timer_create(feint_cuda_timer *t, const char *phase) {
+  cudaError_t e = t->a ? cudaSuccess : cudaEventCreate(&t->a);
+  if (e == cudaSuccess && !t->b) e = cudaEventCreate(&t->b);
+  if (e == cudaSuccess) return FEINT_OK;
+  feint_cuda_timer_destroy(t);
+  return FEINT_CUDA_FAIL(e, phase);
+}
+static inline int feint_cuda_timer_start(feint_cuda_timer *t, const char *phase) {
+  FEINT_CUDA_CALL(phase, cudaEventRecord(t->a));
+  return FEINT_OK;
+}
+static inline int feint_cuda_timer_stop(feint_cuda_timer *t, const char *phase, float *ms) {
+  FEINT_CUDA_CALL(phase, cudaEventRecord(t->b));
+  FEINT_CUDA_CALL(phase, cudaEventSynchronize(t->b));
+  FEINT_CUDA_CALL(phase, cudaEventElapsedTime(ms, t->a, t->b));
+  return FEINT_OK;
+}
+
 /* Device buffers freed together when the scratch goes out of scope, except
  * those handed to the caller (keep). */
 struct feint_cuda_scratch {

@@ -151,8 +151,7 @@ static void cuda_destroy(feint_backend *b) {
       for (size_t j = 0; j < sizeof bptrs / sizeof bptrs[0]; j++) cudaFree(bptrs[j]);
       free(B.color_ptr);
     }
-    if (d->ev0) cudaEventDestroy(d->ev0);
-    if (d->ev1) cudaEventDestroy(d->ev1);
+    feint_cuda_timer_destroy(&d->timer);
     cudaGetLastError();
     free(d->color_ptr);
     free(d->h_order);
@@ -212,13 +211,10 @@ static unsigned grid_for(const cuda_data *d, int64_t n_list, int batch) {
  * transfers stay outside. */
 template <typename L>
 static int timed(cuda_data *d, const char *phase, L &&launch) {
-  FEINT_CUDA_CALL(phase, cudaEventRecord(d->ev0));
+  FEINT_CALL(feint_cuda_timer_start(&d->timer, phase));
   launch();
   FEINT_CUDA_CALL(phase, cudaGetLastError());
-  FEINT_CUDA_CALL(phase, cudaEventRecord(d->ev1));
-  FEINT_CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-  FEINT_CUDA_CALL(phase, cudaEventElapsedTime(&d->last_ms, d->ev0, d->ev1));
-  return FEINT_OK;
+  return feint_cuda_timer_stop(&d->timer, phase, &d->last_ms);
 }
 
 /* One kernel family's launches for the problem's strategy: atomic over all
@@ -575,6 +571,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   int dev;
   setup_step(d, "start");
   d->host_reference = host_reference_next;
+  FEINT_CALL(feint_cuda_tuning_read(&d->tune));
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   d->device = dev;
   FEINT_CUDA_CALL("CUDA device selection", cudaSetDevice(dev));
@@ -596,8 +593,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     return feint_error_set(FEINT_ERR_INPUT, "the CUDA backend supports 2D and 3D meshes, not %dD", m->dim);
   if (s->components < 1 || s->components > 3)
     return feint_error_set(FEINT_ERR_INPUT, "the CUDA backend supports 1..3 components, not %d", s->components);
-  FEINT_CUDA_CALL("CUDA events", cudaEventCreate(&d->ev0));
-  FEINT_CUDA_CALL("CUDA events", cudaEventCreate(&d->ev1));
+  FEINT_CALL(feint_cuda_timer_create(&d->timer, "CUDA events"));
 
   kparams &P = d->P;
   memset(&P, 0, sizeof P);
@@ -741,8 +737,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   }
   d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_pf);
   {
-    const char *pe = getenv("FEINT_CUDA_LEAN_PIPE");
-    d->lean_pipe = !(pe && !strcmp(pe, "0"));
+    d->lean_pipe = d->tune.lean_pipe;
     d->p1pipe = NULL;
     if (d->p1lean && !d->single && P.physics == FEINT_PW_POISSON && P.nc == 1) {
       const int ka = (int)p->form->aux[0].kind;
@@ -752,8 +747,8 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
       int per_sm = 0;
       FEINT_CUDA_CALL(phase, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, d->p1pipe, PIPE_CB, lean_pipe_shmem()));
       d->pipe_grid = std::max(1, per_sm) * d->sm_count;
-      const char *pg = getenv("FEINT_CUDA_LEAN_PIPE_GRID"); /* tests: fewer blocks, each looping over more chunks */
-      if (pg && atoi(pg) > 0) d->pipe_grid = std::min(d->pipe_grid, atoi(pg));
+      /* tests: fewer blocks, each looping over more chunks */
+      if (d->tune.lean_pipe_grid) d->pipe_grid = std::min(d->pipe_grid, d->tune.lean_pipe_grid);
     }
   }
   d->Vo.cells = P.cells;
@@ -783,12 +778,9 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
    * built on first use) */
   setup_step(d, "node records and kernel choice");
   /* P1 kernels visit the cells along a space-filling curve where that
-   * order is the better one (FEINT_CUDA_ORDER=0: mesh order, 1: curve
-   * order, for comparisons) */
-  {
-    const char *ord = getenv("FEINT_CUDA_ORDER");
-    if (d->p1blk[0] && !(ord && !strcmp(ord, "0"))) FEINT_CALL(build_cell_order(s, ord && !strcmp(ord, "1"), d));
-  }
+   * order is the better one (tuning: mesh order, or the curve order
+   * without comparing) */
+  if (d->p1blk[0] && d->tune.cell_order != 0) FEINT_CALL(build_cell_order(s, d->tune.cell_order == 1, d));
   FEINT_CUDA_CALL("upload", cudaDeviceSynchronize());
   setup_step(d, "cell order");
   return FEINT_OK;

@@ -112,6 +112,10 @@ int feint_cuda_paper_residual(feint_backend *b, const double *u, double *F, int 
 
 int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st);
 
+/* The BP operator's kernel: its family (feint_cuda_family, families.h)
+ * and variant (bp.h: feint_bp_gpu_set_variant). */
+int feint_bp_gpu_family(const feint_bp_gpu *g, int *variant);
+
 /* Test hook: host != 0 makes this backend build its block-aggregation
  * plans (the P1 block kernels' chunk structures) with the host builder,
  * the reference; 0 (the default) builds them on the GPU where that

@@ -44,7 +44,7 @@
  * store is coalesced (and sector-aligned, see elmat_cell_kernel) and the
  * kernel is bound by writing A. Element vectors (the residual and load
  * vector of feint run) by thread transposition: element_vector_kernel.
- * Measurements: ELMAT.md beside this file. */
+ * Measurements: docs/perf/element-matrices.md. */
 #include <cuda_runtime.h>
 #include <mma.h>
 
@@ -62,6 +62,7 @@ extern "C" {
 #include "feint/error.h"
 }
 #include "backend/cuda/common.cuh"
+#include "backend/cuda/tuning.h"
 
 constexpr int QC = 4;  /* points per shared-memory chunk */
 constexpr int EB = 64; /* cells per block of the per-cell kernel */
@@ -110,6 +111,7 @@ struct vector_rule {
 };
 
 struct feint_elmat_gpu {
+  int vector_cells; /* tuning (FEINT_ELMAT_VECTOR_CELLS): cells a block of the vector kernel, 0 by the budget */
   const feint_elmat_tables *t;
   int device, nb, nq, nqp, sms; /* sms: the device's multiprocessors */
   double *tab;  /* nqp x 4 x nbpf_of, zero padded */
@@ -581,24 +583,10 @@ static int reserve_all(feint_elmat_gpu *g, const sizes &s) {
   return FEINT_OK;
 }
 
-/* Events around one phase. */
-struct timer {
-  cudaEvent_t a, b;
-};
-static int timer_create(timer *t) {
-  FEINT_CUDA_CALL("element matrices: events", cudaEventCreate(&t->a));
-  FEINT_CUDA_CALL("element matrices: events", cudaEventCreate(&t->b));
-  return FEINT_OK;
-}
-static void timer_destroy(timer *t) {
-  cudaEventDestroy(t->a);
-  cudaEventDestroy(t->b);
-}
-static int timer_ms(timer *t, double *ms) {
-  FEINT_CUDA_CALL("element matrices: event sync", cudaEventRecord(t->b));
-  FEINT_CUDA_CALL("element matrices: event sync", cudaEventSynchronize(t->b));
+/* Events around one phase (feint_cuda_timer), in milliseconds as a double. */
+static int timer_ms(feint_cuda_timer *t, double *ms) {
   float f = 0;
-  FEINT_CUDA_CALL("element matrices: event time", cudaEventElapsedTime(&f, t->a, t->b));
+  FEINT_CALL(feint_cuda_timer_stop(t, "element matrices: event time", &f));
   *ms = f;
   return FEINT_OK;
 }
@@ -715,9 +703,12 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
   FEINT_CUDA_CALL("element matrices: context", cudaFree(0)); /* context creation is not setup of this module */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  feint_cuda_tuning tune;
+  FEINT_CALL(feint_cuda_tuning_read(&tune));
   feint_elmat_gpu *g = (feint_elmat_gpu *)calloc(1, sizeof *g);
   if (!g) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory allocating the GPU element matrix state");
   g->t = t;
+  g->vector_cells = tune.elmat_vector_cells;
   g->device = device_index;
   g->nb = t->nb;
   g->nq = t->nq;
@@ -744,27 +735,27 @@ extern "C" int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_var
   FEINT_CUDA_CALL("element matrices: cudaSetDevice", cudaSetDevice(g->device));
   const sizes s = sizes_of(g, v, n);
   FEINT_CALL(reserve_all(g, s));
-  timer T;
-  FEINT_CALL(timer_create(&T));
+  feint_cuda_timer T = {};
+  FEINT_CALL(feint_cuda_timer_create(&T, "element matrices: events"));
   feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
   int st = FEINT_OK;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   ELMAT_STEP(feint_cuda_memcpy(g->geom, geom, s.geom, cudaMemcpyHostToDevice) == cudaSuccess
                  ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: upload geometry"));
   ELMAT_STEP(feint_cuda_memcpy(g->coef, coef, s.coef, cudaMemcpyHostToDevice) == cudaSuccess
                  ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: upload coefficients"));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A));
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   ELMAT_STEP(feint_cuda_memcpy(A, g->A, s.A, cudaMemcpyDeviceToHost) == cudaSuccess
                  ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "element matrices: download"));
   ELMAT_STEP(timer_ms(&T, &r.download_ms));
 #undef ELMAT_STEP
-  timer_destroy(&T);
+  feint_cuda_timer_destroy(&T);
   if (!st && tm) *tm = r;
   return st;
 }
@@ -787,15 +778,15 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
   }
   memset(hin, 0, s.geom + s.coef);
   memset(hout, 0, s.A);
-  timer T;
-  int st = timer_create(&T);
+  feint_cuda_timer T = {};
+  int st = feint_cuda_timer_create(&T, "element matrices: events");
   feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
   std::vector<double> ms;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
 #define ELMAT_CUDA(phase, call) \
   ELMAT_STEP((call) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), phase))
-  ELMAT_CUDA("event", cudaEventRecord(T.a));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   ELMAT_CUDA("element matrix bench: upload", feint_cuda_memcpy(g->geom, hin, s.geom, cudaMemcpyHostToDevice));
   ELMAT_CUDA("element matrix bench: upload", feint_cuda_memcpy(g->coef, hin + s.geom, s.coef, cudaMemcpyHostToDevice));
   ELMAT_STEP(timer_ms(&T, &r.upload_ms));
@@ -809,17 +800,17 @@ extern "C" int feint_elmat_gpu_bench(feint_elmat_gpu *g, const feint_elmat_varia
   ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A)); /* warm-up */
   for (int k = 0; k < reps && !st; k++) {
     double t = 0;
-    ELMAT_CUDA("event", cudaEventRecord(T.a));
+    ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
     ELMAT_STEP(launch(g, v, n, g->geom, g->coef, g->A));
     ELMAT_STEP(timer_ms(&T, &t));
     ms.push_back(t);
   }
-  ELMAT_CUDA("event", cudaEventRecord(T.a));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   ELMAT_CUDA("element matrix bench: download", feint_cuda_memcpy(hout, g->A, s.A, cudaMemcpyDeviceToHost));
   ELMAT_STEP(timer_ms(&T, &r.download_ms));
 #undef ELMAT_CUDA
 #undef ELMAT_STEP
-  timer_destroy(&T);
+  feint_cuda_timer_destroy(&T);
   free(hin);
   free(hout);
   if (st) return st;
@@ -1000,7 +991,7 @@ __device__ inline void point_vector_terms(const form_coefficients &F, const vect
  * summing the chunk's points in order from s_f. Every table entry a
  * thread loads serves the CB cells: the tables (nq x 4 x nb doubles each,
  * larger than L1, streamed per block) are what limits this kernel (see
- * ELMAT.md), not its arithmetic. Each entry is summed by one thread in a
+ * docs/perf/element-matrices.md), not its arithmetic. Each entry is summed by one thread in a
  * fixed order whatever CB, so the element vectors are the same bits run
  * to run. With NC components (u interleaved, as the space's dofs) they
  * are written to out[(c nb + i) NC + m], or with atomic added into
@@ -1084,7 +1075,7 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
 
 /* Cells per block of the element-vector kernel: the most of 4, 2 whose
  * staging fits VEC_SHARED_BUDGET of shared memory while the mesh gives
- * every SM a block, else 1. Measured on the H100 (ELMAT.md): more cells
+ * every SM a block, else 1. Measured on the H100 (docs/perf/element-matrices.md): more cells
  * per block cut the table traffic (P4 tetrahedra 0.32 -> 0.20 ms from 1
  * to 4), but every choice that staged more than 24 KB a block was slower
  * than the next smaller one (fewer blocks resident per SM: P4 8 cells
@@ -1096,16 +1087,9 @@ element_vector_kernel(form_coefficients F, vector_rule R, int64_t n, int nb, con
 static int vector_cells_per_block(const feint_elmat_gpu *g, int *cb, size_t *shared) {
   const int nc = g->form.nc;
   const size_t per_cell = sizeof(double) * ((size_t)g->nb * (nc + g->form.n_all) + 4 * nc * VEC_THREADS);
-  const char *env = getenv("FEINT_ELMAT_VECTOR_CELLS");
   int most = 4, min_blocks = 1;
   size_t budget = VEC_SHARED_BUDGET;
-  if (env && *env) {
-    char *end;
-    const long v = strtol(env, &end, 10);
-    if (*end || (v != 1 && v != 2 && v != 4 && v != 8))
-      return feint_error_set(FEINT_ERR_INPUT, "FEINT_ELMAT_VECTOR_CELLS=%s: expected 1, 2, 4 or 8", env);
-    most = (int)v, min_blocks = 0, budget = 48 * 1024;
-  }
+  if (g->vector_cells) most = g->vector_cells, min_blocks = 0, budget = 48 * 1024;
   *cb = nc > 1 && most > 2 ? 2 : most; /* vector forms: kernels of 1 and 2 cells (a cell's s_f alone is 12 KB) */
   while (*cb > 1 && (*cb * per_cell > budget || g->n_cells < (int64_t)*cb * g->sms * min_blocks)) *cb /= 2;
   *shared = *cb * per_cell;
@@ -1265,14 +1249,14 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
   FEINT_CALL(reserve(&g->coef, &g->cap_coef, s.coef * npairs, "coefficients"));
   FEINT_CALL(reserve(&g->A, &g->cap_A, s.A * npairs, "element matrices"));
   if (nc > 1) FEINT_CALL(reserve(&g->Ab, &g->cap_Ab, s.A * npairs, "element matrix blocks"));
-  timer T;
-  FEINT_CALL(timer_create(&T));
+  feint_cuda_timer T = {};
+  FEINT_CALL(feint_cuda_timer_create(&T, "element matrices: events"));
   feint_elmat_gpu_timing r = {g->setup_ms, 0, 0, 0, 0};
   const int npts = v->coef == FEINT_ELMAT_COEF_CELL ? 1 : g->nq;
   int st = FEINT_OK;
 #define ELMAT_STEP(expr) \
   if (!st) st = (expr)
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   if (!st && n) {
     if (npts == 1) {
       const int64_t blocks = (n + 255) / 256;
@@ -1291,7 +1275,7 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
     st = e == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(e, "element matrices: coefficient kernel");
   }
   ELMAT_STEP(timer_ms(&T, &r.coef_ms));
-  ELMAT_STEP(cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event"));
+  ELMAT_STEP(feint_cuda_timer_start(&T, "element matrices: event"));
   if (nc == 1) {
     ELMAT_STEP(launch(g, v, n, g->xv + c0 * 3 * g->t->nv, g->coef, g->A));
   } else { /* the pairs' scalar blocks, then interleaved (elmat.h) */
@@ -1307,7 +1291,7 @@ extern "C" int feint_elmat_gpu_form_matrices(feint_elmat_gpu *g, int64_t c0, int
   }
   ELMAT_STEP(timer_ms(&T, &r.kernel_ms));
 #undef ELMAT_STEP
-  timer_destroy(&T);
+  feint_cuda_timer_destroy(&T);
   if (st) return st;
   if (tm) *tm = r;
   *A = g->A;
@@ -1329,9 +1313,9 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
   FEINT_CALL(vector_cells_per_block(g, &cb, &shared));
   const int nc = g->form.nc;
   const vector_kernel_t k = g->t->cell == FEINT_CELL_PRISM ? pick_vector<PRISM>(cb, nc) : pick_vector<TET>(cb, nc);
-  timer T;
-  FEINT_CALL(timer_create(&T));
-  int st = cudaEventRecord(T.a) == cudaSuccess ? FEINT_OK : FEINT_CUDA_FAIL(cudaGetLastError(), "event");
+  feint_cuda_timer T = {};
+  FEINT_CALL(feint_cuda_timer_create(&T, "element matrices: events"));
+  int st = feint_cuda_timer_start(&T, "element matrices: event");
   if (!st && g->n_cells) {
     const int64_t blocks = (g->n_cells + cb - 1) / cb;
     k<<<(unsigned)(blocks < 65536 ? blocks : 65536), VEC_THREADS, shared>>>(g->form, g->vr, g->n_cells, g->nb, g->xv,
@@ -1341,7 +1325,7 @@ extern "C" int feint_elmat_gpu_form_vectors(feint_elmat_gpu *g, const double *u,
   }
   double ms = 0;
   if (!st) st = timer_ms(&T, &ms);
-  timer_destroy(&T);
+  feint_cuda_timer_destroy(&T);
   if (st) return st;
   if (kernel_ms) *kernel_ms = ms;
   *out = dst;

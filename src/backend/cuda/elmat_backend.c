@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "backend/cuda/cuda_timing.h"
+#include "backend/cuda/tuning.h"
 #include "feint/backend.h"
 #include "feint/elmat.h"
 #include "feint/error.h"
@@ -64,7 +65,7 @@ typedef struct {
 } elmat_data;
 
 /* The kernel measured fastest per order with per-point coefficients
- * (src/backend/cuda/ELMAT.md): FP64 tensor cores except at P4 and P6,
+ * (docs/perf/element-matrices.md): FP64 tensor cores except at P4 and P6,
  * where the 8 x 8 tiles pad nb and the shared-memory kernel wins. */
 static feint_elmat_data fastest_data(int order) {
   return order == 4 || order == 6 ? FEINT_ELMAT_DATA_SHARED : FEINT_ELMAT_DATA_TENSOR;
@@ -232,18 +233,12 @@ static void elmat_destroy(feint_backend *b) {
 static int choose_batch(const feint_problem *p, elmat_data *d, int64_t n_cells) {
   const int64_t n2 = cell_entries(p);
   d->batch = ((int64_t)1 << 25) / n2;
-  const char *env = getenv("FEINT_ELMAT_BATCH");
-  if (env && *env) {
-    char *end;
-    const long long v = strtoll(env, &end, 10);
-    if (*end || v < 1)
-      return feint_error_set(FEINT_ERR_INPUT, "FEINT_ELMAT_BATCH=%s: expected cells per batch >= 1", env);
-    d->batch = v;
-  }
+  feint_cuda_tuning tune;
+  FEINT_CALL(feint_cuda_tuning_read(&tune));
+  if (tune.elmat_batch) d->batch = tune.elmat_batch;
   if (d->batch < 1) d->batch = 1;
   if (d->batch > n_cells) d->batch = n_cells;
-  const char *times = getenv("FEINT_ELMAT_TIMES");
-  d->print_times = times && !strcmp(times, "1");
+  d->print_times = tune.elmat_times;
   return FEINT_OK;
 }
 

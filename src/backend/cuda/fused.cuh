@@ -25,6 +25,7 @@ extern "C" {
 }
 
 #include "backend/cuda/cell_order.h"
+#include "backend/cuda/tuning.h"
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/cuda_timing.h"
 
@@ -235,7 +236,7 @@ typedef struct {
   int pipe_grid;         /* p1pipe's blocks: one wave of resident ones (FEINT_CUDA_LEAN_PIPE_GRID caps it) */
   int lean_last;         /* the last vector (residual / rhs) call ran p1lean */
   bplan bp[2];
-  cudaEvent_t ev0, ev1;
+  feint_cuda_timer timer; /* the kernels' device time of each call (last_ms) */
   float last_ms;
   char setup_steps[400]; /* feint_cuda_stats.setup_steps */
   int cdofs_shared;      /* d_cdofs is d_cells or the plan's cell dofs (not freed as d_cdofs) */
@@ -245,6 +246,7 @@ typedef struct {
   int pattern_borrowed;  /* d_indptr, d_indices are the plan's: not freed here */
   double step_t0;        /* when the current setup step began */
   int bplan_host;        /* test hook (feint_cuda_set_bplan_host): block plans by the host builder */
+  feint_cuda_tuning tune; /* the knobs (tuning.h), read once at creation */
   int host_reference;    /* test hook (feint_cuda_set_host_reference): cell order and colourings on the host */
   int order_on_gpu, colouring_on_gpu; /* where the cell order and the chunk colourings were made */
   int *chunk_color;      /* host: the block plans' chunk colouring (chunk_colouring), NULL until computed */

@@ -417,17 +417,31 @@ typedef struct {
   int gather, minb; /* LEAN_SHARED / LEAN_GLOBAL; FEINT_CUDA_LEAN_MINB (0: default) */
   bool colored, pack; /* strategy colored; shared records with u inside (p1_lean_rw) */
 } lean_choice;
+/* Which instances a build holds: by default the kernels the choice below
+ * makes without tuning knobs (per configuration its gather, packing,
+ * compute type and blocks per SM); with make EXPERIMENTS=1 also those the
+ * FEINT_CUDA_LEAN_* knobs force (tuning.c refuses them otherwise). */
+#ifdef FEINT_EXPERIMENTS
+static constexpr bool lean_experiments = true;
+#else
+static constexpr bool lean_experiments = false;
+#endif
+
 template <int NC, int KA, int KB, int MINB, typename S, typename R>
 static blk_kernel_t lean_gm(const lean_choice &L) {
-  if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
+  /* elasticity in double gathers through shared memory unless forced */
+  constexpr bool GLOBAL_BUILT = lean_experiments || NC == 1 || sizeof(S) == 4;
+  if constexpr (GLOBAL_BUILT)
+    if (L.gather == LEAN_GLOBAL) return p1_lean_kernel<NC, KA, KB, LEAN_GLOBAL, MINB, S, R>;
   if constexpr (sizeof(R) == 8)
-    if (L.pack) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true>;
-  return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>;
+    if (L.pack || !lean_experiments) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R, true>;
+  if constexpr (sizeof(R) == 4 || lean_experiments) return p1_lean_kernel<NC, KA, KB, LEAN_SHARED, MINB, S, R>;
+  return NULL;
 }
 template <int NC, int KA, int KB, typename S, typename R>
 static blk_kernel_t lean_g(const lean_choice &L) {
   constexpr int N = FEINT_FIELD_NODE, C = FEINT_FIELD_CELL;
-  constexpr bool bench = KA == N && (NC == 1 || KB == C);
+  constexpr bool bench = lean_experiments && KA == N && (NC == 1 || KB == C);
   if constexpr (bench && sizeof(R) == 8)
     if (L.minb == 3) return lean_gm<NC, KA, KB, 3, S, R>(L);
   if constexpr (bench && sizeof(R) == 4) {
@@ -453,18 +467,17 @@ static blk_kernel_t lean_ka(int ka, int kb, const lean_choice &L) {
 template <int NC>
 static blk_kernel_t lean_types(int single, int real, int ka, int kb, const lean_choice &L) {
   if (!single) return lean_ka<NC, double, double>(ka, kb, L);
-  return real == 4 ? lean_ka<NC, float, float>(ka, kb, L) : lean_ka<NC, float, double>(ka, kb, L);
+  if constexpr (lean_experiments)
+    if (real == 8) return lean_ka<NC, float, double>(ka, kb, L);
+  return lean_ka<NC, float, float>(ka, kb, L);
 }
 blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, int *real, int *rw,
                               int *pf) {
   const kparams &P = d->P;
   const feint_form *f = p->form;
-  const char *e = getenv("FEINT_CUDA_LEAN"), *mode = getenv("FEINT_CUDA_LEAN_MODE"),
-             *mb = getenv("FEINT_CUDA_LEAN_MINB"), *re = getenv("FEINT_CUDA_LEAN_REAL"),
-             *pk = getenv("FEINT_CUDA_LEAN_PACK"), *pfe = getenv("FEINT_CUDA_LEAN_PF");
+  const feint_cuda_tuning &tu = d->tune;
   *real = *pf = 0;
-  if ((e && !strcmp(e, "0")) || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved ||
-      !P.xyzw)
+  if (!tu.lean || P.dim != 3 || !d->p1blk[0] || !d->T.std || !P.sd_cells || !P.interleaved || !P.xyzw)
     return NULL;
   const int poisson = P.physics == FEINT_PW_POISSON && P.nc == 1;
   if (!poisson && !(P.physics == FEINT_PW_ELASTICITY && P.nc == 3)) return NULL;
@@ -475,11 +488,11 @@ blk_kernel_t pick_lean(const cuda_data *d, const feint_problem *p, int *gather, 
   lean_choice L;
   L.colored = p->strategy == FEINT_ASSEMBLY_COLORED;
   L.gather = L.colored || (!poisson && !d->single) ? LEAN_SHARED : LEAN_GLOBAL;
-  if (mode && (!strcmp(mode, "0") || !strcmp(mode, "1"))) L.gather = atoi(mode);
-  L.minb = mb ? atoi(mb) : 0;
-  *real = d->single && !(re && !strcmp(re, "double")) ? 4 : 8;
-  L.pack = !(pk && !strcmp(pk, "0"));
-  *pf = pfe ? std::max(0, atoi(pfe)) : d->single ? 0 : p1_lean_minb<1, double>(false) * d->sm_count;
+  if (tu.lean_gather >= 0) L.gather = tu.lean_gather;
+  L.minb = tu.lean_minb;
+  *real = d->single && tu.lean_real != 8 ? 4 : 8;
+  L.pack = tu.lean_pack;
+  *pf = tu.lean_prefetch >= 0 ? tu.lean_prefetch : d->single ? 0 : p1_lean_minb<1, double>(false) * d->sm_count;
   *gather = L.gather;
   *rw = L.gather != LEAN_SHARED ? 4
         : L.pack && *real == 8 ? (poisson ? p1_lean_rw<1, double, true>() : p1_lean_rw<3, double, true>())

@@ -241,6 +241,17 @@ __device__ __forceinline__ double p1_entry(const double (*gp)[DIM], const double
   return v;
 }
 
+/* What every P1 matrix kernel computes of cell c before its entries: the
+ * pointwise g3 block and the basis gradients (p1_entry's inputs). */
+template <int DIM, int NC, int PHYS, int NAUX, typename S>
+__device__ __forceinline__ void p1_matrix_cell(const kparams &P, const p1tab &T, const cview &V, int c,
+                                               double *g3, double (*gp)[DIM]) {
+  p1cell<DIM, NC, NAUX> C;
+  p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
+  p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
+  p1_gradients<DIM, NC, NAUX>(T, C, gp);
+}
+
 template <int DIM, int NC, int PHYS, typename S>
 __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
                                                         void *__restrict__ out) {
@@ -248,12 +259,8 @@ __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cvie
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const int c = first + t;
-  p1cell<DIM, NC, NAUX> C;
-  p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
-  double g3[NC * NC * DIM * DIM];
-  p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
-  double gp[NB][DIM];
-  p1_gradients<DIM, NC, NAUX>(T, C, gp);
+  double g3[NC * NC * DIM * DIM], gp[NB][DIM];
+  p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
   const int *srow = V.slots + (size_t)c * NBC * NBC;
 #pragma unroll
   for (int i = 0; i < NB; i++)
@@ -300,12 +307,8 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
   for (int k = k0; k < k1; k++) {
     const int e = __ldg(vent + k);
     const int c = e >> 2, a = e & 3;
-    p1cell<DIM, NC, NAUX> C;
-    p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
-    double g3[NC * NC * DIM * DIM];
-    p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
-    double gp[NB][DIM];
-    p1_gradients<DIM, NC, NAUX>(T, C, gp);
+    double g3[NC * NC * DIM * DIM], gp[NB][DIM];
+    p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
 #pragma unroll
     for (int i = 0; i < NB; i++)
       if (i == a)
@@ -346,13 +349,9 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
   p1chunk K = p1_chunk_begin<NE, NO>(B, b, elem);
   if (sg) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
   if (c < P.n_cells) {
-    p1cell<DIM, NC, NAUX> C;
     if constexpr (MAT) {
-      p1_load<DIM, NC, NAUX, S>(P, T, V, c, 0, NULL, C);
-      double g3[NC * NC * DIM * DIM];
-      p1_g3<DIM, NC, PHYS, NAUX>(P, T, C, g3);
-      double gp[NB][DIM];
-      p1_gradients<DIM, NC, NAUX>(T, C, gp);
+      double g3[NC * NC * DIM * DIM], gp[NB][DIM];
+      p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
 #pragma unroll
       for (int i = 0; i < NB; i++)
 #pragma unroll
@@ -363,6 +362,7 @@ __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kern
             for (int gc = 0; gc < NC; gc++)
               elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
     } else {
+      p1cell<DIM, NC, NAUX> C;
       p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
       double res[NBC];
       p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "backend/cuda/cuda_timing.h"
+#include "backend/cuda/families.h"
 #include "backend/kinds.h"
 #include "feint/elmat.h"
 
@@ -94,6 +95,7 @@ const feint_backend_kind feint_backend_kind_cuda = {
     .device = FEINT_DEVICE_CUDA,
     .priority = 20,
     .supports = cuda_supports,
+    .families = feint_cuda_families,
 #ifdef FEINT_HAVE_CUDA
     .open = feint_cuda_kind_open,
     .create = feint_cuda_kind_create,

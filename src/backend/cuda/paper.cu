@@ -157,27 +157,23 @@ extern "C" int feint_cuda_paper_residual(feint_backend *b, const double *u, doub
   if (reps < 1) reps = 1;
   FEINT_CUDA_CALL(phase, feint_cuda_memcpy(d->d_u, u, sizeof(double) * (size_t)p->space->n_dofs, cudaMemcpyHostToDevice));
   for (int r = 0; r < 2; r++) { /* first: warm-up */
-    FEINT_CUDA_CALL(phase, cudaEventRecord(d->ev0));
+    FEINT_CALL(feint_cuda_timer_start(&d->timer, phase));
     if (dim == 3)
       paper_prep_kernel<3><<<blocks_of(n), 256>>>(P, d->T, n, (const double *)d->d_u, in);
     else
       paper_prep_kernel<2><<<blocks_of(n), 256>>>(P, d->T, n, (const double *)d->d_u, in);
     FEINT_CUDA_CALL(phase, cudaGetLastError());
-    FEINT_CUDA_CALL(phase, cudaEventRecord(d->ev1));
-    FEINT_CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-    FEINT_CUDA_CALL(phase, cudaEventElapsedTime(&t[0], d->ev0, d->ev1));
+    FEINT_CALL(feint_cuda_timer_stop(&d->timer, phase, &t[0]));
   }
   st->prep_ms = t[0];
   for (int r = 0; r <= reps; r++) {
-    FEINT_CUDA_CALL(phase, cudaEventRecord(d->ev0));
+    FEINT_CALL(feint_cuda_timer_start(&d->timer, phase));
     if (dim == 3)
       paper_kernel<3><<<blocks_of(n), 256>>>(d->T, n, p->form->aux[1].constant, in, ev);
     else
       paper_kernel<2><<<blocks_of(n), 256>>>(d->T, n, p->form->aux[1].constant, in, ev);
     FEINT_CUDA_CALL(phase, cudaGetLastError());
-    FEINT_CUDA_CALL(phase, cudaEventRecord(d->ev1));
-    FEINT_CUDA_CALL(phase, cudaEventSynchronize(d->ev1));
-    FEINT_CUDA_CALL(phase, cudaEventElapsedTime(&t[r > 0 ? r - 1 : 0], d->ev0, d->ev1));
+    FEINT_CALL(feint_cuda_timer_stop(&d->timer, phase, &t[r > 0 ? r - 1 : 0]));
   }
   qsort(t, (size_t)reps, sizeof(float), cmp_float);
   st->kernel_ms = t[reps / 2];

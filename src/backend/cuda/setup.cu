@@ -239,14 +239,6 @@ int build_color_views(const feint_problem *p, cuda_data *d) {
   return build_view(d, d->d_color_cells, p->plan && d->p1mat, "colour-sorted cell data", &d->ac, &d->Vc);
 }
 
-/* Cells per chunk of the block kernels: 256 (FEINT_CUDA_CHUNK: 32..256, a
- * multiple of 32, for tuning). */
-static int chunk_cells(void) {
-  const char *e = getenv("FEINT_CUDA_CHUNK");
-  const int v = e ? atoi(e) : 0;
-  return v >= 32 && v <= 256 && v % 32 == 0 ? v : 256;
-}
-
 /* Keep a chunk colouring (chunks of cb cells in the order the block plans
  * will use, d->d_order) for the block plans: both plans read the same one. */
 static int keep_chunk_colouring(cuda_data *d, const std::vector<int> &color, int n_colors, int cb,
@@ -394,8 +386,8 @@ int build_cell_order(const feint_space *s, int force, cuda_data *d) {
      * other chunks (fewer chunk colours) */
     std::vector<int> color, color2;
     int n_mesh = 0, n_curve = 0, st = FEINT_OK;
-    if (!(st = colour_chunks(s, d, NULL, chunk_cells(), color2, &n_mesh, phase)))
-      st = colour_chunks(s, d, order, chunk_cells(), color, &n_curve, phase);
+    if (!(st = colour_chunks(s, d, NULL, d->tune.chunk_cells, color2, &n_mesh, phase)))
+      st = colour_chunks(s, d, order, d->tune.chunk_cells, color, &n_curve, phase);
     if (st) {
       cudaFree(order);
       return st;
@@ -404,7 +396,7 @@ int build_cell_order(const feint_space *s, int force, cuda_data *d) {
     d->order_colors[1] = n_curve;
     /* the chosen order's colouring is the block plans' (chunk_colouring) */
     st = keep_chunk_colouring(d, n_curve >= n_mesh ? color2 : color, n_curve >= n_mesh ? n_mesh : n_curve,
-                              chunk_cells(), phase);
+                              d->tune.chunk_cells, phase);
     if (st || n_curve >= n_mesh) {
       cudaFree(order);
       return st;
@@ -809,7 +801,7 @@ int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   const int64_t n_cells = s->mesh->n_cells;
   const int nb = s->nb, nbc = s->nbc;
   const int ne = which ? nbc * nbc : nb;
-  const int cb = chunk_cells();
+  const int cb = d->tune.chunk_cells;
   bplan &B = d->bp[which];
   const char *phase = which ? "block aggregation plan (matrix)" : "block aggregation plan (vector)";
   if ((int64_t)cb * ne >= 65536) return feint_error_set(FEINT_ERR_COMPUTE, "%s: %d entries per cell", phase, ne);

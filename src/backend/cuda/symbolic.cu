@@ -352,7 +352,7 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
   FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *p->indptr, &p->indptr, "CSR row pointers"));
   /* as plan.c allocates them: the download first-touches every page, and
    * with 4 KiB pages the faults made it run at 1.2-1.9 GB/s (6M cells:
-   * 257-386 ms for the 473 MB, NOTES.md v11) */
+   * 257-386 ms for the 473 MB on the H100) */
   FEINT_CALL(feint_malloc_large_touched((size_t)nnz, sizeof *p->indices, &p->indices, "CSR column indices"));
   /* the slot map stays on the device (plan.h: host copy on demand), and
    * so do the cell dofs and the pattern, which the backend reads there */

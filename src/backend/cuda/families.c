@@ -1,0 +1,73 @@
+/* The cuda kind's kernel families: for each, what it computes, its
+ * compile-time axes, when it is the default and what tunes it. The one
+ * table that names them: the backend reports a family by its name here
+ * (feint run --json "kernel_family", feint bench), feint info --kernels
+ * prints the table, docs/backends.md explains it. Built in every build
+ * (as kind.c), so that a feint without nvcc can say what the GPU has. */
+#include "backend/cuda/families.h"
+
+/* The BP families share their choice: one variant per (kind, geometry,
+ * order), the fastest measured there (bp.cu's default table). */
+#define BP_CHOSEN "where it was the fastest for the kind, geometry and order (bp.cu's table of defaults)"
+#define BP_KNOBS "FEINT_BP_NUMBERING; the other variants at an order with make EXPERIMENTS=1"
+
+static const feint_kernel_family families[] = {
+    {"p1-lean-pipe",
+     "residual of P1 tetrahedra, Poisson in double, strategies atomic and gather",
+     "kind of kappa (constant, per cell, nodal)",
+     "wherever it applies (its blocks stay resident and fetch the next chunks' plan and node records into "
+     "shared memory while they compute the current one)",
+     "FEINT_CUDA_LEAN_PIPE=0 (off), FEINT_CUDA_LEAN_PIPE_GRID (test hook)", "kernels_lean.cu"},
+    {"p1-lean",
+     "residual of P1 tetrahedra, Poisson or elasticity (one nodal stiffness coefficient at most)",
+     "components (1, 3), the stiffness coefficients' kinds, vertex gather (shared, global), storage and compute "
+     "type, blocks per SM",
+     "P1 tetrahedral residuals the pipelined kernel does not take (colored, elasticity, single precision)",
+     "FEINT_CUDA_LEAN=0 (off), FEINT_CUDA_LEAN_PF; with make EXPERIMENTS=1 FEINT_CUDA_LEAN_MODE, _MINB, _PACK, "
+     "_REAL",
+     "kernels_lean.cu"},
+    {"p1-block",
+     "residual, load vector and CSR matrix of P1 triangles and tetrahedra, any physics: one thread a cell, "
+     "chunks of cells summed in shared memory before one write per target (block-local aggregation)",
+     "dimension, components, physics, coefficient kinds",
+     "P1 vectors the lean kernels do not take; P1 matrices",
+     "FEINT_CUDA_CHUNK (cells a chunk), FEINT_CUDA_ORDER (cell order)", "kernels_p1.cu"},
+    {"p1-cell",
+     "CSR matrix of P1 cells, one thread a cell writing its entries (atomic, colored or by the gather)",
+     "dimension, components, physics",
+     "P1 matrices without a block plan (feint_cuda_set_variant 2, test hook)", "", "kernels_p1.cu"},
+    {"tt",
+     "residual, load vector, element matrices and CSR matrix of triangles and tetrahedra of order 1..2, any "
+     "physics: thread transposition (Knepley et al.), batches of cells staged in shared memory",
+     "none: basis, quadrature and physics are kernel parameters",
+     "P2; P1 with more than 24 quadrature points; element matrices",
+     "backend.cuda.blocks_per_batch, backend.cuda.batches_per_chunk (case)", "kernels_tt.cu"},
+    {"elmat",
+     "element matrices, CSR matrix, residual and load vector of tetrahedra of order 3..7 and prisms of order "
+     "1..7 (Banas et al.)",
+     "cell, order, components, where data and coefficients live",
+     "high-order tetrahedra and prisms (the element-matrix backend behind the cuda kind)",
+     "FEINT_ELMAT_BATCH, FEINT_ELMAT_VECTOR_CELLS, FEINT_ELMAT_TIMES", "elmat.cu, elmat_backend.c"},
+    {"bp-layered",
+     "BP operators (BP1.0 mass, BP3.5 and BP3.0 stiffness) on hexahedra of order 1..15: Q x Q threads a cell "
+     "loop over the layers (Swirydowicz et al.)",
+     "order, kind, geometry (stored or recomputed)", BP_CHOSEN, BP_KNOBS, "bp.cu"},
+    {"bp-staged", "BP operators, the 1D tables a kernel parameter indexed by compile-time constants",
+     "order, kind, geometry, derivative in registers", BP_CHOSEN, BP_KNOBS, "bp.cu"},
+    {"bp-tiled", "BP1.0 with stored factors, tiled over a cell's layers", "order", BP_CHOSEN, BP_KNOBS, "bp.cu"},
+    {"bp-line",
+     "BP operators with stored factors: every pass contracts whole lines held in registers; a cell's own dofs "
+     "stored, not added",
+     "order, kind, shared-memory layout, BP1.0's w|J| placement and even-odd form", BP_CHOSEN, BP_KNOBS, "bp.cu"},
+};
+
+const feint_kernel_family *feint_cuda_families(int *n) {
+  *n = (int)(sizeof families / sizeof families[0]);
+  return families;
+}
+
+const char *feint_cuda_family_name(feint_cuda_family f) {
+  int n;
+  const feint_kernel_family *all = feint_cuda_families(&n);
+  return (int)f >= 0 && (int)f < n ? all[f].name : "";
+}
