@@ -26,13 +26,22 @@ LDLIBS  += $(PKG_LIBS) -lm -lpthread -ldl
 # src/backend/cuda/: kind.c (what the cuda backend computes) and
 # families.c (its kernel families) in every build,
 # so that --backend cuda says why a problem cannot run there; the host
-# sides of the CUDA backend with nvcc only; without nvcc the *none.c stubs
-# of what the GPU tests call directly (the registry needs none).
-CUDA_STUB_SRC := $(sort $(wildcard src/backend/cuda/*none.c))
-CUDA_HOST_SRC := $(filter-out src/backend/cuda/kind.c src/backend/cuda/families.c $(CUDA_STUB_SRC),$(sort $(wildcard src/backend/cuda/*.c)))
-LIB_SRC := $(filter-out $(CUDA_STUB_SRC) $(CUDA_HOST_SRC),$(shell find src -name '*.c' | sort))
+# sides of the CUDA backend with nvcc only. Without nvcc nothing else of
+# the directory is linked: feint reaches the GPU only through the registry,
+# whose cuda kind then says it was built without CUDA.
+CUDA_EVERY_BUILD := src/backend/cuda/kind.c src/backend/cuda/families.c
+CUDA_HOST_SRC := $(filter-out $(CUDA_EVERY_BUILD),$(sort $(wildcard src/backend/cuda/*.c)))
+LIB_SRC := $(filter-out $(CUDA_HOST_SRC),$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
-TEST_SRC := $(sort $(wildcard tests/unit/t*.c))
+# The GPU-only tests: they call the CUDA backend's own entry points
+# (cuda_timing.h, the GPU functions of plan.h, bp.h, elmat.h) and check
+# nothing on the host, so they are built with nvcc only. A test with host
+# checks too is built in every build: it asks the registry whether a GPU
+# is there (feint_backend_available) and keeps what calls CUDA entry
+# points under #ifdef FEINT_HAVE_CUDA.
+TEST_GPU_SRC := $(addprefix tests/unit/,t311-plan-cuda.c t312-plan-bench.c t501-cuda-bench.c t503-bplan-gpu.c \
+                  t505-cuda-tuning.c t602-bp-gpu.c t69-bp-bench.c)
+TEST_SRC := $(filter-out $(TEST_GPU_SRC),$(sort $(wildcard tests/unit/t*.c)))
 
 # With nvcc every src/backend/cuda/*.cu goes into the library (the files
 # and their jobs: docs/backends.md). paper.cu holds a benchmark's kernel
@@ -47,9 +56,9 @@ ifneq ($(NVCC),)
   LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
   LIB_SRC   += $(CUDA_HOST_SRC)
+  TEST_SRC  += $(TEST_GPU_SRC)
 else
   HAVE_CUDA := 0
-  LIB_SRC   += $(CUDA_STUB_SRC)
   CU_OBJ    :=
 endif
 

@@ -150,6 +150,12 @@ void feint_backend_unregister(const feint_backend_kind *kind);
 int feint_backend_kinds(const feint_backend_kind **kinds, int max);
 /* The kind named `name`, or NULL. */
 const feint_backend_kind *feint_backend_kind_find(const char *name);
+/* Whether the kind named `name` can run in this process on its first
+ * device (its open call): 1, or 0 with the reason in why (may be NULL):
+ * no such kind, not built in ("this feint was built without CUDA"), no
+ * device visible. Nothing is created; for callers that need only to know
+ * whether a device is there, as the tests with GPU parts do. */
+int feint_backend_available(const char *name, char *why, size_t why_size);
 
 /* Which kind computes p (NULL: a matrix-free operator) for the request
  * `want`: the named kind when it supports p and can open (else

@@ -197,8 +197,9 @@ double feint_bp_min_bytes(const feint_bp_op *op);
 double feint_bp_flops(const feint_bp_op *op);
 
 /* ------------------------------------------------------------------- GPU */
-/* The CUDA implementation (src/backend/cuda/bp.cu; without nvcc every
- * function returns FEINT_ERR_INPUT "built without CUDA"). Create uploads the
+/* The CUDA implementation (src/backend/cuda/bp.cu, built with nvcc only:
+ * a build without it has none of these functions; feint reaches them
+ * through the registry's operator backends). Create uploads the
  * dof map and the cell vertex coordinates, and computes stored geometric
  * factors on the device (feint_bp_hex_geometry, the CPU's formula); it reads
  * op->geo_mode but never op->geo, so a caller may create the host operator
@@ -258,9 +259,9 @@ int feint_bp_gpu_kernel_info(feint_bp_gpu *g, feint_bp_kernel_info *info);
  * 57.8 -> 67.1%, BP3.5 N = 8 78.8 -> 86.0%, the others within noise;
  * docs/perf/bp-operators.md). */
 int feint_bp_gpu_set_numbering(feint_bp_gpu *g, int split);
-/* 1 when the device works in the split numbering (0 without CUDA). */
+/* 1 when the device works in the split numbering. */
 int feint_bp_gpu_split(const feint_bp_gpu *g);
-/* Device name (empty without CUDA). */
+/* The name of CUDA device device_index. */
 int feint_bp_gpu_device_name(int device_index, char *name, size_t size);
 void feint_bp_gpu_destroy(feint_bp_gpu *g);
 

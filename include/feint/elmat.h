@@ -144,8 +144,9 @@ double feint_elmat_min_bytes(const feint_elmat_tables *t, const feint_elmat_vari
 double feint_elmat_flops(const feint_elmat_tables *t, const feint_elmat_variant *v, int64_t n);
 
 /* ------------------------------------------------------------------- GPU */
-/* src/backend/cuda/elmat.cu; without nvcc every function returns
- * FEINT_ERR_INPUT "built without CUDA" (src/backend/cuda/elmat_none.c). */
+/* src/backend/cuda/elmat.cu, built with nvcc only: a build without it has
+ * none of these functions (feint reaches the GPU through the registry,
+ * feint/backend.h; feint_backend_available says whether it can). */
 typedef struct feint_elmat_gpu feint_elmat_gpu;
 typedef struct {
   double setup_ms;    /* create: device tables padded and uploaded */

@@ -83,7 +83,9 @@ int feint_plan_create(const feint_space *space, feint_plan **out);
 void feint_plan_destroy(feint_plan *plan);
 
 /* The same plan built on the GPU (issue 3: the symbolic phase on the
- * device). Uploads the scalar cell dof map to the current CUDA device,
+ * device; src/backend/cuda/symbolic.cu, built with nvcc only: a build
+ * without it has none of the GPU functions below, and feint reaches them
+ * through the registry, feint_backend_create_plan). Uploads the scalar cell dof map to the current CUDA device,
  * builds the CSR pattern and slot map there (64-bit (row, column) keys of
  * every cell entry, radix sort carrying the entry index, unique ranks =
  * CSR positions, expansion by components) and copies the result back: the
@@ -91,8 +93,7 @@ void feint_plan_destroy(feint_plan *plan);
  * indices and slots) and is released with feint_plan_destroy. The GPU
  * symbolic phase is 32-bit: a plan that needs 64-bit indices or slots is
  * built by feint_plan_create on the host instead (stats host_fallback).
- * FEINT_ERR_INPUT when feint was built without CUDA or no CUDA device is
- * visible; FEINT_ERR_COMPUTE on CUDA errors (out of GPU memory names the
+ * FEINT_ERR_INPUT when no CUDA device is visible; FEINT_ERR_COMPUTE on CUDA errors (out of GPU memory names the
  * phase and the bytes requested). It runs on CUDA device device_index
  * (< 0: device 0), the one the numeric phase will use (--device). */
 int feint_plan_create_cuda(const feint_space *space, int device_index, feint_plan **out);
@@ -129,8 +130,8 @@ int feint_plan_create_cuda_timed(const feint_space *space, int device_index, fei
  * host's. Element matrices may come in batches of consecutive cells (each
  * thread keeps its place in its run from one batch to the next).
  * FEINT_ERR_INPUT when the plan has 64-bit slots or more than 2^31 - 1
- * cell entries (feint_plan_gpu_fits: callers scatter on the host then), or
- * when built without CUDA; FEINT_ERR_COMPUTE on CUDA errors. */
+ * cell entries (feint_plan_gpu_fits: callers scatter on the host then);
+ * FEINT_ERR_COMPUTE on CUDA errors. */
 typedef struct feint_plan_gpu feint_plan_gpu;
 int feint_plan_gpu_fits(const feint_plan *plan);
 int feint_plan_gpu_create(const feint_plan *plan, feint_plan_gpu **out);

@@ -84,6 +84,22 @@ static int open_kind(const feint_backend_kind *k, int device_index, char *why, s
   return k->open ? k->open(device_index, why, size) : FEINT_OK;
 }
 
+int feint_backend_available(const char *name, char *why, size_t size) {
+  char local[512];
+  if (!why) {
+    why = local;
+    size = sizeof local;
+  }
+  const feint_backend_kind *k = feint_backend_kind_find(name);
+  if (!k) {
+    snprintf(why, size, "no backend kind %s is registered", name);
+    return 0;
+  }
+  const int st = open_kind(k, -1, why, size);
+  if (st != FEINT_OK && st != FEINT_BACKEND_ABSENT) snprintf(why, size, "%s", feint_error_message());
+  return st == FEINT_OK;
+}
+
 /* Append a reason to auto's list of kinds passed over, once. */
 static void passed_over(char *list, size_t size, const char *fmt, ...) {
   char reason[512];

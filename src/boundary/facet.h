@@ -123,8 +123,9 @@ int feint_facets_host(const feint_facet_view *const *sets, int n_sets, int64_t n
  * random data. */
 const feint_facet_view *feint_boundary_facet_view(const feint_boundary_conditions *bc, int k);
 
-/* The CUDA twin of boundary.c's host loop (backend/cuda/facet.cu;
- * facet_none.c without CUDA: FEINT_ERR_INPUT): uploads the n_sets sets
+/* The CUDA twin of boundary.c's host loop (backend/cuda/facet.cu, built
+ * with nvcc only; feint reaches it as the cuda backend's
+ * integrate_facets): uploads the n_sets sets
  * (host views), integrates them on the current device (one thread per
  * facet and local row, atomics into the compact targets) and downloads
  * load (n_load) and sites (n_sites), both overwritten. stats may be NULL. */

@@ -1,5 +1,6 @@
 /* The backend registry (feint/backend.h): the built-in kinds by priority
- * (cuda before cpu), auto passing over a kind with its reason and taking
+ * (cuda before cpu), feint_backend_available answering as a kind's open
+ * (with its reason), auto passing over a kind with its reason and taking
  * the next, an explicit request for a kind that cannot compute the problem
  * failing with the kind's reason, and kinds registered at run time: a fake
  * kind of higher priority is chosen by auto where it accepts the problem
@@ -85,6 +86,12 @@ int main(void) {
   const int cuda_opens = kinds[0]->open(-1, why, sizeof why) == FEINT_OK;
   feint_error_clear();
   printf("cuda kind: %s\n", cuda_opens ? "opens (a GPU is visible)" : why);
+  /* the same answer through the public question, with the same reason */
+  char why2[512] = "";
+  CHECK(feint_backend_available("cuda", why2, sizeof why2) == cuda_opens && (cuda_opens || !strcmp(why, why2)),
+        "feint_backend_available(cuda): %s", why2);
+  CHECK(feint_backend_available("cpu", NULL, 0) == 1, "the cpu kind is not available");
+  CHECK(!feint_backend_available("hip", why2, sizeof why2) && strstr(why2, "hip"), "hip: %s", why2);
 
   feint_mesh *m = mesh_square(4);
   feint_space *s1 = NULL, *s2 = NULL;

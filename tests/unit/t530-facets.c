@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend/cuda/cuda_timing.h"
 #include "bc_case.h"
 #include "boundary/facet.h"
 #include "check.h"
@@ -45,13 +44,13 @@ static double max_diff(const double *a, const double *b, int64_t n) {
   return m;
 }
 
-/* host vs CUDA on the same sets; returns the relative difference */
-static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load, int64_t n_sites, const char *tag,
-                    feint_boundary_device_stats *st) {
+/* host vs the GPU's integrator on the same sets; returns the relative difference */
+static double agree(feint_facet_integrator *gpu, const feint_facet_view *const *v, int n_sets, int64_t n_load,
+                    int64_t n_sites, const char *tag, feint_boundary_device_stats *st) {
   double *lh = malloc(sizeof(double) * (size_t)(n_load + 1)), *sh = malloc(sizeof(double) * (size_t)(n_sites + 1));
   double *lg = malloc(sizeof(double) * (size_t)(n_load + 1)), *sg = malloc(sizeof(double) * (size_t)(n_sites + 1));
   CHECK_OK(feint_facets_host(v, n_sets, n_load, n_sites, lh, sh));
-  CHECK_OK(feint_facets_cuda(v, n_sets, n_load, n_sites, lg, sg, st));
+  CHECK_OK(gpu(v, n_sets, n_load, n_sites, lg, sg, st));
   const double dl = max_diff(lh, lg, n_load) / max_abs(lh, n_load);
   const double ds = n_sites ? max_diff(sh, sg, n_sites) / max_abs(sh, n_sites) : 0;
   printf("%s: %lld load, %lld Robin entries: GPU - CPU relative %.2e (load), %.2e (Robin)\n", tag,
@@ -64,8 +63,8 @@ static double agree(const feint_facet_view *const *v, int n_sets, int64_t n_load
   return dl > ds ? dl : ds;
 }
 
-/* Part 1: a case's sets. */
-static void real_case(const char *geo, int order, int elasticity, int have_gpu) {
+/* Part 1: a case's sets (gpu: the GPU's facet integrator, NULL without a GPU). */
+static void real_case(const char *geo, int order, int elasticity, feint_facet_integrator *gpu) {
   char yaml[1024];
   snprintf(yaml, sizeof yaml,
            "mesh: {file: %s/cases/%s, size: 0.3}\nspace: {order: %d}\n"
@@ -92,7 +91,7 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
   const double area = m->dim == 3 ? 6.0 : 4.0;
   CHECK_CLOSE(sum, s->components * area, 1e-12);
   printf("%s: host Robin values sum %.15g (exact %g)\n", tag, sum, s->components * area);
-  if (have_gpu) {
+  if (gpu) {
     const feint_facet_view *v[8];
     for (int k = 0; k < bc->n_sets; k++) {
       v[k] = feint_boundary_facet_view(bc, k);
@@ -102,9 +101,9 @@ static void real_case(const char *geo, int order, int elasticity, int have_gpu) 
       for (int64_t i = 0; i < v[k]->n_facets * v[k]->nb * v[k]->ncoef; i++) cf[i] = 4 * urand() - 2;
     }
     feint_boundary_device_stats st;
-    agree(v, bc->n_sets, bc->n_load, bc->n_sites, tag, &st);
+    agree(gpu, v, bc->n_sets, bc->n_load, bc->n_sites, tag, &st);
     /* and through the public entry point: CUDA then host on the same sets */
-    CHECK_OK(feint_boundary_integrate(bc, feint_facets_cuda));
+    CHECK_OK(feint_boundary_integrate(bc, gpu));
     double *lg = malloc(sizeof(double) * (size_t)bc->n_load), *sg = malloc(sizeof(double) * (size_t)(bc->n_sites + 1));
     memcpy(lg, bc->load, sizeof(double) * (size_t)bc->n_load);
     memcpy(sg, bc->site_values, sizeof(double) * (size_t)bc->n_sites);
@@ -168,7 +167,7 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static void synthetic(int64_t n, int order, int nc, double copy_gbs) {
+static void synthetic(feint_facet_integrator *gpu, int64_t n, int order, int nc, double copy_gbs) {
   synth y;
   synth_make(&y, n, order, nc);
   const feint_facet_view *v[1] = {&y.v};
@@ -176,12 +175,12 @@ static void synthetic(int64_t n, int order, int nc, double copy_gbs) {
   snprintf(tag, sizeof tag, "synthetic %lld P%d triangles, %d component%s", (long long)n, order, nc,
            nc > 1 ? "s" : "");
   feint_boundary_device_stats st;
-  agree(v, 1, y.n_load, y.n_sites, tag, &st);
+  agree(gpu, v, 1, y.n_load, y.n_sites, tag, &st);
   enum { REPS = 7 };
   double ms[REPS];
   double *load = malloc(sizeof(double) * (size_t)y.n_load), *sites = malloc(sizeof(double) * (size_t)y.n_sites);
   for (int r = 0; r < REPS; r++) {
-    CHECK_OK(feint_facets_cuda(v, 1, y.n_load, y.n_sites, load, sites, &st));
+    CHECK_OK(gpu(v, 1, y.n_load, y.n_sites, load, sites, &st));
     ms[r] = st.kernel_ms;
   }
   qsort(ms, REPS, sizeof ms[0], cmp_double);
@@ -197,20 +196,24 @@ static void synthetic(int64_t n, int order, int nc, double copy_gbs) {
 
 int main(void) {
   setvbuf(stdout, NULL, _IOLBF, 0);
-  const int have_gpu = feint_cuda_device_count() > 0;
-  real_case("square.geo", 1, 0, have_gpu);
-  real_case("square.geo", 2, 1, have_gpu);
-  real_case("cube.geo", 1, 0, have_gpu);
-  real_case("cube.geo", 2, 1, have_gpu);
-  real_case("hexcube.geo", 2, 0, have_gpu); /* quadrilateral facets, |J| at each point */
-  real_case("hexcube.geo", 1, 1, have_gpu);
-  real_case("prismcube.geo", 2, 0, have_gpu); /* triangle and quadrilateral facet sets */
-  real_case("prismcube.geo", 1, 1, have_gpu);
-  if (!have_gpu) return check_skip_without_gpu("t530-facets", "(GPU agreement and timing)");
+  /* the CUDA kernel exists in a build with CUDA only */
+  feint_facet_integrator *gpu = NULL;
+#ifdef FEINT_HAVE_CUDA
+  if (feint_backend_available("cuda", NULL, 0)) gpu = feint_facets_cuda;
+#endif
+  real_case("square.geo", 1, 0, gpu);
+  real_case("square.geo", 2, 1, gpu);
+  real_case("cube.geo", 1, 0, gpu);
+  real_case("cube.geo", 2, 1, gpu);
+  real_case("hexcube.geo", 2, 0, gpu); /* quadrilateral facets, |J| at each point */
+  real_case("hexcube.geo", 1, 1, gpu);
+  real_case("prismcube.geo", 2, 0, gpu); /* triangle and quadrilateral facet sets */
+  real_case("prismcube.geo", 1, 1, gpu);
+  if (!gpu) return check_skip_without_gpu("t530-facets", "(GPU agreement and timing)");
   double copy = 0;
-  CHECK_OK(feint_cuda_copy_bandwidth(-1, (size_t)1 << 30, 5, &copy));
-  synthetic(2000000, 1, 1, copy);
-  synthetic(100000, 2, 3, copy);
+  CHECK_OK(feint_backend_kind_find("cuda")->copy_bandwidth(-1, (size_t)1 << 30, 5, &copy));
+  synthetic(gpu, 2000000, 1, 1, copy);
+  synthetic(gpu, 100000, 2, 3, copy);
   if (check_failures) return 1;
   printf("t530-facets: ok\n");
   return 0;

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend/cuda/cuda_timing.h"
 #include "check.h"
 #include "feint/backend.h"
 #include "feint/bp.h"
@@ -49,9 +48,10 @@ int main(void) {
   CHECK_OK(feint_expr_create(u_expr, "test", &ex));
 
   static const char *const kinds[] = {"bp1.0", "bp3.5", "bp3.0"};
-  const int n_backends = feint_cuda_device_count() > 0 ? 2 : 1; /* cpu, then cuda */
+  char no_gpu[512];
+  const int n_backends = feint_backend_available("cuda", no_gpu, sizeof no_gpu) ? 2 : 1; /* cpu, then cuda */
   const char *want_gpu = getenv("FEINT_GPU_TESTS");
-  CHECK(n_backends == 2 || !want_gpu || strcmp(want_gpu, "1"), "FEINT_GPU_TESTS=1 but no CUDA device is visible");
+  CHECK(n_backends == 2 || !want_gpu || strcmp(want_gpu, "1"), "FEINT_GPU_TESTS=1 but %s", no_gpu);
   double worst[2] = {0, 0};
   for (int N = 1; N <= 4; N++) {
     feint_bp_dofmap *d = NULL;

@@ -21,7 +21,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/cuda/cuda_timing.h"
 #include "check.h"
 #include "feint/backend.h"
 #include "feint/elmat.h"
@@ -77,22 +76,19 @@ static void host_smoke(feint_cell_type cell, int ncoef) {
   }
 }
 
-int main(void) {
+static const feint_cell_type cells[2] = {FEINT_CELL_TETRAHEDRON, FEINT_CELL_PRISM};
+
+/* The GPU benchmark (with CUDA only: feint/elmat.h's GPU functions exist
+ * there alone) on cells[c0..c1). */
+#ifdef FEINT_HAVE_CUDA
+static int gpu_bench(int c0, int c1, int ncoef) {
   const int full = getenv("FEINT_BENCH") && !strcmp(getenv("FEINT_BENCH"), "1");
-  const int ncoef = (int)env_num("FEINT_BENCH_NCOEF", 10), reps = full ? (int)env_num("FEINT_BENCH_REPS", 5) : 1;
+  const int reps = full ? (int)env_num("FEINT_BENCH_REPS", 5) : 1;
   const double budget = full ? env_num("FEINT_BENCH_GB", 2.5) * 1e9 : 2e7;
-  static const feint_cell_type cells[2] = {FEINT_CELL_TETRAHEDRON, FEINT_CELL_PRISM};
-  const char *only = getenv("FEINT_BENCH_CELL");
-  const int c0 = only && !strcmp(only, "prism") ? 1 : 0, c1 = only && !strcmp(only, "tet") ? 1 : 2;
-  if (feint_cuda_device_count() <= 0) {
-    for (int c = c0; c < c1; c++) host_smoke(cells[c], ncoef);
-    printf("skipped: no GPU\n");
-    return 0;
-  }
   char dev[256];
   CHECK_OK(feint_elmat_gpu_device_name(0, dev, sizeof dev));
   double copy_gbs = 0;
-  CHECK_OK(feint_cuda_copy_bandwidth(0, (size_t)1 << 30, 20, &copy_gbs));
+  CHECK_OK(feint_backend_kind_find("cuda")->copy_bandwidth(0, (size_t)1 << 30, 20, &copy_gbs));
   printf("device: %s\ndevice-to-device copy: %.1f GB/s (read + write, 1 GiB)\n", dev, copy_gbs);
   printf("batches of %.2f GB minimum bytes, median of %d, ncoef %d\n", budget * 1e-9, reps, ncoef);
   printf("%-11s %2s %4s %4s %-26s %9s %9s %9s %8s %8s %6s %9s %9s %9s\n", "cell", "p", "nb", "nq", "variant", "cells",
@@ -144,5 +140,18 @@ int main(void) {
     feint_elmat_gpu_destroy(g);
     feint_elmat_tables_destroy(t);
   }
+  return 0;
+}
+#endif
+
+int main(void) {
+  const int ncoef = (int)env_num("FEINT_BENCH_NCOEF", 10);
+  const char *only = getenv("FEINT_BENCH_CELL");
+  const int c0 = only && !strcmp(only, "prism") ? 1 : 0, c1 = only && !strcmp(only, "tet") ? 1 : 2;
+#ifdef FEINT_HAVE_CUDA
+  if (feint_backend_available("cuda", NULL, 0)) return gpu_bench(c0, c1, ncoef);
+#endif
+  for (int c = c0; c < c1; c++) host_smoke(cells[c], ncoef);
+  printf("skipped: no GPU\n");
   return 0;
 }

@@ -7,7 +7,6 @@
 #include <atomic>
 #include <chrono>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 extern "C" {
@@ -19,16 +18,10 @@ extern "C" {
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/cuda_timing.h"
 
-/* where the calling thread's last failed CUDA check was (common.cuh) */
-static thread_local char error_site[256];
-
-const char *feint_cuda_error_string(cudaError_t e, const char *file, int line) {
+const char *feint_cuda_error_string(cudaError_t e) {
   cudaGetLastError(); /* clear a sticky-free error */
-  snprintf(error_site, sizeof error_site, "%s:%d", file, line);
   return cudaGetErrorString(e);
 }
-
-const char *feint_cuda_error_site(void) { return error_site; }
 
 /* The test hook's limit, read once per process (0: none). */
 static size_t alloc_limit(void) {

@@ -9,10 +9,10 @@
  * in a file that defines FEINT_CUDA_MODULE before including this header,
  * as the GPU symbolic phase and the boundary integrals do).
  * FEINT_CUDA_FAIL(e, phase) records the same message for an error already
- * in hand and gives the status (for expressions and clean-ups). Both note
- * the source file and line of the check (feint_cuda_error_site); the
- * message stays what it was, and the location is kept beside it for a
- * debug mode to show. */
+ * in hand and gives the status (for expressions and clean-ups). Both
+ * record it through feint_error_set at the check itself, so the location
+ * the error module keeps beside the message (shown under FEINT_DEBUG=1)
+ * is the check's file and line; the message never carries it. */
 #ifndef FEINT_CUDA_COMMON_CUH
 #define FEINT_CUDA_COMMON_CUH
 
@@ -31,12 +31,8 @@ extern "C" {
 
 /* cudaGetErrorString(e), after clearing the CUDA runtime's last error (a
  * failure that is not sticky must not be reported again by the next
- * check); notes file:line as the site of the failed check. */
-const char *feint_cuda_error_string(cudaError_t e, const char *file, int line);
-
-/* "file:line" of the calling thread's last failed CUDA check ("" if
- * none). */
-const char *feint_cuda_error_site(void);
+ * check). */
+const char *feint_cuda_error_string(cudaError_t e);
 
 #ifndef FEINT_CUDA_MODULE
 #define FEINT_CUDA_MODULE ""
@@ -44,12 +40,9 @@ const char *feint_cuda_error_site(void);
 
 static inline const char *feint_cuda_module_sep(const char *module) { return *module ? ", " : ""; }
 
-/* The message is recorded by feint_error_set at the check itself, so that
- * the error module's own record of the location (where it keeps one) is
- * the check's. */
 #define FEINT_CUDA_FAIL(e, phase)                                                                            \
   feint_error_set(FEINT_ERR_COMPUTE, "%s%s%s: %s", FEINT_CUDA_MODULE, feint_cuda_module_sep(FEINT_CUDA_MODULE), \
-                  (phase), feint_cuda_error_string((e), __FILE__, __LINE__))
+                  (phase), feint_cuda_error_string(e))
 
 #define FEINT_CUDA_CALL(phase, call)                                                  \
   do {                                                                                \

@@ -1,9 +1,10 @@
 /* The CUDA backend's own entry points (private to feint: not part of the
  * public include/ contract): the pieces of the cuda kind (kind.c,
  * backend_cuda.c), and introspection for tests and benchmarks. The driver
- * reaches none of them but through the registry (feint/backend.h). What
- * the GPU tests call directly answers FEINT_ERR_INPUT without nvcc
- * (src/backend/cuda/none.c and the *_none.c files). */
+ * reaches none of them but through the registry (feint/backend.h). Only
+ * the three predicates below (kind.c) exist in every build; the rest are
+ * built with nvcc alone, so code calling them is built with CUDA only (the
+ * GPU tests: Makefile). */
 #ifndef FEINT_CUDA_TIMING_H
 #define FEINT_CUDA_TIMING_H
 
@@ -156,7 +157,7 @@ void feint_cuda_bplan_free(feint_cuda_bplan *pl);
 
 /* Wall time (seconds) of every host-to-device and device-to-host copy of
  * the CUDA modules since the process started (feint_cuda_memcpy); a
- * phase's transfers are the difference across it. Zeros without CUDA. */
+ * phase's transfers are the difference across it. */
 void feint_cuda_transfer_seconds(double *h2d, double *d2h);
 
 /* Device-to-device copy bandwidth in GB/s (bytes read + written). */
