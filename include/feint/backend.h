@@ -44,6 +44,23 @@ typedef struct {
   char setup_steps[500];     /* its creation step by step ("name ms, ..."), "" */
 } feint_backend_info;
 
+/* A matrix-free operator on a backend kind (the BP operators of bp.h;
+ * feint_backend_operator_create), its own small table: y = A x. */
+typedef struct feint_operator feint_operator;
+struct feint_operator {
+  const char *name;  /* its kind's name */
+  char device[256];  /* human-readable device name */
+  void *data;        /* the implementation's own state */
+  /* y = A x (n_dofs each). */
+  int (*apply)(feint_operator *o, const double *x, double *y);
+  /* Device time of one apply in ms, median of reps applies on random x;
+   * NULL where not measured (the cpu). */
+  int (*apply_kernel_ms)(feint_operator *o, int reps, double *median_ms);
+  /* What it reports (kernel family, the kernel in words); NULL: nothing. */
+  int (*info)(const feint_operator *o, feint_backend_info *out);
+  void (*destroy)(feint_operator *o);
+};
+
 struct feint_backend {
   const char *name;      /* its kind's name: "cpu" or "cuda" */
   char device[256];      /* human-readable device name */
@@ -57,12 +74,6 @@ struct feint_backend {
   int (*element_matrices)(feint_backend *b, double *Ke);
   /* CSR values in the plan's pattern (nnz). */
   int (*assemble_matrix)(feint_backend *b, double *values);
-  /* Operator backends (feint_backend_operator_create): y = A x (n_dofs
-   * each), and the device time of one apply in ms, median of reps applies
-   * on random x (NULL when the backend does not measure it: the CPU). The
-   * entries above are then NULL, as apply is for problem backends. */
-  int (*apply)(feint_backend *b, const double *x, double *y);
-  int (*apply_kernel_ms)(feint_backend *b, int reps, double *median_ms);
   /* Device time (ms, CUDA events) of the last residual, rhs,
    * element_matrices or assemble_matrix call's kernels, transfers
    * excluded: feint bench's kernel column. NULL where not measured (the
@@ -116,7 +127,7 @@ typedef struct feint_backend_kind {
    * not a reason for auto to pass it over). NULL: always (the host). */
   int (*open)(int device_index, char *why, size_t why_size);
   int (*create)(const feint_problem *p, int device_index, feint_backend **out);
-  int (*create_operator)(const feint_bp_op *op, int device_index, feint_backend **out);
+  int (*create_operator)(const feint_bp_op *op, int device_index, feint_operator **out);
   /* The operator backend builds the geometric factors itself (op->geo is
    * not read; feint_backend_operator_create). */
   int operator_geo_on_device;
@@ -189,12 +200,15 @@ int feint_backend_info_get(const feint_backend *b, feint_backend_info *out);
 int feint_backend_update_form(feint_backend *b, feint_problem *p, const feint_form *form);
 
 /* The same choice for a matrix-free operator (the BP operators of bp.h):
- * a backend whose only entries are apply (and apply_kernel_ms on the GPU).
- * op must outlive the backend. A kind with operator_geo_on_device does not
+ * a feint_operator (apply, and apply_kernel_ms on the GPU), destroyed by
+ * feint_operator_destroy. op must outlive it. A kind with operator_geo_on_device does not
  * read op->geo, so op may be created in RECOMPUTE mode with geo_mode set
  * to STORED afterwards (see bp.h; feint_backend_operator_geo_on_device). */
 int feint_backend_operator_create(feint_device_kind kind, int device_index, const feint_bp_op *op,
-                                  feint_backend **out, char *note, size_t note_size);
+                                  feint_operator **out, char *note, size_t note_size);
+void feint_operator_destroy(feint_operator *o);
+/* What o reports (feint_backend_info), defaults first. */
+int feint_operator_info_get(const feint_operator *o, feint_backend_info *out);
 /* Whether the operator backend that kind would create builds the
  * geometric factors itself; 0 too when none would be chosen. */
 int feint_backend_operator_geo_on_device(feint_device_kind kind, int device_index);
@@ -213,6 +227,6 @@ void feint_backend_transfer_seconds(double *h2d, double *d2h);
 
 /* The cpu implementations (src/backend/cpu, src/backend/operator.c). */
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
-int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out);
+int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_operator **out);
 
 #endif

@@ -17,6 +17,16 @@ int feint_backend_info_get(const feint_backend *b, feint_backend_info *out) {
   return b->info ? b->info(b, out) : FEINT_OK;
 }
 
+void feint_operator_destroy(feint_operator *o) {
+  if (o && o->destroy) o->destroy(o);
+}
+
+int feint_operator_info_get(const feint_operator *o, feint_backend_info *out) {
+  memset(out, 0, sizeof *out);
+  out->precision = FEINT_PRECISION_DOUBLE;
+  return o->info ? o->info(o, out) : FEINT_OK;
+}
+
 int feint_backend_update_form(feint_backend *b, feint_problem *p, const feint_form *form) {
   if (b->problem != p)
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: update_form with another problem than the backend's");

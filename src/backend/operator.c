@@ -7,12 +7,12 @@
 #include "feint/backend.h"
 #include "feint/error.h"
 
-static int cpu_apply(feint_backend *b, const double *x, double *y) { return feint_bp_apply(b->data, x, y); }
+static int cpu_apply(feint_operator *b, const double *x, double *y) { return feint_bp_apply(b->data, x, y); }
 
-static void cpu_destroy(feint_backend *b) { free(b); }
+static void cpu_destroy(feint_operator *b) { free(b); }
 
-int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_backend **out) {
-  feint_backend *b = NULL;
+int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_operator **out) {
+  feint_operator *b = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *b, &b, "operator backend"));
   b->name = "cpu";
   snprintf(b->device, sizeof b->device, "CPU (reference backend, double precision)");

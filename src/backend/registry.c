@@ -192,16 +192,24 @@ int feint_backend_choose(feint_device_kind want, int device_index, const feint_p
   return choose(want, device_index, &w, out, note, note_size);
 }
 
-static int create_on(const feint_backend_kind *k, int device_index, const work *w, feint_backend **out) {
-  return w->p ? k->create(w->p, device_index, out) : k->create_operator(w->op, device_index, out);
+/* What create makes: a backend for a problem, or an operator. */
+typedef struct {
+  feint_backend *backend;
+  feint_operator *op;
+} made;
+
+static int create_on(const feint_backend_kind *k, int device_index, const work *w, made *out) {
+  return w->p ? k->create(w->p, device_index, &out->backend) : k->create_operator(w->op, device_index, &out->op);
 }
+
+static const char *made_device(const made *m) { return m->backend ? m->backend->device : m->op->device; }
 
 /* Create for w: the named kind, or under auto the first by priority that
  * computes w and is created (one whose creation fails is passed over,
  * saying why). */
-static int create(feint_device_kind want, int device_index, const work *w, feint_backend **out, char *note,
+static int create(feint_device_kind want, int device_index, const work *w, made *out, char *note,
                   size_t note_size) {
-  *out = NULL;
+  *out = (made){NULL, NULL};
   if (note && note_size) note[0] = '\0';
   if (want != FEINT_DEVICE_AUTO) {
     const feint_backend_kind *k;
@@ -215,7 +223,7 @@ static int create(feint_device_kind want, int device_index, const work *w, feint
     FEINT_CALL(choose_auto(from, device_index, w, &from, passed, sizeof passed));
     const feint_backend_kind *k = kinds[from];
     if (create_on(k, device_index, w, out) == FEINT_OK) {
-      auto_note(note, note_size, passed, k, k->open ? (*out)->device : NULL);
+      auto_note(note, note_size, passed, k, k->open ? made_device(out) : NULL);
       return FEINT_OK;
     }
     passed_over(passed, sizeof passed, "%s unavailable (%s)", k->name, feint_error_message());
@@ -226,13 +234,19 @@ static int create(feint_device_kind want, int device_index, const work *w, feint
 int feint_backend_create(feint_device_kind kind, int device_index, const feint_problem *p, feint_backend **out,
                          char *note, size_t note_size) {
   const work w = {p, NULL};
-  return create(kind, device_index, &w, out, note, note_size);
+  made m;
+  const int st = create(kind, device_index, &w, &m, note, note_size);
+  *out = m.backend;
+  return st;
 }
 
 int feint_backend_operator_create(feint_device_kind kind, int device_index, const feint_bp_op *op,
-                                  feint_backend **out, char *note, size_t note_size) {
+                                  feint_operator **out, char *note, size_t note_size) {
   const work w = {NULL, op};
-  return create(kind, device_index, &w, out, note, note_size);
+  made m;
+  const int st = create(kind, device_index, &w, &m, note, note_size);
+  *out = m.op;
+  return st;
 }
 
 int feint_backend_operator_geo_on_device(feint_device_kind kind, int device_index) {

@@ -253,8 +253,8 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
   FEINT_CALL(feint_output_attr_string(o, obj, "case_sha256", r->c->sha256));
   FEINT_CALL(feint_output_attr_string(o, obj, "mesh_sha256", mesh_sha));
   FEINT_CALL(feint_output_attr_string(o, obj, "mesh_file", r->c->mesh_file));
-  FEINT_CALL(feint_output_attr_string(o, obj, "backend", p->backend->name));
-  FEINT_CALL(feint_output_attr_string(o, obj, "device", p->backend->device));
+  FEINT_CALL(feint_output_attr_string(o, obj, "backend", p->backend));
+  FEINT_CALL(feint_output_attr_string(o, obj, "device", p->device));
   FEINT_CALL(feint_output_attr_string(o, obj, "precision", p->single ? "single" : "double"));
   FEINT_CALL(feint_output_attr_string(o, obj, p->operator_name ? "operator" : "physics",
                                       p->operator_name ? p->operator_name : feint_physics_name(r->c->physics)));
@@ -285,13 +285,10 @@ double run_norm2(const double *v, int64_t n) {
 /* Which kernel family ran the residual just computed (or the operator's
  * apply), and the backend's creation steps, where the backend reports
  * them (feint bench, --json). */
-int run_describe_residual_kernel(const feint_backend *b, feint_run_report *rep) {
-  feint_backend_info info;
-  FEINT_CALL(feint_backend_info_get(b, &info));
-  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s", info.kernel);
-  snprintf(rep->kernel_family, sizeof rep->kernel_family, "%s", info.family);
-  if (info.setup_steps[0]) snprintf(rep->setup_steps, sizeof rep->setup_steps, "%s", info.setup_steps);
-  return FEINT_OK;
+void run_describe_residual_kernel(const feint_backend_info *info, feint_run_report *rep) {
+  snprintf(rep->residual_kernel, sizeof rep->residual_kernel, "%s", info->kernel);
+  snprintf(rep->kernel_family, sizeof rep->kernel_family, "%s", info->family);
+  if (info->setup_steps[0]) snprintf(rep->setup_steps, sizeof rep->setup_steps, "%s", info->setup_steps);
 }
 
 /* Which kernel family assembled the matrix just assembled. */
@@ -599,7 +596,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->write_residual) {
     FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->vec, "residual vector"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RESIDUAL));
-    FEINT_CALL(run_describe_residual_kernel(r->backend, rep));
+    feint_backend_info info;
+    FEINT_CALL(feint_backend_info_get(r->backend, &info));
+    run_describe_residual_kernel(&info, rep);
     if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
     rep->residual_norm = run_norm2(r->vec, n);
   }
@@ -669,7 +668,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   FEINT_CALL(write_dofs(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);
-  const run_provenance prov = {r->backend, r->precision == FEINT_PRECISION_SINGLE,
+  const run_provenance prov = {r->backend->name, r->backend->device, r->precision == FEINT_PRECISION_SINGLE,
                                NULL, r->space->order, r->space->components, r->form->quadrature_degree,
                                r->mesh->n_cells, r->space->n_dofs};
   FEINT_CALL(run_write_provenance(r, rep, &prov));

@@ -17,12 +17,12 @@ typedef struct {
   feint_hexmesh *hm;
   feint_bp_dofmap *dofs;
   feint_bp_op *op;
-  feint_backend *backend;
+  feint_operator *backend; /* y = A x on the chosen backend kind */
   double *xyz, *x, *y;
 } operator_state;
 
 static void operator_release(operator_state *o) {
-  feint_backend_destroy(o->backend);
+  feint_operator_destroy(o->backend);
   feint_bp_op_destroy(o->op);
   feint_bp_dofmap_destroy(o->dofs);
   feint_hexmesh_destroy(o->hm);
@@ -74,7 +74,7 @@ static int operator_x(const feint_case *c, operator_state *o) {
 static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
   double wall[RUN_MAX_REPEAT], h2d[RUN_MAX_REPEAT], d2h[RUN_MAX_REPEAT];
   const int n = run_repeats(opts);
-  feint_backend *b = o->backend;
+  feint_operator *b = o->backend;
   double kernel_ms = -1;
   if (b->apply_kernel_ms) FEINT_CALL(b->apply_kernel_ms(b, n > 5 ? n : 5, &kernel_ms));
   for (int k = 0; k < n; k++) {
@@ -118,7 +118,7 @@ static int operator_write(run_state *r, const feint_run_report *rep, const opera
   FEINT_CALL(feint_output_attr_double(out, obj, "flops", feint_bp_flops(op)));
   FEINT_CALL(feint_output_attr_double(out, obj, "kernel_seconds", kernel_seconds));
   FEINT_CALL(feint_output_attr_double(out, obj, "apply_seconds", apply_seconds));
-  const run_provenance prov = {o->backend, 0, feint_bp_name(op->kind), op->order, 1, -1, op->n_cells, n};
+  const run_provenance prov = {o->backend->name, o->backend->device, 0, feint_bp_name(op->kind), op->order, 1, -1, op->n_cells, n};
   return run_write_provenance(r, rep, &prov);
 }
 
@@ -180,7 +180,9 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   run_starting(opts, r, FEINT_PHASE_RESIDUAL);
   const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
   FEINT_CALL(operator_apply(opts, rep, o));
-  FEINT_CALL(run_describe_residual_kernel(o->backend, rep));
+  feint_backend_info info;
+  FEINT_CALL(feint_operator_info_get(o->backend, &info));
+  run_describe_residual_kernel(&info, rep);
   rep->residual_norm = run_norm2(o->y, o->dofs->n_dofs);
   run_starting(opts, r, FEINT_PHASE_WRITE);
   t0 = feint_now();

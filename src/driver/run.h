@@ -92,14 +92,15 @@ double run_median(double *t, int n);
 /* Euclidean norm (Frobenius for matrix values), for summaries. */
 double run_norm2(const double *v, int64_t n);
 /* The kernel (in words and by family) that ran the residual or the
- * operator's apply, and the backend's creation steps, into rep. */
-int run_describe_residual_kernel(const feint_backend *b, feint_run_report *rep);
+ * operator's apply, and the backend's creation steps, from what the
+ * backend reports (feint_backend_info) into rep. */
+void run_describe_residual_kernel(const feint_backend_info *info, feint_run_report *rep);
 /* Name of a result inside this member's place in the file. */
 const char *run_member_path(const run_state *r, const char *name, char *buf, size_t size);
 
 /* What the provenance attributes say beyond the case and the mesh. */
 typedef struct {
-  const feint_backend *backend;
+  const char *backend, *device; /* the kind's name, the device in words */
   int single;                /* computed in single precision */
   const char *operator_name; /* operator runs: "BP3.5" etc. (attribute operator); NULL: the case's physics */
   int order, components;

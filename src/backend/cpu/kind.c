@@ -7,7 +7,7 @@ static int cpu_create(const feint_problem *p, int device_index, feint_backend **
   return feint_backend_cpu_create(p, out);
 }
 
-static int cpu_create_operator(const feint_bp_op *op, int device_index, feint_backend **out) {
+static int cpu_create_operator(const feint_bp_op *op, int device_index, feint_operator **out) {
   (void)device_index;
   return feint_backend_cpu_operator_create(op, out);
 }

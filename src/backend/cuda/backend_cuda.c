@@ -83,15 +83,15 @@ int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backe
   return FEINT_OK;
 }
 
-static int operator_apply(feint_backend *b, const double *x, double *y) { return feint_bp_gpu_apply(b->data, x, y); }
+static int operator_apply(feint_operator *b, const double *x, double *y) { return feint_bp_gpu_apply(b->data, x, y); }
 
-static int operator_apply_kernel_ms(feint_backend *b, int reps, double *median_ms) {
+static int operator_apply_kernel_ms(feint_operator *b, int reps, double *median_ms) {
   double min_ms = 0;
   return feint_bp_gpu_bench(b->data, reps, 1u, median_ms, &min_ms);
 }
 
 /* The BP kernel the operator runs: its family and variant. */
-static int operator_info(const feint_backend *b, feint_backend_info *out) {
+static int operator_info(const feint_operator *b, feint_backend_info *out) {
   const feint_bp_gpu *g = b->data;
   int variant = 0;
   const feint_cuda_family f = (feint_cuda_family)feint_bp_gpu_family(g, &variant);
@@ -100,13 +100,13 @@ static int operator_info(const feint_backend *b, feint_backend_info *out) {
   return FEINT_OK;
 }
 
-static void operator_destroy(feint_backend *b) {
+static void operator_destroy(feint_operator *b) {
   feint_bp_gpu_destroy(b->data);
   free(b);
 }
 
-int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, feint_backend **out) {
-  feint_backend *b = NULL;
+int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, feint_operator **out) {
+  feint_operator *b = NULL;
   feint_bp_gpu *g = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *b, &b, "operator backend"));
   int st = feint_bp_gpu_create(op, device_index, &g);

@@ -30,7 +30,7 @@ int feint_backend_elmat_supported(const feint_problem *p, char *why, size_t why_
  * does). */
 int feint_cuda_kind_open(int device_index, char *why, size_t why_size);
 int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out);
-int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, feint_backend **out);
+int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, feint_operator **out);
 int feint_cuda_kind_create_plan(const feint_space *s, int device_index, feint_plan **out, char *steps,
                                 size_t steps_size);
 
