@@ -44,6 +44,8 @@ ifneq ($(NVCC),)
   LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
   LIB_SRC   += $(CUDA_HOST_SRC)
+  # the JIT's GPU test allocates and copies with the CUDA runtime itself
+  $(BUILD)/tests/t640-jit: override CFLAGS += -I$(CUDA_HOME)/include
 else
   HAVE_CUDA := 0
   LIB_SRC   += $(CUDA_STUB_SRC)
