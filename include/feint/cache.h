@@ -22,7 +22,8 @@
  * written makes stores do nothing, with one warning (feint_cache_warning)
  * for the caller to print; lookups keep reading what is there (a cache
  * filled by someone else may be read-only). Only out of memory and a bad
- * FEINT_NO_CACHE value are errors. */
+ * FEINT_NO_CACHE value are errors. One feint_cache serves one thread at a
+ * time (processes may share the directory: stores are atomic). */
 #ifndef FEINT_CACHE_H
 #define FEINT_CACHE_H
 
