@@ -57,6 +57,8 @@ ifneq ($(NVCC),)
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
   LIB_SRC   += $(CUDA_HOST_SRC)
   TEST_SRC  += $(TEST_GPU_SRC)
+  # the JIT's GPU test allocates and copies with the CUDA runtime itself
+  $(BUILD)/tests/t640-jit: override CFLAGS += -I$(CUDA_HOME)/include
 else
   HAVE_CUDA := 0
   CU_OBJ    :=
