@@ -20,7 +20,9 @@ typedef enum {
   FEINT_PHYSICS_HELMHOLTZ,
   FEINT_PHYSICS_ELASTICITY,
   FEINT_PHYSICS_ADVECTION,
-  FEINT_PHYSICS_DIFFUSION
+  FEINT_PHYSICS_DIFFUSION,
+  FEINT_PHYSICS_FORM /* kind: form, the user's pointwise expressions (feint_case_form); no FEINT_PW_* case:
+                        the backends evaluate it through feint/userform.h */
 } feint_physics_kind;
 
 /* The most members a sweep may have (each is validated, and kept, before
@@ -82,6 +84,40 @@ typedef struct {
   char where[256];
 } feint_boundary;
 
+/* One expression of a user form as written (text NULL when not given). */
+typedef struct {
+  char *text;
+  char where[256];
+} feint_case_expr;
+
+/* The symbols of a user form's expressions, in the order of
+ * feint_case_form.symbols: x y z u u_x u_y u_z, then per coefficient
+ * <name> <name>_x <name>_y <name>_z, then the parameters. */
+enum {
+  FEINT_FORM_SYM_X = 0,
+  FEINT_FORM_SYM_U = 3,
+  FEINT_FORM_SYM_GRADU = 4,
+  FEINT_FORM_SYM_COEFFICIENTS = 7
+};
+
+/* physics kind form (issue 19): residual int v f0 + grad v . f1 and the
+ * Jacobian blocks g0 = df0/du, g1 = df0/dgrad u, g2 = df1/du, g3 =
+ * df1/dgrad u (PETSc's pointwise convention) of a scalar field; a block
+ * not given is derived from f0/f1. Every expression was parsed over
+ * `symbols` when the case was loaded. */
+typedef struct {
+  feint_case_expr f0, f1[3], g0, g1[3], g2[3], g3[9]; /* g3 row-major, n_g3 x n_g3 */
+  int n_f1, n_g1, n_g2, n_g3;                         /* entries given (g3: rows) */
+  int n_coefficients;
+  char **coefficient_names;
+  feint_value *coefficients; /* fields, any value form */
+  int n_parameters;
+  char **parameter_names;
+  double *parameters;
+  int n_symbols;
+  char **symbols;
+} feint_case_form;
+
 /* One member of a parameter sweep: overrides ("key.path=value", value as
  * YAML text) applied after the command line's. */
 typedef struct {
@@ -129,6 +165,7 @@ typedef struct {
   feint_value_list velocity; /* advection */
   feint_value_list tensor;   /* diffusion: 3x3 (or 2x2 in 2D), row-major */
   feint_value_list source;   /* f: scalar, or one per component (default 0) */
+  feint_case_form form;      /* kind form */
 
   /* state: */
   feint_value_list state_u;  /* u: scalar or one per component (default 0) */
