@@ -574,7 +574,7 @@ static int fill_form(const loader *L, const tree_node *m, const tree_node *at) {
   if ((v = field(m, "g1"))) FEINT_CALL(get_form_exprs(v, "physics.g1", f->g1, &f->n_g1));
   if ((v = field(m, "g2"))) FEINT_CALL(get_form_exprs(v, "physics.g2", f->g2, &f->n_g2));
   if ((v = field(m, "g3"))) {
-    const char *expected = "a 1x1, 2x2 or 3x3 list of lists of expressions (dg3[i][j] = df1[i]/du_j)";
+    const char *expected = "a 1x1, 2x2 or 3x3 list of lists of expressions (g3[i][j] = df1[i]/du_j)";
     if (v->kind != TREE_SEQ || v->n < 1 || v->n > 3) return wrong_type(v, "physics.g3", expected);
     f->n_g3 = (int)v->n;
     for (size_t i = 0; i < v->n; i++) {

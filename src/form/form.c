@@ -239,7 +239,12 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
                              c->quadrature_where, c->quadrature_degree, feint_cell_plural(ct), max,
                              feint_quadrature_max_degree(FEINT_CELL_HEXAHEDRON));
     const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1);
-    const int dm = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 0);
+    /* a nonlinear user form's matrix takes the residual's rule, so that it
+     * is the exact derivative of the discrete residual (Newton converges
+     * quadratically) */
+    const int dm = c->quadrature_degree >= 0          ? c->quadrature_degree
+                   : f->user && f->user->nonlinear ? dv
+                                                    : default_degree(f, ct, s->order, 0);
     FEINT_CALL(make_rule(s, b, dv, f->user != NULL, &f->block_rule[b]));
     FEINT_CALL(make_rule(s, b, dm, f->user != NULL, &f->block_matrix_rule[b]));
     if (dv > f->quadrature_degree) f->quadrature_degree = dv;

@@ -53,3 +53,35 @@ done
   --set 'physics.coefficients={f: "sin(pi*x)*y"}' --set 'physics.f1=["k*u_x", "k*u_y"]'
 compare "$WORK/p2.h5" "$WORK/f2.h5"
 expect_bad "form on cuda" "user forms run on the cpu backend in this version" run --quiet "$WORK/f.yaml" -o "$WORK/out.h5" --backend cuda
+# bad input: exit status 2, no output file, the case file's line and column
+# and the character inside the expression
+write_case bad.yaml <<EOF
+mesh: {file: $(geo square.geo), size: 0.3}
+physics:
+  kind: form
+  parameters: {k0: 1.0}
+  f0: "-1"
+  f1: ["k0*u_x", "k0*u_X"]
+EOF
+expect_bad "unknown symbol" 'bad.yaml:6:18: in expression "k0\*u_X": unknown symbol "u_X" at character 4 \(did you mean "u_x"\?\)' \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5"
+sed -i 's/"k0\*u_X"/"k0*(u_y"/' "$WORK/bad.yaml"
+expect_bad "parse error" 'bad.yaml:6:18: in expression "k0\*\(u_y": expected .* at character 8' \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5"
+sed -i 's/, "k0\*(u_y"//' "$WORK/bad.yaml"
+expect_bad "f1 components" 'bad.yaml:6:8: physics.f1 needs 2 expressions on this 2D mesh \(one per direction\), got 1' \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5"
+expect_bad "g3 shape" 'physics.g3\[1\]: expected a 1x1, 2x2 or 3x3 list of lists' \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set 'physics.g3=[[1, 0], [0]]'
+expect_bad "taken name" "physics.coefficients.u_x: the symbol 'u_x' is taken" \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set 'physics.coefficients={u_x: 1}'
+expect_bad "gradient name taken" "physics.parameters.f_x: the symbol 'f_x' is taken" \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set 'physics.coefficients={f: 1}' --set 'physics.parameters.f_x=2'
+expect_bad "parameter value" "physics.parameters.k0: expected a number" \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set 'physics.parameters.k0="x"'
+expect_bad "no residual" "bad.yaml:3:9: physics: kind form needs f0 or f1" \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set physics.f0=null --set physics.f1=null
+expect_bad "vector field" "kind form takes a scalar field \(space.components: 1\) in this version, got 2 components" \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set space.components=2 --set 'physics.f1=["u_x", "u_y"]'
+expect_bad "quadrilaterals" "user forms run on triangles, tetrahedra and prisms in this version, not on quadrilaterals" \
+  run --quiet "$WORK/bad.yaml" -o "$WORK/out.h5" --set mesh.file="$(geo quadsquare.geo)" --set 'physics.f1=["u_x", "u_y"]'
