@@ -503,8 +503,9 @@ static int add_form_symbol(feint_case_form *f, const tree_node *n, const char *w
                       "59 bytes; not pi or e)", what, name);
   for (int i = 0; i < f->n_symbols; i++)
     if (!strcmp(f->symbols[i], name))
-      return fail_at(n, "%s: the symbol '%s' is taken (x, y, z, u, u_x, u_y, u_z and each coefficient's "
-                        "<name>_x, <name>_y, <name>_z are the form's too)", what, name);
+      return fail_at(n, "%s: the symbol '%s' is taken (x, y, z, u, u_x, u_y, u_z (u0, u0_x, ... for several "
+                        "components) and each coefficient's <name>_x, <name>_y, <name>_z are the form's too)",
+                     what, name);
   return feint_strdup(name, &f->symbols[f->n_symbols++]);
 }
 
@@ -516,14 +517,26 @@ static int fill_form_symbols(const loader *L, const tree_node *m) {
   if (pm && pm->kind != TREE_MAP) return wrong_type(pm, "physics.parameters", "a mapping {name: number}");
   if (cm && cm->kind != TREE_MAP) return wrong_type(cm, "physics.coefficients", "a mapping {name: value}");
   const size_t np = pm ? pm->n : 0, nk = cm ? cm->n : 0;
-  FEINT_CALL(feint_calloc(7 + 4 * nk + np, sizeof *f->symbols, &f->symbols, "form symbols"));
+  const int nc = L->c->components;
+  f->nc = nc;
+  f->first_coefficient = FEINT_FORM_SYM_U + 4 * nc;
+  FEINT_CALL(feint_calloc((size_t)f->first_coefficient + 4 * nk + np, sizeof *f->symbols, &f->symbols, "form symbols"));
   FEINT_CALL(feint_calloc(nk + 1, sizeof *f->coefficient_names, &f->coefficient_names, "form coefficients"));
   FEINT_CALL(feint_calloc(nk + 1, sizeof *f->coefficients, &f->coefficients, "form coefficients"));
   FEINT_CALL(feint_calloc(np + 1, sizeof *f->parameter_names, &f->parameter_names, "form parameters"));
   FEINT_CALL(feint_calloc(np + 1, sizeof *f->parameters, &f->parameters, "form parameters"));
-  static const char *const fixed[] = {"x", "y", "z", "u", "u_x", "u_y", "u_z"};
-  for (int i = 0; i < 7; i++) FEINT_CALL(feint_strdup(fixed[i], &f->symbols[f->n_symbols++]));
+  static const char *const xyz[] = {"x", "y", "z"};
+  for (int i = 0; i < 3; i++) FEINT_CALL(feint_strdup(xyz[i], &f->symbols[f->n_symbols++]));
   char name[200];
+  for (int c = 0; c < nc; c++) { /* u or u0, u1, u2, each with its gradient */
+    char u[8];
+    snprintf(u, sizeof u, nc == 1 ? "u" : "u%d", c);
+    FEINT_CALL(feint_strdup(u, &f->symbols[f->n_symbols++]));
+    for (int d = 0; d < 3; d++) {
+      snprintf(name, sizeof name, "%s_%c", u, "xyz"[d]);
+      FEINT_CALL(feint_strdup(name, &f->symbols[f->n_symbols++]));
+    }
+  }
   for (size_t i = 0; i < nk; i++) {
     const char *key = cm->keys[i]->text;
     snprintf(name, sizeof name, "physics.coefficients.%.60s", key);
@@ -566,10 +579,41 @@ static int fill_form(const loader *L, const tree_node *m, const tree_node *at) {
   feint_case_form *f = &L->c->form;
   const tree_node *v;
   FEINT_CALL(fill_form_symbols(L, m));
-  if ((v = field(m, "f0"))) FEINT_CALL(get_form_expr(v, "physics.f0", &f->f0));
-  if ((v = field(m, "f1"))) FEINT_CALL(get_form_exprs(v, "physics.f1", f->f1, &f->n_f1));
-  if (!f->f0.text && !f->n_f1)
+  if ((v = field(m, "f0")) && f->nc == 1) {
+    f->n_f0 = 1;
+    FEINT_CALL(get_form_expr(v, "physics.f0", &f->f0[0]));
+  } else if (v) {
+    char expected[96];
+    snprintf(expected, sizeof expected, "a list of %d expressions (one per component: space.components is %d)",
+             f->nc, f->nc);
+    if (v->kind != TREE_SEQ || (int)v->n != f->nc) return wrong_type(v, "physics.f0", expected);
+    FEINT_CALL(get_form_exprs(v, "physics.f0", f->f0, &f->n_f0));
+  }
+  if ((v = field(m, "f1")) && f->nc == 1) {
+    FEINT_CALL(get_form_exprs(v, "physics.f1", f->f1, &f->n_f1));
+  } else if (v) {
+    char expected[160];
+    snprintf(expected, sizeof expected,
+             "a list of %d rows (one per component: space.components is %d) of one expression per direction",
+             f->nc, f->nc);
+    if (v->kind != TREE_SEQ || (int)v->n != f->nc) return wrong_type(v, "physics.f1", expected);
+    for (size_t c = 0; c < v->n; c++) {
+      char sub[64];
+      int n = 0;
+      snprintf(sub, sizeof sub, "physics.f1[%zu]", c);
+      FEINT_CALL(get_form_exprs(v->items[c], sub, f->f1 + 3 * c, &n));
+      if (c && n != f->n_f1) return wrong_type(v->items[c], sub, "a row as long as the first one");
+      f->n_f1 = n;
+    }
+  }
+  if (!f->n_f0 && !f->n_f1)
     return fail_at(at, "physics: kind form needs f0 or f1 (its residual is int v f0 + grad v . f1)");
+  static const char *const blocks[] = {"g0", "g1", "g2", "g3"};
+  for (int b = 0; b < 4 && f->nc > 1; b++)
+    if ((v = field(m, blocks[b])))
+      return fail_at(v, "physics.%s: Jacobian blocks are written for scalar fields in this version; for %d "
+                        "components they are derived from f0 and f1 (drop the key)",
+                     blocks[b], f->nc);
   if ((v = field(m, "g0"))) FEINT_CALL(get_form_expr(v, "physics.g0", &f->g0));
   if ((v = field(m, "g1"))) FEINT_CALL(get_form_exprs(v, "physics.g1", f->g1, &f->n_g1));
   if ((v = field(m, "g2"))) FEINT_CALL(get_form_exprs(v, "physics.g2", f->g2, &f->n_g2));
@@ -586,28 +630,32 @@ static int fill_form(const loader *L, const tree_node *m, const tree_node *at) {
       FEINT_CALL(get_form_exprs(row, sub, f->g3 + i * v->n, &n));
     }
   }
-  FEINT_CALL(check_form_expr(f, &f->f0));
   FEINT_CALL(check_form_expr(f, &f->g0));
   for (int i = 0; i < 3; i++) {
-    FEINT_CALL(check_form_expr(f, &f->f1[i]));
+    FEINT_CALL(check_form_expr(f, &f->f0[i]));
     FEINT_CALL(check_form_expr(f, &f->g1[i]));
     FEINT_CALL(check_form_expr(f, &f->g2[i]));
   }
-  for (int i = 0; i < 9; i++) FEINT_CALL(check_form_expr(f, &f->g3[i]));
+  for (int i = 0; i < 9; i++) {
+    FEINT_CALL(check_form_expr(f, &f->f1[i]));
+    FEINT_CALL(check_form_expr(f, &f->g3[i]));
+  }
   return FEINT_OK;
 }
 
 static void value_free(feint_value *v);
 
 static void form_free(feint_case_form *f) {
-  free(f->f0.text);
   free(f->g0.text);
   for (int i = 0; i < 3; i++) {
-    free(f->f1[i].text);
+    free(f->f0[i].text);
     free(f->g1[i].text);
     free(f->g2[i].text);
   }
-  for (int i = 0; i < 9; i++) free(f->g3[i].text);
+  for (int i = 0; i < 9; i++) {
+    free(f->f1[i].text);
+    free(f->g3[i].text);
+  }
   for (int i = 0; i < f->n_coefficients; i++) {
     free(f->coefficient_names[i]);
     value_free(&f->coefficients[i]);

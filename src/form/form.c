@@ -321,13 +321,6 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
         if ((status = field_from_value(&c->velocity.c[d], s, 0, "velocity", &f->aux[d]))) goto fail;
       break;
     case FEINT_PHYSICS_FORM:
-      if (nc != 1) {
-        status = feint_error_set(FEINT_ERR_INPUT,
-                                 "%s: physics kind form takes a scalar field (space.components: 1) in this version, "
-                                 "got %d components",
-                                 c->space_where, nc);
-        goto fail;
-      }
       if ((status = feint_user_form_create(c, dim, &f->user))) goto fail;
       for (int k = 0; k < f->n_aux; k++)
         if ((status = field_from_value(&c->form.coefficients[k], s, 0, c->form.coefficient_names[k], &f->aux[k])))

@@ -27,13 +27,14 @@ def matrix(f):
     return sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=(n, n))
 
 
-def write_case(path, mesh, order, physics, state, extra=""):
+def write_case(path, mesh, order, physics, state, extra="", nc=1):
     with open(path, "w") as f:
-        f.write(f"mesh: {mesh}\nspace: {{order: {order}}}\nphysics:\n{physics}\nstate: {{u: {state}}}\n"
+        f.write(f"mesh: {mesh}\nspace: {{order: {order}, components: {nc}}}\nphysics:\n{physics}\n"
+                f"state: {{u: {state}}}\n"
                 f"output: {{residual: true, matrix: true, rhs: false}}\n{extra}")
 
 
-# (name, physics keys with derived Jacobians, the hand-written blocks)
+# (name, components, physics keys with derived Jacobians, the hand-written blocks or None)
 def forms(dim):
     g = "u_x u_y u_z".split()[:dim]
     grad2 = " + ".join(f"{d}^2" for d in g)
@@ -42,16 +43,22 @@ def forms(dim):
     k = "(k0 + beta*u^2)"
     plap = [[f"sqrt({grad2})" + (f" + {a}^2/sqrt({grad2})" if a == b else f" + {a}*{b}/sqrt({grad2})")
              if a == b else f"{a}*{b}/sqrt({grad2})" for b in g] for a in g]
+    # two components coupled through k(|u|^2) and a reaction u1 e^u0 (a
+    # vector field's blocks are derived only)
+    k2 = "(1 + u0^2 + 0.5*u1^2)"
+    vec = ("  kind: form\n  f0: [\"u1*exp(u0) - 1\", \"-u0*u1\"]\n  f1: [" +
+           ", ".join("[" + ", ".join(f"\"{k2}*u{c}_{d[-1]}\"" for d in g) + "]" for c in range(2)) + "]\n")
     return [
-        ("k(u) = k0 + beta u^2",
+        ("two components, k(|u|^2) and u1 e^u0", 2, vec, None),
+        ("k(u) = k0 + beta u^2", 1,
          "  kind: form\n  parameters: {k0: 1.0, beta: 2.0}\n  coefficients: {f: \"sin(pi*x)*y\"}\n"
          f"  f0: \"-f\"\n  f1: [{', '.join(f'{k}*{d}' for d in g)}]\n",
          f"  g2: [{', '.join(f'2*beta*u*{d}' for d in g)}]\n  g3: {diag(k)}\n"),
-        ("Bratu, lambda e^u",
+        ("Bratu, lambda e^u", 1,
          "  kind: form\n  parameters: {lam: 2.0}\n"
          f"  f0: \"-lam*exp(u)\"\n  f1: [{', '.join(g)}]\n",
          f"  g0: \"-lam*exp(u)\"\n  g3: {diag('1')}\n"),
-        ("p-Laplacian, p = 3",
+        ("p-Laplacian, p = 3", 1,
          f"  kind: form\n  f0: \"-1\"\n  f1: [{', '.join(f'sqrt({grad2})*{d}' for d in g)}]\n",
          "  g3: [" + ", ".join("[" + ", ".join(f'"{e}"' for e in row) + "]" for row in plap) + "]\n"),
     ]
@@ -60,26 +67,31 @@ def forms(dim):
 def fd(feint, work, geo, size, order):
     dim = 3 if "cube" in geo else 2
     mesh = f"{{file: {geo}, size: {size}}}"
-    state0 = "\"0.5 + x + 2*y + 0.3*sin(3*x*y)\""
     hs = [0.1, 0.05, 0.025, 0.0125]
     rng = np.random.default_rng(1)
-    for name, physics, hand in forms(dim):
-        write_case(f"{work}/fd.yaml", mesh, order, physics, state0)
+    for name, nc, physics, hand in forms(dim):
+        # a first run for the dofs' coordinates
+        write_case(f"{work}/fd.yaml", mesh, order, physics, "[" + ", ".join(["0"] * nc) + "]", nc=nc)
         run(feint, f"{work}/fd.yaml", f"{work}/fd0.h5")
         with h5py.File(f"{work}/fd0.h5") as f:
-            r0, J, n = f["residual"][:], matrix(f), f["residual"].shape[0]
-        with h5py.File(f"{work}/fd0.h5") as f:
-            X = f["dofs/coordinates"][:]
-        u0 = 0.5 + X[:, 0] + 2 * X[:, 1] + 0.3 * np.sin(3 * X[:, 0] * X[:, 1])
+            X, n = f["dofs/coordinates"][:], f["residual"].shape[0]
+        X = X[::nc]  # one point per scalar dof (the dofs' components are interleaved)
+        u0 = np.concatenate([[0.5 + X[:, 0] + 2 * X[:, 1] + 0.3 * np.sin(3 * X[:, 0] * X[:, 1])],
+                             [0.2 - X[:, 0] * X[:, 1] + np.cos(X[:, 0])]][:nc]).T.ravel()
         v = rng.uniform(-1, 1, n)
+
+        def state(name):  # state.u of the interleaved vector `name` in states.h5
+            items = [f"{{file: {work}/states.h5, dataset: /{name}_{c}, on: node}}" for c in range(nc)]
+            return items[0] if nc == 1 else "[" + ", ".join(items) + "]"
         with h5py.File(f"{work}/states.h5", "w") as f:
-            f["u0"] = u0
+            vectors = {"u0": u0}
             for i, h in enumerate(hs):
-                f[f"p{i}"], f[f"m{i}"] = u0 + h * v, u0 - h * v
-        members = ", ".join(f"{{state.u: {{file: {work}/states.h5, dataset: /{s}{i}, on: node}}}}"
-                            for i in range(len(hs)) for s in "pm")
-        write_case(f"{work}/fd.yaml", mesh, order, physics, f"{{file: {work}/states.h5, dataset: /u0, on: node}}",
-                   f"sweep: {{list: [{{}}, {members}]}}\n")
+                vectors[f"p{i}"], vectors[f"m{i}"] = u0 + h * v, u0 - h * v
+            for key, w in vectors.items():
+                for c in range(nc):
+                    f[f"{key}_{c}"] = w[c::nc]
+        members = ", ".join(f"{{state.u: {state(f'{s}{i}')}}}" for i in range(len(hs)) for s in "pm")
+        write_case(f"{work}/fd.yaml", mesh, order, physics, state("u0"), f"sweep: {{list: [{{}}, {members}]}}\n", nc)
         run(feint, f"{work}/fd.yaml", f"{work}/fd.h5")
         with h5py.File(f"{work}/fd-0.h5") as f:
             r0, J = f["residual"][:], matrix(f)
@@ -101,9 +113,10 @@ def fd(feint, work, geo, size, order):
               " ".join(f"{s:.2f}" for s in sf))
         assert all(1.8 < s < 2.3 for s in sc), f"{name}: central differences converge at {sc}, not O(h^2)"
         assert all(0.85 < s < 1.2 for s in sf), f"{name}: forward differences converge at {sf}, not O(h)"
+        if hand is None:
+            continue
         # the hand-written blocks: the same matrix (the programs differ in their order of operations)
-        write_case(f"{work}/hand.yaml", mesh, order, physics + hand,
-                   f"{{file: {work}/states.h5, dataset: /u0, on: node}}")
+        write_case(f"{work}/hand.yaml", mesh, order, physics + hand, state("u0"))
         run(feint, f"{work}/hand.yaml", f"{work}/hand.h5")
         with h5py.File(f"{work}/hand.h5") as f:
             H = matrix(f)

@@ -33,8 +33,8 @@ typedef struct {
   double *T;      /* nc x nbc x (1 + dim): element_matrix_wide's trial parts */
   /* user forms (physics kind form), a cell's points at a time: */
   double *sym;    /* nq x n_symbols: the symbols' values at each point */
-  double *f0, *f1;/* nq, nq x dim: the residual's pointwise terms */
-  double *g;      /* nq x (1 + 2 dim + dim^2): g0, g1, g2, g3 at each point */
+  double *f0, *f1;/* nq x nc, nq x nc x dim: the residual's pointwise terms */
+  double *g;      /* g0, g1, g2, g3 of every point, block after block (nq x nc^2 (1 + dim)^2) */
 } cpu_scratch;
 
 typedef struct {
@@ -168,7 +168,7 @@ CPU_INLINE void eval_state(const cpu_rule *rule, const cpu_scratch *s, int q, co
  * grad u from the cell's values ue (NULL: u = 0), the coefficients with
  * their gradients, the parameters; symbols no expression reads stay 0. */
 CPU_INLINE void user_symbols(const feint_problem *p, const cpu_rule *rule, int nv, int64_t c, const double *ue,
-                             cpu_scratch *s, const int dim, const int nb) {
+                             cpu_scratch *s, const int dim, const int nc, const int nb) {
   const feint_form *f = p->form;
   const feint_user_form *uf = f->user;
   const feint_mesh *m = p->space->mesh;
@@ -182,9 +182,16 @@ CPU_INLINE void user_symbols(const feint_problem *p, const cpu_rule *rule, int n
     const double *phi = rule->basis + q * nb;
     for (int k = 0; k < nv && coords; k++)
       for (int a = 0; a < 3; a++) v[FEINT_FORM_SYM_X + a] += rule->geometry_value[q * nv + k] * X[a][m->cells[c * m->nv + k]];
-    if (ue) eval_state(rule, s, q, ue, v + FEINT_FORM_SYM_U, v + FEINT_FORM_SYM_GRADU, dim, 1, nb);
+    if (ue) {
+      double u[3], gradu[9];
+      eval_state(rule, s, q, ue, u, gradu, dim, nc, nb);
+      for (int fc = 0; fc < nc; fc++) {
+        v[FEINT_FORM_SYM_U + 4 * fc] = u[fc];
+        for (int d = 0; d < dim; d++) v[FEINT_FORM_SYM_U + 4 * fc + 1 + d] = gradu[fc * dim + d];
+      }
+    }
     for (int k = 0; k < f->n_aux; k++) {
-      const int at = feint_user_form_coefficient_symbol(k);
+      const int at = feint_user_form_coefficient_symbol(uf, k);
       const feint_field *fld = &f->aux[k];
       v[at] = feint_field_at(fld, phi, nb, c, sdofs);
       if (fld->kind != FEINT_FIELD_NODE || !(uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])) continue;
@@ -213,18 +220,18 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
     ue[k] = with_state ? u_global[dofs[k]] : 0;
   }
   if (f->user) { /* the whole cell's points at once */
-    user_symbols(p, &rule, blk->nv, c, with_state ? ue : NULL, s, dim, nb);
+    user_symbols(p, &rule, blk->nv, c, with_state ? ue : NULL, s, dim, nc, nb);
     feint_user_form_residual(f->user, nq, s->sym, s->f0, s->f1);
-    for (int k = 0; k < nq && !with_state; k++) s->f0[k] = -s->f0[k];
-    for (int k = 0; k < nq * dim && !with_state; k++) s->f1[k] = -s->f1[k];
+    for (int k = 0; k < nq * nc && !with_state; k++) s->f0[k] = -s->f0[k];
+    for (int k = 0; k < nq * nc * dim && !with_state; k++) s->f1[k] = -s->f1[k];
   }
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
     const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
     const double *F0 = f0, *F1 = f1;
     if (f->user) {
-      F0 = s->f0 + q;
-      F1 = s->f1 + q * dim;
+      F0 = s->f0 + q * nc;
+      F1 = s->f1 + q * nc * dim;
     } else {
       feint_form_aux_eval(f, phi, nb, c, sdofs, f->n_aux, a);
       const feint_point pt = {dim, nc, u, gradu, a};
@@ -251,26 +258,25 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
 /* A user form's Jacobian blocks at every point of the matrix rule in cell
  * c, at the state (the form's u), into s->g (g0, g1, g2, g3 per point). */
 CPU_INLINE void user_jacobian(const feint_problem *p, cpu_scratch *s, const cpu_rule *rule, int nv, int64_t c,
-                              const int dim, const int nb) {
+                              const int dim, const int nc, const int nb) {
   const feint_user_form *uf = p->form->user;
   const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
-  for (int k = 0; k < nb; k++) s->ue[k] = p->form->u[dofs[k]];
-  user_symbols(p, rule, nv, c, s->ue, s, dim, nb);
+  const int nq = rule->nq, nn = nc * nc;
+  for (int k = 0; k < nb * nc; k++) s->ue[k] = p->form->u[dofs[k]];
+  user_symbols(p, rule, nv, c, s->ue, s, dim, nc, nb);
   double *G = s->g;
-  feint_user_form_jacobian(uf, rule->nq, s->sym, G, G + rule->nq, G + rule->nq * (1 + dim),
-                           G + rule->nq * (1 + 2 * dim));
+  feint_user_form_jacobian(uf, nq, s->sym, G, G + nq * nn, G + nq * nn * (1 + dim), G + nq * nn * (1 + 2 * dim));
 }
 
 /* Point q's blocks of user_jacobian in the layout of cpu_coefficients. */
-static inline void user_coefficients_at(const cpu_scratch *s, int nq, int q, int terms, int dim,
+static inline void user_coefficients_at(const cpu_scratch *s, int nq, int q, int terms, int dim, int nc,
                                         cpu_coefficients *g) {
+  const int nn = nc * nc, n1 = nn * dim, n3 = nn * dim * dim;
   const double *G = s->g;
-  if (terms & 1) g->g0[0] = G[q];
-  for (int d = 0; d < dim; d++) {
-    if (terms & 2) g->g1[d] = G[nq + q * dim + d];
-    if (terms & 4) g->g2[d] = G[nq * (1 + dim) + q * dim + d];
-  }
-  for (int k = 0; k < dim * dim && (terms & 8); k++) g->g3[k] = G[nq * (1 + 2 * dim) + q * dim * dim + k];
+  if (terms & 1) memcpy(g->g0, G + q * nn, sizeof(double) * (size_t)nn);
+  if (terms & 2) memcpy(g->g1, G + nq * nn + q * n1, sizeof(double) * (size_t)n1);
+  if (terms & 4) memcpy(g->g2, G + nq * (nn + n1) + q * n1, sizeof(double) * (size_t)n1);
+  if (terms & 8) memcpy(g->g3, G + nq * (nn + 2 * n1) + q * n3, sizeof(double) * (size_t)n3);
 }
 
 /* The pointwise Jacobian coefficients at quadrature point q of cell c. */
@@ -373,11 +379,11 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, const cpu
   cpu_coefficients g = {{0}, {0}, {0}, {0}};
   double det = cell_geometry(p, &rule, blk->nv, c, s, dim, nb);
   memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
-  if (f->user) user_jacobian(p, s, &rule, blk->nv, c, dim, nb); /* the whole cell's points at once */
+  if (f->user) user_jacobian(p, s, &rule, blk->nv, c, dim, nc, nb); /* the whole cell's points at once */
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
     if (f->user)
-      user_coefficients_at(s, nq, q, terms, dim, &g);
+      user_coefficients_at(s, nq, q, terms, dim, nc, &g);
     else
       point_coefficients(f, &rule, q, c, sdofs, terms, &g, dim, nc, nb);
     const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
@@ -628,9 +634,10 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   }
   const feint_user_form *uf = p->form->user;
   if (uf && ((status = feint_malloc((size_t)(nq * uf->n_symbols), sizeof(double), &d->s.sym, "form symbols")) ||
-             (status = feint_malloc((size_t)nq, sizeof(double), &d->s.f0, "form f0")) ||
-             (status = feint_malloc((size_t)(nq * dim), sizeof(double), &d->s.f1, "form f1")) ||
-             (status = feint_malloc((size_t)(nq * (1 + dim) * (1 + dim)), sizeof(double), &d->s.g, "form g")))) {
+             (status = feint_malloc((size_t)(nq * uf->nc), sizeof(double), &d->s.f0, "form f0")) ||
+             (status = feint_malloc((size_t)(nq * uf->nc * dim), sizeof(double), &d->s.f1, "form f1")) ||
+             (status = feint_malloc((size_t)(nq * uf->nc * uf->nc * (1 + dim) * (1 + dim)), sizeof(double), &d->s.g,
+                                    "form g")))) {
     cpu_destroy(b);
     return status;
   }
