@@ -453,7 +453,7 @@ static int warn_unused_physics_keys(feint_case *c, const tree_node *m) {
       [FEINT_PHYSICS_FORM] = {"parameters", "coefficients", "f0", "f1", "g0", "g1", "g2", "g3", NULL},
   };
   const char *const *u = used[c->physics];
-  char uses[128] = "kind";
+  char uses[96] = "kind";
   for (int k = 0; u[k]; k++) snprintf(uses + strlen(uses), sizeof uses - strlen(uses), ", %s", u[k]);
   for (size_t i = 0; i < m->n; i++) {
     const char *key = m->keys[i]->text;
@@ -493,14 +493,16 @@ static int get_form_exprs(const tree_node *n, const char *name, feint_case_expr 
 }
 
 /* Add `name` (given at node n) to the form's symbol table: an identifier
- * the expression module accepts, not pi or e, and not taken. */
+ * the expression module accepts, not pi or e, and not taken. A name the
+ * user gives is shorter than 60 bytes, so that a coefficient's gradients
+ * (<name>_x) stay within the module's 64. */
 static int add_form_symbol(feint_case_form *f, const tree_node *n, const char *what, const char *name) {
-  int ok = (name[0] < '0' || name[0] > '9') && name[0] && strlen(name) < 60;
+  int ok = (name[0] < '0' || name[0] > '9') && name[0] && strlen(name) < 64;
   for (const char *p = name; *p && ok; p++)
     ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
   if (!ok || !strcmp(name, "pi") || !strcmp(name, "e"))
-    return fail_at(n, "%s: '%s' is not a symbol name (letters, digits and _, not starting with a digit, at most "
-                      "59 bytes; not pi or e)", what, name);
+    return fail_at(n, "%s: '%s' is not a symbol name (letters, digits and _, not starting with a digit; not pi "
+                      "or e)", what, name);
   for (int i = 0; i < f->n_symbols; i++)
     if (!strcmp(f->symbols[i], name))
       return fail_at(n, "%s: the symbol '%s' is taken (x, y, z, u, u_x, u_y, u_z (u0, u0_x, ... for several "
@@ -540,6 +542,7 @@ static int fill_form_symbols(const loader *L, const tree_node *m) {
   for (size_t i = 0; i < nk; i++) {
     const char *key = cm->keys[i]->text;
     snprintf(name, sizeof name, "physics.coefficients.%.60s", key);
+    if (strlen(key) >= 60) return fail_at(cm->keys[i], "%s: names are at most 59 bytes long", name);
     FEINT_CALL(add_form_symbol(f, cm->keys[i], name, key));
     for (int d = 0; d < 3; d++) {
       char grad[80];
@@ -554,6 +557,7 @@ static int fill_form_symbols(const loader *L, const tree_node *m) {
   for (size_t i = 0; i < np; i++) {
     const char *key = pm->keys[i]->text;
     snprintf(name, sizeof name, "physics.parameters.%.60s", key);
+    if (strlen(key) >= 60) return fail_at(pm->keys[i], "%s: names are at most 59 bytes long", name);
     FEINT_CALL(add_form_symbol(f, pm->keys[i], name, key));
     f->n_parameters = (int)i + 1;
     FEINT_CALL(feint_strdup(key, &f->parameter_names[i]));
