@@ -54,6 +54,33 @@ done
   --set 'physics.coefficients={f: "sin(pi*x)*y"}' --set 'physics.f1=["k*u_x", "k*u_y"]'
 compare "$WORK/p2.h5" "$WORK/f2.h5"
 expect_bad "form on cuda" "user forms run on the cpu backend in this version" run --quiet "$WORK/f.yaml" -o "$WORK/out.h5" --backend cuda
+# x, y, z read in f0 are the quadrature points (vertex shape functions:
+# affine tetrahedra, multilinear prisms): a P2 source x y - 2 z^2 written
+# in f0 gives the load of the same source interpolated at the dofs (exact
+# for P2 to rounding; so does the gradient of a coefficient k = x^2 +
+# 3 y (exact in P2) read as k_x + k_y against the source 2 x + 3
+for g in cube.geo prismcube.geo square.geo; do
+  base="mesh: {file: $(geo $g), size: 0.4}
+space: {order: 2}
+output: {residual: false, matrix: false, rhs: true}"
+  if [ $g = square.geo ]; then
+    printf '%s\nphysics: {kind: poisson, source: "2*x + 3"}\n' "$base" > "$WORK/p.yaml"
+    printf '%s\nphysics: {kind: form, coefficients: {k: "x^2 + 3*y"}, f0: "-(k_x + k_y)", f1: [u_x, u_y]}\n' \
+      "$base" > "$WORK/f.yaml"
+  else
+    printf '%s\nphysics: {kind: poisson, source: "x*y - 2*z^2"}\n' "$base" > "$WORK/p.yaml"
+    printf '%s\nphysics: {kind: form, f0: "-(x*y - 2*z^2)", f1: [u_x, u_y, u_z]}\n' "$base" > "$WORK/f.yaml"
+  fi
+  "$FEINT" run --quiet "$WORK/p.yaml" -o "$WORK/p.h5"
+  "$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/f.h5"
+  $PY - "$WORK/p.h5" "$WORK/f.h5" "$g" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1])["rhs"][:], h5py.File(sys.argv[2])["rhs"][:]
+d = np.abs(a - b).max() / np.abs(a).max()
+assert d < 1e-14, f"{sys.argv[3]}: f0 differs from the interpolated source by {d:.3g}"
+print(f"ok: f0 in x, y, z or a coefficient's gradient on {sys.argv[3]}: relative difference {d:.2g}")
+EOF
+done
 # elasticity written as a form (3 components, f1 = sigma(u) row by row,
 # its g3 derived) gives kind elasticity's numbers bitwise, P2 tetrahedra
 sigma() { # row c of sigma(u) = lam tr(eps) I + 2 mu eps
