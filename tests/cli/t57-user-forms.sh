@@ -2,8 +2,9 @@
 # written as a form (f0 = -f, f1 = kappa grad u, its g3 derived) gives
 # bitwise the residual, load vector, element matrices and CSR matrix of
 # kind poisson: P1, P2 and P4 (the wide element-matrix loop) tetrahedra,
-# P2 prisms, P2 triangles with Dirichlet (symmetric lifting) and Neumann
-# conditions, every assembly strategy; elasticity as a form (3
+# P2 prisms, P3 on a mixed mesh of tetrahedra and prisms, P2 triangles
+# with Dirichlet (symmetric lifting) and Neumann conditions, every
+# assembly strategy; elasticity as a form (3
 # components) those of kind elasticity; the cuda backend refuses a form
 # with its reason; bad input is refused with the case line and column.
 source "$(dirname "$0")/lib.sh"
@@ -53,6 +54,11 @@ done
 "$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/f2.h5" --set 'physics.parameters={k: 2.5}' \
   --set 'physics.coefficients={f: "sin(pi*x)*y"}' --set 'physics.f1=["k*u_x", "k*u_y"]'
 compare "$WORK/p2.h5" "$WORK/f2.h5"
+# a mixed mesh (tetrahedra over prisms, P3: a block of each shape, each with its rules)
+"$FEINT" run --quiet "$ROOT/cases/poisson-mixed.yaml" -o "$WORK/mixed-poisson.h5" --set output.element_matrices=true
+"$FEINT" run --quiet "$ROOT/cases/poisson-mixed.yaml" -o "$WORK/mixed-form.h5" --set output.element_matrices=true \
+  --set 'physics={kind: form, coefficients: {f: "3*pi^2*sin(pi*x)*sin(pi*y)*sin(pi*z)"}, f0: "-f", f1: [u_x, u_y, u_z]}'
+compare "$WORK/mixed-poisson.h5" "$WORK/mixed-form.h5"
 expect_bad "form on cuda" "user forms run on the cpu backend in this version" run --quiet "$WORK/f.yaml" -o "$WORK/out.h5" --backend cuda
 # x, y, z read in f0 are the quadrature points (vertex shape functions:
 # affine tetrahedra, multilinear prisms): a P2 source x y - 2 z^2 written
