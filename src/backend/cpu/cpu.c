@@ -180,8 +180,10 @@ CPU_INLINE void user_symbols(const feint_problem *p, const cpu_rule *rule, int n
   for (int q = 0; q < rule->nq; q++) {
     double *v = s->sym + q * ns;
     const double *phi = rule->basis + q * nb;
-    for (int k = 0; k < nv && coords; k++)
-      for (int a = 0; a < 3; a++) v[FEINT_FORM_SYM_X + a] += rule->geometry_value[q * nv + k] * X[a][m->cells[c * m->nv + k]];
+    for (int k = 0; k < nv && coords; k++) {
+      const int64_t vertex = m->cells[c * m->nv + k];
+      for (int a = 0; a < 3; a++) v[FEINT_FORM_SYM_X + a] += rule->geometry_value[q * nv + k] * X[a][vertex];
+    }
     if (ue) {
       double u[3], gradu[9];
       eval_state(rule, s, q, ue, u, gradu, dim, nc, nb);
