@@ -20,7 +20,9 @@ typedef enum {
   FEINT_PHYSICS_HELMHOLTZ,
   FEINT_PHYSICS_ELASTICITY,
   FEINT_PHYSICS_ADVECTION,
-  FEINT_PHYSICS_DIFFUSION
+  FEINT_PHYSICS_DIFFUSION,
+  FEINT_PHYSICS_FORM /* kind: form, the user's pointwise expressions (feint_case_form); no FEINT_PW_* case:
+                        the backends evaluate it through feint/userform.h */
 } feint_physics_kind;
 
 /* The most members a sweep may have (each is validated, and kept, before
@@ -82,6 +84,43 @@ typedef struct {
   char where[256];
 } feint_boundary;
 
+/* One expression of a user form as written (text NULL when not given). */
+typedef struct {
+  char *text;
+  char where[256];
+} feint_case_expr;
+
+/* The symbols of a user form's expressions, in the order of
+ * feint_case_form.symbols: x y z; per component c of the field its value
+ * and gradient at FEINT_FORM_SYM_U + 4 c (u u_x u_y u_z for a scalar
+ * field, u0 u0_x u0_y u0_z u1 ... for 2 or 3 components); then per
+ * coefficient <name> <name>_x <name>_y <name>_z (from
+ * feint_case_form.first_coefficient); then the parameters. */
+enum { FEINT_FORM_SYM_X = 0, FEINT_FORM_SYM_U = 3 };
+
+/* physics kind form (issue 19): residual int v . f0 + grad v : f1 and
+ * the Jacobian blocks g0 = df0/du, g1 = df0/dgrad u, g2 = df1/du, g3 =
+ * df1/dgrad u (PETSc's pointwise convention) of a field of nc = 1..3
+ * components; a block not given is derived from f0/f1 (given blocks:
+ * scalar fields only). Every expression was parsed over `symbols` when the
+ * case was loaded. */
+typedef struct {
+  int nc;                            /* the field's components (space.components) */
+  feint_case_expr f0[3], f1[9];      /* f0[c]; f1[c * 3 + d] */
+  int n_f0, n_f1;                    /* f0 entries given; f1 directions given (every row alike) */
+  feint_case_expr g0, g1[3], g2[3], g3[9]; /* scalar fields; g3 row-major, n_g3 x n_g3 */
+  int n_g1, n_g2, n_g3;              /* entries given (g3: rows) */
+  int n_coefficients;
+  char **coefficient_names;
+  feint_value *coefficients; /* fields, any value form */
+  int n_parameters;
+  char **parameter_names;
+  double *parameters;
+  int first_coefficient;     /* symbol of the first coefficient: FEINT_FORM_SYM_U + 4 nc */
+  int n_symbols;
+  char **symbols;
+} feint_case_form;
+
 /* One member of a parameter sweep: overrides ("key.path=value", value as
  * YAML text) applied after the command line's. */
 typedef struct {
@@ -129,6 +168,7 @@ typedef struct {
   feint_value_list velocity; /* advection */
   feint_value_list tensor;   /* diffusion: 3x3 (or 2x2 in 2D), row-major */
   feint_value_list source;   /* f: scalar, or one per component (default 0) */
+  feint_case_form form;      /* kind form */
 
   /* state: */
   feint_value_list state_u;  /* u: scalar or one per component (default 0) */

@@ -17,6 +17,7 @@
 #include "feint/fe.h"
 #include "feint/physics.h" /* FEINT_HOST_DEVICE */
 #include "feint/space.h"
+#include "feint/userform.h"
 
 typedef enum { FEINT_FIELD_CONSTANT = 0, FEINT_FIELD_CELL, FEINT_FIELD_NODE } feint_field_kind;
 
@@ -30,14 +31,15 @@ typedef struct {
 typedef struct {
   int degree;
   feint_quadrature *quadrature;
-  double *basis, *basis_grad, *geometry_grad; /* as the fields of feint_form below */
+  double *basis, *basis_grad, *geometry_grad, *geometry_value; /* as the fields of feint_form below */
 } feint_form_rule;
 
 typedef struct {
-  int physics;       /* FEINT_PW_* (same numbering as feint_physics_kind) */
+  int physics;       /* FEINT_PW_* (same numbering as feint_physics_kind), or FEINT_PHYSICS_FORM */
   int dim, nc;
   int n_aux;
-  feint_field *aux;  /* n_aux fields in the physics' aux layout */
+  feint_field *aux;  /* n_aux fields in the physics' aux layout; a user form's named coefficients */
+  feint_user_form *user; /* physics kind form: its expressions (owned); NULL for the built-in kinds */
   double *u;         /* the state, n_dofs (interleaved components) */
   /* The rule for residuals and load vectors ... */
   int quadrature_degree;
@@ -47,6 +49,7 @@ typedef struct {
   double *basis_grad;/* nq x nb x dim reference gradients (NULL as basis) */
   double *geometry_grad; /* non-affine cells (quadrilaterals, hexahedra): nq x nv x dim reference
                             gradients of the vertex shape functions, for J at each point; else NULL */
+  double *geometry_value; /* user forms: nq x nv vertex shape values (x, y, z at the points); else NULL */
   /* ... and the rule for element matrices, which can be lower (the load
    * term raises the degree of the vectors only). NULL = the rule above. */
   int matrix_quadrature_degree;
@@ -54,6 +57,7 @@ typedef struct {
   double *matrix_basis;
   double *matrix_basis_grad;
   double *matrix_geometry_grad;
+  double *matrix_geometry_value;
   /* Mixed meshes (mesh.h): each block's element has its own rules, and the
    * rule fields above stay unset (quadrature_degree is the highest of the
    * blocks'). n_blocks is 0 on single-shape meshes. */

@@ -443,20 +443,21 @@ static void default_one(feint_value *v) {
  * about, since a typo of the kind (or a key under the wrong kind) would
  * otherwise pass unnoticed. */
 static int warn_unused_physics_keys(feint_case *c, const tree_node *m) {
-  static const char *const used[][5] = {
-      [FEINT_PHYSICS_POISSON] = {"kappa", NULL},
-      [FEINT_PHYSICS_MASS] = {NULL},
-      [FEINT_PHYSICS_HELMHOLTZ] = {"kappa", "lambda", NULL},
-      [FEINT_PHYSICS_ELASTICITY] = {"E", "nu", "lame_lambda", "lame_mu", NULL},
-      [FEINT_PHYSICS_ADVECTION] = {"velocity", NULL},
-      [FEINT_PHYSICS_DIFFUSION] = {"tensor", NULL},
+  static const char *const used[][10] = {
+      [FEINT_PHYSICS_POISSON] = {"source", "kappa", NULL},
+      [FEINT_PHYSICS_MASS] = {"source", NULL},
+      [FEINT_PHYSICS_HELMHOLTZ] = {"source", "kappa", "lambda", NULL},
+      [FEINT_PHYSICS_ELASTICITY] = {"source", "E", "nu", "lame_lambda", "lame_mu", NULL},
+      [FEINT_PHYSICS_ADVECTION] = {"source", "velocity", NULL},
+      [FEINT_PHYSICS_DIFFUSION] = {"source", "tensor", NULL},
+      [FEINT_PHYSICS_FORM] = {"parameters", "coefficients", "f0", "f1", "g0", "g1", "g2", "g3", NULL},
   };
   const char *const *u = used[c->physics];
-  char uses[96] = "kind, source";
+  char uses[96] = "kind";
   for (int k = 0; u[k]; k++) snprintf(uses + strlen(uses), sizeof uses - strlen(uses), ", %s", u[k]);
   for (size_t i = 0; i < m->n; i++) {
     const char *key = m->keys[i]->text;
-    int is_used = !strcmp(key, "kind") || !strcmp(key, "source") || tree_is_null(m->items[i]);
+    int is_used = !strcmp(key, "kind") || tree_is_null(m->items[i]);
     for (int k = 0; u[k] && !is_used; k++) is_used = !strcmp(key, u[k]);
     if (is_used || c->n_warnings == FEINT_CASE_MAX_WARNINGS) continue;
     set_where(c->warnings[c->n_warnings].where, m->keys[i]);
@@ -467,11 +468,218 @@ static int warn_unused_physics_keys(feint_case *c, const tree_node *m) {
   return FEINT_OK;
 }
 
+/* ----------------------------------------------------- kind: form keys */
+
+/* One expression of a form: a number or a string, parsed later over the
+ * form's symbols. */
+static int get_form_expr(const tree_node *n, const char *name, feint_case_expr *e) {
+  if (n->kind != TREE_SCALAR || tree_is_null(n) || !n->text[0])
+    return wrong_type(n, name, "an expression (a number or a string)");
+  set_where(e->where, n);
+  return feint_strdup(n->text, &e->text);
+}
+
+/* A list of 1..3 expressions (one per direction). */
+static int get_form_exprs(const tree_node *n, const char *name, feint_case_expr *out, int *count) {
+  if (n->kind != TREE_SEQ || n->n < 1 || n->n > 3)
+    return wrong_type(n, name, "a list of 1 to 3 expressions (one per direction x, y, z)");
+  for (size_t i = 0; i < n->n; i++) {
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s[%zu]", name, i);
+    *count = (int)i + 1;
+    FEINT_CALL(get_form_expr(n->items[i], sub, &out[i]));
+  }
+  return FEINT_OK;
+}
+
+/* Add `name` (given at node n) to the form's symbol table: an identifier
+ * the expression module accepts, not pi or e, and not taken. A name the
+ * user gives is shorter than 60 bytes, so that a coefficient's gradients
+ * (<name>_x) stay within the module's 64. */
+static int add_form_symbol(feint_case_form *f, const tree_node *n, const char *what, const char *name) {
+  int ok = (name[0] < '0' || name[0] > '9') && name[0] && strlen(name) < 64;
+  for (const char *p = name; *p && ok; p++)
+    ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+  if (!ok || !strcmp(name, "pi") || !strcmp(name, "e"))
+    return fail_at(n, "%s: '%s' is not a symbol name (letters, digits and _, not starting with a digit; not pi "
+                      "or e)", what, name);
+  for (int i = 0; i < f->n_symbols; i++)
+    if (!strcmp(f->symbols[i], name))
+      return fail_at(n, "%s: the symbol '%s' is taken (x, y, z, u, u_x, u_y, u_z (u0, u0_x, ... for several "
+                        "components) and each coefficient's <name>_x, <name>_y, <name>_z are the form's too)",
+                     what, name);
+  return feint_strdup(name, &f->symbols[f->n_symbols++]);
+}
+
+/* parameters: {name: number}; coefficients: {name: value}; the symbol
+ * table they make with x, y, z, u and the gradients. */
+static int fill_form_symbols(const loader *L, const tree_node *m) {
+  feint_case_form *f = &L->c->form;
+  const tree_node *pm = field(m, "parameters"), *cm = field(m, "coefficients");
+  if (pm && pm->kind != TREE_MAP) return wrong_type(pm, "physics.parameters", "a mapping {name: number}");
+  if (cm && cm->kind != TREE_MAP) return wrong_type(cm, "physics.coefficients", "a mapping {name: value}");
+  const size_t np = pm ? pm->n : 0, nk = cm ? cm->n : 0;
+  const int nc = L->c->components;
+  f->nc = nc;
+  f->first_coefficient = FEINT_FORM_SYM_U + 4 * nc;
+  FEINT_CALL(feint_calloc((size_t)f->first_coefficient + 4 * nk + np, sizeof *f->symbols, &f->symbols, "form symbols"));
+  FEINT_CALL(feint_calloc(nk + 1, sizeof *f->coefficient_names, &f->coefficient_names, "form coefficients"));
+  FEINT_CALL(feint_calloc(nk + 1, sizeof *f->coefficients, &f->coefficients, "form coefficients"));
+  FEINT_CALL(feint_calloc(np + 1, sizeof *f->parameter_names, &f->parameter_names, "form parameters"));
+  FEINT_CALL(feint_calloc(np + 1, sizeof *f->parameters, &f->parameters, "form parameters"));
+  static const char *const xyz[] = {"x", "y", "z"};
+  for (int i = 0; i < 3; i++) FEINT_CALL(feint_strdup(xyz[i], &f->symbols[f->n_symbols++]));
+  char name[200];
+  for (int c = 0; c < nc; c++) { /* u or u0, u1, u2, each with its gradient */
+    char u[8];
+    snprintf(u, sizeof u, nc == 1 ? "u" : "u%d", c);
+    FEINT_CALL(feint_strdup(u, &f->symbols[f->n_symbols++]));
+    for (int d = 0; d < 3; d++) {
+      snprintf(name, sizeof name, "%s_%c", u, "xyz"[d]);
+      FEINT_CALL(feint_strdup(name, &f->symbols[f->n_symbols++]));
+    }
+  }
+  for (size_t i = 0; i < nk; i++) {
+    const char *key = cm->keys[i]->text;
+    snprintf(name, sizeof name, "physics.coefficients.%.60s", key);
+    if (strlen(key) >= 60) return fail_at(cm->keys[i], "%s: names are at most 59 bytes long", name);
+    FEINT_CALL(add_form_symbol(f, cm->keys[i], name, key));
+    for (int d = 0; d < 3; d++) {
+      char grad[80];
+      snprintf(grad, sizeof grad, "%.60s_%c", key, "xyz"[d]);
+      FEINT_CALL(add_form_symbol(f, cm->keys[i], name, grad));
+    }
+    f->n_coefficients = (int)i + 1;
+    FEINT_CALL(feint_strdup(key, &f->coefficient_names[i]));
+    if (tree_is_null(cm->items[i])) return wrong_type(cm->items[i], name, value_expected);
+    FEINT_CALL(get_value(L, cm->items[i], name, &f->coefficients[i]));
+  }
+  for (size_t i = 0; i < np; i++) {
+    const char *key = pm->keys[i]->text;
+    snprintf(name, sizeof name, "physics.parameters.%.60s", key);
+    if (strlen(key) >= 60) return fail_at(pm->keys[i], "%s: names are at most 59 bytes long", name);
+    FEINT_CALL(add_form_symbol(f, pm->keys[i], name, key));
+    f->n_parameters = (int)i + 1;
+    FEINT_CALL(feint_strdup(key, &f->parameter_names[i]));
+    FEINT_CALL(get_number(pm->items[i], name, &f->parameters[i]));
+  }
+  return FEINT_OK;
+}
+
+/* Parse one expression of the form over its symbols (errors name the key's
+ * file:line:column and the position in the expression). */
+static int check_form_expr(const feint_case_form *f, const feint_case_expr *e) {
+  if (!e->text) return FEINT_OK;
+  feint_expr *x = NULL;
+  FEINT_CALL(feint_expr_create_symbols(e->text, e->where, (const char *const *)f->symbols, f->n_symbols, &x));
+  feint_expr_destroy(x);
+  return FEINT_OK;
+}
+
+/* The keys of kind form: symbols, then f0, f1 and the Jacobian blocks,
+ * each expression parsed here so that any error (of any sweep member)
+ * stops the run before the mesh is read. */
+static int fill_form(const loader *L, const tree_node *m, const tree_node *at) {
+  feint_case_form *f = &L->c->form;
+  const tree_node *v;
+  FEINT_CALL(fill_form_symbols(L, m));
+  if ((v = field(m, "f0")) && f->nc == 1) {
+    f->n_f0 = 1;
+    FEINT_CALL(get_form_expr(v, "physics.f0", &f->f0[0]));
+  } else if (v) {
+    char expected[96];
+    snprintf(expected, sizeof expected, "a list of %d expressions (one per component: space.components is %d)",
+             f->nc, f->nc);
+    if (v->kind != TREE_SEQ || (int)v->n != f->nc) return wrong_type(v, "physics.f0", expected);
+    FEINT_CALL(get_form_exprs(v, "physics.f0", f->f0, &f->n_f0));
+  }
+  if ((v = field(m, "f1")) && f->nc == 1) {
+    FEINT_CALL(get_form_exprs(v, "physics.f1", f->f1, &f->n_f1));
+  } else if (v) {
+    char expected[160];
+    snprintf(expected, sizeof expected,
+             "a list of %d rows (one per component: space.components is %d) of one expression per direction",
+             f->nc, f->nc);
+    if (v->kind != TREE_SEQ || (int)v->n != f->nc) return wrong_type(v, "physics.f1", expected);
+    for (size_t c = 0; c < v->n; c++) {
+      char sub[64];
+      int n = 0;
+      snprintf(sub, sizeof sub, "physics.f1[%zu]", c);
+      FEINT_CALL(get_form_exprs(v->items[c], sub, f->f1 + 3 * c, &n));
+      if (c && n != f->n_f1) return wrong_type(v->items[c], sub, "a row as long as the first one");
+      f->n_f1 = n;
+    }
+  }
+  if (!f->n_f0 && !f->n_f1)
+    return fail_at(at, "physics: kind form needs f0 or f1 (its residual is int v f0 + grad v . f1)");
+  static const char *const blocks[] = {"g0", "g1", "g2", "g3"};
+  for (int b = 0; b < 4 && f->nc > 1; b++)
+    if ((v = field(m, blocks[b])))
+      return fail_at(v, "physics.%s: Jacobian blocks are written for scalar fields in this version; for %d "
+                        "components they are derived from f0 and f1 (drop the key)",
+                     blocks[b], f->nc);
+  if ((v = field(m, "g0"))) FEINT_CALL(get_form_expr(v, "physics.g0", &f->g0));
+  if ((v = field(m, "g1"))) FEINT_CALL(get_form_exprs(v, "physics.g1", f->g1, &f->n_g1));
+  if ((v = field(m, "g2"))) FEINT_CALL(get_form_exprs(v, "physics.g2", f->g2, &f->n_g2));
+  if ((v = field(m, "g3"))) {
+    const char *expected = "a 1x1, 2x2 or 3x3 list of lists of expressions (g3[i][j] = df1[i]/du_j)";
+    if (v->kind != TREE_SEQ || v->n < 1 || v->n > 3) return wrong_type(v, "physics.g3", expected);
+    f->n_g3 = (int)v->n;
+    for (size_t i = 0; i < v->n; i++) {
+      char sub[64];
+      int n = 0;
+      snprintf(sub, sizeof sub, "physics.g3[%zu]", i);
+      const tree_node *row = v->items[i];
+      if (row->kind != TREE_SEQ || row->n != v->n) return wrong_type(row, sub, expected);
+      FEINT_CALL(get_form_exprs(row, sub, f->g3 + i * v->n, &n));
+    }
+  }
+  FEINT_CALL(check_form_expr(f, &f->g0));
+  for (int i = 0; i < 3; i++) {
+    FEINT_CALL(check_form_expr(f, &f->f0[i]));
+    FEINT_CALL(check_form_expr(f, &f->g1[i]));
+    FEINT_CALL(check_form_expr(f, &f->g2[i]));
+  }
+  for (int i = 0; i < 9; i++) {
+    FEINT_CALL(check_form_expr(f, &f->f1[i]));
+    FEINT_CALL(check_form_expr(f, &f->g3[i]));
+  }
+  return FEINT_OK;
+}
+
+static void value_free(feint_value *v);
+
+static void form_free(feint_case_form *f) {
+  free(f->g0.text);
+  for (int i = 0; i < 3; i++) {
+    free(f->f0[i].text);
+    free(f->g1[i].text);
+    free(f->g2[i].text);
+  }
+  for (int i = 0; i < 9; i++) {
+    free(f->f1[i].text);
+    free(f->g3[i].text);
+  }
+  for (int i = 0; i < f->n_coefficients; i++) {
+    free(f->coefficient_names[i]);
+    value_free(&f->coefficients[i]);
+  }
+  free(f->coefficient_names);
+  free(f->coefficients);
+  for (int i = 0; i < f->n_parameters; i++) free(f->parameter_names[i]);
+  free(f->parameter_names);
+  free(f->parameters);
+  for (int i = 0; i < f->n_symbols; i++) free(f->symbols[i]);
+  free(f->symbols);
+}
+
 static int fill_physics(const loader *L, const tree_node *root) {
-  static const char *const keys[] = {"kind", "kappa",   "lambda",   "E",      "nu", "lame_lambda",
-                                     "lame_mu", "velocity", "tensor", "source", NULL};
-  static const char *const kinds[] = {"poisson",    "mass",      "helmholtz",
-                                      "elasticity", "advection", "diffusion", NULL};
+  static const char *const keys[] = {"kind",     "kappa",  "lambda", "E",          "nu",           "lame_lambda",
+                                     "lame_mu",  "velocity", "tensor", "source",     "parameters",   "coefficients",
+                                     "f0",       "f1",       "g0",     "g1",         "g2",           "g3",
+                                     NULL};
+  static const char *const kinds[] = {"poisson",   "mass",      "helmholtz", "elasticity",
+                                      "advection", "diffusion", "form",      NULL};
   static const struct {
     const char *key;
     size_t offset;
@@ -524,6 +732,9 @@ static int fill_physics(const loader *L, const tree_node *root) {
     break;
   case FEINT_PHYSICS_DIFFUSION:
     if (!c->tensor.n) return fail_at(at, "physics: diffusion needs tensor");
+    break;
+  case FEINT_PHYSICS_FORM:
+    FEINT_CALL(fill_form(L, m, at));
     break;
   default:
     break;
@@ -1227,6 +1438,7 @@ void feint_case_destroy(feint_case *c) {
   list_free(&c->tensor);
   list_free(&c->source);
   list_free(&c->state_u);
+  form_free(&c->form);
   for (int i = 0; i < c->n_boundary; i++) {
     free(c->boundary[i].group);
     list_free(&c->boundary[i].dirichlet);
@@ -1248,6 +1460,7 @@ const char *feint_physics_name(feint_physics_kind kind) {
   case FEINT_PHYSICS_ELASTICITY: return "elasticity";
   case FEINT_PHYSICS_ADVECTION: return "advection";
   case FEINT_PHYSICS_DIFFUSION: return "diffusion";
+  case FEINT_PHYSICS_FORM: return "form";
   }
   return "unknown";
 }

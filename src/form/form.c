@@ -173,7 +173,16 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
    * the rule's degree is per direction, where a derivative along x leaves
    * the degree 2p in y: every term counts 2p. */
   const int d1 = feint_cell_is_simplex(cell); /* degree one derivative removes */
-  int terms = feint_physics_jacobian_terms(f->physics), deg = vectors ? order + coef : 0;
+  if (f->user) {
+    /* a user form's expressions count like its coefficient fields: x, y,
+     * z read directly like a nodal coefficient (degree p), u and grad u
+     * in the Jacobian (a nonlinear form) as 2p, the quadratic k(u) = k0 +
+     * beta u^2 exactly; quadrature.degree sets any other */
+    for (int i = FEINT_FORM_SYM_X; i < FEINT_FORM_SYM_U; i++)
+      if (f->user->reads[i] && coef < order) coef = order;
+    if (f->user->nonlinear && coef < 2 * order) coef = 2 * order;
+  }
+  int terms = f->user ? f->user->terms : feint_physics_jacobian_terms(f->physics), deg = vectors ? order + coef : 0;
   if (terms & 1) deg = deg > 2 * order + coef ? deg : 2 * order + coef;
   if (terms & 6) deg = deg > 2 * order - d1 + coef ? deg : 2 * order - d1 + coef;
   if (terms & 8) deg = deg > 2 * order - 2 * d1 + coef ? deg : 2 * order - 2 * d1 + coef;
@@ -184,7 +193,7 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
  * non-affine cells, the gradients of the geometry's vertex functions).
  * Tensor-product cells get no basis tables: their kernels contract 1D
  * tables (the 3D ones of a hexahedron of order 15 would take 644 MB). */
-static int make_rule(const feint_space *s, int b, int degree, feint_form_rule *r) {
+static int make_rule(const feint_space *s, int b, int degree, int values, feint_form_rule *r) {
   const feint_cell_type ct = s->mesh->blocks[b].cell_type;
   const feint_element *el = s->blocks[b].element;
   const int nv = s->mesh->blocks[b].nv, dim = s->mesh->dim;
@@ -200,6 +209,10 @@ static int make_rule(const feint_space *s, int b, int degree, feint_form_rule *r
     FEINT_CALL(feint_malloc((size_t)(nq * nv * dim), sizeof(double), &r->geometry_grad, "geometry table"));
     feint_cell_vertex_shape(ct, nq, r->quadrature->points, NULL, r->geometry_grad);
   }
+  if (values) {
+    FEINT_CALL(feint_malloc((size_t)(nq * nv), sizeof(double), &r->geometry_value, "geometry table"));
+    feint_cell_vertex_shape(ct, nq, r->quadrature->points, r->geometry_value, NULL);
+  }
   return FEINT_OK;
 }
 
@@ -208,6 +221,7 @@ static void rule_release(feint_form_rule *r) {
   free(r->basis);
   free(r->basis_grad);
   free(r->geometry_grad);
+  free(r->geometry_value);
   memset(r, 0, sizeof *r);
 }
 
@@ -225,9 +239,14 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
                              c->quadrature_where, c->quadrature_degree, feint_cell_plural(ct), max,
                              feint_quadrature_max_degree(FEINT_CELL_HEXAHEDRON));
     const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1);
-    const int dm = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 0);
-    FEINT_CALL(make_rule(s, b, dv, &f->block_rule[b]));
-    FEINT_CALL(make_rule(s, b, dm, &f->block_matrix_rule[b]));
+    /* a nonlinear user form's matrix takes the residual's rule, so that it
+     * is the exact derivative of the discrete residual (Newton converges
+     * quadratically) */
+    const int dm = c->quadrature_degree >= 0          ? c->quadrature_degree
+                   : f->user && f->user->nonlinear ? dv
+                                                    : default_degree(f, ct, s->order, 0);
+    FEINT_CALL(make_rule(s, b, dv, f->user != NULL, &f->block_rule[b]));
+    FEINT_CALL(make_rule(s, b, dm, f->user != NULL, &f->block_matrix_rule[b]));
     if (dv > f->quadrature_degree) f->quadrature_degree = dv;
     if (dm > f->matrix_quadrature_degree) f->matrix_quadrature_degree = dm;
   }
@@ -240,10 +259,12 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
   f->basis = v->basis;
   f->basis_grad = v->basis_grad;
   f->geometry_grad = v->geometry_grad;
+  f->geometry_value = v->geometry_value;
   f->matrix_quadrature = m->quadrature;
   f->matrix_basis = m->basis;
   f->matrix_basis_grad = m->basis_grad;
   f->matrix_geometry_grad = m->geometry_grad;
+  f->matrix_geometry_value = m->geometry_value;
   memset(f->block_rule, 0, sizeof f->block_rule); /* now the form's own fields */
   memset(f->block_matrix_rule, 0, sizeof f->block_matrix_rule);
   return FEINT_OK;
@@ -258,7 +279,7 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
   f->physics = (int)c->physics;
   f->dim = dim;
   f->nc = nc;
-  f->n_aux = feint_physics_aux_count(f->physics, dim, nc);
+  f->n_aux = c->physics == FEINT_PHYSICS_FORM ? c->form.n_coefficients : feint_physics_aux_count(f->physics, dim, nc);
   if ((status = feint_calloc((size_t)f->n_aux, sizeof *f->aux, &f->aux, "coefficients"))) goto fail;
 
   const int src = feint_physics_source_offset(f->physics, dim);
@@ -299,6 +320,12 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
       for (int d = 0; d < dim; d++)
         if ((status = field_from_value(&c->velocity.c[d], s, 0, "velocity", &f->aux[d]))) goto fail;
       break;
+    case FEINT_PHYSICS_FORM:
+      if ((status = feint_user_form_create(c, dim, &f->user))) goto fail;
+      for (int k = 0; k < f->n_aux; k++)
+        if ((status = field_from_value(&c->form.coefficients[k], s, 0, c->form.coefficient_names[k], &f->aux[k])))
+          goto fail;
+      break;
     case FEINT_PHYSICS_DIFFUSION: {
       int given = c->tensor.n == 9 ? 3 : c->tensor.n == 4 ? 2 : 0;
       if (given != dim) {
@@ -311,14 +338,15 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
       break;
     }
   }
-  /* source: one value per component for elasticity, else one value for all components */
-  const int n_source = f->physics == FEINT_PW_ELASTICITY ? nc : 1;
+  /* source: one value per component for elasticity, else one value for all components (a user
+   * form writes its own in f0) */
+  const int n_source = f->user ? 0 : f->physics == FEINT_PW_ELASTICITY ? nc : 1;
   if (n_source == 1 && nc > 1 && c->source.n > 1) {
     status = feint_error_set(FEINT_ERR_INPUT, "%s: physics.source of %s is one value for all components",
                              c->physics_where, feint_physics_name(c->physics));
     goto fail;
   }
-  if ((status = check_components(&c->source, n_source, "physics.source", c->physics_where))) goto fail;
+  if (!f->user && (status = check_components(&c->source, n_source, "physics.source", c->physics_where))) goto fail;
   for (int k = 0; k < n_source; k++) {
     const feint_value none = {0};
     const feint_value *v = c->source.n ? &c->source.c[k] : &none;
@@ -359,10 +387,13 @@ void feint_form_destroy(feint_form *f) {
   free(f->basis);
   free(f->basis_grad);
   free(f->geometry_grad);
+  free(f->geometry_value);
   feint_quadrature_destroy(f->matrix_quadrature);
   free(f->matrix_basis);
   free(f->matrix_basis_grad);
   free(f->matrix_geometry_grad);
+  free(f->matrix_geometry_value);
+  feint_user_form_destroy(f->user);
   for (int b = 0; b < FEINT_MESH_MAX_BLOCKS; b++) {
     rule_release(&f->block_rule[b]);
     rule_release(&f->block_matrix_rule[b]);
@@ -377,7 +408,8 @@ static const char *field_kind_name(feint_field_kind k) {
 int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, size_t why_size) {
   char none[1];
   if (!why || !why_size) why = none, why_size = sizeof none;
-  if (a->physics != b->physics || a->dim != b->dim || a->nc != b->nc || a->n_aux != b->n_aux) {
+  if (a->physics != b->physics || a->dim != b->dim || a->nc != b->nc || a->n_aux != b->n_aux ||
+      (a->user && (a->user->n_symbols != b->user->n_symbols || a->user->terms != b->user->terms))) {
     snprintf(why, why_size, "the physics or its components changed");
     return 0;
   }

@@ -31,6 +31,10 @@ typedef struct {
   double *Fe;     /* nbc */
   double *ue;     /* nbc: the cell's state */
   double *T;      /* nc x nbc x (1 + dim): element_matrix_wide's trial parts */
+  /* user forms (physics kind form), a cell's points at a time: */
+  double *sym;    /* nq x n_symbols: the symbols' values at each point */
+  double *f0, *f1;/* nq x nc, nq x nc x dim: the residual's pointwise terms */
+  double *g;      /* g0, g1, g2, g3 of every point, block after block (nq x nc^2 (1 + dim)^2) */
 } cpu_scratch;
 
 typedef struct {
@@ -49,10 +53,12 @@ typedef struct {
 typedef struct {
   int nq;
   const double *weights, *basis, *basis_grad, *geometry_grad;
+  const double *geometry_value; /* user forms: vertex shape values (x, y, z at the points) */
 } cpu_rule;
 
 static cpu_rule rule_of(const feint_form_rule *r) {
-  return (cpu_rule){r->quadrature->n, r->quadrature->weights, r->basis, r->basis_grad, r->geometry_grad};
+  return (cpu_rule){r->quadrature->n, r->quadrature->weights, r->basis, r->basis_grad, r->geometry_grad,
+                    r->geometry_value};
 }
 
 /* The cells of one mesh block with their rules (one block on a
@@ -73,10 +79,12 @@ static cpu_block block_of(const feint_problem *p, int b) {
     k.matrix = rule_of(&f->block_matrix_rule[b]);
     return k;
   }
-  k.vector = (cpu_rule){f->quadrature->n, f->quadrature->weights, f->basis, f->basis_grad, f->geometry_grad};
+  k.vector = (cpu_rule){f->quadrature->n,  f->quadrature->weights, f->basis, f->basis_grad, f->geometry_grad,
+                        f->geometry_value};
   k.matrix = !f->matrix_quadrature ? k.vector
                                    : (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights,
-                                                f->matrix_basis, f->matrix_basis_grad, f->matrix_geometry_grad};
+                                                f->matrix_basis,         f->matrix_basis_grad,
+                                                f->matrix_geometry_grad, f->matrix_geometry_value};
   return k;
 }
 
@@ -154,7 +162,51 @@ CPU_INLINE void eval_state(const cpu_rule *rule, const cpu_scratch *s, int q, co
   }
 }
 
-/* Element residual (with_state) or element load (!with_state) of cell c. */
+/* A user form's symbols at every point of the rule in cell c (its
+ * geometry already in s->gphi), one row of n_symbols each
+ * (feint/userform.h): x, y, z from the vertex shape functions, u and
+ * grad u from the cell's values ue (NULL: u = 0), the coefficients with
+ * their gradients, the parameters; symbols no expression reads stay 0. */
+CPU_INLINE void user_symbols(const feint_problem *p, const cpu_rule *rule, int nv, int64_t c, const double *ue,
+                             cpu_scratch *s, const int dim, const int nc, const int nb) {
+  const feint_form *f = p->form;
+  const feint_user_form *uf = f->user;
+  const feint_mesh *m = p->space->mesh;
+  const double *X[3] = {m->x, m->y, m->z};
+  const int64_t *sdofs = p->space->scalar_cell_dofs + c * p->space->nb;
+  const int ns = uf->n_symbols, par = feint_user_form_parameter_symbol(uf);
+  const int coords = uf->reads[FEINT_FORM_SYM_X] | uf->reads[FEINT_FORM_SYM_X + 1] | uf->reads[FEINT_FORM_SYM_X + 2];
+  memset(s->sym, 0, sizeof(double) * (size_t)(rule->nq * ns));
+  for (int q = 0; q < rule->nq; q++) {
+    double *v = s->sym + q * ns;
+    const double *phi = rule->basis + q * nb;
+    for (int k = 0; k < nv && coords; k++) {
+      const int64_t vertex = m->cells[c * m->nv + k];
+      for (int a = 0; a < 3; a++) v[FEINT_FORM_SYM_X + a] += rule->geometry_value[q * nv + k] * X[a][vertex];
+    }
+    if (ue) {
+      double u[3], gradu[9];
+      eval_state(rule, s, q, ue, u, gradu, dim, nc, nb);
+      for (int fc = 0; fc < nc; fc++) {
+        v[FEINT_FORM_SYM_U + 4 * fc] = u[fc];
+        for (int d = 0; d < dim; d++) v[FEINT_FORM_SYM_U + 4 * fc + 1 + d] = gradu[fc * dim + d];
+      }
+    }
+    for (int k = 0; k < f->n_aux; k++) {
+      const int at = feint_user_form_coefficient_symbol(uf, k);
+      const feint_field *fld = &f->aux[k];
+      v[at] = feint_field_at(fld, phi, nb, c, sdofs);
+      if (fld->kind != FEINT_FIELD_NODE || !(uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])) continue;
+      for (int i = 0; i < nb; i++)
+        for (int d = 0; d < dim; d++) v[at + 1 + d] += s->gphi[(q * nb + i) * dim + d] * fld->values[sdofs[i]];
+    }
+    for (int k = 0; k < uf->n_parameters; k++) v[par + k] = uf->parameters[k];
+  }
+}
+
+/* Element residual (with_state) or element load (!with_state) of cell c.
+ * A user form's load is minus its residual at u = 0 (so that F(u) = A u -
+ * b for a form linear in u, as for the built-in physics). */
 CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu_block *blk, int64_t c,
                                const double *u_global, int with_state, double *Fe, const int dim, const int nc,
                                const int nb) {
@@ -169,28 +221,64 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
     Fe[k] = 0;
     ue[k] = with_state ? u_global[dofs[k]] : 0;
   }
+  if (f->user) { /* the whole cell's points at once */
+    user_symbols(p, &rule, blk->nv, c, with_state ? ue : NULL, s, dim, nc, nb);
+    feint_user_form_residual(f->user, nq, s->sym, s->f0, s->f1);
+    for (int k = 0; k < nq * nc && !with_state; k++) s->f0[k] = -s->f0[k];
+    for (int k = 0; k < nq * nc * dim && !with_state; k++) s->f1[k] = -s->f1[k];
+  }
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
-    feint_form_aux_eval(f, phi, nb, c, sdofs, f->n_aux, a);
     const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
-    const feint_point pt = {dim, nc, u, gradu, a};
-    if (with_state) {
-      eval_state(&rule, s, q, ue, u, gradu, dim, nc, nb);
-      feint_physics_f0(f->physics, &pt, f0);
-      feint_physics_f1(f->physics, &pt, f1);
+    const double *F0 = f0, *F1 = f1;
+    if (f->user) {
+      F0 = s->f0 + q * nc;
+      F1 = s->f1 + q * nc * dim;
     } else {
-      feint_physics_source(f->physics, &pt, f0);
-      for (int k = 0; k < nc * dim; k++) f1[k] = 0;
+      feint_form_aux_eval(f, phi, nb, c, sdofs, f->n_aux, a);
+      const feint_point pt = {dim, nc, u, gradu, a};
+      if (with_state) {
+        eval_state(&rule, s, q, ue, u, gradu, dim, nc, nb);
+        feint_physics_f0(f->physics, &pt, f0);
+        feint_physics_f1(f->physics, &pt, f1);
+      } else {
+        feint_physics_source(f->physics, &pt, f0);
+        for (int k = 0; k < nc * dim; k++) f1[k] = 0;
+      }
     }
     for (int i = 0; i < nb; i++) {
       const double *g = s->gphi + (q * nb + i) * dim;
       for (int fc = 0; fc < nc; fc++) {
-        double v = phi[i] * f0[fc];
-        for (int d = 0; d < dim; d++) v += g[d] * f1[fc * dim + d];
+        double v = phi[i] * F0[fc];
+        for (int d = 0; d < dim; d++) v += g[d] * F1[fc * dim + d];
         Fe[i * nc + fc] += wdet * v;
       }
     }
   }
+}
+
+/* A user form's Jacobian blocks at every point of the matrix rule in cell
+ * c, at the state (the form's u), into s->g (g0, g1, g2, g3 per point). */
+CPU_INLINE void user_jacobian(const feint_problem *p, cpu_scratch *s, const cpu_rule *rule, int nv, int64_t c,
+                              const int dim, const int nc, const int nb) {
+  const feint_user_form *uf = p->form->user;
+  const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
+  const int nq = rule->nq, nn = nc * nc;
+  for (int k = 0; k < nb * nc; k++) s->ue[k] = p->form->u[dofs[k]];
+  user_symbols(p, rule, nv, c, s->ue, s, dim, nc, nb);
+  double *G = s->g;
+  feint_user_form_jacobian(uf, nq, s->sym, G, G + nq * nn, G + nq * nn * (1 + dim), G + nq * nn * (1 + 2 * dim));
+}
+
+/* Point q's blocks of user_jacobian in the layout of cpu_coefficients. */
+static inline void user_coefficients_at(const cpu_scratch *s, int nq, int q, int terms, int dim, int nc,
+                                        cpu_coefficients *g) {
+  const int nn = nc * nc, n1 = nn * dim, n3 = nn * dim * dim;
+  const double *G = s->g;
+  if (terms & 1) memcpy(g->g0, G + q * nn, sizeof(double) * (size_t)nn);
+  if (terms & 2) memcpy(g->g1, G + nq * nn + q * n1, sizeof(double) * (size_t)n1);
+  if (terms & 4) memcpy(g->g2, G + nq * (nn + n1) + q * n1, sizeof(double) * (size_t)n1);
+  if (terms & 8) memcpy(g->g3, G + nq * (nn + 2 * n1) + q * n3, sizeof(double) * (size_t)n3);
 }
 
 /* The pointwise Jacobian coefficients at quadrature point q of cell c. */
@@ -287,14 +375,19 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, const cpu
                                double *Ke, const int dim, const int nc, const int nb) {
   const feint_form *f = p->form;
   const cpu_rule rule = blk->matrix;
-  const int nbc = nb * nc, nq = rule.nq, terms = feint_physics_jacobian_terms(f->physics);
+  const int nbc = nb * nc, nq = rule.nq;
+  const int terms = f->user ? f->user->terms : feint_physics_jacobian_terms(f->physics);
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * p->space->nb;
   cpu_coefficients g = {{0}, {0}, {0}, {0}};
   double det = cell_geometry(p, &rule, blk->nv, c, s, dim, nb);
   memset(Ke, 0, sizeof(double) * (size_t)(nbc * nbc));
+  if (f->user) user_jacobian(p, s, &rule, blk->nv, c, dim, nc, nb); /* the whole cell's points at once */
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
-    point_coefficients(f, &rule, q, c, sdofs, terms, &g, dim, nc, nb);
+    if (f->user)
+      user_coefficients_at(s, nq, q, terms, dim, nc, &g);
+    else
+      point_coefficients(f, &rule, q, c, sdofs, terms, &g, dim, nc, nb);
     const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
     if (nb > WIDE_NB) {
       add_point_wide(s, &g, terms, phi, q, wdet, Ke, dim, nc, nb);
@@ -471,6 +564,10 @@ static void cpu_destroy(feint_backend *b) {
     free(d->s.Fe);
     free(d->s.ue);
     free(d->s.T);
+    free(d->s.sym);
+    free(d->s.f0);
+    free(d->s.f1);
+    free(d->s.g);
     for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++) cpu_tensor_destroy(d->tensor[k]);
     free(d);
   }
@@ -502,7 +599,15 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
    * blocks' kernels have their own work arrays) */
   int nq = 0, nb = 0;
   for (int k = 0; k < p->space->n_blocks; k++) {
-    if (feint_cell_is_tensor(p->space->mesh->blocks[k].cell_type)) {
+    const feint_cell_type ct = p->space->mesh->blocks[k].cell_type;
+    if (p->form->user && feint_cell_is_tensor(ct)) {
+      cpu_destroy(b);
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "physics kind form: user forms run on triangles, tetrahedra and prisms in this "
+                             "version, not on %s",
+                             feint_cell_plural(ct));
+    }
+    if (feint_cell_is_tensor(ct)) {
       if ((status = cpu_tensor_create(p, k, &d->tensor[k]))) {
         cpu_destroy(b);
         return status;
@@ -526,6 +631,15 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
       (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector")) ||
       (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.ue, "element state")) ||
       (status = feint_malloc((size_t)(p->form->nc * nbc * (1 + dim)), sizeof(double), &d->s.T, "trial parts"))) {
+    cpu_destroy(b);
+    return status;
+  }
+  const feint_user_form *uf = p->form->user;
+  if (uf && ((status = feint_malloc((size_t)(nq * uf->n_symbols), sizeof(double), &d->s.sym, "form symbols")) ||
+             (status = feint_malloc((size_t)(nq * uf->nc), sizeof(double), &d->s.f0, "form f0")) ||
+             (status = feint_malloc((size_t)(nq * uf->nc * dim), sizeof(double), &d->s.f1, "form f1")) ||
+             (status = feint_malloc((size_t)(nq * uf->nc * uf->nc * (1 + dim) * (1 + dim)), sizeof(double), &d->s.g,
+                                    "form g")))) {
     cpu_destroy(b);
     return status;
   }

@@ -77,6 +77,9 @@ static int width_supported(const feint_problem *p, char *why, size_t size) {
 }
 
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
+  /* the GPU kernels evaluate physics.h's built-in kinds; a user form's
+   * expressions are evaluated by the host (feint/userform.h) */
+  if (p->form->user) return say(why, size, "user forms run on the cpu backend in this version (use --backend cpu)");
   if (feint_backend_elmat_applies(p)) return feint_backend_elmat_supported(p, why, size);
   return feint_cuda_cells_supported(p, why, size) && width_supported(p, why, size);
 }
