@@ -73,14 +73,20 @@ static void as_is(feint_inverse_map *) {}
 template <typename IT>
 static int colour_lists(const int *color, int64_t n, int n_colors, IT **ptr, int **d_list, const char *phase) {
   feint_inverse_map *m = NULL;
+  IT *p = NULL;
   FEINT_CALL(feint_inverse_map_create(n, NULL, color, n_colors, phase, &m));
-  int st = feint_malloc((size_t)n_colors + 1, sizeof **ptr, ptr, phase);
+  int st = feint_malloc((size_t)n_colors + 1, sizeof *p, &p, phase);
   if (!st) {
-    for (int k = 0; k <= n_colors; k++) (*ptr)[k] = (IT)m->offsets[k];
+    for (int k = 0; k <= n_colors; k++) p[k] = (IT)m->offsets[k];
     st = upload_index(d_list, m->entries, (size_t)n, phase);
   }
   feint_inverse_map_destroy(m);
-  return st;
+  if (st) {
+    free(p);
+    return st;
+  }
+  *ptr = p; /* set last: a set *ptr means the colouring was built */
+  return FEINT_OK;
 }
 
 /* The greedy colouring (feint/coloring.h) of the chunks of cb cells in
@@ -105,13 +111,6 @@ int build_coloring(const feint_problem *p, cuda_data *d) {
   FEINT_CALL(colour_lists(color.data(), (int64_t)color.size(), n_colors, &d->color_ptr, &d->d_color_cells, phase));
   d->n_colors = n_colors;
   return FEINT_OK;
-}
-
-/* The thread-transposition gather's inverse map of the int64 target64 or
- * the int32 target32 (entries e: their positions in the element buffer). */
-static int build_inverse(const int64_t *target64, const int32_t *target32, int64_t n_entries, int64_t n_targets,
-                         int64_t **d_ptr, int64_t **d_ent, const char *phase) {
-  return upload_inverse(n_entries, target64, target32, n_targets, as_is, d_ptr, d_ent, phase);
 }
 
 int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
@@ -344,11 +343,11 @@ int ensure_generic_gather(const feint_problem *p, cuda_data *d, int matrix) {
   const feint_space *s = p->space;
   const int64_t nc = s->mesh->n_cells;
   if (!matrix && !d->d_vptr)
-    FEINT_CALL(build_inverse(s->cell_dofs, NULL, nc * s->nbc, s->n_dofs, &d->d_vptr, &d->d_vent,
+    FEINT_CALL(upload_inverse(nc * s->nbc, s->cell_dofs, NULL, s->n_dofs, as_is, &d->d_vptr, &d->d_vent,
                              "dof-to-cell map for the gather assembly"));
   if (matrix && p->plan && !d->d_mptr) {
     FEINT_CALL(feint_plan_host_slots(p->plan));
-    FEINT_CALL(build_inverse(NULL, p->plan->slots, nc * s->nbc * s->nbc, p->plan->nnz, &d->d_mptr, &d->d_ment,
+    FEINT_CALL(upload_inverse(nc * s->nbc * s->nbc, NULL, p->plan->slots, p->plan->nnz, as_is, &d->d_mptr, &d->d_ment,
                              "nonzero-to-cell map for the gather assembly"));
   }
   return FEINT_OK;
