@@ -27,14 +27,7 @@ cases=(
 differ=0 runs=0
 for spec in "${cases[@]}"; do
   set -- $spec
-  st='"x*y - z"'; [ $4 = elasticity ] && st='["x*y", "y*z", "z - x"]'
-  src='"sin(x) + y"'; [ $4 = elasticity ] && src='[1, "x", "y*z"]'
-  cat > "$WORK/g.yaml" <<YAML
-mesh: {file: $(geo $1), size: $2}
-space: {order: $3}
-physics: {kind: $4, kappa: "1 + x*x", lambda: 2, E: "1 + y", nu: 0.3, source: $src}
-state: {u: $st}
-YAML
+  agreement_case "$@" > "$WORK/g.yaml"
   for prec in double single; do
     # single precision: P1 scalar only (the backend refuses the rest)
     [ $prec = single ] && { [ $3 = 1 ] && [ $4 = poisson ] || continue; }
