@@ -9,13 +9,7 @@
 
 #include <stdint.h>
 
-/* A function both sides call: __host__ __device__ under nvcc, plain C
- * elsewhere. */
-#ifdef __CUDACC__
-#define FEINT_HOST_DEVICE __host__ __device__
-#else
-#define FEINT_HOST_DEVICE
-#endif
+#include "feint/host_device.h"
 
 /* Double arithmetic rounded to nearest and never contracted into a fused
  * multiply-add: the intrinsics on the device (nvcc may contract plain
