@@ -42,18 +42,45 @@ FEINT_HOST_DEVICE static inline int feint_morton_axis(double sum, int nv, double
   return q < top ? q : top;
 }
 
+/* The low 21 bits of v spread to every third bit (bit i to bit 3i), and
+ * the low 32 bits of v to every other bit (bit i to bit 2i). */
+FEINT_HOST_DEVICE static inline uint64_t feint_morton_spread3(uint64_t v) {
+  v &= 0x1fffff;
+  v = (v | v << 32) & 0x1f00000000ffffull;
+  v = (v | v << 16) & 0x1f0000ff0000ffull;
+  v = (v | v << 8) & 0x100f00f00f00f00full;
+  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
+  v = (v | v << 2) & 0x1249249249249249ull;
+  return v;
+}
+FEINT_HOST_DEVICE static inline uint64_t feint_morton_spread2(uint64_t v) {
+  v &= 0xffffffffull;
+  /* runs of s bits moved 2s apart, s = 16, 8, 4, 2, 1: the mask is s ones
+   * every 2s bits (0x0000ffff0000ffff, ..., 0x5555555555555555) */
+  for (int s = 16; s >= 1; s /= 2) v = (v | v << s) & (~0ull / ((1ull << 2 * s) - 1) * ((1ull << s) - 1));
+  return v;
+}
+
+/* The Morton code of boxes q0 .. q_{dim-1} (dim 1..3; up to 21 bits each
+ * in 3D, 32 in 2D): their bits interleaved level by level, q0's bit the
+ * highest of a level (q1, q2 unused below dim). Both curves take it: the
+ * cells' (x first) and the nodes' (feint_mesh_reorder_nodes: z first). */
+FEINT_HOST_DEVICE static inline uint64_t feint_morton_interleave(int dim, uint64_t q0, uint64_t q1, uint64_t q2) {
+  if (dim == 3) return feint_morton_spread3(q0) << 2 | feint_morton_spread3(q1) << 1 | feint_morton_spread3(q2);
+  if (dim == 2) return feint_morton_spread2(q0) << 1 | feint_morton_spread2(q1);
+  return q0;
+}
+
 /* The key of a cell whose vertex coordinates sum to sum[a] on axis a <
- * dim: the bits of the axes' boxes interleaved from the most significant
- * level down, x's bit above y's above z's within a level (2D, bits 2,
- * boxes qx = 2 = 10b, qy = 1 = 01b: key 1001b = 9). dim * bits <= 30. */
+ * dim: the axes' boxes interleaved, x's bit above y's above z's within a
+ * level (2D, bits 2, boxes qx = 2 = 10b, qy = 1 = 01b: key 1001b = 9).
+ * dim * bits <= 30. */
 FEINT_HOST_DEVICE static inline int feint_morton_key(int dim, int bits, int nv, const double sum[3],
                                                      const double lo[3], const double hi[3]) {
-  int q[3] = {0, 0, 0};
-  for (int a = 0; a < dim; a++) q[a] = feint_morton_axis(sum[a], nv, lo[a], hi[a], bits);
-  int k = 0;
-  for (int bit = bits - 1; bit >= 0; bit--)
-    for (int a = 0; a < dim; a++) k = k << 1 | (q[a] >> bit & 1);
-  return k;
+  const uint64_t mask = ((uint64_t)1 << bits) - 1;
+  uint64_t q[3] = {0, 0, 0};
+  for (int a = 0; a < dim; a++) q[a] = (uint64_t)feint_morton_axis(sum[a], nv, lo[a], hi[a], bits) & mask;
+  return (int)feint_morton_interleave(dim, q[0], q[1], q[2]);
 }
 
 #endif
