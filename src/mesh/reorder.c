@@ -8,17 +8,7 @@
 
 #include "feint/error.h"
 #include "feint/mesh.h"
-
-/* The 21 low bits of v spread to every third bit. */
-static uint64_t spread3(uint64_t v) {
-  v &= 0x1fffff;
-  v = (v | v << 32) & 0x1f00000000ffffull;
-  v = (v | v << 16) & 0x1f0000ff0000ffull;
-  v = (v | v << 8) & 0x100f00f00f00f00full;
-  v = (v | v << 4) & 0x10c30c30c30c30c3ull;
-  v = (v | v << 2) & 0x1249249249249249ull;
-  return v;
-}
+#include "feint/morton.h"
 
 typedef struct {
   uint64_t key;
@@ -59,7 +49,7 @@ int feint_mesh_reorder_nodes(feint_mesh *m) {
   for (int64_t i = 0; i < n; i++) {
     const uint64_t qx = quantize(m->x[i], lo[0], hi[0] - lo[0]), qy = quantize(m->y[i], lo[1], hi[1] - lo[1]),
                    qz = quantize(m->z[i], lo[2], hi[2] - lo[2]);
-    order[i] = (keyed_node){spread3(qx) | spread3(qy) << 1 | spread3(qz) << 2, i};
+    order[i] = (keyed_node){feint_morton_interleave(3, qz, qy, qx), i}; /* z's bit highest of a level */
   }
   qsort(order, (size_t)n, sizeof *order, by_key);
   for (int64_t k = 0; k < n; k++) {

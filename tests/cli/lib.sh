@@ -24,6 +24,19 @@ rates() { if sanitized; then echo "(sanitized build: first mesh only, rates not 
 # write_case NAME <<EOF ... : a case file in $WORK, meshes from cases/
 write_case() { cat > "$WORK/$1"; }
 geo() { echo "$ROOT/cases/$1"; }
+# agreement_case GEO SIZE ORDER KIND: the case the GPU agreement scripts
+# run (tests/gpu: t520, bitwise-builds.sh) on stdout: a coefficient, a
+# source and a state u given by expressions, vector-valued for elasticity.
+agreement_case() {
+  local st='"x*y - z"' src='"sin(x) + y"'
+  [ "$4" = elasticity ] && st='["x*y", "y*z", "z - x"]' && src='[1, "x", "y*z"]'
+  cat <<EOF
+mesh: {file: $(geo "$1"), size: $2}
+space: {order: $3}
+physics: {kind: $4, kappa: "1 + x*x", lambda: 2, E: "1 + y", nu: 0.3, source: $src}
+state: {u: $st}
+EOF
+}
 expect_bad() { # name, expected message fragment (grep -E), feint args...
   # exit status 2, the message on stderr, and no output (nor temporary) file at $WORK/out.h5
   local name=$1 want=$2; shift 2

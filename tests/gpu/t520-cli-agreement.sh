@@ -12,14 +12,7 @@ cases=(
 )
 for spec in "${cases[@]}"; do
   set -- $spec
-  st='"x*y - z"'; [ $4 = elasticity ] && st='["x*y", "y*z", "z - x"]'
-  src='"sin(x) + y"'; [ $4 = elasticity ] && src='[1, "x", "y*z"]'
-  cat > "$WORK/g.yaml" <<EOF
-mesh: {file: $(geo $1), size: $2}
-space: {order: $3}
-physics: {kind: $4, kappa: "1 + x*x", lambda: 2, E: "1 + y", nu: 0.3, source: $src}
-state: {u: $st}
-EOF
+  agreement_case "$@" > "$WORK/g.yaml"
   "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/cpu.h5" --backend cpu
   echo "$1 P$3 $4:"
   for s in colored atomic gather; do

@@ -12,8 +12,10 @@
 #include <vector>
 
 extern "C" {
+#include "feint/coloring.h"
 #include "feint/error.h"
 }
+#include "feint/morton.h"
 #include "backend/cuda/cell_order.h"
 #include "backend/cuda/common.cuh"
 
@@ -35,27 +37,20 @@ int bits_for(int64_t n) { /* bits of the largest value below n */
   return b;
 }
 
-/* The host's key (cuda.cu build_cell_order), operation for operation in
- * round-to-nearest with no contraction: the same key for every cell. */
+/* The host's key (feint/morton.h, src/plan/cell_order.c): the same
+ * function, the same sums in the same order, so the same key for every
+ * cell. */
 __global__ void morton_keys_kernel(int64_t n, int nv, int dim, int bits, double lo0, double lo1, double lo2,
                                    double hi0, double hi1, double hi2, const double *__restrict__ x,
                                    const double *__restrict__ y, const double *__restrict__ z,
                                    const int *__restrict__ cells, int *__restrict__ keys, int *__restrict__ vals) {
   const double lo[3] = {lo0, lo1, lo2}, hi[3] = {hi0, hi1, hi2};
+  const double *xs[3] = {x, y, z};
   FOR_GRID(c, n) {
-    int q[3] = {0, 0, 0};
-    for (int a = 0; a < dim; a++) {
-      const double *xa = a == 0 ? x : a == 1 ? y : z;
-      double s = 0;
-      for (int i = 0; i < nv; i++) s = __dadd_rn(s, xa[cells[c * nv + i]]);
-      const double f =
-          hi[a] > lo[a] ? __ddiv_rn(__dsub_rn(__ddiv_rn(s, (double)nv), lo[a]), __dsub_rn(hi[a], lo[a])) : 0;
-      q[a] = min((int)__dmul_rn(f, (double)(1 << bits)), (1 << bits) - 1);
-    }
-    int k = 0;
-    for (int bit = bits - 1; bit >= 0; bit--)
-      for (int a = 0; a < dim; a++) k = k << 1 | (q[a] >> bit & 1);
-    keys[c] = k;
+    double sum[3] = {0, 0, 0};
+    for (int a = 0; a < dim; a++)
+      for (int i = 0; i < nv; i++) sum[a] = FEINT_DADD(sum[a], xs[a][cells[c * nv + i]]);
+    keys[c] = feint_morton_key(dim, bits, nv, sum, lo, hi);
     vals[c] = (int)c;
   }
 }
@@ -181,7 +176,7 @@ extern "C" int feint_cuda_chunk_colouring(const int *d_sdofs, int64_t n_cells, i
   if (n_pairs >= INT32_MAX)
     return feint_error_set(FEINT_ERR_COMPUTE, "%s: %lld chunk pairs: more than the GPU colouring's 2^31", phase,
                            (long long)n_pairs);
-  std::vector<u64> edge;
+  std::vector<uint64_t> edge;
   if (n_pairs > 0) {
     u64 *p0 = NULL, *p1 = NULL, *e = NULL;
     FEINT_CALL(S.alloc(&p0, (size_t)n_pairs, phase));
@@ -194,17 +189,7 @@ extern "C" int feint_cuda_chunk_colouring(const int *d_sdofs, int64_t n_cells, i
     FEINT_CUDA_CALL(phase, feint_cuda_memcpy(edge.data(), e, sizeof(u64) * (size_t)M, cudaMemcpyDeviceToHost));
   }
   /* greedy in chunk order over the earlier neighbours (edges sorted by
-   * (chunk, earlier chunk)) */
-  const u64 mask = ((u64)1 << cbits) - 1;
-  std::vector<int64_t> seen_by((size_t)max_colours, -1);
-  size_t e = 0;
-  for (int64_t c = 0; c < n_chunks; c++) {
-    for (; e < edge.size() && (int64_t)(edge[e] >> cbits) == c; e++) seen_by[(size_t)color[edge[e] & mask]] = c;
-    int k = 0;
-    while (k < max_colours && seen_by[(size_t)k] == c) k++;
-    if (k == max_colours) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than %d colours needed", phase, max_colours);
-    color[c] = k;
-    *n_colors = std::max(*n_colors, k + 1);
-  }
-  return FEINT_OK;
+   * (chunk, earlier chunk)), on the host */
+  return feint_colour_graph(n_chunks, edge.data(), (int64_t)edge.size(), cbits, max_colours, phase,
+                            color, n_colors);
 }

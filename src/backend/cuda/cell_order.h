@@ -1,8 +1,9 @@
 /* The P1 block kernels' cell order and chunk colouring, built on the GPU
  * (private to the CUDA backend). Both give exactly what the host
- * reference in cuda.cu gives (build_cell_order's counting sort,
- * greedy_colors), so the kernels sum in the same order and the results
- * are bitwise the same; t503-bplan-gpu compares them. */
+ * reference in src/plan/ gives (feint_curve_order's counting sort over
+ * the same feint_morton_key, feint_colour_chunks), so the kernels sum in
+ * the same order and the results are bitwise the same; t503-bplan-gpu
+ * compares them. */
 #ifndef FEINT_CUDA_CELL_ORDER_H
 #define FEINT_CUDA_CELL_ORDER_H
 

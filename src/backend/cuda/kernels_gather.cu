@@ -1,10 +1,12 @@
 /* The gather strategy's reductions: each dof / nonzero sums its own
- * contributions in a fixed order, without atomics (deterministic). The
- * thread-transposition kernels write element vectors / matrices to a
- * buffer and gather_kernel sums them through the inverse of the dof map /
- * slot map (setup.cu's build_inverse); the P1 block kernels write one
- * partial sum per (chunk, target) and part_gather_kernel sums each
- * target's partials in chunk order (the block plan's gptr / gent). */
+ * contributions in a fixed order, without atomics (deterministic). Both
+ * read an inverse map (feint/inverse_map.h, uploaded by setup.cu: per
+ * target its sources, increasing). The thread-transposition kernels write
+ * element vectors / matrices to a buffer and gather_kernel sums them
+ * through the inverse of the dof map / slot map; the P1 block kernels
+ * write one partial sum per (chunk, target) and part_gather_kernel sums
+ * each target's partials in chunk order (the inverse of the block plan's
+ * targets: gptr / gent). */
 #include "backend/cuda/fused.cuh"
 
 /* Gather: out[r] = sum_k buf[ent[k]], k in ptr[r] .. ptr[r+1] (in order). */

@@ -1,9 +1,10 @@
 /* What the fused backend builds once from the mesh, the space and the
  * plan, for its strategies and its P1 kernels: the P1 tables, the cell
- * colouring and the chunk colourings (greedy; on the GPU through
- * cell_order.h where that applies), the inverse maps of the gather
- * strategy, the copies of the per-cell data in another cell order (views),
- * the space-filling-curve cell order, and the block-local aggregation
+ * colouring and the chunk colourings (feint/coloring.h; on the GPU
+ * through cell_order.h where that applies), the inverse maps of the gather
+ * strategy (feint/inverse_map.h, uploaded), the copies of the per-cell
+ * data in another cell order (views), the space-filling-curve cell order
+ * (feint/cell_order.h, or on the GPU), and the block-local aggregation
  * plans (on the GPU, or on the host as the reference). The kernels read
  * them; cuda.cu decides when each is built. */
 #include <cub/block/block_discontinuity.cuh>
@@ -23,6 +24,11 @@
 #include <vector>
 
 #include "backend/cuda/fused.cuh"
+extern "C" {
+#include "feint/cell_order.h"
+#include "feint/coloring.h"
+#include "feint/inverse_map.h"
+}
 
 /* Colour-sorted copies: dst[k * w + j] = src[list[k] * w + j]. */
 template <typename T>
@@ -35,56 +41,62 @@ __global__ void permute_kernel(int n, int w, const int *__restrict__ list, const
   }
 }
 
-enum { MAX_CHUNK_COLOURS = 512 };
+/* An index array to the device as it is (int64) or narrowed (int32). */
+static int upload_index(int64_t **dst, const int64_t *src, size_t n, const char *phase) {
+  return feint_cuda_upload(dst, src, n, phase);
+}
+static int upload_index(int **dst, const int64_t *src, size_t n, const char *phase) {
+  return feint_cuda_upload_index32(dst, src, n, phase);
+}
 
-/* Greedy colouring of the chunks of cb consecutive cells (cells in the
- * order ord, NULL: mesh order; cb = 1: the cells themselves): a chunk takes
- * the smallest colour that none of its scalar dofs has seen, so no two
- * chunks of a colour share a dof. Colours are tracked per scalar dof as a
- * bit set (up to 512). */
-static int greedy_colors(const feint_space *s, const int *ord, int cb, std::vector<int> &color, int *n_colors,
-                         const char *phase) {
-  const int64_t n_cells = s->mesh->n_cells, n_chunks = (n_cells + cb - 1) / cb;
-  const int nb = s->nb, W = MAX_CHUNK_COLOURS / 64;
-  const int64_t *sd = s->scalar_cell_dofs;
-  /* used colours, 64 per word, one array of words per 64 colours (word
-   * major: the first word of every dof, the one nearly every chunk reads,
-   * is 8 bytes a dof and stays in cache; a word array is allocated when a
-   * colour in it is first taken) */
-  std::vector<std::vector<uint64_t>> seen((size_t)W);
-  color.assign((size_t)n_chunks, 0);
-  *n_colors = 0;
-  for (int64_t b = 0; b < n_chunks; b++) {
-    const int64_t c0 = b * cb, c1 = std::min<int64_t>(c0 + cb, n_cells);
-    int chosen = -1;
-    for (int w = 0; w < W && chosen < 0; w++) {
-      const std::vector<uint64_t> &word = seen[(size_t)w];
-      uint64_t used = 0;
-      if (!word.empty())
-        for (int64_t c = c0; c < c1; c++)
-          for (int i = 0; i < nb; i++) used |= word[(size_t)sd[(ord ? ord[c] : c) * nb + i]];
-      if (~used) chosen = w * 64 + __builtin_ctzll(~used);
-    }
-    if (chosen < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: more than %d colours needed", phase, W * 64);
-    std::vector<uint64_t> &word = seen[(size_t)(chosen / 64)];
-    if (word.empty()) word.assign((size_t)s->n_scalar_dofs, 0);
-    for (int64_t c = c0; c < c1; c++)
-      for (int i = 0; i < nb; i++) word[(size_t)sd[(ord ? ord[c] : c) * nb + i]] |= 1ull << (chosen % 64);
-    color[(size_t)b] = chosen;
-    *n_colors = std::max(*n_colors, chosen + 1);
+/* The inverse of the map source e -> target (target64[e], or target32[e]
+ * where target64 is NULL), e < n, onto nt targets (feint/inverse_map.h:
+ * per target its sources in increasing order) uploaded: *d_ptr (nt + 1)
+ * and *d_ent, as IT; edit(m) may rewrite the entries first. */
+template <typename IT, typename Edit>
+static int upload_inverse(int64_t n, const int64_t *target64, const int32_t *target32, int64_t nt, Edit edit,
+                          IT **d_ptr, IT **d_ent, const char *phase) {
+  feint_inverse_map *m = NULL;
+  FEINT_CALL(feint_inverse_map_create(n, target64, target32, nt, phase, &m));
+  edit(m);
+  int st = upload_index(d_ptr, m->offsets, (size_t)nt + 1, phase);
+  if (!st) st = upload_index(d_ent, m->entries, (size_t)m->n_entries, phase);
+  feint_inverse_map_destroy(m);
+  return st;
+}
+
+static void as_is(feint_inverse_map *) {}
+
+/* The items (cells or chunks, n) of each colour: *ptr (host, n_colors + 1;
+ * colour k holds items ptr[k] .. ptr[k + 1]) and *d_list (device, the
+ * items by colour, increasing within one): the colouring's inverse map. */
+template <typename IT>
+static int colour_lists(const int *color, int64_t n, int n_colors, IT **ptr, int **d_list, const char *phase) {
+  feint_inverse_map *m = NULL;
+  IT *p = NULL;
+  FEINT_CALL(feint_inverse_map_create(n, NULL, color, n_colors, phase, &m));
+  int st = feint_malloc((size_t)n_colors + 1, sizeof *p, &p, phase);
+  if (!st) {
+    for (int k = 0; k <= n_colors; k++) p[k] = (IT)m->offsets[k];
+    st = upload_index(d_list, m->entries, (size_t)n, phase);
   }
+  feint_inverse_map_destroy(m);
+  if (st) {
+    free(p);
+    return st;
+  }
+  *ptr = p; /* set last: a set *ptr means the colouring was built */
   return FEINT_OK;
 }
 
-/* The items (cells or chunks) sorted by colour: colour k is list[ptr[k] ..
- * ptr[k + 1]), items in increasing order; ptr (n_colors + 1) zeroed by the caller. */
-template <typename IT>
-static void sort_by_colour(const std::vector<int> &color, int n_colors, IT *ptr, std::vector<int> &list) {
-  for (size_t b = 0; b < color.size(); b++) ptr[color[b] + 1]++;
-  for (int k = 0; k < n_colors; k++) ptr[k + 1] += ptr[k];
-  std::vector<IT> fill(ptr, ptr + n_colors);
-  list.resize(color.size());
-  for (size_t b = 0; b < color.size(); b++) list[(size_t)fill[(size_t)color[b]]++] = (int)b;
+/* The greedy colouring (feint/coloring.h) of the chunks of cb cells in
+ * the order ord (host; NULL: mesh order), on the host. */
+static int colour_on_host(const feint_space *s, const int *ord, int cb, std::vector<int> &color, int *n_colors,
+                          const char *phase) {
+  const int64_t n_cells = s->mesh->n_cells;
+  color.assign((size_t)((n_cells + cb - 1) / cb), 0);
+  return feint_colour_chunks(s->scalar_cell_dofs, n_cells, s->nb, s->n_scalar_dofs, ord, cb, FEINT_MAX_COLOURS, phase,
+                             color.data(), n_colors);
 }
 
 /* Cell colouring (strategy colored, thread-transposition and per-cell
@@ -93,51 +105,12 @@ static void sort_by_colour(const std::vector<int> &color, int n_colors, IT *ptr,
 int build_coloring(const feint_problem *p, cuda_data *d) {
   if (d->color_ptr || p->strategy != FEINT_ASSEMBLY_COLORED) return FEINT_OK;
   const char *phase = "cell colouring";
-  std::vector<int> color, list;
+  std::vector<int> color;
   int n_colors = 0;
-  FEINT_CALL(greedy_colors(p->space, NULL, 1, color, &n_colors, phase));
-  FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *d->color_ptr, &d->color_ptr, phase));
-  sort_by_colour(color, n_colors, d->color_ptr, list);
-  FEINT_CALL(feint_cuda_upload(&d->d_color_cells, list.data(), list.size(), "upload of the cell colouring"));
+  FEINT_CALL(colour_on_host(p->space, NULL, 1, color, &n_colors, phase));
+  FEINT_CALL(colour_lists(color.data(), (int64_t)color.size(), n_colors, &d->color_ptr, &d->d_color_cells, phase));
   d->n_colors = n_colors;
   return FEINT_OK;
-}
-
-/* An inverse map, uploaded: for each target r < n_targets, the entries
- * e < n_entries with target(e) == r, in increasing e (so in cell order),
- * each stored as value(e): d_ptr (n_targets + 1) and d_ent (n_entries). */
-template <typename IT, typename Target, typename Value>
-static int upload_inverse(int64_t n_entries, int64_t n_targets, Target target, Value value, IT **d_ptr, IT **d_ent,
-                          const char *phase) {
-  IT *ptr = NULL, *ent = NULL, *fill = NULL;
-  int status = FEINT_OK;
-  if ((status = feint_calloc((size_t)n_targets + 1, sizeof *ptr, &ptr, phase)) ||
-      (status = feint_malloc((size_t)n_entries + 1, sizeof *ent, &ent, phase)) ||
-      (status = feint_calloc((size_t)n_targets + 1, sizeof *fill, &fill, phase)))
-    goto done;
-  for (int64_t e = 0; e < n_entries; e++) ptr[target(e) + 1]++;
-  for (int64_t r = 0; r < n_targets; r++) ptr[r + 1] += ptr[r];
-  for (int64_t e = 0; e < n_entries; e++) {
-    const int64_t r = target(e);
-    ent[ptr[r] + fill[r]++] = value(e);
-  }
-  if ((status = feint_cuda_upload(d_ptr, ptr, (size_t)n_targets + 1, phase)) ||
-      (status = feint_cuda_upload(d_ent, ent, (size_t)n_entries, phase)))
-    goto done;
-done:
-  free(ptr);
-  free(ent);
-  free(fill);
-  return status;
-}
-
-/* The thread-transposition gather's inverse map of the int64 target64 or
- * the int32 target32 (entries e: their positions in the element buffer). */
-static int build_inverse(const int64_t *target64, const int32_t *target32, int64_t n_entries, int64_t n_targets,
-                         int64_t **d_ptr, int64_t **d_ent, const char *phase) {
-  return upload_inverse(
-      n_entries, n_targets, [&](int64_t e) { return target64 ? target64[e] : (int64_t)target32[e]; },
-      [](int64_t e) { return e; }, d_ptr, d_ent, phase);
 }
 
 int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double *basis, const double *bgrad) {
@@ -175,10 +148,10 @@ int build_node_map(const feint_space *s, cuda_data *d) {
   const char *phase = "dof-to-cell map (P1 gather)";
   if (nc * 4 > INT32_MAX || nc * nb > INT32_MAX)
     return feint_error_set(FEINT_ERR_COMPUTE, "%s: too many cells for 32-bit indices", phase);
-  const int64_t *sd = s->scalar_cell_dofs;
-  return upload_inverse(
-      nc * nb, nsd, [&](int64_t e) { return sd[e]; }, [&](int64_t e) { return (int)(e / nb * 4 + e % nb); },
-      &d->d_nptr, &d->d_nent, phase);
+  const auto to_vertex = [nb](feint_inverse_map *m) { /* entry c * nb + i -> c * 4 + i */
+    for (int64_t k = 0; k < m->n_entries; k++) m->entries[k] = m->entries[k] / nb * 4 + m->entries[k] % nb;
+  };
+  return upload_inverse(nc * nb, s->scalar_cell_dofs, NULL, nsd, to_vertex, &d->d_nptr, &d->d_nent, phase);
 }
 
 /* dst[k] = src[list[k]] (w values each), dst allocated on first use (a
@@ -272,29 +245,29 @@ static int host_order(const feint_space *s, cuda_data *d, const int **ord) {
   return FEINT_OK;
 }
 
-/* The chunk colouring greedy_colors defines, for chunks of cb cells in the
- * order d_ord (device; NULL: mesh order): on the GPU where that applies
- * (the same colours: cell_order.h), else on the host. */
+/* The chunk colouring feint_colour_chunks defines, for chunks of cb cells
+ * in the order d_ord (device; NULL: mesh order): on the GPU where that
+ * applies (the same colours: cell_order.h), else on the host. */
 static int colour_chunks(const feint_space *s, cuda_data *d, const int *d_ord, int cb, std::vector<int> &color,
                          int *n_colors, const char *phase) {
   const int64_t n_cells = s->mesh->n_cells;
   if (setup_on_gpu(d) && n_cells * s->nb < INT32_MAX) {
     color.assign((size_t)((n_cells + cb - 1) / cb), 0);
-    FEINT_CALL(feint_cuda_chunk_colouring(d->P.sdofs, n_cells, s->nb, s->n_scalar_dofs, d_ord, cb, MAX_CHUNK_COLOURS,
+    FEINT_CALL(feint_cuda_chunk_colouring(d->P.sdofs, n_cells, s->nb, s->n_scalar_dofs, d_ord, cb, FEINT_MAX_COLOURS,
                                           color.data(), n_colors, phase));
     d->colouring_on_gpu = 1;
     return FEINT_OK;
   }
-  if (!d_ord) return greedy_colors(s, NULL, cb, color, n_colors, phase);
+  if (!d_ord) return colour_on_host(s, NULL, cb, color, n_colors, phase);
   if (d_ord == d->d_order) {
     const int *ord = NULL;
     FEINT_CALL(host_order(s, d, &ord));
-    return greedy_colors(s, ord, cb, color, n_colors, phase);
+    return colour_on_host(s, ord, cb, color, n_colors, phase);
   }
   /* an order not chosen yet (build_cell_order compares it) */
   std::vector<int> ord((size_t)n_cells);
   FEINT_CUDA_CALL(phase, feint_cuda_memcpy(ord.data(), d_ord, sizeof(int) * ord.size(), cudaMemcpyDeviceToHost));
-  return greedy_colors(s, ord.data(), cb, color, n_colors, phase);
+  return colour_on_host(s, ord.data(), cb, color, n_colors, phase);
 }
 
 /* The block plans' chunk colouring (strategy colored) over chunks of cb
@@ -310,76 +283,27 @@ static int chunk_colouring(const feint_space *s, cuda_data *d, int cb, const cha
   return keep_chunk_colouring(d, color, n_colors, cb, phase);
 }
 
-/* Cells in the order of a Morton (Z-order) curve through their centroids,
- * so that a chunk of consecutive cells is a compact piece of the mesh
- * whatever the file's cell order (fewer distinct nodes per chunk: fewer
- * flush targets and atomics, more L1 / L2 reuse of node records).
- * Counting sort over 2^(dim*bits) boxes, 2-4 cells per box, cells in mesh
- * order within a box: O(n) and deterministic (on the GPU a stable radix
- * sort of the same keys: the same order). The results stay in the user's
- * numbering: only the order in which the kernels visit cells (and so the
- * summation order, to rounding) changes. Used (d->d_order: position ->
- * mesh cell, and the view d->Vs) when forced or when its chunks need fewer
- * colours than the mesh order's: a mesh written in a sweep order (a
- * structured grid) keeps it, since its long thin chunks flush faster than
- * compact ones. */
-static int curve_order_host(const feint_mesh *m, int bits, const double lo[3], const double hi[3], int **d_order,
-                            const char *phase) {
-  const int64_t n = m->n_cells;
-  const int nv = m->nv, dim = m->dim;
-  const int64_t n_box = (int64_t)1 << (dim * bits);
-  std::vector<int> key((size_t)n);
-  std::vector<int64_t> start((size_t)n_box + 1, 0);
-  /* the keys on every core (one pass over the cells each), counted after */
-  const unsigned nth = std::max(1u, std::min(32u, std::thread::hardware_concurrency()));
-  auto keys_of = [&](unsigned w) {
-   for (int64_t c = n * w / nth; c < n * (w + 1) / nth; c++) {
-    int q[3] = {0, 0, 0};
-    for (int a = 0; a < dim; a++) {
-      const double *xa = a == 0 ? m->x : a == 1 ? m->y : m->z;
-      double s = 0;
-      for (int i = 0; i < nv; i++) s += xa[m->cells[c * nv + i]];
-      const double f = hi[a] > lo[a] ? (s / nv - lo[a]) / (hi[a] - lo[a]) : 0;
-      q[a] = std::min((int)(f * (1 << bits)), (1 << bits) - 1);
-    }
-    int k = 0;
-    for (int bit = bits - 1; bit >= 0; bit--)
-      for (int a = 0; a < dim; a++) k = k << 1 | (q[a] >> bit & 1);
-    key[(size_t)c] = k;
-   }
-  };
-  {
-    std::vector<std::thread> th;
-    for (unsigned w = 1; w < nth; w++) th.emplace_back(keys_of, w);
-    keys_of(0);
-    for (auto &x : th) x.join();
-  }
-  for (int64_t c = 0; c < n; c++) start[(size_t)key[(size_t)c] + 1]++;
-  for (int64_t k = 0; k < n_box; k++) start[(size_t)k + 1] += start[(size_t)k];
-  std::vector<int> order((size_t)n);
-  for (int64_t c = 0; c < n; c++) order[(size_t)start[(size_t)key[(size_t)c]]++] = (int)c;
-  return feint_cuda_upload(d_order, order.data(), (size_t)n, phase);
-}
-
+/* The space-filling-curve cell order (feint/cell_order.h), made on the
+ * GPU where that applies (the same order: cell_order.h), else on the
+ * host and uploaded. Used (d->d_order: position -> mesh cell, and the
+ * view d->Vs) when forced or when its chunks need fewer colours than the
+ * mesh order's: a mesh written in a sweep order (a structured grid) keeps
+ * it, since its long thin chunks flush faster than compact ones. */
 int build_cell_order(const feint_space *s, int force, cuda_data *d) {
   const feint_mesh *m = s->mesh;
   const int64_t n = m->n_cells;
-  const int dim = m->dim;
   const char *phase = "cell order (space-filling curve)";
-  int bits = 1;
-  while (bits < 10 && ((int64_t)1 << (dim * (bits + 1))) <= n / 2) bits++;
-  double lo[3] = {m->x[0], m->y[0], m->z ? m->z[0] : 0}, hi[3] = {lo[0], lo[1], lo[2]};
-  for (int64_t v = 0; v < m->n_nodes; v++) {
-    const double x[3] = {m->x[v], m->y[v], m->z ? m->z[v] : 0};
-    for (int a = 0; a < 3; a++) lo[a] = std::min(lo[a], x[a]), hi[a] = std::max(hi[a], x[a]);
-  }
+  feint_curve curve;
+  feint_curve_of_mesh(m, &curve);
   int *order = NULL;
   if (setup_on_gpu(d) && n < INT32_MAX) {
-    FEINT_CALL(feint_cuda_curve_order(n, m->nv, dim, bits, lo, hi, (const double *)d->d_x, (const double *)d->d_y,
-                                      (const double *)d->d_z, d->d_cells, &order));
+    FEINT_CALL(feint_cuda_curve_order(n, curve.nv, curve.dim, curve.bits, curve.lo, curve.hi, (const double *)d->d_x,
+                                      (const double *)d->d_y, (const double *)d->d_z, d->d_cells, &order));
     d->order_on_gpu = 1;
   } else {
-    FEINT_CALL(curve_order_host(m, bits, lo, hi, &order, phase));
+    std::vector<int> h_order((size_t)n);
+    FEINT_CALL(feint_curve_order(m, &curve, h_order.data(), phase));
+    FEINT_CALL(feint_cuda_upload(&order, h_order.data(), (size_t)n, phase));
   }
   if (!force) {
     /* keep the mesh order where it is as good: chunks that touch fewer
@@ -411,11 +335,11 @@ int ensure_generic_gather(const feint_problem *p, cuda_data *d, int matrix) {
   const feint_space *s = p->space;
   const int64_t nc = s->mesh->n_cells;
   if (!matrix && !d->d_vptr)
-    FEINT_CALL(build_inverse(s->cell_dofs, NULL, nc * s->nbc, s->n_dofs, &d->d_vptr, &d->d_vent,
+    FEINT_CALL(upload_inverse(nc * s->nbc, s->cell_dofs, NULL, s->n_dofs, as_is, &d->d_vptr, &d->d_vent,
                              "dof-to-cell map for the gather assembly"));
   if (matrix && p->plan && !d->d_mptr) {
     FEINT_CALL(feint_plan_host_slots(p->plan));
-    FEINT_CALL(build_inverse(NULL, p->plan->slots, nc * s->nbc * s->nbc, p->plan->nnz, &d->d_mptr, &d->d_ment,
+    FEINT_CALL(upload_inverse(nc * s->nbc * s->nbc, NULL, p->plan->slots, p->plan->nnz, as_is, &d->d_mptr, &d->d_ment,
                              "nonzero-to-cell map for the gather assembly"));
   }
   return FEINT_OK;
@@ -777,15 +701,8 @@ static int build_bplan_host(const feint_problem *p, cuda_data *d, int which, int
   std::vector<uint16_t>().swap(ient);
   if (p->strategy == FEINT_ASSEMBLY_GATHER) {
     const int64_t nt = which ? p->plan->nnz : s->n_scalar_dofs;
-    std::vector<int> ptr((size_t)nt + 1, 0), ent((size_t)n_u);
-    for (int64_t k = 0; k < n_u; k++) ptr[(size_t)tgt[(size_t)k] + 1]++;
-    for (int64_t r = 0; r < nt; r++) ptr[(size_t)r + 1] += ptr[(size_t)r];
-    {
-      std::vector<int> fill(ptr.begin(), ptr.end() - 1);
-      for (int64_t k = 0; k < n_u; k++) ent[(size_t)fill[(size_t)tgt[(size_t)k]]++] = (int)k; /* chunk order */
-    }
-    FEINT_CALL(feint_cuda_upload(&B.d_gptr, ptr.data(), ptr.size(), phase));
-    FEINT_CALL(feint_cuda_upload(&B.d_gent, ent.data(), ent.size(), phase));
+    /* per target its partials in chunk order */
+    FEINT_CALL(upload_inverse(n_u, NULL, tgt.data(), nt, as_is, &B.d_gptr, &B.d_gent, phase));
     FEINT_CALL(feint_cuda_alloc(&B.d_part, d->rs * (size_t)n_u * (which ? 1 : s->components), phase));
     B.n_targets = nt;
   }
@@ -822,13 +739,8 @@ int build_bplan(const feint_problem *p, cuda_data *d, int which) {
   B.V.ient = B.d_ient;
   if (p->strategy == FEINT_ASSEMBLY_COLORED) {
     FEINT_CALL(chunk_colouring(s, d, cb, phase));
-    const std::vector<int> color(d->chunk_color, d->chunk_color + d->chunk_color_n);
-    std::vector<int> list;
-    const int n_colors = d->chunk_colors;
-    FEINT_CALL(feint_calloc((size_t)n_colors + 1, sizeof *B.color_ptr, &B.color_ptr, phase));
-    sort_by_colour(color, n_colors, B.color_ptr, list);
-    FEINT_CALL(feint_cuda_upload(&B.d_chunks, list.data(), list.size(), phase));
-    B.n_colors = n_colors;
+    FEINT_CALL(colour_lists(d->chunk_color, d->chunk_color_n, d->chunk_colors, &B.color_ptr, &B.d_chunks, phase));
+    B.n_colors = d->chunk_colors;
   }
   FEINT_CUDA_CALL(phase, cudaDeviceSynchronize());
   B.build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
