@@ -90,6 +90,13 @@ typedef struct {
   int ncoef; /* 10 or 16 */
 } feint_elmat_variant;
 
+/* The data placement feint runs per order with per-point coefficients,
+ * the one measured fastest (docs/perf/element-matrices.md): FP64 tensor
+ * cores except at P4 and P6, where the 8 x 8 tiles pad nb and the
+ * shared-memory kernel wins. A constant expression (the GPU kernels'
+ * instantiation reads it). */
+#define FEINT_ELMAT_DEFAULT_DATA(order) ((order) == 4 || (order) == 6 ? FEINT_ELMAT_DATA_SHARED : FEINT_ELMAT_DATA_TENSOR)
+
 /* FEINT_ERR_INPUT unless ncoef is 10 or 16 and the enums are known. */
 int feint_elmat_variant_check(const feint_elmat_variant *v);
 const char *feint_elmat_variant_name(const feint_elmat_variant *v, char *buf, size_t size);
@@ -158,6 +165,12 @@ typedef struct {
 
 /* Uploads the tables (t must outlive g; tetrahedra or prisms). */
 int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_index, feint_elmat_gpu **out);
+/* 1 when this binary holds the GPU kernel of variant v at order: per-cell
+ * coefficients always; per-point ones, the default data placement with
+ * vertex geometry (what the backend runs) unless built with make
+ * EXPERIMENTS=1, which holds every variant (the others lost at every
+ * order: comparisons only). feint_elmat_gpu_compute refuses the rest. */
+int feint_elmat_gpu_variant_built(int order, const feint_elmat_variant *v);
 /* A (host) for n cells from host inputs: upload, kernel, download. tm may
  * be NULL. */
 int feint_elmat_gpu_compute(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, const double *geom,

@@ -495,20 +495,49 @@ elmat_cell_kernel(int64_t n, int nb2, int T, int S, int nchunks, int stride, int
 typedef void (*point_kernel_t)(int64_t, int, int, const double *, const double *, const double *, const double *,
                                const double *, double *);
 
+/* Which point kernels a build holds: the default data placement with
+ * vertex geometry per order (what the backend runs), or with make
+ * EXPERIMENTS=1 every (data, geometry). */
+#ifdef FEINT_EXPERIMENTS
+static constexpr bool elmat_experiments = true;
+#else
+static constexpr bool elmat_experiments = false;
+#endif
+
+extern "C" int feint_elmat_gpu_variant_built(int order, const feint_elmat_variant *v) {
+  return v->coef == FEINT_ELMAT_COEF_CELL || elmat_experiments ||
+         (v->data == FEINT_ELMAT_DEFAULT_DATA(order) && v->geo == FEINT_ELMAT_GEO_VERTICES);
+}
+
 template <int CELL, int P>
 static point_kernel_t pick_point(feint_elmat_data data, bool verts, dim3 *block, int *ne, int *ss) {
-  if (data == FEINT_ELMAT_DATA_TENSOR) {
-    using M = mma_shape<CELL, P>;
-    *block = dim3(32 * M::NW, M::NE);
-    *ne = M::NE, *ss = M::SPLIT * M::SPLIT;
-    return verts ? elmat_point_mma_kernel<CELL, P, true> : elmat_point_mma_kernel<CELL, P, false>;
+  if constexpr (!elmat_experiments) {
+    if (data != FEINT_ELMAT_DEFAULT_DATA(P) || !verts) return NULL;
+    if constexpr (FEINT_ELMAT_DEFAULT_DATA(P) == FEINT_ELMAT_DATA_TENSOR) {
+      using M = mma_shape<CELL, P>;
+      *block = dim3(32 * M::NW, M::NE);
+      *ne = M::NE, *ss = M::SPLIT * M::SPLIT;
+      return elmat_point_mma_kernel<CELL, P, true>;
+    } else {
+      using S = shape<CELL, P>;
+      *block = dim3(S::NT, S::NE);
+      *ne = S::NE, *ss = S::SPLIT * S::SPLIT;
+      return elmat_point_kernel<CELL, P, true, true>;
+    }
+  } else {
+    if (data == FEINT_ELMAT_DATA_TENSOR) {
+      using M = mma_shape<CELL, P>;
+      *block = dim3(32 * M::NW, M::NE);
+      *ne = M::NE, *ss = M::SPLIT * M::SPLIT;
+      return verts ? elmat_point_mma_kernel<CELL, P, true> : elmat_point_mma_kernel<CELL, P, false>;
+    }
+    using S = shape<CELL, P>;
+    *block = dim3(S::NT, S::NE);
+    *ne = S::NE, *ss = S::SPLIT * S::SPLIT;
+    if (data == FEINT_ELMAT_DATA_SHARED)
+      return verts ? elmat_point_kernel<CELL, P, true, true> : elmat_point_kernel<CELL, P, true, false>;
+    return verts ? elmat_point_kernel<CELL, P, false, true> : elmat_point_kernel<CELL, P, false, false>;
   }
-  using S = shape<CELL, P>;
-  *block = dim3(S::NT, S::NE);
-  *ne = S::NE, *ss = S::SPLIT * S::SPLIT;
-  if (data == FEINT_ELMAT_DATA_SHARED)
-    return verts ? elmat_point_kernel<CELL, P, true, true> : elmat_point_kernel<CELL, P, true, false>;
-  return verts ? elmat_point_kernel<CELL, P, false, true> : elmat_point_kernel<CELL, P, false, false>;
 }
 
 template <int CELL>
@@ -544,6 +573,14 @@ static int launch(feint_elmat_gpu *g, const feint_elmat_variant *v, int64_t n, c
     int ne = 1, ss = 1;
     point_kernel_t fn = g->t->cell == FEINT_CELL_PRISM ? pick_order<PRISM>(g->t->order, v->data, verts, &block, &ne, &ss)
                                                        : pick_order<TET>(g->t->order, v->data, verts, &block, &ne, &ss);
+    if (!fn && !feint_elmat_gpu_variant_built(g->t->order, v)) {
+      char name[64];
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "element matrices on the GPU: variant %s at order %d is built only with make "
+                             "EXPERIMENTS=1 (this feint holds the default, %s data with vertex geometry)",
+                             feint_elmat_variant_name(v, name, sizeof name), g->t->order,
+                             FEINT_ELMAT_DEFAULT_DATA(g->t->order) == FEINT_ELMAT_DATA_TENSOR ? "tensor-core" : "shared");
+    }
     if (!fn) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: order %d", g->t->order);
     const int64_t blocks = (n + ne - 1) / ne * ss;
     if (blocks > INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "element matrices on the GPU: too many cells");

@@ -64,12 +64,7 @@ typedef struct {
   double *Ke;         /* batch x nbc x nbc: the host scatter's batch (pg NULL with a plan) */
 } elmat_data;
 
-/* The kernel measured fastest per order with per-point coefficients
- * (docs/perf/element-matrices.md): FP64 tensor cores except at P4 and P6,
- * where the 8 x 8 tiles pad nb and the shared-memory kernel wins. */
-static feint_elmat_data fastest_data(int order) {
-  return order == 4 || order == 6 ? FEINT_ELMAT_DATA_SHARED : FEINT_ELMAT_DATA_TENSOR;
-}
+
 
 /* Per-cell coefficients hold exactly when no coefficient field varies
  * inside a cell; the fast path needs a constant Jacobian too, which only
@@ -262,7 +257,7 @@ static int vector_assembly_setup(const feint_problem *p, elmat_data *d) {
 static int elmat_setup(const feint_problem *p, int dev, elmat_data *d) {
   const feint_form *f = p->form;
   const int terms = feint_physics_jacobian_terms(f->physics);
-  d->v = (feint_elmat_variant){fastest_data(p->space->order), FEINT_ELMAT_GEO_VERTICES,
+  d->v = (feint_elmat_variant){FEINT_ELMAT_DEFAULT_DATA(p->space->order), FEINT_ELMAT_GEO_VERTICES,
                                coefficients_per_cell(p) ? FEINT_ELMAT_COEF_CELL : FEINT_ELMAT_COEF_POINT,
                                (terms & 6) ? 16 : 10};
   FEINT_CALL(feint_elmat_tables_create_degree(p->space->mesh->cell_type, p->space->order,

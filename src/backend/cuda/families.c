@@ -47,7 +47,9 @@ static const feint_kernel_family families[] = {
      "1..7 (Banas et al.)",
      "cell, order, components, where data and coefficients live",
      "high-order tetrahedra and prisms (the element-matrix backend behind the cuda kind)",
-     "FEINT_ELMAT_BATCH, FEINT_ELMAT_VECTOR_CELLS, FEINT_ELMAT_TIMES", "elmat.cu, elmat_backend.c"},
+     "FEINT_ELMAT_BATCH, FEINT_ELMAT_VECTOR_CELLS, FEINT_ELMAT_TIMES; the other data placements and host "
+     "Jacobian terms with make EXPERIMENTS=1",
+     "elmat.cu, elmat_backend.c"},
     {"bp-layered",
      "BP operators (BP1.0 mass, BP3.5 and BP3.0 stiffness) on hexahedra of order 1..15: Q x Q threads a cell "
      "loop over the layers (Swirydowicz et al.)",
