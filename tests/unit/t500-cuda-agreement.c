@@ -258,10 +258,10 @@ static void check_lean_kinds(feint_mesh *m) {
   if (!experiments) {
     feint_cuda_tuning t;
     setenv("FEINT_CUDA_LEAN_MINB", "3", 1);
-    CHECK(feint_cuda_tuning_read(&t) == FEINT_ERR_INPUT && strstr(feint_error_message(), "EXPERIMENTS=1"),
+    CHECK(feint_cuda_tuning_read(NULL, &t) == FEINT_ERR_INPUT && strstr(feint_error_message(), "EXPERIMENTS=1"),
           "FEINT_CUDA_LEAN_MINB=3 accepted without the experiments' kernels: %s", feint_error_message());
     unsetenv("FEINT_CUDA_LEAN_MINB");
-    CHECK_OK(feint_cuda_tuning_read(&t));
+    CHECK_OK(feint_cuda_tuning_read(NULL, &t));
   }
 #endif
   CHECK(n_pipe > 0 || getenv("FEINT_TEST_EXTRA_DEGREE"), "no residual ran the pipelined kernel");

@@ -1723,7 +1723,7 @@ static const int default_split = 1;
 /* The tuning's numbering (FEINT_BP_NUMBERING), when set, overrides the default. */
 static int tuned_split(int *split) {
   feint_cuda_tuning tune;
-  FEINT_CALL(feint_cuda_tuning_read(&tune));
+  FEINT_CALL(feint_cuda_tuning_read(NULL, &tune));
   *split = tune.bp_split >= 0 ? tune.bp_split : default_split;
   return FEINT_OK;
 }

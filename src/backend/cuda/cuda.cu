@@ -571,7 +571,7 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   int dev;
   setup_step(d, "start");
   d->host_reference = host_reference_next;
-  FEINT_CALL(feint_cuda_tuning_read(&d->tune));
+  FEINT_CALL(feint_cuda_tuning_read(p, &d->tune));
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   d->device = dev;
   FEINT_CUDA_CALL("CUDA device selection", cudaSetDevice(dev));
@@ -761,11 +761,11 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
   P.gq = ((P.terms & 1) ? P.nc * P.nc : 0) + ((P.terms & 2) ? P.nc * P.nc * P.dim : 0) +
          ((P.terms & 8) ? P.nc * P.nc * P.dim * P.dim : 0);
   if (P.gq == 0) P.gq = 1;
-  d->bpc = p->batches_per_chunk > 0 ? p->batches_per_chunk : 4;
+  d->bpc = d->tune.batches_per_chunk;
   const long optin = (long)prop.sharedMemPerBlockOptin;
-  d->res_batch = choose_batch(P, res_cell_size(P), p->blocks_per_batch, 128, optin);
+  d->res_batch = choose_batch(P, res_cell_size(P), d->tune.blocks_per_batch, 128, optin);
   d->Pm.gq = P.gq;
-  d->mat_batch = choose_batch(d->Pm, mat_cell_size(d->Pm), p->blocks_per_batch, 64, optin);
+  d->mat_batch = choose_batch(d->Pm, mat_cell_size(d->Pm), d->tune.blocks_per_batch, 64, optin);
   d->res_threads = 128;
   d->mat_threads = 256;
   if ((long)(tables_size(P) + res_cell_size(P)) * 8 > optin ||

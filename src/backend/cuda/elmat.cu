@@ -741,7 +741,7 @@ extern "C" int feint_elmat_gpu_create(const feint_elmat_tables *t, int device_in
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   feint_cuda_tuning tune;
-  FEINT_CALL(feint_cuda_tuning_read(&tune));
+  FEINT_CALL(feint_cuda_tuning_read(NULL, &tune));
   feint_elmat_gpu *g = (feint_elmat_gpu *)calloc(1, sizeof *g);
   if (!g) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory allocating the GPU element matrix state");
   g->t = t;

@@ -229,7 +229,7 @@ static int choose_batch(const feint_problem *p, elmat_data *d, int64_t n_cells) 
   const int64_t n2 = cell_entries(p);
   d->batch = ((int64_t)1 << 25) / n2;
   feint_cuda_tuning tune;
-  FEINT_CALL(feint_cuda_tuning_read(&tune));
+  FEINT_CALL(feint_cuda_tuning_read(p, &tune));
   if (tune.elmat_batch) d->batch = tune.elmat_batch;
   if (d->batch < 1) d->batch = 1;
   if (d->batch > n_cells) d->batch = n_cells;

@@ -50,8 +50,10 @@ static int experiment(const char *name, int is_default) {
                          name, env(name));
 }
 
-int feint_cuda_tuning_read(feint_cuda_tuning *t) {
+int feint_cuda_tuning_read(const feint_problem *p, feint_cuda_tuning *t) {
   memset(t, 0, sizeof *t);
+  t->blocks_per_batch = p && p->blocks_per_batch > 0 ? p->blocks_per_batch : 0;
+  t->batches_per_chunk = p && p->batches_per_chunk > 0 ? p->batches_per_chunk : 4;
   t->chunk_cells = 256;
   t->cell_order = -1;
   t->lean = 1;

@@ -8,11 +8,17 @@
 #ifndef FEINT_CUDA_TUNING_H
 #define FEINT_CUDA_TUNING_H
 
+#include "feint/backend.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef struct {
+  /* fused kernels: thread transposition (kernels_tt.cu), from the case
+   * (backend.cuda.blocks_per_batch, batches_per_chunk) */
+  int blocks_per_batch;  /* blocks of lcm(nq, nbc) cells a batch, 0 by shared memory */
+  int batches_per_chunk; /* batches a block takes in turn (4) */
   /* fused kernels: the P1 block kernels (kernels_p1.cu, setup.cu) */
   int chunk_cells; /* FEINT_CUDA_CHUNK: cells per chunk, a multiple of 32 in 32..256 (256) */
   int cell_order;  /* FEINT_CUDA_ORDER: -1 the curve order where it makes chunks touch fewer
@@ -35,10 +41,11 @@ typedef struct {
   int bp_split; /* FEINT_BP_NUMBERING: -1 default (split), 1 split, 0 own */
 } feint_cuda_tuning;
 
-/* The tuning from the environment: FEINT_OK, or FEINT_ERR_INPUT naming
- * the variable, its value and what is expected (or that it needs a make
- * EXPERIMENTS=1 build). */
-int feint_cuda_tuning_read(feint_cuda_tuning *t);
+/* The tuning of problem p (NULL: an operator or a benchmark, no case
+ * keys): its case keys and the environment. FEINT_OK, or FEINT_ERR_INPUT
+ * naming the variable, its value and what is expected (or that it needs
+ * a make EXPERIMENTS=1 build). */
+int feint_cuda_tuning_read(const feint_problem *p, feint_cuda_tuning *t);
 
 /* 1 when this feint holds every kernel variant (make EXPERIMENTS=1). */
 int feint_cuda_experiments_built(void);
