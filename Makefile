@@ -29,7 +29,7 @@ LDLIBS  += $(PKG_LIBS) -lm -lpthread -ldl
 # sides of the CUDA backend with nvcc only. Without nvcc nothing else of
 # the directory is linked: feint reaches the GPU only through the registry,
 # whose cuda kind then says it was built without CUDA.
-CUDA_EVERY_BUILD := src/backend/cuda/kind.c src/backend/cuda/families.c
+CUDA_EVERY_BUILD := src/backend/cuda/kind.c src/backend/cuda/families.c src/backend/cuda/form_source.c
 CUDA_HOST_SRC := $(filter-out $(CUDA_EVERY_BUILD),$(sort $(wildcard src/backend/cuda/*.c)))
 LIB_SRC := $(filter-out $(CUDA_HOST_SRC),$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))

@@ -174,6 +174,11 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   json_key_string("pattern_steps", rep->pattern_steps);
   printf(", ");
   json_key_string("write_steps", rep->write_steps);
+  if (rep->jit)
+    printf(", \"jit\": {\"compiled\": %d, \"cache_hit\": %d, \"compile_ms\": %.3f, \"load_ms\": %.3f}",
+           rep->jit_compiled, rep->jit_cache_hit, rep->jit_compile_ms, rep->jit_load_ms);
+  else
+    printf(", \"jit\": null");
   printf(", \"norms\": {\"residual\": %.17g, \"rhs\": %.17g, \"matrix\": %.17g}", rep->residual_norm,
          rep->rhs_norm, rep->matrix_norm);
   printf(", \"seconds\": {");

@@ -42,6 +42,13 @@ typedef struct {
   char family[32];           /* its kernel family (the kind's families table), "" */
   char matrix_family[32];    /* the family that assembles the matrix, "" */
   char setup_steps[500];     /* its creation step by step ("name ms, ..."), "" */
+  /* Run-time compiled code (a user form on the GPU): jit 1 when the
+   * backend made its kernels at creation, from the disk cache
+   * (jit_cache_hit) or by compiling them (jit_compile_ms); jit_load_ms
+   * the cache lookup and the module's load; jit_key the cache key. */
+  int jit, jit_cache_hit;
+  double jit_compile_ms, jit_load_ms;
+  char jit_key[65];
 } feint_backend_info;
 
 /* A matrix-free operator on a backend kind (the BP operators of bp.h;

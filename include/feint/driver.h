@@ -78,6 +78,13 @@ typedef struct {
                                 order, in words; "" else */
   char kernel_family[32];    /* its kernel family (feint info --kernels), "" where the backend has none */
   char matrix_family[32];    /* the kernel family that assembled the matrix, "" */
+  /* run-time compiled kernels (a user form on the GPU; feint_backend_info):
+   * jit 1 when some backend made any; over the backends created (a sweep
+   * member that takes the previous one's backend makes none): how many
+   * were compiled and how many came from the disk cache, their compile
+   * and load (cache lookup + module load) milliseconds */
+  int jit, jit_compiled, jit_cache_hit;
+  double jit_compile_ms, jit_load_ms;
   int64_t n_nodes;
   char device[256];
   double gmsh_seconds;     /* of the mesh_read phase, spent inside libgmsh (.geo, refine; 0 for a .msh read natively) */

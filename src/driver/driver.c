@@ -585,6 +585,13 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_backend_info info;
   FEINT_CALL(feint_backend_info_get(r->backend, &info));
   r->precision = info.precision;
+  if (info.jit && !r->backend_reused) {
+    rep->jit = 1;
+    rep->jit_compiled += !info.jit_cache_hit;
+    rep->jit_cache_hit += info.jit_cache_hit;
+    rep->jit_compile_ms += info.jit_compile_ms;
+    rep->jit_load_ms += info.jit_load_ms;
+  }
   /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
   if (r->bc) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_integrate(r->bc, r->backend->integrate_facets));
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);

@@ -75,6 +75,9 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
 }
 
 int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out) {
+  /* a user form: its own implementation and info (form_backend.cu); its
+   * facet integrals stay on the host, the reference */
+  if (p->form->user) return feint_backend_form_create(p, device_index, out);
   const int elmat = feint_backend_elmat_applies(p);
   FEINT_CALL(elmat ? feint_backend_elmat_create(p, device_index, out)
                    : feint_backend_cuda_create(p, device_index, out));

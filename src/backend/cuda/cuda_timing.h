@@ -54,6 +54,11 @@ void feint_cuda_warm_up_wait(void);
  * and load vector on the device too. */
 int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
 int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out);
+/* The third, for user forms (form_backend.cu, family form-jit), and what
+ * it takes (kind.c, every build: triangles and tetrahedra of order 1..2,
+ * one shape, 1..3 components, 32-bit slots). */
+int feint_backend_form_create(const feint_problem *p, int device_index, feint_backend **out);
+int feint_backend_form_supported(const feint_problem *p, char *why, size_t why_size);
 /* FEINT_OK when the fused kernels can assemble p's cells, else
  * FEINT_ERR_INPUT saying why (feint_cuda_cells_supported). */
 int feint_backend_cuda_check_cells(const feint_problem *p);

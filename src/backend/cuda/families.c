@@ -61,6 +61,15 @@ static const feint_kernel_family families[] = {
      "BP operators with stored factors: every pass contracts whole lines held in registers; a cell's own dofs "
      "stored, not added",
      "order, kind, shared-memory layout, BP1.0's w|J| placement and even-odd form", BP_CHOSEN, BP_KNOBS, "bp.cu"},
+    {"form-jit",
+     "residual, load vector, element matrices and CSR matrix of a user form (physics kind form) on triangles and "
+     "tetrahedra of order 1..2: its expressions compiled at run time by NVRTC into a one-thread-a-cell kernel, "
+     "sums by atomicAdd",
+     "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
+     "expressions (parameters and constant coefficients are kernel arguments)",
+     "every user form the cuda kind takes (the form backend behind the kind)",
+     "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY",
+     "form_source.c, form_backend.cu"},
 };
 
 const feint_kernel_family *feint_cuda_families(int *n) {

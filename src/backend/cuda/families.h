@@ -20,7 +20,8 @@ typedef enum {
   FEINT_FAMILY_BP_LAYERED,
   FEINT_FAMILY_BP_STAGED,
   FEINT_FAMILY_BP_TILED,
-  FEINT_FAMILY_BP_LINE
+  FEINT_FAMILY_BP_LINE,
+  FEINT_FAMILY_FORM_JIT
 } feint_cuda_family;
 
 const feint_kernel_family *feint_cuda_families(int *n);

@@ -12,6 +12,10 @@
 #include "backend/cuda/families.h"
 #include "backend/kinds.h"
 #include "feint/elmat.h"
+#include "feint/error.h"
+#ifdef FEINT_HAVE_CUDA
+#include "backend/cuda/jit.h"
+#endif
 
 /* Write a reason into why; 0 (not supported). */
 static int say(char *why, size_t size, const char *fmt, ...) {
@@ -76,10 +80,34 @@ static int width_supported(const feint_problem *p, char *why, size_t size) {
              (long long)p->plan->nnz, (long long)p->plan->n_rows, (long long)feint_plan_narrow_limit());
 }
 
+int feint_backend_form_supported(const feint_problem *p, char *why, size_t size) {
+  const feint_mesh *m = p->space->mesh;
+  if (feint_mesh_is_mixed(m) || !feint_cell_is_simplex(m->cell_type) || p->space->order > 2) {
+    char shapes[128];
+    return say(why, size,
+               "user forms run on the cuda backend for triangles and tetrahedra of order 1 and 2 (one shape per "
+               "mesh) in this version, not on %s of order %d; use --backend cpu",
+               feint_mesh_is_mixed(m) ? feint_mesh_shapes(m, shapes, sizeof shapes) : feint_cell_plural(m->cell_type),
+               p->space->order);
+  }
+  if (p->form->nc < 1 || p->form->nc > 3)
+    return say(why, size, "user forms run on the cuda backend for 1 to 3 components, not %d (use --backend cpu)",
+               p->form->nc);
+#ifdef FEINT_HAVE_CUDA
+  /* the form is compiled at run time: no NVRTC, no GPU code */
+  if (feint_jit_nvrtc_open(NULL, NULL)) {
+    say(why, size, "%s", feint_error_message());
+    feint_error_clear();
+    return 0;
+  }
+#endif
+  return width_supported(p, why, size);
+}
+
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
-  /* the GPU kernels evaluate physics.h's built-in kinds; a user form's
-   * expressions are evaluated by the host (feint/userform.h) */
-  if (p->form->user) return say(why, size, "user forms run on the cpu backend in this version (use --backend cpu)");
+  /* a user form's expressions are compiled for the GPU at run time (the
+   * form backend); the other kernels evaluate physics.h's built-in kinds */
+  if (p->form->user) return feint_backend_form_supported(p, why, size);
   if (feint_backend_elmat_applies(p)) return feint_backend_elmat_supported(p, why, size);
   return feint_cuda_cells_supported(p, why, size) && width_supported(p, why, size);
 }

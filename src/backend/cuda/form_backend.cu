@@ -1,0 +1,339 @@
+/* The user-form backend behind the cuda kind (family "form-jit", issue
+ * 19): a form's expressions compiled at run time (form_source.h: the CUDA
+ * source; jit.h: NVRTC behind the disk cache) for triangles and
+ * tetrahedra of order 1 and 2, one cell shape per mesh, 1..3 components.
+ * Host code only; the kernels are the generated ones.
+ *
+ * Data model (as the other cuda implementations): node coordinates, the
+ * cells' vertices, the dof maps (32-bit), both rules' tables, the
+ * coefficient fields and the state u go to the device when the backend
+ * is created; a residual uploads its u, and the result comes back (the
+ * vector, the CSR values, or the element matrices by batches). Vectors
+ * and the CSR values are summed by atomicAdd (not bitwise reproducible;
+ * within round-off of the cpu backend). Parameters and constant
+ * coefficients are kernel arguments: a sweep member whose form generates
+ * the same source takes the backend over (update_form) without
+ * compiling; another source (an expression changed) needs a new backend. */
+#define FEINT_CUDA_MODULE "user form"
+#include "backend/cuda/common.cuh"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/cuda/jit.h"
+/* the C headers (feint/plan.h and feint/bp.h have no C++ guards) */
+extern "C" {
+#include "backend/cuda/cuda_timing.h"
+#include "backend/cuda/families.h"
+#include "backend/cuda/form_source.h"
+#include "feint/backend.h"
+#include "feint/plan.h"
+}
+
+namespace {
+
+struct form_data {
+  int dev;
+  feint_cache *cache;
+  feint_jit *jit;
+  feint_jit_stats stats;
+  char *source;              /* the generated source (update_form compares it) */
+  long long n_cells;
+  int nbc;
+  double *x, *y, *z;         /* device: node coordinates */
+  int *cells, *dofs, *sdofs; /* device: n_cells x nv, x nbc, x nb */
+  double *tab_vector, *tab_matrix;
+  double *state;             /* device: the form's u (n_dofs): the Jacobian's state */
+  double *u;                 /* device: a residual's u (n_dofs) */
+  double *vec;               /* device: a vector's result (n_dofs) */
+  double *values;            /* device: CSR values (nnz), made on first assembly */
+  int *slots;                /* device: the plan's slots (n_cells x nbc^2), made on first assembly */
+  double *Ke;                /* device: a batch of element matrices */
+  long long batch;           /* cells per element-matrix batch */
+  int n_aux;
+  double **fields;           /* host array of n_aux device pointers (NULL: a constant); the kernel's form_fields */
+  double *constants;         /* host: the kernel's form_constants */
+  int n_constants;
+  cudaEvent_t ev[2];
+  int have_events;
+  double last_ms;
+};
+
+void free_device(void *p) {
+  if (p) cudaFree(p);
+}
+
+void form_destroy(feint_backend *b) {
+  form_data *d = (form_data *)b->data;
+  if (d) {
+    feint_jit_destroy(d->jit);
+    feint_cache_close(d->cache);
+    free(d->source);
+    void *dev[] = {d->x, d->y, d->z, d->cells, d->dofs, d->sdofs, d->tab_vector, d->tab_matrix,
+                   d->state, d->u, d->vec, d->values, d->slots, d->Ke};
+    for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++) free_device(dev[k]);
+    for (int k = 0; d->fields && k < d->n_aux; k++) free_device(d->fields[k]);
+    free(d->fields);
+    free(d->constants);
+    if (d->have_events) {
+      cudaEventDestroy(d->ev[0]);
+      cudaEventDestroy(d->ev[1]);
+    }
+    free(d);
+  }
+  free(b);
+}
+
+/* One rule's table (form_source.h's layout) uploaded. */
+int upload_table(const feint_quadrature *q, const double *basis, const double *grad, const double *geom, int nb,
+                 int dim, int nv, double **out) {
+  const size_t n = feint_form_cuda_table_size(q->n, nb, dim, nv);
+  double *tab = NULL;
+  FEINT_CALL(feint_malloc(n, sizeof(double), &tab, "form tables"));
+  feint_form_cuda_table(q, basis, grad, geom, nb, dim, nv, tab);
+  const int st = feint_cuda_upload(out, tab, n, "form tables");
+  free(tab);
+  return st;
+}
+
+/* The coefficient fields' values (per cell, nodal) into their device
+ * arrays (allocated the first time), and the constants. */
+int upload_fields(form_data *d, const feint_form *f, const feint_space *s) {
+  for (int k = 0; k < d->n_aux; k++) {
+    const feint_field *fld = &f->aux[k];
+    if (fld->kind == FEINT_FIELD_CONSTANT) continue;
+    const size_t n = fld->kind == FEINT_FIELD_CELL ? (size_t)s->mesh->n_cells : (size_t)s->n_scalar_dofs;
+    if (!d->fields[k]) FEINT_CALL(feint_cuda_alloc((void **)&d->fields[k], n * sizeof(double), "form coefficients"));
+    FEINT_CUDA_CALL("form coefficients",
+                    feint_cuda_memcpy(d->fields[k], fld->values, n * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  feint_form_cuda_constants(f->user, f->aux, d->n_aux, d->constants);
+  FEINT_CUDA_CALL("form state", feint_cuda_memcpy(d->state, f->u, (size_t)s->n_dofs * sizeof(double),
+                                                  cudaMemcpyHostToDevice));
+  return FEINT_OK;
+}
+
+int timer_start(form_data *d) {
+  FEINT_CUDA_CALL("set device", cudaSetDevice(d->dev));
+  FEINT_CUDA_CALL("form kernel timer", cudaEventRecord(d->ev[0], 0));
+  return FEINT_OK;
+}
+
+int timer_stop(form_data *d) {
+  float ms = 0;
+  FEINT_CUDA_CALL("form kernel timer", cudaEventRecord(d->ev[1], 0));
+  FEINT_CUDA_CALL("form kernels", cudaEventSynchronize(d->ev[1]));
+  FEINT_CUDA_CALL("form kernels", cudaGetLastError());
+  FEINT_CUDA_CALL("form kernel timer", cudaEventElapsedTime(&ms, d->ev[0], d->ev[1]));
+  d->last_ms += ms;
+  return FEINT_OK;
+}
+
+const unsigned block_threads = 128;
+
+/* The element vectors of all cells added into d->vec (zeroed first): u
+ * NULL is the load vector (sign -1). */
+int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
+  form_data *d = (form_data *)b->data;
+  const feint_space *s = b->problem->space;
+  d->last_ms = 0;
+  FEINT_CALL(timer_start(d));
+  FEINT_CUDA_CALL("form vector", cudaMemset(d->vec, 0, (size_t)s->n_dofs * sizeof(double)));
+  long long first = 0, n = d->n_cells;
+  double sign = u_dev ? 1.0 : -1.0;
+  const double *u = u_dev;
+  void *args[] = {&first, &n, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_vector,
+                  (void *)&u, &sign, d->fields, d->constants, &d->vec};
+  const unsigned grid[3] = {(unsigned)((d->n_cells + block_threads - 1) / block_threads), 1, 1};
+  const unsigned block[3] = {block_threads, 1, 1};
+  if (d->n_cells > 0) FEINT_CALL(feint_jit_launch(d->jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
+  FEINT_CALL(timer_stop(d));
+  FEINT_CUDA_CALL("form vector", feint_cuda_memcpy(host_out, d->vec, (size_t)s->n_dofs * sizeof(double),
+                                                   cudaMemcpyDeviceToHost));
+  return FEINT_OK;
+}
+
+int form_residual(feint_backend *b, const double *u, double *F) {
+  form_data *d = (form_data *)b->data;
+  FEINT_CUDA_CALL("form state", feint_cuda_memcpy(d->u, u, (size_t)b->problem->space->n_dofs * sizeof(double),
+                                                  cudaMemcpyHostToDevice));
+  return run_vector(b, d->u, F);
+}
+
+int form_rhs(feint_backend *b, double *rhs) { return run_vector(b, NULL, rhs); }
+
+/* The matrix kernel on cells first .. first + n - 1: slots NULL writes
+ * their element matrices to out, else adds them into the CSR values. */
+int launch_matrix(form_data *d, long long first, long long n, const int *slots, double *out) {
+  if (n <= 0) return FEINT_OK;
+  void *args[] = {&first, &n, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_matrix,
+                  &d->state, d->fields, d->constants, (void *)&slots, &out};
+  const unsigned grid[3] = {(unsigned)((n + block_threads - 1) / block_threads), 1, 1};
+  const unsigned block[3] = {block_threads, 1, 1};
+  return feint_jit_launch(d->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
+}
+
+int form_element_matrices(feint_backend *b, double *Ke) {
+  form_data *d = (form_data *)b->data;
+  const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
+  if (!d->Ke) FEINT_CALL(feint_cuda_alloc((void **)&d->Ke, (size_t)d->batch * n2 * sizeof(double), "element matrices"));
+  d->last_ms = 0;
+  for (long long c0 = 0; c0 < d->n_cells; c0 += d->batch) {
+    const long long n = d->n_cells - c0 < d->batch ? d->n_cells - c0 : d->batch;
+    FEINT_CALL(timer_start(d));
+    FEINT_CALL(launch_matrix(d, c0, n, NULL, d->Ke));
+    FEINT_CALL(timer_stop(d));
+    FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(Ke + (size_t)c0 * n2, d->Ke, (size_t)n * n2 * sizeof(double),
+                                                          cudaMemcpyDeviceToHost));
+  }
+  return FEINT_OK;
+}
+
+int form_assemble_matrix(feint_backend *b, double *values) {
+  form_data *d = (form_data *)b->data;
+  const feint_plan *plan = b->problem->plan;
+  if (!plan) return feint_error_set(FEINT_ERR_COMPUTE, "assembly needs a plan (CSR pattern)");
+  if (plan->slots64)
+    return feint_error_set(FEINT_ERR_INPUT, "user forms on the GPU assemble with 32-bit slots; use --backend cpu");
+  FEINT_CALL(feint_plan_host_slots(plan)); /* a plan built on the GPU */
+  const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
+  if (!d->slots) FEINT_CALL(feint_cuda_upload(&d->slots, plan->slots, (size_t)d->n_cells * n2, "matrix slots"));
+  if (!d->values) FEINT_CALL(feint_cuda_alloc((void **)&d->values, (size_t)plan->nnz * sizeof(double), "matrix values"));
+  d->last_ms = 0;
+  FEINT_CALL(timer_start(d));
+  FEINT_CUDA_CALL("matrix values", cudaMemset(d->values, 0, (size_t)plan->nnz * sizeof(double)));
+  FEINT_CALL(launch_matrix(d, 0, d->n_cells, d->slots, d->values));
+  FEINT_CALL(timer_stop(d));
+  FEINT_CUDA_CALL("matrix values", feint_cuda_memcpy(values, d->values, (size_t)plan->nnz * sizeof(double),
+                                                     cudaMemcpyDeviceToHost));
+  return FEINT_OK;
+}
+
+double form_last_kernel_ms(feint_backend *b) { return ((form_data *)b->data)->last_ms; }
+
+/* A sweep member: the same source (only parameters, constants or field
+ * values changed) is taken in place; another needs a compile. */
+int form_update_form(feint_backend *b, const feint_form *form) {
+  form_data *d = (form_data *)b->data;
+  const feint_space *s = b->problem->space;
+  const feint_form_cuda_layout L = feint_form_cuda_layout_of(form, s);
+  char *src = NULL;
+  FEINT_CALL(feint_form_cuda_source(form->user, &L, &src));
+  const int same = !strcmp(src, d->source);
+  free(src);
+  if (!same)
+    return feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
+                           "the user form's expressions changed: its GPU code is compiled again");
+  return upload_fields(d, form, s);
+}
+
+int form_info(const feint_backend *b, feint_backend_info *out) {
+  const form_data *d = (const form_data *)b->data;
+  out->precision = FEINT_PRECISION_DOUBLE;
+  snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
+  snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
+  snprintf(out->kernel, sizeof out->kernel, "the user form's run-time compiled kernels, one thread a cell (%s)",
+           d->stats.arch);
+  out->jit = 1;
+  out->jit_cache_hit = d->stats.cache_hit;
+  out->jit_compile_ms = d->stats.compile_ms;
+  out->jit_load_ms = d->stats.lookup_ms + d->stats.load_ms;
+  snprintf(out->jit_key, sizeof out->jit_key, "%s", d->stats.key);
+  return FEINT_OK;
+}
+
+int create(const feint_problem *p, int device_index, feint_backend *b, form_data *d) {
+  const feint_space *s = p->space;
+  const feint_mesh *m = s->mesh;
+  const feint_form *f = p->form;
+  FEINT_CALL(feint_cuda_device_select(device_index, &d->dev));
+  FEINT_CUDA_CALL("set device", cudaSetDevice(d->dev));
+  FEINT_CALL(feint_bp_gpu_device_name(d->dev, b->device, sizeof b->device));
+  FEINT_CUDA_CALL("form kernel timer", cudaEventCreate(&d->ev[0]));
+  if (cudaEventCreate(&d->ev[1]) != cudaSuccess) {
+    cudaEventDestroy(d->ev[0]);
+    return FEINT_CUDA_FAIL(cudaErrorMemoryAllocation, "form kernel timer");
+  }
+  d->have_events = 1;
+  /* the code first: a form that does not compile fails before any upload */
+  const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
+  FEINT_CALL(feint_form_cuda_source(f->user, &L, &d->source));
+  FEINT_CALL(feint_cache_open(NULL, 1, &d->cache));
+  static const char *const options[] = {"--std=c++17", "--fmad=false"};
+  feint_jit_source src;
+  memset(&src, 0, sizeof src);
+  src.source = d->source;
+  src.label = "physics kind form (its generated CUDA code)";
+  src.name = "feint_form.cu";
+  src.options = options;
+  src.n_options = 2;
+  src.kernels = feint_form_cuda_kernels;
+  src.n_kernels = FEINT_FORM_KERNELS;
+  FEINT_CALL(feint_jit_create(&src, d->dev, d->cache, &d->jit, &d->stats));
+  /* the mesh and the maps */
+  d->n_cells = (long long)m->n_cells;
+  d->nbc = s->nbc;
+  d->n_aux = f->n_aux;
+  FEINT_CALL(feint_cuda_upload(&d->x, m->x, (size_t)m->n_nodes, "node coordinates"));
+  FEINT_CALL(feint_cuda_upload(&d->y, m->y, (size_t)m->n_nodes, "node coordinates"));
+  FEINT_CALL(feint_cuda_upload(&d->z, m->z, (size_t)m->n_nodes, "node coordinates"));
+  FEINT_CALL(feint_cuda_upload_index32(&d->cells, m->cells, (size_t)m->n_cells * (size_t)m->nv, "cells"));
+  FEINT_CALL(feint_cuda_upload_index32(&d->dofs, s->cell_dofs, (size_t)m->n_cells * (size_t)s->nbc, "cell dofs"));
+  FEINT_CALL(feint_cuda_upload_index32(&d->sdofs, s->scalar_cell_dofs, (size_t)m->n_cells * (size_t)s->nb,
+                                       "scalar cell dofs"));
+  FEINT_CALL(upload_table(f->quadrature, f->basis, f->basis_grad, f->geometry_value, s->nb, f->dim, m->nv,
+                          &d->tab_vector));
+  if (f->matrix_quadrature)
+    FEINT_CALL(upload_table(f->matrix_quadrature, f->matrix_basis, f->matrix_basis_grad, f->matrix_geometry_value,
+                            s->nb, f->dim, m->nv, &d->tab_matrix));
+  else
+    FEINT_CALL(upload_table(f->quadrature, f->basis, f->basis_grad, f->geometry_value, s->nb, f->dim, m->nv,
+                            &d->tab_matrix));
+  const size_t n_dofs = (size_t)s->n_dofs;
+  FEINT_CALL(feint_cuda_alloc((void **)&d->state, n_dofs * sizeof(double), "form state"));
+  FEINT_CALL(feint_cuda_alloc((void **)&d->u, n_dofs * sizeof(double), "form state"));
+  FEINT_CALL(feint_cuda_alloc((void **)&d->vec, n_dofs * sizeof(double), "form vector"));
+  d->n_constants = feint_form_cuda_constants_count(f->user, d->n_aux);
+  FEINT_CALL(feint_calloc((size_t)(d->n_aux > 0 ? d->n_aux : 1), sizeof *d->fields, &d->fields, "form fields"));
+  FEINT_CALL(feint_calloc((size_t)d->n_constants, sizeof *d->constants, &d->constants, "form constants"));
+  FEINT_CALL(upload_fields(d, f, s));
+  /* element matrices: batches of about 256 MB */
+  const long long per_cell = (long long)s->nbc * s->nbc * (long long)sizeof(double);
+  d->batch = (256ll << 20) / per_cell;
+  if (d->batch < 1) d->batch = 1;
+  if (d->batch > d->n_cells) d->batch = d->n_cells > 0 ? d->n_cells : 1;
+  return FEINT_OK;
+}
+
+} // namespace
+
+extern "C" int feint_backend_form_create(const feint_problem *p, int device_index, feint_backend **out) {
+  *out = NULL;
+  feint_backend *b = NULL;
+  form_data *d = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
+  int st = feint_calloc(1, sizeof *d, &d, "backend");
+  if (st) {
+    free(b);
+    return st;
+  }
+  b->data = d;
+  b->destroy = form_destroy;
+  st = create(p, device_index, b, d);
+  if (st) {
+    form_destroy(b);
+    return st;
+  }
+  b->name = "cuda";
+  b->problem = p;
+  b->residual = form_residual;
+  b->rhs = form_rhs;
+  b->element_matrices = form_element_matrices;
+  b->assemble_matrix = form_assemble_matrix;
+  b->last_kernel_ms = form_last_kernel_ms;
+  b->update_form = form_update_form;
+  b->info = form_info;
+  *out = b;
+  return FEINT_OK;
+}

@@ -1,0 +1,417 @@
+/* The CUDA source of a user form: the form's expressions as C, spliced
+ * between a generated head (the layout as constants) and the kernel
+ * template below (form_source.h). */
+#include "backend/cuda/form_source.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/error.h"
+
+const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS] = {"feint_form_vector", "feint_form_matrix"};
+
+/* The kernels: one thread a cell, the same sums in the same order as the
+ * cpu backend's element_vector / element_matrix (src/backend/cpu/cpu.c)
+ * for a user form on an affine simplex, so that the results agree to
+ * round-off (compiled with --fmad=false: no contraction the host does not
+ * do either). The head defines DIM NC NB NV NQ NQM NS NP NK NKF NPC TERMS,
+ * form_f, form_g (the expressions) and form_coefficients (the fields). */
+static const char template_kernels[] =
+    "#define NBC (NB * NC)\n"
+    "/* a rule's table: weights, basis, basis_grad, geometry_value */\n"
+    "#define TAB_BASIS(nq) (nq)\n"
+    "#define TAB_GRAD(nq) ((nq) + (nq) * NB)\n"
+    "#define TAB_GEOM(nq) ((nq) + (nq) * NB + (nq) * NB * DIM)\n"
+    "\n"
+    "/* det J and invJ[d DIM + a] = d xi_d / d x_a of the affine simplex of\n"
+    " * vertices v[k 3 + a] (feint/geometry.h's feint_affine_inverse_jacobian) */\n"
+    "__device__ __forceinline__ double form_inverse_jacobian(const double *v, double *invJ) {\n"
+    "  double J[DIM * DIM];\n"
+    "  for (int a = 0; a < DIM; a++)\n"
+    "    for (int d = 0; d < DIM; d++) J[a * DIM + d] = v[(d + 1) * 3 + a] - v[a];\n"
+    "#if DIM == 2\n"
+    "  double det = J[0] * J[3] - J[1] * J[2];\n"
+    "  const double r = 1 / det;\n"
+    "  invJ[0] = J[3] * r;\n"
+    "  invJ[1] = -J[1] * r;\n"
+    "  invJ[2] = -J[2] * r;\n"
+    "  invJ[3] = J[0] * r;\n"
+    "#else\n"
+    "  double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8], c02 = J[3] * J[7] - J[4] * J[6];\n"
+    "  double det = J[0] * c00 + J[1] * c01 + J[2] * c02;\n"
+    "  const double r = 1 / det;\n"
+    "  invJ[0] = c00 * r;\n"
+    "  invJ[3] = c01 * r;\n"
+    "  invJ[6] = c02 * r;\n"
+    "  invJ[1] = (J[2] * J[7] - J[1] * J[8]) * r;\n"
+    "  invJ[4] = (J[0] * J[8] - J[2] * J[6]) * r;\n"
+    "  invJ[7] = (J[1] * J[6] - J[0] * J[7]) * r;\n"
+    "  invJ[2] = (J[1] * J[5] - J[2] * J[4]) * r;\n"
+    "  invJ[5] = (J[2] * J[3] - J[0] * J[5]) * r;\n"
+    "  invJ[8] = (J[0] * J[4] - J[1] * J[3]) * r;\n"
+    "#endif\n"
+    "  return det;\n"
+    "}\n"
+    "\n"
+    "/* One cell's data: vertices, dofs, |det J|, invJ. */\n"
+    "struct form_cell {\n"
+    "  double v[NV * 3], invJ[DIM * DIM], det;\n"
+    "  int dofs[NBC], sd[NB];\n"
+    "};\n"
+    "\n"
+    "__device__ __forceinline__ void form_load_cell(long long c, const double *X, const double *Y, const double *Z,\n"
+    "                                               const int *cells, const int *dofs, const int *sdofs,\n"
+    "                                               form_cell *k) {\n"
+    "  for (int i = 0; i < NV; i++) {\n"
+    "    const int n = cells[c * NV + i];\n"
+    "    k->v[i * 3 + 0] = X[n];\n"
+    "    k->v[i * 3 + 1] = Y[n];\n"
+    "    k->v[i * 3 + 2] = Z[n];\n"
+    "  }\n"
+    "  for (int i = 0; i < NBC; i++) k->dofs[i] = dofs[c * NBC + i];\n"
+    "  for (int i = 0; i < NB; i++) k->sd[i] = sdofs[c * NB + i];\n"
+    "  k->det = fabs(form_inverse_jacobian(k->v, k->invJ));\n"
+    "}\n"
+    "\n"
+    "/* The symbols at one point (the cpu backend's user_symbols): x y z from\n"
+    " * the vertex shape values, u and grad u from the cell's values ue (NULL:\n"
+    " * 0), the coefficients, the parameters; gphi the physical gradients. */\n"
+    "__device__ __forceinline__ void form_symbols(const form_cell *k, long long c, const double *phi,\n"
+    "                                             const double *gphi, const double *gv, const double *ue,\n"
+    "                                             const form_fields &F, const form_constants &P, double *s) {\n"
+    "  for (int i = 0; i < NS; i++) s[i] = 0.0;\n"
+    "  for (int i = 0; i < NV; i++)\n"
+    "    for (int a = 0; a < 3; a++) s[a] += gv[i] * k->v[i * 3 + a];\n"
+    "  if (ue) {\n"
+    "    double u[NC], gu[NC * DIM];\n"
+    "    for (int fc = 0; fc < NC; fc++) {\n"
+    "      u[fc] = 0.0;\n"
+    "      for (int d = 0; d < DIM; d++) gu[fc * DIM + d] = 0.0;\n"
+    "    }\n"
+    "    for (int i = 0; i < NB; i++)\n"
+    "      for (int fc = 0; fc < NC; fc++) {\n"
+    "        const double v = ue[i * NC + fc];\n"
+    "        u[fc] += phi[i] * v;\n"
+    "        for (int d = 0; d < DIM; d++) gu[fc * DIM + d] += gphi[i * DIM + d] * v;\n"
+    "      }\n"
+    "    for (int fc = 0; fc < NC; fc++) {\n"
+    "      s[3 + 4 * fc] = u[fc];\n"
+    "      for (int d = 0; d < DIM; d++) s[3 + 4 * fc + 1 + d] = gu[fc * DIM + d];\n"
+    "    }\n"
+    "  }\n"
+    "  form_coefficients(k, c, phi, gphi, F, P, s);\n"
+    "}\n"
+    "\n"
+    "/* Physical gradients of the basis at point q: grad phi = J^-T grad_ref phi. */\n"
+    "__device__ __forceinline__ void form_gradients(const form_cell *k, const double *G, double *gphi) {\n"
+    "  for (int i = 0; i < NB; i++)\n"
+    "    for (int a = 0; a < DIM; a++) {\n"
+    "      double v = 0;\n"
+    "      for (int d = 0; d < DIM; d++) v += G[i * DIM + d] * k->invJ[d * DIM + a];\n"
+    "      gphi[i * DIM + a] = v;\n"
+    "    }\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void feint_form_vector(long long first, long long n, const double *X, const double *Y,\n"
+    "                                              const double *Z, const int *cells, const int *dofs,\n"
+    "                                              const int *sdofs, const double *tab, const double *u,\n"
+    "                                              double sign, form_fields F, form_constants P, double *out) {\n"
+    "  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (t >= n) return;\n"
+    "  const long long c = first + t;\n"
+    "  form_cell k;\n"
+    "  form_load_cell(c, X, Y, Z, cells, dofs, sdofs, &k);\n"
+    "  double ue[NBC], Fe[NBC];\n"
+    "  for (int i = 0; i < NBC; i++) {\n"
+    "    ue[i] = u ? u[k.dofs[i]] : 0.0;\n"
+    "    Fe[i] = 0.0;\n"
+    "  }\n"
+    "  for (int q = 0; q < NQ; q++) {\n"
+    "    const double *phi = tab + TAB_BASIS(NQ) + q * NB;\n"
+    "    double gphi[NB * DIM], s[NS], f0[NC], f1[NC * DIM];\n"
+    "    form_gradients(&k, tab + TAB_GRAD(NQ) + q * NB * DIM, gphi);\n"
+    "    form_symbols(&k, c, phi, gphi, tab + TAB_GEOM(NQ) + q * NV, u ? ue : (const double *)0, F, P, s);\n"
+    "    form_f(s, P, f0, f1);\n"
+    "    const double wdet = tab[q] * k.det;\n"
+    "    for (int i = 0; i < NB; i++)\n"
+    "      for (int fc = 0; fc < NC; fc++) {\n"
+    "        double v = phi[i] * (sign * f0[fc]);\n"
+    "        for (int d = 0; d < DIM; d++) v += gphi[i * DIM + d] * (sign * f1[fc * DIM + d]);\n"
+    "        Fe[i * NC + fc] += wdet * v;\n"
+    "      }\n"
+    "  }\n"
+    "  for (int i = 0; i < NBC; i++) atomicAdd(out + k.dofs[i], Fe[i]);\n"
+    "}\n"
+    "\n"
+    "extern \"C\" __global__ void feint_form_matrix(long long first, long long n, const double *X, const double *Y,\n"
+    "                                              const double *Z, const int *cells, const int *dofs,\n"
+    "                                              const int *sdofs, const double *tab, const double *u,\n"
+    "                                              form_fields F, form_constants P, const int *slots,\n"
+    "                                              double *out) {\n"
+    "  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (t >= n) return;\n"
+    "  const long long c = first + t;\n"
+    "  form_cell k;\n"
+    "  form_load_cell(c, X, Y, Z, cells, dofs, sdofs, &k);\n"
+    "  double ue[NBC], Ke[NBC * NBC];\n"
+    "  for (int i = 0; i < NBC; i++) ue[i] = u[k.dofs[i]];\n"
+    "  for (int i = 0; i < NBC * NBC; i++) Ke[i] = 0.0;\n"
+    "  for (int q = 0; q < NQM; q++) {\n"
+    "    const double *phi = tab + TAB_BASIS(NQM) + q * NB;\n"
+    "    double gphi[NB * DIM], s[NS];\n"
+    "    double g0[NC * NC], g1[NC * NC * DIM], g2[NC * NC * DIM], g3[NC * NC * DIM * DIM];\n"
+    "    form_gradients(&k, tab + TAB_GRAD(NQM) + q * NB * DIM, gphi);\n"
+    "    form_symbols(&k, c, phi, gphi, tab + TAB_GEOM(NQM) + q * NV, ue, F, P, s);\n"
+    "    form_g(s, P, g0, g1, g2, g3);\n"
+    "    const double wdet = tab[q] * k.det;\n"
+    "    for (int j = 0; j < NB; j++) {\n"
+    "      const double *gj = gphi + j * DIM;\n"
+    "      for (int gc = 0; gc < NC; gc++) {\n"
+    "        double v0[NC], v1[NC * DIM];\n"
+    "        for (int i = 0; i < NC; i++) v0[i] = 0.0;\n"
+    "        for (int i = 0; i < NC * DIM; i++) v1[i] = 0.0;\n"
+    "        for (int fc = 0; fc < NC; fc++) {\n"
+    "          const int fg = fc * NC + gc;\n"
+    "          if (TERMS & 1) v0[fc] += g0[fg] * phi[j];\n"
+    "          if (TERMS & 2)\n"
+    "            for (int dg = 0; dg < DIM; dg++) v0[fc] += g1[fg * DIM + dg] * gj[dg];\n"
+    "          if (TERMS & 4)\n"
+    "            for (int df = 0; df < DIM; df++) v1[fc * DIM + df] += g2[fg * DIM + df] * phi[j];\n"
+    "          if (TERMS & 8)\n"
+    "            for (int df = 0; df < DIM; df++)\n"
+    "              for (int dg = 0; dg < DIM; dg++) v1[fc * DIM + df] += g3[(fg * DIM + df) * DIM + dg] * gj[dg];\n"
+    "        }\n"
+    "        for (int i = 0; i < NB; i++) {\n"
+    "          const double *gi = gphi + i * DIM;\n"
+    "          for (int fc = 0; fc < NC; fc++) {\n"
+    "            double v = phi[i] * v0[fc];\n"
+    "            for (int df = 0; df < DIM; df++) v += gi[df] * v1[fc * DIM + df];\n"
+    "            Ke[(i * NC + fc) * NBC + j * NC + gc] += wdet * v;\n"
+    "          }\n"
+    "        }\n"
+    "      }\n"
+    "    }\n"
+    "  }\n"
+    "  if (slots)\n"
+    "    for (int i = 0; i < NBC * NBC; i++) atomicAdd(out + slots[c * (NBC * NBC) + i], Ke[i]);\n"
+    "  else\n"
+    "    for (int i = 0; i < NBC * NBC; i++) out[t * (NBC * NBC) + i] = Ke[i];\n"
+    "}\n";
+
+/* A growing string. */
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int status;
+} text;
+
+static void add(text *t, const char *fmt, ...) {
+  if (t->status) return;
+  va_list ap;
+  va_start(ap, fmt);
+  char small[256];
+  const int n = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    t->status = feint_error_set(FEINT_ERR_COMPUTE, "generating the form's CUDA code: bad format");
+    return;
+  }
+  if (t->len + (size_t)n + 1 > t->cap) {
+    size_t cap = t->cap ? t->cap : 4096;
+    while (t->len + (size_t)n + 1 > cap) cap *= 2;
+    char *s = realloc(t->s, cap);
+    if (!s) {
+      t->status = feint_error_set(FEINT_ERR_COMPUTE, "out of memory generating the form's CUDA code (%zu bytes)", cap);
+      return;
+    }
+    t->s = s;
+    t->cap = cap;
+  }
+  if ((size_t)n < sizeof small) {
+    memcpy(t->s + t->len, small, (size_t)n + 1);
+  } else {
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+  }
+  t->len += (size_t)n;
+}
+
+/* "lhs = <e>;" with a #line naming the case key it came from, so that
+ * NVRTC's log points at that key (jit.h); NULL: 0. */
+static void add_expr(text *t, const feint_expr *e, const char *const *symbols, const char *lhs, const char *key) {
+  if (!e) {
+    add(t, "  %s = 0.0;\n", lhs);
+    return;
+  }
+  size_t n = 0;
+  if (!t->status) t->status = feint_expr_emit_c(e, symbols, NULL, 0, &n);
+  char *c = NULL;
+  if (!t->status) t->status = feint_malloc(n + 1, 1, &c, "an expression's C");
+  if (!t->status) t->status = feint_expr_emit_c(e, symbols, c, n + 1, NULL);
+  add(t, "#line 1 \"physics.%s\"\n  %s = %s;\n", key, lhs, c ? c : "");
+  free(c);
+}
+
+feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s) {
+  feint_form_cuda_layout L = {f->dim,         f->nc, s->nb, s->mesh->nv, f->quadrature->n,
+                              f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n,
+                              f->n_aux,       f->aux};
+  return L;
+}
+
+int feint_form_cuda_constants_count(const feint_user_form *uf, int n_aux) {
+  const int n = uf->n_parameters + n_aux;
+  return n > 0 ? n : 1;
+}
+
+void feint_form_cuda_constants(const feint_user_form *uf, const feint_field *aux, int n_aux, double *out) {
+  const int n = feint_form_cuda_constants_count(uf, n_aux);
+  for (int k = 0; k < n; k++) out[k] = 0;
+  for (int k = 0; k < uf->n_parameters; k++) out[k] = uf->parameters[k];
+  for (int k = 0; k < n_aux; k++)
+    if (aux[k].kind == FEINT_FIELD_CONSTANT) out[uf->n_parameters + k] = aux[k].constant;
+}
+
+size_t feint_form_cuda_table_size(int nq, int nb, int dim, int nv) {
+  return (size_t)nq * (size_t)(1 + nb + nb * dim + nv);
+}
+
+void feint_form_cuda_table(const feint_quadrature *q, const double *basis, const double *basis_grad,
+                           const double *geometry_value, int nb, int dim, int nv, double *tab) {
+  const size_t nq = (size_t)q->n;
+  memcpy(tab, q->weights, sizeof(double) * nq);
+  memcpy(tab + nq, basis, sizeof(double) * nq * (size_t)nb);
+  memcpy(tab + nq + nq * (size_t)nb, basis_grad, sizeof(double) * nq * (size_t)(nb * dim));
+  memcpy(tab + nq + nq * (size_t)(nb + nb * dim), geometry_value, sizeof(double) * nq * (size_t)nv);
+}
+
+/* The symbols as the kernels name them: s[i], the parameters P.v[k]. */
+static int symbol_names(const feint_user_form *uf, char ***out) {
+  char **names = NULL;
+  FEINT_CALL(feint_calloc((size_t)uf->n_symbols + 1, sizeof *names, &names, "symbol names"));
+  const int par = feint_user_form_parameter_symbol(uf);
+  int status = FEINT_OK;
+  for (int i = 0; i < uf->n_symbols && !status; i++) {
+    char name[32];
+    if (i < par)
+      snprintf(name, sizeof name, "s[%d]", i);
+    else
+      snprintf(name, sizeof name, "P.v[%d]", i - par);
+    status = feint_strdup(name, &names[i]);
+  }
+  if (status) {
+    for (int i = 0; i < uf->n_symbols; i++) free(names[i]);
+    free(names);
+    return status;
+  }
+  *out = names;
+  return FEINT_OK;
+}
+
+/* The case key of f0[fc] or f1[fc][d] (d >= 0). */
+static void residual_key(int nc, int fc, int d, char *key, size_t size) {
+  if (d < 0)
+    snprintf(key, size, nc == 1 ? "f0" : "f0[%d]", fc);
+  else if (nc == 1)
+    snprintf(key, size, "f1[%d]", d);
+  else
+    snprintf(key, size, "f1[%d][%d]", fc, d);
+}
+
+int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layout *L, char **out) {
+  *out = NULL;
+  char **sym = NULL;
+  FEINT_CALL(symbol_names(uf, &sym));
+  const char *const *names = (const char *const *)sym;
+  const int dim = L->dim, nc = L->nc, nn = nc * nc;
+  text t = {0};
+  add(&t, "/* feint: a user form's kernels (physics kind form), generated; see form_source.h */\n");
+  add(&t, "#define DIM %d\n#define NC %d\n#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n", dim, nc,
+      L->nb, L->nv, L->nq, L->nq_matrix);
+  add(&t, "#define NS %d\n#define NP %d\n#define NK %d\n#define TERMS %d\n", uf->n_symbols, uf->n_parameters,
+      L->n_aux, uf->terms);
+  add(&t, "struct form_fields { const double *v[%d]; };\n", L->n_aux > 0 ? L->n_aux : 1);
+  add(&t, "struct form_constants { double v[%d]; };\n", feint_form_cuda_constants_count(uf, L->n_aux));
+  add(&t, "struct form_cell;\n");
+  /* the coefficients: each one's kind decides its code; its values are arguments */
+  add(&t,
+      "__device__ __forceinline__ void form_coefficients_at(long long c, const int *sd, const double *phi,\n"
+      "    const double *gphi, const form_fields &F, const form_constants &P, double *s) {\n");
+  for (int k = 0; k < L->n_aux; k++) {
+    const int at = feint_user_form_coefficient_symbol(uf, k);
+    if (L->aux[k].kind == FEINT_FIELD_CONSTANT) {
+      add(&t, "  s[%d] = P.v[%d];\n", at, uf->n_parameters + k);
+    } else if (L->aux[k].kind == FEINT_FIELD_CELL) {
+      add(&t, "  s[%d] = F.v[%d][c];\n", at, k);
+    } else {
+      add(&t, "  {\n    const double *f = F.v[%d];\n    double v = 0;\n", k);
+      add(&t, "    for (int i = 0; i < NB; i++) v += phi[i] * f[sd[i]];\n    s[%d] = v;\n", at);
+      if (uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])
+        add(&t,
+            "    for (int i = 0; i < NB; i++)\n"
+            "      for (int d = 0; d < DIM; d++) s[%d + d] += gphi[i * DIM + d] * f[sd[i]];\n",
+            at + 1);
+      add(&t, "  }\n");
+    }
+  }
+  add(&t, "}\n");
+  /* the residual's pointwise terms */
+  add(&t, "__device__ __forceinline__ void form_f(const double *s, const form_constants &P, double *f0, double *f1) {\n");
+  for (int fc = 0; fc < nc; fc++) {
+    char lhs[32], key[32];
+    snprintf(lhs, sizeof lhs, "f0[%d]", fc);
+    residual_key(nc, fc, -1, key, sizeof key);
+    add_expr(&t, uf->f0[fc], names, lhs, key);
+    for (int d = 0; d < dim; d++) {
+      snprintf(lhs, sizeof lhs, "f1[%d]", fc * dim + d);
+      residual_key(nc, fc, d, key, sizeof key);
+      add_expr(&t, uf->f1[fc * dim + d], names, lhs, key);
+    }
+  }
+  add(&t, "  (void)s; (void)P;\n}\n");
+  /* the Jacobian blocks, each entry named by its block (derived ones by
+   * the residual term they come from: userform.c's names) */
+  add(&t,
+      "__device__ __forceinline__ void form_g(const double *s, const form_constants &P, double *g0, double *g1,\n"
+      "                                       double *g2, double *g3) {\n");
+  feint_expr *const *blocks[4] = {uf->g0, uf->g1, uf->g2, uf->g3};
+  const int sizes[4] = {nn, nn * dim, nn * dim, nn * dim * dim};
+  for (int b = 0; b < 4; b++) {
+    if (!(uf->terms & (1 << b))) continue;
+    for (int k = 0; k < sizes[b]; k++) {
+      char lhs[32], key[32];
+      snprintf(lhs, sizeof lhs, "g%d[%d]", b, k);
+      snprintf(key, sizeof key, nc == 1 && b == 0 ? "g0" : "g%d[%d]", b, k);
+      add_expr(&t, blocks[b][k], names, lhs, key);
+    }
+  }
+  add(&t, "  (void)s; (void)P; (void)g0; (void)g1; (void)g2; (void)g3;\n}\n");
+  add(&t, "#line 1 \"feint_form_kernels\"\n");
+  for (int i = 0; i < uf->n_symbols; i++) free(sym[i]);
+  free(sym);
+  if (t.status) {
+    free(t.s);
+    return t.status;
+  }
+  /* the template: form_cell first, then form_coefficients (which reads
+   * the cell, so after its type is complete), then the rest */
+  const char *split = strstr(template_kernels, "__device__ __forceinline__ void form_load_cell");
+  const size_t head = (size_t)(split - template_kernels);
+  text u = t;
+  add(&u, "%.*s", (int)head, template_kernels);
+  add(&u, "%s",
+      "__device__ __forceinline__ void form_coefficients(const form_cell *k, long long c, const double *phi,\n"
+      "    const double *gphi, const form_fields &F, const form_constants &P, double *s) {\n"
+      "  form_coefficients_at(c, k->sd, phi, gphi, F, P, s);\n"
+      "}\n");
+  add(&u, "%s", split);
+  if (u.status) {
+    free(u.s);
+    return u.status;
+  }
+  *out = u.s;
+  return FEINT_OK;
+}

@@ -1,0 +1,78 @@
+/* The CUDA source of a user form (physics kind form, issue 19) for the
+ * cuda kind's run-time compiled family "form-jit": the form's pointwise
+ * expressions (f0, f1 and the Jacobian blocks g0..g3, feint/userform.h)
+ * as C (feint_expr_emit_c) spliced into one kernel template, compiled by
+ * NVRTC (jit.h) and cached on disk by a hash of the source.
+ *
+ * Plain C, in every build: the source depends only on the form's layout
+ * (dimension, components, basis functions, quadrature points, the kinds of
+ * its coefficient fields) and on its expressions, never on values: the
+ * parameters and the constant coefficients are kernel arguments, so a
+ * sweep over them compiles nothing (the cache key is the source's). The
+ * unit test t641 checks that on the CPU.
+ *
+ * The kernels (one thread a cell; names in feint_form_cuda_kernels):
+ *   feint_form_vector(first, n, x, y, z, cells, dofs, sdofs, tab, u, sign,
+ *                     fields, constants, out)
+ *     (cells first .. first + n - 1 in both kernels)
+ *     element vectors on the vector rule, added by atomicAdd into out at
+ *     the cell's dofs; u NULL: the load vector (sign -1: the load is
+ *     -F(0), as on the cpu backend).
+ *   feint_form_matrix(first, n, x, y, z, cells, dofs, sdofs, tab, u,
+ *                     fields, constants, slots, out)
+ *     element matrices on the matrix rule at the state u; slots NULL:
+ *     written to out (n x nbc x nbc, cell first at 0), else added by atomicAdd into
+ *     the CSR values out[slots[c nbc^2 + k]].
+ * Arguments: x, y, z the node coordinates; cells (n_cells x nv), dofs
+ * (n_cells x nbc) and sdofs (n_cells x nb) 32-bit; tab the rule's tables
+ * (feint_form_cuda_tables); fields: a struct of n_aux pointers (each
+ * coefficient's per-cell or nodal values, NULL for a constant);
+ * constants: a struct of the n_parameters parameter values followed by
+ * n_aux constant coefficient values (0 where the coefficient is not
+ * constant); both structs have at least one entry. */
+#ifndef FEINT_CUDA_FORM_SOURCE_H
+#define FEINT_CUDA_FORM_SOURCE_H
+
+#include <stddef.h>
+
+#include "feint/form.h"
+#include "feint/userform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the source depends on besides the expressions. */
+typedef struct {
+  int dim, nc, nb, nv;      /* nv: vertices of the (simplex) cell */
+  int nq, nq_matrix;        /* points of the vector and the matrix rule */
+  int n_aux;
+  const feint_field *aux;   /* n_aux coefficient fields: only their kinds are read */
+} feint_form_cuda_layout;
+
+enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
+extern const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS];
+
+/* The layout of form f on a single-shape simplex space s (aux points
+ * into f). */
+feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s);
+
+/* The source (malloc; free()) of uf's kernels for layout L. */
+int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layout *L, char **out);
+
+/* The doubles of one rule's table as the kernels read it: weights[nq],
+ * basis[nq nb], basis_grad[nq nb dim], geometry_value[nq nv]; its size
+ * by feint_form_cuda_table_size. */
+size_t feint_form_cuda_table_size(int nq, int nb, int dim, int nv);
+void feint_form_cuda_table(const feint_quadrature *q, const double *basis, const double *basis_grad,
+                           const double *geometry_value, int nb, int dim, int nv, double *tab);
+
+/* The kernel argument `constants` (n = max(1, n_parameters + n_aux)
+ * doubles): uf's parameters, then each constant coefficient's value. */
+int feint_form_cuda_constants_count(const feint_user_form *uf, int n_aux);
+void feint_form_cuda_constants(const feint_user_form *uf, const feint_field *aux, int n_aux, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

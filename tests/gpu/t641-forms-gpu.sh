@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# User forms on the GPU (issue 19, family form-jit): feint run --backend
+# cuda against --backend cpu, within 1e-13 relative (2-norm and max-norm)
+# on the residual, the load vector, the element matrices and the CSR
+# matrix: Poisson written as a form (nodal coefficients kappa and f),
+# the nonlinear k(u) = k0 + beta u^2 form at a state u, a Bratu source
+# lambda e^u, a vector form (2 components on triangles, 3 on tetrahedra);
+# P1 and P2, triangles and tetrahedra. Then the disk cache of compiled
+# code (--json "jit"): a fresh cache compiles, a second run is a cache hit
+# that compiles nothing, a changed expression compiles again, a changed
+# parameter or constant coefficient does not (and changes the numbers,
+# which still agree with the cpu). A sweep over a parameter takes the
+# backend over (no compile after the first member). Without NVRTC
+# (FEINT_NVRTC_LIBRARY pointing nowhere), --backend auto runs the form on
+# the cpu backend and says why.
+source "$(dirname "$0")/../cli/lib.sh"
+require_gpu
+export FEINT_CACHE_DIR="$WORK/cache"
+OUTS=(residual rhs element_matrices matrix/data)
+agree() { # CPU.h5 GPU.h5 LABEL: 1e-13 relative, 2-norm and max-norm, every output
+  $PY - "$@" "${OUTS[@]}" <<'EOF'
+import sys, h5py, numpy as np
+cpu, gpu = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+label, names = sys.argv[3], sys.argv[4:]
+assert gpu.attrs["backend"] == "cuda", gpu.attrs["backend"]
+assert cpu.attrs["backend"] == "cpu", cpu.attrs["backend"]
+assert np.array_equal(cpu["matrix/indices"][:], gpu["matrix/indices"][:])
+worst = {}
+for n in names:
+    x, y = cpu[n][:], gpu[n][:]
+    assert x.shape == y.shape, (n, x.shape, y.shape)
+    assert np.linalg.norm(x) > 0, f"{n} is zero: nothing compared"
+    e2 = np.linalg.norm(x - y) / np.linalg.norm(x)
+    em = np.abs(x - y).max() / np.abs(x).max()
+    worst[n] = max(e2, em)
+print(f"  {label}: " + ", ".join(f"{n} {e:.1e}" for n, e in worst.items()) + f" ({gpu.attrs['device']})")
+sys.exit(0 if max(worst.values()) <= 1e-13 else 1)
+EOF
+}
+jit() { # JSON KEY: the value of "jit" KEY in feint run --json's output
+  $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["jit"][sys.argv[2]] if d["jit"] else "null")' "$1" "$2"
+}
+family() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel_family"])' "$1"; }
+# case NAME GEO ORDER COMPONENTS PHYSICS-YAML: $WORK/NAME.yaml
+case_file() {
+  printf 'mesh: {file: %s, size: %s}\nspace: {order: %s, components: %s}\nstate: {u: %s}\n%s\n%s\n' \
+    "$(geo "$2")" "$([ "$2" = square.geo ] && echo 0.15 || echo 0.3)" "$3" "$4" "$5" \
+    "output: {residual: true, rhs: true, matrix: true, element_matrices: true}" "$6" > "$WORK/$1.yaml"
+}
+run_both() { # NAME [--set ...]: cpu and cuda, compared
+  local name=$1
+  shift
+  "$FEINT" run --quiet "$WORK/$name.yaml" -o "$WORK/$name-cpu.h5" --backend cpu "$@"
+  "$FEINT" run --quiet --json "$WORK/$name.yaml" -o "$WORK/$name-gpu.h5" --backend cuda "$@" > "$WORK/$name.json"
+  [ "$(family "$WORK/$name.json")" = form-jit ] || fail "$name: kernel family $(family "$WORK/$name.json")"
+  agree "$WORK/$name-cpu.h5" "$WORK/$name-gpu.h5" "$name"
+}
+for geo in square.geo cube.geo; do
+  if [ $geo = square.geo ]; then
+    grad='["kappa*u_x", "kappa*u_y"]'; k='["(k0 + beta*u^2)*u_x", "(k0 + beta*u^2)*u_y"]'; g='[u_x, u_y]'
+    vec_state='["sin(x) + y", "x*y"]'
+    vec='  f0: ["u0*u1 - 1", "-exp(u0)*u1"]
+  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x"], ["k*u1_x", "u1_y - u0_x*u1"]]'
+    nc=2
+  else
+    grad='["kappa*u_x", "kappa*u_y", "kappa*u_z"]'
+    k='["(k0 + beta*u^2)*u_x", "(k0 + beta*u^2)*u_y", "(k0 + beta*u^2)*u_z"]'; g='[u_x, u_y, u_z]'
+    vec_state='["sin(x) + y", "x*z", "1 + y*z"]'
+    vec='  f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
+  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
+    nc=3
+  fi
+  for order in 1 2; do
+    tag=${geo%.geo}-p$order
+    case_file "poisson-$tag" $geo $order 1 '"x*y + sin(z + x)"' "physics:
+  kind: form
+  coefficients: {kappa: \"1 + x*y\", f: \"sin(pi*x)*y\"}
+  f0: \"-f\"
+  f1: $grad"
+    run_both "poisson-$tag"
+    case_file "ku-$tag" $geo $order 1 '"x*y + sin(z + x)"' "physics:
+  kind: form
+  parameters: {k0: 1.0, beta: 2.0}
+  coefficients: {f: 3.0}
+  f0: \"-f\"
+  f1: $k"
+    run_both "ku-$tag"
+    case_file "bratu-$tag" $geo $order 1 '"0.5*x*y"' "physics:
+  kind: form
+  parameters: {lambda: 2.0}
+  f0: \"-lambda*exp(u)\"
+  f1: $g"
+    run_both "bratu-$tag"
+    case_file "vector-$tag" $geo $order $nc "$vec_state" "physics:
+  kind: form
+  parameters: {k: 1.5}
+$vec"
+    run_both "vector-$tag"
+  done
+done
+
+# the cache of compiled code
+c="$WORK/ku-cube-p2.yaml"
+rm -rf "$FEINT_CACHE_DIR"
+run_json() { "$FEINT" run --quiet --json "$c" -o "$WORK/c.h5" --backend cuda "$@" > "$WORK/c.json"; }
+run_json
+[ "$(jit "$WORK/c.json" compiled)" = 1 ] && [ "$(jit "$WORK/c.json" cache_hit)" = 0 ] || fail "a fresh cache did not compile: $(cat "$WORK/c.json")"
+echo "  fresh cache: compiled in $(jit "$WORK/c.json" compile_ms) ms"
+run_json
+[ "$(jit "$WORK/c.json" compiled)" = 0 ] && [ "$(jit "$WORK/c.json" cache_hit)" = 1 ] || fail "the second run compiled: $(cat "$WORK/c.json")"
+echo "  second run: a cache hit, loaded in $(jit "$WORK/c.json" load_ms) ms"
+run_json --set 'physics.parameters={k0: 3.0, beta: 0.5}' --set 'physics.coefficients={f: 7.0}'
+[ "$(jit "$WORK/c.json" compiled)" = 0 ] && [ "$(jit "$WORK/c.json" cache_hit)" = 1 ] || fail "a changed parameter compiled: $(cat "$WORK/c.json")"
+cp "$WORK/c.h5" "$WORK/c-param.h5"
+"$FEINT" run --quiet "$c" -o "$WORK/c-param-cpu.h5" --backend cpu --set 'physics.parameters={k0: 3.0, beta: 0.5}' \
+  --set 'physics.coefficients={f: 7.0}'
+agree "$WORK/c-param-cpu.h5" "$WORK/c-param.h5" "changed parameters, from the cache"
+$PY - "$WORK/ku-cube-p2-gpu.h5" "$WORK/c-param.h5" <<'EOF' || fail "the parameters did not reach the kernels"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+assert not np.allclose(a["matrix/data"][:], b["matrix/data"][:]) and not np.allclose(a["rhs"][:], b["rhs"][:])
+EOF
+echo "  changed parameters and constant: no compile, other numbers"
+run_json --set 'physics.f1=["(k0 + beta*u^3)*u_x", "(k0 + beta*u^2)*u_y", "(k0 + beta*u^2)*u_z"]'
+[ "$(jit "$WORK/c.json" compiled)" = 1 ] || fail "a changed expression did not compile: $(cat "$WORK/c.json")"
+echo "  changed expression: compiled again"
+
+# a sweep over a parameter: one compile (cached now), the backend taken over
+cat "$c" > "$WORK/sweep.yaml"
+printf 'sweep:\n  product: {physics.parameters: [{k0: 1.0, beta: 2.0}, {k0: 2.0, beta: 1.0}]}\n  output: "%s/sw-{index}.h5"\n' \
+  "$WORK" >> "$WORK/sweep.yaml"
+if "$FEINT" run --quiet --json "$WORK/sweep.yaml" -o "$WORK/unused.h5" --backend cuda > "$WORK/sweep.json" 2> "$WORK/sweep.err"; then
+  $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["backend_reused"] == 1 and d["jit"]["compiled"] + d["jit"]["cache_hit"] == 1, d' \
+    "$WORK/sweep.json" || fail "the sweep: $(cat "$WORK/sweep.json")"
+  echo "  a sweep over a parameter: one backend, taken over by the second member"
+else
+  cat "$WORK/sweep.err" >&2
+  fail "the sweep over a parameter"
+fi
+
+# no NVRTC: auto falls back to the cpu backend, saying why
+FEINT_NVRTC_LIBRARY=/nonexistent/libnvrtc.so.13 "$FEINT" run "$c" -o "$WORK/auto.h5" > "$WORK/auto.out" 2>&1 ||
+  { cat "$WORK/auto.out"; fail "auto without NVRTC"; }
+grep -q "need NVRTC" "$WORK/auto.out" && grep -q "using the cpu backend" "$WORK/auto.out" ||
+  fail "auto without NVRTC: $(cat "$WORK/auto.out")"
+echo "ok: user forms on the GPU agree with the cpu backend; the cache of compiled code works"

@@ -1,0 +1,191 @@
+/* The CUDA source of user forms (src/backend/cuda/form_source.h; issue 19),
+ * on the CPU in every build:
+ * - two cases that differ only in their parameters and in the value of a
+ *   constant coefficient give the same source, byte for byte (so the same
+ *   cache key: the key is the source's with the same options), and none
+ *   of those values appears in it; the values are the kernel argument
+ *   `constants` (parameters, then the constant coefficients);
+ * - a changed expression, a coefficient of another kind, another order
+ *   (basis functions) give another source;
+ * - each expression is spliced with a #line naming its case key, the
+ *   derived Jacobian blocks under their block names, and no block the
+ *   form does not have;
+ * - the tables' layout (weights, basis, gradients, vertex shape values).
+ * In an nvcc build with NVRTC found (no GPU needed: sm_90): every source
+ * above compiles, with the form backend's options, and the two cases
+ * differing in parameters give the same cache key, the changed expression
+ * another. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/cuda/form_source.h"
+#include "check.h"
+#include "feint/case.h"
+#include "feint/error.h"
+#include "feint/userform.h"
+#ifdef FEINT_HAVE_CUDA
+#include "backend/cuda/jit.h"
+#endif
+
+static char dir[64];
+
+/* A form of case text (physics kind form) on a mesh of dimension dim. */
+static feint_user_form *form_of(const char *text, int dim) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/case.yaml", dir);
+  FILE *f = fopen(path, "wb");
+  CHECK(f != NULL, "cannot write %s", path);
+  if (!f) exit(1);
+  fputs(text, f);
+  fclose(f);
+  feint_case *c = NULL;
+  CHECK_OK(feint_case_load(path, 0, NULL, &c));
+  feint_user_form *uf = NULL;
+  CHECK_OK(feint_user_form_create(c, dim, &uf));
+  feint_case_destroy(c);
+  return uf;
+}
+
+static char *source_of(const feint_user_form *uf, const feint_form_cuda_layout *L) {
+  char *s = NULL;
+  CHECK_OK(feint_form_cuda_source(uf, L, &s));
+  return s;
+}
+
+#define CASE_HEAD "mesh: {file: cube.msh}\nspace: {order: 1}\n"
+
+#ifdef FEINT_HAVE_CUDA
+/* Compile src for sm_90 (no cache): its key in key[65]. 0 when NVRTC is
+ * not found (said once). */
+static int compile(const char *src, char key[65]) {
+  static int said;
+  if (feint_jit_nvrtc_open(NULL, NULL)) {
+    if (!said++) printf("NVRTC not found (%s): the sources are not compiled\n", feint_error_message());
+    feint_error_clear();
+    return 0;
+  }
+  static const char *const options[] = {"--std=c++17", "--fmad=false"};
+  feint_jit_source s = {.source = src, .label = "t641: physics kind form", .name = "feint_form.cu",
+                        .options = options, .n_options = 2, .kernels = feint_form_cuda_kernels,
+                        .n_kernels = FEINT_FORM_KERNELS};
+  void *cubin = NULL;
+  size_t size = 0;
+  feint_jit_stats st;
+  int status = feint_jit_compile(&s, "sm_90", NULL, &cubin, &size, &st);
+  CHECK(status == FEINT_OK && size > 0, "the generated source does not compile: %s\n%s", feint_error_message(), src);
+  free(cubin);
+  snprintf(key, 65, "%s", st.key);
+  if (!status) printf("compiled for sm_90 in %.1f ms (%zu bytes)\n", st.compile_ms, size);
+  return status == FEINT_OK;
+}
+#endif
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/feint-t641-XXXXXX");
+  CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+
+  /* the issue's nonlinear form with two parameters, a constant and a nodal coefficient */
+  const char *a_text = CASE_HEAD
+      "physics:\n  kind: form\n  parameters: {k0: 1.25, beta: 2.75}\n"
+      "  coefficients: {f: 3.5, g: \"x*y\"}\n  f0: \"-f*g + 0.5*exp(u)\"\n"
+      "  f1: [\"(k0 + beta*u^2)*u_x\", \"(k0 + beta*u^2)*u_y\", \"(k0 + beta*u^2)*u_z + g_x\"]\n";
+  const char *b_text = CASE_HEAD
+      "physics:\n  kind: form\n  parameters: {k0: 7.625, beta: 0.375}\n"
+      "  coefficients: {f: 9.0625, g: \"x*y\"}\n  f0: \"-f*g + 0.5*exp(u)\"\n"
+      "  f1: [\"(k0 + beta*u^2)*u_x\", \"(k0 + beta*u^2)*u_y\", \"(k0 + beta*u^2)*u_z + g_x\"]\n";
+  const char *c_text = CASE_HEAD /* u^3 for u^2 */
+      "physics:\n  kind: form\n  parameters: {k0: 1.25, beta: 2.75}\n"
+      "  coefficients: {f: 3.5, g: \"x*y\"}\n  f0: \"-f*g + 0.5*exp(u)\"\n"
+      "  f1: [\"(k0 + beta*u^3)*u_x\", \"(k0 + beta*u^2)*u_y\", \"(k0 + beta*u^2)*u_z + g_x\"]\n";
+  feint_user_form *a = form_of(a_text, 3), *b = form_of(b_text, 3), *c = form_of(c_text, 3);
+  feint_field fa[2] = {{FEINT_FIELD_CONSTANT, 3.5, NULL}, {FEINT_FIELD_NODE, 0, NULL}};
+  feint_field fb[2] = {{FEINT_FIELD_CONSTANT, 9.0625, NULL}, {FEINT_FIELD_NODE, 0, NULL}};
+  feint_form_cuda_layout L = {3, 1, 4, 4, 4, 4, 2, fa}, Lb = L;
+  Lb.aux = fb;
+  char *sa = source_of(a, &L), *sb = source_of(b, &Lb), *sc = source_of(c, &L);
+  CHECK(!strcmp(sa, sb), "the sources of two cases differing in parameters differ");
+  static const char *const values[] = {"1.25", "2.75", "3.5", "7.625", "0.375", "9.0625"};
+  for (int k = 0; k < 6; k++) CHECK(!strstr(sa, values[k]), "the value %s is in the source", values[k]);
+  CHECK(strcmp(sa, sc) != 0, "a changed expression gives the same source");
+  printf("two cases differing in parameters and a constant: the same source (%zu bytes), no value in it\n",
+         strlen(sa));
+
+  /* the constants: parameters, then the constant coefficients (0 for the nodal one) */
+  CHECK(feint_form_cuda_constants_count(a, 2) == 4, "constants count %d", feint_form_cuda_constants_count(a, 2));
+  double ka[4], kb[4];
+  feint_form_cuda_constants(a, fa, 2, ka);
+  feint_form_cuda_constants(b, fb, 2, kb);
+  CHECK(ka[0] == 1.25 && ka[1] == 2.75 && ka[2] == 3.5 && ka[3] == 0, "constants %g %g %g %g", ka[0], ka[1], ka[2],
+        ka[3]);
+  CHECK(kb[0] == 7.625 && kb[1] == 0.375 && kb[2] == 9.0625 && kb[3] == 0, "constants %g %g %g %g", kb[0], kb[1],
+        kb[2], kb[3]);
+
+  /* #line per case key; the blocks of this form: g0 (from exp(u)), g2 and g3 derived; no g1 */
+  CHECK(strstr(sa, "#line 1 \"physics.f0\"\n  f0[0] = ") && strstr(sa, "#line 1 \"physics.f1[2]\"\n  f1[2] = ") &&
+            strstr(sa, "\"physics.g0\"") && strstr(sa, "\"physics.g3[0]\"") && strstr(sa, "\"physics.g2[1]\"") &&
+            !strstr(sa, "g1[0] ="),
+        "the #line keys or the blocks:\n%s", sa);
+  CHECK(strstr(sa, "P.v[0]") && strstr(sa, "P.v[1]") && strstr(sa, "s[3]"), "parameters as kernel arguments:\n%s",
+        sa);
+  CHECK(strstr(sa, "feint_form_vector") && strstr(sa, "feint_form_matrix"), "the kernels' names");
+
+  /* the layout is in the source: coefficient kinds and the basis */
+  feint_field fcell[2] = {{FEINT_FIELD_CELL, 0, NULL}, {FEINT_FIELD_NODE, 0, NULL}};
+  feint_form_cuda_layout Lcell = L, Lp2 = L;
+  Lcell.aux = fcell;
+  Lp2.nb = 10;
+  Lp2.nq = Lp2.nq_matrix = 11;
+  char *scell = source_of(a, &Lcell), *sp2 = source_of(a, &Lp2);
+  CHECK(strcmp(sa, scell) && strcmp(sa, sp2), "another coefficient kind or basis gives the same source");
+
+  /* a vector field on triangles (P2, 2 components) and a Bratu source */
+  feint_user_form *v = form_of(
+      "mesh: {file: square.msh}\nspace: {order: 2, components: 2}\n"
+      "physics:\n  kind: form\n  parameters: {lambda: 2}\n  f0: [\"-lambda*exp(u0)\", \"u0*u1\"]\n"
+      "  f1: [[\"u0_x + u1_y\", \"u0_y\"], [\"u1_x\", \"(1 + u0^2)*u1_y\"]]\n",
+      2);
+  feint_form_cuda_layout Lv = {2, 2, 6, 3, 6, 6, 0, NULL};
+  char *sv = source_of(v, &Lv);
+  CHECK(strstr(sv, "\"physics.f0[1]\"") && strstr(sv, "\"physics.f1[1][1]\"") && strstr(sv, "#define NC 2"),
+        "vector keys:\n%s", sv);
+
+  /* the tables' layout */
+  double w[2] = {0.25, 0.75}, basis[6] = {1, 2, 3, 4, 5, 6}, grad[12], gv[6] = {7, 8, 9, 10, 11, 12};
+  for (int k = 0; k < 12; k++) grad[k] = 100 + k;
+  feint_quadrature q = {FEINT_CELL_TRIANGLE, 2, 1, 2, NULL, w};
+  CHECK(feint_form_cuda_table_size(2, 3, 2, 3) == 2 * (1 + 3 + 6 + 3), "table size");
+  double tab[26];
+  feint_form_cuda_table(&q, basis, grad, gv, 3, 2, 3, tab);
+  CHECK(tab[0] == 0.25 && tab[1] == 0.75 && tab[2] == 1 && tab[7] == 6 && tab[8] == 100 && tab[19] == 111 &&
+            tab[20] == 7 && tab[25] == 12,
+        "table layout");
+
+#ifdef FEINT_HAVE_CUDA
+  char ka_key[65] = "", kb_key[65] = "", kc_key[65] = "", other[65];
+  if (compile(sa, ka_key) && compile(sb, kb_key) && compile(sc, kc_key)) {
+    CHECK(!strcmp(ka_key, kb_key), "cache keys of cases differing in parameters: %s, %s", ka_key, kb_key);
+    CHECK(strcmp(ka_key, kc_key) != 0, "a changed expression has the same cache key");
+    compile(scell, other);
+    compile(sp2, other);
+    compile(sv, other);
+    printf("the same cache key for both parameter sets; another for the changed expression\n");
+  }
+#endif
+  free(sa);
+  free(sb);
+  free(sc);
+  free(scell);
+  free(sp2);
+  free(sv);
+  feint_user_form_destroy(a);
+  feint_user_form_destroy(b);
+  feint_user_form_destroy(c);
+  feint_user_form_destroy(v);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  CHECK(system(cmd) == 0, "%s", cmd);
+  if (!check_failures) printf("t641-form-source: ok\n");
+  return check_report("t641-form-source");
+}
