@@ -50,6 +50,9 @@ int cmd_bench_report(const feint_run_options *o, const feint_run_report *rep) {
     printf("kernel families (feint info --kernels): residual %s, matrix %s\n",
            rep->kernel_family[0] ? rep->kernel_family : "-", rep->matrix_family[0] ? rep->matrix_family : "-");
   if (rep->residual_kernel[0]) printf("residual kernel: %s\n", rep->residual_kernel);
+  if (rep->jit)
+    printf("run-time compiled kernels: %d compiled (%.1f ms), %d from the cache; load %.2f ms\n", rep->jit_compiled,
+           rep->jit_compile_ms, rep->jit_cache_hit, rep->jit_load_ms);
   if (rep->pattern_steps[0]) printf("pattern steps: %s\n", rep->pattern_steps);
   if (rep->setup_steps[0]) printf("setup steps (last creation): %s\n", rep->setup_steps);
   printf("compute phases: median of %d runs\n\n", o->repeat);

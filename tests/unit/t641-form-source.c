@@ -14,7 +14,7 @@
  * In an nvcc build with NVRTC found (no GPU needed: sm_90): every source
  * above compiles, with the form backend's options, and the two cases
  * differing in parameters give the same cache key, the changed expression
- * another. */
+ * another; a broken expression's NVRTC log names its case key (#line). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +167,30 @@ int main(void) {
   if (compile(sa, ka_key) && compile(sb, kb_key) && compile(sc, kc_key)) {
     CHECK(!strcmp(ka_key, kb_key), "cache keys of cases differing in parameters: %s, %s", ka_key, kb_key);
     CHECK(strcmp(ka_key, kc_key) != 0, "a changed expression has the same cache key");
+    /* an error in a spliced expression is reported under its case key
+     * (the #line before it): f1[1]'s line broken by hand */
+    char *bad = NULL;
+    CHECK_OK(feint_strdup(sa, &bad));
+    char *at = strstr(bad, "#line 1 \"physics.f1[1]\"\n  f1[1] = ");
+    CHECK(at != NULL, "no f1[1] line");
+    if (at) {
+      at = strchr(at + 30, '=') + 2;
+      at[0] = '*';
+      static const char *const options[] = {"--std=c++17", "--fmad=false"};
+      feint_jit_source s = {.source = bad, .label = "t641.yaml: physics", .name = "feint_form.cu",
+                            .options = options, .n_options = 2, .kernels = feint_form_cuda_kernels,
+                            .n_kernels = FEINT_FORM_KERNELS};
+      void *cubin = NULL;
+      size_t size = 0;
+      const int st = feint_jit_compile(&s, "sm_90", NULL, &cubin, &size, NULL);
+      CHECK(st == FEINT_ERR_INPUT && strstr(feint_error_message(), "t641.yaml: physics") &&
+                strstr(feint_error_message(), "physics.f1[1](1)"),
+            "a broken expression: status %d, %s", st, feint_error_message());
+      printf("a broken expression's NVRTC log names its key: %.60s...\n", strstr(feint_error_message(), "physics.f1[1](1)"));
+      free(cubin);
+      feint_error_clear();
+    }
+    free(bad);
     compile(scell, other);
     compile(sp2, other);
     compile(sv, other);

@@ -251,9 +251,10 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   FEINT_CUDA_CALL("set device", cudaSetDevice(d->dev));
   FEINT_CALL(feint_bp_gpu_device_name(d->dev, b->device, sizeof b->device));
   FEINT_CUDA_CALL("form kernel timer", cudaEventCreate(&d->ev[0]));
-  if (cudaEventCreate(&d->ev[1]) != cudaSuccess) {
+  const cudaError_t e = cudaEventCreate(&d->ev[1]);
+  if (e != cudaSuccess) {
     cudaEventDestroy(d->ev[0]);
-    return FEINT_CUDA_FAIL(cudaErrorMemoryAllocation, "form kernel timer");
+    return FEINT_CUDA_FAIL(e, "form kernel timer");
   }
   d->have_events = 1;
   /* the code first: a form that does not compile fails before any upload */
