@@ -57,6 +57,14 @@ static char *source_of(const feint_user_form *uf, const feint_form_cuda_layout *
 #define CASE_HEAD "mesh: {file: cube.msh}\nspace: {order: 1}\n"
 
 #ifdef FEINT_HAVE_CUDA
+/* src as the form backend hands it to NVRTC (its options). */
+static feint_jit_source jit_source(const char *src) {
+  feint_jit_source s = {.source = src, .label = "t641.yaml: physics", .name = "feint_form.cu",
+                        .options = feint_form_cuda_options, .n_options = FEINT_FORM_CUDA_OPTIONS,
+                        .kernels = feint_form_cuda_kernels, .n_kernels = FEINT_FORM_KERNELS};
+  return s;
+}
+
 /* Compile src for sm_90 (no cache): its key in key[65]. 0 when NVRTC is
  * not found (said once). */
 static int compile(const char *src, char key[65]) {
@@ -66,10 +74,7 @@ static int compile(const char *src, char key[65]) {
     feint_error_clear();
     return 0;
   }
-  static const char *const options[] = {"--std=c++17", "--fmad=false"};
-  feint_jit_source s = {.source = src, .label = "t641: physics kind form", .name = "feint_form.cu",
-                        .options = options, .n_options = 2, .kernels = feint_form_cuda_kernels,
-                        .n_kernels = FEINT_FORM_KERNELS};
+  feint_jit_source s = jit_source(src);
   void *cubin = NULL;
   size_t size = 0;
   feint_jit_stats st;
@@ -176,10 +181,7 @@ int main(void) {
     if (at) {
       at = strchr(at + 30, '=') + 2;
       at[0] = '*';
-      static const char *const options[] = {"--std=c++17", "--fmad=false"};
-      feint_jit_source s = {.source = bad, .label = "t641.yaml: physics", .name = "feint_form.cu",
-                            .options = options, .n_options = 2, .kernels = feint_form_cuda_kernels,
-                            .n_kernels = FEINT_FORM_KERNELS};
+      feint_jit_source s = jit_source(bad);
       void *cubin = NULL;
       size_t size = 0;
       const int st = feint_jit_compile(&s, "sm_90", NULL, &cubin, &size, NULL);

@@ -261,14 +261,13 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
   FEINT_CALL(feint_form_cuda_source(f->user, &L, &d->source));
   FEINT_CALL(feint_cache_open(NULL, 1, &d->cache));
-  static const char *const options[] = {"--std=c++17", "--fmad=false"};
   feint_jit_source src;
   memset(&src, 0, sizeof src);
   src.source = d->source;
   src.label = "physics kind form (its generated CUDA code)";
   src.name = "feint_form.cu";
-  src.options = options;
-  src.n_options = 2;
+  src.options = feint_form_cuda_options;
+  src.n_options = FEINT_FORM_CUDA_OPTIONS;
   src.kernels = feint_form_cuda_kernels;
   src.n_kernels = FEINT_FORM_KERNELS;
   FEINT_CALL(feint_jit_create(&src, d->dev, d->cache, &d->jit, &d->stats));

@@ -11,6 +11,7 @@
 #include "feint/error.h"
 
 const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS] = {"feint_form_vector", "feint_form_matrix"};
+const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS] = {"--std=c++17", "--fmad=false"};
 
 /* The kernels: one thread a cell, the same sums in the same order as the
  * cpu backend's element_vector / element_matrix (src/backend/cpu/cpu.c)

@@ -52,6 +52,11 @@ typedef struct {
 
 enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
 extern const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS];
+/* NVRTC's options for the source (besides the architecture): part of the
+ * cache key. --fmad=false: no multiply-add contraction, which the host
+ * (the cpu reference) does not do either. */
+enum { FEINT_FORM_CUDA_OPTIONS = 2 };
+extern const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS];
 
 /* The layout of form f on a single-shape simplex space s (aux points
  * into f). */
