@@ -1,0 +1,145 @@
+/* The user-form kernels of the cuda backend (src/backend/cuda/form_source.c)
+ * run on the host, for tests/cli/t59-form-kernels-host.sh: the generated
+ * CUDA source is C++ once the CUDA keywords below are defined away, so
+ * its kernels can be called thread by thread, cell after cell, and their
+ * residual, load vector, element matrices and CSR values compared with
+ * the cpu backend's on a machine without a GPU.
+ *   form_kernels_host CASE            (built without FEINT_FORM_SOURCE):
+ *       prints the form's generated source
+ *   form_kernels_host CASE            (built with -DFEINT_FORM_SOURCE=FILE):
+ *       runs its kernels and prints the largest relative difference
+ * (exit 1 past 1e-15: the kernels make the cpu backend's sums in its order). */
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+extern "C" {
+#include "backend/cuda/form_source.h"
+#include "feint/backend.h"
+#include "feint/error.h"
+#include "feint/mesh.h"
+}
+
+#ifdef FEINT_FORM_SOURCE
+struct host_dim3 {
+  unsigned x, y, z;
+};
+static host_dim3 blockIdx, threadIdx, blockDim;
+#define __device__
+#define __forceinline__ inline
+#define __global__
+using std::exp;
+using std::fabs;
+static inline double atomicAdd(double *p, double v) {
+  const double old = *p;
+  *p += v;
+  return old;
+}
+#include FEINT_FORM_SOURCE
+#endif
+
+#define DIE(call)                                                               \
+  do {                                                                          \
+    if (call) {                                                                 \
+      fprintf(stderr, "%s: %s\n", #call, feint_error_message());                \
+      exit(1);                                                                  \
+    }                                                                           \
+  } while (0)
+
+#ifdef FEINT_FORM_SOURCE
+/* max(relative 2-norm, relative max-norm) of a - b (absolute when b is 0) */
+static double differ(const char *what, const std::vector<double> &a, const std::vector<double> &b) {
+  double num = 0, den = 0, mx = 0, bmax = 0;
+  for (size_t i = 0; i < a.size(); i++) {
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+    mx = std::fmax(mx, std::fabs(a[i] - b[i]));
+    bmax = std::fmax(bmax, std::fabs(b[i]));
+  }
+  const double e = std::fmax(std::sqrt(num / (den > 0 ? den : 1)), mx / (bmax > 0 ? bmax : 1));
+  printf("  %s: %.2e (norm %.6e)\n", what, e, std::sqrt(den));
+  return e;
+}
+#endif
+
+int main(int argc, char **argv) {
+  if (argc != 2) return 2;
+  feint_case *c = NULL;
+  DIE(feint_case_load(argv[1], 0, NULL, &c));
+  feint_mesh_options o = {};
+  o.size = c->mesh_size;
+  o.refine = c->mesh_refine;
+  feint_mesh *m = NULL;
+  feint_space *s = NULL;
+  feint_form *f = NULL;
+  feint_plan *plan = NULL;
+  DIE(feint_mesh_read(c->mesh_file, &o, &m));
+  DIE(feint_space_create(m, c->order, c->components ? c->components : 1, &s));
+  DIE(feint_form_create(c, s, &f));
+#ifndef FEINT_FORM_SOURCE
+  const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
+  char *src = NULL;
+  DIE(feint_form_cuda_source(f->user, &L, &src));
+  fputs(src, stdout);
+  free(src);
+  return 0;
+#else
+  DIE(feint_plan_create(s, &plan));
+  feint_problem p = {};
+  p.space = s;
+  p.form = f;
+  p.plan = plan;
+  feint_backend *b = NULL;
+  DIE(feint_backend_cpu_create(&p, &b));
+  const size_t nd = (size_t)s->n_dofs, nc = (size_t)m->n_cells, n2 = (size_t)s->nbc * (size_t)s->nbc;
+  std::vector<double> F(nd), R(nd), K(nc * n2), V((size_t)plan->nnz);
+  DIE(b->residual(b, f->u, F.data()));
+  DIE(b->rhs(b, R.data()));
+  DIE(b->element_matrices(b, K.data()));
+  DIE(b->assemble_matrix(b, V.data()));
+  /* the kernels' arguments as form_backend.cu makes them */
+  std::vector<int> cells(nc * (size_t)m->nv), dofs(nc * (size_t)s->nbc), sdofs(nc * (size_t)s->nb), slots(nc * n2);
+  for (size_t i = 0; i < cells.size(); i++) cells[i] = (int)m->cells[i];
+  for (size_t i = 0; i < dofs.size(); i++) dofs[i] = (int)s->cell_dofs[i];
+  for (size_t i = 0; i < sdofs.size(); i++) sdofs[i] = (int)s->scalar_cell_dofs[i];
+  for (size_t i = 0; i < slots.size(); i++) slots[i] = plan->slots[i];
+  const int dim = f->dim, nv = m->nv, nb = s->nb;
+  std::vector<double> tv(feint_form_cuda_table_size(f->quadrature->n, nb, dim, nv)),
+      tm(feint_form_cuda_table_size(f->matrix_quadrature->n, nb, dim, nv));
+  feint_form_cuda_table(f->quadrature, f->basis, f->basis_grad, f->geometry_value, nb, dim, nv, tv.data());
+  feint_form_cuda_table(f->matrix_quadrature, f->matrix_basis, f->matrix_basis_grad, f->matrix_geometry_value, nb,
+                        dim, nv, tm.data());
+  form_fields fields = {};
+  form_constants constants = {};
+  for (int k = 0; k < f->n_aux; k++) fields.v[k] = f->aux[k].values;
+  feint_form_cuda_constants(f->user, f->aux, f->n_aux, constants.v);
+  std::vector<double> Fg(nd), Rg(nd), Kg(nc * n2), Vg((size_t)plan->nnz);
+  const long long n = (long long)nc;
+  blockDim.x = 128;
+  for (long long t = 0; t < n; t++) {
+    blockIdx.x = (unsigned)(t / 128);
+    threadIdx.x = (unsigned)(t % 128);
+    feint_form_vector(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tv.data(), f->u, 1.0, fields,
+                      constants, Fg.data());
+    feint_form_vector(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tv.data(), nullptr, -1.0,
+                      fields, constants, Rg.data());
+    feint_form_matrix(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tm.data(), f->u, fields,
+                      constants, nullptr, Kg.data());
+    feint_form_matrix(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tm.data(), f->u, fields,
+                      constants, slots.data(), Vg.data());
+  }
+  double worst = differ("residual", Fg, F);
+  worst = std::fmax(worst, differ("rhs", Rg, R));
+  worst = std::fmax(worst, differ("element matrices", Kg, K));
+  worst = std::fmax(worst, differ("matrix", Vg, V));
+  printf("%s: the kernels on the host against the cpu backend: %.2e\n", argv[1], worst);
+  feint_backend_destroy(b);
+  feint_plan_destroy(plan);
+  feint_form_destroy(f);
+  feint_space_destroy(s);
+  feint_mesh_destroy(m);
+  feint_case_destroy(c);
+  return worst <= 1e-15 ? 0 : 1;
+#endif
+}

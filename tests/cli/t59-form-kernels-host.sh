@@ -1,0 +1,57 @@
+# The cuda backend's user-form kernels (src/backend/cuda/form_source.c,
+# family form-jit) checked on the CPU in every build: their generated
+# source, with the CUDA keywords defined away, compiled as C++ and run cell
+# after cell on the host (tests/cli/form_kernels_host.cpp) gives the cpu
+# backend's residual, load vector, element matrices and CSR values to
+# 1e-15 (the same sums in the same order; bitwise here): Poisson as a form
+# with nodal coefficients on P1 triangles, a nonlinear form with a
+# parameter, exp(u) and a coefficient's gradient on P2 tetrahedra, vector
+# forms of 2 components (P1 triangles) and 3 (P2 tetrahedra). The GPU runs
+# the same source (tests/gpu/t641-forms-gpu.sh). Skipped under the
+# sanitizers (the library is instrumented) and without a C++ compiler.
+source "$(dirname "$0")/lib.sh"
+if sanitized || ! command -v "${CXX:-g++}" > /dev/null; then
+  echo "skipped: $(sanitized && echo "sanitized build" || echo "no C++ compiler")"
+  exit 0
+fi
+B=$(dirname "$FEINT")
+cxx() { # OUT [FLAGS...]: the harness against the build's library
+  local out=$1
+  shift
+  "${CXX:-g++}" -O1 -w "$@" -I"$ROOT/include" -I"$ROOT/src" $(pkg-config --cflags hdf5-serial yaml-0.1) \
+    -o "$out" "$ROOT/tests/cli/form_kernels_host.cpp" "$B/libfeint.a" $(pkg-config --libs hdf5-serial yaml-0.1) \
+    -lm -lpthread -ldl
+}
+cxx "$WORK/generate"
+check() { # NAME: $WORK/NAME.yaml through the kernels on the host
+  "$WORK/generate" "$WORK/$1.yaml" > "$WORK/$1.cu"
+  grep -q "feint_form_matrix" "$WORK/$1.cu" || fail "$1: no source"
+  cxx "$WORK/$1" -DFEINT_FORM_SOURCE="\"$WORK/$1.cu\""
+  "$WORK/$1" "$WORK/$1.yaml" || fail "$1: the kernels differ from the cpu backend"
+}
+write() { # NAME GEO SIZE ORDER COMPONENTS STATE PHYSICS
+  printf 'mesh: {file: %s, size: %s}\nspace: {order: %s, components: %s}\nstate: {u: %s}\nphysics:\n%s\n' \
+    "$(geo "$2")" "$3" "$4" "$5" "$6" "$7" > "$WORK/$1.yaml"
+}
+write poisson square.geo 0.2 1 1 '"x*y"' '  kind: form
+  coefficients: {kappa: "1 + x*y", f: "sin(pi*x)*y"}
+  f0: "-f"
+  f1: ["kappa*u_x", "kappa*u_y"]'
+check poisson
+write nonlinear cube.geo 0.4 2 1 '"x*y + sin(z + x)"' '  kind: form
+  parameters: {k0: 1.5, beta: 2}
+  coefficients: {kappa: "1 + x*y", f: 3}
+  f0: "-f*exp(u) + kappa_x"
+  f1: ["(k0 + beta*u^2)*kappa*u_x", "kappa*u_y", "u_z + kappa_x*u"]'
+check nonlinear
+write vector2 square.geo 0.2 1 2 '["sin(x) + y", "x*y"]' '  kind: form
+  parameters: {k: 1.5}
+  f0: ["u0*u1 - 1", "-exp(u0)*u1"]
+  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x"], ["k*u1_x", "u1_y - u0_x*u1"]]'
+check vector2
+write vector3 cube.geo 0.5 2 3 '["sin(x) + y", "x*z", "1 + y*z"]' '  kind: form
+  parameters: {k: 1.5}
+  f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
+  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
+check vector3
+echo "ok: the user-form kernels on the host equal the cpu backend"
