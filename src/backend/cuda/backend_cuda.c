@@ -1,6 +1,7 @@
 /* The cuda kind's entries (built with nvcc only; kind.c lists them): the
- * device check, creation delegated to the fused kernels or to the
- * element-matrix backend (as libCEED's cuda-gen delegates to cuda-ref),
+ * device check, creation delegated to the fused kernels, the
+ * element-matrix backend or, for a user form, the form backend (as
+ * libCEED's cuda-gen delegates to cuda-ref),
  * the operator backend over bp.cu, the symbolic phase on the GPU, and
  * what these report (feint_backend_info). */
 #include <stdio.h>

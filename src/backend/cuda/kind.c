@@ -1,10 +1,12 @@
 /* The cuda kind: what the GPU kernels compute, in every build (so that
  * --backend cuda names the reason a problem cannot run there even where
  * feint was built without nvcc), and, with nvcc, how the backend is made
- * (backend_cuda.c). One kind, two implementations behind it: the fused
+ * (backend_cuda.c). One kind, three implementations behind it: the fused
  * kernels (cuda.cu) for triangles and tetrahedra of orders 1..2, the
  * element-matrix backend (elmat_backend.c) for high-order tetrahedra and
- * prisms. */
+ * prisms, the user-form backend (form_backend.cu: a form's expressions
+ * compiled at run time) for user forms on triangles and tetrahedra of
+ * orders 1..2. */
 #include <stdarg.h>
 #include <stdio.h>
 
