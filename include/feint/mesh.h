@@ -65,7 +65,8 @@ typedef struct {
                               the cell's block's nv */
   int n_blocks;            /* 1 .. FEINT_MESH_MAX_BLOCKS */
   feint_mesh_block blocks[FEINT_MESH_MAX_BLOCKS];
-  int *cell_group;         /* n_cells: index into groups of the cell's physical group, -1 if none */
+  int *cell_group;         /* n_cells: index into groups of the cell's physical group (of lowest tag when
+                              its entity is in several), -1 if none; per-group values (form.c) read it */
 
   int n_groups;
   feint_mesh_group *groups;

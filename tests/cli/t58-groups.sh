@@ -125,24 +125,31 @@ physics:
   kind: poisson
   kappa: {groups: {inner: 1, middle: 10}}
 EOF
-expect_bad "unknown group" "b.yaml:4:30: physics.kappa.groups: unknown physical group 'middle' \(groups of dimension 3: inner, outer\)" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5"
-expect_bad "group of the facets" "physics.kappa.groups: physical group 'left' has dimension 2; .* dimension 3" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa.groups={inner: 1, left: 2}'
-expect_bad "cells without a value" "b.yaml:4:10: physics.kappa.groups: [0-9]+ cells have no value: they are in group outer, not listed; .*physics.kappa.default" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa.groups={inner: 1}'
+# bad NAME MESSAGE [OVERRIDE...]: b.yaml with the overrides exits 2 saying MESSAGE
+bad() {
+  local name=$1 want=$2 sets=()
+  shift 2
+  for o in "$@"; do sets+=(--set "$o"); done
+  expect_bad "$name" "$want" run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" "${sets[@]}"
+}
+bad "unknown group" "b.yaml:4:30: physics.kappa.groups: unknown physical group 'middle' \(groups of dimension 3: inner, outer\)"
+bad "group of the facets" "physics.kappa.groups: physical group 'left' has dimension 2; .* dimension 3" \
+  'physics.kappa.groups={inner: 1, left: 2}'
+bad "cells without a value" "b.yaml:4:10: physics.kappa.groups: [0-9]+ cells have no value: they are in group outer, not listed; .*physics.kappa.default" \
+  'physics.kappa.groups={inner: 1}'
 sed -i 's/middle: 10/outer: "1 + x"/' "$WORK/b.yaml"
-expect_bad "expression in groups" "b.yaml:4:37: physics.kappa.groups.outer: not yet supported: per-group values are numbers in this version" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5"
-expect_bad "dataset in groups" "physics.kappa.groups.outer: not yet supported: per-group values are numbers" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa.groups.outer={file: cells.h5, dataset: /kappa, on: cell}'
-expect_bad "groups not a mapping" "physics.kappa.groups: expected a mapping \{group name: number, ...\}, got a sequence" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa.groups=[inner, outer]'
-expect_bad "default not a number" "physics.kappa.default: expected a number" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa={groups: {inner: 1}, default: "x"}'
-expect_bad "groups beside file" "unknown key 'file' in physics.kappa" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa={groups: {inner: 1}, file: a.h5}'
-expect_bad "groups for a boundary value" "boundary\[0\].dirichlet: a boundary value cannot be given per physical group" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa=1' --set 'boundary=[{group: left, dirichlet: {groups: {inner: 1}}}]'
-expect_bad "state.u per group" "state.u must be given per node" \
-  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --set 'physics.kappa=1' --set 'state.u={groups: {inner: 1}, default: 0}'
+bad "expression in groups" "b.yaml:4:37: physics.kappa.groups.outer: not yet supported: per-group values are numbers in this version"
+bad "dataset in groups" "physics.kappa.groups.outer: not yet supported: per-group values are numbers" \
+  'physics.kappa.groups.outer={file: cells.h5, dataset: /kappa, on: cell}'
+bad "groups not a mapping" "physics.kappa.groups: expected a mapping \{group name: number, ...\}, got a sequence" \
+  'physics.kappa.groups=[inner, outer]'
+bad "default not a number" "physics.kappa.default: expected a number" \
+  'physics.kappa={groups: {inner: 1}, default: "x"}'
+bad "groups beside file" "unknown key 'file' in physics.kappa" \
+  'physics.kappa={groups: {inner: 1}, file: a.h5}'
+bad "groups for a boundary value" "boundary\[0\].dirichlet: a boundary value cannot be given per physical group" \
+  'physics.kappa=1' \
+  'boundary=[{group: left, dirichlet: {groups: {inner: 1}}}]'
+bad "state.u per group" "state.u must be given per node" \
+  'physics.kappa=1' \
+  'state.u={groups: {inner: 1}, default: 0}'
