@@ -38,13 +38,15 @@ typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY
 /* assembly.dirichlet: how Dirichlet rows are eliminated (see boundary.h). */
 typedef enum { FEINT_DIRICHLET_ROWS = 0, FEINT_DIRICHLET_SYMMETRIC } feint_dirichlet_mode;
 
-/* A scalar value given in the case: a number, an expression string, or an
- * HDF5 dataset {file, dataset, on: cell|node}. */
+/* A scalar value given in the case: a number, an expression string, an
+ * HDF5 dataset {file, dataset, on: cell|node}, or one number per physical
+ * group of the cells {groups: {name: number, ...}, default: number}. */
 typedef enum {
   FEINT_VALUE_NONE = 0, /* not given */
   FEINT_VALUE_CONSTANT,
   FEINT_VALUE_EXPRESSION,
-  FEINT_VALUE_DATASET
+  FEINT_VALUE_DATASET,
+  FEINT_VALUE_GROUPS /* a per-cell field: each cell takes its physical group's number (form.c) */
 } feint_value_kind;
 
 typedef struct {
@@ -54,6 +56,12 @@ typedef struct {
   char *file;        /* FEINT_VALUE_DATASET: path resolved relative to the case file */
   char *dataset;     /* FEINT_VALUE_DATASET: e.g. "/kappa" */
   int on_cells;      /* FEINT_VALUE_DATASET: 1 = one value per cell, 0 = per node */
+  int n_groups;      /* FEINT_VALUE_GROUPS: groups named, each with its number and where */
+  char **group_names;
+  double *group_values;
+  char (*group_where)[256];
+  int has_default;   /* FEINT_VALUE_GROUPS: default given; its number is `constant` */
+  char key[96];      /* FEINT_VALUE_GROUPS: the case key ("physics.kappa"), for messages */
   char where[256];   /* "case.yaml:12:9" of the value, for error messages */
 } feint_value;
 

@@ -6,7 +6,9 @@
  * x, y, z is interpolated at the dofs of the space (so it lives in the same
  * space as u, as in Knepley et al.'s data model); a dataset is read from an
  * HDF5 file ({file, dataset, on: cell | node}, node meaning one value per
- * scalar dof in feint's numbering, i.e. in the order of /dofs/coordinates). */
+ * scalar dof in feint's numbering, i.e. in the order of /dofs/coordinates);
+ * a number per physical group ({groups: ...}) becomes the per-cell field
+ * such a cell dataset would be, so no backend tells them apart. */
 #ifndef FEINT_FORM_H
 #define FEINT_FORM_H
 

@@ -65,7 +65,8 @@ typedef struct {
                               the cell's block's nv */
   int n_blocks;            /* 1 .. FEINT_MESH_MAX_BLOCKS */
   feint_mesh_block blocks[FEINT_MESH_MAX_BLOCKS];
-  int *cell_group;         /* n_cells: index into groups of the cell's physical group, -1 if none */
+  int *cell_group;         /* n_cells: index into groups of the cell's physical group (of lowest tag when
+                              its entity is in several), -1 if none; per-group values (form.c) read it */
 
   int n_groups;
   feint_mesh_group *groups;
@@ -142,6 +143,15 @@ const char *feint_mesh_shapes(const feint_mesh *mesh, char *buf, size_t size);
 
 /* Index of the physical group with this name and dimension, -1 if none. */
 int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim);
+/* "a, b, c": the named physical groups of dimension dim, for the messages
+ * of keys that name groups ("" when there are none); returns buf. */
+const char *feint_mesh_group_names(const feint_mesh *mesh, int dim, char *buf, size_t len);
+/* The index of the group `name` of dimension dim in *out, or an input
+ * error "<where>: <key>: unknown physical group 'x' (groups of dimension
+ * d: a, b)", or, when the name is a group of another dimension, one saying
+ * that <needs> need a group of dimension dim (boundary conditions, ...). */
+int feint_mesh_need_group(const feint_mesh *mesh, const char *name, int dim, const char *where, const char *key,
+                          const char *needs, int *out);
 
 /* Geometry summaries for `feint info`. Quality is the normalised
  * inscribed-over-circumscribed radius ratio (1 for the equilateral cell,

@@ -60,6 +60,11 @@ static int bvalue_make(const feint_value *in, const feint_space *s, const char *
         v->kind = 2;
       }
       return FEINT_OK;
+    case FEINT_VALUE_GROUPS: /* its groups are the cells', not the facets' */
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "%s: %s: a boundary value cannot be given per physical group of the cells; give a "
+                             "number, an expression or a dataset on: node",
+                             in->where, name);
     case FEINT_VALUE_DATASET:
       if (in->on_cells)
         return feint_error_set(FEINT_ERR_INPUT,
@@ -110,29 +115,9 @@ static int sample_list(const feint_value_list *l, const feint_space *s, const ch
 
 /* The (dim-1)-dimensional group named by entry `b`, or an input error. */
 static int find_group(const feint_mesh *m, const feint_boundary *b, int index, int *out) {
-  const int fdim = m->dim - 1;
-  int g = feint_mesh_find_group(m, b->group, fdim);
-  if (g >= 0) {
-    *out = g;
-    return FEINT_OK;
-  }
-  int other = feint_mesh_find_group(m, b->group, -1);
-  if (other >= 0)
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: boundary[%d].group: physical group '%s' has dimension %d; boundary "
-                           "conditions need a group of dimension %d (the facets of the %dD mesh)",
-                           b->where, index, b->group, m->groups[other].dim, fdim, m->dim);
-  char list[512] = "";
-  size_t used = 0;
-  for (int k = 0; k < m->n_groups; k++) {
-    if (m->groups[k].dim != fdim || !m->groups[k].name[0]) continue;
-    int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", m->groups[k].name);
-    if (w < 0 || (size_t)w >= sizeof list - used) break;
-    used += (size_t)w;
-  }
-  return feint_error_set(FEINT_ERR_INPUT, "%s: boundary[%d].group: unknown physical group '%s' (groups of "
-                         "dimension %d: %s)",
-                         b->where, index, b->group, fdim, used ? list : "none");
+  char key[64];
+  snprintf(key, sizeof key, "boundary[%d].group", index);
+  return feint_mesh_need_group(m, b->group, m->dim - 1, b->where, key, "boundary conditions", out);
 }
 
 /* Facet quadrature shared by the Neumann and Robin integrals: a Gauss rule

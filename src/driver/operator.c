@@ -42,8 +42,8 @@ static int operator_x_sample(const feint_case *c, operator_state *o) {
     for (int64_t i = 0; i < n; i++) o->x[i] = u;
     return FEINT_OK;
   }
-  if (v->kind == FEINT_VALUE_DATASET) {
-    if (v->on_cells)
+  if (v->kind == FEINT_VALUE_DATASET || v->kind == FEINT_VALUE_GROUPS) {
+    if (v->kind == FEINT_VALUE_GROUPS || v->on_cells)
       return feint_error_set(FEINT_ERR_INPUT, "%s: state.u: the operator needs values at the dofs (on: node, %lld "
                              "values in the order of /dofs/coordinates), not per cell", v->where, (long long)n);
     return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &o->x);

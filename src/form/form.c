@@ -49,6 +49,62 @@ static void sample_range(int64_t a, int64_t b, void *arg) {
   }
 }
 
+/* {groups: {name: number}, default}: the per-cell field a dataset on: cell
+ * would give, each cell taking the number of its physical group
+ * (mesh->cell_group), so every backend reads it as any FEINT_FIELD_CELL.
+ * Each name must be a group of the cells' dimension; every cell needs a
+ * number (its group's, or the default). */
+static int field_from_groups(const feint_value *v, const feint_mesh *m, const char *name, feint_field *f) {
+  char key[128];
+  snprintf(key, sizeof key, "%s.groups", v->key);
+  double *of_group = NULL; /* per mesh group: its number; NAN = none given */
+  FEINT_CALL(feint_malloc((size_t)m->n_groups + 1, sizeof *of_group, &of_group, "per-group values"));
+  for (int g = 0; g < m->n_groups; g++) of_group[g] = NAN;
+  int status = FEINT_OK;
+  for (int i = 0; i < v->n_groups && !status; i++) {
+    int g;
+    status = feint_mesh_need_group(m, v->group_names[i], m->dim, v->group_where[i], key, "per-group values", &g);
+    if (!status) of_group[g] = v->group_values[i];
+  }
+  if (!status) status = feint_malloc((size_t)m->n_cells + 1, sizeof *f->values, &f->values, name);
+  if (status) {
+    free(of_group);
+    return status;
+  }
+  f->kind = FEINT_FIELD_CELL;
+  int64_t missing = 0;
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    const int g = m->cell_group[c];
+    const double x = g >= 0 ? of_group[g] : NAN;
+    f->values[c] = isnan(x) ? v->constant : x;
+    if (isnan(x) && !v->has_default) missing++;
+  }
+  if (missing) {
+    /* which groups those cells are in, for the message */
+    char list[512] = "";
+    size_t used = 0;
+    for (int g = -1; g < m->n_groups; g++) {
+      int hit = 0;
+      for (int64_t c = 0; c < m->n_cells && !hit; c++) hit = m->cell_group[c] == g && (g < 0 || isnan(of_group[g]));
+      if (!hit) continue;
+      int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                       g < 0 ? "(no physical group)" : m->groups[g].name[0] ? m->groups[g].name : "(unnamed)");
+      if (w < 0 || (size_t)w >= sizeof list - used) break;
+      used += (size_t)w;
+    }
+    status = feint_error_set(FEINT_ERR_INPUT,
+                             "%s: %s: %lld cell%s no value: %s in group%s %s, not listed; list %s or give "
+                             "%s.default",
+                             v->where, key, (long long)missing, missing == 1 ? " has" : "s have",
+                             missing == 1 ? "it is" : "they are", strchr(list, ',') ? "s" : "", list,
+                             strchr(list, ',') ? "them" : "it", v->key);
+    free(f->values);
+    f->values = NULL;
+  }
+  free(of_group);
+  return status;
+}
+
 /* Sample a case value as a field on the space: constants stay constants,
  * expressions are interpolated at the scalar dofs, datasets are read;
  * every sample must be finite (field_check_finite). */
@@ -89,6 +145,7 @@ static int field_sample(const feint_value *v, const feint_space *s, double fallb
       f->kind = v->on_cells ? FEINT_FIELD_CELL : FEINT_FIELD_NODE;
       return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &f->values);
     }
+    case FEINT_VALUE_GROUPS: return field_from_groups(v, s->mesh, name, f);
   }
   return feint_error_set(FEINT_ERR_INPUT, "%s: unsupported value for %s", v->where, name);
 }

@@ -310,7 +310,7 @@ static int group_has_entity(const reader *r, int g, int tag) {
 }
 
 /* Comma-separated names of the named groups of dimension dim. */
-static void group_names(const feint_mesh *m, int dim, char *buf, size_t len) {
+const char *feint_mesh_group_names(const feint_mesh *m, int dim, char *buf, size_t len) {
   buf[0] = '\0';
   int any = 0;
   for (int g = 0; g < m->n_groups; g++) {
@@ -319,6 +319,7 @@ static void group_names(const feint_mesh *m, int dim, char *buf, size_t len) {
     snprintf(buf + used, len - used, "%s%s", any ? ", " : "", m->groups[g].name);
     any = 1;
   }
+  return buf;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -450,7 +451,7 @@ static int resolve_region(reader *r, const feint_mesh_options *opts) {
             }
       }
       if (found < 0) {
-        group_names(m, D, names, sizeof names);
+        feint_mesh_group_names(m, D, names, sizeof names);
         if (other_dim >= 0)
           return feint_error_set(FEINT_ERR_INPUT,
                                  "%sphysical group '%s' in mesh %s has dimension %d; the region "
@@ -1021,6 +1022,23 @@ int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim) {
     if ((dim < 0 || mesh->groups[g].dim == dim) && strcmp(mesh->groups[g].name, name) == 0)
       return g;
   return -1;
+}
+
+int feint_mesh_need_group(const feint_mesh *mesh, const char *name, int dim, const char *where, const char *key,
+                          const char *needs, int *out) {
+  *out = feint_mesh_find_group(mesh, name, dim);
+  if (*out >= 0) return FEINT_OK;
+  const int other = feint_mesh_find_group(mesh, name, -1);
+  if (other >= 0)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: %s: physical group '%s' has dimension %d; %s need a group of dimension %d "
+                           "(the %s of the %dD mesh)",
+                           where, key, name, mesh->groups[other].dim, needs, dim,
+                           dim == mesh->dim ? "cells" : "facets", mesh->dim);
+  char list[512];
+  feint_mesh_group_names(mesh, dim, list, sizeof list);
+  return feint_error_set(FEINT_ERR_INPUT, "%s: %s: unknown physical group '%s' (groups of dimension %d: %s)",
+                         where, key, name, dim, list[0] ? list : "none");
 }
 
 const char *feint_mesh_shapes(const feint_mesh *mesh, char *buf, size_t size) {

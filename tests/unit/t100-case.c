@@ -325,7 +325,7 @@ static void test_errors(void) {
   /* wrong types */
   snprintf(where, sizeof where, "%s:2:33:", in_dir("bad.yaml"));
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson, kappa: [1, 2]}\n", 0, NULL, where,
-               "physics.kappa: expected a number, an expression string or {file, dataset, on}, "
+               "physics.kappa: expected a number, an expression string, {file, dataset, on} or {groups, default}, "
                "got a sequence");
   EXPECT_ERROR("mesh: {file: m.msh}\nphysics: {kind: poisson}\nspace: {order: 2.5}\n", 0, NULL,
                ":3:16: space.order: expected an integer, got '2.5'", NULL);
