@@ -232,6 +232,12 @@ void feint_backend_warm_up_wait(void);
 /* Host <-> device copy seconds of all kinds since the process started. */
 void feint_backend_transfer_seconds(double *h2d, double *d2h);
 
+/* For implementations: a zeroed backend for problem p with zeroed state
+ * of data_size bytes in b->data, destroyed by destroy (which frees both,
+ * whatever of the state was made). */
+int feint_backend_alloc(const feint_problem *p, size_t data_size, void (*destroy)(feint_backend *b),
+                        feint_backend **out);
+
 /* The cpu implementations (src/backend/cpu, src/backend/operator.c). */
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out);
 int feint_backend_cpu_operator_create(const feint_bp_op *op, feint_operator **out);

@@ -3,6 +3,7 @@
 #include "feint/backend.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "feint/error.h"
@@ -15,6 +16,22 @@ int feint_backend_info_get(const feint_backend *b, feint_backend_info *out) {
   memset(out, 0, sizeof *out);
   out->precision = FEINT_PRECISION_DOUBLE;
   return b->info ? b->info(b, out) : FEINT_OK;
+}
+
+int feint_backend_alloc(const feint_problem *p, size_t data_size, void (*destroy)(feint_backend *b),
+                        feint_backend **out) {
+  *out = NULL;
+  feint_backend *b = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
+  const int status = feint_calloc(1, data_size, &b->data, "backend");
+  if (status) {
+    free(b);
+    return status;
+  }
+  b->problem = p;
+  b->destroy = destroy;
+  *out = b;
+  return FEINT_OK;
 }
 
 void feint_operator_destroy(feint_operator *o) {

@@ -586,15 +586,9 @@ static int cpu_update_form(feint_backend *b, const feint_form *form) {
 int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   *out = NULL;
   feint_backend *b = NULL;
-  cpu_data *d = NULL;
-  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
-  int status = feint_calloc(1, sizeof *d, &d, "backend");
-  if (status) {
-    free(b);
-    return status;
-  }
-  b->data = d;
-  b->destroy = cpu_destroy;
+  FEINT_CALL(feint_backend_alloc(p, sizeof(cpu_data), cpu_destroy, &b));
+  cpu_data *d = b->data;
+  int status = FEINT_OK;
   /* gphi holds any tabulated block's points of either rule (the tensor
    * blocks' kernels have their own work arrays) */
   int nq = 0, nb = 0;

@@ -792,17 +792,10 @@ extern "C" int feint_backend_cuda_create(const feint_problem *p, int device_inde
   *out = NULL;
   FEINT_CALL(feint_backend_cuda_check_cells(p)); /* quadrilaterals, hexahedra, tets above order 2: cpu only */
   feint_backend *b = NULL;
-  cuda_data *d = NULL;
-  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
-  int status = feint_calloc(1, sizeof *d, &d, "backend");
-  if (status) {
-    free(b);
-    return status;
-  }
-  b->data = d;
-  b->destroy = cuda_destroy;
+  FEINT_CALL(feint_backend_alloc(p, sizeof(cuda_data), cuda_destroy, &b));
+  cuda_data *d = (cuda_data *)b->data;
+  int status = FEINT_OK;
   b->name = "cuda";
-  b->problem = p;
   b->residual = cuda_residual;
   b->rhs = cuda_rhs;
   b->element_matrices = cuda_element_matrices;

@@ -279,16 +279,9 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
   int dev;
   FEINT_CALL(feint_cuda_device_select(device_index, &dev));
   feint_backend *b = NULL;
-  elmat_data *d = NULL;
-  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
-  int st = feint_calloc(1, sizeof *d, &d, "backend");
-  if (st) {
-    free(b);
-    return st;
-  }
-  b->data = d;
-  b->destroy = elmat_destroy;
-  b->problem = p;
+  FEINT_CALL(feint_backend_alloc(p, sizeof(elmat_data), elmat_destroy, &b));
+  elmat_data *d = b->data;
+  int st = FEINT_OK;
   char name[200] = "";
   if ((st = elmat_setup(p, dev, d)) || (st = feint_elmat_gpu_device_name(dev, name, sizeof name))) {
     elmat_destroy(b);

@@ -311,16 +311,9 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
 extern "C" int feint_backend_form_create(const feint_problem *p, int device_index, feint_backend **out) {
   *out = NULL;
   feint_backend *b = NULL;
-  form_data *d = NULL;
-  FEINT_CALL(feint_calloc(1, sizeof *b, &b, "backend"));
-  int st = feint_calloc(1, sizeof *d, &d, "backend");
-  if (st) {
-    free(b);
-    return st;
-  }
-  b->data = d;
-  b->destroy = form_destroy;
-  st = create(p, device_index, b, d);
+  FEINT_CALL(feint_backend_alloc(p, sizeof(form_data), form_destroy, &b));
+  form_data *d = (form_data *)b->data;
+  int st = create(p, device_index, b, d);
   if (st) {
     form_destroy(b);
     return st;
