@@ -16,7 +16,6 @@
 source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 export FEINT_CACHE_DIR="$WORK/cache"
-export FEINT_FORMS_GPU=1 # the form-jit kernels are off by default until verified here
 OUTS=(residual rhs element_matrices matrix/data)
 agree() { # CPU.h5 GPU.h5 LABEL: 1e-13 relative, 2-norm and max-norm, every output
   $PY - "$@" "${OUTS[@]}" <<'EOF'

@@ -67,8 +67,8 @@ static const feint_kernel_family families[] = {
      "sums by atomicAdd",
      "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
      "expressions (parameters and constant coefficients are kernel arguments)",
-     "user forms, only with FEINT_FORMS_GPU=1 until its kernels have run on a GPU (else the cpu backend)",
-     "FEINT_FORMS_GPU, FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY",
+     "user forms on triangles and tetrahedra of order 1 and 2",
+     "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY",
      "form_source.c, form_backend.cu"},
 };
 

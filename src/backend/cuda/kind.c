@@ -97,10 +97,6 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
     return say(why, size, "user forms run on the cuda backend for 1 to 3 components, not %d (use --backend cpu)",
                p->form->nc);
 #ifdef FEINT_HAVE_CUDA
-  if (!feint_cuda_forms_enabled())
-    return say(why, size,
-               "user forms run on the cpu backend in this version (their GPU kernels, FEINT_FORMS_GPU=1, have not "
-               "been run on a GPU yet); use --backend cpu");
   /* the form is compiled at run time: no NVRTC, no GPU code */
   if (feint_jit_nvrtc_open(NULL, NULL)) {
     say(why, size, "%s", feint_error_message());

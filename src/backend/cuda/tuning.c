@@ -21,11 +21,6 @@ static const char *env(const char *name) {
   return v && *v ? v : NULL;
 }
 
-int feint_cuda_forms_enabled(void) {
-  const char *v = env("FEINT_FORMS_GPU");
-  return v && !strcmp(v, "1");
-}
-
 /* An integer variable in [lo, hi] (unset: *out unchanged). */
 static int env_int(const char *name, long lo, long hi, const char *expected, long long *out) {
   const char *v = env(name);

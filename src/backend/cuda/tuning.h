@@ -47,11 +47,6 @@ typedef struct {
  * a make EXPERIMENTS=1 build). */
 int feint_cuda_tuning_read(const feint_problem *p, feint_cuda_tuning *t);
 
-/* 1 when FEINT_FORMS_GPU=1 lets the cuda kind take user forms (the
- * form-jit family): off by default until its kernels have run on a GPU;
- * a value other than 0 or 1 is taken as 0. */
-int feint_cuda_forms_enabled(void);
-
 /* 1 when this feint holds every kernel variant (make EXPERIMENTS=1). */
 int feint_cuda_experiments_built(void);
 
