@@ -30,8 +30,10 @@ LDLIBS  += $(PKG_LIBS) -lm -lpthread -ldl
 # the directory is linked: feint reaches the GPU only through the registry,
 # whose cuda kind then says it was built without CUDA.
 CUDA_EVERY_BUILD := src/backend/cuda/kind.c src/backend/cuda/families.c src/backend/cuda/form_source.c
-CUDA_HOST_SRC := $(filter-out $(CUDA_EVERY_BUILD),$(sort $(wildcard src/backend/cuda/*.c)))
-LIB_SRC := $(filter-out $(CUDA_HOST_SRC),$(shell find src -name '*.c' | sort))
+# embed_headers.c is a build tool (below), not library code
+CUDA_HOST_SRC := $(filter-out $(CUDA_EVERY_BUILD) src/backend/cuda/embed_headers.c,\
+                   $(sort $(wildcard src/backend/cuda/*.c)))
+LIB_SRC := $(filter-out $(CUDA_HOST_SRC) src/backend/cuda/embed_headers.c,$(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 # The GPU-only tests: they call the CUDA backend's own entry points
 # (cuda_timing.h, the GPU functions of plan.h, bp.h, elmat.h) and check
@@ -55,6 +57,11 @@ ifneq ($(NVCC),)
   override CFLAGS += -DFEINT_HAVE_CUDA=1
   LDLIBS    += -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
+  # feint's device headers as NVRTC compiles the user-form P1 kernels with
+  # them (src/backend/cuda/jit_headers.h), embedded as strings
+  JIT_HEADERS := src/backend/cuda/p1_form.cuh src/backend/cuda/p1.cuh src/backend/cuda/p1_types.cuh \
+                 include/feint/geometry.h include/feint/physics.h include/feint/field_kind.h
+  CU_OBJ    += $(BUILD)/gen/jit_headers.o
   LIB_SRC   += $(CUDA_HOST_SRC)
   TEST_SRC  += $(TEST_GPU_SRC)
   # the JIT's GPU test allocates and copies with the CUDA runtime itself
@@ -120,6 +127,17 @@ $(BUILD)/tests/fuzz/replay_%: tests/fuzz/replay.c tests/fuzz/fuzz_%.c $(LIBFEINT
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/tools/embed_headers: src/backend/cuda/embed_headers.c
+	@mkdir -p $(@D)
+	$(CC) -O2 -std=c11 -Wall -Wextra -Werror -o $@ $<
+
+$(BUILD)/gen/jit_headers.c: $(BUILD)/tools/embed_headers $(JIT_HEADERS)
+	@mkdir -p $(@D)
+	$(BUILD)/tools/embed_headers $@ $(JIT_HEADERS)
+
+$(BUILD)/gen/jit_headers.o: $(BUILD)/gen/jit_headers.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/%.o: %.cu

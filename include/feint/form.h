@@ -17,11 +17,10 @@
 
 #include "feint/case.h"
 #include "feint/fe.h"
+#include "feint/field_kind.h"
 #include "feint/physics.h" /* FEINT_HOST_DEVICE */
 #include "feint/space.h"
 #include "feint/userform.h"
-
-typedef enum { FEINT_FIELD_CONSTANT = 0, FEINT_FIELD_CELL, FEINT_FIELD_NODE } feint_field_kind;
 
 typedef struct {
   feint_field_kind kind;

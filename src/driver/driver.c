@@ -507,12 +507,16 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
   return FEINT_OK;
 }
 
-/* Before a fork (the meshing child): no thread of the run may be inside
- * the allocator. The mesh hash is finished (its result kept for the
- * provenance) and the output's pattern thread joined. The backend's
- * warm-up thread goes on: glibc's allocator is fork-safe, and sanitizer
- * builds are CPU builds, which start no such thread. */
+/* Before a fork (the meshing child): no other thread of the run may be
+ * running, since the child inherits whatever lock one holds. The mesh
+ * hash is finished (its result kept for the provenance), the output's
+ * pattern thread joined, and the backend's warm-up finished: a GPU
+ * context being made loads libcuda, and a fork while it holds the dynamic
+ * loader's lock left the child hanging in its first dlsym (tests/gpu/t526
+ * hung now and then on the GPU machines; each of its runs meshes a .geo
+ * file). The warm-up then overlaps the mesh read for .msh files only. */
 static int run_quiesce(run_state *r) {
+  feint_backend_warm_up_wait();
   if (r->mesh_hash) {
     char unused[65];
     FEINT_CALL(feint_sha256_file_wait(r->mesh_hash, unused));

@@ -14,7 +14,10 @@
  * In an nvcc build with NVRTC found (no GPU needed: sm_90): every source
  * above compiles, with the form backend's options, and the two cases
  * differing in parameters give the same cache key, the changed expression
- * another; a broken expression's NVRTC log names its case key (#line). */
+ * another; a broken expression's NVRTC log names its case key (#line).
+ * The same forms spliced into the P1 templates (p1_form.cuh, with feint's
+ * embedded device headers) compile too, in double and single storage,
+ * with and without coefficients, 1 to 3 components. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 #include "feint/userform.h"
 #ifdef FEINT_HAVE_CUDA
 #include "backend/cuda/jit.h"
+#include "backend/cuda/jit_headers.h"
 #endif
 
 static char dir[64];
@@ -84,6 +88,35 @@ static int compile(const char *src, char key[65]) {
   snprintf(key, 65, "%s", st.key);
   if (!status) printf("compiled for sm_90 in %.1f ms (%zu bytes)\n", st.compile_ms, size);
   return status == FEINT_OK;
+}
+
+/* The P1 template source of uf on layout L compiles (the cuda backend's
+ * options and embedded headers). */
+static void compile_p1(const feint_user_form *uf, const feint_form_cuda_layout *L, int single) {
+  char *src = NULL;
+  CHECK_OK(feint_form_cuda_p1_source(uf, L, single, &src));
+  if (!src) return;
+  CHECK(strstr(src, "#include \"backend/cuda/p1_form.cuh\"") != NULL, "the P1 source includes no template");
+  if (feint_jit_nvrtc_open(NULL, NULL)) {
+    feint_error_clear();
+    free(src);
+    return;
+  }
+  feint_jit_source s = {.source = src, .label = "t641.yaml: physics", .name = "feint_p1_form.cu",
+                        .options = feint_form_cuda_options, .n_options = FEINT_FORM_CUDA_OPTIONS,
+                        .kernels = feint_form_p1_kernels, .n_kernels = FEINT_FORM_P1_KERNELS,
+                        .header_names = feint_jit_header_names, .header_texts = feint_jit_header_texts,
+                        .n_headers = feint_jit_header_count};
+  void *cubin = NULL;
+  size_t size = 0;
+  feint_jit_stats st;
+  const int status = feint_jit_compile(&s, "sm_90", NULL, &cubin, &size, &st);
+  CHECK(status == FEINT_OK && size > 0, "the P1 template source does not compile: %s\n%s", feint_error_message(), src);
+  if (!status)
+    printf("P1 template, %d components, %d coefficients, %s: compiled in %.1f ms (%zu bytes)\n", L->nc, L->n_aux,
+           single ? "single" : "double", st.compile_ms, size);
+  free(cubin);
+  free(src);
 }
 #endif
 
@@ -196,6 +229,10 @@ int main(void) {
     compile(scell, other);
     compile(sp2, other);
     compile(sv, other);
+    compile_p1(a, &L, 0);
+    compile_p1(a, &Lcell, 1);
+    feint_form_cuda_layout Lv1 = {2, 2, 3, 3, 3, 3, 0, NULL};
+    compile_p1(v, &Lv1, 0);
     printf("the same cache key for both parameter sets; another for the changed expression\n");
   }
 #endif

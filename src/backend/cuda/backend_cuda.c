@@ -65,6 +65,7 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(residual));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(matrix));
   const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
+                       : st.user_form   ? "the P1 block-aggregation kernel with the user form compiled in"
                        : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
                                         : "thread transposition";
   out->n_colors = st.n_colors;
@@ -72,18 +73,26 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
            st.block_build_ms);
   snprintf(out->kernel, sizeof out->kernel, "%s, cells in %s order%s", family, st.curve_order ? "curve" : "mesh",
            st.lean_pipe ? ", pipelined over persistent blocks" : "");
+  if (st.user_form) {
+    out->jit = 1;
+    out->jit_cache_hit = st.jit_cache_hit;
+    out->jit_compile_ms = st.jit_compile_ms;
+    out->jit_load_ms = st.jit_load_ms;
+    snprintf(out->jit_key, sizeof out->jit_key, "%s", st.jit_key);
+  }
   return FEINT_OK;
 }
 
 int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out) {
-  /* a user form: its own implementation and info (form_backend.cu); its
-   * facet integrals stay on the host, the reference */
-  if (p->form->user) return feint_backend_form_create(p, device_index, out);
+  /* a user form: in the P1 kernel templates where they take it, else its
+   * own implementation and info (form_backend.cu); its facet integrals
+   * stay on the host, the reference */
+  if (p->form->user && !feint_cuda_p1_form_applies(p)) return feint_backend_form_create(p, device_index, out);
   const int elmat = feint_backend_elmat_applies(p);
   FEINT_CALL(elmat ? feint_backend_elmat_create(p, device_index, out)
                    : feint_backend_cuda_create(p, device_index, out));
   (*out)->info = elmat ? elmat_info : fused_info;
-  (*out)->integrate_facets = feint_facets_cuda;
+  (*out)->integrate_facets = p->form->user ? NULL : feint_facets_cuda;
   return FEINT_OK;
 }
 

@@ -82,6 +82,10 @@
 #include <vector>
 
 #include "backend/cuda/fused.cuh"
+#include "backend/cuda/jit_headers.h"
+extern "C" {
+#include "backend/cuda/form_source.h"
+}
 
 /* feint_cuda_set_host_reference: read by each backend as it is created */
 static int host_reference_next = 0;
@@ -152,6 +156,9 @@ static void cuda_destroy(feint_backend *b) {
       free(B.color_ptr);
     }
     feint_cuda_timer_destroy(&d->timer);
+    cudaFree(d->d_form_state);
+    if (d->form_library) cudaLibraryUnload((cudaLibrary_t)d->form_library);
+    free(d->form_source);
     cudaGetLastError();
     free(d->color_ptr);
     free(d->h_order);
@@ -241,6 +248,30 @@ static int shmem_attr(const void *k, size_t shmem, const char *phase) {
   return FEINT_OK;
 }
 
+/* The P1 kernels are launched by cudaLaunchKernel rather than <<<>>>: a
+ * user form's (p1_form.cuh) are run-time compiled cudaKernel_t handles,
+ * which the runtime launches from that call only. */
+static void launch_blk(blk_kernel_t k, unsigned grid, unsigned block, size_t shmem, kparams P, p1tab T, cview V,
+                       bview B, const int *chunks, int mode, int with_state, const void *u, void *out) {
+  void *args[] = {&P, &T, &V, &B, &chunks, &mode, &with_state, &u, &out};
+  cudaLaunchKernel((const void *)k, dim3(grid), dim3(block), args, shmem, 0);
+}
+
+typedef void (*p1mat_kernel_t)(kparams, p1tab, cview, int, int, int, void *);
+typedef void (*p1matg_kernel_t)(kparams, p1tab, cview, int, const int *, const int *, void *);
+
+static void launch_p1mat(p1mat_kernel_t k, unsigned grid, kparams P, p1tab T, cview V, int first, int n, int mode,
+                         void *out) {
+  void *args[] = {&P, &T, &V, &first, &n, &mode, &out};
+  cudaLaunchKernel((const void *)k, dim3(grid), dim3(256), args, 0, 0);
+}
+
+static void launch_p1matg(p1matg_kernel_t k, unsigned grid, kparams P, p1tab T, cview V, int n_nodes,
+                          const int *vptr, const int *vent, void *out) {
+  void *args[] = {&P, &T, &V, &n_nodes, &vptr, &vent, &out};
+  cudaLaunchKernel((const void *)k, dim3(grid), dim3(256), args, 0, 0);
+}
+
 /* Run the block-aggregation kernel `which` into out (n targets * ncomp,
  * zeroed by the caller), per strategy. */
 static int launch_block(feint_backend *b, int which, int with_state, void *out, const char *phase) {
@@ -290,16 +321,16 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
   FEINT_CALL(shmem_attr((const void *)k, shmem, phase));
   return by_strategy(
       d, p, phase, B.n_colors, B.color_ptr,
-      [&] { k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
+      [&] { launch_blk(k, n_chunks, cb, shmem, P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
       [&](int64_t first, int64_t n) {
         /* within a colour each target gets exactly one add, and colours run
          * in order: a fire-and-forget atomic (no load round trip) gives the
          * same bits as a plain add, so the result stays deterministic */
-        k<<<(unsigned)n, cb, shmem>>>(P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u,
-                                      out);
+        launch_blk(k, (unsigned)n, cb, shmem, P, T, d->Vs, V, B.d_chunks + first, OUT_ATOMIC, with_state, d->d_u,
+                   out);
       },
       [&] {
-        k<<<n_chunks, cb, shmem>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+        launch_blk(k, n_chunks, cb, shmem, P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
         d->single ? launch_part_gather<float>(B, out) : launch_part_gather<double>(B, out);
       });
 }
@@ -386,7 +417,7 @@ static int cuda_element_matrices(feint_backend *b, double *Ke) {
   FEINT_CALL(ensure_buffer(d, d->rs * nke, "element matrix buffer"));
   if (d->p1mat && d->variant != 1) {
     FEINT_CALL(timed(d, phase, [&] {
-      d->p1mat<<<blocks_of(P.n_cells), 256>>>(P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_BUFFER, d->d_buf);
+      launch_p1mat(d->p1mat, blocks_of(P.n_cells), P, d->Tm, d->Vo, 0, (int)P.n_cells, OUT_BUFFER, d->d_buf);
     }));
   } else {
     const mat_kernel_t k = pick_matrix(d, P.dim, P.nc);
@@ -414,11 +445,11 @@ static int launch_matrix(feint_backend *b, const char *phase) {
     if (p->strategy == FEINT_ASSEMBLY_GATHER && !d->d_nptr) FEINT_CALL(build_node_map(p->space, d));
     return by_strategy(
         d, p, phase, d->n_colors, d->color_ptr,
-        [&] { d->p1mat<<<blocks_of(n), 256>>>(P, d->Tm, d->Vo, 0, n, OUT_ATOMIC, d->d_vals); },
+        [&] { launch_p1mat(d->p1mat, blocks_of(n), P, d->Tm, d->Vo, 0, n, OUT_ATOMIC, d->d_vals); },
         [&](int64_t first, int64_t cnt) {
-          d->p1mat<<<blocks_of(cnt), 256>>>(P, d->Tm, d->Vc, (int)first, (int)cnt, OUT_PLAIN, d->d_vals);
+          launch_p1mat(d->p1mat, blocks_of(cnt), P, d->Tm, d->Vc, (int)first, (int)cnt, OUT_PLAIN, d->d_vals);
         },
-        [&] { d->p1matg<<<blocks_of(nsd), 256>>>(P, d->Tm, d->Vo, nsd, d->d_nptr, d->d_nent, d->d_vals); });
+        [&] { launch_p1matg(d->p1matg, blocks_of(nsd), P, d->Tm, d->Vo, nsd, d->d_nptr, d->d_nent, d->d_vals); });
   }
   const mat_kernel_t k = pick_matrix(d, P.dim, P.nc);
   const size_t shmem = mat_shmem(P);
@@ -483,6 +514,82 @@ static int load_coefficients(cuda_data *d, const feint_space *s, const feint_for
   return FEINT_OK;
 }
 
+/* ------------------------------------------------------------ user forms */
+
+extern "C" int feint_cuda_p1_form_applies(const feint_problem *p) {
+  const feint_form *f = p->form;
+  const feint_space *s = p->space;
+  const feint_mesh *m = s->mesh;
+  const int dim = m->dim, nq_matrix = f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n;
+  return f->user && !feint_mesh_is_mixed(m) && feint_cell_is_simplex(m->cell_type) && (dim == 2 || dim == 3) &&
+         m->nv == dim + 1 && s->nb == dim + 1 && (s->components == 1 || s->components_interleaved) &&
+         f->user->n_parameters <= FEINT_CUDA_MAX_AUX && f->n_aux <= FEINT_CUDA_MAX_AUX &&
+         f->quadrature->n <= FEINT_P1_MAXQ && nq_matrix <= FEINT_P1_MAXQ &&
+         (int64_t)m->n_cells * s->nbc * s->nbc < INT32_MAX && s->n_dofs < INT32_MAX;
+}
+
+/* The user form's state (the Jacobian's u) and parameters into the
+ * kernels' parameters. */
+static int load_form_values(cuda_data *d, const feint_space *s, const feint_form *f) {
+  const char *phase = "upload of the form's state";
+  if (!d->d_form_state) FEINT_CALL(feint_cuda_alloc(&d->d_form_state, (size_t)s->n_dofs * d->rs, phase));
+  FEINT_CALL(to_device(d, d->d_form_state, f->u, (size_t)s->n_dofs, phase));
+  for (kparams *P : {&d->P, &d->Pm}) {
+    P->form_state = d->d_form_state;
+    for (int k = 0; k < f->user->n_parameters; k++) P->form_par[k] = f->user->parameters[k];
+  }
+  return FEINT_OK;
+}
+
+/* A user form's P1 kernels (p1_form.cuh) in place of the built-in
+ * physics' (same launches, plans and strategies): its source for this
+ * layout and storage type, compiled by NVRTC behind the disk cache (a hit
+ * compiles nothing) and loaded as a library whose kernels cudaLaunchKernel
+ * takes as they are. */
+static int load_user_form(cuda_data *d, const feint_problem *p) {
+  const feint_form *f = p->form;
+  const feint_space *s = p->space;
+  const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
+  FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, &d->form_source));
+  char arch[16];
+  FEINT_CALL(feint_jit_device_arch(d->device, arch, sizeof arch));
+  feint_cache *cache = NULL;
+  FEINT_CALL(feint_cache_open(NULL, 1, &cache));
+  feint_jit_source src = {};
+  src.source = d->form_source;
+  src.label = "physics kind form (its P1 kernels' generated CUDA code)";
+  src.name = "feint_p1_form.cu";
+  src.options = feint_form_cuda_options;
+  src.n_options = FEINT_FORM_CUDA_OPTIONS;
+  src.header_names = feint_jit_header_names;
+  src.header_texts = feint_jit_header_texts;
+  src.n_headers = feint_jit_header_count;
+  void *cubin = NULL;
+  size_t size = 0;
+  const int status = feint_jit_compile(&src, arch, cache, &cubin, &size, &d->form_jit);
+  feint_cache_close(cache);
+  if (status) return status;
+  const auto t0 = std::chrono::steady_clock::now();
+  cudaLibrary_t lib = NULL;
+  const cudaError_t e = cudaLibraryLoadData(&lib, cubin, NULL, NULL, 0, NULL, NULL, 0);
+  free(cubin);
+  if (e != cudaSuccess) return FEINT_CUDA_FAIL(e, "loading the user form's compiled kernels");
+  d->form_library = lib;
+  void *k[FEINT_FORM_P1_KERNELS] = {};
+  for (int i = 0; i < FEINT_FORM_P1_KERNELS; i++) {
+    if (i == FEINT_FORM_P1_BLOCK_MATRIX && s->components != 1) continue; /* not generated */
+    cudaKernel_t h = NULL;
+    FEINT_CUDA_CALL("the user form's compiled kernels", cudaLibraryGetKernel(&h, lib, feint_form_p1_kernels[i]));
+    k[i] = reinterpret_cast<void *>(h);
+  }
+  d->form_jit.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  d->p1blk[0] = reinterpret_cast<blk_kernel_t>(k[FEINT_FORM_P1_VECTOR]);
+  d->p1blk[1] = reinterpret_cast<blk_kernel_t>(k[FEINT_FORM_P1_BLOCK_MATRIX]);
+  d->p1mat = reinterpret_cast<p1mat_kernel_t>(k[FEINT_FORM_P1_MATRIX]);
+  d->p1matg = reinterpret_cast<p1matg_kernel_t>(k[FEINT_FORM_P1_MATRIX_GATHER]);
+  return load_form_values(d, s, f);
+}
+
 /* P1: the packed node records (x, y, z, the nodal coefficient d->P.wa or
  * 0), one 32-byte sector (double) or 16-byte vector (single) per vertex
  * (the same speed as separate arrays, with half the loads);
@@ -541,6 +648,17 @@ static int cuda_update_form(feint_backend *b, const feint_form *f) {
   cuda_data *d = (cuda_data *)b->data;
   const feint_space *s = b->problem->space;
   FEINT_CUDA_CALL("update of the form: set device", cudaSetDevice(d->device));
+  if (d->form_source) { /* a user form: the same expressions, other values */
+    const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
+    char *src = NULL;
+    FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, &src));
+    const int same = !strcmp(src, d->form_source);
+    free(src);
+    if (!same)
+      return feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
+                             "the user form's expressions changed: its GPU code is compiled again");
+    FEINT_CALL(load_form_values(d, s, f));
+  }
   FEINT_CALL(load_coefficients(d, s, f));
   memcpy(d->Pm.aux_const, d->P.aux_const, sizeof d->P.aux_const);
   if (d->d_xyzw) FEINT_CALL(load_node_records(d, s));
@@ -714,8 +832,18 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.basis_grad = d->d_mbgrad;
     d->Pm.weights = d->d_mw;
   }
-  /* P1 one-thread-per-cell kernels */
-  if (s->nb == P.dim + 1 && P.nv == P.dim + 1 && (P.dim != 3 || P.nv == 4) &&
+  /* P1 one-thread-per-cell kernels: a user form's, compiled now, or the
+   * built-in physics' */
+  if (f->user) {
+    if (!feint_cuda_p1_form_applies(p) || !P.interleaved ||
+        !fill_p1tab(&d->T, P.nq, P.nb, P.dim, f->quadrature->weights, f->basis, f->basis_grad) ||
+        !fill_p1tab(&d->Tm, d->Pm.nq, P.nb, P.dim,
+                    f->matrix_quadrature ? f->matrix_quadrature->weights : f->quadrature->weights,
+                    f->matrix_quadrature ? f->matrix_basis : f->basis,
+                    f->matrix_quadrature ? f->matrix_basis_grad : f->basis_grad))
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: a user form outside the P1 kernels reached them");
+    FEINT_CALL(load_user_form(d, p));
+  } else if (s->nb == P.dim + 1 && P.nv == P.dim + 1 && (P.dim != 3 || P.nv == 4) &&
       fill_p1tab(&d->T, P.nq, P.nb, P.dim, f->quadrature->weights, f->basis, f->basis_grad) &&
       fill_p1tab(&d->Tm, d->Pm.nq, P.nb, P.dim, f->matrix_quadrature ? f->matrix_quadrature->weights : f->quadrature->weights,
                  f->matrix_quadrature ? f->matrix_basis : f->basis,
@@ -850,6 +978,11 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->lean_prefetch = d->lean_last && !d->pipe_last ? d->lean_pf : 0; /* the pipelined kernel fetches its own */
   st->lean_pipe = d->lean_last && d->pipe_last;
   snprintf(st->setup_steps, sizeof st->setup_steps, "%s", d->setup_steps);
+  st->user_form = d->form_source != NULL;
+  st->jit_cache_hit = d->form_jit.cache_hit;
+  st->jit_compile_ms = d->form_jit.compile_ms;
+  st->jit_load_ms = d->form_jit.lookup_ms + d->form_jit.load_ms;
+  snprintf(st->jit_key, sizeof st->jit_key, "%s", d->form_jit.key);
   return FEINT_OK;
 }
 

@@ -59,6 +59,12 @@ int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_b
  * one shape, 1..3 components, 32-bit slots). */
 int feint_backend_form_create(const feint_problem *p, int device_index, feint_backend **out);
 int feint_backend_form_supported(const feint_problem *p, char *why, size_t why_size);
+/* 1 when the fused kernels take p's user form (cuda.cu): P1 triangles or
+ * tetrahedra, components interleaved, at most 16 parameters and 16
+ * coefficients, at most 24 quadrature points; its pointwise functions are
+ * then compiled into the P1 kernel templates (p1_form.cuh). Other user
+ * forms go to the form backend. */
+int feint_cuda_p1_form_applies(const feint_problem *p);
 /* FEINT_OK when the fused kernels can assemble p's cells, else
  * FEINT_ERR_INPUT saying why (feint_cuda_cells_supported). */
 int feint_backend_cuda_check_cells(const feint_problem *p);
@@ -93,6 +99,10 @@ typedef struct {
                              FEINT_CUDA_LEAN_PIPE=0 turns it off) */
   int order_on_gpu;       /* 1: the curve order was made on the GPU (cell_order.h), 0: on the host or none */
   int colouring_on_gpu;   /* 1: chunk colourings were made on the GPU (cell_order.h) */
+  int user_form;          /* 1: the P1 kernels run a user form's run-time compiled pointwise functions */
+  int jit_cache_hit;      /* user_form: its code came from the disk cache (nothing compiled) */
+  double jit_compile_ms, jit_load_ms; /* user_form: NVRTC's compile (0 on a cache hit); lookup + load */
+  char jit_key[65];       /* user_form: the cache key */
 } feint_cuda_stats;
 
 typedef struct {

@@ -11,6 +11,8 @@
 #include "feint/error.h"
 
 const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS] = {"feint_form_vector", "feint_form_matrix"};
+const char *const feint_form_p1_kernels[FEINT_FORM_P1_KERNELS] = {
+    "feint_p1_form_vector", "feint_p1_form_block_matrix", "feint_p1_form_matrix", "feint_p1_form_matrix_gather"};
 const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS] = {"--std=c++17", "--fmad=false"};
 
 /* The kernels: one thread a cell, the same sums in the same order as the
@@ -322,20 +324,63 @@ static void residual_key(int nc, int fc, int d, char *key, size_t size) {
     snprintf(key, size, "f1[%d][%d]", fc, d);
 }
 
+/* The form's pointwise functions, form_f (the residual's terms) and
+ * form_g (the Jacobian's blocks), after the defines and the struct of n
+ * constants they read (the symbols' names: symbol_names). */
+static void add_pointwise(text *t, const feint_user_form *uf, int dim, int nc, int n_constants,
+                          const char *const *names) {
+  const int nn = nc * nc;
+  add(t, "#define DIM %d\n#define NC %d\n#define NS %d\n#define NP %d\n#define TERMS %d\n", dim, nc, uf->n_symbols,
+      uf->n_parameters, uf->terms);
+  add(t, "struct form_constants { double v[%d]; };\n", n_constants);
+  add(t, "__device__ __forceinline__ void form_f(const double *s, const form_constants &P, double *f0, double *f1) {\n");
+  for (int fc = 0; fc < nc; fc++) {
+    char lhs[32], key[32];
+    snprintf(lhs, sizeof lhs, "f0[%d]", fc);
+    residual_key(nc, fc, -1, key, sizeof key);
+    add_expr(t, uf->f0[fc], names, lhs, key);
+    for (int d = 0; d < dim; d++) {
+      snprintf(lhs, sizeof lhs, "f1[%d]", fc * dim + d);
+      residual_key(nc, fc, d, key, sizeof key);
+      add_expr(t, uf->f1[fc * dim + d], names, lhs, key);
+    }
+  }
+  add(t, "  (void)s; (void)P;\n}\n");
+  /* the Jacobian blocks, each entry named by its block (derived ones by
+   * the residual term they come from: userform.c's names) */
+  add(t,
+      "__device__ __forceinline__ void form_g(const double *s, const form_constants &P, double *g0, double *g1,\n"
+      "                                       double *g2, double *g3) {\n");
+  feint_expr *const *blocks[4] = {uf->g0, uf->g1, uf->g2, uf->g3};
+  const int sizes[4] = {nn, nn * dim, nn * dim, nn * dim * dim};
+  for (int b = 0; b < 4; b++) {
+    if (!(uf->terms & (1 << b))) continue;
+    for (int k = 0; k < sizes[b]; k++) {
+      char lhs[32], key[32];
+      snprintf(lhs, sizeof lhs, "g%d[%d]", b, k);
+      snprintf(key, sizeof key, nc == 1 && b == 0 ? "g0" : "g%d[%d]", b, k);
+      add_expr(t, blocks[b][k], names, lhs, key);
+    }
+  }
+  add(t, "  (void)s; (void)P; (void)g0; (void)g1; (void)g2; (void)g3;\n}\n");
+}
+
+static void free_names(const feint_user_form *uf, char **sym) {
+  for (int i = 0; i < uf->n_symbols; i++) free(sym[i]);
+  free(sym);
+}
+
 int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layout *L, char **out) {
   *out = NULL;
   char **sym = NULL;
   FEINT_CALL(symbol_names(uf, &sym));
   const char *const *names = (const char *const *)sym;
-  const int dim = L->dim, nc = L->nc, nn = nc * nc;
   text t = {0};
   add(&t, "/* feint: a user form's kernels (physics kind form), generated; see form_source.h */\n");
-  add(&t, "#define DIM %d\n#define NC %d\n#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n", dim, nc,
-      L->nb, L->nv, L->nq, L->nq_matrix);
-  add(&t, "#define NS %d\n#define NP %d\n#define NK %d\n#define TERMS %d\n", uf->n_symbols, uf->n_parameters,
-      L->n_aux, uf->terms);
+  add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n", L->nb, L->nv, L->nq,
+      L->nq_matrix, L->n_aux);
+  add_pointwise(&t, uf, L->dim, L->nc, feint_form_cuda_constants_count(uf, L->n_aux), names);
   add(&t, "struct form_fields { const double *v[%d]; };\n", L->n_aux > 0 ? L->n_aux : 1);
-  add(&t, "struct form_constants { double v[%d]; };\n", feint_form_cuda_constants_count(uf, L->n_aux));
   add(&t, "struct form_cell;\n");
   /* the coefficients: each one's kind decides its code; its values are arguments */
   add(&t,
@@ -359,40 +404,8 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
     }
   }
   add(&t, "}\n");
-  /* the residual's pointwise terms */
-  add(&t, "__device__ __forceinline__ void form_f(const double *s, const form_constants &P, double *f0, double *f1) {\n");
-  for (int fc = 0; fc < nc; fc++) {
-    char lhs[32], key[32];
-    snprintf(lhs, sizeof lhs, "f0[%d]", fc);
-    residual_key(nc, fc, -1, key, sizeof key);
-    add_expr(&t, uf->f0[fc], names, lhs, key);
-    for (int d = 0; d < dim; d++) {
-      snprintf(lhs, sizeof lhs, "f1[%d]", fc * dim + d);
-      residual_key(nc, fc, d, key, sizeof key);
-      add_expr(&t, uf->f1[fc * dim + d], names, lhs, key);
-    }
-  }
-  add(&t, "  (void)s; (void)P;\n}\n");
-  /* the Jacobian blocks, each entry named by its block (derived ones by
-   * the residual term they come from: userform.c's names) */
-  add(&t,
-      "__device__ __forceinline__ void form_g(const double *s, const form_constants &P, double *g0, double *g1,\n"
-      "                                       double *g2, double *g3) {\n");
-  feint_expr *const *blocks[4] = {uf->g0, uf->g1, uf->g2, uf->g3};
-  const int sizes[4] = {nn, nn * dim, nn * dim, nn * dim * dim};
-  for (int b = 0; b < 4; b++) {
-    if (!(uf->terms & (1 << b))) continue;
-    for (int k = 0; k < sizes[b]; k++) {
-      char lhs[32], key[32];
-      snprintf(lhs, sizeof lhs, "g%d[%d]", b, k);
-      snprintf(key, sizeof key, nc == 1 && b == 0 ? "g0" : "g%d[%d]", b, k);
-      add_expr(&t, blocks[b][k], names, lhs, key);
-    }
-  }
-  add(&t, "  (void)s; (void)P; (void)g0; (void)g1; (void)g2; (void)g3;\n}\n");
   add(&t, "#line 1 \"feint_form_kernels\"\n");
-  for (int i = 0; i < uf->n_symbols; i++) free(sym[i]);
-  free(sym);
+  free_names(uf, sym);
   if (t.status) {
     free(t.s);
     return t.status;
@@ -414,5 +427,34 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
     return u.status;
   }
   *out = u.s;
+  return FEINT_OK;
+}
+
+int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, char **out) {
+  *out = NULL;
+  char **sym = NULL;
+  FEINT_CALL(symbol_names(uf, &sym));
+  text t = {0};
+  add(&t, "/* feint: a user form in the P1 kernel templates (p1_form.cuh), generated; see form_source.h */\n");
+  /* the templates first: their parameters are named as the head's macros */
+  add(&t, "#include \"backend/cuda/p1.cuh\"\n");
+  add(&t, "#define FEINT_S %s\n#define NAUX %d\n", single ? "float" : "double", L->n_aux > 0 ? L->n_aux : 1);
+  add_pointwise(&t, uf, L->dim, L->nc, uf->n_parameters > 0 ? uf->n_parameters : 1, (const char *const *)sym);
+  free_names(uf, sym);
+  /* the coefficients' values a[k] and gradients ga[k DIM + d] into their symbols */
+  add(&t, "__device__ __forceinline__ void form_set_coefficients(const double *a, const double *ga, double *s) {\n");
+  for (int k = 0; k < L->n_aux; k++) {
+    const int at = feint_user_form_coefficient_symbol(uf, k);
+    add(&t, "  s[%d] = a[%d];\n", at, k);
+    for (int d = 0; d < L->dim; d++)
+      if (uf->reads[at + 1 + d]) add(&t, "  s[%d] = ga[%d];\n", at + 1 + d, k * L->dim + d);
+  }
+  add(&t, "  (void)a; (void)ga; (void)s;\n}\n");
+  add(&t, "#line 1 \"feint_p1_form_kernels\"\n#include \"backend/cuda/p1_form.cuh\"\n");
+  if (t.status) {
+    free(t.s);
+    return t.status;
+  }
+  *out = t.s;
   return FEINT_OK;
 }

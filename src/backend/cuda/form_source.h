@@ -65,6 +65,23 @@ feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const fein
 /* The source (malloc; free()) of uf's kernels for layout L. */
 int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layout *L, char **out);
 
+/* The same form spliced into the P1 kernel templates (p1_form.cuh; the
+ * cuda backend's family p1-form), for storage type float (single) or
+ * double: the generated head (the pointwise functions and the
+ * coefficients' symbols), then #include "backend/cuda/p1_form.cuh",
+ * which NVRTC finds among feint's embedded headers (jit_headers.h). The
+ * kernels have the signatures of the built-in P1 kernels (fused.cuh); the
+ * block matrix kernel exists for one component only. */
+enum {
+  FEINT_FORM_P1_VECTOR = 0,
+  FEINT_FORM_P1_BLOCK_MATRIX,
+  FEINT_FORM_P1_MATRIX,
+  FEINT_FORM_P1_MATRIX_GATHER,
+  FEINT_FORM_P1_KERNELS
+};
+extern const char *const feint_form_p1_kernels[FEINT_FORM_P1_KERNELS];
+int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, char **out);
+
 /* The doubles of one rule's table as the kernels read it: weights[nq],
  * basis[nq nb], basis_grad[nq nb dim], geometry_value[nq nv]; its size
  * by feint_form_cuda_table_size. */

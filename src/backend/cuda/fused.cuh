@@ -25,37 +25,13 @@ extern "C" {
 }
 
 #include "backend/cuda/cell_order.h"
+#include "backend/cuda/jit.h"
+#include "backend/cuda/p1_types.cuh"
 #include "backend/cuda/tuning.h"
 #include "backend/cuda/common.cuh"
 #include "backend/cuda/cuda_timing.h"
 
-#define FEINT_CUDA_MAX_AUX 16
 #define FEINT_CUDA_SHMEM (48 * 1024)
-
-/* ------------------------------------------------------------ parameters */
-
-/* Everything a kernel needs, passed by value. */
-typedef struct {
-  int dim, nc, nb, nbc, nq, nv, physics, terms;
-  int n_aux, n_nodal;
-  int64_t n_cells;
-  const void *x, *y, *z; /* storage type S (float or double) */
-  const void *xyzw;      /* P1: packed node records (x, y, z, coefficient aux[wa]) or NULL */
-  int wa;                /* the nodal coefficient packed into xyzw, -1 if none */
-  const int *cells;     /* n_cells x nv */
-  const int *cell_dofs; /* n_cells x nbc */
-  const int *sdofs;     /* n_cells x nb */
-  const double *basis, *basis_grad, *weights;
-  int aux_kind[FEINT_CUDA_MAX_AUX];
-  int aux_nodal[FEINT_CUDA_MAX_AUX]; /* index among the nodal fields, -1 if not nodal */
-  double aux_const[FEINT_CUDA_MAX_AUX];
-  const void *aux_vals[FEINT_CUDA_MAX_AUX]; /* storage type S */
-  const int *slots;     /* n_cells x nbc x nbc */
-  int batch;            /* cells per batch */
-  int gq;               /* matrix: coefficient doubles per (cell, q) */
-  int sd_cells;         /* scalar cell dofs == cell vertices (P1): read the vertex list only */
-  int interleaved;      /* cell_dofs[c][i*nc+k] == nc*sdofs[c][i]+k: read the scalar dofs only */
-} kparams;
 
 /* Shared memory layout (doubles): tables, then per batch cell: geometry
  * (dim*dim + 1), local u (nbc), nodal coefficients (n_nodal * nb), then
@@ -70,84 +46,6 @@ static __host__ __device__ inline int res_cell_size(const kparams &P) {
 static __host__ __device__ inline int mat_cell_size(const kparams &P) {
   return geo_size(P) + P.n_nodal * P.nb + P.nq * P.gq;
 }
-
-/* ------------------------------------------------- storage, output modes */
-
-/* Storage type S (float for backend.precision single, else double): state,
- * coordinates, coefficients and outputs are stored as S; the kernels
- * compute in double (the pointwise physics in physics.h is double) and
- * round once when they store, except the lean P1 tetrahedron kernels,
- * which compute in R (float in single precision; rd<S, R>). */
-template <typename S, typename R = double>
-__device__ __forceinline__ R rd(const void *p, int64_t i) {
-  return (R)__ldg((const S *)p + i);
-}
-template <typename S, typename V>
-__device__ __forceinline__ void put(void *o, int64_t i, V v, int mode) {
-  S *q = (S *)o + i;
-  if (mode == 0 /* OUT_ATOMIC */)
-    atomicAdd(q, (S)v);
-  else if (mode == 1 /* OUT_PLAIN */)
-    *q += (S)v;
-  else
-    *q = (S)v;
-}
-
-/* Output modes. */
-enum { OUT_ATOMIC = 0, OUT_PLAIN = 1, OUT_BUFFER = 2 };
-
-/* The P1 kernels' tables (kernels_p1.cu): the quadrature rule and the
- * reference basis at its points, and the sums the kernels use in place of
- * a quadrature loop where the form allows. */
-#define FEINT_P1_MAXQ 24
-
-typedef struct {
-  int nq;
-  double w[FEINT_P1_MAXQ];
-  double phi[FEINT_P1_MAXQ][4];
-  double gref[4][3]; /* reference gradients (constant for P1) */
-  double wphi[4];    /* sum_q w_q phi_i(q) */
-  double mass[4][4]; /* sum_q w_q phi_i(q) phi_j(q) */
-  double wsum;       /* sum_q w_q */
-  int std;           /* gref is the standard simplex's: phi_0 = 1 - sum xi, phi_d = xi_{d-1} */
-  struct {
-    float wphi[4], mass[4][4], wsum;
-  } f; /* wphi, mass, wsum rounded to float (the lean kernels computing in float) */
-} p1tab;
-
-/* Where a kernel reads per-cell data: the mesh order, or the colour-sorted
- * copy (each colour a contiguous range). */
-typedef struct {
-  const int *cells, *sdofs, *cdofs, *slots;
-  const void *caux[FEINT_CUDA_MAX_AUX]; /* per-cell (P0) coefficient arrays (storage type S) */
-} cview;
-
-__host__ __device__ constexpr int p1_naux(int kind, int dim, int nc) {
-  return kind == FEINT_PW_POISSON ? 2 : kind == FEINT_PW_MASS ? 1 : kind == FEINT_PW_HELMHOLTZ ? 3
-       : kind == FEINT_PW_ELASTICITY ? 2 + nc : kind == FEINT_PW_ADVECTION ? dim + 1 : dim * dim + 1;
-}
-
-/* A block-local aggregation plan as the P1 block and lean kernels read it
- * (p1.cuh describes the chunks; setup.cu builds the plans). */
-typedef struct {
-  int cb, ne, n_chunks;
-  const int *uptr;       /* n_chunks + 1: the chunk's distinct targets */
-  const int *tgt;        /* distinct targets, chunk by chunk, increasing */
-  const uint16_t *iend;  /* end of each target's entries in ient, relative to the chunk */
-  const uint16_t *ient;  /* chunk b: cb * ne positions e * cb + t, grouped by target */
-  const uint32_t *lidx;  /* vectors, shared gather (NULL: off): per cell, its vertices' uint8 indices among
-                            the chunk's targets (which are its distinct vertices; <= 256 per chunk) */
-  int pf_ahead;          /* lean kernels (FEINT_CUDA_LEAN_PF): prefetch into L2 the plan and vertex ids of
-                            chunk b + pf_ahead (0: off; mesh-order launches only) */
-  float tpc;             /* mean targets per chunk (where chunk b + pf_ahead's targets start, estimated) */
-  int n_tgt;             /* distinct (chunk, target) pairs: the length of tgt and iend */
-} bview;
-
-/* How the lean kernels reach a chunk's vertices (kernels_lean.cu). */
-enum { LEAN_SHARED = 0, LEAN_GLOBAL = 1 };
-
-/* Cells per chunk of the pipelined lean kernel (kernels_lean.cu). */
-constexpr int PIPE_CB = 256;
 
 /* Kernel pointers as the families hand them out. */
 typedef void (*res_kernel_t)(kparams, const int *, int64_t, int, int, const void *, void *);
@@ -252,6 +150,13 @@ typedef struct {
   int *chunk_color;      /* host: the block plans' chunk colouring (chunk_colouring), NULL until computed */
   int64_t chunk_color_n; /* its chunks */
   int chunk_color_cb, chunk_colors; /* its cells per chunk and colours */
+  /* a user form (p1_form.cuh): its generated source, the loaded library
+   * (cudaLibrary_t) its four kernels come from, what compiling it did,
+   * and its state u on the device (storage type S) */
+  char *form_source;
+  void *form_library;
+  feint_jit_stats form_jit;
+  void *d_form_state;
 } cuda_data;
 
 static inline unsigned blocks_of(int64_t n) { return (unsigned)((n + 255) / 256 > 0 ? (n + 255) / 256 : 1); }

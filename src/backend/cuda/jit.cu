@@ -137,7 +137,8 @@ static int nvrtc_build(const feint_jit_source *src, const char *arch_option, con
   for (int i = 0; i < src->n_options; i++) opts.push_back(src->options[i]);
   nvrtc_program prog;
   NVRTC_CALL(label, "nvrtcCreateProgram",
-             p_nvrtcCreateProgram(&prog.p, src->source, name_of(src), 0, NULL, NULL));
+             p_nvrtcCreateProgram(&prog.p, src->source, name_of(src), src->n_headers, src->header_texts,
+                                  src->header_names));
   nvrtcResult r = p_nvrtcCompileProgram(prog.p, (int)opts.size(), opts.data());
   if (r != NVRTC_SUCCESS) {
     char *log = NULL;
@@ -191,6 +192,10 @@ static int compile(const feint_jit_source *src, const char *arch, feint_cache *c
   for (int i = 0; i < src->n_options; i++) feint_cache_key_add_str(&k, "option", src->options[i]);
   feint_cache_key_add_str(&k, "name", name_of(src));
   feint_cache_key_add_str(&k, "source", src->source);
+  for (int i = 0; i < src->n_headers; i++) {
+    feint_cache_key_add_str(&k, "header", src->header_names[i]);
+    feint_cache_key_add_str(&k, "text", src->header_texts[i]);
+  }
   feint_cache_key_final(&k, st->key);
   if (cache && lookup) {
     feint_cache_stats cs;

@@ -41,6 +41,10 @@ typedef struct {
   int n_options;
   const char *const *kernels;     /* the kernels to look up after loading (feint_jit_create) */
   int n_kernels;
+  /* headers the source #includes, by the names it writes (NULL, 0: none);
+   * their texts are part of the cache key */
+  const char *const *header_names, *const *header_texts;
+  int n_headers;
 } feint_jit_source;
 
 /* What one compile or create did (for --json and feint bench). */

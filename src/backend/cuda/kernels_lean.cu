@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "backend/cuda/fused.cuh"
 #include "backend/cuda/p1.cuh"
 
 /* ------------------------------ P1 tetrahedra: the lean residual kernels

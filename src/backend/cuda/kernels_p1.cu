@@ -2,6 +2,7 @@
  * gather by row, and the block-local aggregation kernel (vectors and
  * matrices; the chunks are described in p1.cuh). Instantiated here for the
  * (dim, components, physics) they serve (pick_p1). */
+#include "backend/cuda/fused.cuh"
 #include "backend/cuda/p1.cuh"
 
 /* ------------------------------------------------- P1: one thread per cell
@@ -16,70 +17,6 @@
  * transposition kernels (kernels_tt.cu) remain the general path (P2,
  * other element / physics combinations, and on request,
  * feint_cuda_set_variant). */
-
-/* Physical gradients of the basis, gp[i][a] = sum_d gref[i][d] invJ[d][a]
- * (matrices: each is used NBC times). */
-template <int DIM, int NC, int NAUX>
-__device__ __forceinline__ void p1_gradients(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double (*gp)[DIM]) {
-#pragma unroll
-  for (int i = 0; i < DIM + 1; i++)
-#pragma unroll
-    for (int a = 0; a < DIM; a++) {
-      double s = 0;
-#pragma unroll
-      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * C.invJ[d * DIM + a];
-      gp[i][a] = s;
-    }
-}
-
-/* out = J^-1 v, or J^-T v with TRANSPOSE (invJ[d * DIM + a] = d xi_d / d x_a). */
-template <int DIM, bool TRANSPOSE>
-__device__ __forceinline__ void p1_inv_jacobian_times(const double *invJ, const double *v, double *out) {
-#pragma unroll
-  for (int r = 0; r < DIM; r++) {
-    double s = 0;
-#pragma unroll
-    for (int k = 0; k < DIM; k++) s += (TRANSPOSE ? invJ[k * DIM + r] : invJ[r * DIM + k]) * v[k];
-    out[r] = s;
-  }
-}
-
-/* Vectors contract in reference directions instead (fewer live registers
- * and FP64 operations than the NB x DIM physical gradients): grad u =
- * J^-T (sum_i u_i gref_i), and sum_a gp[i][a] F[a] = gref_i . (J^-1 F). */
-template <int DIM, int NC, int NAUX>
-__device__ __forceinline__ void p1_grad_u(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double *gradu) {
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++) {
-    double gr[DIM];
-#pragma unroll
-    for (int d = 0; d < DIM; d++) {
-      double s = 0;
-#pragma unroll
-      for (int i = 0; i < DIM + 1; i++) s += T.gref[i][d] * C.ue[i * NC + cc];
-      gr[d] = s;
-    }
-    p1_inv_jacobian_times<DIM, true>(C.invJ, gr, gradu + cc * DIM);
-  }
-}
-
-/* res[i * NC + cc] += sum_a gp[i][a] F[cc * DIM + a] */
-template <int DIM, int NC, int NAUX>
-__device__ __forceinline__ void p1_add_flux(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, const double *F,
-                                            double *res) {
-#pragma unroll
-  for (int cc = 0; cc < NC; cc++) {
-    double h[DIM];
-    p1_inv_jacobian_times<DIM, false>(C.invJ, F + cc * DIM, h);
-#pragma unroll
-    for (int i = 0; i < DIM + 1; i++) {
-      double s = 0;
-#pragma unroll
-      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * h[d];
-      res[i * NC + cc] += s;
-    }
-  }
-}
 
 /* Coefficients at quadrature point q (nodal fields interpolated). */
 template <int DIM, int NC, int NAUX>
@@ -324,55 +261,41 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
   }
 }
 
-template <int NC, int MAT>
-__host__ __device__ constexpr int p1_block_minb() {
-  /* blocks of 256 per SM: caps registers at 128 / 64; measured best for the
-   * 3D Poisson residual (3 blocks, 80 registers: +14%; 5 blocks, 48
-   * registers and a 128-byte stack: +69%) */
-  return NC > 1 ? 2 : 4;
-}
+/* The built-in physics' cells for p1_block. */
+template <int DIM, int NC, int PHYS, typename S>
+struct p1_physics_cells {
+  static constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  const kparams &P;
+  const p1tab &T;
+  const cview &V;
+  int with_state;
+  const void *u;
+  __device__ __forceinline__ void vector(int c, const p1shared &G, double *res) const {
+    p1cell<DIM, NC, NAUX> C;
+    p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
+    p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
+  }
+  __device__ __forceinline__ void matrix(int c, double *Ke) const {
+    double g3[NC * NC * DIM * DIM], gp[NB][DIM];
+    p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+          for (int gc = 0; gc < NC; gc++)
+            Ke[(i * NC + fc) * NBC + j * NC + gc] = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
+  }
+};
 
 template <int DIM, int NC, int PHYS, int MAT, typename S>
 __global__ void __launch_bounds__(256, (p1_block_minb<NC, MAT>())) p1_block_kernel(
     kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode, int with_state,
     const void *__restrict__ u, void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
-  constexpr int NO = MAT ? 1 : NC;              /* components per target */
-  constexpr int NE = MAT ? NBC * NBC : NB;      /* entries per cell */
-  extern __shared__ double elem[];              /* cb * NE * NO entries, then the chunk's ient (cb * NE) */
-  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
-  const int cb = B.cb, t = threadIdx.x;
-  const int c = b * cb + t;
-  p1shared G = {};
-  const int sg = !MAT && B.lidx; /* shared gather */
-  if (sg) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
-  p1chunk K = p1_chunk_begin<NE, NO>(B, b, elem);
-  if (sg) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
-  if (c < P.n_cells) {
-    if constexpr (MAT) {
-      double g3[NC * NC * DIM * DIM], gp[NB][DIM];
-      p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
-#pragma unroll
-      for (int i = 0; i < NB; i++)
-#pragma unroll
-        for (int fc = 0; fc < NC; fc++)
-#pragma unroll
-          for (int j = 0; j < NB; j++)
-#pragma unroll
-            for (int gc = 0; gc < NC; gc++)
-              elem[((i * NC + fc) * NBC + j * NC + gc) * cb + t] = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
-    } else {
-      p1cell<DIM, NC, NAUX> C;
-      p1_load<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, G);
-      double res[NBC];
-      p1_residual_cell<DIM, NC, PHYS, NAUX>(P, T, C, with_state, res);
-#pragma unroll
-      for (int i = 0; i < NB; i++)
-#pragma unroll
-        for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
-    }
-  }
-  p1_chunk_flush<NE, NO, S>(B, K, elem, mode, out);
+  p1_block<DIM, NC, MAT, S>(P, B, chunks, mode, with_state, u, out,
+                            p1_physics_cells<DIM, NC, PHYS, S>{P, T, V, with_state, u});
 }
 
 /* P1 kernels for (dim, nc, physics), where instantiated. */

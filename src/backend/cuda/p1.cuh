@@ -2,13 +2,13 @@
  * kernels_lean.cu, and the paper's benchmark kernel in paper.cu): a cell's
  * data in registers (p1cell, p1_load), the node records, and the chunk
  * machinery of the block-local aggregation (p1_chunk_begin, _gather,
- * _flush), described below. Inline device templates only. */
+ * _flush), described below. Inline device templates only; NVRTC compiles
+ * this file too (the user-form P1 kernels, p1_form.cuh): no system header. */
 #ifndef FEINT_CUDA_P1_CUH
 #define FEINT_CUDA_P1_CUH
 
-#include <cuda_pipeline.h>
-
-#include "backend/cuda/fused.cuh"
+#include "backend/cuda/p1_types.cuh"
+#include "feint/geometry.h"
 
 /* The lean kernels' tables in their compute type R. */
 template <typename R>
@@ -80,12 +80,16 @@ struct p1shared_t {
 };
 typedef p1shared_t<double> p1shared;
 
+/* Cell c's data into C (u where with_state), its vertices' coordinates
+ * into v[k * 3 + a] (k < DIM + 1): from the shared gather G where it
+ * holds them, else from global memory. */
 template <int DIM, int NC, int NAUX, typename S>
-__device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
-                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C,
-                                        const p1shared &G = p1shared{}) {
+__device__ __forceinline__ void p1_load_vertices(const kparams &P, const p1tab &T, const cview &V, int c,
+                                                 int with_state, const void *__restrict__ u,
+                                                 p1cell<DIM, NC, NAUX> &C, double *v,
+                                                 const p1shared &G = p1shared{}) {
   constexpr int NB = DIM + 1, NBC = NB * NC;
-  double v[4 * 3], wv[NB];
+  double wv[NB];
   if (G.rec) { /* P.sd_cells and P.interleaved: the scalar dofs are the vertices */
 #pragma unroll
     for (int k = 0; k < NB; k++) {
@@ -130,6 +134,14 @@ __device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const 
       C.av[k][i] = kind != FEINT_FIELD_NODE ? 0.0 : k == P.wa ? wv[i] : rd<S>(P.aux_vals[k], C.sd[i]);
   }
   C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, C.invJ));
+}
+
+template <int DIM, int NC, int NAUX, typename S>
+__device__ __forceinline__ void p1_load(const kparams &P, const p1tab &T, const cview &V, int c, int with_state,
+                                        const void *__restrict__ u, p1cell<DIM, NC, NAUX> &C,
+                                        const p1shared &G = p1shared{}) {
+  double v[4 * 3];
+  p1_load_vertices<DIM, NC, NAUX, S>(P, T, V, c, with_state, u, C, v, G);
 }
 
 /* ------------------------------------------- P1: block-local aggregation
@@ -197,8 +209,8 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
   /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
 #pragma unroll
   for (int r = 0; r < (NE + 3) / 4; r++)
-    if ((r * cb + t) * 4 < cb * NE) __pipeline_memcpy_async(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4, 8);
-  __pipeline_commit();
+    if ((r * cb + t) * 4 < cb * NE) feint_cp_async8(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4);
+  feint_cp_commit();
   if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
   return K;
 }
@@ -262,7 +274,7 @@ __device__ __forceinline__ void p1_put_target(const E *elem, int cstride, const 
 template <int NE, int NO, typename S, typename E>
 __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const E *elem, int mode,
                                                void *__restrict__ out) {
-  __pipeline_wait_prior(0);
+  feint_cp_wait_all();
   __syncthreads();
   const int cb = B.cb, cstride = NE * cb;
   for (int k = threadIdx.x; k < K.nu; k += cb) {
@@ -271,6 +283,123 @@ __device__ __forceinline__ void p1_chunk_flush(const bview &B, p1chunk &K, const
     p1_put_target<NO, S>(elem, cstride, K.sient, K.j0, K.j1, mode == OUT_BUFFER ? K.u0 + k : K.tg, mode, out);
     K.tg = tgn, K.j0 = j0n, K.j1 = j1n;
   }
+}
+
+/* ------------------------------------------- P1: the cells' algebra
+ *
+ * For P1 (nb = dim + 1) the reference gradients are constant, so a cell's
+ * whole computation fits in registers (every array indexed by constants
+ * once unrolled). */
+
+/* Physical gradients of the basis, gp[i][a] = sum_d gref[i][d] invJ[d][a]
+ * (matrices: each is used NBC times). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_gradients(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double (*gp)[DIM]) {
+#pragma unroll
+  for (int i = 0; i < DIM + 1; i++)
+#pragma unroll
+    for (int a = 0; a < DIM; a++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * C.invJ[d * DIM + a];
+      gp[i][a] = s;
+    }
+}
+
+/* out = J^-1 v, or J^-T v with TRANSPOSE (invJ[d * DIM + a] = d xi_d / d x_a). */
+template <int DIM, bool TRANSPOSE>
+__device__ __forceinline__ void p1_inv_jacobian_times(const double *invJ, const double *v, double *out) {
+#pragma unroll
+  for (int r = 0; r < DIM; r++) {
+    double s = 0;
+#pragma unroll
+    for (int k = 0; k < DIM; k++) s += (TRANSPOSE ? invJ[k * DIM + r] : invJ[r * DIM + k]) * v[k];
+    out[r] = s;
+  }
+}
+
+/* Vectors contract in reference directions instead (fewer live registers
+ * and FP64 operations than the NB x DIM physical gradients): grad u =
+ * J^-T (sum_i u_i gref_i), and sum_a gp[i][a] F[a] = gref_i . (J^-1 F). */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_grad_u(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, double *gradu) {
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double gr[DIM];
+#pragma unroll
+    for (int d = 0; d < DIM; d++) {
+      double s = 0;
+#pragma unroll
+      for (int i = 0; i < DIM + 1; i++) s += T.gref[i][d] * C.ue[i * NC + cc];
+      gr[d] = s;
+    }
+    p1_inv_jacobian_times<DIM, true>(C.invJ, gr, gradu + cc * DIM);
+  }
+}
+
+/* res[i * NC + cc] += sum_a gp[i][a] F[cc * DIM + a] */
+template <int DIM, int NC, int NAUX>
+__device__ __forceinline__ void p1_add_flux(const p1tab &T, const p1cell<DIM, NC, NAUX> &C, const double *F,
+                                            double *res) {
+#pragma unroll
+  for (int cc = 0; cc < NC; cc++) {
+    double h[DIM];
+    p1_inv_jacobian_times<DIM, false>(C.invJ, F + cc * DIM, h);
+#pragma unroll
+    for (int i = 0; i < DIM + 1; i++) {
+      double s = 0;
+#pragma unroll
+      for (int d = 0; d < DIM; d++) s += T.gref[i][d] * h[d];
+      res[i * NC + cc] += s;
+    }
+  }
+}
+
+template <int NC, int MAT>
+__host__ __device__ constexpr int p1_block_minb() {
+  /* blocks of 256 per SM: caps registers at 128 / 64; measured best for the
+   * 3D Poisson residual (3 blocks, 80 registers: +14%; 5 blocks, 48
+   * registers and a 128-byte stack: +69%) */
+  return NC > 1 ? 2 : 4;
+}
+
+/* The block-local aggregation kernel's body (above): chunk b's plan, the
+ * shared gather for vectors, each thread's cell by cells.vector(c, G,
+ * res[NBC]) or cells.matrix(c, Ke[NBC^2]) into shared memory, and the
+ * flush. Cells: the built-in physics (kernels_p1.cu) or a user form
+ * (p1_form.cuh). */
+template <int DIM, int NC, int MAT, typename S, typename Cells>
+__device__ __forceinline__ void p1_block(const kparams &P, const bview &B, const int *__restrict__ chunks, int mode,
+                                         int with_state, const void *__restrict__ u, void *__restrict__ out,
+                                         const Cells &cells) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  constexpr int NO = MAT ? 1 : NC;              /* components per target */
+  constexpr int NE = MAT ? NBC * NBC : NB;      /* entries per cell */
+  extern __shared__ double elem[];              /* cb * NE * NO entries, then the chunk's ient (cb * NE) */
+  const int b = chunks ? __ldg(chunks + blockIdx.x) : (int)blockIdx.x;
+  const int cb = B.cb, t = threadIdx.x;
+  const int c = b * cb + t;
+  p1shared G = {};
+  const int sg = !MAT && B.lidx; /* shared gather */
+  if (sg) G.li = c < P.n_cells ? __ldg(B.lidx + c) : 0;
+  p1chunk K = p1_chunk_begin<NE, NO>(B, b, elem);
+  if (sg) p1_chunk_gather<NE, NC, S>(P, B, K, with_state, u, G);
+  if (c < P.n_cells) {
+    if constexpr (MAT) {
+      double Ke[NBC * NBC];
+      cells.matrix(c, Ke);
+#pragma unroll
+      for (int e = 0; e < NBC * NBC; e++) elem[e * cb + t] = Ke[e];
+    } else {
+      double res[NBC];
+      cells.vector(c, G, res);
+#pragma unroll
+      for (int i = 0; i < NB; i++)
+#pragma unroll
+        for (int cc = 0; cc < NC; cc++) elem[(cc * NB + i) * cb + t] = res[i * NC + cc];
+    }
+  }
+  p1_chunk_flush<NE, NO, S>(B, K, elem, mode, out);
 }
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda/fused.cuh"
 #include "backend/cuda/p1.cuh"
 
 /* --------------------------------------- the paper's kernel (pre-gathered)

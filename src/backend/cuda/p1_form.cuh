@@ -1,0 +1,224 @@
+/* A user form spliced into the P1 kernel templates (family p1-form; issue
+ * 19): the block-local aggregation kernel of p1.cuh (vectors of any
+ * component count, scalar CSR matrices), the per-cell matrix kernel
+ * (element matrices, vector CSR matrices) and its gather by row, with the
+ * form's pointwise functions where the built-in kernels call physics.h.
+ * Compiled by NVRTC only, after p1.cuh (whose templates name their
+ * parameters as these macros) and the generated head (form_source.c), which
+ * defines FEINT_S (the storage type), DIM, NC, NAUX (>= 1), NP, NS, TERMS,
+ * form_constants, form_f, form_g and form_set_coefficients. The cuda
+ * backend (cuda.cu) launches these kernels as it launches its own: same
+ * plans, strategies and signatures (blk_kernel_t and the p1mat ones).
+ *
+ * What a point sees is what the cpu backend's user form sees: x, y, z
+ * interpolated from the vertices, u and its gradient, the coefficients
+ * (nodal ones interpolated, with their gradients) and the parameters
+ * (kparams.form_par). Per cell, u's and the basis gradients are constant
+ * (affine P1), so f1 is summed over the points first and contracted with
+ * the gradients once (as the built-in kernels do). */
+#include "backend/cuda/p1.cuh"
+
+typedef FEINT_S form_storage;
+typedef p1cell<DIM, NC, NAUX> form_p1cell;
+
+/* The symbols at point q of cell C (xv its vertices, gu its gradient of
+ * u, gp its basis gradients). */
+__device__ __forceinline__ void form_p1_symbols(const kparams &P, const p1tab &T, int q, const form_p1cell &C, const double *xv,
+                                                const double *gu, const double (*gp)[DIM], double *s) {
+  constexpr int NB = DIM + 1;
+#pragma unroll
+  for (int i = 0; i < NS; i++) s[i] = 0.0;
+#pragma unroll
+  for (int a = 0; a < DIM; a++) {
+    double v = 0;
+#pragma unroll
+    for (int i = 0; i < NB; i++) v += T.phi[q][i] * xv[i * 3 + a];
+    s[a] = v;
+  }
+#pragma unroll
+  for (int fc = 0; fc < NC; fc++) {
+    double v = 0;
+#pragma unroll
+    for (int i = 0; i < NB; i++) v += T.phi[q][i] * C.ue[i * NC + fc];
+    s[3 + 4 * fc] = v;
+#pragma unroll
+    for (int d = 0; d < DIM; d++) s[3 + 4 * fc + 1 + d] = gu[fc * DIM + d];
+  }
+  double a[NAUX], ga[NAUX * DIM];
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    double v = C.ac[k];
+    double g[DIM];
+#pragma unroll
+    for (int d = 0; d < DIM; d++) g[d] = 0;
+    if (P.aux_kind[k] == FEINT_FIELD_NODE) {
+      v = 0;
+#pragma unroll
+      for (int i = 0; i < NB; i++) {
+        v += T.phi[q][i] * C.av[k][i];
+#pragma unroll
+        for (int d = 0; d < DIM; d++) g[d] += gp[i][d] * C.av[k][i];
+      }
+    }
+    a[k] = v;
+#pragma unroll
+    for (int d = 0; d < DIM; d++) ga[k * DIM + d] = g[d];
+  }
+  form_set_coefficients(a, ga, s);
+}
+
+__device__ __forceinline__ form_constants form_p1_constants(const kparams &P) {
+  form_constants K;
+#pragma unroll
+  for (int j = 0; j < (NP > 0 ? NP : 1); j++) K.v[j] = NP > 0 ? P.form_par[j] : 0.0;
+  return K;
+}
+
+/* The element vector of a loaded cell: the residual at its u, or with
+ * with_state 0 the load vector -F(0) (the cpu backend's convention). */
+__device__ __forceinline__ void form_p1_vector(const kparams &P, const p1tab &T, const form_p1cell &C,
+                                               const double *xv, int with_state, double *res) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  double gu[NC * DIM], gp[NB][DIM], F1[NC * DIM];
+  p1_grad_u<DIM, NC, NAUX>(T, C, gu);
+  p1_gradients<DIM, NC, NAUX>(T, C, gp);
+  const form_constants K = form_p1_constants(P);
+#pragma unroll
+  for (int k = 0; k < NBC; k++) res[k] = 0;
+#pragma unroll
+  for (int k = 0; k < NC * DIM; k++) F1[k] = 0;
+  for (int q = 0; q < T.nq; q++) {
+    double s[NS], f0[NC], f1[NC * DIM];
+    form_p1_symbols(P, T, q, C, xv, gu, gp, s);
+    form_f(s, K, f0, f1);
+    const double wdet = T.w[q] * C.adet;
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int fc = 0; fc < NC; fc++) res[i * NC + fc] += wdet * T.phi[q][i] * f0[fc];
+#pragma unroll
+    for (int k = 0; k < NC * DIM; k++) F1[k] += wdet * f1[k];
+  }
+  p1_add_flux<DIM, NC, NAUX>(T, C, F1, res);
+  if (!with_state)
+#pragma unroll
+    for (int k = 0; k < NBC; k++) res[k] = -res[k];
+}
+
+/* The element matrix of cell c at the form's state (Ke row-major, NBC^2). */
+__device__ __forceinline__ void form_p1_matrix(const kparams &P, const p1tab &T, const cview &V, int c, double *Ke) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  form_p1cell C;
+  double xv[NB * 3];
+  p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, 1, P.form_state, C, xv);
+  double gu[NC * DIM], gp[NB][DIM];
+  p1_grad_u<DIM, NC, NAUX>(T, C, gu);
+  p1_gradients<DIM, NC, NAUX>(T, C, gp);
+  const form_constants K = form_p1_constants(P);
+#pragma unroll
+  for (int k = 0; k < NBC * NBC; k++) Ke[k] = 0;
+  for (int q = 0; q < T.nq; q++) {
+    double s[NS], g0[NC * NC], g1[NC * NC * DIM], g2[NC * NC * DIM], g3[NC * NC * DIM * DIM];
+    form_p1_symbols(P, T, q, C, xv, gu, gp, s);
+    form_g(s, K, g0, g1, g2, g3);
+    const double wdet = T.w[q] * C.adet;
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+#pragma unroll
+      for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+          for (int gc = 0; gc < NC; gc++) {
+            const int fg = fc * NC + gc;
+            double v = 0;
+            if (TERMS & 1) v += T.phi[q][i] * g0[fg] * T.phi[q][j];
+            if (TERMS & 2)
+#pragma unroll
+              for (int d = 0; d < DIM; d++) v += T.phi[q][i] * g1[fg * DIM + d] * gp[j][d];
+            if (TERMS & 4)
+#pragma unroll
+              for (int d = 0; d < DIM; d++) v += gp[i][d] * g2[fg * DIM + d] * T.phi[q][j];
+            if (TERMS & 8)
+#pragma unroll
+              for (int d = 0; d < DIM; d++) {
+                double h = 0;
+#pragma unroll
+                for (int e = 0; e < DIM; e++) h += g3[(fg * DIM + d) * DIM + e] * gp[j][e];
+                v += gp[i][d] * h;
+              }
+            Ke[(i * NC + fc) * NBC + j * NC + gc] += wdet * v;
+          }
+  }
+}
+
+/* The cell computations the block kernel runs (p1_block). */
+struct form_p1_cells {
+  const kparams &P;
+  const p1tab &T;
+  const cview &V;
+  int with_state;
+  const void *u;
+  __device__ __forceinline__ void vector(int c, const p1shared &G, double *res) const {
+    form_p1cell C;
+    double xv[(DIM + 1) * 3];
+    p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, with_state, u, C, xv, G);
+    form_p1_vector(P, T, C, xv, with_state, res);
+  }
+  __device__ __forceinline__ void matrix(int c, double *Ke) const { form_p1_matrix(P, T, V, c, Ke); }
+};
+
+extern "C" __global__ void __launch_bounds__(256, (p1_block_minb<NC, 0>()))
+    feint_p1_form_vector(kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode,
+                         int with_state, const void *__restrict__ u, void *__restrict__ out) {
+  p1_block<DIM, NC, 0, form_storage>(P, B, chunks, mode, with_state, u, out, form_p1_cells{P, T, V, with_state, u});
+}
+
+#if NC == 1
+extern "C" __global__ void __launch_bounds__(256, (p1_block_minb<NC, 1>()))
+    feint_p1_form_block_matrix(kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode,
+                               int with_state, const void *__restrict__ u, void *__restrict__ out) {
+  p1_block<DIM, NC, 1, form_storage>(P, B, chunks, mode, with_state, u, out, form_p1_cells{P, T, V, with_state, u});
+}
+#endif
+
+/* Element matrices (mode OUT_BUFFER: at c NBC^2) or CSR values by the slots. */
+extern "C" __global__ void __launch_bounds__(256)
+    feint_p1_form_matrix(kparams P, p1tab T, cview V, int first, int n, int mode, void *__restrict__ out) {
+  constexpr int NBC = (DIM + 1) * NC;
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= n) return;
+  const int c = first + t;
+  double Ke[NBC * NBC];
+  form_p1_matrix(P, T, V, c, Ke);
+  const int *srow = V.slots + (size_t)c * NBC * NBC;
+#pragma unroll
+  for (int k = 0; k < NBC * NBC; k++)
+    put<form_storage>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + k : (int64_t)__ldg(srow + k), Ke[k], mode);
+}
+
+/* Gather by row: one thread per scalar dof adds its rows of its cells, in
+ * increasing cell order (deterministic; p1_matrix_gather_kernel). */
+extern "C" __global__ void __launch_bounds__(256)
+    feint_p1_form_matrix_gather(kparams P, p1tab T, cview V, int n_nodes, const int *__restrict__ vptr,
+                                const int *__restrict__ vent, void *__restrict__ out) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  const int node = blockIdx.x * blockDim.x + threadIdx.x;
+  if (node >= n_nodes) return;
+  const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
+  for (int k = k0; k < k1; k++) {
+    const int e = __ldg(vent + k);
+    const int c = e >> 2, a = e & 3;
+    double Ke[NBC * NBC];
+    form_p1_matrix(P, T, V, c, Ke);
+#pragma unroll
+    for (int i = 0; i < NB; i++)
+      if (i == a)
+#pragma unroll
+        for (int fc = 0; fc < NC; fc++) {
+          const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
+#pragma unroll
+          for (int j = 0; j < NBC; j++) put<form_storage>(out, __ldg(srow + j), Ke[(i * NC + fc) * NBC + j], OUT_PLAIN);
+        }
+  }
+}
