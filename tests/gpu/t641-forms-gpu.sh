@@ -20,24 +20,7 @@ require_gpu
 export FEINT_CACHE_DIR="$WORK/cache"
 OUTS=(residual rhs element_matrices matrix/data)
 agree() { # CPU.h5 GPU.h5 LABEL: 1e-13 relative, 2-norm and max-norm, every output
-  $PY - "$@" "${OUTS[@]}" <<'EOF'
-import sys, h5py, numpy as np
-cpu, gpu = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-label, names = sys.argv[3], sys.argv[4:]
-assert gpu.attrs["backend"] == "cuda", gpu.attrs["backend"]
-assert cpu.attrs["backend"] == "cpu", cpu.attrs["backend"]
-assert np.array_equal(cpu["matrix/indices"][:], gpu["matrix/indices"][:])
-worst = {}
-for n in names:
-    x, y = cpu[n][:], gpu[n][:]
-    assert x.shape == y.shape, (n, x.shape, y.shape)
-    assert np.linalg.norm(x) > 0, f"{n} is zero: nothing compared"
-    e2 = np.linalg.norm(x - y) / np.linalg.norm(x)
-    em = np.abs(x - y).max() / np.abs(x).max()
-    worst[n] = max(e2, em)
-print(f"  {label}: " + ", ".join(f"{n} {e:.1e}" for n, e in worst.items()) + f" ({gpu.attrs['device']})")
-sys.exit(0 if max(worst.values()) <= 1e-13 else 1)
-EOF
+  $PY "$ROOT/tests/gpu/agree.py" --tol=1e-13 --nonzero --ref=cpu "$@" both "${OUTS[@]}"
 }
 jit() { # JSON KEY: the value of "jit" KEY in feint run --json's output
   $PY -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["jit"][sys.argv[2]] if d["jit"] else "null")' "$1" "$2"
