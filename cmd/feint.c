@@ -11,7 +11,8 @@
 
 static const char run_usage[] =
     "usage: feint run CASE.yaml [-o OUT.h5] [--set key.path=value ...]\n"
-    "                 [--backend auto|cpu|cuda] [--device N] [--json] [--quiet]\n";
+    "                 [--backend auto|cpu|cuda] [--device N] [--no-cache] [--json]\n"
+    "                 [--quiet]\n";
 static const char check_usage[] = "usage: feint check CASE.yaml [--set key.path=value ...]\n";
 static const char bench_usage[] = "usage: feint bench CASE.yaml [--repeat N] [run options]\n";
 static const char info_usage[] = "usage: feint info MESH (.msh or .geo) | --kernels\n";
@@ -27,6 +28,9 @@ static const char run_help[] =
     "  -s, --set key=value  override a case key (YAML value; key=null unsets)\n"
     "  --backend B          auto (default: CUDA when a GPU is visible), cpu, cuda\n"
     "  --device N           the CUDA device\n"
+    "  --no-cache           compile GPU code made at run time (user forms) anew:\n"
+    "                       neither read nor write the disk cache (as the case\n"
+    "                       key backend.cache: false)\n"
     "  --json               one JSON summary object on standard output\n"
     "  -q, --quiet          no progress and no table (warnings still print)\n";
 static const char check_help[] =

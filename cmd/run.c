@@ -54,6 +54,8 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
         return feint_error_set(FEINT_ERR_INPUT, "--repeat %s: expected 1..201", argv[i]);
     } else if (!check_only && !strcmp(a, "--json")) {
       o->json = 1;
+    } else if (!check_only && !strcmp(a, "--no-cache")) {
+      o->no_cache = 1;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       o->quiet = 1;
     } else if (a[0] == '-' && a[1] != '\0') {

@@ -21,6 +21,8 @@ typedef struct {
   feint_precision precision;
   feint_assembly_strategy strategy;
   int blocks_per_batch, batches_per_chunk; /* 0 = defaults */
+  int no_cache; /* 1: code compiled at run time neither read from nor kept in the disk cache
+                   (--no-cache, backend.cache: false); 0 the cache as FEINT_NO_CACHE leaves it */
 } feint_problem;
 
 typedef struct feint_backend feint_backend;

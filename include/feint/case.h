@@ -199,6 +199,7 @@ typedef struct {
   feint_device_kind device;
   feint_precision precision;
   int blocks_per_batch, batches_per_chunk; /* 0 = measured defaults */
+  int cache; /* backend.cache: 1 (default) the disk cache of compiled code (feint/cache.h), 0 none */
 
   /* assembly: */
   feint_assembly_strategy strategy;

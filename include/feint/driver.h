@@ -19,6 +19,7 @@ typedef struct {
   int check_only;            /* validate case and mesh, compute nothing */
   int quiet;
   int json;                  /* feint run --json: print a summary object */
+  int no_cache;              /* --no-cache: as backend.cache: false */
   /* Called as each phase starts (may be NULL): the phase name, the sweep
    * member (0-based) and the member count (0 for a single run). */
   void (*progress)(void *ctx, const char *phase, int member, int n_members);

@@ -851,7 +851,7 @@ static int default_output(const loader *L, char **out) {
 static int fill_output_backend(const loader *L, const tree_node *root) {
   static const char *const okeys[] = {"file", "residual", "matrix", "rhs", "element_matrices",
                                       "matrix_market", "near_null_space", "cell_dofs", NULL};
-  static const char *const bkeys[] = {"device", "precision", "cuda", NULL};
+  static const char *const bkeys[] = {"device", "precision", "cache", "cuda", NULL};
   static const char *const ckeys[] = {"blocks_per_batch", "batches_per_chunk", NULL};
   static const char *const akeys[] = {"strategy", "dirichlet", NULL};
   static const char *const dirichlet_modes[] = {"rows", "symmetric", NULL};
@@ -890,6 +890,7 @@ static int fill_output_backend(const loader *L, const tree_node *root) {
     FEINT_CALL(get_enum(v, "backend.precision", precisions, &e));
     c->precision = (feint_precision)e;
   }
+  if ((v = field(m, "cache"))) FEINT_CALL(get_bool(v, "backend.cache", &c->cache));
   if ((v = field(m, "cuda"))) {
     if (v->kind != TREE_MAP) return wrong_type(v, "backend.cuda", "a mapping");
     FEINT_CALL(check_keys(v, ckeys, "backend.cuda"));
@@ -1110,6 +1111,7 @@ static int fill(const loader *L, const tree_node *root) {
   c->write_cell_dofs = -1;
   c->device = FEINT_DEVICE_AUTO;
   c->precision = FEINT_PRECISION_DOUBLE;
+  c->cache = 1;
   c->strategy = FEINT_ASSEMBLY_COLORED;
   c->dirichlet = FEINT_DIRICHLET_ROWS;
   snprintf(c->space_where, sizeof c->space_where, "%.*s:1:1", (int)feint_utf8_cut(L->display, 240), L->display);

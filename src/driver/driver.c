@@ -555,7 +555,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   /* the plan is not made yet: the symbolic phase runs on the kind the registry chooses without it */
   feint_problem problem = {r->space, r->form, NULL, c->precision, c->strategy, c->blocks_per_batch,
-                           c->batches_per_chunk};
+                           c->batches_per_chunk, opts->no_cache || !c->cache};
   if (c->write_element_matrices)
     FEINT_CALL(check_output_bytes("output.element_matrices", "the element matrices (cells x local dofs^2)",
                                   (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 8));

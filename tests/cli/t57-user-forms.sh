@@ -5,7 +5,8 @@
 # P2 prisms, P3 on a mixed mesh of tetrahedra and prisms, P2 triangles
 # with Dirichlet (symmetric lifting) and Neumann conditions, every
 # assembly strategy; elasticity as a form (3
-# components) those of kind elasticity; the cuda backend refuses a form
+# components) those of kind elasticity; --no-cache and backend.cache are
+# accepted and change nothing on the cpu; the cuda backend refuses a form
 # with its reason; bad input is refused with the case line and column.
 source "$(dirname "$0")/lib.sh"
 compare() { # builtin.h5 form.h5: bitwise equal (the bytes, so -0 and 0 differ too)
@@ -120,6 +121,26 @@ printf '%s\nphysics:\n  kind: form\n  coefficients: {lam: "1 + x", mu: 0.7, fx: 
 "$FEINT" run --quiet "$WORK/p.yaml" -o "$WORK/p.h5"
 "$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/elasticity-form.h5"
 compare "$WORK/p.h5" "$WORK/elasticity-form.h5"
+# the disk cache off (--no-cache, backend.cache: false; tests/gpu/t641 checks
+# the GPU compiles anew): accepted by run and bench, nothing changes on the cpu
+"$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/nocache-option.h5" --no-cache
+compare "$WORK/p.h5" "$WORK/nocache-option.h5"
+"$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/nocache-set.h5" --set backend.cache=false
+compare "$WORK/p.h5" "$WORK/nocache-set.h5"
+printf 'backend: {cache: false}\n' >> "$WORK/f.yaml"
+"$FEINT" run --quiet --json "$WORK/f.yaml" -o "$WORK/nocache-key.h5" --no-cache > "$WORK/nocache.json"
+compare "$WORK/p.h5" "$WORK/nocache-key.h5"
+$PY -c 'import json, sys; d = json.load(open(sys.argv[1])); assert d["jit"] is None, d["jit"]' "$WORK/nocache.json" ||
+  fail "the cpu backend reports compiled code: $(cat "$WORK/nocache.json")"
+"$FEINT" bench --quiet --repeat 1 --no-cache "$WORK/f.yaml" -o "$WORK/nocache-bench.h5" > /dev/null
+sed -i 's/cache: false/cache: maybe/' "$WORK/f.yaml"
+expect_bad "backend.cache value" 'f.yaml:10:18: backend.cache: expected true or false, got' \
+  run --quiet "$WORK/f.yaml" -o "$WORK/out.h5"
+expect_bad "backend.cache from --set" '--set backend.cache=1: backend.cache: expected true or false, got' \
+  run --quiet "$WORK/p.yaml" -o "$WORK/out.h5" --set backend.cache=1
+expect_bad "backend.cache key" "unknown key 'cahce' in backend; did you mean 'cache'\\?" \
+  run --quiet "$WORK/p.yaml" -o "$WORK/out.h5" --set backend.cahce=false
+expect_bad "--no-cache on check" "unknown option '--no-cache'" check "$WORK/p.yaml" --no-cache
 # bad input: exit status 2, no output file, the case file's line and column
 # and the character inside the expression
 write_case bad.yaml <<EOF

@@ -11,7 +11,8 @@
 # code (--json "jit"): a fresh cache compiles, a second run is a cache hit
 # that compiles nothing, a changed expression compiles again, a changed
 # parameter or constant coefficient does not (and changes the numbers,
-# which still agree with the cpu). A sweep over a parameter takes the
+# which still agree with the cpu); --no-cache or backend.cache: false
+# compile on a warm cache and write nothing into it. A sweep over a parameter takes the
 # backend over (no compile after the first member). Without NVRTC
 # (FEINT_NVRTC_LIBRARY pointing nowhere), --backend auto runs the form on
 # the cpu backend and says why.
@@ -126,6 +127,20 @@ EOF
   run_json --set 'physics.f1=["(k0 + beta*u^3)*u_x", "(k0 + beta*u^2)*u_y", "(k0 + beta*u^2)*u_z"]'
   [ "$(jit "$WORK/c.json" compiled)" = 1 ] || fail "a changed expression did not compile: $(cat "$WORK/c.json")"
   echo "  $p: changed expression: compiled again"
+  # the cache off for one run (--no-cache, the case key backend.cache: false):
+  # the warm cache holds this case's code, yet the run compiles, and no file
+  # in the cache is written or replaced (ls -i: a store renames a new inode in)
+  run_json
+  [ "$(jit "$WORK/c.json" cache_hit)" = 1 ] || fail "the cache is not warm: $(cat "$WORK/c.json")"
+  ls -i "$FEINT_CACHE_DIR" > "$WORK/cache-before"
+  for off in --no-cache backend.cache=false; do
+    if [ $off = --no-cache ]; then run_json --no-cache; else run_json --set $off; fi
+    [ "$(jit "$WORK/c.json" compiled)" = 1 ] && [ "$(jit "$WORK/c.json" cache_hit)" = 0 ] ||
+      fail "$off on a warm cache did not compile: $(cat "$WORK/c.json")"
+    ls -i "$FEINT_CACHE_DIR" | cmp -s - "$WORK/cache-before" ||
+      fail "$off wrote into the cache: $(ls -i "$FEINT_CACHE_DIR")"
+    echo "  $p: $off: compiled in $(jit "$WORK/c.json" compile_ms) ms, the cache untouched"
+  done
 
   # a sweep over a parameter: one compile (cached now), the backend taken over
   cat "$c" > "$WORK/sweep.yaml"

@@ -202,7 +202,7 @@ static void test_defaults(void) {
   CHECK(c->write_residual && c->write_matrix && c->write_rhs && !c->write_element_matrices,
         "output flag defaults");
   CHECK(c->device == FEINT_DEVICE_AUTO && c->precision == FEINT_PRECISION_DOUBLE &&
-            c->blocks_per_batch == 0 && c->batches_per_chunk == 0 &&
+            c->blocks_per_batch == 0 && c->batches_per_chunk == 0 && c->cache == 1 &&
             c->strategy == FEINT_ASSEMBLY_COLORED,
         "backend defaults");
   CHECK(c->as_run && strstr(c->as_run, "m.msh"), "as_run %s", c->as_run ? c->as_run : "");
@@ -239,6 +239,7 @@ static void test_overrides(void) {
                       "state.u=\"x*y\"",
                       "mesh.region=[inner,outer]",
                       "backend.cuda.blocks_per_batch=16",
+                      "backend.cache=false",
                       "physics.source=null",
                       "boundary.0.dirichlet=\"x\"",
                       "output.file=res/o.h5",
@@ -246,7 +247,7 @@ static void test_overrides(void) {
   const char *text = "mesh: {file: m.msh, region: all}\n"
                      "physics: {kind: poisson, kappa: 1, source: 5}\n"
                      "boundary:\n  - {group: g, dirichlet: 0}\n";
-  feint_case *c = load_ok(text, 8, ov);
+  feint_case *c = load_ok(text, 9, ov);
   if (!c) return;
   CHECK(is_const(&c->kappa, 10), "kappa override");
   CHECK(c->state_u.n == 1 && is_expr(&c->state_u.c[0], "x*y"), "state.u override");
@@ -254,6 +255,7 @@ static void test_overrides(void) {
   CHECK(c->n_region == 2 && !strcmp(c->region[0], "inner") && !strcmp(c->region[1], "outer"),
         "region override");
   CHECK(c->blocks_per_batch == 16 && c->batches_per_chunk == 0, "nested new key");
+  CHECK(c->cache == 0, "backend.cache override");
   CHECK(c->source.n == 0, "unset source");
   CHECK(c->n_boundary == 1 && c->boundary[0].dirichlet.n == 1 &&
             is_expr(&c->boundary[0].dirichlet.c[0], "x"),

@@ -98,8 +98,8 @@ int main(void) {
   CHECK_OK(feint_space_create(m, 1, 1, &s1));
   CHECK_OK(feint_space_create(m, 2, 1, &s2));
   feint_form *f1 = make_form(FEINT_PW_POISSON, s1, 0), *f2 = make_form(FEINT_PW_POISSON, s2, 0);
-  const feint_problem p1 = {s1, f1, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
-  const feint_problem p2 = {s2, f2, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+  const feint_problem p1 = {s1, f1, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
+  const feint_problem p2 = {s2, f2, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
   char note[1024];
   const char *name;
 
@@ -119,7 +119,7 @@ int main(void) {
   feint_mesh *mq = mesh_one_quad();
   feint_space *sq = NULL;
   CHECK_OK(feint_space_create(mq, 1, 1, &sq));
-  const feint_problem pq = {sq, f1, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+  const feint_problem pq = {sq, f1, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
   const feint_backend_kind *k = NULL;
   CHECK(feint_backend_choose(FEINT_DEVICE_CUDA, -1, &pq, &k, NULL, 0) == FEINT_ERR_INPUT && !k, "cuda took quads");
   CHECK(!strcmp(feint_error_message(), "the cuda backend assembles triangles and tetrahedra only; quadrilateral "

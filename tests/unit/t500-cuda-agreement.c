@@ -161,7 +161,7 @@ static void check_lean_kinds(feint_mesh *m) {
       }
       const int kinds_lean = !(physics && ka == FEINT_FIELD_NODE && kb == FEINT_FIELD_NODE);
       const int bench = ka == FEINT_FIELD_NODE && (!physics || kb == FEINT_FIELD_CELL);
-      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
       feint_backend *cpu = NULL;
       CHECK_OK(feint_backend_cpu_create(&p, &cpu));
       CHECK_OK(cpu->residual(cpu, f->u, F));
@@ -361,7 +361,7 @@ int main(void) {
         char tag[128];
         snprintf(tag, sizeof tag, "%s P%d %s (%lld cells, %lld dofs, nq %d)", cell ? "tet" : "tri", order,
                  phys_name[physics], (long long)m->n_cells, (long long)s->n_dofs, f->quadrature->n);
-        feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+        feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
         feint_backend *cpu = NULL;
         CHECK_OK(feint_backend_cpu_create(&p, &cpu));
         const int64_t nd = s->n_dofs, nnz = plan->nnz, nke = m->n_cells * s->nbc * s->nbc;

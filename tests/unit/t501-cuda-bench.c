@@ -114,7 +114,7 @@ static void sweep_p2(feint_mesh *m) {
       printf("  default:");
     for (int j = 0; j < (i < 4 ? 4 : 1); j++) {
       feint_problem p = {s, f, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_ATOMIC, i < 4 ? bpbs[i] : 0,
-                         i < 4 ? bpcs[j] : 0};
+                         i < 4 ? bpcs[j] : 0, 0};
       feint_backend *b = NULL;
       if (feint_backend_cuda_create(&p, -1, &b)) {
         printf("  (%s)", feint_error_message());
@@ -218,7 +218,7 @@ int main(void) {
       static const char *sn[] = {"colored", "atomic", "gather"};
       const char *only_st = getenv("FEINT_BENCH_STRATEGY");
       if (only_st && strcmp(only_st, sn[st])) continue;
-      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, (feint_assembly_strategy)st, 0, 0};
+      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, (feint_assembly_strategy)st, 0, 0, 0};
       feint_backend *b = NULL;
       t0 = now();
       int status = feint_backend_cuda_create(&p, -1, &b);
@@ -385,7 +385,7 @@ int main(void) {
       for (int i = 0; i < 6; i++) {
         printf("  bpb %2d:", bpbs[i]);
         for (int j = 0; j < 4; j++) {
-          feint_problem p = {s, f, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_ATOMIC, bpbs[i], bpcs[j]};
+          feint_problem p = {s, f, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_ATOMIC, bpbs[i], bpcs[j], 0};
           feint_backend *b = NULL;
           if (feint_backend_cuda_create(&p, -1, &b)) {
             printf("  (%s)", feint_error_message());

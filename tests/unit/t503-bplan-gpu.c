@@ -318,7 +318,7 @@ int main(void) {
       CHECK_OK(feint_space_create(m, 1, nc, &s));
       CHECK_OK(feint_plan_create(s, &plan));
       feint_form *f = make_form(phys, s, 0);
-      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+      feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
       for (int ci = 0; ci < (small ? 3 : 1); ci++)
         for (int oi = 0; oi < 3; oi++)
           for (int stg = 0; stg < 3; stg++) {

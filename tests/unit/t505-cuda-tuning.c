@@ -53,7 +53,7 @@ static void check_space(feint_mesh *m, int order, int physics) {
   CHECK_OK(feint_space_create(m, order, nc, &s));
   CHECK_OK(feint_plan_create(s, &plan));
   feint_form *f = make_form(physics, s, order);
-  feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0};
+  feint_problem p = {s, f, plan, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
   feint_backend *cpu = NULL;
   CHECK_OK(feint_backend_cpu_create(&p, &cpu));
   const int64_t nd = s->n_dofs, nnz = plan->nnz;

@@ -554,7 +554,7 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   char arch[16];
   FEINT_CALL(feint_jit_device_arch(d->device, arch, sizeof arch));
   feint_cache *cache = NULL;
-  FEINT_CALL(feint_cache_open(NULL, 1, &cache));
+  FEINT_CALL(feint_cache_open(NULL, !p->no_cache, &cache));
   feint_jit_source src = {};
   src.source = d->form_source;
   src.label = "physics kind form (its P1 kernels' generated CUDA code)";

@@ -260,7 +260,7 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   /* the code first: a form that does not compile fails before any upload */
   const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
   FEINT_CALL(feint_form_cuda_source(f->user, &L, &d->source));
-  FEINT_CALL(feint_cache_open(NULL, 1, &d->cache));
+  FEINT_CALL(feint_cache_open(NULL, !p->no_cache, &d->cache));
   feint_jit_source src;
   memset(&src, 0, sizeof src);
   src.source = d->source;
