@@ -105,52 +105,87 @@ __device__ __forceinline__ void form_p1_vector(const kparams &P, const p1tab &T,
     for (int k = 0; k < NBC; k++) res[k] = -res[k];
 }
 
-/* The element matrix of cell c at the form's state (Ke row-major, NBC^2). */
-__device__ __forceinline__ void form_p1_matrix(const kparams &P, const p1tab &T, const cview &V, int c, double *Ke) {
-  constexpr int NB = DIM + 1, NBC = NB * NC;
-  form_p1cell C;
-  double xv[NB * 3];
-  p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, 1, P.form_state, C, xv);
-  double gu[NC * DIM], gp[NB][DIM];
-  p1_grad_u<DIM, NC, NAUX>(T, C, gu);
-  p1_gradients<DIM, NC, NAUX>(T, C, gp);
-  const form_constants K = form_p1_constants(P);
+/* The element matrix of a cell at the form's state, as sums over the
+ * rule of the Jacobian blocks times what varies with the point (the P1
+ * gradients gp are constant):
+ *   A0[(i NB + j) NN + fg] = sum_q w |J| phi_i g0 phi_j,
+ *   A1[(i NN + fg) DIM + d] = sum_q w |J| phi_i g1_d,
+ *   A2[(j NN + fg) DIM + d] = sum_q w |J| g2_d phi_j,
+ *   A3[(fg DIM + d) DIM + e] = sum_q w |J| g3_de,
+ * so that an entry, A0 + A1 . gp_j + gp_i . A2 + gp_i . A3 gp_j, is made
+ * where it is written: no array of NBC^2 entries (144 for elasticity,
+ * which spilled), as the built-in kernels' p1_entry. */
+struct form_p1_matrix {
+  static constexpr int NB = DIM + 1, NN = NC * NC;
+  double A0[(TERMS & 1) ? NB * NB * NN : 1], A1[(TERMS & 2) ? NB * NN * DIM : 1];
+  double A2[(TERMS & 4) ? NB * NN * DIM : 1], A3[(TERMS & 8) ? NN * DIM * DIM : 1];
+  double gp[NB][DIM];
+
+  __device__ __forceinline__ double entry(int i, int fc, int j, int gc) const {
+    const int fg = fc * NC + gc;
+    double v = 0;
+    if (TERMS & 1) v += A0[(i * NB + j) * NN + fg];
+    if (TERMS & 2)
 #pragma unroll
-  for (int k = 0; k < NBC * NBC; k++) Ke[k] = 0;
-  for (int q = 0; q < T.nq; q++) {
-    double s[NS], g0[NC * NC], g1[NC * NC * DIM], g2[NC * NC * DIM], g3[NC * NC * DIM * DIM];
-    form_p1_symbols(P, T, q, C, xv, gu, gp, s);
-    form_g(s, K, g0, g1, g2, g3);
-    const double wdet = T.w[q] * C.adet;
+      for (int d = 0; d < DIM; d++) v += A1[(i * NN + fg) * DIM + d] * gp[j][d];
+    if (TERMS & 4)
 #pragma unroll
-    for (int i = 0; i < NB; i++)
+      for (int d = 0; d < DIM; d++) v += gp[i][d] * A2[(j * NN + fg) * DIM + d];
+    if (TERMS & 8)
 #pragma unroll
-      for (int fc = 0; fc < NC; fc++)
+      for (int d = 0; d < DIM; d++) {
+        double h = 0;
+#pragma unroll
+        for (int e = 0; e < DIM; e++) h += A3[(fg * DIM + d) * DIM + e] * gp[j][e];
+        v += gp[i][d] * h;
+      }
+    return v;
+  }
+
+  /* cell c's sums */
+  __device__ __forceinline__ void integrate(const kparams &P, const p1tab &T, const cview &V, int c) {
+    form_p1cell C;
+    double xv[NB * 3], gu[NC * DIM];
+    p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, 1, P.form_state, C, xv);
+    p1_grad_u<DIM, NC, NAUX>(T, C, gu);
+    p1_gradients<DIM, NC, NAUX>(T, C, gp);
+    const form_constants K = form_p1_constants(P);
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof A0 / sizeof A0[0]); k++) A0[k] = 0;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof A1 / sizeof A1[0]); k++) A1[k] = 0;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof A2 / sizeof A2[0]); k++) A2[k] = 0;
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof A3 / sizeof A3[0]); k++) A3[k] = 0;
+    for (int q = 0; q < T.nq; q++) {
+      double s[NS], g0[NN], g1[NN * DIM], g2[NN * DIM], g3[NN * DIM * DIM];
+      form_p1_symbols(P, T, q, C, xv, gu, gp, s);
+      form_g(s, K, g0, g1, g2, g3);
+      const double wdet = T.w[q] * C.adet;
+      if (TERMS & 1)
+#pragma unroll
+        for (int i = 0; i < NB; i++)
+#pragma unroll
+          for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int fg = 0; fg < NN; fg++) A0[(i * NB + j) * NN + fg] += wdet * T.phi[q][i] * T.phi[q][j] * g0[fg];
+      if (TERMS & 2)
+#pragma unroll
+        for (int i = 0; i < NB; i++)
+#pragma unroll
+          for (int k = 0; k < NN * DIM; k++) A1[i * NN * DIM + k] += wdet * T.phi[q][i] * g1[k];
+      if (TERMS & 4)
 #pragma unroll
         for (int j = 0; j < NB; j++)
 #pragma unroll
-          for (int gc = 0; gc < NC; gc++) {
-            const int fg = fc * NC + gc;
-            double v = 0;
-            if (TERMS & 1) v += T.phi[q][i] * g0[fg] * T.phi[q][j];
-            if (TERMS & 2)
+          for (int k = 0; k < NN * DIM; k++) A2[j * NN * DIM + k] += wdet * T.phi[q][j] * g2[k];
+      if (TERMS & 8)
 #pragma unroll
-              for (int d = 0; d < DIM; d++) v += T.phi[q][i] * g1[fg * DIM + d] * gp[j][d];
-            if (TERMS & 4)
-#pragma unroll
-              for (int d = 0; d < DIM; d++) v += gp[i][d] * g2[fg * DIM + d] * T.phi[q][j];
-            if (TERMS & 8)
-#pragma unroll
-              for (int d = 0; d < DIM; d++) {
-                double h = 0;
-#pragma unroll
-                for (int e = 0; e < DIM; e++) h += g3[(fg * DIM + d) * DIM + e] * gp[j][e];
-                v += gp[i][d] * h;
-              }
-            Ke[(i * NC + fc) * NBC + j * NC + gc] += wdet * v;
-          }
+        for (int k = 0; k < NN * DIM * DIM; k++) A3[k] += wdet * g3[k];
+    }
   }
-}
+};
 
 /* The cell computations the block kernel runs (p1_block). */
 struct form_p1_cells {
@@ -165,7 +200,18 @@ struct form_p1_cells {
     p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, with_state, u, C, xv, G);
     form_p1_vector(P, T, C, xv, with_state, res);
   }
-  __device__ __forceinline__ void matrix(int c, double *Ke) const { form_p1_matrix(P, T, V, c, Ke); }
+  __device__ __forceinline__ void matrix(int c, double *Ke) const {
+    form_p1_matrix M;
+    M.integrate(P, T, V, c);
+#pragma unroll
+    for (int i = 0; i < DIM + 1; i++)
+#pragma unroll
+      for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+        for (int j = 0; j < DIM + 1; j++)
+#pragma unroll
+          for (int gc = 0; gc < NC; gc++) Ke[((i * NC + fc) * (DIM + 1) + j) * NC + gc] = M.entry(i, fc, j, gc);
+  }
 };
 
 extern "C" __global__ void __launch_bounds__(256, (p1_block_minb<NC, 0>()))
@@ -185,16 +231,25 @@ extern "C" __global__ void __launch_bounds__(256, (p1_block_minb<NC, 1>()))
 /* Element matrices (mode OUT_BUFFER: at c NBC^2) or CSR values by the slots. */
 extern "C" __global__ void __launch_bounds__(256)
     feint_p1_form_matrix(kparams P, p1tab T, cview V, int first, int n, int mode, void *__restrict__ out) {
-  constexpr int NBC = (DIM + 1) * NC;
+  constexpr int NB = DIM + 1, NBC = NB * NC;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const int c = first + t;
-  double Ke[NBC * NBC];
-  form_p1_matrix(P, T, V, c, Ke);
+  form_p1_matrix M;
+  M.integrate(P, T, V, c);
   const int *srow = V.slots + (size_t)c * NBC * NBC;
 #pragma unroll
-  for (int k = 0; k < NBC * NBC; k++)
-    put<form_storage>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + k : (int64_t)__ldg(srow + k), Ke[k], mode);
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+      for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int gc = 0; gc < NC; gc++) {
+          const int k = (i * NC + fc) * NBC + j * NC + gc;
+          put<form_storage>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + k : (int64_t)__ldg(srow + k),
+                            M.entry(i, fc, j, gc), mode);
+        }
 }
 
 /* Gather by row: one thread per scalar dof adds its rows of its cells, in
@@ -209,8 +264,8 @@ extern "C" __global__ void __launch_bounds__(256)
   for (int k = k0; k < k1; k++) {
     const int e = __ldg(vent + k);
     const int c = e >> 2, a = e & 3;
-    double Ke[NBC * NBC];
-    form_p1_matrix(P, T, V, c, Ke);
+    form_p1_matrix M;
+    M.integrate(P, T, V, c);
 #pragma unroll
     for (int i = 0; i < NB; i++)
       if (i == a)
@@ -218,7 +273,10 @@ extern "C" __global__ void __launch_bounds__(256)
         for (int fc = 0; fc < NC; fc++) {
           const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
 #pragma unroll
-          for (int j = 0; j < NBC; j++) put<form_storage>(out, __ldg(srow + j), Ke[(i * NC + fc) * NBC + j], OUT_PLAIN);
+          for (int j = 0; j < NB; j++)
+#pragma unroll
+            for (int gc = 0; gc < NC; gc++)
+              put<form_storage>(out, __ldg(srow + j * NC + gc), M.entry(i, fc, j, gc), OUT_PLAIN);
         }
   }
 }
