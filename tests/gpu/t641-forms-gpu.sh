@@ -91,13 +91,14 @@ for geo in square.geo cube.geo; do
   f0: \"-lambda*exp(u)\"
   f1: $g"
     # on tetrahedra e^u's rule has more points than the P1 templates'
-    # table holds (FEINT_P1_MAXQ, 24): the form-jit family takes it
+    # table holds (FEINT_P1_MAXQ, 24): the form-jit family takes it (so
+    # for the vector form below)
     run_both "bratu-$tag" $([ $geo = cube.geo ] && echo form-jit || echo $fam)
     case_file "vector-$tag" $geo $order $nc "$vec_state" "physics:
   kind: form
   parameters: {k: 1.5}
 $vec"
-    run_both "vector-$tag" $fam
+    run_both "vector-$tag" $([ $geo = cube.geo ] && echo form-jit || echo $fam) # exp(u0), as bratu
   done
 done
 
