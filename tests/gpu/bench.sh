@@ -5,7 +5,8 @@
 # transposition sweep), the symbolic-phase benchmark, the high-order
 # element matrices (t621, issue 4) and the BP operators (t69: GDOF/s, GF/s
 # and % of copy for N = 1..15 on the 4096-cell and the large hex mesh,
-# stored and recomputed geometry; issue 4). Not a test.
+# stored and recomputed geometry; issue 4) and user forms against the
+# built-in kinds (forms-bench.sh, issue 19). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -25,3 +26,5 @@ FEINT_BENCH=1 "$B/tests/t621-elmat-bench" 2>&1 | tee "$out/elmat.txt"
 rm -f /tmp/feint-bench.h5
 # sweep of 20 coefficient values on ~1M cells: one run alone, backend reused, re-created
 OUT=$out bash tests/gpu/sweep-bench.sh
+# user forms against the built-in kinds they re-express (issue 19)
+OUT=$out bash tests/gpu/forms-bench.sh

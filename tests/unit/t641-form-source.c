@@ -94,7 +94,7 @@ static int compile(const char *src, char key[65]) {
  * options and embedded headers). */
 static void compile_p1(const feint_user_form *uf, const feint_form_cuda_layout *L, int single) {
   char *src = NULL;
-  CHECK_OK(feint_form_cuda_p1_source(uf, L, single, &src));
+  CHECK_OK(feint_form_cuda_p1_source(uf, L, single, 0, &src));
   if (!src) return;
   CHECK(strstr(src, "#include \"backend/cuda/p1_form.cuh\"") != NULL, "the P1 source includes no template");
   if (feint_jit_nvrtc_open(NULL, NULL)) {

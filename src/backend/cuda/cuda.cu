@@ -550,7 +550,7 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   const feint_form *f = p->form;
   const feint_space *s = p->space;
   const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
-  FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, &d->form_source));
+  FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, d->tune.form_minb, &d->form_source));
   char arch[16];
   FEINT_CALL(feint_jit_device_arch(d->device, arch, sizeof arch));
   feint_cache *cache = NULL;
@@ -651,7 +651,7 @@ static int cuda_update_form(feint_backend *b, const feint_form *f) {
   if (d->form_source) { /* a user form: the same expressions, other values */
     const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
     char *src = NULL;
-    FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, &src));
+    FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, d->tune.form_minb, &src));
     const int same = !strcmp(src, d->form_source);
     free(src);
     if (!same)

@@ -27,15 +27,19 @@ static const feint_kernel_family families[] = {
      "_REAL",
      "kernels_lean.cu"},
     {"p1-block",
-     "residual, load vector and CSR matrix of P1 triangles and tetrahedra, any physics: one thread a cell, "
+     "residual, load vector and CSR matrix of P1 triangles and tetrahedra, any physics or a user form (its "
+     "pointwise functions compiled into the template at run time, p1_form.cuh): one thread a cell, "
      "chunks of cells summed in shared memory before one write per target (block-local aggregation)",
-     "dimension, components, physics, coefficient kinds",
-     "P1 vectors the lean kernels do not take; P1 matrices",
-     "FEINT_CUDA_CHUNK (cells a chunk), FEINT_CUDA_ORDER (cell order)", "kernels_p1.cu"},
+     "dimension, components, physics (or the user form's generated code), coefficient kinds",
+     "P1 vectors the lean kernels do not take (a user form's always); P1 matrices of one component",
+     "FEINT_CUDA_CHUNK (cells a chunk), FEINT_CUDA_ORDER (cell order)", "kernels_p1.cu, p1.cuh, p1_form.cuh"},
     {"p1-cell",
-     "CSR matrix of P1 cells, one thread a cell writing its entries (atomic, colored or by the gather)",
-     "dimension, components, physics",
-     "P1 matrices without a block plan (feint_cuda_set_variant 2, test hook)", "", "kernels_p1.cu"},
+     "element matrices and CSR matrix of P1 cells, one thread a cell writing its entries (atomic, colored or "
+     "by the gather), built-in physics or a user form (p1_form.cuh)",
+     "dimension, components, physics (or the user form's generated code)",
+     "P1 element matrices; P1 matrices of 2 or 3 components (no block plan: 144 entries a cell for "
+     "elasticity); feint_cuda_set_variant 2 (test hook)",
+     "", "kernels_p1.cu, p1_form.cuh"},
     {"tt",
      "residual, load vector, element matrices and CSR matrix of triangles and tetrahedra of order 1..2, any "
      "physics: thread transposition (Knepley et al.), batches of cells staged in shared memory",
@@ -67,7 +71,8 @@ static const feint_kernel_family families[] = {
      "sums by atomicAdd",
      "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
      "expressions (parameters and constant coefficients are kernel arguments)",
-     "user forms on triangles and tetrahedra of order 1 and 2",
+     "user forms the P1 templates do not take: P2, rules of more than 24 points (e.g. e^u on tetrahedra), "
+     "components not interleaved",
      "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY",
      "form_source.c, form_backend.cu"},
 };

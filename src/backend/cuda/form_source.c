@@ -430,7 +430,28 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
   return FEINT_OK;
 }
 
-int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, char **out) {
+/* "form_nz(b, k)": whether entry k of Jacobian block g<b> can be other
+ * than zero (an expression, not the literal 0 the generator writes for a
+ * NULL one), as a constexpr function, so that the P1 matrix kernels keep
+ * and sum only those: `+= w * 0.0` is not foldable in IEEE arithmetic,
+ * and elasticity's 81 g3 sums held every register. */
+static void add_nonzero_mask(text *t, const feint_user_form *uf, int dim, int nc) {
+  const int nn = nc * nc;
+  feint_expr *const *blocks[4] = {uf->g0, uf->g1, uf->g2, uf->g3};
+  const int sizes[4] = {nn, nn * dim, nn * dim, nn * dim * dim};
+  add(t, "__host__ __device__ constexpr bool form_nz(int b, int k) {\n  return false");
+  for (int b = 0; b < 4; b++) {
+    if (!(uf->terms & (1 << b))) continue;
+    unsigned long long m[2] = {0, 0};
+    for (int k = 0; k < sizes[b] && k < 128; k++)
+      if (blocks[b][k]) m[k >> 6] |= 1ull << (k & 63);
+    add(t, "\n      || (b == %d && ((k < 64 ? 0x%llxull >> k : 0x%llxull >> (k - 64)) & 1))", b, m[0], m[1]);
+  }
+  add(t, ";\n}\n");
+}
+
+int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, int minb,
+                              char **out) {
   *out = NULL;
   char **sym = NULL;
   FEINT_CALL(symbol_names(uf, &sym));
@@ -439,8 +460,10 @@ int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_l
   /* the templates first: their parameters are named as the head's macros */
   add(&t, "#include \"backend/cuda/p1.cuh\"\n");
   add(&t, "#define FEINT_S %s\n#define NAUX %d\n", single ? "float" : "double", L->n_aux > 0 ? L->n_aux : 1);
+  if (minb > 0) add(&t, "#define FORM_VECTOR_MINB %d\n", minb);
   add_pointwise(&t, uf, L->dim, L->nc, uf->n_parameters > 0 ? uf->n_parameters : 1, (const char *const *)sym);
   free_names(uf, sym);
+  add_nonzero_mask(&t, uf, L->dim, L->nc);
   /* the coefficients' values a[k] and gradients ga[k DIM + d] into their symbols */
   add(&t, "__device__ __forceinline__ void form_set_coefficients(const double *a, const double *ga, double *s) {\n");
   for (int k = 0; k < L->n_aux; k++) {

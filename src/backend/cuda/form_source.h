@@ -80,7 +80,10 @@ enum {
   FEINT_FORM_P1_KERNELS
 };
 extern const char *const feint_form_p1_kernels[FEINT_FORM_P1_KERNELS];
-int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, char **out);
+/* minb: the vector kernel's resident blocks per SM (__launch_bounds__),
+ * 0 the template's default. */
+int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, int minb,
+                              char **out);
 
 /* The doubles of one rule's table as the kernels read it: weights[nq],
  * basis[nq nb], basis_grad[nq nb dim], geometry_value[nq nv]; its size

@@ -6,7 +6,8 @@
  * Compiled by NVRTC only, after p1.cuh (whose templates name their
  * parameters as these macros) and the generated head (form_source.c), which
  * defines FEINT_S (the storage type), DIM, NC, NAUX (>= 1), NP, NS, TERMS,
- * form_constants, form_f, form_g and form_set_coefficients. The cuda
+ * form_constants, form_f, form_g, form_nz (the Jacobian entries that are
+ * not zero) and form_set_coefficients. The cuda
  * backend (cuda.cu) launches these kernels as it launches its own: same
  * plans, strategies and signatures (blk_kernel_t and the p1mat ones).
  *
@@ -19,6 +20,12 @@
 #include "backend/cuda/p1.cuh"
 
 typedef FEINT_S form_storage;
+
+/* the vector kernel's resident blocks per SM (FEINT_FORM_MINB), by
+ * default the built-in block kernel's */
+#ifndef FORM_VECTOR_MINB
+#define FORM_VECTOR_MINB (p1_block_minb<NC, 0>())
+#endif
 typedef p1cell<DIM, NC, NAUX> form_p1cell;
 
 /* The symbols at point q of cell C (xv its vertices, gu its gradient of
@@ -124,19 +131,22 @@ struct form_p1_matrix {
   __device__ __forceinline__ double entry(int i, int fc, int j, int gc) const {
     const int fg = fc * NC + gc;
     double v = 0;
-    if (TERMS & 1) v += A0[(i * NB + j) * NN + fg];
+    if ((TERMS & 1) && form_nz(0, fg)) v += A0[(i * NB + j) * NN + fg];
     if (TERMS & 2)
 #pragma unroll
-      for (int d = 0; d < DIM; d++) v += A1[(i * NN + fg) * DIM + d] * gp[j][d];
+      for (int d = 0; d < DIM; d++)
+        if (form_nz(1, fg * DIM + d)) v += A1[(i * NN + fg) * DIM + d] * gp[j][d];
     if (TERMS & 4)
 #pragma unroll
-      for (int d = 0; d < DIM; d++) v += gp[i][d] * A2[(j * NN + fg) * DIM + d];
+      for (int d = 0; d < DIM; d++)
+        if (form_nz(2, fg * DIM + d)) v += gp[i][d] * A2[(j * NN + fg) * DIM + d];
     if (TERMS & 8)
 #pragma unroll
       for (int d = 0; d < DIM; d++) {
         double h = 0;
 #pragma unroll
-        for (int e = 0; e < DIM; e++) h += A3[(fg * DIM + d) * DIM + e] * gp[j][e];
+        for (int e = 0; e < DIM; e++)
+          if (form_nz(3, (fg * DIM + d) * DIM + e)) h += A3[(fg * DIM + d) * DIM + e] * gp[j][e];
         v += gp[i][d] * h;
       }
     return v;
@@ -169,20 +179,24 @@ struct form_p1_matrix {
 #pragma unroll
           for (int j = 0; j < NB; j++)
 #pragma unroll
-            for (int fg = 0; fg < NN; fg++) A0[(i * NB + j) * NN + fg] += wdet * T.phi[q][i] * T.phi[q][j] * g0[fg];
+            for (int fg = 0; fg < NN; fg++)
+              if (form_nz(0, fg)) A0[(i * NB + j) * NN + fg] += wdet * T.phi[q][i] * T.phi[q][j] * g0[fg];
       if (TERMS & 2)
 #pragma unroll
         for (int i = 0; i < NB; i++)
 #pragma unroll
-          for (int k = 0; k < NN * DIM; k++) A1[i * NN * DIM + k] += wdet * T.phi[q][i] * g1[k];
+          for (int k = 0; k < NN * DIM; k++)
+            if (form_nz(1, k)) A1[i * NN * DIM + k] += wdet * T.phi[q][i] * g1[k];
       if (TERMS & 4)
 #pragma unroll
         for (int j = 0; j < NB; j++)
 #pragma unroll
-          for (int k = 0; k < NN * DIM; k++) A2[j * NN * DIM + k] += wdet * T.phi[q][j] * g2[k];
+          for (int k = 0; k < NN * DIM; k++)
+            if (form_nz(2, k)) A2[j * NN * DIM + k] += wdet * T.phi[q][j] * g2[k];
       if (TERMS & 8)
 #pragma unroll
-        for (int k = 0; k < NN * DIM * DIM; k++) A3[k] += wdet * g3[k];
+        for (int k = 0; k < NN * DIM * DIM; k++)
+          if (form_nz(3, k)) A3[k] += wdet * g3[k];
     }
   }
 };
@@ -214,7 +228,7 @@ struct form_p1_cells {
   }
 };
 
-extern "C" __global__ void __launch_bounds__(256, (p1_block_minb<NC, 0>()))
+extern "C" __global__ void __launch_bounds__(256, FORM_VECTOR_MINB)
     feint_p1_form_vector(kparams P, p1tab T, cview V, bview B, const int *__restrict__ chunks, int mode,
                          int with_state, const void *__restrict__ u, void *__restrict__ out) {
   p1_block<DIM, NC, 0, form_storage>(P, B, chunks, mode, with_state, u, out, form_p1_cells{P, T, V, with_state, u});

@@ -98,6 +98,9 @@ int feint_cuda_tuning_read(const feint_problem *p, feint_cuda_tuning *t) {
   x = 0;
   FEINT_CALL(env_int("FEINT_CUDA_LEAN_PIPE_GRID", 1, 1L << 30, "blocks, 1 or more", &x));
   t->lean_pipe_grid = (int)x;
+  x = 0;
+  FEINT_CALL(env_int("FEINT_FORM_MINB", 1, 8, "blocks per SM, 1 to 8", &x));
+  t->form_minb = (int)x;
 
   FEINT_CALL(env_int("FEINT_ELMAT_BATCH", 1, (long)(~0UL >> 1), "cells per batch >= 1", &t->elmat_batch));
   x = 0;

@@ -33,6 +33,9 @@ typedef struct {
   int lean_prefetch;  /* FEINT_CUDA_LEAN_PF: chunks prefetched ahead, -1 default */
   int lean_pipe;      /* FEINT_CUDA_LEAN_PIPE=0: 0, no pipelined Poisson kernel (1) */
   int lean_pipe_grid; /* FEINT_CUDA_LEAN_PIPE_GRID: cap on its blocks, 0 none (tests) */
+  /* a user form's P1 vector kernel (p1_form.cuh; run-time compiled, so a
+   * value is another source, not another build) */
+  int form_minb; /* FEINT_FORM_MINB: resident blocks of 256 per SM it is compiled for, 1..8; 0 default */
   /* the element-matrix backend (elmat.cu, elmat_backend.c) */
   long long elmat_batch;  /* FEINT_ELMAT_BATCH: cells per batch, 0 default (about 256 MB) */
   int elmat_vector_cells; /* FEINT_ELMAT_VECTOR_CELLS: 1, 2, 4, 8 cells a block, 0 default */
