@@ -155,7 +155,21 @@ EOF
     cat "$WORK/sweep.err" >&2
     fail "the sweep over a parameter"
   fi
+  # a corrupt cache entry is ignored, compiled again and replaced
+  run_json
+  for f in "$FEINT_CACHE_DIR"/*.bin; do printf 'feint test: not a CUBIN' | dd of="$f" bs=1 seek=200 conv=notrunc 2> /dev/null; done
+  run_json
+  [ "$(jit "$WORK/c.json" compiled)" = 1 ] || fail "a corrupt cache entry was used: $(cat "$WORK/c.json")"
+  run_json
+  [ "$(jit "$WORK/c.json" cache_hit)" = 1 ] || fail "the corrupt entry was not replaced: $(cat "$WORK/c.json")"
+  echo "  $p: a corrupt cache entry: compiled again and replaced"
 done
+# single precision in the P1 templates (float storage): the cpu's numbers to 1e-5
+c="$WORK/ku-cube-p1.yaml"
+"$FEINT" run --quiet --json "$c" -o "$WORK/single.h5" --backend cuda --set backend.precision=single > "$WORK/single.json"
+[ "$(family "$WORK/single.json")" = p1-block ] || fail "single precision: family $(family "$WORK/single.json")"
+$PY "$ROOT/tests/gpu/agree.py" --tol=1e-5 --nonzero --ref=cpu "$WORK/ku-cube-p1-cpu.h5" "$WORK/single.h5" \
+  "ku-cube-p1 single precision" both "${OUTS[@]}" || fail "single precision differs from the cpu"
 c="$WORK/ku-cube-p2.yaml"
 
 # no NVRTC: auto falls back to the cpu backend, saying why
