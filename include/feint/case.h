@@ -39,14 +39,16 @@ typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY
 typedef enum { FEINT_DIRICHLET_ROWS = 0, FEINT_DIRICHLET_SYMMETRIC } feint_dirichlet_mode;
 
 /* A scalar value given in the case: a number, an expression string, an
- * HDF5 dataset {file, dataset, on: cell|node}, or one number per physical
- * group of the cells {groups: {name: number, ...}, default: number}. */
+ * HDF5 dataset {file, dataset, on: cell|node}, or one number or expression
+ * per physical group of the cells {groups: {name: value, ...}, default:
+ * value}. */
 typedef enum {
   FEINT_VALUE_NONE = 0, /* not given */
   FEINT_VALUE_CONSTANT,
   FEINT_VALUE_EXPRESSION,
   FEINT_VALUE_DATASET,
-  FEINT_VALUE_GROUPS /* a per-cell field: each cell takes its physical group's number (form.c) */
+  FEINT_VALUE_GROUPS /* each cell takes its physical group's number (a per-cell field) or expression
+                        (a piecewise nodal one; form.c) */
 } feint_value_kind;
 
 typedef struct {
@@ -59,6 +61,8 @@ typedef struct {
   int n_groups;      /* FEINT_VALUE_GROUPS: groups named, each with its number and where */
   char **group_names;
   double *group_values;
+  char **group_exprs; /* FEINT_VALUE_GROUPS: each group's expression, NULL where it is a number; the default's
+                         in `expression` (NULL: a number, `constant`) */
   char (*group_where)[256];
   int has_default;   /* FEINT_VALUE_GROUPS: default given; its number is `constant` */
   char key[96];      /* FEINT_VALUE_GROUPS: the case key ("physics.kappa"), for messages */

@@ -25,7 +25,9 @@
 typedef struct {
   feint_field_kind kind;
   double constant;   /* FEINT_FIELD_CONSTANT */
-  double *values;    /* CELL: n_cells values; NODE: n_scalar_dofs values (owned) */
+  double *values;    /* CELL: n_cells values; NODE: n_scalar_dofs values; CELL_NODE: n_cells x per_cell,
+                        cell c's value at its local scalar dof i at c per_cell + i (owned) */
+  int per_cell;      /* CELL_NODE: values a cell (the space's nb, the row stride of scalar_cell_dofs) */
 } feint_field;
 
 /* A quadrature rule with the basis tabulated at its points. */
@@ -107,11 +109,14 @@ int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, 
  * frees): the rigid body modes for elasticity (translations, then
  * rotations in the xy, yz, xz planes; 3 in 2D, 6 in 3D), one constant per
  * component otherwise. */
+/* The values a field of this kind holds on space s (0 for a constant). */
+int64_t feint_field_size(feint_field_kind kind, const feint_space *s);
+
 int feint_near_null_space(const feint_form *form, const feint_space *space, int *k, double **modes);
 
 /* The value of one field at a point where the scalar basis functions of
  * cell `cell` (scalar dofs `dofs`) take the values phi[nb]: its constant,
- * its P0 value, or its nodal values interpolated with the basis. Host and
+ * its P0 value, or its (piecewise) nodal values interpolated with the basis. Host and
  * device: the GPU element-matrix path (feint/elmat.h) runs it on fields
  * whose values are device arrays. */
 FEINT_HOST_DEVICE static inline double feint_field_at(const feint_field *fld, const double *phi, int nb, int64_t cell,
@@ -119,6 +124,11 @@ FEINT_HOST_DEVICE static inline double feint_field_at(const feint_field *fld, co
   if (fld->kind == FEINT_FIELD_CONSTANT) return fld->constant;
   if (fld->kind == FEINT_FIELD_CELL) return fld->values[cell];
   double s = 0;
+  if (fld->kind == FEINT_FIELD_CELL_NODE) {
+    const double *v = fld->values + cell * fld->per_cell;
+    for (int i = 0; i < nb; i++) s += phi[i] * v[i];
+    return s;
+  }
   for (int i = 0; i < nb; i++) s += phi[i] * fld->values[dofs[i]];
   return s;
 }

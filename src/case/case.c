@@ -254,10 +254,28 @@ static int resolve_path(const loader *L, const char *p, char **out) {
 static const char *const value_expected =
     "a number, an expression string, {file, dataset, on} or {groups, default}";
 
-/* {groups: {name: number, ...}, default: number}: names are checked
- * against the mesh's cell groups when the form is made (form.c), as the
- * mesh is not read yet. Only numbers per group in this version: an
- * expression or a dataset per group is refused here, where it is written. */
+/* One group's (or the default's) value: a number into *x, or an
+ * expression (checked here, where it is written) into *expr. */
+static int get_group_value(const tree_node *item, const char *sub, double *x, char **expr) {
+  if (parse_double(item, x)) return FEINT_OK;
+  if (item->kind == TREE_SCALAR && !tree_is_null(item) && item->text[0]) {
+    char where[256];
+    set_where(where, item);
+    feint_expr *e = NULL;
+    FEINT_CALL(feint_expr_create(item->text, where, &e));
+    feint_expr_destroy(e);
+    return feint_strdup(item->text, expr);
+  }
+  if (item->kind == TREE_MAP)
+    return fail_at(item, "%s: not yet supported: a value per group is a number or an expression in this version",
+                   sub);
+  return wrong_type(item, sub, "a number or an expression string");
+}
+
+/* {groups: {name: value, ...}, default: value}, each value a number or an
+ * expression: names are checked against the mesh's cell groups when the
+ * form is made (form.c), as the mesh is not read yet. A dataset per group
+ * is refused here, where it is written. */
 static int get_groups(const tree_node *n, const char *name, feint_value *v) {
   static const char *const keys[] = {"groups", "default", NULL};
   FEINT_CALL(check_keys(n, keys, name));
@@ -265,29 +283,26 @@ static int get_groups(const tree_node *n, const char *name, feint_value *v) {
   int w = snprintf(sub, sizeof sub, "%s.groups", name);
   if (w < 0) sub[0] = '\0';
   const tree_node *g = tree_map_get(n, "groups"), *d = field(n, "default");
-  if (g->kind != TREE_MAP || g->n == 0) return wrong_type(g, sub, "a mapping {group name: number, ...}");
+  if (g->kind != TREE_MAP || g->n == 0) return wrong_type(g, sub, "a mapping {group name: value, ...}");
   v->kind = FEINT_VALUE_GROUPS;
   snprintf(v->key, sizeof v->key, "%s", name);
   FEINT_CALL(feint_calloc(g->n, sizeof *v->group_names, &v->group_names, "per-group values"));
   FEINT_CALL(feint_calloc(g->n, sizeof *v->group_values, &v->group_values, "per-group values"));
   FEINT_CALL(feint_calloc(g->n, sizeof *v->group_where, &v->group_where, "per-group values"));
+  FEINT_CALL(feint_calloc(g->n, sizeof *v->group_exprs, &v->group_exprs, "per-group values"));
   for (size_t i = 0; i < g->n; i++) {
     const tree_node *k = g->keys[i], *item = g->items[i];
     w = snprintf(sub, sizeof sub, "%s.groups.%.60s", name, k->text);
     if (w < 0) sub[0] = '\0';
-    if (!parse_double(item, &v->group_values[i])) {
-      if ((item->kind == TREE_SCALAR && !tree_is_null(item) && item->text[0]) || item->kind == TREE_MAP)
-        return fail_at(item, "%s: not yet supported: per-group values are numbers in this version", sub);
-      return wrong_type(item, sub, "a number");
-    }
     FEINT_CALL(feint_strdup(k->text, &v->group_names[i]));
-    set_where(v->group_where[i], k);
     v->n_groups = (int)i + 1;
+    FEINT_CALL(get_group_value(item, sub, &v->group_values[i], &v->group_exprs[i]));
+    set_where(v->group_where[i], k);
   }
   if (d) {
     w = snprintf(sub, sizeof sub, "%s.default", name);
     if (w < 0) sub[0] = '\0';
-    FEINT_CALL(get_number(d, sub, &v->constant));
+    FEINT_CALL(get_group_value(d, sub, &v->constant, &v->expression));
     v->has_default = 1;
   }
   return FEINT_OK;
@@ -1447,7 +1462,11 @@ static void value_free(feint_value *v) {
   free(v->expression);
   free(v->file);
   free(v->dataset);
-  for (int i = 0; i < v->n_groups; i++) free(v->group_names[i]);
+  for (int i = 0; i < v->n_groups; i++) {
+    free(v->group_names[i]);
+    if (v->group_exprs) free(v->group_exprs[i]);
+  }
+  free(v->group_exprs);
   free(v->group_names);
   free(v->group_values);
   free(v->group_where);

@@ -398,9 +398,7 @@ static void work_model(const run_state *r, feint_run_report *rep) {
   double dofmap = s->order == 1 ? 0 : index * (double)(m->n_cells * s->nb); /* P1 uses the vertices */
   double coefficients = 0;
   for (int k = 0; k < f->n_aux; k++)
-    coefficients += f->aux[k].kind == FEINT_FIELD_NODE   ? real * (double)s->n_scalar_dofs
-                    : f->aux[k].kind == FEINT_FIELD_CELL ? real * (double)m->n_cells
-                                                         : 0;
+    coefficients += real * (double)feint_field_size(f->aux[k].kind, s);
   const double vec = real * (double)s->n_dofs;
   rep->min_bytes[FEINT_PHASE_RESIDUAL] = geometry + dofmap + coefficients + 2 * vec;
   rep->min_bytes[FEINT_PHASE_RHS] = geometry + dofmap + coefficients + vec;

@@ -13,7 +13,7 @@ static double block_flops(const feint_form *f, feint_form_work what, feint_cell_
   const double d = f->dim, nc = f->nc, n = nb;
   double nodal = 0; /* coefficient fields interpolated at each point */
   for (int k = 0; k < f->n_aux; k++)
-    if (f->aux[k].kind == FEINT_FIELD_NODE) nodal += 2 * n;
+    if (f->aux[k].kind == FEINT_FIELD_NODE || f->aux[k].kind == FEINT_FIELD_CELL_NODE) nodal += 2 * n;
   /* the Jacobian and its inverse: once per cell on affine simplices, at every point otherwise */
   const double jacobian = feint_cell_is_simplex(cell) ? d * d + inverse_flops(f->dim)
                                                       : nq * (2 * nv * d * d + inverse_flops(f->dim));

@@ -12,6 +12,16 @@
 #include "feint/h5.h"
 #include "feint/physics.h"
 
+int64_t feint_field_size(feint_field_kind kind, const feint_space *s) {
+  switch (kind) {
+    case FEINT_FIELD_CONSTANT: return 0;
+    case FEINT_FIELD_CELL: return s->mesh->n_cells;
+    case FEINT_FIELD_NODE: return s->n_scalar_dofs;
+    case FEINT_FIELD_CELL_NODE: return s->mesh->n_cells * s->nb;
+  }
+  return 0;
+}
+
 /* Refuse a sampled field holding inf or nan (a division by zero, the log
  * of a negative number, a bad dataset): it would go silently into every
  * result. The message names the value, where it is given and the first
@@ -22,12 +32,15 @@ static int field_check_finite(const feint_value *v, const feint_space *s, const 
     if (isfinite(f->constant)) return FEINT_OK;
     return feint_error_not_finite(v->where, name, what, f->constant, NULL);
   }
-  const int64_t n = f->kind == FEINT_FIELD_CELL ? s->mesh->n_cells : s->n_scalar_dofs;
+  const int64_t n = feint_field_size(f->kind, s);
   for (int64_t i = 0; i < n; i++) {
     if (isfinite(f->values[i])) continue;
     if (f->kind == FEINT_FIELD_CELL)
       return feint_error_set(FEINT_ERR_INPUT, "%s: %s \"%s\" is %s on cell %lld: expected finite values", v->where,
                              name, what, feint_nonfinite_name(f->values[i]), (long long)i);
+    if (f->kind == FEINT_FIELD_CELL_NODE) /* an expression per group: the point is the dof's */
+      return feint_error_not_finite(v->where, name, what, f->values[i],
+                                    s->coordinates + 3 * s->scalar_cell_dofs[i]);
     return feint_error_not_finite(v->where, name, what, f->values[i], s->coordinates + 3 * i);
   }
   return FEINT_OK;
@@ -49,58 +62,108 @@ static void sample_range(int64_t a, int64_t b, void *arg) {
   }
 }
 
-/* {groups: {name: number}, default}: the per-cell field a dataset on: cell
- * would give, each cell taking the number of its physical group
- * (mesh->cell_group), so every backend reads it as any FEINT_FIELD_CELL.
- * Each name must be a group of the cells' dimension; every cell needs a
- * number (its group's, or the default). */
-static int field_from_groups(const feint_value *v, const feint_mesh *m, const char *name, feint_field *f) {
-  char key[128];
-  snprintf(key, sizeof key, "%s.groups", v->key);
-  double *of_group = NULL; /* per mesh group: its number; NAN = none given */
-  FEINT_CALL(feint_malloc((size_t)m->n_groups + 1, sizeof *of_group, &of_group, "per-group values"));
-  for (int g = 0; g < m->n_groups; g++) of_group[g] = NAN;
-  int status = FEINT_OK;
-  for (int i = 0; i < v->n_groups && !status; i++) {
-    int g;
-    status = feint_mesh_need_group(m, v->group_names[i], m->dim, v->group_where[i], key, "per-group values", &g);
-    if (!status) of_group[g] = v->group_values[i];
+/* Cells [a, b) of a piecewise nodal field: each its group's expression
+ * (NULL: its number) at its own scalar dofs. */
+typedef struct {
+  const feint_space *s;
+  const int *group_of_cell;      /* mesh->cell_group */
+  feint_expr *const *expr;       /* per mesh group, [n_groups] the default's; NULL: a number */
+  const double *number;          /* per mesh group, [n_groups] the default's */
+  int n_groups;
+  double *values;
+} groups_job;
+
+static void groups_range(int64_t a, int64_t b, void *arg) {
+  const groups_job *j = arg;
+  const int nb = j->s->nb;
+  for (int64_t c = a; c < b; c++) {
+    const int g0 = j->group_of_cell[c];
+    const int g = g0 >= 0 && (j->expr[g0] || !isnan(j->number[g0])) ? g0 : j->n_groups;
+    const int64_t *sd = j->s->scalar_cell_dofs + c * nb;
+    for (int i = 0; i < nb; i++) {
+      const double *x = sd[i] >= 0 ? j->s->coordinates + 3 * sd[i] : NULL;
+      j->values[c * nb + i] = !x ? 0 : j->expr[g] ? feint_expr_eval(j->expr[g], x[0], x[1], x[2]) : j->number[g];
+    }
   }
-  if (!status) status = feint_malloc((size_t)m->n_cells + 1, sizeof *f->values, &f->values, name);
-  if (status) {
-    free(of_group);
-    return status;
-  }
-  f->kind = FEINT_FIELD_CELL;
+}
+
+/* The cells without a value (neither their group's nor a default): an
+ * input error listing their groups. */
+static int groups_missing(const feint_value *v, const feint_mesh *m, const char *key, const double *of_group,
+                          feint_expr *const *expr) {
   int64_t missing = 0;
   for (int64_t c = 0; c < m->n_cells; c++) {
     const int g = m->cell_group[c];
-    const double x = g >= 0 ? of_group[g] : NAN;
-    f->values[c] = isnan(x) ? v->constant : x;
-    if (isnan(x) && !v->has_default) missing++;
+    missing += (g < 0 || (isnan(of_group[g]) && !expr[g])) && !v->has_default;
   }
-  if (missing) {
-    /* which groups those cells are in, for the message */
-    char list[512] = "";
-    size_t used = 0;
-    for (int g = -1; g < m->n_groups; g++) {
-      int hit = 0;
-      for (int64_t c = 0; c < m->n_cells && !hit; c++) hit = m->cell_group[c] == g && (g < 0 || isnan(of_group[g]));
-      if (!hit) continue;
-      int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
-                       g < 0 ? "(no physical group)" : m->groups[g].name[0] ? m->groups[g].name : "(unnamed)");
-      if (w < 0 || (size_t)w >= sizeof list - used) break;
-      used += (size_t)w;
+  if (!missing) return FEINT_OK;
+  char list[512] = "";
+  size_t used = 0;
+  for (int g = -1; g < m->n_groups; g++) {
+    int hit = 0;
+    for (int64_t c = 0; c < m->n_cells && !hit; c++)
+      hit = m->cell_group[c] == g && (g < 0 || (isnan(of_group[g]) && !expr[g]));
+    if (!hit) continue;
+    int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
+                     g < 0 ? "(no physical group)" : m->groups[g].name[0] ? m->groups[g].name : "(unnamed)");
+    if (w < 0 || (size_t)w >= sizeof list - used) break;
+    used += (size_t)w;
+  }
+  return feint_error_set(FEINT_ERR_INPUT,
+                         "%s: %s: %lld cell%s no value: %s in group%s %s, not listed; list %s or give %s.default",
+                         v->where, key, (long long)missing, missing == 1 ? " has" : "s have",
+                         missing == 1 ? "it is" : "they are", strchr(list, ',') ? "s" : "", list,
+                         strchr(list, ',') ? "them" : "it", v->key);
+}
+
+/* {groups: {name: value}, default}: each cell takes its physical group's
+ * value (mesh->cell_group). Numbers only: the per-cell field a dataset on:
+ * cell would give (FEINT_FIELD_CELL). An expression among them: a
+ * piecewise nodal field (FEINT_FIELD_CELL_NODE), each cell's expression
+ * at its own scalar dofs, so the field may jump between groups. Each name
+ * must be a group of the cells' dimension; every cell needs a value (its
+ * group's, or the default). */
+static int field_from_groups(const feint_value *v, const feint_space *s, const char *name, feint_field *f) {
+  const feint_mesh *m = s->mesh;
+  char key[128];
+  snprintf(key, sizeof key, "%s.groups", v->key);
+  double *of_group = NULL;  /* per mesh group (+ the default): its number; NAN = none given */
+  feint_expr **expr = NULL; /* per mesh group (+ the default): its expression, or NULL */
+  FEINT_CALL(feint_malloc((size_t)m->n_groups + 1, sizeof *of_group, &of_group, "per-group values"));
+  int status = feint_calloc((size_t)m->n_groups + 1, sizeof *expr, &expr, "per-group values");
+  for (int g = 0; g <= m->n_groups; g++) of_group[g] = NAN;
+  int any_expr = v->expression != NULL;
+  for (int i = 0; i < v->n_groups && !status; i++) {
+    int g;
+    status = feint_mesh_need_group(m, v->group_names[i], m->dim, v->group_where[i], key, "per-group values", &g);
+    if (status) break;
+    of_group[g] = v->group_values[i];
+    if (v->group_exprs && v->group_exprs[i]) {
+      any_expr = 1;
+      status = feint_expr_create(v->group_exprs[i], v->group_where[i], &expr[g]);
     }
-    status = feint_error_set(FEINT_ERR_INPUT,
-                             "%s: %s: %lld cell%s no value: %s in group%s %s, not listed; list %s or give "
-                             "%s.default",
-                             v->where, key, (long long)missing, missing == 1 ? " has" : "s have",
-                             missing == 1 ? "it is" : "they are", strchr(list, ',') ? "s" : "", list,
-                             strchr(list, ',') ? "them" : "it", v->key);
-    free(f->values);
-    f->values = NULL;
   }
+  if (!status) {
+    of_group[m->n_groups] = v->constant;
+    if (v->expression) status = feint_expr_create(v->expression, v->where, &expr[m->n_groups]);
+  }
+  if (!status) status = groups_missing(v, m, key, of_group, expr);
+  const int64_t n = any_expr ? m->n_cells * s->nb : m->n_cells;
+  if (!status) status = feint_malloc((size_t)n + 1, sizeof *f->values, &f->values, name);
+  if (!status && any_expr) {
+    f->kind = FEINT_FIELD_CELL_NODE;
+    f->per_cell = s->nb;
+    groups_job job = {s, m->cell_group, expr, of_group, m->n_groups, f->values};
+    feint_parallel_for(m->n_cells, 1 << 12, groups_range, &job);
+  } else if (!status) {
+    f->kind = FEINT_FIELD_CELL;
+    for (int64_t c = 0; c < m->n_cells; c++) {
+      const int g = m->cell_group[c];
+      f->values[c] = g >= 0 && !isnan(of_group[g]) ? of_group[g] : v->constant;
+    }
+  }
+  for (int g = 0; g <= m->n_groups; g++) feint_expr_destroy(expr[g]);
+  free(expr);
   free(of_group);
   return status;
 }
@@ -145,7 +208,7 @@ static int field_sample(const feint_value *v, const feint_space *s, double fallb
       f->kind = v->on_cells ? FEINT_FIELD_CELL : FEINT_FIELD_NODE;
       return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &f->values);
     }
-    case FEINT_VALUE_GROUPS: return field_from_groups(v, s->mesh, name, f);
+    case FEINT_VALUE_GROUPS: return field_from_groups(v, s, name, f);
   }
   return feint_error_set(FEINT_ERR_INPUT, "%s: unsupported value for %s", v->where, name);
 }
@@ -164,7 +227,7 @@ static int field_from_value(const feint_value *v, const feint_space *s, double f
 }
 
 static int field_degree(const feint_field *f, int order) {
-  return f->kind == FEINT_FIELD_NODE ? order : 0;
+  return f->kind == FEINT_FIELD_NODE || f->kind == FEINT_FIELD_CELL_NODE ? order : 0;
 }
 
 /* E and nu -> Lame parameters, sample by sample (both fields must be
@@ -172,9 +235,11 @@ static int field_degree(const feint_field *f, int order) {
 static int lame_from_young(feint_field *E, feint_field *nu, const feint_space *s, const char *where) {
   if (E->kind != nu->kind && E->kind != FEINT_FIELD_CONSTANT && nu->kind != FEINT_FIELD_CONSTANT)
     return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: E and nu must both be per cell or both per node to be combined", where);
+                           "%s: E and nu must be sampled alike to be combined (both per cell, both per node, or "
+                           "both with expressions per group), or one of them constant",
+                           where);
   feint_field_kind kind = E->kind != FEINT_FIELD_CONSTANT ? E->kind : nu->kind;
-  int64_t n = kind == FEINT_FIELD_CELL ? s->mesh->n_cells : kind == FEINT_FIELD_NODE ? s->n_scalar_dofs : 1;
+  int64_t n = kind == FEINT_FIELD_CONSTANT ? 1 : feint_field_size(kind, s);
   double *lam = NULL, *mu = NULL;
   FEINT_CALL(feint_malloc((size_t)n, sizeof *lam, &lam, "Lame lambda"));
   int status = feint_malloc((size_t)n, sizeof *mu, &mu, "Lame mu");
@@ -197,6 +262,7 @@ static int lame_from_young(feint_field *E, feint_field *nu, const feint_space *s
   field_release(E);
   field_release(nu);
   E->kind = nu->kind = kind;
+  E->per_cell = nu->per_cell = kind == FEINT_FIELD_CELL_NODE ? s->nb : 0;
   if (kind == FEINT_FIELD_CONSTANT) {
     E->constant = lam[0];
     nu->constant = mu[0];
@@ -416,7 +482,7 @@ int feint_form_create(const feint_case *c, const feint_space *s, feint_form **ou
   for (int k = 0; k < nc && c->state_u.n; k++) {
     feint_field uk;
     if ((status = field_from_value(&c->state_u.c[k], s, 0, "state.u", &uk))) goto fail;
-    if (uk.kind == FEINT_FIELD_CELL) {
+    if (uk.kind == FEINT_FIELD_CELL || uk.kind == FEINT_FIELD_CELL_NODE) {
       field_release(&uk);
       status = feint_error_set(FEINT_ERR_INPUT, "%s: state.u must be given per node, not per cell",
                                c->state_u.c[k].where);
@@ -459,7 +525,9 @@ void feint_form_destroy(feint_form *f) {
 }
 
 static const char *field_kind_name(feint_field_kind k) {
-  return k == FEINT_FIELD_CONSTANT ? "constant" : k == FEINT_FIELD_CELL ? "per cell" : "nodal";
+  return k == FEINT_FIELD_CONSTANT ? "constant" : k == FEINT_FIELD_CELL ? "per cell"
+         : k == FEINT_FIELD_NODE    ? "nodal"
+                                    : "nodal per group";
 }
 
 int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, size_t why_size) {

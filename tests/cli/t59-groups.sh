@@ -4,7 +4,11 @@
 # of the same numbers given as per-cell datasets, which this script writes
 # from the cells' centroids (inner: x < 1/2), not from feint's groups: P1
 # and P2, every assembly strategy, --set and a sweep over one group's
-# value, and a user form's coefficient. Independent truth: the layered
+# value, and a user form's coefficient. Expressions per group: the same
+# expression in every group gives bitwise what the plain expression gives;
+# different ones give each cell bitwise the element matrix of its group's
+# expression given alone (P1 and P2; the kind and a user form, whose
+# coefficient gradient follows the cell's own expression). Independent truth: the layered
 # problem (kappa 1 | 10 in slabs normal to x, u = 0 on x = 0, u = 1 on
 # x = 1, insulated elsewhere) solved from the exported system with SciPy
 # is the exact piecewise linear solution at every dof, to round-off, on
@@ -92,6 +96,53 @@ EOF
 "$FEINT" run --quiet "$WORK/d.yaml" -o "$WORK/d2.h5" --set space.order=2
 echo -n "user form: "; compare "$WORK/d2.h5" "$WORK/f.h5"
 
+# expressions per group (a field that jumps between the groups)
+ex_in="1 + x*y" ex_out="10 + z*z"
+for order in 1 2; do
+  o=(--set space.order=$order)
+  "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/e-same.h5" "${o[@]}" \
+    --set "physics.kappa={groups: {inner: \"$ex_in\", outer: \"$ex_in\"}}"
+  "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/e-plain.h5" "${o[@]}" --set "physics.kappa=$ex_in"
+  echo -n "P$order the same expression in both groups: "; compare "$WORK/e-plain.h5" "$WORK/e-same.h5"
+  "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/e-both.h5" "${o[@]}" \
+    --set "physics.kappa={groups: {inner: \"$ex_in\"}, default: \"$ex_out\"}"
+  "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/e-out.h5" "${o[@]}" --set "physics.kappa=$ex_out"
+  $PY - "$WORK/e-both.h5" "$WORK/e-plain.h5" "$WORK/e-out.h5" "$WORK/cells.h5" $order <<'EOF'
+import sys, h5py, numpy as np
+both, inner_run, outer_run = (h5py.File(p)["element_matrices"][:] for p in sys.argv[1:4])
+inner = h5py.File(sys.argv[4])["kappa"][:] == 1.5  # the cells of group inner, from their centroids
+want = np.where(inner[:, None, None], inner_run, outer_run)
+assert both.tobytes() == want.tobytes(), np.abs(both - want).max()
+assert not np.allclose(inner_run[~inner], outer_run[~inner]), "the two expressions give the same matrices"
+print(f"P{sys.argv[5]} an expression per group: each of {both.shape[0]} cells has its group's element matrix, bitwise")
+EOF
+done
+# a user form's coefficient given by expressions per group, and its gradient
+# (the cell's own expression's: k = x^2 | 3x, so k_x = 2x | 3, exact in P2)
+write_case fe.yaml <<EOF
+$common
+space: {order: 2}
+physics:
+  kind: form
+  coefficients: {k: {groups: {inner: "x^2", outer: "3*x"}}}
+  f0: "-k_x"
+  f1: ["k*u_x", "k*u_y", "k*u_z"]
+EOF
+"$FEINT" run --quiet "$WORK/fe.yaml" -o "$WORK/fe.h5"
+"$FEINT" run --quiet "$WORK/fe.yaml" -o "$WORK/fe-direct.h5" \
+  --set 'physics.coefficients={k: {groups: {inner: "x^2", outer: "3*x"}}, kx: {groups: {inner: "2*x", outer: 3}}}' \
+  --set 'physics.f0=-kx'
+$PY - "$WORK/fe.h5" "$WORK/fe-direct.h5" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for n in ("residual", "rhs", "element_matrices", "matrix/data"):
+    x, y = a[n][:], b[n][:]
+    assert np.linalg.norm(x) > 0, n
+    d = np.abs(x - y).max() / np.abs(x).max()
+    assert d < 1e-12, (n, d)
+print("a form's coefficient per group and its gradient: within 1e-12 of the gradient written out")
+EOF
+
 # the layered problem: exact solution piecewise linear in x, kappa1 u1' = kappa2 u2'
 write_case l.yaml <<EOF
 mesh: {file: $(geo two-materials.geo), size: 0.25}
@@ -137,14 +188,16 @@ bad "group of the facets" "physics.kappa.groups: physical group 'left' has dimen
   'physics.kappa.groups={inner: 1, left: 2}'
 bad "cells without a value" "b.yaml:4:10: physics.kappa.groups: [0-9]+ cells have no value: they are in group outer, not listed; .*physics.kappa.default" \
   'physics.kappa.groups={inner: 1}'
-sed -i 's/middle: 10/outer: "1 + x"/' "$WORK/b.yaml"
-bad "expression in groups" "b.yaml:4:37: physics.kappa.groups.outer: not yet supported: per-group values are numbers in this version"
-bad "dataset in groups" "physics.kappa.groups.outer: not yet supported: per-group values are numbers" \
+sed -i 's/middle: 10/outer: "1 + x*"/' "$WORK/b.yaml"
+bad "bad expression in groups" "b.yaml:4:37: in expression \"1 \\+ x\\*\": .* at character 7"
+bad "dataset in groups" "physics.kappa.groups.outer: not yet supported: a value per group is a number or an expression" \
   'physics.kappa.groups.outer={file: cells.h5, dataset: /kappa, on: cell}'
-bad "groups not a mapping" "physics.kappa.groups: expected a mapping \{group name: number, ...\}, got a sequence" \
+bad "groups not a mapping" "physics.kappa.groups: expected a mapping \{group name: value, ...\}, got a sequence" \
   'physics.kappa.groups=[inner, outer]'
-bad "default not a number" "physics.kappa.default: expected a number" \
-  'physics.kappa={groups: {inner: 1}, default: "x"}'
+bad "default not a value" "physics.kappa.default: expected a number or an expression string" \
+  'physics.kappa={groups: {inner: 1}, default: [1]}'
+bad "unknown name in a group" "in expression \"q \\+ 1\": unknown name 'q' \\(expected x, y, z, pi or e\\) at character 1" \
+  'physics.kappa={groups: {inner: "q + 1"}, default: 0}'
 bad "groups beside file" "unknown key 'file' in physics.kappa" \
   'physics.kappa={groups: {inner: 1}, file: a.h5}'
 bad "groups for a boundary value" "boundary\[0\].dirichlet: a boundary value cannot be given per physical group" \
@@ -153,3 +206,24 @@ bad "groups for a boundary value" "boundary\[0\].dirichlet: a boundary value can
 bad "state.u per group" "state.u must be given per node" \
   'physics.kappa=1' \
   'state.u={groups: {inner: 1}, default: 0}'
+bad "state.u by expressions per group" "state.u must be given per node" \
+  'physics.kappa=1' \
+  'state.u={groups: {inner: "x"}, default: 0}'
+# the GPU kernels read constant, per-cell and nodal coefficients: the cuda
+# backend refuses expressions per group with its reason (auto: the cpu)
+expect_bad "expressions per group on cuda" "expression per physical group runs on the cpu backend|built without CUDA" \
+  run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --backend cuda --set 'physics.kappa={groups: {inner: "x"}, default: 1}'
+# hexahedra (the tensor-product cells' path) and a mixed tetrahedron +
+# prism mesh: one group's expression equals the plain expression, bitwise
+for g in hexcube.geo:2 mixedcube.geo:2; do
+  write_case h.yaml <<EOF2
+mesh: {file: $(geo ${g%:*}), size: 0.4}
+space: {order: ${g#*:}}
+physics: {kind: poisson, kappa: {groups: {domain: "1 + x*y"}}, source: "z"}
+state: {u: "x*y + sin(z + x)"}
+output: {residual: true, rhs: true, matrix: true, element_matrices: true}
+EOF2
+  "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/h-groups.h5"
+  "$FEINT" run --quiet "$WORK/h.yaml" -o "$WORK/h-plain.h5" --set 'physics.kappa=1 + x*y'
+  echo -n "${g%:*} P${g#*:}, an expression per group: "; compare "$WORK/h-plain.h5" "$WORK/h-groups.h5"
+done

@@ -138,8 +138,8 @@ int main(void) {
       "  coefficients: {f: 3.5, g: \"x*y\"}\n  f0: \"-f*g + 0.5*exp(u)\"\n"
       "  f1: [\"(k0 + beta*u^3)*u_x\", \"(k0 + beta*u^2)*u_y\", \"(k0 + beta*u^2)*u_z + g_x\"]\n";
   feint_user_form *a = form_of(a_text, 3), *b = form_of(b_text, 3), *c = form_of(c_text, 3);
-  feint_field fa[2] = {{FEINT_FIELD_CONSTANT, 3.5, NULL}, {FEINT_FIELD_NODE, 0, NULL}};
-  feint_field fb[2] = {{FEINT_FIELD_CONSTANT, 9.0625, NULL}, {FEINT_FIELD_NODE, 0, NULL}};
+  feint_field fa[2] = {{FEINT_FIELD_CONSTANT, 3.5, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
+  feint_field fb[2] = {{FEINT_FIELD_CONSTANT, 9.0625, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
   feint_form_cuda_layout L = {3, 1, 4, 4, 4, 4, 2, fa}, Lb = L;
   Lb.aux = fb;
   char *sa = source_of(a, &L), *sb = source_of(b, &Lb), *sc = source_of(c, &L);
@@ -170,7 +170,7 @@ int main(void) {
   CHECK(strstr(sa, "feint_form_vector") && strstr(sa, "feint_form_matrix"), "the kernels' names");
 
   /* the layout is in the source: coefficient kinds and the basis */
-  feint_field fcell[2] = {{FEINT_FIELD_CELL, 0, NULL}, {FEINT_FIELD_NODE, 0, NULL}};
+  feint_field fcell[2] = {{FEINT_FIELD_CELL, 0, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
   feint_form_cuda_layout Lcell = L, Lp2 = L;
   Lcell.aux = fcell;
   Lp2.nb = 10;

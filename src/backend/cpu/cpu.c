@@ -196,9 +196,12 @@ CPU_INLINE void user_symbols(const feint_problem *p, const cpu_rule *rule, int n
       const int at = feint_user_form_coefficient_symbol(uf, k);
       const feint_field *fld = &f->aux[k];
       v[at] = feint_field_at(fld, phi, nb, c, sdofs);
-      if (fld->kind != FEINT_FIELD_NODE || !(uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])) continue;
-      for (int i = 0; i < nb; i++)
-        for (int d = 0; d < dim; d++) v[at + 1 + d] += s->gphi[(q * nb + i) * dim + d] * fld->values[sdofs[i]];
+      const int nodal = fld->kind == FEINT_FIELD_NODE || fld->kind == FEINT_FIELD_CELL_NODE;
+      if (!nodal || !(uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])) continue;
+      for (int i = 0; i < nb; i++) {
+        const double fi = fld->kind == FEINT_FIELD_NODE ? fld->values[sdofs[i]] : fld->values[c * fld->per_cell + i];
+        for (int d = 0; d < dim; d++) v[at + 1 + d] += s->gphi[(q * nb + i) * dim + d] * fi;
+      }
     }
     for (int k = 0; k < uf->n_parameters; k++) v[par + k] = uf->parameters[k];
   }

@@ -258,8 +258,9 @@ static void aux_at_points(cpu_tensor *t, const tensor_rule *r, int64_t c, int n_
   const int64_t *sdofs = t->p->space->scalar_cell_dofs + c * t->p->space->nb;
   for (int k = 0; k < n_aux; k++) {
     const feint_field *fld = &f->aux[k];
-    if (fld->kind == FEINT_FIELD_NODE) {
-      for (int i = 0; i < t->nb; i++) t->nodal[i] = fld->values[sdofs[i]];
+    if (fld->kind == FEINT_FIELD_NODE || fld->kind == FEINT_FIELD_CELL_NODE) {
+      for (int i = 0; i < t->nb; i++)
+        t->nodal[i] = fld->kind == FEINT_FIELD_NODE ? fld->values[sdofs[i]] : fld->values[c * fld->per_cell + i];
       to_points(t, r, -1, t->nodal, t->pts);
     }
     for (int q = 0; q < r->nq; q++)
