@@ -1,6 +1,6 @@
-/* A user form spliced into the P1 kernel templates (family p1-form; issue
- * 19): the block-local aggregation kernel of p1.cuh (vectors of any
- * component count, scalar CSR matrices), the per-cell matrix kernel
+/* A user form spliced into the P1 kernel templates (families p1-block
+ * and p1-cell; issue 19): the block-local aggregation kernel of p1.cuh
+ * (vectors of any component count, scalar CSR matrices), the per-cell matrix kernel
  * (element matrices, vector CSR matrices) and its gather by row, with the
  * form's pointwise functions where the built-in kernels call physics.h.
  * Compiled by NVRTC only, after p1.cuh (whose templates name their
