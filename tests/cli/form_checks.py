@@ -4,6 +4,8 @@ ones, and a Newton solve calling `feint run` per iteration.
 
   form_checks.py fd FEINT WORK GEO SIZE ORDER
   form_checks.py newton FEINT WORK GEO SIZE ORDER LEVELS (the mesh refined 0 .. LEVELS-1 times)
+  form_checks.py bitwise BUILTIN.h5 FORM.h5 LABEL (a form against the built-in kind: the bytes)
+  form_checks.py rhs BUILTIN.h5 FORM.h5 LABEL (the load vectors to 1e-13, relative)
 """
 import subprocess
 import sys
@@ -171,7 +173,29 @@ def newton(feint, work, geo, size, order, levels):
         assert slopes[-1] > order + 1 - 0.3, f"the discrete solution converges at {slopes}"
 
 
+def bitwise(a, b, label):
+    """Residual, load, element matrices and CSR matrix bitwise equal (the
+    bytes, so -0 and 0 differ too), none zero: nothing compared."""
+    a, b = h5py.File(a), h5py.File(b)
+    for n in ("residual", "rhs", "element_matrices", "matrix/data", "matrix/indices", "matrix/indptr"):
+        x, y = a[n][:], b[n][:]
+        assert x.shape == y.shape and x.tobytes() == y.tobytes(), \
+            f"{label}: {n}: kind form differs from the built-in kind by {np.abs(x - y).max():.3g}"
+        assert n.startswith("matrix/ind") or np.linalg.norm(x) > 0, f"{label}: {n} is zero: nothing compared"
+    print(f"ok: {label}: the form equals the built-in kind bitwise ({a['residual'].shape[0]} dofs)")
+
+
+def rhs(a, b, label):
+    x, y = h5py.File(a)["rhs"][:], h5py.File(b)["rhs"][:]
+    d = np.abs(x - y).max() / np.abs(x).max()
+    assert d < 1e-13, f"{label}: the loads differ by {d:.3g}"
+    print(f"ok: {label}: the loads agree, relative difference {d:.2g}")
+
+
 def main():
+    if sys.argv[1] in ("bitwise", "rhs"):
+        (bitwise if sys.argv[1] == "bitwise" else rhs)(*sys.argv[2:5])
+        return
     what, feint, work, geo, size, order = sys.argv[1:7]
     if what == "fd":
         fd(feint, work, geo, float(size), int(order))

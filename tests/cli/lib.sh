@@ -214,3 +214,29 @@ for n in sys.argv[4:]:
     assert np.array_equal(a[n][:], b[n][:]), sys.argv[3] + ': ' + n + ' differs'
 print('  ' + sys.argv[3] + ': bitwise equal (' + ', '.join(sys.argv[4:]) + ')')" "$@"
 }
+# form_pair LABEL MESH ORDER COMPONENTS STATE BUILTIN-PHYSICS FORM-KEYS: the
+# same problem as a built-in physics kind and as kind form (FORM-KEYS: the
+# lines under physics after kind: form), compared bitwise (t57-forms-*)
+form_pair() {
+  local common="mesh: $2
+space: {order: $3, components: $4}
+state: {u: $5}
+output: {residual: true, rhs: true, matrix: true, element_matrices: true}"
+  printf '%s\nphysics: %s\n' "$common" "$6" > "$WORK/k.yaml"
+  printf '%s\nphysics:\n  kind: form\n%s\n' "$common" "$7" > "$WORK/f.yaml"
+  "$FEINT" run --quiet "$WORK/k.yaml" -o "$WORK/k.h5"
+  "$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/f.h5"
+  $PY "$ROOT/tests/cli/form_checks.py" bitwise "$WORK/k.h5" "$WORK/f.h5" "$1"
+}
+# form_sigma C DIM: row C of sigma(u) = lam tr(eps) I + 2 mu eps as f1
+# expressions, summed in feint_physics_f1's order (so bitwise its numbers)
+form_sigma() {
+  local d r="" e xyz=xyz tr="u0_x + u1_y"
+  [ "$2" = 3 ] && tr="$tr + u2_z"
+  for ((d = 0; d < $2; d++)); do
+    e="mu*(u${1}_${xyz:d:1} + u${d}_${xyz:$1:1})"
+    [ "$d" != "$1" ] || e="$e + lam*($tr)"
+    r="$r${r:+, }\"$e\""
+  done
+  echo "[$r]"
+}

@@ -11,18 +11,6 @@
 # The Jacobian blocks are derived; their entries are the coefficients
 # themselves (elasticity: 2 mu + lam on the diagonal, the kind's (mu + mu) + lam).
 source "$(dirname "$0")/lib.sh"
-compare() { # builtin.h5 form.h5 LABEL: bitwise equal (the bytes, so -0 and 0 differ too), nothing zero
-  $PY - "$@" <<'EOF'
-import sys, h5py, numpy as np
-a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
-for n in ("residual", "rhs", "element_matrices", "matrix/data", "matrix/indices", "matrix/indptr"):
-    x, y = a[n][:], b[n][:]
-    assert x.shape == y.shape and x.tobytes() == y.tobytes(), \
-        f"{sys.argv[3]}: {n}: kind form differs from the built-in kind by {np.abs(x - y).max():.3g}"
-    assert n.startswith("matrix/ind") or np.linalg.norm(x) > 0, f"{sys.argv[3]}: {n} is zero: nothing compared"
-print(f"ok: {sys.argv[3]}: the form equals the built-in kind bitwise ({a['residual'].shape[0]} dofs)")
-EOF
-}
 S='"sin(pi*x)*y + 0.5"' # the source f (nowhere 0 at the points, so -f + 0 is -f, not +0 for -0)
 K='"1 + x*y"'
 grad() { echo "[\"$1*u_x\", \"$1*u_y\", \"$1*u_z\"]"; } # kappa grad u, one entry per direction
@@ -31,28 +19,9 @@ grad() { echo "[\"$1*u_x\", \"$1*u_y\", \"$1*u_z\"]"; } # kappa grad u, one entr
 TENSOR='[["2 + x", "0.3*y", "0.1"], ["-0.2*z", "1 + y*z", "0.4*x"], ["0.2", "0.1*x*y", "1.5 + z"]]'
 KCOEF='K00: "2 + x", K01: "0.3*y", K02: 0.1, K10: "-0.2*z", K11: "1 + y*z", K12: "0.4*x", K20: 0.2, K21: "0.1*x*y", K22: "1.5 + z"'
 krow() { echo "\"K${1}0*u_x + K${1}1*u_y + K${1}2*u_z\""; }
-sigma() { # row c of sigma(u) = lam tr(eps) I + 2 mu eps, as feint_physics_f1 sums it
-  local d r="" e xyz=xyz
-  for d in 0 1 2; do
-    e="mu*(u${1}_${xyz:d:1} + u${d}_${xyz:$1:1})"
-    [ "$d" != "$1" ] || e="$e + lam*(u0_x + u1_y + u2_z)"
-    r="$r${r:+, }\"$e\""
-  done
-  echo "[$r]"
-}
 # pair NAME ORDER SIZE COMPONENTS STATE BUILTIN-PHYSICS FORM-PHYSICS: the
 # same problem as the built-in kind and as kind form, compared
-pair() {
-  local common="mesh: {file: $(geo cube.geo), size: $3}
-space: {order: $2, components: $4}
-state: {u: $5}
-output: {residual: true, rhs: true, matrix: true, element_matrices: true}"
-  printf '%s\nphysics: %s\n' "$common" "$6" > "$WORK/k.yaml"
-  printf '%s\nphysics:\n  kind: form\n%s\n' "$common" "$7" > "$WORK/f.yaml"
-  "$FEINT" run --quiet "$WORK/k.yaml" -o "$WORK/k.h5"
-  "$FEINT" run --quiet "$WORK/f.yaml" -o "$WORK/f.h5"
-  compare "$WORK/k.h5" "$WORK/f.h5" "$1 P$2"
-}
+pair() { form_pair "$1 P$2" "{file: $(geo cube.geo), size: $3}" "$2" "$4" "$5" "$6" "$7"; }
 U='"x*y + sin(z + x)"'
 for o in 1 2 4; do
   h=$([ $o = 4 ] && echo 0.6 || echo 0.35)
@@ -78,5 +47,5 @@ for o in 1 2 4; do
     '{kind: elasticity, lame_lambda: "1 + x", lame_mu: "0.7 + y*z", source: ["sin(x) + 1", "y*z - 2", "-1 - x"]}' \
     "  coefficients: {lam: \"1 + x\", mu: \"0.7 + y*z\", fx: \"sin(x) + 1\", fy: \"y*z - 2\", fz: \"-1 - x\"}
   f0: [\"-fx\", \"-fy\", \"-fz\"]
-  f1: [$(sigma 0), $(sigma 1), $(sigma 2)]"
+  f1: [$(form_sigma 0 3), $(form_sigma 1 3), $(form_sigma 2 3)]"
 done

@@ -35,6 +35,7 @@ typedef struct {
   double *sym;    /* nq x n_symbols: the symbols' values at each point */
   double *f0, *f1;/* nq x nc, nq x nc x dim: the residual's pointwise terms */
   double *g;      /* g0, g1, g2, g3 of every point, block after block (nq x nc^2 (1 + dim)^2) */
+  double *ca, *cg;/* one point's coefficient values (n_aux) and gradients (n_aux x dim) */
 } cpu_scratch;
 
 typedef struct {
@@ -163,53 +164,38 @@ CPU_INLINE void eval_state(const cpu_rule *rule, const cpu_scratch *s, int q, co
 }
 
 /* A user form's symbols at every point of the rule in cell c (its
- * geometry already in s->gphi), one row of n_symbols each
- * (feint/userform.h): x, y, z from the vertex shape functions, u and
- * grad u from the cell's values ue (NULL: u = 0), the coefficients with
- * their gradients, the parameters; symbols no expression reads stay 0. */
+ * geometry already in s->gphi), one row each (cpu_user_point): x, y, z
+ * from the vertex shape functions, u and grad u from the cell's values ue
+ * (NULL: u = 0), the coefficients with their gradients, the parameters. */
 CPU_INLINE void user_symbols(const feint_problem *p, const cpu_rule *rule, int nv, int64_t c, const double *ue,
                              cpu_scratch *s, const int dim, const int nc, const int nb) {
   const feint_form *f = p->form;
   const feint_user_form *uf = f->user;
-  const feint_mesh *m = p->space->mesh;
-  const double *X[3] = {m->x, m->y, m->z};
   const int64_t *sdofs = p->space->scalar_cell_dofs + c * p->space->nb;
-  const int ns = uf->n_symbols, par = feint_user_form_parameter_symbol(uf);
-  const int coords = uf->reads[FEINT_FORM_SYM_X] | uf->reads[FEINT_FORM_SYM_X + 1] | uf->reads[FEINT_FORM_SYM_X + 2];
-  memset(s->sym, 0, sizeof(double) * (size_t)(rule->nq * ns));
+  const int coords = cpu_user_reads_x(uf);
   for (int q = 0; q < rule->nq; q++) {
-    double *v = s->sym + q * ns;
     const double *phi = rule->basis + q * nb;
-    for (int k = 0; k < nv && coords; k++) {
-      const int64_t vertex = m->cells[c * m->nv + k];
-      for (int a = 0; a < 3; a++) v[FEINT_FORM_SYM_X + a] += rule->geometry_value[q * nv + k] * X[a][vertex];
-    }
-    if (ue) {
-      double u[3], gradu[9];
-      eval_state(rule, s, q, ue, u, gradu, dim, nc, nb);
-      for (int fc = 0; fc < nc; fc++) {
-        v[FEINT_FORM_SYM_U + 4 * fc] = u[fc];
-        for (int d = 0; d < dim; d++) v[FEINT_FORM_SYM_U + 4 * fc + 1 + d] = gradu[fc * dim + d];
-      }
-    }
+    double x[3], u[3], gradu[9];
+    if (coords) cpu_point_coordinates(p->space->mesh, c, nv, rule->geometry_value + q * nv, x);
+    if (ue) eval_state(rule, s, q, ue, u, gradu, dim, nc, nb);
     for (int k = 0; k < f->n_aux; k++) {
-      const int at = feint_user_form_coefficient_symbol(uf, k);
       const feint_field *fld = &f->aux[k];
-      v[at] = feint_field_at(fld, phi, nb, c, sdofs);
+      double *ga = s->cg + k * dim;
+      s->ca[k] = feint_field_at(fld, phi, nb, c, sdofs);
+      for (int d = 0; d < dim; d++) ga[d] = 0;
       const int nodal = fld->kind == FEINT_FIELD_NODE || fld->kind == FEINT_FIELD_CELL_NODE;
-      if (!nodal || !(uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])) continue;
+      if (!nodal || !cpu_user_reads_gradient(uf, k)) continue;
       for (int i = 0; i < nb; i++) {
         const double fi = fld->kind == FEINT_FIELD_NODE ? fld->values[sdofs[i]] : fld->values[c * fld->per_cell + i];
-        for (int d = 0; d < dim; d++) v[at + 1 + d] += s->gphi[(q * nb + i) * dim + d] * fi;
+        for (int d = 0; d < dim; d++) ga[d] += s->gphi[(q * nb + i) * dim + d] * fi;
       }
     }
-    for (int k = 0; k < uf->n_parameters; k++) v[par + k] = uf->parameters[k];
+    cpu_user_point(uf, coords ? x : NULL, ue ? u : NULL, gradu, s->ca, s->cg, s->sym + q * uf->n_symbols);
   }
 }
 
-/* Element residual (with_state) or element load (!with_state) of cell c.
- * A user form's load is minus its residual at u = 0 (so that F(u) = A u -
- * b for a form linear in u, as for the built-in physics). */
+/* Element residual (with_state) or element load (!with_state) of cell c
+ * (a user form's load: cpu_user_residual). */
 CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu_block *blk, int64_t c,
                                const double *u_global, int with_state, double *Fe, const int dim, const int nc,
                                const int nb) {
@@ -226,9 +212,7 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
   }
   if (f->user) { /* the whole cell's points at once */
     user_symbols(p, &rule, blk->nv, c, with_state ? ue : NULL, s, dim, nc, nb);
-    feint_user_form_residual(f->user, nq, s->sym, s->f0, s->f1);
-    for (int k = 0; k < nq * nc && !with_state; k++) s->f0[k] = -s->f0[k];
-    for (int k = 0; k < nq * nc * dim && !with_state; k++) s->f1[k] = -s->f1[k];
+    cpu_user_residual(f->user, nq, s->sym, with_state, s->f0, s->f1);
   }
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
@@ -261,27 +245,13 @@ CPU_INLINE void element_vector(const feint_problem *p, cpu_scratch *s, const cpu
 }
 
 /* A user form's Jacobian blocks at every point of the matrix rule in cell
- * c, at the state (the form's u), into s->g (g0, g1, g2, g3 per point). */
+ * c, at the state (the form's u), into s->g (cpu_user_jacobian). */
 CPU_INLINE void user_jacobian(const feint_problem *p, cpu_scratch *s, const cpu_rule *rule, int nv, int64_t c,
                               const int dim, const int nc, const int nb) {
-  const feint_user_form *uf = p->form->user;
   const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
-  const int nq = rule->nq, nn = nc * nc;
   for (int k = 0; k < nb * nc; k++) s->ue[k] = p->form->u[dofs[k]];
   user_symbols(p, rule, nv, c, s->ue, s, dim, nc, nb);
-  double *G = s->g;
-  feint_user_form_jacobian(uf, nq, s->sym, G, G + nq * nn, G + nq * nn * (1 + dim), G + nq * nn * (1 + 2 * dim));
-}
-
-/* Point q's blocks of user_jacobian in the layout of cpu_coefficients. */
-static inline void user_coefficients_at(const cpu_scratch *s, int nq, int q, int terms, int dim, int nc,
-                                        cpu_coefficients *g) {
-  const int nn = nc * nc, n1 = nn * dim, n3 = nn * dim * dim;
-  const double *G = s->g;
-  if (terms & 1) memcpy(g->g0, G + q * nn, sizeof(double) * (size_t)nn);
-  if (terms & 2) memcpy(g->g1, G + nq * nn + q * n1, sizeof(double) * (size_t)n1);
-  if (terms & 4) memcpy(g->g2, G + nq * (nn + n1) + q * n1, sizeof(double) * (size_t)n1);
-  if (terms & 8) memcpy(g->g3, G + nq * (nn + 2 * n1) + q * n3, sizeof(double) * (size_t)n3);
+  cpu_user_jacobian(p->form->user, rule->nq, s->sym, s->g);
 }
 
 /* The pointwise Jacobian coefficients at quadrature point q of cell c. */
@@ -388,7 +358,7 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, const cpu
   for (int q = 0; q < nq; q++) {
     const double *phi = rule.basis + q * nb;
     if (f->user)
-      user_coefficients_at(s, nq, q, terms, dim, nc, &g);
+      cpu_user_coefficients_at(s->g, nq, q, terms, dim, nc, &g);
     else
       point_coefficients(f, &rule, q, c, sdofs, terms, &g, dim, nc, nb);
     const double wdet = rule.geometry_grad ? s->wdet[q] : rule.weights[q] * det;
@@ -571,6 +541,8 @@ static void cpu_destroy(feint_backend *b) {
     free(d->s.f0);
     free(d->s.f1);
     free(d->s.g);
+    free(d->s.ca);
+    free(d->s.cg);
     for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++) cpu_tensor_destroy(d->tensor[k]);
     free(d);
   }
@@ -597,13 +569,6 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   int nq = 0, nb = 0;
   for (int k = 0; k < p->space->n_blocks; k++) {
     const feint_cell_type ct = p->space->mesh->blocks[k].cell_type;
-    if (p->form->user && feint_cell_is_tensor(ct)) {
-      cpu_destroy(b);
-      return feint_error_set(FEINT_ERR_INPUT,
-                             "physics kind form: user forms run on triangles, tetrahedra and prisms in this "
-                             "version, not on %s",
-                             feint_cell_plural(ct));
-    }
     if (feint_cell_is_tensor(ct)) {
       if ((status = cpu_tensor_create(p, k, &d->tensor[k]))) {
         cpu_destroy(b);
@@ -636,7 +601,9 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
              (status = feint_malloc((size_t)(nq * uf->nc), sizeof(double), &d->s.f0, "form f0")) ||
              (status = feint_malloc((size_t)(nq * uf->nc * dim), sizeof(double), &d->s.f1, "form f1")) ||
              (status = feint_malloc((size_t)(nq * uf->nc * uf->nc * (1 + dim) * (1 + dim)), sizeof(double), &d->s.g,
-                                    "form g")))) {
+                                    "form g")) ||
+             (status = feint_malloc((size_t)p->form->n_aux, sizeof(double), &d->s.ca, "form coefficients")) ||
+             (status = feint_malloc((size_t)(p->form->n_aux * dim), sizeof(double), &d->s.cg, "form coefficients")))) {
     cpu_destroy(b);
     return status;
   }

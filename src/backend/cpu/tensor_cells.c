@@ -19,6 +19,7 @@
 typedef struct {
   int m, nq;
   const double *weights, *geometry_grad; /* the form's rule: nq weights, nq x nv x dim vertex gradients */
+  const double *geometry_value;          /* user forms: nq x nv vertex shape values (x, y, z) */
   double *B, *D, *Bt, *Dt;
 } tensor_rule;
 
@@ -36,6 +37,10 @@ struct cpu_tensor {
   double *val, *rgrad, *f0w, *f1w; /* element vectors: per component (and direction) x points */
   double *coef;                     /* element matrices: nc^2 x (dim+1)^2 x points */
   double *A1, *A2, *W;              /* element matrices: the partial contractions (see pair_matrix) */
+  /* user forms: the symbols (nq rows), f0 and f1, g0..g3 (cpu_user_*),
+   * coefficients' reference gradients (n_aux x dim x nq), one point's
+   * coefficient values and gradients */
+  double *sym, *uf0, *uf1, *ug, *agrad, *ca, *cg;
 };
 
 static const double one[1] = {1};
@@ -52,7 +57,8 @@ void cpu_tensor_destroy(cpu_tensor *t) {
   rule_free(&t->vec);
   rule_free(&t->mat);
   double *arrays[] = {t->vert, t->invJ, t->wdet, t->aux, t->nodal, t->pts, t->w1, t->w2, t->out,
-                      t->acc,  t->val,  t->rgrad, t->f0w, t->f1w, t->coef, t->A1, t->A2, t->W};
+                      t->acc,  t->val,  t->rgrad, t->f0w, t->f1w, t->coef, t->A1, t->A2, t->W,
+                      t->sym,  t->uf0,  t->uf1,   t->ug,  t->agrad, t->ca, t->cg};
   for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++) free(arrays[k]);
   free(t);
 }
@@ -60,7 +66,7 @@ void cpu_tensor_destroy(cpu_tensor *t) {
 /* The 1D tables of a tensor rule (points lexicographic, x fastest: the
  * first m points run along x). */
 static int rule_create(const feint_element *el, const feint_quadrature *q, const double *geometry_grad,
-                       tensor_rule *r) {
+                       const double *geometry_value, tensor_rule *r) {
   const int n = el->order + 1, dim = el->dim;
   int m = (int)lround(pow((double)q->n, 1.0 / dim));
   if (m < 1 || (dim == 2 ? m * m : m * m * m) != q->n || m > FEINT_TENSOR_MAX_POINTS)
@@ -70,6 +76,7 @@ static int rule_create(const feint_element *el, const feint_quadrature *q, const
   r->nq = q->n;
   r->weights = q->weights;
   r->geometry_grad = geometry_grad;
+  r->geometry_value = geometry_value;
   double x[FEINT_TENSOR_MAX_POINTS];
   for (int a = 0; a < m; a++) x[a] = q->points[a * dim];
   FEINT_CALL(feint_malloc((size_t)(m * n), sizeof(double), &r->B, "1D basis table"));
@@ -102,7 +109,7 @@ static void fill_x_factors(const tensor_rule *r, int n, double *W) {
  * its geometry's vertex functions at their points). */
 typedef struct {
   const feint_quadrature *vq, *mq;
-  const double *vg, *mg;
+  const double *vg, *mg, *vv, *mv; /* vertex gradients, vertex values */
 } block_rules;
 
 static block_rules rules_of(const feint_form *f, int block) {
@@ -115,6 +122,10 @@ static block_rules rules_of(const feint_form *f, int block) {
   r.mg = f->n_blocks ? f->block_matrix_rule[block].geometry_grad
          : f->matrix_quadrature ? f->matrix_geometry_grad
                                 : f->geometry_grad;
+  r.vv = f->n_blocks ? f->block_rule[block].geometry_value : f->geometry_value;
+  r.mv = f->n_blocks ? f->block_matrix_rule[block].geometry_value
+         : f->matrix_quadrature ? f->matrix_geometry_value
+                                : f->geometry_value;
   return r;
 }
 
@@ -122,8 +133,10 @@ void cpu_tensor_use_form(cpu_tensor *t, const feint_form *f) {
   const block_rules r = rules_of(f, t->block);
   t->vec.weights = r.vq->weights;
   t->vec.geometry_grad = r.vg;
+  t->vec.geometry_value = r.vv;
   t->mat.weights = r.mq->weights;
   t->mat.geometry_grad = r.mg;
+  t->mat.geometry_value = r.mv;
 }
 
 int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
@@ -143,15 +156,19 @@ int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
   t->nz = t->dim == 3 ? t->n : 1;
   const block_rules r = rules_of(f, block);
   int status;
-  if ((status = rule_create(el, r.vq, r.vg, &t->vec)) || (status = rule_create(el, r.mq, r.mg, &t->mat))) {
+  if ((status = rule_create(el, r.vq, r.vg, r.vv, &t->vec)) ||
+      (status = rule_create(el, r.mq, r.mg, r.mv, &t->mat))) {
     cpu_tensor_destroy(t);
     return status;
   }
   const int dim = t->dim, nc = t->nc, n = t->n, nz = t->nz, S = dim + 1;
   const int nq = t->vec.nq > t->mat.nq ? t->vec.nq : t->mat.nq, mm = t->mat.m;
   const int big = t->vec.m > mm ? t->vec.m : mm, side = big > n ? big : n;
-  const size_t cube = (size_t)side * side * (dim == 3 ? side : 1), vq_n = (size_t)t->vec.nq;
+  const size_t cube = (size_t)side * side * (dim == 3 ? side : 1), nq_n = (size_t)nq;
   const size_t n_aux = f->n_aux > 0 ? (size_t)f->n_aux : 1;
+  /* a user form's arrays (1 value each for the built-in kinds) */
+  const feint_user_form *uf = f->user;
+  const size_t ns = uf ? (size_t)uf->n_symbols : 1, nq_u = uf ? nq_n : 1;
   struct {
     double **a;
     size_t n;
@@ -167,14 +184,21 @@ int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
       {&t->w2, cube, "contraction work"},
       {&t->out, cube, "element vector part"},
       {&t->acc, cube, "element vector part"},
-      {&t->val, (size_t)nc * vq_n, "state at the points"},
-      {&t->rgrad, (size_t)nc * dim * vq_n, "state gradient at the points"},
-      {&t->f0w, (size_t)nc * vq_n, "residual terms"},
-      {&t->f1w, (size_t)nc * dim * vq_n, "residual terms"},
+      {&t->val, (size_t)nc * nq_n, "state at the points"},
+      {&t->rgrad, (size_t)nc * dim * nq_n, "state gradient at the points"},
+      {&t->f0w, (size_t)nc * nq_n, "residual terms"},
+      {&t->f1w, (size_t)nc * dim * nq_n, "residual terms"},
       {&t->coef, (size_t)nc * nc * S * S * t->mat.nq, "reference coefficients"},
       {&t->A1, (size_t)CLASSES * mm * mm * nz * nz, "element matrix contraction along z"},
       {&t->A2, (size_t)n * n * nz * nz * GROUPS * mm, "element matrix contraction along y"},
       {&t->W, (size_t)n * GROUPS * mm * n, "element matrix x factors"},
+      {&t->sym, ns * nq_u, "form symbols"},
+      {&t->uf0, (size_t)nc * nq_u, "form f0"},
+      {&t->uf1, (size_t)nc * dim * nq_u, "form f1"},
+      {&t->ug, (size_t)nc * nc * S * S * nq_u, "form g"},
+      {&t->agrad, (uf ? n_aux * dim : 1) * nq_u, "coefficient gradients at the points"},
+      {&t->ca, n_aux, "form coefficients"},
+      {&t->cg, n_aux * dim, "form coefficients"},
   };
   for (size_t k = 0; k < sizeof arrays / sizeof *arrays; k++)
     if ((status = feint_malloc(arrays[k].n, sizeof(double), arrays[k].a, arrays[k].what))) {
@@ -252,7 +276,8 @@ static void geometry(cpu_tensor *t, const tensor_rule *r, int64_t c) {
 
 /* The first n_aux coefficient fields at the points: aux[q * n_aux + k]
  * (feint_form_aux_eval's values, nodal fields interpolated by
- * contraction). */
+ * contraction); a user form's nodal fields whose gradient it reads also
+ * their reference derivatives, agrad[(k * dim + d) * nq + q]. */
 static void aux_at_points(cpu_tensor *t, const tensor_rule *r, int64_t c, int n_aux) {
   const feint_form *f = t->p->form;
   const int64_t *sdofs = t->p->space->scalar_cell_dofs + c * t->p->space->nb;
@@ -262,6 +287,8 @@ static void aux_at_points(cpu_tensor *t, const tensor_rule *r, int64_t c, int n_
       for (int i = 0; i < t->nb; i++)
         t->nodal[i] = fld->kind == FEINT_FIELD_NODE ? fld->values[sdofs[i]] : fld->values[c * fld->per_cell + i];
       to_points(t, r, -1, t->nodal, t->pts);
+      for (int d = 0; f->user && cpu_user_reads_gradient(f->user, k) && d < t->dim; d++)
+        to_points(t, r, d, t->nodal, t->agrad + (k * t->dim + d) * r->nq);
     }
     for (int q = 0; q < r->nq; q++)
       t->aux[q * n_aux + k] = fld->kind == FEINT_FIELD_CONSTANT ? fld->constant
@@ -270,29 +297,78 @@ static void aux_at_points(cpu_tensor *t, const tensor_rule *r, int64_t c, int n_
   }
 }
 
+/* The state's components and their reference derivatives at the points
+ * from u_global: val[k * nq + q], rgrad[(k * dim + d) * nq + q]. */
+static void state_at_points(cpu_tensor *t, const tensor_rule *r, int64_t c, const double *u_global) {
+  const int64_t *dofs = t->p->space->cell_dofs + c * t->p->space->nbc;
+  const int nq = r->nq;
+  for (int k = 0; k < t->nc; k++) {
+    for (int i = 0; i < t->nb; i++) t->nodal[i] = u_global[dofs[i * t->nc + k]];
+    to_points(t, r, -1, t->nodal, t->val + k * nq);
+    for (int d = 0; d < t->dim; d++) to_points(t, r, d, t->nodal, t->rgrad + (k * t->dim + d) * nq);
+  }
+}
+
+/* Physical gradient g[dim] at point q from reference derivatives
+ * ref[d * nq + q]: g_a = sum_d ref_d K[d * dim + a], K = J^-1. */
+static void physical_gradient(const double *ref, int nq, int q, const double *K, int dim, double *g) {
+  for (int a = 0; a < dim; a++) {
+    g[a] = 0;
+    for (int d = 0; d < dim; d++) g[a] += ref[d * nq + q] * K[d * dim + a];
+  }
+}
+
+/* A user form's symbols at every point of rule r in cell c (cpu_user_point;
+ * geometry and aux_at_points done), u and grad u from val and rgrad
+ * (state_at_points) when with_state, else u = 0. */
+static void user_symbols(cpu_tensor *t, const tensor_rule *r, int64_t c, int with_state) {
+  const feint_form *f = t->p->form;
+  const feint_user_form *uf = f->user;
+  const int dim = t->dim, nq = r->nq, n_aux = f->n_aux, coords = cpu_user_reads_x(uf);
+  for (int q = 0; q < nq; q++) {
+    const double *K = t->invJ + q * 9;
+    double x[3], u[3], gradu[9];
+    if (coords) cpu_point_coordinates(t->p->space->mesh, c, t->nv, r->geometry_value + q * t->nv, x);
+    for (int k = 0; k < t->nc && with_state; k++) {
+      u[k] = t->val[k * nq + q];
+      physical_gradient(t->rgrad + k * dim * nq, nq, q, K, dim, gradu + k * dim);
+    }
+    for (int k = 0; k < n_aux; k++) {
+      const int kind = f->aux[k].kind;
+      t->ca[k] = t->aux[q * n_aux + k];
+      if ((kind == FEINT_FIELD_NODE || kind == FEINT_FIELD_CELL_NODE) && cpu_user_reads_gradient(uf, k))
+        physical_gradient(t->agrad + k * dim * nq, nq, q, K, dim, t->cg + k * dim);
+      else
+        for (int d = 0; d < dim; d++) t->cg[k * dim + d] = 0;
+    }
+    cpu_user_point(uf, coords ? x : NULL, with_state ? u : NULL, gradu, t->ca, t->cg, t->sym + q * uf->n_symbols);
+  }
+}
+
 void cpu_tensor_element_vector(cpu_tensor *t, int64_t c, const double *u_global, double *Fe) {
   const feint_form *f = t->p->form;
+  const feint_user_form *uf = f->user;
   const tensor_rule *r = &t->vec;
   const int dim = t->dim, nc = t->nc, nq = r->nq, nb = t->nb, n_aux = f->n_aux;
   geometry(t, r, c);
   aux_at_points(t, r, c, n_aux);
-  if (u_global) {
-    const int64_t *dofs = t->p->space->cell_dofs + c * t->p->space->nbc;
-    for (int k = 0; k < nc; k++) {
-      for (int i = 0; i < nb; i++) t->nodal[i] = u_global[dofs[i * nc + k]];
-      to_points(t, r, -1, t->nodal, t->val + k * nq);
-      for (int d = 0; d < dim; d++) to_points(t, r, d, t->nodal, t->rgrad + (k * dim + d) * nq);
-    }
+  if (u_global) state_at_points(t, r, c, u_global);
+  if (uf) { /* the whole cell's points at once */
+    user_symbols(t, r, c, u_global != NULL);
+    cpu_user_residual(uf, nq, t->sym, u_global != NULL, t->uf0, t->uf1);
   }
   for (int q = 0; q < nq; q++) {
     double u[3] = {0}, gradu[9] = {0}, f0[3], f1[9] = {0};
     const double *K = t->invJ + q * 9; /* K[d * dim + a] = d xi_d / d x_a */
+    const double *F0 = f0, *F1 = f1;
     const feint_point pt = {dim, nc, u, gradu, t->aux + q * n_aux};
-    if (u_global) {
+    if (uf) {
+      F0 = t->uf0 + q * nc;
+      F1 = t->uf1 + q * nc * dim;
+    } else if (u_global) {
       for (int k = 0; k < nc; k++) {
         u[k] = t->val[k * nq + q];
-        for (int a = 0; a < dim; a++)
-          for (int d = 0; d < dim; d++) gradu[k * dim + a] += t->rgrad[(k * dim + d) * nq + q] * K[d * dim + a];
+        physical_gradient(t->rgrad + k * dim * nq, nq, q, K, dim, gradu + k * dim);
       }
       feint_physics_f0(f->physics, &pt, f0);
       feint_physics_f1(f->physics, &pt, f1);
@@ -300,18 +376,20 @@ void cpu_tensor_element_vector(cpu_tensor *t, int64_t c, const double *u_global,
       feint_physics_source(f->physics, &pt, f0);
     }
     for (int k = 0; k < nc; k++) {
-      t->f0w[k * nq + q] = t->wdet[q] * f0[k];
+      t->f0w[k * nq + q] = t->wdet[q] * F0[k];
       /* the flux against reference gradients: w |J| J^-1 f1 */
       for (int d = 0; d < dim; d++) {
         double v = 0;
-        for (int a = 0; a < dim; a++) v += K[d * dim + a] * f1[k * dim + a];
+        for (int a = 0; a < dim; a++) v += K[d * dim + a] * F1[k * dim + a];
         t->f1w[(k * dim + d) * nq + q] = t->wdet[q] * v;
       }
     }
   }
+  /* the built-in load has no flux term; a user form's load keeps its f1 */
+  const int flux = u_global || uf;
   for (int k = 0; k < nc; k++) {
     from_points(t, r, -1, t->f0w + k * nq, t->acc);
-    for (int d = 0; u_global && d < dim; d++) {
+    for (int d = 0; flux && d < dim; d++) {
       from_points(t, r, d, t->f1w + (k * dim + d) * nq, t->out);
       for (int i = 0; i < nb; i++) t->acc[i] += t->out[i];
     }
@@ -461,14 +539,24 @@ static void pair_matrix(cpu_tensor *t, const double *C, int terms, int fc, int g
 void cpu_tensor_element_matrix(cpu_tensor *t, int64_t c, double *Ke) {
   const feint_form *f = t->p->form;
   const tensor_rule *r = &t->mat;
-  const int dim = t->dim, nc = t->nc, S = dim + 1, terms = feint_physics_jacobian_terms(f->physics);
-  /* the Jacobian reads the coefficients, not the load (last in the layout) */
-  const int n_aux = feint_physics_source_offset(f->physics, dim);
+  const feint_user_form *uf = f->user;
+  const int dim = t->dim, nc = t->nc, S = dim + 1, terms = uf ? uf->terms : feint_physics_jacobian_terms(f->physics);
+  /* the built-in Jacobian reads the coefficients, not the load (last in
+   * the layout); a user form reads all of its coefficients */
+  const int n_aux = uf ? f->n_aux : feint_physics_source_offset(f->physics, dim);
   geometry(t, r, c);
   aux_at_points(t, r, c, n_aux);
+  if (uf) { /* at the form's state, the whole cell's points at once */
+    state_at_points(t, r, c, f->u);
+    user_symbols(t, r, c, 1);
+    cpu_user_jacobian(uf, r->nq, t->sym, t->ug);
+  }
   cpu_coefficients g = {{0}, {0}, {0}, {0}};
   for (int q = 0; q < r->nq; q++) {
-    cpu_coefficients_at(f, t->aux + q * n_aux, terms, dim, nc, &g);
+    if (uf)
+      cpu_user_coefficients_at(t->ug, r->nq, q, terms, dim, nc, &g);
+    else
+      cpu_coefficients_at(f, t->aux + q * n_aux, terms, dim, nc, &g);
     reference_coefficients(t, q, &g, terms);
   }
   for (int fc = 0; fc < nc; fc++)

@@ -7,7 +7,8 @@
  *
  * With n = p + 1 basis functions and m points per direction:
  *  - element vector (residual, load): u and its reference gradient at the
- *    points by contractions along x, y, z, then the pointwise physics,
+ *    points by contractions along x, y, z, then the pointwise physics (a
+ *    user form: its expressions over all the cell's points at once),
  *    then the transposed contractions: O(n^4 + m^4) per component in 3D
  *    (O(n^2 m^2) in 2D) where the tabulated loop is O(n^3 m^3);
  *  - element matrix: the coefficients g0..g3 mapped to the reference cell
