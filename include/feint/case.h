@@ -39,19 +39,18 @@ typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY
 typedef enum { FEINT_DIRICHLET_ROWS = 0, FEINT_DIRICHLET_SYMMETRIC } feint_dirichlet_mode;
 
 /* A scalar value given in the case: a number, an expression string, an
- * HDF5 dataset {file, dataset, on: cell|node}, or one number or expression
- * per physical group of the cells {groups: {name: value, ...}, default:
- * value}. */
+ * HDF5 dataset {file, dataset, on: cell|node}, or one such value per
+ * physical group of the cells {groups: {name: value, ...}, default: value}. */
 typedef enum {
   FEINT_VALUE_NONE = 0, /* not given */
   FEINT_VALUE_CONSTANT,
   FEINT_VALUE_EXPRESSION,
   FEINT_VALUE_DATASET,
-  FEINT_VALUE_GROUPS /* each cell takes its physical group's number (a per-cell field) or expression
-                        (a piecewise nodal one; form.c) */
+  FEINT_VALUE_GROUPS /* each cell takes its physical group's value: numbers and cell datasets give a
+                        per-cell field, expressions and node datasets a piecewise nodal one (form.c) */
 } feint_value_kind;
 
-typedef struct {
+typedef struct feint_value {
   feint_value_kind kind;
   double constant;   /* FEINT_VALUE_CONSTANT */
   char *expression;  /* FEINT_VALUE_EXPRESSION */
@@ -60,11 +59,10 @@ typedef struct {
   int on_cells;      /* FEINT_VALUE_DATASET: 1 = one value per cell, 0 = per node */
   int n_groups;      /* FEINT_VALUE_GROUPS: groups named, each with its number and where */
   char **group_names;
-  double *group_values;
-  char **group_exprs; /* FEINT_VALUE_GROUPS: each group's expression, NULL where it is a number; the default's
-                         in `expression` (NULL: a number, `constant`) */
+  struct feint_value *group_value;   /* FEINT_VALUE_GROUPS: each group's value (a number, an expression or a
+                                        dataset; not groups again) */
   char (*group_where)[256];
-  int has_default;   /* FEINT_VALUE_GROUPS: default given; its number is `constant` */
+  struct feint_value *group_default; /* FEINT_VALUE_GROUPS: the default's value, NULL when none is given */
   char key[96];      /* FEINT_VALUE_GROUPS: the case key ("physics.kappa"), for messages */
   char where[256];   /* "case.yaml:12:9" of the value, for error messages */
 } feint_value;

@@ -254,29 +254,20 @@ static int resolve_path(const loader *L, const char *p, char **out) {
 static const char *const value_expected =
     "a number, an expression string, {file, dataset, on} or {groups, default}";
 
-/* One group's (or the default's) value: a number into *x, or an
- * expression (checked here, where it is written) into *expr. */
-static int get_group_value(const tree_node *item, const char *sub, double *x, char **expr) {
-  if (parse_double(item, x)) return FEINT_OK;
-  if (item->kind == TREE_SCALAR && !tree_is_null(item) && item->text[0]) {
-    char where[256];
-    set_where(where, item);
-    feint_expr *e = NULL;
-    FEINT_CALL(feint_expr_create(item->text, where, &e));
-    feint_expr_destroy(e);
-    return feint_strdup(item->text, expr);
-  }
-  if (item->kind == TREE_MAP)
-    return fail_at(item, "%s: not yet supported: a value per group is a number or an expression in this version",
-                   sub);
-  return wrong_type(item, sub, "a number or an expression string");
+static int get_value(const loader *L, const tree_node *n, const char *name, feint_value *v);
+
+/* One group's (or the default's) value: any value but groups again. */
+static int get_group_value(const loader *L, const tree_node *item, const char *sub, feint_value *v) {
+  if (item->kind == TREE_MAP && tree_map_find(item, "groups") >= 0)
+    return fail_at(item, "%s: groups inside groups: a group's value is a number, an expression or a dataset", sub);
+  return get_value(L, item, sub, v);
 }
 
-/* {groups: {name: value, ...}, default: value}, each value a number or an
- * expression: names are checked against the mesh's cell groups when the
- * form is made (form.c), as the mesh is not read yet. A dataset per group
- * is refused here, where it is written. */
-static int get_groups(const tree_node *n, const char *name, feint_value *v) {
+/* {groups: {name: value, ...}, default: value}, each value a number, an
+ * expression or a dataset (checked here, where it is written); names are
+ * checked against the mesh's cell groups when the form is made (form.c),
+ * as the mesh is not read yet. */
+static int get_groups(const loader *L, const tree_node *n, const char *name, feint_value *v) {
   static const char *const keys[] = {"groups", "default", NULL};
   FEINT_CALL(check_keys(n, keys, name));
   char sub[200];
@@ -287,23 +278,22 @@ static int get_groups(const tree_node *n, const char *name, feint_value *v) {
   v->kind = FEINT_VALUE_GROUPS;
   snprintf(v->key, sizeof v->key, "%s", name);
   FEINT_CALL(feint_calloc(g->n, sizeof *v->group_names, &v->group_names, "per-group values"));
-  FEINT_CALL(feint_calloc(g->n, sizeof *v->group_values, &v->group_values, "per-group values"));
+  FEINT_CALL(feint_calloc(g->n, sizeof *v->group_value, &v->group_value, "per-group values"));
   FEINT_CALL(feint_calloc(g->n, sizeof *v->group_where, &v->group_where, "per-group values"));
-  FEINT_CALL(feint_calloc(g->n, sizeof *v->group_exprs, &v->group_exprs, "per-group values"));
   for (size_t i = 0; i < g->n; i++) {
     const tree_node *k = g->keys[i], *item = g->items[i];
     w = snprintf(sub, sizeof sub, "%s.groups.%.60s", name, k->text);
     if (w < 0) sub[0] = '\0';
     FEINT_CALL(feint_strdup(k->text, &v->group_names[i]));
     v->n_groups = (int)i + 1;
-    FEINT_CALL(get_group_value(item, sub, &v->group_values[i], &v->group_exprs[i]));
     set_where(v->group_where[i], k);
+    FEINT_CALL(get_group_value(L, item, sub, &v->group_value[i]));
   }
   if (d) {
     w = snprintf(sub, sizeof sub, "%s.default", name);
     if (w < 0) sub[0] = '\0';
-    FEINT_CALL(get_group_value(d, sub, &v->constant, &v->expression));
-    v->has_default = 1;
+    FEINT_CALL(feint_calloc(1, sizeof *v->group_default, &v->group_default, "per-group values"));
+    FEINT_CALL(get_group_value(L, d, sub, v->group_default));
   }
   return FEINT_OK;
 }
@@ -327,7 +317,7 @@ static int get_value(const loader *L, const tree_node *n, const char *name, fein
     return feint_strdup(n->text, &v->expression);
   }
   if (n->kind != TREE_MAP) return wrong_type(n, name, value_expected);
-  if (tree_map_find(n, "groups") >= 0) return get_groups(n, name, v);
+  if (tree_map_find(n, "groups") >= 0) return get_groups(L, n, name, v);
   FEINT_CALL(check_keys(n, dataset_keys, name));
   char sub[200];
   const tree_node *file = field(n, "file"), *dataset = field(n, "dataset"), *on = field(n, "on");
@@ -1464,12 +1454,13 @@ static void value_free(feint_value *v) {
   free(v->dataset);
   for (int i = 0; i < v->n_groups; i++) {
     free(v->group_names[i]);
-    if (v->group_exprs) free(v->group_exprs[i]);
+    value_free(&v->group_value[i]);
   }
-  free(v->group_exprs);
   free(v->group_names);
-  free(v->group_values);
+  free(v->group_value);
   free(v->group_where);
+  if (v->group_default) value_free(v->group_default);
+  free(v->group_default);
 }
 
 static void list_free(feint_value_list *l) {

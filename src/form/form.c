@@ -62,39 +62,79 @@ static void sample_range(int64_t a, int64_t b, void *arg) {
   }
 }
 
-/* Cells [a, b) of a piecewise nodal field: each its group's expression
- * (NULL: its number) at its own scalar dofs. */
+/* One group's value as field_from_groups reads it: a number, an
+ * expression, or a dataset's values (per cell or per scalar dof). */
+typedef struct {
+  feint_value_kind kind; /* FEINT_VALUE_NONE: no value for the group (the default's then) */
+  double number;
+  feint_expr *expr;
+  double *data;
+  int on_cells;
+} group_source;
+
+static int group_source_make(const feint_value *v, const feint_space *s, group_source *g) {
+  g->kind = v->kind;
+  g->number = v->constant;
+  g->on_cells = v->on_cells;
+  if (v->kind == FEINT_VALUE_EXPRESSION) return feint_expr_create(v->expression, v->where, &g->expr);
+  if (v->kind == FEINT_VALUE_DATASET)
+    return feint_h5_read_doubles(v->file, v->dataset, v->on_cells ? s->mesh->n_cells : s->n_scalar_dofs, v->where,
+                                 &g->data);
+  return FEINT_OK;
+}
+
+/* Whether the group's value varies inside a cell (a piecewise nodal field). */
+static int group_source_nodal(const group_source *g) {
+  return g->kind == FEINT_VALUE_EXPRESSION || (g->kind == FEINT_VALUE_DATASET && !g->on_cells);
+}
+
+/* The value of cell c at its scalar dof d (coordinates x). */
+static double group_source_at(const group_source *g, int64_t c, int64_t d, const double *x) {
+  switch (g->kind) {
+    case FEINT_VALUE_EXPRESSION: return feint_expr_eval(g->expr, x[0], x[1], x[2]);
+    case FEINT_VALUE_DATASET: return g->data[g->on_cells ? c : d];
+    default: return g->number;
+  }
+}
+
+/* Cells [a, b) of a group-wise field: each cell its group's value (else
+ * the default's, source[n_groups]), at its own scalar dofs (piecewise
+ * nodal) or once (per cell). */
 typedef struct {
   const feint_space *s;
-  const int *group_of_cell;      /* mesh->cell_group */
-  feint_expr *const *expr;       /* per mesh group, [n_groups] the default's; NULL: a number */
-  const double *number;          /* per mesh group, [n_groups] the default's */
-  int n_groups;
+  const group_source *source;
+  int n_groups, nodal;
   double *values;
 } groups_job;
+
+static const group_source *group_of(const groups_job *j, int64_t c) {
+  const int g = j->s->mesh->cell_group[c];
+  return g >= 0 && j->source[g].kind != FEINT_VALUE_NONE ? &j->source[g] : &j->source[j->n_groups];
+}
 
 static void groups_range(int64_t a, int64_t b, void *arg) {
   const groups_job *j = arg;
   const int nb = j->s->nb;
   for (int64_t c = a; c < b; c++) {
-    const int g0 = j->group_of_cell[c];
-    const int g = g0 >= 0 && (j->expr[g0] || !isnan(j->number[g0])) ? g0 : j->n_groups;
-    const int64_t *sd = j->s->scalar_cell_dofs + c * nb;
-    for (int i = 0; i < nb; i++) {
-      const double *x = sd[i] >= 0 ? j->s->coordinates + 3 * sd[i] : NULL;
-      j->values[c * nb + i] = !x ? 0 : j->expr[g] ? feint_expr_eval(j->expr[g], x[0], x[1], x[2]) : j->number[g];
+    const group_source *g = group_of(j, c);
+    if (!j->nodal) {
+      j->values[c] = group_source_at(g, c, -1, NULL);
+      continue;
     }
+    const int64_t *sd = j->s->scalar_cell_dofs + c * nb;
+    for (int i = 0; i < nb; i++)
+      j->values[c * nb + i] = sd[i] < 0 ? 0 : group_source_at(g, c, sd[i], j->s->coordinates + 3 * sd[i]);
   }
 }
 
 /* The cells without a value (neither their group's nor a default): an
  * input error listing their groups. */
-static int groups_missing(const feint_value *v, const feint_mesh *m, const char *key, const double *of_group,
-                          feint_expr *const *expr) {
+static int groups_missing(const feint_value *v, const feint_mesh *m, const char *key, const group_source *source) {
+  if (v->group_default) return FEINT_OK;
   int64_t missing = 0;
   for (int64_t c = 0; c < m->n_cells; c++) {
     const int g = m->cell_group[c];
-    missing += (g < 0 || (isnan(of_group[g]) && !expr[g])) && !v->has_default;
+    missing += g < 0 || source[g].kind == FEINT_VALUE_NONE;
   }
   if (!missing) return FEINT_OK;
   char list[512] = "";
@@ -102,7 +142,7 @@ static int groups_missing(const feint_value *v, const feint_mesh *m, const char 
   for (int g = -1; g < m->n_groups; g++) {
     int hit = 0;
     for (int64_t c = 0; c < m->n_cells && !hit; c++)
-      hit = m->cell_group[c] == g && (g < 0 || (isnan(of_group[g]) && !expr[g]));
+      hit = m->cell_group[c] == g && (g < 0 || source[g].kind == FEINT_VALUE_NONE);
     if (!hit) continue;
     int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "",
                      g < 0 ? "(no physical group)" : m->groups[g].name[0] ? m->groups[g].name : "(unnamed)");
@@ -117,54 +157,44 @@ static int groups_missing(const feint_value *v, const feint_mesh *m, const char 
 }
 
 /* {groups: {name: value}, default}: each cell takes its physical group's
- * value (mesh->cell_group). Numbers only: the per-cell field a dataset on:
- * cell would give (FEINT_FIELD_CELL). An expression among them: a
- * piecewise nodal field (FEINT_FIELD_CELL_NODE), each cell's expression
- * at its own scalar dofs, so the field may jump between groups. Each name
- * must be a group of the cells' dimension; every cell needs a value (its
- * group's, or the default). */
+ * value (mesh->cell_group). Numbers and cell datasets only: the per-cell
+ * field a dataset on: cell would give (FEINT_FIELD_CELL). An expression or
+ * a node dataset among them: a piecewise nodal field
+ * (FEINT_FIELD_CELL_NODE), each cell its group's value at its own scalar
+ * dofs, so the field may jump between groups. Each name must be a group
+ * of the cells' dimension; every cell needs a value (its group's, or the
+ * default). */
 static int field_from_groups(const feint_value *v, const feint_space *s, const char *name, feint_field *f) {
   const feint_mesh *m = s->mesh;
   char key[128];
   snprintf(key, sizeof key, "%s.groups", v->key);
-  double *of_group = NULL;  /* per mesh group (+ the default): its number; NAN = none given */
-  feint_expr **expr = NULL; /* per mesh group (+ the default): its expression, or NULL */
-  FEINT_CALL(feint_malloc((size_t)m->n_groups + 1, sizeof *of_group, &of_group, "per-group values"));
-  int status = feint_calloc((size_t)m->n_groups + 1, sizeof *expr, &expr, "per-group values");
-  for (int g = 0; g <= m->n_groups; g++) of_group[g] = NAN;
-  int any_expr = v->expression != NULL;
+  group_source *source = NULL; /* per mesh group, then the default's */
+  FEINT_CALL(feint_calloc((size_t)m->n_groups + 1, sizeof *source, &source, "per-group values"));
+  int status = FEINT_OK, nodal = 0;
   for (int i = 0; i < v->n_groups && !status; i++) {
     int g;
     status = feint_mesh_need_group(m, v->group_names[i], m->dim, v->group_where[i], key, "per-group values", &g);
-    if (status) break;
-    of_group[g] = v->group_values[i];
-    if (v->group_exprs && v->group_exprs[i]) {
-      any_expr = 1;
-      status = feint_expr_create(v->group_exprs[i], v->group_where[i], &expr[g]);
-    }
+    if (!status) status = group_source_make(&v->group_value[i], s, &source[g]);
+    nodal |= !status && group_source_nodal(&source[g]);
   }
-  if (!status) {
-    of_group[m->n_groups] = v->constant;
-    if (v->expression) status = feint_expr_create(v->expression, v->where, &expr[m->n_groups]);
+  if (!status && v->group_default) {
+    status = group_source_make(v->group_default, s, &source[m->n_groups]);
+    nodal |= group_source_nodal(&source[m->n_groups]);
   }
-  if (!status) status = groups_missing(v, m, key, of_group, expr);
-  const int64_t n = any_expr ? m->n_cells * s->nb : m->n_cells;
+  if (!status) status = groups_missing(v, m, key, source);
+  const int64_t n = nodal ? m->n_cells * s->nb : m->n_cells;
   if (!status) status = feint_malloc((size_t)n + 1, sizeof *f->values, &f->values, name);
-  if (!status && any_expr) {
-    f->kind = FEINT_FIELD_CELL_NODE;
-    f->per_cell = s->nb;
-    groups_job job = {s, m->cell_group, expr, of_group, m->n_groups, f->values};
+  if (!status) {
+    f->kind = nodal ? FEINT_FIELD_CELL_NODE : FEINT_FIELD_CELL;
+    f->per_cell = nodal ? s->nb : 0;
+    groups_job job = {s, source, m->n_groups, nodal, f->values};
     feint_parallel_for(m->n_cells, 1 << 12, groups_range, &job);
-  } else if (!status) {
-    f->kind = FEINT_FIELD_CELL;
-    for (int64_t c = 0; c < m->n_cells; c++) {
-      const int g = m->cell_group[c];
-      f->values[c] = g >= 0 && !isnan(of_group[g]) ? of_group[g] : v->constant;
-    }
   }
-  for (int g = 0; g <= m->n_groups; g++) feint_expr_destroy(expr[g]);
-  free(expr);
-  free(of_group);
+  for (int g = 0; g <= m->n_groups; g++) {
+    feint_expr_destroy(source[g].expr);
+    free(source[g].data);
+  }
+  free(source);
   return status;
 }
 

@@ -117,6 +117,37 @@ assert not np.allclose(inner_run[~inner], outer_run[~inner]), "the two expressio
 print(f"P{sys.argv[5]} an expression per group: each of {both.shape[0]} cells has its group's element matrix, bitwise")
 EOF
 done
+# datasets per group: a cell dataset for one group and a number for the
+# other give the per-cell datasets' numbers bitwise (P1, P2); a node
+# dataset holding 1 + x y at the dofs gives the expression's matrices
+P1_nodes="$WORK/nodes.h5"
+$PY - "$WORK/geom.h5" "$P1_nodes" <<'EOF'
+import sys, h5py
+x = h5py.File(sys.argv[1])["dofs/coordinates"][:]
+with h5py.File(sys.argv[2], "w") as g:
+    g["k"] = 1 + x[:, 0] * x[:, 1]
+EOF
+for order in 1 2; do
+  o=(--set space.order=$order)
+  "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/gd-cell.h5" "${o[@]}" \
+    --set "physics.kappa={groups: {inner: {file: $WORK/cells.h5, dataset: /kappa, on: cell}, outer: 10}}"
+  "$FEINT" run --quiet "$WORK/d.yaml" -o "$WORK/d-cell.h5" "${o[@]}"
+  echo -n "P$order a cell dataset for one group, a number for the other: "; compare "$WORK/d-cell.h5" "$WORK/gd-cell.h5"
+done
+"$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/gd-node.h5" \
+  --set "physics.kappa={groups: {inner: {file: $P1_nodes, dataset: /k, on: node}}, default: \"$ex_out\"}"
+"$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/ge-node.h5" \
+  --set "physics.kappa={groups: {inner: \"$ex_in\"}, default: \"$ex_out\"}"
+$PY - "$WORK/ge-node.h5" "$WORK/gd-node.h5" <<'EOF'
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for n in ("residual", "element_matrices", "matrix/data"):
+    x, y = a[n][:], b[n][:]
+    d = np.abs(x - y).max() / np.abs(x).max()
+    assert d < 1e-14, (n, d)
+print("P1 a node dataset for one group, an expression for the default: the expressions' results (within 1e-14)")
+EOF
+
 # a user form's coefficient given by expressions per group, and its gradient
 # (the cell's own expression's: k = x^2 | 3x, so k_x = 2x | 3, exact in P2)
 write_case fe.yaml <<EOF
@@ -190,11 +221,13 @@ bad "cells without a value" "b.yaml:4:10: physics.kappa.groups: [0-9]+ cells hav
   'physics.kappa.groups={inner: 1}'
 sed -i 's/middle: 10/outer: "1 + x*"/' "$WORK/b.yaml"
 bad "bad expression in groups" "b.yaml:4:37: in expression \"1 \\+ x\\*\": .* at character 7"
-bad "dataset in groups" "physics.kappa.groups.outer: not yet supported: a value per group is a number or an expression" \
-  'physics.kappa.groups.outer={file: cells.h5, dataset: /kappa, on: cell}'
+bad "groups inside groups" "physics.kappa.groups.outer: groups inside groups" \
+  'physics.kappa.groups.outer={groups: {inner: 1}}'
+bad "missing dataset in a group" "physics.kappa.groups.outer.file: cannot read HDF5 file" \
+  'physics.kappa.groups.outer={file: none.h5, dataset: /kappa, on: cell}'
 bad "groups not a mapping" "physics.kappa.groups: expected a mapping \{group name: value, ...\}, got a sequence" \
   'physics.kappa.groups=[inner, outer]'
-bad "default not a value" "physics.kappa.default: expected a number or an expression string" \
+bad "default not a value" "physics.kappa.default: expected a number, an expression string" \
   'physics.kappa={groups: {inner: 1}, default: [1]}'
 bad "unknown name in a group" "in expression \"q \\+ 1\": unknown name 'q' \\(expected x, y, z, pi or e\\) at character 1" \
   'physics.kappa={groups: {inner: "q + 1"}, default: 0}'
