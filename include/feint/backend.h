@@ -47,10 +47,13 @@ typedef struct {
   /* Run-time compiled code (a user form on the GPU): jit 1 when the
    * backend made its kernels at creation, from the disk cache
    * (jit_cache_hit) or by compiling them (jit_compile_ms); jit_load_ms
-   * the cache lookup and the module's load; jit_key the cache key. */
+   * the cache lookup and the module's load; jit_key the cache key;
+   * jit_warning why the cache could not be written ("" when it was, or
+   * is off), which the run prints once. */
   int jit, jit_cache_hit;
   double jit_compile_ms, jit_load_ms;
   char jit_key[65];
+  char jit_warning[256];
 } feint_backend_info;
 
 /* A matrix-free operator on a backend kind (the BP operators of bp.h;

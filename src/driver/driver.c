@@ -593,6 +593,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     rep->jit_cache_hit += info.jit_cache_hit;
     rep->jit_compile_ms += info.jit_compile_ms;
     rep->jit_load_ms += info.jit_load_ms;
+    if (info.jit_warning[0] && !opts->quiet) run_note(opts, "warning: %s", info.jit_warning);
   }
   /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
   if (r->bc) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_integrate(r->bc, r->backend->integrate_facets));

@@ -164,6 +164,13 @@ EOF
   [ "$(jit "$WORK/c.json" cache_hit)" = 1 ] || fail "the corrupt entry was not replaced: $(cat "$WORK/c.json")"
   echo "  $p: a corrupt cache entry: compiled again and replaced"
 done
+# a cache that cannot be written: the run compiles, succeeds and warns once
+touch "$WORK/not-a-dir"
+FEINT_CACHE_DIR="$WORK/not-a-dir/cache" "$FEINT" run "$WORK/ku-cube-p1.yaml" -o "$WORK/ro.h5" --backend cuda \
+  > "$WORK/ro.out" 2>&1 || { cat "$WORK/ro.out"; fail "an unwritable cache failed the run"; }
+[ "$(grep -c "warning: the cache of compiled code is not written" "$WORK/ro.out")" = 1 ] ||
+  fail "an unwritable cache: $(cat "$WORK/ro.out")"
+echo "  an unwritable cache: one warning, the run done"
 # single precision in the P1 templates (float storage): the cpu's numbers to 1e-5
 c="$WORK/ku-cube-p1.yaml"
 "$FEINT" run --quiet --json "$c" -o "$WORK/single.h5" --backend cuda --set backend.precision=single > "$WORK/single.json"

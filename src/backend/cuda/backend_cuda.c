@@ -79,6 +79,7 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
     out->jit_compile_ms = st.jit_compile_ms;
     out->jit_load_ms = st.jit_load_ms;
     snprintf(out->jit_key, sizeof out->jit_key, "%s", st.jit_key);
+    snprintf(out->jit_warning, sizeof out->jit_warning, "%s", st.jit_warning);
   }
   return FEINT_OK;
 }

@@ -567,6 +567,7 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   void *cubin = NULL;
   size_t size = 0;
   const int status = feint_jit_compile(&src, arch, cache, &cubin, &size, &d->form_jit);
+  snprintf(d->form_cache_warning, sizeof d->form_cache_warning, "%s", feint_cache_warning(cache));
   feint_cache_close(cache);
   if (status) return status;
   const auto t0 = std::chrono::steady_clock::now();
@@ -983,6 +984,7 @@ extern "C" int feint_cuda_info(const feint_backend *b, feint_cuda_stats *st) {
   st->jit_compile_ms = d->form_jit.compile_ms;
   st->jit_load_ms = d->form_jit.lookup_ms + d->form_jit.load_ms;
   snprintf(st->jit_key, sizeof st->jit_key, "%s", d->form_jit.key);
+  snprintf(st->jit_warning, sizeof st->jit_warning, "%s", d->form_cache_warning);
   return FEINT_OK;
 }
 

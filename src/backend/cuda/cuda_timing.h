@@ -103,6 +103,7 @@ typedef struct {
   int jit_cache_hit;      /* user_form: its code came from the disk cache (nothing compiled) */
   double jit_compile_ms, jit_load_ms; /* user_form: NVRTC's compile (0 on a cache hit); lookup + load */
   char jit_key[65];       /* user_form: the cache key */
+  char jit_warning[256];  /* user_form: why the cache was not written, "" */
 } feint_cuda_stats;
 
 typedef struct {

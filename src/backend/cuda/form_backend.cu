@@ -240,6 +240,7 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   out->jit_compile_ms = d->stats.compile_ms;
   out->jit_load_ms = d->stats.lookup_ms + d->stats.load_ms;
   snprintf(out->jit_key, sizeof out->jit_key, "%s", d->stats.key);
+  snprintf(out->jit_warning, sizeof out->jit_warning, "%s", feint_cache_warning(d->cache));
   return FEINT_OK;
 }
 

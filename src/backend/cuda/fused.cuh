@@ -156,6 +156,7 @@ typedef struct {
   char *form_source;
   void *form_library;
   feint_jit_stats form_jit;
+  char form_cache_warning[256]; /* feint_cache_warning after the compile, "" */
   void *d_form_state;
 } cuda_data;
 
