@@ -59,7 +59,7 @@ ifneq ($(NVCC),)
   CU_OBJ    := $(CU_SRC:%.cu=$(BUILD)/%.o)
   # feint's device headers as NVRTC compiles the user-form P1 kernels with
   # them (src/backend/cuda/jit_headers.h), embedded as strings
-  JIT_HEADERS := src/backend/cuda/p1_form.cuh src/backend/cuda/p1.cuh src/backend/cuda/p1_types.cuh \
+  JIT_HEADERS := src/backend/cuda/p1_form.cuh src/backend/cuda/p1_lean.cuh src/backend/cuda/p1.cuh src/backend/cuda/p1_types.cuh \
                  include/feint/geometry.h include/feint/physics.h include/feint/field_kind.h
   CU_OBJ    += $(BUILD)/gen/jit_headers.o
   LIB_SRC   += $(CUDA_HOST_SRC)

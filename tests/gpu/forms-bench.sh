@@ -28,7 +28,7 @@ bench() { # NAME CASE [--set ...]: feint bench into $out/forms-NAME.txt
     --set output.rhs=true --set output.matrix=true "$@" > "$out/forms-$name.txt" 2>&1 ||
     { cat "$out/forms-$name.txt"; return 1; }
 }
-kernel_ms() { awk -v p="$2" '$1 == p {print ($5 == "-" ? $2 : $5)}' "$out/forms-$1.txt"; }
+kernel_ms() { awk -v p="$2" '$1 == p && $2 ~ /^[0-9.]+$/ {print ($5 == "-" ? $2 : $5)}' "$out/forms-$1.txt"; }
 family() { sed -n 's/^kernel families (feint info --kernels): //p' "$out/forms-$1.txt"; }
 compare() { # LABEL BUILTIN FORM
   printf '%-22s %-34s %-34s' "$1" "$(family "$2")" "$(family "$3")"

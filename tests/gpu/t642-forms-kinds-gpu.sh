@@ -31,7 +31,9 @@ output: {residual: true, rhs: true, matrix: true, element_matrices: true}"
   printf '%s\nphysics:\n  kind: form\n%s\n' "$common" "$6" > "$WORK/f.yaml"
   "$FEINT" run --quiet "$WORK/k.yaml" -o "$WORK/k.h5" --backend cuda "${st[@]}"
   "$FEINT" run --quiet --json "$WORK/f.yaml" -o "$WORK/f.h5" --backend cuda "${st[@]}" > "$WORK/f.json"
-  [ "$(family "$WORK/f.json")" = $want ] || fail "$1 P$2: kernel family $(family "$WORK/f.json"), not $want"
+  local got
+  got=$(family "$WORK/f.json") # the residual of P1 tetrahedra: the lean walk
+  [ "$got" = $want ] || { [ $want = p1-block ] && [[ $got = p1-lean* ]]; } || fail "$1 P$2: kernel family $got, not $want"
   $PY "$ROOT/tests/gpu/agree.py" --tol=1e-13 --nonzero "$WORK/k.h5" "$WORK/f.h5" "$1 P$2 ($want vs the kind, ${7:-atomic})" \
     both residual rhs element_matrices matrix/data || fail "$1 P$2: the form differs from the kind on the GPU"
 }

@@ -91,19 +91,25 @@ static int compile(const char *src, char key[65]) {
 }
 
 /* The P1 template source of uf on layout L compiles (the cuda backend's
- * options and embedded headers). */
-static void compile_p1(const feint_user_form *uf, const feint_form_cuda_layout *L, int single) {
+ * options and embedded headers), with the lean kernels where lean. */
+static void compile_p1(const feint_user_form *uf, const feint_form_cuda_layout *L, int single,
+                       const feint_form_p1_lean *lean, int affine) {
   char *src = NULL;
-  CHECK_OK(feint_form_cuda_p1_source(uf, L, single, 0, &src));
+  CHECK_OK(feint_form_cuda_p1_source(uf, L, single, 0, lean, &src));
   if (!src) return;
+  /* affine: bit 0 f0, bit 1 f1 affine in x, u and the nodal coefficients (the collapsed sums) */
+  char want[96];
+  snprintf(want, sizeof want, "#define FORM_F0_AFFINE %d\n#define FORM_F1_AFFINE %d\n", affine & 1, affine >> 1);
+  CHECK(strstr(src, want) != NULL, "the source does not say %s", want);
   CHECK(strstr(src, "#include \"backend/cuda/p1_form.cuh\"") != NULL, "the P1 source includes no template");
+  CHECK(!lean == !strstr(src, "FORM_LEAN_GATHER"), "the lean kernels are %s the source", lean ? "not in" : "in");
   if (feint_jit_nvrtc_open(NULL, NULL)) {
     feint_error_clear();
     free(src);
     return;
   }
   feint_jit_source s = {.source = src, .label = "t641.yaml: physics", .name = "feint_p1_form.cu",
-                        .options = feint_form_cuda_options, .n_options = FEINT_FORM_CUDA_OPTIONS,
+                        .options = feint_form_p1_options, .n_options = FEINT_FORM_P1_OPTIONS,
                         .kernels = feint_form_p1_kernels, .n_kernels = FEINT_FORM_P1_KERNELS,
                         .header_names = feint_jit_header_names, .header_texts = feint_jit_header_texts,
                         .n_headers = feint_jit_header_count};
@@ -113,8 +119,9 @@ static void compile_p1(const feint_user_form *uf, const feint_form_cuda_layout *
   const int status = feint_jit_compile(&s, "sm_90", NULL, &cubin, &size, &st);
   CHECK(status == FEINT_OK && size > 0, "the P1 template source does not compile: %s\n%s", feint_error_message(), src);
   if (!status)
-    printf("P1 template, %d components, %d coefficients, %s: compiled in %.1f ms (%zu bytes)\n", L->nc, L->n_aux,
-           single ? "single" : "double", st.compile_ms, size);
+    printf("P1 template, %d components, %d coefficients, %s%s: compiled in %.1f ms (%zu bytes)\n", L->nc, L->n_aux,
+           single ? "single" : "double",
+           !lean ? "" : lean->pipe ? ", lean kernels with the pipelined one" : ", lean kernels", st.compile_ms, size);
   free(cubin);
   free(src);
 }
@@ -229,10 +236,29 @@ int main(void) {
     compile(scell, other);
     compile(sp2, other);
     compile(sv, other);
-    compile_p1(a, &L, 0);
-    compile_p1(a, &Lcell, 1);
+    compile_p1(a, &L, 0, NULL, 0); /* exp(u), u^2 u_x */
+    compile_p1(a, &Lcell, 1, NULL, 0);
     feint_form_cuda_layout Lv1 = {2, 2, 3, 3, 3, 3, 0, NULL};
-    compile_p1(v, &Lv1, 0);
+    compile_p1(v, &Lv1, 0, NULL, 0);
+    /* the lean kernels as the cuda backend generates them: one component
+     * from global memory with the pipelined kernel, or by the shared
+     * gather (colored); elasticity by the shared gather, u in the records */
+    const feint_form_p1_lean lean_global = {1, 1, 4, 4, 1}, lean_shared = {1, 0, 6, 4, 0}, lean_vec = {1, 0, 10, 4, 0};
+    compile_p1(a, &L, 0, &lean_global, 0);
+    compile_p1(a, &L, 0, &lean_shared, 0);
+    feint_user_form *e = form_of("mesh: {file: cube.msh}\nspace: {order: 1, components: 3}\nphysics:\n  kind: form\n"
+                                           "  parameters: {lam: 0.6, mu: 0.7}\n  coefficients: {f: \"x*y\"}\n"
+                                           "  f0: [\"-f\", \"0\", \"u1*f\"]\n"
+                                           "  f1: [[\"2*mu*u0_x + lam*(u0_x + u1_y + u2_z)\", \"mu*(u0_y + u1_x)\", "
+                                           "\"mu*(u0_z + u2_x)\"], [\"mu*(u1_x + u0_y)\", "
+                                           "\"2*mu*u1_y + lam*(u0_x + u1_y + u2_z)\", \"mu*(u1_z + u2_y)\"], "
+                                           "[\"mu*(u2_x + u0_z)\", \"mu*(u2_y + u1_z)\", "
+                                           "\"2*mu*u2_z + lam*(u0_x + u1_y + u2_z)\"]]\n",
+                                 3);
+    feint_field fe[1] = {{FEINT_FIELD_NODE, 0, NULL, 0}};
+    feint_form_cuda_layout Le = {3, 3, 4, 4, 4, 4, 1, fe};
+    compile_p1(e, &Le, 0, &lean_vec, 2); /* the stress is affine, u1 f (bilinear) is not */
+    feint_user_form_destroy(e);
     printf("the same cache key for both parameter sets; another for the changed expression\n");
   }
 #endif

@@ -64,8 +64,9 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
                                                    : FEINT_FAMILY_TT;
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(residual));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(matrix));
-  const char *family = st.lean_residual ? "the lean P1 tetrahedron kernel"
-                       : st.user_form   ? "the P1 block-aggregation kernel with the user form compiled in"
+  const char *family = st.lean_residual && st.user_form ? "the lean P1 tetrahedron kernel with the user form compiled in"
+                       : st.lean_residual                 ? "the lean P1 tetrahedron kernel"
+                       : st.user_form ? "the P1 block-aggregation kernel with the user form compiled in"
                        : st.p1_residual ? "the P1 one-thread-per-cell kernel with block-local aggregation"
                                         : "thread transposition";
   out->n_colors = st.n_colors;

@@ -303,10 +303,10 @@ static int launch_block(feint_backend *b, int which, int with_state, void *out, 
     const blk_kernel_t k = d->p1pipe;
     return by_strategy(
         d, p, phase, 0, (const int *)NULL,
-        [&] { k<<<grid, PIPE_CB, psh>>>(P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
+        [&] { launch_blk(k, grid, PIPE_CB, psh, P, T, d->Vs, V, NULL, OUT_ATOMIC, with_state, d->d_u, out); },
         [&](int64_t, int64_t) {},
         [&] {
-          k<<<grid, PIPE_CB, psh>>>(P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
+          launch_blk(k, grid, PIPE_CB, psh, P, T, d->Vs, V, NULL, OUT_BUFFER, with_state, d->d_u, B.d_part);
           launch_part_gather<double>(B, out);
         });
   }
@@ -541,6 +541,40 @@ static int load_form_values(cuda_data *d, const feint_space *s, const feint_form
   return FEINT_OK;
 }
 
+/* The lean residual kernels of a user form: generated where the built-in
+ * lean kernels would run (pick_lean: the tuning switch, tetrahedra of the
+ * standard simplex, dofs = vertices interleaved; double precision, 1 or 3
+ * components), with their choices: the shared gather for colored and for
+ * three components (records with u inside), else from global memory; the
+ * pipelined kernel for one component where a strategy walks all chunks.
+ * Colored takes them for forms whose sums collapse only (f0 and f1
+ * affine, feint_form_cuda_p1_affine): a form summed point by point ran
+ * 8% slower there than in the block kernel (the k(u) form on the H200,
+ * 0.284 against 0.263 ms), and 9-14% faster in the pipelined walk. */
+static int form_lean_choice(const cuda_data *d, const feint_problem *p, feint_form_p1_lean *out) {
+  const feint_cuda_tuning &tu = d->tune;
+  const kparams &P = d->P;
+  feint_form_p1_lean L = {};
+  *out = L;
+  if (!tu.lean || d->single || P.dim != 3 || !d->T.std || !P.sd_cells || !P.interleaved || (P.nc != 1 && P.nc != 3))
+    return FEINT_OK;
+  const int colored = p->strategy == FEINT_ASSEMBLY_COLORED;
+  if (colored) {
+    const feint_form_cuda_layout layout = feint_form_cuda_layout_of(p->form, p->space);
+    int f0_affine = 0, f1_affine = 0;
+    FEINT_CALL(feint_form_cuda_p1_affine(p->form->user, &layout, &f0_affine, &f1_affine));
+    if (!f0_affine || !f1_affine) return FEINT_OK;
+  }
+  L.on = 1;
+  L.gather = colored || P.nc == 3 ? LEAN_SHARED : LEAN_GLOBAL;
+  if (tu.lean_gather >= 0) L.gather = tu.lean_gather;
+  L.rw = L.gather == LEAN_SHARED && tu.lean_pack ? (P.nc == 1 ? 6 : 10) : 4;
+  L.minb = 4; /* p1_lean_minb in double */
+  L.pipe = P.nc == 1 && tu.lean_pipe && !colored;
+  *out = L;
+  return FEINT_OK;
+}
+
 /* A user form's P1 kernels (p1_form.cuh) in place of the built-in
  * physics' (same launches, plans and strategies): its source for this
  * layout and storage type, compiled by NVRTC behind the disk cache (a hit
@@ -550,7 +584,9 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   const feint_form *f = p->form;
   const feint_space *s = p->space;
   const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
-  FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, d->tune.form_minb, &d->form_source));
+  feint_form_p1_lean lean;
+  FEINT_CALL(form_lean_choice(d, p, &lean));
+  FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, d->tune.form_minb, &lean, &d->form_source));
   char arch[16];
   FEINT_CALL(feint_jit_device_arch(d->device, arch, sizeof arch));
   feint_cache *cache = NULL;
@@ -559,8 +595,8 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   src.source = d->form_source;
   src.label = "physics kind form (its P1 kernels' generated CUDA code)";
   src.name = "feint_p1_form.cu";
-  src.options = feint_form_cuda_options;
-  src.n_options = FEINT_FORM_CUDA_OPTIONS;
+  src.options = feint_form_p1_options;
+  src.n_options = FEINT_FORM_P1_OPTIONS;
   src.header_names = feint_jit_header_names;
   src.header_texts = feint_jit_header_texts;
   src.n_headers = feint_jit_header_count;
@@ -578,7 +614,9 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   d->form_library = lib;
   void *k[FEINT_FORM_P1_KERNELS] = {};
   for (int i = 0; i < FEINT_FORM_P1_KERNELS; i++) {
-    if (i == FEINT_FORM_P1_BLOCK_MATRIX && s->components != 1) continue; /* not generated */
+    if ((i == FEINT_FORM_P1_BLOCK_MATRIX && s->components != 1) || (i == FEINT_FORM_P1_LEAN && !lean.on) ||
+        (i == FEINT_FORM_P1_LEAN_PIPE && !lean.pipe))
+      continue; /* not generated */
     cudaKernel_t h = NULL;
     FEINT_CUDA_CALL("the user form's compiled kernels", cudaLibraryGetKernel(&h, lib, feint_form_p1_kernels[i]));
     k[i] = reinterpret_cast<void *>(h);
@@ -588,6 +626,14 @@ static int load_user_form(cuda_data *d, const feint_problem *p) {
   d->p1blk[1] = reinterpret_cast<blk_kernel_t>(k[FEINT_FORM_P1_BLOCK_MATRIX]);
   d->p1mat = reinterpret_cast<p1mat_kernel_t>(k[FEINT_FORM_P1_MATRIX]);
   d->p1matg = reinterpret_cast<p1matg_kernel_t>(k[FEINT_FORM_P1_MATRIX_GATHER]);
+  d->p1lean = reinterpret_cast<blk_kernel_t>(k[FEINT_FORM_P1_LEAN]);
+  d->p1pipe = reinterpret_cast<blk_kernel_t>(k[FEINT_FORM_P1_LEAN_PIPE]);
+  if (lean.on) {
+    d->lean_gather = lean.gather;
+    d->lean_real = 8;
+    d->lean_rw = lean.rw;
+    d->lean_pf = d->tune.lean_prefetch >= 0 ? d->tune.lean_prefetch : lean.minb * d->sm_count;
+  }
   return load_form_values(d, s, f);
 }
 
@@ -652,7 +698,9 @@ static int cuda_update_form(feint_backend *b, const feint_form *f) {
   if (d->form_source) { /* a user form: the same expressions, other values */
     const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
     char *src = NULL;
-    FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, d->tune.form_minb, &src));
+    feint_form_p1_lean lean;
+    FEINT_CALL(form_lean_choice(d, b->problem, &lean));
+    FEINT_CALL(feint_form_cuda_p1_source(f->user, &L, d->single, d->tune.form_minb, &lean, &src));
     const int same = !strcmp(src, d->form_source);
     free(src);
     if (!same)
@@ -864,13 +912,15 @@ static int create_data(const feint_problem *p, int device_index, feint_backend *
     d->Pm.xyzw = P.xyzw;
     d->Pm.wa = P.wa;
   }
-  d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_pf);
+  if (!f->user) { /* a user form's lean kernels are its own (load_user_form) */
+    d->p1lean = pick_lean(d, p, &d->lean_gather, &d->lean_real, &d->lean_rw, &d->lean_pf);
+    d->p1pipe = NULL;
+    if (d->p1lean && !d->single && P.physics == FEINT_PW_POISSON && P.nc == 1)
+      d->p1pipe = lean_pipe_kernel((int)p->form->aux[0].kind);
+  }
   {
     d->lean_pipe = d->tune.lean_pipe;
-    d->p1pipe = NULL;
-    if (d->p1lean && !d->single && P.physics == FEINT_PW_POISSON && P.nc == 1) {
-      const int ka = (int)p->form->aux[0].kind;
-      d->p1pipe = lean_pipe_kernel(ka);
+    if (d->p1pipe) {
       const char *phase = "pipelined residual kernel";
       FEINT_CALL(shmem_attr((const void *)d->p1pipe, lean_pipe_shmem(), phase));
       int per_sm = 0;

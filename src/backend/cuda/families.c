@@ -13,25 +13,29 @@
 
 static const feint_kernel_family families[] = {
     {"p1-lean-pipe",
-     "residual of P1 tetrahedra, Poisson in double, strategies atomic and gather",
-     "kind of kappa (constant, per cell, nodal)",
+     "residual of P1 tetrahedra in double, strategies atomic and gather: Poisson, or a user form of one "
+     "component (its pointwise functions compiled into the walk at run time, p1_form.cuh)",
+     "kind of kappa (constant, per cell, nodal), or the user form's generated code",
      "wherever it applies (its blocks stay resident and fetch the next chunks' plan and node records into "
      "shared memory while they compute the current one)",
-     "FEINT_CUDA_LEAN_PIPE=0 (off), FEINT_CUDA_LEAN_PIPE_GRID (test hook)", "kernels_lean.cu"},
+     "FEINT_CUDA_LEAN_PIPE=0 (off), FEINT_CUDA_LEAN_PIPE_GRID (test hook)", "kernels_lean.cu, p1_lean.cuh"},
     {"p1-lean",
-     "residual of P1 tetrahedra, Poisson or elasticity (one nodal stiffness coefficient at most)",
-     "components (1, 3), the stiffness coefficients' kinds, vertex gather (shared, global), storage and compute "
-     "type, blocks per SM",
-     "P1 tetrahedral residuals the pipelined kernel does not take (colored, elasticity, single precision)",
+     "residual of P1 tetrahedra, Poisson or elasticity (one nodal stiffness coefficient at most), or in double "
+     "a user form of 1 or 3 components (p1_form.cuh; colored: forms whose rule sums collapse, f0 and f1 affine "
+     "in x, u and the nodal coefficients)",
+     "components (1, 3), the stiffness coefficients' kinds (or the user form's generated code), vertex gather "
+     "(shared, global), storage and compute type, blocks per SM",
+     "P1 tetrahedral residuals the pipelined kernel does not take (colored, three components, single precision)",
      "FEINT_CUDA_LEAN=0 (off), FEINT_CUDA_LEAN_PF; with make EXPERIMENTS=1 FEINT_CUDA_LEAN_MODE, _MINB, _PACK, "
      "_REAL",
-     "kernels_lean.cu"},
+     "kernels_lean.cu, p1_lean.cuh"},
     {"p1-block",
      "residual, load vector and CSR matrix of P1 triangles and tetrahedra, any physics or a user form (its "
      "pointwise functions compiled into the template at run time, p1_form.cuh): one thread a cell, "
      "chunks of cells summed in shared memory before one write per target (block-local aggregation)",
      "dimension, components, physics (or the user form's generated code), coefficient kinds",
-     "P1 vectors the lean kernels do not take (a user form's always); P1 matrices of one component",
+     "P1 vectors the lean kernels do not take (load vectors, triangles, single-precision forms); P1 matrices of "
+     "one component",
      "FEINT_CUDA_CHUNK (cells a chunk), FEINT_CUDA_ORDER (cell order)", "kernels_p1.cu, p1.cuh, p1_form.cuh"},
     {"p1-cell",
      "element matrices and CSR matrix of P1 cells, one thread a cell writing its entries (atomic, colored or "

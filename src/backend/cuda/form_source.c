@@ -12,8 +12,10 @@
 
 const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS] = {"feint_form_vector", "feint_form_matrix"};
 const char *const feint_form_p1_kernels[FEINT_FORM_P1_KERNELS] = {
-    "feint_p1_form_vector", "feint_p1_form_block_matrix", "feint_p1_form_matrix", "feint_p1_form_matrix_gather"};
+    "feint_p1_form_vector", "feint_p1_form_block_matrix", "feint_p1_form_matrix", "feint_p1_form_matrix_gather",
+    "feint_p1_form_lean",   "feint_p1_form_lean_pipe"};
 const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS] = {"--std=c++17", "--fmad=false"};
+const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS] = {"--std=c++17"};
 
 /* The kernels: one thread a cell, the same sums in the same order as the
  * cpu backend's element_vector / element_matrix (src/backend/cpu/cpu.c)
@@ -450,17 +452,69 @@ static void add_nonzero_mask(text *t, const feint_user_form *uf, int dim, int nc
   add(t, ";\n}\n");
 }
 
+/* Whether e (NULL: 0) is affine in the symbols marked in varying: its
+ * exact derivative in each of them reads none of them (*affine = 0 where
+ * the simplified derivative still names one: the cautious answer). */
+static int affine_in(const feint_expr *e, const unsigned char *varying, int n, int *affine) {
+  for (int v = 0; e && *affine && v < n; v++) {
+    if (!varying[v] || !feint_expr_uses(e, v)) continue;
+    feint_expr *d = NULL;
+    FEINT_CALL(feint_expr_derivative(e, v, &d));
+    for (int w = 0; w < n && *affine; w++)
+      if (varying[w] && feint_expr_uses(d, w)) *affine = 0;
+    feint_expr_destroy(d);
+  }
+  return FEINT_OK;
+}
+
+int feint_form_cuda_p1_affine(const feint_user_form *uf, const feint_form_cuda_layout *L, int *f0_affine,
+                              int *f1_affine) {
+  unsigned char *varying = NULL;
+  FEINT_CALL(feint_calloc((size_t)uf->n_symbols, 1, &varying, "the form's symbols"));
+  for (int a = 0; a < 3; a++) varying[FEINT_FORM_SYM_X + a] = 1;
+  for (int fc = 0; fc < L->nc; fc++) varying[FEINT_FORM_SYM_U + 4 * fc] = 1;
+  for (int k = 0; k < L->n_aux; k++)
+    if (L->aux[k].kind == FEINT_FIELD_NODE) varying[feint_user_form_coefficient_symbol(uf, k)] = 1;
+  *f0_affine = *f1_affine = 1;
+  int status = FEINT_OK;
+  for (int fc = 0; fc < L->nc && !status; fc++) {
+    status = affine_in(uf->f0[fc], varying, uf->n_symbols, f0_affine);
+    for (int d = 0; d < L->dim && !status; d++)
+      status = affine_in(uf->f1[fc * L->dim + d], varying, uf->n_symbols, f1_affine);
+  }
+  free(varying);
+  return status;
+}
+
 int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, int minb,
-                              char **out) {
+                              const feint_form_p1_lean *lean, char **out) {
   *out = NULL;
+  int f0_affine = 0, f1_affine = 0;
+  FEINT_CALL(feint_form_cuda_p1_affine(uf, L, &f0_affine, &f1_affine));
   char **sym = NULL;
   FEINT_CALL(symbol_names(uf, &sym));
   text t = {0};
   add(&t, "/* feint: a user form in the P1 kernel templates (p1_form.cuh), generated; see form_source.h */\n");
   /* the templates first: their parameters are named as the head's macros */
   add(&t, "#include \"backend/cuda/p1.cuh\"\n");
+  if (lean && lean->on) add(&t, "#include \"backend/cuda/p1_lean.cuh\"\n");
   add(&t, "#define FEINT_S %s\n#define NAUX %d\n", single ? "float" : "double", L->n_aux > 0 ? L->n_aux : 1);
   if (minb > 0) add(&t, "#define FORM_VECTOR_MINB %d\n", minb);
+  add(&t, "#define FORM_NQ %d\n#define FORM_NQ_MATRIX %d\n", L->nq, L->nq_matrix);
+  add(&t, "#define FORM_F0_AFFINE %d\n#define FORM_F1_AFFINE %d\n", f0_affine, f1_affine);
+  /* the coefficients' kinds as constants: each one's code is its kind's only */
+  int wa = -1;
+  add(&t, "__host__ __device__ constexpr int form_aux_kind(int k) {\n  return");
+  for (int k = 0; k < L->n_aux; k++) {
+    add(&t, " k == %d ? %d :", k, (int)L->aux[k].kind);
+    if (wa < 0 && L->aux[k].kind == FEINT_FIELD_NODE) wa = k;
+  }
+  add(&t, " %d;\n}\n#define FORM_WA %d\n", (int)FEINT_FIELD_CONSTANT, wa);
+  if (lean && lean->on) {
+    add(&t, "#define FORM_LEAN_GATHER %d\n#define FORM_LEAN_RW %d\n#define FORM_LEAN_MINB %d\n", lean->gather,
+        lean->rw, lean->minb);
+    if (lean->pipe) add(&t, "#define FORM_LEAN_PIPE 1\n");
+  }
   add_pointwise(&t, uf, L->dim, L->nc, uf->n_parameters > 0 ? uf->n_parameters : 1, (const char *const *)sym);
   free_names(uf, sym);
   add_nonzero_mask(&t, uf, L->dim, L->nc);

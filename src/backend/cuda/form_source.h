@@ -57,6 +57,11 @@ extern const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS];
  * (the cpu reference) does not do either. */
 enum { FEINT_FORM_CUDA_OPTIONS = 2 };
 extern const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS];
+/* The P1 templates' options: multiply-add contraction on, as nvcc
+ * compiles the built-in kernels they share their arithmetic with (their
+ * sums differ from the cpu backend's order anyway). */
+enum { FEINT_FORM_P1_OPTIONS = 1 };
+extern const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS];
 
 /* The layout of form f on a single-shape simplex space s (aux points
  * into f). */
@@ -77,13 +82,28 @@ enum {
   FEINT_FORM_P1_BLOCK_MATRIX,
   FEINT_FORM_P1_MATRIX,
   FEINT_FORM_P1_MATRIX_GATHER,
+  FEINT_FORM_P1_LEAN,      /* the residual in the lean walk (p1_lean.cuh), where lean.on */
+  FEINT_FORM_P1_LEAN_PIPE, /* its pipelined kernel, where lean.pipe */
   FEINT_FORM_P1_KERNELS
 };
 extern const char *const feint_form_p1_kernels[FEINT_FORM_P1_KERNELS];
+/* The lean residual kernels to generate (the cuda backend chooses them as
+ * for the built-in lean kernels; tetrahedra and double only): gather 0
+ * the shared gather, 1 from global memory (LEAN_SHARED, LEAN_GLOBAL);
+ * rw the shared records' width; minb the resident blocks per SM. */
+typedef struct {
+  int on, gather, rw, minb, pipe;
+} feint_form_p1_lean;
+/* Whether f0 and f1 are affine in what varies over a P1 cell: x, y, z,
+ * u's values and the nodal coefficients' values (their gradients are
+ * constant there), decided from the exact derivatives; the P1 templates
+ * then collapse their rule sums (p1_form.cuh: form_p1_sums). */
+int feint_form_cuda_p1_affine(const feint_user_form *uf, const feint_form_cuda_layout *L, int *f0_affine,
+                              int *f1_affine);
 /* minb: the vector kernel's resident blocks per SM (__launch_bounds__),
- * 0 the template's default. */
+ * 0 the template's default; lean NULL: no lean kernels. */
 int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_layout *L, int single, int minb,
-                              char **out);
+                              const feint_form_p1_lean *lean, char **out);
 
 /* The doubles of one rule's table as the kernels read it: weights[nq],
  * basis[nq nb], basis_grad[nq nb dim], geometry_value[nq nv]; its size

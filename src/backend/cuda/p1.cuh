@@ -80,6 +80,23 @@ struct p1shared_t {
 };
 typedef p1shared_t<double> p1shared;
 
+/* Cell c's coefficient values into C: per-cell and constant ones (ac),
+ * nodal ones at its vertices C.sd (av; the packed one, wa, from wv: the
+ * vertices' records). kind(k): coefficient k's kind (P.aux_kind, or
+ * constants where a kernel is generated for them). */
+template <int DIM, int NC, int NAUX, typename S, typename W, typename Kind>
+__device__ __forceinline__ void p1_load_coefficients(const kparams &P, const cview &V, int c, const W *wv, int wa,
+                                                     Kind kind, p1cell<DIM, NC, NAUX> &C) {
+#pragma unroll
+  for (int k = 0; k < NAUX; k++) {
+    const int kd = kind(k);
+    C.ac[k] = kd == FEINT_FIELD_CELL ? rd<S>(V.caux[k], c) : P.aux_const[k];
+#pragma unroll
+    for (int i = 0; i < DIM + 1; i++)
+      C.av[k][i] = kd != FEINT_FIELD_NODE ? 0.0 : k == wa ? (double)wv[i] : rd<S>(P.aux_vals[k], C.sd[i]);
+  }
+}
+
 /* Cell c's data into C (u where with_state), its vertices' coordinates
  * into v[k * 3 + a] (k < DIM + 1): from the shared gather G where it
  * holds them, else from global memory. */
@@ -125,14 +142,7 @@ __device__ __forceinline__ void p1_load_vertices(const kparams &P, const p1tab &
                             : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
                                                      : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
   }
-#pragma unroll
-  for (int k = 0; k < NAUX; k++) {
-    const int kind = P.aux_kind[k];
-    C.ac[k] = kind == FEINT_FIELD_CELL ? rd<S>(V.caux[k], c) : P.aux_const[k];
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-      C.av[k][i] = kind != FEINT_FIELD_NODE ? 0.0 : k == P.wa ? wv[i] : rd<S>(P.aux_vals[k], C.sd[i]);
-  }
+  p1_load_coefficients<DIM, NC, NAUX, S>(P, V, c, wv, P.wa, [&](int k) { return P.aux_kind[k]; }, C);
   C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, C.invJ));
 }
 
@@ -209,7 +219,7 @@ __device__ __forceinline__ p1chunk p1_chunk_begin(const bview &B, int b, E *elem
   /* cb * NE uint16 = cb * NE / 4 pieces of 8 bytes (cb a multiple of 32) */
 #pragma unroll
   for (int r = 0; r < (NE + 3) / 4; r++)
-    if ((r * cb + t) * 4 < cb * NE) feint_cp_async8(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4);
+    if ((r * cb + t) * 4 < cb * NE) feint_cp_async<8>(K.sient + (r * cb + t) * 4, gient + (r * cb + t) * 4);
   feint_cp_commit();
   if (t < K.nu) p1_target(B, K.u0, t, K.tg, K.j0, K.j1);
   return K;

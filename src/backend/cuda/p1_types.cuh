@@ -23,15 +23,17 @@ typedef unsigned short uint16_t;
 #include "feint/field_kind.h"
 #include "feint/physics.h"
 
-/* An 8-byte asynchronous copy global -> shared (cp.async), its commit and
- * the wait for all of them: cuda_pipeline.h's primitives under nvcc, the
- * same instructions written out for NVRTC. */
-__device__ __forceinline__ void feint_cp_async8(void *shared_dst, const void *global_src) {
+/* An asynchronous copy of N = 4, 8 or 16 bytes global -> shared
+ * (cp.async), its commit and the wait for all of them: cuda_pipeline.h's
+ * primitives under nvcc, the same instructions written out for NVRTC. */
+template <int N>
+__device__ __forceinline__ void feint_cp_async(void *shared_dst, const void *global_src) {
+  static_assert(N == 4 || N == 8 || N == 16, "cp.async copies 4, 8 or 16 bytes");
 #ifdef __CUDACC_RTC__
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"((unsigned)__cvta_generic_to_shared(shared_dst)),
-               "l"(global_src));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(shared_dst)),
+               "l"(global_src), "n"(N));
 #else
-  __pipeline_memcpy_async(shared_dst, global_src, 8);
+  __pipeline_memcpy_async(shared_dst, global_src, N);
 #endif
 }
 __device__ __forceinline__ void feint_cp_commit() {
@@ -118,6 +120,12 @@ typedef struct {
   double wphi[4];    /* sum_q w_q phi_i(q) */
   double mass[4][4]; /* sum_q w_q phi_i(q) phi_j(q) */
   double wsum;       /* sum_q w_q */
+  /* where a user form's f1 or f0 is affine in what varies over the cell
+   * (p1_form.cuh), the rule's sums at one point: the mean point's basis
+   * values wphi_i / wsum, and per basis function i the values
+   * mass[i][j] / wphi_i */
+  double pmean[4];
+  double pmass[4][4];
   int std;           /* gref is the standard simplex's: phi_0 = 1 - sum xi, phi_d = xi_{d-1} */
   struct {
     float wphi[4], mass[4][4], wsum;

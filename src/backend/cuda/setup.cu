@@ -138,6 +138,11 @@ int fill_p1tab(p1tab *T, int nq, int nb, int dim, const double *w, const double 
     }
   }
   T->f.wsum = (float)T->wsum;
+  for (int i = 0; i < nb; i++) {
+    if (!(T->wphi[i] > 0)) return 0; /* every rule of a P1 form integrates phi_i > 0 exactly */
+    T->pmean[i] = T->wphi[i] / T->wsum;
+    for (int j = 0; j < nb; j++) T->pmass[i][j] = T->mass[i][j] / T->wphi[i];
+  }
   return 1;
 }
 
