@@ -29,6 +29,11 @@ static host_dim3 blockIdx, threadIdx, blockDim;
 #define __device__
 #define __forceinline__ inline
 #define __global__
+/* the matrix kernel of one thread a cell: the warp-a-cell one (large
+ * element matrices) makes the same operations in the same order, its lanes
+ * cooperating through shared memory, which a host loop cannot run; the GPU
+ * checks it (tests/gpu/t641-forms-gpu.sh) */
+#define FM_WARP 0
 using std::exp;
 using std::fabs;
 static inline double atomicAdd(double *p, double v) {

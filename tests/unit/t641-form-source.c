@@ -258,6 +258,14 @@ int main(void) {
     feint_field fe[1] = {{FEINT_FIELD_NODE, 0, NULL, 0}};
     feint_form_cuda_layout Le = {3, 3, 4, 4, 4, 4, 1, fe};
     compile_p1(e, &Le, 0, &lean_vec, 2); /* the stress is affine, u1 f (bilinear) is not */
+    /* P2 elasticity (30 dofs a cell): the form-jit matrix kernel takes a warp a cell */
+    feint_form_cuda_layout Le2 = {3, 3, 10, 4, 4, 4, 1, fe};
+    char *se2 = source_of(e, &Le2);
+    CHECK(feint_form_cuda_matrix_warp(30) && !feint_form_cuda_matrix_warp(10) &&
+              strstr(se2, "#define FM_WARP 1\n") && strstr(sa, "#define FM_WARP 0\n"),
+          "the matrix kernel's warp choice");
+    compile(se2, other);
+    free(se2);
     feint_user_form_destroy(e);
     printf("the same cache key for both parameter sets; another for the changed expression\n");
   }

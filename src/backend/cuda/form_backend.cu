@@ -169,8 +169,10 @@ int launch_matrix(form_data *d, long long first, long long n, const int *slots, 
   if (n <= 0) return FEINT_OK;
   void *args[] = {&first, &n, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_matrix,
                   &d->state, d->fields, d->constants, (void *)&slots, &out};
-  const unsigned grid[3] = {(unsigned)((n + block_threads - 1) / block_threads), 1, 1};
-  const unsigned block[3] = {block_threads, 1, 1};
+  const int warp = feint_form_cuda_matrix_warp(d->nbc); /* a warp a cell, else a thread */
+  const long long per_block = warp ? (long long)FEINT_FORM_MATRIX_CELLS : (long long)block_threads;
+  const unsigned grid[3] = {(unsigned)((n + per_block - 1) / per_block), 1, 1};
+  const unsigned block[3] = {warp ? 32u * FEINT_FORM_MATRIX_CELLS : block_threads, 1, 1};
   return feint_jit_launch(d->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
 }
 
@@ -233,7 +235,7 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   out->precision = FEINT_PRECISION_DOUBLE;
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
-  snprintf(out->kernel, sizeof out->kernel, "the user form's run-time compiled kernels, one thread a cell (%s)",
+  snprintf(out->kernel, sizeof out->kernel, "the user form's run-time compiled kernels, one thread (vectors) or warp (matrices) a cell (%s)",
            d->stats.arch);
   out->jit = 1;
   out->jit_cache_hit = d->stats.cache_hit;
