@@ -2,13 +2,14 @@
 # User forms on the GPU (issue 19): on P1 compiled into the P1 kernel
 # templates (families p1-block / p1-cell, the residual of tetrahedra
 # p1-lean / p1-lean-pipe; every assembly strategy: colored
-# and gather twice, bitwise equal), on P2 by the form-jit family; feint
+# and gather twice, bitwise equal), on P2 and P3 by the form-jit family
+# (element matrices of more than 256 entries a warp a cell); feint
 # run --backend cuda against --backend cpu, within 1e-13 relative (2-norm and max-norm)
 # on the residual, the load vector, the element matrices and the CSR
 # matrix: Poisson written as a form (nodal coefficients kappa and f),
 # the nonlinear k(u) = k0 + beta u^2 form at a state u, a Bratu source
 # lambda e^u, a vector form (2 components on triangles, 3 on tetrahedra);
-# P1 and P2, triangles and tetrahedra. Then the disk cache of compiled
+# P1, P2 and P3, triangles and tetrahedra. Then the disk cache of compiled
 # code (--json "jit"): a fresh cache compiles, a second run is a cache hit
 # that compiles nothing, a changed expression compiles again, a changed
 # parameter or constant coefficient does not (and changes the numbers,
@@ -74,7 +75,7 @@ for geo in square.geo cube.geo; do
   f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
     nc=3
   fi
-  for order in 1 2; do
+  for order in 1 2 3; do
     tag=${geo%.geo}-p$order
     fam=$([ $order = 1 ] && echo p1-block || echo form-jit)
     case_file "poisson-$tag" $geo $order 1 '"x*y + sin(z + x)"' "physics:

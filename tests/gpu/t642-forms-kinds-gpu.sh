@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Built-in kinds written as user forms on the GPU (issue 19): poisson and
 # elasticity as kind form on --backend cuda (on P1 compiled into the P1
-# kernel templates, family p1-block, in each assembly strategy; on P2 the
-# form-jit family) against the built-in kind on --backend cuda, within 1e-13
-# relative (2-norm and max-norm) on the residual, the load vector, the
-# element matrices and the CSR matrix; P1 and P2 tetrahedra, nodal
+# kernel templates, family p1-block / p1-lean, in each assembly strategy;
+# on P2 and P3 the form-jit family) against the built-in kind on --backend
+# cuda (on P3 the element-matrix backend, a high-order element), within
+# 1e-13 relative (2-norm and max-norm) on the residual, the load vector,
+# the element matrices and the CSR matrix; P1, P2 and P3 tetrahedra, nodal
 # coefficients. The same forms equal the kinds bitwise on the cpu backend
 # (tests/cli/t57-forms-kinds.sh, which writes them the same way).
 source "$(dirname "$0")/../cli/lib.sh"
@@ -38,7 +39,7 @@ output: {residual: true, rhs: true, matrix: true, element_matrices: true}"
     both residual rhs element_matrices matrix/data || fail "$1 P$2: the form differs from the kind on the GPU"
 }
 S='"sin(pi*x)*y + 0.5"'
-for os in 1:atomic 1:colored 1:gather 2:atomic; do
+for os in 1:atomic 1:colored 1:gather 2:atomic 3:atomic; do
   o=${os%:*} st=${os#*:}
   pair poisson $o 1 '"x*y + sin(z + x)"' "{kind: poisson, kappa: \"1 + x*y\", source: $S}" \
     "  coefficients: {kappa: \"1 + x*y\", f: $S}

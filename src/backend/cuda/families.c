@@ -71,11 +71,11 @@ static const feint_kernel_family families[] = {
      "order, kind, shared-memory layout, BP1.0's w|J| placement and even-odd form", BP_CHOSEN, BP_KNOBS, "bp.cu"},
     {"form-jit",
      "residual, load vector, element matrices and CSR matrix of a user form (physics kind form) on triangles and "
-     "tetrahedra of order 1..2: its expressions compiled at run time by NVRTC into kernels of one thread a cell "
+     "tetrahedra of order 1..3: its expressions compiled at run time by NVRTC into kernels of one thread a cell "
      "(vectors) and one warp a cell (matrices, the entries in its lanes' registers), sums by atomicAdd",
      "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
      "expressions (parameters and constant coefficients are kernel arguments)",
-     "user forms the P1 templates do not take: P2, rules of more than 24 points (e.g. e^u on tetrahedra), "
+     "user forms the P1 templates do not take: P2, P3, rules of more than 24 points (e.g. e^u on tetrahedra), "
      "components not interleaved",
      "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY",
      "form_source.c, form_backend.cu"},

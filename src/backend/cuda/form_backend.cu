@@ -1,7 +1,8 @@
 /* The user-form backend behind the cuda kind (family "form-jit", issue
  * 19): a form's expressions compiled at run time (form_source.h: the CUDA
  * source; jit.h: NVRTC behind the disk cache) for triangles and
- * tetrahedra of order 1 and 2, one cell shape per mesh, 1..3 components.
+ * tetrahedra of order 1 to 3 (FEINT_FORM_CUDA_MAX_ORDER), one cell shape
+ * per mesh, 1..3 components.
  * Host code only; the kernels are the generated ones.
  *
  * Data model (as the other cuda implementations): node coordinates, the

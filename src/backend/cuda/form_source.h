@@ -43,6 +43,10 @@
 extern "C" {
 #endif
 
+/* The highest order of the user-form kernels (a thread a cell for
+ * vectors, a warp a cell for large element matrices: P3 elasticity holds
+ * 113 entries a lane, beyond which they leave registers and shared memory). */
+enum { FEINT_FORM_CUDA_MAX_ORDER = 3 };
 /* What the source depends on besides the expressions. */
 typedef struct {
   int dim, nc, nb, nv;      /* nv: vertices of the (simplex) cell */

@@ -6,12 +6,13 @@
  * element-matrix backend (elmat_backend.c) for high-order tetrahedra and
  * prisms, the user-form backend (form_backend.cu: a form's expressions
  * compiled at run time) for user forms on triangles and tetrahedra of
- * orders 1..2. */
+ * orders 1..3 (FEINT_FORM_CUDA_MAX_ORDER). */
 #include <stdarg.h>
 #include <stdio.h>
 
 #include "backend/cuda/cuda_timing.h"
 #include "backend/cuda/families.h"
+#include "backend/cuda/form_source.h"
 #include "backend/cuda/tuning.h"
 #include "backend/kinds.h"
 #include "feint/elmat.h"
@@ -85,11 +86,12 @@ static int width_supported(const feint_problem *p, char *why, size_t size) {
 
 int feint_backend_form_supported(const feint_problem *p, char *why, size_t size) {
   const feint_mesh *m = p->space->mesh;
-  if (feint_mesh_is_mixed(m) || !feint_cell_is_simplex(m->cell_type) || p->space->order > 2) {
+  if (feint_mesh_is_mixed(m) || !feint_cell_is_simplex(m->cell_type) || p->space->order > FEINT_FORM_CUDA_MAX_ORDER) {
     char shapes[128];
     return say(why, size,
-               "user forms run on the cuda backend for triangles and tetrahedra of order 1 and 2 (one shape per "
+               "user forms run on the cuda backend for triangles and tetrahedra of order 1 to %d (one shape per "
                "mesh) in this version, not on %s of order %d; use --backend cpu",
+               FEINT_FORM_CUDA_MAX_ORDER,
                feint_mesh_is_mixed(m) ? feint_mesh_shapes(m, shapes, sizeof shapes) : feint_cell_plural(m->cell_type),
                p->space->order);
   }
