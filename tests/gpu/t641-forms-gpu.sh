@@ -136,6 +136,16 @@ for name in poisson-cube-p1 ku-cube-p1 nl3-cube-p1; do
 done
 echo "  P1 tetrahedra: the residual in the lean walk (pipelined, shared gather) or the block kernel agrees with the cpu"
 
+# Neumann and Robin boundaries with a form: the facet integrals on the GPU
+# (the boundary data's, whatever the volume form), P1 and P2
+for order in 1 2; do
+  c="$WORK/ku-cube-p$order.yaml"
+  bc='[{group: left, dirichlet: "x*y"}, {group: boundary, robin: {alpha: 2, value: "x - y*z"}}]'
+  "$FEINT" run --quiet "$c" -o "$WORK/bc-cpu.h5" --backend cpu --set "boundary=$bc"
+  "$FEINT" run --quiet "$c" -o "$WORK/bc-gpu.h5" --backend cuda --set "boundary=$bc"
+  agree "$WORK/bc-cpu.h5" "$WORK/bc-gpu.h5" "ku-cube-p$order, Dirichlet and Robin boundaries"
+done
+
 # the cache of compiled code, for both paths (P2: form-jit, P1: the P1 templates)
 for p in p2 p1; do
   c="$WORK/ku-cube-$p.yaml"

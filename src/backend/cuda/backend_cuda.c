@@ -87,14 +87,13 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
 
 int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out) {
   /* a user form: in the P1 kernel templates where they take it, else its
-   * own implementation and info (form_backend.cu); its facet integrals
-   * stay on the host, the reference */
+   * own implementation and info (form_backend.cu) */
   if (p->form->user && !feint_cuda_p1_form_applies(p)) return feint_backend_form_create(p, device_index, out);
   const int elmat = feint_backend_elmat_applies(p);
   FEINT_CALL(elmat ? feint_backend_elmat_create(p, device_index, out)
                    : feint_backend_cuda_create(p, device_index, out));
   (*out)->info = elmat ? elmat_info : fused_info;
-  (*out)->integrate_facets = p->form->user ? NULL : feint_facets_cuda;
+  (*out)->integrate_facets = feint_facets_cuda; /* the boundary data's, whatever the volume form */
   return FEINT_OK;
 }
 

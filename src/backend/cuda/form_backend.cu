@@ -28,6 +28,7 @@ extern "C" {
 #include "backend/cuda/cuda_timing.h"
 #include "backend/cuda/families.h"
 #include "backend/cuda/form_source.h"
+#include "boundary/facet.h"
 #include "feint/backend.h"
 #include "feint/plan.h"
 }
@@ -331,6 +332,7 @@ extern "C" int feint_backend_form_create(const feint_problem *p, int device_inde
   b->last_kernel_ms = form_last_kernel_ms;
   b->update_form = form_update_form;
   b->info = form_info;
+  b->integrate_facets = feint_facets_cuda; /* the boundary data's, whatever the volume form */
   *out = b;
   return FEINT_OK;
 }
