@@ -242,9 +242,10 @@ bad "state.u per group" "state.u must be given per node" \
 bad "state.u by expressions per group" "state.u must be given per node" \
   'physics.kappa=1' \
   'state.u={groups: {inner: "x"}, default: 0}'
-# the GPU kernels read constant, per-cell and nodal coefficients: the cuda
-# backend refuses expressions per group with its reason (auto: the cpu)
-expect_bad "expressions per group on cuda" "expression per physical group runs on the cpu backend|built without CUDA" \
+# the built-in kinds' GPU kernels read constant, per-cell and nodal
+# coefficients: the cuda backend refuses expressions per group for them
+# with its reason (auto: the cpu); user forms take them (tests/gpu/t526)
+expect_bad "expressions per group on cuda" "expression or node dataset per physical group runs on the cpu backend|built without CUDA" \
   run --quiet "$WORK/b.yaml" -o "$WORK/out.h5" --backend cuda --set 'physics.kappa={groups: {inner: "x"}, default: 1}'
 # hexahedra (the tensor-product cells' path) and a mixed tetrahedron +
 # prism mesh: one group's expression equals the plain expression, bitwise

@@ -6,7 +6,8 @@
 # have no fixed order), and agree with the cpu backend within 1e-13 of
 # each array's largest entry: the P1 and P2 fused kernels and the
 # element-matrix backend (P3), and P1 elasticity with E per group (the
-# per-cell Lame fields).
+# per-cell Lame fields). A user form takes expressions and node datasets
+# per group on the GPU too (values per cell's nodes).
 source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 close() { # a.h5 b.h5 tol: every array within tol of its largest entry (0: bitwise)
@@ -71,3 +72,36 @@ for kind_order in poisson:1 poisson:2 poisson:3 elasticity:1; do
     echo -n "$kind P$order $strategy, cuda = cpu: "; close "$WORK/c.h5" "$WORK/g.h5" 1e-13
   done
 done
+# a user form with coefficients given by an expression per group (and a
+# gradient of one): values per cell's nodes, which the generated code reads
+# on the GPU (P1: the lean walk and the block kernel, every strategy; P2:
+# form-jit), and a node dataset for one group
+write_case f-groups.yaml <<EOF2
+$common
+physics:
+  kind: form
+  coefficients: {k: {groups: {inner: "1 + x*y", outer: 10}}, f: {groups: {inner: "x^2", outer: "3*x"}}}
+  f0: "-f + u*k_x"
+  f1: ["k*u_x", "k*u_y", "k*u_z"]
+state: {u: "x*y + sin(z + x)"}
+EOF2
+for order in 1 2; do
+  "$FEINT" run --quiet --backend cpu "$WORK/f-groups.yaml" -o "$WORK/fc.h5" --set space.order=$order
+  for strategy in atomic colored gather; do
+    [ $order = 2 ] && [ $strategy != atomic ] && continue
+    "$FEINT" run --quiet --backend cuda "$WORK/f-groups.yaml" -o "$WORK/fg.h5" --set space.order=$order \
+      --set assembly.strategy=$strategy
+    echo -n "form P$order $strategy, expressions per group, cuda = cpu: "; close "$WORK/fc.h5" "$WORK/fg.h5" 1e-13
+  done
+done
+"$FEINT" run --quiet --backend cpu "$WORK/f-groups.yaml" -o "$WORK/nodes.h5" --set output.cell_dofs=true
+$PY - "$WORK/nodes.h5" "$WORK/k-nodes.h5" <<'EOF2'
+import sys, h5py
+x = h5py.File(sys.argv[1])["dofs/coordinates"][:]
+with h5py.File(sys.argv[2], "w") as g:
+    g["k"] = 2 + x[:, 0] * x[:, 2]
+EOF2
+set_k="physics.coefficients.k={groups: {inner: {file: $WORK/k-nodes.h5, dataset: /k, on: node}}, default: \"1 + y\"}"
+"$FEINT" run --quiet --backend cpu "$WORK/f-groups.yaml" -o "$WORK/fc.h5" --set "$set_k"
+"$FEINT" run --quiet --backend cuda "$WORK/f-groups.yaml" -o "$WORK/fg.h5" --set "$set_k"
+echo -n "form P1, a node dataset for one group, cuda = cpu: "; close "$WORK/fc.h5" "$WORK/fg.h5" 1e-13

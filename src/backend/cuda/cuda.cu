@@ -505,7 +505,7 @@ static int load_coefficients(cuda_data *d, const feint_space *s, const feint_for
       continue;
     }
     const char *phase = "upload of the coefficient fields";
-    const size_t n = fld->kind == FEINT_FIELD_CELL ? (size_t)s->mesh->n_cells : (size_t)s->n_scalar_dofs;
+    const size_t n = (size_t)feint_field_size(fld->kind, s); /* per cell's nodes: a user form's only (kind.c) */
     if (!d->d_aux[k]) FEINT_CALL(feint_cuda_alloc(&d->d_aux[k], n * d->rs, phase));
     FEINT_CALL(to_device(d, d->d_aux[k], fld->values, n, phase));
     P.aux_vals[k] = d->d_aux[k];

@@ -105,7 +105,7 @@ int upload_fields(form_data *d, const feint_form *f, const feint_space *s) {
   for (int k = 0; k < d->n_aux; k++) {
     const feint_field *fld = &f->aux[k];
     if (fld->kind == FEINT_FIELD_CONSTANT) continue;
-    const size_t n = fld->kind == FEINT_FIELD_CELL ? (size_t)s->mesh->n_cells : (size_t)s->n_scalar_dofs;
+    const size_t n = (size_t)feint_field_size(fld->kind, s);
     if (!d->fields[k]) FEINT_CALL(feint_cuda_alloc((void **)&d->fields[k], n * sizeof(double), "form coefficients"));
     FEINT_CUDA_CALL("form coefficients",
                     feint_cuda_memcpy(d->fields[k], fld->values, n * sizeof(double), cudaMemcpyHostToDevice));

@@ -503,14 +503,15 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
       add(&t, "  s[%d] = P.v[%d];\n", at, uf->n_parameters + k);
     } else if (L->aux[k].kind == FEINT_FIELD_CELL) {
       add(&t, "  s[%d] = F.v[%d][c];\n", at, k);
-    } else {
+    } else { /* nodal: at the scalar dofs; per cell's nodes (a value per group): NB a cell */
+      const char *at_node = L->aux[k].kind == FEINT_FIELD_NODE ? "f[sd[i]]" : "f[c * NB + i]";
       add(&t, "  {\n    const double *f = F.v[%d];\n    double v = 0;\n", k);
-      add(&t, "    for (int i = 0; i < NB; i++) v += phi[i] * f[sd[i]];\n    s[%d] = v;\n", at);
+      add(&t, "    for (int i = 0; i < NB; i++) v += phi[i] * %s;\n    s[%d] = v;\n", at_node, at);
       if (uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])
         add(&t,
             "    for (int i = 0; i < NB; i++)\n"
-            "      for (int d = 0; d < DIM; d++) s[%d + d] += gphi[i * DIM + d] * f[sd[i]];\n",
-            at + 1);
+            "      for (int d = 0; d < DIM; d++) s[%d + d] += gphi[i * DIM + d] * %s;\n",
+            at + 1, at_node);
       add(&t, "  }\n");
     }
   }
@@ -583,7 +584,8 @@ int feint_form_cuda_p1_affine(const feint_user_form *uf, const feint_form_cuda_l
   for (int a = 0; a < 3; a++) varying[FEINT_FORM_SYM_X + a] = 1;
   for (int fc = 0; fc < L->nc; fc++) varying[FEINT_FORM_SYM_U + 4 * fc] = 1;
   for (int k = 0; k < L->n_aux; k++)
-    if (L->aux[k].kind == FEINT_FIELD_NODE) varying[feint_user_form_coefficient_symbol(uf, k)] = 1;
+    if (L->aux[k].kind == FEINT_FIELD_NODE || L->aux[k].kind == FEINT_FIELD_CELL_NODE)
+      varying[feint_user_form_coefficient_symbol(uf, k)] = 1;
   *f0_affine = *f1_affine = 1;
   int status = FEINT_OK;
   for (int fc = 0; fc < L->nc && !status; fc++) {
@@ -618,7 +620,9 @@ int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_l
     add(&t, " k == %d ? %d :", k, (int)L->aux[k].kind);
     if (wa < 0 && L->aux[k].kind == FEINT_FIELD_NODE) wa = k;
   }
-  add(&t, " %d;\n}\n#define FORM_WA %d\n", (int)FEINT_FIELD_CONSTANT, wa);
+  int cell_nodes = 0;
+  for (int k = 0; k < L->n_aux; k++) cell_nodes |= L->aux[k].kind == FEINT_FIELD_CELL_NODE;
+  add(&t, " %d;\n}\n#define FORM_WA %d\n#define FORM_CELL_NODES %d\n", (int)FEINT_FIELD_CONSTANT, wa, cell_nodes);
   if (lean && lean->on) {
     add(&t, "#define FORM_LEAN_GATHER %d\n#define FORM_LEAN_RW %d\n#define FORM_LEAN_MINB %d\n", lean->gather,
         lean->rw, lean->minb);

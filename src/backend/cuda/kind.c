@@ -110,12 +110,15 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
 }
 
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
-  /* the GPU kernels read constant, per-cell and nodal coefficients */
-  for (int k = 0; k < p->form->n_aux; k++)
+  /* the built-in kinds' kernels read constant, per-cell and nodal
+   * coefficients; a user form's generated code reads values per cell's
+   * nodes too */
+  for (int k = 0; k < p->form->n_aux && !p->form->user; k++)
     if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE)
       return say(why, size,
-                 "a coefficient given by an expression per physical group runs on the cpu backend in this version "
-                 "(numbers per group run on the GPU); use --backend cpu");
+                 "a coefficient given by an expression or node dataset per physical group runs on the cpu backend "
+                 "for the built-in kinds in this version (numbers per group run on the GPU, and user forms take "
+                 "any value per group there); use --backend cpu");
   /* a user form's expressions are compiled for the GPU at run time (the
    * form backend); the other kernels evaluate physics.h's built-in kinds */
   if (p->form->user) return feint_backend_form_supported(p, why, size);

@@ -82,9 +82,11 @@ typedef p1shared_t<double> p1shared;
 
 /* Cell c's coefficient values into C: per-cell and constant ones (ac),
  * nodal ones at its vertices C.sd (av; the packed one, wa, from wv: the
- * vertices' records). kind(k): coefficient k's kind (P.aux_kind, or
- * constants where a kernel is generated for them). */
-template <int DIM, int NC, int NAUX, typename S, typename W, typename Kind>
+ * vertices' records), and with CN (user forms) those given per cell's
+ * nodes (FEINT_FIELD_CELL_NODE: a value per physical group, DIM + 1 a
+ * cell in the view V) into av too. kind(k): coefficient k's kind
+ * (P.aux_kind, or constants where a kernel is generated for them). */
+template <int DIM, int NC, int NAUX, typename S, bool CN = false, typename W, typename Kind>
 __device__ __forceinline__ void p1_load_coefficients(const kparams &P, const cview &V, int c, const W *wv, int wa,
                                                      Kind kind, p1cell<DIM, NC, NAUX> &C) {
 #pragma unroll
@@ -93,14 +95,17 @@ __device__ __forceinline__ void p1_load_coefficients(const kparams &P, const cvi
     C.ac[k] = kd == FEINT_FIELD_CELL ? rd<S>(V.caux[k], c) : P.aux_const[k];
 #pragma unroll
     for (int i = 0; i < DIM + 1; i++)
-      C.av[k][i] = kd != FEINT_FIELD_NODE ? 0.0 : k == wa ? (double)wv[i] : rd<S>(P.aux_vals[k], C.sd[i]);
+      C.av[k][i] = CN && kd == FEINT_FIELD_CELL_NODE ? rd<S>(V.caux[k], (int64_t)c * (DIM + 1) + i)
+                   : kd != FEINT_FIELD_NODE          ? 0.0
+                   : k == wa                         ? (double)wv[i]
+                                                     : rd<S>(P.aux_vals[k], C.sd[i]);
   }
 }
 
 /* Cell c's data into C (u where with_state), its vertices' coordinates
  * into v[k * 3 + a] (k < DIM + 1): from the shared gather G where it
  * holds them, else from global memory. */
-template <int DIM, int NC, int NAUX, typename S>
+template <int DIM, int NC, int NAUX, typename S, bool CN = false>
 __device__ __forceinline__ void p1_load_vertices(const kparams &P, const p1tab &T, const cview &V, int c,
                                                  int with_state, const void *__restrict__ u,
                                                  p1cell<DIM, NC, NAUX> &C, double *v,
@@ -142,7 +147,7 @@ __device__ __forceinline__ void p1_load_vertices(const kparams &P, const p1tab &
                             : rd<S>(u, P.interleaved ? C.sd[i] * NC + cc
                                                      : __ldg(V.cdofs + (size_t)c * NBC + i * NC + cc));
   }
-  p1_load_coefficients<DIM, NC, NAUX, S>(P, V, c, wv, P.wa, [&](int k) { return P.aux_kind[k]; }, C);
+  p1_load_coefficients<DIM, NC, NAUX, S, CN>(P, V, c, wv, P.wa, [&](int k) { return P.aux_kind[k]; }, C);
   C.adet = fabs(feint_affine_inverse_jacobian(DIM, v, C.invJ));
 }
 

@@ -10,7 +10,8 @@
  * unroll), FORM_F0_AFFINE and FORM_F1_AFFINE (form_p1_sums),
  * form_aux_kind (the coefficients' kinds), FORM_WA (the first
  * nodal coefficient, packed into the node records where the lean kernels
- * run), form_constants, form_f, form_g, form_nz (the Jacobian entries
+ * run), FORM_CELL_NODES (a coefficient given per cell's nodes),
+ * form_constants, form_f, form_g, form_nz (the Jacobian entries
  * that are not zero) and form_set_coefficients, and where the residual
  * runs in the lean walk FORM_LEAN_GATHER, FORM_LEAN_RW, FORM_LEAN_MINB
  * (and FORM_LEAN_PIPE: the pipelined kernel too). The cuda
@@ -33,6 +34,12 @@ typedef FEINT_S form_storage;
 #define FORM_VECTOR_MINB (p1_block_minb<NC, 0>())
 #endif
 typedef p1cell<DIM, NC, NAUX> form_p1cell;
+
+/* Coefficient k is interpolated from values at the cell's vertices
+ * (nodal, or given per cell's nodes: a value per physical group). */
+__host__ __device__ constexpr bool form_aux_interpolated(int k) {
+  return form_aux_kind(k) == FEINT_FIELD_NODE || form_aux_kind(k) == FEINT_FIELD_CELL_NODE;
+}
 
 /* The symbols at the point where the basis takes the values phi[0..DIM]
  * in cell C (xv its vertices, gu its gradient of u, ga the nodal
@@ -62,7 +69,7 @@ __device__ __forceinline__ void form_p1_symbols(const double *phi, const form_p1
 #pragma unroll
   for (int k = 0; k < NAUX; k++) {
     double v = C.ac[k];
-    if (form_aux_kind(k) == FEINT_FIELD_NODE) {
+    if (form_aux_interpolated(k)) {
       v = 0;
 #pragma unroll
       for (int i = 0; i < NB; i++) v += phi[i] * C.av[k][i];
@@ -81,7 +88,7 @@ __device__ __forceinline__ void form_p1_coefficient_gradients(const kparams &P, 
 #pragma unroll
     for (int d = 0; d < DIM; d++) {
       double g = 0;
-      if (form_aux_kind(k) == FEINT_FIELD_NODE)
+      if (form_aux_interpolated(k))
 #pragma unroll
         for (int i = 0; i < DIM + 1; i++) g += gp[i][d] * C.av[k][i];
       ga[k * DIM + d] = g;
@@ -208,7 +215,7 @@ struct form_p1_matrix {
   __device__ __forceinline__ void integrate(const kparams &P, const p1tab &T, const cview &V, int c) {
     form_p1cell C;
     double xv[NB * 3], gu[NC * DIM];
-    p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, 1, P.form_state, C, xv);
+    p1_load_vertices<DIM, NC, NAUX, form_storage, FORM_CELL_NODES>(P, T, V, c, 1, P.form_state, C, xv);
     p1_grad_u<DIM, NC, NAUX>(T, C, gu);
     p1_gradients<DIM, NC, NAUX>(T, C, gp);
     double ga[NAUX * DIM];
@@ -266,7 +273,7 @@ struct form_p1_cells {
   __device__ __forceinline__ void vector(int c, const p1shared &G, double *res) const {
     form_p1cell C;
     double xv[(DIM + 1) * 3];
-    p1_load_vertices<DIM, NC, NAUX, form_storage>(P, T, V, c, with_state, u, C, xv, G);
+    p1_load_vertices<DIM, NC, NAUX, form_storage, FORM_CELL_NODES>(P, T, V, c, with_state, u, C, xv, G);
     form_p1_vector(P, T, C, xv, with_state, res);
   }
   __device__ __forceinline__ void matrix(int c, double *Ke) const {
@@ -324,14 +331,14 @@ struct form_lean_cell {
 #pragma unroll
       for (int cc = 0; cc < NC; cc++) C.ue[i * NC + cc] = ue[i][cc];
     }
-    p1_load_coefficients<DIM, NC, NAUX, S>(P, V, c, w4, FORM_WA, form_aux_kind, C);
+    p1_load_coefficients<DIM, NC, NAUX, S, FORM_CELL_NODES>(P, V, c, w4, FORM_WA, form_aux_kind, C);
     /* the gradients through the cofactors: grad v = C^T (v_1 - v_0, v_2 - v_0, v_3 - v_0) / det */
     double gu[NC * 3], ga[NAUX * 3], F1[NC * 3];
 #pragma unroll
     for (int cc = 0; cc < NC; cc++) p1_lean_gradient(cof, rdet, ue[0][cc], ue[1][cc], ue[2][cc], ue[3][cc], gu + 3 * cc);
 #pragma unroll
     for (int k = 0; k < NAUX; k++) {
-      if (form_aux_kind(k) == FEINT_FIELD_NODE)
+      if (form_aux_interpolated(k))
         p1_lean_gradient(cof, rdet, C.av[k][0], C.av[k][1], C.av[k][2], C.av[k][3], ga + 3 * k);
       else
         ga[3 * k] = ga[3 * k + 1] = ga[3 * k + 2] = 0;

@@ -174,11 +174,12 @@ static int permuted(T **dst, const T *src, int w, const int *list, int64_t n, co
 int view_coefficients(const cuda_data *d, const int *list, const char *phase, view_arrays *a, cview *V) {
   const kparams &P = d->P;
   for (int k = 0; k < P.n_aux; k++)
-    if (P.aux_kind[k] == FEINT_FIELD_CELL) {
+    if (P.aux_kind[k] == FEINT_FIELD_CELL || P.aux_kind[k] == FEINT_FIELD_CELL_NODE) {
+      const int width = P.aux_kind[k] == FEINT_FIELD_CELL ? 1 : P.nb; /* per cell's nodes: nb a cell */
       if (d->single)
-        FEINT_CALL(permuted((float **)&a->caux[k], (const float *)P.aux_vals[k], 1, list, P.n_cells, phase));
+        FEINT_CALL(permuted((float **)&a->caux[k], (const float *)P.aux_vals[k], width, list, P.n_cells, phase));
       else
-        FEINT_CALL(permuted((double **)&a->caux[k], (const double *)P.aux_vals[k], 1, list, P.n_cells, phase));
+        FEINT_CALL(permuted((double **)&a->caux[k], (const double *)P.aux_vals[k], width, list, P.n_cells, phase));
       V->caux[k] = a->caux[k];
     }
   return FEINT_OK;
