@@ -109,6 +109,11 @@ struct feint_backend {
    * NULL: on the host, the reference. */
   feint_facet_integrator *integrate_facets;
   void (*destroy)(feint_backend *b);
+  /* What the kind made the backend from and keeps beside it (the cuda
+   * kind: a built-in kind's problem as a user form), freed by
+   * free_owned(owned) after destroy; NULL: nothing. */
+  void *owned;
+  void (*free_owned)(void *owned);
 };
 
 /* Not a failure: feint_backend_update_form's answer when the backend must

@@ -9,7 +9,11 @@
 #include "feint/error.h"
 
 void feint_backend_destroy(feint_backend *b) {
-  if (b && b->destroy) b->destroy(b);
+  if (!b) return;
+  void *owned = b->owned;
+  void (*free_owned)(void *) = b->free_owned;
+  if (b->destroy) b->destroy(b);
+  if (free_owned) free_owned(owned);
 }
 
 int feint_backend_info_get(const feint_backend *b, feint_backend_info *out) {

@@ -7,7 +7,8 @@
 # each array's largest entry: the P1 and P2 fused kernels and the
 # element-matrix backend (P3), and P1 elasticity with E per group (the
 # per-cell Lame fields). A user form takes expressions and node datasets
-# per group on the GPU too (values per cell's nodes).
+# per group on the GPU too (values per cell's nodes), and so does a
+# built-in kind, which runs there as the user form it is.
 source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 close() { # a.h5 b.h5 tol: every array within tol of its largest entry (0: bitwise)
@@ -105,3 +106,22 @@ set_k="physics.coefficients.k={groups: {inner: {file: $WORK/k-nodes.h5, dataset:
 "$FEINT" run --quiet --backend cpu "$WORK/f-groups.yaml" -o "$WORK/fc.h5" --set "$set_k"
 "$FEINT" run --quiet --backend cuda "$WORK/f-groups.yaml" -o "$WORK/fg.h5" --set "$set_k"
 echo -n "form P1, a node dataset for one group, cuda = cpu: "; close "$WORK/fc.h5" "$WORK/fg.h5" 1e-13
+# the built-in kinds with an expression per group run on the GPU as the
+# user forms they are (feint/physics_form.h): P1 (the lean walk) and P2
+# (form-jit) Poisson, P1 elasticity with E per group by expressions
+for order in 1 2; do
+  for kind in poisson elasticity; do
+    [ $kind = elasticity ] && [ $order = 2 ] && continue
+    if [ $kind = poisson ]; then
+      set_k='physics.kappa={groups: {inner: "1 + x*y"}, default: "10 + z"}'
+    else
+      set_k='physics.E={groups: {inner: "1 + x", outer: 200}}'
+    fi
+    "$FEINT" run --quiet --backend cpu "$WORK/g-$kind.yaml" -o "$WORK/bc.h5" --set space.order=$order --set "$set_k"
+    "$FEINT" run --quiet --json --backend cuda "$WORK/g-$kind.yaml" -o "$WORK/bg.h5" --set space.order=$order \
+      --set "$set_k" > "$WORK/bg.json"
+    fam=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel_family"])' "$WORK/bg.json")
+    echo -n "$kind P$order, expressions per group on cuda ($fam, as a form), cuda = cpu: "
+    close "$WORK/bc.h5" "$WORK/bg.h5" 1e-13
+  done
+done

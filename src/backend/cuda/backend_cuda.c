@@ -12,6 +12,7 @@
 #include "backend/cuda/families.h"
 #include "boundary/facet.h"
 #include "feint/error.h"
+#include "feint/physics_form.h"
 
 int feint_cuda_device_select(int device_index, int *dev) {
   const int n_dev = feint_cuda_device_count();
@@ -85,7 +86,45 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
   return FEINT_OK;
 }
 
+/* A built-in kind's problem as a user form (feint/physics_form.h): the
+ * problem and form the backend runs, which it points into. */
+typedef struct {
+  feint_problem problem;
+  feint_form *form;
+} builtin_as_form;
+
+static void builtin_as_form_free(void *owned) {
+  builtin_as_form *a = (builtin_as_form *)owned;
+  if (!a) return;
+  feint_physics_form_view_destroy(a->form);
+  free(a);
+}
+
+/* The built-in kind's problem p run through the user-form kernels, where
+ * the built-in kernels lack a coefficient kind (values per cell's nodes:
+ * an expression or node dataset per physical group; kind.c). A sweep
+ * member gets a new backend (no update_form: the view is of this form). */
+static int create_as_form(const feint_problem *p, int device_index, feint_backend **out) {
+  builtin_as_form *a = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *a, &a, "built-in kind as a form"));
+  int status = feint_physics_form_view(p->form, p->space->mesh->cell_type, &a->form);
+  if (!status) {
+    a->problem = *p;
+    a->problem.form = a->form;
+    status = feint_cuda_kind_create(&a->problem, device_index, out);
+  }
+  if (status) {
+    builtin_as_form_free(a);
+    return status;
+  }
+  (*out)->owned = a;
+  (*out)->free_owned = builtin_as_form_free;
+  (*out)->update_form = NULL;
+  return FEINT_OK;
+}
+
 int feint_cuda_kind_create(const feint_problem *p, int device_index, feint_backend **out) {
+  if (!p->form->user && feint_backend_builtin_as_form(p)) return create_as_form(p, device_index, out);
   /* a user form: in the P1 kernel templates where they take it, else its
    * own implementation and info (form_backend.cu) */
   if (p->form->user && !feint_cuda_p1_form_applies(p)) return feint_backend_form_create(p, device_index, out);

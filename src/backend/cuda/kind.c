@@ -109,16 +109,25 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
   return width_supported(p, why, size);
 }
 
+int feint_backend_builtin_as_form(const feint_problem *p) {
+  for (int k = 0; k < p->form->n_aux && !p->form->user; k++)
+    if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE) return 1;
+  return 0;
+}
+
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
   /* the built-in kinds' kernels read constant, per-cell and nodal
-   * coefficients; a user form's generated code reads values per cell's
-   * nodes too */
-  for (int k = 0; k < p->form->n_aux && !p->form->user; k++)
-    if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE)
-      return say(why, size,
-                 "a coefficient given by an expression or node dataset per physical group runs on the cpu backend "
-                 "for the built-in kinds in this version (numbers per group run on the GPU, and user forms take "
-                 "any value per group there); use --backend cpu");
+   * coefficients; values per cell's nodes (an expression or node dataset
+   * per physical group) the user-form kernels read: there a built-in kind
+   * runs as the form it is (feint/physics_form.h) */
+  if (feint_backend_builtin_as_form(p)) {
+    char form_why[400];
+    if (feint_backend_form_supported(p, form_why, sizeof form_why)) return 1;
+    return say(why, size,
+               "a coefficient given by an expression or node dataset per physical group runs on the cuda backend "
+               "through the user-form kernels, which do not take this problem (%s)",
+               form_why);
+  }
   /* a user form's expressions are compiled for the GPU at run time (the
    * form backend); the other kernels evaluate physics.h's built-in kinds */
   if (p->form->user) return feint_backend_form_supported(p, why, size);

@@ -1,0 +1,188 @@
+/* The built-in physics kinds as user forms (feint/physics_form.h): each
+ * kind's f0 and f1 as expression texts in the order of physics.h's sums
+ * (f0 from -f, the kind's terms added left to right; a sum that starts
+ * at 0 in physics.h starts at its first term here, which rounds alike),
+ * parsed by the user-form parser. */
+#include "feint/physics_form.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/error.h"
+
+#define MAX_NAMES (3 + 4 * 3 + 4 * 10) /* x y z, 3 components, up to 10 coefficients (3D diffusion) */
+#define NAME_LEN 16
+#define TEXT_LEN 160
+
+typedef struct {
+  char names[MAX_NAMES][NAME_LEN];
+  char *symbols[MAX_NAMES];
+  char f0[3][TEXT_LEN], f1[9][TEXT_LEN];
+  int n;
+} form_texts;
+
+static void name(form_texts *t, const char *fmt, const char *a, const char *b) {
+  snprintf(t->names[t->n], NAME_LEN, fmt, a, b);
+  t->symbols[t->n] = t->names[t->n];
+  t->n++;
+}
+
+/* u's component c, and its derivative along axis d (d < 0: the value). */
+static void field(int nc, int c, int d, char *out) {
+  static const char *const axis[3] = {"x", "y", "z"};
+  char base[8];
+  snprintf(base, sizeof base, nc == 1 ? "u" : "u%d", c);
+  if (d < 0)
+    snprintf(out, NAME_LEN, "%s", base);
+  else
+    snprintf(out, NAME_LEN, "%s_%s", base, axis[d]);
+}
+
+int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out) {
+  *out = NULL;
+  if (dim < 2 || dim > 3 || nc < 1 || nc > 3 || (physics == FEINT_PW_ELASTICITY && nc != dim))
+    return feint_error_set(FEINT_ERR_INPUT, "built-in physics %d as a form: dimension %d, %d components", physics,
+                           dim, nc);
+  static const char *const axis[3] = {"x", "y", "z"};
+  form_texts *t = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *t, &t, "built-in form"));
+  for (int a = 0; a < 3; a++) name(t, "%s%s", axis[a], "");
+  for (int c = 0; c < nc; c++)
+    for (int d = -1; d < 3; d++) {
+      char f[NAME_LEN];
+      field(nc, c, d, f);
+      name(t, "%s%s", f, "");
+    }
+  /* the coefficients in the kind's aux order (physics.h) */
+  char coef[10][8];
+  int n_coef = 0;
+  switch (physics) {
+    case FEINT_PW_POISSON: snprintf(coef[n_coef++], 8, "kappa"); break;
+    case FEINT_PW_HELMHOLTZ:
+      snprintf(coef[n_coef++], 8, "kappa");
+      snprintf(coef[n_coef++], 8, "lambda");
+      break;
+    case FEINT_PW_ELASTICITY:
+      snprintf(coef[n_coef++], 8, "lam");
+      snprintf(coef[n_coef++], 8, "mu");
+      break;
+    case FEINT_PW_ADVECTION:
+      for (int d = 0; d < dim; d++) snprintf(coef[n_coef++], 8, "b%d", d);
+      break;
+    case FEINT_PW_DIFFUSION:
+      for (int d = 0; d < dim; d++)
+        for (int e = 0; e < dim; e++) snprintf(coef[n_coef++], 8, "K%d%d", d, e);
+      break;
+    default: break;
+  }
+  const int source = n_coef; /* feint_physics_source_offset */
+  if (physics == FEINT_PW_ELASTICITY)
+    for (int c = 0; c < nc; c++) snprintf(coef[n_coef++], 8, "f%s", axis[c]);
+  else
+    snprintf(coef[n_coef++], 8, "f");
+  const int first_coefficient = t->n;
+  for (int k = 0; k < n_coef; k++)
+    for (int d = -1; d < 3; d++) name(t, "%s%s", coef[k], d < 0 ? "" : d == 0 ? "_x" : d == 1 ? "_y" : "_z");
+  /* f0: -f, then the kind's terms */
+  for (int c = 0; c < nc; c++) {
+    char *s = t->f0[c], u[NAME_LEN];
+    snprintf(s, TEXT_LEN, "-%s", coef[source + (physics == FEINT_PW_ELASTICITY ? c : 0)]);
+    field(nc, c, -1, u);
+    if (physics == FEINT_PW_MASS) snprintf(s + strlen(s), TEXT_LEN - strlen(s), " + %s", u);
+    if (physics == FEINT_PW_HELMHOLTZ) snprintf(s + strlen(s), TEXT_LEN - strlen(s), " + lambda*%s", u);
+    if (physics == FEINT_PW_ADVECTION)
+      for (int d = 0; d < dim; d++) {
+        char g[NAME_LEN];
+        field(nc, c, d, g);
+        snprintf(s + strlen(s), TEXT_LEN - strlen(s), " + b%d*%s", d, g);
+      }
+  }
+  /* f1 */
+  int has_f1 = 0;
+  for (int c = 0; c < nc; c++)
+    for (int d = 0; d < dim; d++) {
+      char *s = t->f1[c * 3 + d], g[NAME_LEN], h[NAME_LEN];
+      field(nc, c, d, g);
+      if (physics == FEINT_PW_POISSON || physics == FEINT_PW_HELMHOLTZ) {
+        snprintf(s, TEXT_LEN, "kappa*%s", g);
+      } else if (physics == FEINT_PW_DIFFUSION) {
+        for (int e = 0; e < dim; e++) {
+          field(nc, c, e, h);
+          snprintf(s + strlen(s), TEXT_LEN - strlen(s), "%sK%d%d*%s", e ? " + " : "", d, e, h);
+        }
+      } else if (physics == FEINT_PW_ELASTICITY) {
+        field(nc, d, c, h); /* grad u transposed: d u_d / d x_c */
+        snprintf(s, TEXT_LEN, "mu*(%s + %s)", g, h);
+        if (c == d) {
+          snprintf(s + strlen(s), TEXT_LEN - strlen(s), " + lam*(");
+          for (int e = 0; e < dim; e++) {
+            field(nc, e, e, h);
+            snprintf(s + strlen(s), TEXT_LEN - strlen(s), "%s%s", e ? " + " : "", h);
+          }
+          snprintf(s + strlen(s), TEXT_LEN - strlen(s), ")");
+        }
+      }
+      has_f1 |= s[0] != 0;
+    }
+  feint_case *c = NULL;
+  int status = feint_calloc(1, sizeof *c, &c, "built-in form");
+  if (!status) {
+    feint_case_form *cf = &c->form;
+    cf->nc = nc;
+    cf->n_f0 = nc;
+    cf->n_f1 = has_f1 ? dim : 0;
+    for (int k = 0; k < nc; k++) {
+      cf->f0[k].text = t->f0[k];
+      snprintf(cf->f0[k].where, sizeof cf->f0[k].where, "built-in physics %d: f0", physics);
+      for (int d = 0; has_f1 && d < dim; d++) {
+        cf->f1[k * 3 + d].text = t->f1[k * 3 + d];
+        snprintf(cf->f1[k * 3 + d].where, sizeof cf->f1[k * 3 + d].where, "built-in physics %d: f1", physics);
+      }
+    }
+    cf->n_coefficients = n_coef;
+    cf->first_coefficient = first_coefficient;
+    cf->n_symbols = t->n;
+    cf->symbols = t->symbols;
+    status = feint_user_form_create(c, dim, out);
+    free(c);
+  }
+  free(t);
+  return status;
+}
+
+int feint_physics_form_view(const feint_form *f, feint_cell_type cell, feint_form **out) {
+  *out = NULL;
+  feint_form *v = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *v, &v, "built-in form as a user form"));
+  *v = *f;
+  v->user = NULL;
+  v->geometry_value = v->matrix_geometry_value = NULL;
+  const int nv = feint_cell_dim(cell) + 1;
+  int status = feint_physics_user_form(f->physics, f->dim, f->nc, &v->user);
+  if (!status && f->quadrature)
+    status = feint_malloc((size_t)f->quadrature->n * nv, sizeof(double), &v->geometry_value, "geometry table");
+  if (!status && f->quadrature)
+    feint_cell_vertex_shape(cell, f->quadrature->n, f->quadrature->points, v->geometry_value, NULL);
+  if (!status && f->matrix_quadrature)
+    status = feint_malloc((size_t)f->matrix_quadrature->n * nv, sizeof(double), &v->matrix_geometry_value,
+                          "geometry table");
+  if (!status && f->matrix_quadrature)
+    feint_cell_vertex_shape(cell, f->matrix_quadrature->n, f->matrix_quadrature->points, v->matrix_geometry_value,
+                            NULL);
+  if (status) {
+    feint_physics_form_view_destroy(v);
+    return status;
+  }
+  v->physics = FEINT_PHYSICS_FORM;
+  *out = v;
+  return FEINT_OK;
+}
+
+void feint_physics_form_view_destroy(feint_form *v) {
+  if (!v) return;
+  feint_user_form_destroy(v->user);
+  free(v->geometry_value);
+  free(v->matrix_geometry_value);
+  free(v);
+}
