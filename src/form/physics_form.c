@@ -12,7 +12,7 @@
 #include "feint/error.h"
 
 #define MAX_NAMES (3 + 4 * 3 + 4 * 10) /* x y z, 3 components, up to 10 coefficients (3D diffusion) */
-#define NAME_LEN 16
+#define NAME_LEN 32
 #define TEXT_LEN 160
 
 typedef struct {
@@ -22,16 +22,22 @@ typedef struct {
   int n;
 } form_texts;
 
-static void name(form_texts *t, const char *fmt, const char *a, const char *b) {
-  snprintf(t->names[t->n], NAME_LEN, fmt, a, b);
-  t->symbols[t->n] = t->names[t->n];
+/* The next symbol's name: a followed by suffix b (names are short: the
+ * copy stops at NAME_LEN - 1 characters). */
+static void name(form_texts *t, const char *a, const char *b) {
+  char *out = t->names[t->n];
+  size_t n = 0;
+  for (const char *p = a; *p && n + 1 < NAME_LEN; p++) out[n++] = *p;
+  for (const char *p = b; *p && n + 1 < NAME_LEN; p++) out[n++] = *p;
+  out[n] = 0;
+  t->symbols[t->n] = out;
   t->n++;
 }
 
 /* u's component c, and its derivative along axis d (d < 0: the value). */
 static void field(int nc, int c, int d, char *out) {
   static const char *const axis[3] = {"x", "y", "z"};
-  char base[8];
+  char base[16];
   snprintf(base, sizeof base, nc == 1 ? "u" : "u%d", c);
   if (d < 0)
     snprintf(out, NAME_LEN, "%s", base);
@@ -47,47 +53,47 @@ int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out)
   static const char *const axis[3] = {"x", "y", "z"};
   form_texts *t = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *t, &t, "built-in form"));
-  for (int a = 0; a < 3; a++) name(t, "%s%s", axis[a], "");
+  for (int a = 0; a < 3; a++) name(t, axis[a], "");
   for (int c = 0; c < nc; c++)
     for (int d = -1; d < 3; d++) {
       char f[NAME_LEN];
       field(nc, c, d, f);
-      name(t, "%s%s", f, "");
+      name(t, f, "");
     }
   /* the coefficients in the kind's aux order (physics.h) */
-  char coef[10][8];
+  char coef[10][NAME_LEN];
   int n_coef = 0;
   switch (physics) {
-    case FEINT_PW_POISSON: snprintf(coef[n_coef++], 8, "kappa"); break;
+    case FEINT_PW_POISSON: snprintf(coef[n_coef++], NAME_LEN, "kappa"); break;
     case FEINT_PW_HELMHOLTZ:
-      snprintf(coef[n_coef++], 8, "kappa");
-      snprintf(coef[n_coef++], 8, "lambda");
+      snprintf(coef[n_coef++], NAME_LEN, "kappa");
+      snprintf(coef[n_coef++], NAME_LEN, "lambda");
       break;
     case FEINT_PW_ELASTICITY:
-      snprintf(coef[n_coef++], 8, "lam");
-      snprintf(coef[n_coef++], 8, "mu");
+      snprintf(coef[n_coef++], NAME_LEN, "lam");
+      snprintf(coef[n_coef++], NAME_LEN, "mu");
       break;
     case FEINT_PW_ADVECTION:
-      for (int d = 0; d < dim; d++) snprintf(coef[n_coef++], 8, "b%d", d);
+      for (int d = 0; d < dim; d++) snprintf(coef[n_coef++], NAME_LEN, "b%d", d);
       break;
     case FEINT_PW_DIFFUSION:
       for (int d = 0; d < dim; d++)
-        for (int e = 0; e < dim; e++) snprintf(coef[n_coef++], 8, "K%d%d", d, e);
+        for (int e = 0; e < dim; e++) snprintf(coef[n_coef++], NAME_LEN, "K%d%d", d, e);
       break;
     default: break;
   }
   const int source = n_coef; /* feint_physics_source_offset */
   if (physics == FEINT_PW_ELASTICITY)
-    for (int c = 0; c < nc; c++) snprintf(coef[n_coef++], 8, "f%s", axis[c]);
+    for (int c = 0; c < nc; c++) snprintf(coef[n_coef++], NAME_LEN, "f%s", axis[c]);
   else
-    snprintf(coef[n_coef++], 8, "f");
+    snprintf(coef[n_coef++], NAME_LEN, "f");
   const int first_coefficient = t->n;
   for (int k = 0; k < n_coef; k++)
-    for (int d = -1; d < 3; d++) name(t, "%s%s", coef[k], d < 0 ? "" : d == 0 ? "_x" : d == 1 ? "_y" : "_z");
+    for (int d = -1; d < 3; d++) name(t, coef[k], d < 0 ? "" : d == 0 ? "_x" : d == 1 ? "_y" : "_z");
   /* f0: -f, then the kind's terms */
   for (int c = 0; c < nc; c++) {
     char *s = t->f0[c], u[NAME_LEN];
-    snprintf(s, TEXT_LEN, "-%s", coef[source + (physics == FEINT_PW_ELASTICITY ? c : 0)]);
+    snprintf(s, TEXT_LEN, "-%.30s", coef[source + (physics == FEINT_PW_ELASTICITY ? c : 0)]);
     field(nc, c, -1, u);
     if (physics == FEINT_PW_MASS) snprintf(s + strlen(s), TEXT_LEN - strlen(s), " + %s", u);
     if (physics == FEINT_PW_HELMHOLTZ) snprintf(s + strlen(s), TEXT_LEN - strlen(s), " + lambda*%s", u);
