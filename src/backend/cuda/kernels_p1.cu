@@ -192,41 +192,14 @@ __device__ __forceinline__ void p1_matrix_cell(const kparams &P, const p1tab &T,
 template <int DIM, int NC, int PHYS, typename S>
 __global__ void __launch_bounds__(256) p1_matrix_kernel(kparams P, p1tab T, cview V, int first, int n, int mode,
                                                         void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const int c = first + t;
   double g3[NC * NC * DIM * DIM], gp[NB][DIM];
   p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
-  const int *srow = V.slots + (size_t)c * NBC * NBC;
-#pragma unroll
-  for (int i = 0; i < NB; i++)
-#pragma unroll
-    for (int fc = 0; fc < NC; fc++) {
-      int sl[NBC];
-      if (NBC % 4 == 0) {
-#pragma unroll
-        for (int j4 = 0; j4 < NBC / 4; j4++) {
-          const int4 q4 = __ldg((const int4 *)(srow + (i * NC + fc) * NBC) + j4);
-          sl[4 * j4] = q4.x;
-          sl[4 * j4 + 1] = q4.y;
-          sl[4 * j4 + 2] = q4.z;
-          sl[(4 * j4 + 3) % NBC] = q4.w;
-        }
-      } else {
-#pragma unroll
-        for (int j = 0; j < NBC; j++) sl[j] = __ldg(srow + (i * NC + fc) * NBC + j);
-      }
-#pragma unroll
-      for (int j = 0; j < NB; j++)
-#pragma unroll
-        for (int gc = 0; gc < NC; gc++) {
-          const double v = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
-          put<S>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc
-                                         : (int64_t)sl[j * NC + gc],
-                 v, mode);
-        }
-    }
+  p1_put_cell_matrix<DIM, NC, S>(
+      V, c, [&](int i, int fc, int j, int gc) { return p1_entry<DIM, NC>(gp, g3, i, fc, j, gc); }, mode, out);
 }
 
 /* Gather by row, no element-matrix buffer: one thread per scalar dof owns
@@ -237,7 +210,7 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
                                                                const int *__restrict__ vptr,
                                                                const int *__restrict__ vent,
                                                                void *__restrict__ out) {
-  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1, NBC = NB * NC;
+  constexpr int NAUX = p1_naux(PHYS, DIM, NC), NB = DIM + 1;
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= n_nodes) return;
   const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
@@ -246,18 +219,8 @@ __global__ void __launch_bounds__(256) p1_matrix_gather_kernel(kparams P, p1tab 
     const int c = e >> 2, a = e & 3;
     double g3[NC * NC * DIM * DIM], gp[NB][DIM];
     p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-      if (i == a)
-#pragma unroll
-        for (int fc = 0; fc < NC; fc++) {
-          const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
-#pragma unroll
-          for (int j = 0; j < NB; j++)
-#pragma unroll
-            for (int gc = 0; gc < NC; gc++)
-              put<S>(out, __ldg(srow + j * NC + gc), p1_entry<DIM, NC>(gp, g3, i, fc, j, gc), OUT_PLAIN);
-        }
+    p1_put_cell_rows<DIM, NC, S>(
+        V, c, a, [&](int i, int fc, int j, int gc) { return p1_entry<DIM, NC>(gp, g3, i, fc, j, gc); }, out);
   }
 }
 
@@ -278,15 +241,8 @@ struct p1_physics_cells {
   __device__ __forceinline__ void matrix(int c, double *Ke) const {
     double g3[NC * NC * DIM * DIM], gp[NB][DIM];
     p1_matrix_cell<DIM, NC, PHYS, NAUX, S>(P, T, V, c, g3, gp);
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-#pragma unroll
-      for (int fc = 0; fc < NC; fc++)
-#pragma unroll
-        for (int j = 0; j < NB; j++)
-#pragma unroll
-          for (int gc = 0; gc < NC; gc++)
-            Ke[(i * NC + fc) * NBC + j * NC + gc] = p1_entry<DIM, NC>(gp, g3, i, fc, j, gc);
+    p1_cell_entries<DIM, NC>([&](int i, int fc, int j, int gc) { return p1_entry<DIM, NC>(gp, g3, i, fc, j, gc); },
+                             Ke);
   }
 };
 

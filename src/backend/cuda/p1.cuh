@@ -417,4 +417,81 @@ __device__ __forceinline__ void p1_block(const kparams &P, const bview &B, const
   p1_chunk_flush<NE, NO, S>(B, K, elem, mode, out);
 }
 
+/* ------------------------------------- P1: a cell's element matrix, out
+ *
+ * The per-cell matrix kernels' writes, whatever computed the entries:
+ * entry(i, fc, j, gc), the built-in physics' p1_entry or a user form's
+ * form_p1_matrix (kernels_p1.cu, p1_form.cuh). */
+
+/* Ke[(i NC + fc) NBC + j NC + gc] = entry(i, fc, j, gc) (the block kernel's cells). */
+template <int DIM, int NC, typename Entry>
+__device__ __forceinline__ void p1_cell_entries(const Entry &entry, double *Ke) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int fc = 0; fc < NC; fc++)
+#pragma unroll
+      for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int gc = 0; gc < NC; gc++) Ke[(i * NC + fc) * NBC + j * NC + gc] = entry(i, fc, j, gc);
+}
+
+/* Cell c's element matrix into out: at c NBC^2 (mode OUT_BUFFER), else
+ * added into the CSR values through its slots in view V (a row's slots by
+ * 16-byte loads where NBC allows). */
+template <int DIM, int NC, typename S, typename Entry>
+__device__ __forceinline__ void p1_put_cell_matrix(const cview &V, int c, const Entry &entry, int mode,
+                                                   void *__restrict__ out) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+  const int *srow = V.slots + (size_t)c * NBC * NBC;
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+#pragma unroll
+    for (int fc = 0; fc < NC; fc++) {
+      int sl[NBC];
+      if (NBC % 4 == 0) {
+#pragma unroll
+        for (int j4 = 0; j4 < NBC / 4; j4++) {
+          const int4 q4 = __ldg((const int4 *)(srow + (i * NC + fc) * NBC) + j4);
+          sl[4 * j4] = q4.x;
+          sl[4 * j4 + 1] = q4.y;
+          sl[4 * j4 + 2] = q4.z;
+          sl[(4 * j4 + 3) % NBC] = q4.w;
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < NBC; j++) sl[j] = __ldg(srow + (i * NC + fc) * NBC + j);
+      }
+#pragma unroll
+      for (int j = 0; j < NB; j++)
+#pragma unroll
+        for (int gc = 0; gc < NC; gc++) {
+          const double v = entry(i, fc, j, gc);
+          put<S>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + (i * NC + fc) * NBC + j * NC + gc
+                                         : (int64_t)sl[j * NC + gc],
+                 v, mode);
+        }
+    }
+}
+
+/* Vertex a's NC rows of cell c's element matrix added into the CSR values
+ * (the gather by row: the thread of a's dof owns those rows). */
+template <int DIM, int NC, typename S, typename Entry>
+__device__ __forceinline__ void p1_put_cell_rows(const cview &V, int c, int a, const Entry &entry,
+                                                 void *__restrict__ out) {
+  constexpr int NB = DIM + 1, NBC = NB * NC;
+#pragma unroll
+  for (int i = 0; i < NB; i++)
+    if (i == a)
+#pragma unroll
+      for (int fc = 0; fc < NC; fc++) {
+        const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
+#pragma unroll
+        for (int j = 0; j < NB; j++)
+#pragma unroll
+          for (int gc = 0; gc < NC; gc++) put<S>(out, __ldg(srow + j * NC + gc), entry(i, fc, j, gc), OUT_PLAIN);
+      }
+}
+
 #endif

@@ -187,6 +187,7 @@ struct form_p1_matrix {
   double A2[(TERMS & 4) ? NB * NN * DIM : 1], A3[(TERMS & 8) ? NN * DIM * DIM : 1];
   double gp[NB][DIM];
 
+  __device__ __forceinline__ double operator()(int i, int fc, int j, int gc) const { return entry(i, fc, j, gc); }
   __device__ __forceinline__ double entry(int i, int fc, int j, int gc) const {
     const int fg = fc * NC + gc;
     double v = 0;
@@ -279,14 +280,7 @@ struct form_p1_cells {
   __device__ __forceinline__ void matrix(int c, double *Ke) const {
     form_p1_matrix M;
     M.integrate(P, T, V, c);
-#pragma unroll
-    for (int i = 0; i < DIM + 1; i++)
-#pragma unroll
-      for (int fc = 0; fc < NC; fc++)
-#pragma unroll
-        for (int j = 0; j < DIM + 1; j++)
-#pragma unroll
-          for (int gc = 0; gc < NC; gc++) Ke[((i * NC + fc) * (DIM + 1) + j) * NC + gc] = M.entry(i, fc, j, gc);
+    p1_cell_entries<DIM, NC>(M, Ke);
   }
 };
 
@@ -379,25 +373,12 @@ extern "C" __global__ void __launch_bounds__(256, 4)
 /* Element matrices (mode OUT_BUFFER: at c NBC^2) or CSR values by the slots. */
 extern "C" __global__ void __launch_bounds__(256)
     feint_p1_form_matrix(kparams P, p1tab T, cview V, int first, int n, int mode, void *__restrict__ out) {
-  constexpr int NB = DIM + 1, NBC = NB * NC;
   const int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= n) return;
   const int c = first + t;
   form_p1_matrix M;
   M.integrate(P, T, V, c);
-  const int *srow = V.slots + (size_t)c * NBC * NBC;
-#pragma unroll
-  for (int i = 0; i < NB; i++)
-#pragma unroll
-    for (int fc = 0; fc < NC; fc++)
-#pragma unroll
-      for (int j = 0; j < NB; j++)
-#pragma unroll
-        for (int gc = 0; gc < NC; gc++) {
-          const int k = (i * NC + fc) * NBC + j * NC + gc;
-          put<form_storage>(out, mode == OUT_BUFFER ? (int64_t)c * NBC * NBC + k : (int64_t)__ldg(srow + k),
-                            M.entry(i, fc, j, gc), mode);
-        }
+  p1_put_cell_matrix<DIM, NC, form_storage>(V, c, M, mode, out);
 }
 
 /* Gather by row: one thread per scalar dof adds its rows of its cells, in
@@ -405,26 +386,13 @@ extern "C" __global__ void __launch_bounds__(256)
 extern "C" __global__ void __launch_bounds__(256)
     feint_p1_form_matrix_gather(kparams P, p1tab T, cview V, int n_nodes, const int *__restrict__ vptr,
                                 const int *__restrict__ vent, void *__restrict__ out) {
-  constexpr int NB = DIM + 1, NBC = NB * NC;
   const int node = blockIdx.x * blockDim.x + threadIdx.x;
   if (node >= n_nodes) return;
   const int k0 = __ldg(vptr + node), k1 = __ldg(vptr + node + 1);
   for (int k = k0; k < k1; k++) {
     const int e = __ldg(vent + k);
-    const int c = e >> 2, a = e & 3;
     form_p1_matrix M;
-    M.integrate(P, T, V, c);
-#pragma unroll
-    for (int i = 0; i < NB; i++)
-      if (i == a)
-#pragma unroll
-        for (int fc = 0; fc < NC; fc++) {
-          const int *srow = V.slots + (size_t)c * NBC * NBC + (i * NC + fc) * NBC;
-#pragma unroll
-          for (int j = 0; j < NB; j++)
-#pragma unroll
-            for (int gc = 0; gc < NC; gc++)
-              put<form_storage>(out, __ldg(srow + j * NC + gc), M.entry(i, fc, j, gc), OUT_PLAIN);
-        }
+    M.integrate(P, T, V, e >> 2);
+    p1_put_cell_rows<DIM, NC, form_storage>(V, e >> 2, e & 3, M, out);
   }
 }
