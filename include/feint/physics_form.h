@@ -6,7 +6,7 @@
  * feint_physics_f0 / f1, the Jacobian blocks derived. A backend runs a
  * built-in kind through its user-form kernels with it where its built-in
  * kernels lack something (the cuda backend: coefficients given per cell's
- * nodes, an expression per physical group). */
+ * nodes, an expression per physical group; quadrilaterals and hexahedra). */
 #ifndef FEINT_PHYSICS_FORM_H
 #define FEINT_PHYSICS_FORM_H
 #include "feint/form.h"
@@ -21,7 +21,7 @@ int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out)
  * that shares f's fields and rules (f must outlive it), with user set and
  * physics FEINT_PHYSICS_FORM, and the vertex shape values at the rules'
  * points the user-form kernels read for x, y, z; free with
- * feint_physics_form_view_destroy. Simplex meshes of one cell shape. */
+ * feint_physics_form_view_destroy. Meshes of one cell shape. */
 int feint_physics_form_view(const feint_form *f, feint_cell_type cell, feint_form **out);
 void feint_physics_form_view_destroy(feint_form *view);
 #endif

@@ -164,7 +164,7 @@ int feint_physics_form_view(const feint_form *f, feint_cell_type cell, feint_for
   *v = *f;
   v->user = NULL;
   v->geometry_value = v->matrix_geometry_value = NULL;
-  const int nv = feint_cell_dim(cell) + 1;
+  const int nv = feint_cell_num_vertices(cell);
   int status = feint_physics_user_form(f->physics, f->dim, f->nc, &v->user);
   if (!status && f->quadrature)
     status = feint_malloc((size_t)f->quadrature->n * nv, sizeof(double), &v->geometry_value, "geometry table");

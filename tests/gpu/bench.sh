@@ -6,7 +6,8 @@
 # element matrices (t621, issue 4) and the BP operators (t69: GDOF/s, GF/s
 # and % of copy for N = 1..15 on the 4096-cell and the large hex mesh,
 # stored and recomputed geometry; issue 4) and user forms against the
-# built-in kinds (forms-bench.sh, issue 19). Not a test.
+# built-in kinds (forms-bench.sh, issue 19), the built-in kinds on
+# hexahedra on the GPU against the cpu (cells-bench.sh). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -28,3 +29,5 @@ rm -f /tmp/feint-bench.h5
 OUT=$out bash tests/gpu/sweep-bench.sh
 # user forms against the built-in kinds they re-express (issue 19)
 OUT=$out bash tests/gpu/forms-bench.sh
+# the built-in kinds on hexahedra: the GPU (as forms) against the cpu
+OUT=$out bash tests/gpu/cells-bench.sh

@@ -118,12 +118,14 @@ int main(void) {
   /* an explicit request for a problem the kind does not compute: its reason */
   feint_mesh *mq = mesh_one_quad();
   feint_space *sq = NULL;
-  CHECK_OK(feint_space_create(mq, 1, 1, &sq));
+  CHECK_OK(feint_space_create(mq, 11, 1, &sq)); /* 144 dofs a cell: past the user-form kernels' */
   const feint_problem pq = {sq, f1, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
   const feint_backend_kind *k = NULL;
   CHECK(feint_backend_choose(FEINT_DEVICE_CUDA, -1, &pq, &k, NULL, 0) == FEINT_ERR_INPUT && !k, "cuda took quads");
-  CHECK(!strcmp(feint_error_message(), "the cuda backend assembles triangles and tetrahedra only; quadrilateral "
-                                       "cells run on the cpu backend (--backend cpu)"),
+  CHECK(!strcmp(feint_error_message(),
+                "built-in kinds on quadrilaterals and hexahedra run on the cuda backend through the user-form kernels, "
+                "which do not take this problem (quadrilaterals of order 11, 1 component: the user-form kernels take up "
+                "to 128 local dofs a cell, not 144; use --backend cpu)"),
         "'%s'", feint_error_message());
   printf("--backend cuda on quadrilaterals: %s\n", feint_error_message());
   feint_error_clear();

@@ -147,7 +147,7 @@ int main(void) {
   feint_user_form *a = form_of(a_text, 3), *b = form_of(b_text, 3), *c = form_of(c_text, 3);
   feint_field fa[2] = {{FEINT_FIELD_CONSTANT, 3.5, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
   feint_field fb[2] = {{FEINT_FIELD_CONSTANT, 9.0625, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
-  feint_form_cuda_layout L = {3, 1, 4, 4, 4, 4, 2, fa}, Lb = L;
+  feint_form_cuda_layout L = {3, 1, 4, 4, 4, 4, 2, fa, 1}, Lb = L;
   Lb.aux = fb;
   char *sa = source_of(a, &L), *sb = source_of(b, &Lb), *sc = source_of(c, &L);
   CHECK(!strcmp(sa, sb), "the sources of two cases differing in parameters differ");
@@ -191,7 +191,7 @@ int main(void) {
       "physics:\n  kind: form\n  parameters: {lambda: 2}\n  f0: [\"-lambda*exp(u0)\", \"u0*u1\"]\n"
       "  f1: [[\"u0_x + u1_y\", \"u0_y\"], [\"u1_x\", \"(1 + u0^2)*u1_y\"]]\n",
       2);
-  feint_form_cuda_layout Lv = {2, 2, 6, 3, 6, 6, 0, NULL};
+  feint_form_cuda_layout Lv = {2, 2, 6, 3, 6, 6, 0, NULL, 1};
   char *sv = source_of(v, &Lv);
   CHECK(strstr(sv, "\"physics.f0[1]\"") && strstr(sv, "\"physics.f1[1][1]\"") && strstr(sv, "#define NC 2"),
         "vector keys:\n%s", sv);
@@ -200,12 +200,24 @@ int main(void) {
   double w[2] = {0.25, 0.75}, basis[6] = {1, 2, 3, 4, 5, 6}, grad[12], gv[6] = {7, 8, 9, 10, 11, 12};
   for (int k = 0; k < 12; k++) grad[k] = 100 + k;
   feint_quadrature q = {FEINT_CELL_TRIANGLE, 2, 1, 2, NULL, w};
-  CHECK(feint_form_cuda_table_size(2, 3, 2, 3) == 2 * (1 + 3 + 6 + 3), "table size");
-  double tab[26];
-  feint_form_cuda_table(&q, basis, grad, gv, 3, 2, 3, tab);
+  CHECK(feint_form_cuda_table_size(2, 3, 2, 3, 1) == 2 * (1 + 3 + 6 + 3), "table size");
+  CHECK(feint_form_cuda_table_size(2, 3, 2, 3, 0) == 2 * (1 + 3 + 6 + 3 + 6), "non-affine table size");
+  double tab[38], gg[12];
+  for (int k = 0; k < 12; k++) gg[k] = 200 + k;
+  feint_form_cuda_table(&q, basis, grad, gv, NULL, 3, 2, 3, tab);
   CHECK(tab[0] == 0.25 && tab[1] == 0.75 && tab[2] == 1 && tab[7] == 6 && tab[8] == 100 && tab[19] == 111 &&
             tab[20] == 7 && tab[25] == 12,
         "table layout");
+  feint_form_cuda_table(&q, basis, grad, gv, gg, 3, 2, 3, tab);
+  CHECK(tab[25] == 12 && tab[26] == 200 && tab[37] == 211, "non-affine table layout");
+  /* what the kernels take: dofs a cell and the warp kernel's shared memory */
+  char why[200];
+  feint_form_cuda_layout big = {3, 3, 27, 8, 64, 64, 0, NULL, 0}; /* Q2 hexahedra, elasticity */
+  CHECK(feint_form_cuda_fits(&big, why, sizeof why), "Q2 elasticity refused: %s", why);
+  big.nb = 64; /* Q3: 192 dofs */
+  CHECK(!feint_form_cuda_fits(&big, why, sizeof why) && strstr(why, "192"), "Q3 elasticity taken: %s", why);
+  big.nb = 40; /* 120 dofs, but 40 x 9 x 4 W entries a cell: past 48 KiB */
+  CHECK(!feint_form_cuda_fits(&big, why, sizeof why) && strstr(why, "shared"), "shared memory: %s", why);
 
 #ifdef FEINT_HAVE_CUDA
   char ka_key[65] = "", kb_key[65] = "", kc_key[65] = "", other[65];
@@ -238,7 +250,7 @@ int main(void) {
     compile(sv, other);
     compile_p1(a, &L, 0, NULL, 0); /* exp(u), u^2 u_x */
     compile_p1(a, &Lcell, 1, NULL, 0);
-    feint_form_cuda_layout Lv1 = {2, 2, 3, 3, 3, 3, 0, NULL};
+    feint_form_cuda_layout Lv1 = {2, 2, 3, 3, 3, 3, 0, NULL, 1};
     compile_p1(v, &Lv1, 0, NULL, 0);
     /* the lean kernels as the cuda backend generates them: one component
      * from global memory with the pipelined kernel, or by the shared
@@ -256,16 +268,30 @@ int main(void) {
                                            "\"2*mu*u2_z + lam*(u0_x + u1_y + u2_z)\"]]\n",
                                  3);
     feint_field fe[1] = {{FEINT_FIELD_NODE, 0, NULL, 0}};
-    feint_form_cuda_layout Le = {3, 3, 4, 4, 4, 4, 1, fe};
+    feint_form_cuda_layout Le = {3, 3, 4, 4, 4, 4, 1, fe, 1};
     compile_p1(e, &Le, 0, &lean_vec, 2); /* the stress is affine, u1 f (bilinear) is not */
     /* P2 elasticity (30 dofs a cell): the form-jit matrix kernel takes a warp a cell */
-    feint_form_cuda_layout Le2 = {3, 3, 10, 4, 4, 4, 1, fe};
+    feint_form_cuda_layout Le2 = {3, 3, 10, 4, 4, 4, 1, fe, 1};
     char *se2 = source_of(e, &Le2);
     CHECK(feint_form_cuda_matrix_warp(30) && !feint_form_cuda_matrix_warp(10) &&
               strstr(se2, "#define FM_WARP 1\n") && strstr(sa, "#define FM_WARP 0\n"),
           "the matrix kernel's warp choice");
     compile(se2, other);
     free(se2);
+    /* non-affine cells (J at every point): Q2 hexahedra of 3 components
+     * (81 dofs, the warp matrix kernel) and P1 prisms of one (the
+     * thread-a-cell one) */
+    feint_form_cuda_layout Lh = {3, 3, 27, 8, 64, 64, 1, fe, 0}, Lp = L;
+    Lp.nb = Lp.nv = 6;
+    Lp.affine = 0;
+    char *sh = source_of(e, &Lh), *sp = source_of(a, &Lp);
+    CHECK(strstr(sh, "#define FORM_AFFINE 0\n") && strstr(sh, "#define FM_WARP 1\n") &&
+              strstr(sp, "#define FORM_AFFINE 0\n") && strstr(sp, "#define FM_WARP 0\n"),
+          "non-affine sources");
+    compile(sh, other);
+    compile(sp, other);
+    free(sh);
+    free(sp);
     feint_user_form_destroy(e);
     printf("the same cache key for both parameter sets; another for the changed expression\n");
   }

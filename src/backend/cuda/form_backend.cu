@@ -1,8 +1,10 @@
 /* The user-form backend behind the cuda kind (family "form-jit", issue
  * 19): a form's expressions compiled at run time (form_source.h: the CUDA
- * source; jit.h: NVRTC behind the disk cache) for triangles and
- * tetrahedra of order 1 to 3 (FEINT_FORM_CUDA_MAX_ORDER), one cell shape
- * per mesh, 1..3 components.
+ * source; jit.h: NVRTC behind the disk cache) for triangles, tetrahedra,
+ * prisms, quadrilaterals and hexahedra of up to FEINT_FORM_CUDA_MAX_NBC
+ * local dofs (J at every point on the non-simplex cells, whose basis is
+ * tabulated at the rule's points), one cell shape per mesh, 1..3
+ * components.
  * Host code only; the kernels are the generated ones.
  *
  * Data model (as the other cuda implementations): node coordinates, the
@@ -88,12 +90,10 @@ void form_destroy(feint_backend *b) {
 }
 
 /* One rule's table (form_source.h's layout) uploaded. */
-int upload_table(const feint_quadrature *q, const double *basis, const double *grad, const double *geom, int nb,
-                 int dim, int nv, double **out) {
-  const size_t n = feint_form_cuda_table_size(q->n, nb, dim, nv);
+int upload_table(const feint_form *f, const feint_space *s, int matrix, double **out) {
   double *tab = NULL;
-  FEINT_CALL(feint_malloc(n, sizeof(double), &tab, "form tables"));
-  feint_form_cuda_table(q, basis, grad, geom, nb, dim, nv, tab);
+  size_t n = 0;
+  FEINT_CALL(feint_form_cuda_rule_table(f, s, matrix, &tab, &n));
   const int st = feint_cuda_upload(out, tab, n, "form tables");
   free(tab);
   return st;
@@ -287,14 +287,8 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   FEINT_CALL(feint_cuda_upload_index32(&d->dofs, s->cell_dofs, (size_t)m->n_cells * (size_t)s->nbc, "cell dofs"));
   FEINT_CALL(feint_cuda_upload_index32(&d->sdofs, s->scalar_cell_dofs, (size_t)m->n_cells * (size_t)s->nb,
                                        "scalar cell dofs"));
-  FEINT_CALL(upload_table(f->quadrature, f->basis, f->basis_grad, f->geometry_value, s->nb, f->dim, m->nv,
-                          &d->tab_vector));
-  if (f->matrix_quadrature)
-    FEINT_CALL(upload_table(f->matrix_quadrature, f->matrix_basis, f->matrix_basis_grad, f->matrix_geometry_value,
-                            s->nb, f->dim, m->nv, &d->tab_matrix));
-  else
-    FEINT_CALL(upload_table(f->quadrature, f->basis, f->basis_grad, f->geometry_value, s->nb, f->dim, m->nv,
-                            &d->tab_matrix));
+  FEINT_CALL(upload_table(f, s, 0, &d->tab_vector));
+  FEINT_CALL(upload_table(f, s, 1, &d->tab_matrix));
   const size_t n_dofs = (size_t)s->n_dofs;
   FEINT_CALL(feint_cuda_alloc((void **)&d->state, n_dofs * sizeof(double), "form state"));
   FEINT_CALL(feint_cuda_alloc((void **)&d->u, n_dofs * sizeof(double), "form state"));

@@ -29,6 +29,8 @@ static const char template_kernels[] =
     "#define TAB_BASIS(nq) (nq)\n"
     "#define TAB_GRAD(nq) ((nq) + (nq) * NB)\n"
     "#define TAB_GEOM(nq) ((nq) + (nq) * NB + (nq) * NB * DIM)\n"
+    "/* ... and on non-affine cells the vertex shape gradients */\n"
+    "#define TAB_GGRAD(nq) ((nq) + (nq) * NB + (nq) * NB * DIM + (nq) * NV)\n"
     "\n"
     "/* det J and invJ[d DIM + a] = d xi_d / d x_a of the affine simplex of\n"
     " * vertices v[k 3 + a] (feint/geometry.h's feint_affine_inverse_jacobian) */\n"
@@ -60,7 +62,8 @@ static const char template_kernels[] =
     "  return det;\n"
     "}\n"
     "\n"
-    "/* One cell's data: vertices, dofs, |det J|, invJ. */\n"
+    "/* One cell's data: vertices, dofs, |det J|, invJ (a non-affine cell's at\n"
+    " * the current point: form_point_geometry). */\n"
     "struct form_cell {\n"
     "  double v[NV * 3], invJ[DIM * DIM], det;\n"
     "  int dofs[NBC], sd[NB];\n"
@@ -77,7 +80,48 @@ static const char template_kernels[] =
     "  }\n"
     "  for (int i = 0; i < NBC; i++) k->dofs[i] = dofs[c * NBC + i];\n"
     "  for (int i = 0; i < NB; i++) k->sd[i] = sdofs[c * NB + i];\n"
+    "#if FORM_AFFINE\n"
     "  k->det = fabs(form_inverse_jacobian(k->v, k->invJ));\n"
+    "#endif\n"
+    "}\n"
+    "\n"
+    "/* A non-affine cell's J at point q of a rule of nq points, as the cpu\n"
+    " * backend's multilinear_geometry (feint/geometry.h's\n"
+    " * feint_multilinear_jacobian, then feint_inverse_jacobian); nothing on\n"
+    " * a simplex, whose J is the cell's. */\n"
+    "__device__ __forceinline__ void form_point_geometry(form_cell *k, const double *tab, int nq, int q) {\n"
+    "#if FORM_AFFINE\n"
+    "  (void)k; (void)tab; (void)nq; (void)q;\n"
+    "#else\n"
+    "  const double *dN = tab + TAB_GGRAD(nq) + q * NV * DIM;\n"
+    "  double J[DIM * DIM];\n"
+    "  for (int i = 0; i < DIM * DIM; i++) J[i] = 0;\n"
+    "  for (int i = 0; i < NV; i++)\n"
+    "    for (int a = 0; a < DIM; a++)\n"
+    "      for (int d = 0; d < DIM; d++) J[a * DIM + d] += k->v[i * 3 + a] * dN[i * DIM + d];\n"
+    "#if DIM == 2\n"
+    "  double det = J[0] * J[3] - J[1] * J[2];\n"
+    "  const double r = 1 / det;\n"
+    "  k->invJ[0] = J[3] * r;\n"
+    "  k->invJ[1] = -J[1] * r;\n"
+    "  k->invJ[2] = -J[2] * r;\n"
+    "  k->invJ[3] = J[0] * r;\n"
+    "#else\n"
+    "  double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8], c02 = J[3] * J[7] - J[4] * J[6];\n"
+    "  double det = J[0] * c00 + J[1] * c01 + J[2] * c02;\n"
+    "  const double r = 1 / det;\n"
+    "  k->invJ[0] = c00 * r;\n"
+    "  k->invJ[3] = c01 * r;\n"
+    "  k->invJ[6] = c02 * r;\n"
+    "  k->invJ[1] = (J[2] * J[7] - J[1] * J[8]) * r;\n"
+    "  k->invJ[4] = (J[0] * J[8] - J[2] * J[6]) * r;\n"
+    "  k->invJ[7] = (J[1] * J[6] - J[0] * J[7]) * r;\n"
+    "  k->invJ[2] = (J[1] * J[5] - J[2] * J[4]) * r;\n"
+    "  k->invJ[5] = (J[2] * J[3] - J[0] * J[5]) * r;\n"
+    "  k->invJ[8] = (J[0] * J[4] - J[1] * J[3]) * r;\n"
+    "#endif\n"
+    "  k->det = fabs(det);\n"
+    "#endif\n"
     "}\n"
     "\n"
     "/* The symbols at one point (the cpu backend's user_symbols): x y z from\n"
@@ -136,6 +180,7 @@ static const char template_kernels[] =
     "  for (int q = 0; q < NQ; q++) {\n"
     "    const double *phi = tab + TAB_BASIS(NQ) + q * NB;\n"
     "    double gphi[NB * DIM], s[NS], f0[NC], f1[NC * DIM];\n"
+    "    form_point_geometry(&k, tab, NQ, q);\n"
     "    form_gradients(&k, tab + TAB_GRAD(NQ) + q * NB * DIM, gphi);\n"
     "    form_symbols(&k, c, phi, gphi, tab + TAB_GEOM(NQ) + q * NV, u ? ue : (const double *)0, F, P, s);\n"
     "    form_f(s, P, f0, f1);\n"
@@ -170,6 +215,7 @@ static const char template_kernels[] =
     "    const double *phi = tab + TAB_BASIS(NQM) + q * NB;\n"
     "    double gphi[NB * DIM], s[NS];\n"
     "    double g0[NC * NC], g1[NC * NC * DIM], g2[NC * NC * DIM], g3[NC * NC * DIM * DIM];\n"
+    "    form_point_geometry(&k, tab, NQM, q);\n"
     "    form_gradients(&k, tab + TAB_GRAD(NQM) + q * NB * DIM, gphi);\n"
     "    form_symbols(&k, c, phi, gphi, tab + TAB_GEOM(NQM) + q * NV, ue, F, P, s);\n"
     "    form_g(s, P, g0, g1, g2, g3);\n"
@@ -248,6 +294,10 @@ static const char template_kernels[] =
     "  __syncwarp();\n"
     "  for (int q = 0; q < NQM; q++) {\n"
     "    const double *phi = tab + TAB_BASIS(NQM) + q * NB, *G = tab + TAB_GRAD(NQM) + q * NB * DIM;\n"
+    "#if !FORM_AFFINE\n"
+    "    if (lane == 0) form_point_geometry(&S.cell, tab, NQM, q);\n"
+    "    __syncwarp();\n"
+    "#endif\n"
     "    for (int i = lane; i < NB; i += 32) {\n"
     "      S.phi[i] = phi[i];\n"
     "      for (int a = 0; a < DIM; a++) {\n"
@@ -368,8 +418,32 @@ static void add_expr(text *t, const feint_expr *e, const char *const *symbols, c
 feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s) {
   feint_form_cuda_layout L = {f->dim,         f->nc, s->nb, s->mesh->nv, f->quadrature->n,
                               f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n,
-                              f->n_aux,       f->aux};
+                              f->n_aux,       f->aux, feint_cell_is_simplex(s->mesh->cell_type)};
   return L;
+}
+
+/* The warp matrix kernel's shared memory a cell: form_matrix_shared of
+ * the template, with a double's worth of padding per array. */
+static size_t warp_shared_bytes(const feint_form_cuda_layout *L) {
+  const size_t nbc = (size_t)(L->nb * L->nc), nb = (size_t)L->nb, d = (size_t)L->dim, nn = (size_t)(L->nc * L->nc);
+  const size_t cell = 8 * ((size_t)L->nv * 3 + d * d + 1) + 4 * (nbc + nb) + 16;
+  const size_t doubles = nbc + nb + nb * d + 1 + nn * (1 + 2 * d + d * d) + nb * nn * (1 + d);
+  return cell + 8 * doubles + 8 * 10;
+}
+
+int feint_form_cuda_fits(const feint_form_cuda_layout *L, char *why, size_t size) {
+  const int nbc = L->nb * L->nc;
+  if (nbc > FEINT_FORM_CUDA_MAX_NBC) {
+    snprintf(why, size, "the user-form kernels take up to %d local dofs a cell, not %d", FEINT_FORM_CUDA_MAX_NBC, nbc);
+    return 0;
+  }
+  const size_t bytes = feint_form_cuda_matrix_warp(nbc) ? FEINT_FORM_MATRIX_CELLS * warp_shared_bytes(L) : 0;
+  if (bytes > 48 * 1024) {
+    snprintf(why, size, "the user-form matrix kernel's shared memory (%zu bytes for %d dofs a cell) exceeds 48 KiB",
+             bytes, nbc);
+    return 0;
+  }
+  return 1;
 }
 
 int feint_form_cuda_constants_count(const feint_user_form *uf, int n_aux) {
@@ -385,17 +459,47 @@ void feint_form_cuda_constants(const feint_user_form *uf, const feint_field *aux
     if (aux[k].kind == FEINT_FIELD_CONSTANT) out[uf->n_parameters + k] = aux[k].constant;
 }
 
-size_t feint_form_cuda_table_size(int nq, int nb, int dim, int nv) {
-  return (size_t)nq * (size_t)(1 + nb + nb * dim + nv);
+size_t feint_form_cuda_table_size(int nq, int nb, int dim, int nv, int affine) {
+  return (size_t)nq * (size_t)(1 + nb + nb * dim + nv + (affine ? 0 : nv * dim));
 }
 
 void feint_form_cuda_table(const feint_quadrature *q, const double *basis, const double *basis_grad,
-                           const double *geometry_value, int nb, int dim, int nv, double *tab) {
+                           const double *geometry_value, const double *geometry_grad, int nb, int dim, int nv,
+                           double *tab) {
   const size_t nq = (size_t)q->n;
   memcpy(tab, q->weights, sizeof(double) * nq);
   memcpy(tab + nq, basis, sizeof(double) * nq * (size_t)nb);
   memcpy(tab + nq + nq * (size_t)nb, basis_grad, sizeof(double) * nq * (size_t)(nb * dim));
   memcpy(tab + nq + nq * (size_t)(nb + nb * dim), geometry_value, sizeof(double) * nq * (size_t)nv);
+  if (geometry_grad)
+    memcpy(tab + nq + nq * (size_t)(nb + nb * dim + nv), geometry_grad, sizeof(double) * nq * (size_t)(nv * dim));
+}
+
+int feint_form_cuda_rule_table(const feint_form *f, const feint_space *s, int matrix, double **out, size_t *n) {
+  *out = NULL;
+  const int use_matrix = matrix && f->matrix_quadrature;
+  const feint_quadrature *q = use_matrix ? f->matrix_quadrature : f->quadrature;
+  const double *basis = use_matrix ? f->matrix_basis : f->basis;
+  const double *grad = use_matrix ? f->matrix_basis_grad : f->basis_grad;
+  const double *gv = use_matrix ? f->matrix_geometry_value : f->geometry_value;
+  const double *gg = use_matrix ? f->matrix_geometry_grad : f->geometry_grad;
+  const int nb = s->nb, dim = f->dim, nv = s->mesh->nv, nq = q->n;
+  const int affine = feint_cell_is_simplex(s->mesh->cell_type);
+  if (!gv || (!affine && !gg) || (!s->element && !basis))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: the user form's %s rule lacks a geometry table",
+                           matrix ? "matrix" : "vector");
+  double *own = NULL; /* tensor-product cells: the basis at the rule's points */
+  if (!basis) {
+    FEINT_CALL(feint_malloc((size_t)nq * (size_t)(nb + nb * dim), sizeof(double), &own, "form tables"));
+    feint_element_tabulate(s->element, nq, q->points, own, own + (size_t)nq * (size_t)nb);
+    basis = own;
+    grad = own + (size_t)nq * (size_t)nb;
+  }
+  *n = feint_form_cuda_table_size(nq, nb, dim, nv, affine);
+  int status = feint_malloc(*n, sizeof(double), out, "form tables");
+  if (!status) feint_form_cuda_table(q, basis, grad, gv, affine ? NULL : gg, nb, dim, nv, *out);
+  free(own);
+  return status;
 }
 
 /* The symbols as the kernels name them: s[i], the parameters P.v[k]. */
@@ -488,8 +592,8 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
    * harness of tests/cli runs it (the same operations in the same order) */
   add(&t, "#define FM_CELLS %d\n#ifndef FM_WARP\n#define FM_WARP %d\n#endif\n", FEINT_FORM_MATRIX_CELLS,
       feint_form_cuda_matrix_warp(L->nb * L->nc));
-  add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n", L->nb, L->nv, L->nq,
-      L->nq_matrix, L->n_aux);
+  add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n#define FORM_AFFINE %d\n", L->nb,
+      L->nv, L->nq, L->nq_matrix, L->n_aux, L->affine);
   add_pointwise(&t, uf, L->dim, L->nc, feint_form_cuda_constants_count(uf, L->n_aux), names);
   add(&t, "struct form_fields { const double *v[%d]; };\n", L->n_aux > 0 ? L->n_aux : 1);
   add(&t, "struct form_cell;\n");

@@ -43,16 +43,18 @@
 extern "C" {
 #endif
 
-/* The highest order of the user-form kernels (a thread a cell for
- * vectors, a warp a cell for large element matrices: P3 elasticity holds
- * 113 entries a lane, beyond which they leave registers and shared memory). */
-enum { FEINT_FORM_CUDA_MAX_ORDER = 3 };
+/* The most local dofs a cell of the user-form kernels (a thread a cell
+ * for vectors, a warp a cell for large element matrices, whose entries
+ * leave registers past 32 a lane: 128 dofs hold 512 a lane in local
+ * memory); the warp's shared arrays must fit too (feint_form_cuda_fits). */
+enum { FEINT_FORM_CUDA_MAX_NBC = 128 };
 /* What the source depends on besides the expressions. */
 typedef struct {
-  int dim, nc, nb, nv;      /* nv: vertices of the (simplex) cell */
+  int dim, nc, nb, nv;      /* nv: vertices of the cell */
   int nq, nq_matrix;        /* points of the vector and the matrix rule */
   int n_aux;
   const feint_field *aux;   /* n_aux coefficient fields: only their kinds are read */
+  int affine;               /* 1: a simplex (J per cell); 0: J at every point (prisms, quadrilaterals, hexahedra) */
 } feint_form_cuda_layout;
 
 enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
@@ -77,9 +79,17 @@ extern const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS];
 enum { FEINT_FORM_P1_OPTIONS = 1 };
 extern const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS];
 
-/* The layout of form f on a single-shape simplex space s (aux points
- * into f). */
+/* The layout of form f on a single-shape space s (aux points into f). */
 feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s);
+/* 1 if the kernels take layout L (dofs a cell, the warp kernel's shared
+ * memory), else 0 with the reason in why. */
+int feint_form_cuda_fits(const feint_form_cuda_layout *L, char *why, size_t size);
+/* The table of the vector (matrix 0) or matrix rule (matrix 1) of form f
+ * on single-shape space s as the kernels read it (malloc'd, *n doubles):
+ * weights, basis, reference gradients, vertex shape values, and on
+ * non-affine cells the vertex shape gradients. Tensor-product cells,
+ * whose forms keep 1D tables only, get their basis tabulated here. */
+int feint_form_cuda_rule_table(const feint_form *f, const feint_space *s, int matrix, double **out, size_t *n);
 
 /* The source (malloc; free()) of uf's kernels for layout L. */
 int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layout *L, char **out);
@@ -120,11 +130,13 @@ int feint_form_cuda_p1_source(const feint_user_form *uf, const feint_form_cuda_l
                               const feint_form_p1_lean *lean, char **out);
 
 /* The doubles of one rule's table as the kernels read it: weights[nq],
- * basis[nq nb], basis_grad[nq nb dim], geometry_value[nq nv]; its size
- * by feint_form_cuda_table_size. */
-size_t feint_form_cuda_table_size(int nq, int nb, int dim, int nv);
+ * basis[nq nb], basis_grad[nq nb dim], geometry_value[nq nv], then on
+ * non-affine cells geometry_grad[nq nv dim] (NULL on simplices); its size
+ * by feint_form_cuda_table_size (affine: no geometry_grad). */
+size_t feint_form_cuda_table_size(int nq, int nb, int dim, int nv, int affine);
 void feint_form_cuda_table(const feint_quadrature *q, const double *basis, const double *basis_grad,
-                           const double *geometry_value, int nb, int dim, int nv, double *tab);
+                           const double *geometry_value, const double *geometry_grad, int nb, int dim, int nv,
+                           double *tab);
 
 /* The kernel argument `constants` (n = max(1, n_parameters + n_aux)
  * doubles): uf's parameters, then each constant coefficient's value. */

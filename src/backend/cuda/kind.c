@@ -5,8 +5,10 @@
  * kernels (cuda.cu) for triangles and tetrahedra of orders 1..2, the
  * element-matrix backend (elmat_backend.c) for high-order tetrahedra and
  * prisms, the user-form backend (form_backend.cu: a form's expressions
- * compiled at run time) for user forms on triangles and tetrahedra of
- * orders 1..3 (FEINT_FORM_CUDA_MAX_ORDER). */
+ * compiled at run time) for user forms on single-shape meshes of up to
+ * FEINT_FORM_CUDA_MAX_NBC dofs a cell, and for the built-in kinds where
+ * the others lack what they need (quadrilaterals and hexahedra, values
+ * per cell's nodes). */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -86,18 +88,21 @@ static int width_supported(const feint_problem *p, char *why, size_t size) {
 
 int feint_backend_form_supported(const feint_problem *p, char *why, size_t size) {
   const feint_mesh *m = p->space->mesh;
-  if (feint_mesh_is_mixed(m) || !feint_cell_is_simplex(m->cell_type) || p->space->order > FEINT_FORM_CUDA_MAX_ORDER) {
+  if (feint_mesh_is_mixed(m)) {
     char shapes[128];
     return say(why, size,
-               "user forms run on the cuda backend for triangles and tetrahedra of order 1 to %d (one shape per "
-               "mesh) in this version, not on %s of order %d; use --backend cpu",
-               FEINT_FORM_CUDA_MAX_ORDER,
-               feint_mesh_is_mixed(m) ? feint_mesh_shapes(m, shapes, sizeof shapes) : feint_cell_plural(m->cell_type),
-               p->space->order);
+               "user forms run on the cuda backend on meshes of one cell shape in this version, not on %s; use "
+               "--backend cpu",
+               feint_mesh_shapes(m, shapes, sizeof shapes));
   }
   if (p->form->nc < 1 || p->form->nc > 3)
     return say(why, size, "user forms run on the cuda backend for 1 to 3 components, not %d (use --backend cpu)",
                p->form->nc);
+  const feint_form_cuda_layout L = feint_form_cuda_layout_of(p->form, p->space);
+  char reason[200];
+  if (!feint_form_cuda_fits(&L, reason, sizeof reason))
+    return say(why, size, "%s of order %d, %d component%s: %s; use --backend cpu", feint_cell_plural(m->cell_type),
+               p->space->order, p->form->nc, p->form->nc > 1 ? "s" : "", reason);
 #ifdef FEINT_HAVE_CUDA
   /* the form is compiled at run time: no NVRTC, no GPU code */
   if (feint_jit_nvrtc_open(NULL, NULL)) {
@@ -110,22 +115,28 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
 }
 
 int feint_backend_builtin_as_form(const feint_problem *p) {
-  for (int k = 0; k < p->form->n_aux && !p->form->user; k++)
+  if (p->form->user) return 0;
+  const feint_mesh *m = p->space->mesh;
+  if (!feint_mesh_is_mixed(m) && feint_cell_is_tensor(m->cell_type)) return 1;
+  for (int k = 0; k < p->form->n_aux; k++)
     if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE) return 1;
   return 0;
 }
 
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
-  /* the built-in kinds' kernels read constant, per-cell and nodal
-   * coefficients; values per cell's nodes (an expression or node dataset
-   * per physical group) the user-form kernels read: there a built-in kind
+  /* the built-in kinds' kernels take simplices and prisms and read
+   * constant, per-cell and nodal coefficients; quadrilaterals, hexahedra
+   * and values per cell's nodes (an expression or node dataset per
+   * physical group) the user-form kernels take: there a built-in kind
    * runs as the form it is (feint/physics_form.h) */
   if (feint_backend_builtin_as_form(p)) {
     char form_why[400];
     if (feint_backend_form_supported(p, form_why, sizeof form_why)) return 1;
-    return say(why, size,
-               "a coefficient given by an expression or node dataset per physical group runs on the cuda backend "
-               "through the user-form kernels, which do not take this problem (%s)",
+    const feint_mesh *m = p->space->mesh;
+    return say(why, size, "%s run on the cuda backend through the user-form kernels, which do not take this problem (%s)",
+               feint_cell_is_tensor(m->cell_type) ? "built-in kinds on quadrilaterals and hexahedra"
+                                                  : "coefficients given by an expression or node dataset per physical "
+                                                    "group",
                form_why);
   }
   /* a user form's expressions are compiled for the GPU at run time (the

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# User forms and built-in kinds on the GPU on cells whose Jacobian varies
+# (issue 19): prisms, quadrilaterals and hexahedra through the form-jit
+# family (J at every point; the tensor cells' basis tabulated at the
+# rule's points), feint run --backend cuda against --backend cpu (which
+# sum-factorises the tensor cells) within 1e-13 relative (2-norm and
+# max-norm) on the residual, the load vector, the element matrices and
+# the CSR matrix: the nonlinear k(u) = k0 + beta u^2 form and a coupled
+# form of 3 components on twisted hexahedra (Q1, Q2: 81 dofs, the warp
+# matrix kernel) and prisms (P1, P2), a 2-component form on
+# quadrilaterals (Q1..Q3); the built-in poisson and elasticity kinds on
+# twisted hexahedra (which run as the forms they are), with Dirichlet and
+# Robin boundaries. Past the kernels' limit (Q3 elasticity, 192 dofs a
+# cell) --backend cuda says why and auto takes the cpu.
+source "$(dirname "$0")/../cli/lib.sh"
+require_gpu
+export FEINT_CACHE_DIR="$WORK/cache"
+OUTS=(residual rhs element_matrices matrix/data)
+family() { $PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["kernel_family"])' "$1"; }
+data() { echo "$ROOT/tests/data/$1"; }
+# check NAME MESH ORDER COMPONENTS STATE PHYSICS [--set ...]: cpu and cuda, compared
+check() {
+  local name=$1
+  printf 'mesh: {file: %s, size: 0.4}\nspace: {order: %s, components: %s}\nstate: {u: %s}\n%s\nphysics:\n%s\n' \
+    "$2" "$3" "$4" "$5" "output: {residual: true, rhs: true, matrix: true, element_matrices: true}" "$6" \
+    > "$WORK/$name.yaml"
+  shift 6
+  "$FEINT" run --quiet "$WORK/$name.yaml" -o "$WORK/$name-cpu.h5" --backend cpu "$@"
+  "$FEINT" run --quiet --json "$WORK/$name.yaml" -o "$WORK/$name-gpu.h5" --backend cuda "$@" > "$WORK/$name.json"
+  [ "$(family "$WORK/$name.json")" = form-jit ] || fail "$name: kernel family $(family "$WORK/$name.json")"
+  $PY "$ROOT/tests/gpu/agree.py" --tol=1e-13 --nonzero --ref=cpu "$WORK/$name-cpu.h5" "$WORK/$name-gpu.h5" "$name" \
+    both "${OUTS[@]}" || fail "$name: the GPU differs from the cpu"
+}
+ku3='  kind: form
+  parameters: {k0: 1.0, beta: 2.0}
+  coefficients: {kappa: "1 + x*y", f: "sin(pi*x)*y"}
+  f0: "-f*kappa"
+  f1: ["(k0 + beta*u^2)*u_x", "(k0 + beta*u^2)*u_y", "(k0 + beta*u^2)*kappa*u_z"]'
+vec3='  kind: form
+  parameters: {k: 1.5}
+  f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
+  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
+vec2='  kind: form
+  parameters: {k: 1.5}
+  f0: ["u0*u1 - 1", "-exp(u0)*u1"]
+  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x"], ["k*u1_x", "u1_y - u0_x*u1"]]'
+for o in 1 2; do
+  check ku-hex-q$o "$(data twisted_hex.geo)" $o 1 '"x*y + sin(z + x)"' "$ku3"
+  check vec-hex-q$o "$(data twisted_hex.geo)" $o 3 '["sin(x) + y", "x*z", "1 + y*z"]' "$vec3"
+  check ku-prism-p$o "$(data twisted_prism.geo)" $o 1 '"x*y + sin(z + x)"' "$ku3"
+  check vec-prism-p$o "$(data twisted_prism.geo)" $o 3 '["sin(x) + y", "x*z", "1 + y*z"]' "$vec3"
+done
+for o in 1 2 3; do
+  check vec-quad-q$o "$(geo quadsquare.geo)" $o 2 '["sin(x) + y", "x*y"]' "$vec2"
+done
+echo "ok: forms on twisted hexahedra, prisms and quadrilaterals agree with the cpu"
+
+# the built-in kinds on hexahedra run as their forms; boundaries on the GPU's facets
+bc='[{group: bottom, dirichlet: "x*y"}, {group: sides, robin: {alpha: 2, value: "x - y*z"}}, {group: top, neumann: 0.5}]'
+for o in 1 2; do
+  check poisson-hex-q$o "$(data twisted_hex_bc.geo)" $o 1 '"x*y + sin(z + x)"' \
+    '  {kind: poisson, kappa: "1 + x*y", source: "sin(pi*x)*y + 0.5"}' --set "boundary=$bc"
+  check elasticity-hex-q$o "$(data twisted_hex_bc.geo)" $o 3 '["x*y", "sin(z)", "x + y*z"]' \
+    '  {kind: elasticity, lame_lambda: "1 + x", lame_mu: "0.7 + y*z", source: ["sin(x) + 1", "y*z - 2", "-1 - x"]}'
+done
+echo "ok: the built-in kinds on hexahedra (as forms) agree with the cpu, boundaries included"
+
+# past the kernels' limit: the reason, and auto on the cpu
+printf 'mesh: {file: %s, size: 0.4}\nspace: {order: 3, components: 3}\nphysics: {kind: elasticity, E: 1, nu: 0.3}\n' \
+  "$(data twisted_hex.geo)" > "$WORK/q3.yaml"
+expect_bad "Q3 elasticity on cuda" "not 192" run --quiet "$WORK/q3.yaml" -o "$WORK/out.h5" --backend cuda
+"$FEINT" run "$WORK/q3.yaml" -o "$WORK/q3.h5" --backend auto 2> "$WORK/q3.err" || fail "auto on Q3 elasticity"
+grep -q "cpu" "$WORK/q3.err" || fail "auto did not say it took the cpu: $(cat "$WORK/q3.err")"
+echo "ok: Q3 elasticity on hexahedra: cuda says why, auto takes the cpu"
