@@ -114,6 +114,10 @@ struct feint_backend {
    * free_owned(owned) after destroy; NULL: nothing. */
   void *owned;
   void (*free_owned)(void *owned);
+  /* The caller's problem where problem is one the kind derived from it
+   * (a built-in kind's problem as a user form, in owned): the one
+   * feint_backend_update_form is called with; NULL: problem itself. */
+  const feint_problem *outer;
 };
 
 /* Not a failure: feint_backend_update_form's answer when the backend must

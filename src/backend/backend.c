@@ -49,7 +49,7 @@ int feint_operator_info_get(const feint_operator *o, feint_backend_info *out) {
 }
 
 int feint_backend_update_form(feint_backend *b, feint_problem *p, const feint_form *form) {
-  if (b->problem != p)
+  if ((b->outer ? b->outer : b->problem) != p)
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: update_form with another problem than the backend's");
   if (!b->update_form)
     return feint_error_set(FEINT_BACKEND_CANNOT_REUSE,

@@ -125,13 +125,13 @@ int main(int argc, char **argv) {
   for (long long t = 0; t < n; t++) {
     blockIdx.x = (unsigned)(t / 128);
     threadIdx.x = (unsigned)(t % 128);
-    feint_form_vector(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0, fields,
+    feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0, fields,
                       constants, Fg.data());
-    feint_form_vector(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr, -1.0,
+    feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr, -1.0,
                       fields, constants, Rg.data());
-    feint_form_matrix(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+    feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                       constants, nullptr, Kg.data());
-    feint_form_matrix(0, n, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+    feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                       constants, slots.data(), Vg.data());
   }
   double worst = differ("residual", Fg, F);

@@ -47,5 +47,20 @@ kernel_ms() { awk -v p="$2" '$1 == p && $2 ~ /^[0-9.]+$/ {print ($5 == "-" ? $2 
     for ph in residual rhs assembly; do printf '  %s %s ms' $ph "$(kernel_ms $name-big $ph)"; done
     echo
   done
-  echo "(cpu / cuda kernel ms; cuda: $(sed -n 's/^backend cuda on //p' "$out/cells-poisson-q1.txt" | cut -d';' -f1))"
+  echo "(cpu / cuda kernel ms; cpu: the reference backend, one thread; cuda: $(sed -n 's/^backend cuda on //p' \
+    "$out/cells-poisson-q1.txt" | cut -d';' -f1))"
+  # the first compile of the largest layouts the kernels take (no cache)
+  [ "${GPU_BACKEND:-cuda}" = cuda ] || exit 0
+  form='{kind: form, coefficients: {f: "x + y"}, f0: "-f*exp(u)", f1: ["(1 + u^2)*u_x", "u_y", "u_z"]}'
+  for k in "P7 tetrahedra, a form|cube.geo|7|$form" "P5 prisms, a form|prismcube.geo|5|$form" \
+    "Q3 hexahedra, poisson|hexcube.geo|3|$poisson" "Q2 hexahedra, elasticity|hexcube.geo|2|$elasticity"; do
+    IFS='|' read -r label geo order phys <<< "$k"
+    vec=()
+    [[ $label != *elasticity ]] || vec=(--set space.components=3 --set 'state.u=["x", "y", "z"]')
+    "$B/feint" run --quiet --json "$base" --no-cache --backend cuda -o /tmp/feint-cells-bench.h5 \
+      --set mesh.file="$PWD/cases/$geo" --set mesh.size=0.5 --set space.order=$order --set "physics=$phys" \
+      --set 'state.u=x*y' --set output.matrix=true "${vec[@]}" > "$out/cells-jit.json" || exit 1
+    ${PY:-/usr/bin/python3} -c 'import json, sys; j = json.load(open(sys.argv[1])); print("%-26s first compile %.0f ms (%s)" % (sys.argv[2], j["jit"]["compile_ms"], j["kernel_family"]))' \
+      "$out/cells-jit.json" "$label"
+  done
 } | tee "$out/cells.txt"

@@ -87,10 +87,12 @@ static int fused_info(const feint_backend *b, feint_backend_info *out) {
 }
 
 /* A built-in kind's problem as a user form (feint/physics_form.h): the
- * problem and form the backend runs, which it points into. */
+ * problem and form the backend runs, which it points into, and the form
+ * backend's own update_form. */
 typedef struct {
   feint_problem problem;
   feint_form *form;
+  int (*update_form)(feint_backend *b, const feint_form *form);
 } builtin_as_form;
 
 static void builtin_as_form_free(void *owned) {
@@ -100,10 +102,29 @@ static void builtin_as_form_free(void *owned) {
   free(a);
 }
 
+/* A sweep member's built-in form: its view taken by the form backend in
+ * place (the same generated code: no compile), then the old view freed. */
+static int update_as_form(feint_backend *b, const feint_form *form) {
+  builtin_as_form *a = (builtin_as_form *)b->owned;
+  feint_form *view = NULL;
+  FEINT_CALL(feint_physics_form_view(form, a->problem.space->mesh->cell_type, &view));
+  const int status = a->update_form ? a->update_form(b, view)
+                                    : feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
+                                                      "the user-form kernels of this built-in kind take one form");
+  if (status) {
+    feint_physics_form_view_destroy(view);
+    return status;
+  }
+  feint_physics_form_view_destroy(a->form);
+  a->form = view;
+  a->problem.form = view;
+  return FEINT_OK;
+}
+
 /* The built-in kind's problem p run through the user-form kernels, where
- * the built-in kernels lack a coefficient kind (values per cell's nodes:
- * an expression or node dataset per physical group; kind.c). A sweep
- * member gets a new backend (no update_form: the view is of this form). */
+ * the built-in kernels do not take it (kind.c: quadrilaterals and
+ * hexahedra, values per cell's nodes). The backend runs the view's
+ * problem; the caller's p is its outer problem (sweeps: update_as_form). */
 static int create_as_form(const feint_problem *p, int device_index, feint_backend **out) {
   builtin_as_form *a = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *a, &a, "built-in kind as a form"));
@@ -119,7 +140,9 @@ static int create_as_form(const feint_problem *p, int device_index, feint_backen
   }
   (*out)->owned = a;
   (*out)->free_owned = builtin_as_form_free;
-  (*out)->update_form = NULL;
+  (*out)->outer = p;
+  a->update_form = (*out)->update_form;
+  (*out)->update_form = update_as_form;
   return FEINT_OK;
 }
 

@@ -48,7 +48,8 @@ static const feint_kernel_family families[] = {
      "residual, load vector, element matrices and CSR matrix of triangles and tetrahedra of order 1..2, any "
      "physics: thread transposition (Knepley et al.), batches of cells staged in shared memory",
      "none: basis, quadrature and physics are kernel parameters",
-     "P2; P1 with more than 24 quadrature points; element matrices",
+     "P2 in single precision, or where form-jit does not take it (no NVRTC, 64-bit slots) or "
+     "FEINT_CUDA_BUILTIN_FORMS=0 keeps it off; P1 with more than 24 quadrature points; element matrices",
      "backend.cuda.blocks_per_batch, backend.cuda.batches_per_chunk (case)", "kernels_tt.cu"},
     {"elmat",
      "element matrices, CSR matrix, residual and load vector of tetrahedra of order 3..7 and prisms of order "
@@ -70,14 +71,18 @@ static const feint_kernel_family families[] = {
      "stored, not added",
      "order, kind, shared-memory layout, BP1.0's w|J| placement and even-odd form", BP_CHOSEN, BP_KNOBS, "bp.cu"},
     {"form-jit",
-     "residual, load vector, element matrices and CSR matrix of a user form (physics kind form) on triangles and "
-     "tetrahedra of order 1..3: its expressions compiled at run time by NVRTC into kernels of one thread a cell "
-     "(vectors) and one warp a cell (matrices, the entries in its lanes' registers), sums by atomicAdd",
+     "residual, load vector, element matrices and CSR matrix of a user form (physics kind form), or of a built-in "
+     "kind as the form it is, on one cell shape of up to 128 dofs a cell (J at every point on prisms, "
+     "quadrilaterals and hexahedra): its expressions compiled at run time by NVRTC into kernels of one thread a "
+     "cell (vectors) and one warp a cell (matrices, the entries in its lanes' registers), sums by atomicAdd "
+     "(colored, gather: one colour of cells at a time, reproducible)",
      "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
      "expressions (parameters and constant coefficients are kernel arguments)",
-     "user forms the P1 templates do not take: P2, P3, rules of more than 24 points (e.g. e^u on tetrahedra), "
-     "components not interleaved",
-     "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY",
+     "user forms the P1 templates do not take: P2 and up, rules of more than 24 points (e.g. e^u on tetrahedra), "
+     "components not interleaved, non-simplex cells; built-in kinds on P2 triangles and tetrahedra in double "
+     "(faster than tt), on quadrilaterals and hexahedra, and with values per cell's nodes",
+     "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY, "
+     "FEINT_CUDA_BUILTIN_FORMS=0 (built-in kinds on P2 by tt)",
      "form_source.c, form_backend.cu"},
 };
 

@@ -12,8 +12,12 @@
  * coefficient fields and the state u go to the device when the backend
  * is created; a residual uploads its u, and the result comes back (the
  * vector, the CSR values, or the element matrices by batches). Vectors
- * and the CSR values are summed by atomicAdd (not bitwise reproducible;
- * within round-off of the cpu backend). Parameters and constant
+ * and the CSR values are summed by atomicAdd: in any order with the
+ * atomic strategy; with colored and gather one colour of cells at a
+ * time (a greedy colouring, feint_cuda_chunk_colouring), whose cells
+ * share no dof, so that every address takes its adds in one fixed order:
+ * bitwise reproducible from run to run (gather has no kernel of its
+ * own here: it runs the colours too). Parameters and constant
  * coefficients are kernel arguments: a sweep member whose form generates
  * the same source takes the backend over (update_form) without
  * compiling; another source (an expression changed) needs a new backend. */
@@ -24,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/cuda/cell_order.h"
 #include "backend/cuda/jit.h"
 /* the C headers (feint/plan.h and feint/bp.h have no C++ guards) */
 extern "C" {
@@ -32,6 +37,7 @@ extern "C" {
 #include "backend/cuda/form_source.h"
 #include "boundary/facet.h"
 #include "feint/backend.h"
+#include "feint/coloring.h"
 #include "feint/plan.h"
 }
 
@@ -54,6 +60,9 @@ struct form_data {
   double *values;            /* device: CSR values (nnz), made on first assembly */
   int *slots;                /* device: the plan's slots (n_cells x nbc^2), made on first assembly */
   double *Ke;                /* device: a batch of element matrices */
+  int *order;                /* device: the cells by colour (colored, gather); NULL: atomic, mesh order */
+  long long *colour_first;   /* host: n_colours + 1 offsets into order */
+  int n_colours;
   long long batch;           /* cells per element-matrix batch */
   int n_aux;
   double **fields;           /* host array of n_aux device pointers (NULL: a constant); the kernel's form_fields */
@@ -75,11 +84,12 @@ void form_destroy(feint_backend *b) {
     feint_cache_close(d->cache);
     free(d->source);
     void *dev[] = {d->x, d->y, d->z, d->cells, d->dofs, d->sdofs, d->tab_vector, d->tab_matrix,
-                   d->state, d->u, d->vec, d->values, d->slots, d->Ke};
+                   d->state, d->u, d->vec, d->values, d->slots, d->Ke, d->order};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++) free_device(dev[k]);
     for (int k = 0; d->fields && k < d->n_aux; k++) free_device(d->fields[k]);
     free(d->fields);
     free(d->constants);
+    free(d->colour_first);
     if (d->have_events) {
       cudaEventDestroy(d->ev[0]);
       cudaEventDestroy(d->ev[1]);
@@ -142,14 +152,17 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
   d->last_ms = 0;
   FEINT_CALL(timer_start(d));
   FEINT_CUDA_CALL("form vector", cudaMemset(d->vec, 0, (size_t)s->n_dofs * sizeof(double)));
-  long long first = 0, n = d->n_cells;
   double sign = u_dev ? 1.0 : -1.0;
   const double *u = u_dev;
-  void *args[] = {&first, &n, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_vector,
-                  (void *)&u, &sign, d->fields, d->constants, &d->vec};
-  const unsigned grid[3] = {(unsigned)((d->n_cells + block_threads - 1) / block_threads), 1, 1};
-  const unsigned block[3] = {block_threads, 1, 1};
-  if (d->n_cells > 0) FEINT_CALL(feint_jit_launch(d->jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
+  for (int k = 0; k < (d->order ? d->n_colours : 1); k++) {
+    long long first = d->order ? d->colour_first[k] : 0;
+    long long n = d->order ? d->colour_first[k + 1] - first : d->n_cells;
+    void *args[] = {&first, &n, &d->order, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_vector,
+                    (void *)&u, &sign, d->fields, d->constants, &d->vec};
+    const unsigned grid[3] = {(unsigned)((n + block_threads - 1) / block_threads), 1, 1};
+    const unsigned block[3] = {block_threads, 1, 1};
+    if (n > 0) FEINT_CALL(feint_jit_launch(d->jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
+  }
   FEINT_CALL(timer_stop(d));
   FEINT_CUDA_CALL("form vector", feint_cuda_memcpy(host_out, d->vec, (size_t)s->n_dofs * sizeof(double),
                                                    cudaMemcpyDeviceToHost));
@@ -165,11 +178,12 @@ int form_residual(feint_backend *b, const double *u, double *F) {
 
 int form_rhs(feint_backend *b, double *rhs) { return run_vector(b, NULL, rhs); }
 
-/* The matrix kernel on cells first .. first + n - 1: slots NULL writes
- * their element matrices to out, else adds them into the CSR values. */
-int launch_matrix(form_data *d, long long first, long long n, const int *slots, double *out) {
+/* The matrix kernel on cells list[first .. first + n - 1] (list NULL:
+ * first .. first + n - 1): slots NULL writes their element matrices to
+ * out, else adds them into the CSR values. */
+int launch_matrix(form_data *d, long long first, long long n, const int *list, const int *slots, double *out) {
   if (n <= 0) return FEINT_OK;
-  void *args[] = {&first, &n, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_matrix,
+  void *args[] = {&first, &n, (void *)&list, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_matrix,
                   &d->state, d->fields, d->constants, (void *)&slots, &out};
   const int warp = feint_form_cuda_matrix_warp(d->nbc); /* a warp a cell, else a thread */
   const long long per_block = warp ? (long long)FEINT_FORM_MATRIX_CELLS : (long long)block_threads;
@@ -186,7 +200,7 @@ int form_element_matrices(feint_backend *b, double *Ke) {
   for (long long c0 = 0; c0 < d->n_cells; c0 += d->batch) {
     const long long n = d->n_cells - c0 < d->batch ? d->n_cells - c0 : d->batch;
     FEINT_CALL(timer_start(d));
-    FEINT_CALL(launch_matrix(d, c0, n, NULL, d->Ke));
+    FEINT_CALL(launch_matrix(d, c0, n, NULL, NULL, d->Ke));
     FEINT_CALL(timer_stop(d));
     FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(Ke + (size_t)c0 * n2, d->Ke, (size_t)n * n2 * sizeof(double),
                                                           cudaMemcpyDeviceToHost));
@@ -207,7 +221,11 @@ int form_assemble_matrix(feint_backend *b, double *values) {
   d->last_ms = 0;
   FEINT_CALL(timer_start(d));
   FEINT_CUDA_CALL("matrix values", cudaMemset(d->values, 0, (size_t)plan->nnz * sizeof(double)));
-  FEINT_CALL(launch_matrix(d, 0, d->n_cells, d->slots, d->values));
+  for (int k = 0; k < (d->order ? d->n_colours : 1); k++) {
+    const long long first = d->order ? d->colour_first[k] : 0;
+    const long long n = d->order ? d->colour_first[k + 1] - first : d->n_cells;
+    FEINT_CALL(launch_matrix(d, first, n, d->order, d->slots, d->values));
+  }
   FEINT_CALL(timer_stop(d));
   FEINT_CUDA_CALL("matrix values", feint_cuda_memcpy(values, d->values, (size_t)plan->nnz * sizeof(double),
                                                      cudaMemcpyDeviceToHost));
@@ -237,8 +255,10 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   out->precision = FEINT_PRECISION_DOUBLE;
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
-  snprintf(out->kernel, sizeof out->kernel, "the user form's run-time compiled kernels, one thread (vectors) or warp (matrices) a cell (%s)",
-           d->stats.arch);
+  snprintf(out->kernel, sizeof out->kernel,
+           "the user form's run-time compiled kernels, one thread (vectors) or warp (matrices) a cell, %s (%s)",
+           d->order ? "one colour of cells at a time" : "atomic sums in any order", d->stats.arch);
+  out->n_colors = d->n_colours;
   out->jit = 1;
   out->jit_cache_hit = d->stats.cache_hit;
   out->jit_compile_ms = d->stats.compile_ms;
@@ -246,6 +266,32 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   snprintf(out->jit_key, sizeof out->jit_key, "%s", d->stats.key);
   snprintf(out->jit_warning, sizeof out->jit_warning, "%s", feint_cache_warning(d->cache));
   return FEINT_OK;
+}
+
+/* The colored (and gather) strategy's order: the cells coloured so that
+ * no two of a colour share a scalar dof, sorted by colour (mesh order
+ * within one), on the device. */
+int colour_cells(form_data *d, const feint_space *s) {
+  const long long nc = d->n_cells;
+  int *colour = NULL, *order = NULL;
+  long long *next = NULL;
+  FEINT_CALL(feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *colour, &colour, "cell colours"));
+  int status = feint_cuda_chunk_colouring(d->sdofs, nc, s->nb, s->n_scalar_dofs, NULL, 1, FEINT_MAX_COLOURS, colour,
+                                          &d->n_colours, "user-form colouring");
+  if (!status) status = feint_calloc((size_t)d->n_colours + 1, sizeof *d->colour_first, &d->colour_first, "colours");
+  if (!status) status = feint_calloc((size_t)d->n_colours + 1, sizeof *next, &next, "colours");
+  if (!status) status = feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *order, &order, "cells by colour");
+  if (!status) { /* a counting sort: mesh order within a colour */
+    for (long long c = 0; c < nc; c++) d->colour_first[colour[c] + 1]++;
+    for (int k = 0; k < d->n_colours; k++) d->colour_first[k + 1] += d->colour_first[k];
+    memcpy(next, d->colour_first, sizeof *next * (size_t)d->n_colours);
+    for (long long c = 0; c < nc; c++) order[next[colour[c]]++] = (int)c;
+    status = feint_cuda_upload(&d->order, order, (size_t)nc, "cells by colour");
+  }
+  free(next);
+  free(order);
+  free(colour);
+  return status;
 }
 
 int create(const feint_problem *p, int device_index, feint_backend *b, form_data *d) {
@@ -297,6 +343,7 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   FEINT_CALL(feint_calloc((size_t)(d->n_aux > 0 ? d->n_aux : 1), sizeof *d->fields, &d->fields, "form fields"));
   FEINT_CALL(feint_calloc((size_t)d->n_constants, sizeof *d->constants, &d->constants, "form constants"));
   FEINT_CALL(upload_fields(d, f, s));
+  if (p->strategy != FEINT_ASSEMBLY_ATOMIC) FEINT_CALL(colour_cells(d, s));
   /* element matrices: batches of about 256 MB */
   const long long per_cell = (long long)s->nbc * s->nbc * (long long)sizeof(double);
   d->batch = (256ll << 20) / per_cell;

@@ -12,17 +12,20 @@
  * unit test t641 checks that on the CPU.
  *
  * The kernels (names in feint_form_cuda_kernels):
- *   feint_form_vector(first, n, x, y, z, cells, dofs, sdofs, tab, u, sign,
- *                     fields, constants, out)
- *     (cells first .. first + n - 1 in both kernels)
+ *   feint_form_vector(first, n, list, x, y, z, cells, dofs, sdofs, tab, u,
+ *                     sign, fields, constants, out)
+ *     (cells list[first .. first + n - 1] in both kernels, or first ..
+ *     first + n - 1 where list is NULL: one colour of the colored
+ *     strategy, whose cells share no dof, each address then taking one
+ *     atomicAdd a launch, in a fixed order)
  *     element vectors on the vector rule, added by atomicAdd into out at
  *     the cell's dofs; u NULL: the load vector (sign -1: the load is
  *     -F(0), as on the cpu backend).
- *   feint_form_matrix(first, n, x, y, z, cells, dofs, sdofs, tab, u,
+ *   feint_form_matrix(first, n, list, x, y, z, cells, dofs, sdofs, tab, u,
  *                     fields, constants, slots, out)
  *     (a thread or a warp a cell: feint_form_cuda_matrix_warp)
  *     element matrices on the matrix rule at the state u; slots NULL:
- *     written to out (n x nbc x nbc, cell first at 0), else added by atomicAdd into
+ *     written to out (n x nbc x nbc, the t-th cell at t), else added by atomicAdd into
  *     the CSR values out[slots[c nbc^2 + k]].
  * Arguments: x, y, z the node coordinates; cells (n_cells x nv), dofs
  * (n_cells x nbc) and sdofs (n_cells x nb) 32-bit; tab the rule's tables

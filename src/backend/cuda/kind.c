@@ -11,6 +11,8 @@
  * per cell's nodes). */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "backend/cuda/cuda_timing.h"
 #include "backend/cuda/families.h"
@@ -114,13 +116,35 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
   return width_supported(p, why, size);
 }
 
-int feint_backend_builtin_as_form(const feint_problem *p) {
-  if (p->form->user) return 0;
+/* Where the built-in kinds' own kernels lack what the problem needs:
+ * quadrilaterals and hexahedra, values per cell's nodes. */
+static int builtin_needs_form(const feint_problem *p) {
   const feint_mesh *m = p->space->mesh;
   if (!feint_mesh_is_mixed(m) && feint_cell_is_tensor(m->cell_type)) return 1;
   for (int k = 0; k < p->form->n_aux; k++)
     if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE) return 1;
   return 0;
+}
+
+/* Where the form kernels are the faster ones: P2 triangles and
+ * tetrahedra in double, whose form-jit kernels beat thread transposition
+ * (H200, 1.3M P2 tetrahedra, colored: Poisson residual 2.2 against 6.4
+ * ms, CSR assembly 8.4 against 12.6; elasticity 1.4 against 6.7 and 27.6
+ * against 30.1; forms-bench.sh). FEINT_CUDA_BUILTIN_FORMS=0 keeps them on
+ * thread transposition. */
+static int builtin_prefers_form(const feint_problem *p) {
+  const feint_mesh *m = p->space->mesh;
+  const char *v = getenv("FEINT_CUDA_BUILTIN_FORMS");
+  if (v && !strcmp(v, "0")) return 0;
+  return !feint_mesh_is_mixed(m) && feint_cell_is_simplex(m->cell_type) && p->space->order == 2 &&
+         p->precision == FEINT_PRECISION_DOUBLE;
+}
+
+int feint_backend_builtin_as_form(const feint_problem *p) {
+  if (p->form->user) return 0;
+  if (builtin_needs_form(p)) return 1;
+  char why[400];
+  return builtin_prefers_form(p) && feint_backend_form_supported(p, why, sizeof why);
 }
 
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
