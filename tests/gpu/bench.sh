@@ -31,3 +31,5 @@ OUT=$out bash tests/gpu/sweep-bench.sh
 OUT=$out bash tests/gpu/forms-bench.sh
 # the built-in kinds on hexahedra: the GPU (as forms) against the cpu
 OUT=$out bash tests/gpu/cells-bench.sh
+# the built-in kinds on P2 as forms: whole runs, cold and warm cache, against tt
+bash tests/gpu/builtin-forms-e2e.sh | tee "$out/builtin-forms-e2e.txt"

@@ -78,8 +78,14 @@ static const char template_kernels[] =
     "    k->v[i * 3 + 1] = Y[n];\n"
     "    k->v[i * 3 + 2] = Z[n];\n"
     "  }\n"
-    "  for (int i = 0; i < NBC; i++) k->dofs[i] = dofs[c * NBC + i];\n"
     "  for (int i = 0; i < NB; i++) k->sd[i] = sdofs[c * NB + i];\n"
+    "#if FORM_INTERLEAVED /* the dofs from the scalar ones: no array of NBC a cell to read */\n"
+    "  for (int i = 0; i < NB; i++)\n"
+    "    for (int fc = 0; fc < NC; fc++) k->dofs[i * NC + fc] = k->sd[i] * NC + fc;\n"
+    "  (void)dofs;\n"
+    "#else\n"
+    "  for (int i = 0; i < NBC; i++) k->dofs[i] = dofs[c * NBC + i];\n"
+    "#endif\n"
     "#if FORM_AFFINE\n"
     "  k->det = fabs(form_inverse_jacobian(k->v, k->invJ));\n"
     "#endif\n"
@@ -287,7 +293,8 @@ static const char template_kernels[] =
     "  const long long c = list ? (long long)list[first + t] : first + t;\n"
     "  form_matrix_shared &S = S_all[threadIdx.x >> 5];\n"
     "  if (lane == 0) form_load_cell(c, X, Y, Z, cells, dofs, sdofs, &S.cell);\n"
-    "  for (int i = lane; i < NBC; i += 32) S.ue[i] = u[dofs[c * NBC + i]];\n"
+    "  __syncwarp();\n"
+    "  for (int i = lane; i < NBC; i += 32) S.ue[i] = u[S.cell.dofs[i]];\n"
     "  double acc[FM_PER];\n"
     "FM_UNROLL\n"
     "  for (int m = 0; m < FM_PER; m++) acc[m] = 0.0;\n"
@@ -418,7 +425,8 @@ static void add_expr(text *t, const feint_expr *e, const char *const *symbols, c
 feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s) {
   feint_form_cuda_layout L = {f->dim,         f->nc, s->nb, s->mesh->nv, f->quadrature->n,
                               f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n,
-                              f->n_aux,       f->aux, feint_cell_is_simplex(s->mesh->cell_type)};
+                              f->n_aux,       f->aux, feint_cell_is_simplex(s->mesh->cell_type),
+                              s->components_interleaved};
   return L;
 }
 
@@ -594,6 +602,7 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
       feint_form_cuda_matrix_warp(L->nb * L->nc));
   add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n#define FORM_AFFINE %d\n", L->nb,
       L->nv, L->nq, L->nq_matrix, L->n_aux, L->affine);
+  add(&t, "#define FORM_INTERLEAVED %d\n", L->interleaved);
   add_pointwise(&t, uf, L->dim, L->nc, feint_form_cuda_constants_count(uf, L->n_aux), names);
   add(&t, "struct form_fields { const double *v[%d]; };\n", L->n_aux > 0 ? L->n_aux : 1);
   add(&t, "struct form_cell;\n");

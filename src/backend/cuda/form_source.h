@@ -28,7 +28,8 @@
  *     written to out (n x nbc x nbc, the t-th cell at t), else added by atomicAdd into
  *     the CSR values out[slots[c nbc^2 + k]].
  * Arguments: x, y, z the node coordinates; cells (n_cells x nv), dofs
- * (n_cells x nbc) and sdofs (n_cells x nb) 32-bit; tab the rule's tables
+ * (n_cells x nbc; not read where the layout is interleaved) and sdofs
+ * (n_cells x nb) 32-bit; tab the rule's tables
  * (feint_form_cuda_tables); fields: a struct of n_aux pointers (each
  * coefficient's per-cell or nodal values, NULL for a constant);
  * constants: a struct of the n_parameters parameter values followed by
@@ -58,6 +59,7 @@ typedef struct {
   int n_aux;
   const feint_field *aux;   /* n_aux coefficient fields: only their kinds are read */
   int affine;               /* 1: a simplex (J per cell); 0: J at every point (prisms, quadrilaterals, hexahedra) */
+  int interleaved;          /* 1: cell dof (i, k) = scalar dof i x nc + k, made by the kernels (no dofs array read) */
 } feint_form_cuda_layout;
 
 enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
