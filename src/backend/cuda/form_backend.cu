@@ -14,8 +14,8 @@
  * vector, the CSR values, or the element matrices by batches). Vectors
  * and the CSR values are summed by atomicAdd: in any order with the
  * atomic strategy; with colored and gather one colour of cells at a
- * time (a greedy colouring, feint_cuda_chunk_colouring), whose cells
- * share no dof, so that every address takes its adds in one fixed order:
+ * time (a greedy colouring of the cells by their vertices,
+ * feint/coloring.h), whose cells share no dof, so that every address takes its adds in one fixed order:
  * bitwise reproducible from run to run (gather has no kernel of its
  * own here: it runs the colours too). Parameters and constant
  * coefficients are kernel arguments: a sweep member whose form generates
@@ -38,6 +38,7 @@ extern "C" {
 #include "boundary/facet.h"
 #include "feint/backend.h"
 #include "feint/coloring.h"
+#include "feint/inverse_map.h"
 #include "feint/plan.h"
 }
 
@@ -157,6 +158,14 @@ int timer_stop(form_data *d) {
 
 const unsigned block_threads = 128;
 
+/* The launches over the cells: one per colour (colored, gather), first
+ * and n into d->order, else one over all cells in mesh order. */
+int n_launches(const form_data *d) { return d->order ? d->n_colours : 1; }
+void launch_range(const form_data *d, int k, long long *first, long long *n) {
+  *first = d->order ? d->colour_first[k] : 0;
+  *n = d->order ? d->colour_first[k + 1] - *first : d->n_cells;
+}
+
 /* The element vectors of all cells added into d->vec (zeroed first): u
  * NULL is the load vector (sign -1). */
 int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
@@ -167,9 +176,9 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
   FEINT_CUDA_CALL("form vector", cudaMemset(d->vec, 0, (size_t)s->n_dofs * sizeof(double)));
   double sign = u_dev ? 1.0 : -1.0;
   const double *u = u_dev;
-  for (int k = 0; k < (d->order ? d->n_colours : 1); k++) {
-    long long first = d->order ? d->colour_first[k] : 0;
-    long long n = d->order ? d->colour_first[k + 1] - first : d->n_cells;
+  for (int k = 0; k < n_launches(d); k++) {
+    long long first = 0, n = 0;
+    launch_range(d, k, &first, &n);
     void *args[] = {&first, &n, &d->order, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_vector,
                     (void *)&u, &sign, d->fields, d->constants, &d->vec};
     const unsigned grid[3] = {(unsigned)((n + block_threads - 1) / block_threads), 1, 1};
@@ -240,9 +249,9 @@ int form_assemble_matrix(feint_backend *b, double *values) {
   d->last_ms = 0;
   FEINT_CALL(timer_start(d));
   FEINT_CUDA_CALL("matrix values", cudaMemset(d->values, 0, (size_t)plan->nnz * sizeof(double)));
-  for (int k = 0; k < (d->order ? d->n_colours : 1); k++) {
-    const long long first = d->order ? d->colour_first[k] : 0;
-    const long long n = d->order ? d->colour_first[k + 1] - first : d->n_cells;
+  for (int k = 0; k < n_launches(d); k++) {
+    long long first = 0, n = 0;
+    launch_range(d, k, &first, &n);
     FEINT_CALL(launch_matrix(d, first, n, d->order, d->slots, d->values));
   }
   FEINT_CALL(timer_stop(d));
@@ -297,23 +306,19 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
  * colouring of the dof rows took 490 (H200 machine). */
 int colour_cells(form_data *d, const feint_mesh *m) {
   const long long nc = d->n_cells;
-  int *colour = NULL, *order = NULL;
-  long long *next = NULL;
+  int *colour = NULL;
+  feint_inverse_map *by_colour = NULL; /* each colour's cells, in mesh order */
   FEINT_CALL(feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *colour, &colour, "cell colours"));
   int status = feint_colour_chunks(m->cells, nc, m->nv, m->n_nodes, NULL, 1, FEINT_MAX_COLOURS, "user-form colouring",
                                    colour, &d->n_colours);
-  if (!status) status = feint_calloc((size_t)d->n_colours + 1, sizeof *d->colour_first, &d->colour_first, "colours");
-  if (!status) status = feint_calloc((size_t)d->n_colours + 1, sizeof *next, &next, "colours");
-  if (!status) status = feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *order, &order, "cells by colour");
-  if (!status) { /* a counting sort: mesh order within a colour */
-    for (long long c = 0; c < nc; c++) d->colour_first[colour[c] + 1]++;
-    for (int k = 0; k < d->n_colours; k++) d->colour_first[k + 1] += d->colour_first[k];
-    memcpy(next, d->colour_first, sizeof *next * (size_t)d->n_colours);
-    for (long long c = 0; c < nc; c++) order[next[colour[c]]++] = (int)c;
-    status = feint_cuda_upload(&d->order, order, (size_t)nc, "cells by colour");
+  if (!status) status = feint_inverse_map_create(nc, NULL, colour, d->n_colours, "user-form colouring", &by_colour);
+  if (!status)
+    status = feint_calloc((size_t)d->n_colours + 1, sizeof *d->colour_first, &d->colour_first, "colours");
+  if (!status) {
+    for (int k = 0; k <= d->n_colours; k++) d->colour_first[k] = by_colour->offsets[k];
+    status = feint_cuda_upload_index32(&d->order, by_colour->entries, (size_t)nc, "cells by colour");
   }
-  free(next);
-  free(order);
+  feint_inverse_map_destroy(by_colour);
   free(colour);
   return status;
 }
