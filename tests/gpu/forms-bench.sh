@@ -4,8 +4,7 @@
 # after the other: P1 Poisson and elasticity on cases/bench/bench-6m.yaml
 # (~6M tetrahedra; the forms run in the P1 kernel templates), P2 Poisson
 # and elasticity on ~1M tetrahedra (the form-jit family; the built-in
-# kinds on thread transposition, FEINT_CUDA_BUILTIN_FORMS=0, as they ran
-# before they became forms there by default); then a form's
+# kinds on thread transposition, their default); then a form's
 # first compile (empty cache) and its cached load, from feint run --json.
 # Prints each phase's kernel time and the form's ratio. Not a test.
 # BACKEND=cpu M6=... M1=... (smaller cases) try the script itself without
@@ -46,10 +45,9 @@ p2=(--set space.order=2 --set sweep=null --set 'state.u=x*y*z' --set output.resi
 bench p1-poisson $m6 && bench p1-poisson-form $m6 --set "physics=$poisson_form" &&
   bench p1-elasticity $m6 --set "physics=$elasticity" "${vector[@]}" &&
   bench p1-elasticity-form $m6 --set "physics=$elasticity_form" "${vector[@]}" &&
-  FEINT_CUDA_BUILTIN_FORMS=0 bench p2-poisson $m1 "${p2[@]}" \
-    --set 'physics={kind: poisson, kappa: "1 + x*y*z", source: "x + y"}' &&
+  bench p2-poisson $m1 "${p2[@]}" --set 'physics={kind: poisson, kappa: "1 + x*y*z", source: "x + y"}' &&
   bench p2-poisson-form $m1 "${p2[@]}" --set "physics=$poisson_form" &&
-  FEINT_CUDA_BUILTIN_FORMS=0 bench p2-elasticity $m1 "${p2[@]}" --set "physics=$elasticity" "${vector[@]}" &&
+  bench p2-elasticity $m1 "${p2[@]}" --set "physics=$elasticity" "${vector[@]}" &&
   bench p2-elasticity-form $m1 "${p2[@]}" --set "physics=$elasticity_form" "${vector[@]}" || exit 1
 {
   echo "device: $(sed -n "s/^backend $backend on //p" "$out/forms-p1-poisson.txt" | cut -d';' -f1)"

@@ -48,24 +48,24 @@ print("transfers: setup h2d", up["setup"], "residual h2d", up["residual"], "d2h"
 assert up["setup"] > 0 and up["residual"] > 0 and down["residual"] > 0 and down["assembly"] > 0
 assert all(0 <= up[k] + down[k] <= t[k] for k in t), (t, up, down)
 assert up["write"] == 0 and down["write"] == 0 and up["mesh_read"] == 0
-# the kernel family of the residual (P2 tetrahedra: the built-in kind
-# as its form, the faster kernels there), one colour at a time
+# the kernel family of the residual (P2 tetrahedra: thread transposition)
 print("residual kernel:", s["residual_kernel"])
-assert s["residual_kernel"].startswith("the user form's run-time compiled kernels"), s["residual_kernel"]
-assert "one colour of cells at a time" in s["residual_kernel"], s["residual_kernel"]
-# and by their names in feint info --kernels
-assert s["kernel_family"] == "form-jit" and s["matrix_kernel_family"] == "form-jit", (s["kernel_family"], s["matrix_kernel_family"])
-PYEOF
-# FEINT_CUDA_BUILTIN_FORMS=0: thread transposition, the same numbers
-FEINT_CUDA_BUILTIN_FORMS=0 "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/col-tt.h5" --backend cuda \
-  --set assembly.strategy=colored --json > "$WORK/col-tt.json"
-$PY - "$WORK/col-tt.json" <<'PYEOF'
-import json, sys
-s = json.load(open(sys.argv[1]))
 assert s["residual_kernel"].startswith("thread transposition, cells in "), s["residual_kernel"]
+# and by their names in feint info --kernels (P2 matrices: thread transposition too)
 assert s["kernel_family"] == "tt" and s["matrix_kernel_family"] == "tt", (s["kernel_family"], s["matrix_kernel_family"])
 PYEOF
-$PY "$ROOT/tests/gpu/agree.py" --tol=1e-13 "$WORK/col-tt.h5" "$WORK/col.h5" "P2 tt vs form-jit" both residual matrix/data ||
+# FEINT_CUDA_BUILTIN_FORMS=1: the built-in kind as its form (form-jit),
+# one colour at a time, the same numbers
+FEINT_CUDA_BUILTIN_FORMS=1 "$FEINT" run --quiet "$WORK/g.yaml" -o "$WORK/col-form.h5" --backend cuda \
+  --set assembly.strategy=colored --json > "$WORK/col-form.json"
+$PY - "$WORK/col-form.json" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["residual_kernel"].startswith("the user form's run-time compiled kernels"), s["residual_kernel"]
+assert "one colour of cells at a time" in s["residual_kernel"], s["residual_kernel"]
+assert s["kernel_family"] == "form-jit" and s["matrix_kernel_family"] == "form-jit", (s["kernel_family"], s["matrix_kernel_family"])
+PYEOF
+$PY "$ROOT/tests/gpu/agree.py" --tol=1e-13 "$WORK/col.h5" "$WORK/col-form.h5" "P2 tt vs form-jit" both residual matrix/data ||
   fail "P2: thread transposition and the form kernels differ"
 # feint bench on the GPU: the h2d and d2h columns hold times
 "$FEINT" bench --quiet "$WORK/g.yaml" -o "$WORK/bench.h5" --backend cuda --repeat 3 > "$WORK/bench"

@@ -62,8 +62,9 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t why_s
 /* 1 when p's built-in kind runs on the cuda backend as the user form it
  * is (feint/physics_form.h): quadrilaterals and hexahedra, or a
  * coefficient given per cell's nodes, which only the user-form kernels
- * take; P2 triangles and tetrahedra in double, where they are the faster
- * ones and take the problem (kind.c, every build). */
+ * take; P2 triangles and tetrahedra in double with
+ * FEINT_CUDA_BUILTIN_FORMS=1, where they take the problem (kind.c, every
+ * build). */
 int feint_backend_builtin_as_form(const feint_problem *p);
 /* 1 when the fused kernels take p's user form (cuda.cu): P1 triangles or
  * tetrahedra, components interleaved, at most 16 parameters and 16

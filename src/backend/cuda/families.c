@@ -48,8 +48,8 @@ static const feint_kernel_family families[] = {
      "residual, load vector, element matrices and CSR matrix of triangles and tetrahedra of order 1..2, any "
      "physics: thread transposition (Knepley et al.), batches of cells staged in shared memory",
      "none: basis, quadrature and physics are kernel parameters",
-     "P2 in single precision, or where form-jit does not take it (no NVRTC, 64-bit slots) or "
-     "FEINT_CUDA_BUILTIN_FORMS=0 keeps it off; P1 with more than 24 quadrature points; element matrices",
+     "P2 (FEINT_CUDA_BUILTIN_FORMS=1 runs the built-in kinds there as forms, form-jit); P1 with more than 24 "
+     "quadrature points; element matrices",
      "backend.cuda.blocks_per_batch, backend.cuda.batches_per_chunk (case)", "kernels_tt.cu"},
     {"elmat",
      "element matrices, CSR matrix, residual and load vector of tetrahedra of order 3..7 and prisms of order "
@@ -79,10 +79,10 @@ static const feint_kernel_family families[] = {
      "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
      "expressions (parameters and constant coefficients are kernel arguments)",
      "user forms the P1 templates do not take: P2 and up, rules of more than 24 points (e.g. e^u on tetrahedra), "
-     "components not interleaved, non-simplex cells; built-in kinds on P2 triangles and tetrahedra in double "
-     "(faster than tt), on quadrilaterals and hexahedra, and with values per cell's nodes",
+     "components not interleaved, non-simplex cells; built-in kinds on quadrilaterals and hexahedra, with values "
+     "per cell's nodes, and on P2 triangles and tetrahedra in double with FEINT_CUDA_BUILTIN_FORMS=1",
      "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY, "
-     "FEINT_CUDA_BUILTIN_FORMS=0 (built-in kinds on P2 by tt)",
+     "FEINT_CUDA_BUILTIN_FORMS=1 (built-in kinds on P2 by form-jit)",
      "form_source.c, form_backend.cu"},
 };
 

@@ -126,16 +126,17 @@ static int builtin_needs_form(const feint_problem *p) {
   return 0;
 }
 
-/* Where the form kernels are the faster ones: P2 triangles and
- * tetrahedra in double, whose form-jit kernels beat thread transposition
- * (H200, 1.3M P2 tetrahedra, colored: Poisson residual 2.2 against 6.4
- * ms, CSR assembly 8.4 against 12.6; elasticity 1.4 against 6.7 and 27.6
- * against 30.1; forms-bench.sh). FEINT_CUDA_BUILTIN_FORMS=0 keeps them on
- * thread transposition. */
+/* On request (FEINT_CUDA_BUILTIN_FORMS=1), P2 triangles and tetrahedra in
+ * double: their form-jit kernels beat thread transposition (H200, 1.3M
+ * P2 tetrahedra, colored: Poisson residual 2.2 against 6.4 ms, CSR
+ * assembly 8.5 against 12.6; forms-bench.sh), but a whole run pays more
+ * than those milliseconds once: loading NVRTC (its version keys the
+ * cache, ~55 ms) and colouring at setup. One P2 Poisson run took 0.95 s
+ * against tt's 0.86 (tests/bench/e2e.py), so tt stays the default. */
 static int builtin_prefers_form(const feint_problem *p) {
   const feint_mesh *m = p->space->mesh;
   const char *v = getenv("FEINT_CUDA_BUILTIN_FORMS");
-  if (v && !strcmp(v, "0")) return 0;
+  if (!v || strcmp(v, "1")) return 0;
   return !feint_mesh_is_mixed(m) && feint_cell_is_simplex(m->cell_type) && p->space->order == 2 &&
          p->precision == FEINT_PRECISION_DOUBLE;
 }
