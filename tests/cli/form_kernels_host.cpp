@@ -6,7 +6,8 @@
  * the cpu backend's on a machine without a GPU.
  *   form_kernels_host CASE            (built without FEINT_FORM_SOURCE):
  *       prints the form's generated source
- *   form_kernels_host CASE [TOL]      (built with -DFEINT_FORM_SOURCE=FILE):
+ *   form_kernels_host CASE [TOL]      (built with -DFEINT_FORM_SOURCE=FILE,
+ *                                      and -DFM_MODE=3 for the block matrix kernel):
  *       runs its kernels and prints the largest relative difference
  * (exit 1 past TOL, default 1e-15: on simplices and prisms the kernels make
  * the cpu backend's sums in its order; its quadrilaterals and hexahedra
@@ -27,15 +28,22 @@ extern "C" {
 struct host_dim3 {
   unsigned x, y, z;
 };
-static host_dim3 blockIdx, threadIdx, blockDim;
+static host_dim3 blockIdx, threadIdx, blockDim, gridDim;
 #define __device__
 #define __forceinline__ inline
 #define __global__
-/* the matrix kernel of one thread a cell: the warp-a-cell one (large
- * element matrices) makes the same operations in the same order, its lanes
+/* the matrix kernel of one thread a cell (FM_MODE 1, the default here),
+ * or of one block a cell (3), run as a block of one thread: its barriers
+ * are then no-ops and its shared memory a static. The warp-a-cell one
+ * makes the thread kernel's operations in the same order, its lanes
  * cooperating through shared memory, which a host loop cannot run; the GPU
  * checks it (tests/gpu/t641-forms-gpu.sh) */
-#define FM_WARP 0
+#ifndef FM_MODE
+#define FM_MODE 1
+#endif
+#define __launch_bounds__(n)
+#define __shared__ static
+#define __syncthreads()
 using std::exp;
 using std::fabs;
 static inline double atomicAdd(double *p, double v) {
@@ -121,6 +129,15 @@ int main(int argc, char **argv) {
   feint_form_cuda_constants(f->user, f->aux, f->n_aux, constants.v);
   std::vector<double> Fg(nd), Rg(nd), Kg(nc * n2), Vg((size_t)plan->nnz);
   const long long n = (long long)nc;
+#if FM_MODE == 3
+  blockIdx.x = threadIdx.x = 0;
+  blockDim.x = gridDim.x = 1;
+  std::vector<double> scratch((size_t)NQM * ND * ND);
+  feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+                    constants, nullptr, Kg.data(), scratch.data());
+  feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+                    constants, slots.data(), Vg.data(), scratch.data());
+#endif
   blockDim.x = 128;
   for (long long t = 0; t < n; t++) {
     blockIdx.x = (unsigned)(t / 128);
@@ -129,10 +146,12 @@ int main(int argc, char **argv) {
                       constants, Fg.data());
     feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr, -1.0,
                       fields, constants, Rg.data());
+#if FM_MODE == 1
     feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
-                      constants, nullptr, Kg.data());
+                      constants, nullptr, Kg.data(), nullptr);
     feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
-                      constants, slots.data(), Vg.data());
+                      constants, slots.data(), Vg.data(), nullptr);
+#endif
   }
   double worst = differ("residual", Fg, F);
   worst = std::fmax(worst, differ("rhs", Rg, R));

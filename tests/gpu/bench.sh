@@ -7,7 +7,8 @@
 # and % of copy for N = 1..15 on the 4096-cell and the large hex mesh,
 # stored and recomputed geometry; issue 4) and user forms against the
 # built-in kinds (forms-bench.sh, issue 19), the built-in kinds on
-# hexahedra on the GPU against the cpu (cells-bench.sh). Not a test.
+# hexahedra on the GPU against the cpu (cells-bench.sh), the user-form
+# matrix kernels against each other (matrix-kernels-bench.sh). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -31,5 +32,7 @@ OUT=$out bash tests/gpu/sweep-bench.sh
 OUT=$out bash tests/gpu/forms-bench.sh
 # the built-in kinds on hexahedra: the GPU (as forms) against the cpu
 OUT=$out bash tests/gpu/cells-bench.sh
+# the user-form matrix kernels: a warp against a block a cell; Q3 elasticity against the cpu
+OUT=$out bash tests/gpu/matrix-kernels-bench.sh
 # the built-in kinds on P2 as forms: whole runs, cold and warm cache, against tt
 bash tests/gpu/builtin-forms-e2e.sh | tee "$out/builtin-forms-e2e.txt"

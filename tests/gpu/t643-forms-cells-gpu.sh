@@ -6,12 +6,14 @@
 # sum-factorises the tensor cells) within 1e-13 relative (2-norm and
 # max-norm) on the residual, the load vector, the element matrices and
 # the CSR matrix: the nonlinear k(u) = k0 + beta u^2 form and a coupled
-# form of 3 components on twisted hexahedra (Q1, Q2: 81 dofs, the warp
+# form of 3 components on twisted hexahedra (Q1, Q2: 81 dofs, the block
 # matrix kernel) and prisms (P1, P2), a 2-component form on
 # quadrilaterals (Q1..Q3); the built-in poisson and elasticity kinds on
 # twisted hexahedra (which run as the forms they are), with Dirichlet and
-# Robin boundaries. Past the kernels' limit (Q3 elasticity, 192 dofs a
-# cell) --backend cuda says why and auto takes the cpu.
+# Robin boundaries, up to Q3 elasticity (192 dofs a cell: the block
+# matrix kernel, its points' blocks in scratch); each matrix kernel where
+# the layout would take another (FEINT_FORM_MATRIX). Past the kernels'
+# limit (512 dofs a cell) --backend cuda says why and auto takes the cpu.
 source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 export FEINT_CACHE_DIR="$WORK/cache"
@@ -110,10 +112,23 @@ for kappa in "1 + x*y" "2 + z*z"; do
 done
 echo "ok: a sweep of a built-in kind on hexahedra reuses its backend and agrees member by member"
 
+# Q3 elasticity on hexahedra (192 dofs a cell)
+check elasticity-hex-q3 "$(data twisted_hex.geo)" 3 3 '["x*y", "sin(z)", "x + y*z"]' \
+  '  {kind: elasticity, lame_lambda: "1 + x", lame_mu: "0.7 + y*z", source: ["sin(x) + 1", "y*z - 2", "-1 - x"]}'
+grep -q 'one block a cell' "$WORK/elasticity-hex-q3.json" ||
+  fail "Q3 elasticity: not the block matrix kernel: $(cat "$WORK/elasticity-hex-q3.json")"
+# each matrix kernel where the layout takes another: the warp on
+# hexahedra, the block on P2 tetrahedra (elasticity: a warp by default)
+FEINT_FORM_MATRIX=warp check vec-hex-q2-warp "$(data twisted_hex.geo)" 2 3 '["sin(x) + y", "x*z", "1 + y*z"]' "$vec3"
+grep -q 'one warp a cell' "$WORK/vec-hex-q2-warp.json" || fail "FEINT_FORM_MATRIX=warp not taken"
+FEINT_FORM_MATRIX=block check vec-tet-p2-block "$(geo cube.geo)" 2 3 '["sin(x) + y", "x*z", "1 + y*z"]' "$vec3"
+grep -q 'one block a cell' "$WORK/vec-tet-p2-block.json" || fail "FEINT_FORM_MATRIX=block not taken"
+echo "ok: Q3 elasticity on hexahedra, and each matrix kernel on either cell, agree with the cpu"
+
 # past the kernels' limit: the reason, and auto on the cpu
-printf 'mesh: {file: %s, size: 0.4}\nspace: {order: 3, components: 3}\nphysics: {kind: elasticity, E: 1, nu: 0.3}\n' \
-  "$(data twisted_hex.geo)" > "$WORK/q3.yaml"
-expect_bad "Q3 elasticity on cuda" "not 192" run --quiet "$WORK/q3.yaml" -o "$WORK/out.h5" --backend cuda
-"$FEINT" run "$WORK/q3.yaml" -o "$WORK/q3.h5" --backend auto 2> "$WORK/q3.err" || fail "auto on Q3 elasticity"
-grep -q "cpu" "$WORK/q3.err" || fail "auto did not say it took the cpu: $(cat "$WORK/q3.err")"
-echo "ok: Q3 elasticity on hexahedra: cuda says why, auto takes the cpu"
+printf 'mesh: {file: %s, size: 1}\nspace: {order: 11}\noutput: {matrix: false}\nphysics: {kind: poisson}\n' \
+  "$(data twisted_hex.geo)" > "$WORK/q11.yaml"
+expect_bad "Q11 on cuda" "not 1728" run --quiet "$WORK/q11.yaml" -o "$WORK/out.h5" --backend cuda
+"$FEINT" run "$WORK/q11.yaml" -o "$WORK/q11.h5" --backend auto 2> "$WORK/q11.err" || fail "auto on Q11"
+grep -q "cpu" "$WORK/q11.err" || fail "auto did not say it took the cpu: $(cat "$WORK/q11.err")"
+echo "ok: Q11 on hexahedra (1728 dofs a cell): cuda says why, auto takes the cpu"

@@ -35,6 +35,7 @@ extern "C" {
 #include "backend/cuda/cuda_timing.h"
 #include "backend/cuda/families.h"
 #include "backend/cuda/form_source.h"
+#include "backend/cuda/tuning.h"
 #include "boundary/facet.h"
 #include "feint/backend.h"
 #include "feint/coloring.h"
@@ -71,6 +72,8 @@ struct form_data {
   double *values;            /* device: CSR values (nnz), made on first assembly */
   int *slots;                /* device: the plan's slots (n_cells x nbc^2), made on first assembly */
   double *Ke;                /* device: a batch of element matrices */
+  int matrix_kernel;         /* FEINT_FORM_MATRIX_THREAD, _WARP or _BLOCK */
+  double *scratch;           /* device: the block matrix kernel's points' blocks, where not in shared memory */
   int *order;                /* device: the cells by colour (colored, gather); NULL: atomic, mesh order */
   long long *colour_first;   /* host: n_colours + 1 offsets into order */
   int n_colours;
@@ -98,7 +101,7 @@ void form_destroy(feint_backend *b) {
     if (d->borrowed & BORROW_SDOFS) d->sdofs = NULL;
     if (d->borrowed & BORROW_SLOTS) d->slots = NULL;
     void *dev[] = {d->x, d->y, d->z, d->cells, d->dofs, d->sdofs, d->tab_vector, d->tab_matrix,
-                   d->state, d->u, d->vec, d->values, d->slots, d->Ke, d->order};
+                   d->state, d->u, d->vec, d->values, d->slots, d->Ke, d->order, d->scratch};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++) free_device(dev[k]);
     for (int k = 0; d->fields && k < d->n_aux; k++) free_device(d->fields[k]);
     free(d->fields);
@@ -206,11 +209,18 @@ int form_rhs(feint_backend *b, double *rhs) { return run_vector(b, NULL, rhs); }
 int launch_matrix(form_data *d, long long first, long long n, const int *list, const int *slots, double *out) {
   if (n <= 0) return FEINT_OK;
   void *args[] = {&first, &n, (void *)&list, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_matrix,
-                  &d->state, d->fields, d->constants, (void *)&slots, &out};
-  const int warp = feint_form_cuda_matrix_warp(d->nbc); /* a warp a cell, else a thread */
-  const long long per_block = warp ? (long long)FEINT_FORM_MATRIX_CELLS : (long long)block_threads;
-  const unsigned grid[3] = {(unsigned)((n + per_block - 1) / per_block), 1, 1};
-  const unsigned block[3] = {warp ? 32u * FEINT_FORM_MATRIX_CELLS : block_threads, 1, 1};
+                  &d->state, d->fields, d->constants, (void *)&slots, &out, &d->scratch};
+  unsigned grid[3] = {1, 1, 1}, block[3] = {block_threads, 1, 1};
+  if (d->matrix_kernel == FEINT_FORM_MATRIX_BLOCK) { /* a block a cell, blocks taking cells in turn */
+    const long long cap = d->scratch ? (long long)FEINT_FORM_MATRIX_BLOCK_GRID : 1ll << 30;
+    grid[0] = (unsigned)(n < cap ? n : cap);
+    block[0] = FEINT_FORM_MATRIX_BLOCK_THREADS;
+  } else {
+    const int warp = d->matrix_kernel == FEINT_FORM_MATRIX_WARP;
+    const long long per_block = warp ? (long long)FEINT_FORM_MATRIX_CELLS : (long long)block_threads;
+    grid[0] = (unsigned)((n + per_block - 1) / per_block);
+    block[0] = warp ? 32u * FEINT_FORM_MATRIX_CELLS : block_threads;
+  }
   return feint_jit_launch(d->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
 }
 
@@ -267,7 +277,8 @@ double form_last_kernel_ms(feint_backend *b) { return ((form_data *)b->data)->la
 int form_update_form(feint_backend *b, const feint_form *form) {
   form_data *d = (form_data *)b->data;
   const feint_space *s = b->problem->space;
-  const feint_form_cuda_layout L = feint_form_cuda_layout_of(form, s);
+  feint_form_cuda_layout L = feint_form_cuda_layout_of(form, s);
+  L.matrix_kernel = d->matrix_kernel;
   char *src = NULL;
   FEINT_CALL(feint_form_cuda_source(form->user, &L, &src));
   const int same = !strcmp(src, d->source);
@@ -284,7 +295,10 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->kernel, sizeof out->kernel,
-           "the user form's run-time compiled kernels, one thread (vectors) or warp (matrices) a cell, %s (%s)",
+           "the user form's run-time compiled kernels, one thread a cell (vectors), one %s a cell (matrices), %s (%s)",
+           d->matrix_kernel == FEINT_FORM_MATRIX_BLOCK  ? "block"
+           : d->matrix_kernel == FEINT_FORM_MATRIX_WARP ? "warp"
+                                                        : "thread",
            d->order ? "one colour of cells at a time" : "atomic sums in any order", d->stats.arch);
   out->n_colors = d->n_colours;
   snprintf(out->setup_steps, sizeof out->setup_steps, "%s", d->steps);
@@ -339,7 +353,13 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   d->have_events = 1;
   const double t_start = now_ms();
   /* the code first: a form that does not compile fails before any upload */
-  const feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
+  feint_cuda_tuning tuning;
+  FEINT_CALL(feint_cuda_tuning_read(p, &tuning));
+  feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
+  L.matrix_kernel = tuning.form_matrix;
+  char why[200];
+  if (!feint_form_cuda_fits(&L, why, sizeof why)) return feint_error_set(FEINT_ERR_INPUT, "%s", why);
+  d->matrix_kernel = feint_form_cuda_matrix_kernel(&L);
   FEINT_CALL(feint_form_cuda_source(f->user, &L, &d->source));
   FEINT_CALL(feint_cache_open(NULL, !p->no_cache, &d->cache));
   feint_jit_source src;
@@ -388,6 +408,10 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   FEINT_CALL(feint_calloc((size_t)(d->n_aux > 0 ? d->n_aux : 1), sizeof *d->fields, &d->fields, "form fields"));
   FEINT_CALL(feint_calloc((size_t)d->n_constants, sizeof *d->constants, &d->constants, "form constants"));
   FEINT_CALL(upload_fields(d, f, s));
+  const size_t scratch = feint_form_cuda_matrix_scratch(&L);
+  if (scratch)
+    FEINT_CALL(feint_cuda_alloc((void **)&d->scratch, scratch * FEINT_FORM_MATRIX_BLOCK_GRID * sizeof(double),
+                                "matrix kernel scratch"));
   const double t_uploads = now_ms();
   if (p->strategy != FEINT_ASSEMBLY_ATOMIC) FEINT_CALL(colour_cells(d, m));
   snprintf(d->steps, sizeof d->steps, "code %.1f ms (%s), uploads %.1f ms%s, colouring %.1f ms (%d colours)",

@@ -32,12 +32,9 @@ static const char template_kernels[] =
     "/* ... and on non-affine cells the vertex shape gradients */\n"
     "#define TAB_GGRAD(nq) ((nq) + (nq) * NB + (nq) * NB * DIM + (nq) * NV)\n"
     "\n"
-    "/* det J and invJ[d DIM + a] = d xi_d / d x_a of the affine simplex of\n"
-    " * vertices v[k 3 + a] (feint/geometry.h's feint_affine_inverse_jacobian) */\n"
-    "__device__ __forceinline__ double form_inverse_jacobian(const double *v, double *invJ) {\n"
-    "  double J[DIM * DIM];\n"
-    "  for (int a = 0; a < DIM; a++)\n"
-    "    for (int d = 0; d < DIM; d++) J[a * DIM + d] = v[(d + 1) * 3 + a] - v[a];\n"
+    "/* det J (signed) and invJ[d DIM + a] = d xi_d / d x_a of\n"
+    " * J[a DIM + d] = d x_a / d xi_d (feint/geometry.h's feint_inverse_jacobian) */\n"
+    "__device__ __forceinline__ double form_invert(const double *J, double *invJ) {\n"
     "#if DIM == 2\n"
     "  double det = J[0] * J[3] - J[1] * J[2];\n"
     "  const double r = 1 / det;\n"
@@ -60,6 +57,29 @@ static const char template_kernels[] =
     "  invJ[8] = (J[0] * J[4] - J[1] * J[3]) * r;\n"
     "#endif\n"
     "  return det;\n"
+    "}\n"
+    "\n"
+    "/* The same of the affine simplex of vertices v[k 3 + a]\n"
+    " * (feint_affine_inverse_jacobian). */\n"
+    "__device__ __forceinline__ double form_inverse_jacobian(const double *v, double *invJ) {\n"
+    "  double J[DIM * DIM];\n"
+    "  for (int a = 0; a < DIM; a++)\n"
+    "    for (int d = 0; d < DIM; d++) J[a * DIM + d] = v[(d + 1) * 3 + a] - v[a];\n"
+    "  return form_invert(J, invJ);\n"
+    "}\n"
+    "\n"
+    "/* The same at point q of a rule of nq points of a non-affine cell of\n"
+    " * vertices v, as the cpu backend's multilinear_geometry\n"
+    " * (feint_multilinear_jacobian, then feint_inverse_jacobian). */\n"
+    "__device__ __forceinline__ double form_point_jacobian(const double *v, const double *tab, int nq, int q,\n"
+    "                                                      double *invJ) {\n"
+    "  const double *dN = tab + TAB_GGRAD(nq) + q * NV * DIM;\n"
+    "  double J[DIM * DIM];\n"
+    "  for (int i = 0; i < DIM * DIM; i++) J[i] = 0;\n"
+    "  for (int i = 0; i < NV; i++)\n"
+    "    for (int a = 0; a < DIM; a++)\n"
+    "      for (int d = 0; d < DIM; d++) J[a * DIM + d] += v[i * 3 + a] * dN[i * DIM + d];\n"
+    "  return form_invert(J, invJ);\n"
     "}\n"
     "\n"
     "/* One cell's data: vertices, dofs, |det J|, invJ (a non-affine cell's at\n"
@@ -91,42 +111,13 @@ static const char template_kernels[] =
     "#endif\n"
     "}\n"
     "\n"
-    "/* A non-affine cell's J at point q of a rule of nq points, as the cpu\n"
-    " * backend's multilinear_geometry (feint/geometry.h's\n"
-    " * feint_multilinear_jacobian, then feint_inverse_jacobian); nothing on\n"
-    " * a simplex, whose J is the cell's. */\n"
+    "/* A non-affine cell's J at point q of a rule of nq points into k;\n"
+    " * nothing on a simplex, whose J is the cell's. */\n"
     "__device__ __forceinline__ void form_point_geometry(form_cell *k, const double *tab, int nq, int q) {\n"
     "#if FORM_AFFINE\n"
     "  (void)k; (void)tab; (void)nq; (void)q;\n"
     "#else\n"
-    "  const double *dN = tab + TAB_GGRAD(nq) + q * NV * DIM;\n"
-    "  double J[DIM * DIM];\n"
-    "  for (int i = 0; i < DIM * DIM; i++) J[i] = 0;\n"
-    "  for (int i = 0; i < NV; i++)\n"
-    "    for (int a = 0; a < DIM; a++)\n"
-    "      for (int d = 0; d < DIM; d++) J[a * DIM + d] += k->v[i * 3 + a] * dN[i * DIM + d];\n"
-    "#if DIM == 2\n"
-    "  double det = J[0] * J[3] - J[1] * J[2];\n"
-    "  const double r = 1 / det;\n"
-    "  k->invJ[0] = J[3] * r;\n"
-    "  k->invJ[1] = -J[1] * r;\n"
-    "  k->invJ[2] = -J[2] * r;\n"
-    "  k->invJ[3] = J[0] * r;\n"
-    "#else\n"
-    "  double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8], c02 = J[3] * J[7] - J[4] * J[6];\n"
-    "  double det = J[0] * c00 + J[1] * c01 + J[2] * c02;\n"
-    "  const double r = 1 / det;\n"
-    "  k->invJ[0] = c00 * r;\n"
-    "  k->invJ[3] = c01 * r;\n"
-    "  k->invJ[6] = c02 * r;\n"
-    "  k->invJ[1] = (J[2] * J[7] - J[1] * J[8]) * r;\n"
-    "  k->invJ[4] = (J[0] * J[8] - J[2] * J[6]) * r;\n"
-    "  k->invJ[7] = (J[1] * J[6] - J[0] * J[7]) * r;\n"
-    "  k->invJ[2] = (J[1] * J[5] - J[2] * J[4]) * r;\n"
-    "  k->invJ[5] = (J[2] * J[3] - J[0] * J[5]) * r;\n"
-    "  k->invJ[8] = (J[0] * J[4] - J[1] * J[3]) * r;\n"
-    "#endif\n"
-    "  k->det = fabs(det);\n"
+    "  k->det = fabs(form_point_jacobian(k->v, tab, nq, q, k->invJ));\n"
     "#endif\n"
     "}\n"
     "\n"
@@ -201,14 +192,15 @@ static const char template_kernels[] =
     "  for (int i = 0; i < NBC; i++) atomicAdd(out + k.dofs[i], Fe[i]);\n"
     "}\n"
     "\n"
-    "#if !FM_WARP\n"
-    "/* The element matrices, one thread a cell (FM_WARP 0: small matrices,\n"
+    "#if FM_MODE == 1\n"
+    "/* The element matrices, one thread a cell (FM_MODE 1: small matrices,\n"
     " * NBC^2 <= FEINT_FORM_MATRIX_WARP_MIN, whose array stays in L1). */\n"
     "extern \"C\" __global__ void feint_form_matrix(long long first, long long n, const int *list, const double *X,\n"
     "                                              const double *Y, const double *Z, const int *cells, const int *dofs,\n"
     "                                              const int *sdofs, const double *tab, const double *u,\n"
     "                                              form_fields F, form_constants P, const int *slots,\n"
-    "                                              double *out) {\n"
+    "                                              double *out, double *scratch) {\n"
+    "  (void)scratch;\n"
     "  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
     "  if (t >= n) return;\n"
     "  const long long c = list ? (long long)list[first + t] : first + t;\n"
@@ -259,8 +251,8 @@ static const char template_kernels[] =
     "  else\n"
     "    for (int i = 0; i < NBC * NBC; i++) out[t * (NBC * NBC) + i] = Ke[i];\n"
     "}\n"
-    "#else\n"
-    "/* The element matrices, a warp per cell (FM_WARP 1; FEINT_FORM_MATRIX_CELLS cells a block):\n"
+    "#elif FM_MODE == 2\n"
+    "/* The element matrices, a warp per cell (FM_MODE 2; FEINT_FORM_MATRIX_CELLS cells a block):\n"
     " * per point, the basis gradients (lanes over i), the Jacobian blocks at the\n"
     " * point (lane 0: the symbols and form_g), their products with each column's\n"
     " * basis function W[(j, gc, fc)] (lanes over them), then each lane adds\n"
@@ -285,7 +277,8 @@ static const char template_kernels[] =
     "extern \"C\" __global__ void __launch_bounds__(32 * FM_CELLS)\n"
     "feint_form_matrix(long long first, long long n, const int *list, const double *X, const double *Y, const double *Z,\n"
     "                  const int *cells, const int *dofs, const int *sdofs, const double *tab, const double *u,\n"
-    "                  form_fields F, form_constants P, const int *slots, double *out) {\n"
+    "                  form_fields F, form_constants P, const int *slots, double *out, double *scratch) {\n"
+    "  (void)scratch;\n"
     "  __shared__ form_matrix_shared S_all[FM_CELLS];\n"
     "  const int lane = threadIdx.x & 31;\n"
     "  const long long t = (long long)blockIdx.x * FM_CELLS + (threadIdx.x >> 5);\n"
@@ -363,9 +356,135 @@ static const char template_kernels[] =
     "      out[t * (NBC * NBC) + e] = acc[m];\n"
     "  }\n"
     "}\n"
+    "#else\n"
+    "/* The element matrices, a block of FB_THREADS a cell (FM_MODE 3: cells\n"
+    " * of many dofs or many points), in two steps:\n"
+    " * 1. a thread a point: J there, the symbols, form_g, and the point's\n"
+    " *    block D (ND x ND: rows (fc, a), columns (gc, b), a and b 0 for the\n"
+    " *    value, 1 + d for reference derivative d), the Jacobian blocks\n"
+    " *    pulled back to the reference cell times w |det J|;\n"
+    " * 2. a thread an entry ((i, fc), (j, gc)): the sum over the points of\n"
+    " *    B_i^T D B_j, B = (phi, reference gradient) of the rule's table.\n"
+    " * Every point is evaluated once and in parallel (the warp kernel's lane 0\n"
+    " * evaluates them in turn), and the matrix needs no registers of its own.\n"
+    " * D lies in shared memory where it fits (FB_D_SHARED), else in scratch,\n"
+    " * NQM ND^2 doubles a block; a block takes cells blockIdx.x + k gridDim.x.\n"
+    " * Its sums are the one-thread kernel's in another association (the\n"
+    " * pull-back first): round-off apart from the cpu backend's. */\n"
+    "#define ND (NC * (1 + DIM))\n"
+    "struct form_block_shared {\n"
+    "  form_cell cell;\n"
+    "  double ue[NBC];\n"
+    "#if FB_D_SHARED\n"
+    "  double D[NQM * ND * ND];\n"
+    "#endif\n"
+    "};\n"
+    "/* Step 1 at point q: D, ND x ND. */\n"
+    "__device__ __forceinline__ void form_block_point(const form_cell *k, long long c, const double *tab, int q,\n"
+    "                                                 const double *ue, const form_fields &F, const form_constants &P,\n"
+    "                                                 double *D) {\n"
+    "  double invJ[DIM * DIM], det;\n"
+    "#if FORM_AFFINE\n"
+    "  for (int a = 0; a < DIM * DIM; a++) invJ[a] = k->invJ[a];\n"
+    "  det = k->det;\n"
+    "#else\n"
+    "  det = fabs(form_point_jacobian(k->v, tab, NQM, q, invJ));\n"
+    "#endif\n"
+    "  double s[NS], g0[NC * NC], g1[NC * NC * DIM], g2[NC * NC * DIM], g3[NC * NC * DIM * DIM];\n"
+    "  /* the reference gradients in place of the physical ones, then mapped */\n"
+    "  form_symbols(k, c, tab + TAB_BASIS(NQM) + q * NB, tab + TAB_GRAD(NQM) + q * NB * DIM, tab + TAB_GEOM(NQM) + q * NV,\n"
+    "               ue, F, P, s);\n"
+    "  const int slots[] = {FORM_GRADIENT_SLOTS};\n"
+    "  for (int m = 0; m < (int)(sizeof slots / sizeof slots[0]); m++) {\n"
+    "    double *g = s + slots[m], r[DIM];\n"
+    "    for (int d = 0; d < DIM; d++) r[d] = g[d];\n"
+    "    for (int a = 0; a < DIM; a++) {\n"
+    "      double v = 0;\n"
+    "      for (int d = 0; d < DIM; d++) v += r[d] * invJ[d * DIM + a];\n"
+    "      g[a] = v;\n"
+    "    }\n"
+    "  }\n"
+    "  form_g(s, P, g0, g1, g2, g3);\n"
+    "  const double w = tab[q] * det;\n"
+    "  for (int fc = 0; fc < NC; fc++)\n"
+    "    for (int gc = 0; gc < NC; gc++) {\n"
+    "      const int fg = fc * NC + gc;\n"
+    "      double *Db = D + fc * (1 + DIM) * ND + gc * (1 + DIM);\n"
+    "      Db[0] = (TERMS & 1) ? w * g0[fg] : 0.0;\n"
+    "      for (int d = 0; d < DIM; d++) {\n"
+    "        double v1 = 0, v2 = 0;\n"
+    "        for (int e = 0; e < DIM; e++) {\n"
+    "          if (TERMS & 2) v1 += g1[fg * DIM + e] * invJ[d * DIM + e];\n"
+    "          if (TERMS & 4) v2 += g2[fg * DIM + e] * invJ[d * DIM + e];\n"
+    "        }\n"
+    "        Db[1 + d] = w * v1;\n"
+    "        Db[(1 + d) * ND] = w * v2;\n"
+    "      }\n"
+    "      for (int d1 = 0; d1 < DIM; d1++)\n"
+    "        for (int d2 = 0; d2 < DIM; d2++) {\n"
+    "          double v = 0;\n"
+    "          if (TERMS & 8)\n"
+    "            for (int df = 0; df < DIM; df++) {\n"
+    "              double r = 0;\n"
+    "              for (int dg = 0; dg < DIM; dg++) r += g3[(fg * DIM + df) * DIM + dg] * invJ[d2 * DIM + dg];\n"
+    "              v += invJ[d1 * DIM + df] * r;\n"
+    "            }\n"
+    "          Db[(1 + d1) * ND + 1 + d2] = w * v;\n"
+    "        }\n"
+    "    }\n"
+    "}\n"
+    "/* Step 2: entry e of the element matrix. */\n"
+    "__device__ __forceinline__ double form_block_entry(int e, const double *tab, const double *D) {\n"
+    "  const int r = e / NBC, col = e % NBC, i = r / NC, fc = r % NC, j = col / NC, gc = col % NC;\n"
+    "  double acc = 0;\n"
+    "  for (int q = 0; q < NQM; q++) {\n"
+    "    const double *phi = tab + TAB_BASIS(NQM) + q * NB, *G = tab + TAB_GRAD(NQM) + q * NB * DIM;\n"
+    "    double bi[1 + DIM], bj[1 + DIM];\n"
+    "    bi[0] = phi[i];\n"
+    "    bj[0] = phi[j];\n"
+    "    for (int d = 0; d < DIM; d++) {\n"
+    "      bi[1 + d] = G[i * DIM + d];\n"
+    "      bj[1 + d] = G[j * DIM + d];\n"
+    "    }\n"
+    "    const double *Db = D + q * (ND * ND) + fc * (1 + DIM) * ND + gc * (1 + DIM);\n"
+    "    for (int a = 0; a <= DIM; a++) {\n"
+    "      double v = 0;\n"
+    "      for (int b = 0; b <= DIM; b++) v += Db[a * ND + b] * bj[b];\n"
+    "      acc += bi[a] * v;\n"
+    "    }\n"
+    "  }\n"
+    "  return acc;\n"
+    "}\n"
+    "extern \"C\" __global__ void __launch_bounds__(FB_THREADS)\n"
+    "feint_form_matrix(long long first, long long n, const int *list, const double *X, const double *Y, const double *Z,\n"
+    "                  const int *cells, const int *dofs, const int *sdofs, const double *tab, const double *u,\n"
+    "                  form_fields F, form_constants P, const int *slots, double *out, double *scratch) {\n"
+    "  __shared__ form_block_shared S;\n"
+    "#if FB_D_SHARED\n"
+    "  double *D = S.D;\n"
+    "  (void)scratch;\n"
+    "#else\n"
+    "  double *D = scratch + (long long)blockIdx.x * (NQM * ND * ND);\n"
+    "#endif\n"
+    "  for (long long t = blockIdx.x; t < n; t += gridDim.x) {\n"
+    "    const long long c = list ? (long long)list[first + t] : first + t;\n"
+    "    __syncthreads(); /* the previous cell's D and ue are read */\n"
+    "    if (threadIdx.x == 0) form_load_cell(c, X, Y, Z, cells, dofs, sdofs, &S.cell);\n"
+    "    __syncthreads();\n"
+    "    for (int i = threadIdx.x; i < NBC; i += blockDim.x) S.ue[i] = u[S.cell.dofs[i]];\n"
+    "    __syncthreads();\n"
+    "    for (int q = threadIdx.x; q < NQM; q += blockDim.x) form_block_point(&S.cell, c, tab, q, S.ue, F, P, D + q * (ND * ND));\n"
+    "    __syncthreads();\n"
+    "    for (int e = threadIdx.x; e < NBC * NBC; e += blockDim.x) {\n"
+    "      const double v = form_block_entry(e, tab, D);\n"
+    "      if (slots)\n"
+    "        atomicAdd(out + slots[c * (NBC * NBC) + e], v);\n"
+    "      else\n"
+    "        out[t * (NBC * NBC) + e] = v;\n"
+    "    }\n"
+    "  }\n"
+    "}\n"
     "#endif\n";
-
-int feint_form_cuda_matrix_warp(int nbc) { return nbc * nbc > FEINT_FORM_MATRIX_WARP_MIN; }
 
 /* A growing string. */
 typedef struct {
@@ -426,7 +545,7 @@ feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const fein
   feint_form_cuda_layout L = {f->dim,         f->nc, s->nb, s->mesh->nv, f->quadrature->n,
                               f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n,
                               f->n_aux,       f->aux, feint_cell_is_simplex(s->mesh->cell_type),
-                              s->components_interleaved};
+                              s->components_interleaved, FEINT_FORM_MATRIX_AUTO};
   return L;
 }
 
@@ -439,16 +558,52 @@ static size_t warp_shared_bytes(const feint_form_cuda_layout *L) {
   return cell + 8 * doubles + 8 * 10;
 }
 
+static int warp_fits(const feint_form_cuda_layout *L) {
+  return L->nb * L->nc <= 128 && FEINT_FORM_MATRIX_CELLS * warp_shared_bytes(L) <= 48 * 1024;
+}
+
+/* The block matrix kernel's shared memory besides its points' blocks
+ * (form_block_shared: the cell and its values), and with them. */
+static size_t block_cell_bytes(const feint_form_cuda_layout *L) {
+  const size_t nbc = (size_t)(L->nb * L->nc), d = (size_t)L->dim;
+  return 8 * ((size_t)L->nv * 3 + d * d + 1) + 4 * (nbc + (size_t)L->nb) + 16 + 8 * nbc;
+}
+static size_t block_d_doubles(const feint_form_cuda_layout *L) {
+  const size_t nd = (size_t)(L->nc * (1 + L->dim));
+  return (size_t)L->nq_matrix * nd * nd;
+}
+static int block_d_shared(const feint_form_cuda_layout *L) {
+  return block_cell_bytes(L) + 8 * block_d_doubles(L) <= 48 * 1024;
+}
+
+int feint_form_cuda_matrix_kernel(const feint_form_cuda_layout *L) {
+  if (L->matrix_kernel != FEINT_FORM_MATRIX_AUTO) return L->matrix_kernel;
+  const int nbc = L->nb * L->nc;
+  if (nbc * nbc <= FEINT_FORM_MATRIX_WARP_MIN) return FEINT_FORM_MATRIX_THREAD;
+  if (L->affine && warp_fits(L)) return FEINT_FORM_MATRIX_WARP;
+  return FEINT_FORM_MATRIX_BLOCK;
+}
+
+size_t feint_form_cuda_matrix_scratch(const feint_form_cuda_layout *L) {
+  return feint_form_cuda_matrix_kernel(L) == FEINT_FORM_MATRIX_BLOCK && !block_d_shared(L) ? block_d_doubles(L) : 0;
+}
+
 int feint_form_cuda_fits(const feint_form_cuda_layout *L, char *why, size_t size) {
   const int nbc = L->nb * L->nc;
   if (nbc > FEINT_FORM_CUDA_MAX_NBC) {
     snprintf(why, size, "the user-form kernels take up to %d local dofs a cell, not %d", FEINT_FORM_CUDA_MAX_NBC, nbc);
     return 0;
   }
-  const size_t bytes = feint_form_cuda_matrix_warp(nbc) ? FEINT_FORM_MATRIX_CELLS * warp_shared_bytes(L) : 0;
-  if (bytes > 48 * 1024) {
-    snprintf(why, size, "the user-form matrix kernel's shared memory (%zu bytes for %d dofs a cell) exceeds 48 KiB",
-             bytes, nbc);
+  const int kernel = feint_form_cuda_matrix_kernel(L);
+  if (kernel == FEINT_FORM_MATRIX_THREAD && nbc > 128) {
+    snprintf(why, size, "the thread-a-cell matrix kernel takes up to 128 dofs a cell, not %d", nbc);
+    return 0;
+  }
+  if (kernel == FEINT_FORM_MATRIX_WARP && !warp_fits(L)) {
+    snprintf(why, size,
+             "the warp-a-cell matrix kernel takes up to 128 dofs a cell and 48 KiB of shared memory, not %d dofs "
+             "and %zu bytes",
+             nbc, FEINT_FORM_MATRIX_CELLS * warp_shared_bytes(L));
     return 0;
   }
   return 1;
@@ -596,13 +751,22 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
   const char *const *names = (const char *const *)sym;
   text t = {0};
   add(&t, "/* feint: a user form's kernels (physics kind form), generated; see form_source.h */\n");
-  /* FM_WARP predefined 0: the thread-a-cell matrix kernel, as the host
-   * harness of tests/cli runs it (the same operations in the same order) */
-  add(&t, "#define FM_CELLS %d\n#ifndef FM_WARP\n#define FM_WARP %d\n#endif\n", FEINT_FORM_MATRIX_CELLS,
-      feint_form_cuda_matrix_warp(L->nb * L->nc));
+  /* FM_MODE predefined: the host harness of tests/cli runs the thread-
+   * and the block-a-cell matrix kernels */
+  add(&t, "#define FM_CELLS %d\n#ifndef FM_MODE\n#define FM_MODE %d\n#endif\n", FEINT_FORM_MATRIX_CELLS,
+      feint_form_cuda_matrix_kernel(L));
+  add(&t, "#define FB_THREADS %d\n#define FB_D_SHARED %d\n", FEINT_FORM_MATRIX_BLOCK_THREADS, block_d_shared(L));
   add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n#define FORM_AFFINE %d\n", L->nb,
       L->nv, L->nq, L->nq_matrix, L->n_aux, L->affine);
   add(&t, "#define FORM_INTERLEAVED %d\n", L->interleaved);
+  /* the symbols that are gradients (u's, the nodal coefficients'): the
+   * block matrix kernel evaluates them on the reference cell, then maps */
+  add(&t, "#define FORM_GRADIENT_SLOTS");
+  for (int fc = 0; fc < L->nc; fc++) add(&t, "%s %d", fc ? "," : "", FEINT_FORM_SYM_U + 4 * fc + 1);
+  for (int k = 0; k < L->n_aux; k++)
+    if (L->aux[k].kind == FEINT_FIELD_NODE || L->aux[k].kind == FEINT_FIELD_CELL_NODE)
+      add(&t, ", %d", feint_user_form_coefficient_symbol(uf, k) + 1);
+  add(&t, "\n");
   add_pointwise(&t, uf, L->dim, L->nc, feint_form_cuda_constants_count(uf, L->n_aux), names);
   add(&t, "struct form_fields { const double *v[%d]; };\n", L->n_aux > 0 ? L->n_aux : 1);
   add(&t, "struct form_cell;\n");

@@ -22,8 +22,9 @@
  *     the cell's dofs; u NULL: the load vector (sign -1: the load is
  *     -F(0), as on the cpu backend).
  *   feint_form_matrix(first, n, list, x, y, z, cells, dofs, sdofs, tab, u,
- *                     fields, constants, slots, out)
- *     (a thread or a warp a cell: feint_form_cuda_matrix_warp)
+ *                     fields, constants, slots, out, scratch)
+ *     (a thread, a warp or a block a cell: feint_form_cuda_matrix_kernel;
+ *     scratch: the block kernel's, else unused)
  *     element matrices on the matrix rule at the state u; slots NULL:
  *     written to out (n x nbc x nbc, the t-th cell at t), else added by atomicAdd into
  *     the CSR values out[slots[c nbc^2 + k]].
@@ -47,11 +48,17 @@
 extern "C" {
 #endif
 
-/* The most local dofs a cell of the user-form kernels (a thread a cell
- * for vectors, a warp a cell for large element matrices, whose entries
- * leave registers past 32 a lane: 128 dofs hold 512 a lane in local
- * memory); the warp's shared arrays must fit too (feint_form_cuda_fits). */
-enum { FEINT_FORM_CUDA_MAX_NBC = 128 };
+/* The most local dofs a cell of the user-form kernels: the vector kernel
+ * takes a thread a cell, its element vector, values and basis gradients
+ * in local memory (about 20 KiB a thread at 512 dofs, which the driver
+ * reserves for every resident thread); the block matrix kernel keeps the
+ * cell's dofs and values in shared memory. Past this the cpu backend's
+ * sum-factorised kernels (hexahedra) are the better tool anyway. */
+enum { FEINT_FORM_CUDA_MAX_NBC = 512 };
+/* The matrix kernel: a thread a cell, a warp a cell, a block a cell
+ * (form_source.c's template; FEINT_FORM_MATRIX_AUTO: by the layout,
+ * feint_form_cuda_matrix_kernel). */
+enum { FEINT_FORM_MATRIX_AUTO = 0, FEINT_FORM_MATRIX_THREAD, FEINT_FORM_MATRIX_WARP, FEINT_FORM_MATRIX_BLOCK };
 /* What the source depends on besides the expressions. */
 typedef struct {
   int dim, nc, nb, nv;      /* nv: vertices of the cell */
@@ -60,18 +67,32 @@ typedef struct {
   const feint_field *aux;   /* n_aux coefficient fields: only their kinds are read */
   int affine;               /* 1: a simplex (J per cell); 0: J at every point (prisms, quadrilaterals, hexahedra) */
   int interleaved;          /* 1: cell dof (i, k) = scalar dof i x nc + k, made by the kernels (no dofs array read) */
+  int matrix_kernel;        /* FEINT_FORM_MATRIX_*: AUTO (0) by the layout, else that one where it fits */
 } feint_form_cuda_layout;
 
 enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
-/* The matrix kernel takes a warp a cell (FEINT_FORM_MATRIX_CELLS cells a
- * block of 32 FEINT_FORM_MATRIX_CELLS threads) where the element matrix
- * has more than FEINT_FORM_MATRIX_WARP_MIN entries, else a thread a cell
- * (blocks of 128): measured on the H200 (1.3M P2 tetrahedra), elasticity
- * (900 entries) 25.1 ms by warps against 40.8 by threads, Poisson (100)
- * 20.4 against 3.5. */
-enum { FEINT_FORM_MATRIX_CELLS = 4, FEINT_FORM_MATRIX_WARP_MIN = 256 };
-/* 1 if the matrix kernel of nbc dofs a cell takes a warp a cell. */
-int feint_form_cuda_matrix_warp(int nbc);
+/* The warp matrix kernel takes FEINT_FORM_MATRIX_CELLS cells a block of
+ * 32 FEINT_FORM_MATRIX_CELLS threads; the thread kernel blocks of 128
+ * cells; the block kernel FEINT_FORM_MATRIX_BLOCK_THREADS threads a cell,
+ * at most FEINT_FORM_MATRIX_BLOCK_GRID blocks where its points' blocks
+ * lie in scratch (feint_form_cuda_matrix_scratch). Measured on the H200
+ * (1.3M P2 tetrahedra), elasticity (900 entries) 25.1 ms by warps against
+ * 40.8 by threads, Poisson (100) 20.4 against 3.5: a thread a cell up to
+ * FEINT_FORM_MATRIX_WARP_MIN entries. */
+enum {
+  FEINT_FORM_MATRIX_CELLS = 4,
+  FEINT_FORM_MATRIX_WARP_MIN = 256,
+  FEINT_FORM_MATRIX_BLOCK_THREADS = 256,
+  FEINT_FORM_MATRIX_BLOCK_GRID = 1024
+};
+/* The matrix kernel of layout L (FEINT_FORM_MATRIX_THREAD .. BLOCK):
+ * L->matrix_kernel where set and it fits, else a thread a cell for small
+ * element matrices, a warp a cell on simplices where its shared arrays
+ * fit, else a block a cell. */
+int feint_form_cuda_matrix_kernel(const feint_form_cuda_layout *L);
+/* The doubles of scratch a block of the block matrix kernel takes (its
+ * points' blocks D where they do not fit in shared memory), else 0. */
+size_t feint_form_cuda_matrix_scratch(const feint_form_cuda_layout *L);
 extern const char *const feint_form_cuda_kernels[FEINT_FORM_KERNELS];
 /* NVRTC's options for the source (besides the architecture): part of the
  * cache key. --fmad=false: no multiply-add contraction, which the host
@@ -86,8 +107,8 @@ extern const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS];
 
 /* The layout of form f on a single-shape space s (aux points into f). */
 feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s);
-/* 1 if the kernels take layout L (dofs a cell, the warp kernel's shared
- * memory), else 0 with the reason in why. */
+/* 1 if the kernels take layout L (dofs a cell; a matrix_kernel asked
+ * for whose shared memory fits), else 0 with the reason in why. */
 int feint_form_cuda_fits(const feint_form_cuda_layout *L, char *why, size_t size);
 /* The table of the vector (matrix 0) or matrix rule (matrix 1) of form f
  * on single-shape space s as the kernels read it (malloc'd, *n doubles):

@@ -100,7 +100,14 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
   if (p->form->nc < 1 || p->form->nc > 3)
     return say(why, size, "user forms run on the cuda backend for 1 to 3 components, not %d (use --backend cpu)",
                p->form->nc);
-  const feint_form_cuda_layout L = feint_form_cuda_layout_of(p->form, p->space);
+  feint_form_cuda_layout L = feint_form_cuda_layout_of(p->form, p->space);
+  feint_cuda_tuning tuning; /* its matrix kernel, where a benchmark asks for one */
+  if (feint_cuda_tuning_read(p, &tuning)) {
+    say(why, size, "%s", feint_error_message());
+    feint_error_clear();
+    return 0;
+  }
+  L.matrix_kernel = tuning.form_matrix;
   char reason[200];
   if (!feint_form_cuda_fits(&L, reason, sizeof reason))
     return say(why, size, "%s of order %d, %d component%s: %s; use --backend cpu", feint_cell_plural(m->cell_type),

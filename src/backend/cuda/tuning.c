@@ -101,6 +101,14 @@ int feint_cuda_tuning_read(const feint_problem *p, feint_cuda_tuning *t) {
   x = 0;
   FEINT_CALL(env_int("FEINT_FORM_MINB", 1, 8, "blocks per SM, 1 to 8", &x));
   t->form_minb = (int)x;
+  const char *fm = env("FEINT_FORM_MATRIX");
+  if (fm) {
+    const char *names[] = {"thread", "warp", "block"};
+    for (int k = 0; k < 3; k++)
+      if (!strcmp(fm, names[k])) t->form_matrix = k + 1;
+    if (!t->form_matrix)
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_FORM_MATRIX=%s: expected thread, warp or block", fm);
+  }
 
   FEINT_CALL(env_int("FEINT_ELMAT_BATCH", 1, (long)(~0UL >> 1), "cells per batch >= 1", &t->elmat_batch));
   x = 0;

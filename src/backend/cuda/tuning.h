@@ -36,6 +36,8 @@ typedef struct {
   /* a user form's P1 vector kernel (p1_form.cuh; run-time compiled, so a
    * value is another source, not another build) */
   int form_minb; /* FEINT_FORM_MINB: resident blocks of 256 per SM it is compiled for, 1..8; 0 default */
+  /* its matrix kernel (form_source.h: FEINT_FORM_MATRIX_*) */
+  int form_matrix; /* FEINT_FORM_MATRIX: thread, warp or block (1..3); 0 by the layout (default) */
   /* the element-matrix backend (elmat.cu, elmat_backend.c) */
   long long elmat_batch;  /* FEINT_ELMAT_BATCH: cells per batch, 0 default (about 256 MB) */
   int elmat_vector_cells; /* FEINT_ELMAT_VECTOR_CELLS: 1, 2, 4, 8 cells a block, 0 default */
