@@ -20,8 +20,8 @@ int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out)
 /* Form f (a built-in kind's) as the user form it is: *out a copy of f
  * that shares f's fields and rules (f must outlive it), with user set and
  * physics FEINT_PHYSICS_FORM, and the vertex shape values at the rules'
- * points the user-form kernels read for x, y, z; free with
- * feint_physics_form_view_destroy. Meshes of one cell shape. */
-int feint_physics_form_view(const feint_form *f, feint_cell_type cell, feint_form **out);
+ * points the user-form kernels read for x, y, z (on a mixed mesh m, each
+ * block's rules'); free with feint_physics_form_view_destroy. */
+int feint_physics_form_view(const feint_form *f, const feint_mesh *m, feint_form **out);
 void feint_physics_form_view_destroy(feint_form *view);
 #endif

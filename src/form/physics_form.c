@@ -157,25 +157,32 @@ int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out)
   return status;
 }
 
-int feint_physics_form_view(const feint_form *f, feint_cell_type cell, feint_form **out) {
+/* The vertex shape values of cell at the n points (*out malloc'd). */
+static int vertex_values(feint_cell_type cell, const feint_quadrature *q, double **out) {
+  FEINT_CALL(feint_malloc((size_t)q->n * (size_t)feint_cell_num_vertices(cell), sizeof(double), out, "geometry table"));
+  feint_cell_vertex_shape(cell, q->n, q->points, *out, NULL);
+  return FEINT_OK;
+}
+
+int feint_physics_form_view(const feint_form *f, const feint_mesh *m, feint_form **out) {
   *out = NULL;
   feint_form *v = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *v, &v, "built-in form as a user form"));
   *v = *f;
   v->user = NULL;
   v->geometry_value = v->matrix_geometry_value = NULL;
-  const int nv = feint_cell_num_vertices(cell);
+  for (int b = 0; b < f->n_blocks; b++) /* a mixed mesh: each block's rules, made here */
+    v->block_rule[b].geometry_value = v->block_matrix_rule[b].geometry_value = NULL;
   int status = feint_physics_user_form(f->physics, f->dim, f->nc, &v->user);
-  if (!status && f->quadrature)
-    status = feint_malloc((size_t)f->quadrature->n * nv, sizeof(double), &v->geometry_value, "geometry table");
-  if (!status && f->quadrature)
-    feint_cell_vertex_shape(cell, f->quadrature->n, f->quadrature->points, v->geometry_value, NULL);
+  if (!status && f->quadrature) status = vertex_values(m->cell_type, f->quadrature, &v->geometry_value);
   if (!status && f->matrix_quadrature)
-    status = feint_malloc((size_t)f->matrix_quadrature->n * nv, sizeof(double), &v->matrix_geometry_value,
-                          "geometry table");
-  if (!status && f->matrix_quadrature)
-    feint_cell_vertex_shape(cell, f->matrix_quadrature->n, f->matrix_quadrature->points, v->matrix_geometry_value,
-                            NULL);
+    status = vertex_values(m->cell_type, f->matrix_quadrature, &v->matrix_geometry_value);
+  for (int b = 0; b < f->n_blocks && !status; b++) {
+    status = vertex_values(m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
+    if (!status)
+      status = vertex_values(m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
+                             &v->block_matrix_rule[b].geometry_value);
+  }
   if (status) {
     feint_physics_form_view_destroy(v);
     return status;
@@ -190,5 +197,9 @@ void feint_physics_form_view_destroy(feint_form *v) {
   feint_user_form_destroy(v->user);
   free(v->geometry_value);
   free(v->matrix_geometry_value);
+  for (int b = 0; b < v->n_blocks; b++) {
+    free(v->block_rule[b].geometry_value);
+    free(v->block_matrix_rule[b].geometry_value);
+  }
   free(v);
 }

@@ -118,14 +118,15 @@ int main(void) {
   /* an explicit request for a problem the kind does not compute: its reason */
   feint_mesh *mq = mesh_one_quad();
   feint_space *sq = NULL;
-  CHECK_OK(feint_space_create(mq, 11, 1, &sq)); /* 144 dofs a cell: past the user-form kernels' */
-  const feint_problem pq = {sq, f1, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
+  CHECK_OK(feint_space_create(mq, 15, 3, &sq)); /* 768 dofs a cell: past the user-form kernels' */
+  feint_form *fq = make_form(FEINT_PW_POISSON, sq, 0);
+  const feint_problem pq = {sq, fq, NULL, FEINT_PRECISION_DOUBLE, FEINT_ASSEMBLY_COLORED, 0, 0, 0};
   const feint_backend_kind *k = NULL;
   CHECK(feint_backend_choose(FEINT_DEVICE_CUDA, -1, &pq, &k, NULL, 0) == FEINT_ERR_INPUT && !k, "cuda took quads");
   CHECK(!strcmp(feint_error_message(),
                 "built-in kinds on quadrilaterals and hexahedra run on the cuda backend through the user-form kernels, "
-                "which do not take this problem (quadrilaterals of order 11, 1 component: the user-form kernels take up "
-                "to 128 local dofs a cell, not 144; use --backend cpu)"),
+                "which do not take this problem (quadrilaterals of order 15, 3 components: the user-form kernels take up "
+                "to 512 local dofs a cell, not 768; use --backend cpu)"),
         "'%s'", feint_error_message());
   printf("--backend cuda on quadrilaterals: %s\n", feint_error_message());
   feint_error_clear();
@@ -194,6 +195,7 @@ int main(void) {
     CHECK(h2d == 0 && d2h == 0, "transfers without a device");
   }
 
+  feint_form_destroy(fq);
   feint_space_destroy(sq);
   mesh_free(mq);
   feint_form_destroy(f1);

@@ -67,7 +67,7 @@ void narrow_range(int64_t a, int64_t b, void *arg) {
   narrow_job *j = (narrow_job *)arg;
   for (int64_t k = a; k < b; k++) {
     const int64_t v = j->src[k];
-    if (v < 0 || v > INT32_MAX) {
+    if (v < -1 || v > INT32_MAX) { /* -1: a mixed mesh's row padding (feint/space.h), kept */
       int64_t cur = j->bad.load();
       while ((cur < 0 || k < cur) && !j->bad.compare_exchange_weak(cur, k)) {
       }

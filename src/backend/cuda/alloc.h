@@ -32,7 +32,8 @@ int feint_cuda_malloc(void **ptr, size_t bytes, const char *module, const char *
 cudaError_t feint_cuda_memcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind);
 #endif
 
-/* int64 host index array (entries in [0, 2^31)) -> a new int32 device
+/* int64 host index array (entries in [0, 2^31), or -1: a mixed mesh's
+ * row padding) -> a new int32 device
  * array *dst of count entries (feint_cuda_malloc), narrowed on every core.
  * An entry outside that range: FEINT_ERR_COMPUTE naming the phase and the
  * value, *dst NULL. */

@@ -107,7 +107,7 @@ static void builtin_as_form_free(void *owned) {
 static int update_as_form(feint_backend *b, const feint_form *form) {
   builtin_as_form *a = (builtin_as_form *)b->owned;
   feint_form *view = NULL;
-  FEINT_CALL(feint_physics_form_view(form, a->problem.space->mesh->cell_type, &view));
+  FEINT_CALL(feint_physics_form_view(form, a->problem.space->mesh, &view));
   const int status = a->update_form ? a->update_form(b, view)
                                     : feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
                                                       "the user-form kernels of this built-in kind take one form");
@@ -123,12 +123,12 @@ static int update_as_form(feint_backend *b, const feint_form *form) {
 
 /* The built-in kind's problem p run through the user-form kernels, where
  * the built-in kernels do not take it (kind.c: quadrilaterals and
- * hexahedra, values per cell's nodes). The backend runs the view's
+ * hexahedra, mixed meshes, values per cell's nodes). The backend runs the view's
  * problem; the caller's p is its outer problem (sweeps: update_as_form). */
 static int create_as_form(const feint_problem *p, int device_index, feint_backend **out) {
   builtin_as_form *a = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *a, &a, "built-in kind as a form"));
-  int status = feint_physics_form_view(p->form, p->space->mesh->cell_type, &a->form);
+  int status = feint_physics_form_view(p->form, p->space->mesh, &a->form);
   if (!status) {
     a->problem = *p;
     a->problem.form = a->form;

@@ -55,8 +55,8 @@ void feint_cuda_warm_up_wait(void);
 int feint_backend_cuda_create(const feint_problem *p, int device_index, feint_backend **out);
 int feint_backend_elmat_create(const feint_problem *p, int device_index, feint_backend **out);
 /* The third, for user forms (form_backend.cu, family form-jit), and what
- * it takes (kind.c, every build: one cell shape, up to
- * FEINT_FORM_CUDA_MAX_NBC dofs a cell, 1..3 components, 32-bit slots). */
+ * it takes (kind.c, every build: up to FEINT_FORM_CUDA_MAX_NBC dofs a
+ * cell of each cell shape, 1..3 components, 32-bit slots). */
 int feint_backend_form_create(const feint_problem *p, int device_index, feint_backend **out);
 int feint_backend_form_supported(const feint_problem *p, char *why, size_t why_size);
 /* 1 when p's built-in kind runs on the cuda backend as the user form it

@@ -3,8 +3,9 @@
  * source; jit.h: NVRTC behind the disk cache) for triangles, tetrahedra,
  * prisms, quadrilaterals and hexahedra of up to FEINT_FORM_CUDA_MAX_NBC
  * local dofs (J at every point on the non-simplex cells, whose basis is
- * tabulated at the rule's points), one cell shape per mesh, 1..3
- * components.
+ * tabulated at the rule's points), 1..3 components; on a mixed mesh each
+ * block (cell shape) has its own source, module and tables, the kernels
+ * reading the shared maps at the widest block's row strides.
  * Host code only; the kernels are the generated ones.
  *
  * Data model (as the other cuda implementations): node coordinates, the
@@ -53,29 +54,39 @@ double now_ms() {
   return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
-struct form_data {
-  int dev;
-  feint_cache *cache;
+/* One mesh block's kernels (all cells of a single-shape mesh): its own
+ * layout, source, compiled module and rule tables. */
+struct form_block {
   feint_jit *jit;
   feint_jit_stats stats;
   char *source;              /* the generated source (update_form compares it) */
+  double *tab_vector, *tab_matrix;
+  int matrix_kernel;         /* FEINT_FORM_MATRIX_THREAD, _WARP or _BLOCK */
+  int nbc;                   /* its local dofs */
+  long long first, n;        /* its cells */
+};
+
+struct form_data {
+  int dev;
+  feint_cache *cache;
+  int n_blocks;
+  form_block blk[FEINT_MESH_MAX_BLOCKS];
   long long n_cells;
-  int nbc;
+  int nbc;                   /* the row stride of the dof maps and slots: the widest block's */
   double *x, *y, *z;         /* device: node coordinates */
   int *cells, *dofs, *sdofs; /* device: n_cells x nv, x nbc (NULL where interleaved), x nb */
   int borrowed;              /* the plan's device arrays read in place (the plan frees them): BORROW_* bits */
   char steps[200];           /* the creation's steps and times (info: setup_steps) */
-  double *tab_vector, *tab_matrix;
   double *state;             /* device: the form's u (n_dofs): the Jacobian's state */
   double *u;                 /* device: a residual's u (n_dofs) */
   double *vec;               /* device: a vector's result (n_dofs) */
   double *values;            /* device: CSR values (nnz), made on first assembly */
   int *slots;                /* device: the plan's slots (n_cells x nbc^2), made on first assembly */
   double *Ke;                /* device: a batch of element matrices */
-  int matrix_kernel;         /* FEINT_FORM_MATRIX_THREAD, _WARP or _BLOCK */
+  size_t scratch_per_block; /* doubles: the widest of the blocks' needs */
   double *scratch;           /* device: the block matrix kernel's points' blocks, where not in shared memory */
-  int *order;                /* device: the cells by colour (colored, gather); NULL: atomic, mesh order */
-  long long *colour_first;   /* host: n_colours + 1 offsets into order */
+  int *order;                /* device: the cells by colour and block (colored, gather); NULL: atomic, mesh order */
+  long long *colour_first;   /* host: n_colours x n_blocks + 1 offsets into order, colour-major */
   int n_colours;
   long long batch;           /* cells per element-matrix batch */
   int n_aux;
@@ -94,14 +105,18 @@ void free_device(void *p) {
 void form_destroy(feint_backend *b) {
   form_data *d = (form_data *)b->data;
   if (d) {
-    feint_jit_destroy(d->jit);
+    for (int b = 0; b < d->n_blocks; b++) {
+      feint_jit_destroy(d->blk[b].jit);
+      free(d->blk[b].source);
+      free_device(d->blk[b].tab_vector);
+      free_device(d->blk[b].tab_matrix);
+    }
     feint_cache_close(d->cache);
-    free(d->source);
     if (d->borrowed & BORROW_CELLS) d->cells = NULL;
     if (d->borrowed & BORROW_SDOFS) d->sdofs = NULL;
     if (d->borrowed & BORROW_SLOTS) d->slots = NULL;
-    void *dev[] = {d->x, d->y, d->z, d->cells, d->dofs, d->sdofs, d->tab_vector, d->tab_matrix,
-                   d->state, d->u, d->vec, d->values, d->slots, d->Ke, d->order, d->scratch};
+    void *dev[] = {d->x,      d->y,     d->z,  d->cells,  d->dofs, d->sdofs, d->state,
+                   d->u,      d->vec,   d->values, d->slots, d->Ke,   d->order, d->scratch};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++) free_device(dev[k]);
     for (int k = 0; d->fields && k < d->n_aux; k++) free_device(d->fields[k]);
     free(d->fields);
@@ -116,11 +131,11 @@ void form_destroy(feint_backend *b) {
   free(b);
 }
 
-/* One rule's table (form_source.h's layout) uploaded. */
-int upload_table(const feint_form *f, const feint_space *s, int matrix, double **out) {
+/* Block b's table of one rule (form_source.h's layout) uploaded. */
+int upload_table(const feint_form *f, const feint_space *s, int b, int matrix, double **out) {
   double *tab = NULL;
   size_t n = 0;
-  FEINT_CALL(feint_form_cuda_rule_table(f, s, matrix, &tab, &n));
+  FEINT_CALL(feint_form_cuda_block_rule_table(f, s, b, matrix, &tab, &n));
   const int st = feint_cuda_upload(out, tab, n, "form tables");
   free(tab);
   return st;
@@ -161,12 +176,14 @@ int timer_stop(form_data *d) {
 
 const unsigned block_threads = 128;
 
-/* The launches over the cells: one per colour (colored, gather), first
- * and n into d->order, else one over all cells in mesh order. */
-int n_launches(const form_data *d) { return d->order ? d->n_colours : 1; }
-void launch_range(const form_data *d, int k, long long *first, long long *n) {
-  *first = d->order ? d->colour_first[k] : 0;
-  *n = d->order ? d->colour_first[k + 1] - *first : d->n_cells;
+/* The launches over the cells: one per colour and block (colored,
+ * gather), first and n into d->order, else one per block over its cells
+ * in mesh order; *b the block. */
+int n_launches(const form_data *d) { return d->order ? d->n_colours * d->n_blocks : d->n_blocks; }
+void launch_range(const form_data *d, int k, int *b, long long *first, long long *n) {
+  *b = k % d->n_blocks;
+  *first = d->order ? d->colour_first[k] : d->blk[k].first;
+  *n = d->order ? d->colour_first[k + 1] - *first : d->blk[k].n;
 }
 
 /* The element vectors of all cells added into d->vec (zeroed first): u
@@ -181,12 +198,13 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
   const double *u = u_dev;
   for (int k = 0; k < n_launches(d); k++) {
     long long first = 0, n = 0;
-    launch_range(d, k, &first, &n);
-    void *args[] = {&first, &n, &d->order, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_vector,
+    int b = 0;
+    launch_range(d, k, &b, &first, &n);
+    void *args[] = {&first, &n, &d->order, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->blk[b].tab_vector,
                     (void *)&u, &sign, d->fields, d->constants, &d->vec};
     const unsigned grid[3] = {(unsigned)((n + block_threads - 1) / block_threads), 1, 1};
     const unsigned block[3] = {block_threads, 1, 1};
-    if (n > 0) FEINT_CALL(feint_jit_launch(d->jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
+    if (n > 0) FEINT_CALL(feint_jit_launch(d->blk[b].jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
   }
   FEINT_CALL(timer_stop(d));
   FEINT_CUDA_CALL("form vector", feint_cuda_memcpy(host_out, d->vec, (size_t)s->n_dofs * sizeof(double),
@@ -203,25 +221,27 @@ int form_residual(feint_backend *b, const double *u, double *F) {
 
 int form_rhs(feint_backend *b, double *rhs) { return run_vector(b, NULL, rhs); }
 
-/* The matrix kernel on cells list[first .. first + n - 1] (list NULL:
- * first .. first + n - 1): slots NULL writes their element matrices to
- * out, else adds them into the CSR values. */
-int launch_matrix(form_data *d, long long first, long long n, const int *list, const int *slots, double *out) {
+/* Block b's matrix kernel on cells list[first .. first + n - 1] (list
+ * NULL: first .. first + n - 1): slots NULL writes their element
+ * matrices to out, else adds them into the CSR values. */
+int launch_matrix(form_data *d, int b, long long first, long long n, const int *list, const int *slots,
+                  double *out) {
   if (n <= 0) return FEINT_OK;
-  void *args[] = {&first, &n, (void *)&list, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->tab_matrix,
+  const form_block *B = &d->blk[b];
+  void *args[] = {&first, &n, (void *)&list, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, (void *)&B->tab_matrix,
                   &d->state, d->fields, d->constants, (void *)&slots, &out, &d->scratch};
   unsigned grid[3] = {1, 1, 1}, block[3] = {block_threads, 1, 1};
-  if (d->matrix_kernel == FEINT_FORM_MATRIX_BLOCK) { /* a block a cell, blocks taking cells in turn */
+  if (B->matrix_kernel == FEINT_FORM_MATRIX_BLOCK) { /* a block a cell, blocks taking cells in turn */
     const long long cap = d->scratch ? (long long)FEINT_FORM_MATRIX_BLOCK_GRID : 1ll << 30;
     grid[0] = (unsigned)(n < cap ? n : cap);
     block[0] = FEINT_FORM_MATRIX_BLOCK_THREADS;
   } else {
-    const int warp = d->matrix_kernel == FEINT_FORM_MATRIX_WARP;
+    const int warp = B->matrix_kernel == FEINT_FORM_MATRIX_WARP;
     const long long per_block = warp ? (long long)FEINT_FORM_MATRIX_CELLS : (long long)block_threads;
     grid[0] = (unsigned)((n + per_block - 1) / per_block);
     block[0] = warp ? 32u * FEINT_FORM_MATRIX_CELLS : block_threads;
   }
-  return feint_jit_launch(d->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
+  return feint_jit_launch(B->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
 }
 
 int form_element_matrices(feint_backend *b, double *Ke) {
@@ -229,13 +249,18 @@ int form_element_matrices(feint_backend *b, double *Ke) {
   const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
   if (!d->Ke) FEINT_CALL(feint_cuda_alloc((void **)&d->Ke, (size_t)d->batch * n2 * sizeof(double), "element matrices"));
   d->last_ms = 0;
-  for (long long c0 = 0; c0 < d->n_cells; c0 += d->batch) {
-    const long long n = d->n_cells - c0 < d->batch ? d->n_cells - c0 : d->batch;
-    FEINT_CALL(timer_start(d));
-    FEINT_CALL(launch_matrix(d, c0, n, NULL, NULL, d->Ke));
-    FEINT_CALL(timer_stop(d));
-    FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(Ke + (size_t)c0 * n2, d->Ke, (size_t)n * n2 * sizeof(double),
-                                                          cudaMemcpyDeviceToHost));
+  for (int b = 0; b < d->n_blocks; b++) { /* batches within a block: one kernel each */
+    const long long end = d->blk[b].first + d->blk[b].n;
+    for (long long c0 = d->blk[b].first; c0 < end; c0 += d->batch) {
+      const long long n = end - c0 < d->batch ? end - c0 : d->batch;
+      FEINT_CALL(timer_start(d));
+      if (d->blk[b].nbc < d->nbc) /* a narrower block's rows are padded with zeros */
+        FEINT_CUDA_CALL("element matrices", cudaMemset(d->Ke, 0, (size_t)n * n2 * sizeof(double)));
+      FEINT_CALL(launch_matrix(d, b, c0, n, NULL, NULL, d->Ke));
+      FEINT_CALL(timer_stop(d));
+      FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(Ke + (size_t)c0 * n2, d->Ke,
+                                                            (size_t)n * n2 * sizeof(double), cudaMemcpyDeviceToHost));
+    }
   }
   return FEINT_OK;
 }
@@ -261,8 +286,9 @@ int form_assemble_matrix(feint_backend *b, double *values) {
   FEINT_CUDA_CALL("matrix values", cudaMemset(d->values, 0, (size_t)plan->nnz * sizeof(double)));
   for (int k = 0; k < n_launches(d); k++) {
     long long first = 0, n = 0;
-    launch_range(d, k, &first, &n);
-    FEINT_CALL(launch_matrix(d, first, n, d->order, d->slots, d->values));
+    int b = 0;
+    launch_range(d, k, &b, &first, &n);
+    FEINT_CALL(launch_matrix(d, b, first, n, d->order, d->slots, d->values));
   }
   FEINT_CALL(timer_stop(d));
   FEINT_CUDA_CALL("matrix values", feint_cuda_memcpy(values, d->values, (size_t)plan->nnz * sizeof(double),
@@ -277,36 +303,45 @@ double form_last_kernel_ms(feint_backend *b) { return ((form_data *)b->data)->la
 int form_update_form(feint_backend *b, const feint_form *form) {
   form_data *d = (form_data *)b->data;
   const feint_space *s = b->problem->space;
-  feint_form_cuda_layout L = feint_form_cuda_layout_of(form, s);
-  L.matrix_kernel = d->matrix_kernel;
-  char *src = NULL;
-  FEINT_CALL(feint_form_cuda_source(form->user, &L, &src));
-  const int same = !strcmp(src, d->source);
-  free(src);
-  if (!same)
-    return feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
-                           "the user form's expressions changed: its GPU code is compiled again");
+  for (int k = 0; k < d->n_blocks; k++) {
+    feint_form_cuda_layout L = feint_form_cuda_layout_block(form, s, k);
+    L.matrix_kernel = d->blk[k].matrix_kernel;
+    char *src = NULL;
+    FEINT_CALL(feint_form_cuda_source(form->user, &L, &src));
+    const int same = !strcmp(src, d->blk[k].source);
+    free(src);
+    if (!same)
+      return feint_error_set(FEINT_BACKEND_CANNOT_REUSE,
+                             "the user form's expressions changed: its GPU code is compiled again");
+  }
   return upload_fields(d, form, s);
 }
 
 int form_info(const feint_backend *b, feint_backend_info *out) {
   const form_data *d = (const form_data *)b->data;
+  static const char *const kernels[] = {"", "thread", "warp", "block"};
+  char matrix[64] = "";
+  for (int k = 0; k < d->n_blocks; k++)
+    snprintf(matrix + strlen(matrix), sizeof matrix - strlen(matrix), "%s%s", k ? "/" : "",
+             kernels[d->blk[k].matrix_kernel]);
   out->precision = FEINT_PRECISION_DOUBLE;
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->kernel, sizeof out->kernel,
-           "the user form's run-time compiled kernels, one thread a cell (vectors), one %s a cell (matrices), %s (%s)",
-           d->matrix_kernel == FEINT_FORM_MATRIX_BLOCK  ? "block"
-           : d->matrix_kernel == FEINT_FORM_MATRIX_WARP ? "warp"
-                                                        : "thread",
-           d->order ? "one colour of cells at a time" : "atomic sums in any order", d->stats.arch);
+           "run-time compiled form kernels%s: a thread a cell (vectors), a %s a cell (matrices); %s (%s)",
+           d->n_blocks > 1 ? " per cell shape" : "", matrix, d->order ? "a colour at a time" : "atomic sums",
+           d->blk[0].stats.arch);
   out->n_colors = d->n_colours;
   snprintf(out->setup_steps, sizeof out->setup_steps, "%s", d->steps);
   out->jit = 1;
-  out->jit_cache_hit = d->stats.cache_hit;
-  out->jit_compile_ms = d->stats.compile_ms;
-  out->jit_load_ms = d->stats.lookup_ms + d->stats.load_ms;
-  snprintf(out->jit_key, sizeof out->jit_key, "%s", d->stats.key);
+  out->jit_cache_hit = 1;
+  out->jit_compile_ms = out->jit_load_ms = 0;
+  for (int k = 0; k < d->n_blocks; k++) { /* the blocks' modules together */
+    out->jit_cache_hit &= d->blk[k].stats.cache_hit;
+    out->jit_compile_ms += d->blk[k].stats.compile_ms;
+    out->jit_load_ms += d->blk[k].stats.lookup_ms + d->blk[k].stats.load_ms;
+  }
+  snprintf(out->jit_key, sizeof out->jit_key, "%s", d->blk[0].stats.key);
   snprintf(out->jit_warning, sizeof out->jit_warning, "%s", feint_cache_warning(d->cache));
   return FEINT_OK;
 }
@@ -320,21 +355,60 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
  * colouring of the dof rows took 490 (H200 machine). */
 int colour_cells(form_data *d, const feint_mesh *m) {
   const long long nc = d->n_cells;
+  const int nb = d->n_blocks;
   int *colour = NULL;
-  feint_inverse_map *by_colour = NULL; /* each colour's cells, in mesh order */
+  int64_t *rows = NULL; /* a mixed mesh's rows, their padding the row's first vertex (colour_chunks reads all) */
+  feint_inverse_map *by_colour = NULL; /* each (colour, block)'s cells, in mesh order */
   FEINT_CALL(feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *colour, &colour, "cell colours"));
-  int status = feint_colour_chunks(m->cells, nc, m->nv, m->n_nodes, NULL, 1, FEINT_MAX_COLOURS, "user-form colouring",
-                                   colour, &d->n_colours);
-  if (!status) status = feint_inverse_map_create(nc, NULL, colour, d->n_colours, "user-form colouring", &by_colour);
+  int status = FEINT_OK;
+  if (nb > 1 && !(status = feint_malloc((size_t)(nc > 0 ? nc : 1) * (size_t)m->nv, sizeof *rows, &rows, "cell rows")))
+    for (long long i = 0; i < nc * m->nv; i++) rows[i] = m->cells[i] >= 0 ? m->cells[i] : m->cells[i / m->nv * m->nv];
   if (!status)
-    status = feint_calloc((size_t)d->n_colours + 1, sizeof *d->colour_first, &d->colour_first, "colours");
+    status = feint_colour_chunks(rows ? rows : m->cells, nc, m->nv, m->n_nodes, NULL, 1, FEINT_MAX_COLOURS,
+                                 "user-form colouring", colour, &d->n_colours);
+  if (!status) /* key colour x blocks + block: the launches' ranges, colour-major */
+    for (int b = 0; b < nb; b++)
+      for (long long i = d->blk[b].first; i < d->blk[b].first + d->blk[b].n; i++) colour[i] = colour[i] * nb + b;
+  if (!status) status = feint_inverse_map_create(nc, NULL, colour, d->n_colours * nb, "user-form colouring", &by_colour);
+  if (!status)
+    status = feint_calloc((size_t)d->n_colours * nb + 1, sizeof *d->colour_first, &d->colour_first, "colours");
   if (!status) {
-    for (int k = 0; k <= d->n_colours; k++) d->colour_first[k] = by_colour->offsets[k];
+    for (int k = 0; k <= d->n_colours * nb; k++) d->colour_first[k] = by_colour->offsets[k];
     status = feint_cuda_upload_index32(&d->order, by_colour->entries, (size_t)nc, "cells by colour");
   }
   feint_inverse_map_destroy(by_colour);
+  free(rows);
   free(colour);
   return status;
+}
+
+/* Block b's layout checked, its source generated and compiled (or loaded
+ * from the cache). */
+int create_block(const feint_problem *p, const feint_cuda_tuning *tuning, form_data *d, int b) {
+  const feint_space *s = p->space;
+  form_block *B = &d->blk[b];
+  feint_form_cuda_layout L = feint_form_cuda_layout_block(p->form, s, b);
+  L.matrix_kernel = tuning->form_matrix;
+  char why[200];
+  if (!feint_form_cuda_fits(&L, why, sizeof why)) return feint_error_set(FEINT_ERR_INPUT, "%s", why);
+  B->matrix_kernel = feint_form_cuda_matrix_kernel(&L);
+  B->nbc = L.nb * L.nc;
+  B->first = (long long)s->mesh->blocks[b].first_cell;
+  B->n = (long long)s->mesh->blocks[b].n_cells;
+  FEINT_CALL(feint_form_cuda_source(p->form->user, &L, &B->source));
+  feint_jit_source src;
+  memset(&src, 0, sizeof src);
+  src.source = B->source;
+  src.label = "physics kind form (its generated CUDA code)";
+  src.name = "feint_form.cu";
+  src.options = feint_form_cuda_options;
+  src.n_options = FEINT_FORM_CUDA_OPTIONS;
+  src.kernels = feint_form_cuda_kernels;
+  src.n_kernels = FEINT_FORM_KERNELS;
+  FEINT_CALL(feint_jit_create(&src, d->dev, d->cache, &B->jit, &B->stats));
+  const size_t scratch = feint_form_cuda_matrix_scratch(&L);
+  if (scratch > d->scratch_per_block) d->scratch_per_block = scratch;
+  return FEINT_OK;
 }
 
 int create(const feint_problem *p, int device_index, feint_backend *b, form_data *d) {
@@ -355,23 +429,10 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   /* the code first: a form that does not compile fails before any upload */
   feint_cuda_tuning tuning;
   FEINT_CALL(feint_cuda_tuning_read(p, &tuning));
-  feint_form_cuda_layout L = feint_form_cuda_layout_of(f, s);
-  L.matrix_kernel = tuning.form_matrix;
-  char why[200];
-  if (!feint_form_cuda_fits(&L, why, sizeof why)) return feint_error_set(FEINT_ERR_INPUT, "%s", why);
-  d->matrix_kernel = feint_form_cuda_matrix_kernel(&L);
-  FEINT_CALL(feint_form_cuda_source(f->user, &L, &d->source));
   FEINT_CALL(feint_cache_open(NULL, !p->no_cache, &d->cache));
-  feint_jit_source src;
-  memset(&src, 0, sizeof src);
-  src.source = d->source;
-  src.label = "physics kind form (its generated CUDA code)";
-  src.name = "feint_form.cu";
-  src.options = feint_form_cuda_options;
-  src.n_options = FEINT_FORM_CUDA_OPTIONS;
-  src.kernels = feint_form_cuda_kernels;
-  src.n_kernels = FEINT_FORM_KERNELS;
-  FEINT_CALL(feint_jit_create(&src, d->dev, d->cache, &d->jit, &d->stats));
+  d->n_blocks = m->n_blocks;
+  for (int k = 0; k < d->n_blocks; k++) FEINT_CALL(create_block(p, &tuning, d, k));
+  const int interleaved = s->components_interleaved;
   const double t_code = now_ms();
   /* the mesh and the maps */
   d->n_cells = (long long)m->n_cells;
@@ -396,10 +457,12 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   } else {
     FEINT_CALL(feint_cuda_upload_index32(&d->cells, m->cells, (size_t)m->n_cells * (size_t)m->nv, "cells"));
   }
-  if (!L.interleaved) /* else the kernels make the dofs from the scalar ones */
+  if (!interleaved) /* else the kernels make the dofs from the scalar ones */
     FEINT_CALL(feint_cuda_upload_index32(&d->dofs, s->cell_dofs, (size_t)m->n_cells * (size_t)s->nbc, "cell dofs"));
-  FEINT_CALL(upload_table(f, s, 0, &d->tab_vector));
-  FEINT_CALL(upload_table(f, s, 1, &d->tab_matrix));
+  for (int k = 0; k < d->n_blocks; k++) {
+    FEINT_CALL(upload_table(f, s, k, 0, &d->blk[k].tab_vector));
+    FEINT_CALL(upload_table(f, s, k, 1, &d->blk[k].tab_matrix));
+  }
   const size_t n_dofs = (size_t)s->n_dofs;
   FEINT_CALL(feint_cuda_alloc((void **)&d->state, n_dofs * sizeof(double), "form state"));
   FEINT_CALL(feint_cuda_alloc((void **)&d->u, n_dofs * sizeof(double), "form state"));
@@ -408,14 +471,14 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   FEINT_CALL(feint_calloc((size_t)(d->n_aux > 0 ? d->n_aux : 1), sizeof *d->fields, &d->fields, "form fields"));
   FEINT_CALL(feint_calloc((size_t)d->n_constants, sizeof *d->constants, &d->constants, "form constants"));
   FEINT_CALL(upload_fields(d, f, s));
-  const size_t scratch = feint_form_cuda_matrix_scratch(&L);
-  if (scratch)
-    FEINT_CALL(feint_cuda_alloc((void **)&d->scratch, scratch * FEINT_FORM_MATRIX_BLOCK_GRID * sizeof(double),
+  if (d->scratch_per_block)
+    FEINT_CALL(feint_cuda_alloc((void **)&d->scratch,
+                                d->scratch_per_block * FEINT_FORM_MATRIX_BLOCK_GRID * sizeof(double),
                                 "matrix kernel scratch"));
   const double t_uploads = now_ms();
   if (p->strategy != FEINT_ASSEMBLY_ATOMIC) FEINT_CALL(colour_cells(d, m));
   snprintf(d->steps, sizeof d->steps, "code %.1f ms (%s), uploads %.1f ms%s, colouring %.1f ms (%d colours)",
-           t_code - t_start, d->stats.cache_hit ? "cached" : "compiled", t_uploads - t_code,
+           t_code - t_start, d->blk[0].stats.cache_hit ? "cached" : "compiled", t_uploads - t_code,
            d->borrowed ? " (the plan's device maps read in place)" : "", now_ms() - t_uploads, d->n_colours);
   /* element matrices: batches of about 256 MB */
   const long long per_cell = (long long)s->nbc * s->nbc * (long long)sizeof(double);

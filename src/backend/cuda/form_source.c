@@ -25,6 +25,14 @@ const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS] = {"--std=c++17"}
  * form_f, form_g (the expressions) and form_coefficients (the fields). */
 static const char template_kernels[] =
     "#define NBC (NB * NC)\n"
+    "/* the row strides of cells, the dof maps and the slots: the widest\n"
+    " * block's on a mixed mesh (the head defines NVW NBW), else the cell's */\n"
+    "#define NBCW (NBW * NC)\n"
+    "/* where entry e = r NBC + col of cell c's element matrix lies in a row of\n"
+    " * NBCW x NBCW (the slots, the element matrices written out) */\n"
+    "__device__ __forceinline__ long long form_entry(long long c, int e) {\n"
+    "  return c * (NBCW * NBCW) + (long long)(e / NBC) * NBCW + e % NBC;\n"
+    "}\n"
     "/* a rule's table: weights, basis, basis_grad, geometry_value */\n"
     "#define TAB_BASIS(nq) (nq)\n"
     "#define TAB_GRAD(nq) ((nq) + (nq) * NB)\n"
@@ -93,18 +101,18 @@ static const char template_kernels[] =
     "                                               const int *cells, const int *dofs, const int *sdofs,\n"
     "                                               form_cell *k) {\n"
     "  for (int i = 0; i < NV; i++) {\n"
-    "    const int n = cells[c * NV + i];\n"
+    "    const int n = cells[c * NVW + i];\n"
     "    k->v[i * 3 + 0] = X[n];\n"
     "    k->v[i * 3 + 1] = Y[n];\n"
     "    k->v[i * 3 + 2] = Z[n];\n"
     "  }\n"
-    "  for (int i = 0; i < NB; i++) k->sd[i] = sdofs[c * NB + i];\n"
+    "  for (int i = 0; i < NB; i++) k->sd[i] = sdofs[c * NBW + i];\n"
     "#if FORM_INTERLEAVED /* the dofs from the scalar ones: no array of NBC a cell to read */\n"
     "  for (int i = 0; i < NB; i++)\n"
     "    for (int fc = 0; fc < NC; fc++) k->dofs[i * NC + fc] = k->sd[i] * NC + fc;\n"
     "  (void)dofs;\n"
     "#else\n"
-    "  for (int i = 0; i < NBC; i++) k->dofs[i] = dofs[c * NBC + i];\n"
+    "  for (int i = 0; i < NBC; i++) k->dofs[i] = dofs[c * NBCW + i];\n"
     "#endif\n"
     "#if FORM_AFFINE\n"
     "  k->det = fabs(form_inverse_jacobian(k->v, k->invJ));\n"
@@ -247,9 +255,9 @@ static const char template_kernels[] =
     "    }\n"
     "  }\n"
     "  if (slots)\n"
-    "    for (int i = 0; i < NBC * NBC; i++) atomicAdd(out + slots[c * (NBC * NBC) + i], Ke[i]);\n"
+    "    for (int i = 0; i < NBC * NBC; i++) atomicAdd(out + slots[form_entry(c, i)], Ke[i]);\n"
     "  else\n"
-    "    for (int i = 0; i < NBC * NBC; i++) out[t * (NBC * NBC) + i] = Ke[i];\n"
+    "    for (int i = 0; i < NBC * NBC; i++) out[form_entry(t, i)] = Ke[i];\n"
     "}\n"
     "#elif FM_MODE == 2\n"
     "/* The element matrices, a warp per cell (FM_MODE 2; FEINT_FORM_MATRIX_CELLS cells a block):\n"
@@ -351,9 +359,9 @@ static const char template_kernels[] =
     "    const int e = lane + 32 * m;\n"
     "    if (e >= NBC * NBC) break;\n"
     "    if (slots)\n"
-    "      atomicAdd(out + slots[c * (NBC * NBC) + e], acc[m]);\n"
+    "      atomicAdd(out + slots[form_entry(c, e)], acc[m]);\n"
     "    else\n"
-    "      out[t * (NBC * NBC) + e] = acc[m];\n"
+    "      out[form_entry(t, e)] = acc[m];\n"
     "  }\n"
     "}\n"
     "#else\n"
@@ -478,9 +486,9 @@ static const char template_kernels[] =
     "    for (int e = threadIdx.x; e < NBC * NBC; e += blockDim.x) {\n"
     "      const double v = form_block_entry(e, tab, D);\n"
     "      if (slots)\n"
-    "        atomicAdd(out + slots[c * (NBC * NBC) + e], v);\n"
+    "        atomicAdd(out + slots[form_entry(c, e)], v);\n"
     "      else\n"
-    "        out[t * (NBC * NBC) + e] = v;\n"
+    "        out[form_entry(t, e)] = v;\n"
     "    }\n"
     "  }\n"
     "}\n"
@@ -541,12 +549,29 @@ static void add_expr(text *t, const feint_expr *e, const char *const *symbols, c
   free(c);
 }
 
-feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s) {
-  feint_form_cuda_layout L = {f->dim,         f->nc, s->nb, s->mesh->nv, f->quadrature->n,
-                              f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n,
-                              f->n_aux,       f->aux, feint_cell_is_simplex(s->mesh->cell_type),
-                              s->components_interleaved, FEINT_FORM_MATRIX_AUTO};
+feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int b) {
+  const feint_mesh *m = s->mesh;
+  const int mixed = f->n_blocks > 0;
+  const feint_quadrature *vq = mixed ? f->block_rule[b].quadrature : f->quadrature;
+  const feint_quadrature *mq = mixed ? f->block_matrix_rule[b].quadrature : f->matrix_quadrature;
+  feint_form_cuda_layout L = {f->dim,
+                              f->nc,
+                              s->n_blocks > 1 ? s->blocks[b].nb : s->nb,
+                              m->n_blocks > 1 ? m->blocks[b].nv : m->nv,
+                              vq->n,
+                              mq ? mq->n : vq->n,
+                              f->n_aux,
+                              f->aux,
+                              feint_cell_is_simplex(m->blocks[b].cell_type),
+                              s->components_interleaved,
+                              FEINT_FORM_MATRIX_AUTO,
+                              m->nv,
+                              s->nb};
   return L;
+}
+
+feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s) {
+  return feint_form_cuda_layout_block(f, s, 0);
 }
 
 /* The warp matrix kernel's shared memory a cell: form_matrix_shared of
@@ -638,31 +663,45 @@ void feint_form_cuda_table(const feint_quadrature *q, const double *basis, const
     memcpy(tab + nq + nq * (size_t)(nb + nb * dim + nv), geometry_grad, sizeof(double) * nq * (size_t)(nv * dim));
 }
 
-int feint_form_cuda_rule_table(const feint_form *f, const feint_space *s, int matrix, double **out, size_t *n) {
+int feint_form_cuda_block_rule_table(const feint_form *f, const feint_space *s, int b, int matrix, double **out,
+                                     size_t *n) {
   *out = NULL;
-  const int use_matrix = matrix && f->matrix_quadrature;
-  const feint_quadrature *q = use_matrix ? f->matrix_quadrature : f->quadrature;
-  const double *basis = use_matrix ? f->matrix_basis : f->basis;
-  const double *grad = use_matrix ? f->matrix_basis_grad : f->basis_grad;
-  const double *gv = use_matrix ? f->matrix_geometry_value : f->geometry_value;
-  const double *gg = use_matrix ? f->matrix_geometry_grad : f->geometry_grad;
-  const int nb = s->nb, dim = f->dim, nv = s->mesh->nv, nq = q->n;
-  const int affine = feint_cell_is_simplex(s->mesh->cell_type);
-  if (!gv || (!affine && !gg) || (!s->element && !basis))
+  const feint_mesh *m = s->mesh;
+  feint_form_rule own_rule = {0, NULL, NULL, NULL, NULL, NULL}; /* a single-shape form's fields as a rule */
+  const feint_form_rule *r = &own_rule;
+  if (f->n_blocks) {
+    r = matrix ? &f->block_matrix_rule[b] : &f->block_rule[b];
+  } else if (matrix && f->matrix_quadrature) {
+    own_rule = (feint_form_rule){0, f->matrix_quadrature, f->matrix_basis, f->matrix_basis_grad,
+                                 f->matrix_geometry_grad, f->matrix_geometry_value};
+  } else {
+    own_rule = (feint_form_rule){0, f->quadrature, f->basis, f->basis_grad, f->geometry_grad, f->geometry_value};
+  }
+  const feint_quadrature *q = r->quadrature;
+  const double *basis = r->basis, *grad = r->basis_grad;
+  const feint_element *element = s->n_blocks > 1 ? s->blocks[b].element : s->element;
+  const int nb = s->n_blocks > 1 ? s->blocks[b].nb : s->nb, dim = f->dim;
+  const int nv = m->n_blocks > 1 ? m->blocks[b].nv : m->nv, nq = q->n;
+  const int affine = feint_cell_is_simplex(m->blocks[b].cell_type);
+  if (!r->geometry_value || (!affine && !r->geometry_grad) || (!element && !basis))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: the user form's %s rule lacks a geometry table",
                            matrix ? "matrix" : "vector");
   double *own = NULL; /* tensor-product cells: the basis at the rule's points */
   if (!basis) {
     FEINT_CALL(feint_malloc((size_t)nq * (size_t)(nb + nb * dim), sizeof(double), &own, "form tables"));
-    feint_element_tabulate(s->element, nq, q->points, own, own + (size_t)nq * (size_t)nb);
+    feint_element_tabulate(element, nq, q->points, own, own + (size_t)nq * (size_t)nb);
     basis = own;
     grad = own + (size_t)nq * (size_t)nb;
   }
   *n = feint_form_cuda_table_size(nq, nb, dim, nv, affine);
   int status = feint_malloc(*n, sizeof(double), out, "form tables");
-  if (!status) feint_form_cuda_table(q, basis, grad, gv, affine ? NULL : gg, nb, dim, nv, *out);
+  if (!status) feint_form_cuda_table(q, basis, grad, r->geometry_value, affine ? NULL : r->geometry_grad, nb, dim, nv, *out);
   free(own);
   return status;
+}
+
+int feint_form_cuda_rule_table(const feint_form *f, const feint_space *s, int matrix, double **out, size_t *n) {
+  return feint_form_cuda_block_rule_table(f, s, 0, matrix, out, n);
 }
 
 /* The symbols as the kernels name them: s[i], the parameters P.v[k]. */
@@ -759,6 +798,8 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
   add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n#define FORM_AFFINE %d\n", L->nb,
       L->nv, L->nq, L->nq_matrix, L->n_aux, L->affine);
   add(&t, "#define FORM_INTERLEAVED %d\n", L->interleaved);
+  add(&t, "#define NVW %d\n#define NBW %d\n", L->nv_stride > 0 ? L->nv_stride : L->nv,
+      L->nb_stride > 0 ? L->nb_stride : L->nb);
   /* the symbols that are gradients (u's, the nodal coefficients'): the
    * block matrix kernel evaluates them on the reference cell, then maps */
   add(&t, "#define FORM_GRADIENT_SLOTS");
@@ -781,7 +822,7 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
     } else if (L->aux[k].kind == FEINT_FIELD_CELL) {
       add(&t, "  s[%d] = F.v[%d][c];\n", at, k);
     } else { /* nodal: at the scalar dofs; per cell's nodes (a value per group): NB a cell */
-      const char *at_node = L->aux[k].kind == FEINT_FIELD_NODE ? "f[sd[i]]" : "f[c * NB + i]";
+      const char *at_node = L->aux[k].kind == FEINT_FIELD_NODE ? "f[sd[i]]" : "f[c * NBW + i]";
       add(&t, "  {\n    const double *f = F.v[%d];\n    double v = 0;\n", k);
       add(&t, "    for (int i = 0; i < NB; i++) v += phi[i] * %s;\n    s[%d] = v;\n", at_node, at);
       if (uf->reads[at + 1] | uf->reads[at + 2] | uf->reads[at + 3])

@@ -68,6 +68,8 @@ typedef struct {
   int affine;               /* 1: a simplex (J per cell); 0: J at every point (prisms, quadrilaterals, hexahedra) */
   int interleaved;          /* 1: cell dof (i, k) = scalar dof i x nc + k, made by the kernels (no dofs array read) */
   int matrix_kernel;        /* FEINT_FORM_MATRIX_*: AUTO (0) by the layout, else that one where it fits */
+  int nv_stride, nb_stride; /* row strides of the cells and the dof maps: on a mixed mesh the widest
+                               block's (feint/space.h); 0: nv and nb */
 } feint_form_cuda_layout;
 
 enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
@@ -105,7 +107,9 @@ extern const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS];
 enum { FEINT_FORM_P1_OPTIONS = 1 };
 extern const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS];
 
-/* The layout of form f on a single-shape space s (aux points into f). */
+/* The layout of form f on block b of space s (aux points into f); _of:
+ * block 0, all of a single-shape space. */
+feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int b);
 feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s);
 /* 1 if the kernels take layout L (dofs a cell; a matrix_kernel asked
  * for whose shared memory fits), else 0 with the reason in why. */
@@ -116,6 +120,9 @@ int feint_form_cuda_fits(const feint_form_cuda_layout *L, char *why, size_t size
  * non-affine cells the vertex shape gradients. Tensor-product cells,
  * whose forms keep 1D tables only, get their basis tabulated here. */
 int feint_form_cuda_rule_table(const feint_form *f, const feint_space *s, int matrix, double **out, size_t *n);
+/* The same for block b of a mixed (or any) space. */
+int feint_form_cuda_block_rule_table(const feint_form *f, const feint_space *s, int b, int matrix, double **out,
+                                     size_t *n);
 
 /* The source (malloc; free()) of uf's kernels for layout L. */
 int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layout *L, char **out);
