@@ -53,7 +53,8 @@ kernel_ms() { awk -v p="$2" '$1 == p && $2 ~ /^[0-9.]+$/ {print ($5 == "-" ? $2 
   [ "${GPU_BACKEND:-cuda}" = cuda ] || exit 0
   form='{kind: form, coefficients: {f: "x + y"}, f0: "-f*exp(u)", f1: ["(1 + u^2)*u_x", "u_y", "u_z"]}'
   for k in "P7 tetrahedra, a form|cube.geo|7|$form" "P5 prisms, a form|prismcube.geo|5|$form" \
-    "Q3 hexahedra, poisson|hexcube.geo|3|$poisson" "Q2 hexahedra, elasticity|hexcube.geo|2|$elasticity"; do
+    "Q3 hexahedra, poisson|hexcube.geo|3|$poisson" "Q2 hexahedra, elasticity|hexcube.geo|2|$elasticity" \
+    "Q3 hexahedra, elasticity|hexcube.geo|3|$elasticity" "Q7 hexahedra, poisson|hexcube.geo|7|$poisson"; do
     IFS='|' read -r label geo order phys <<< "$k"
     vec=()
     [[ $label != *elasticity ]] || vec=(--set space.components=3 --set 'state.u=["x", "y", "z"]')

@@ -6,7 +6,9 @@
 # (cases/cube.geo refined 3 times, ~0.37M cells), Q1 hexahedra (~0.11M,
 # cases/hexcube.geo refined 4 times) and Q2 (~14k, 3 times); and past the
 # warp kernel's 128 dofs, Q3 elasticity (192 dofs a cell, ~1.7k cells)
-# against the cpu backend (one thread). Not a test. REFINE=-1 tries it
+# against the cpu backend (one thread), and P2 elasticity on a mixed mesh
+# (cases/mixedcube.geo refined twice: tetrahedra over prisms, each shape
+# its own kernels) against the cpu. Not a test. REFINE=-1 tries it
 # small (every mesh refined once less).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,6 +43,12 @@ cells() { sed -n 's/^backend [^;]*; \([0-9]* cells\), [0-9]* nodes, \([0-9]* dof
   bench q3-hex-cpu cpu "" "${args[@]}" && bench q3-hex cuda "" "${args[@]}" || exit 1
   a=$(kernel_ms q3-hex-cpu) b=$(kernel_ms q3-hex)
   printf '%-8s elasticity %s: assembly cpu %s ms, cuda (block) %s ms (%s)\n' q3-hex "$(cells q3-hex)" "$a" "$b" \
+    "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.0fx", a / b}')"
+  # a mixed mesh (tetrahedra over prisms): each shape's kernels, against the cpu
+  args=(--set mesh.file="$PWD/cases/mixedcube.geo" --set space.order=2 --set mesh.refine=$((2 + r)))
+  bench mixed-cpu cpu "" "${args[@]}" && bench mixed cuda "" "${args[@]}" || exit 1
+  a=$(kernel_ms mixed-cpu) b=$(kernel_ms mixed)
+  printf '%-8s elasticity %s: assembly cpu %s ms, cuda %s ms (%s)\n' mixed-p2 "$(cells mixed)" "$a" "$b" \
     "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.0fx", a / b}')"
   echo "(kernel ms; cuda: $(sed -n 's/^backend cuda on //p' "$out/mk-q3-hex.txt" | cut -d';' -f1))"
 } | tee "$out/matrix-kernels.txt"

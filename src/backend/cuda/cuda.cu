@@ -520,8 +520,9 @@ extern "C" int feint_cuda_p1_form_applies(const feint_problem *p) {
   const feint_form *f = p->form;
   const feint_space *s = p->space;
   const feint_mesh *m = s->mesh;
+  if (!f->user || feint_mesh_is_mixed(m)) return 0; /* a mixed mesh's rules are its blocks' (form.h) */
   const int dim = m->dim, nq_matrix = f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n;
-  return f->user && !feint_mesh_is_mixed(m) && feint_cell_is_simplex(m->cell_type) && (dim == 2 || dim == 3) &&
+  return feint_cell_is_simplex(m->cell_type) && (dim == 2 || dim == 3) &&
          m->nv == dim + 1 && s->nb == dim + 1 && (s->components == 1 || s->components_interleaved) &&
          f->user->n_parameters <= FEINT_CUDA_MAX_AUX && f->n_aux <= FEINT_CUDA_MAX_AUX &&
          f->quadrature->n <= FEINT_P1_MAXQ && nq_matrix <= FEINT_P1_MAXQ &&

@@ -5,10 +5,10 @@
  * kernels (cuda.cu) for triangles and tetrahedra of orders 1..2, the
  * element-matrix backend (elmat_backend.c) for high-order tetrahedra and
  * prisms, the user-form backend (form_backend.cu: a form's expressions
- * compiled at run time) for user forms on single-shape meshes of up to
- * FEINT_FORM_CUDA_MAX_NBC dofs a cell, and for the built-in kinds where
- * the others lack what they need (quadrilaterals and hexahedra, values
- * per cell's nodes). */
+ * compiled at run time) for user forms of up to FEINT_FORM_CUDA_MAX_NBC
+ * dofs a cell (each cell shape of a mixed mesh its own kernels), and for
+ * the built-in kinds where the others lack what they need
+ * (quadrilaterals and hexahedra, mixed meshes, values per cell's nodes). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,27 +90,22 @@ static int width_supported(const feint_problem *p, char *why, size_t size) {
 
 int feint_backend_form_supported(const feint_problem *p, char *why, size_t size) {
   const feint_mesh *m = p->space->mesh;
-  /* the form backend builds per-shape kernels (form_backend.cu), but a
-   * mixed mesh crashed its first GPU run (session 17): off until found */
-  if (feint_mesh_is_mixed(m)) {
-    char shapes[128];
-    return say(why, size,
-               "user forms run on the cuda backend on meshes of one cell shape in this version, not on %s; use "
-               "--backend cpu",
-               feint_mesh_shapes(m, shapes, sizeof shapes));
-  }
   if (p->form->nc < 1 || p->form->nc > 3)
     return say(why, size, "user forms run on the cuda backend for 1 to 3 components, not %d (use --backend cpu)",
                p->form->nc);
+  int matrix_kernel = FEINT_FORM_MATRIX_AUTO;
+#ifdef FEINT_HAVE_CUDA
   feint_cuda_tuning tuning; /* its matrix kernel, where a benchmark asks for one */
   if (feint_cuda_tuning_read(p, &tuning)) {
     say(why, size, "%s", feint_error_message());
     feint_error_clear();
     return 0;
   }
+  matrix_kernel = tuning.form_matrix;
+#endif
   for (int b = 0; b < m->n_blocks; b++) { /* each cell shape's kernels */
     feint_form_cuda_layout L = feint_form_cuda_layout_block(p->form, p->space, b);
-    L.matrix_kernel = tuning.form_matrix;
+    L.matrix_kernel = matrix_kernel;
     char reason[200];
     if (!feint_form_cuda_fits(&L, reason, sizeof reason))
       return say(why, size, "%s of order %d, %d component%s: %s; use --backend cpu",
@@ -129,10 +124,10 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
 }
 
 /* Where the built-in kinds' own kernels lack what the problem needs:
- * quadrilaterals and hexahedra, values per cell's nodes. */
+ * quadrilaterals and hexahedra, mixed meshes, values per cell's nodes. */
 static int builtin_needs_form(const feint_problem *p) {
   const feint_mesh *m = p->space->mesh;
-  if (!feint_mesh_is_mixed(m) && feint_cell_is_tensor(m->cell_type)) return 1;
+  if (feint_mesh_is_mixed(m) || feint_cell_is_tensor(m->cell_type)) return 1;
   for (int k = 0; k < p->form->n_aux; k++)
     if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE) return 1;
   return 0;
