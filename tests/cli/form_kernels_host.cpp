@@ -42,6 +42,7 @@ static host_dim3 blockIdx, threadIdx, blockDim, gridDim;
 #define FM_MODE 1
 #endif
 #define __launch_bounds__(n)
+#define FV_PER (NB * NC) /* the block vector kernel's entries a thread: all, in a block of one */
 #define __shared__ static
 #define __syncthreads()
 using std::exp;
@@ -129,9 +130,15 @@ int main(int argc, char **argv) {
   feint_form_cuda_constants(f->user, f->aux, f->n_aux, constants.v);
   std::vector<double> Fg(nd), Rg(nd), Kg(nc * n2), Vg((size_t)plan->nnz);
   const long long n = (long long)nc;
-#if FM_MODE == 3
   blockIdx.x = threadIdx.x = 0;
   blockDim.x = gridDim.x = 1;
+#if FV_BLOCK
+  feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0,
+                    fields, constants, Fg.data());
+  feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr,
+                    -1.0, fields, constants, Rg.data());
+#endif
+#if FM_MODE == 3
   std::vector<double> scratch((size_t)NQM * ND * ND);
   feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                     constants, nullptr, Kg.data(), scratch.data());
@@ -142,10 +149,12 @@ int main(int argc, char **argv) {
   for (long long t = 0; t < n; t++) {
     blockIdx.x = (unsigned)(t / 128);
     threadIdx.x = (unsigned)(t % 128);
+#if !FV_BLOCK
     feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0, fields,
                       constants, Fg.data());
     feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr, -1.0,
                       fields, constants, Rg.data());
+#endif
 #if FM_MODE == 1
     feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                       constants, nullptr, Kg.data(), nullptr);

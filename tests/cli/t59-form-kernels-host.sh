@@ -87,12 +87,15 @@ check quad 1e-13
 # Jacobian blocks back to the reference cell first: round-off apart
 grep -q "FM_MODE 3" "$WORK/hex3.cu" || fail "Q1 hexahedra of 3 components: not the block matrix kernel"
 for n in nonlinear vector3 prism hex3 quad; do check_block $n 1e-13; done
-# past 128 dofs a cell: Q3 hexahedra of 3 components (192), the block kernel's points' blocks in scratch
+# past 128 dofs a cell: Q3 hexahedra of 3 components (192), the block
+# matrix kernel's points' blocks in scratch, the block vector kernel (64
+# basis functions)
 write hexq3 "$ROOT/tests/data/twisted_hex.geo" 0.5 3 3 '["sin(x) + y", "x*z", "1 + y*z"]' '  kind: form
   parameters: {k: 1.5}
   f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
   f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
 check hexq3 1e-13
 grep -q "FB_D_SHARED 0" "$WORK/hexq3.cu" || fail "Q3 hexahedra of 3 components: the points' blocks not in scratch"
+grep -q "FV_BLOCK 1" "$WORK/hexq3.cu" || fail "Q3 hexahedra of 3 components: not the block vector kernel"
 check_block hexq3 1e-13
 echo "ok: the user-form kernels on the host equal the cpu backend"

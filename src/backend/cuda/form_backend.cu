@@ -62,6 +62,7 @@ struct form_block {
   char *source;              /* the generated source (update_form compares it) */
   double *tab_vector, *tab_matrix;
   int matrix_kernel;         /* FEINT_FORM_MATRIX_THREAD, _WARP or _BLOCK */
+  int vector_block;          /* 1: the vector kernel takes a block a cell, else a thread */
   int nbc;                   /* its local dofs */
   long long first, n;        /* its cells */
 };
@@ -202,8 +203,11 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
     launch_range(d, k, &b, &first, &n);
     void *args[] = {&first, &n, &d->order, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->blk[b].tab_vector,
                     (void *)&u, &sign, d->fields, d->constants, &d->vec};
-    const unsigned grid[3] = {(unsigned)((n + block_threads - 1) / block_threads), 1, 1};
-    const unsigned block[3] = {block_threads, 1, 1};
+    const int by_block = d->blk[b].vector_block; /* a block a cell, blocks taking cells in turn */
+    const unsigned grid[3] = {(unsigned)(by_block ? (n < (1ll << 30) ? n : 1ll << 30)
+                                                  : (n + block_threads - 1) / block_threads),
+                              1, 1};
+    const unsigned block[3] = {by_block ? (unsigned)FEINT_FORM_MATRIX_BLOCK_THREADS : block_threads, 1, 1};
     if (n > 0) FEINT_CALL(feint_jit_launch(d->blk[b].jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
   }
   FEINT_CALL(timer_stop(d));
@@ -328,8 +332,8 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   snprintf(out->family, sizeof out->family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->kernel, sizeof out->kernel,
-           "run-time compiled form kernels%s: a thread a cell (vectors), a %s a cell (matrices); %s (%s)",
-           d->n_blocks > 1 ? " per cell shape" : "", matrix, d->order ? "a colour at a time" : "atomic sums",
+           "run-time compiled form kernels%s: a %s a cell (vectors), a %s a cell (matrices); %s (%s)",
+           d->n_blocks > 1 ? " per cell shape" : "", d->blk[d->n_blocks - 1].vector_block ? "block" : "thread", matrix, d->order ? "a colour at a time" : "atomic sums",
            d->blk[0].stats.arch);
   out->n_colors = d->n_colours;
   snprintf(out->setup_steps, sizeof out->setup_steps, "%s", d->steps);
@@ -392,6 +396,7 @@ int create_block(const feint_problem *p, const feint_cuda_tuning *tuning, form_d
   char why[200];
   if (!feint_form_cuda_fits(&L, why, sizeof why)) return feint_error_set(FEINT_ERR_INPUT, "%s", why);
   B->matrix_kernel = feint_form_cuda_matrix_kernel(&L);
+  B->vector_block = feint_form_cuda_vector_block(&L);
   B->nbc = L.nb * L.nc;
   B->first = (long long)s->mesh->blocks[b].first_cell;
   B->n = (long long)s->mesh->blocks[b].n_cells;

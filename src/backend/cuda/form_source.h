@@ -14,7 +14,8 @@
  * The kernels (names in feint_form_cuda_kernels):
  *   feint_form_vector(first, n, list, x, y, z, cells, dofs, sdofs, tab, u,
  *                     sign, fields, constants, out)
- *     (cells list[first .. first + n - 1] in both kernels, or first ..
+ *     (a thread a cell, or a block: feint_form_cuda_vector_block; cells
+ *     list[first .. first + n - 1] in both kernels, or first ..
  *     first + n - 1 where list is NULL: one colour of the colored
  *     strategy, whose cells share no dof, each address then taking one
  *     atomicAdd a launch, in a fixed order)
@@ -48,12 +49,11 @@
 extern "C" {
 #endif
 
-/* The most local dofs a cell of the user-form kernels: the vector kernel
- * takes a thread a cell, its element vector, values and basis gradients
- * in local memory (about 20 KiB a thread at 512 dofs, which the driver
- * reserves for every resident thread); the block matrix kernel keeps the
- * cell's dofs and values in shared memory. Past this the cpu backend's
- * sum-factorised kernels (hexahedra) are the better tool anyway. */
+/* The most local dofs a cell of the user-form kernels: the block
+ * kernels keep the cell's dofs and values in shared memory beside their
+ * points' terms, and the block matrix kernel's work grows as dofs^2 x
+ * points, past which the cpu backend's sum-factorised kernels
+ * (hexahedra) are the better tool. */
 enum { FEINT_FORM_CUDA_MAX_NBC = 512 };
 /* The matrix kernel: a thread a cell, a warp a cell, a block a cell
  * (form_source.c's template; FEINT_FORM_MATRIX_AUTO: by the layout,
@@ -92,6 +92,10 @@ enum {
  * element matrices, a warp a cell on simplices where its shared arrays
  * fit, else a block a cell. */
 int feint_form_cuda_matrix_kernel(const feint_form_cuda_layout *L);
+/* 1 if the vector kernel of layout L takes a block of
+ * FEINT_FORM_MATRIX_BLOCK_THREADS a cell (more than 32 basis functions;
+ * its points in chunks that fit 48 KiB of shared memory), else a thread. */
+int feint_form_cuda_vector_block(const feint_form_cuda_layout *L);
 /* The doubles of scratch a block of the block matrix kernel takes (its
  * points' blocks D where they do not fit in shared memory), else 0. */
 size_t feint_form_cuda_matrix_scratch(const feint_form_cuda_layout *L);
