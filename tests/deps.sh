@@ -3,7 +3,7 @@
 # Usage: bash tests/deps.sh [build|test|fuzz] (fuzz: clang and libFuzzer for make fuzz)
 set -euo pipefail
 pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev)
-[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev)
+[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev python3-meshio)
 [ "${1:-build}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -194,6 +194,7 @@ typedef struct {
    * unless the space is first order without element matrices (then the
    * dof map is the mesh's connectivity, which the user already has) */
   int write_cell_dofs;
+  int write_xdmf;      /* output.xdmf: an XDMF file of views beside the HDF5 one (feint/xdmf.h) */
   int write_near_null_space; /* /near_null_space: rigid body modes or constants */
   char *matrix_market_file;  /* also write the matrix as Matrix Market; NULL = no */
 

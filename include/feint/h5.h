@@ -58,6 +58,20 @@ int feint_output_link(feint_output *o, const char *name, const char *file, const
 /* An int32 dataset of n zeros that takes no space in the file (never
  * written; readers get the fill value 0). */
 int feint_output_zeros_int32(feint_output *o, const char *name, int64_t n);
+/* A hyperslab of a rank-1 or rank-2 dataspace: start, stride, count per
+ * dimension (rank 0: the whole space). */
+typedef struct {
+  int rank;
+  int64_t start[2], stride[2], count[2];
+} feint_output_slab;
+/* A virtual dataset `name` (rank 1 or 2, dims; float64, or int64 when
+ * is_int64) whose slabs to[k] read slab from[k] of dataset source[k] of
+ * this file (each pair of the same number of elements, taken in row-major
+ * order; what no slab covers reads 0): a view that stores no data, for
+ * readers that want another shape or order of what the file holds (the
+ * XDMF views, feint/xdmf.h). The sources must be written before. */
+int feint_output_view(feint_output *o, const char *name, int is_int64, int rank, const int64_t *dims, int n,
+                      const feint_output_slab *to, const char *const *source, const feint_output_slab *from);
 /* Attributes on the root group or on an object. */
 int feint_output_attr_string(feint_output *o, const char *object, const char *name, const char *value);
 int feint_output_attr_double(feint_output *o, const char *object, const char *name, double value);

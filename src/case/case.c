@@ -855,7 +855,7 @@ static int default_output(const loader *L, char **out) {
 
 static int fill_output_backend(const loader *L, const tree_node *root) {
   static const char *const okeys[] = {"file", "residual", "matrix", "rhs", "element_matrices",
-                                      "matrix_market", "near_null_space", "cell_dofs", NULL};
+                                      "matrix_market", "near_null_space", "cell_dofs", "xdmf", NULL};
   static const char *const bkeys[] = {"device", "precision", "cache", "cuda", NULL};
   static const char *const ckeys[] = {"blocks_per_batch", "batches_per_chunk", NULL};
   static const char *const akeys[] = {"strategy", "dirichlet", NULL};
@@ -880,6 +880,7 @@ static int fill_output_backend(const loader *L, const tree_node *root) {
     FEINT_CALL(get_bool(v, "output.element_matrices", &c->write_element_matrices));
   if ((v = field(m, "near_null_space"))) FEINT_CALL(get_bool(v, "output.near_null_space", &c->write_near_null_space));
   if ((v = field(m, "cell_dofs"))) FEINT_CALL(get_bool(v, "output.cell_dofs", &c->write_cell_dofs));
+  if ((v = field(m, "xdmf"))) FEINT_CALL(get_bool(v, "output.xdmf", &c->write_xdmf));
   if ((v = field(m, "matrix_market"))) {
     if (v->kind != TREE_SCALAR) return wrong_type(v, "output.matrix_market", "a file name (.mtx)");
     FEINT_CALL(resolve_path(L, v->text, &c->matrix_market_file));

@@ -16,6 +16,7 @@
 #include "feint/form.h"
 #include "feint/h5.h"
 #include "feint/mesh.h"
+#include "feint/xdmf.h"
 #include "feint/plan.h"
 #include "feint/sha256.h"
 #include "feint/space.h"
@@ -182,8 +183,79 @@ static int share_at(run_state *r, const run_shared *at, const char *name, int *l
   return FEINT_OK;
 }
 
+/* output.xdmf: what it takes, said before anything is computed. */
+static int xdmf_check(const run_state *r) {
+  const char *type;
+  const int *order;
+  int nodes;
+  if (r->n_members > 0)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: output.xdmf: sweeps are not written as XDMF yet (a single run is)",
+                           r->c->path);
+  if (feint_mesh_is_mixed(r->mesh) || !feint_xdmf_cell(r->mesh->cell_type, r->space->order, &type, &order, &nodes))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: output.xdmf: XDMF output takes triangles and tetrahedra of orders 1 and 2 in this "
+                           "version, not %s of order %d",
+                           r->c->path, feint_cell_plural(r->mesh->cell_type), r->space->order);
+  return FEINT_OK;
+}
+
+/* The XDMF views in the file: the connectivity in XDMF's node order
+ * (node j of a cell: column order[j] x components of /dofs/cell_dofs, the
+ * first component's dof, a row of /dofs/coordinates), and each vector
+ * result as (dofs x components), its values on the first component's rows
+ * (the rows the cells name). */
+static int write_xdmf_views(run_state *r) {
+  const feint_space *s = r->space;
+  const int nc = s->components;
+  const char *type;
+  const int *order;
+  int nodes;
+  feint_xdmf_cell(r->mesh->cell_type, s->order, &type, &order, &nodes);
+  feint_output_slab to[10], from[10];
+  const char *src[10];
+  for (int j = 0; j < nodes; j++) {
+    to[j] = (feint_output_slab){2, {0, j}, {1, 1}, {r->mesh->n_cells, 1}};
+    from[j] = (feint_output_slab){2, {0, (int64_t)order[j] * nc}, {1, 1}, {r->mesh->n_cells, 1}};
+    src[j] = "dofs/cell_dofs";
+  }
+  const int64_t dims[2] = {r->mesh->n_cells, nodes};
+  FEINT_CALL(feint_output_view(r->out, "xdmf/topology", 1, 2, dims, nodes, to, src, from));
+  if (nc == 1) return FEINT_OK;
+  const char *fields[2] = {r->c->write_residual ? "residual" : NULL, r->c->write_rhs ? "rhs" : NULL};
+  for (int k = 0; k < 2; k++) {
+    if (!fields[k]) continue;
+    char name[64];
+    snprintf(name, sizeof name, "xdmf/%s", fields[k]);
+    const feint_output_slab t = {2, {0, 0}, {nc, 1}, {s->n_dofs / nc, nc}}, all = {0, {0, 0}, {0, 0}, {0, 0}};
+    const int64_t vd[2] = {s->n_dofs, nc};
+    FEINT_CALL(feint_output_view(r->out, name, 0, 2, vd, 1, &t, &fields[k], &all));
+  }
+  return FEINT_OK;
+}
+
+/* The XDMF file beside the committed HDF5 one: <output without .h5>.xdmf. */
+static int write_xdmf_file(const run_state *r) {
+  const feint_space *s = r->space;
+  const int nc = s->components;
+  char path[1300];
+  snprintf(path, sizeof path, "%s", r->out_path);
+  char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (dot && (!slash || dot > slash)) *dot = '\0';
+  strncat(path, ".xdmf", sizeof path - strlen(path) - 1);
+  feint_xdmf_field fields[2];
+  int n = 0;
+  if (r->c->write_residual) fields[n++] = (feint_xdmf_field){"residual", nc > 1 ? "/xdmf/residual" : "/residual", nc};
+  if (r->c->write_rhs) fields[n++] = (feint_xdmf_field){"rhs", nc > 1 ? "/xdmf/rhs" : "/rhs", nc};
+  feint_xdmf_grid g = {slash ? strrchr(r->out_path, '/') + 1 : r->out_path, "/xdmf/topology", "/dofs/coordinates",
+                       NULL, 0, r->mesh->n_cells, s->n_dofs, n, fields};
+  const int *order;
+  feint_xdmf_cell(r->mesh->cell_type, s->order, &g.type, &order, &g.nodes);
+  return feint_xdmf_write(path, &g);
+}
+
 /* Whether /dofs/cell_dofs goes in the file (output.cell_dofs). */
 static int cell_dofs_wanted(const run_state *r) {
+  if (r->c->write_xdmf) return 1; /* the XDMF topology is a view of it */
   if (r->c->write_cell_dofs >= 0) return r->c->write_cell_dofs;
   return r->space->order > 1 || r->c->write_element_matrices;
 }
@@ -543,6 +615,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
+  if (c->write_xdmf) FEINT_CALL(xdmf_check(r));
   rep->n_cells = r->mesh->n_cells;
   rep->n_dofs = r->space->n_dofs;
   if (opts->check_only) return FEINT_OK;
@@ -676,6 +749,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   FEINT_CALL(write_dofs(r));
+  if (c->write_xdmf) FEINT_CALL(write_xdmf_views(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);
   const run_provenance prov = {r->backend->name, r->backend->device, r->precision == FEINT_PRECISION_SINGLE,
@@ -707,6 +781,7 @@ static int finish_output(run_state *r, feint_run_report *rep) {
   feint_output *o = r->out;
   r->out = NULL;
   FEINT_CALL(feint_output_commit(o));
+  if (r->c->write_xdmf) FEINT_CALL(write_xdmf_file(r));
   write_step(rep, "close and rename", feint_now() - t0);
   rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   return FEINT_OK;

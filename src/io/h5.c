@@ -318,6 +318,44 @@ int feint_output_int32(feint_output *o, const char *name, int rank, const int64_
   return write_dataset_as(o, name, rank, dims, H5T_NATIVE_INT32, H5T_NATIVE_INT32, data, "int32");
 }
 
+/* Select slab s on space (rank 0: all of it). */
+static herr_t select_slab(hid_t space, const feint_output_slab *s) {
+  if (s->rank == 0) return H5Sselect_all(space);
+  hsize_t start[2], stride[2], count[2];
+  for (int k = 0; k < s->rank; k++) {
+    start[k] = (hsize_t)s->start[k];
+    stride[k] = (hsize_t)s->stride[k];
+    count[k] = (hsize_t)s->count[k];
+  }
+  return H5Sselect_hyperslab(space, H5S_SELECT_SET, start, stride, count, NULL);
+}
+
+int feint_output_view(feint_output *o, const char *name, int is_int64, int rank, const int64_t *dims, int n,
+                      const feint_output_slab *to, const char *const *source, const feint_output_slab *from) {
+  FEINT_CALL(output_join(o));
+  FEINT_CALL(make_parents(o, name));
+  hsize_t hd[2] = {0, 0};
+  for (int k = 0; k < rank; k++) hd[k] = (hsize_t)dims[k];
+  hid_t vspace = H5Screate_simple(rank, hd, NULL), dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  const hid_t type = is_int64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE;
+  herr_t e = vspace < 0 || dcpl < 0 ? -1 : 0;
+  for (int k = 0; k < n && e >= 0; k++) {
+    hid_t src = H5Dopen2(o->file, source[k], H5P_DEFAULT);
+    hid_t sspace = src < 0 ? -1 : H5Dget_space(src);
+    e = sspace < 0 ? -1 : select_slab(vspace, &to[k]);
+    if (e >= 0) e = select_slab(sspace, &from[k]);
+    if (e >= 0) e = H5Pset_virtual(dcpl, vspace, ".", source[k], sspace); /* ".": this file, under any name */
+    if (sspace >= 0) H5Sclose(sspace);
+    if (src >= 0) H5Dclose(src);
+  }
+  hid_t d = e < 0 ? -1 : H5Dcreate2(o->file, name, type, vspace, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (d >= 0) H5Dclose(d);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (vspace >= 0) H5Sclose(vspace);
+  if (d < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot write the view '%s'", o->path, name);
+  return FEINT_OK;
+}
+
 int feint_output_attr_int64(feint_output *o, const char *object, const char *name, int64_t value) {
   FEINT_CALL(output_join(o));
   hid_t space = H5Screate(H5S_SCALAR);
