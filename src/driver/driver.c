@@ -242,6 +242,8 @@ static int write_xdmf_file(const run_state *r) {
   char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
   if (dot && (!slash || dot > slash)) *dot = '\0';
   strncat(path, ".xdmf", sizeof path - strlen(path) - 1);
+  if (!strcmp(path, r->out_path)) /* an HDF5 file named .xdmf keeps its name */
+    snprintf(path, sizeof path, "%s.xdmf", r->out_path);
   feint_xdmf_field fields[2];
   int n = 0;
   if (r->c->write_residual) fields[n++] = (feint_xdmf_field){"residual", nc > 1 ? "/xdmf/residual" : "/residual", nc};

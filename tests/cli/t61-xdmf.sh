@@ -48,6 +48,10 @@ check p2-tet-vec cube.geo 0.5 2 3 '{kind: elasticity, E: 1, nu: 0.3}' '["x", "y*
 check p2-tri square.geo 0.2 2 1 '{kind: poisson, source: "x"}' '"sin(x)*y"'
 check p1-tri-vec square.geo 0.2 1 2 '{kind: elasticity, E: 1, nu: 0.3}' '["x*y", "y"]'
 echo "ok: XDMF beside the HDF5 file: meshio reads the mesh and fields the file holds"
+# an HDF5 file named .xdmf is not overwritten by its XDMF file
+"$FEINT" run --quiet "$WORK/p1-tet.yaml" -o "$WORK/odd.xdmf" || fail "output named .xdmf"
+$PY -c 'import h5py, sys; h5py.File(sys.argv[1], "r")["residual"]' "$WORK/odd.xdmf" || fail "the HDF5 file was overwritten"
+grep -q "odd.xdmf:/residual" "$WORK/odd.xdmf.xdmf" || fail "no odd.xdmf.xdmf"
 
 # what it does not take yet: the reason, and nothing written
 printf 'mesh: {file: %s}\nspace: {order: 1}\nphysics: {kind: poisson}\noutput: {xdmf: true}\n' "$(geo hexcube.geo)" \
