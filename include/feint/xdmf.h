@@ -3,7 +3,8 @@
  * the mesh with the vector results as point fields. Nothing is copied:
  * the connectivity in XDMF's node order and the vector fields' (points x
  * components) shape are virtual datasets of the file (feint_output_view).
- * Triangles and tetrahedra of orders 1 and 2, one cell shape a mesh. */
+ * Triangles and tetrahedra of orders 1 and 2, quadrilaterals and
+ * hexahedra of order 1, one cell shape a mesh. */
 #ifndef FEINT_XDMF_H
 #define FEINT_XDMF_H
 

@@ -193,8 +193,8 @@ static int xdmf_check(const run_state *r) {
                            r->c->path);
   if (feint_mesh_is_mixed(r->mesh) || !feint_xdmf_cell(r->mesh->cell_type, r->space->order, &type, &order, &nodes))
     return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: output.xdmf: XDMF output takes triangles and tetrahedra of orders 1 and 2 in this "
-                           "version, not %s of order %d",
+                           "%s: output.xdmf: XDMF output takes triangles and tetrahedra of orders 1 and 2, "
+                           "quadrilaterals and hexahedra of order 1 in this version, not %s of order %d",
                            r->c->path, feint_cell_plural(r->mesh->cell_type), r->space->order);
   return FEINT_OK;
 }

@@ -14,9 +14,20 @@
 static const int p1[4] = {0, 1, 2, 3};
 static const int triangle6[6] = {0, 1, 2, 3, 5, 4};             /* (0 1) (1 2) (2 0) */
 static const int tetrahedron10[10] = {0, 1, 2, 3, 4, 7, 5, 6, 8, 9}; /* (0 1) (1 2) (0 2) (0 3) (1 3) (2 3) */
+/* feint's first-order quadrilaterals and hexahedra number their nodes
+ * lexicographically (x fastest); XDMF's go round each face */
+static const int quadrilateral[4] = {0, 1, 3, 2};
+static const int hexahedron[8] = {0, 1, 3, 2, 4, 5, 7, 6};
 
 int feint_xdmf_cell(feint_cell_type cell, int order, const char **type, const int **order_out, int *nodes) {
   const int tri = cell == FEINT_CELL_TRIANGLE, tet = cell == FEINT_CELL_TETRAHEDRON;
+  if (order == 1 && (cell == FEINT_CELL_QUADRILATERAL || cell == FEINT_CELL_HEXAHEDRON)) {
+    const int quad = cell == FEINT_CELL_QUADRILATERAL;
+    *type = quad ? "Quadrilateral" : "Hexahedron";
+    *order_out = quad ? quadrilateral : hexahedron;
+    *nodes = quad ? 4 : 8;
+    return 1;
+  }
   if ((!tri && !tet) || order < 1 || order > 2) return 0;
   *type = order == 1 ? (tri ? "Triangle" : "Tetrahedron") : (tri ? "Triangle_6" : "Tetrahedron_10");
   *order_out = order == 1 ? p1 : tri ? triangle6 : tetrahedron10;

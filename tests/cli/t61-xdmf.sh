@@ -6,7 +6,9 @@
 # vertices in that order, which fixes the permutation from feint's), its
 # vertices those of the file's dof map; each field equals its dataset
 # (vectors: the dof's components on the rows the cells name). P1 and P2
-# triangles and tetrahedra, 1, 2 and 3 components. Cells XDMF output
+# triangles and tetrahedra, Q1 quadrilaterals and hexahedra (their
+# corners in VTK's order: consistent turns, the top face above the
+# bottom's normal), 1, 2 and 3 components. Cells XDMF output
 # does not take yet, and sweeps, exit 2 before anything is written.
 source "$(dirname "$0")/lib.sh"
 check() { # NAME GEO SIZE ORDER COMPONENTS PHYSICS STATE
@@ -25,9 +27,27 @@ assert len(m.cells) == 1, m.cells
 cells = m.cells[0].data
 assert cells.shape[0] == cd.shape[0], (cells.shape, cd.shape)
 P = X[cells]  # n_cells x nodes x 3, in XDMF's order
-nv = {"triangle": 3, "tetra": 4, "triangle6": 3, "tetra10": 4}[m.cells[0].type]
-# vertices: those of the file's dof map, in its order (its first nv scalar dofs)
-assert np.array_equal(cells[:, :nv], cd[:, : nv * nc : nc]), "vertices"
+kind = m.cells[0].type
+nv = {"triangle": 3, "tetra": 4, "triangle6": 3, "tetra10": 4, "quad": 4, "hexahedron": 8}[kind]
+if kind in ("quad", "hexahedron"):
+    # feint's nodes are lexicographic: XDMF's go round each face
+    perm = [0, 1, 3, 2] if kind == "quad" else [0, 1, 3, 2, 4, 5, 7, 6]
+    assert np.array_equal(cells, cd[:, [p * nc for p in perm]]), "vertices"
+    # VTK's order: consecutive corners of the bottom face turn one way,
+    # and (hexahedra) the top face lies on the side its normal points to
+    e1, e2 = P[:, 1] - P[:, 0], P[:, 3] - P[:, 0]
+    n = np.cross(e1, e2)
+    if kind == "quad":
+        for k in range(4):
+            a, b, c = P[:, k], P[:, (k + 1) % 4], P[:, (k + 2) % 4]
+            assert np.all(np.einsum("ij,ij->i", np.cross(b - a, c - b), n) > 0), "quad corners"
+    else:
+        assert np.all(np.einsum("ij,ij->i", n, P[:, 4] - P[:, 0]) > 0), "hexahedron orientation"
+        for k in range(4):
+            assert np.allclose(P[:, k + 4] - P[:, k], P[:, 4] - P[:, 0]), "vertical edges"
+else:
+    # vertices: those of the file's dof map, in its order (its first nv scalar dofs)
+    assert np.array_equal(cells[:, :nv], cd[:, : nv * nc : nc]), "vertices"
 if order == 2:
     edges = {3: [(0, 1), (1, 2), (2, 0)], 4: [(0, 1), (1, 2), (0, 2), (0, 3), (1, 3), (2, 3)]}[nv]
     for j, (a, b) in enumerate(edges):
@@ -47,6 +67,9 @@ check p1-tet cube.geo 0.5 1 1 '{kind: poisson, kappa: "1 + x", source: "x*y"}' '
 check p2-tet-vec cube.geo 0.5 2 3 '{kind: elasticity, E: 1, nu: 0.3}' '["x", "y*z", "z*x"]'
 check p2-tri square.geo 0.2 2 1 '{kind: poisson, source: "x"}' '"sin(x)*y"'
 check p1-tri-vec square.geo 0.2 1 2 '{kind: elasticity, E: 1, nu: 0.3}' '["x*y", "y"]'
+check q1-hex hexcube.geo 0.5 1 1 '{kind: poisson, kappa: "1 + x", source: "x*y"}' '"x*y + z"'
+check q1-hex-vec hexcube.geo 0.5 1 3 '{kind: elasticity, E: 1, nu: 0.3}' '["x", "y*z", "z*x"]'
+check q1-quad quadsquare.geo 0.25 1 2 '{kind: elasticity, E: 1, nu: 0.3}' '["x*y", "y"]'
 echo "ok: XDMF beside the HDF5 file: meshio reads the mesh and fields the file holds"
 # an HDF5 file named .xdmf is not overwritten by its XDMF file
 "$FEINT" run --quiet "$WORK/p1-tet.yaml" -o "$WORK/odd.xdmf" || fail "output named .xdmf"
@@ -56,8 +79,8 @@ grep -q "odd.xdmf:/residual" "$WORK/odd.xdmf.xdmf" || fail "no odd.xdmf.xdmf"
 # what it does not take yet: the reason, and nothing written
 printf 'mesh: {file: %s}\nspace: {order: 1}\nphysics: {kind: poisson}\noutput: {xdmf: true}\n' "$(geo hexcube.geo)" \
   > "$WORK/hex.yaml"
-expect_bad "XDMF of hexahedra" "output.xdmf: XDMF output takes triangles and tetrahedra of orders 1 and 2 in this version, not hexahedra" \
-  run --quiet "$WORK/hex.yaml" -o "$WORK/out.h5"
+expect_bad "XDMF of Q2 hexahedra" "output.xdmf: XDMF output takes triangles and tetrahedra of orders 1 and 2, quadrilaterals and hexahedra of order 1 in this version, not hexahedra of order 2" \
+  run --quiet "$WORK/hex.yaml" -o "$WORK/out.h5" --set space.order=2
 [ ! -e "$WORK/out.xdmf" ] || fail "an XDMF file left behind"
 write_case sw.yaml <<YAML
 mesh: {file: $(geo cube.geo), size: 0.5}
