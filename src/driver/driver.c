@@ -199,6 +199,14 @@ static int xdmf_check(const run_state *r) {
   return FEINT_OK;
 }
 
+/* The vector results the XDMF file shows (n of them into names). */
+static int xdmf_fields(const run_state *r, const char *names[2]) {
+  int n = 0;
+  if (r->c->write_residual) names[n++] = "residual";
+  if (r->c->write_rhs) names[n++] = "rhs";
+  return n;
+}
+
 /* The XDMF views in the file: the connectivity in XDMF's node order
  * (node j of a cell: column order[j] x components of /dofs/cell_dofs, the
  * first component's dof, a row of /dofs/coordinates), and each vector
@@ -221,9 +229,9 @@ static int write_xdmf_views(run_state *r) {
   const int64_t dims[2] = {r->mesh->n_cells, nodes};
   FEINT_CALL(feint_output_view(r->out, "xdmf/topology", 1, 2, dims, nodes, to, src, from));
   if (nc == 1) return FEINT_OK;
-  const char *fields[2] = {r->c->write_residual ? "residual" : NULL, r->c->write_rhs ? "rhs" : NULL};
-  for (int k = 0; k < 2; k++) {
-    if (!fields[k]) continue;
+  const char *fields[2];
+  const int n_fields = xdmf_fields(r, fields);
+  for (int k = 0; k < n_fields; k++) {
     char name[64];
     snprintf(name, sizeof name, "xdmf/%s", fields[k]);
     const feint_output_slab t = {2, {0, 0}, {nc, 1}, {s->n_dofs / nc, nc}}, all = {0, {0, 0}, {0, 0}, {0, 0}};
@@ -244,10 +252,14 @@ static int write_xdmf_file(const run_state *r) {
   strncat(path, ".xdmf", sizeof path - strlen(path) - 1);
   if (!strcmp(path, r->out_path)) /* an HDF5 file named .xdmf keeps its name */
     snprintf(path, sizeof path, "%s.xdmf", r->out_path);
+  const char *names[2];
+  const int n = xdmf_fields(r, names);
   feint_xdmf_field fields[2];
-  int n = 0;
-  if (r->c->write_residual) fields[n++] = (feint_xdmf_field){"residual", nc > 1 ? "/xdmf/residual" : "/residual", nc};
-  if (r->c->write_rhs) fields[n++] = (feint_xdmf_field){"rhs", nc > 1 ? "/xdmf/rhs" : "/rhs", nc};
+  char datasets[2][64];
+  for (int k = 0; k < n; k++) { /* a vector field's view, a scalar's own dataset */
+    snprintf(datasets[k], sizeof datasets[k], "%s/%s", nc > 1 ? "/xdmf" : "", names[k]);
+    fields[k] = (feint_xdmf_field){names[k], datasets[k], nc};
+  }
   feint_xdmf_grid g = {slash ? strrchr(r->out_path, '/') + 1 : r->out_path, "/xdmf/topology", "/dofs/coordinates",
                        NULL, 0, r->mesh->n_cells, s->n_dofs, n, fields};
   const int *order;
