@@ -33,7 +33,9 @@ CUDA_EVERY_BUILD := src/backend/cuda/kind.c src/backend/cuda/families.c src/back
 # embed_headers.c is a build tool (below), not library code
 CUDA_HOST_SRC := $(filter-out $(CUDA_EVERY_BUILD) src/backend/cuda/embed_headers.c,\
                    $(sort $(wildcard src/backend/cuda/*.c)))
-LIB_SRC := $(filter-out $(CUDA_HOST_SRC) src/backend/cuda/embed_headers.c,$(shell find src -name '*.c' | sort))
+# the MPI plugin (src/dist/mpi_plugin.c) is built on its own, below
+LIB_SRC := $(filter-out $(CUDA_HOST_SRC) src/backend/cuda/embed_headers.c src/dist/mpi_plugin.c,\
+             $(shell find src -name '*.c' | sort))
 CMD_SRC := $(sort $(wildcard cmd/*.c))
 # The GPU-only tests: they call the CUDA backend's own entry points
 # (cuda_timing.h, the GPU functions of plan.h, bp.h, elmat.h) and check
@@ -71,6 +73,17 @@ else
   CU_OBJ    :=
 endif
 
+# MPI (`mpirun -n P feint run`, include/feint/dist.h): feint-mpi.so beside
+# feint, with MPI and METIS, when mpicc and metis.h are found; feint loads
+# it only when mpirun starts it on more than one rank.
+MPICC ?= $(shell command -v mpicc 2>/dev/null)
+METIS_H := $(wildcard /usr/include/metis.h)
+ifneq ($(and $(MPICC),$(METIS_H)),)
+  MPI_PLUGIN := $(BUILD)/feint-mpi.so
+else
+  MPI_PLUGIN :=
+endif
+
 ifeq ($(EXPERIMENTS),1)
   override CFLAGS += -DFEINT_EXPERIMENTS=1
   NVCCFLAGS += -DFEINT_EXPERIMENTS=1
@@ -99,7 +112,11 @@ BENCH_BIN := $(BUILD)/bench/gen-cube-msh $(BUILD)/bench/gmsh-open
 # the fuzz harnesses as plain programs over files (tests/fuzz/replay.c): the
 # suite replays their corpora and regression inputs (t33-fuzz-regress.sh)
 REPLAY_BIN := $(BUILD)/tests/fuzz/replay_case $(BUILD)/tests/fuzz/replay_expr $(BUILD)/tests/fuzz/replay_msh
-all: $(BUILD)/feint $(TEST_BIN) $(BENCH_BIN) $(REPLAY_BIN)
+all: $(BUILD)/feint $(MPI_PLUGIN) $(TEST_BIN) $(BENCH_BIN) $(REPLAY_BIN)
+
+$(BUILD)/feint-mpi.so: src/dist/mpi_plugin.c src/dist/plugin.h
+	@mkdir -p $(@D)
+	$(MPICC) $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared -o $@ $< -lmetis
 
 # the end-to-end benchmark's mesh generator and floor (not part of feint)
 $(BUILD)/bench/%: tests/bench/%.c
@@ -221,6 +238,8 @@ install-files:
 	@test -x $(BUILD)/feint || { echo "no $(BUILD)/feint: run make first" >&2; exit 1; }
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BUILD)/feint $(DESTDIR)$(PREFIX)/bin/feint
+	if [ -f $(BUILD)/feint-mpi.so ]; then install -d $(DESTDIR)$(PREFIX)/lib/feint && \
+	  install -m 755 $(BUILD)/feint-mpi.so $(DESTDIR)$(PREFIX)/lib/feint/feint-mpi.so; fi
 	install -m 644 man/feint.1 $(DESTDIR)$(PREFIX)/share/man/man1/feint.1
 
 clean:

@@ -5,10 +5,13 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "feint/dist.h"
 #include "feint/driver.h"
 #include "feint/error.h"
 
 enum { MODE_RUN, MODE_CHECK, MODE_BENCH };
+
+static int run_one(feint_run_options *o, int mode);
 
 static int parse(int argc, char **argv, int mode, feint_run_options *o, const char ***sets) {
   const int check_only = mode == MODE_CHECK;
@@ -195,7 +198,37 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf("}\n");
 }
 
+/* Under mpirun on more than one rank: rank 0 leads the run and reports,
+ * the others compute their parts (feint_driver_worker) and print nothing;
+ * all exit with rank 0's status. */
+static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
+  feint_comm *comm = NULL;
+  int status = feint_comm_create(&comm);
+  feint_run_options o;
+  const char **sets = NULL;
+  if (!status) status = parse(argc, argv, mode, &o, &sets);
+  if (status) { /* the same on every rank: rank 0 says it */
+    free(sets);
+    feint_comm_destroy(comm);
+    return launch.rank == 0 ? cmd_fail(status) : status;
+  }
+  o.comm = comm;
+  if (launch.rank != 0) {
+    o.quiet = 1;
+    status = feint_driver_worker(&o);
+    free(sets);
+    feint_comm_destroy(comm);
+    return status;
+  }
+  status = run_one(&o, mode);
+  free(sets);
+  feint_comm_destroy(comm);
+  return status;
+}
+
 static int run_mode(int argc, char **argv, int mode) {
+  const feint_launch launch = feint_comm_launch();
+  if (launch.size > 1) return run_ranks(argc, argv, mode, launch);
   feint_run_options o;
   const char **sets = NULL;
   int status = parse(argc, argv, mode, &o, &sets);
@@ -203,6 +236,15 @@ static int run_mode(int argc, char **argv, int mode) {
     free(sets);
     return cmd_fail(status);
   }
+  status = run_one(&o, mode);
+  free(sets);
+  return status;
+}
+
+/* The run of parsed options: the driver, then the report. */
+static int run_one(feint_run_options *o_, int mode) {
+  feint_run_options o = *o_;
+  int status;
   feint_run_report rep;
   progress bar = {isatty(fileno(stderr)), 0, ""};
   if (!o.quiet && mode != MODE_CHECK) {
@@ -212,7 +254,6 @@ static int run_mode(int argc, char **argv, int mode) {
   }
   status = feint_driver_run(&o, &rep);
   end_progress(&bar, !status);
-  free(sets);
   if (status) return cmd_fail(status);
   if (mode == MODE_BENCH && !o.json) return cmd_bench_report(&o, &rep);
   if (mode == MODE_CHECK) {
@@ -224,8 +265,10 @@ static int run_mode(int argc, char **argv, int mode) {
   } else if (!o.quiet) {
     if (rep.n_members)
       printf("sweep of %d members (%d reused the backend), the last: ", rep.n_members, rep.n_backend_reused);
-    printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s\n", rep.output, (long long)rep.n_cells,
+    printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s", rep.output, (long long)rep.n_cells,
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
+    if (rep.n_ranks > 1) printf(" on %d ranks", rep.n_ranks);
+    printf("\n");
     for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
       if (rep.seconds[k] <= 0) continue;
       printf("  %-17s %10.6f s", feint_phase_names[k], rep.seconds[k]);

@@ -30,6 +30,8 @@ typedef struct {
   void (*note)(void *ctx, const char *line);
   int repeat;                /* feint bench: run each compute phase this many times
                                 (phase time = median); 0 or 1 = once */
+  struct feint_comm *comm;   /* mpirun's ranks (feint/dist.h), NULL on one rank: rank 0 runs
+                                feint_driver_run, the others feint_driver_worker */
 } feint_run_options;
 
 enum {
@@ -92,6 +94,7 @@ typedef struct {
   int64_t n_cells, n_dofs, nnz;
   int index_bits, slot_bits; /* widths of the plan's column indices and slots (32 or 64; 0: no matrix) */
   int n_members;           /* sweep members run (0 for a single run) */
+  int n_ranks;             /* MPI ranks that computed (1 without mpirun) */
   int n_backend_reused;    /* sweep members that took the previous member's backend, re-uploading only
                               the form's data (feint_backend_update_form) instead of creating one */
   double residual_norm, rhs_norm, matrix_norm; /* 2-norms of what was written (0 if not) */
@@ -100,6 +103,9 @@ typedef struct {
 } feint_run_report;
 
 int feint_driver_run(const feint_run_options *opts, feint_run_report *report);
+/* A rank other than 0 under mpirun: computes its part of the run rank 0
+ * leads (opts->comm set) and returns rank 0's status, printing nothing. */
+int feint_driver_worker(const feint_run_options *opts);
 
 /* Wall-clock seconds (monotonic). */
 double feint_now(void);

@@ -115,6 +115,16 @@ typedef struct {
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out);
 void feint_space_destroy(feint_space *space);
+/* A space whose dof map is given (an MPI rank's part, dist.h): elements
+ * of the node family of the whole mesh's space (feint_space_node_family:
+ * a part may lack the cells that chose it), n_scalar_dofs dofs,
+ * scalar_cell_dofs (n_cells x nb) and coordinates (n_scalar_dofs x 3)
+ * taken over (freed with the space, or on failure). No facet lookups
+ * (vertex_dof, edges, faces): boundary conditions need the whole mesh's
+ * space. */
+int feint_space_create_from_map(const feint_mesh *mesh, int order, int components, feint_node_family family,
+                                int64_t n_scalar_dofs, int64_t *scalar_cell_dofs, double *coordinates,
+                                feint_space **out);
 
 /* Most scalar dofs of one facet: the order-15 quadrilateral's 256. */
 #define FEINT_SPACE_MAX_FACET_DOFS 256

@@ -22,6 +22,7 @@
 #include "feint/space.h"
 #include "feint/version.h"
 #include "driver/run.h"
+#include "feint/dist.h"
 
 const char *const feint_phase_names[FEINT_PHASE_COUNT] = {
     "case", "mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "element_matrices",
@@ -428,6 +429,12 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
   double wall[RUN_MAX_REPEAT], kernel[RUN_MAX_REPEAT], h2d[RUN_MAX_REPEAT], d2h[RUN_MAX_REPEAT];
   const int n = run_repeats(opts);
   run_starting(opts, r, phase);
+  if (r->dist) { /* every rank its cells, added up on rank 0 (once: feint bench's repeats are not shared) */
+    double kernel_seconds = 0;
+    TIMED(rep, phase, run_dist_compute(r, phase, &kernel_seconds));
+    rep->kernel_seconds[phase] += kernel_seconds;
+    return FEINT_OK;
+  }
   for (int k = 0; k < n; k++) {
     const run_transfers x0 = run_transfers_now();
     double t0 = feint_now();
@@ -669,7 +676,14 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   /* Robin terms: their positions in the pattern, found once */
   if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
   problem.plan = need_matrix ? r->plan : NULL;
-  FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
+  if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
+    feint_problem own;
+    TIMED(rep, FEINT_PHASE_SETUP, run_dist_setup(opts, r, kind, need_matrix, &own));
+    FEINT_CALL(setup_backend(opts, rep, r, kind, &own));
+    TIMED(rep, FEINT_PHASE_SETUP, run_dist_wait_setup(r));
+  } else {
+    FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
+  }
   snprintf(rep->backend, sizeof rep->backend, "%s", r->backend->name);
   feint_backend_info info;
   FEINT_CALL(feint_backend_info_get(r->backend, &info));
@@ -894,6 +908,9 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   int status = backend_reuse_enabled(&r.reuse_backend);
   if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
+  report->n_ranks = opts->comm ? feint_comm_size(opts->comm) : 1;
+  if (!status) status = run_dist_create(opts->comm, &r.dist);
+  if (!status && r.dist) status = run_dist_check(base);
   warned done = {0};
   if (!status) print_warnings(opts, base, &done);
   /* the mesh's provenance hash, beside the run (members with another mesh hash theirs at the write) */
@@ -915,6 +932,9 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
     if (!status && !opts->check_only) status = finish_output(&r, report);
   }
   feint_backend_warm_up_wait();
+  run_dist_finish(&r, status); /* the other ranks exit with this status */
+  run_dist_destroy(r.dist);
+  r.dist = NULL;
   run_state_release(&r); /* aborts (removes) a temporary output on failure */
   feint_case_destroy(base);
   report->driver_seconds = feint_now() - t0;

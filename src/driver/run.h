@@ -20,6 +20,10 @@ typedef struct {
   char group[300];
 } run_shared;
 
+/* Rank 0's side of a run under mpirun (dist.c). */
+typedef struct run_dist run_dist;
+typedef struct run_part run_part;
+
 /* Everything a run owns, released in one place. The mesh, space, plan
  * and backend outlive a sweep member when the next member's keys allow
  * (run_reuse, setup_backend). */
@@ -54,6 +58,7 @@ typedef struct {
    * (while the space lives); later members link to them (share_at). */
   run_shared pattern_at, dofs_at;
   feint_sha256_job *mesh_hash; /* the mesh file's hash, computed beside the run */
+  run_dist *dist;      /* under mpirun on more than one rank, else NULL */
 } run_state;
 
 /* feint bench repeats a phase at most this often. */
@@ -108,6 +113,21 @@ typedef struct {
   int64_t n_cells, n_dofs;
 } run_provenance;
 int run_write_provenance(run_state *r, const feint_run_report *rep, const run_provenance *p);
+
+/* Under mpirun (dist.c), rank 0: the ranks' state (*out NULL on one
+ * rank); what such a run refuses; the partition and the parts sent, rank
+ * 0's own part's problem in *own (its backend is r->backend, made by the
+ * caller); the other ranks' answers to the setup; one compute phase on
+ * every rank, added into r's arrays (kernel seconds: rank 0's); the
+ * command that ends the other ranks with rank 0's status (once). */
+int run_dist_create(struct feint_comm *comm, run_dist **out);
+int run_dist_check(const feint_case *c);
+int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
+                   feint_problem *own);
+int run_dist_wait_setup(run_state *r);
+int run_dist_compute(run_state *r, int phase, double *kernel_seconds);
+void run_dist_finish(run_state *r, int status);
+void run_dist_destroy(run_dist *d);
 
 /* The operator section (operator.c): y = A x on the hexahedra of r->mesh. */
 int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r);

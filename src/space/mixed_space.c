@@ -161,13 +161,31 @@ static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
   return FEINT_OK;
 }
 
-int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
-  *out = NULL;
-  char shapes[128];
+feint_node_family feint_space_mixed_family(const feint_mesh *mesh) {
   /* one node family for all blocks: the tensor cells' Lobatto one when they are present */
   feint_node_family family = FEINT_NODES_EQUISPACED;
   for (int b = 0; b < mesh->n_blocks; b++)
     if (feint_cell_node_family(mesh->blocks[b].cell_type) == FEINT_NODES_LOBATTO) family = FEINT_NODES_LOBATTO;
+  return family;
+}
+
+int feint_space_mixed_elements(feint_space *s, feint_node_family family) {
+  const feint_mesh *mesh = s->mesh;
+  s->n_blocks = mesh->n_blocks;
+  for (int b = 0; b < mesh->n_blocks; b++) {
+    feint_space_block *sb = &s->blocks[b];
+    FEINT_CALL(feint_element_create_family(mesh->blocks[b].cell_type, s->order, family, &sb->element));
+    sb->nb = sb->element->nb;
+    sb->nbc = sb->nb * s->components;
+    if (sb->nb > s->nb) s->nb = sb->nb;
+  }
+  s->nbc = s->nb * s->components;
+  return FEINT_OK;
+}
+
+int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, feint_space **out) {
+  *out = NULL;
+  char shapes[128];
   if (order < 1 || order > 7) /* every mix holds triangles, tetrahedra or prisms, whose elements stop at 7 */
     return feint_error_set(FEINT_ERR_INPUT,
                            "space.order %d is not supported on mixed meshes of %s cells (%s; orders 1..7, as on "
@@ -178,22 +196,15 @@ int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, 
   s->mesh = mesh;
   s->order = order;
   s->components = components;
-  s->n_blocks = mesh->n_blocks;
   node_support sup[FEINT_MESH_MAX_BLOCKS][MAX_NB];
-  int status = FEINT_OK;
+  int status = feint_space_mixed_elements(s, feint_space_mixed_family(mesh));
   for (int b = 0; b < mesh->n_blocks && !status; b++) {
-    feint_space_block *sb = &s->blocks[b];
-    status = feint_element_create_family(mesh->blocks[b].cell_type, order, family, &sb->element);
-    if (!status && sb->element->nb > MAX_NB)
+    const feint_space_block *sb = &s->blocks[b];
+    if (sb->element->nb > MAX_NB)
       status = feint_error_set(FEINT_ERR_COMPUTE, "internal: %d nodes on a mixed mesh's %s (at most %d)",
                                sb->element->nb, feint_cell_name(mesh->blocks[b].cell_type), MAX_NB);
     if (!status) status = node_supports(&mesh->blocks[b], sb->element, sup[b]);
-    if (status) break;
-    sb->nb = sb->element->nb;
-    sb->nbc = sb->nb * components;
-    if (sb->nb > s->nb) s->nb = sb->nb;
   }
-  s->nbc = s->nb * components;
   if (!status)
     status = feint_malloc((size_t)(mesh->n_cells * s->nb), sizeof(int64_t), &s->scalar_cell_dofs, "cell dof map");
   if (!status) status = number_dofs(s, sup);

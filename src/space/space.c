@@ -419,6 +419,51 @@ int feint_space_create(const feint_mesh *mesh, int order, int components, feint_
   return FEINT_OK;
 }
 
+int feint_space_create_from_map(const feint_mesh *mesh, int order, int components, feint_node_family family,
+                                int64_t n_scalar_dofs, int64_t *scalar_cell_dofs, double *coordinates,
+                                feint_space **out) {
+  *out = NULL;
+  feint_space *s = calloc(1, sizeof *s);
+  if (!s) {
+    free(scalar_cell_dofs);
+    free(coordinates);
+    return feint_error_set(FEINT_ERR_COMPUTE, "out of memory for a space");
+  }
+  s->mesh = mesh;
+  s->order = order;
+  s->components = components;
+  s->n_scalar_dofs = n_scalar_dofs;
+  s->scalar_cell_dofs = scalar_cell_dofs;
+  s->coordinates = coordinates;
+  int status;
+  if (feint_mesh_is_mixed(mesh)) {
+    status = feint_space_mixed_elements(s, family);
+  } else {
+    status = feint_element_create_family(mesh->cell_type, order, family, &s->element);
+    if (!status) {
+      s->nb = s->element->nb;
+      s->nbc = s->nb * components;
+      s->n_blocks = 1;
+      s->blocks[0] = (feint_space_block){s->element, s->nb, s->nbc};
+    }
+  }
+  /* P1 on every node: the map is the connectivity, as feint_space_create makes it (one device array) */
+  if (!status && order == 1 && n_scalar_dofs == mesh->n_nodes && s->nb == mesh->nv &&
+      !memcmp(scalar_cell_dofs, mesh->cells, (size_t)(mesh->n_cells * mesh->nv) * sizeof *mesh->cells)) {
+    free(s->scalar_cell_dofs);
+    s->scalar_cell_dofs = mesh->cells;
+    s->scalar_cell_dofs_borrowed = 1;
+  }
+  if (!status) status = feint_space_expand_components(s);
+  if (status) {
+    feint_space_destroy(s);
+    return status;
+  }
+  s->n_dofs = n_scalar_dofs * components;
+  *out = s;
+  return FEINT_OK;
+}
+
 /* Scalar entries [a, b) of the cell dof map expanded by components
  * (interleaved: dof * components + k; -1 stays -1). */
 static void expand_range(int64_t a, int64_t b, void *arg) {

@@ -1,0 +1,201 @@
+/* The ranks of an mpirun run (dist.h): the launcher's environment, the
+ * MPI plugin loaded on demand, and length-prefixed messages. */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dist/plugin.h"
+#include "feint/dist.h"
+#include "feint/error.h"
+
+struct feint_comm {
+  void *lib;
+  const feint_dist_plugin *mpi;
+  int rank, size;
+};
+
+/* One tag for all of feint's messages: between two ranks they arrive in order. */
+enum { TAG = 17 };
+/* The most bytes one MPI call moves (its count is an int). */
+#define CHUNK ((size_t)1 << 30)
+
+static int env_int(const char *const *names, int fallback) {
+  for (int k = 0; names[k]; k++) {
+    const char *v = getenv(names[k]);
+    char *end;
+    if (!v || !*v) continue;
+    long x = strtol(v, &end, 10);
+    if (!*end && x >= 0 && x < INT_MAX) return (int)x;
+  }
+  return fallback;
+}
+
+feint_launch feint_comm_launch(void) {
+  static const char *const size[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", NULL};
+  static const char *const rank[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL};
+  static const char *const local[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", NULL};
+  feint_launch l = {env_int(size, 1), env_int(rank, 0), 0};
+  l.local_rank = env_int(local, l.rank);
+  if (l.size < 1) l.size = 1;
+  return l;
+}
+
+/* The plugin beside the executable (build/ and bin/), or in ../lib/feint
+ * (make install), or where FEINT_MPI_PLUGIN says. */
+static void *open_plugin(char *tried, size_t size) {
+  const char *env = getenv("FEINT_MPI_PLUGIN");
+  if (env && *env) {
+    snprintf(tried, size, "%s", env);
+    return dlopen(env, RTLD_NOW | RTLD_GLOBAL);
+  }
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    snprintf(tried, size, "(the executable's directory is unknown)");
+    return NULL;
+  }
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  /* RTLD_GLOBAL: OpenMPI's own components look up libmpi's symbols */
+  char path[4200];
+  snprintf(path, sizeof path, "%s/feint-mpi.so", exe);
+  snprintf(tried, size, "%s", path);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  if (lib || access(path, F_OK) == 0) return lib;
+  snprintf(path, sizeof path, "%s/../lib/feint/feint-mpi.so", exe);
+  if (access(path, F_OK) == 0) {
+    snprintf(tried, size, "%s", path);
+    return dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+  }
+  return NULL;
+}
+
+int feint_comm_create(feint_comm **out) {
+  *out = NULL;
+  const feint_launch l = feint_comm_launch();
+  char tried[4300];
+  void *lib = open_plugin(tried, sizeof tried);
+  if (!lib) {
+    const char *why = dlerror();
+    if (access(tried, F_OK) != 0)
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "mpirun started feint on %d ranks, but this feint was built without MPI (no %s; "
+                             "build it with libopenmpi-dev and libmetis-dev installed: bash tests/deps.sh, make)",
+                             l.size, tried);
+    return feint_error_set(FEINT_ERR_INPUT, "cannot load feint's MPI plugin %s: %s", tried, why ? why : "?");
+  }
+  const feint_dist_plugin *mpi = dlsym(lib, FEINT_DIST_PLUGIN_SYMBOL);
+  if (!mpi || mpi->abi != FEINT_DIST_PLUGIN_ABI) {
+    dlclose(lib);
+    return feint_error_set(FEINT_ERR_INPUT, "%s is not this feint's MPI plugin (rebuild it: make)", tried);
+  }
+  feint_comm *c = calloc(1, sizeof *c);
+  if (!c) {
+    dlclose(lib);
+    return feint_error_set(FEINT_ERR_COMPUTE, "out of memory");
+  }
+  c->lib = lib;
+  c->mpi = mpi;
+  char err[512] = "";
+  if (mpi->init(&c->rank, &c->size, err, sizeof err)) {
+    /* the plugin stays loaded: libmpi does not unload cleanly after a failed MPI_Init */
+    free(c);
+    return feint_error_set(FEINT_ERR_INPUT, "%s", err);
+  }
+  *out = c;
+  return FEINT_OK;
+}
+
+void feint_comm_destroy(feint_comm *c) {
+  if (!c) return;
+  c->mpi->finalize();
+  /* not dlclose'd: OpenMPI's libraries keep threads and handlers to the process's end */
+  free(c);
+}
+
+int feint_comm_rank(const feint_comm *c) { return c->rank; }
+int feint_comm_size(const feint_comm *c) { return c->size; }
+
+static int fail(int status, const char *what, int peer, const char *err) {
+  return feint_error_set(status, "%s rank %d: %s", what, peer, err);
+}
+
+int feint_comm_send(feint_comm *c, int to, const void *buf, size_t bytes) {
+  char err[512];
+  uint64_t n = bytes;
+  if (c->mpi->send(&n, (int)sizeof n, to, TAG, err, sizeof err)) return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
+  for (size_t at = 0; at < bytes; at += CHUNK) {
+    const size_t k = bytes - at < CHUNK ? bytes - at : CHUNK;
+    if (c->mpi->send((const char *)buf + at, (int)k, to, TAG, err, sizeof err))
+      return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
+  }
+  return FEINT_OK;
+}
+
+int feint_comm_recv(feint_comm *c, int from, void **buf, size_t *bytes) {
+  char err[512];
+  uint64_t n = 0;
+  *buf = NULL;
+  *bytes = 0;
+  if (c->mpi->recv(&n, (int)sizeof n, from, TAG, err, sizeof err))
+    return fail(FEINT_ERR_COMPUTE, "receiving from", from, err);
+  char *b = NULL;
+  FEINT_CALL(feint_malloc((size_t)n ? (size_t)n : 1, 1, &b, "a message from another rank"));
+  for (size_t at = 0; at < n; at += CHUNK) {
+    const size_t k = n - at < CHUNK ? n - at : CHUNK;
+    if (c->mpi->recv(b + at, (int)k, from, TAG, err, sizeof err)) {
+      free(b);
+      return fail(FEINT_ERR_COMPUTE, "receiving from", from, err);
+    }
+  }
+  *buf = b;
+  *bytes = (size_t)n;
+  return FEINT_OK;
+}
+
+void feint_comm_abort(feint_comm *c, int status) { c->mpi->abort(status); }
+
+int feint_comm_partition(feint_comm *c, const feint_mesh *m, int nparts, int *part) {
+  if (nparts <= 1 || m->n_cells == 0) {
+    for (int64_t e = 0; e < m->n_cells; e++) part[e] = 0;
+    return FEINT_OK;
+  }
+  int64_t entries = 0;
+  for (int b = 0; b < m->n_blocks; b++) entries += m->blocks[b].n_cells * m->blocks[b].nv;
+  if (m->n_nodes > INT32_MAX || entries > INT32_MAX || m->n_cells > INT32_MAX)
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%s: %lld cells of %lld vertices in all are past METIS's 32-bit indices (2^31)",
+                           m->path, (long long)m->n_cells, (long long)entries);
+  int32_t *eptr = NULL, *eind = NULL, *p32 = NULL;
+  int status = feint_malloc((size_t)m->n_cells + 1, sizeof *eptr, &eptr, "the partition's cell list");
+  if (!status) status = feint_malloc((size_t)entries, sizeof *eind, &eind, "the partition's cell list");
+  if (!status) status = feint_malloc((size_t)m->n_cells, sizeof *p32, &p32, "the partition");
+  if (!status) {
+    int64_t at = 0;
+    eptr[0] = 0;
+    for (int64_t e = 0; e < m->n_cells; e++) {
+      for (int v = 0; v < m->nv && m->cells[e * m->nv + v] >= 0; v++) eind[at++] = (int32_t)m->cells[e * m->nv + v];
+      eptr[e + 1] = (int32_t)at;
+    }
+    /* neighbours share a facet: an edge (2D), a triangle (3D with
+     * tetrahedra or prisms) or a quadrilateral (hexahedra only) */
+    int ncommon = 2;
+    if (m->dim == 3) {
+      ncommon = 4;
+      for (int b = 0; b < m->n_blocks; b++)
+        if (m->blocks[b].cell_type != FEINT_CELL_HEXAHEDRON) ncommon = 3;
+    }
+    char err[512];
+    if (c->mpi->partition((int)m->n_cells, (int)m->n_nodes, eptr, eind, ncommon, nparts, p32, err, sizeof err))
+      status = feint_error_set(FEINT_ERR_COMPUTE, "partitioning %s into %d parts: %s", m->path, nparts, err);
+  }
+  for (int64_t e = 0; !status && e < m->n_cells; e++) part[e] = p32[e];
+  free(eptr);
+  free(eind);
+  free(p32);
+  return status;
+}

@@ -1,0 +1,72 @@
+/* The MPI plugin (feint-mpi.so): MPI and METIS behind the table of
+ * plugin.h. Built with mpicc only (not part of libfeint); comm.c loads it
+ * when mpirun started feint on more than one rank. */
+#include <metis.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dist/plugin.h"
+
+static void mpi_message(int code, const char *what, char *err, size_t err_size) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "MPI error %d", code);
+  snprintf(err, err_size, "%s: %s", what, text);
+}
+
+static int plugin_init(int *rank, int *size, char *err, size_t err_size) {
+  int code = MPI_Init(NULL, NULL);
+  if (code != MPI_SUCCESS) {
+    mpi_message(code, "MPI_Init", err, err_size);
+    return 1;
+  }
+  /* errors come back as codes, so that every one is reported with its rank */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, rank);
+  MPI_Comm_size(MPI_COMM_WORLD, size);
+  return 0;
+}
+
+static void plugin_finalize(void) { MPI_Finalize(); }
+
+static int plugin_send(const void *buf, int bytes, int to, int tag, char *err, size_t err_size) {
+  int code = MPI_Send(buf, bytes, MPI_BYTE, to, tag, MPI_COMM_WORLD);
+  if (code != MPI_SUCCESS) mpi_message(code, "MPI_Send", err, err_size);
+  return code != MPI_SUCCESS;
+}
+
+static int plugin_recv(void *buf, int bytes, int from, int tag, char *err, size_t err_size) {
+  int code = MPI_Recv(buf, bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  if (code != MPI_SUCCESS) mpi_message(code, "MPI_Recv", err, err_size);
+  return code != MPI_SUCCESS;
+}
+
+static void plugin_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
+
+static int plugin_partition(int n_cells, int n_nodes, int32_t *eptr, int32_t *eind, int ncommon, int nparts,
+                            int32_t *part, char *err, size_t err_size) {
+  idx_t ne = n_cells, nn = n_nodes, nc = ncommon, np = nparts, objval = 0;
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_NUMBERING] = 0;
+  options[METIS_OPTION_SEED] = 1; /* the same parts on every run */
+  /* METIS wants the node partition too */
+  idx_t *npart = malloc((size_t)(n_nodes > 0 ? n_nodes : 1) * sizeof *npart);
+  if (!npart) {
+    snprintf(err, err_size, "out of memory for the node partition (%d nodes)", n_nodes);
+    return 1;
+  }
+  int code = METIS_PartMeshDual(&ne, &nn, eptr, eind, NULL, NULL, &nc, &np, NULL, options, &objval, part, npart);
+  free(npart);
+  if (code != METIS_OK) {
+    snprintf(err, err_size, "METIS_PartMeshDual failed (%s)",
+             code == METIS_ERROR_MEMORY ? "out of memory" : code == METIS_ERROR_INPUT ? "bad input" : "error");
+    return 1;
+  }
+  return 0;
+}
+
+const feint_dist_plugin feint_dist_plugin_v1 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
+                                                 plugin_send,           plugin_recv,      plugin_abort,
+                                                 plugin_partition};

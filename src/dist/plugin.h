@@ -1,0 +1,31 @@
+/* Private to src/dist: the table the MPI plugin (feint-mpi.so, built from
+ * mpi_plugin.c with mpicc and linked with libmpi and METIS) hands to
+ * comm.c. feint itself links neither: a run that mpirun did not start
+ * never loads them (libmpi's load alone costs ~1.5 ms of every start).
+ * Bump FEINT_DIST_PLUGIN_ABI when the table changes. */
+#ifndef FEINT_DIST_PLUGIN_H
+#define FEINT_DIST_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FEINT_DIST_PLUGIN_ABI 1
+#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v1"
+
+/* Every function returns 0 on success, else nonzero with a message in err
+ * (where it takes one). Byte counts of one call fit in an int (comm.c
+ * splits larger messages). */
+typedef struct {
+  int abi;
+  int (*init)(int *rank, int *size, char *err, size_t err_size);
+  void (*finalize)(void);
+  int (*send)(const void *buf, int bytes, int to, int tag, char *err, size_t err_size);
+  int (*recv)(void *buf, int bytes, int from, int tag, char *err, size_t err_size);
+  void (*abort)(int code);
+  /* METIS_PartMeshDual: cells eptr/eind (32-bit, as Debian's METIS), two
+   * cells adjacent when they share ncommon nodes; part[] = 0..nparts-1. */
+  int (*partition)(int n_cells, int n_nodes, int32_t *eptr, int32_t *eind, int ncommon, int nparts, int32_t *part,
+                   char *err, size_t err_size);
+} feint_dist_plugin;
+
+#endif

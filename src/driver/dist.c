@@ -1,0 +1,482 @@
+/* The run under mpirun (feint/dist.h). Rank 0 runs the pipeline of
+ * driver.c on the whole mesh: it reads the mesh once, numbers the dofs,
+ * makes the pattern and the boundary conditions, partitions the cells and
+ * sends every other rank its part; each rank (rank 0 too) computes the
+ * volume integrals of its own cells on its own device, and rank 0 adds
+ * the parts' results into the whole (vectors by dof, element matrices by
+ * cell, matrix values by their place in the pattern), then applies the
+ * boundary conditions and writes the file as one rank would: the same
+ * layout and dof numbers, values equal to rounding (sums are taken in
+ * another order).
+ *
+ * The other ranks (feint_driver_worker) do what rank 0 tells them, one
+ * command at a time, and answer each with a status (and the error's
+ * message) before any data, so an error on any rank ends the run on all
+ * of them with one message and one exit status, before anything is
+ * written. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver/run.h"
+#include "feint/dist.h"
+#include "feint/error.h"
+#include "feint/form.h"
+#include "feint/plan.h"
+
+enum { CMD_SETUP = 1, CMD_COMPUTE, CMD_FINISH };
+
+/* What rank 0 sends: a command, its argument (the phase to compute, the
+ * status to exit with) and, for setup, how to set up. */
+typedef struct {
+  int32_t cmd, arg;
+  int32_t kind, need_matrix, no_cache, device_index;
+} command;
+
+/* A rank's problem on its own cells. */
+struct run_part {
+  feint_case *c;       /* a worker's case (rank 0's is the run's) */
+  feint_mesh *mesh;
+  feint_space *space;
+  feint_form *form;
+  feint_plan *plan;    /* NULL without a matrix */
+  feint_backend *backend; /* a worker's (rank 0's is run_state's) */
+  feint_problem problem;
+  double *result;      /* the last phase's values */
+};
+
+struct run_dist {
+  feint_comm *comm;
+  int size;
+  int *partition;          /* the whole mesh's cells -> rank */
+  feint_dist_part *parts;  /* what rank 0 keeps of each rank's part */
+  run_part own;            /* rank 0's part */
+  int workers_busy;        /* 1 while the workers wait for a command (not yet finished) */
+  int setup_answers;       /* 1 while the workers' answers to the setup are unread */
+};
+
+static void part_release(run_part *p) {
+  feint_backend_destroy(p->backend);
+  feint_plan_destroy(p->plan);
+  feint_form_destroy(p->form);
+  feint_space_destroy(p->space);
+  feint_mesh_destroy(p->mesh);
+  feint_case_destroy(p->c);
+  free(p->result);
+  memset(p, 0, sizeof *p);
+}
+
+/* Mesh, space, form and plan of a part from its message. */
+static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t bytes, const command *cmd,
+                      int device_index) {
+  FEINT_CALL(feint_dist_part_unpack(msg, bytes, &p->mesh, &p->space));
+  if (!p->space) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a rank's part has no cells");
+  FEINT_CALL(feint_form_create(c, p->space, &p->form));
+  p->problem = (feint_problem){p->space, p->form, NULL, c->precision, c->strategy, c->blocks_per_batch,
+                               c->batches_per_chunk, cmd->no_cache};
+  if (cmd->need_matrix) {
+    char steps[200];
+    FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &p->problem, &p->plan, steps,
+                                         sizeof steps));
+    p->problem.plan = p->plan;
+  }
+  return FEINT_OK;
+}
+
+/* One compute phase on a part into p->result (*n values). */
+static int part_compute(run_part *p, feint_backend *b, int phase, int64_t *n) {
+  const int64_t nbc = p->space->nbc;
+  *n = phase == FEINT_PHASE_ELEMENT    ? p->mesh->n_cells * nbc * nbc
+       : phase == FEINT_PHASE_ASSEMBLY ? p->plan->nnz
+                                       : p->space->n_dofs;
+  free(p->result);
+  p->result = NULL;
+  FEINT_CALL(feint_malloc((size_t)*n + 1, sizeof(double), &p->result, "a part's results"));
+  switch (phase) {
+    case FEINT_PHASE_RESIDUAL: return b->residual(b, p->form->u, p->result);
+    case FEINT_PHASE_RHS: return b->rhs(b, p->result);
+    case FEINT_PHASE_ELEMENT: return b->element_matrices(b, p->result);
+    case FEINT_PHASE_ASSEMBLY: return b->assemble_matrix(b, p->result);
+  }
+  return feint_error_set(FEINT_ERR_COMPUTE, "internal: phase %d is not a compute phase", phase);
+}
+
+/* ---- messages ---- */
+
+static int send_command(run_dist *d, int to, const command *cmd, const void *a, size_t na, const void *b,
+                        size_t nb) {
+  char *msg = NULL;
+  FEINT_CALL(feint_malloc(sizeof *cmd + na + nb, 1, &msg, "a message to another rank"));
+  memcpy(msg, cmd, sizeof *cmd);
+  if (na) memcpy(msg + sizeof *cmd, a, na);
+  if (nb) memcpy(msg + sizeof *cmd + na, b, nb);
+  const int status = feint_comm_send(d->comm, to, msg, sizeof *cmd + na + nb);
+  free(msg);
+  return status;
+}
+
+/* A worker's answer: its status and message, then (status 0) its data. */
+static int send_answer(feint_comm *comm, int status, const void *const *pieces, const size_t *sizes, int n) {
+  const char *text = status ? feint_error_message() : "";
+  const int32_t head[2] = {status, (int32_t)strlen(text)};
+  size_t total = sizeof head + (size_t)head[1];
+  for (int k = 0; k < n && !status; k++) total += sizes[k];
+  char *msg = NULL;
+  FEINT_CALL(feint_malloc(total, 1, &msg, "a message to rank 0"));
+  memcpy(msg, head, sizeof head);
+  memcpy(msg + sizeof head, text, (size_t)head[1]);
+  size_t at = sizeof head + (size_t)head[1];
+  for (int k = 0; k < n && !status; k++) {
+    memcpy(msg + at, pieces[k], sizes[k]);
+    at += sizes[k];
+  }
+  const int s = feint_comm_send(comm, 0, msg, total);
+  free(msg);
+  return s;
+}
+
+/* Rank `from`'s answer: FEINT_OK and its data (*data, *n: in msg, which
+ * the caller frees), or the rank's error as this rank's. */
+static int receive_answer(run_dist *d, int from, char **msg, const char **data, size_t *n) {
+  size_t bytes = 0;
+  *msg = NULL;
+  FEINT_CALL(feint_comm_recv(d->comm, from, (void **)msg, &bytes));
+  int32_t head[2] = {0, 0};
+  if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d answered nothing", from);
+  memcpy(head, *msg, sizeof head);
+  if (head[1] < 0 || sizeof head + (size_t)head[1] > bytes)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's answer is malformed", from);
+  if (head[0])
+    return feint_error_set(head[0], "rank %d: %.*s", from, head[1], *msg + sizeof head);
+  *data = *msg + sizeof head + head[1];
+  *n = bytes - sizeof head - (size_t)head[1];
+  return FEINT_OK;
+}
+
+/* ---- rank 0 ---- */
+
+int run_dist_create(feint_comm *comm, run_dist **out) {
+  *out = NULL;
+  if (!comm || feint_comm_size(comm) < 2) return FEINT_OK;
+  run_dist *d = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *d, &d, "the ranks"));
+  d->comm = comm;
+  d->size = feint_comm_size(comm);
+  d->workers_busy = 1;
+  *out = d;
+  return FEINT_OK;
+}
+
+/* What a run under mpirun cannot do yet (before the mesh is read). */
+int run_dist_check(const feint_case *c) {
+  if (c->has_operator)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the operator section does not run under mpirun yet "
+                           "(run it on one rank)", c->path);
+  if (c->n_sweep > 0)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: sweep: sweeps do not run under mpirun yet (run them on one rank)",
+                           c->path);
+  return FEINT_OK;
+}
+
+int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
+                   feint_problem *own) {
+  run_dist *d = r->dist;
+  const feint_mesh *m = r->mesh;
+  if (m->n_cells < d->size)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
+                           (long long)m->n_cells, d->size);
+  FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
+  FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
+  FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
+  const command setup = {CMD_SETUP, 0, (int32_t)kind, need_matrix, opts->no_cache || !r->c->cache,
+                         opts->device_index};
+  const char *text = r->c->as_run;
+  const int32_t lens[2] = {(int32_t)strlen(r->c->path), (int32_t)strlen(text)};
+  char *head = NULL;
+  const size_t nhead = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  FEINT_CALL(feint_malloc(nhead, 1, &head, "the case for the other ranks"));
+  memcpy(head, lens, sizeof lens);
+  memcpy(head + sizeof lens, r->c->path, (size_t)lens[0]);
+  memcpy(head + sizeof lens + lens[0], text, (size_t)lens[1]);
+  int status = FEINT_OK;
+  void *own_msg = NULL;
+  size_t own_bytes = 0;
+  for (int k = 0; k < d->size && !status; k++) {
+    void *msg = NULL;
+    size_t bytes = 0;
+    status = feint_dist_part_pack(r->space, d->partition, k, &msg, &bytes, &d->parts[k]);
+    if (!status && d->parts[k].n_cells == 0)
+      status = feint_error_set(FEINT_ERR_INPUT, "%s: the partition left rank %d without cells (run on fewer ranks)",
+                               m->path, k);
+    if (!status && k == 0) {
+      own_msg = msg;
+      own_bytes = bytes;
+      continue;
+    }
+    if (!status) status = send_command(d, k, &setup, head, nhead, msg, bytes);
+    if (!status) d->setup_answers = k; /* workers 1..k answer */
+    free(msg);
+  }
+  free(head);
+  if (!status) status = part_setup(&d->own, r->c, own_msg, own_bytes, &setup, opts->device_index);
+  free(own_msg);
+  if (status) return status;
+  *own = d->own.problem;
+  return FEINT_OK;
+}
+
+/* The setup's answers of workers 1..d->setup_answers: the first error. */
+static int read_setup_answers(run_dist *d) {
+  int status = FEINT_OK;
+  /* every answer is read, so that no rank is left sending */
+  const int n = d->setup_answers;
+  d->setup_answers = 0;
+  for (int k = 1; k <= n; k++) {
+    char *msg = NULL;
+    const char *data;
+    size_t n;
+    const int s = receive_answer(d, k, &msg, &data, &n);
+    free(msg);
+    if (s && !status) status = s;
+    if (s && s != FEINT_ERR_INPUT && s != FEINT_ERR_COMPUTE) break; /* unreachable rank */
+  }
+  return status;
+}
+
+int run_dist_wait_setup(run_state *r) { return read_setup_answers(r->dist); }
+
+/* Global dof of a part's local dof. */
+static inline int64_t whole_dof(const feint_dist_part *pt, int nc, int64_t local) {
+  return pt->scalar_dofs[local / nc] * nc + local % nc;
+}
+
+static void add_vector(const feint_dist_part *pt, int nc, const double *local, int64_t n, double *whole) {
+  for (int64_t i = 0; i < n; i++) whole[whole_dof(pt, nc, i)] += local[i];
+}
+
+static void put_element_matrices(const feint_dist_part *pt, int nbc, const double *local, int nbc_whole,
+                                 double *Ke) {
+  for (int64_t i = 0; i < pt->n_cells; i++) {
+    double *to = Ke + pt->cells[i] * nbc_whole * nbc_whole;
+    const double *from = local + i * nbc * nbc;
+    for (int a = 0; a < nbc; a++) memcpy(to + a * nbc_whole, from + a * nbc, (size_t)nbc * sizeof *from);
+  }
+}
+
+/* The position of column j in row i of the whole pattern, -1 if absent. */
+static int64_t find_entry(const feint_plan *p, int64_t i, int64_t j) {
+  int64_t lo = p->indptr[i], hi = p->indptr[i + 1] - 1;
+  while (lo <= hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const int64_t c = p->indices64 ? p->indices64[mid] : p->indices[mid];
+    if (c == j) return mid;
+    if (c < j) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/* A part's CSR matrix (local rows and columns) added into the whole's values. */
+static int add_matrix(const feint_dist_part *pt, int nc, int64_t n_rows, const int64_t *indptr,
+                      const int32_t *indices, const int64_t *indices64, const double *values, const feint_plan *whole,
+                      double *out) {
+  for (int64_t i = 0; i < n_rows; i++) {
+    const int64_t gi = whole_dof(pt, nc, i);
+    for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
+      const int64_t gj = whole_dof(pt, nc, indices64 ? indices64[k] : indices[k]);
+      const int64_t at = find_entry(whole, gi, gj);
+      if (at < 0)
+        return feint_error_set(FEINT_ERR_COMPUTE, "internal: entry (%lld, %lld) of a part is not in the pattern",
+                               (long long)gi, (long long)gj);
+      out[at] += values[k];
+    }
+  }
+  return FEINT_OK;
+}
+
+/* Add one part's results of `phase` (n values; for the matrix its pattern
+ * too) into the run's arrays. */
+static int add_part(run_state *r, int rank, int phase, const double *values, int64_t n, int nbc,
+                    const int64_t *indptr, int64_t n_rows, const int32_t *indices, const int64_t *indices64) {
+  const feint_dist_part *pt = &r->dist->parts[rank];
+  const int nc = r->space->components;
+  switch (phase) {
+    case FEINT_PHASE_RESIDUAL: add_vector(pt, nc, values, n, r->vec); return FEINT_OK;
+    case FEINT_PHASE_RHS: add_vector(pt, nc, values, n, r->rhs); return FEINT_OK;
+    case FEINT_PHASE_ELEMENT: put_element_matrices(pt, nbc, values, r->space->nbc, r->Ke); return FEINT_OK;
+    case FEINT_PHASE_ASSEMBLY:
+      return add_matrix(pt, nc, n_rows, indptr, indices, indices64, values, r->plan, r->values);
+  }
+  return FEINT_ERR_COMPUTE;
+}
+
+static double *phase_array(run_state *r, int phase, int64_t *n) {
+  switch (phase) {
+    case FEINT_PHASE_RESIDUAL: *n = r->space->n_dofs; return r->vec;
+    case FEINT_PHASE_RHS: *n = r->space->n_dofs; return r->rhs;
+    case FEINT_PHASE_ELEMENT: *n = r->mesh->n_cells * r->space->nbc * r->space->nbc; return r->Ke;
+    default: *n = r->plan->nnz; return r->values;
+  }
+}
+
+/* A worker's answer to a compute command, as add_part reads it. */
+static int add_answer(run_state *r, int rank, int phase, const char *data, size_t bytes) {
+  int64_t head[4]; /* values, nbc, CSR rows, 64-bit columns */
+  if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's results are cut short", rank);
+  memcpy(head, data, sizeof head);
+  const int64_t n = head[0], rows = head[2];
+  const int wide = head[3] != 0;
+  const char *at = data + sizeof head;
+  size_t need = sizeof head + (size_t)n * sizeof(double);
+  const int64_t *indptr = NULL;
+  const int32_t *indices = NULL;
+  const int64_t *indices64 = NULL;
+  if (phase == FEINT_PHASE_ASSEMBLY) need += (size_t)(rows + 1) * sizeof(int64_t) + (size_t)n * (wide ? 8 : 4);
+  if (n < 0 || rows < 0 || need != bytes)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's results are malformed", rank);
+  /* the message's pieces are 8-byte multiples up to the 32-bit columns, which come last */
+  const double *values = (const double *)(const void *)at;
+  at += (size_t)n * sizeof(double);
+  if (phase == FEINT_PHASE_ASSEMBLY) {
+    indptr = (const int64_t *)(const void *)at;
+    at += (size_t)(rows + 1) * sizeof(int64_t);
+    if (wide) indices64 = (const int64_t *)(const void *)at;
+    else indices = (const int32_t *)(const void *)at;
+  }
+  return add_part(r, rank, phase, values, n, (int)head[1], indptr, rows, indices, indices64);
+}
+
+int run_dist_compute(run_state *r, int phase, double *kernel_seconds) {
+  run_dist *d = r->dist;
+  const command cmd = {CMD_COMPUTE, phase, 0, 0, 0, 0};
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  int64_t n_whole = 0;
+  double *whole = phase_array(r, phase, &n_whole);
+  memset(whole, 0, (size_t)n_whole * sizeof *whole);
+  int64_t n = 0;
+  int status = part_compute(&d->own, r->backend, phase, &n);
+  *kernel_seconds = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
+  const feint_plan *pl = d->own.plan;
+  if (!status)
+    status = add_part(r, 0, phase, d->own.result, n, d->own.space->nbc, pl ? pl->indptr : NULL, pl ? pl->n_rows : 0,
+                      pl ? pl->indices : NULL, pl ? pl->indices64 : NULL);
+  for (int k = 1; k < d->size; k++) {
+    char *msg = NULL;
+    const char *data = NULL;
+    size_t bytes = 0;
+    int s = receive_answer(d, k, &msg, &data, &bytes);
+    if (!s && !status) s = add_answer(r, k, phase, data, bytes);
+    free(msg);
+    if (s && !status) status = s;
+  }
+  return status;
+}
+
+void run_dist_finish(run_state *r, int status) {
+  run_dist *d = r->dist;
+  if (!d) return;
+  if (d->setup_answers) { /* rank 0 failed first: its message stays */
+    char message[4200], location[200];
+    snprintf(message, sizeof message, "%s", feint_error_message());
+    snprintf(location, sizeof location, "%s", feint_error_location());
+    read_setup_answers(d);
+    feint_error_restore(status, message, location);
+  }
+  if (d->workers_busy) {
+    const command cmd = {CMD_FINISH, status, 0, 0, 0, 0};
+    for (int k = 1; k < d->size; k++)
+      if (send_command(d, k, &cmd, NULL, 0, NULL, 0)) feint_comm_abort(d->comm, status ? status : FEINT_ERR_COMPUTE);
+    d->workers_busy = 0;
+  }
+}
+
+void run_dist_destroy(run_dist *d) {
+  if (!d) return;
+  part_release(&d->own);
+  if (d->parts)
+    for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
+  free(d->parts);
+  free(d->partition);
+  free(d);
+}
+
+/* ---- the other ranks ---- */
+
+static int worker_setup(run_part *p, const command *cmd, const char *data, size_t bytes, int device_index) {
+  int32_t lens[2];
+  if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message cut short");
+  memcpy(lens, data, sizeof lens);
+  if (lens[0] < 0 || lens[1] < 0 || sizeof lens + (size_t)lens[0] + (size_t)lens[1] > bytes)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message is malformed");
+  char *path = NULL;
+  FEINT_CALL(feint_malloc((size_t)lens[0] + 1, 1, &path, "the case's name"));
+  memcpy(path, data + sizeof lens, (size_t)lens[0]);
+  path[lens[0]] = '\0';
+  const char *text = data + sizeof lens + lens[0];
+  int status = feint_case_load_text(path, text, (size_t)lens[1], 0, NULL, &p->c);
+  free(path);
+  const size_t at = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  if (!status) status = part_setup(p, p->c, data + at, bytes - at, cmd, device_index);
+  char note[512];
+  if (!status)
+    status = feint_backend_create((feint_device_kind)cmd->kind, device_index, &p->problem, &p->backend, note,
+                                  sizeof note);
+  return status;
+}
+
+static int worker_answer_compute(feint_comm *comm, run_part *p, int phase) {
+  int64_t n = 0;
+  int status = part_compute(p, p->backend, phase, &n);
+  const feint_plan *pl = p->plan;
+  const int matrix = phase == FEINT_PHASE_ASSEMBLY;
+  const int64_t head[4] = {n, p->space->nbc, matrix ? pl->n_rows : 0, matrix && pl->indices64 != NULL};
+  const void *pieces[4] = {head, p->result, matrix ? pl->indptr : NULL,
+                           matrix ? (pl->indices64 ? (const void *)pl->indices64 : (const void *)pl->indices) : NULL};
+  const size_t sizes[4] = {sizeof head, (size_t)n * sizeof(double),
+                           matrix ? (size_t)(pl->n_rows + 1) * sizeof(int64_t) : 0,
+                           matrix ? (size_t)pl->nnz * (pl->indices64 ? 8 : 4) : 0};
+  return send_answer(comm, status, pieces, sizes, matrix ? 4 : 2);
+}
+
+int feint_driver_worker(const feint_run_options *opts) {
+  feint_comm *comm = opts->comm;
+  const feint_launch l = feint_comm_launch();
+  const int device_index = opts->device_index >= 0 ? opts->device_index : l.local_rank;
+  run_part p;
+  memset(&p, 0, sizeof p);
+  int status = FEINT_OK;
+  for (;;) {
+    void *msg = NULL;
+    size_t bytes = 0;
+    command cmd;
+    if ((status = feint_comm_recv(comm, 0, &msg, &bytes)) || bytes < sizeof cmd) {
+      free(msg);
+      part_release(&p);
+      return status ? status : FEINT_ERR_COMPUTE; /* rank 0 is gone */
+    }
+    memcpy(&cmd, msg, sizeof cmd);
+    const char *data = (const char *)msg + sizeof cmd;
+    bytes -= sizeof cmd;
+    int sent = FEINT_OK;
+    if (cmd.cmd == CMD_FINISH) {
+      free(msg);
+      part_release(&p);
+      feint_error_clear();
+      return cmd.arg; /* every rank exits with rank 0's status */
+    } else if (cmd.cmd == CMD_SETUP) {
+      status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
+      sent = send_answer(comm, status, NULL, NULL, 0);
+    } else if (cmd.cmd == CMD_COMPUTE && p.backend) {
+      sent = worker_answer_compute(comm, &p, cmd.arg);
+    } else {
+      feint_error_set(FEINT_ERR_COMPUTE, "internal: command %d out of turn", cmd.cmd);
+      sent = send_answer(comm, FEINT_ERR_COMPUTE, NULL, NULL, 0);
+    }
+    free(msg);
+    if (sent) { /* rank 0 cannot hear this rank: end the run */
+      part_release(&p);
+      feint_comm_abort(comm, sent);
+      return sent;
+    }
+  }
+}
