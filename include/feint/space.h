@@ -111,6 +111,13 @@ typedef struct {
   int *face_perm;            /* 9 x (order-1)(order-2)/2 (or NULL): face_perm[o * n + k] is the
                                 canonical position of local face node k for the orientation code
                                 o = rank(a) * 3 + rank(b) of the local face vertices (a, b, c) */
+  /* A rank's part under mpirun (dist.h): the whole mesh's counts of cells
+   * and scalar dofs, and each of the part's cells and scalar dofs by its
+   * number in the whole (ascending), so that data given for the whole
+   * (coefficient datasets) are read right; 0 and NULL (not a part)
+   * otherwise. Owned. */
+  int64_t whole_cells, whole_scalar_dofs;
+  int64_t *whole_cell, *whole_scalar_dof;
 } feint_space;
 
 int feint_space_create(const feint_mesh *mesh, int order, int components, feint_space **out);

@@ -185,6 +185,11 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
       put_i64(&w, g < 0 ? -1 : dof_map[g]);
     }
   for (int64_t i = 0; i < n_dofs; i++) put(&w, &s->coordinates[dofs[i] * 3], 3 * sizeof(double));
+  /* the part's place in the whole, for data given for the whole */
+  put_i64(&w, m->n_cells);
+  put_i64(&w, s->n_scalar_dofs);
+  put(&w, cells, (size_t)n_cells * sizeof *cells);
+  put(&w, dofs, (size_t)n_dofs * sizeof *dofs);
   if (w.failed) {
     free(w.data);
     status = feint_error_set(FEINT_ERR_COMPUTE, "out of memory for rank %d's part of the mesh", rank);
@@ -273,6 +278,10 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status) status = take_array(&r, m->n_cells, sizeof(int), &m->cell_group, "a part's cell groups");
   if (!status) status = take_array(&r, m->n_cells * nb, sizeof(int64_t), &sdofs, "a part's dof map");
   if (!status) status = take_array(&r, n_dofs * 3, sizeof(double), &coords, "a part's dof coordinates");
+  const int64_t whole_cells = take_i64(&r), whole_dofs = take_i64(&r);
+  int64_t *whole_cell = NULL, *whole_dof = NULL;
+  if (!status) status = take_array(&r, m->n_cells, sizeof(int64_t), &whole_cell, "a part's cell numbers");
+  if (!status) status = take_array(&r, n_dofs, sizeof(int64_t), &whole_dof, "a part's dof numbers");
   /* no facets: rank 0 integrates the boundary on the whole mesh */
   if (!status) status = feint_calloc((size_t)m->n_groups + 1, sizeof(int64_t), &m->facet_offsets, "facets");
   if (!status && (r.failed || r.at != r.size || first != m->n_cells || !m->path))
@@ -280,10 +289,22 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (status) {
     free(sdofs);
     free(coords);
+    free(whole_cell);
+    free(whole_dof);
     feint_mesh_destroy(m);
     return status;
   }
   status = feint_space_create_from_map(m, order, components, family, n_dofs, sdofs, coords, space_out);
+  if (!status) {
+    feint_space *s = *space_out;
+    s->whole_cells = whole_cells;
+    s->whole_scalar_dofs = whole_dofs;
+    s->whole_cell = whole_cell;
+    s->whole_scalar_dof = whole_dof;
+  } else {
+    free(whole_cell);
+    free(whole_dof);
+  }
   if (!status && (*space_out)->nb != nb) {
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's dof map has rows of %d, its elements %d", nb,
                              (*space_out)->nb);

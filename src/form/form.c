@@ -72,14 +72,28 @@ typedef struct {
   int on_cells;
 } group_source;
 
+/* A dataset's values per cell or per scalar dof of s (on a rank's part:
+ * the whole's values, those of the part's cells or dofs). */
+static int read_dataset(const feint_value *v, const feint_space *s, double **out) {
+  const int part = s->whole_cell != NULL;
+  const int64_t n = v->on_cells ? s->mesh->n_cells : s->n_scalar_dofs;
+  if (!part) return feint_h5_read_doubles(v->file, v->dataset, n, v->where, out);
+  double *whole = NULL;
+  FEINT_CALL(feint_h5_read_doubles(v->file, v->dataset, v->on_cells ? s->whole_cells : s->whole_scalar_dofs,
+                                   v->where, &whole));
+  const int64_t *at = v->on_cells ? s->whole_cell : s->whole_scalar_dof;
+  int status = feint_malloc((size_t)n + 1, sizeof **out, out, "a part's dataset values");
+  for (int64_t i = 0; !status && i < n; i++) (*out)[i] = whole[at[i]];
+  free(whole);
+  return status;
+}
+
 static int group_source_make(const feint_value *v, const feint_space *s, group_source *g) {
   g->kind = v->kind;
   g->number = v->constant;
   g->on_cells = v->on_cells;
   if (v->kind == FEINT_VALUE_EXPRESSION) return feint_expr_create(v->expression, v->where, &g->expr);
-  if (v->kind == FEINT_VALUE_DATASET)
-    return feint_h5_read_doubles(v->file, v->dataset, v->on_cells ? s->mesh->n_cells : s->n_scalar_dofs, v->where,
-                                 &g->data);
+  if (v->kind == FEINT_VALUE_DATASET) return read_dataset(v, s, &g->data);
   return FEINT_OK;
 }
 
@@ -234,9 +248,8 @@ static int field_sample(const feint_value *v, const feint_space *s, double fallb
       return FEINT_OK;
     }
     case FEINT_VALUE_DATASET: {
-      int64_t n = v->on_cells ? s->mesh->n_cells : s->n_scalar_dofs;
       f->kind = v->on_cells ? FEINT_FIELD_CELL : FEINT_FIELD_NODE;
-      return feint_h5_read_doubles(v->file, v->dataset, n, v->where, &f->values);
+      return read_dataset(v, s, &f->values);
     }
     case FEINT_VALUE_GROUPS: return field_from_groups(v, s, name, f);
   }

@@ -497,6 +497,8 @@ void feint_space_destroy(feint_space *s) {
   free(s->face_ptr);
   free(s->face_key);
   free(s->face_perm);
+  free(s->whole_cell);
+  free(s->whole_scalar_dof);
   if (s->n_blocks > 1) /* mixed: the blocks own their elements */
     for (int b = 0; b < s->n_blocks; b++) feint_element_destroy(s->blocks[b].element);
   else
