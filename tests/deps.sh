@@ -2,7 +2,8 @@
 # Install the Debian packages feint builds and tests with, if missing.
 # Usage: bash tests/deps.sh [build|test|fuzz] (fuzz: clang and libFuzzer for make fuzz)
 set -euo pipefail
-pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev)
+# OpenMPI and METIS: feint-mpi.so, for mpirun -n P feint run (include/feint/dist.h)
+pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev libopenmpi-dev openmpi-bin libmetis-dev)
 [ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev python3-meshio)
 [ "${1:-build}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
 missing=()

@@ -81,6 +81,10 @@ int feint_comm_create(feint_comm **out) {
   void *lib = open_plugin(tried, sizeof tried);
   if (!lib) {
     const char *why = dlerror();
+    const char *env = getenv("FEINT_MPI_PLUGIN");
+    if (env && *env && access(tried, F_OK) != 0)
+      return feint_error_set(FEINT_ERR_INPUT, "FEINT_MPI_PLUGIN=%s: no such file (feint's MPI plugin, feint-mpi.so)",
+                             env);
     if (access(tried, F_OK) != 0)
       return feint_error_set(FEINT_ERR_INPUT,
                              "mpirun started feint on %d ranks, but this feint was built without MPI (no %s; "

@@ -5,6 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "dist/plugin.h"
 
@@ -37,7 +38,22 @@ static int plugin_send(const void *buf, int bytes, int to, int tag, char *err, s
 }
 
 static int plugin_recv(void *buf, int bytes, int from, int tag, char *err, size_t err_size) {
-  int code = MPI_Recv(buf, bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  /* A rank waits for rank 0 while it reads the mesh (seconds): MPI_Recv
+   * would spin a core the whole time, taking it from rank 0's threads on
+   * the same host, so wait by probing, sleeping longer the longer it takes
+   * (at most 1 ms late). */
+  int code, here = 0;
+  for (long k = 0, pause_ns = 20000; !here; k++) {
+    if ((code = MPI_Iprobe(from, tag, MPI_COMM_WORLD, &here, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+      mpi_message(code, "MPI_Iprobe", err, err_size);
+      return 1;
+    }
+    if (here || k < 2000) continue;
+    struct timespec pause = {0, pause_ns};
+    nanosleep(&pause, NULL);
+    if (pause_ns < 1000000) pause_ns += pause_ns / 4;
+  }
+  code = MPI_Recv(buf, bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   if (code != MPI_SUCCESS) mpi_message(code, "MPI_Recv", err, err_size);
   return code != MPI_SUCCESS;
 }

@@ -905,11 +905,12 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   r.member = -1;
   feint_case *base = NULL;
   double t0 = feint_now();
-  int status = backend_reuse_enabled(&r.reuse_backend);
+  /* first: whatever fails after this, the other ranks hear of it (run_dist_finish) */
+  int status = run_dist_create(opts->comm, &r.dist);
+  report->n_ranks = opts->comm ? feint_comm_size(opts->comm) : 1;
+  if (!status) status = backend_reuse_enabled(&r.reuse_backend);
   if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
-  report->n_ranks = opts->comm ? feint_comm_size(opts->comm) : 1;
-  if (!status) status = run_dist_create(opts->comm, &r.dist);
   if (!status && r.dist) status = run_dist_check(base);
   warned done = {0};
   if (!status) print_warnings(opts, base, &done);

@@ -1,0 +1,189 @@
+# mpirun -n P feint run (issue 20, first slice): on 2 and 3 ranks (CPU
+# backend, --oversubscribe) the file equals the one-rank file: the same
+# datasets, integer ones (dof maps, pattern, Dirichlet dofs) equal, values
+# within 1e-14 of each dataset's largest (the ranks' sums are added in
+# another order; tests/cli/mpi_compare.py), for P1 and P2 tetrahedra,
+# elasticity, Q3 hexahedra, P3 prisms, mixed meshes (3D and 2D), a user
+# form with its state from a node dataset, per-cell datasets and physical
+# groups, element matrices, every boundary condition (Dirichlet,
+# symmetric and not; Neumann; Robin), and the three assembly strategies.
+# PETSc under mpirun -n 2 loads a file written on 3 ranks and CG+GAMG
+# solves the manufactured problem to the one-rank file's error. Errors
+# under mpirun: one message, exit status 2 on every rank, no file.
+# Without mpirun feint never loads the MPI plugin.
+source "$(dirname "$0")/lib.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# OpenMPI's shared-memory transport wants a writable session directory
+export TMPDIR=$WORK
+export PETSC_DIR=${PETSC_DIR:-$(ls -d /usr/lib/petscdir/petsc*/x86_64-linux-gnu-real 2>/dev/null | head -1)}
+[ -f "$(dirname "$FEINT")/feint-mpi.so" ] || fail "no $(dirname "$FEINT")/feint-mpi.so (bash tests/deps.sh; make)"
+mpi() { local n=$1; shift; mpirun -n "$n" "$FEINT" run --quiet "$@"; }
+same() { # name, case, extra args: one rank against 2 and 3
+  local name=$1 case=$2; shift 2
+  "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@"
+  for n in 2 3; do
+    mpi "$n" "$case" -o "$WORK/$name-$n.h5" "$@"
+    echo "$name, $n ranks: $($PY "$ROOT/tests/cli/mpi_compare.py" "$WORK/$name-1.h5" "$WORK/$name-$n.h5")" ||
+      fail "$name on $n ranks differs"
+  done
+}
+ALL="--set output.matrix=true --set output.residual=true --set output.rhs=true"
+write_case p1.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.25}
+physics: {kind: poisson, kappa: "1 + x*y", source: "sin(x) + z"}
+state: {u: "x*y - z"}
+boundary: [{group: left, dirichlet: "y"}, {group: boundary, neumann: "1 + x"}]
+assembly: {dirichlet: symmetric}
+EOF
+same p1-tets "$WORK/p1.yaml" $ALL --set output.element_matrices=true
+for s in colored gather atomic; do same "p1-$s" "$WORK/p1.yaml" $ALL --set assembly.strategy=$s; done
+write_case el.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.3}
+space: {order: 2}
+physics: {kind: elasticity, E: "1 + y", nu: 0.3, source: [0, "x", -1]}
+state: {u: ["x*y", "y*z", "z - x"]}
+boundary: [{group: left, dirichlet: [0, 0, 0]}, {group: boundary, neumann: [0, 0, "x"]}]
+output: {near_null_space: true}
+EOF
+same p2-elasticity "$WORK/el.yaml" $ALL
+write_case q3.yaml <<EOF
+mesh: {file: $(geo hexcube.geo)}
+space: {order: 3}
+physics: {kind: poisson, kappa: "2 + x", source: "x*y*z"}
+state: {u: "x*x - y*z"}
+boundary: [{group: left, robin: {alpha: 2, value: "y"}}]
+EOF
+same q3-hexes "$WORK/q3.yaml" $ALL --set output.element_matrices=true
+same p3-prisms "$ROOT/cases/poisson-prism.yaml" $ALL
+write_case mx.yaml <<EOF
+mesh: {file: $(geo mixedcube.geo)}
+space: {order: 2}
+physics: {kind: poisson, source: "x + y*z"}
+state: {u: "sin(x)*y"}
+boundary: [{group: left, dirichlet: "z"}, {group: boundary, robin: {alpha: 1, value: "x"}}]
+assembly: {dirichlet: symmetric}
+EOF
+same mixed-3d "$WORK/mx.yaml" $ALL --set output.element_matrices=true
+same mixed-3d-p3 "$ROOT/cases/poisson-mixed-p3.yaml" $ALL
+write_case m2.yaml <<EOF
+mesh: {file: $(geo mixedsquare.geo)}
+space: {order: 3}
+physics: {kind: poisson, source: "x*y"}
+boundary: [{group: left, dirichlet: 0}, {group: top, neumann: "x"}]
+EOF
+same mixed-2d "$WORK/m2.yaml" $ALL
+same groups "$ROOT/cases/two-materials.yaml" $ALL
+# a user form whose state comes from a node dataset, and a per-cell coefficient dataset
+write_case cd.yaml <<EOF
+mesh: {file: $(geo square.geo), size: 0.15}
+space: {order: 2}
+physics: {kind: poisson, source: "x"}
+EOF
+"$FEINT" run --quiet "$ROOT/cases/nonlinear-form.yaml" -o "$WORK/nl0.h5"
+"$FEINT" run --quiet "$WORK/cd.yaml" -o "$WORK/cd0.h5" --set output.cell_dofs=true
+$PY - "$WORK" <<'EOF'
+import sys, h5py, numpy as np
+w = sys.argv[1]
+X = h5py.File(f"{w}/nl0.h5")["dofs/coordinates"][:]
+n_cells = h5py.File(f"{w}/cd0.h5")["dofs/cell_dofs"].shape[0]
+with h5py.File(f"{w}/data.h5", "w") as g:
+    g["u"] = np.sin(3 * X[:, 0]) * X[:, 1] + 0.3
+    g["kappa"] = 1.0 + np.random.default_rng(7).random(n_cells)
+EOF
+same form-dataset "$ROOT/cases/nonlinear-form.yaml" $ALL --set "state.u={file: $WORK/data.h5, dataset: /u, on: node}"
+same cell-dataset "$WORK/cd.yaml" $ALL --set "physics.kappa={file: $WORK/data.h5, dataset: /kappa, on: cell}"
+
+# PETSc on 2 ranks loads the file written on 3 and solves it to the one-rank file's error
+write_case ms.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.15}
+space: {order: 2}
+physics: {kind: poisson, source: "3*pi^2*sin(pi*x)*sin(pi*y)*sin(pi*z)"}
+boundary: [{group: boundary, dirichlet: 0}]
+assembly: {dirichlet: symmetric}
+EOF
+"$FEINT" run --quiet "$WORK/ms.yaml" -o "$WORK/ms-1.h5" --set output.matrix=true
+mpi 3 "$WORK/ms.yaml" -o "$WORK/ms-3.h5" --set output.matrix=true
+cat > "$WORK/solve.py" <<'EOF'
+import sys
+import petsc4py
+petsc4py.init([])
+from petsc4py import PETSc
+import h5py, numpy as np
+
+def error(path):
+    v = PETSc.Viewer().createHDF5(path, "r")
+    A = PETSc.Mat().create(); A.setName("matrix"); A.setType("aij"); A.load(v)
+    b = PETSc.Vec().create(); b.setName("rhs"); b.load(v)
+    ksp = PETSc.KSP().create(); ksp.setOperators(A); ksp.setType("cg")
+    ksp.getPC().setType("gamg"); ksp.setTolerances(rtol=1e-12, max_it=500)
+    x = A.createVecRight(); ksp.solve(b, x)
+    assert ksp.getConvergedReason() > 0, f"CG/GAMG did not converge: {ksp.getConvergedReason()}"
+    lo, hi = x.getOwnershipRange()
+    X = h5py.File(path, "r")["dofs/coordinates"][lo:hi]
+    exact = np.sin(np.pi * X[:, 0]) * np.sin(np.pi * X[:, 1]) * np.sin(np.pi * X[:, 2])
+    e = PETSc.COMM_WORLD.tompi4py().allreduce(np.abs(x.getArray() - exact).max(), op=__import__("mpi4py").MPI.MAX) \
+        if False else None
+    local = np.abs(x.getArray() - exact).max() if hi > lo else 0.0
+    ev = PETSc.Vec().createMPI((1, PETSc.COMM_WORLD.getSize()))
+    ev.setValue(PETSc.COMM_WORLD.getRank(), local); ev.assemble()
+    return ev.max()[1], ksp.getIterationNumber(), A.getSize()[0]
+
+e1, it1, n = error(sys.argv[1])
+e3, it3, _ = error(sys.argv[2])
+if PETSc.COMM_WORLD.getRank() == 0:
+    print(f"PETSc on {PETSc.COMM_WORLD.getSize()} ranks, {n} dofs: one-rank file error {e1:.3e} ({it1} CG+GAMG "
+          f"iterations), 3-rank file {e3:.3e} ({it3})")
+assert e1 < 0.02 and abs(e3 - e1) <= 1e-8 * e1, (e1, e3)
+EOF
+mpirun -n 2 $PY "$WORK/solve.py" "$WORK/ms-1.h5" "$WORK/ms-3.h5"
+
+# errors: one message, status 2 from every rank, no file
+mpi_bad() { # name, expected message (grep -E), ranks, feint run args
+  local name=$1 want=$2 n=$3; shift 3
+  rm -f "$WORK/out.h5"
+  set +e
+  mpirun -n "$n" "$FEINT" run "$@" -o "$WORK/out.h5" > "$WORK/stdout" 2> "$WORK/stderr"
+  local rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$name: mpirun's status $rc, expected 2 ($(cat "$WORK/stderr"))"
+  [ "$(grep -c '^feint: error' "$WORK/stderr")" -eq 1 ] || fail "$name: not one message: $(cat "$WORK/stderr")"
+  grep -Eq -- "$want" "$WORK/stderr" || fail "$name: message '$(grep '^feint' "$WORK/stderr")' lacks /$want/"
+  [ ! -e "$WORK/out.h5" ] && ! ls "$WORK"/out.h5.tmp-* > /dev/null 2>&1 || fail "$name: a file was left behind"
+  echo "ok $name: $(grep '^feint: error' "$WORK/stderr")"
+}
+mpi_bad "bad expression" "physics.source.*unknown" 3 "$WORK/p1.yaml" --set 'physics.source=sin(q)'
+mpi_bad "bad option" "unknown option" 2 "$WORK/p1.yaml" --frobnicate
+mpi_bad "operator section" "operator.*mpirun" 2 "$ROOT/cases/bp-hex.yaml"
+mpi_bad "sweep" "sweep.*mpirun" 2 "$WORK/p1.yaml" --set 'sweep={product: {physics.kappa: [1, 2]}}'
+cat > "$WORK/two.msh" <<'EOF'
+$MeshFormat
+4.1 0 8
+$EndMeshFormat
+$Nodes
+1 4 1 4
+2 1 0 4
+1
+2
+3
+4
+0 0 0
+1 0 0
+1 1 0
+0 1 0
+$EndNodes
+$Elements
+1 2 1 2
+2 1 2 2
+1 1 2 3
+2 1 3 4
+$EndElements
+EOF
+echo "{mesh: {file: $WORK/two.msh}, physics: {kind: poisson}}" > "$WORK/two.yaml"
+mpi_bad "more ranks than cells" "2 cells cannot be shared among 3 ranks" 3 "$WORK/two.yaml"
+FEINT_MPI_PLUGIN=$WORK/none.so mpi_bad "no plugin" "FEINT_MPI_PLUGIN=.*none.so: no such file" 2 "$WORK/p1.yaml"
+mkdir -p "$WORK/bare"
+cp "$FEINT" "$WORK/bare/feint"
+FEINT=$WORK/bare/feint mpi_bad "built without MPI" "built without MPI .*bash tests/deps.sh" 2 "$WORK/p1.yaml"
+# without mpirun the plugin is never looked for
+FEINT_MPI_PLUGIN=$WORK/none.so "$FEINT" run --quiet "$WORK/p1.yaml" -o "$WORK/plain.h5"
+echo "ok: without mpirun feint does not load the MPI plugin"
