@@ -189,6 +189,12 @@ const feint_backend_kind *feint_backend_kind_find(const char *name);
  * whether a device is there, as the tests with GPU parts do. */
 int feint_backend_available(const char *name, char *why, size_t why_size);
 
+/* The GPU the rank of local number local_rank on its host takes under
+ * mpirun: local_rank modulo the CUDA devices it sees (so ranks spread over
+ * a host's GPUs, and a rank given one GPU by CUDA_VISIBLE_DEVICES takes
+ * it); -1 (the default device) without CUDA. */
+int feint_backend_rank_device(int local_rank);
+
 /* Which kind computes p (NULL: a matrix-free operator) for the request
  * `want`: the named kind when it supports p and can open (else
  * FEINT_ERR_INPUT with its reason), or for FEINT_DEVICE_AUTO the

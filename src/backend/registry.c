@@ -10,6 +10,10 @@
 #include "feint/backend.h"
 #include "feint/error.h"
 
+#ifdef FEINT_HAVE_CUDA
+#include "backend/cuda/cuda_timing.h"
+#endif
+
 static const feint_backend_kind *const builtin[] = {&feint_backend_kind_cpu, &feint_backend_kind_cuda};
 enum { N_BUILTIN = sizeof builtin / sizeof builtin[0] };
 static const feint_backend_kind *registered[FEINT_BACKEND_MAX_KINDS];
@@ -295,4 +299,14 @@ void feint_backend_transfer_seconds(double *h2d, double *d2h) {
       *h2d += h;
       *d2h += d;
     }
+}
+
+int feint_backend_rank_device(int local_rank) {
+#ifdef FEINT_HAVE_CUDA
+  const int n = feint_cuda_device_count();
+  if (n > 0 && local_rank >= 0) return local_rank % n;
+#else
+  (void)local_rank;
+#endif
+  return -1;
 }

@@ -441,7 +441,7 @@ static int worker_answer_compute(feint_comm *comm, run_part *p, int phase) {
 int feint_driver_worker(const feint_run_options *opts) {
   feint_comm *comm = opts->comm;
   const feint_launch l = feint_comm_launch();
-  const int device_index = opts->device_index >= 0 ? opts->device_index : l.local_rank;
+  const int device_index = opts->device_index >= 0 ? opts->device_index : feint_backend_rank_device(l.local_rank);
   run_part p;
   memset(&p, 0, sizeof p);
   int status = FEINT_OK;

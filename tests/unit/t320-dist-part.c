@@ -1,0 +1,137 @@
+/* A rank's part under mpirun (feint/dist.h) against the whole: each part
+ * of a partition, packed and unpacked, holds exactly its cells; its
+ * nodes sit where the whole mesh's do (bit for bit); every local dof of
+ * every cell slot is the whole space's dof of that slot through the part's
+ * scalar dof list, with the same coordinates, so the part's element
+ * integrals go to the right rows; a part of one shape of a mixed mesh
+ * keeps the whole's node family; the parts' cells cover the mesh once;
+ * a message cut short is refused. On simplices P1..P3 (P1 borrowing the
+ * connectivity), Q3 hexahedra of 3 components, P3 prisms and mixed
+ * meshes (triangles + quadrilaterals P3; tetrahedra + prisms + hexahedra
+ * P2), with scattered, block and shape-by-shape partitions. No MPI:
+ * packing and unpacking are local. Run from the repository root. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "feint/dist.h"
+#include "feint/error.h"
+#include "feint/mesh.h"
+#include "feint/space.h"
+
+enum { SCATTERED, BLOCKS, BY_SHAPE };
+
+static int block_of(const feint_mesh *m, int64_t c) {
+  for (int b = 0; b < m->n_blocks; b++)
+    if (c < m->blocks[b].first_cell + m->blocks[b].n_cells) return b;
+  return -1;
+}
+
+static void check_part(const feint_space *s, const int *part, int k, int64_t *covered) {
+  const feint_mesh *m = s->mesh;
+  void *msg = NULL;
+  size_t bytes = 0;
+  feint_dist_part pt;
+  CHECK_OK(feint_dist_part_pack(s, part, k, &msg, &bytes, &pt));
+  feint_mesh *lm = NULL;
+  feint_space *ls = NULL;
+  CHECK_OK(feint_dist_part_unpack(msg, bytes, &lm, &ls));
+  if (!lm || !ls) {
+    CHECK(0, "part %d did not unpack", k);
+    free(msg);
+    feint_dist_part_release(&pt);
+    return;
+  }
+  CHECK(lm->n_cells == pt.n_cells && ls->n_scalar_dofs == pt.n_scalar_dofs, "part %d: counts", k);
+  CHECK(ls->components == s->components && ls->order == s->order, "part %d: space", k);
+  CHECK(ls->whole_cells == m->n_cells && ls->whole_scalar_dofs == s->n_scalar_dofs, "part %d: whole counts", k);
+  CHECK(feint_space_node_family(ls) == feint_space_node_family(s), "part %d: node family", k);
+  int64_t bad_cell = 0, bad_node = 0, bad_dof = 0, bad_coord = 0;
+  for (int64_t i = 0; i < lm->n_cells; i++) {
+    const int64_t c = pt.cells[i];
+    bad_cell += part[c] != k || ls->whole_cell[i] != c || (i > 0 && pt.cells[i - 1] >= c);
+    covered[c]++;
+    /* the cell's shape and its vertices, at the whole's coordinates */
+    const int b = block_of(m, c);
+    int lb = 0;
+    while (lb < lm->n_blocks && i >= lm->blocks[lb].first_cell + lm->blocks[lb].n_cells) lb++;
+    bad_cell += lb == lm->n_blocks || lm->blocks[lb].cell_type != m->blocks[b].cell_type;
+    for (int v = 0; v < m->blocks[b].nv; v++) {
+      const int64_t g = m->cells[c * m->nv + v], l = lm->cells[i * lm->nv + v];
+      bad_node += l < 0 || lm->x[l] != m->x[g] || lm->y[l] != m->y[g] || lm->z[l] != m->z[g];
+    }
+    /* each slot's dof: the whole's through the part's list; components interleaved alike */
+    const int nb = s->blocks[b].nb;
+    for (int j = 0; j < nb; j++) {
+      const int64_t g = s->scalar_cell_dofs[c * s->nb + j], l = ls->scalar_cell_dofs[i * ls->nb + j];
+      if (l < 0 || l >= ls->n_scalar_dofs || pt.scalar_dofs[l] != g || ls->whole_scalar_dof[l] != g) {
+        bad_dof++;
+        continue;
+      }
+      bad_coord += memcmp(&ls->coordinates[3 * l], &s->coordinates[3 * g], 3 * sizeof(double)) != 0;
+      for (int q = 0; q < s->components; q++)
+        bad_dof += ls->cell_dofs[i * ls->nbc + j * s->components + q] != l * s->components + q;
+    }
+    for (int j = nb; j < ls->nb; j++) bad_dof += ls->scalar_cell_dofs[i * ls->nb + j] != -1;
+  }
+  CHECK(!bad_cell && !bad_node && !bad_dof && !bad_coord, "part %d: %lld cells, %lld nodes, %lld dofs, %lld "
+        "coordinates wrong", k, (long long)bad_cell, (long long)bad_node, (long long)bad_dof, (long long)bad_coord);
+  if (s->order == 1 && s->components == 1 && !feint_mesh_is_mixed(lm))
+    CHECK(ls->scalar_cell_dofs == lm->cells, "part %d: P1 should borrow the connectivity", k);
+  /* a message cut short is an error, nothing leaked */
+  feint_mesh *m2 = NULL;
+  feint_space *s2 = NULL;
+  const int status = feint_dist_part_unpack(msg, bytes - 9, &m2, &s2);
+  CHECK(status != FEINT_OK && !m2 && !s2, "part %d: a message cut short unpacked", k);
+  feint_error_clear();
+  feint_space_destroy(ls);
+  feint_mesh_destroy(lm);
+  free(msg);
+  feint_dist_part_release(&pt);
+}
+
+static void check_mesh(const char *path, int order, int components, int how, int nparts) {
+  feint_mesh *m = NULL;
+  feint_space *s = NULL;
+  feint_mesh_options o = {0};
+  CHECK_OK(feint_mesh_read(path, &o, &m));
+  if (!m) return;
+  CHECK_OK(feint_space_create(m, order, components, &s));
+  if (!s) {
+    feint_mesh_destroy(m);
+    return;
+  }
+  int *part = malloc((size_t)m->n_cells * sizeof *part);
+  int64_t *covered = calloc((size_t)m->n_cells, sizeof *covered);
+  for (int64_t c = 0; c < m->n_cells; c++)
+    part[c] = how == SCATTERED ? (int)((c * 7919) % nparts)
+              : how == BLOCKS  ? (int)(c * nparts / m->n_cells)
+                               : block_of(m, c) % nparts;
+  for (int k = 0; k < nparts; k++) check_part(s, part, k, covered);
+  int64_t twice = 0;
+  for (int64_t c = 0; c < m->n_cells; c++) twice += covered[c] != 1;
+  CHECK(twice == 0, "%s: %lld cells not in exactly one part", path, (long long)twice);
+  printf("%s P%d x%d, %d parts (%s): %lld cells, %lld dofs\n", path, order, components, nparts,
+         how == SCATTERED ? "scattered" : how == BLOCKS ? "blocks" : "by shape", (long long)m->n_cells,
+         (long long)s->n_dofs);
+  free(part);
+  free(covered);
+  feint_space_destroy(s);
+  feint_mesh_destroy(m);
+}
+
+int main(void) {
+  for (int p = 1; p <= 3; p++) check_mesh("cases/cube.geo", p, 1, SCATTERED, 3);
+  check_mesh("cases/cube.geo", 1, 1, BLOCKS, 2);
+  check_mesh("cases/cube.geo", 2, 3, BLOCKS, 4);
+  check_mesh("cases/square.geo", 3, 2, SCATTERED, 3);
+  check_mesh("cases/hexcube.geo", 3, 3, SCATTERED, 3);
+  check_mesh("cases/prismcube.geo", 3, 1, BLOCKS, 3);
+  check_mesh("cases/mixedsquare.geo", 3, 2, SCATTERED, 2);
+  check_mesh("cases/mixedsquare.geo", 3, 1, BY_SHAPE, 2);
+  check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, BY_SHAPE, 3);
+  check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 3, SCATTERED, 4);
+  return check_report("t320-dist-part");
+}
