@@ -57,6 +57,11 @@ void feint_comm_abort(feint_comm *comm, int status);
  * vertices (Debian's METIS has 32-bit indices). */
 int feint_comm_partition(feint_comm *comm, const feint_mesh *mesh, int nparts, int *part);
 
+/* Partition the cells into nparts parts of equal size along the Morton
+ * (Z-order) curve of their centroids (ties in cell order): part[c] in
+ * 0..nparts-1, deterministic, linear time. No MPI. */
+int feint_dist_partition_curve(const feint_mesh *mesh, int nparts, int *part);
+
 /* What rank 0 keeps of each part: the part's cells (global numbers,
  * ascending) and its scalar dofs (local -> global, ascending). */
 typedef struct {

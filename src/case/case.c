@@ -413,8 +413,9 @@ static int get_tensor(const loader *L, const tree_node *n, const char *name,
 /* ------------------------------------------------------------- sections */
 
 static int fill_mesh(const loader *L, const tree_node *root) {
-  static const char *const keys[] = {"file", "size", "refine", "region", "reorder", NULL};
+  static const char *const keys[] = {"file", "size", "refine", "region", "reorder", "partition", NULL};
   static const char *const reorders[] = {"none", "morton", NULL};
+  static const char *const partitions[] = {"morton", "metis", NULL};
   feint_case *c = L->c;
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "mesh", keys, &m, &k));
@@ -428,6 +429,7 @@ static int fill_mesh(const loader *L, const tree_node *root) {
   }
   if ((v = field(m, "refine"))) FEINT_CALL(get_int(v, "mesh.refine", 0, 8, &c->mesh_refine));
   if ((v = field(m, "reorder"))) FEINT_CALL(get_enum(v, "mesh.reorder", reorders, &c->mesh_reorder));
+  if ((v = field(m, "partition"))) FEINT_CALL(get_enum(v, "mesh.partition", partitions, &c->mesh_partition));
   if ((v = field(m, "region"))) {
     const char *expected = "a group name or a list of group names";
     set_where(c->region_where, v);

@@ -7,8 +7,59 @@
 
 #include "feint/dist.h"
 #include "feint/error.h"
+#include "feint/morton.h"
+#include "feint/parallel.h"
 
 static const char MAGIC[8] = "feintP1";
+
+typedef struct {
+  const feint_mesh *m;
+  int bits;
+  double lo[3], hi[3];
+  int *key;
+} curve_job;
+
+static void curve_keys(int64_t begin, int64_t end, void *arg) {
+  const curve_job *j = arg;
+  const feint_mesh *m = j->m;
+  const double *xs[3] = {m->x, m->y, m->z};
+  for (int64_t c = begin; c < end; c++) {
+    double sum[3] = {0, 0, 0};
+    int nv = 0;
+    for (; nv < m->nv && m->cells[c * m->nv + nv] >= 0; nv++)
+      for (int a = 0; a < m->dim; a++) sum[a] += xs[a][m->cells[c * m->nv + nv]];
+    j->key[c] = feint_morton_key(m->dim, j->bits, nv, sum, j->lo, j->hi);
+  }
+}
+
+int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
+  const int64_t n = m->n_cells;
+  if (n >= INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "%s: more than 2^31 cells to partition", m->path);
+  /* boxes of about two cells: the curve orders the cells, not points within them */
+  curve_job j = {m, 1, {0, 0, 0}, {0, 0, 0}, NULL};
+  while (j.bits < FEINT_MORTON_MAX_BITS && ((int64_t)1 << (m->dim * (j.bits + 1))) <= n / 2) j.bits++;
+  for (int64_t v = 0; v < m->n_nodes; v++) {
+    const double x[3] = {m->x[v], m->y[v], m->z[v]};
+    for (int a = 0; a < 3; a++) {
+      if (v == 0 || x[a] < j.lo[a]) j.lo[a] = x[a];
+      if (v == 0 || x[a] > j.hi[a]) j.hi[a] = x[a];
+    }
+  }
+  const int64_t n_box = (int64_t)1 << (m->dim * j.bits);
+  int64_t *start = NULL;
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *j.key, &j.key, "the partition's curve"));
+  int status = feint_calloc((size_t)n_box + 1, sizeof *start, &start, "the partition's curve");
+  if (!status) {
+    feint_parallel_for(n, 1 << 14, curve_keys, &j);
+    for (int64_t c = 0; c < n; c++) start[j.key[c] + 1]++;
+    for (int64_t k = 0; k < n_box; k++) start[k + 1] += start[k];
+    /* the cell at curve position q goes to part q * nparts / n */
+    for (int64_t c = 0; c < n; c++) part[c] = (int)(start[j.key[c]]++ * nparts / n);
+  }
+  free(j.key);
+  free(start);
+  return status;
+}
 
 void feint_dist_part_release(feint_dist_part *p) {
   free(p->cells);
@@ -16,32 +67,7 @@ void feint_dist_part_release(feint_dist_part *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* A growing message (pack) or one being read (unpack, bounds-checked). */
-typedef struct {
-  char *data;
-  size_t size, capacity;
-  int failed;
-} writer;
-
-static void put(writer *w, const void *p, size_t n) {
-  if (w->failed) return;
-  if (w->size + n > w->capacity) {
-    size_t cap = w->capacity ? w->capacity : 4096;
-    while (cap < w->size + n) cap *= 2;
-    char *d = realloc(w->data, cap);
-    if (!d) {
-      w->failed = 1;
-      return;
-    }
-    w->data = d;
-    w->capacity = cap;
-  }
-  memcpy(w->data + w->size, p, n);
-  w->size += n;
-}
-static void put_i32(writer *w, int32_t v) { put(w, &v, sizeof v); }
-static void put_i64(writer *w, int64_t v) { put(w, &v, sizeof v); }
-
+/* A message being read (bounds-checked). */
 typedef struct {
   const char *data;
   size_t size, at;
@@ -83,33 +109,41 @@ static int take_array(reader *r, int64_t n, size_t size, void *out, const char *
   return FEINT_OK;
 }
 
-static int compare_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* The distinct entries of the rows row_ids of rows (x width, -1 = none)
- * in ascending order (*list, *n), and their local numbers in map (global
- * size, all -1 before). */
-static int local_numbers(const int64_t *rows, const int64_t *row_ids, int64_t n_rows, int width, int64_t *map,
-                         int64_t **list, int64_t *n, const char *what) {
-  int64_t *touched = NULL;
-  FEINT_CALL(feint_malloc((size_t)(n_rows * width) + 1, sizeof *touched, &touched, what));
-  int64_t t = 0;
+ * in ascending order (*list, *n), and their local numbers in map (size
+ * n_whole, filled here): marked, then numbered in one pass over the whole
+ * range (no sort). */
+static int local_numbers(const int64_t *rows, const int64_t *row_ids, int64_t n_rows, int width, int64_t n_whole,
+                         int64_t *map, int64_t **list, int64_t *n, const char *what) {
+  for (int64_t g = 0; g < n_whole; g++) map[g] = -1;
   for (int64_t i = 0; i < n_rows; i++)
     for (int j = 0; j < width; j++) {
       const int64_t g = rows[row_ids[i] * width + j];
-      if (g >= 0 && map[g] == -1) {
-        map[g] = -2;
-        touched[t++] = g;
-      }
+      if (g >= 0) map[g] = 0;
     }
-  qsort(touched, (size_t)t, sizeof *touched, compare_i64);
-  for (int64_t i = 0; i < t; i++) map[touched[i]] = i;
-  *list = touched;
-  *n = t;
+  int64_t k = 0;
+  for (int64_t g = 0; g < n_whole; g++) k += map[g] == 0;
+  FEINT_CALL(feint_malloc((size_t)k + 1, sizeof **list, list, what));
+  k = 0;
+  for (int64_t g = 0; g < n_whole; g++)
+    if (map[g] == 0) {
+      (*list)[k] = g;
+      map[g] = k++;
+    }
+  *n = k;
   return FEINT_OK;
 }
+
+/* Appends to a message sized in advance (pack counts the bytes first). */
+typedef struct {
+  char *at;
+} filler;
+static void fill(filler *f, const void *p, size_t n) {
+  if (n) memcpy(f->at, p, n);
+  f->at += n;
+}
+static void fill_i32(filler *f, int32_t v) { fill(f, &v, sizeof v); }
+static void fill_i64(filler *f, int64_t v) { fill(f, &v, sizeof v); }
 
 int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void **buf, size_t *bytes,
                          feint_dist_part *out) {
@@ -120,16 +154,17 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   int64_t n_cells = 0;
   for (int64_t e = 0; e < m->n_cells; e++) n_cells += part[e] == rank;
   int64_t *cells = NULL, *node_map = NULL, *dof_map = NULL, *nodes = NULL, *dofs = NULL, n_nodes = 0, n_dofs = 0;
+  char *msg = NULL;
   int status = feint_malloc((size_t)n_cells + 1, sizeof *cells, &cells, "a part's cells");
   if (!status) status = feint_malloc((size_t)m->n_nodes + 1, sizeof *node_map, &node_map, "a part's nodes");
   if (!status) status = feint_malloc((size_t)s->n_scalar_dofs + 1, sizeof *dof_map, &dof_map, "a part's dofs");
   if (status) goto done;
   for (int64_t e = 0, k = 0; e < m->n_cells; e++)
     if (part[e] == rank) cells[k++] = e;
-  for (int64_t i = 0; i < m->n_nodes; i++) node_map[i] = -1;
-  for (int64_t i = 0; i < s->n_scalar_dofs; i++) dof_map[i] = -1;
-  if ((status = local_numbers(m->cells, cells, n_cells, m->nv, node_map, &nodes, &n_nodes, "a part's nodes")) ||
-      (status = local_numbers(s->scalar_cell_dofs, cells, n_cells, s->nb, dof_map, &dofs, &n_dofs, "a part's dofs")))
+  if ((status = local_numbers(m->cells, cells, n_cells, m->nv, m->n_nodes, node_map, &nodes, &n_nodes,
+                              "a part's nodes")) ||
+      (status = local_numbers(s->scalar_cell_dofs, cells, n_cells, s->nb, s->n_scalar_dofs, dof_map, &dofs, &n_dofs,
+                              "a part's dofs")))
     goto done;
 
   /* the part's blocks are the shapes it has cells of; its rows as wide as the widest of them */
@@ -144,65 +179,72 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
       if (m->blocks[b].nv > nv) nv = m->blocks[b].nv;
       if (s->blocks[b].nb > nb) nb = s->blocks[b].nb;
     }
-  writer w = {0};
-  put(&w, MAGIC, sizeof MAGIC);
+  size_t size = sizeof MAGIC + 10 * 4 + 3 * 8 + (size_t)n_blocks * 16 + 4 + strlen(m->path);
+  for (int g = 0; g < m->n_groups; g++) size += 20 + strlen(m->groups[g].name);
+  size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ((size_t)nv * 8 + 4 + (size_t)nb * 8 + 8) +
+          (size_t)n_dofs * (3 * 8 + 8) + 2 * 8;
+  if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
+  filler f = {msg};
+  fill(&f, MAGIC, sizeof MAGIC);
   const int32_t head[] = {m->dim, nv, n_blocks, m->nv_facet, m->geometry_order, s->order, s->components,
                           m->n_groups, nb, (int32_t)feint_space_node_family(s)};
-  put(&w, head, sizeof head);
-  put_i64(&w, n_nodes);
-  put_i64(&w, n_cells);
-  put_i64(&w, n_dofs);
+  fill(&f, head, sizeof head);
+  fill_i64(&f, n_nodes);
+  fill_i64(&f, n_cells);
+  fill_i64(&f, n_dofs);
   for (int b = 0; b < m->n_blocks; b++) {
     if (!in_block[b]) continue;
-    put_i32(&w, (int32_t)m->blocks[b].cell_type);
-    put_i32(&w, m->blocks[b].nv);
-    put_i64(&w, in_block[b]);
+    fill_i32(&f, (int32_t)m->blocks[b].cell_type);
+    fill_i32(&f, m->blocks[b].nv);
+    fill_i64(&f, in_block[b]);
   }
   for (int g = 0; g < m->n_groups; g++) {
     const feint_mesh_group *gr = &m->groups[g];
     const int32_t len = (int32_t)strlen(gr->name);
-    put_i32(&w, gr->dim);
-    put_i32(&w, gr->tag);
-    put_i64(&w, gr->n_elements);
-    put_i32(&w, len);
-    put(&w, gr->name, (size_t)len);
+    fill_i32(&f, gr->dim);
+    fill_i32(&f, gr->tag);
+    fill_i64(&f, gr->n_elements);
+    fill_i32(&f, len);
+    fill(&f, gr->name, (size_t)len);
   }
   const int32_t path_len = (int32_t)strlen(m->path);
-  put_i32(&w, path_len);
-  put(&w, m->path, (size_t)path_len);
+  fill_i32(&f, path_len);
+  fill(&f, m->path, (size_t)path_len);
   const double *X[3] = {m->x, m->y, m->z};
   for (int a = 0; a < 3; a++)
-    for (int64_t i = 0; i < n_nodes; i++) put(&w, &X[a][nodes[i]], sizeof(double));
+    for (int64_t i = 0; i < n_nodes; i++) fill(&f, &X[a][nodes[i]], sizeof(double));
   for (int64_t i = 0; i < n_cells; i++)
     for (int v = 0; v < nv; v++) {
-      const int64_t g = m->cells[cells[i] * m->nv + v];
-      put_i64(&w, g < 0 ? -1 : node_map[g]);
+      const int64_t g = m->cells[cells[i] * m->nv + v], l = g < 0 ? -1 : node_map[g];
+      fill(&f, &l, sizeof l);
     }
-  for (int64_t i = 0; i < n_cells; i++) put_i32(&w, m->cell_group ? m->cell_group[cells[i]] : -1);
+  for (int64_t i = 0; i < n_cells; i++) fill_i32(&f, m->cell_group ? m->cell_group[cells[i]] : -1);
   for (int64_t i = 0; i < n_cells; i++)
     for (int j = 0; j < nb; j++) {
-      const int64_t g = s->scalar_cell_dofs[cells[i] * s->nb + j];
-      put_i64(&w, g < 0 ? -1 : dof_map[g]);
+      const int64_t g = s->scalar_cell_dofs[cells[i] * s->nb + j], l = g < 0 ? -1 : dof_map[g];
+      fill(&f, &l, sizeof l);
     }
-  for (int64_t i = 0; i < n_dofs; i++) put(&w, &s->coordinates[dofs[i] * 3], 3 * sizeof(double));
+  for (int64_t i = 0; i < n_dofs; i++) fill(&f, &s->coordinates[dofs[i] * 3], 3 * sizeof(double));
   /* the part's place in the whole, for data given for the whole */
-  put_i64(&w, m->n_cells);
-  put_i64(&w, s->n_scalar_dofs);
-  put(&w, cells, (size_t)n_cells * sizeof *cells);
-  put(&w, dofs, (size_t)n_dofs * sizeof *dofs);
-  if (w.failed) {
-    free(w.data);
-    status = feint_error_set(FEINT_ERR_COMPUTE, "out of memory for rank %d's part of the mesh", rank);
+  fill_i64(&f, m->n_cells);
+  fill_i64(&f, s->n_scalar_dofs);
+  fill(&f, cells, (size_t)n_cells * sizeof *cells);
+  fill(&f, dofs, (size_t)n_dofs * sizeof *dofs);
+  if ((size_t)(f.at - msg) != size) {
+    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part is %zu bytes, sized %zu", rank,
+                             (size_t)(f.at - msg), size);
     goto done;
   }
-  *buf = w.data;
-  *bytes = w.size;
+  *buf = msg;
+  *bytes = size;
+  msg = NULL;
   out->n_cells = n_cells;
   out->cells = cells;
   out->n_scalar_dofs = n_dofs;
   out->scalar_dofs = dofs;
   cells = dofs = NULL;
 done:
+  free(msg);
   free(cells);
   free(node_map);
   free(dof_map);

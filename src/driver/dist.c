@@ -186,7 +186,10 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
                            (long long)m->n_cells, d->size);
   FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
-  FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
+  if (r->c->mesh_partition == 1)
+    FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
+  else
+    FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
   FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
   const command setup = {CMD_SETUP, 0, (int32_t)kind, need_matrix, opts->no_cache || !r->c->cache,
                          opts->device_index};
@@ -225,17 +228,22 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   return FEINT_OK;
 }
 
-/* The setup's answers of workers 1..d->setup_answers: the first error. */
-static int read_setup_answers(run_dist *d) {
+/* The setup's answers of workers 1..d->setup_answers (each its device,
+ * added to devices when given): the first error. */
+static int read_setup_answers(run_dist *d, char *devices, size_t size) {
   int status = FEINT_OK;
   /* every answer is read, so that no rank is left sending */
-  const int n = d->setup_answers;
+  const int n_answers = d->setup_answers;
   d->setup_answers = 0;
-  for (int k = 1; k <= n; k++) {
+  for (int k = 1; k <= n_answers; k++) {
     char *msg = NULL;
     const char *data;
     size_t n;
     const int s = receive_answer(d, k, &msg, &data, &n);
+    if (!s && devices) {
+      const size_t used = strlen(devices);
+      snprintf(devices + used, size - used, "; %d: %.*s", k, (int)(n < 200 ? n : 200), data);
+    }
     free(msg);
     if (s && !status) status = s;
     if (s && s != FEINT_ERR_INPUT && s != FEINT_ERR_COMPUTE) break; /* unreachable rank */
@@ -243,7 +251,10 @@ static int read_setup_answers(run_dist *d) {
   return status;
 }
 
-int run_dist_wait_setup(run_state *r) { return read_setup_answers(r->dist); }
+int run_dist_wait_setup(run_state *r, feint_run_report *rep) {
+  snprintf(rep->rank_devices, sizeof rep->rank_devices, "0: %s", r->backend->device);
+  return read_setup_answers(r->dist, rep->rank_devices, sizeof rep->rank_devices);
+}
 
 /* Global dof of a part's local dof. */
 static inline int64_t whole_dof(const feint_dist_part *pt, int nc, int64_t local) {
@@ -379,7 +390,7 @@ void run_dist_finish(run_state *r, int status) {
     char message[4200], location[200];
     snprintf(message, sizeof message, "%s", feint_error_message());
     snprintf(location, sizeof location, "%s", feint_error_location());
-    read_setup_answers(d);
+    read_setup_answers(d, NULL, 0);
     feint_error_restore(status, message, location);
   }
   if (d->workers_busy) {
@@ -465,7 +476,9 @@ int feint_driver_worker(const feint_run_options *opts) {
       return cmd.arg; /* every rank exits with rank 0's status */
     } else if (cmd.cmd == CMD_SETUP) {
       status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
-      sent = send_answer(comm, status, NULL, NULL, 0);
+      const void *piece[1] = {p.backend ? p.backend->device : ""};
+      const size_t size[1] = {p.backend ? strlen(p.backend->device) : 0};
+      sent = send_answer(comm, status, piece, size, 1);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend) {
       sent = worker_answer_compute(comm, &p, cmd.arg);
     } else {

@@ -43,6 +43,7 @@ assembly: {dirichlet: symmetric}
 EOF
 same p1-tets "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 for s in colored gather atomic; do same "p1-$s" "$WORK/p1.yaml" $ALL --set assembly.strategy=$s; done
+same p1-metis "$WORK/p1.yaml" $ALL --set mesh.partition=metis
 write_case el.yaml <<EOF
 mesh: {file: $(geo cube.geo), size: 0.3}
 space: {order: 2}

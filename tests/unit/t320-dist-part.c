@@ -8,7 +8,8 @@
  * a message cut short is refused. On simplices P1..P3 (P1 borrowing the
  * connectivity), Q3 hexahedra of 3 components, P3 prisms and mixed
  * meshes (triangles + quadrilaterals P3; tetrahedra + prisms + hexahedra
- * P2), with scattered, block and shape-by-shape partitions. No MPI:
+ * P2), with scattered, block and shape-by-shape partitions; and the
+ * Morton curve partition: balanced, deterministic, compact. No MPI:
  * packing and unpacking are local. Run from the repository root. */
 #include <stdint.h>
 #include <stdio.h>
@@ -122,7 +123,59 @@ static void check_mesh(const char *path, int order, int components, int how, int
   feint_mesh_destroy(m);
 }
 
+/* The curve's parts: sizes within one of each other, every cell placed,
+ * the same parts again; compact: fewer cells with a neighbour (a shared
+ * vertex) in another part than a scattered partition has. */
+static void check_curve(const char *path, int nparts) {
+  feint_mesh *m = NULL;
+  feint_mesh_options o = {0};
+  CHECK_OK(feint_mesh_read(path, &o, &m));
+  if (!m) return;
+  int *part = malloc((size_t)m->n_cells * sizeof *part), *again = malloc((size_t)m->n_cells * sizeof *again);
+  int64_t *size = calloc((size_t)nparts, sizeof *size);
+  CHECK_OK(feint_dist_partition_curve(m, nparts, part));
+  CHECK_OK(feint_dist_partition_curve(m, nparts, again));
+  CHECK(!memcmp(part, again, (size_t)m->n_cells * sizeof *part), "%s: the curve's parts differ between runs", path);
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    CHECK(part[c] >= 0 && part[c] < nparts, "%s: cell %lld in part %d", path, (long long)c, part[c]);
+    if (part[c] >= 0 && part[c] < nparts) size[part[c]]++;
+  }
+  int64_t lo = m->n_cells, hi = 0;
+  for (int k = 0; k < nparts; k++) {
+    lo = size[k] < lo ? size[k] : lo;
+    hi = size[k] > hi ? size[k] : hi;
+  }
+  CHECK(hi - lo <= 1, "%s: parts of %lld .. %lld cells", path, (long long)lo, (long long)hi);
+  /* vertices touched by more than one part: curve against scattered */
+  int *owner = malloc((size_t)m->n_nodes * sizeof *owner);
+  int64_t shared[2] = {0, 0};
+  for (int pass = 0; pass < 2; pass++) {
+    for (int64_t v = 0; v < m->n_nodes; v++) owner[v] = -1;
+    for (int64_t c = 0; c < m->n_cells; c++) {
+      const int k = pass ? (int)((c * 7919) % nparts) : part[c];
+      for (int v = 0; v < m->nv && m->cells[c * m->nv + v] >= 0; v++) {
+        const int64_t g = m->cells[c * m->nv + v];
+        if (owner[g] == -1) owner[g] = k;
+        else if (owner[g] != k && owner[g] != -2) owner[g] = -2;
+      }
+    }
+    for (int64_t v = 0; v < m->n_nodes; v++) shared[pass] += owner[v] == -2;
+  }
+  CHECK(shared[0] * 2 < shared[1], "%s: the curve's parts share %lld vertices, scattered ones %lld", path,
+        (long long)shared[0], (long long)shared[1]);
+  printf("%s: curve into %d parts of %lld..%lld cells, %lld shared vertices (scattered: %lld)\n", path, nparts,
+         (long long)lo, (long long)hi, (long long)shared[0], (long long)shared[1]);
+  free(owner);
+  free(size);
+  free(part);
+  free(again);
+  feint_mesh_destroy(m);
+}
+
 int main(void) {
+  check_curve("cases/cube.geo", 3);
+  check_curve("cases/square.geo", 4);
+  check_curve("tests/data/tet_prism_hex_cube.geo", 3);
   for (int p = 1; p <= 3; p++) check_mesh("cases/cube.geo", p, 1, SCATTERED, 3);
   check_mesh("cases/cube.geo", 1, 1, BLOCKS, 2);
   check_mesh("cases/cube.geo", 2, 3, BLOCKS, 4);

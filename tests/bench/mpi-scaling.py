@@ -1,0 +1,97 @@
+"""mpirun scaling of `feint run` (issue 20): the whole run as a user runs
+it (one fresh mpirun per run) and its phases as rank 0 reports them
+(--json), P1 Poisson on generated cubes of 6 N^3 tetrahedra.
+  weak:   6M cells per rank (N = 100 P^(1/3)) on 1, 2, ... ranks
+  strong: the same mesh on 1, 2, ... ranks (24M cells by default)
+Efficiency of a phase: weak t(1)/t(P), strong t(1)/(P t(P)).
+Not a test: it only reports.
+
+usage: mpi-scaling.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [STRONG_N] [BACKEND]
+  RANKS: comma-separated rank counts (1,2 or 1,2,4); MPIRUN the launcher
+  prefix, e.g. "mpirun" or "bash .device-mpi/run mpirun".
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+feint, gen, work, mpirun, ranks = sys.argv[1:6]
+ranks = [int(r) for r in ranks.split(",")]
+strong_n = int(sys.argv[6]) if len(sys.argv) > 6 else 159
+backend = sys.argv[7] if len(sys.argv) > 7 else "cuda"
+work = os.path.abspath(work)
+os.makedirs(work, exist_ok=True)
+PHASES = ["mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "assembly", "write"]
+
+
+def mesh(n):
+    path = os.path.join(work, f"cube-{n}.msh")
+    if not os.path.exists(path):
+        t0 = time.perf_counter()
+        subprocess.run([gen, str(n), path], check=True, capture_output=True)
+        print(f"generated {path} ({os.path.getsize(path) / 1e6:.0f} MB) in {time.perf_counter() - t0:.1f} s",
+              flush=True)
+    return path
+
+
+def case(n):
+    path = os.path.join(work, f"p1-{n}.yaml")
+    with open(path, "w") as fh:
+        fh.write(f"mesh: {{file: {mesh(n)}}}\n"
+                 'physics: {kind: poisson, kappa: "1 + x*y*z", source: "x + y"}\nstate: {u: "x*y*z"}\n'
+                 "output: {residual: true, rhs: true, matrix: true}\n")
+    return path
+
+
+def run(n, p):
+    out = os.path.join(work, f"out-{n}-{p}.h5")
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--json", "--quiet"]
+    if p > 1:
+        cmd = shlex.split(mpirun) + ["-n", str(p)] + cmd
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    t = time.perf_counter() - t0
+    if r.returncode:
+        sys.exit(f"mpi-scaling: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
+    js = json.loads([line for line in r.stdout.splitlines() if line.startswith("{")][-1])
+    os.remove(out)
+    return t, js
+
+
+def table(title, rows, weak):
+    print(f"\n== {title} ({rows[0][2]['device']}, backend {rows[0][2]['backend']})")
+    print(f"{'ranks':>5} {'cells':>10} {'whole s':>9} {'eff':>5} " +
+          " ".join(f"{ph[:9]:>9}" for ph in PHASES) + f" {'asm kern':>9}")
+    t1 = rows[0][1]
+    s1 = rows[0][2]["seconds"]
+    for p, t, js in rows:
+        eff = t1 / t if weak else t1 / (p * t)
+        print(f"{p:5d} {js['cells']:10d} {t:9.3f} {eff:5.2f} " +
+              " ".join(f"{js['seconds'].get(ph, 0):9.4f}" for ph in PHASES) +
+              f" {js['kernel_seconds'].get('assembly', 0) * 1e3:8.2f}m")
+    for p, t, js in rows[1:]:
+        effs = []
+        for ph in ("assembly", "residual", "rhs"):
+            a, b = s1.get(ph, 0), js["seconds"].get(ph, 0)
+            if a > 0 and b > 0:
+                effs.append(f"{ph} {a / b if weak else a / (p * b):.2f}")
+        print(f"  {p} ranks: efficiency " + ", ".join(effs) + (" (weak)" if weak else " (strong)"))
+
+
+weak_rows = []
+for p in ranks:
+    n = round(100 * p ** (1 / 3))
+    t, js = run(n, p)
+    weak_rows.append((p, t, js))
+    print(f"weak {p} ranks, N={n}: {t:.3f} s", flush=True)
+table("weak scaling, ~6M P1 tetrahedra per rank", weak_rows, True)
+strong_rows = []
+for p in ranks:
+    t, js = run(strong_n, p)
+    strong_rows.append((p, t, js))
+    print(f"strong {p} ranks, N={strong_n}: {t:.3f} s", flush=True)
+table(f"strong scaling, {6 * strong_n ** 3 / 1e6:.1f}M P1 tetrahedra", strong_rows, False)
