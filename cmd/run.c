@@ -8,6 +8,7 @@
 #include "feint/dist.h"
 #include "feint/driver.h"
 #include "feint/error.h"
+#include "feint/parallel.h"
 
 enum { MODE_RUN, MODE_CHECK, MODE_BENCH };
 
@@ -222,6 +223,11 @@ static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
     feint_comm_destroy(comm);
     return status;
   }
+  /* mpirun binds each of 1-2 ranks to a core by default: rank 0's host phases (the mesh, dof map, pattern, sums,
+   * write) then run on one */
+  if (!o.quiet && feint_parallel_cpus() == 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+    fprintf(stderr, "feint: note: mpirun bound rank 0 to one CPU of %ld: its host phases run there alone "
+                    "(mpirun --bind-to none lets them use the host's cores)\n", sysconf(_SC_NPROCESSORS_ONLN));
   status = run_one(&o, mode);
   free(sets);
   feint_comm_destroy(comm);

@@ -20,6 +20,8 @@ int feint_parallel_for(int64_t n, int64_t grain, feint_range_fn fn, void *ctx);
 
 /* The number of ranges feint_parallel_for would use for n items. */
 int feint_parallel_ranges(int64_t n, int64_t grain);
+/* The CPUs this process may run on (its affinity mask; else those online). */
+int feint_parallel_cpus(void);
 
 #ifdef __cplusplus
 }

@@ -22,6 +22,7 @@
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/form.h"
+#include "feint/parallel.h"
 #include "feint/plan.h"
 
 enum { CMD_SETUP = 1, CMD_COMPUTE, CMD_FINISH };
@@ -99,6 +100,14 @@ static int part_compute(run_part *p, feint_backend *b, int phase, int64_t *n) {
     case FEINT_PHASE_ASSEMBLY: return b->assemble_matrix(b, p->result);
   }
   return feint_error_set(FEINT_ERR_COMPUTE, "internal: phase %d is not a compute phase", phase);
+}
+
+/* A rank's device in words: the backend's, with the GPU index it took. */
+static void device_words(const feint_backend *b, int device_index, char *out, size_t size) {
+  if (strcmp(b->name, "cuda"))
+    snprintf(out, size, "%s", b->device);
+  else
+    snprintf(out, size, "%s [GPU %d]", b->device, device_index < 0 ? 0 : device_index);
 }
 
 /* ---- messages ---- */
@@ -251,8 +260,10 @@ static int read_setup_answers(run_dist *d, char *devices, size_t size) {
   return status;
 }
 
-int run_dist_wait_setup(run_state *r, feint_run_report *rep) {
-  snprintf(rep->rank_devices, sizeof rep->rank_devices, "0: %s", r->backend->device);
+int run_dist_wait_setup(run_state *r, const feint_run_options *opts, feint_run_report *rep) {
+  char device[320];
+  device_words(r->backend, opts->device_index, device, sizeof device);
+  snprintf(rep->rank_devices, sizeof rep->rank_devices, "0: %s", device);
   return read_setup_answers(r->dist, rep->rank_devices, sizeof rep->rank_devices);
 }
 
@@ -261,8 +272,23 @@ static inline int64_t whole_dof(const feint_dist_part *pt, int nc, int64_t local
   return pt->scalar_dofs[local / nc] * nc + local % nc;
 }
 
+/* A part's vector added into the whole: its dofs are distinct, so ranges
+ * of them run in parallel. */
+typedef struct {
+  const feint_dist_part *pt;
+  int nc;
+  const double *local;
+  double *whole;
+} vector_job;
+
+static void add_vector_range(int64_t a, int64_t b, void *arg) {
+  const vector_job *j = arg;
+  for (int64_t i = a; i < b; i++) j->whole[whole_dof(j->pt, j->nc, i)] += j->local[i];
+}
+
 static void add_vector(const feint_dist_part *pt, int nc, const double *local, int64_t n, double *whole) {
-  for (int64_t i = 0; i < n; i++) whole[whole_dof(pt, nc, i)] += local[i];
+  vector_job j = {pt, nc, local, whole};
+  feint_parallel_for(n, 1 << 16, add_vector_range, &j);
 }
 
 static void put_element_matrices(const feint_dist_part *pt, int nbc, const double *local, int nbc_whole,
@@ -274,34 +300,53 @@ static void put_element_matrices(const feint_dist_part *pt, int nbc, const doubl
   }
 }
 
-/* The position of column j in row i of the whole pattern, -1 if absent. */
-static int64_t find_entry(const feint_plan *p, int64_t i, int64_t j) {
-  int64_t lo = p->indptr[i], hi = p->indptr[i + 1] - 1;
-  while (lo <= hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    const int64_t c = p->indices64 ? p->indices64[mid] : p->indices[mid];
-    if (c == j) return mid;
-    if (c < j) lo = mid + 1;
-    else hi = mid - 1;
+/* A part's CSR matrix (local rows and columns) added into the whole's
+ * values. Local numbers keep the whole's order, so a local row's sorted
+ * columns are sorted in the whole too: each row is merged along its whole
+ * row. Its rows are distinct rows of the whole: ranges run in parallel. */
+typedef struct {
+  const feint_dist_part *pt;
+  int nc;
+  const int64_t *indptr;
+  const int32_t *indices;
+  const int64_t *indices64;
+  const double *values;
+  const feint_plan *whole;
+  double *out;
+  int64_t missing; /* entries not in the whole pattern (an internal error) */
+} matrix_job;
+
+static inline int64_t column(const feint_plan *p, int64_t k) { return p->indices64 ? p->indices64[k] : p->indices[k]; }
+
+static void add_matrix_range(int64_t a, int64_t b, void *arg) {
+  matrix_job *j = arg;
+  const feint_plan *w = j->whole;
+  int64_t missing = 0;
+  for (int64_t i = a; i < b; i++) {
+    const int64_t gi = whole_dof(j->pt, j->nc, i);
+    int64_t at = w->indptr[gi];
+    const int64_t end = w->indptr[gi + 1];
+    for (int64_t k = j->indptr[i]; k < j->indptr[i + 1]; k++) {
+      const int64_t gj = whole_dof(j->pt, j->nc, j->indices64 ? j->indices64[k] : j->indices[k]);
+      while (at < end && column(w, at) < gj) at++;
+      if (at == end || column(w, at) != gj) {
+        missing++;
+        continue;
+      }
+      j->out[at] += j->values[k];
+    }
   }
-  return -1;
+  if (missing) __atomic_add_fetch(&j->missing, missing, __ATOMIC_RELAXED);
 }
 
-/* A part's CSR matrix (local rows and columns) added into the whole's values. */
 static int add_matrix(const feint_dist_part *pt, int nc, int64_t n_rows, const int64_t *indptr,
                       const int32_t *indices, const int64_t *indices64, const double *values, const feint_plan *whole,
                       double *out) {
-  for (int64_t i = 0; i < n_rows; i++) {
-    const int64_t gi = whole_dof(pt, nc, i);
-    for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
-      const int64_t gj = whole_dof(pt, nc, indices64 ? indices64[k] : indices[k]);
-      const int64_t at = find_entry(whole, gi, gj);
-      if (at < 0)
-        return feint_error_set(FEINT_ERR_COMPUTE, "internal: entry (%lld, %lld) of a part is not in the pattern",
-                               (long long)gi, (long long)gj);
-      out[at] += values[k];
-    }
-  }
+  matrix_job j = {pt, nc, indptr, indices, indices64, values, whole, out, 0};
+  feint_parallel_for(n_rows, 1 << 12, add_matrix_range, &j);
+  if (j.missing)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: %lld entries of a part are not in the pattern",
+                           (long long)j.missing);
   return FEINT_OK;
 }
 
@@ -476,8 +521,11 @@ int feint_driver_worker(const feint_run_options *opts) {
       return cmd.arg; /* every rank exits with rank 0's status */
     } else if (cmd.cmd == CMD_SETUP) {
       status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
-      const void *piece[1] = {p.backend ? p.backend->device : ""};
-      const size_t size[1] = {p.backend ? strlen(p.backend->device) : 0};
+      char device[320] = "";
+      if (p.backend) device_words(p.backend, cmd.device_index >= 0 ? cmd.device_index : device_index, device,
+                                  sizeof device);
+      const void *piece[1] = {device};
+      const size_t size[1] = {strlen(device)};
       sent = send_answer(comm, status, piece, size, 1);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend) {
       sent = worker_answer_compute(comm, &p, cmd.arg);

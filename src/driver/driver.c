@@ -680,7 +680,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     feint_problem own;
     TIMED(rep, FEINT_PHASE_SETUP, run_dist_setup(opts, r, kind, need_matrix, &own));
     FEINT_CALL(setup_backend(opts, rep, r, kind, &own));
-    TIMED(rep, FEINT_PHASE_SETUP, run_dist_wait_setup(r, rep));
+    TIMED(rep, FEINT_PHASE_SETUP, run_dist_wait_setup(r, opts, rep));
   } else {
     FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
   }

@@ -125,7 +125,7 @@ int run_dist_create(struct feint_comm *comm, run_dist **out);
 int run_dist_check(const feint_case *c);
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own);
-int run_dist_wait_setup(run_state *r, feint_run_report *rep);
+int run_dist_wait_setup(run_state *r, const feint_run_options *opts, feint_run_report *rep);
 int run_dist_compute(run_state *r, int phase, double *kernel_seconds);
 void run_dist_finish(run_state *r, int status);
 void run_dist_destroy(run_dist *d);

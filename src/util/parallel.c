@@ -1,5 +1,7 @@
 /* feint_parallel_for: see feint/parallel.h. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -20,7 +22,8 @@ static void *run_range(void *arg) {
 }
 
 /* FEINT_THREADS (1..16) caps the threads, as OMP_NUM_THREADS does for a
- * shared node; unset or invalid: the cores online. */
+ * shared node; unset or invalid: the cores this process may run on (its
+ * affinity: taskset, or mpirun's binding of a rank), else those online. */
 static long host_threads(void) {
   const char *env = getenv("FEINT_THREADS");
   if (env && *env) {
@@ -28,7 +31,14 @@ static long host_threads(void) {
     const long t = strtol(env, &end, 10);
     if (*end == '\0' && t >= 1) return t;
   }
-  return sysconf(_SC_NPROCESSORS_ONLN);
+  return feint_parallel_cpus();
+}
+
+int feint_parallel_cpus(void) {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
 }
 
 int feint_parallel_ranges(int64_t n, int64_t grain) {

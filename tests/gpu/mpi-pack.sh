@@ -53,6 +53,7 @@ export LD_LIBRARY_PATH=$rt/lib:$rt/usr/lib/$arch/openmpi/lib${LD_LIBRARY_PATH:+:
 export OMPI_MCA_mca_base_component_path=$rt/usr/lib/$arch/openmpi/lib/openmpi3
 export PMIX_MCA_mca_base_component_path=$rt/usr/lib/$arch/pmix2/lib/pmix PMIX_INSTALL_PREFIX=$rt/usr/lib/$arch/pmix2
 export OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_mca_base_component_show_load_errors=0
+export PMIX_MCA_pcompress_base_silence_warning=1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 [ -e "$rt/usr/bin/mpirun" ] || ln -s orterun "$rt/usr/bin/mpirun"
 exec "$@"

@@ -26,7 +26,7 @@ check() { # name case args...
 import json, re, sys
 js = json.load(open(sys.argv[1])); p, n = int(sys.argv[2]), int(sys.argv[3])
 assert js["ranks"] == p and js["backend"] == "cuda", js
-devs = [re.search(r"CUDA device (\d+)", d) for d in js["rank_devices"].split("; ")]
+devs = [re.search(r"\[GPU (\d+)\]", d) for d in js["rank_devices"].split("; ")]
 ids = [int(m.group(1)) for m in devs if m]
 assert len(ids) == p and len(set(ids)) == min(p, n), f"ranks' GPUs: {js['rank_devices']}"
 print(f"  {p} ranks on GPUs {ids}")
