@@ -167,6 +167,8 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   printf(", \"members\": %d, \"backend_reused\": %d, \"ranks\": %d, ", rep->n_members, rep->n_backend_reused,
          rep->n_ranks);
   json_key_string("rank_devices", rep->rank_devices);
+  printf(", ");
+  json_key_string("dist_steps", rep->dist_steps);
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);

@@ -128,32 +128,42 @@ static int fail(int status, const char *what, int peer, const char *err) {
   return feint_error_set(status, "%s rank %d: %s", what, peer, err);
 }
 
-int feint_comm_send(feint_comm *c, int to, const void *buf, size_t bytes) {
+int feint_comm_sendv(feint_comm *c, int to, const void *const *pieces, const size_t *sizes, int n_pieces) {
   char err[512];
-  uint64_t n = bytes;
+  uint64_t n = 0;
+  for (int p = 0; p < n_pieces; p++) n += sizes[p];
   if (c->mpi->send(&n, (int)sizeof n, to, TAG, err, sizeof err)) return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
-  for (size_t at = 0; at < bytes; at += CHUNK) {
-    const size_t k = bytes - at < CHUNK ? bytes - at : CHUNK;
-    if (c->mpi->send((const char *)buf + at, (int)k, to, TAG, err, sizeof err))
-      return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
-  }
+  /* each piece in MPI messages of at most CHUNK bytes; the receiver reads them into one buffer */
+  for (int p = 0; p < n_pieces; p++)
+    for (size_t at = 0; at < sizes[p]; at += CHUNK) {
+      const size_t k = sizes[p] - at < CHUNK ? sizes[p] - at : CHUNK;
+      if (c->mpi->send((const char *)pieces[p] + at, (int)k, to, TAG, err, sizeof err))
+        return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
+    }
   return FEINT_OK;
 }
 
+int feint_comm_send(feint_comm *c, int to, const void *buf, size_t bytes) {
+  return feint_comm_sendv(c, to, &buf, &bytes, 1);
+}
+
 int feint_comm_recv(feint_comm *c, int from, void **buf, size_t *bytes) {
-  char err[512];
+  char err[512] = "a message's length cut short";
   uint64_t n = 0;
+  int got_head = 0;
   *buf = NULL;
   *bytes = 0;
-  if (c->mpi->recv(&n, (int)sizeof n, from, TAG, err, sizeof err))
+  if (c->mpi->recv(&n, (int)sizeof n, from, TAG, &got_head, err, sizeof err) || got_head != (int)sizeof n)
     return fail(FEINT_ERR_COMPUTE, "receiving from", from, err);
   char *b = NULL;
-  FEINT_CALL(feint_malloc((size_t)n ? (size_t)n : 1, 1, &b, "a message from another rank"));
-  for (size_t at = 0; at < n; at += CHUNK) {
+  int got = 0;
+  /* touched first: a large message into fresh pages pays their faults at the copy */
+  FEINT_CALL(feint_malloc_large_touched((size_t)n ? (size_t)n : 1, 1, &b, "a message from another rank"));
+  for (size_t at = 0; at < n; at += (size_t)got) {
     const size_t k = n - at < CHUNK ? n - at : CHUNK;
-    if (c->mpi->recv(b + at, (int)k, from, TAG, err, sizeof err)) {
+    if (c->mpi->recv(b + at, (int)k, from, TAG, &got, err, sizeof err) || got <= 0) {
       free(b);
-      return fail(FEINT_ERR_COMPUTE, "receiving from", from, err);
+      return fail(FEINT_ERR_COMPUTE, "receiving from", from, got <= 0 ? "an empty piece of a message" : err);
     }
   }
   *buf = b;

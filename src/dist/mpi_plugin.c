@@ -37,7 +37,7 @@ static int plugin_send(const void *buf, int bytes, int to, int tag, char *err, s
   return code != MPI_SUCCESS;
 }
 
-static int plugin_recv(void *buf, int bytes, int from, int tag, char *err, size_t err_size) {
+static int plugin_recv(void *buf, int bytes, int from, int tag, int *got, char *err, size_t err_size) {
   /* A rank waits for rank 0 while it reads the mesh (seconds): MPI_Recv
    * would spin a core the whole time, taking it from rank 0's threads on
    * the same host, so wait by probing, sleeping longer the longer it takes
@@ -53,7 +53,9 @@ static int plugin_recv(void *buf, int bytes, int from, int tag, char *err, size_
     nanosleep(&pause, NULL);
     if (pause_ns < 1000000) pause_ns += pause_ns / 4;
   }
-  code = MPI_Recv(buf, bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  MPI_Status status;
+  code = MPI_Recv(buf, bytes, MPI_BYTE, from, tag, MPI_COMM_WORLD, &status);
+  if (code == MPI_SUCCESS) code = MPI_Get_count(&status, MPI_BYTE, got);
   if (code != MPI_SUCCESS) mpi_message(code, "MPI_Recv", err, err_size);
   return code != MPI_SUCCESS;
 }
@@ -83,6 +85,6 @@ static int plugin_partition(int n_cells, int n_nodes, int32_t *eptr, int32_t *ei
   return 0;
 }
 
-const feint_dist_plugin feint_dist_plugin_v1 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
+const feint_dist_plugin feint_dist_plugin_v2 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
                                                  plugin_send,           plugin_recv,      plugin_abort,
                                                  plugin_partition};

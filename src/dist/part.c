@@ -95,6 +95,28 @@ static int64_t take_i64(reader *r) {
   if (p) memcpy(&v, p, sizeof v);
   return v;
 }
+/* n local indices (int32 when narrow, else int64) into a new int64 array */
+static int take_indices(reader *r, int64_t n, int narrow, int64_t **out, const char *what) {
+  *out = NULL;
+  const size_t size = narrow ? 4 : 8;
+  if (n < 0 || (size_t)n > (r->size - r->at) / size) {
+    r->failed = 1;
+    return FEINT_OK;
+  }
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **out, out, what));
+  const char *p = take(r, (size_t)n * size);
+  for (int64_t i = 0; i < n; i++) {
+    if (narrow) {
+      int32_t v;
+      memcpy(&v, p + 4 * i, 4);
+      (*out)[i] = v;
+    } else {
+      memcpy(&(*out)[i], p + 8 * i, 8);
+    }
+  }
+  return FEINT_OK;
+}
+
 /* n items of `size` bytes into a new array (count 0: a freeable empty one) */
 static int take_array(reader *r, int64_t n, size_t size, void *out, const char *what) {
   *(void **)out = NULL;
@@ -144,6 +166,10 @@ static void fill(filler *f, const void *p, size_t n) {
 }
 static void fill_i32(filler *f, int32_t v) { fill(f, &v, sizeof v); }
 static void fill_i64(filler *f, int64_t v) { fill(f, &v, sizeof v); }
+static void fill_index(filler *f, int64_t v, int narrow) {
+  if (narrow) fill_i32(f, (int32_t)v);
+  else fill_i64(f, v);
+}
 
 int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void **buf, size_t *bytes,
                          feint_dist_part *out) {
@@ -179,15 +205,20 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
       if (m->blocks[b].nv > nv) nv = m->blocks[b].nv;
       if (s->blocks[b].nb > nb) nb = s->blocks[b].nb;
     }
-  size_t size = sizeof MAGIC + 10 * 4 + 3 * 8 + (size_t)n_blocks * 16 + 4 + strlen(m->path);
+  /* the message's bulk, made smaller: local indices as int32 where they fit; P1 on
+   * every node (a borrowed dof map: dof = node, sitting at it) sends no dof map */
+  const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
+  const int dofs_are_nodes = s->scalar_cell_dofs_borrowed;
+  const size_t index = narrow ? 4 : 8;
+  size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)n_blocks * 16 + 4 + strlen(m->path);
   for (int g = 0; g < m->n_groups; g++) size += 20 + strlen(m->groups[g].name);
-  size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ((size_t)nv * 8 + 4 + (size_t)nb * 8 + 8) +
-          (size_t)n_dofs * (3 * 8 + 8) + 2 * 8;
+  size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ((size_t)nv * index + 4 + 8) + (size_t)n_dofs * 8 + 2 * 8;
+  if (!dofs_are_nodes) size += (size_t)n_cells * nb * index + (size_t)n_dofs * 3 * 8;
   if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
   filler f = {msg};
   fill(&f, MAGIC, sizeof MAGIC);
   const int32_t head[] = {m->dim, nv, n_blocks, m->nv_facet, m->geometry_order, s->order, s->components,
-                          m->n_groups, nb, (int32_t)feint_space_node_family(s)};
+                          m->n_groups, nb, (int32_t)feint_space_node_family(s), narrow | dofs_are_nodes << 1};
   fill(&f, head, sizeof head);
   fill_i64(&f, n_nodes);
   fill_i64(&f, n_cells);
@@ -215,16 +246,18 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
     for (int64_t i = 0; i < n_nodes; i++) fill(&f, &X[a][nodes[i]], sizeof(double));
   for (int64_t i = 0; i < n_cells; i++)
     for (int v = 0; v < nv; v++) {
-      const int64_t g = m->cells[cells[i] * m->nv + v], l = g < 0 ? -1 : node_map[g];
-      fill(&f, &l, sizeof l);
+      const int64_t g = m->cells[cells[i] * m->nv + v];
+      fill_index(&f, g < 0 ? -1 : node_map[g], narrow);
     }
   for (int64_t i = 0; i < n_cells; i++) fill_i32(&f, m->cell_group ? m->cell_group[cells[i]] : -1);
-  for (int64_t i = 0; i < n_cells; i++)
-    for (int j = 0; j < nb; j++) {
-      const int64_t g = s->scalar_cell_dofs[cells[i] * s->nb + j], l = g < 0 ? -1 : dof_map[g];
-      fill(&f, &l, sizeof l);
-    }
-  for (int64_t i = 0; i < n_dofs; i++) fill(&f, &s->coordinates[dofs[i] * 3], 3 * sizeof(double));
+  if (!dofs_are_nodes) {
+    for (int64_t i = 0; i < n_cells; i++)
+      for (int j = 0; j < nb; j++) {
+        const int64_t g = s->scalar_cell_dofs[cells[i] * s->nb + j];
+        fill_index(&f, g < 0 ? -1 : dof_map[g], narrow);
+      }
+    for (int64_t i = 0; i < n_dofs; i++) fill(&f, &s->coordinates[dofs[i] * 3], 3 * sizeof(double));
+  }
   /* the part's place in the whole, for data given for the whole */
   fill_i64(&f, m->n_cells);
   fill_i64(&f, s->n_scalar_dofs);
@@ -260,8 +293,9 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   const char *magic = take(&r, sizeof MAGIC);
   if (!magic || memcmp(magic, MAGIC, sizeof MAGIC))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's message from rank 0 is not one");
-  int32_t head[10];
-  for (int k = 0; k < 10; k++) head[k] = take_i32(&r);
+  int32_t head[11];
+  for (int k = 0; k < 11; k++) head[k] = take_i32(&r);
+  const int narrow = head[10] & 1, dofs_are_nodes = head[10] >> 1 & 1;
   const int dim = head[0], nv = head[1], n_blocks = head[2], order = head[5], components = head[6];
   const int n_groups = head[7], nb = head[8];
   const feint_node_family family = (feint_node_family)head[9];
@@ -316,10 +350,24 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status) status = take_array(&r, m->n_nodes, sizeof(double), &m->x, "a part's nodes");
   if (!status) status = take_array(&r, m->n_nodes, sizeof(double), &m->y, "a part's nodes");
   if (!status) status = take_array(&r, m->n_nodes, sizeof(double), &m->z, "a part's nodes");
-  if (!status) status = take_array(&r, m->n_cells * nv, sizeof(int64_t), &m->cells, "a part's cells");
+  if (!status) status = take_indices(&r, m->n_cells * nv, narrow, &m->cells, "a part's cells");
   if (!status) status = take_array(&r, m->n_cells, sizeof(int), &m->cell_group, "a part's cell groups");
-  if (!status) status = take_array(&r, m->n_cells * nb, sizeof(int64_t), &sdofs, "a part's dof map");
-  if (!status) status = take_array(&r, n_dofs * 3, sizeof(double), &coords, "a part's dof coordinates");
+  if (!status && !dofs_are_nodes) status = take_indices(&r, m->n_cells * nb, narrow, &sdofs, "a part's dof map");
+  if (!status && !dofs_are_nodes)
+    status = take_array(&r, n_dofs * 3, sizeof(double), &coords, "a part's dof coordinates");
+  if (!status && dofs_are_nodes && !r.failed) { /* P1 on every node: the connectivity, at the nodes */
+    if (n_dofs != m->n_nodes || nb != nv) r.failed = 1;
+    if (!r.failed) status = feint_malloc((size_t)(m->n_cells * nv) + 1, sizeof *sdofs, &sdofs, "a part's dof map");
+    if (!r.failed && !status) status = feint_malloc((size_t)n_dofs * 3 + 1, sizeof *coords, &coords, "coordinates");
+    if (!r.failed && !status) {
+      memcpy(sdofs, m->cells, (size_t)(m->n_cells * nv) * sizeof *sdofs);
+      for (int64_t i = 0; i < n_dofs; i++) {
+        coords[3 * i] = m->x[i];
+        coords[3 * i + 1] = m->y[i];
+        coords[3 * i + 2] = m->z[i];
+      }
+    }
+  }
   const int64_t whole_cells = take_i64(&r), whole_dofs = take_i64(&r);
   int64_t *whole_cell = NULL, *whole_dof = NULL;
   if (!status) status = take_array(&r, m->n_cells, sizeof(int64_t), &whole_cell, "a part's cell numbers");

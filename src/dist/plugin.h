@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FEINT_DIST_PLUGIN_ABI 1
-#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v1"
+#define FEINT_DIST_PLUGIN_ABI 2
+#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v2"
 
 /* Every function returns 0 on success, else nonzero with a message in err
  * (where it takes one). Byte counts of one call fit in an int (comm.c
@@ -20,7 +20,8 @@ typedef struct {
   int (*init)(int *rank, int *size, char *err, size_t err_size);
   void (*finalize)(void);
   int (*send)(const void *buf, int bytes, int to, int tag, char *err, size_t err_size);
-  int (*recv)(void *buf, int bytes, int from, int tag, char *err, size_t err_size);
+  /* *got: the bytes that arrived (at most bytes) */
+  int (*recv)(void *buf, int bytes, int from, int tag, int *got, char *err, size_t err_size);
   void (*abort)(int code);
   /* METIS_PartMeshDual: cells eptr/eind (32-bit, as Debian's METIS), two
    * cells adjacent when they share ncommon nodes; part[] = 0..nparts-1. */

@@ -53,6 +53,7 @@ struct run_dist {
   feint_dist_part *parts;  /* what rank 0 keeps of each rank's part */
   run_part own;            /* rank 0's part */
   int workers_busy;        /* 1 while the workers wait for a command (not yet finished) */
+  char steps[600];         /* rank 0's steps with their times, for the report */
   int setup_answers;       /* 1 while the workers' answers to the setup are unread */
 };
 
@@ -92,7 +93,8 @@ static int part_compute(run_part *p, feint_backend *b, int phase, int64_t *n) {
                                        : p->space->n_dofs;
   free(p->result);
   p->result = NULL;
-  FEINT_CALL(feint_malloc((size_t)*n + 1, sizeof(double), &p->result, "a part's results"));
+  /* touched in parallel before the backend writes it (a CSR matrix: page faults cost more than the kernels) */
+  FEINT_CALL(feint_malloc_large_touched((size_t)*n + 1, sizeof(double), &p->result, "a part's results"));
   switch (phase) {
     case FEINT_PHASE_RESIDUAL: return b->residual(b, p->form->u, p->result);
     case FEINT_PHASE_RHS: return b->rhs(b, p->result);
@@ -114,34 +116,24 @@ static void device_words(const feint_backend *b, int device_index, char *out, si
 
 static int send_command(run_dist *d, int to, const command *cmd, const void *a, size_t na, const void *b,
                         size_t nb) {
-  char *msg = NULL;
-  FEINT_CALL(feint_malloc(sizeof *cmd + na + nb, 1, &msg, "a message to another rank"));
-  memcpy(msg, cmd, sizeof *cmd);
-  if (na) memcpy(msg + sizeof *cmd, a, na);
-  if (nb) memcpy(msg + sizeof *cmd + na, b, nb);
-  const int status = feint_comm_send(d->comm, to, msg, sizeof *cmd + na + nb);
-  free(msg);
-  return status;
+  const void *pieces[3] = {cmd, a, b};
+  const size_t sizes[3] = {sizeof *cmd, na, nb};
+  return feint_comm_sendv(d->comm, to, pieces, sizes, 3);
 }
 
-/* A worker's answer: its status and message, then (status 0) its data. */
+/* A worker's answer: its status and message, then (status 0) its data
+ * (at most 4 pieces). */
 static int send_answer(feint_comm *comm, int status, const void *const *pieces, const size_t *sizes, int n) {
   const char *text = status ? feint_error_message() : "";
   const int32_t head[2] = {status, (int32_t)strlen(text)};
-  size_t total = sizeof head + (size_t)head[1];
-  for (int k = 0; k < n && !status; k++) total += sizes[k];
-  char *msg = NULL;
-  FEINT_CALL(feint_malloc(total, 1, &msg, "a message to rank 0"));
-  memcpy(msg, head, sizeof head);
-  memcpy(msg + sizeof head, text, (size_t)head[1]);
-  size_t at = sizeof head + (size_t)head[1];
-  for (int k = 0; k < n && !status; k++) {
-    memcpy(msg + at, pieces[k], sizes[k]);
-    at += sizes[k];
+  const void *all[6] = {head, text};
+  size_t all_sizes[6] = {sizeof head, (size_t)head[1]};
+  int k = 2;
+  for (int i = 0; i < n && i < 4 && !status; i++, k++) {
+    all[k] = pieces[i];
+    all_sizes[k] = sizes[i];
   }
-  const int s = feint_comm_send(comm, 0, msg, total);
-  free(msg);
-  return s;
+  return feint_comm_sendv(comm, 0, all, all_sizes, k);
 }
 
 /* Rank `from`'s answer: FEINT_OK and its data (*data, *n: in msg, which
@@ -163,6 +155,14 @@ static int receive_answer(run_dist *d, int from, char **msg, const char **data, 
 }
 
 /* ---- rank 0 ---- */
+
+/* Note a step of rank 0 that took since *t0 (restarted). */
+static void step(run_dist *d, const char *what, double *t0) {
+  const double now = feint_now();
+  const size_t used = strlen(d->steps);
+  snprintf(d->steps + used, sizeof d->steps - used, "%s%s %.1f ms", used ? ", " : "", what, 1e3 * (now - *t0));
+  *t0 = now;
+}
 
 int run_dist_create(feint_comm *comm, run_dist **out) {
   *out = NULL;
@@ -194,11 +194,13 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   if (m->n_cells < d->size)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
                            (long long)m->n_cells, d->size);
+  double t0 = feint_now();
   FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
   if (r->c->mesh_partition == 1)
     FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
   else
     FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
+  step(d, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", &t0);
   FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
   const command setup = {CMD_SETUP, 0, (int32_t)kind, need_matrix, opts->no_cache || !r->c->cache,
                          opts->device_index};
@@ -230,9 +232,11 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
     free(msg);
   }
   free(head);
+  if (!status) step(d, "parts packed and sent", &t0);
   if (!status) status = part_setup(&d->own, r->c, own_msg, own_bytes, &setup, opts->device_index);
   free(own_msg);
   if (status) return status;
+  step(d, "rank 0's part: form and pattern", &t0);
   *own = d->own.problem;
   return FEINT_OK;
 }
@@ -264,7 +268,11 @@ int run_dist_wait_setup(run_state *r, const feint_run_options *opts, feint_run_r
   char device[320];
   device_words(r->backend, opts->device_index, device, sizeof device);
   snprintf(rep->rank_devices, sizeof rep->rank_devices, "0: %s", device);
-  return read_setup_answers(r->dist, rep->rank_devices, sizeof rep->rank_devices);
+  double t0 = feint_now();
+  const int status = read_setup_answers(r->dist, rep->rank_devices, sizeof rep->rank_devices);
+  step(r->dist, "waited for the other ranks' setup", &t0);
+  snprintf(rep->dist_steps, sizeof rep->dist_steps, "%s", r->dist->steps);
+  return status;
 }
 
 /* Global dof of a part's local dof. */
@@ -406,27 +414,40 @@ int run_dist_compute(run_state *r, int phase, double *kernel_seconds) {
   run_dist *d = r->dist;
   const command cmd = {CMD_COMPUTE, phase, 0, 0, 0, 0};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  double t0 = feint_now(), received = 0, added = 0;
   int64_t n_whole = 0;
   double *whole = phase_array(r, phase, &n_whole);
   memset(whole, 0, (size_t)n_whole * sizeof *whole);
   int64_t n = 0;
   int status = part_compute(&d->own, r->backend, phase, &n);
   *kernel_seconds = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
+  const double computed = feint_now() - t0;
   const feint_plan *pl = d->own.plan;
+  t0 = feint_now();
   if (!status)
     status = add_part(r, 0, phase, d->own.result, n, d->own.space->nbc, pl ? pl->indptr : NULL, pl ? pl->n_rows : 0,
                       pl ? pl->indices : NULL, pl ? pl->indices64 : NULL);
+  added += feint_now() - t0;
   for (int k = 1; k < d->size; k++) {
     char *msg = NULL;
     const char *data = NULL;
     size_t bytes = 0;
+    t0 = feint_now();
     int s = receive_answer(d, k, &msg, &data, &bytes);
+    received += feint_now() - t0;
+    t0 = feint_now();
     if (!s && !status) s = add_answer(r, k, phase, data, bytes);
+    added += feint_now() - t0;
     free(msg);
     if (s && !status) status = s;
   }
+  const size_t used = strlen(d->steps);
+  snprintf(d->steps + used, sizeof d->steps - used, "; %s: rank 0's part %.1f ms, waited for and received the "
+           "others' %.1f ms, added %.1f ms", feint_phase_names[phase], 1e3 * computed, 1e3 * received, 1e3 * added);
   return status;
 }
+
+const char *run_dist_steps(const run_state *r) { return r->dist ? r->dist->steps : ""; }
 
 void run_dist_finish(run_state *r, int status) {
   run_dist *d = r->dist;
@@ -501,12 +522,15 @@ int feint_driver_worker(const feint_run_options *opts) {
   run_part p;
   memset(&p, 0, sizeof p);
   int status = FEINT_OK;
+  /* the GPU's context, made while rank 0 reads the mesh */
+  feint_backend_warm_up_start(opts->backend_set ? opts->backend : FEINT_DEVICE_AUTO, device_index);
   for (;;) {
     void *msg = NULL;
     size_t bytes = 0;
     command cmd;
     if ((status = feint_comm_recv(comm, 0, &msg, &bytes)) || bytes < sizeof cmd) {
       free(msg);
+      feint_backend_warm_up_wait();
       part_release(&p);
       return status ? status : FEINT_ERR_COMPUTE; /* rank 0 is gone */
     }
@@ -516,6 +540,7 @@ int feint_driver_worker(const feint_run_options *opts) {
     int sent = FEINT_OK;
     if (cmd.cmd == CMD_FINISH) {
       free(msg);
+      feint_backend_warm_up_wait();
       part_release(&p);
       feint_error_clear();
       return cmd.arg; /* every rank exits with rank 0's status */
@@ -535,6 +560,7 @@ int feint_driver_worker(const feint_run_options *opts) {
     }
     free(msg);
     if (sent) { /* rank 0 cannot hear this rank: end the run */
+      feint_backend_warm_up_wait();
       part_release(&p);
       feint_comm_abort(comm, sent);
       return sent;

@@ -128,6 +128,8 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
 int run_dist_wait_setup(run_state *r, const feint_run_options *opts, feint_run_report *rep);
 int run_dist_compute(run_state *r, int phase, double *kernel_seconds);
 void run_dist_finish(run_state *r, int status);
+/* Rank 0's steps so far with their times, in words ("" on one rank). */
+const char *run_dist_steps(const run_state *r);
 void run_dist_destroy(run_dist *d);
 
 /* The operator section (operator.c): y = A x on the hexahedra of r->mesh. */

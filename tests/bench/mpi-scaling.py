@@ -74,6 +74,7 @@ def table(title, rows, weak):
               " ".join(f"{js['seconds'].get(ph, 0):9.4f}" for ph in PHASES) +
               f" {js['kernel_seconds'].get('assembly', 0) * 1e3:8.2f}m")
     for p, t, js in rows[1:]:
+        print(f"  {p} ranks, rank 0's steps: {js.get('dist_steps', '')}")
         effs = []
         for ph in ("assembly", "residual", "rhs"):
             a, b = s1.get(ph, 0), js["seconds"].get(ph, 0)
