@@ -126,7 +126,9 @@ void feint_space_destroy(feint_space *space);
  * of the node family of the whole mesh's space (feint_space_node_family:
  * a part may lack the cells that chose it), n_scalar_dofs dofs,
  * scalar_cell_dofs (n_cells x nb) and coordinates (n_scalar_dofs x 3)
- * taken over (freed with the space, or on failure). No facet lookups
+ * taken over (freed with the space, or on failure); scalar_cell_dofs
+ * NULL: P1 whose dofs are the mesh's nodes (the connectivity, borrowed).
+ * No facet lookups
  * (vertex_dof, edges, faces): boundary conditions need the whole mesh's
  * space. */
 int feint_space_create_from_map(const feint_mesh *mesh, int order, int components, feint_node_family family,

@@ -355,12 +355,10 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status && !dofs_are_nodes) status = take_indices(&r, m->n_cells * nb, narrow, &sdofs, "a part's dof map");
   if (!status && !dofs_are_nodes)
     status = take_array(&r, n_dofs * 3, sizeof(double), &coords, "a part's dof coordinates");
-  if (!status && dofs_are_nodes && !r.failed) { /* P1 on every node: the connectivity, at the nodes */
+  if (!status && dofs_are_nodes && !r.failed) { /* P1 on every node: the connectivity (sdofs NULL), at the nodes */
     if (n_dofs != m->n_nodes || nb != nv) r.failed = 1;
-    if (!r.failed) status = feint_malloc((size_t)(m->n_cells * nv) + 1, sizeof *sdofs, &sdofs, "a part's dof map");
-    if (!r.failed && !status) status = feint_malloc((size_t)n_dofs * 3 + 1, sizeof *coords, &coords, "coordinates");
+    if (!r.failed) status = feint_malloc((size_t)n_dofs * 3 + 1, sizeof *coords, &coords, "coordinates");
     if (!r.failed && !status) {
-      memcpy(sdofs, m->cells, (size_t)(m->n_cells * nv) * sizeof *sdofs);
       for (int64_t i = 0; i < n_dofs; i++) {
         coords[3 * i] = m->x[i];
         coords[3 * i + 1] = m->y[i];

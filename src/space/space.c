@@ -433,7 +433,8 @@ int feint_space_create_from_map(const feint_mesh *mesh, int order, int component
   s->order = order;
   s->components = components;
   s->n_scalar_dofs = n_scalar_dofs;
-  s->scalar_cell_dofs = scalar_cell_dofs;
+  s->scalar_cell_dofs = scalar_cell_dofs ? scalar_cell_dofs : mesh->cells;
+  s->scalar_cell_dofs_borrowed = !scalar_cell_dofs; /* NULL: the connectivity, not freed with the space */
   s->coordinates = coordinates;
   int status;
   if (feint_mesh_is_mixed(mesh)) {
@@ -448,9 +449,13 @@ int feint_space_create_from_map(const feint_mesh *mesh, int order, int component
     }
   }
   /* P1 on every node: the map is the connectivity, as feint_space_create makes it (one device array) */
+  if (!status && !scalar_cell_dofs && (order != 1 || n_scalar_dofs != mesh->n_nodes || s->nb != mesh->nv))
+    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a space of order %d given the connectivity as dof map",
+                             order);
   if (!status && order == 1 && n_scalar_dofs == mesh->n_nodes && s->nb == mesh->nv &&
-      !memcmp(scalar_cell_dofs, mesh->cells, (size_t)(mesh->n_cells * mesh->nv) * sizeof *mesh->cells)) {
-    free(s->scalar_cell_dofs);
+      (!scalar_cell_dofs ||
+       !memcmp(scalar_cell_dofs, mesh->cells, (size_t)(mesh->n_cells * mesh->nv) * sizeof *mesh->cells))) {
+    if (s->scalar_cell_dofs != mesh->cells) free(s->scalar_cell_dofs);
     s->scalar_cell_dofs = mesh->cells;
     s->scalar_cell_dofs_borrowed = 1;
   }
