@@ -176,14 +176,12 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
   return FEINT_OK;
 }
 
-/* What a run under mpirun cannot do yet (before the mesh is read). */
+/* What a run under mpirun cannot do yet (before the mesh is read). Sweeps
+ * run: each member sets its parts up again (run_dist_setup). */
 int run_dist_check(const feint_case *c) {
   if (c->has_operator)
     return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the operator section does not run under mpirun yet "
                            "(run it on one rank)", c->path);
-  if (c->n_sweep > 0)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: sweep: sweeps do not run under mpirun yet (run them on one rank)",
-                           c->path);
   return FEINT_OK;
 }
 
@@ -191,6 +189,15 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
                    feint_problem *own) {
   run_dist *d = r->dist;
   const feint_mesh *m = r->mesh;
+  /* a sweep's next member: parts of its own (its mesh or space may differ) */
+  part_release(&d->own);
+  if (d->parts)
+    for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
+  free(d->parts);
+  free(d->partition);
+  d->parts = NULL;
+  d->partition = NULL;
+  d->steps[0] = '\0';
   if (m->n_cells < d->size)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
                            (long long)m->n_cells, d->size);
@@ -545,6 +552,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       feint_error_clear();
       return cmd.arg; /* every rank exits with rank 0's status */
     } else if (cmd.cmd == CMD_SETUP) {
+      part_release(&p); /* a sweep's previous member's */
       status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
       char device[320] = "";
       if (p.backend) device_words(p.backend, cmd.device_index >= 0 ? cmd.device_index : device_index, device,

@@ -678,6 +678,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   problem.plan = need_matrix ? r->plan : NULL;
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
+    release_backend(r); /* a sweep's previous member's, made for its parts */
     TIMED(rep, FEINT_PHASE_SETUP, run_dist_setup(opts, r, kind, need_matrix, &own));
     FEINT_CALL(setup_backend(opts, rep, r, kind, &own));
     TIMED(rep, FEINT_PHASE_SETUP, run_dist_wait_setup(r, opts, rep));

@@ -12,7 +12,8 @@ import numpy as np
 one, many = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
 rtol = float(sys.argv[3]) if len(sys.argv) > 3 else 1e-14
 # provenance that describes the run rather than its results
-RUN_ATTRS = {"mpi_ranks", "device"}
+# (backend_reused: a sweep member under mpirun sets its parts up again, so never reuses)
+RUN_ATTRS = {"mpi_ranks", "device", "backend_reused"}
 
 
 def names(f):
