@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "feint/bp.h"
 #include "feint/mesh.h"
 #include "feint/space.h"
 
@@ -81,5 +82,15 @@ int feint_dist_part_pack(const feint_space *space, const int *part, int rank, vo
 /* A part's mesh and space from its message (the space reads the mesh:
  * destroy it first). */
 int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, feint_space **space);
+
+/* The operator section's part of rank `rank` (the hexahedra with part[c]
+ * == rank of hm, their rows of the GLL dof map d renumbered in the
+ * whole's order, and x at their dofs) as a message, and its place in the
+ * whole (*part_out); unpack makes the part's hexahedra, dof map and x
+ * (the caller destroys them). */
+int feint_dist_hex_part_pack(const feint_hexmesh *hm, const feint_bp_dofmap *d, const double *x, const int *part,
+                             int rank, void **buf, size_t *bytes, feint_dist_part *part_out);
+int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm, feint_bp_dofmap **d,
+                               double **x);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feint/bp.h"
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/morton.h"
@@ -404,5 +405,125 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
     return status;
   }
   *mesh_out = m;
+  return FEINT_OK;
+}
+
+/* ---- the operator section's parts: hexahedra, their GLL dof map and x ---- */
+
+static const char HEX_MAGIC[8] = "feintH1";
+
+int feint_dist_hex_part_pack(const feint_hexmesh *hm, const feint_bp_dofmap *d, const double *x, const int *part,
+                             int rank, void **buf, size_t *bytes, feint_dist_part *out) {
+  *buf = NULL;
+  *bytes = 0;
+  memset(out, 0, sizeof *out);
+  const int np = d->np;
+  int64_t n_cells = 0;
+  for (int64_t e = 0; e < hm->n_cells; e++) n_cells += part[e] == rank;
+  int64_t *cells = NULL, *rows = NULL, *vmap = NULL, *dmap = NULL, *verts = NULL, *dofs = NULL, nv = 0, nd = 0;
+  char *msg = NULL;
+  int status = feint_malloc((size_t)n_cells + 1, sizeof *cells, &cells, "a part's cells");
+  if (!status) status = feint_malloc((size_t)(n_cells * np) + 1, sizeof *rows, &rows, "a part's dof map");
+  if (!status) status = feint_malloc((size_t)hm->n_vertices + 1, sizeof *vmap, &vmap, "a part's vertices");
+  if (!status) status = feint_malloc((size_t)d->n_dofs + 1, sizeof *dmap, &dmap, "a part's dofs");
+  if (status) goto done;
+  for (int64_t e = 0, k = 0; e < hm->n_cells; e++)
+    if (part[e] == rank) {
+      for (int j = 0; j < np; j++) rows[k * np + j] = d->cell_dofs[e * np + j];
+      cells[k++] = e;
+    }
+  int64_t *ids = NULL; /* the part's rows in order: 0 .. n_cells-1 */
+  if ((status = feint_malloc((size_t)n_cells + 1, sizeof *ids, &ids, "a part's rows"))) goto done;
+  for (int64_t i = 0; i < n_cells; i++) ids[i] = i;
+  status = local_numbers(hm->cells, cells, n_cells, 8, hm->n_vertices, vmap, &verts, &nv, "a part's vertices");
+  if (!status) status = local_numbers(rows, ids, n_cells, np, d->n_dofs, dmap, &dofs, &nd, "a part's dofs");
+  free(ids);
+  if (status) goto done;
+  const size_t size = sizeof HEX_MAGIC + 2 * 4 + 3 * 8 + (size_t)nv * 3 * 8 + (size_t)n_cells * (8 * 8 + (size_t)np * 4) +
+                      (size_t)nd * 8;
+  if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
+  filler f = {msg};
+  fill(&f, HEX_MAGIC, sizeof HEX_MAGIC);
+  fill_i32(&f, d->order);
+  fill_i32(&f, np);
+  fill_i64(&f, nv);
+  fill_i64(&f, n_cells);
+  fill_i64(&f, nd);
+  for (int64_t i = 0; i < nv; i++) fill(&f, &hm->vertices[3 * verts[i]], 3 * sizeof(double));
+  for (int64_t i = 0; i < n_cells; i++)
+    for (int v = 0; v < 8; v++) fill_i64(&f, vmap[hm->cells[cells[i] * 8 + v]]);
+  for (int64_t i = 0; i < n_cells * np; i++) fill_i32(&f, (int32_t)dmap[rows[i]]);
+  for (int64_t i = 0; i < nd; i++) fill(&f, &x[dofs[i]], sizeof(double));
+  *buf = msg;
+  *bytes = size;
+  msg = NULL;
+  out->n_cells = n_cells;
+  out->cells = cells;
+  out->n_scalar_dofs = nd;
+  out->scalar_dofs = dofs;
+  cells = dofs = NULL;
+done:
+  free(msg);
+  free(cells);
+  free(rows);
+  free(vmap);
+  free(dmap);
+  free(verts);
+  free(dofs);
+  return status;
+}
+
+int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm_out, feint_bp_dofmap **d_out,
+                               double **x_out) {
+  *hm_out = NULL;
+  *d_out = NULL;
+  *x_out = NULL;
+  reader r = {buf, bytes, 0, 0};
+  const char *magic = take(&r, sizeof HEX_MAGIC);
+  if (!magic || memcmp(magic, HEX_MAGIC, sizeof HEX_MAGIC))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: an operator part's message from rank 0 is not one");
+  const int order = take_i32(&r), np = take_i32(&r);
+  const int64_t nv = take_i64(&r), n_cells = take_i64(&r), nd = take_i64(&r);
+  feint_hexmesh *hm = NULL;
+  feint_bp_dofmap *d = NULL;
+  int status = feint_calloc(1, sizeof *hm, &hm, "a part's hexahedra");
+  if (!status) status = feint_calloc(1, sizeof *d, &d, "a part's dof map");
+  if (!status) {
+    hm->n_vertices = nv;
+    hm->n_cells = n_cells;
+    d->order = order;
+    d->np = np;
+    d->n_cells = n_cells;
+    d->n_dofs = nd;
+    if (np < 8 || nv < 0 || n_cells < 0 || nd < 0) r.failed = 1;
+  }
+  if (!status) status = take_array(&r, nv * 3, sizeof(double), &hm->vertices, "a part's vertices");
+  if (!status) status = take_indices(&r, n_cells * 8, 0, &hm->cells, "a part's hexahedra");
+  if (!status) status = take_array(&r, n_cells * np, sizeof(int32_t), &d->cell_dofs, "a part's dof map");
+  if (!status) status = take_array(&r, nd, sizeof(double), x_out, "a part's x");
+  if (!status && (r.failed || r.at != r.size))
+    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: an operator part's message is cut short or malformed");
+  if (!status && hm->n_vertices > 0) { /* the extents, as feint_hexmesh_from_mesh gives them */
+    double lo[3], hi[3];
+    for (int a = 0; a < 3; a++) lo[a] = hi[a] = hm->vertices[a];
+    for (int64_t v = 0; v < nv; v++)
+      for (int a = 0; a < 3; a++) {
+        const double c = hm->vertices[3 * v + a];
+        lo[a] = c < lo[a] ? c : lo[a];
+        hi[a] = c > hi[a] ? c : hi[a];
+      }
+    hm->lx = hi[0] - lo[0];
+    hm->ly = hi[1] - lo[1];
+    hm->lz = hi[2] - lo[2];
+  }
+  if (status) {
+    feint_hexmesh_destroy(hm);
+    feint_bp_dofmap_destroy(d);
+    free(*x_out);
+    *x_out = NULL;
+    return status;
+  }
+  *hm_out = hm;
+  *d_out = d;
   return FEINT_OK;
 }

@@ -19,13 +19,20 @@
 #include <string.h>
 
 #include "driver/run.h"
+#include "feint/bp.h"
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/form.h"
 #include "feint/parallel.h"
 #include "feint/plan.h"
 
-enum { CMD_SETUP = 1, CMD_COMPUTE, CMD_FINISH };
+enum { CMD_SETUP = 1, CMD_COMPUTE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY };
+
+/* How the operator section's parts make their operator (after a command). */
+typedef struct {
+  int32_t kind, geo; /* feint_bp_kind, feint_bp_geo_mode */
+  double lambda;
+} operator_setup;
 
 /* What rank 0 sends: a command, its argument (the phase to compute, the
  * status to exit with) and, for setup, how to set up. */
@@ -44,6 +51,12 @@ struct run_part {
   feint_backend *backend; /* a worker's (rank 0's is run_state's) */
   feint_problem problem;
   double *result;      /* the last phase's values */
+  /* the operator section (operator.c): the part's hexahedra, dof map, x, operator, its backend (a worker's) */
+  feint_hexmesh *hm;
+  feint_bp_dofmap *dofs;
+  double *x;
+  feint_bp_op *op;
+  feint_operator *apply;
 };
 
 struct run_dist {
@@ -58,6 +71,11 @@ struct run_dist {
 };
 
 static void part_release(run_part *p) {
+  feint_operator_destroy(p->apply);
+  feint_bp_op_destroy(p->op);
+  feint_bp_dofmap_destroy(p->dofs);
+  feint_hexmesh_destroy(p->hm);
+  free(p->x);
   feint_backend_destroy(p->backend);
   feint_plan_destroy(p->plan);
   feint_form_destroy(p->form);
@@ -105,11 +123,11 @@ static int part_compute(run_part *p, feint_backend *b, int phase, int64_t *n) {
 }
 
 /* A rank's device in words: the backend's, with the GPU index it took. */
-static void device_words(const feint_backend *b, int device_index, char *out, size_t size) {
-  if (strcmp(b->name, "cuda"))
-    snprintf(out, size, "%s", b->device);
+static void device_words(const char *name, const char *device, int device_index, char *out, size_t size) {
+  if (strcmp(name, "cuda"))
+    snprintf(out, size, "%s", device);
   else
-    snprintf(out, size, "%s [GPU %d]", b->device, device_index < 0 ? 0 : device_index);
+    snprintf(out, size, "%s [GPU %d]", device, device_index < 0 ? 0 : device_index);
 }
 
 /* ---- messages ---- */
@@ -156,6 +174,19 @@ static int receive_answer(run_dist *d, int from, char **msg, const char **data, 
 
 /* ---- rank 0 ---- */
 
+/* Before a setup: a sweep's previous member's parts go (its mesh or space
+ * may differ from this member's). */
+static void forget_parts(run_dist *d) {
+  part_release(&d->own);
+  if (d->parts)
+    for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
+  free(d->parts);
+  free(d->partition);
+  d->parts = NULL;
+  d->partition = NULL;
+  d->steps[0] = '\0';
+}
+
 /* Note a step of rank 0 that took since *t0 (restarted). */
 static void step(run_dist *d, const char *what, double *t0) {
   const double now = feint_now();
@@ -176,12 +207,11 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
   return FEINT_OK;
 }
 
-/* What a run under mpirun cannot do yet (before the mesh is read). Sweeps
- * run: each member sets its parts up again (run_dist_setup). */
+/* What a run under mpirun cannot do yet (before the mesh is read):
+ * nothing now. Sweeps run (each member sets its parts up again), and so
+ * does the operator section. */
 int run_dist_check(const feint_case *c) {
-  if (c->has_operator)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: operator: the operator section does not run under mpirun yet "
-                           "(run it on one rank)", c->path);
+  (void)c;
   return FEINT_OK;
 }
 
@@ -189,15 +219,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
                    feint_problem *own) {
   run_dist *d = r->dist;
   const feint_mesh *m = r->mesh;
-  /* a sweep's next member: parts of its own (its mesh or space may differ) */
-  part_release(&d->own);
-  if (d->parts)
-    for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
-  free(d->parts);
-  free(d->partition);
-  d->parts = NULL;
-  d->partition = NULL;
-  d->steps[0] = '\0';
+  forget_parts(d);
   if (m->n_cells < d->size)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
                            (long long)m->n_cells, d->size);
@@ -271,9 +293,10 @@ static int read_setup_answers(run_dist *d, char *devices, size_t size) {
   return status;
 }
 
-int run_dist_wait_setup(run_state *r, const feint_run_options *opts, feint_run_report *rep) {
+int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, int device_index,
+                        feint_run_report *rep) {
   char device[320];
-  device_words(r->backend, opts->device_index, device, sizeof device);
+  device_words(name, own_device, device_index, device, sizeof device);
   snprintf(rep->rank_devices, sizeof rep->rank_devices, "0: %s", device);
   double t0 = feint_now();
   const int status = read_setup_answers(r->dist, rep->rank_devices, sizeof rep->rank_devices);
@@ -456,6 +479,81 @@ int run_dist_compute(run_state *r, int phase, double *kernel_seconds) {
 
 const char *run_dist_steps(const run_state *r) { return r->dist ? r->dist->steps : ""; }
 
+/* ---- the operator section on every rank ---- */
+
+static int operator_part_create(run_part *p, feint_device_kind kind, int device_index, const operator_setup *s,
+                                  char *note, size_t note_size) {
+  /* a device backend computes stored factors itself: no host copy (as operator.c) */
+  const int geo_on_device = feint_backend_operator_geo_on_device(kind, device_index);
+  FEINT_CALL(feint_bp_op_create(p->hm, p->dofs, (feint_bp_kind)s->kind,
+                                geo_on_device ? FEINT_BP_GEO_RECOMPUTE : (feint_bp_geo_mode)s->geo, s->lambda, &p->op));
+  p->op->geo_mode = (feint_bp_geo_mode)s->geo;
+  return feint_backend_operator_create(kind, device_index, p->op, &p->apply, note, note_size);
+}
+
+int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_device_kind kind,
+                            const feint_hexmesh *hm, const feint_bp_dofmap *d, const double *x, int bp_kind, int geo,
+                            double lambda, run_operator_part *own, char *note, size_t note_size) {
+  run_dist *d_ = r->dist;
+  if (hm->n_cells < d_->size)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)",
+                           r->mesh->path, (long long)hm->n_cells, d_->size);
+  forget_parts(d_);
+  double t0 = feint_now();
+  FEINT_CALL(feint_malloc((size_t)hm->n_cells, sizeof *d_->partition, &d_->partition, "the partition"));
+  /* the hexahedra are the mesh's cells, in its order */
+  if (r->c->mesh_partition == 1)
+    FEINT_CALL(feint_comm_partition(d_->comm, r->mesh, d_->size, d_->partition));
+  else
+    FEINT_CALL(feint_dist_partition_curve(r->mesh, d_->size, d_->partition));
+  step(d_, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", &t0);
+  FEINT_CALL(feint_calloc((size_t)d_->size, sizeof *d_->parts, &d_->parts, "the parts"));
+  const command cmd = {CMD_OPERATOR_SETUP, 0, (int32_t)kind, 0, 0, opts->device_index};
+  const operator_setup s = {bp_kind, geo, lambda};
+  int status = FEINT_OK;
+  for (int k = 0; k < d_->size && !status; k++) {
+    void *msg = NULL;
+    size_t bytes = 0;
+    status = feint_dist_hex_part_pack(hm, d, x, d_->partition, k, &msg, &bytes, &d_->parts[k]);
+    if (!status && d_->parts[k].n_cells == 0)
+      status = feint_error_set(FEINT_ERR_INPUT, "%s: the partition left rank %d without cells (run on fewer ranks)",
+                               r->mesh->path, k);
+    if (!status && k == 0)
+      status = feint_dist_hex_part_unpack(msg, bytes, &d_->own.hm, &d_->own.dofs, &d_->own.x);
+    else if (!status)
+      status = send_command(d_, k, &cmd, &s, sizeof s, msg, bytes);
+    if (!status && k > 0) d_->setup_answers = k;
+    free(msg);
+  }
+  if (!status) step(d_, "parts packed and sent", &t0);
+  if (!status) status = operator_part_create(&d_->own, kind, opts->device_index, &s, note, note_size);
+  if (status) return status;
+  step(d_, "rank 0's part: operator", &t0);
+  *own = (run_operator_part){d_->own.op, d_->own.apply, d_->own.x, d_->own.dofs->n_dofs};
+  return FEINT_OK;
+}
+
+int run_dist_operator_apply(run_state *r, const double *own_y, int64_t n_whole, double *y) {
+  run_dist *d = r->dist;
+  const command cmd = {CMD_OPERATOR_APPLY, 0, 0, 0, 0, 0};
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  memset(y, 0, (size_t)n_whole * sizeof *y);
+  add_vector(&d->parts[0], 1, own_y, d->parts[0].n_scalar_dofs, y);
+  int status = FEINT_OK;
+  for (int k = 1; k < d->size; k++) {
+    char *msg = NULL;
+    const char *data = NULL;
+    size_t bytes = 0;
+    int s = receive_answer(d, k, &msg, &data, &bytes);
+    if (!s && bytes != (size_t)d->parts[k].n_scalar_dofs * sizeof(double))
+      s = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's y has %zu bytes", k, bytes);
+    if (!s && !status) add_vector(&d->parts[k], 1, (const double *)(const void *)data, d->parts[k].n_scalar_dofs, y);
+    free(msg);
+    if (s && !status) status = s;
+  }
+  return status;
+}
+
 void run_dist_finish(run_state *r, int status) {
   run_dist *d = r->dist;
   if (!d) return;
@@ -555,13 +653,34 @@ int feint_driver_worker(const feint_run_options *opts) {
       part_release(&p); /* a sweep's previous member's */
       status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
       char device[320] = "";
-      if (p.backend) device_words(p.backend, cmd.device_index >= 0 ? cmd.device_index : device_index, device,
-                                  sizeof device);
+      if (p.backend)
+        device_words(p.backend->name, p.backend->device, cmd.device_index >= 0 ? cmd.device_index : device_index,
+                     device, sizeof device);
       const void *piece[1] = {device};
       const size_t size[1] = {strlen(device)};
       sent = send_answer(comm, status, piece, size, 1);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend) {
       sent = worker_answer_compute(comm, &p, cmd.arg);
+    } else if (cmd.cmd == CMD_OPERATOR_SETUP && bytes >= sizeof(operator_setup)) {
+      part_release(&p);
+      operator_setup s;
+      memcpy(&s, data, sizeof s);
+      const int dev = cmd.device_index >= 0 ? cmd.device_index : device_index;
+      char note[512], device[320] = "";
+      status = feint_dist_hex_part_unpack(data + sizeof s, bytes - sizeof s, &p.hm, &p.dofs, &p.x);
+      if (!status) status = operator_part_create(&p, (feint_device_kind)cmd.kind, dev, &s, note, sizeof note);
+      if (!status) device_words(p.apply->name, p.apply->device, dev, device, sizeof device);
+      const void *piece[1] = {device};
+      const size_t size[1] = {strlen(device)};
+      sent = send_answer(comm, status, piece, size, 1);
+    } else if (cmd.cmd == CMD_OPERATOR_APPLY && p.apply) {
+      double *y = NULL;
+      status = feint_malloc_large_touched((size_t)p.dofs->n_dofs + 1, sizeof *y, &y, "a part's y");
+      if (!status) status = p.apply->apply(p.apply, p.x, y);
+      const void *piece[1] = {y};
+      const size_t size[1] = {(size_t)p.dofs->n_dofs * sizeof *y};
+      sent = send_answer(comm, status, piece, size, 1);
+      free(y);
     } else {
       feint_error_set(FEINT_ERR_COMPUTE, "internal: command %d out of turn", cmd.cmd);
       sent = send_answer(comm, FEINT_ERR_COMPUTE, NULL, NULL, 0);

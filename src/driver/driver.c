@@ -681,7 +681,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     release_backend(r); /* a sweep's previous member's, made for its parts */
     TIMED(rep, FEINT_PHASE_SETUP, run_dist_setup(opts, r, kind, need_matrix, &own));
     FEINT_CALL(setup_backend(opts, rep, r, kind, &own));
-    TIMED(rep, FEINT_PHASE_SETUP, run_dist_wait_setup(r, opts, rep));
+    TIMED(rep, FEINT_PHASE_SETUP,
+          run_dist_wait_setup(r, r->backend->name, r->backend->device, opts->device_index, rep));
   } else {
     FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
   }

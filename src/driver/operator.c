@@ -1,7 +1,8 @@
 /* The operator section of a case: y = A x by a matrix-free BP operator on
  * the hexahedra of the run's mesh, applied through an operator backend
  * (feint_backend_operator_create), timed as the residual phase
- * (norms.residual = |y|). */
+ * (norms.residual = |y|). Under mpirun every rank applies its part's
+ * operator and rank 0 adds the parts' y (dist.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,8 +18,9 @@ typedef struct {
   feint_hexmesh *hm;
   feint_bp_dofmap *dofs;
   feint_bp_op *op;
-  feint_operator *backend; /* y = A x on the chosen backend kind */
+  feint_operator *backend; /* y = A x on the chosen backend kind (one rank) */
   double *xyz, *x, *y;
+  double *part_y;          /* under mpirun: y of rank 0's part */
 } operator_state;
 
 static void operator_release(operator_state *o) {
@@ -29,6 +31,7 @@ static void operator_release(operator_state *o) {
   free(o->xyz);
   free(o->x);
   free(o->y);
+  free(o->part_y);
   memset(o, 0, sizeof *o);
 }
 
@@ -71,16 +74,16 @@ static int operator_x(const feint_case *c, operator_state *o) {
  * whole call; kernel time from the backend when it measures it (the GPU:
  * events around the kernels on random x, before the real apply), else the
  * wall time (the CPU). */
-static int operator_apply(const feint_run_options *opts, feint_run_report *rep, operator_state *o) {
+static int operator_apply(const feint_run_options *opts, feint_run_report *rep, feint_operator *b, const double *x,
+                          double *y) {
   double wall[RUN_MAX_REPEAT], h2d[RUN_MAX_REPEAT], d2h[RUN_MAX_REPEAT];
   const int n = run_repeats(opts);
-  feint_operator *b = o->backend;
   double kernel_ms = -1;
   if (b->apply_kernel_ms) FEINT_CALL(b->apply_kernel_ms(b, n > 5 ? n : 5, &kernel_ms));
   for (int k = 0; k < n; k++) {
     const run_transfers x0 = run_transfers_now();
     double t0 = feint_now();
-    FEINT_CALL(b->apply(b, o->x, o->y));
+    FEINT_CALL(b->apply(b, x, y));
     wall[k] = feint_now() - t0;
     const run_transfers dx = run_transfers_since(x0);
     h2d[k] = dx.h2d;
@@ -94,9 +97,14 @@ static int operator_apply(const feint_run_options *opts, feint_run_report *rep, 
   return FEINT_OK;
 }
 
-static int operator_write(run_state *r, const feint_run_report *rep, const operator_state *o, double kernel_seconds,
-                          double apply_seconds) {
-  const feint_bp_op *op = o->op;
+/* op: the operator's parameters (under mpirun rank 0's part's, counted
+ * for the whole mesh); b its backend. */
+static int operator_write(run_state *r, const feint_run_report *rep, const operator_state *o, const feint_bp_op *part_op,
+                          const feint_operator *b, double kernel_seconds, double apply_seconds) {
+  feint_bp_op whole = *part_op; /* the cost model's counts of the whole (bp.h: scalars only) */
+  whole.n_cells = o->dofs->n_cells;
+  whole.n_dofs = o->dofs->n_dofs;
+  const feint_bp_op *op = &whole;
   feint_output *out = r->out;
   const int64_t n = o->dofs->n_dofs, dims[2] = {n, 3}, cd[2] = {o->dofs->n_cells, o->dofs->np};
   char name[300], obj[300];
@@ -118,7 +126,7 @@ static int operator_write(run_state *r, const feint_run_report *rep, const opera
   FEINT_CALL(feint_output_attr_double(out, obj, "flops", feint_bp_flops(op)));
   FEINT_CALL(feint_output_attr_double(out, obj, "kernel_seconds", kernel_seconds));
   FEINT_CALL(feint_output_attr_double(out, obj, "apply_seconds", apply_seconds));
-  const run_provenance prov = {o->backend->name, o->backend->device, 0, feint_bp_name(op->kind), op->order, 1, -1, op->n_cells, n};
+  const run_provenance prov = {b->name, b->device, 0, feint_bp_name(op->kind), op->order, 1, -1, op->n_cells, n};
   return run_write_provenance(r, rep, &prov);
 }
 
@@ -157,13 +165,24 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   const run_transfers x0 = run_transfers_now();
   t0 = feint_now();
   char note[512] = "";
-  st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
-                          geo_on_device ? FEINT_BP_GEO_RECOMPUTE : geo, c->operator_lambda, &o->op);
-  if (!st) {
-    o->op->geo_mode = geo; /* the CPU recomputes what it does not hold (bp.h) */
-    st = feint_backend_operator_create(kind, opts->device_index, o->op, &o->backend, note, sizeof note);
+  /* the operator that applies: the whole's, or under mpirun rank 0's part's (every rank its own) */
+  run_operator_part part = {NULL, NULL, o->x, o->dofs->n_dofs};
+  if (r->dist) {
+    st = run_dist_operator_setup(r, opts, kind, o->hm, o->dofs, o->x, c->operator_kind, geo, c->operator_lambda, &part,
+                                 note, sizeof note);
+    if (!st) st = run_dist_wait_setup(r, part.apply->name, part.apply->device, opts->device_index, rep);
+  } else {
+    st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
+                            geo_on_device ? FEINT_BP_GEO_RECOMPUTE : geo, c->operator_lambda, &o->op);
+    if (!st) {
+      o->op->geo_mode = geo; /* the CPU recomputes what it does not hold (bp.h) */
+      st = feint_backend_operator_create(kind, opts->device_index, o->op, &o->backend, note, sizeof note);
+    }
+    part.op = o->op;
+    part.apply = o->backend;
   }
   if (!st) st = feint_malloc((size_t)o->dofs->n_dofs + 1, sizeof(double), &o->y, "operator y");
+  if (!st && r->dist) st = feint_malloc((size_t)part.n_dofs + 1, sizeof(double), &o->part_y, "operator y");
   rep->seconds[FEINT_PHASE_SETUP] += feint_now() - t0;
   run_transfers_add(rep, FEINT_PHASE_SETUP, x0);
   FEINT_CALL(st);
@@ -173,20 +192,26 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   if (c->operator_kind == FEINT_BP1_0 && c->operator_lambda_where[0] && !opts->quiet && !rep->backend[0])
     run_note(opts, "note: %s: operator.lambda is ignored by bp1.0 (the mass operator has no lambda)",
              c->operator_lambda_where);
-  snprintf(rep->backend, sizeof rep->backend, "%s", o->backend->name);
-  snprintf(rep->device, sizeof rep->device, "%s", o->backend->device);
-  rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(o->op);
-  rep->flops[FEINT_PHASE_RESIDUAL] = feint_bp_flops(o->op);
+  snprintf(rep->backend, sizeof rep->backend, "%s", part.apply->name);
+  snprintf(rep->device, sizeof rep->device, "%s", part.apply->device);
+  rep->min_bytes[FEINT_PHASE_RESIDUAL] = feint_bp_min_bytes(part.op);
+  rep->flops[FEINT_PHASE_RESIDUAL] = feint_bp_flops(part.op);
   run_starting(opts, r, FEINT_PHASE_RESIDUAL);
   const double k0 = rep->kernel_seconds[FEINT_PHASE_RESIDUAL], w0 = rep->seconds[FEINT_PHASE_RESIDUAL];
-  FEINT_CALL(operator_apply(opts, rep, o));
+  if (r->dist) { /* rank 0's part, then every rank's y added into the whole's */
+    FEINT_CALL(operator_apply(opts, rep, part.apply, part.x, o->part_y));
+    TIMED(rep, FEINT_PHASE_RESIDUAL, run_dist_operator_apply(r, o->part_y, o->dofs->n_dofs, o->y));
+  } else {
+    FEINT_CALL(operator_apply(opts, rep, part.apply, o->x, o->y));
+  }
   feint_backend_info info;
-  FEINT_CALL(feint_operator_info_get(o->backend, &info));
+  FEINT_CALL(feint_operator_info_get(part.apply, &info));
   run_describe_residual_kernel(&info, rep);
   rep->residual_norm = run_norm2(o->y, o->dofs->n_dofs);
   run_starting(opts, r, FEINT_PHASE_WRITE);
   t0 = feint_now();
-  st = operator_write(r, rep, o, rep->kernel_seconds[FEINT_PHASE_RESIDUAL] - k0, rep->seconds[FEINT_PHASE_RESIDUAL] - w0);
+  st = operator_write(r, rep, o, part.op, part.apply, rep->kernel_seconds[FEINT_PHASE_RESIDUAL] - k0,
+                      rep->seconds[FEINT_PHASE_RESIDUAL] - w0);
   rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   return st;
 }

@@ -9,6 +9,7 @@
 
 #include "feint/backend.h"
 #include "feint/boundary.h"
+#include "feint/bp.h"
 #include "feint/driver.h"
 #include "feint/h5.h"
 #include "feint/mesh.h"
@@ -117,7 +118,8 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
 /* Under mpirun (dist.c), rank 0: the ranks' state (*out NULL on one
  * rank); what such a run refuses; the partition and the parts sent, rank
  * 0's own part's problem in *own (its backend is r->backend, made by the
- * caller); the other ranks' answers to the setup (their devices into
+ * caller); the other ranks' answers to the setup (their devices, after
+ * rank 0's own (its backend's kind name, device, GPU index), into
  * rep->rank_devices); one compute phase on
  * every rank, added into r's arrays (kernel seconds: rank 0's); the
  * command that ends the other ranks with rank 0's status (once). */
@@ -125,9 +127,26 @@ int run_dist_create(struct feint_comm *comm, run_dist **out);
 int run_dist_check(const feint_case *c);
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own);
-int run_dist_wait_setup(run_state *r, const feint_run_options *opts, feint_run_report *rep);
+int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, int device_index,
+                        feint_run_report *rep);
 int run_dist_compute(run_state *r, int phase, double *kernel_seconds);
 void run_dist_finish(run_state *r, int status);
+/* The operator section under mpirun (operator.c): rank 0 partitions the
+ * hexahedra and sends each rank its part (hexahedra, GLL dof map, x);
+ * every rank makes its part's operator and backend, rank 0's described in
+ * *own (owned by r->dist; the others' answers read by
+ * run_dist_wait_setup); apply: every rank's y = A x of its part, rank 0's
+ * own_y given, added into the whole's y. */
+typedef struct {
+  const feint_bp_op *op;
+  feint_operator *apply;
+  const double *x;
+  int64_t n_dofs;
+} run_operator_part;
+int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_device_kind kind,
+                            const feint_hexmesh *hm, const feint_bp_dofmap *d, const double *x, int bp_kind, int geo,
+                            double lambda, run_operator_part *own, char *note, size_t note_size);
+int run_dist_operator_apply(run_state *r, const double *own_y, int64_t n_whole, double *y);
 /* Rank 0's steps so far with their times, in words ("" on one rank). */
 const char *run_dist_steps(const run_state *r);
 void run_dist_destroy(run_dist *d);
