@@ -187,6 +187,30 @@ static void forget_parts(run_dist *d) {
   d->steps[0] = '\0';
 }
 
+/* The parts' messages, packed in parallel (a part's failure carried out
+ * of its thread: errors are per thread). */
+typedef struct {
+  void *msg;
+  size_t bytes;
+  int status;
+  char why[1024];
+} packed;
+typedef struct {
+  const feint_space *space;
+  const int *partition;
+  feint_dist_part *parts;
+  packed *out;
+} pack_job;
+
+static void pack_range(int64_t a, int64_t b, void *arg) {
+  const pack_job *j = arg;
+  for (int64_t k = a; k < b; k++) {
+    packed *o = &j->out[k];
+    o->status = feint_dist_part_pack(j->space, j->partition, (int)k, &o->msg, &o->bytes, &j->parts[k]);
+    if (o->status) snprintf(o->why, sizeof o->why, "%s", feint_error_message());
+  }
+}
+
 /* Note a step of rank 0 that took since *t0 (restarted). */
 static void step(run_dist *d, const char *what, double *t0) {
   const double now = feint_now();
@@ -241,29 +265,31 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   memcpy(head, lens, sizeof lens);
   memcpy(head + sizeof lens, r->c->path, (size_t)lens[0]);
   memcpy(head + sizeof lens + lens[0], text, (size_t)lens[1]);
-  int status = FEINT_OK;
-  void *own_msg = NULL;
-  size_t own_bytes = 0;
-  for (int k = 0; k < d->size && !status; k++) {
-    void *msg = NULL;
-    size_t bytes = 0;
-    status = feint_dist_part_pack(r->space, d->partition, k, &msg, &bytes, &d->parts[k]);
-    if (!status && d->parts[k].n_cells == 0)
-      status = feint_error_set(FEINT_ERR_INPUT, "%s: the partition left rank %d without cells (run on fewer ranks)",
-                               m->path, k);
-    if (!status && k == 0) {
-      own_msg = msg;
-      own_bytes = bytes;
-      continue;
+  /* the parts packed side by side (each a pass over the whole mesh), then sent */
+  pack_job job = {r->space, d->partition, d->parts, NULL};
+  int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
+  if (!status) {
+    feint_parallel_for(d->size, 1, pack_range, &job);
+    for (int k = 0; k < d->size && !status; k++) {
+      if (job.out[k].status)
+        status = feint_error_restore(job.out[k].status, job.out[k].why, "src/dist/part.c");
+      else if (d->parts[k].n_cells == 0)
+        status = feint_error_set(FEINT_ERR_INPUT,
+                                 "%s: the partition left rank %d without cells (run on fewer ranks)", m->path, k);
     }
-    if (!status) status = send_command(d, k, &setup, head, nhead, msg, bytes);
+  }
+  if (!status) step(d, "parts packed", &t0);
+  for (int k = 1; k < d->size && !status; k++) {
+    status = send_command(d, k, &setup, head, nhead, job.out[k].msg, job.out[k].bytes);
     if (!status) d->setup_answers = k; /* workers 1..k answer */
-    free(msg);
+    free(job.out[k].msg);
+    job.out[k].msg = NULL;
   }
   free(head);
-  if (!status) step(d, "parts packed and sent", &t0);
-  if (!status) status = part_setup(&d->own, r->c, own_msg, own_bytes, &setup, opts->device_index);
-  free(own_msg);
+  if (!status) step(d, "parts sent", &t0);
+  if (!status) status = part_setup(&d->own, r->c, job.out[0].msg, job.out[0].bytes, &setup, opts->device_index);
+  for (int k = 0; job.out && k < d->size; k++) free(job.out[k].msg);
+  free(job.out);
   if (status) return status;
   step(d, "rank 0's part: form and pattern", &t0);
   *own = d->own.problem;

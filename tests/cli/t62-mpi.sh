@@ -11,7 +11,8 @@
 # (t320-dist-part checks the parts themselves against the whole.)
 # PETSc under mpirun -n 2 loads a file written on 3 ranks and CG+GAMG
 # solves the manufactured problem to the one-rank file's error. Errors
-# under mpirun: one message, exit status 2 on every rank, no file.
+# under mpirun: one message, exit status 2 on every rank, no file; a rank
+# killed mid-run leaves no file.
 # Without mpirun feint never loads the MPI plugin.
 source "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -221,6 +222,28 @@ FEINT_MPI_PLUGIN=$WORK/none.so mpi_bad "no plugin" "FEINT_MPI_PLUGIN=.*none.so: 
 mkdir -p "$WORK/bare"
 cp "$FEINT" "$WORK/bare/feint"
 FEINT=$WORK/bare/feint mpi_bad "built without MPI" "built without MPI .*bash tests/deps.sh" 2 "$WORK/p1.yaml"
+# a rank that dies mid-run: mpirun ends the others, and no file (nor temporary) is left
+write_case long.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.07}
+space: {order: 3}
+physics: {kind: poisson, kappa: "1 + x*y", source: "x"}
+output: {matrix: true, element_matrices: true}
+EOF
+mpirun -n 2 "$FEINT" run --quiet "$WORK/long.yaml" -o "$WORK/long.h5" > "$WORK/kill.out" 2>&1 &
+mp=$!
+for i in $(seq 1 600); do ls "$WORK"/long.h5.tmp-* > /dev/null 2>&1 && break; sleep 0.05; done
+rank1=$(for p in $(pgrep -f "$WORK/long.yaml"); do
+  tr '\0' '\n' < /proc/"$p"/environ 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && echo "$p"; done | head -1)
+[ -n "$rank1" ] || fail "rank 1 of the long run not found (did it end before its output file was started?)"
+kill -9 "$rank1"
+set +e
+wait "$mp"
+rc=$?
+set -e
+[ $rc -ne 0 ] || fail "mpirun succeeded although rank 1 was killed"
+sleep 0.5
+! ls "$WORK"/long.h5* > /dev/null 2>&1 || fail "a killed run left $(ls "$WORK"/long.h5*)"
+echo "ok: rank 1 killed mid-run: mpirun's status $rc, no file left"
 # without mpirun the plugin is never looked for
 FEINT_MPI_PLUGIN=$WORK/none.so "$FEINT" run --quiet "$WORK/p1.yaml" -o "$WORK/plain.h5"
 echo "ok: without mpirun feint does not load the MPI plugin"
