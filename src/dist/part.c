@@ -96,6 +96,20 @@ static int64_t take_i64(reader *r) {
   if (p) memcpy(&v, p, sizeof v);
   return v;
 }
+typedef struct {
+  const char *from;
+  int64_t *to;
+} widen_job;
+
+static void widen_range(int64_t a, int64_t b, void *arg) {
+  const widen_job *j = arg;
+  for (int64_t i = a; i < b; i++) {
+    int32_t v;
+    memcpy(&v, j->from + 4 * i, 4);
+    j->to[i] = v;
+  }
+}
+
 /* n local indices (int32 when narrow, else int64) into a new int64 array */
 static int take_indices(reader *r, int64_t n, int narrow, int64_t **out, const char *what) {
   *out = NULL;
@@ -106,15 +120,12 @@ static int take_indices(reader *r, int64_t n, int narrow, int64_t **out, const c
   }
   FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **out, out, what));
   const char *p = take(r, (size_t)n * size);
-  for (int64_t i = 0; i < n; i++) {
-    if (narrow) {
-      int32_t v;
-      memcpy(&v, p + 4 * i, 4);
-      (*out)[i] = v;
-    } else {
-      memcpy(&(*out)[i], p + 8 * i, 8);
-    }
+  if (!narrow) {
+    memcpy(*out, p, (size_t)n * 8);
+    return FEINT_OK;
   }
+  widen_job j = {p, *out};
+  feint_parallel_for(n, 1 << 16, widen_range, &j);
   return FEINT_OK;
 }
 
@@ -167,9 +178,46 @@ static void fill(filler *f, const void *p, size_t n) {
 }
 static void fill_i32(filler *f, int32_t v) { fill(f, &v, sizeof v); }
 static void fill_i64(filler *f, int64_t v) { fill(f, &v, sizeof v); }
-static void fill_index(filler *f, int64_t v, int narrow) {
-  if (narrow) fill_i32(f, (int32_t)v);
-  else fill_i64(f, v);
+
+/* fill_remapped: the rows ids[] of rows (width wide), their first
+ * `width_out` entries through map (-1 stays -1), as int32 (narrow) or
+ * int64; fill_gathered: the items ids[] of x, `per` doubles each. Both
+ * in parallel over the rows. */
+typedef struct {
+  const int64_t *rows, *ids, *map;
+  const double *x;
+  int width, width_out, narrow, per;
+  char *at;
+} rows_job;
+
+static void remap_range(int64_t a, int64_t b, void *arg) {
+  const rows_job *j = arg;
+  const size_t size = j->narrow ? 4 : 8;
+  for (int64_t i = a; i < b; i++)
+    for (int v = 0; v < j->width_out; v++) {
+      const int64_t g = j->rows[j->ids[i] * j->width + v], l = g < 0 ? -1 : j->map[g];
+      const int32_t l32 = (int32_t)l;
+      memcpy(j->at + ((size_t)i * j->width_out + v) * size, j->narrow ? (const void *)&l32 : (const void *)&l, size);
+    }
+}
+
+static void fill_remapped(filler *f, const int64_t *rows, int width, int width_out, const int64_t *ids, int64_t n,
+                          const int64_t *map, int narrow) {
+  rows_job j = {rows, ids, map, NULL, width, width_out, narrow, 0, f->at};
+  feint_parallel_for(n, 1 << 14, remap_range, &j);
+  f->at += (size_t)n * width_out * (narrow ? 4 : 8);
+}
+
+static void gather_range(int64_t a, int64_t b, void *arg) {
+  const rows_job *j = arg;
+  const size_t size = (size_t)j->per * sizeof(double);
+  for (int64_t i = a; i < b; i++) memcpy(j->at + (size_t)i * size, j->x + j->ids[i] * j->per, size);
+}
+
+static void fill_gathered(filler *f, const double *x, int per, const int64_t *ids, int64_t n) {
+  rows_job j = {NULL, ids, NULL, x, 0, 0, 0, per, f->at};
+  feint_parallel_for(n, 1 << 15, gather_range, &j);
+  f->at += (size_t)n * per * sizeof(double);
 }
 
 int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void **buf, size_t *bytes,
@@ -242,22 +290,14 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   const int32_t path_len = (int32_t)strlen(m->path);
   fill_i32(&f, path_len);
   fill(&f, m->path, (size_t)path_len);
+  /* the bulk: rows written in parallel, each at its place */
   const double *X[3] = {m->x, m->y, m->z};
-  for (int a = 0; a < 3; a++)
-    for (int64_t i = 0; i < n_nodes; i++) fill(&f, &X[a][nodes[i]], sizeof(double));
-  for (int64_t i = 0; i < n_cells; i++)
-    for (int v = 0; v < nv; v++) {
-      const int64_t g = m->cells[cells[i] * m->nv + v];
-      fill_index(&f, g < 0 ? -1 : node_map[g], narrow);
-    }
+  for (int a = 0; a < 3; a++) fill_gathered(&f, X[a], 1, nodes, n_nodes);
+  fill_remapped(&f, m->cells, m->nv, nv, cells, n_cells, node_map, narrow);
   for (int64_t i = 0; i < n_cells; i++) fill_i32(&f, m->cell_group ? m->cell_group[cells[i]] : -1);
   if (!dofs_are_nodes) {
-    for (int64_t i = 0; i < n_cells; i++)
-      for (int j = 0; j < nb; j++) {
-        const int64_t g = s->scalar_cell_dofs[cells[i] * s->nb + j];
-        fill_index(&f, g < 0 ? -1 : dof_map[g], narrow);
-      }
-    for (int64_t i = 0; i < n_dofs; i++) fill(&f, &s->coordinates[dofs[i] * 3], 3 * sizeof(double));
+    fill_remapped(&f, s->scalar_cell_dofs, s->nb, nb, cells, n_cells, dof_map, narrow);
+    fill_gathered(&f, s->coordinates, 3, dofs, n_dofs);
   }
   /* the part's place in the whole, for data given for the whole */
   fill_i64(&f, m->n_cells);
