@@ -107,7 +107,7 @@ endif
 CMD_OBJ  := $(CMD_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all test test-gpu test-asan bench bench-gpu bench-e2e install install-files clean fuzz fuzz-msh fuzz-case fuzz-expr
+.PHONY: all test test-gpu test-asan bench bench-gpu bench-e2e bench-mpi install install-files clean fuzz fuzz-msh fuzz-case fuzz-expr
 BENCH_BIN := $(BUILD)/bench/gen-cube-msh $(BUILD)/bench/gmsh-open
 # the fuzz harnesses as plain programs over files (tests/fuzz/replay.c): the
 # suite replays their corpora and regression inputs (t33-fuzz-regress.sh)
@@ -198,6 +198,14 @@ bench-gpu: all
 
 bench-e2e: all
 	BUILD=$(BUILD) bash tests/bench/e2e.sh
+
+# mpirun scaling of the whole run (docs/mpi.md): MPI_RANKS=1,2,4 ranks,
+# weak (6M P1 tetrahedra a rank) and strong (STRONG_N: 6 N^3 cells)
+MPI_RANKS ?= 1,2
+STRONG_N ?= 159
+bench-mpi: all
+	/usr/bin/python3 tests/bench/mpi-scaling.py $(BUILD)/feint $(BUILD)/bench/gen-cube-msh $(BUILD)/bench-mpi \
+	  "mpirun --bind-to none" $(MPI_RANKS) $(STRONG_N) $(if $(NVCC),cuda,cpu)
 
 # libFuzzer harnesses (not part of `make all` nor `make test`): `make fuzz`
 # builds all three in $(BUILD)/fuzz: fuzz_msh (the native .msh reader and the

@@ -13,6 +13,8 @@ source "$(dirname "$0")/../cli/lib.sh"
 require_gpu
 export FEINT_CACHE_DIR="$WORK/cache" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=${MPIRUN:-mpirun}
+command -v "${MPIRUN%% *}" > /dev/null ||
+  fail "no ${MPIRUN%% *} (on the GPU machines: bash tests/gpu/mpi-pack.sh here, then bash .device-mpi/run there)"
 P=${MPI_RANKS:-2}
 n_gpus=$(nvidia-smi -L | grep -c GPU)
 ALL="--set output.matrix=true --set output.residual=true --set output.rhs=true"
