@@ -11,7 +11,8 @@
 # (t320-dist-part checks the parts themselves against the whole.)
 # PETSc under mpirun -n 2 loads a file written on 3 ranks and CG+GAMG
 # solves the manufactured problem to the one-rank file's error. Errors
-# under mpirun: one message, exit status 2 on every rank, no file; a rank
+# under mpirun: one message, exit status 2 on every rank, no file; an
+# error on rank 1 only (out of memory) reported once with its rank; a rank
 # killed mid-run leaves no file.
 # Without mpirun feint never loads the MPI plugin.
 source "$(dirname "$0")/lib.sh"
@@ -222,6 +223,28 @@ FEINT_MPI_PLUGIN=$WORK/none.so mpi_bad "no plugin" "FEINT_MPI_PLUGIN=.*none.so: 
 mkdir -p "$WORK/bare"
 cp "$FEINT" "$WORK/bare/feint"
 FEINT=$WORK/bare/feint mpi_bad "built without MPI" "built without MPI .*bash tests/deps.sh" 2 "$WORK/p1.yaml"
+# an error on another rank than 0 (rank 1 runs out of memory: a limit on its address space): one message naming
+# the rank, every rank's status 1, no file. Not under the sanitizers (their shadow memory needs the address space).
+if ! sanitized; then
+  write_case oom.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.05}
+space: {order: 4}
+physics: {kind: poisson, source: "x"}
+output: {element_matrices: true}
+EOF
+  rm -f "$WORK/oom.h5"
+  set +e
+  mpirun -n 1 "$FEINT" run --quiet "$WORK/oom.yaml" -o "$WORK/oom.h5" : \
+    -n 1 bash -c "ulimit -v 400000; exec $FEINT run --quiet $WORK/oom.yaml -o $WORK/oom.h5" > "$WORK/oom.out" 2>&1
+  rc=$?
+  set -e
+  [ $rc -eq 1 ] || fail "rank 1 out of memory: mpirun's status $rc ($(grep feint "$WORK/oom.out"))"
+  [ "$(grep -c '^feint: error' "$WORK/oom.out")" -eq 1 ] && grep -q "^feint: error: rank 1: out of memory" "$WORK/oom.out" ||
+    fail "rank 1 out of memory: $(grep feint "$WORK/oom.out")"
+  ! ls "$WORK"/oom.h5* > /dev/null 2>&1 || fail "rank 1 out of memory: a file was left"
+  echo "ok rank 1 out of memory: $(grep '^feint: error' "$WORK/oom.out")"
+fi
+mpi_bad "bad partition" "mesh.partition.*(morton|metis)" 2 "$WORK/p1.yaml" --set mesh.partition=scotch
 # a rank that dies mid-run: mpirun ends the others, and no file (nor temporary) is left
 write_case long.yaml <<EOF
 mesh: {file: $(geo cube.geo), size: 0.07}
