@@ -68,6 +68,8 @@ struct run_dist {
   int workers_busy;        /* 1 while the workers wait for a command (not yet finished) */
   char steps[600];         /* rank 0's steps with their times, for the report */
   int setup_answers;       /* 1 while the workers' answers to the setup are unread */
+  int parts_kept;          /* the parts are those of the run's current mesh and space (run_dist_forget clears) */
+  command last_setup;      /* the setup they were made with */
 };
 
 static void part_release(run_part *p) {
@@ -87,14 +89,37 @@ static void part_release(run_part *p) {
 }
 
 /* Mesh, space, form and plan of a part from its message. */
+static int part_form(run_part *p, const feint_case *c, const command *cmd, int device_index);
+
 static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t bytes, const command *cmd,
                       int device_index) {
   FEINT_CALL(feint_dist_part_unpack(msg, bytes, &p->mesh, &p->space));
   if (!p->space) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a rank's part has no cells");
+  return part_form(p, c, cmd, device_index);
+}
+
+/* A sweep member whose mesh and space are the previous member's: the part
+ * keeps its mesh, space and pattern, and takes a new form (the backend,
+ * made for the old form, is gone already). */
+static void part_drop_form(run_part *p) {
+  feint_backend_destroy(p->backend);
+  feint_form_destroy(p->form);
+  feint_case_destroy(p->c);
+  free(p->result);
+  p->backend = NULL;
+  p->form = NULL;
+  p->c = NULL;
+  p->result = NULL;
+}
+
+/* The part's form (of case c) and, when the matrix is wanted and not made
+ * yet, its pattern. */
+static int part_form(run_part *p, const feint_case *c, const command *cmd, int device_index) {
   FEINT_CALL(feint_form_create(c, p->space, &p->form));
   p->problem = (feint_problem){p->space, p->form, NULL, c->precision, c->strategy, c->blocks_per_batch,
                                c->batches_per_chunk, cmd->no_cache};
-  if (cmd->need_matrix) {
+  p->problem.plan = p->plan;
+  if (cmd->need_matrix && !p->plan) {
     char steps[200];
     FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &p->problem, &p->plan, steps,
                                          sizeof steps));
@@ -176,7 +201,12 @@ static int receive_answer(run_dist *d, int from, char **msg, const char **data, 
 
 /* Before a setup: a sweep's previous member's parts go (its mesh or space
  * may differ from this member's). */
+void run_dist_forget(run_state *r) {
+  if (r->dist) r->dist->parts_kept = 0;
+}
+
 static void forget_parts(run_dist *d) {
+  d->parts_kept = 0;
   part_release(&d->own);
   if (d->parts)
     for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
@@ -239,11 +269,52 @@ int run_dist_check(const feint_case *c) {
   return FEINT_OK;
 }
 
+/* The case text as a setup's payload: lengths, the case's name, its as_run. */
+static int case_payload(const feint_case *c, char **out, size_t *n) {
+  const int32_t lens[2] = {(int32_t)strlen(c->path), (int32_t)strlen(c->as_run)};
+  *n = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  FEINT_CALL(feint_malloc(*n, 1, out, "the case for the other ranks"));
+  memcpy(*out, lens, sizeof lens);
+  memcpy(*out + sizeof lens, c->path, (size_t)lens[0]);
+  memcpy(*out + sizeof lens + lens[0], c->as_run, (size_t)lens[1]);
+  return FEINT_OK;
+}
+
+/* A sweep member on the previous member's mesh and space: every rank keeps
+ * its part (mesh, space, pattern) and makes the member's form. */
+static int keep_parts(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
+                      feint_problem *own) {
+  double t0 = feint_now();
+  d->steps[0] = '\0';
+  command keep = *setup;
+  keep.arg = 1;
+  char *head = NULL;
+  size_t nhead = 0;
+  int status = case_payload(r->c, &head, &nhead);
+  for (int k = 1; k < d->size && !status; k++) {
+    status = send_command(d, k, &keep, head, nhead, NULL, 0);
+    if (!status) d->setup_answers = k;
+  }
+  free(head);
+  if (!status) step(d, "parts kept, the member's case sent", &t0);
+  part_drop_form(&d->own);
+  if (!status) status = part_form(&d->own, r->c, setup, opts->device_index);
+  if (status) return status;
+  step(d, "rank 0's part: form", &t0);
+  *own = d->own.problem;
+  return FEINT_OK;
+}
+
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own) {
   run_dist *d = r->dist;
   const feint_mesh *m = r->mesh;
+  const command setup = {CMD_SETUP, 0, (int32_t)kind, need_matrix, opts->no_cache || !r->c->cache,
+                         opts->device_index};
+  if (d->parts_kept && !memcmp(&setup, &d->last_setup, sizeof setup))
+    return keep_parts(d, opts, r, &setup, own);
   forget_parts(d);
+  d->last_setup = setup;
   if (m->n_cells < d->size)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
                            (long long)m->n_cells, d->size);
@@ -255,16 +326,9 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
     FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
   step(d, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", &t0);
   FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
-  const command setup = {CMD_SETUP, 0, (int32_t)kind, need_matrix, opts->no_cache || !r->c->cache,
-                         opts->device_index};
-  const char *text = r->c->as_run;
-  const int32_t lens[2] = {(int32_t)strlen(r->c->path), (int32_t)strlen(text)};
   char *head = NULL;
-  const size_t nhead = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
-  FEINT_CALL(feint_malloc(nhead, 1, &head, "the case for the other ranks"));
-  memcpy(head, lens, sizeof lens);
-  memcpy(head + sizeof lens, r->c->path, (size_t)lens[0]);
-  memcpy(head + sizeof lens + lens[0], text, (size_t)lens[1]);
+  size_t nhead = 0;
+  FEINT_CALL(case_payload(r->c, &head, &nhead));
   /* the parts packed side by side (each a pass over the whole mesh), then sent */
   pack_job job = {r->space, d->partition, d->parts, NULL};
   int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
@@ -292,6 +356,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   free(job.out);
   if (status) return status;
   step(d, "rank 0's part: form and pattern", &t0);
+  d->parts_kept = 1;
   *own = d->own.problem;
   return FEINT_OK;
 }
@@ -624,7 +689,11 @@ static int worker_setup(run_part *p, const command *cmd, const char *data, size_
   int status = feint_case_load_text(path, text, (size_t)lens[1], 0, NULL, &p->c);
   free(path);
   const size_t at = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
-  if (!status) status = part_setup(p, p->c, data + at, bytes - at, cmd, device_index);
+  if (!status && cmd->arg == 1) /* a sweep member on the same part */
+    status = p->space ? part_form(p, p->c, cmd, device_index)
+                      : feint_error_set(FEINT_ERR_COMPUTE, "internal: told to keep a part it does not have");
+  else if (!status)
+    status = part_setup(p, p->c, data + at, bytes - at, cmd, device_index);
   char note[512];
   if (!status)
     status = feint_backend_create((feint_device_kind)cmd->kind, device_index, &p->problem, &p->backend, note,
@@ -676,7 +745,8 @@ int feint_driver_worker(const feint_run_options *opts) {
       feint_error_clear();
       return cmd.arg; /* every rank exits with rank 0's status */
     } else if (cmd.cmd == CMD_SETUP) {
-      part_release(&p); /* a sweep's previous member's */
+      if (cmd.arg == 1) part_drop_form(&p); /* a sweep's next member on the same part */
+      else part_release(&p);              /* a sweep's previous member's */
       status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
       char device[320] = "";
       if (p.backend)

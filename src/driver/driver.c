@@ -107,6 +107,7 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
   if (prev && r->mesh && same_mesh(prev, next) && r->space && prev->order == next->order &&
       space_components(prev, r->mesh) == space_components(next, r->mesh))
     return; /* mesh, space, plan (and maybe the backend) stay */
+  run_dist_forget(r); /* the ranks' parts were made of them */
   r->pattern_at.file[0] = r->dofs_at.file[0] = '\0'; /* the next member writes its own */
   if (r->backend) r->backend_dropped = "the mesh or the space changed";
   release_backend(r);

@@ -131,6 +131,9 @@ int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, 
                         feint_run_report *rep);
 int run_dist_compute(run_state *r, int phase, double *kernel_seconds);
 void run_dist_finish(run_state *r, int status);
+/* The run's mesh or space is about to go (a sweep's next member): the
+ * ranks' parts, made of them, cannot be kept. */
+void run_dist_forget(run_state *r);
 /* The operator section under mpirun (operator.c): rank 0 partitions the
  * hexahedra and sends each rank its part (hexahedra, GLL dof map, x);
  * every rank makes its part's operator and backend, rank 0's described in
