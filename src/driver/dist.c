@@ -72,19 +72,29 @@ struct run_dist {
   command last_setup;      /* the setup they were made with */
 };
 
+/* What a part holds for one sweep member: its case, form, backend and
+ * results. A member on the previous member's mesh and space keeps the
+ * rest (mesh, space, pattern) and makes these again. */
+static void part_drop_form(run_part *p) {
+  feint_backend_destroy(p->backend);
+  feint_form_destroy(p->form);
+  feint_case_destroy(p->c);
+  free(p->result);
+  const run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .hm = p->hm, .dofs = p->dofs,
+                         .x = p->x, .op = p->op, .apply = p->apply};
+  *p = kept;
+}
+
 static void part_release(run_part *p) {
+  part_drop_form(p);
   feint_operator_destroy(p->apply);
   feint_bp_op_destroy(p->op);
   feint_bp_dofmap_destroy(p->dofs);
   feint_hexmesh_destroy(p->hm);
   free(p->x);
-  feint_backend_destroy(p->backend);
   feint_plan_destroy(p->plan);
-  feint_form_destroy(p->form);
   feint_space_destroy(p->space);
   feint_mesh_destroy(p->mesh);
-  feint_case_destroy(p->c);
-  free(p->result);
   memset(p, 0, sizeof *p);
 }
 
@@ -96,20 +106,6 @@ static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t 
   FEINT_CALL(feint_dist_part_unpack(msg, bytes, &p->mesh, &p->space));
   if (!p->space) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a rank's part has no cells");
   return part_form(p, c, cmd, device_index);
-}
-
-/* A sweep member whose mesh and space are the previous member's: the part
- * keeps its mesh, space and pattern, and takes a new form (the backend,
- * made for the old form, is gone already). */
-static void part_drop_form(run_part *p) {
-  feint_backend_destroy(p->backend);
-  feint_form_destroy(p->form);
-  feint_case_destroy(p->c);
-  free(p->result);
-  p->backend = NULL;
-  p->form = NULL;
-  p->c = NULL;
-  p->result = NULL;
 }
 
 /* The part's form (of case c) and, when the matrix is wanted and not made
