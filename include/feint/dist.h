@@ -43,11 +43,9 @@ int feint_comm_create(feint_comm **out);
 void feint_comm_destroy(feint_comm *comm);
 int feint_comm_rank(const feint_comm *comm);
 int feint_comm_size(const feint_comm *comm);
-/* One message of any size to rank `to` (its length, then its bytes);
- * messages between two ranks arrive in the order sent. */
-int feint_comm_send(feint_comm *comm, int to, const void *buf, size_t bytes);
-/* One message made of n_pieces pieces (no copy into one buffer first);
- * the receiver gets their bytes back to back. */
+/* One message of any size to rank `to`, made of n_pieces pieces (no copy
+ * into one buffer first): its length, then the pieces' bytes back to
+ * back. Messages between two ranks arrive in the order sent. */
 int feint_comm_sendv(feint_comm *comm, int to, const void *const *pieces, const size_t *sizes, int n_pieces);
 /* The next message from rank `from`, in a buffer of its size (*buf, freed
  * by the caller; *bytes). */

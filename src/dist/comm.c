@@ -143,9 +143,6 @@ int feint_comm_sendv(feint_comm *c, int to, const void *const *pieces, const siz
   return FEINT_OK;
 }
 
-int feint_comm_send(feint_comm *c, int to, const void *buf, size_t bytes) {
-  return feint_comm_sendv(c, to, &buf, &bytes, 1);
-}
 
 int feint_comm_recv(feint_comm *c, int from, void **buf, size_t *bytes) {
   char err[512] = "a message's length cut short";

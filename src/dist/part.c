@@ -179,6 +179,22 @@ static void fill(filler *f, const void *p, size_t n) {
 static void fill_i32(filler *f, int32_t v) { fill(f, &v, sizeof v); }
 static void fill_i64(filler *f, int64_t v) { fill(f, &v, sizeof v); }
 
+/* A packed part to the caller: the message (filled to its size, else an
+ * internal error) and the part's place in the whole; the pointers given
+ * over are cleared. */
+static int hand_over(const filler *f, int rank, char **msg, size_t size, int64_t **cells, int64_t n_cells,
+                     int64_t **dofs, int64_t n_dofs, void **buf, size_t *bytes, feint_dist_part *out) {
+  if ((size_t)(f->at - *msg) != size)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part is %zu bytes, sized %zu", rank,
+                           (size_t)(f->at - *msg), size);
+  *buf = *msg;
+  *bytes = size;
+  *out = (feint_dist_part){n_cells, *cells, n_dofs, *dofs};
+  *msg = NULL;
+  *cells = *dofs = NULL;
+  return FEINT_OK;
+}
+
 /* fill_remapped: the rows ids[] of rows (width wide), their first
  * `width_out` entries through map (-1 stays -1), as int32 (narrow) or
  * int64; fill_gathered: the items ids[] of x, `per` doubles each. Both
@@ -304,19 +320,7 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   fill_i64(&f, s->n_scalar_dofs);
   fill(&f, cells, (size_t)n_cells * sizeof *cells);
   fill(&f, dofs, (size_t)n_dofs * sizeof *dofs);
-  if ((size_t)(f.at - msg) != size) {
-    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part is %zu bytes, sized %zu", rank,
-                             (size_t)(f.at - msg), size);
-    goto done;
-  }
-  *buf = msg;
-  *bytes = size;
-  msg = NULL;
-  out->n_cells = n_cells;
-  out->cells = cells;
-  out->n_scalar_dofs = n_dofs;
-  out->scalar_dofs = dofs;
-  cells = dofs = NULL;
+  status = hand_over(&f, rank, &msg, size, &cells, n_cells, &dofs, n_dofs, buf, bytes, out);
 done:
   free(msg);
   free(cells);
@@ -494,14 +498,7 @@ int feint_dist_hex_part_pack(const feint_hexmesh *hm, const feint_bp_dofmap *d, 
     for (int v = 0; v < 8; v++) fill_i64(&f, vmap[hm->cells[cells[i] * 8 + v]]);
   for (int64_t i = 0; i < n_cells * np; i++) fill_i32(&f, (int32_t)dmap[rows[i]]);
   for (int64_t i = 0; i < nd; i++) fill(&f, &x[dofs[i]], sizeof(double));
-  *buf = msg;
-  *bytes = size;
-  msg = NULL;
-  out->n_cells = n_cells;
-  out->cells = cells;
-  out->n_scalar_dofs = nd;
-  out->scalar_dofs = dofs;
-  cells = dofs = NULL;
+  status = hand_over(&f, rank, &msg, size, &cells, n_cells, &dofs, nd, buf, bytes, out);
 done:
   free(msg);
   free(cells);

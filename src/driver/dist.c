@@ -257,12 +257,20 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
   return FEINT_OK;
 }
 
-/* What a run under mpirun cannot do yet (before the mesh is read):
- * nothing now. Sweeps run (each member sets its parts up again), and so
- * does the operator section. */
-int run_dist_check(const feint_case *c) {
-  (void)c;
-  return FEINT_OK;
+/* The whole mesh's cells shared among the ranks (mesh.partition), and the
+ * parts' slots: the start of every setup. */
+static int partition_cells(run_dist *d, const run_state *r, double *t0) {
+  const feint_mesh *m = r->mesh;
+  if (m->n_cells < d->size)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
+                           (long long)m->n_cells, d->size);
+  FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
+  if (r->c->mesh_partition == 1)
+    FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
+  else
+    FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
+  step(d, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", t0);
+  return feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts");
 }
 
 /* The case text as a setup's payload: lengths, the case's name, its as_run. */
@@ -311,17 +319,8 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
     return keep_parts(d, opts, r, &setup, own);
   forget_parts(d);
   d->last_setup = setup;
-  if (m->n_cells < d->size)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
-                           (long long)m->n_cells, d->size);
   double t0 = feint_now();
-  FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
-  if (r->c->mesh_partition == 1)
-    FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
-  else
-    FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
-  step(d, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", &t0);
-  FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
+  FEINT_CALL(partition_cells(d, r, &t0));
   char *head = NULL;
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));
@@ -582,19 +581,9 @@ int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_d
                             const feint_hexmesh *hm, const feint_bp_dofmap *d, const double *x, int bp_kind, int geo,
                             double lambda, run_operator_part *own, char *note, size_t note_size) {
   run_dist *d_ = r->dist;
-  if (hm->n_cells < d_->size)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)",
-                           r->mesh->path, (long long)hm->n_cells, d_->size);
   forget_parts(d_);
   double t0 = feint_now();
-  FEINT_CALL(feint_malloc((size_t)hm->n_cells, sizeof *d_->partition, &d_->partition, "the partition"));
-  /* the hexahedra are the mesh's cells, in its order */
-  if (r->c->mesh_partition == 1)
-    FEINT_CALL(feint_comm_partition(d_->comm, r->mesh, d_->size, d_->partition));
-  else
-    FEINT_CALL(feint_dist_partition_curve(r->mesh, d_->size, d_->partition));
-  step(d_, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", &t0);
-  FEINT_CALL(feint_calloc((size_t)d_->size, sizeof *d_->parts, &d_->parts, "the parts"));
+  FEINT_CALL(partition_cells(d_, r, &t0)); /* the hexahedra are the mesh's cells, in its order */
   const command cmd = {CMD_OPERATOR_SETUP, 0, (int32_t)kind, 0, 0, opts->device_index};
   const operator_setup s = {bp_kind, geo, lambda};
   int status = FEINT_OK;

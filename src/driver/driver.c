@@ -914,7 +914,6 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   if (!status) status = backend_reuse_enabled(&r.reuse_backend);
   if (!status) status = feint_case_load(opts->case_path, opts->n_overrides, opts->overrides, &base);
   report->seconds[FEINT_PHASE_CASE] = feint_now() - t0;
-  if (!status && r.dist) status = run_dist_check(base);
   warned done = {0};
   if (!status) print_warnings(opts, base, &done);
   /* the mesh's provenance hash, beside the run (members with another mesh hash theirs at the write) */

@@ -116,7 +116,7 @@ typedef struct {
 int run_write_provenance(run_state *r, const feint_run_report *rep, const run_provenance *p);
 
 /* Under mpirun (dist.c), rank 0: the ranks' state (*out NULL on one
- * rank); what such a run refuses; the partition and the parts sent, rank
+ * rank); the partition and the parts sent, rank
  * 0's own part's problem in *own (its backend is r->backend, made by the
  * caller); the other ranks' answers to the setup (their devices, after
  * rank 0's own (its backend's kind name, device, GPU index), into
@@ -124,7 +124,6 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
  * every rank, added into r's arrays (kernel seconds: rank 0's); the
  * command that ends the other ranks with rank 0's status (once). */
 int run_dist_create(struct feint_comm *comm, run_dist **out);
-int run_dist_check(const feint_case *c);
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own);
 int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, int device_index,
