@@ -74,11 +74,14 @@ else
 endif
 
 # MPI (`mpirun -n P feint run`, include/feint/dist.h): feint-mpi.so beside
-# feint, with MPI and METIS, when mpicc and metis.h are found; feint loads
-# it only when mpirun starts it on more than one rank.
+# feint, with MPI, METIS and parallel HDF5, when mpicc, metis.h and
+# libhdf5-openmpi-dev are found; feint loads it only when mpirun starts it
+# on more than one rank.
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 METIS_H := $(wildcard /usr/include/metis.h)
-ifneq ($(and $(MPICC),$(METIS_H)),)
+PHDF5_CFLAGS := $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
+PHDF5_LIBS   := $(shell pkg-config --libs hdf5-openmpi 2>/dev/null)
+ifneq ($(and $(MPICC),$(METIS_H),$(PHDF5_LIBS)),)
   MPI_PLUGIN := $(BUILD)/feint-mpi.so
 else
   MPI_PLUGIN :=
@@ -114,9 +117,10 @@ BENCH_BIN := $(BUILD)/bench/gen-cube-msh $(BUILD)/bench/gmsh-open
 REPLAY_BIN := $(BUILD)/tests/fuzz/replay_case $(BUILD)/tests/fuzz/replay_expr $(BUILD)/tests/fuzz/replay_msh
 all: $(BUILD)/feint $(MPI_PLUGIN) $(TEST_BIN) $(BENCH_BIN) $(REPLAY_BIN)
 
-$(BUILD)/feint-mpi.so: src/dist/mpi_plugin.c src/dist/plugin.h
+$(BUILD)/feint-mpi.so: src/dist/mpi_plugin.c src/dist/plugin.h include/feint/dist.h
 	@mkdir -p $(@D)
-	$(MPICC) $(filter-out -MMD -MP,$(CFLAGS)) -fPIC -shared -o $@ $< -lmetis
+	$(MPICC) $(filter-out -MMD -MP $(PKG_CFLAGS),$(CFLAGS)) $(PHDF5_CFLAGS) -fPIC -shared -o $@ $< -lmetis \
+	  $(PHDF5_LIBS)
 
 # the end-to-end benchmark's mesh generator and floor (not part of feint)
 $(BUILD)/bench/%: tests/bench/%.c

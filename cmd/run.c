@@ -212,10 +212,12 @@ static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
   feint_run_options o;
   const char **sets = NULL;
   if (!status) status = parse(argc, argv, mode, &o, &sets);
-  if (status) { /* the same on every rank: rank 0 says it */
+  if (status) { /* the same on every rank: rank 0 says it, before MPI_Finalize (which waits for every rank: a
+                  * rank that exits first has mpirun end the others, rank 0 before it had said it) */
     free(sets);
+    if (launch.rank == 0) status = cmd_fail(status);
     feint_comm_destroy(comm);
-    return launch.rank == 0 ? cmd_fail(status) : status;
+    return status;
   }
   o.comm = comm;
   if (launch.rank != 0) {

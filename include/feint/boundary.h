@@ -121,7 +121,8 @@ typedef int feint_facet_integrator(const struct feint_facet_view *const *sets, i
 struct feint_boundary_facets; /* one Neumann or Robin entry's facets (boundary/facet.h) */
 
 typedef struct {
-  const feint_space *space;   /* not owned */
+  const feint_space *space;   /* not owned; NULL in another rank's copy (feint_boundary_unpack) */
+  int64_t n_dofs;             /* the whole's */
   feint_dirichlet_mode mode;
   int64_t n_dirichlet;        /* constrained dofs */
   int64_t *dirichlet_dofs;    /* n_dirichlet, sorted */
@@ -145,6 +146,8 @@ typedef struct {
   int64_t *site_positions;    /* n_sites: index into the CSR values; NULL until bound */
   const feint_plan *site_plan; /* the pattern bound (identity check) */
   int integrated;             /* load and site_values computed (feint_boundary_integrate) */
+  /* another rank's copy for a residual: the state at the Dirichlet dofs and the Robin entries' columns */
+  double *dirichlet_u, *site_u;
   feint_boundary_device_stats device_stats; /* of the last integration on a device */
 } feint_boundary_conditions;
 
@@ -187,6 +190,25 @@ int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_pl
  * (and columns in the symmetric mode), in place. FEINT_ERR_COMPUTE if a
  * constrained row has no diagonal entry in the pattern. */
 int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values);
+
+/* The same on a block of rows [row0, row0 + n_rows) of the whole (a
+ * rank's own rows under mpirun): F, b and values hold the block only,
+ * plan is the block's pattern (its rows the block's, columns whole). u:
+ * the whole state, or NULL in a copy packed with it. */
+void feint_boundary_apply_residual_rows(const feint_boundary_conditions *bc, const double *u, int64_t row0,
+                                        int64_t n_rows, double *F);
+int feint_boundary_apply_rhs_rows(const feint_boundary_conditions *bc, const feint_plan *plan, int64_t row0,
+                                  int64_t n_rows, const double *values, double *b);
+int feint_boundary_apply_matrix_rows(const feint_boundary_conditions *bc, const feint_plan *plan, int64_t row0,
+                                     double *values);
+
+/* The conditions, integrated, as a message for another rank (*buf, freed
+ * by the caller): Dirichlet dofs and values, the boundary load and the
+ * Robin entries, and the state u at the dofs the residual reads (u may be
+ * NULL when no residual is wanted). unpack makes the other rank's copy,
+ * which the apply functions read as they read the original. */
+int feint_boundary_pack(const feint_boundary_conditions *bc, const double *u, void **buf, size_t *bytes);
+int feint_boundary_unpack(const void *buf, size_t bytes, feint_boundary_conditions **out);
 
 /* <prefix>boundary/dirichlet_dofs (int64, sorted) and
  * <prefix>boundary/dirichlet_values (float64), also when empty; prefix ""

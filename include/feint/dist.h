@@ -21,6 +21,7 @@
 
 #include "feint/bp.h"
 #include "feint/mesh.h"
+#include "feint/plan.h"
 #include "feint/space.h"
 
 typedef struct feint_comm feint_comm;
@@ -50,6 +51,32 @@ int feint_comm_sendv(feint_comm *comm, int to, const void *const *pieces, const 
 /* The next message from rank `from`, in a buffer of its size (*buf, freed
  * by the caller; *bytes). */
 int feint_comm_recv(feint_comm *comm, int from, void **buf, size_t *bytes);
+/* One message to every other rank and one from each, all at once
+ * (collective: every rank calls it). out[q] is the message to rank q (up
+ * to 4 pieces; out[rank] is not sent); in[p] (freed by the caller) and
+ * in_bytes[p] what rank p sent (in[rank] NULL). The ranks pair up in
+ * rounds (a round-robin tournament), the lower rank of a pair sending
+ * first, so that blocking sends cannot wait on each other in a cycle. */
+typedef struct {
+  const void *pieces[4];
+  size_t sizes[4];
+  int n;
+} feint_comm_message;
+int feint_comm_exchange(feint_comm *comm, const feint_comm_message *out, void **in, size_t *in_bytes);
+/* One rank's piece of a 1-D dataset that exists in the file at its full
+ * size already: `count` values at `offset`, from memory of type mem. */
+enum { FEINT_DIST_F64 = 0, FEINT_DIST_I64 = 1 };
+typedef struct {
+  const char *name;
+  int mem;
+  int64_t offset, count;
+  const void *data;
+} feint_dist_piece;
+/* Collective: every rank writes its pieces of the same n datasets into the
+ * HDF5 file at path (no other process or library holding it open), with
+ * parallel HDF5 (MPI-IO, collective transfers); every rank returns the
+ * same status. */
+int feint_comm_write(feint_comm *comm, const char *path, int n, const feint_dist_piece *pieces);
 /* End every rank now (a rank that cannot reach the others). */
 void feint_comm_abort(feint_comm *comm, int status);
 
@@ -90,5 +117,47 @@ int feint_dist_hex_part_pack(const feint_hexmesh *hm, const feint_bp_dofmap *d, 
                              int rank, void **buf, size_t *bytes, feint_dist_part *part_out);
 int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm, feint_bp_dofmap **d,
                                double **x);
+
+/* ---- rows owned in contiguous blocks (PETSc's layout) ----
+ *
+ * Rank q owns the whole rows [start(q), start(q + 1)): the n_rows split
+ * evenly among the ranks in groups of `group` rows (a node's components
+ * stay together). Every rank gives the rows its cells touch (local rows
+ * in the whole's order, local_whole[i] the whole row of local row i) and,
+ * for a matrix, its local pattern; each owner's block pattern is the
+ * union of what the ranks give for its rows (the whole pattern's rows,
+ * columns in whole numbers). After that a sum sends each owner the values
+ * of its rows, and the owner adds them rank by rank in rank order.
+ *
+ * Both calls are collective. A rank that failed before (status_in) still
+ * takes part, so that no rank waits for it: it returns its own status,
+ * and the others FEINT_DIST_PEER_FAILED ("rank p failed"), which the
+ * failed rank's own error outranks when rank 0 reports. */
+#define FEINT_DIST_PEER_FAILED 64
+int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank);
+
+struct feint_dist_source; /* rows.c */
+typedef struct {
+  int rank, size;
+  int64_t n_rows;          /* the whole's */
+  int64_t row0, n_owned;   /* this rank's block */
+  int matrix;              /* the block has a pattern (indptr, cols) */
+  int64_t *indptr;         /* n_owned + 1 */
+  int64_t *cols;           /* nnz: whole columns, ascending in each row */
+  int64_t nnz;
+  /* private to rows.c */
+  int64_t *first_local, *first_value; /* size + 1: the local rows and values each owner gets */
+  struct feint_dist_source *from;     /* size: what each rank sends this one */
+} feint_dist_rows;
+
+/* local: the local pattern (rows and columns local), or NULL for vectors
+ * only. */
+int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int64_t group, int64_t n_local,
+                           const int64_t *local_whole, const feint_plan *local, feint_dist_rows **out);
+/* The local vector (n_local values) or matrix values (the local
+ * pattern's) summed into this rank's block: owned (n_owned, or nnz). */
+int feint_dist_rows_sum(feint_dist_rows *rows, feint_comm *comm, int status_in, int matrix, const double *local,
+                        double *owned);
+void feint_dist_rows_destroy(feint_dist_rows *rows);
 
 #endif

@@ -35,8 +35,10 @@ int feint_output_int32(feint_output *o, const char *name, int rank, const int64_
  * shape = [n_rows, n_cols]. With pattern_group non-NULL, indptr and
  * indices are links to pattern_group/indptr and /indices (in this file
  * when pattern_file is NULL, else external links into pattern_file) and
- * the arrays given are not written. Datasets written by the other
- * functions carry MATLAB_class ("double", "int64", "int32") too. */
+ * the arrays given are not written. data NULL: the data dataset is made
+ * at its size and left for other writers (feint_output_suspend). Datasets
+ * written by the other functions carry MATLAB_class ("double", "int64",
+ * "int32") too. */
 /* Start writing the CSR pattern of group `name` (name/indptr and
  * name/indices, as feint_output_csr writes them) on a thread of its own,
  * so that it is written while the caller computes the values; a later
@@ -48,6 +50,14 @@ int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols,
                      const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data,
                      const char *pattern_file, const char *pattern_group);
+/* A float64 dataset of n values made at its full size (its space in the
+ * file allocated now, contiguous, never filled), for other writers. */
+int feint_output_reserve_doubles(feint_output *o, const char *name, int64_t n);
+/* Close the file, still under its temporary name (*path), so that other
+ * processes can write into what was made for them (the ranks of an
+ * mpirun, feint_comm_write); the next call reopens it. An abort still
+ * removes it. */
+int feint_output_suspend(feint_output *o, const char **path);
 /* Wait for the pattern thread (feint_output_pattern_start) and report its
  * failure; o may be NULL. */
 int feint_output_wait(feint_output *o);

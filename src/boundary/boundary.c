@@ -517,6 +517,7 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
   feint_boundary_conditions *bc = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
   bc->space = s;
+  bc->n_dofs = s->n_dofs;
   bc->mode = c->dirichlet;
   int status;
   if ((status = feint_calloc((size_t)s->n_dofs, 1, &bc->constrained, "Dirichlet marks")) ||
@@ -687,6 +688,8 @@ void feint_boundary_destroy(feint_boundary_conditions *bc) {
   free(bc->site_cols);
   free(bc->site_values);
   free(bc->site_positions);
+  free(bc->dirichlet_u);
+  free(bc->site_u);
   free(bc);
 }
 
@@ -729,24 +732,39 @@ int feint_boundary_rhs_needs_matrix(const feint_boundary_conditions *bc) {
   return bc && bc->mode == FEINT_DIRICHLET_SYMMETRIC && bc->n_dirichlet > 0;
 }
 
-void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const double *u, double *F) {
-  for (int64_t k = 0; k < bc->n_load; k++) F[bc->load_dofs[k]] -= bc->load[k];
-  for (int64_t t = 0; t < bc->n_sites; t++) F[bc->site_rows[t]] += bc->site_values[t] * u[bc->site_cols[t]];
+void feint_boundary_apply_residual_rows(const feint_boundary_conditions *bc, const double *u, int64_t row0,
+                                        int64_t n_rows, double *F) {
+  const int64_t end = row0 + n_rows;
+  for (int64_t k = 0; k < bc->n_load; k++) {
+    const int64_t d = bc->load_dofs[k];
+    if (d >= row0 && d < end) F[d - row0] -= bc->load[k];
+  }
+  for (int64_t t = 0; t < bc->n_sites; t++) {
+    const int64_t i = bc->site_rows[t];
+    if (i >= row0 && i < end) F[i - row0] += bc->site_values[t] * (u ? u[bc->site_cols[t]] : bc->site_u[t]);
+  }
   for (int64_t k = 0; k < bc->n_dirichlet; k++) {
     const int64_t d = bc->dirichlet_dofs[k];
-    F[d] = u[d] - bc->dirichlet_values[k];
+    if (d >= row0 && d < end) F[d - row0] = (u ? u[d] : bc->dirichlet_u[k]) - bc->dirichlet_values[k];
   }
 }
 
-int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_plan *plan, const double *values,
-                             double *b) {
-  const int64_t n = bc->space->n_dofs;
-  for (int64_t k = 0; k < bc->n_load; k++) b[bc->load_dofs[k]] += bc->load[k];
+void feint_boundary_apply_residual(const feint_boundary_conditions *bc, const double *u, double *F) {
+  feint_boundary_apply_residual_rows(bc, u, 0, bc->n_dofs, F);
+}
+
+int feint_boundary_apply_rhs_rows(const feint_boundary_conditions *bc, const feint_plan *plan, int64_t row0,
+                                  int64_t n_rows, const double *values, double *b) {
+  const int64_t end = row0 + n_rows;
+  for (int64_t k = 0; k < bc->n_load; k++) {
+    const int64_t d = bc->load_dofs[k];
+    if (d >= row0 && d < end) b[d - row0] += bc->load[k];
+  }
   if (feint_boundary_rhs_needs_matrix(bc)) {
-    if (!plan || !values)
+    if (!plan || !values || plan->n_rows != n_rows)
       return feint_error_set(FEINT_ERR_COMPUTE, "internal: symmetric Dirichlet lifting needs the matrix");
-    for (int64_t i = 0; i < n; i++) {
-      if (bc->constrained[i]) continue;
+    for (int64_t i = 0; i < n_rows; i++) {
+      if (bc->constrained[row0 + i]) continue;
       double lift = 0;
       for (int64_t k = plan->indptr[i]; k < plan->indptr[i + 1]; k++) {
         const int64_t j = feint_plan_column(plan, k);
@@ -757,28 +775,41 @@ int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_pl
     /* the matrix lifted with includes the Robin terms (added by apply_matrix) */
     for (int64_t t = 0; t < bc->n_sites; t++) {
       const int64_t i = bc->site_rows[t], j = bc->site_cols[t];
-      if (!bc->constrained[i] && bc->constrained[j]) b[i] -= bc->site_values[t] * bc->g[j];
+      if (i >= row0 && i < end && !bc->constrained[i] && bc->constrained[j])
+        b[i - row0] -= bc->site_values[t] * bc->g[j];
     }
   }
-  for (int64_t k = 0; k < bc->n_dirichlet; k++) b[bc->dirichlet_dofs[k]] = bc->dirichlet_values[k];
+  for (int64_t k = 0; k < bc->n_dirichlet; k++) {
+    const int64_t d = bc->dirichlet_dofs[k];
+    if (d >= row0 && d < end) b[d - row0] = bc->dirichlet_values[k];
+  }
   return FEINT_OK;
 }
 
-int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values) {
-  const int64_t n = bc->space->n_dofs;
+int feint_boundary_apply_rhs(const feint_boundary_conditions *bc, const feint_plan *plan, const double *values,
+                             double *b) {
+  return feint_boundary_apply_rhs_rows(bc, plan, 0, bc->n_dofs, values, b);
+}
+
+int feint_boundary_apply_matrix_rows(const feint_boundary_conditions *bc, const feint_plan *plan, int64_t row0,
+                                     double *values) {
+  const int64_t n_rows = plan->n_rows, end = row0 + n_rows;
   const int64_t *indptr = plan->indptr;
   const int symmetric = bc->mode == FEINT_DIRICHLET_SYMMETRIC;
   /* Robin terms first, then the Dirichlet elimination */
-  const int bound = bc->site_positions && bc->site_plan == plan;
+  const int bound = bc->site_positions && bc->site_plan == plan && row0 == 0;
   for (int64_t t = 0; t < bc->n_sites; t++) {
-    const int64_t k = bound ? bc->site_positions[t] : csr_find(plan, bc->site_rows[t], bc->site_cols[t]);
-    if (k < 0) return robin_missing(bc->site_rows[t], bc->site_cols[t]);
+    const int64_t i = bc->site_rows[t];
+    if (i < row0 || i >= end) continue;
+    const int64_t k = bound ? bc->site_positions[t] : csr_find(plan, i - row0, bc->site_cols[t]);
+    if (k < 0) return robin_missing(i, bc->site_cols[t]);
     values[k] += bc->site_values[t];
   }
-  for (int64_t i = 0; i < n; i++) {
+  for (int64_t r = 0; r < n_rows; r++) {
+    const int64_t i = row0 + r;
     if (bc->constrained[i]) {
       int diagonal = 0;
-      for (int64_t k = indptr[i]; k < indptr[i + 1]; k++) {
+      for (int64_t k = indptr[r]; k < indptr[r + 1]; k++) {
         const int on_diagonal = feint_plan_column(plan, k) == i;
         diagonal |= on_diagonal;
         values[k] = on_diagonal ? 1.0 : 0.0;
@@ -787,10 +818,109 @@ int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint
         return feint_error_set(FEINT_ERR_COMPUTE, "internal: row %lld has no diagonal entry in the pattern",
                                (long long)i);
     } else if (symmetric) {
-      for (int64_t k = indptr[i]; k < indptr[i + 1]; k++)
+      for (int64_t k = indptr[r]; k < indptr[r + 1]; k++)
         if (bc->constrained[feint_plan_column(plan, k)]) values[k] = 0.0;
     }
   }
+  return FEINT_OK;
+}
+
+int feint_boundary_apply_matrix(const feint_boundary_conditions *bc, const feint_plan *plan, double *values) {
+  return feint_boundary_apply_matrix_rows(bc, plan, 0, values);
+}
+
+/* ---- the conditions as another rank applies them to its rows ---- */
+
+enum { PACK_HEAD = 6 }; /* mode, n_dofs, n_dirichlet, n_load, n_sites, u given */
+
+int feint_boundary_pack(const feint_boundary_conditions *bc, const double *u, void **buf, size_t *bytes) {
+  const int64_t nd = bc->n_dirichlet, nl = bc->n_load, ns = bc->n_sites;
+  const int64_t head[PACK_HEAD] = {bc->mode, bc->n_dofs, nd, nl, ns, u != NULL};
+  *bytes = sizeof head + (size_t)(nd * (u ? 3 : 2) + nl * 2 + ns * (u ? 4 : 3)) * 8;
+  char *b = NULL;
+  FEINT_CALL(feint_malloc(*bytes, 1, &b, "the boundary conditions for the other ranks"));
+  char *at = b;
+#define PUT(src, n)                                  \
+  do {                                               \
+    if ((n) > 0) memcpy(at, (src), (size_t)(n) * 8); \
+    at += (size_t)(n) * 8;                           \
+  } while (0)
+  PUT(head, PACK_HEAD);
+  PUT(bc->dirichlet_dofs, nd);
+  PUT(bc->dirichlet_values, nd);
+  for (int64_t k = 0; u && k < nd; k++, at += 8) memcpy(at, &u[bc->dirichlet_dofs[k]], 8);
+  PUT(bc->load_dofs, nl);
+  PUT(bc->load, nl);
+  PUT(bc->site_rows, ns);
+  PUT(bc->site_cols, ns);
+  PUT(bc->site_values, ns);
+  for (int64_t t = 0; u && t < ns; t++, at += 8) memcpy(at, &u[bc->site_cols[t]], 8);
+#undef PUT
+  *buf = b;
+  return FEINT_OK;
+}
+
+/* An array of n 8-byte values taken from the message (n may be 0). */
+static int take(const char **at, int64_t n, void *out_ptr, const char *what) {
+  void **out = out_ptr;
+  FEINT_CALL(feint_malloc((size_t)n + 1, 8, out, what));
+  if (n > 0) memcpy(*out, *at, (size_t)n * 8);
+  *at += (size_t)n * 8;
+  return FEINT_OK;
+}
+
+int feint_boundary_unpack(const void *buf, size_t bytes, feint_boundary_conditions **out) {
+  *out = NULL;
+  int64_t head[PACK_HEAD];
+  if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: boundary conditions cut short");
+  memcpy(head, buf, sizeof head);
+  const int64_t n = head[1], nd = head[2], nl = head[3], ns = head[4], has_u = head[5];
+  if (n < 0 || nd < 0 || nd > n || nl < 0 || ns < 0 ||
+      bytes != sizeof head + (size_t)(nd * (has_u ? 3 : 2) + nl * 2 + ns * (has_u ? 4 : 3)) * 8)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: boundary conditions malformed");
+  feint_boundary_conditions *bc = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
+  bc->mode = (feint_dirichlet_mode)head[0];
+  bc->n_dofs = n;
+  bc->n_dirichlet = nd;
+  bc->n_load = bc->load_capacity = nl;
+  bc->n_sites = ns;
+  bc->integrated = 1;
+  const char *at = (const char *)buf + sizeof head;
+  int status;
+  if ((status = take(&at, nd, &bc->dirichlet_dofs, "Dirichlet dofs")) ||
+      (status = take(&at, nd, &bc->dirichlet_values, "Dirichlet values")) ||
+      (has_u && (status = take(&at, nd, &bc->dirichlet_u, "the state at Dirichlet dofs"))) ||
+      (status = take(&at, nl, &bc->load_dofs, "boundary load")) || (status = take(&at, nl, &bc->load, "boundary load")) ||
+      (status = take(&at, ns, &bc->site_rows, "Robin entries")) ||
+      (status = take(&at, ns, &bc->site_cols, "Robin entries")) ||
+      (status = take(&at, ns, &bc->site_values, "Robin entries")) ||
+      (has_u && (status = take(&at, ns, &bc->site_u, "the state at Robin entries"))) ||
+      (status = feint_calloc((size_t)n + 1, 1, &bc->constrained, "Dirichlet marks")) ||
+      (status = feint_calloc((size_t)n + 1, sizeof *bc->g, &bc->g, "Dirichlet values"))) {
+    feint_boundary_destroy(bc);
+    return status;
+  }
+  for (int64_t k = 0; k < nd; k++) {
+    const int64_t d = bc->dirichlet_dofs[k];
+    if (d < 0 || d >= n) {
+      feint_boundary_destroy(bc);
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: Dirichlet dof %lld out of range", (long long)d);
+    }
+    bc->constrained[d] = 1;
+    bc->g[d] = bc->dirichlet_values[k];
+  }
+  for (int64_t t = 0; t < ns; t++)
+    if (bc->site_rows[t] < 0 || bc->site_rows[t] >= n || bc->site_cols[t] < 0 || bc->site_cols[t] >= n) {
+      feint_boundary_destroy(bc);
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: a Robin entry out of range");
+    }
+  for (int64_t k = 0; k < nl; k++)
+    if (bc->load_dofs[k] < 0 || bc->load_dofs[k] >= n) {
+      feint_boundary_destroy(bc);
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: a boundary load dof out of range");
+    }
+  *out = bc;
   return FEINT_OK;
 }
 

@@ -168,7 +168,53 @@ int feint_comm_recv(feint_comm *c, int from, void **buf, size_t *bytes) {
   return FEINT_OK;
 }
 
+/* Rank `rank`'s partner in round k (0..n-2) of a round-robin among n
+ * (even) slots: slot n-1 stays while the others turn. */
+static int round_partner(int rank, int k, int n) {
+  const int m = n - 1;
+  if (rank == m) {
+    for (int i = 0; i < m; i++)
+      if ((k - i + 2 * m) % m == i) return i;
+    return -1;
+  }
+  const int j = ((k - rank) % m + m) % m;
+  return j == rank ? m : j;
+}
+
+int feint_comm_exchange(feint_comm *c, const feint_comm_message *out, void **in, size_t *in_bytes) {
+  const int size = c->size, slots = size + (size & 1);
+  for (int q = 0; q < size; q++) {
+    in[q] = NULL;
+    in_bytes[q] = 0;
+  }
+  int status = FEINT_OK;
+  for (int k = 0; k < slots - 1 && !status; k++) {
+    const int q = round_partner(c->rank, k, slots);
+    if (q < 0 || q >= size) continue; /* an odd count: this rank sits the round out */
+    const feint_comm_message *m = &out[q];
+    if (c->rank < q) {
+      status = feint_comm_sendv(c, q, m->pieces, m->sizes, m->n);
+      if (!status) status = feint_comm_recv(c, q, &in[q], &in_bytes[q]);
+    } else {
+      status = feint_comm_recv(c, q, &in[q], &in_bytes[q]);
+      if (!status) status = feint_comm_sendv(c, q, m->pieces, m->sizes, m->n);
+    }
+  }
+  if (status)
+    for (int q = 0; q < size; q++) {
+      free(in[q]);
+      in[q] = NULL;
+    }
+  return status;
+}
+
 void feint_comm_abort(feint_comm *c, int status) { c->mpi->abort(status); }
+
+int feint_comm_write(feint_comm *c, const char *path, int n, const feint_dist_piece *pieces) {
+  char err[1024] = "";
+  if (c->mpi->write(path, n, pieces, err, sizeof err)) return feint_error_set(FEINT_ERR_COMPUTE, "%s", err);
+  return FEINT_OK;
+}
 
 int feint_comm_partition(feint_comm *c, const feint_mesh *m, int nparts, int *part) {
   if (nparts <= 1 || m->n_cells == 0) {

@@ -1,6 +1,13 @@
-/* The MPI plugin (feint-mpi.so): MPI and METIS behind the table of
- * plugin.h. Built with mpicc only (not part of libfeint); comm.c loads it
- * when mpirun started feint on more than one rank. */
+/* The MPI plugin (feint-mpi.so): MPI, METIS and parallel HDF5 behind the
+ * table of plugin.h. Built with mpicc only (not part of libfeint); comm.c
+ * loads it when mpirun started feint on more than one rank.
+ *
+ * Parallel HDF5 (Debian's libhdf5-openmpi) lives here beside the serial
+ * HDF5 that feint links: the two export the same function names under
+ * different symbol versions (HDF5_MPI_1.8.7, HDF5_SERIAL_1.8.7), so this
+ * plugin's calls bind to the parallel library and feint's to the serial
+ * one. They never hold the same file open at once. */
+#include <hdf5.h>
 #include <metis.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -85,6 +92,51 @@ static int plugin_partition(int n_cells, int n_nodes, int32_t *eptr, int32_t *ei
   return 0;
 }
 
-const feint_dist_plugin feint_dist_plugin_v2 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
+/* This rank's piece of one dataset (an empty piece selects nothing:
+ * every rank joins every collective write). */
+static int write_piece(hid_t file, hid_t dxpl, const feint_dist_piece *p) {
+  hid_t d = H5Dopen2(file, p->name, H5P_DEFAULT);
+  if (d < 0) return 1;
+  hid_t fs = H5Dget_space(d);
+  const hsize_t start = (hsize_t)p->offset, count = (hsize_t)(p->count > 0 ? p->count : 1);
+  hid_t ms = H5Screate_simple(1, &count, NULL);
+  herr_t e = fs < 0 || ms < 0 ? -1 : 0;
+  if (!e && p->count > 0) e = H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+  if (!e && p->count == 0) e = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
+  if (!e) e = H5Dwrite(d, p->mem == FEINT_DIST_I64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, ms, fs, dxpl, p->data);
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  H5Dclose(d);
+  return e < 0;
+}
+
+static int plugin_write(const char *path, int n, const feint_dist_piece *pieces, char *err, size_t err_size) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+  hid_t file = H5Fopen(path, H5F_ACC_RDWR, fapl);
+  H5Pclose(fapl);
+  int bad = file < 0, failed_at = -1;
+  if (!bad) {
+    hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
+    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    for (int k = 0; k < n; k++)
+      if (write_piece(file, dxpl, &pieces[k]) && failed_at < 0) failed_at = k;
+    H5Pclose(dxpl);
+    if (H5Fclose(file) < 0 && failed_at < 0) failed_at = n;
+    bad = failed_at >= 0;
+  }
+  /* every rank returns the same: the first failure anywhere */
+  int any = 0;
+  MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (!any) return 0;
+  if (file < 0) snprintf(err, err_size, "parallel HDF5 cannot open %s", path);
+  else if (failed_at >= 0 && failed_at < n) snprintf(err, err_size, "parallel HDF5 cannot write %s in %s", pieces[failed_at].name, path);
+  else if (bad) snprintf(err, err_size, "parallel HDF5 cannot close %s", path);
+  else snprintf(err, err_size, "another rank's parallel write into %s failed", path);
+  return 1;
+}
+
+const feint_dist_plugin feint_dist_plugin_v3 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
                                                  plugin_send,           plugin_recv,      plugin_abort,
-                                                 plugin_partition};
+                                                 plugin_partition,      plugin_write};

@@ -9,8 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FEINT_DIST_PLUGIN_ABI 2
-#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v2"
+#include "feint/dist.h" /* feint_dist_piece */
+
+#define FEINT_DIST_PLUGIN_ABI 3
+#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v3"
 
 /* Every function returns 0 on success, else nonzero with a message in err
  * (where it takes one). Byte counts of one call fit in an int (comm.c
@@ -27,6 +29,10 @@ typedef struct {
    * cells adjacent when they share ncommon nodes; part[] = 0..nparts-1. */
   int (*partition)(int n_cells, int n_nodes, int32_t *eptr, int32_t *eind, int ncommon, int nparts, int32_t *part,
                    char *err, size_t err_size);
+  /* Collective: every rank writes its pieces of the same n datasets into
+   * the HDF5 file at path (closed by everyone else), with parallel HDF5
+   * (MPI-IO, collective transfers). Every rank returns the same result. */
+  int (*write)(const char *path, int n, const feint_dist_piece *pieces, char *err, size_t err_size);
 } feint_dist_plugin;
 
 #endif

@@ -1,13 +1,15 @@
 /* The run under mpirun (feint/dist.h). Rank 0 runs the pipeline of
- * driver.c on the whole mesh: it reads the mesh once, numbers the dofs,
- * makes the pattern and the boundary conditions, partitions the cells and
- * sends every other rank its part; each rank (rank 0 too) computes the
- * volume integrals of its own cells on its own device, and rank 0 adds
- * the parts' results into the whole (vectors by dof, element matrices by
- * cell, matrix values by their place in the pattern), then applies the
- * boundary conditions and writes the file as one rank would: the same
- * layout and dof numbers, values equal to rounding (sums are taken in
- * another order).
+ * driver.c on the whole mesh up to the dof numbering and the boundary
+ * conditions: it reads the mesh once, numbers the dofs, partitions the
+ * cells and sends every other rank its part. Each rank (rank 0 too) makes
+ * its part's pattern and computes the volume integrals of its own cells
+ * on its own device. The rows are owned in contiguous blocks (PETSc's
+ * layout, feint_dist_rows): each rank sends its contributions to the
+ * rows' owners, which add them, apply the boundary conditions to their
+ * rows (rank 0's conditions, sent with each command) and hand their block
+ * to rank 0, which writes the file as one rank would: the same layout and
+ * dof numbers, values equal to rounding (sums are taken in another
+ * order). Element matrices go to rank 0 by cell.
  *
  * The other ranks (feint_driver_worker) do what rank 0 tells them, one
  * command at a time, and answer each with a status (and the error's
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "driver/run.h"
+#include "feint/boundary.h"
 #include "feint/bp.h"
 #include "feint/dist.h"
 #include "feint/error.h"
@@ -26,7 +29,7 @@
 #include "feint/parallel.h"
 #include "feint/plan.h"
 
-enum { CMD_SETUP = 1, CMD_COMPUTE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY };
+enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -35,11 +38,20 @@ typedef struct {
 } operator_setup;
 
 /* What rank 0 sends: a command, its argument (the phase to compute, the
- * status to exit with) and, for setup, how to set up. */
+ * status to exit with), for setup how to set up; for a compute phase
+ * whether the load vector is lifted with the matrix (symmetric Dirichlet)
+ * and whether the blocks stay with their owners, which write them into
+ * the file together (collective), or go to rank 0. */
 typedef struct {
   int32_t cmd, arg;
-  int32_t kind, need_matrix, no_cache, device_index;
+  int32_t kind, need_matrix, no_cache, device_index, lift, collective;
 } command;
+
+/* A worker's blocks: the residual's, the load vector's, the matrix's. */
+enum { BLOCK_RESIDUAL, BLOCK_RHS, BLOCK_MATRIX, N_BLOCKS };
+static int block_of(int phase) {
+  return phase == FEINT_PHASE_RESIDUAL ? BLOCK_RESIDUAL : phase == FEINT_PHASE_RHS ? BLOCK_RHS : BLOCK_MATRIX;
+}
 
 /* A rank's problem on its own cells. */
 struct run_part {
@@ -51,6 +63,11 @@ struct run_part {
   feint_backend *backend; /* a worker's (rank 0's is run_state's) */
   feint_problem problem;
   double *result;      /* the last phase's values */
+  /* the rows it owns (kept with the pattern), each local dof's whole number */
+  feint_dist_rows *rows;
+  int64_t *local_whole;
+  double *blocks[N_BLOCKS];       /* a worker's blocks of the phases computed (BLOCK_...) */
+  feint_boundary_conditions *bc;  /* a worker's copy of rank 0's conditions (the last command's) */
   /* the operator section (operator.c): the part's hexahedra, dof map, x, operator, its backend (a worker's) */
   feint_hexmesh *hm;
   feint_bp_dofmap *dofs;
@@ -70,6 +87,8 @@ struct run_dist {
   int setup_answers;       /* 1 while the workers' answers to the setup are unread */
   int parts_kept;          /* the parts are those of the run's current mesh and space (run_dist_forget clears) */
   command last_setup;      /* the setup they were made with */
+  int64_t *value_first;    /* size + 1: where each owner's block starts in the matrix values */
+  double norm2[FEINT_PHASE_COUNT]; /* a phase's sum of squares over the owners' blocks (collective) */
 };
 
 /* What a part holds for one sweep member: its case, form, backend and
@@ -80,8 +99,11 @@ static void part_drop_form(run_part *p) {
   feint_form_destroy(p->form);
   feint_case_destroy(p->c);
   free(p->result);
-  const run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .hm = p->hm, .dofs = p->dofs,
-                         .x = p->x, .op = p->op, .apply = p->apply};
+  for (int k = 0; k < N_BLOCKS; k++) free(p->blocks[k]);
+  feint_boundary_destroy(p->bc);
+  const run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .rows = p->rows,
+                         .local_whole = p->local_whole, .hm = p->hm, .dofs = p->dofs, .x = p->x, .op = p->op,
+                         .apply = p->apply};
   *p = kept;
 }
 
@@ -92,6 +114,8 @@ static void part_release(run_part *p) {
   feint_bp_dofmap_destroy(p->dofs);
   feint_hexmesh_destroy(p->hm);
   free(p->x);
+  feint_dist_rows_destroy(p->rows);
+  free(p->local_whole);
   feint_plan_destroy(p->plan);
   feint_space_destroy(p->space);
   feint_mesh_destroy(p->mesh);
@@ -124,8 +148,21 @@ static int part_form(run_part *p, const feint_case *c, const command *cmd, int d
   return FEINT_OK;
 }
 
-/* One compute phase on a part into p->result (*n values). */
-static int part_compute(run_part *p, feint_backend *b, int phase, int64_t *n) {
+/* A test hook: FEINT_DIST_FAIL=RANK:PHASE (the phase's name, as
+ * "assembly") makes that rank fail that phase, so that the tests see every
+ * rank end with one message while the others wait in the exchange. */
+static int injected_failure(int rank, int phase) {
+  const char *hook = getenv("FEINT_DIST_FAIL");
+  char here[64];
+  snprintf(here, sizeof here, "%d:%s", rank, feint_phase_names[phase]);
+  if (hook && !strcmp(hook, here))
+    return feint_error_set(FEINT_ERR_COMPUTE, "failed on purpose (FEINT_DIST_FAIL=%s)", hook);
+  return FEINT_OK;
+}
+
+/* One compute phase on rank `rank`'s part into p->result (*n values). */
+static int part_compute(run_part *p, int rank, feint_backend *b, int phase, int64_t *n) {
+  FEINT_CALL(injected_failure(rank, phase));
   const int64_t nbc = p->space->nbc;
   *n = phase == FEINT_PHASE_ELEMENT    ? p->mesh->n_cells * nbc * nbc
        : phase == FEINT_PHASE_ASSEMBLY ? p->plan->nnz
@@ -158,6 +195,19 @@ static int send_command(run_dist *d, int to, const command *cmd, const void *a, 
   const void *pieces[3] = {cmd, a, b};
   const size_t sizes[3] = {sizeof *cmd, na, nb};
   return feint_comm_sendv(d->comm, to, pieces, sizes, 3);
+}
+
+/* A command with up to 15 pieces after it. */
+static int send_command_pieces(run_dist *d, int to, const command *cmd, const void *const *pieces,
+                               const size_t *sizes, int n) {
+  const void *all[16] = {cmd};
+  size_t all_sizes[16] = {sizeof *cmd};
+  if (n > 15) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a command of %d pieces", n);
+  for (int k = 0; k < n; k++) {
+    all[k + 1] = pieces[k];
+    all_sizes[k + 1] = sizes[k];
+  }
+  return feint_comm_sendv(d->comm, to, all, all_sizes, n + 1);
 }
 
 /* A worker's answer: its status and message, then (status 0) its data
@@ -193,6 +243,70 @@ static int receive_answer(run_dist *d, int from, char **msg, const char **data, 
   return FEINT_OK;
 }
 
+/* The error to report among several ranks' (a rank's own failure
+ * outranks the others' "rank p failed"), with its message. */
+typedef struct {
+  int status;
+  char message[4200], location[200];
+} first_error;
+
+static void note_error(first_error *e, int s) {
+  if (!s || (e->status && !(e->status == FEINT_DIST_PEER_FAILED && s != FEINT_DIST_PEER_FAILED))) return;
+  e->status = s;
+  snprintf(e->message, sizeof e->message, "%s", feint_error_message());
+  snprintf(e->location, sizeof e->location, "%s", feint_error_location());
+}
+
+static int reported(const first_error *e) {
+  if (!e->status) return FEINT_OK;
+  return feint_error_restore(e->status == FEINT_DIST_PEER_FAILED ? FEINT_ERR_COMPUTE : e->status, e->message,
+                             e->location);
+}
+
+/* The rows a part owns (collective): local_whole made, then the exchange
+ * of the pattern (matrix) or of the rows only. */
+static int part_rows(run_part *p, feint_comm *comm, int status, int64_t n_rows, int matrix) {
+  const feint_space *s = p->space;
+  const int nc = s ? s->components : 1;
+  if (!status && !s) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rows of a rank without a part");
+  if (!status) status = feint_malloc((size_t)s->n_dofs + 1, sizeof *p->local_whole, &p->local_whole, "dof numbers");
+  for (int64_t i = 0; !status && i < s->n_dofs; i++) p->local_whole[i] = s->whole_scalar_dof[i / nc] * nc + i % nc;
+  if (!status && matrix && !p->plan) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rows without a pattern");
+  return feint_dist_rows_create(comm, status, n_rows, nc, status ? 0 : s->n_dofs, p->local_whole,
+                                matrix ? p->plan : NULL, &p->rows);
+}
+
+/* The owned rows' pattern as a plan (rows the block's, columns whole). */
+static feint_plan block_plan(const feint_dist_rows *rows) {
+  feint_plan p;
+  memset(&p, 0, sizeof p);
+  p.n_rows = rows->n_owned;
+  p.nnz = rows->nnz;
+  p.indptr = rows->indptr;
+  p.indices64 = rows->cols;
+  return p;
+}
+
+/* The boundary conditions on a block of rows after a phase's sum: the
+ * residual's; the load vector's (lifted at the matrix's phase when
+ * `lift`); the matrix's (after lifting rhs with it). u NULL: bc is a
+ * copy packed with the state. */
+static int block_conditions(const feint_boundary_conditions *bc, const double *u, const feint_dist_rows *rows,
+                            int phase, int lift, double *owned, double *rhs) {
+  if (!bc) return FEINT_OK;
+  const feint_plan bp = block_plan(rows);
+  switch (phase) {
+    case FEINT_PHASE_RESIDUAL: feint_boundary_apply_residual_rows(bc, u, rows->row0, rows->n_owned, owned); break;
+    case FEINT_PHASE_RHS:
+      if (!lift) return feint_boundary_apply_rhs_rows(bc, NULL, rows->row0, rows->n_owned, NULL, owned);
+      break;
+    case FEINT_PHASE_ASSEMBLY:
+      if (lift) FEINT_CALL(feint_boundary_apply_rhs_rows(bc, &bp, rows->row0, rows->n_owned, owned, rhs));
+      return feint_boundary_apply_matrix_rows(bc, &bp, rows->row0, owned);
+  }
+  return FEINT_OK;
+}
+
 /* ---- rank 0 ---- */
 
 /* Before a setup: a sweep's previous member's parts go (its mesh or space
@@ -208,8 +322,10 @@ static void forget_parts(run_dist *d) {
     for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
   free(d->parts);
   free(d->partition);
+  free(d->value_first);
   d->parts = NULL;
   d->partition = NULL;
+  d->value_first = NULL;
   d->steps[0] = '\0';
 }
 
@@ -313,8 +429,8 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
                    feint_problem *own) {
   run_dist *d = r->dist;
   const feint_mesh *m = r->mesh;
-  const command setup = {CMD_SETUP, 0, (int32_t)kind, need_matrix, opts->no_cache || !r->c->cache,
-                         opts->device_index};
+  const command setup = {.cmd = CMD_SETUP, .kind = (int32_t)kind, .need_matrix = need_matrix,
+                         .no_cache = opts->no_cache || !r->c->cache, .device_index = opts->device_index};
   if (d->parts_kept && !memcmp(&setup, &d->last_setup, sizeof setup))
     return keep_parts(d, opts, r, &setup, own);
   forget_parts(d);
@@ -424,125 +540,202 @@ static void put_element_matrices(const feint_dist_part *pt, int nbc, const doubl
   }
 }
 
-/* A part's CSR matrix (local rows and columns) added into the whole's
- * values. Local numbers keep the whole's order, so a local row's sorted
- * columns are sorted in the whole too: each row is merged along its whole
- * row. Its rows are distinct rows of the whole: ranges run in parallel. */
-typedef struct {
-  const feint_dist_part *pt;
-  int nc;
-  const int64_t *indptr;
-  const int32_t *indices;
-  const int64_t *indices64;
-  const double *values;
-  const feint_plan *whole;
-  double *out;
-  int64_t missing; /* entries not in the whole pattern (an internal error) */
-} matrix_job;
-
-static inline int64_t column(const feint_plan *p, int64_t k) { return p->indices64 ? p->indices64[k] : p->indices[k]; }
-
-static void add_matrix_range(int64_t a, int64_t b, void *arg) {
-  matrix_job *j = arg;
-  const feint_plan *w = j->whole;
-  int64_t missing = 0;
-  for (int64_t i = a; i < b; i++) {
-    const int64_t gi = whole_dof(j->pt, j->nc, i);
-    int64_t at = w->indptr[gi];
-    const int64_t end = w->indptr[gi + 1];
-    for (int64_t k = j->indptr[i]; k < j->indptr[i + 1]; k++) {
-      const int64_t gj = whole_dof(j->pt, j->nc, j->indices64 ? j->indices64[k] : j->indices[k]);
-      while (at < end && column(w, at) < gj) at++;
-      if (at == end || column(w, at) != gj) {
-        missing++;
-        continue;
-      }
-      j->out[at] += j->values[k];
-    }
-  }
-  if (missing) __atomic_add_fetch(&j->missing, missing, __ATOMIC_RELAXED);
-}
-
-static int add_matrix(const feint_dist_part *pt, int nc, int64_t n_rows, const int64_t *indptr,
-                      const int32_t *indices, const int64_t *indices64, const double *values, const feint_plan *whole,
-                      double *out) {
-  matrix_job j = {pt, nc, indptr, indices, indices64, values, whole, out, 0};
-  feint_parallel_for(n_rows, 1 << 12, add_matrix_range, &j);
-  if (j.missing)
-    return feint_error_set(FEINT_ERR_COMPUTE, "internal: %lld entries of a part are not in the pattern",
-                           (long long)j.missing);
+/* A worker's element matrices (its answer to a compute command) put
+ * into the whole's by cell. */
+static int put_answer(run_state *r, int rank, const char *data, size_t bytes) {
+  int64_t head[2]; /* values, nbc */
+  if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's results are cut short", rank);
+  memcpy(head, data, sizeof head);
+  const feint_dist_part *pt = &r->dist->parts[rank];
+  if (head[1] < 1 || head[0] != pt->n_cells * head[1] * head[1] || bytes != sizeof head + (size_t)head[0] * 8)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's results are malformed", rank);
+  put_element_matrices(pt, (int)head[1], (const double *)(const void *)(data + sizeof head), r->space->nbc, r->Ke);
   return FEINT_OK;
 }
 
-/* Add one part's results of `phase` (n values; for the matrix its pattern
- * too) into the run's arrays. */
-static int add_part(run_state *r, int rank, int phase, const double *values, int64_t n, int nbc,
-                    const int64_t *indptr, int64_t n_rows, const int32_t *indices, const int64_t *indices64) {
-  const feint_dist_part *pt = &r->dist->parts[rank];
-  const int nc = r->space->components;
-  switch (phase) {
-    case FEINT_PHASE_RESIDUAL: add_vector(pt, nc, values, n, r->vec); return FEINT_OK;
-    case FEINT_PHASE_RHS: add_vector(pt, nc, values, n, r->rhs); return FEINT_OK;
-    case FEINT_PHASE_ELEMENT: put_element_matrices(pt, nbc, values, r->space->nbc, r->Ke); return FEINT_OK;
-    case FEINT_PHASE_ASSEMBLY:
-      return add_matrix(pt, nc, n_rows, indptr, indices, indices64, values, r->plan, r->values);
-  }
-  return FEINT_ERR_COMPUTE;
+/* A worker's block of a phase (its answer) at its place in the whole:
+ * rows [row0, row0 + n_owned) of a vector, their entries of the matrix,
+ * and after the matrix the lifted block of the load vector. */
+static int place_block(run_state *r, int rank, int phase, int lift, const char *data, size_t bytes) {
+  const int64_t n = r->space->n_dofs, size = r->dist->size;
+  const int64_t row0 = feint_dist_row_start(n, r->space->components, (int)size, rank);
+  const int64_t row1 = rank + 1 == size ? n : feint_dist_row_start(n, r->space->components, (int)size, rank + 1);
+  const int matrix = phase == FEINT_PHASE_ASSEMBLY;
+  const int64_t first = matrix ? r->plan->indptr[row0] : row0, count = (matrix ? r->plan->indptr[row1] : row1) - first;
+  const size_t need = (size_t)count * 8 + (matrix && lift ? (size_t)(row1 - row0) * 8 : 0);
+  if (bytes != need)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's block has %zu bytes, not %zu", rank, bytes, need);
+  double *whole = phase == FEINT_PHASE_RESIDUAL ? r->vec : phase == FEINT_PHASE_RHS ? r->rhs : r->values;
+  memcpy(whole + first, data, (size_t)count * 8);
+  if (matrix && lift) memcpy(r->rhs + row0, data + (size_t)count * 8, (size_t)(row1 - row0) * 8);
+  return FEINT_OK;
 }
 
-static double *phase_array(run_state *r, int phase, int64_t *n) {
-  switch (phase) {
-    case FEINT_PHASE_RESIDUAL: *n = r->space->n_dofs; return r->vec;
-    case FEINT_PHASE_RHS: *n = r->space->n_dofs; return r->rhs;
-    case FEINT_PHASE_ELEMENT: *n = r->mesh->n_cells * r->space->nbc * r->space->nbc; return r->Ke;
-    default: *n = r->plan->nnz; return r->values;
+/* One owner's block of the whole pattern, and where it goes. */
+typedef struct {
+  const int64_t *indptr, *cols;
+  int64_t row0, n_rows, first;
+} pattern_block;
+typedef struct {
+  const pattern_block *blocks;
+  feint_plan *whole;
+} pattern_job;
+
+static void fill_blocks(int64_t a, int64_t b, void *arg) {
+  const pattern_job *j = arg;
+  feint_plan *w = j->whole;
+  for (int64_t k = a; k < b; k++) {
+    const pattern_block *bl = &j->blocks[k];
+    for (int64_t i = 0; i <= bl->n_rows; i++) w->indptr[bl->row0 + i] = bl->first + bl->indptr[i];
+    const int64_t nnz = bl->indptr[bl->n_rows];
+    if (w->indices64) memcpy(w->indices64 + bl->first, bl->cols, (size_t)nnz * 8);
+    else
+      for (int64_t e = 0; e < nnz; e++) w->indices[bl->first + e] = (int32_t)bl->cols[e];
   }
 }
 
-/* A worker's answer to a compute command, as add_part reads it. */
-static int add_answer(run_state *r, int rank, int phase, const char *data, size_t bytes) {
-  int64_t head[4]; /* values, nbc, CSR rows, 64-bit columns */
-  if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's results are cut short", rank);
-  memcpy(head, data, sizeof head);
-  const int64_t n = head[0], rows = head[2];
-  const int wide = head[3] != 0;
-  const char *at = data + sizeof head;
-  size_t need = sizeof head + (size_t)n * sizeof(double);
-  const int64_t *indptr = NULL;
-  const int32_t *indices = NULL;
-  const int64_t *indices64 = NULL;
-  if (phase == FEINT_PHASE_ASSEMBLY) need += (size_t)(rows + 1) * sizeof(int64_t) + (size_t)n * (wide ? 8 : 4);
-  if (n < 0 || rows < 0 || need != bytes)
-    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's results are malformed", rank);
-  /* the message's pieces are 8-byte multiples up to the 32-bit columns, which come last */
-  const double *values = (const double *)(const void *)at;
-  at += (size_t)n * sizeof(double);
-  if (phase == FEINT_PHASE_ASSEMBLY) {
-    indptr = (const int64_t *)(const void *)at;
-    at += (size_t)(rows + 1) * sizeof(int64_t);
-    if (wide) indices64 = (const int64_t *)(const void *)at;
-    else indices = (const int32_t *)(const void *)at;
-  }
-  return add_part(r, rank, phase, values, n, (int)head[1], indptr, rows, indices, indices64);
-}
-
-int run_dist_compute(run_state *r, int phase, double *kernel_seconds) {
+/* The whole pattern (rank 0's r->plan, as one rank makes it: 32-bit
+ * columns up to the same limit) from the owners' blocks: rank 0's own,
+ * and each worker's answer (rows, entries; indptr; columns). */
+static int gather_pattern(run_state *r, const char *const *data, const size_t *bytes) {
   run_dist *d = r->dist;
-  const command cmd = {CMD_COMPUTE, phase, 0, 0, 0, 0};
-  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  const int64_t n = r->space->n_dofs;
+  const int nc = r->space->components;
+  pattern_block *blocks = NULL;
+  FEINT_CALL(feint_calloc((size_t)d->size, sizeof *blocks, &blocks, "the blocks of the pattern"));
+  const feint_dist_rows *own = d->own.rows;
+  blocks[0] = (pattern_block){own->indptr, own->cols, 0, own->n_owned, 0};
+  int64_t nnz = own->nnz;
+  int status = FEINT_OK;
+  for (int k = 1; k < d->size && !status; k++) {
+    int64_t head[2];
+    const int64_t row0 = feint_dist_row_start(n, nc, d->size, k);
+    const int64_t rows = (k + 1 == d->size ? n : feint_dist_row_start(n, nc, d->size, k + 1)) - row0;
+    if (bytes[k] >= sizeof head) memcpy(head, data[k], sizeof head);
+    if (bytes[k] < sizeof head || head[0] != rows || head[1] < 0 ||
+        bytes[k] != sizeof head + (size_t)(rows + 1 + head[1]) * 8) {
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's block of the pattern is malformed", k);
+      break;
+    }
+    const int64_t *at = (const int64_t *)(const void *)(data[k] + sizeof head);
+    blocks[k] = (pattern_block){at, at + rows + 1, row0, rows, nnz};
+    nnz += head[1];
+  }
+  feint_plan *w = NULL;
+  if (!status) status = feint_calloc(1, sizeof *w, &w, "the pattern");
+  if (!status) {
+    w->n_rows = n;
+    w->nnz = nnz;
+    status = feint_malloc((size_t)n + 1, sizeof *w->indptr, &w->indptr, "CSR row pointers");
+  }
+  if (!status)
+    status = n > feint_plan_narrow_limit()
+                 ? feint_malloc_large_touched((size_t)nnz + 1, 8, &w->indices64, "CSR column indices (64-bit)")
+                 : feint_malloc_large_touched((size_t)nnz + 1, 4, &w->indices, "CSR column indices");
+  if (!status) {
+    pattern_job j = {blocks, w};
+    feint_parallel_for(d->size, 1, fill_blocks, &j);
+    w->indptr[n] = nnz;
+    r->plan = w;
+  } else {
+    feint_plan_destroy(w);
+  }
+  free(blocks);
+  return status;
+}
+
+int run_dist_collective(const run_state *r) { return r->dist && !r->c->matrix_market_file; }
+
+double run_dist_norm2(const run_state *r, int phase) { return r->dist ? r->dist->norm2[phase] : 0; }
+
+int run_dist_rows(run_state *r, int need_matrix) {
+  run_dist *d = r->dist;
+  if (d->own.rows) return FEINT_OK; /* kept with the parts */
+  double t0 = feint_now();
+  const command cmd = {.cmd = CMD_ROWS, .arg = need_matrix};
+  const int64_t n = r->space->n_dofs;
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, &n, sizeof n, NULL, 0));
+  first_error e = {0};
+  note_error(&e, part_rows(&d->own, d->comm, FEINT_OK, n, need_matrix));
+  /* the blocks' patterns: the whole pattern, for the file */
+  char **msgs = calloc((size_t)d->size, sizeof *msgs);
+  const char **data = calloc((size_t)d->size, sizeof *data);
+  size_t *bytes = calloc((size_t)d->size, sizeof *bytes);
+  free(d->value_first);
+  d->value_first = calloc((size_t)d->size + 1, sizeof *d->value_first);
+  if (!msgs || !data || !bytes || !d->value_first) note_error(&e, feint_error_set(FEINT_ERR_COMPUTE, "out of memory"));
+  for (int k = 1; k < d->size; k++) {
+    char *msg = NULL;
+    const char *at = NULL;
+    size_t nb = 0;
+    const int s = receive_answer(d, k, &msg, &at, &nb);
+    note_error(&e, s);
+    if (!s && msgs) {
+      msgs[k] = msg;
+      data[k] = at;
+      bytes[k] = nb;
+    } else {
+      free(msg);
+    }
+  }
+  step(d, "rows exchanged with their owners", &t0);
+  if (!e.status && need_matrix) { /* where each owner's values go */
+    d->value_first[1] = d->own.rows->nnz;
+    for (int k = 1; k < d->size; k++) {
+      int64_t head[2] = {0, -1};
+      if (bytes[k] >= sizeof head) memcpy(head, data[k], sizeof head);
+      d->value_first[k + 1] = d->value_first[k] + head[1];
+    }
+  }
+  if (!e.status && need_matrix && !r->plan) note_error(&e, gather_pattern(r, data, bytes));
+  for (int k = 0; msgs && k < d->size; k++) free(msgs[k]);
+  free(msgs);
+  free(data);
+  free(bytes);
+  if (!e.status && need_matrix) step(d, "the whole pattern gathered", &t0);
+  return reported(&e);
+}
+
+static double sum_squares(const double *v, int64_t n) {
+  double s = 0;
+  for (int64_t i = 0; i < n; i++) s += v[i] * v[i];
+  return s;
+}
+
+int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) {
+  run_dist *d = r->dist;
+  const int owners = phase != FEINT_PHASE_ELEMENT, matrix = phase == FEINT_PHASE_ASSEMBLY;
+  const int collective = run_dist_collective(r);
+  const command cmd = {.cmd = CMD_COMPUTE, .arg = phase, .lift = lift, .collective = collective};
+  /* the conditions go with the command: the owners apply them (the state too, for the residual) */
+  void *cond = NULL;
+  size_t ncond = 0;
+  if (owners && r->bc)
+    FEINT_CALL(feint_boundary_pack(r->bc, phase == FEINT_PHASE_RESIDUAL ? r->form->u : NULL, &cond, &ncond));
+  int status = FEINT_OK;
+  for (int k = 1; k < d->size && !status; k++) status = send_command(d, k, &cmd, cond, ncond, NULL, 0);
+  free(cond);
+  FEINT_CALL(status);
   double t0 = feint_now(), received = 0, added = 0;
-  int64_t n_whole = 0;
-  double *whole = phase_array(r, phase, &n_whole);
-  memset(whole, 0, (size_t)n_whole * sizeof *whole);
   int64_t n = 0;
-  int status = part_compute(&d->own, r->backend, phase, &n);
+  first_error e = {0};
+  note_error(&e, part_compute(&d->own, 0, r->backend, phase, &n));
   *kernel_seconds = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
   const double computed = feint_now() - t0;
-  const feint_plan *pl = d->own.plan;
   t0 = feint_now();
-  if (!status)
-    status = add_part(r, 0, phase, d->own.result, n, d->own.space->nbc, pl ? pl->indptr : NULL, pl ? pl->n_rows : 0,
-                      pl ? pl->indices : NULL, pl ? pl->indices64 : NULL);
+  const feint_dist_rows *rows = d->own.rows;
+  if (owners) { /* rank 0's block is at the start of the whole's arrays */
+    double *whole = phase == FEINT_PHASE_RESIDUAL ? r->vec : phase == FEINT_PHASE_RHS ? r->rhs : r->values;
+    const int s = feint_dist_rows_sum(d->own.rows, d->comm, e.status, matrix, d->own.result, whole);
+    if (!e.status) note_error(&e, s);
+    if (!e.status) note_error(&e, block_conditions(r->bc, r->form->u, rows, phase, lift, whole, r->rhs));
+    if (!e.status) {
+      d->norm2[phase] = sum_squares(whole, matrix ? rows->nnz : rows->n_owned);
+      if (matrix && lift) d->norm2[FEINT_PHASE_RHS] = sum_squares(r->rhs, rows->n_owned);
+    }
+  } else if (!e.status) {
+    put_element_matrices(&d->parts[0], d->own.space->nbc, d->own.result, r->space->nbc, r->Ke);
+  }
   added += feint_now() - t0;
   for (int k = 1; k < d->size; k++) {
     char *msg = NULL;
@@ -552,15 +745,90 @@ int run_dist_compute(run_state *r, int phase, double *kernel_seconds) {
     int s = receive_answer(d, k, &msg, &data, &bytes);
     received += feint_now() - t0;
     t0 = feint_now();
-    if (!s && !status) s = add_answer(r, k, phase, data, bytes);
+    if (!s && !e.status && owners && collective) { /* the block stays there: its sums of squares */
+      double sq[2] = {0, 0};
+      if (bytes != sizeof sq) s = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's answer is malformed", k);
+      else memcpy(sq, data, sizeof sq);
+      d->norm2[phase] += sq[0];
+      if (matrix && lift) d->norm2[FEINT_PHASE_RHS] += sq[1];
+    } else if (!s && !e.status) {
+      s = owners ? place_block(r, k, phase, lift, data, bytes) : put_answer(r, k, data, bytes);
+    }
     added += feint_now() - t0;
     free(msg);
-    if (s && !status) status = s;
+    note_error(&e, s);
   }
   const size_t used = strlen(d->steps);
-  snprintf(d->steps + used, sizeof d->steps - used, "; %s: rank 0's part %.1f ms, waited for and received the "
-           "others' %.1f ms, added %.1f ms", feint_phase_names[phase], 1e3 * computed, 1e3 * received, 1e3 * added);
+  snprintf(d->steps + used, sizeof d->steps - used, "; %s: rank 0's part %.1f ms, %s %.1f ms, waited for and "
+           "received the others' %.1f ms", feint_phase_names[phase], 1e3 * computed,
+           owners ? "its rows summed" : "put", 1e3 * added, 1e3 * received);
+  return reported(&e);
+}
+
+/* A rank's pieces of the datasets named (each a phase's block: its rows
+ * of a vector, its entries of the matrix values) for the collective
+ * write. A block the rank does not have (an internal error) is written
+ * empty, so that the rank still joins the write, and reported. */
+static int rank_pieces(const feint_dist_rows *rows, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
+                       const char *const *names, const int32_t *phases, feint_dist_piece *pieces) {
+  int status = FEINT_OK;
+  for (int k = 0; k < n; k++) {
+    const int b = block_of(phases[k]);
+    pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
+    if (!rows || !blocks[b] || (b == BLOCK_MATRIX && !value_first)) {
+      if (!status) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no block of %s to write", names[k]);
+      continue;
+    }
+    pieces[k].offset = b == BLOCK_MATRIX ? value_first[rows->rank] : rows->row0;
+    pieces[k].count = b == BLOCK_MATRIX ? rows->nnz : rows->n_owned;
+    pieces[k].data = blocks[b];
+  }
   return status;
+}
+
+int run_dist_write(run_state *r, int n, const char *const *names, const int32_t *phases) {
+  run_dist *d = r->dist;
+  double t0 = feint_now();
+  const char *path = NULL;
+  FEINT_CALL(feint_output_suspend(r->out, &path));
+  /* the command: the file, then each dataset's phase and name, then where the owners' values go */
+  int32_t lens[N_BLOCKS + 1];
+  if (n > N_BLOCKS) return feint_error_set(FEINT_ERR_COMPUTE, "internal: %d datasets in one write", n);
+  const int32_t head[2] = {n, (int32_t)strlen(path)};
+  const void *piece[2 + 3 * N_BLOCKS + 1];
+  size_t size[2 + 3 * N_BLOCKS + 1];
+  int np = 0;
+  piece[np] = head;
+  size[np++] = sizeof head;
+  piece[np] = path;
+  size[np++] = strlen(path);
+  for (int k = 0; k < n; k++) {
+    lens[k] = (int32_t)strlen(names[k]);
+    piece[np] = &phases[k];
+    size[np++] = sizeof phases[k];
+    piece[np] = &lens[k];
+    size[np++] = sizeof lens[k];
+    piece[np] = names[k];
+    size[np++] = (size_t)lens[k];
+  }
+  piece[np] = d->value_first;
+  size[np++] = d->value_first ? (size_t)(d->size + 1) * sizeof *d->value_first : 0;
+  const command cmd = {.cmd = CMD_WRITE};
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command_pieces(d, k, &cmd, piece, size, np));
+  first_error e = {0};
+  feint_dist_piece pieces[N_BLOCKS];
+  double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values};
+  note_error(&e, rank_pieces(d->own.rows, d->value_first, blocks, n, names, phases, pieces));
+  note_error(&e, feint_comm_write(d->comm, path, n, pieces));
+  for (int k = 1; k < d->size; k++) {
+    char *msg = NULL;
+    const char *data;
+    size_t bytes;
+    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
+    free(msg);
+  }
+  step(d, "written together", &t0);
+  return reported(&e);
 }
 
 const char *run_dist_steps(const run_state *r) { return r->dist ? r->dist->steps : ""; }
@@ -584,7 +852,7 @@ int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_d
   forget_parts(d_);
   double t0 = feint_now();
   FEINT_CALL(partition_cells(d_, r, &t0)); /* the hexahedra are the mesh's cells, in its order */
-  const command cmd = {CMD_OPERATOR_SETUP, 0, (int32_t)kind, 0, 0, opts->device_index};
+  const command cmd = {.cmd = CMD_OPERATOR_SETUP, .kind = (int32_t)kind, .device_index = opts->device_index};
   const operator_setup s = {bp_kind, geo, lambda};
   int status = FEINT_OK;
   for (int k = 0; k < d_->size && !status; k++) {
@@ -611,7 +879,7 @@ int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_d
 
 int run_dist_operator_apply(run_state *r, const double *own_y, int64_t n_whole, double *y) {
   run_dist *d = r->dist;
-  const command cmd = {CMD_OPERATOR_APPLY, 0, 0, 0, 0, 0};
+  const command cmd = {.cmd = CMD_OPERATOR_APPLY};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
   memset(y, 0, (size_t)n_whole * sizeof *y);
   add_vector(&d->parts[0], 1, own_y, d->parts[0].n_scalar_dofs, y);
@@ -641,7 +909,7 @@ void run_dist_finish(run_state *r, int status) {
     feint_error_restore(status, message, location);
   }
   if (d->workers_busy) {
-    const command cmd = {CMD_FINISH, status, 0, 0, 0, 0};
+    const command cmd = {.cmd = CMD_FINISH, .arg = status};
     for (int k = 1; k < d->size; k++)
       if (send_command(d, k, &cmd, NULL, 0, NULL, 0)) feint_comm_abort(d->comm, status ? status : FEINT_ERR_COMPUTE);
     d->workers_busy = 0;
@@ -655,6 +923,7 @@ void run_dist_destroy(run_dist *d) {
     for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
   free(d->parts);
   free(d->partition);
+  free(d->value_first);
   free(d);
 }
 
@@ -686,18 +955,103 @@ static int worker_setup(run_part *p, const command *cmd, const char *data, size_
   return status;
 }
 
-static int worker_answer_compute(feint_comm *comm, run_part *p, int phase) {
+/* Element matrices: the part's, to rank 0 by cell. */
+static int worker_answer_elements(feint_comm *comm, run_part *p) {
   int64_t n = 0;
-  int status = part_compute(p, p->backend, phase, &n);
-  const feint_plan *pl = p->plan;
-  const int matrix = phase == FEINT_PHASE_ASSEMBLY;
-  const int64_t head[4] = {n, p->space->nbc, matrix ? pl->n_rows : 0, matrix && pl->indices64 != NULL};
-  const void *pieces[4] = {head, p->result, matrix ? pl->indptr : NULL,
-                           matrix ? (pl->indices64 ? (const void *)pl->indices64 : (const void *)pl->indices) : NULL};
-  const size_t sizes[4] = {sizeof head, (size_t)n * sizeof(double),
-                           matrix ? (size_t)(pl->n_rows + 1) * sizeof(int64_t) : 0,
-                           matrix ? (size_t)pl->nnz * (pl->indices64 ? 8 : 4) : 0};
-  return send_answer(comm, status, pieces, sizes, matrix ? 4 : 2);
+  const int status = part_compute(p, feint_comm_rank(comm), p->backend, FEINT_PHASE_ELEMENT, &n);
+  const int64_t head[2] = {n, p->space->nbc};
+  const void *pieces[2] = {head, p->result};
+  const size_t sizes[2] = {sizeof head, (size_t)n * sizeof(double)};
+  return send_answer(comm, status, pieces, sizes, 2);
+}
+
+/* A vector or the matrix: the part's values summed by their owners (this
+ * rank its own block), the conditions applied to the block; the block
+ * kept for the collective write (rank 0 gets its sums of squares) or sent
+ * to rank 0 (after the matrix, with the lifted load vector's block). */
+static int worker_answer_block(feint_comm *comm, run_part *p, const command *cmd, const char *cond, size_t ncond) {
+  const int phase = cmd->arg, matrix = phase == FEINT_PHASE_ASSEMBLY, b = block_of(phase);
+  int64_t n = 0;
+  int status = part_compute(p, feint_comm_rank(comm), p->backend, phase, &n);
+  feint_boundary_destroy(p->bc);
+  p->bc = NULL;
+  if (!status && ncond) status = feint_boundary_unpack(cond, ncond, &p->bc);
+  const int64_t count = matrix ? p->rows->nnz : p->rows->n_owned;
+  free(p->blocks[b]);
+  p->blocks[b] = NULL;
+  if (!status) status = feint_malloc_large_touched((size_t)count + 1, sizeof(double), &p->blocks[b], "the owned rows");
+  const int s = feint_dist_rows_sum(p->rows, comm, status, matrix, p->result, p->blocks[b]);
+  if (!status) status = s;
+  double *rhs = p->blocks[BLOCK_RHS];
+  if (!status && matrix && cmd->lift && !rhs) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no load vector to lift");
+  if (!status) status = block_conditions(p->bc, NULL, p->rows, phase, cmd->lift, p->blocks[b], rhs);
+  const int with_rhs = matrix && cmd->lift;
+  if (cmd->collective) {
+    const double sq[2] = {status ? 0 : sum_squares(p->blocks[b], count),
+                          status || !with_rhs ? 0 : sum_squares(rhs, p->rows->n_owned)};
+    const void *piece[1] = {sq};
+    const size_t size[1] = {sizeof sq};
+    return send_answer(comm, status, piece, size, 1);
+  }
+  const void *pieces[2] = {p->blocks[b], rhs};
+  const size_t sizes[2] = {(size_t)count * sizeof(double), (size_t)p->rows->n_owned * sizeof(double)};
+  return send_answer(comm, status, pieces, sizes, with_rhs ? 2 : 1);
+}
+
+/* Rank 0's collective write (run_dist_write): this rank's pieces. A
+ * command it cannot read leaves it unable to join: the run ends. */
+static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t bytes) {
+  int32_t head[2];
+  const char *at = data, *end = data + bytes;
+  const char *names[N_BLOCKS];
+  char name_buf[N_BLOCKS][512], path[4200];
+  int32_t phases[N_BLOCKS];
+  int ok = bytes >= sizeof head;
+  if (ok) {
+    memcpy(head, at, sizeof head);
+    at += sizeof head;
+    ok = head[0] >= 0 && head[0] <= N_BLOCKS && head[1] >= 0 && (size_t)head[1] < sizeof path && at + head[1] <= end;
+  }
+  if (ok) {
+    memcpy(path, at, (size_t)head[1]);
+    path[head[1]] = '\0';
+    at += head[1];
+  }
+  for (int k = 0; ok && k < head[0]; k++) {
+    int32_t len;
+    ok = at + 8 <= end;
+    if (!ok) break;
+    memcpy(&phases[k], at, 4);
+    memcpy(&len, at + 4, 4);
+    at += 8;
+    ok = len >= 0 && (size_t)len < sizeof name_buf[k] && at + len <= end;
+    if (!ok) break;
+    memcpy(name_buf[k], at, (size_t)len);
+    name_buf[k][len] = '\0';
+    names[k] = name_buf[k];
+    at += len;
+  }
+  const size_t nfirst = (size_t)(feint_comm_size(comm) + 1) * sizeof(int64_t);
+  int64_t *value_first = NULL;
+  if (ok && (size_t)(end - at) == nfirst) {
+    value_first = malloc(nfirst);
+    if (value_first) memcpy(value_first, at, nfirst);
+    ok = value_first != NULL;
+  } else if (ok) {
+    ok = at == end; /* no matrix */
+  }
+  if (!ok) {
+    free(value_first);
+    feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
+    feint_comm_abort(comm, FEINT_ERR_COMPUTE);
+    return FEINT_ERR_COMPUTE;
+  }
+  feint_dist_piece pieces[N_BLOCKS];
+  int status = rank_pieces(p->rows, value_first, p->blocks, head[0], names, phases, pieces);
+  const int s = feint_comm_write(comm, path, head[0], pieces);
+  if (!status) status = s;
+  free(value_first);
+  return send_answer(comm, status, NULL, NULL, 0);
 }
 
 int feint_driver_worker(const feint_run_options *opts) {
@@ -740,8 +1094,26 @@ int feint_driver_worker(const feint_run_options *opts) {
       const void *piece[1] = {device};
       const size_t size[1] = {strlen(device)};
       sent = send_answer(comm, status, piece, size, 1);
-    } else if (cmd.cmd == CMD_COMPUTE && p.backend) {
-      sent = worker_answer_compute(comm, &p, cmd.arg);
+    } else if (cmd.cmd == CMD_ROWS && bytes == sizeof(int64_t)) {
+      int64_t n_rows;
+      memcpy(&n_rows, data, sizeof n_rows);
+      feint_dist_rows_destroy(p.rows);
+      p.rows = NULL;
+      free(p.local_whole);
+      p.local_whole = NULL;
+      status = part_rows(&p, comm, FEINT_OK, n_rows, cmd.arg);
+      const feint_dist_rows *rw = p.rows;
+      const int64_t head[2] = {rw ? rw->n_owned : 0, rw && rw->matrix ? rw->nnz : 0};
+      const void *pieces[3] = {head, rw ? rw->indptr : NULL, rw ? rw->cols : NULL};
+      const size_t sizes[3] = {sizeof head, rw && rw->matrix ? (size_t)(rw->n_owned + 1) * 8 : 0,
+                               (size_t)head[1] * 8};
+      sent = send_answer(comm, status, pieces, sizes, 3);
+    } else if (cmd.cmd == CMD_COMPUTE && p.backend && cmd.arg == FEINT_PHASE_ELEMENT) {
+      sent = worker_answer_elements(comm, &p);
+    } else if (cmd.cmd == CMD_COMPUTE && p.backend && p.rows) {
+      sent = worker_answer_block(comm, &p, &cmd, data, bytes);
+    } else if (cmd.cmd == CMD_WRITE) {
+      sent = worker_write(comm, &p, data, bytes);
     } else if (cmd.cmd == CMD_OPERATOR_SETUP && bytes >= sizeof(operator_setup)) {
       part_release(&p);
       operator_setup s;

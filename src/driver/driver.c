@@ -430,9 +430,10 @@ static int compute(run_state *r, const feint_run_options *opts, feint_run_report
   double wall[RUN_MAX_REPEAT], kernel[RUN_MAX_REPEAT], h2d[RUN_MAX_REPEAT], d2h[RUN_MAX_REPEAT];
   const int n = run_repeats(opts);
   run_starting(opts, r, phase);
-  if (r->dist) { /* every rank its cells, added up on rank 0 (once: feint bench's repeats are not shared) */
+  if (r->dist) { /* every rank its cells, summed by the rows' owners (once: feint bench's repeats are not shared) */
     double kernel_seconds = 0;
-    TIMED(rep, phase, run_dist_compute(r, phase, &kernel_seconds));
+    const int lift = r->c->write_rhs && feint_boundary_rhs_needs_matrix(r->bc);
+    TIMED(rep, phase, run_dist_compute(r, phase, lift, &kernel_seconds));
     rep->kernel_seconds[phase] += kernel_seconds;
     return FEINT_OK;
   }
@@ -616,6 +617,27 @@ static int run_quiesce(run_state *r) {
   return feint_output_wait(r->out);
 }
 
+/* The pattern is final (made here, or by the owners' blocks under
+ * mpirun): its size checked, written on its own thread while the values
+ * are computed (a sweep's later members link to the first one's), the
+ * Robin entries found in it. */
+static int pattern_ready(run_state *r, feint_run_report *rep, int need_matrix) {
+  const feint_case *c = r->c;
+  if (need_matrix)
+    FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
+                                  "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
+  char name[300];
+  if (c->write_matrix && !r->pattern_at.file[0])
+    FEINT_CALL(feint_output_pattern_start(r->out, run_member_path(r, "matrix", name, sizeof name), r->plan->n_rows,
+                                          r->plan->indptr, r->plan->indices, r->plan->indices64));
+  rep->nnz = r->plan ? r->plan->nnz : 0;
+  rep->index_bits = !r->plan ? 0 : r->plan->indices64 ? 64 : 32;
+  rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
+  /* Robin terms: their positions in the pattern, found once (under mpirun the owners find them in their rows) */
+  if (r->bc && r->plan && !r->dist) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
+  return FEINT_OK;
+}
+
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -653,29 +675,16 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     FEINT_CALL(check_output_bytes("output.element_matrices", "the element matrices (cells x local dofs^2)",
                                   (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 8));
   /* the pattern's slot map holds an index per element-matrix entry */
-  if (need_matrix && !r->plan)
+  if (need_matrix && !r->plan && !r->dist)
     FEINT_CALL(check_slot_map_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)", r->space));
   run_starting(opts, r, FEINT_PHASE_PATTERN);
-  if (need_matrix && !r->plan) {
+  if (need_matrix && !r->plan && !r->dist) {
     char steps[sizeof rep->pattern_steps];
     TIMED(rep, FEINT_PHASE_PATTERN,
           feint_backend_create_plan(kind, opts->device_index, &problem, &r->plan, steps, sizeof steps));
     if (steps[0]) snprintf(rep->pattern_steps, sizeof rep->pattern_steps, "%s", steps);
   }
-  if (need_matrix)
-    FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
-                                  "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
-  /* the pattern is final: written on its own thread while the values are
-   * computed (a sweep's later members link to the first one's) */
-  char name[300];
-  if (c->write_matrix && !r->pattern_at.file[0])
-    FEINT_CALL(feint_output_pattern_start(r->out, run_member_path(r, "matrix", name, sizeof name), r->plan->n_rows,
-                                          r->plan->indptr, r->plan->indices, r->plan->indices64));
-  rep->nnz = r->plan ? r->plan->nnz : 0;
-  rep->index_bits = !r->plan ? 0 : r->plan->indices64 ? 64 : 32;
-  rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
-  /* Robin terms: their positions in the pattern, found once */
-  if (r->bc && r->plan) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
+  if (!r->dist) FEINT_CALL(pattern_ready(r, rep, need_matrix));
   problem.plan = need_matrix ? r->plan : NULL;
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
@@ -684,6 +693,10 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     FEINT_CALL(setup_backend(opts, rep, r, kind, &own));
     TIMED(rep, FEINT_PHASE_SETUP,
           run_dist_wait_setup(r, r->backend->name, r->backend->device, opts->device_index, rep));
+    /* the whole pattern from the owners' blocks */
+    TIMED(rep, FEINT_PHASE_PATTERN, run_dist_rows(r, need_matrix));
+    FEINT_CALL(pattern_ready(r, rep, need_matrix));
+    snprintf(rep->dist_steps, sizeof rep->dist_steps, "%s", run_dist_steps(r));
   } else {
     FEINT_CALL(setup_backend(opts, rep, r, kind, &problem));
   }
@@ -705,6 +718,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   rep->n_nodes = r->mesh->n_nodes;
   work_model(r, rep);
   const int64_t n = r->space->n_dofs;
+  char name[300];
   /* the vectors are written after the matrix is assembled, while the
    * pattern's thread may still be writing */
   if (c->write_residual) {
@@ -713,14 +727,15 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     feint_backend_info info;
     FEINT_CALL(feint_backend_info_get(r->backend, &info));
     run_describe_residual_kernel(&info, rep);
-    if (r->bc) feint_boundary_apply_residual(r->bc, r->form->u, r->vec);
-    rep->residual_norm = run_norm2(r->vec, n);
+    if (r->bc && !r->dist) feint_boundary_apply_residual(r->bc, r->form->u, r->vec); /* else by the owners */
+    rep->residual_norm = run_dist_collective(r) ? sqrt(run_dist_norm2(r, FEINT_PHASE_RESIDUAL)) : run_norm2(r->vec, n);
   }
   if (c->write_rhs) {
     FEINT_CALL(feint_malloc((size_t)n, sizeof(double), &r->rhs, "load vector"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_RHS));
-    if (r->bc && !lift) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, r->rhs));
-    if (!lift) rep->rhs_norm = run_norm2(r->rhs, n); /* else lifted with the matrix below */
+    if (r->bc && !lift && !r->dist) FEINT_CALL(feint_boundary_apply_rhs(r->bc, NULL, NULL, r->rhs));
+    if (!lift) /* else lifted with the matrix below */
+      rep->rhs_norm = run_dist_collective(r) ? sqrt(run_dist_norm2(r, FEINT_PHASE_RHS)) : run_norm2(r->rhs, n);
   }
   if (c->write_element_matrices) {
     const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
@@ -732,35 +747,54 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     FEINT_CALL(feint_malloc_large_touched((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     FEINT_CALL(describe_matrix_kernel(r->backend, rep));
-    if (lift) { /* the load vector lifted with the unmodified matrix */
-      FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->rhs));
-      rep->rhs_norm = run_norm2(r->rhs, n);
+    if (lift) { /* the load vector lifted with the unmodified matrix (under mpirun: by the owners) */
+      if (!r->dist) FEINT_CALL(feint_boundary_apply_rhs(r->bc, r->plan, r->values, r->rhs));
+      rep->rhs_norm = run_dist_collective(r) ? sqrt(run_dist_norm2(r, FEINT_PHASE_RHS)) : run_norm2(r->rhs, n);
     }
-    if (r->bc) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan, r->values));
+    if (r->bc && !r->dist) FEINT_CALL(feint_boundary_apply_matrix(r->bc, r->plan, r->values));
   }
+  const int collective = run_dist_collective(r); /* the owners write their blocks (else rank 0 has them all) */
   if (c->write_residual || c->write_rhs) {
     const double t0 = feint_now();
-    if (c->write_residual)
-      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "residual", name, sizeof name), 1, &n, r->vec));
-    if (c->write_rhs)
-      FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "rhs", name, sizeof name), 1, &n, r->rhs));
-    write_step(rep, "vectors (with the pattern's wait)", feint_now() - t0);
+    char names[2][300];
+    const char *named[2];
+    int32_t phases[2];
+    int k = 0;
+    if (c->write_residual) phases[k++] = FEINT_PHASE_RESIDUAL;
+    if (c->write_rhs) phases[k++] = FEINT_PHASE_RHS;
+    for (int i = 0; i < k; i++) {
+      named[i] = run_member_path(r, phases[i] == FEINT_PHASE_RESIDUAL ? "residual" : "rhs", names[i], sizeof names[i]);
+      const double *v = phases[i] == FEINT_PHASE_RESIDUAL ? r->vec : r->rhs;
+      if (collective) FEINT_CALL(feint_output_reserve_doubles(r->out, named[i], n));
+      else FEINT_CALL(feint_output_doubles(r->out, named[i], 1, &n, v));
+    }
+    if (collective) FEINT_CALL(run_dist_write(r, k, named, phases));
+    write_step(rep, collective ? "vectors (with the pattern's wait; the ranks' blocks together)"
+                               : "vectors (with the pattern's wait)", feint_now() - t0);
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }
   if (c->write_matrix) {
-    rep->matrix_norm = run_norm2(r->values, r->plan->nnz);
+    rep->matrix_norm = collective ? sqrt(run_dist_norm2(r, FEINT_PHASE_ASSEMBLY)) : run_norm2(r->values, r->plan->nnz);
     double t0 = feint_now();
     const run_shared *at = &r->pattern_at;
     char group[400];
     snprintf(group, sizeof group, "%smatrix", at->group);
-    FEINT_CALL(feint_output_csr(r->out, run_member_path(r, "matrix", name, sizeof name), n, n, r->plan->indptr,
-                                r->plan->indices, r->plan->indices64, r->values, at->file[0] ? link_file(r, at) : NULL,
+    run_member_path(r, "matrix", name, sizeof name);
+    FEINT_CALL(feint_output_csr(r->out, name, n, n, r->plan->indptr, r->plan->indices, r->plan->indices64,
+                                collective ? NULL : r->values, at->file[0] ? link_file(r, at) : NULL,
                                 at->file[0] ? group : NULL));
+    if (collective) {
+      char data[320];
+      snprintf(data, sizeof data, "%s/data", name);
+      const char *named[1] = {data};
+      const int32_t phases[1] = {FEINT_PHASE_ASSEMBLY};
+      FEINT_CALL(run_dist_write(r, 1, named, phases));
+    }
     if (!at->file[0]) {
       snprintf(r->pattern_at.file, sizeof r->pattern_at.file, "%s", r->out_path);
       snprintf(r->pattern_at.group, sizeof r->pattern_at.group, "%s", r->prefix);
     }
-    write_step(rep, "matrix", feint_now() - t0);
+    write_step(rep, collective ? "matrix (its values by the ranks together)" : "matrix", feint_now() - t0);
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }

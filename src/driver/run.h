@@ -120,15 +120,31 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
  * 0's own part's problem in *own (its backend is r->backend, made by the
  * caller); the other ranks' answers to the setup (their devices, after
  * rank 0's own (its backend's kind name, device, GPU index), into
- * rep->rank_devices); one compute phase on
- * every rank, added into r's arrays (kernel seconds: rank 0's); the
- * command that ends the other ranks with rank 0's status (once). */
+ * rep->rank_devices); the rows each rank owns, made once for a part
+ * (and from their blocks rank 0's whole pattern r->plan, when the matrix
+ * is wanted and r->plan is NULL); one compute phase on every rank, summed
+ * by the rows' owners, which apply the boundary conditions (the load
+ * vector lifted at the matrix's phase when `lift`), and gathered into r's
+ * arrays (kernel seconds: rank 0's); the command that ends the other
+ * ranks with rank 0's status (once). */
 int run_dist_create(struct feint_comm *comm, run_dist **out);
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own);
 int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, int device_index,
                         feint_run_report *rep);
-int run_dist_compute(run_state *r, int phase, double *kernel_seconds);
+int run_dist_rows(run_state *r, int need_matrix);
+int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds);
+/* 1 when the owners keep their blocks and write them into the file
+ * together (run_dist_write), 0 when rank 0 gathers them (a Matrix Market
+ * copy needs the whole matrix on rank 0); then the sum of squares of a
+ * phase's values over all the blocks (the load vector's after lifting). */
+int run_dist_collective(const run_state *r);
+double run_dist_norm2(const run_state *r, int phase);
+/* The owners' blocks of the phases (RESIDUAL, RHS, ASSEMBLY: the matrix
+ * values) into the datasets names[k], made at their full size in r->out
+ * before (feint_output_reserve_doubles, feint_output_csr without data):
+ * every rank writes its own block, with parallel HDF5. */
+int run_dist_write(run_state *r, int n, const char *const *names, const int32_t *phases);
 void run_dist_finish(run_state *r, int status);
 /* The run's mesh or space is about to go (a sweep's next member): the
  * ranks' parts, made of them, cannot be kept. */

@@ -77,6 +77,7 @@ struct feint_output {
   char *path;    /* the target (a symbolic link's target: links are written through) */
   char *tmp;     /* path.tmp-PID beside it */
   pattern_writer pattern; /* name[0] != 0: the pattern of that CSR group is written (or being written) */
+  int suspended; /* closed for others to write into (feint_output_suspend); reopened at the next call */
 };
 
 static int output_join(feint_output *o);
@@ -208,6 +209,12 @@ int feint_output_create(const char *path, feint_output **out) {
 /* Create the temporary file at the first write. */
 static int output_open(feint_output *o) {
   if (o->file >= 0) return FEINT_OK;
+  if (o->suspended) {
+    o->file = H5Fopen(o->tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (o->file < 0) return feint_error_set(FEINT_ERR_COMPUTE, "cannot reopen '%s' after the ranks wrote it", o->tmp);
+    o->suspended = 0;
+    return FEINT_OK;
+  }
   install_handlers();
   track_tmp(o->tmp, 1);
   hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
@@ -303,6 +310,41 @@ static int write_dataset_as(feint_output *o, const char *name, int rank, const i
   H5Sclose(space);
   if (e < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot write dataset '%s'", o->path, name);
   return matlab_class ? write_string_attr(o, name, "MATLAB_class", matlab_class, 1) : FEINT_OK;
+}
+
+/* A 1-D dataset of n values made at its full size, its space allocated
+ * now and never filled: other writers fill it (feint_output_suspend). */
+static int reserve_dataset(feint_output *o, const char *name, hid_t file_type, int64_t n, const char *matlab_class) {
+  FEINT_CALL(make_parents(o, name));
+  const hsize_t hd = (hsize_t)n;
+  hid_t space = H5Screate_simple(1, &hd, NULL);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  herr_t e = space < 0 || dcpl < 0 ? -1 : 0;
+  if (!e) e = H5Pset_layout(dcpl, H5D_CONTIGUOUS);
+  if (!e) e = H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+  if (!e) e = H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+  hid_t d = e < 0 ? -1 : H5Dcreate2(o->file, name, file_type, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (d >= 0) H5Dclose(d);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (space >= 0) H5Sclose(space);
+  if (d < 0) return feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot make dataset '%s'", o->path, name);
+  return matlab_class ? write_string_attr(o, name, "MATLAB_class", matlab_class, 1) : FEINT_OK;
+}
+
+int feint_output_reserve_doubles(feint_output *o, const char *name, int64_t n) {
+  FEINT_CALL(output_join(o));
+  return reserve_dataset(o, name, H5T_IEEE_F64LE, n, "double");
+}
+
+int feint_output_suspend(feint_output *o, const char **path) {
+  FEINT_CALL(output_join(o));
+  FEINT_CALL(output_open(o));
+  const herr_t e = H5Fclose(o->file);
+  o->file = -1;
+  o->suspended = 1;
+  if (e < 0) return feint_error_set(FEINT_ERR_COMPUTE, "cannot close '%s' for the ranks to write", o->tmp);
+  *path = o->tmp;
+  return FEINT_OK;
 }
 
 int feint_output_doubles(feint_output *o, const char *name, int rank, const int64_t *dims, const double *data) {
@@ -562,7 +604,8 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
     FEINT_CALL(output_link(o, path, pattern_group ? pattern_file : NULL, target));
   }
   snprintf(path, sizeof path, "%s/data", name);
-  FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, NULL));
+  if (data) FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, NULL));
+  else FEINT_CALL(reserve_dataset(o, path, H5T_IEEE_F64LE, nnz, NULL));
   const uint64_t sparse = (uint64_t)n_rows;
   hid_t scalar = H5Screate(H5S_SCALAR);
   int status = write_attr(o, name, "MATLAB_sparse", H5T_STD_U64LE, scalar, &sparse);
@@ -700,8 +743,8 @@ void feint_output_abort(feint_output *o) {
     pthread_join(o->pattern.thread, NULL);
     o->pattern.running = 0;
   }
-  if (o->file >= 0) {
-    H5Fclose(o->file);
+  if (o->file >= 0 || o->suspended) {
+    if (o->file >= 0) H5Fclose(o->file);
     remove(o->tmp);
     track_tmp(o->tmp, 0);
   }

@@ -7,6 +7,7 @@ Efficiency of a phase: weak t(1)/t(P), strong t(1)/(P t(P)).
 Not a test: it only reports.
 
 usage: mpi-scaling.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [STRONG_N] [BACKEND]
+  (STRONG_N 0: weak scaling only)
   RANKS: comma-separated rank counts (1,2 or 1,2,4); MPIRUN the launcher
   prefix, e.g. "mpirun" or "bash .device-mpi/run mpirun".
 """
@@ -62,6 +63,30 @@ def run(n, p):
     return t, js
 
 
+def plain_write(nbytes):
+    """Seconds one process takes to write nbytes into a new file beside the
+    results (the page cache, as the runs' files): the write's floor."""
+    path = os.path.join(work, "plain.bin")
+    buf = bytearray(nbytes)
+    t0 = time.perf_counter()
+    with open(path, "wb") as fh:
+        fh.write(buf)
+    t = time.perf_counter() - t0
+    os.remove(path)
+    return t
+
+
+def write_figures(js):
+    """The ranks' write: the steps rank 0 reports, the bytes the ranks wrote
+    together (the matrix values and the two vectors) and a plain write of
+    as many bytes."""
+    nbytes = 8 * (js["nonzeros"] + 2 * js["dofs"])
+    floor = plain_write(nbytes)
+    return (f"write steps: {js.get('write_steps', '')}; the blocks written together: {nbytes / 1e6:.0f} MB "
+            f"(values and both vectors); a plain write of as many bytes {floor * 1e3:.1f} ms "
+            f"({nbytes / floor / 1e9:.2f} GB/s)")
+
+
 def table(title, rows, weak):
     print(f"\n== {title} ({rows[0][2]['device']}, backend {rows[0][2]['backend']})")
     print(f"{'ranks':>5} {'cells':>10} {'whole s':>9} {'eff':>5} " +
@@ -73,8 +98,10 @@ def table(title, rows, weak):
         print(f"{p:5d} {js['cells']:10d} {t:9.3f} {eff:5.2f} " +
               " ".join(f"{js['seconds'].get(ph, 0):9.4f}" for ph in PHASES) +
               f" {js['kernel_seconds'].get('assembly', 0) * 1e3:8.2f}m")
+    print(f"  1 rank, {write_figures(rows[0][2])}")
     for p, t, js in rows[1:]:
         print(f"  {p} ranks, rank 0's steps: {js.get('dist_steps', '')}")
+        print(f"  {p} ranks, {write_figures(js)}")
         effs = []
         for ph in ("assembly", "residual", "rhs"):
             a, b = s1.get(ph, 0), js["seconds"].get(ph, 0)
@@ -91,8 +118,9 @@ for p in ranks:
     print(f"weak {p} ranks, N={n}: {t:.3f} s", flush=True)
 table("weak scaling, ~6M P1 tetrahedra per rank", weak_rows, True)
 strong_rows = []
-for p in ranks:
+for p in ranks if strong_n > 0 else []:
     t, js = run(strong_n, p)
     strong_rows.append((p, t, js))
     print(f"strong {p} ranks, N={strong_n}: {t:.3f} s", flush=True)
-table(f"strong scaling, {6 * strong_n ** 3 / 1e6:.1f}M P1 tetrahedra", strong_rows, False)
+if strong_rows:
+    table(f"strong scaling, {6 * strong_n ** 3 / 1e6:.1f}M P1 tetrahedra", strong_rows, False)

@@ -257,6 +257,43 @@ EOF
   ! ls "$WORK"/oom.h5* > /dev/null 2>&1 || fail "rank 1 out of memory: a file was left"
   echo "ok rank 1 out of memory: $(grep '^feint: error' "$WORK/oom.out")"
 fi
+# a rank that fails a phase while the others wait for its rows in the exchange (FEINT_DIST_FAIL, a test
+# hook): one message, its own (not "rank 1 failed" from another rank), status 1 on every rank, no file
+for at in 1:residual 2:rhs 1:assembly 0:assembly 2:element_matrices; do
+  rm -f "$WORK/fail.h5"
+  set +e
+  FEINT_DIST_FAIL=$at timeout 120 mpirun -x FEINT_DIST_FAIL -n 3 "$FEINT" run --quiet "$WORK/p1.yaml" $ALL \
+    --set output.element_matrices=true -o "$WORK/fail.h5" > "$WORK/fail.out" 2>&1
+  rc=$?
+  set -e
+  rank=${at%%:*}
+  want="feint: error: $([ "$rank" = 0 ] || echo "rank $rank: ")failed on purpose (FEINT_DIST_FAIL=$at)"
+  [ $rc -eq 1 ] && [ "$(grep -c '^feint: error' "$WORK/fail.out")" -eq 1 ] && grep -qxF "$want" "$WORK/fail.out" ||
+    fail "rank $at failing: status $rc, $(cat "$WORK/fail.out")"
+  ! ls "$WORK"/fail.h5* > /dev/null 2>&1 || fail "rank $at failing: a file was left"
+  echo "ok rank $at failing: $(grep '^feint: error' "$WORK/fail.out")"
+done
+# a Matrix Market copy: the owners' blocks gathered on rank 0 (the other runs write them together); the .mtx the
+# same as one rank's to the last digit but for the sums' rounding
+same mm "$WORK/p1.yaml" $ALL --set output.matrix_market=mm.mtx
+"$FEINT" run --quiet "$WORK/p1.yaml" $ALL --set output.matrix_market="$WORK/mm-1.mtx" -o "$WORK/mmx-1.h5"
+for n in 2 3; do mpi "$n" "$WORK/p1.yaml" $ALL --set output.matrix_market="$WORK/mm-$n.mtx" -o "$WORK/mmx-$n.h5"; done
+$PY - "$WORK"/mm-1.mtx "$WORK"/mm-2.mtx "$WORK"/mm-3.mtx <<'PY'
+import sys, scipy.io, numpy as np
+a = scipy.io.mmread(sys.argv[1]).tocsr()
+for f in sys.argv[2:]:
+    b = scipy.io.mmread(f).tocsr()
+    assert (a.indptr == b.indptr).all() and (a.indices == b.indices).all(), f
+    d = np.abs(a.data - b.data).max() / np.abs(a.data).max()
+    assert d < 1e-14, (f, d)
+print("matrix market on 2 and 3 ranks: the one-rank matrix, values within 1e-14")
+PY
+# 64-bit columns (the hook lowers the limit): the pattern gathered from the owners' blocks is as wide
+FEINT_WIDE_INDEX_LIMIT=100 same wide "$WORK/p1.yaml" $ALL
+[ "$($PY -c "import h5py,sys; print(h5py.File(sys.argv[1])['matrix/indices'].dtype)" "$WORK/wide-3.h5")" = int64 ] ||
+  fail "the 64-bit pattern is not 64-bit on 3 ranks"
+if false; then :
+fi
 mpi_bad "bad partition" "mesh.partition.*(morton|metis)" 2 "$WORK/p1.yaml" --set mesh.partition=scotch
 # a rank that dies mid-run: mpirun ends the others, and no file (nor temporary) is left
 write_case long.yaml <<EOF

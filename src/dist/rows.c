@@ -1,0 +1,375 @@
+/* Rows owned in contiguous blocks (PETSc's layout; feint/dist.h): every
+ * rank integrates its own cells, sends its contributions to the rows of
+ * another rank's block to that rank, and adds those it receives into its
+ * own block. The block's pattern is the union of the contributions'
+ * patterns, made once (feint_dist_rows_create); each sum after that sends
+ * only values, in the order the pattern was sent in. Contributions are
+ * added rank by rank in rank order: the sums do not depend on timing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/dist.h"
+#include "feint/error.h"
+#include "feint/parallel.h"
+
+/* What one rank sends this one: its rows of this rank's block (whole
+ * numbers, ascending) and, for the matrix, where each of its entries goes
+ * in the block's values. */
+struct feint_dist_source {
+  int64_t n_rows;
+  int64_t *rows;   /* n_rows */
+  int64_t *starts; /* n_rows + 1: the row's entries in the message (matrix) */
+  int64_t nnz;
+  const int64_t *cols; /* during create only: the message's whole columns */
+  int64_t *slots;      /* nnz: entry -> index into the block's values */
+};
+
+int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) {
+  if (group < 1) group = 1;
+  const int64_t groups = n_rows / group;
+  return groups * rank / size * group;
+}
+
+static int64_t lower_bound(const int64_t *a, int64_t n, int64_t v) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int peer_failed(int rank) {
+  return feint_error_set(FEINT_DIST_PEER_FAILED, "rank %d failed (its message is rank 0's to report)", rank);
+}
+
+/* ---- the block's pattern: each owned row the union of its sources' rows ---- */
+
+typedef struct {
+  const feint_dist_rows *r;
+  struct feint_dist_source *src;
+  int fill; /* 0: count each row's columns into indptr[i + 1]; 1: write columns and slots */
+  int failed;
+} merge_job;
+
+/* The owned rows [a, b): a k-way merge of the sources' sorted columns. */
+static void merge_range(int64_t a, int64_t b, void *arg) {
+  merge_job *j = arg;
+  const feint_dist_rows *r = j->r;
+  const int size = r->size;
+  int64_t *at = malloc((size_t)size * 2 * sizeof *at);
+  if (!at) {
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  int64_t *end = at + size;
+  int64_t *cursor = malloc((size_t)size * sizeof *cursor);
+  if (!cursor) {
+    free(at);
+    __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+  for (int p = 0; p < size; p++) cursor[p] = lower_bound(j->src[p].rows, j->src[p].n_rows, r->row0 + a);
+  for (int64_t i = a; i < b; i++) {
+    const int64_t w = r->row0 + i;
+    for (int p = 0; p < size; p++) {
+      const struct feint_dist_source *s = &j->src[p];
+      if (cursor[p] < s->n_rows && s->rows[cursor[p]] == w) {
+        at[p] = s->starts[cursor[p]];
+        end[p] = s->starts[cursor[p] + 1];
+        cursor[p]++;
+      } else {
+        at[p] = end[p] = 0;
+      }
+    }
+    int64_t n = 0, out = j->fill ? r->indptr[i] : 0;
+    for (;;) {
+      int64_t least = INT64_MAX;
+      for (int p = 0; p < size; p++)
+        if (at[p] < end[p] && j->src[p].cols[at[p]] < least) least = j->src[p].cols[at[p]];
+      if (least == INT64_MAX) break;
+      if (j->fill) r->cols[out] = least;
+      for (int p = 0; p < size; p++)
+        if (at[p] < end[p] && j->src[p].cols[at[p]] == least) {
+          if (j->fill) j->src[p].slots[at[p]] = out;
+          at[p]++;
+        }
+      n++;
+      out++;
+    }
+    if (!j->fill) r->indptr[i + 1] = n;
+  }
+  free(at);
+  free(cursor);
+}
+
+static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src) {
+  FEINT_CALL(feint_calloc((size_t)r->n_owned + 1, sizeof *r->indptr, &r->indptr, "the owned rows' pattern"));
+  for (int p = 0; p < r->size; p++)
+    FEINT_CALL(feint_malloc((size_t)src[p].nnz + 1, sizeof *src[p].slots, &src[p].slots, "the owned rows' routes"));
+  merge_job j = {r, src, 0, 0};
+  feint_parallel_for(r->n_owned, 1 << 12, merge_range, &j);
+  for (int64_t i = 0; i < r->n_owned; i++) r->indptr[i + 1] += r->indptr[i];
+  r->nnz = r->indptr[r->n_owned];
+  FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols, &r->cols, "the owned rows' columns"));
+  j.fill = 1;
+  feint_parallel_for(r->n_owned, 1 << 12, merge_range, &j);
+  if (j.failed) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory merging the owned rows");
+  return FEINT_OK;
+}
+
+/* A source's message (head: status, rows, entries; then rows, starts and
+ * columns) read into *s; rows and starts copied, columns borrowed. */
+static int read_source(const feint_dist_rows *r, int p, const char *msg, size_t bytes, int matrix,
+                       struct feint_dist_source *s) {
+  int64_t head[3];
+  if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's rows are cut short", p);
+  memcpy(head, msg, sizeof head);
+  if (head[0]) return peer_failed(p);
+  const int64_t n = head[1], nnz = head[2];
+  const size_t need = sizeof head + (size_t)n * 8 + (matrix ? (size_t)(n + 1) * 8 + (size_t)nnz * 8 : 0);
+  if (n < 0 || nnz < 0 || n > r->n_owned || need != bytes)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's rows are malformed", p);
+  s->n_rows = n;
+  s->nnz = nnz;
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *s->rows, &s->rows, "a rank's rows"));
+  memcpy(s->rows, msg + sizeof head, (size_t)n * 8);
+  for (int64_t k = 0; k < n; k++)
+    if (s->rows[k] < r->row0 || s->rows[k] >= r->row0 + r->n_owned || (k && s->rows[k] <= s->rows[k - 1]))
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent row %lld, not one of this rank's", p,
+                             (long long)s->rows[k]);
+  if (!matrix) return FEINT_OK;
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *s->starts, &s->starts, "a rank's rows"));
+  memcpy(s->starts, msg + sizeof head + (size_t)n * 8, (size_t)(n + 1) * 8);
+  if (s->starts[0] != 0 || s->starts[n] != nnz)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's rows are malformed", p);
+  s->cols = (const int64_t *)(const void *)(msg + sizeof head + (size_t)(2 * n + 1) * 8);
+  return FEINT_OK;
+}
+
+static void release_sources(struct feint_dist_source *src, int size) {
+  for (int p = 0; src && p < size; p++) {
+    free(src[p].rows);
+    free(src[p].starts);
+    free(src[p].slots);
+  }
+  free(src);
+}
+
+void feint_dist_rows_destroy(feint_dist_rows *r) {
+  if (!r) return;
+  free(r->indptr);
+  free(r->cols);
+  free(r->first_local);
+  free(r->first_value);
+  release_sources(r->from, r->size);
+  free(r);
+}
+
+/* This rank's rows as it sends them to each owner: whole columns
+ * (*cols), the row starts relative to each owner's first row (*starts,
+ * one array: owner q's at first_local[q] + q). */
+static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_t *local_whole, const feint_plan *pl,
+                         int64_t **cols, int64_t **starts) {
+  FEINT_CALL(feint_malloc((size_t)pl->nnz + 1, sizeof **cols, cols, "the rows sent to their owners"));
+  for (int64_t k = 0; k < pl->nnz; k++) (*cols)[k] = local_whole[feint_plan_column(pl, k)];
+  FEINT_CALL(feint_malloc((size_t)(n_local + r->size), sizeof **starts, starts, "the rows sent to their owners"));
+  for (int q = 0; q < r->size; q++) {
+    const int64_t a = r->first_local[q], b = r->first_local[q + 1];
+    for (int64_t i = a; i <= b; i++) (*starts)[i + q] = pl->indptr[i] - pl->indptr[a];
+  }
+  return FEINT_OK;
+}
+
+int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int64_t group, int64_t n_local,
+                           const int64_t *local_whole, const feint_plan *local, feint_dist_rows **out) {
+  *out = NULL;
+  const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
+  feint_dist_rows *r = NULL;
+  int status = status_in;
+  int64_t *cols = NULL, *starts = NULL, zero[1] = {0};
+  feint_comm_message *msgs = NULL;
+  void **in = NULL;
+  size_t *in_bytes = NULL;
+  int64_t *heads = NULL;
+  if (!status) status = feint_calloc(1, sizeof *r, &r, "the owned rows");
+  if (!status) {
+    r->size = size;
+    r->rank = rank;
+    r->n_rows = n_rows;
+    r->matrix = local != NULL;
+    r->row0 = feint_dist_row_start(n_rows, group, size, rank);
+    r->n_owned = (rank + 1 == size ? n_rows : feint_dist_row_start(n_rows, group, size, rank + 1)) - r->row0;
+    status = feint_calloc((size_t)size + 1, sizeof *r->first_local, &r->first_local, "the owned rows");
+  }
+  if (!status) status = feint_calloc((size_t)size + 1, sizeof *r->first_value, &r->first_value, "the owned rows");
+  if (!status) status = feint_calloc((size_t)size, sizeof *r->from, &r->from, "the owned rows");
+  if (!status) {
+    for (int q = 0; q <= size; q++) {
+      const int64_t s = q == size ? n_rows : feint_dist_row_start(n_rows, group, size, q);
+      r->first_local[q] = lower_bound(local_whole, n_local, s);
+      r->first_value[q] = local ? local->indptr[r->first_local[q]] : r->first_local[q];
+    }
+    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &starts);
+  }
+  /* every rank takes part in the exchange, a failed one with its status only */
+  const int failed = status != FEINT_OK;
+  const int ok = feint_calloc((size_t)size, sizeof *msgs, &msgs, "the rows' messages") == FEINT_OK &&
+                 feint_calloc((size_t)size, sizeof *in, &in, "the rows' messages") == FEINT_OK &&
+                 feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the rows' messages") == FEINT_OK &&
+                 feint_calloc((size_t)size * 3, sizeof *heads, &heads, "the rows' messages") == FEINT_OK;
+  if (!ok) { /* cannot even say so: the others would wait for this rank */
+    feint_comm_abort(comm, FEINT_ERR_COMPUTE);
+    return FEINT_ERR_COMPUTE;
+  }
+  for (int q = 0; q < size; q++) {
+    int64_t *h = heads + 3 * q;
+    feint_comm_message *m = &msgs[q];
+    m->pieces[0] = h;
+    m->sizes[0] = sizeof(int64_t) * 3;
+    m->n = 1;
+    h[0] = failed;
+    if (failed || q == rank) continue;
+    const int64_t a = r->first_local[q], b = r->first_local[q + 1];
+    h[1] = b - a;
+    h[2] = r->first_value[q + 1] - r->first_value[q];
+    m->pieces[1] = b > a ? local_whole + a : zero;
+    m->sizes[1] = (size_t)(b - a) * 8;
+    m->n = 2;
+    if (local) {
+      m->pieces[2] = starts + a + q;
+      m->sizes[2] = (size_t)(b - a + 1) * 8;
+      m->pieces[3] = h[2] ? cols + r->first_value[q] : zero;
+      m->sizes[3] = (size_t)h[2] * 8;
+      m->n = 4;
+    }
+  }
+  const int sent = feint_comm_exchange(comm, msgs, in, in_bytes);
+  if (sent) {
+    feint_comm_abort(comm, sent);
+    return sent;
+  }
+  for (int p = 0; p < size && !status; p++) {
+    struct feint_dist_source *s = &r->from[p];
+    if (p != rank) {
+      status = read_source(r, p, in[p], in_bytes[p], local != NULL, s);
+      continue;
+    }
+    const int64_t a = r->first_local[p], b = r->first_local[p + 1];
+    s->n_rows = b - a;
+    s->nnz = r->first_value[p + 1] - r->first_value[p];
+    status = feint_malloc((size_t)s->n_rows + 1, sizeof *s->rows, &s->rows, "this rank's own rows");
+    if (!status) memcpy(s->rows, local_whole + a, (size_t)s->n_rows * 8);
+    if (!status && local) status = feint_malloc((size_t)s->n_rows + 1, sizeof *s->starts, &s->starts, "own rows");
+    if (!status && local) {
+      memcpy(s->starts, starts + a + p, (size_t)(s->n_rows + 1) * 8);
+      s->cols = cols + r->first_value[p];
+    }
+  }
+  if (!status && local) status = make_pattern(r, r->from);
+  for (int p = 0; p < size; p++) {
+    free(in[p]);
+    if (r && r->from) r->from[p].cols = NULL;
+  }
+  free(in);
+  free(in_bytes);
+  free(msgs);
+  free(heads);
+  free(cols);
+  free(starts);
+  if (status) {
+    feint_dist_rows_destroy(r);
+    return status;
+  }
+  *out = r;
+  return FEINT_OK;
+}
+
+/* ---- sums ---- */
+
+typedef struct {
+  const double *values;
+  const int64_t *to; /* entry -> index in the block (slots), or NULL: rows minus row0 */
+  const int64_t *rows;
+  int64_t row0;
+  double *owned;
+} add_job;
+
+static void add_range(int64_t a, int64_t b, void *arg) {
+  const add_job *j = arg;
+  if (j->to)
+    for (int64_t k = a; k < b; k++) j->owned[j->to[k]] += j->values[k];
+  else
+    for (int64_t k = a; k < b; k++) j->owned[j->rows[k] - j->row0] += j->values[k];
+}
+
+int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int matrix, const double *local,
+                        double *owned) {
+  const int size = r->size, rank = r->rank;
+  if (matrix && !r->matrix) status_in = feint_error_set(FEINT_ERR_COMPUTE, "internal: the rows have no pattern");
+  feint_comm_message *msgs = NULL;
+  void **in = NULL;
+  size_t *in_bytes = NULL;
+  int64_t *heads = NULL;
+  const int ok = feint_calloc((size_t)size, sizeof *msgs, &msgs, "the sums' messages") == FEINT_OK &&
+                 feint_calloc((size_t)size, sizeof *in, &in, "the sums' messages") == FEINT_OK &&
+                 feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the sums' messages") == FEINT_OK &&
+                 feint_calloc((size_t)size * 2, sizeof *heads, &heads, "the sums' messages") == FEINT_OK;
+  if (!ok) {
+    feint_comm_abort(comm, FEINT_ERR_COMPUTE);
+    return FEINT_ERR_COMPUTE;
+  }
+  const int64_t *first = matrix ? r->first_value : r->first_local;
+  for (int q = 0; q < size; q++) {
+    int64_t *h = heads + 2 * q;
+    h[0] = status_in != FEINT_OK;
+    h[1] = first[q + 1] - first[q];
+    msgs[q].pieces[0] = h;
+    msgs[q].sizes[0] = sizeof(int64_t) * 2;
+    msgs[q].n = 1;
+    if (!status_in && h[1]) {
+      msgs[q].pieces[1] = local + first[q];
+      msgs[q].sizes[1] = (size_t)h[1] * sizeof(double);
+      msgs[q].n = 2;
+    }
+  }
+  const int sent = feint_comm_exchange(comm, msgs, in, in_bytes);
+  if (sent) {
+    feint_comm_abort(comm, sent);
+    return sent;
+  }
+  int status = status_in;
+  if (!status) memset(owned, 0, (size_t)(matrix ? r->nnz : r->n_owned) * sizeof *owned);
+  for (int p = 0; p < size && !status; p++) {
+    const struct feint_dist_source *s = &r->from[p];
+    const int64_t count = matrix ? s->nnz : s->n_rows;
+    const double *values = local + first[rank];
+    if (p != rank) {
+      int64_t h[2];
+      if (in_bytes[p] < sizeof h) {
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's sums are cut short", p);
+        break;
+      }
+      memcpy(h, in[p], sizeof h);
+      if (h[0]) {
+        status = peer_failed(p);
+        break;
+      }
+      if (h[1] != count || in_bytes[p] != sizeof h + (size_t)count * sizeof(double)) {
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent %lld values for %lld", p,
+                                 (long long)h[1], (long long)count);
+        break;
+      }
+      values = (const double *)(const void *)((const char *)in[p] + sizeof h);
+    }
+    add_job j = {values, matrix ? s->slots : NULL, s->rows, r->row0, owned};
+    feint_parallel_for(count, 1 << 16, add_range, &j);
+  }
+  for (int p = 0; p < size; p++) free(in[p]);
+  free(in);
+  free(in_bytes);
+  free(msgs);
+  free(heads);
+  return status;
+}
