@@ -38,7 +38,9 @@ int feint_output_int32(feint_output *o, const char *name, int rank, const int64_
  * the arrays given are not written. data NULL: the data dataset is made
  * at its size and left for other writers (feint_output_suspend). Datasets
  * written by the other functions carry MATLAB_class ("double", "int64",
- * "int32") too. */
+ * "int32") too. _reserve makes the same group with nnz entries and leaves
+ * indptr (int64), indices (int64) and data for other writers (indptr and
+ * indices linked as above when pattern_group is given). */
 /* Start writing the CSR pattern of group `name` (name/indptr and
  * name/indices, as feint_output_csr writes them) on a thread of its own,
  * so that it is written while the caller computes the values; a later
@@ -58,6 +60,8 @@ int feint_output_reserve_doubles(feint_output *o, const char *name, int64_t n);
  * mpirun, feint_comm_write); the next call reopens it. An abort still
  * removes it. */
 int feint_output_suspend(feint_output *o, const char **path);
+int feint_output_csr_reserve(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, int64_t nnz,
+                             const char *pattern_file, const char *pattern_group);
 /* Wait for the pattern thread (feint_output_pattern_start) and report its
  * failure; o may be NULL. */
 int feint_output_wait(feint_output *o);

@@ -49,6 +49,7 @@ typedef struct {
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's. */
 enum { BLOCK_RESIDUAL, BLOCK_RHS, BLOCK_MATRIX, N_BLOCKS };
+enum { MAX_ITEMS = 4 }; /* datasets in one collective write */
 static int block_of(int phase) {
   return phase == FEINT_PHASE_RESIDUAL ? BLOCK_RESIDUAL : phase == FEINT_PHASE_RHS ? BLOCK_RHS : BLOCK_MATRIX;
 }
@@ -648,11 +649,18 @@ int run_dist_collective(const run_state *r) { return r->dist && !r->c->matrix_ma
 
 double run_dist_norm2(const run_state *r, int phase) { return r->dist ? r->dist->norm2[phase] : 0; }
 
+int64_t run_dist_nnz(const run_state *r, int64_t *own) {
+  const run_dist *d = r->dist;
+  *own = d && d->own.rows ? d->own.rows->nnz : 0;
+  return d && d->value_first ? d->value_first[d->size] : 0;
+}
+
 int run_dist_rows(run_state *r, int need_matrix) {
   run_dist *d = r->dist;
   if (d->own.rows) return FEINT_OK; /* kept with the parts */
   double t0 = feint_now();
-  const command cmd = {.cmd = CMD_ROWS, .arg = need_matrix};
+  const int collective = run_dist_collective(r); /* else the whole pattern is gathered for rank 0 */
+  const command cmd = {.cmd = CMD_ROWS, .arg = need_matrix, .collective = collective};
   const int64_t n = r->space->n_dofs;
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, &n, sizeof n, NULL, 0));
   first_error e = {0};
@@ -687,12 +695,12 @@ int run_dist_rows(run_state *r, int need_matrix) {
       d->value_first[k + 1] = d->value_first[k] + head[1];
     }
   }
-  if (!e.status && need_matrix && !r->plan) note_error(&e, gather_pattern(r, data, bytes));
+  if (!e.status && need_matrix && !r->plan && !collective) note_error(&e, gather_pattern(r, data, bytes));
   for (int k = 0; msgs && k < d->size; k++) free(msgs[k]);
   free(msgs);
   free(data);
   free(bytes);
-  if (!e.status && need_matrix) step(d, "the whole pattern gathered", &t0);
+  if (!e.status && need_matrix && !collective) step(d, "the whole pattern gathered", &t0);
   return reported(&e);
 }
 
@@ -766,22 +774,42 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
 }
 
 /* A rank's pieces of the datasets named (each a phase's block: its rows
- * of a vector, its entries of the matrix values) for the collective
- * write. A block the rank does not have (an internal error) is written
- * empty, so that the rank still joins the write, and reported. */
+ * of a vector, its entries of the matrix values; or its rows of the
+ * matrix pattern, RUN_DIST_INDPTR and RUN_DIST_INDICES) for the
+ * collective write; *scratch (freed by the caller) holds its row pointers
+ * in the whole's values. A block the rank does not have (an internal
+ * error) is written empty, so that the rank still joins the write, and
+ * reported. */
 static int rank_pieces(const feint_dist_rows *rows, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
-                       const char *const *names, const int32_t *phases, feint_dist_piece *pieces) {
+                       const char *const *names, const int32_t *items, feint_dist_piece *pieces, int64_t **scratch) {
   int status = FEINT_OK;
+  *scratch = NULL;
   for (int k = 0; k < n; k++) {
-    const int b = block_of(phases[k]);
+    const int pattern = items[k] == RUN_DIST_INDPTR || items[k] == RUN_DIST_INDICES;
+    const int b = pattern ? BLOCK_MATRIX : block_of(items[k]);
     pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
-    if (!rows || !blocks[b] || (b == BLOCK_MATRIX && !value_first)) {
+    if (!rows || (!pattern && !blocks[b]) || (b == BLOCK_MATRIX && (!value_first || !rows->matrix))) {
       if (!status) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no block of %s to write", names[k]);
       continue;
     }
-    pieces[k].offset = b == BLOCK_MATRIX ? value_first[rows->rank] : rows->row0;
-    pieces[k].count = b == BLOCK_MATRIX ? rows->nnz : rows->n_owned;
-    pieces[k].data = blocks[b];
+    if (items[k] == RUN_DIST_INDPTR) { /* the last rank writes the end too */
+      const int last = rows->rank + 1 == rows->size;
+      if (!*scratch) {
+        const int s = feint_malloc((size_t)rows->n_owned + 1, sizeof **scratch, scratch, "the row pointers");
+        if (s) {
+          if (!status) status = s;
+          continue;
+        }
+        for (int64_t i = 0; i <= rows->n_owned; i++) (*scratch)[i] = value_first[rows->rank] + rows->indptr[i];
+      }
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, *scratch};
+    } else if (items[k] == RUN_DIST_INDICES) {
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, value_first[rows->rank], rows->nnz, rows->cols};
+    } else {
+      pieces[k].offset = b == BLOCK_MATRIX ? value_first[rows->rank] : rows->row0;
+      pieces[k].count = b == BLOCK_MATRIX ? rows->nnz : rows->n_owned;
+      pieces[k].data = blocks[b];
+    }
   }
   return status;
 }
@@ -792,11 +820,11 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   const char *path = NULL;
   FEINT_CALL(feint_output_suspend(r->out, &path));
   /* the command: the file, then each dataset's phase and name, then where the owners' values go */
-  int32_t lens[N_BLOCKS + 1];
-  if (n > N_BLOCKS) return feint_error_set(FEINT_ERR_COMPUTE, "internal: %d datasets in one write", n);
+  int32_t lens[MAX_ITEMS];
+  if (n > MAX_ITEMS) return feint_error_set(FEINT_ERR_COMPUTE, "internal: %d datasets in one write", n);
   const int32_t head[2] = {n, (int32_t)strlen(path)};
-  const void *piece[2 + 3 * N_BLOCKS + 1];
-  size_t size[2 + 3 * N_BLOCKS + 1];
+  const void *piece[2 + 3 * MAX_ITEMS + 1];
+  size_t size[2 + 3 * MAX_ITEMS + 1];
   int np = 0;
   piece[np] = head;
   size[np++] = sizeof head;
@@ -816,10 +844,12 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   const command cmd = {.cmd = CMD_WRITE};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command_pieces(d, k, &cmd, piece, size, np));
   first_error e = {0};
-  feint_dist_piece pieces[N_BLOCKS];
+  feint_dist_piece pieces[MAX_ITEMS];
   double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values};
-  note_error(&e, rank_pieces(d->own.rows, d->value_first, blocks, n, names, phases, pieces));
+  int64_t *scratch = NULL;
+  note_error(&e, rank_pieces(d->own.rows, d->value_first, blocks, n, names, phases, pieces, &scratch));
   note_error(&e, feint_comm_write(d->comm, path, n, pieces));
+  free(scratch);
   for (int k = 1; k < d->size; k++) {
     char *msg = NULL;
     const char *data;
@@ -1003,14 +1033,14 @@ static int worker_answer_block(feint_comm *comm, run_part *p, const command *cmd
 static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t bytes) {
   int32_t head[2];
   const char *at = data, *end = data + bytes;
-  const char *names[N_BLOCKS];
-  char name_buf[N_BLOCKS][512], path[4200];
-  int32_t phases[N_BLOCKS];
+  const char *names[MAX_ITEMS];
+  char name_buf[MAX_ITEMS][512], path[4200];
+  int32_t phases[MAX_ITEMS];
   int ok = bytes >= sizeof head;
   if (ok) {
     memcpy(head, at, sizeof head);
     at += sizeof head;
-    ok = head[0] >= 0 && head[0] <= N_BLOCKS && head[1] >= 0 && (size_t)head[1] < sizeof path && at + head[1] <= end;
+    ok = head[0] >= 0 && head[0] <= MAX_ITEMS && head[1] >= 0 && (size_t)head[1] < sizeof path && at + head[1] <= end;
   }
   if (ok) {
     memcpy(path, at, (size_t)head[1]);
@@ -1046,10 +1076,12 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
     feint_comm_abort(comm, FEINT_ERR_COMPUTE);
     return FEINT_ERR_COMPUTE;
   }
-  feint_dist_piece pieces[N_BLOCKS];
-  int status = rank_pieces(p->rows, value_first, p->blocks, head[0], names, phases, pieces);
+  feint_dist_piece pieces[MAX_ITEMS];
+  int64_t *scratch = NULL;
+  int status = rank_pieces(p->rows, value_first, p->blocks, head[0], names, phases, pieces, &scratch);
   const int s = feint_comm_write(comm, path, head[0], pieces);
   if (!status) status = s;
+  free(scratch);
   free(value_first);
   return send_answer(comm, status, NULL, NULL, 0);
 }
@@ -1102,12 +1134,13 @@ int feint_driver_worker(const feint_run_options *opts) {
       free(p.local_whole);
       p.local_whole = NULL;
       status = part_rows(&p, comm, FEINT_OK, n_rows, cmd.arg);
+      /* its block's size, and its pattern when rank 0 gathers the whole one */
       const feint_dist_rows *rw = p.rows;
       const int64_t head[2] = {rw ? rw->n_owned : 0, rw && rw->matrix ? rw->nnz : 0};
       const void *pieces[3] = {head, rw ? rw->indptr : NULL, rw ? rw->cols : NULL};
       const size_t sizes[3] = {sizeof head, rw && rw->matrix ? (size_t)(rw->n_owned + 1) * 8 : 0,
                                (size_t)head[1] * 8};
-      sent = send_answer(comm, status, pieces, sizes, 3);
+      sent = send_answer(comm, status, pieces, sizes, cmd.collective ? 1 : 3);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && cmd.arg == FEINT_PHASE_ELEMENT) {
       sent = worker_answer_elements(comm, &p);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && p.rows) {

@@ -623,16 +623,20 @@ static int run_quiesce(run_state *r) {
  * Robin entries found in it. */
 static int pattern_ready(run_state *r, feint_run_report *rep, int need_matrix) {
   const feint_case *c = r->c;
+  int64_t own = 0;
+  /* under mpirun the owners hold the pattern's rows and write them (rank 0 none of it) */
+  const int64_t nnz = r->plan ? r->plan->nnz : run_dist_nnz(r, &own);
   if (need_matrix)
     FEINT_CALL(check_output_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)",
-                                  "the CSR matrix values (nonzeros)", (double)r->plan->nnz, 8));
+                                  "the CSR matrix values (nonzeros)", (double)nnz, 8));
   char name[300];
-  if (c->write_matrix && !r->pattern_at.file[0])
+  if (c->write_matrix && !r->pattern_at.file[0] && r->plan)
     FEINT_CALL(feint_output_pattern_start(r->out, run_member_path(r, "matrix", name, sizeof name), r->plan->n_rows,
                                           r->plan->indptr, r->plan->indices, r->plan->indices64));
-  rep->nnz = r->plan ? r->plan->nnz : 0;
-  rep->index_bits = !r->plan ? 0 : r->plan->indices64 ? 64 : 32;
-  rep->slot_bits = !r->plan ? 0 : r->plan->slots64 ? 64 : 32;
+  rep->nnz = need_matrix ? nnz : 0;
+  rep->index_bits = !need_matrix ? 0 : r->plan ? (r->plan->indices64 ? 64 : 32)
+                                     : r->space->n_dofs > feint_plan_narrow_limit() ? 64 : 32;
+  rep->slot_bits = !need_matrix ? 0 : r->plan ? (r->plan->slots64 ? 64 : 32) : 8 * feint_plan_slot_width(nnz);
   /* Robin terms: their positions in the pattern, found once (under mpirun the owners find them in their rows) */
   if (r->bc && r->plan && !r->dist) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
   return FEINT_OK;
@@ -744,7 +748,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "element_matrices", name, sizeof name), 3, dims, r->Ke));
   }
   if (need_matrix) {
-    FEINT_CALL(feint_malloc_large_touched((size_t)r->plan->nnz, sizeof(double), &r->values, "matrix values"));
+    int64_t own = 0; /* under mpirun with the owners writing, rank 0 holds its own block only */
+    const int64_t nnz = run_dist_collective(r) ? (run_dist_nnz(r, &own), own) : r->plan->nnz;
+    FEINT_CALL(feint_malloc_large_touched((size_t)nnz + 1, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     FEINT_CALL(describe_matrix_kernel(r->backend, rep));
     if (lift) { /* the load vector lifted with the unmodified matrix (under mpirun: by the owners) */
@@ -780,21 +786,29 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     char group[400];
     snprintf(group, sizeof group, "%smatrix", at->group);
     run_member_path(r, "matrix", name, sizeof name);
-    FEINT_CALL(feint_output_csr(r->out, name, n, n, r->plan->indptr, r->plan->indices, r->plan->indices64,
-                                collective ? NULL : r->values, at->file[0] ? link_file(r, at) : NULL,
-                                at->file[0] ? group : NULL));
-    if (collective) {
-      char data[320];
-      snprintf(data, sizeof data, "%s/data", name);
-      const char *named[1] = {data};
-      const int32_t phases[1] = {FEINT_PHASE_ASSEMBLY};
-      FEINT_CALL(run_dist_write(r, 1, named, phases));
+    if (collective) { /* the owners write the values, and the pattern unless an earlier member's is linked */
+      int64_t own = 0;
+      FEINT_CALL(feint_output_csr_reserve(r->out, name, n, n, run_dist_nnz(r, &own),
+                                          at->file[0] ? link_file(r, at) : NULL, at->file[0] ? group : NULL));
+      char paths[3][320];
+      const char *named[3];
+      int32_t items[3] = {FEINT_PHASE_ASSEMBLY, RUN_DIST_INDPTR, RUN_DIST_INDICES};
+      static const char *const parts[3] = {"data", "indptr", "indices"};
+      const int k = at->file[0] ? 1 : 3;
+      for (int i = 0; i < k; i++) {
+        snprintf(paths[i], sizeof paths[i], "%s/%s", name, parts[i]);
+        named[i] = paths[i];
+      }
+      FEINT_CALL(run_dist_write(r, k, named, items));
+    } else {
+      FEINT_CALL(feint_output_csr(r->out, name, n, n, r->plan->indptr, r->plan->indices, r->plan->indices64, r->values,
+                                  at->file[0] ? link_file(r, at) : NULL, at->file[0] ? group : NULL));
     }
     if (!at->file[0]) {
       snprintf(r->pattern_at.file, sizeof r->pattern_at.file, "%s", r->out_path);
       snprintf(r->pattern_at.group, sizeof r->pattern_at.group, "%s", r->prefix);
     }
-    write_step(rep, collective ? "matrix (its values by the ranks together)" : "matrix", feint_now() - t0);
+    write_step(rep, collective ? "matrix (by the ranks together)" : "matrix", feint_now() - t0);
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }

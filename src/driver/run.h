@@ -140,6 +140,12 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds);
  * phase's values over all the blocks (the load vector's after lifting). */
 int run_dist_collective(const run_state *r);
 double run_dist_norm2(const run_state *r, int phase);
+/* The whole matrix's nonzeros (after run_dist_rows) and rank 0's own
+ * block's (*own): rank 0 holds only its block when the owners write. */
+int64_t run_dist_nnz(const run_state *r, int64_t *own);
+/* run_dist_write's datasets besides the phases' blocks: the owners' rows
+ * of the matrix pattern (row pointers, columns; int64). */
+enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2 };
 /* The owners' blocks of the phases (RESIDUAL, RHS, ASSEMBLY: the matrix
  * values) into the datasets names[k], made at their full size in r->out
  * before (feint_output_reserve_doubles, feint_output_csr without data):

@@ -573,12 +573,14 @@ int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows
   return FEINT_OK;
 }
 
-int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
-                     const int32_t *indices, const int64_t *indices64, const double *data, const char *pattern_file,
-                     const char *pattern_group) {
+/* A CSR group's pattern (written, linked, or made for other writers when
+ * indptr is NULL), MATLAB's names for it, its data (written, or made when
+ * data is NULL) and its attributes. */
+static int csr_group(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, int64_t nnz,
+                     const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data,
+                     const char *pattern_file, const char *pattern_group) {
   FEINT_CALL(output_join(o));
   char path[512], target[512];
-  const int64_t nnz = indptr[n_rows];
   /* indptr and indices int64 whatever the width in memory (scipy, PETSc by
    * name); jc and ir are the same datasets under MATLAB's names (hard
    * links: each array stored once; libmatio and PETSc convert the int64 on
@@ -592,6 +594,11 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
       snprintf(target, sizeof target, "%s/%s", pattern_group, parts[k]);
       FEINT_CALL(output_link(o, path, pattern_file, target));
     }
+  } else if (!indptr) {
+    snprintf(path, sizeof path, "%s/indptr", name);
+    FEINT_CALL(reserve_dataset(o, path, H5T_STD_I64LE, n_rows + 1, NULL));
+    snprintf(path, sizeof path, "%s/indices", name);
+    FEINT_CALL(reserve_dataset(o, path, H5T_STD_I64LE, nnz, NULL));
   } else if (strcmp(o->pattern.name, name)) {
     FEINT_CALL(write_pattern(o, name, n_rows, indptr, indices, indices64));
   }
@@ -618,6 +625,18 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
   status = write_attr(o, name, "shape", H5T_NATIVE_INT64, space, shape);
   H5Sclose(space);
   return status;
+}
+
+int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, const int64_t *indptr,
+                     const int32_t *indices, const int64_t *indices64, const double *data, const char *pattern_file,
+                     const char *pattern_group) {
+  return csr_group(o, name, n_rows, n_cols, indptr[n_rows], indptr, indices, indices64, data, pattern_file,
+                   pattern_group);
+}
+
+int feint_output_csr_reserve(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols, int64_t nnz,
+                             const char *pattern_file, const char *pattern_group) {
+  return csr_group(o, name, n_rows, n_cols, nnz, NULL, NULL, NULL, NULL, pattern_file, pattern_group);
 }
 
 /* MATLAB (and libmatio) load a v7.3 file variable by variable and stop at
