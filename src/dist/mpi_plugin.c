@@ -12,6 +12,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "dist/plugin.h"
@@ -118,8 +119,12 @@ static int plugin_write(const char *path, int n, const feint_dist_piece *pieces,
   H5Pclose(fapl);
   int bad = file < 0, failed_at = -1;
   if (!bad) {
+    /* each rank's piece is one contiguous range: independent transfers
+     * write it where it goes; collective ones (FEINT_MPIO=collective) pass
+     * the data through aggregator ranks first */
+    const char *mode = getenv("FEINT_MPIO");
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+    H5Pset_dxpl_mpio(dxpl, mode && !strcmp(mode, "collective") ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
     for (int k = 0; k < n; k++)
       if (write_piece(file, dxpl, &pieces[k]) && failed_at < 0) failed_at = k;
     H5Pclose(dxpl);
