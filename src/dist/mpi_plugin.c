@@ -93,19 +93,39 @@ static int plugin_partition(int n_cells, int n_nodes, int32_t *eptr, int32_t *ei
   return 0;
 }
 
-/* This rank's piece of one dataset (an empty piece selects nothing:
- * every rank joins every collective write). */
-static int write_piece(hid_t file, hid_t dxpl, const feint_dist_piece *p) {
+/* The most values one transfer moves: MPI-IO counts in int, so a piece
+ * goes in transfers of at most 2^27 values (1 GiB of doubles);
+ * FEINT_MPIO_CHUNK lowers it (a test hook for the loop). */
+static int64_t transfer_values(void) {
+  const char *hook = getenv("FEINT_MPIO_CHUNK");
+  const long long v = hook ? atoll(hook) : 0;
+  return v > 0 && v < (1LL << 27) ? v : (1LL << 27);
+}
+
+/* This rank's piece of one dataset, in transfers of transfer_values()
+ * values. Collective transfers need every rank in each: there every rank
+ * makes as many as the rank that needs most, the extra ones empty. */
+static int write_piece(hid_t file, hid_t dxpl, int collective, const feint_dist_piece *p) {
   hid_t d = H5Dopen2(file, p->name, H5P_DEFAULT);
   if (d < 0) return 1;
   hid_t fs = H5Dget_space(d);
-  const hsize_t start = (hsize_t)p->offset, count = (hsize_t)(p->count > 0 ? p->count : 1);
-  hid_t ms = H5Screate_simple(1, &count, NULL);
-  herr_t e = fs < 0 || ms < 0 ? -1 : 0;
-  if (!e && p->count > 0) e = H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
-  if (!e && p->count == 0) e = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
-  if (!e) e = H5Dwrite(d, p->mem == FEINT_DIST_I64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, ms, fs, dxpl, p->data);
-  if (ms >= 0) H5Sclose(ms);
+  const int64_t chunk = transfer_values();
+  long long transfers = (p->count + chunk - 1) / chunk, most = transfers;
+  if (collective) MPI_Allreduce(&transfers, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+  herr_t e = fs < 0 ? -1 : 0;
+  for (long long t = 0; t < most; t++) {
+    const int64_t at = t * chunk, left = p->count - at;
+    const hsize_t start = (hsize_t)(p->offset + at), count = (hsize_t)(left < chunk ? (left > 0 ? left : 1) : chunk);
+    hid_t ms = H5Screate_simple(1, &count, NULL);
+    herr_t f = ms < 0 ? -1 : 0;
+    if (!f && left > 0) f = H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+    if (!f && left <= 0) f = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
+    if (!f)
+      f = H5Dwrite(d, p->mem == FEINT_DIST_I64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, ms, fs, dxpl,
+                   left > 0 ? (const char *)p->data + at * 8 : p->data);
+    if (ms >= 0) H5Sclose(ms);
+    if (f < 0) e = -1;
+  }
   if (fs >= 0) H5Sclose(fs);
   H5Dclose(d);
   return e < 0;
@@ -123,10 +143,11 @@ static int plugin_write(const char *path, int n, const feint_dist_piece *pieces,
      * write it where it goes; collective ones (FEINT_MPIO=collective) pass
      * the data through aggregator ranks first */
     const char *mode = getenv("FEINT_MPIO");
+    const int collective = mode && !strcmp(mode, "collective");
     hid_t dxpl = H5Pcreate(H5P_DATASET_XFER);
-    H5Pset_dxpl_mpio(dxpl, mode && !strcmp(mode, "collective") ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
+    H5Pset_dxpl_mpio(dxpl, collective ? H5FD_MPIO_COLLECTIVE : H5FD_MPIO_INDEPENDENT);
     for (int k = 0; k < n; k++)
-      if (write_piece(file, dxpl, &pieces[k]) && failed_at < 0) failed_at = k;
+      if (write_piece(file, dxpl, collective, &pieces[k]) && failed_at < 0) failed_at = k;
     H5Pclose(dxpl);
     if (H5Fclose(file) < 0 && failed_at < 0) failed_at = n;
     bad = failed_at >= 0;

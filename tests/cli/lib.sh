@@ -240,3 +240,11 @@ form_sigma() {
   done
   echo "[$r]"
 }
+# compare_files LABEL A B [RTOL]: the two result files agree (tests/cli/mpi_compare.py: the same datasets, integer
+# ones equal, values within RTOL of each dataset's largest; default 1e-14), else the test fails. (Its verdict is
+# taken before it is printed: a failing command inside echo's arguments would not fail the echo.)
+compare_files() {
+  local out
+  out=$($PY "$ROOT/tests/cli/mpi_compare.py" "$2" "$3" ${4:+"$4"}) || fail "$1: the files differ"
+  echo "$1: $out"
+}

@@ -33,10 +33,8 @@ ids = [int(m.group(1)) for m in devs if m]
 assert len(ids) == p and len(set(ids)) == min(p, n), f"ranks' GPUs: {js['rank_devices']}"
 print(f"  {p} ranks on GPUs {ids}")
 EOF
-  echo "$name, cuda 1 vs $P ranks: $($PY "$ROOT/tests/cli/mpi_compare.py" "$WORK/$name-1.h5" "$WORK/$name-$P.h5")" ||
-    fail "$name: cuda 1 vs $P ranks"
-  echo "$name, cpu 1 vs cuda $P ranks: $($PY "$ROOT/tests/cli/mpi_compare.py" "$WORK/$name-cpu.h5" \
-    "$WORK/$name-$P.h5" 1e-13)" || fail "$name: cpu vs cuda $P ranks"
+  compare_files "$name, cuda 1 vs $P ranks" "$WORK/$name-1.h5" "$WORK/$name-$P.h5"
+  compare_files "$name, cpu 1 vs cuda $P ranks" "$WORK/$name-cpu.h5" "$WORK/$name-$P.h5" 1e-13
 }
 write_case p1.yaml <<EOF
 mesh: {file: $(geo cube.geo), size: 0.08}
