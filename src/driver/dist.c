@@ -45,6 +45,7 @@ typedef struct {
 typedef struct {
   int32_t cmd, arg;
   int32_t kind, need_matrix, no_cache, device_index, lift, collective;
+  int32_t reuse; /* setup: a sweep member on kept parts may keep each rank's backend (FEINT_BACKEND_REUSE) */
 } command;
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's. */
@@ -62,7 +63,10 @@ struct run_part {
   feint_form *form;
   feint_plan *plan;    /* NULL without a matrix */
   feint_backend *backend; /* a worker's (rank 0's is run_state's) */
-  feint_problem problem;
+  feint_problem problem; /* the backend's (it keeps its address) */
+  feint_problem next;    /* a sweep member's, while the kept backend is offered its form */
+  feint_form *old_form;  /* the previous member's form and case, until the kept backend has the new form */
+  feint_case *old_c;
   double *result;      /* the last phase's values */
   /* the rows it owns (kept with the pattern), each local dof's whole number */
   feint_dist_rows *rows;
@@ -94,22 +98,40 @@ struct run_dist {
 
 /* What a part holds for one sweep member: its case, form, backend and
  * results. A member on the previous member's mesh and space keeps the
- * rest (mesh, space, pattern) and makes these again. */
-static void part_drop_form(run_part *p) {
-  feint_backend_destroy(p->backend);
-  feint_form_destroy(p->form);
-  feint_case_destroy(p->c);
+ * rest (mesh, space, pattern, rows) and makes these again; with
+ * keep_backend the backend stays, to be given the new form, and the old
+ * form and case stay with it until then (part_forget_old). */
+static void part_forget_old(run_part *p) {
+  feint_form_destroy(p->old_form);
+  feint_case_destroy(p->old_c);
+  p->old_form = NULL;
+  p->old_c = NULL;
+}
+
+static void part_drop_form(run_part *p, int keep_backend) {
+  if (!keep_backend) { /* the backend first: it may hold the old form */
+    feint_backend_destroy(p->backend);
+    feint_form_destroy(p->form);
+    feint_case_destroy(p->c);
+  }
+  part_forget_old(p);
   free(p->result);
   for (int k = 0; k < N_BLOCKS; k++) free(p->blocks[k]);
   feint_boundary_destroy(p->bc);
-  const run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .rows = p->rows,
-                         .local_whole = p->local_whole, .hm = p->hm, .dofs = p->dofs, .x = p->x, .op = p->op,
-                         .apply = p->apply};
+  run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .rows = p->rows,
+                   .local_whole = p->local_whole, .hm = p->hm, .dofs = p->dofs, .x = p->x, .op = p->op,
+                   .apply = p->apply};
+  if (keep_backend) {
+    kept.backend = p->backend;
+    kept.problem = p->problem;
+    kept.old_form = p->form;
+    kept.old_c = p->c;
+  }
   *p = kept;
 }
 
 static void part_release(run_part *p) {
-  part_drop_form(p);
+  part_drop_form(p, 0);
   feint_operator_destroy(p->apply);
   feint_bp_op_destroy(p->op);
   feint_bp_dofmap_destroy(p->dofs);
@@ -134,19 +156,47 @@ static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t 
 }
 
 /* The part's form (of case c) and, when the matrix is wanted and not made
- * yet, its pattern. */
+ * yet, its pattern: the problem it makes is the part's, or p->next while
+ * a kept backend waits to be offered it (part_backend). */
 static int part_form(run_part *p, const feint_case *c, const command *cmd, int device_index) {
   FEINT_CALL(feint_form_create(c, p->space, &p->form));
-  p->problem = (feint_problem){p->space, p->form, NULL, c->precision, c->strategy, c->blocks_per_batch,
-                               c->batches_per_chunk, cmd->no_cache};
-  p->problem.plan = p->plan;
+  feint_problem want = {p->space, p->form, p->plan, c->precision, c->strategy, c->blocks_per_batch,
+                        c->batches_per_chunk, cmd->no_cache};
   if (cmd->need_matrix && !p->plan) {
     char steps[200];
-    FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &p->problem, &p->plan, steps,
+    FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &want, &p->plan, steps,
                                          sizeof steps));
-    p->problem.plan = p->plan;
+    want.plan = p->plan;
   }
+  if (p->backend) p->next = want;
+  else p->problem = want;
   return FEINT_OK;
+}
+
+/* A worker's backend for the member: the kept one given the new form when
+ * only the form's data changed (as one rank does, feint_backend_update_form),
+ * else a new one. *reused says which. */
+static int part_backend(run_part *p, const command *cmd, int device_index, int *reused) {
+  *reused = 0;
+  if (p->backend) {
+    int status = cmd->reuse && run_same_setup(&p->problem, &p->next)
+                     ? feint_backend_update_form(p->backend, &p->problem, p->next.form)
+                     : FEINT_BACKEND_CANNOT_REUSE;
+    if (status == FEINT_BACKEND_CANNOT_REUSE) {
+      feint_error_clear();
+      feint_backend_destroy(p->backend);
+      p->backend = NULL;
+      p->problem = p->next;
+    } else if (status) {
+      return status;
+    } else {
+      *reused = 1;
+    }
+  }
+  part_forget_old(p);
+  if (p->backend) return FEINT_OK;
+  char note[512];
+  return feint_backend_create((feint_device_kind)cmd->kind, device_index, &p->problem, &p->backend, note, sizeof note);
 }
 
 /* A test hook: FEINT_DIST_FAIL=RANK:PHASE (the phase's name, as
@@ -418,7 +468,7 @@ static int keep_parts(run_dist *d, const feint_run_options *opts, run_state *r, 
   }
   free(head);
   if (!status) step(d, "parts kept, the member's case sent", &t0);
-  part_drop_form(&d->own);
+  part_drop_form(&d->own, 1); /* its form stays as old_form while rank 0's backend (run_state's) may read it */
   if (!status) status = part_form(&d->own, r->c, setup, opts->device_index);
   if (status) return status;
   step(d, "rank 0's part: form", &t0);
@@ -426,13 +476,24 @@ static int keep_parts(run_dist *d, const feint_run_options *opts, run_state *r, 
   return FEINT_OK;
 }
 
+static command setup_command(const feint_run_options *opts, const run_state *r, feint_device_kind kind,
+                             int need_matrix) {
+  return (command){.cmd = CMD_SETUP, .kind = (int32_t)kind, .need_matrix = need_matrix,
+                   .no_cache = opts->no_cache || !r->c->cache, .device_index = opts->device_index,
+                   .reuse = r->reuse_backend};
+}
+
+int run_dist_keeps_parts(const feint_run_options *opts, const run_state *r, feint_device_kind kind, int need_matrix) {
+  const command setup = setup_command(opts, r, kind, need_matrix);
+  return r->dist && r->dist->parts_kept && !memcmp(&setup, &r->dist->last_setup, sizeof setup);
+}
+
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own) {
   run_dist *d = r->dist;
   const feint_mesh *m = r->mesh;
-  const command setup = {.cmd = CMD_SETUP, .kind = (int32_t)kind, .need_matrix = need_matrix,
-                         .no_cache = opts->no_cache || !r->c->cache, .device_index = opts->device_index};
-  if (d->parts_kept && !memcmp(&setup, &d->last_setup, sizeof setup))
+  const command setup = setup_command(opts, r, kind, need_matrix);
+  if (run_dist_keeps_parts(opts, r, kind, need_matrix))
     return keep_parts(d, opts, r, &setup, own);
   forget_parts(d);
   d->last_setup = setup;
@@ -476,7 +537,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
 /* The setup's answers of workers 1..d->setup_answers (each its device,
  * added to devices when given): the first error. */
 static int read_setup_answers(run_dist *d, char *devices, size_t size) {
-  int status = FEINT_OK;
+  int status = FEINT_OK, reused = 0;
   /* every answer is read, so that no rank is left sending */
   const int n_answers = d->setup_answers;
   d->setup_answers = 0;
@@ -484,20 +545,33 @@ static int read_setup_answers(run_dist *d, char *devices, size_t size) {
     char *msg = NULL;
     const char *data;
     size_t n;
-    const int s = receive_answer(d, k, &msg, &data, &n);
+    int s = receive_answer(d, k, &msg, &data, &n);
+    int32_t kept = 0;
+    if (!s && n < sizeof kept) s = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's setup answer is cut short", k);
+    if (!s) {
+      memcpy(&kept, data, sizeof kept);
+      reused += kept != 0;
+    }
     if (!s && devices) {
-      const size_t used = strlen(devices);
-      snprintf(devices + used, size - used, "; %d: %.*s", k, (int)(n < 200 ? n : 200), data);
+      const size_t used = strlen(devices), text = n - sizeof kept;
+      snprintf(devices + used, size - used, "; %d: %.*s", k, (int)(text < 200 ? text : 200), data + sizeof kept);
     }
     free(msg);
     if (s && !status) status = s;
     if (s && s != FEINT_ERR_INPUT && s != FEINT_ERR_COMPUTE) break; /* unreachable rank */
+  }
+  if (!status && reused) {
+    char what[80];
+    snprintf(what, sizeof what, "backends kept on %d of the %d other ranks", reused, n_answers);
+    const size_t used = strlen(d->steps);
+    snprintf(d->steps + used, sizeof d->steps - used, "%s%s", used ? ", " : "", what);
   }
   return status;
 }
 
 int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, int device_index,
                         feint_run_report *rep) {
+  part_forget_old(&r->dist->own); /* rank 0's backend has its new form (or is new) */
   char device[320];
   device_words(name, own_device, device_index, device, sizeof device);
   snprintf(rep->rank_devices, sizeof rep->rank_devices, "0: %s", device);
@@ -959,7 +1033,9 @@ void run_dist_destroy(run_dist *d) {
 
 /* ---- the other ranks ---- */
 
-static int worker_setup(run_part *p, const command *cmd, const char *data, size_t bytes, int device_index) {
+static int worker_setup(run_part *p, const command *cmd, const char *data, size_t bytes, int device_index,
+                        int *reused) {
+  *reused = 0;
   int32_t lens[2];
   if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message cut short");
   memcpy(lens, data, sizeof lens);
@@ -978,10 +1054,7 @@ static int worker_setup(run_part *p, const command *cmd, const char *data, size_
                       : feint_error_set(FEINT_ERR_COMPUTE, "internal: told to keep a part it does not have");
   else if (!status)
     status = part_setup(p, p->c, data + at, bytes - at, cmd, device_index);
-  char note[512];
-  if (!status)
-    status = feint_backend_create((feint_device_kind)cmd->kind, device_index, &p->problem, &p->backend, note,
-                                  sizeof note);
+  if (!status) status = part_backend(p, cmd, device_index, reused);
   return status;
 }
 
@@ -1116,16 +1189,17 @@ int feint_driver_worker(const feint_run_options *opts) {
       feint_error_clear();
       return cmd.arg; /* every rank exits with rank 0's status */
     } else if (cmd.cmd == CMD_SETUP) {
-      if (cmd.arg == 1) part_drop_form(&p); /* a sweep's next member on the same part */
-      else part_release(&p);              /* a sweep's previous member's */
-      status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index);
+      if (cmd.arg == 1) part_drop_form(&p, 1); /* a sweep's next member on the same part: the backend may stay */
+      else part_release(&p);                 /* a sweep's previous member's */
+      int32_t reused = 0;
+      status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index, &reused);
       char device[320] = "";
       if (p.backend)
         device_words(p.backend->name, p.backend->device, cmd.device_index >= 0 ? cmd.device_index : device_index,
                      device, sizeof device);
-      const void *piece[1] = {device};
-      const size_t size[1] = {strlen(device)};
-      sent = send_answer(comm, status, piece, size, 1);
+      const void *piece[2] = {&reused, device};
+      const size_t size[2] = {sizeof reused, strlen(device)};
+      sent = send_answer(comm, status, piece, size, 2);
     } else if (cmd.cmd == CMD_ROWS && bytes == sizeof(int64_t)) {
       int64_t n_rows;
       memcpy(&n_rows, data, sizeof n_rows);

@@ -540,9 +540,7 @@ static int backend_reuse_enabled(int *enabled) {
   return feint_error_set(FEINT_ERR_INPUT, "FEINT_BACKEND_REUSE=%s: expected 0 or 1", e);
 }
 
-/* Whether a backend made for `had` computes `want` once given its form:
- * everything but the form is the same. */
-static int same_setup(const feint_problem *had, const feint_problem *want) {
+int run_same_setup(const feint_problem *had, const feint_problem *want) {
   return had->space == want->space && had->plan == want->plan && had->precision == want->precision &&
          had->strategy == want->strategy && had->blocks_per_batch == want->blocks_per_batch &&
          had->batches_per_chunk == want->batches_per_chunk;
@@ -560,7 +558,7 @@ static int setup_backend(const feint_run_options *opts, feint_run_report *rep, r
     snprintf(why, sizeof why, "%s", r->backend_dropped);
   } else if (r->backend && !r->reuse_backend) {
     snprintf(why, sizeof why, "FEINT_BACKEND_REUSE=0");
-  } else if (r->backend && (kind != r->backend_kind || !same_setup(&r->problem, want))) {
+  } else if (r->backend && (kind != r->backend_kind || !run_same_setup(&r->problem, want))) {
     snprintf(why, sizeof why, "the backend, precision, assembly or outputs changed");
   } else if (r->backend) {
     const run_transfers x0 = run_transfers_now();
@@ -692,7 +690,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   problem.plan = need_matrix ? r->plan : NULL;
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
-    release_backend(r); /* a sweep's previous member's, made for its parts */
+    /* a sweep's previous member's backend, made for rank 0's part: it may stay with the part */
+    if (!run_dist_keeps_parts(opts, r, kind, need_matrix)) release_backend(r);
     TIMED(rep, FEINT_PHASE_SETUP, run_dist_setup(opts, r, kind, need_matrix, &own));
     FEINT_CALL(setup_backend(opts, rep, r, kind, &own));
     TIMED(rep, FEINT_PHASE_SETUP,

@@ -128,6 +128,13 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
  * arrays (kernel seconds: rank 0's); the command that ends the other
  * ranks with rank 0's status (once). */
 int run_dist_create(struct feint_comm *comm, run_dist **out);
+/* 1 when run_dist_setup will keep every rank's part (a sweep member on the
+ * previous member's mesh and space, set up alike): rank 0's backend, made
+ * for its part, may then stay too (each rank decides for its own). */
+int run_dist_keeps_parts(const feint_run_options *opts, const run_state *r, feint_device_kind kind, int need_matrix);
+/* Whether a backend made for `had` computes `want` once given its form:
+ * everything but the form is the same. */
+int run_same_setup(const feint_problem *had, const feint_problem *want);
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own);
 int run_dist_wait_setup(run_state *r, const char *name, const char *own_device, int device_index,

@@ -12,9 +12,10 @@ import numpy as np
 one, many = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
 rtol = float(sys.argv[3]) if len(sys.argv) > 3 else 1e-14
 # provenance that describes the run rather than its results
-# (backend_reused: a sweep member under mpirun sets its parts up again, so never reuses;
-# the operator's apply_seconds and kernel_seconds are timings)
-RUN_ATTRS = {"mpi_ranks", "device", "backend_reused", "apply_seconds", "kernel_seconds"}
+# (backend and device: what ran, which t645 varies; backend_reused: whether a sweep member kept its backend;
+# colors: how many colours the cuda backend's cell
+# colouring took, of rank 0's own cells under mpirun; the operator's apply_seconds and kernel_seconds are timings)
+RUN_ATTRS = {"mpi_ranks", "backend", "device", "backend_reused", "colors", "apply_seconds", "kernel_seconds"}
 
 
 def names(f):

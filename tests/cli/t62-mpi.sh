@@ -136,8 +136,20 @@ output: {matrix: true, rhs: true, element_matrices: true}
 sweep: {product: {physics.E: [1, "1 + x"], physics.nu: [0.3, 0.25]}, layout: groups}
 EOF
 same sweep-kept "$WORK/swk.yaml"
-mpi 2 "$WORK/swk.yaml" -o "$WORK/swk-json.h5" --json |
-  $PY -c 'import json, sys; s = json.load(sys.stdin)["dist_steps"]; assert "parts kept" in s, s; print("ok: the last member kept its parts:", s[:60])'
+# the members after the first keep every rank's part, and each rank keeps its backend where one rank does (only
+# the coefficients change: the backend is given the new form); the files above are equal all the same
+"$FEINT" run --quiet "$WORK/swk.yaml" -o "$WORK/swk-json-1.h5" --json > "$WORK/swk-1.json"
+mpi 3 "$WORK/swk.yaml" -o "$WORK/swk-json.h5" --json > "$WORK/swk-3.json"
+$PY - "$WORK/swk-1.json" "$WORK/swk-3.json" <<'PY'
+import json, sys
+one, three = (json.loads([l for l in open(f) if l.startswith("{")][-1]) for f in sys.argv[1:])
+s = three["dist_steps"]
+assert "parts kept" in s, s
+assert three["backend_reused"] == one["backend_reused"] > 0, (one["backend_reused"], three["backend_reused"])
+assert "backends kept on 2 of the 2 other ranks" in s, s
+print(f"ok: the members kept their parts, and {three['backend_reused']} of {three['members']} their backends on "
+      f"every rank (as on one rank): {s[:60]}")
+PY
 
 # the operator section: every rank its part's y = A x, added on rank 0 (BP3.5 stored, BP1.0, BP3.0 recomputed)
 same bp3.5 "$ROOT/cases/bp-hex.yaml"

@@ -66,3 +66,18 @@ physics: {kind: poisson, kappa: "1 + x", source: "x*y"}
 state: {u: "sin(x + z)"}
 EOF
 check mixed "$WORK/mx.yaml" $ALL
+# a sweep over coefficients: the members after the first keep every rank's part and backend (given the new form
+# on its GPU), and the file is the one-rank file
+write_case sw.yaml <<EOF
+mesh: {file: $(geo cube.geo), size: 0.1}
+physics: {kind: poisson, kappa: "1 + x", source: "x*y"}
+state: {u: "x - y*z"}
+sweep: {product: {physics.kappa: ["1 + x", "2 + y*z", "3 - x*y"]}, layout: groups}
+EOF
+check sweep "$WORK/sw.yaml" $ALL
+$PY - "$WORK/sweep.json" <<'EOF' || fail "sweep: backends not kept"
+import json, sys
+js = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+assert js["backend_reused"] == 2 and "backends kept on" in js["dist_steps"], (js["backend_reused"], js["dist_steps"])
+print(f"  sweep: {js['backend_reused']} of 3 members reused rank 0's backend; {js['dist_steps'][:90]}")
+EOF
