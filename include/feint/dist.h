@@ -63,6 +63,11 @@ typedef struct {
   int n;
 } feint_comm_message;
 int feint_comm_exchange(feint_comm *comm, const feint_comm_message *out, void **in, size_t *in_bytes);
+/* The exchange's rounds among `size` ranks, and `rank`'s partner in round
+ * `round` (-1: none that round): every two ranks meet once, in one round,
+ * each as the other's partner. No MPI. */
+int feint_comm_rounds(int size);
+int feint_comm_round_partner(int rank, int round, int size);
 /* One rank's piece of a 1-D dataset that exists in the file at its full
  * size already: `count` values at `offset`, from memory of type mem. */
 enum { FEINT_DIST_F64 = 0, FEINT_DIST_I64 = 1 };

@@ -168,29 +168,35 @@ int feint_comm_recv(feint_comm *c, int from, void **buf, size_t *bytes) {
   return FEINT_OK;
 }
 
-/* Rank `rank`'s partner in round k (0..n-2) of a round-robin among n
- * (even) slots: slot n-1 stays while the others turn. */
-static int round_partner(int rank, int k, int n) {
-  const int m = n - 1;
+int feint_comm_rounds(int size) { return size + (size & 1) - 1; }
+
+/* The circle method: slot n - 1 (n = size rounded up to even) stays while
+ * the others turn; in an odd world the rank paired with slot n - 1 sits
+ * the round out. */
+int feint_comm_round_partner(int rank, int round, int size) {
+  const int n = size + (size & 1), m = n - 1;
+  int q;
   if (rank == m) {
-    for (int i = 0; i < m; i++)
-      if ((k - i + 2 * m) % m == i) return i;
-    return -1;
+    q = -1;
+    for (int i = 0; i < m && q < 0; i++)
+      if ((round - i + 2 * m) % m == i) q = i;
+  } else {
+    const int j = ((round - rank) % m + m) % m;
+    q = j == rank ? m : j;
   }
-  const int j = ((k - rank) % m + m) % m;
-  return j == rank ? m : j;
+  return q >= 0 && q < size ? q : -1;
 }
 
 int feint_comm_exchange(feint_comm *c, const feint_comm_message *out, void **in, size_t *in_bytes) {
-  const int size = c->size, slots = size + (size & 1);
+  const int size = c->size;
   for (int q = 0; q < size; q++) {
     in[q] = NULL;
     in_bytes[q] = 0;
   }
   int status = FEINT_OK;
-  for (int k = 0; k < slots - 1 && !status; k++) {
-    const int q = round_partner(c->rank, k, slots);
-    if (q < 0 || q >= size) continue; /* an odd count: this rank sits the round out */
+  for (int k = 0; k < feint_comm_rounds(size) && !status; k++) {
+    const int q = feint_comm_round_partner(c->rank, k, size);
+    if (q < 0) continue; /* this rank sits the round out */
     const feint_comm_message *m = &out[q];
     if (c->rank < q) {
       status = feint_comm_sendv(c, q, m->pieces, m->sizes, m->n);

@@ -9,8 +9,11 @@
  * connectivity), Q3 hexahedra of 3 components, P3 prisms and mixed
  * meshes (triangles + quadrilaterals P3; tetrahedra + prisms + hexahedra
  * P2), with scattered, block and shape-by-shape partitions; and the
- * Morton curve partition: balanced, deterministic, compact. No MPI:
- * packing and unpacking are local. Run from the repository root. */
+ * Morton curve partition: balanced, deterministic, compact. Also the
+ * exchange's pairing (every two ranks meet once, as each other's partner,
+ * for 1 to 65 ranks) and the owners' row blocks (contiguous, covering
+ * the rows once, whole groups). No MPI: packing and unpacking are local.
+ * Run from the repository root. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,7 +175,53 @@ static void check_curve(const char *path, int nparts) {
   feint_mesh_destroy(m);
 }
 
+/* feint_comm_exchange's rounds: each unordered pair exactly once, symmetric, never with itself. */
+static void check_rounds(void) {
+  for (int size = 1; size <= 65; size++) {
+    int *met = calloc((size_t)size * size, sizeof *met);
+    for (int k = 0; k < feint_comm_rounds(size); k++)
+      for (int r = 0; r < size; r++) {
+        const int q = feint_comm_round_partner(r, k, size);
+        if (q < 0) continue;
+        CHECK(q != r && q < size, "size %d round %d: rank %d paired with %d", size, k, r, q);
+        CHECK(feint_comm_round_partner(q, k, size) == r, "size %d round %d: %d -> %d, not back", size, k, r, q);
+        if (q != r && q < size) met[r * size + q]++;
+      }
+    for (int r = 0; r < size; r++)
+      for (int q = 0; q < size; q++)
+        CHECK(met[r * size + q] == (r != q), "size %d: ranks %d and %d met %d times", size, r, q, met[r * size + q]);
+    free(met);
+  }
+  printf("exchange rounds: every two of 1..65 ranks meet once\n");
+}
+
+/* The owners' blocks: contiguous, from 0 to n, whole groups, as even as groups allow. */
+static void check_row_blocks(void) {
+  const int64_t ns[] = {0, 1, 3, 7, 96, 1001, 3000000001LL};
+  for (size_t t = 0; t < sizeof ns / sizeof *ns; t++)
+    for (int64_t group = 1; group <= 3; group++) {
+      const int64_t n = ns[t] / group * group;
+      for (int size = 1; size <= 9; size++) {
+        CHECK(feint_dist_row_start(n, group, size, 0) == 0, "n %lld: rank 0 starts past 0", (long long)n);
+        int64_t lo = INT64_MAX, hi = 0;
+        for (int r = 0; r < size; r++) {
+          const int64_t a = feint_dist_row_start(n, group, size, r);
+          const int64_t b = r + 1 == size ? n : feint_dist_row_start(n, group, size, r + 1);
+          CHECK(a <= b && a % group == 0, "n %lld group %lld size %d rank %d: [%lld, %lld)", (long long)n,
+                (long long)group, size, r, (long long)a, (long long)b);
+          if (b - a < lo) lo = b - a;
+          if (b - a > hi) hi = b - a;
+        }
+        CHECK(hi - lo <= group, "n %lld group %lld size %d: blocks of %lld to %lld rows", (long long)n,
+              (long long)group, size, (long long)lo, (long long)hi);
+      }
+    }
+  printf("row blocks: contiguous, whole groups, even to a group\n");
+}
+
 int main(void) {
+  check_rounds();
+  check_row_blocks();
   check_curve("cases/cube.geo", 3);
   check_curve("cases/square.geo", 4);
   check_curve("tests/data/tet_prism_hex_cube.geo", 3);
