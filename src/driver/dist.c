@@ -801,6 +801,8 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   double t0 = feint_now(), received = 0, added = 0;
   int64_t n = 0;
   first_error e = {0};
+  /* element matrices: a part's cells may be narrower than the whole's rows (a mixed mesh): the padding is 0 */
+  if (!owners) memset(r->Ke, 0, (size_t)(r->mesh->n_cells * r->space->nbc * r->space->nbc) * sizeof *r->Ke);
   note_error(&e, part_compute(&d->own, 0, r->backend, phase, &n));
   *kernel_seconds = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
   const double computed = feint_now() - t0;
