@@ -1024,12 +1024,7 @@ void run_dist_finish(run_state *r, int status) {
 
 void run_dist_destroy(run_dist *d) {
   if (!d) return;
-  part_release(&d->own);
-  if (d->parts)
-    for (int k = 0; k < d->size; k++) feint_dist_part_release(&d->parts[k]);
-  free(d->parts);
-  free(d->partition);
-  free(d->value_first);
+  forget_parts(d);
   free(d);
 }
 
