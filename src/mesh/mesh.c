@@ -53,6 +53,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,7 @@
 
 #include "feint/error.h"
 #include "feint/msh.h"
+#include "feint/parallel.h"
 #include "mesh/msh_gmsh.h"
 
 /* ------------------------------------------------------------------------ */
@@ -485,6 +487,33 @@ static int resolve_region(reader *r, const feint_mesh_options *opts) {
 
 /* One pass over all entities: element counts by type and per entity, and the
  * cells of the region entities. */
+/* The bulk passes over a large mesh's cells run on every core (a 24M-cell
+ * mesh has 96M vertex entries): feint_parallel_for over cells or entries. */
+typedef struct {
+  int64_t *a;
+  int64_t v;
+} fill_job;
+
+static void fill_range(int64_t begin, int64_t end, void *ctx) {
+  const fill_job *j = ctx;
+  for (int64_t i = begin; i < end; i++) j->a[i] = j->v;
+}
+
+static void fill_i64(int64_t *a, size_t n, int64_t v) {
+  fill_job j = {a, v};
+  feint_parallel_for((int64_t)n, 1 << 16, fill_range, &j);
+}
+
+typedef struct {
+  const int64_t *from;
+  int *to;
+} narrow_groups;
+
+static void narrow_groups_range(int64_t begin, int64_t end, void *ctx) {
+  const narrow_groups *j = ctx;
+  for (int64_t c = begin; c < end; c++) j->to[c] = (int)j->from[c];
+}
+
 static int read_elements(reader *r) {
   feint_mesh *m = r->m;
   feint_msh *x = r->x;
@@ -542,7 +571,8 @@ static int read_elements(reader *r) {
       r->met[ct] = 1;
       const int nv = gtype_nv(ct), nn = T->num_nodes; /* a curved cell: its vertices, the first nv of nn */
       if ((st = vec64_reserve(groups, kept))) break;
-      for (size_t k = 0; k < kept; k++) groups->a[groups->n++] = group;
+      fill_i64(groups->a + groups->n, kept, group);
+      groups->n += kept;
       if (cells->n == 0 && kept == ne && nn == nv) {
         /* the first block of this type, no repeats: take the model's array */
         free(cells->a);
@@ -615,6 +645,12 @@ static int gather_blocks(reader *r) {
         for (int q = 0; q < nv; q++) row[q] = q < bnv ? cells->a[c * (size_t)bnv + (size_t)q] : ROW_PAD;
       }
       r->cells.n += n * (size_t)nv;
+    }
+    if (r->cell_group_v.n == 0) {
+      free(r->cell_group_v.a);
+      r->cell_group_v = r->group_of[t];
+      memset(&r->group_of[t], 0, sizeof r->group_of[t]);
+      continue;
     }
     FEINT_CALL(vec64_reserve(&r->cell_group_v, n));
     memcpy(r->cell_group_v.a + r->cell_group_v.n, r->group_of[t].a, n * sizeof *r->cell_group_v.a);
@@ -746,63 +782,127 @@ static int node_index_build(reader *r, node_index *ix) {
   return FEINT_OK;
 }
 
+/* The passes of read_nodes over the cells' and facets' node entries, on
+ * every core. Marking a node used is an atomic byte store (two cells may
+ * share it); an unknown tag is recorded at its range's first entry so
+ * that the message names the first in list order, as one pass would. */
+typedef struct {
+  const node_index *ix;
+  int64_t *a;          /* the entries: tags, then node numbers */
+  atomic_uchar *used;  /* per model node */
+  const int64_t *num;  /* model node -> number (remap) */
+  int64_t bad[16];     /* per range: the first entry with an unknown tag, or -1 */
+  int64_t begin[16];
+  int ranges;
+} node_pass;
+
+static int node_pass_range_of(const node_pass *p, int64_t begin) {
+  int k = 0;
+  while (k < p->ranges - 1 && p->begin[k + 1] <= begin) k++;
+  return k;
+}
+
+static void mark_range(int64_t begin, int64_t end, void *ctx) {
+  node_pass *p = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    const int64_t t = p->a[i];
+    if (t == ROW_PAD) continue;
+    const int64_t k = node_find(p->ix, t);
+    if (k < 0) {
+      p->bad[node_pass_range_of(p, begin)] = i;
+      return;
+    }
+    atomic_store_explicit(&p->used[k], 1, memory_order_relaxed);
+  }
+}
+
+static void remap_range(int64_t begin, int64_t end, void *ctx) {
+  const node_pass *p = ctx;
+  if (p->ix->direct) {
+    for (int64_t i = begin; i < end; i++)
+      if (p->a[i] != ROW_PAD) p->a[i] = p->ix->direct[p->a[i]];
+  } else {
+    for (int64_t i = begin; i < end; i++)
+      if (p->a[i] != ROW_PAD) p->a[i] = p->num[node_find(p->ix, p->a[i])];
+  }
+}
+
+enum { NODE_PASS_GRAIN = 1 << 16 };
+
+/* Mark the nodes of entries a[0..n) used; -1, or the first entry whose tag no node has. */
+static int64_t mark_used(const node_index *ix, int64_t *a, int64_t n, atomic_uchar *used) {
+  node_pass p = {.ix = ix, .a = a, .used = used};
+  p.ranges = feint_parallel_ranges(n, NODE_PASS_GRAIN);
+  for (int k = 0; k < p.ranges; k++) {
+    p.bad[k] = -1;
+    p.begin[k] = n * k / p.ranges;
+  }
+  feint_parallel_for(n, NODE_PASS_GRAIN, mark_range, &p);
+  for (int k = 0; k < p.ranges; k++)
+    if (p.bad[k] >= 0) return p.bad[k];
+  return -1;
+}
+
+typedef struct {
+  const feint_msh *x;
+  const int64_t *num;
+  feint_mesh *m;
+} coordinate_copy;
+
+static void copy_coordinates_range(int64_t begin, int64_t end, void *ctx) {
+  const coordinate_copy *c = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    const int64_t k = c->num[i];
+    if (k < 0) continue;
+    c->m->x[k] = c->x->xyz[3 * i];
+    c->m->y[k] = c->x->xyz[3 * i + 1];
+    c->m->z[k] = c->x->xyz[3 * i + 2];
+  }
+}
+
 static int read_nodes(reader *r) {
   feint_mesh *m = r->m;
   const feint_msh *x = r->x;
   node_index ix;
   int64_t *num = NULL;
+  atomic_uchar *used = NULL;
   int st = node_index_build(r, &ix);
   if (!st) st = feint_malloc(x->n_nodes + 1, sizeof *num, &num, "mesh node numbers");
+  if (!st) st = feint_calloc(x->n_nodes + 1, sizeof *used, &used, "mesh node marks");
   if (st) goto done;
-  for (size_t i = 0; i < x->n_nodes; i++) num[i] = -1;
-  /* mark referenced nodes (-2; ROW_PAD: the padding of a narrower block's cells) */
+  /* mark referenced nodes (ROW_PAD: the padding of a narrower block's cells) */
   vec64 *lists[2] = {&r->cells, &r->facets};
-  for (int l = 0; l < 2; l++)
-    for (size_t i = 0; i < lists[l]->n; i++) {
-      int64_t t = lists[l]->a[i];
-      if (t == ROW_PAD) continue;
-      int64_t k = node_find(&ix, t);
-      if (k < 0) {
-        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
-                             "the mesh does not define", r->pre, r->path, (long long)t);
-        goto done;
-      }
-      num[k] = -2;
+  for (int l = 0; l < 2; l++) {
+    const int64_t bad = mark_used(&ix, lists[l]->a, (int64_t)lists[l]->n, used);
+    if (bad >= 0) {
+      st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
+                           "the mesh does not define", r->pre, r->path, (long long)lists[l]->a[bad]);
+      goto done;
     }
+  }
   /* number them in increasing tag order */
   int64_t nn = 0;
+  for (size_t i = 0; i < x->n_nodes; i++) num[i] = -1;
   if (ix.direct) {
     for (int64_t t = 1; t <= ix.max_tag; t++) {
       int64_t k = ix.direct[t];
-      if (k >= 0 && num[k] == -2) num[k] = nn++;
+      if (k >= 0 && used[k]) num[k] = nn++;
       ix.direct[t] = k >= 0 ? num[k] : -1; /* now tag -> number */
     }
   } else {
     for (size_t i = 0; i < x->n_nodes; i++)
-      if (num[ix.sorted[i]] == -2) num[ix.sorted[i]] = nn++;
+      if (used[ix.sorted[i]]) num[ix.sorted[i]] = nn++;
   }
   m->n_nodes = nn;
   if ((st = feint_malloc((size_t)nn, sizeof *m->x, &m->x, "mesh node x")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->y, &m->y, "mesh node y")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->z, &m->z, "mesh node z")))
     goto done;
-  for (size_t i = 0; i < x->n_nodes; i++) {
-    int64_t k = num[i];
-    if (k < 0) continue;
-    m->x[k] = x->xyz[3 * i];
-    m->y[k] = x->xyz[3 * i + 1];
-    m->z[k] = x->xyz[3 * i + 2];
-  }
+  coordinate_copy cc = {x, num, m};
+  feint_parallel_for((int64_t)x->n_nodes, 1 << 16, copy_coordinates_range, &cc);
   for (int l = 0; l < 2; l++) {
-    int64_t *a = lists[l]->a;
-    const size_t n = lists[l]->n;
-    if (ix.direct) {
-      for (size_t i = 0; i < n; i++)
-        if (a[i] != ROW_PAD) a[i] = ix.direct[a[i]];
-    } else {
-      for (size_t i = 0; i < n; i++)
-        if (a[i] != ROW_PAD) a[i] = num[node_find(&ix, a[i])];
-    }
+    node_pass p = {.ix = &ix, .a = lists[l]->a, .num = num};
+    feint_parallel_for((int64_t)lists[l]->n, NODE_PASS_GRAIN, remap_range, &p);
   }
   if (m->dim == 2 && nn > 0) {
     /* 2D meshes must lie in a plane z = const; feint stores z = 0 */
@@ -826,6 +926,7 @@ done:
   free(ix.direct);
   free(ix.sorted);
   free(num);
+  free(used);
   return st;
 }
 
@@ -842,7 +943,8 @@ static int finish(reader *r) {
   if (!m->facets) FEINT_CALL(feint_malloc(1, sizeof *m->facets, &m->facets, "mesh facets"));
   FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *m->cell_group, &m->cell_group,
                           "mesh cell groups"));
-  for (int64_t c = 0; c < m->n_cells; c++) m->cell_group[c] = (int)r->cell_group_v.a[c];
+  narrow_groups j = {r->cell_group_v.a, m->cell_group};
+  feint_parallel_for(m->n_cells, 1 << 16, narrow_groups_range, &j);
   /* type counts, by Gmsh type number */
   if (r->n_types) qsort(r->types, (size_t)r->n_types, sizeof *r->types, cmp_type);
   FEINT_CALL(feint_calloc((size_t)r->n_types, sizeof *m->type_names, &m->type_names,
