@@ -721,6 +721,221 @@ static void copy_rows(void *dst, size_t dst_stride, const void *src, size_t src_
   feint_parallel_for((int64_t)n, ((int64_t)1 << 20) / (int64_t)(row_bytes ? row_bytes : 1) + 1, copy_rows_range, &c);
 }
 
+/* ---- Text records on every core ----
+ * A large block of a text file (a million elements, one per line, as Gmsh
+ * writes them) is parsed line by line on every core: the block's lines are
+ * found by counting newlines (side by side), split into ranges at line
+ * starts, and each range's lines parsed by a line parser that sets no
+ * error. Any line not of the expected shape (another layout, a bad token)
+ * declines the whole block, which the token parser then reads from its
+ * start, with its messages: both read the same values where both can. */
+enum { LINES_MIN = 1 << 15, LINES_GRAIN = 1 << 20 };
+
+/* Parse the line [s, e) (e at its '\n') as record i; 0 when it has the shape. */
+typedef int (*line_fn)(const char *s, const char *e, size_t i, void *ctx);
+
+typedef struct {
+  const char *base;
+  int64_t span;       /* the lines' bytes: base[span - 1] is the last '\n' */
+  size_t count[16];   /* lines starting in each range */
+  size_t first[16];   /* index of each range's first line */
+  int64_t begin[16];
+  int ranges, failed[16];
+  line_fn fn;
+  void *ctx;
+} line_ranges;
+
+static int line_range_of(const line_ranges *L, int64_t begin) {
+  int k = 0;
+  while (k < L->ranges - 1 && L->begin[k + 1] <= begin) k++;
+  return k;
+}
+
+static size_t count_newlines(const char *s, size_t n);
+
+/* A line starts at `at` when at is the span's start or follows a '\n'. */
+static void count_range(int64_t begin, int64_t end, void *ctx) {
+  line_ranges *L = ctx;
+  const size_t c = begin == 0 ? 1 + count_newlines(L->base, (size_t)(end - 1))
+                              : count_newlines(L->base + begin - 1, (size_t)(end - begin));
+  L->count[line_range_of(L, begin)] = c;
+}
+
+static void parse_range(int64_t begin, int64_t end, void *ctx) {
+  line_ranges *L = ctx;
+  const int k = line_range_of(L, begin);
+  const char *s = L->base + begin;
+  if (begin > 0)
+    while (s < L->base + end && s[-1] != '\n') s++; /* the first line starting in the range */
+  size_t i = L->first[k];
+  while (s < L->base + end) {
+    const char *e = memchr(s, '\n', (size_t)(L->base + L->span - s)); /* a line may end past the range */
+    if (!e || L->fn(s, e, i, L->ctx)) {
+      L->failed[k] = 1;
+      return;
+    }
+    s = e + 1;
+    i++;
+  }
+}
+
+/* Newlines in [s, s + n), eight bytes at a time: in x = word ^ "\n\n...", a
+ * byte is zero exactly when the top bit of ~((x & 0x7f..) + 0x7f.. | x |
+ * 0x7f..) is set in it (no carries between bytes). */
+static size_t count_newlines(const char *s, size_t n) {
+  size_t c = 0, i = 0;
+  const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, nl = 0x0a0a0a0a0a0a0a0aull;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    const uint64_t x = w ^ nl;
+    c += (size_t)__builtin_popcountll(~(((x & lo7) + lo7) | x | lo7));
+  }
+  for (; i < n; i++) c += s[i] == '\n';
+  return c;
+}
+
+typedef struct {
+  const char *s;
+  size_t n, count[16];
+  int64_t begin[16];
+  int ranges;
+} newline_count;
+
+static void newline_count_range(int64_t begin, int64_t end, void *ctx) {
+  newline_count *c = ctx;
+  int k = 0;
+  while (k < c->ranges - 1 && c->begin[k + 1] <= begin) k++;
+  c->count[k] = count_newlines(c->s + begin, (size_t)(end - begin));
+}
+
+/* The end of the n-th line from s (past its '\n'), or NULL before `end`. */
+static const char *nth_line_end(const char *s, const char *end, size_t n) {
+  while (n > 0 && s < end) {
+    const size_t window = (size_t)(end - s) < ((size_t)LINES_GRAIN << 4) ? (size_t)(end - s) : (size_t)LINES_GRAIN << 4;
+    newline_count c = {.s = s, .n = window};
+    c.ranges = feint_parallel_ranges((int64_t)window, LINES_GRAIN);
+    for (int k = 0; k < c.ranges; k++) c.begin[k] = (int64_t)window * k / c.ranges;
+    feint_parallel_for((int64_t)window, LINES_GRAIN, newline_count_range, &c);
+    for (int k = 0; k < c.ranges; k++) {
+      if (c.count[k] < n) {
+        n -= c.count[k];
+        continue;
+      }
+      const char *q = s + c.begin[k];
+      for (;; q++)
+        if (*q == '\n' && --n == 0) return q + 1;
+    }
+    s += window;
+  }
+  return n == 0 ? s : NULL;
+}
+
+/* The next n lines (after the rest of the current line, which must be
+ * blank) by fn on every core: 1 when parsed (P->p past them), 0 when
+ * declined (P->p unchanged): few lines, one core, or a line not of fn's
+ * shape. */
+static int parse_lines(parser *P, size_t n, line_fn fn, void *ctx) {
+  if (n < LINES_MIN || feint_parallel_ranges((int64_t)n, LINES_MIN / 2) < 2) return 0;
+  const char *s = P->p;
+  while (s < P->end && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+  if (s >= P->end || *s != '\n') return 0;
+  s++;
+  const char *stop = nth_line_end(s, P->end, n);
+  if (!stop) return 0;
+  const int64_t span = stop - s;
+  line_ranges L = {.base = s, .span = span, .fn = fn, .ctx = ctx};
+  L.ranges = feint_parallel_ranges(span, LINES_GRAIN);
+  for (int k = 0; k < L.ranges; k++) L.begin[k] = span * k / L.ranges;
+  feint_parallel_for(span, LINES_GRAIN, count_range, &L);
+  size_t total = 0;
+  for (int k = 0; k < L.ranges; k++) {
+    L.first[k] = total;
+    total += L.count[k];
+  }
+  if (total != n) return 0;
+  feint_parallel_for(span, LINES_GRAIN, parse_range, &L);
+  for (int k = 0; k < L.ranges; k++)
+    if (L.failed[k]) return 0;
+  P->p = stop;
+  return 1;
+}
+
+/* read_i64's integer at *s (after blanks), setting no error: 0 when it is one. */
+static int lean_i64(const char **s, const char *e, int64_t *v) {
+  const char *q = *s;
+  while (q < e && (*q == ' ' || *q == '\t')) q++;
+  int neg = 0;
+  if (q < e && (*q == '-' || *q == '+')) neg = *q++ == '-';
+  const char *digits = q;
+  uint64_t acc = 0;
+  while (q < e && *q >= '0' && *q <= '9') {
+    const unsigned d = (unsigned)(*q - '0');
+    if (acc > ((uint64_t)INT64_MAX - d) / 10) return 1;
+    acc = acc * 10 + d;
+    q++;
+  }
+  if (q == digits || (q < e && !is_space(*q))) return 1;
+  *v = neg ? -(int64_t)acc : (int64_t)acc;
+  *s = q;
+  return 0;
+}
+
+/* read_double's number at *s, setting no error. */
+static int lean_double(const char **s, const char *e, double *v) {
+  const char *q = *s;
+  while (q < e && (*q == ' ' || *q == '\t')) q++;
+  if (q >= e) return 1;
+  char *after = NULL;
+  *v = strtod(q, &after);
+  if (after == q || after > e || (after < e && !is_space(*after))) return 1;
+  *s = after;
+  return 0;
+}
+
+/* Only blanks left on the line. */
+static int lean_end(const char *s, const char *e) {
+  while (s < e && (*s == ' ' || *s == '\t' || *s == '\r')) s++;
+  return s != e;
+}
+
+/* An element line: its tag, then nn node tags. */
+typedef struct {
+  int64_t *nodes;
+  int nn;
+} element_lines;
+
+static int element_line(const char *s, const char *e, size_t i, void *ctx) {
+  const element_lines *c = ctx;
+  int64_t tag, *row = c->nodes + i * (size_t)c->nn;
+  if (lean_i64(&s, e, &tag)) return 1;
+  for (int k = 0; k < c->nn; k++)
+    if (lean_i64(&s, e, &row[k])) return 1;
+  return lean_end(s, e);
+}
+
+/* A node tag line (tags >= 1, as check_node_tag wants). */
+static int node_tag_line(const char *s, const char *e, size_t i, void *ctx) {
+  int64_t *tags = ctx;
+  return lean_i64(&s, e, &tags[i]) || tags[i] < 1 || lean_end(s, e);
+}
+
+/* A node coordinate line: x y z, then nc - 3 parametric coordinates. */
+typedef struct {
+  double *xyz;
+  int nc;
+} coordinate_lines;
+
+static int coordinate_line(const char *s, const char *e, size_t i, void *ctx) {
+  const coordinate_lines *c = ctx;
+  double u;
+  for (int k = 0; k < 3; k++)
+    if (lean_double(&s, e, &c->xyz[3 * i + (size_t)k])) return 1;
+  for (int k = 3; k < c->nc; k++)
+    if (lean_double(&s, e, &u)) return 1;
+  return lean_end(s, e);
+}
+
 static int parse_nodes41(parser *P) {
   feint_msh *m = P->m;
   size_t n_blocks, n, lo, hi, filled = 0;
@@ -759,17 +974,20 @@ static int parse_nodes41(parser *P) {
       copy_rows(xyz, 24, P->p, (size_t)nc * 8, nb, 24);
       P->p += nb * (size_t)nc * 8;
     } else {
-      for (size_t i = 0; i < nb; i++) {
-        skip_space(P);
-        const char *t = P->p;
-        FEINT_CALL(read_i64(P, &tags[i], "a node tag"));
-        FEINT_CALL(check_node_tag(P, t, tags[i]));
-      }
-      for (size_t i = 0; i < nb; i++) {
-        double u;
-        for (int k = 0; k < 3; k++) FEINT_CALL(read_double(P, &xyz[3 * i + (size_t)k], "a node coordinate"));
-        for (int k = 3; k < nc; k++) FEINT_CALL(read_double(P, &u, "a node parametric coordinate"));
-      }
+      coordinate_lines cl = {xyz, nc};
+      if (!parse_lines(P, nb, node_tag_line, tags))
+        for (size_t i = 0; i < nb; i++) {
+          skip_space(P);
+          const char *t = P->p;
+          FEINT_CALL(read_i64(P, &tags[i], "a node tag"));
+          FEINT_CALL(check_node_tag(P, t, tags[i]));
+        }
+      if (!parse_lines(P, nb, coordinate_line, &cl))
+        for (size_t i = 0; i < nb; i++) {
+          double u;
+          for (int k = 0; k < 3; k++) FEINT_CALL(read_double(P, &xyz[3 * i + (size_t)k], "a node coordinate"));
+          for (int k = 3; k < nc; k++) FEINT_CALL(read_double(P, &u, "a node parametric coordinate"));
+        }
     }
     filled += nb;
   }
@@ -831,7 +1049,7 @@ static int parse_elements41(parser *P) {
       const size_t row = ((size_t)nn + 1) * 8;
       copy_rows(nodes, (size_t)nn * 8, s + 8, row, ne, (size_t)nn * 8); /* each row less its element tag */
       P->p += ne * row;
-    } else {
+    } else if (!parse_lines(P, ne, element_line, &(element_lines){nodes, nn})) {
       int64_t tag;
       for (size_t e = 0; e < ne && !st; e++) {
         st = read_i64(P, &tag, "an element tag");

@@ -81,3 +81,44 @@ for t in 1 16; do
   [ ! -e "$WORK/bad-$t.h5" ] || fail "a file was left"
 done
 echo "ok bad node tags: the first in file order named with 1 and 16 threads"
+
+# Text meshes: a large block's lines parsed on every core. The ASCII file of
+# the same mesh reads to the binary file's dofs, bitwise (%.17g coordinates),
+# with 1 and 16 threads; so does a copy whose elements are laid out
+# otherwise (two on one line: the line parser declines the block and the
+# token parser reads it); a bad token deep in a block is reported on its
+# line as before.
+"${BUILD:-$ROOT/build}/bench/gen-cube-msh" --ascii 50 "$WORK/big-ascii.msh" > /dev/null
+$PY - "$WORK/big-ascii.msh" "$WORK/joined.msh" "$WORK/badtok.msh" <<'PYEOF'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+start = lines.index("$Elements") + 3 + 12 * 50 * 50  # past the triangle block and the tetrahedra's header
+k = start + 500000
+assert len(lines[k].split()) == 5 and len(lines[k + 1].split()) == 5
+joined = lines[:k] + [lines[k] + " " + lines[k + 1]] + lines[k + 2:]
+open(sys.argv[2], "w").write("\n".join(joined))
+bad = list(lines)
+bad[k] = bad[k].replace(" ", " x", 1)
+open(sys.argv[3], "w").write("\n".join(bad))
+PYEOF
+[ $? -eq 0 ] || fail "text mesh copies"
+bad_line=$(( $(grep -n '^\$Elements' "$WORK/big-ascii.msh" | cut -d: -f1) + 3 + 12 * 50 * 50 + 500000 ))
+for m in big-ascii joined; do
+  sed "s|big.msh|$m.msh|" "$WORK/big.yaml" > "$WORK/$m.yaml"
+  for t in 1 16; do FEINT_THREADS=$t "$FEINT" run --quiet "$WORK/$m.yaml" -o "$WORK/$m-$t.h5" || fail "$m, $t threads"; done
+  $PY - "$WORK"/big-1.h5 "$WORK/$m-1.h5" "$WORK/$m-16.h5" <<'PYEOF' || fail "$m datasets"
+import sys, h5py
+a = h5py.File(sys.argv[1])
+for f in sys.argv[2:]:
+    b = h5py.File(f)
+    for n in ("dofs/coordinates", "dofs/cell_dofs", "residual"):
+        assert a[n][()].tobytes() == b[n][()].tobytes(), f"{f}: {n} differs from the binary mesh's"
+PYEOF
+  echo "ok $m: the text mesh reads to the binary mesh's dofs with 1 and 16 threads"
+done
+sed "s|big.msh|badtok.msh|" "$WORK/big.yaml" > "$WORK/badtok.yaml"
+for t in 1 16; do
+  FEINT_THREADS=$t "$FEINT" run --quiet "$WORK/badtok.yaml" -o "$WORK/badtok.h5" 2> "$WORK/badtok.err" && fail "bad token read"
+  grep -q "badtok.msh:$bad_line: expected an element's node tag, got 'x" "$WORK/badtok.err" || fail "bad token message ($t threads): $(cat "$WORK/badtok.err")"
+done
+echo "ok a bad token in a large text block: named on line $bad_line with 1 and 16 threads"
