@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "feint/backend.h"
 #include "feint/dist.h"
 #include "feint/driver.h"
 #include "feint/error.h"
@@ -248,6 +249,7 @@ static int run_mode(int argc, char **argv, int mode) {
     free(sets);
     return cmd_fail(status);
   }
+  feint_backend_show_default_device_only(o.device_index);
   status = run_one(&o, mode);
   free(sets);
   return status;

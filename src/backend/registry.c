@@ -3,6 +3,7 @@
  * kinds over), and what the driver asks of every kind at once (warm-up,
  * transfer times). */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -299,6 +300,17 @@ void feint_backend_transfer_seconds(double *h2d, double *d2h) {
       *h2d += h;
       *d2h += d;
     }
+}
+
+int feint_backend_show_default_device_only(int device_index) {
+#ifdef FEINT_HAVE_CUDA
+  const char *all = getenv("FEINT_CUDA_ALL_DEVICES");
+  if (device_index >= 0 || getenv("CUDA_VISIBLE_DEVICES") || (all && strcmp(all, "1") == 0)) return 0;
+  return setenv("CUDA_VISIBLE_DEVICES", "0", 0) == 0;
+#else
+  (void)device_index;
+  return 0;
+#endif
 }
 
 int feint_backend_rank_device(int local_rank) {

@@ -73,7 +73,40 @@ static int create_note(feint_device_kind want, const feint_problem *p, char *not
   return st;
 }
 
+/* feint_backend_show_default_device_only, before any CUDA call: it sets
+ * CUDA_VISIBLE_DEVICES=0 only for the default device with the variable
+ * unset and FEINT_CUDA_ALL_DEVICES not 1 (CUDA builds; else never). */
+static void check_default_device_only(void) {
+  const char *had = getenv("CUDA_VISIBLE_DEVICES");
+  char keep[256] = "";
+  if (had) snprintf(keep, sizeof keep, "%s", had);
+#ifdef FEINT_HAVE_CUDA
+  const int cuda = 1;
+#else
+  const int cuda = 0;
+#endif
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  unsetenv("FEINT_CUDA_ALL_DEVICES");
+  CHECK(feint_backend_show_default_device_only(2) == 0 && !getenv("CUDA_VISIBLE_DEVICES"), "--device 2: left unset");
+  setenv("FEINT_CUDA_ALL_DEVICES", "1", 1);
+  CHECK(feint_backend_show_default_device_only(-1) == 0 && !getenv("CUDA_VISIBLE_DEVICES"),
+        "FEINT_CUDA_ALL_DEVICES=1: left unset");
+  unsetenv("FEINT_CUDA_ALL_DEVICES");
+  setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  CHECK(feint_backend_show_default_device_only(-1) == 0 && !strcmp(getenv("CUDA_VISIBLE_DEVICES"), ""),
+        "the user's (empty) setting kept");
+  unsetenv("CUDA_VISIBLE_DEVICES");
+  const int set = feint_backend_show_default_device_only(-1);
+  const char *now = getenv("CUDA_VISIBLE_DEVICES");
+  CHECK(set == cuda && (cuda ? now && !strcmp(now, "0") : !now), "default device: set %d, now %s", set,
+        now ? now : "(unset)");
+  if (had) setenv("CUDA_VISIBLE_DEVICES", keep, 1);
+  else unsetenv("CUDA_VISIBLE_DEVICES");
+  printf("ok CUDA_VISIBLE_DEVICES=0 for the default device only (%s build)\n", cuda ? "CUDA" : "CPU-only");
+}
+
 int main(void) {
+  check_default_device_only();
   /* the built-in kinds, highest priority first */
   const feint_backend_kind *kinds[FEINT_BACKEND_MAX_KINDS];
   int n = feint_backend_kinds(kinds, FEINT_BACKEND_MAX_KINDS);
