@@ -248,15 +248,22 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   char *msg = NULL;
   int status = feint_malloc((size_t)n_cells + 1, sizeof *cells, &cells, "a part's cells");
   if (!status) status = feint_malloc((size_t)m->n_nodes + 1, sizeof *node_map, &node_map, "a part's nodes");
-  if (!status) status = feint_malloc((size_t)s->n_scalar_dofs + 1, sizeof *dof_map, &dof_map, "a part's dofs");
+  if (!status && !s->scalar_cell_dofs_borrowed)
+    status = feint_malloc((size_t)s->n_scalar_dofs + 1, sizeof *dof_map, &dof_map, "a part's dofs");
   if (status) goto done;
   for (int64_t e = 0, k = 0; e < m->n_cells; e++)
     if (part[e] == rank) cells[k++] = e;
   if ((status = local_numbers(m->cells, cells, n_cells, m->nv, m->n_nodes, node_map, &nodes, &n_nodes,
-                              "a part's nodes")) ||
-      (status = local_numbers(s->scalar_cell_dofs, cells, n_cells, s->nb, s->n_scalar_dofs, dof_map, &dofs, &n_dofs,
-                              "a part's dofs")))
+                              "a part's nodes")))
     goto done;
+  if (s->scalar_cell_dofs_borrowed) { /* P1 on every node: the dofs are the nodes, numbered alike */
+    if ((status = feint_malloc((size_t)n_nodes + 1, sizeof *dofs, &dofs, "a part's dofs"))) goto done;
+    memcpy(dofs, nodes, (size_t)n_nodes * sizeof *dofs);
+    n_dofs = n_nodes;
+  } else if ((status = local_numbers(s->scalar_cell_dofs, cells, n_cells, s->nb, s->n_scalar_dofs, dof_map, &dofs,
+                                     &n_dofs, "a part's dofs"))) {
+    goto done;
+  }
 
   /* the part's blocks are the shapes it has cells of; its rows as wide as the widest of them */
   int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
