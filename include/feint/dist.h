@@ -165,4 +165,15 @@ int feint_dist_rows_sum(feint_dist_rows *rows, feint_comm *comm, int status_in, 
                         double *owned);
 void feint_dist_rows_destroy(feint_dist_rows *rows);
 
+/* Element matrices by cell, owned as rows are: rank q owns the whole
+ * cells [feint_dist_row_start(n_whole, 1, size, q), ... of q + 1). Every
+ * rank gives its part's (n_cells cells, whole numbers whole_cell
+ * ascending, nbc x nbc each) and gets its own cells' (*n_owned from
+ * *cell0) in *owned (freed by the caller), nbc_whole x nbc_whole each:
+ * a narrower cell's matrix at the top left of its zeroed row (a mixed
+ * mesh). Collective; status_in as feint_dist_rows_sum. */
+int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t n_cells,
+                               const int64_t *whole_cell, int nbc, const double *local, int nbc_whole,
+                               int64_t *cell0, int64_t *n_owned, double **owned);
+
 #endif

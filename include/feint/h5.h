@@ -52,9 +52,10 @@ int feint_output_pattern_start(feint_output *o, const char *name, int64_t n_rows
 int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t n_cols,
                      const int64_t *indptr, const int32_t *indices, const int64_t *indices64, const double *data,
                      const char *pattern_file, const char *pattern_group);
-/* A float64 dataset of n values made at its full size (its space in the
- * file allocated now, contiguous, never filled), for other writers. */
-int feint_output_reserve_doubles(feint_output *o, const char *name, int64_t n);
+/* A float64 dataset of rank dimensions dims made at its full size (its
+ * space in the file allocated now, contiguous, never filled), for other
+ * writers. */
+int feint_output_reserve_doubles(feint_output *o, const char *name, int rank, const int64_t *dims);
 /* Close the file, still under its temporary name (*path), so that other
  * processes can write into what was made for them (the ranks of an
  * mpirun, feint_comm_write); the next call reopens it. An abort still

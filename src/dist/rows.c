@@ -44,6 +44,44 @@ static int peer_failed(int rank) {
   return feint_error_set(FEINT_DIST_PEER_FAILED, "rank %d failed (its message is rank 0's to report)", rank);
 }
 
+/* One exchange's arrays: a message to each rank (its head: `heads` int64
+ * each), what each sends. A rank that cannot allocate them cannot even
+ * say so, and the others would wait for it: the run ends. */
+typedef struct {
+  feint_comm_message *msgs;
+  void **in;
+  size_t *in_bytes;
+  int64_t *heads;
+} exchange_buffers;
+
+static int exchange_buffers_create(feint_comm *comm, int size, int heads, exchange_buffers *b) {
+  memset(b, 0, sizeof *b);
+  const int ok = feint_calloc((size_t)size, sizeof *b->msgs, &b->msgs, "an exchange's messages") == FEINT_OK &&
+                 feint_calloc((size_t)size, sizeof *b->in, &b->in, "an exchange's messages") == FEINT_OK &&
+                 feint_calloc((size_t)size, sizeof *b->in_bytes, &b->in_bytes, "an exchange's messages") == FEINT_OK &&
+                 feint_calloc((size_t)size * (size_t)heads, sizeof *b->heads, &b->heads, "an exchange's messages") ==
+                     FEINT_OK;
+  if (ok) return FEINT_OK;
+  feint_comm_abort(comm, FEINT_ERR_COMPUTE);
+  return FEINT_ERR_COMPUTE;
+}
+
+static void exchange_buffers_destroy(exchange_buffers *b, int size) {
+  for (int p = 0; b->in && p < size; p++) free(b->in[p]);
+  free(b->in);
+  free(b->in_bytes);
+  free(b->msgs);
+  free(b->heads);
+  memset(b, 0, sizeof *b);
+}
+
+/* The exchange itself: a rank that cannot send ends the run. */
+static int exchange(feint_comm *comm, exchange_buffers *b) {
+  const int sent = feint_comm_exchange(comm, b->msgs, b->in, b->in_bytes);
+  if (sent) feint_comm_abort(comm, sent);
+  return sent;
+}
+
 /* ---- the block's pattern: each owned row the union of its sources' rows ---- */
 
 typedef struct {
@@ -189,10 +227,6 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   feint_dist_rows *r = NULL;
   int status = status_in;
   int64_t *cols = NULL, *starts = NULL, zero[1] = {0};
-  feint_comm_message *msgs = NULL;
-  void **in = NULL;
-  size_t *in_bytes = NULL;
-  int64_t *heads = NULL;
   if (!status) status = feint_calloc(1, sizeof *r, &r, "the owned rows");
   if (!status) {
     r->size = size;
@@ -215,17 +249,11 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   }
   /* every rank takes part in the exchange, a failed one with its status only */
   const int failed = status != FEINT_OK;
-  const int ok = feint_calloc((size_t)size, sizeof *msgs, &msgs, "the rows' messages") == FEINT_OK &&
-                 feint_calloc((size_t)size, sizeof *in, &in, "the rows' messages") == FEINT_OK &&
-                 feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the rows' messages") == FEINT_OK &&
-                 feint_calloc((size_t)size * 3, sizeof *heads, &heads, "the rows' messages") == FEINT_OK;
-  if (!ok) { /* cannot even say so: the others would wait for this rank */
-    feint_comm_abort(comm, FEINT_ERR_COMPUTE);
-    return FEINT_ERR_COMPUTE;
-  }
+  exchange_buffers x;
+  FEINT_CALL(exchange_buffers_create(comm, size, 3, &x));
   for (int q = 0; q < size; q++) {
-    int64_t *h = heads + 3 * q;
-    feint_comm_message *m = &msgs[q];
+    int64_t *h = x.heads + 3 * q;
+    feint_comm_message *m = &x.msgs[q];
     m->pieces[0] = h;
     m->sizes[0] = sizeof(int64_t) * 3;
     m->n = 1;
@@ -245,15 +273,11 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
       m->n = 4;
     }
   }
-  const int sent = feint_comm_exchange(comm, msgs, in, in_bytes);
-  if (sent) {
-    feint_comm_abort(comm, sent);
-    return sent;
-  }
+  FEINT_CALL(exchange(comm, &x));
   for (int p = 0; p < size && !status; p++) {
     struct feint_dist_source *s = &r->from[p];
     if (p != rank) {
-      status = read_source(r, p, in[p], in_bytes[p], local != NULL, s);
+      status = read_source(r, p, x.in[p], x.in_bytes[p], local != NULL, s);
       continue;
     }
     const int64_t a = r->first_local[p], b = r->first_local[p + 1];
@@ -268,14 +292,9 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     }
   }
   if (!status && local) status = make_pattern(r, r->from);
-  for (int p = 0; p < size; p++) {
-    free(in[p]);
+  for (int p = 0; p < size; p++)
     if (r && r->from) r->from[p].cols = NULL;
-  }
-  free(in);
-  free(in_bytes);
-  free(msgs);
-  free(heads);
+  exchange_buffers_destroy(&x, size);
   free(cols);
   free(starts);
   if (status) {
@@ -308,37 +327,25 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
                         double *owned) {
   const int size = r->size, rank = r->rank;
   if (matrix && !r->matrix) status_in = feint_error_set(FEINT_ERR_COMPUTE, "internal: the rows have no pattern");
-  feint_comm_message *msgs = NULL;
-  void **in = NULL;
-  size_t *in_bytes = NULL;
-  int64_t *heads = NULL;
-  const int ok = feint_calloc((size_t)size, sizeof *msgs, &msgs, "the sums' messages") == FEINT_OK &&
-                 feint_calloc((size_t)size, sizeof *in, &in, "the sums' messages") == FEINT_OK &&
-                 feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the sums' messages") == FEINT_OK &&
-                 feint_calloc((size_t)size * 2, sizeof *heads, &heads, "the sums' messages") == FEINT_OK;
-  if (!ok) {
-    feint_comm_abort(comm, FEINT_ERR_COMPUTE);
-    return FEINT_ERR_COMPUTE;
-  }
+  exchange_buffers x;
+  FEINT_CALL(exchange_buffers_create(comm, size, 2, &x));
+  void **in = x.in;
+  const size_t *in_bytes = x.in_bytes;
   const int64_t *first = matrix ? r->first_value : r->first_local;
   for (int q = 0; q < size; q++) {
-    int64_t *h = heads + 2 * q;
+    int64_t *h = x.heads + 2 * q;
     h[0] = status_in != FEINT_OK;
     h[1] = first[q + 1] - first[q];
-    msgs[q].pieces[0] = h;
-    msgs[q].sizes[0] = sizeof(int64_t) * 2;
-    msgs[q].n = 1;
+    x.msgs[q].pieces[0] = h;
+    x.msgs[q].sizes[0] = sizeof(int64_t) * 2;
+    x.msgs[q].n = 1;
     if (!status_in && h[1]) {
-      msgs[q].pieces[1] = local + first[q];
-      msgs[q].sizes[1] = (size_t)h[1] * sizeof(double);
-      msgs[q].n = 2;
+      x.msgs[q].pieces[1] = local + first[q];
+      x.msgs[q].sizes[1] = (size_t)h[1] * sizeof(double);
+      x.msgs[q].n = 2;
     }
   }
-  const int sent = feint_comm_exchange(comm, msgs, in, in_bytes);
-  if (sent) {
-    feint_comm_abort(comm, sent);
-    return sent;
-  }
+  FEINT_CALL(exchange(comm, &x));
   int status = status_in;
   if (!status) memset(owned, 0, (size_t)(matrix ? r->nnz : r->n_owned) * sizeof *owned);
   for (int p = 0; p < size && !status; p++) {
@@ -366,10 +373,108 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
     add_job j = {values, matrix ? s->slots : NULL, s->rows, r->row0, owned};
     feint_parallel_for(count, 1 << 16, add_range, &j);
   }
-  for (int p = 0; p < size; p++) free(in[p]);
-  free(in);
-  free(in_bytes);
-  free(msgs);
-  free(heads);
+  exchange_buffers_destroy(&x, size);
+  return status;
+}
+
+/* ---- element matrices to their cells' owners ---- */
+
+typedef struct {
+  const int64_t *cells; /* whole numbers */
+  const double *from;   /* nbc x nbc each */
+  int nbc, nbc_whole;
+  int64_t cell0;
+  double *owned;
+} place_job;
+
+static void place_range(int64_t a, int64_t b, void *arg) {
+  const place_job *j = arg;
+  const size_t row = (size_t)j->nbc_whole * (size_t)j->nbc_whole;
+  for (int64_t i = a; i < b; i++) {
+    double *to = j->owned + (size_t)(j->cells[i] - j->cell0) * row;
+    const double *from = j->from + (size_t)i * (size_t)j->nbc * (size_t)j->nbc;
+    for (int r = 0; r < j->nbc; r++)
+      memcpy(to + (size_t)r * (size_t)j->nbc_whole, from + (size_t)r * (size_t)j->nbc, (size_t)j->nbc * sizeof *from);
+  }
+}
+
+int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t n_cells,
+                               const int64_t *whole_cell, int nbc, const double *local, int nbc_whole,
+                               int64_t *cell0, int64_t *n_owned, double **owned) {
+  const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
+  *owned = NULL;
+  *cell0 = feint_dist_row_start(n_whole, 1, size, rank);
+  *n_owned = (rank + 1 == size ? n_whole : feint_dist_row_start(n_whole, 1, size, rank + 1)) - *cell0;
+  if (!status_in && nbc > nbc_whole)
+    status_in = feint_error_set(FEINT_ERR_COMPUTE, "internal: element matrices of %d dofs in rows of %d", nbc, nbc_whole);
+  exchange_buffers x;
+  FEINT_CALL(exchange_buffers_create(comm, size, 3, &x));
+  /* the part's cells ascend: those of owner q are one slice */
+  int64_t *first = NULL;
+  int status = status_in;
+  if (!status) status = feint_malloc((size_t)size + 1, sizeof *first, &first, "the cells' owners");
+  for (int q = 0; q <= size && !status; q++)
+    first[q] = q == size ? n_cells : lower_bound(whole_cell, n_cells, feint_dist_row_start(n_whole, 1, size, q));
+  const size_t matrix = (size_t)nbc * (size_t)nbc * sizeof(double);
+  for (int q = 0; q < size; q++) {
+    int64_t *h = x.heads + 3 * q;
+    h[0] = status != FEINT_OK;
+    h[1] = status ? 0 : first[q + 1] - first[q];
+    h[2] = nbc;
+    x.msgs[q].pieces[0] = h;
+    x.msgs[q].sizes[0] = sizeof(int64_t) * 3;
+    x.msgs[q].n = 1;
+    if (!status && h[1] && q != rank) {
+      x.msgs[q].pieces[1] = whole_cell + first[q];
+      x.msgs[q].sizes[1] = (size_t)h[1] * sizeof(int64_t);
+      x.msgs[q].pieces[2] = local + (size_t)first[q] * (size_t)nbc * (size_t)nbc;
+      x.msgs[q].sizes[2] = (size_t)h[1] * matrix;
+      x.msgs[q].n = 3;
+    }
+  }
+  FEINT_CALL(exchange(comm, &x));
+  /* zeroed: a mixed mesh's narrower cells leave padding in the whole's rows */
+  const size_t row = (size_t)nbc_whole * (size_t)nbc_whole;
+  if (!status) status = feint_calloc((size_t)*n_owned * row + 1, sizeof **owned, owned, "the owned element matrices");
+  for (int p = 0; p < size && !status; p++) {
+    place_job j = {NULL, NULL, nbc, nbc_whole, *cell0, *owned};
+    int64_t count = 0;
+    if (p == rank) {
+      count = first[rank + 1] - first[rank];
+      j.cells = whole_cell + first[rank];
+      j.from = local + (size_t)first[rank] * (size_t)nbc * (size_t)nbc;
+    } else {
+      int64_t h[3];
+      if (x.in_bytes[p] < sizeof h) {
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's element matrices are cut short", p);
+        break;
+      }
+      memcpy(h, x.in[p], sizeof h);
+      if (h[0]) {
+        status = peer_failed(p);
+        break;
+      }
+      count = h[1];
+      j.nbc = (int)h[2];
+      const size_t m = (size_t)j.nbc * (size_t)j.nbc * sizeof(double);
+      if (h[1] < 0 || h[2] < 1 || h[2] > nbc_whole || x.in_bytes[p] != sizeof h + (size_t)count * (8 + m)) {
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's element matrices are malformed", p);
+        break;
+      }
+      j.cells = (const int64_t *)(const void *)((const char *)x.in[p] + sizeof h);
+      j.from = (const double *)(const void *)((const char *)x.in[p] + sizeof h + (size_t)count * 8);
+    }
+    for (int64_t i = 0; i < count && !status; i++)
+      if (j.cells[i] < *cell0 || j.cells[i] >= *cell0 + *n_owned)
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent cell %lld, not this rank's", p,
+                                 (long long)j.cells[i]);
+    if (!status) feint_parallel_for(count, 1 << 12, place_range, &j);
+  }
+  exchange_buffers_destroy(&x, size);
+  free(first);
+  if (status) {
+    free(*owned);
+    *owned = NULL;
+  }
   return status;
 }

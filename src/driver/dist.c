@@ -46,13 +46,18 @@ typedef struct {
   int32_t cmd, arg;
   int32_t kind, need_matrix, no_cache, device_index, lift, collective;
   int32_t reuse; /* setup: a sweep member on kept parts may keep each rank's backend (FEINT_BACKEND_REUSE) */
+  int32_t nbc_whole; /* element matrices kept by their cells' owners: the whole's rows (local dofs of a cell) */
 } command;
 
-/* A worker's blocks: the residual's, the load vector's, the matrix's. */
-enum { BLOCK_RESIDUAL, BLOCK_RHS, BLOCK_MATRIX, N_BLOCKS };
+/* A worker's blocks: the residual's, the load vector's, the matrix's, the
+ * element matrices of the cells it owns. */
+enum { BLOCK_RESIDUAL, BLOCK_RHS, BLOCK_MATRIX, BLOCK_ELEMENT, N_BLOCKS };
 enum { MAX_ITEMS = 4 }; /* datasets in one collective write */
 static int block_of(int phase) {
-  return phase == FEINT_PHASE_RESIDUAL ? BLOCK_RESIDUAL : phase == FEINT_PHASE_RHS ? BLOCK_RHS : BLOCK_MATRIX;
+  return phase == FEINT_PHASE_RESIDUAL ? BLOCK_RESIDUAL
+         : phase == FEINT_PHASE_RHS    ? BLOCK_RHS
+         : phase == FEINT_PHASE_ELEMENT ? BLOCK_ELEMENT
+                                        : BLOCK_MATRIX;
 }
 
 /* A rank's problem on its own cells. */
@@ -71,7 +76,9 @@ struct run_part {
   /* the rows it owns (kept with the pattern), each local dof's whole number */
   feint_dist_rows *rows;
   int64_t *local_whole;
-  double *blocks[N_BLOCKS];       /* a worker's blocks of the phases computed (BLOCK_...) */
+  double *blocks[N_BLOCKS];       /* a worker's blocks of the phases computed (BLOCK_...); rank 0's element block */
+  int64_t cell0, n_cells_owned;   /* the whole cells whose element matrices it owns (BLOCK_ELEMENT) */
+  int nbc_whole;                  /* and their rows' width */
   feint_boundary_conditions *bc;  /* a worker's copy of rank 0's conditions (the last command's) */
   /* the operator section (operator.c): the part's hexahedra, dof map, x, operator, its backend (a worker's) */
   feint_hexmesh *hm;
@@ -229,6 +236,17 @@ static int part_compute(run_part *p, int rank, feint_backend *b, int phase, int6
     case FEINT_PHASE_ASSEMBLY: return b->assemble_matrix(b, p->result);
   }
   return feint_error_set(FEINT_ERR_COMPUTE, "internal: phase %d is not a compute phase", phase);
+}
+
+/* Element matrices: the part's to their cells' owners (collective),
+ * this rank keeping its own cells' for the write. */
+static int owned_elements(feint_comm *comm, run_part *p, int status, int nbc_whole) {
+  free(p->blocks[BLOCK_ELEMENT]);
+  p->blocks[BLOCK_ELEMENT] = NULL;
+  p->nbc_whole = nbc_whole;
+  return feint_dist_cells_to_owners(comm, status, p->space->whole_cells, p->mesh->n_cells, p->space->whole_cell,
+                                    p->space->nbc, p->result, nbc_whole, &p->cell0, &p->n_cells_owned,
+                                    &p->blocks[BLOCK_ELEMENT]);
 }
 
 /* A rank's device in words: the backend's, with the GPU index it took. */
@@ -788,7 +806,8 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   run_dist *d = r->dist;
   const int owners = phase != FEINT_PHASE_ELEMENT, matrix = phase == FEINT_PHASE_ASSEMBLY;
   const int collective = run_dist_collective(r);
-  const command cmd = {.cmd = CMD_COMPUTE, .arg = phase, .lift = lift, .collective = collective};
+  const command cmd = {.cmd = CMD_COMPUTE, .arg = phase, .lift = lift, .collective = collective,
+                       .nbc_whole = r->space->nbc};
   /* the conditions go with the command: the owners apply them (the state too, for the residual) */
   void *cond = NULL;
   size_t ncond = 0;
@@ -802,7 +821,8 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   int64_t n = 0;
   first_error e = {0};
   /* element matrices: a part's cells may be narrower than the whole's rows (a mixed mesh): the padding is 0 */
-  if (!owners) memset(r->Ke, 0, (size_t)(r->mesh->n_cells * r->space->nbc * r->space->nbc) * sizeof *r->Ke);
+  if (!owners && !collective)
+    memset(r->Ke, 0, (size_t)(r->mesh->n_cells * r->space->nbc * r->space->nbc) * sizeof *r->Ke);
   note_error(&e, part_compute(&d->own, 0, r->backend, phase, &n));
   *kernel_seconds = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
   const double computed = feint_now() - t0;
@@ -817,6 +837,8 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
       d->norm2[phase] = sum_squares(whole, matrix ? rows->nnz : rows->n_owned);
       if (matrix && lift) d->norm2[FEINT_PHASE_RHS] = sum_squares(r->rhs, rows->n_owned);
     }
+  } else if (collective) { /* every rank keeps its own cells' */
+    note_error(&e, owned_elements(d->comm, &d->own, e.status, r->space->nbc));
   } else if (!e.status) {
     put_element_matrices(&d->parts[0], d->own.space->nbc, d->own.result, r->space->nbc, r->Ke);
   }
@@ -829,7 +851,8 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
     int s = receive_answer(d, k, &msg, &data, &bytes);
     received += feint_now() - t0;
     t0 = feint_now();
-    if (!s && !e.status && owners && collective) { /* the block stays there: its sums of squares */
+    if (!s && !e.status && !owners && collective) { /* the element matrices stay with their owners */
+    } else if (!s && !e.status && owners && collective) { /* the block stays there: its sums of squares */
       double sq[2] = {0, 0};
       if (bytes != sizeof sq) s = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's answer is malformed", k);
       else memcpy(sq, data, sizeof sq);
@@ -845,7 +868,7 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   const size_t used = strlen(d->steps);
   snprintf(d->steps + used, sizeof d->steps - used, "; %s: rank 0's part %.1f ms, %s %.1f ms, waited for and "
            "received the others' %.1f ms", feint_phase_names[phase], 1e3 * computed,
-           owners ? "its rows summed" : "put", 1e3 * added, 1e3 * received);
+           owners ? "its rows summed" : collective ? "sent to their cells' owners" : "put", 1e3 * added, 1e3 * received);
   return reported(&e);
 }
 
@@ -856,11 +879,21 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
  * in the whole's values. A block the rank does not have (an internal
  * error) is written empty, so that the rank still joins the write, and
  * reported. */
-static int rank_pieces(const feint_dist_rows *rows, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
+static int rank_pieces(const run_part *part, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
                        const char *const *names, const int32_t *items, feint_dist_piece *pieces, int64_t **scratch) {
+  const feint_dist_rows *rows = part->rows;
   int status = FEINT_OK;
   *scratch = NULL;
   for (int k = 0; k < n; k++) {
+    if (items[k] == FEINT_PHASE_ELEMENT) { /* the element matrices of the cells this rank owns */
+      const int64_t row = (int64_t)part->nbc_whole * part->nbc_whole;
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, part->cell0 * row, part->n_cells_owned * row,
+                                     blocks[BLOCK_ELEMENT]};
+      if (!blocks[BLOCK_ELEMENT] && !status)
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no element matrices to write");
+      if (!blocks[BLOCK_ELEMENT]) pieces[k].count = 0;
+      continue;
+    }
     const int pattern = items[k] == RUN_DIST_INDPTR || items[k] == RUN_DIST_INDICES;
     const int b = pattern ? BLOCK_MATRIX : block_of(items[k]);
     pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
@@ -921,9 +954,9 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command_pieces(d, k, &cmd, piece, size, np));
   first_error e = {0};
   feint_dist_piece pieces[MAX_ITEMS];
-  double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values};
+  double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values, d->own.blocks[BLOCK_ELEMENT]};
   int64_t *scratch = NULL;
-  note_error(&e, rank_pieces(d->own.rows, d->value_first, blocks, n, names, phases, pieces, &scratch));
+  note_error(&e, rank_pieces(&d->own, d->value_first, blocks, n, names, phases, pieces, &scratch));
   note_error(&e, feint_comm_write(d->comm, path, n, pieces));
   free(scratch);
   for (int k = 1; k < d->size; k++) {
@@ -1055,10 +1088,15 @@ static int worker_setup(run_part *p, const command *cmd, const char *data, size_
   return status;
 }
 
-/* Element matrices: the part's, to rank 0 by cell. */
-static int worker_answer_elements(feint_comm *comm, run_part *p) {
+/* Element matrices: the part's to their cells' owners (collective: the
+ * answer is the status), or to rank 0 by cell. */
+static int worker_answer_elements(feint_comm *comm, run_part *p, const command *cmd) {
   int64_t n = 0;
-  const int status = part_compute(p, feint_comm_rank(comm), p->backend, FEINT_PHASE_ELEMENT, &n);
+  int status = part_compute(p, feint_comm_rank(comm), p->backend, FEINT_PHASE_ELEMENT, &n);
+  if (cmd->collective) {
+    status = owned_elements(comm, p, status, cmd->nbc_whole);
+    return send_answer(comm, status, NULL, NULL, 0);
+  }
   const int64_t head[2] = {n, p->space->nbc};
   const void *pieces[2] = {head, p->result};
   const size_t sizes[2] = {sizeof head, (size_t)n * sizeof(double)};
@@ -1148,7 +1186,7 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
   }
   feint_dist_piece pieces[MAX_ITEMS];
   int64_t *scratch = NULL;
-  int status = rank_pieces(p->rows, value_first, p->blocks, head[0], names, phases, pieces, &scratch);
+  int status = rank_pieces(p, value_first, p->blocks, head[0], names, phases, pieces, &scratch);
   const int s = feint_comm_write(comm, path, head[0], pieces);
   if (!status) status = s;
   free(scratch);
@@ -1213,7 +1251,7 @@ int feint_driver_worker(const feint_run_options *opts) {
                                (size_t)head[1] * 8};
       sent = send_answer(comm, status, pieces, sizes, cmd.collective ? 1 : 3);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && cmd.arg == FEINT_PHASE_ELEMENT) {
-      sent = worker_answer_elements(comm, &p);
+      sent = worker_answer_elements(comm, &p, &cmd);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && p.rows) {
       sent = worker_answer_block(comm, &p, &cmd, data, bytes);
     } else if (cmd.cmd == CMD_WRITE) {

@@ -742,9 +742,21 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   }
   if (c->write_element_matrices) {
     const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
-    FEINT_CALL(feint_malloc((size_t)(dims[0] * dims[1] * dims[2]), sizeof(double), &r->Ke, "element matrices"));
-    FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
-    FEINT_CALL(feint_output_doubles(r->out, run_member_path(r, "element_matrices", name, sizeof name), 3, dims, r->Ke));
+    run_member_path(r, "element_matrices", name, sizeof name);
+    if (run_dist_collective(r)) { /* under mpirun each rank keeps and writes the element matrices of its block of cells */
+      FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
+      const double t0 = feint_now();
+      const char *named[1] = {name};
+      const int32_t items[1] = {FEINT_PHASE_ELEMENT};
+      FEINT_CALL(feint_output_reserve_doubles(r->out, name, 3, dims));
+      FEINT_CALL(run_dist_write(r, 1, named, items));
+      write_step(rep, "element matrices (the ranks' blocks of cells together)", feint_now() - t0);
+      rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+    } else {
+      FEINT_CALL(feint_malloc((size_t)(dims[0] * dims[1] * dims[2]), sizeof(double), &r->Ke, "element matrices"));
+      FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
+      FEINT_CALL(feint_output_doubles(r->out, name, 3, dims, r->Ke));
+    }
   }
   if (need_matrix) {
     int64_t own = 0; /* under mpirun with the owners writing, rank 0 holds its own block only */
@@ -770,7 +782,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     for (int i = 0; i < k; i++) {
       named[i] = run_member_path(r, phases[i] == FEINT_PHASE_RESIDUAL ? "residual" : "rhs", names[i], sizeof names[i]);
       const double *v = phases[i] == FEINT_PHASE_RESIDUAL ? r->vec : r->rhs;
-      if (collective) FEINT_CALL(feint_output_reserve_doubles(r->out, named[i], n));
+      if (collective) FEINT_CALL(feint_output_reserve_doubles(r->out, named[i], 1, &n));
       else FEINT_CALL(feint_output_doubles(r->out, named[i], 1, &n, v));
     }
     if (collective) FEINT_CALL(run_dist_write(r, k, named, phases));

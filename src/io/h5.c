@@ -314,10 +314,13 @@ static int write_dataset_as(feint_output *o, const char *name, int rank, const i
 
 /* A 1-D dataset of n values made at its full size, its space allocated
  * now and never filled: other writers fill it (feint_output_suspend). */
-static int reserve_dataset(feint_output *o, const char *name, hid_t file_type, int64_t n, const char *matlab_class) {
+static int reserve_dataset(feint_output *o, const char *name, hid_t file_type, int rank, const int64_t *dims,
+                           const char *matlab_class) {
   FEINT_CALL(make_parents(o, name));
-  const hsize_t hd = (hsize_t)n;
-  hid_t space = H5Screate_simple(1, &hd, NULL);
+  hsize_t hd[8];
+  if (rank < 1 || rank > 8) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a dataset of rank %d", rank);
+  for (int k = 0; k < rank; k++) hd[k] = (hsize_t)dims[k];
+  hid_t space = H5Screate_simple(rank, hd, NULL);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   herr_t e = space < 0 || dcpl < 0 ? -1 : 0;
   if (!e) e = H5Pset_layout(dcpl, H5D_CONTIGUOUS);
@@ -331,9 +334,9 @@ static int reserve_dataset(feint_output *o, const char *name, hid_t file_type, i
   return matlab_class ? write_string_attr(o, name, "MATLAB_class", matlab_class, 1) : FEINT_OK;
 }
 
-int feint_output_reserve_doubles(feint_output *o, const char *name, int64_t n) {
+int feint_output_reserve_doubles(feint_output *o, const char *name, int rank, const int64_t *dims) {
   FEINT_CALL(output_join(o));
-  return reserve_dataset(o, name, H5T_IEEE_F64LE, n, "double");
+  return reserve_dataset(o, name, H5T_IEEE_F64LE, rank, dims, "double");
 }
 
 int feint_output_suspend(feint_output *o, const char **path) {
@@ -596,9 +599,12 @@ static int csr_group(feint_output *o, const char *name, int64_t n_rows, int64_t 
     }
   } else if (!indptr) {
     snprintf(path, sizeof path, "%s/indptr", name);
-    FEINT_CALL(reserve_dataset(o, path, H5T_STD_I64LE, n_rows + 1, NULL));
+    {
+      const int64_t rows = n_rows + 1;
+      FEINT_CALL(reserve_dataset(o, path, H5T_STD_I64LE, 1, &rows, NULL));
+    }
     snprintf(path, sizeof path, "%s/indices", name);
-    FEINT_CALL(reserve_dataset(o, path, H5T_STD_I64LE, nnz, NULL));
+    FEINT_CALL(reserve_dataset(o, path, H5T_STD_I64LE, 1, &nnz, NULL));
   } else if (strcmp(o->pattern.name, name)) {
     FEINT_CALL(write_pattern(o, name, n_rows, indptr, indices, indices64));
   }
@@ -612,7 +618,7 @@ static int csr_group(feint_output *o, const char *name, int64_t n_rows, int64_t 
   }
   snprintf(path, sizeof path, "%s/data", name);
   if (data) FEINT_CALL(write_dataset_as(o, path, 1, &nnz, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, data, NULL));
-  else FEINT_CALL(reserve_dataset(o, path, H5T_IEEE_F64LE, nnz, NULL));
+  else FEINT_CALL(reserve_dataset(o, path, H5T_IEEE_F64LE, 1, &nnz, NULL));
   const uint64_t sparse = (uint64_t)n_rows;
   hid_t scalar = H5Screate(H5S_SCALAR);
   int status = write_attr(o, name, "MATLAB_sparse", H5T_STD_U64LE, scalar, &sparse);
