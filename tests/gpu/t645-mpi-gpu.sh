@@ -6,7 +6,9 @@
 # dataset's largest value (tests/cli/mpi_compare.py), and with the cpu
 # backend's one-rank file within 1e-13: P1 Poisson with Dirichlet and
 # Neumann (the P1 kernels on the part's own connectivity), P2 elasticity,
-# Q2 hexahedra and a mixed mesh (run-time compiled form kernels per rank).
+# Q2 hexahedra and a mixed mesh (run-time compiled form kernels per rank);
+# element matrices too (P2 elasticity, the mixed mesh: kept and written by
+# their cells' owners).
 # MPIRUN is the launcher (on the GPU machines: bash .device-mpi/run mpirun,
 # tests/gpu/mpi-pack.sh).
 source "$(dirname "$0")/../cli/lib.sh"
@@ -51,7 +53,7 @@ physics: {kind: elasticity, E: "1 + y", nu: 0.3, source: [0, "x", -1]}
 state: {u: ["x*y", "y*z", "z - x"]}
 boundary: [{group: left, dirichlet: [0, 0, 0]}]
 EOF
-check p2-elasticity "$WORK/el.yaml" $ALL
+check p2-elasticity "$WORK/el.yaml" $ALL --set output.element_matrices=true
 write_case q2.yaml <<EOF
 mesh: {file: $(geo hexcube.geo), refine: 1}
 space: {order: 2}
@@ -65,7 +67,7 @@ space: {order: 2}
 physics: {kind: poisson, kappa: "1 + x", source: "x*y"}
 state: {u: "sin(x + z)"}
 EOF
-check mixed "$WORK/mx.yaml" $ALL
+check mixed "$WORK/mx.yaml" $ALL --set output.element_matrices=true
 # a sweep over coefficients: the members after the first keep every rank's part and backend (given the new form
 # on its GPU), and the file is the one-rank file
 write_case sw.yaml <<EOF
