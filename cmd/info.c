@@ -48,9 +48,15 @@ int cmd_info(int argc, char **argv) {
     printf("  block %d: %lld %s cells (cells %lld..%lld)\n", b, (long long)m->blocks[b].n_cells,
            feint_cell_name(m->blocks[b].cell_type), (long long)m->blocks[b].first_cell,
            (long long)(m->blocks[b].first_cell + m->blocks[b].n_cells - 1));
-  if (m->geometry_order > 1)
-    printf("geometry order %d (curved cells, not supported by feint run yet): the counts of nodes and the\n"
-           "measures below are of the straight-sided cells through the cells' vertices\n",
+  if (m->n_geometry_nodes)
+    printf("geometry order %d (curved cells of %d nodes: feint run integrates on their map, on the cpu\n"
+           "backend); the counts of nodes and the measures below are of the straight-sided cells\n"
+           "through the cells' vertices\n",
+           m->geometry_order, m->n_geometry_nodes);
+  else if (m->geometry_order > 1)
+    printf("geometry order %d (curved cells, not supported by feint run yet: feint runs second-order\n"
+           "triangles and tetrahedra); the counts of nodes and the measures below are of the\n"
+           "straight-sided cells through the cells' vertices\n",
            m->geometry_order);
   else
     printf("geometry order 1 (straight-sided cells)\n");

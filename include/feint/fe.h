@@ -112,6 +112,20 @@ int feint_cell_geometry_degree(feint_cell_type cell);
  * Barycentric on simplices, (bi/tri)linear on [-1,1]^d. */
 void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
                              double *grads);
+/* The second-order geometry of a triangle (6 nodes) or tetrahedron (10),
+ * in Gmsh's node order: the vertices, then a node on each edge, edges
+ * (0,1) (1,2) (2,0) and on the tetrahedron (3,0) (3,2) (3,1): N_v =
+ * l_v (2 l_v - 1), N_e = 4 l_a l_b in the barycentric l. As
+ * feint_cell_vertex_shape with n = 6 or 10 nodes a point. */
+void feint_cell_p2_geometry_shape(feint_cell_type cell, int npoints, const double *points, double *values,
+                                  double *grads);
+/* The geometry's nodes a cell: a mesh's n_geometry_nodes (curved cells),
+ * else the cell's vertices. */
+int feint_cell_geometry_nodes(feint_cell_type cell, int n_geometry_nodes);
+/* The geometry's shape functions: second order with n_geometry_nodes,
+ * else the vertices' (feint_cell_vertex_shape). */
+void feint_cell_geometry_shape(feint_cell_type cell, int n_geometry_nodes, int npoints, const double *points,
+                               double *values, double *grads);
 double feint_cell_reference_volume(feint_cell_type cell); /* 1 (segment), 1/2, 1/6; 4, 8 for the
                                                              quadrilateral, hexahedron on [-1,1]^d;
                                                              1/2 for the prism */

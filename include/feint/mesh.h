@@ -88,8 +88,16 @@ typedef struct {
   double gmsh_seconds;
 
   /* 1: straight-sided cells; 2 or more: the file's cells are curved (of
-   * that order), read by their vertices (feint_mesh_options.curved_ok). */
+   * that order). Second-order triangles (6 nodes) and tetrahedra (10
+   * nodes) keep their geometry: geometry_nodes holds, for each cell, the
+   * coordinates (x, y, z) of its n_geometry_nodes nodes in Gmsh's order
+   * (the vertices, then a node on each edge: Gmsh's reference element),
+   * and cells and nodes hold the vertices as for straight cells. Other
+   * curved cells are read by their vertices (feint_mesh_options.curved_ok)
+   * or refused. */
   int geometry_order;
+  int n_geometry_nodes;    /* 0: straight cells */
+  double *geometry_nodes;  /* n_cells x n_geometry_nodes x 3, or NULL */
 
   /* Element counts of the whole file by Gmsh element type name, for `info`. */
   int n_type_counts;

@@ -532,6 +532,14 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
     const feint_boundary *b = &c->boundary[i];
     int g = -1;
     if ((status = find_group(m, b, i, &g))) goto fail;
+    if (m->n_geometry_nodes && (b->neumann.n || b->has_robin)) { /* facet integrals on straight facets would be wrong */
+      status = feint_error_set(FEINT_ERR_INPUT,
+                               "%s: boundary[%d]: Neumann and Robin conditions on a curved mesh (second-order "
+                               "geometry) are not supported yet: their facet integrals would take the straight "
+                               "facets; Dirichlet conditions are",
+                               b->where, i);
+      goto fail;
+    }
     const int64_t f0 = m->facet_offsets[g], f1 = m->facet_offsets[g + 1];
     char name[64];
     bvalue v[12];

@@ -286,11 +286,13 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   for (int g = 0; g < m->n_groups; g++) size += 20 + strlen(m->groups[g].name);
   size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ((size_t)nv * index + 4 + 8) + (size_t)n_dofs * 8 + 2 * 8;
   if (!dofs_are_nodes) size += (size_t)n_cells * nb * index + (size_t)n_dofs * 3 * 8;
+  const int ng = m->n_geometry_nodes; /* curved cells: their geometry's nodes */
+  size += (size_t)n_cells * (size_t)ng * 3 * 8;
   if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
   filler f = {msg};
   fill(&f, MAGIC, sizeof MAGIC);
   const int32_t head[] = {m->dim, nv, n_blocks, m->nv_facet, m->geometry_order, s->order, s->components,
-                          m->n_groups, nb, (int32_t)feint_space_node_family(s), narrow | dofs_are_nodes << 1};
+                          m->n_groups, nb, (int32_t)feint_space_node_family(s), narrow | dofs_are_nodes << 1 | ng << 2};
   fill(&f, head, sizeof head);
   fill_i64(&f, n_nodes);
   fill_i64(&f, n_cells);
@@ -318,6 +320,7 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   for (int a = 0; a < 3; a++) fill_gathered(&f, X[a], 1, nodes, n_nodes);
   fill_remapped(&f, m->cells, m->nv, nv, cells, n_cells, node_map, narrow);
   for (int64_t i = 0; i < n_cells; i++) fill_i32(&f, m->cell_group ? m->cell_group[cells[i]] : -1);
+  if (ng) fill_gathered(&f, m->geometry_nodes, ng * 3, cells, n_cells);
   if (!dofs_are_nodes) {
     fill_remapped(&f, s->scalar_cell_dofs, s->nb, nb, cells, n_cells, dof_map, narrow);
     fill_gathered(&f, s->coordinates, 3, dofs, n_dofs);
@@ -347,7 +350,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's message from rank 0 is not one");
   int32_t head[11];
   for (int k = 0; k < 11; k++) head[k] = take_i32(&r);
-  const int narrow = head[10] & 1, dofs_are_nodes = head[10] >> 1 & 1;
+  const int narrow = head[10] & 1, dofs_are_nodes = head[10] >> 1 & 1, ng = head[10] >> 2;
   const int dim = head[0], nv = head[1], n_blocks = head[2], order = head[5], components = head[6];
   const int n_groups = head[7], nb = head[8];
   const feint_node_family family = (feint_node_family)head[9];
@@ -404,6 +407,10 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status) status = take_array(&r, m->n_nodes, sizeof(double), &m->z, "a part's nodes");
   if (!status) status = take_indices(&r, m->n_cells * nv, narrow, &m->cells, "a part's cells");
   if (!status) status = take_array(&r, m->n_cells, sizeof(int), &m->cell_group, "a part's cell groups");
+  if (!status && ng > 0) {
+    m->n_geometry_nodes = ng;
+    status = take_array(&r, m->n_cells * ng * 3, sizeof(double), &m->geometry_nodes, "a part's cell geometry");
+  }
   if (!status && !dofs_are_nodes) status = take_indices(&r, m->n_cells * nb, narrow, &sdofs, "a part's dof map");
   if (!status && !dofs_are_nodes)
     status = take_array(&r, n_dofs * 3, sizeof(double), &coords, "a part's dof coordinates");

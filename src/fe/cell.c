@@ -176,3 +176,47 @@ void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *po
     }
   }
 }
+
+/* Gmsh's edges of the second-order triangle and tetrahedron (MTriangle6,
+ * MTetrahedron10): the order of their edge nodes. */
+static const int p2_edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+
+void feint_cell_p2_geometry_shape(feint_cell_type cell, int npoints, const double *points, double *values,
+                                  double *grads) {
+  const int dim = feint_cell_dim(cell), nv = dim + 1, n = dim == 2 ? 6 : 10;
+  for (int q = 0; q < npoints; q++) {
+    const double *x = points + q * dim;
+    double l[4], dl[4][3]; /* barycentric coordinates and their reference gradients */
+    l[0] = 1;
+    for (int d = 0; d < dim; d++) {
+      l[0] -= x[d];
+      l[d + 1] = x[d];
+      dl[0][d] = -1;
+      for (int v = 1; v < nv; v++) dl[v][d] = d == v - 1 ? 1 : 0;
+    }
+    for (int k = 0; k < n; k++) {
+      double val, g[3];
+      if (k < nv) {
+        val = l[k] * (2 * l[k] - 1);
+        for (int d = 0; d < dim; d++) g[d] = (4 * l[k] - 1) * dl[k][d];
+      } else {
+        const int a = p2_edges[k - nv][0], b = p2_edges[k - nv][1];
+        val = 4 * l[a] * l[b];
+        for (int d = 0; d < dim; d++) g[d] = 4 * (dl[a][d] * l[b] + l[a] * dl[b][d]);
+      }
+      if (values) values[q * n + k] = val;
+      if (grads)
+        for (int d = 0; d < dim; d++) grads[(q * n + k) * dim + d] = g[d];
+    }
+  }
+}
+
+int feint_cell_geometry_nodes(feint_cell_type cell, int n_geometry_nodes) {
+  return n_geometry_nodes > 0 ? n_geometry_nodes : feint_cell_num_vertices(cell);
+}
+
+void feint_cell_geometry_shape(feint_cell_type cell, int n_geometry_nodes, int npoints, const double *points,
+                               double *values, double *grads) {
+  if (n_geometry_nodes > 0) feint_cell_p2_geometry_shape(cell, npoints, points, values, grads);
+  else feint_cell_vertex_shape(cell, npoints, points, values, grads);
+}

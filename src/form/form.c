@@ -362,7 +362,7 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
 static int make_rule(const feint_space *s, int b, int degree, int values, feint_form_rule *r) {
   const feint_cell_type ct = s->mesh->blocks[b].cell_type;
   const feint_element *el = s->blocks[b].element;
-  const int nv = s->mesh->blocks[b].nv, dim = s->mesh->dim;
+  const int ng = s->mesh->n_geometry_nodes, nv = feint_cell_geometry_nodes(ct, ng), dim = s->mesh->dim;
   r->degree = degree;
   FEINT_CALL(feint_quadrature_create(ct, degree, &r->quadrature));
   const int nq = r->quadrature->n;
@@ -371,13 +371,13 @@ static int make_rule(const feint_space *s, int b, int degree, int values, feint_
     FEINT_CALL(feint_malloc((size_t)(nq * el->nb * dim), sizeof(double), &r->basis_grad, "basis table"));
     feint_element_tabulate(el, nq, r->quadrature->points, r->basis, r->basis_grad);
   }
-  if (!feint_cell_is_simplex(ct)) {
+  if (!feint_cell_is_simplex(ct) || ng) { /* J per point: tensor cells, prisms, curved cells */
     FEINT_CALL(feint_malloc((size_t)(nq * nv * dim), sizeof(double), &r->geometry_grad, "geometry table"));
-    feint_cell_vertex_shape(ct, nq, r->quadrature->points, NULL, r->geometry_grad);
+    feint_cell_geometry_shape(ct, ng, nq, r->quadrature->points, NULL, r->geometry_grad);
   }
   if (values) {
     FEINT_CALL(feint_malloc((size_t)(nq * nv), sizeof(double), &r->geometry_value, "geometry table"));
-    feint_cell_vertex_shape(ct, nq, r->quadrature->points, r->geometry_value, NULL);
+    feint_cell_geometry_shape(ct, ng, nq, r->quadrature->points, r->geometry_value, NULL);
   }
   return FEINT_OK;
 }
@@ -404,13 +404,17 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
                              "quadrilaterals and hexahedra)",
                              c->quadrature_where, c->quadrature_degree, feint_cell_plural(ct), max,
                              feint_quadrature_max_degree(FEINT_CELL_HEXAHEDRON));
-    const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1);
+    /* curved cells: det J of a map of order g has degree dim (g - 1), which
+     * the rule adds: exact for the mass and load terms on the polynomial
+     * map; the stiffness terms (a rational integrand there) get the same */
+    const int curved = s->mesh->n_geometry_nodes ? s->mesh->dim * (s->mesh->geometry_order - 1) : 0;
+    const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1) + curved;
     /* a nonlinear user form's matrix takes the residual's rule, so that it
      * is the exact derivative of the discrete residual (Newton converges
      * quadratically) */
     const int dm = c->quadrature_degree >= 0          ? c->quadrature_degree
                    : f->user && f->user->nonlinear ? dv
-                                                    : default_degree(f, ct, s->order, 0);
+                                                    : default_degree(f, ct, s->order, 0) + curved;
     FEINT_CALL(make_rule(s, b, dv, f->user != NULL, &f->block_rule[b]));
     FEINT_CALL(make_rule(s, b, dm, f->user != NULL, &f->block_matrix_rule[b]));
     if (dv > f->quadrature_degree) f->quadrature_degree = dv;

@@ -157,10 +157,12 @@ int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out)
   return status;
 }
 
-/* The vertex shape values of cell at the n points (*out malloc'd). */
-static int vertex_values(feint_cell_type cell, const feint_quadrature *q, double **out) {
-  FEINT_CALL(feint_malloc((size_t)q->n * (size_t)feint_cell_num_vertices(cell), sizeof(double), out, "geometry table"));
-  feint_cell_vertex_shape(cell, q->n, q->points, *out, NULL);
+/* The geometry's shape values of cell at the n points (*out malloc'd):
+ * the vertices', or the curved cells' n_geometry_nodes. */
+static int vertex_values(const feint_mesh *m, feint_cell_type cell, const feint_quadrature *q, double **out) {
+  const int ng = feint_cell_geometry_nodes(cell, m->n_geometry_nodes);
+  FEINT_CALL(feint_malloc((size_t)q->n * (size_t)ng, sizeof(double), out, "geometry table"));
+  feint_cell_geometry_shape(cell, m->n_geometry_nodes, q->n, q->points, *out, NULL);
   return FEINT_OK;
 }
 
@@ -174,13 +176,13 @@ int feint_physics_form_view(const feint_form *f, const feint_mesh *m, feint_form
   for (int b = 0; b < f->n_blocks; b++) /* a mixed mesh: each block's rules, made here */
     v->block_rule[b].geometry_value = v->block_matrix_rule[b].geometry_value = NULL;
   int status = feint_physics_user_form(f->physics, f->dim, f->nc, &v->user);
-  if (!status && f->quadrature) status = vertex_values(m->cell_type, f->quadrature, &v->geometry_value);
+  if (!status && f->quadrature) status = vertex_values(m, m->cell_type, f->quadrature, &v->geometry_value);
   if (!status && f->matrix_quadrature)
-    status = vertex_values(m->cell_type, f->matrix_quadrature, &v->matrix_geometry_value);
+    status = vertex_values(m, m->cell_type, f->matrix_quadrature, &v->matrix_geometry_value);
   for (int b = 0; b < f->n_blocks && !status; b++) {
-    status = vertex_values(m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
+    status = vertex_values(m, m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
     if (!status)
-      status = vertex_values(m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
+      status = vertex_values(m, m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
                              &v->block_matrix_rule[b].geometry_value);
   }
   if (status) {

@@ -138,6 +138,10 @@ typedef struct {
   int cell_gtype; /* Gmsh type of the first region cells met (0 until then) */
   int n_cell_gtypes; /* region cell types met */
   int met[7];        /* region cell types met, by Gmsh type */
+  /* second-order triangles or tetrahedra: each cell's node tags (vertices
+   * first), in the cells' order; geo_nn nodes each */
+  vec64 geo;
+  int geo_nn;
 } reader;
 
 /* The padding of rows: a triangle's 4th entry among the facets of prism
@@ -161,7 +165,11 @@ static feint_cell_type gtype_cell(int type) {
 /* What feint reads, for messages. */
 #define SUPPORTED_CELLS                                                                              \
   "feint supports straight-sided (first-order) cells: 3-node triangles and 4-node quadrilaterals "   \
-  "in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D (Gmsh types 2 to 6)"
+  "in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D (Gmsh types 2 to 6), and "     \
+  "curved second-order 6-node triangles and 10-node tetrahedra (Gmsh types 9 and 11)"
+
+/* Curved cells whose geometry feint keeps: second-order triangles and tetrahedra. */
+static int keeps_geometry(int type) { return type == 9 || type == 11; }
 
 /* The first-order Gmsh type of a line or cell type feint reads (1..6)
  * whose geometry is of higher order, and that order in *order; 0 for
@@ -546,9 +554,10 @@ static int read_elements(reader *r) {
       if (T->dim == E->dim) r->ent_count[i] += (int64_t)kept;
       if (!in_region || ne == 0) continue;
       int order = 1, ct = T->type;
+      const int geometry = keeps_geometry(T->type);
       if (!cell_gtype_ok(D, ct)) {
         ct = curved_linear_type(T->type, &order);
-        if (ct && cell_gtype_ok(D, ct) && !r->curved_ok) {
+        if (ct && cell_gtype_ok(D, ct) && !r->curved_ok && !geometry) {
           st = feint_error_set(FEINT_ERR_INPUT,
                                "%smesh %s: the region holds %s elements (Gmsh type %d, \"%s\"), of geometry "
                                "order %d: curved cells are not supported yet; " SUPPORTED_CELLS
@@ -573,6 +582,15 @@ static int read_elements(reader *r) {
       if ((st = vec64_reserve(groups, kept))) break;
       fill_i64(groups->a + groups->n, kept, group);
       groups->n += kept;
+      if (geometry) { /* the whole rows, for the geometry (read_nodes) */
+        r->geo_nn = nn;
+        if ((st = vec64_reserve(&r->geo, kept * (size_t)nn))) break;
+        for (size_t k = 0; k < ne; k++)
+          if (keep[k]) {
+            memcpy(r->geo.a + r->geo.n, B->nodes + k * (size_t)nn, (size_t)nn * sizeof *B->nodes);
+            r->geo.n += (size_t)nn;
+          }
+      }
       if (cells->n == 0 && kept == ne && nn == nv) {
         /* the first block of this type, no repeats: take the model's array */
         free(cells->a);
@@ -690,7 +708,10 @@ static int read_facets(reader *r) {
         if ((st = type_lookup(r, B->type, &T))) break;
         if (T->dim != fdim || ne == 0) continue;
         int order = 1, ft = T->type;
-        if (r->curved_ok && !facet_type_met(r, D, ft) && curved_linear_type(ft, &order)) ft = curved_linear_type(ft, &order);
+        /* second-order facets (3-node lines, 6-node triangles) of a curved mesh: by their vertices */
+        const int curved_facet = r->geo.n && (ft == 8 || ft == 9);
+        if ((r->curved_ok || curved_facet) && !facet_type_met(r, D, ft) && curved_linear_type(ft, &order))
+          ft = curved_linear_type(ft, &order);
         if (!facet_type_met(r, D, ft)) {
           st = feint_error_set(
               FEINT_ERR_INPUT,
@@ -880,6 +901,22 @@ static int read_nodes(reader *r) {
       goto done;
     }
   }
+  /* curved cells: the coordinates of their nodes (before the tags map to numbers) */
+  if (r->geo.n) {
+    const size_t n_entries = r->geo.n;
+    if ((st = feint_malloc(n_entries * 3 + 1, sizeof *m->geometry_nodes, &m->geometry_nodes, "mesh cell geometry")))
+      goto done;
+    m->n_geometry_nodes = r->geo_nn;
+    for (size_t i = 0; i < n_entries; i++) {
+      const int64_t k = node_find(&ix, r->geo.a[i]);
+      if (k < 0) {
+        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
+                             "the mesh does not define", r->pre, r->path, (long long)r->geo.a[i]);
+        goto done;
+      }
+      for (int a = 0; a < 3; a++) m->geometry_nodes[3 * i + (size_t)a] = a < m->dim ? x->xyz[3 * k + (size_t)a] : 0;
+    }
+  }
   /* number them in increasing tag order */
   int64_t nn = 0;
   for (size_t i = 0; i < x->n_nodes; i++) num[i] = -1;
@@ -984,6 +1021,11 @@ static int build(reader *r, const feint_mesh_options *opts) {
     return feint_error_set(FEINT_ERR_INPUT, "%smesh %s has no %dD elements", r->pre, r->path,
                            r->m->dim);
   }
+  if (r->geo.n && (r->m->n_blocks > 1 || r->geo.n / (size_t)r->geo_nn != r->cell_group_v.n))
+    return feint_error_set(FEINT_ERR_INPUT,
+                           "%smesh %s: the region mixes curved (second-order) and straight cells, or several "
+                           "cell shapes; feint reads curved meshes of second-order triangles or tetrahedra only",
+                           r->pre, r->path);
   FEINT_CALL(read_facets(r));
   FEINT_CALL(read_nodes(r));
   FEINT_CALL(finish(r));
@@ -1001,6 +1043,7 @@ static void reader_free(reader *r) {
   free(r->cells.a);
   free(r->facets.a);
   free(r->cell_group_v.a);
+  free(r->geo.a);
   for (int t = 0; t < 7; t++) {
     free(r->cells_of[t].a);
     free(r->group_of[t].a);
@@ -1106,6 +1149,7 @@ void feint_mesh_destroy(feint_mesh *m) {
   free(m->z);
   free(m->cells);
   free(m->cell_group);
+  free(m->geometry_nodes);
   if (m->groups)
     for (int g = 0; g < m->n_groups; g++) free(m->groups[g].name);
   free(m->groups);

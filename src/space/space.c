@@ -302,7 +302,8 @@ static void cell_dofs_range(int64_t c0, int64_t c1, void *arg) {
 }
 
 /* The non-vertex dofs' coordinates by the affine map x = v0 + sum_d
- * (v_{d+1} - v0) xi_d of their owner cell. */
+ * (v_{d+1} - v0) xi_d of their owner cell (a curved cell's: its
+ * second-order map). */
 static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
   const cell_dofs_job *j = arg;
   const feint_space *s = j->s;
@@ -315,6 +316,18 @@ static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
       if (i < first_interior && j->owner[dofs[i]] != c) continue;
       const double *xi = s->element->nodes + i * dim;
       double p[3];
+      if (mesh->geometry_nodes) { /* a curved cell: the dof where its map takes it */
+        double N[10];
+        const int ng = mesh->n_geometry_nodes;
+        const double *g = mesh->geometry_nodes + (size_t)c * (size_t)ng * 3;
+        feint_cell_p2_geometry_shape(mesh->cell_type, 1, xi, N, NULL);
+        for (int a = 0; a < 3; a++) {
+          p[a] = 0;
+          for (int k = 0; k < ng; k++) p[a] += N[k] * g[3 * k + a];
+        }
+        memcpy(s->coordinates + dofs[i] * 3, p, sizeof p);
+        continue;
+      }
       for (int a = 0; a < 3; a++) {
         p[a] = X[a][cv[0]];
         for (int d = 0; d < dim; d++) p[a] += (X[a][cv[d + 1]] - X[a][cv[0]]) * xi[d];

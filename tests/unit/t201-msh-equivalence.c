@@ -36,6 +36,10 @@ static void compare(const feint_mesh *a, const feint_mesh *b, const char *label)
   SAME(a->facet_offsets, b->facet_offsets, a->n_groups + 1, "facet offsets");
   SAME(a->facets, b->facets, a->facet_offsets[a->n_groups] * a->nv_facet, "facets");
   SAME(a->type_counts, b->type_counts, a->n_type_counts, "type counts");
+  CHECK(a->n_geometry_nodes == b->n_geometry_nodes && a->geometry_order == b->geometry_order,
+        "%s: geometry of %d and %d nodes", label, a->n_geometry_nodes, b->n_geometry_nodes);
+  if (a->n_geometry_nodes == b->n_geometry_nodes)
+    SAME(a->geometry_nodes, b->geometry_nodes, a->n_cells * a->n_geometry_nodes * 3, "curved cells' nodes");
   for (int i = 0; i < a->n_type_counts; i++)
     CHECK(!strcmp(a->type_names[i], b->type_names[i]), "%s: type name %s vs %s", label, a->type_names[i],
           b->type_names[i]);

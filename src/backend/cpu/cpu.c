@@ -25,7 +25,7 @@
 
 typedef struct {
   double *gphi;   /* nq x nb x dim physical gradients of the current cell */
-  double *vert;   /* nv x 3 vertex coordinates */
+  double *vert;   /* nv x 3 coordinates of the geometry's nodes (vertices; a curved cell's nodes) */
   double *wdet;   /* nq: weight x |det J| per point (non-affine cells) */
   double *Ke;     /* nbc x nbc */
   double *Fe;     /* nbc */
@@ -66,7 +66,7 @@ static cpu_rule rule_of(const feint_form_rule *r) {
  * single-shape mesh, where the form's own rules serve). */
 typedef struct {
   int64_t first, n;
-  int nv; /* vertices of the block's shape */
+  int nv; /* the geometry's nodes a cell: the block shape's vertices, or a curved cell's nodes */
   cpu_rule vector, matrix;
   cpu_tensor *tensor; /* the sum-factorised kernels of a tensor-product block, else NULL */
 } cpu_block;
@@ -74,7 +74,8 @@ typedef struct {
 static cpu_block block_of(const feint_problem *p, int b) {
   const feint_form *f = p->form;
   const feint_mesh_block *B = &p->space->mesh->blocks[b];
-  cpu_block k = {B->first_cell, B->n_cells, B->nv, {0}, {0}, NULL};
+  cpu_block k = {B->first_cell, B->n_cells, feint_cell_geometry_nodes(B->cell_type, p->space->mesh->n_geometry_nodes),
+                 {0}, {0}, NULL};
   if (f->n_blocks) {
     k.vector = rule_of(&f->block_rule[b]);
     k.matrix = rule_of(&f->block_matrix_rule[b]);
@@ -104,15 +105,18 @@ CPU_INLINE void physical_gradients(const cpu_rule *rule, int q, const double *in
   }
 }
 
-/* Multilinear cell c of nv vertices: at each point J = sum_v x_v (grad
- * N_v)^T, the physical basis gradients into s->gphi and w |det J| into
- * s->wdet. */
+/* Multilinear or curved cell c of nv geometry nodes: at each point J =
+ * sum_v x_v (grad N_v)^T, the physical basis gradients into s->gphi and
+ * w |det J| into s->wdet. */
 static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, int nv, int64_t c, cpu_scratch *s,
                                  const int dim, const int nb) {
   const feint_mesh *m = p->space->mesh;
   const double *X[3] = {m->x, m->y, m->z};
-  for (int k = 0; k < nv; k++)
-    for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
+  if (m->geometry_nodes)
+    memcpy(s->vert, m->geometry_nodes + (size_t)c * (size_t)nv * 3, (size_t)nv * 3 * sizeof *s->vert);
+  else
+    for (int k = 0; k < nv; k++)
+      for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
   for (int q = 0; q < rule->nq; q++) {
     double J[9], invJ[9];
     feint_multilinear_jacobian(dim, nv, s->vert, rule->geometry_grad + q * nv * dim, J);
@@ -587,7 +591,10 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
    * takes 134 MB, 1.2 GB with 3 components: not for a residual) */
   const size_t ke_size = p->plan || p->space->n_blocks > 1 ? (size_t)nbc * (size_t)nbc : 1;
   if ((status = feint_malloc((size_t)(nq * nb * dim), sizeof(double), &d->s.gphi, "basis gradients")) ||
-      (status = feint_malloc((size_t)p->space->mesh->nv * 3, sizeof(double), &d->s.vert, "vertices")) ||
+      (status = feint_malloc((size_t)feint_cell_geometry_nodes(p->space->mesh->cell_type,
+                                                               p->space->mesh->n_geometry_nodes) * 3 +
+                                 (size_t)p->space->mesh->nv * 3,
+                             sizeof(double), &d->s.vert, "vertices")) ||
       (status = feint_malloc((size_t)nq, sizeof(double), &d->s.wdet, "quadrature weights")) ||
       (status = feint_malloc(ke_size, sizeof(double), &d->s.Ke, "element matrix")) ||
       (status = feint_malloc((size_t)nbc, sizeof(double), &d->s.Fe, "element vector")) ||

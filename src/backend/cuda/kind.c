@@ -156,6 +156,8 @@ int feint_backend_builtin_as_form(const feint_problem *p) {
 }
 
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
+  if (p->space->mesh->n_geometry_nodes)
+    return say(why, size, "curved cells (second-order geometry) run on the cpu backend only, for now (use --backend cpu)");
   /* the built-in kinds' kernels take simplices and prisms and read
    * constant, per-cell and nodal coefficients; quadrilaterals, hexahedra
    * and values per cell's nodes (an expression or node dataset per
