@@ -95,7 +95,10 @@ PYEOF
 # the same curved case on 2 ranks
 if [ -e "$(dirname "$FEINT")/feint-mpi.so" ] && command -v mpirun > /dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$WORK/poisson.yaml" --set mesh.size=0.2 -o "$WORK/p2ranks.h5" ||
+  # OpenMPI's components leak at exit from modules LeakSanitizer cannot name (as in t62): no leak check there
+  asan=${ASAN_OPTIONS:-}
+  if sanitized; then asan="$asan:detect_leaks=0"; fi
+  ASAN_OPTIONS=$asan mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$WORK/poisson.yaml" --set mesh.size=0.2 -o "$WORK/p2ranks.h5" ||
     fail "curved case on 2 ranks"
   compare_files "curved P2 Poisson, 1 against 2 ranks" "$WORK/poisson-2-0.2.h5" "$WORK/p2ranks.h5"
 fi
