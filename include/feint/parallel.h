@@ -10,6 +10,9 @@
 extern "C" {
 #endif
 
+/* The most ranges a loop is split into: per-range result arrays of this size suffice. */
+enum { FEINT_PARALLEL_MAX_RANGES = 16 };
+
 /* fn(begin, end, ctx) runs on each range [begin, end); the ranges cover
  * [0, n) in order, range t of T being [n t / T, n (t + 1) / T). T is the
  * number of cores (at most 16; FEINT_THREADS caps it), fewer so that each range holds at least
@@ -17,6 +20,14 @@ extern "C" {
  * range on the caller's thread: the loop always completes. Returns T. */
 typedef void (*feint_range_fn)(int64_t begin, int64_t end, void *ctx);
 int feint_parallel_for(int64_t n, int64_t grain, feint_range_fn fn, void *ctx);
+
+/* As feint_parallel_for, with each range's index t (0 <= t < T) passed to
+ * fn, for passes that keep one result per range. */
+typedef void (*feint_indexed_range_fn)(int64_t begin, int64_t end, int range, void *ctx);
+int feint_parallel_for_indexed(int64_t n, int64_t grain, feint_indexed_range_fn fn, void *ctx);
+
+/* Where range t of T over n items starts: n t / T (range T starts at n). */
+int64_t feint_parallel_range_start(int64_t n, int ranges, int t);
 
 /* The number of ranges feint_parallel_for would use for n items. */
 int feint_parallel_ranges(int64_t n, int64_t grain);

@@ -812,25 +812,17 @@ typedef struct {
   int64_t *a;          /* the entries: tags, then node numbers */
   atomic_uchar *used;  /* per model node */
   const int64_t *num;  /* model node -> number (remap) */
-  int64_t bad[16];     /* per range: the first entry with an unknown tag, or -1 */
-  int64_t begin[16];
-  int ranges;
+  int64_t bad[FEINT_PARALLEL_MAX_RANGES]; /* per range: the first entry with an unknown tag, or -1 */
 } node_pass;
 
-static int node_pass_range_of(const node_pass *p, int64_t begin) {
-  int k = 0;
-  while (k < p->ranges - 1 && p->begin[k + 1] <= begin) k++;
-  return k;
-}
-
-static void mark_range(int64_t begin, int64_t end, void *ctx) {
+static void mark_range(int64_t begin, int64_t end, int range, void *ctx) {
   node_pass *p = ctx;
   for (int64_t i = begin; i < end; i++) {
     const int64_t t = p->a[i];
     if (t == ROW_PAD) continue;
     const int64_t k = node_find(p->ix, t);
     if (k < 0) {
-      p->bad[node_pass_range_of(p, begin)] = i;
+      p->bad[range] = i;
       return;
     }
     atomic_store_explicit(&p->used[k], 1, memory_order_relaxed);
@@ -853,13 +845,9 @@ enum { NODE_PASS_GRAIN = 1 << 16 };
 /* Mark the nodes of entries a[0..n) used; -1, or the first entry whose tag no node has. */
 static int64_t mark_used(const node_index *ix, int64_t *a, int64_t n, atomic_uchar *used) {
   node_pass p = {.ix = ix, .a = a, .used = used};
-  p.ranges = feint_parallel_ranges(n, NODE_PASS_GRAIN);
-  for (int k = 0; k < p.ranges; k++) {
-    p.bad[k] = -1;
-    p.begin[k] = n * k / p.ranges;
-  }
-  feint_parallel_for(n, NODE_PASS_GRAIN, mark_range, &p);
-  for (int k = 0; k < p.ranges; k++)
+  for (int k = 0; k < FEINT_PARALLEL_MAX_RANGES; k++) p.bad[k] = -1;
+  const int ranges = feint_parallel_for_indexed(n, NODE_PASS_GRAIN, mark_range, &p);
+  for (int k = 0; k < ranges; k++)
     if (p.bad[k] >= 0) return p.bad[k];
   return -1;
 }

@@ -737,33 +737,24 @@ typedef int (*line_fn)(const char *s, const char *e, size_t i, void *ctx);
 typedef struct {
   const char *base;
   int64_t span;       /* the lines' bytes: base[span - 1] is the last '\n' */
-  size_t count[16];   /* lines starting in each range */
-  size_t first[16];   /* index of each range's first line */
-  int64_t begin[16];
-  int ranges, failed[16];
+  size_t count[FEINT_PARALLEL_MAX_RANGES];   /* lines starting in each range */
+  size_t first[FEINT_PARALLEL_MAX_RANGES];   /* index of each range's first line */
+  int failed[FEINT_PARALLEL_MAX_RANGES];
   line_fn fn;
   void *ctx;
 } line_ranges;
 
-static int line_range_of(const line_ranges *L, int64_t begin) {
-  int k = 0;
-  while (k < L->ranges - 1 && L->begin[k + 1] <= begin) k++;
-  return k;
-}
-
 static size_t count_newlines(const char *s, size_t n);
 
 /* A line starts at `at` when at is the span's start or follows a '\n'. */
-static void count_range(int64_t begin, int64_t end, void *ctx) {
+static void count_range(int64_t begin, int64_t end, int k, void *ctx) {
   line_ranges *L = ctx;
-  const size_t c = begin == 0 ? 1 + count_newlines(L->base, (size_t)(end - 1))
-                              : count_newlines(L->base + begin - 1, (size_t)(end - begin));
-  L->count[line_range_of(L, begin)] = c;
+  L->count[k] = begin == 0 ? 1 + count_newlines(L->base, (size_t)(end - 1))
+                           : count_newlines(L->base + begin - 1, (size_t)(end - begin));
 }
 
-static void parse_range(int64_t begin, int64_t end, void *ctx) {
+static void parse_range(int64_t begin, int64_t end, int k, void *ctx) {
   line_ranges *L = ctx;
-  const int k = line_range_of(L, begin);
   const char *s = L->base + begin;
   if (begin > 0)
     while (s < L->base + end && s[-1] != '\n') s++; /* the first line starting in the range */
@@ -797,15 +788,11 @@ static size_t count_newlines(const char *s, size_t n) {
 
 typedef struct {
   const char *s;
-  size_t n, count[16];
-  int64_t begin[16];
-  int ranges;
+  size_t count[FEINT_PARALLEL_MAX_RANGES];
 } newline_count;
 
-static void newline_count_range(int64_t begin, int64_t end, void *ctx) {
+static void newline_count_range(int64_t begin, int64_t end, int k, void *ctx) {
   newline_count *c = ctx;
-  int k = 0;
-  while (k < c->ranges - 1 && c->begin[k + 1] <= begin) k++;
   c->count[k] = count_newlines(c->s + begin, (size_t)(end - begin));
 }
 
@@ -813,16 +800,14 @@ static void newline_count_range(int64_t begin, int64_t end, void *ctx) {
 static const char *nth_line_end(const char *s, const char *end, size_t n) {
   while (n > 0 && s < end) {
     const size_t window = (size_t)(end - s) < ((size_t)LINES_GRAIN << 4) ? (size_t)(end - s) : (size_t)LINES_GRAIN << 4;
-    newline_count c = {.s = s, .n = window};
-    c.ranges = feint_parallel_ranges((int64_t)window, LINES_GRAIN);
-    for (int k = 0; k < c.ranges; k++) c.begin[k] = (int64_t)window * k / c.ranges;
-    feint_parallel_for((int64_t)window, LINES_GRAIN, newline_count_range, &c);
-    for (int k = 0; k < c.ranges; k++) {
+    newline_count c = {.s = s};
+    const int ranges = feint_parallel_for_indexed((int64_t)window, LINES_GRAIN, newline_count_range, &c);
+    for (int k = 0; k < ranges; k++) {
       if (c.count[k] < n) {
         n -= c.count[k];
         continue;
       }
-      const char *q = s + c.begin[k];
+      const char *q = s + feint_parallel_range_start((int64_t)window, ranges, k);
       for (;; q++)
         if (*q == '\n' && --n == 0) return q + 1;
     }
@@ -845,17 +830,15 @@ static int parse_lines(parser *P, size_t n, line_fn fn, void *ctx) {
   if (!stop) return 0;
   const int64_t span = stop - s;
   line_ranges L = {.base = s, .span = span, .fn = fn, .ctx = ctx};
-  L.ranges = feint_parallel_ranges(span, LINES_GRAIN);
-  for (int k = 0; k < L.ranges; k++) L.begin[k] = span * k / L.ranges;
-  feint_parallel_for(span, LINES_GRAIN, count_range, &L);
+  const int ranges = feint_parallel_for_indexed(span, LINES_GRAIN, count_range, &L);
   size_t total = 0;
-  for (int k = 0; k < L.ranges; k++) {
+  for (int k = 0; k < ranges; k++) {
     L.first[k] = total;
     total += L.count[k];
   }
   if (total != n) return 0;
-  feint_parallel_for(span, LINES_GRAIN, parse_range, &L);
-  for (int k = 0; k < L.ranges; k++)
+  feint_parallel_for_indexed(span, LINES_GRAIN, parse_range, &L); /* the same ranges: same n, same grain */
+  for (int k = 0; k < ranges; k++)
     if (L.failed[k]) return 0;
   P->p = stop;
   return 1;
@@ -1377,16 +1360,12 @@ typedef struct {
   char *dst;
   off_t at;
   size_t n;
-  size_t got[16];
-  int err[16];
-  int64_t begin[16];
-  int ranges;
+  size_t got[FEINT_PARALLEL_MAX_RANGES];
+  int err[FEINT_PARALLEL_MAX_RANGES];
 } parallel_read;
 
-static void read_range(int64_t begin, int64_t end, void *ctx) {
+static void read_range(int64_t begin, int64_t end, int k, void *ctx) {
   parallel_read *r = ctx;
-  int k = 0;
-  while (k < r->ranges - 1 && r->begin[k + 1] <= begin) k++;
   size_t got = 0;
   while (got < (size_t)(end - begin)) {
     ssize_t n = pread(r->fd, r->dst + begin + (int64_t)got, (size_t)(end - begin) - got, r->at + begin + (off_t)got);
@@ -1405,16 +1384,14 @@ static int read_parallel(int fd, char *dst, off_t at, size_t n, size_t *got) {
   *got = 0;
   parallel_read r = {.fd = fd, .dst = dst, .at = at, .n = n};
   const int64_t grain = (int64_t)8 << 20;
-  r.ranges = feint_parallel_ranges((int64_t)n, grain);
-  for (int k = 0; k < r.ranges; k++) r.begin[k] = (int64_t)n * k / r.ranges;
-  feint_parallel_for((int64_t)n, grain, read_range, &r);
-  for (int k = 0; k < r.ranges; k++) {
+  const int ranges = feint_parallel_for_indexed((int64_t)n, grain, read_range, &r);
+  for (int k = 0; k < ranges; k++) {
     if (r.err[k]) {
       errno = r.err[k];
       return -1;
     }
     *got += r.got[k];
-    const int64_t len = (k + 1 < r.ranges ? r.begin[k + 1] : (int64_t)n) - r.begin[k];
+    const int64_t len = feint_parallel_range_start((int64_t)n, ranges, k + 1) - feint_parallel_range_start((int64_t)n, ranges, k);
     if ((int64_t)r.got[k] < len) break; /* the file ends inside this range */
   }
   return 0;

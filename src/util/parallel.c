@@ -7,17 +7,16 @@
 
 #include "feint/parallel.h"
 
-enum { MAX_RANGES = 16 };
-
 typedef struct {
-  feint_range_fn fn;
+  feint_indexed_range_fn fn;
   void *ctx;
   int64_t begin, end;
+  int range;
 } range_job;
 
 static void *run_range(void *arg) {
   const range_job *j = arg;
-  j->fn(j->begin, j->end, j->ctx);
+  j->fn(j->begin, j->end, j->range, j->ctx);
   return NULL;
 }
 
@@ -43,19 +42,38 @@ int feint_parallel_cpus(void) {
 
 int feint_parallel_ranges(int64_t n, int64_t grain) {
   const long cores = host_threads();
-  int64_t t = cores < 1 ? 1 : cores > MAX_RANGES ? MAX_RANGES : cores;
+  int64_t t = cores < 1 ? 1 : cores > FEINT_PARALLEL_MAX_RANGES ? FEINT_PARALLEL_MAX_RANGES : cores;
   if (grain < 1) grain = 1;
   if (t > n / grain) t = n / grain;
   return t < 1 ? 1 : (int)t;
 }
 
+int64_t feint_parallel_range_start(int64_t n, int ranges, int t) { return n * t / ranges; }
+
+typedef struct {
+  feint_range_fn fn;
+  void *ctx;
+} plain_range;
+
+static void run_plain_range(int64_t begin, int64_t end, int range, void *ctx) {
+  (void)range;
+  const plain_range *p = ctx;
+  p->fn(begin, end, p->ctx);
+}
+
 int feint_parallel_for(int64_t n, int64_t grain, feint_range_fn fn, void *ctx) {
+  plain_range p = {fn, ctx};
+  return feint_parallel_for_indexed(n, grain, run_plain_range, &p);
+}
+
+int feint_parallel_for_indexed(int64_t n, int64_t grain, feint_indexed_range_fn fn, void *ctx) {
   if (n <= 0) return 1;
   const int nt = feint_parallel_ranges(n, grain);
-  pthread_t th[MAX_RANGES];
-  range_job job[MAX_RANGES];
-  int started[MAX_RANGES] = {0};
-  for (int t = 0; t < nt; t++) job[t] = (range_job){fn, ctx, n * t / nt, n * (t + 1) / nt};
+  pthread_t th[FEINT_PARALLEL_MAX_RANGES];
+  range_job job[FEINT_PARALLEL_MAX_RANGES];
+  int started[FEINT_PARALLEL_MAX_RANGES] = {0};
+  for (int t = 0; t < nt; t++) job[t] = (range_job){fn, ctx, feint_parallel_range_start(n, nt, t),
+                                                     feint_parallel_range_start(n, nt, t + 1), t};
   for (int t = 1; t < nt; t++) started[t] = pthread_create(&th[t], NULL, run_range, &job[t]) == 0;
   run_range(&job[0]);
   for (int t = 1; t < nt; t++)
