@@ -49,10 +49,10 @@ int cmd_info(int argc, char **argv) {
            feint_cell_name(m->blocks[b].cell_type), (long long)m->blocks[b].first_cell,
            (long long)(m->blocks[b].first_cell + m->blocks[b].n_cells - 1));
   if (m->n_geometry_nodes)
-    printf("geometry order %d (curved cells of %d nodes: feint run integrates on their map, on the cpu\n"
-           "backend); the counts of nodes and the measures below are of the straight-sided cells\n"
-           "through the cells' vertices\n",
-           m->geometry_order, m->n_geometry_nodes);
+    printf("geometry order %d (curved cells of %d nodes: feint run integrates on their map; %lld of\n"
+           "%lld cells are curved, the others affine, integrated as straight cells); the counts of\n"
+           "nodes and the measures below are of the straight-sided cells through the cells' vertices\n",
+           m->geometry_order, m->n_geometry_nodes, (long long)m->n_curved_cells, (long long)m->n_cells);
   else if (m->geometry_order > 1)
     printf("geometry order %d (curved cells, not supported by feint run yet: feint runs second-order\n"
            "triangles and tetrahedra); the counts of nodes and the measures below are of the\n"

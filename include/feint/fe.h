@@ -117,6 +117,10 @@ void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *po
  * (0,1) (1,2) (2,0) and on the tetrahedron (3,0) (3,2) (3,1): N_v =
  * l_v (2 l_v - 1), N_e = 4 l_a l_b in the barycentric l. As
  * feint_cell_vertex_shape with n = 6 or 10 nodes a point. */
+/* Whether a second-order triangle or tetrahedron's nodes (Gmsh's order,
+ * x y z each) make an affine map: each edge node within tol times its
+ * edge's length of the edge's midpoint. */
+int feint_cell_p2_geometry_is_affine(feint_cell_type cell, const double *nodes, double tol);
 void feint_cell_p2_geometry_shape(feint_cell_type cell, int npoints, const double *points, double *values,
                                   double *grads);
 /* The geometry's nodes a cell: a mesh's n_geometry_nodes (curved cells),

@@ -66,6 +66,12 @@ typedef struct {
    * blocks'). n_blocks is 0 on single-shape meshes. */
   int n_blocks;
   feint_form_rule block_rule[FEINT_MESH_MAX_BLOCKS], block_matrix_rule[FEINT_MESH_MAX_BLOCKS];
+  /* A curved mesh's affine cells (mesh->curved_cells[c] == 0) integrate
+   * as straight cells, on the straight cell's vector and matrix rules
+   * (the degree without the curved map's increase; geometry_grad NULL,
+   * geometry_value the vertices'). Unset (quadrature NULL) on straight
+   * meshes. */
+  feint_form_rule straight_rule, straight_matrix_rule;
 } feint_form;
 
 /* Build the form of case `c` on `space`: validates the physics against the

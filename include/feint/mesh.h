@@ -98,6 +98,14 @@ typedef struct {
   int geometry_order;
   int n_geometry_nodes;    /* 0: straight cells */
   double *geometry_nodes;  /* n_cells x n_geometry_nodes x 3, or NULL */
+  /* Which of them are truly curved (feint_mesh_classify_curved): 1 where
+   * an edge node lies off its edge's midpoint by more than
+   * FEINT_MESH_AFFINE_TOL of the edge's length. The others (a curved
+   * mesh's interior cells, typically) have an affine map, and the
+   * backends integrate them as straight cells: J once a cell, the
+   * straight cell's rule. NULL on straight meshes. */
+  unsigned char *curved_cells;
+  int64_t n_curved_cells;
 
   /* Element counts of the whole file by Gmsh element type name, for `info`. */
   int n_type_counts;
@@ -136,6 +144,14 @@ int feint_mesh_read_forks(const char *path, const feint_mesh_options *opts);
  * stays valid); node-numbered data (dof numbering, node datasets) follows
  * the new order. Deterministic. */
 int feint_mesh_reorder_nodes(feint_mesh *mesh);
+/* An edge node within this fraction of its edge's length of the midpoint
+ * leaves its cell affine: far below any discretisation error, and above
+ * the rounding of midpoints written in full precision. */
+#define FEINT_MESH_AFFINE_TOL 1e-10
+/* Fill m->curved_cells and n_curved_cells from m->geometry_nodes (nothing
+ * on a straight mesh). The readers and the parts of mpirun call it. */
+int feint_mesh_classify_curved(feint_mesh *m);
+
 void feint_mesh_destroy(feint_mesh *mesh);
 
 /* Vertices of facet f: nv_facet, or 3 for a triangle in rows of 4 (prism and 3D mixed meshes). */

@@ -410,6 +410,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status && ng > 0) {
     m->n_geometry_nodes = ng;
     status = take_array(&r, m->n_cells * ng * 3, sizeof(double), &m->geometry_nodes, "a part's cell geometry");
+    if (!status) status = feint_mesh_classify_curved(m);
   }
   if (!status && !dofs_are_nodes) status = take_indices(&r, m->n_cells * nb, narrow, &sdofs, "a part's dof map");
   if (!status && !dofs_are_nodes)

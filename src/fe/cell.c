@@ -211,6 +211,21 @@ void feint_cell_p2_geometry_shape(feint_cell_type cell, int npoints, const doubl
   }
 }
 
+int feint_cell_p2_geometry_is_affine(feint_cell_type cell, const double *nodes, double tol) {
+  const int nv = feint_cell_dim(cell) + 1, ne = nv == 3 ? 3 : 6;
+  for (int e = 0; e < ne; e++) {
+    const double *a = nodes + 3 * p2_edges[e][0], *b = nodes + 3 * p2_edges[e][1], *m = nodes + 3 * (nv + e);
+    double off = 0, len = 0;
+    for (int d = 0; d < 3; d++) {
+      const double o = m[d] - 0.5 * (a[d] + b[d]), l = b[d] - a[d];
+      off += o * o;
+      len += l * l;
+    }
+    if (!(off <= tol * tol * len)) return 0; /* NaN: not affine */
+  }
+  return 1;
+}
+
 int feint_cell_geometry_nodes(feint_cell_type cell, int n_geometry_nodes) {
   return n_geometry_nodes > 0 ? n_geometry_nodes : feint_cell_num_vertices(cell);
 }

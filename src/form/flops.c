@@ -6,17 +6,16 @@
 /* Inverse and determinant of a dim x dim Jacobian by cofactors. */
 static double inverse_flops(int dim) { return dim == 3 ? 42 : dim == 2 ? 8 : 1; }
 
-/* Flops of one block of cells (nv vertices, nb scalar basis functions) on
- * a rule of nq points. */
-static double block_flops(const feint_form *f, feint_form_work what, feint_cell_type cell, int nv, int nb, int nq,
+/* Flops of one block of cells (nv geometry nodes, nb scalar basis
+ * functions) on a rule of nq points; affine: J once a cell. */
+static double block_flops(const feint_form *f, feint_form_work what, int affine, int nv, int nb, int nq,
                           int64_t n_cells) {
   const double d = f->dim, nc = f->nc, n = nb;
   double nodal = 0; /* coefficient fields interpolated at each point */
   for (int k = 0; k < f->n_aux; k++)
     if (f->aux[k].kind == FEINT_FIELD_NODE || f->aux[k].kind == FEINT_FIELD_CELL_NODE) nodal += 2 * n;
   /* the Jacobian and its inverse: once per cell on affine simplices, at every point otherwise */
-  const double jacobian = feint_cell_is_simplex(cell) ? d * d + inverse_flops(f->dim)
-                                                      : nq * (2 * nv * d * d + inverse_flops(f->dim));
+  const double jacobian = affine ? d * d + inverse_flops(f->dim) : nq * (2 * nv * d * d + inverse_flops(f->dim));
   double per_point = nodal + 1; /* + the weight times |det J| */
   switch (what) {
     case FEINT_FORM_WORK_RESIDUAL:
@@ -47,7 +46,15 @@ double feint_form_flops(const feint_form *f, const feint_space *s, feint_form_wo
       q = what == FEINT_FORM_WORK_MATRIX && f->matrix_quadrature ? f->matrix_quadrature : f->quadrature;
     }
     const int nb = s->n_blocks > 1 ? s->blocks[b].nb : s->nb;
-    if (q) total += block_flops(f, what, m->blocks[b].cell_type, m->blocks[b].nv, nb, q->n, m->blocks[b].n_cells);
+    const feint_cell_type ct = m->blocks[b].cell_type;
+    if (m->n_geometry_nodes && q) { /* a curved mesh (one block): its curved cells, then its affine ones */
+      const feint_quadrature *qs = what == FEINT_FORM_WORK_MATRIX ? f->straight_matrix_rule.quadrature
+                                                                 : f->straight_rule.quadrature;
+      total += block_flops(f, what, 0, m->n_geometry_nodes, nb, q->n, m->n_curved_cells);
+      if (qs) total += block_flops(f, what, 1, m->nv, nb, qs->n, m->n_cells - m->n_curved_cells);
+    } else if (q) {
+      total += block_flops(f, what, feint_cell_is_simplex(ct), m->blocks[b].nv, nb, q->n, m->blocks[b].n_cells);
+    }
   }
   return total;
 }

@@ -359,10 +359,10 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
  * non-affine cells, the gradients of the geometry's vertex functions).
  * Tensor-product cells get no basis tables: their kernels contract 1D
  * tables (the 3D ones of a hexahedron of order 15 would take 644 MB). */
-static int make_rule(const feint_space *s, int b, int degree, int values, feint_form_rule *r) {
+static int make_rule(const feint_space *s, int b, int degree, int values, int curved, feint_form_rule *r) {
   const feint_cell_type ct = s->mesh->blocks[b].cell_type;
   const feint_element *el = s->blocks[b].element;
-  const int ng = s->mesh->n_geometry_nodes, nv = feint_cell_geometry_nodes(ct, ng), dim = s->mesh->dim;
+  const int ng = curved ? s->mesh->n_geometry_nodes : 0, nv = feint_cell_geometry_nodes(ct, ng), dim = s->mesh->dim;
   r->degree = degree;
   FEINT_CALL(feint_quadrature_create(ct, degree, &r->quadrature));
   const int nq = r->quadrature->n;
@@ -408,15 +408,21 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
      * the rule adds: exact for the mass and load terms on the polynomial
      * map; the stiffness terms (a rational integrand there) get the same */
     const int curved = s->mesh->n_geometry_nodes ? s->mesh->dim * (s->mesh->geometry_order - 1) : 0;
-    const int dv = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1) + curved;
+    const int straight_v = c->quadrature_degree >= 0 ? c->quadrature_degree : default_degree(f, ct, s->order, 1);
+    const int dv = c->quadrature_degree >= 0 ? straight_v : straight_v + curved;
     /* a nonlinear user form's matrix takes the residual's rule, so that it
      * is the exact derivative of the discrete residual (Newton converges
      * quadratically) */
-    const int dm = c->quadrature_degree >= 0          ? c->quadrature_degree
-                   : f->user && f->user->nonlinear ? dv
-                                                    : default_degree(f, ct, s->order, 0) + curved;
-    FEINT_CALL(make_rule(s, b, dv, f->user != NULL, &f->block_rule[b]));
-    FEINT_CALL(make_rule(s, b, dm, f->user != NULL, &f->block_matrix_rule[b]));
+    const int straight_m = c->quadrature_degree >= 0          ? c->quadrature_degree
+                           : f->user && f->user->nonlinear ? straight_v
+                                                            : default_degree(f, ct, s->order, 0);
+    const int dm = c->quadrature_degree >= 0 ? straight_m : f->user && f->user->nonlinear ? dv : straight_m + curved;
+    FEINT_CALL(make_rule(s, b, dv, f->user != NULL, 1, &f->block_rule[b]));
+    FEINT_CALL(make_rule(s, b, dm, f->user != NULL, 1, &f->block_matrix_rule[b]));
+    if (s->mesh->n_geometry_nodes) { /* a curved mesh's affine cells (single block) */
+      FEINT_CALL(make_rule(s, b, straight_v, f->user != NULL, 0, &f->straight_rule));
+      FEINT_CALL(make_rule(s, b, straight_m, f->user != NULL, 0, &f->straight_matrix_rule));
+    }
     if (dv > f->quadrature_degree) f->quadrature_degree = dv;
     if (dm > f->matrix_quadrature_degree) f->matrix_quadrature_degree = dm;
   }
@@ -568,6 +574,8 @@ void feint_form_destroy(feint_form *f) {
     rule_release(&f->block_rule[b]);
     rule_release(&f->block_matrix_rule[b]);
   }
+  rule_release(&f->straight_rule);
+  rule_release(&f->straight_matrix_rule);
   free(f);
 }
 
@@ -598,6 +606,8 @@ int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, 
   for (int k = 0; k < a->n_blocks && same_rules; k++)
     same_rules = a->block_rule[k].degree == b->block_rule[k].degree &&
                  a->block_matrix_rule[k].degree == b->block_matrix_rule[k].degree;
+  same_rules = same_rules && a->straight_rule.degree == b->straight_rule.degree &&
+               a->straight_matrix_rule.degree == b->straight_matrix_rule.degree;
   if (!same_rules) {
     snprintf(why, why_size, "the quadrature degree changed (%d to %d)", a->quadrature_degree, b->quadrature_degree);
     return 0;

@@ -158,11 +158,11 @@ int feint_physics_user_form(int physics, int dim, int nc, feint_user_form **out)
 }
 
 /* The geometry's shape values of cell at the n points (*out malloc'd):
- * the vertices', or the curved cells' n_geometry_nodes. */
-static int vertex_values(const feint_mesh *m, feint_cell_type cell, const feint_quadrature *q, double **out) {
-  const int ng = feint_cell_geometry_nodes(cell, m->n_geometry_nodes);
+ * the vertices' (n_geometry_nodes 0), or a curved cell's n_geometry_nodes. */
+static int vertex_values(int n_geometry_nodes, feint_cell_type cell, const feint_quadrature *q, double **out) {
+  const int ng = feint_cell_geometry_nodes(cell, n_geometry_nodes);
   FEINT_CALL(feint_malloc((size_t)q->n * (size_t)ng, sizeof(double), out, "geometry table"));
-  feint_cell_geometry_shape(cell, m->n_geometry_nodes, q->n, q->points, *out, NULL);
+  feint_cell_geometry_shape(cell, n_geometry_nodes, q->n, q->points, *out, NULL);
   return FEINT_OK;
 }
 
@@ -175,16 +175,22 @@ int feint_physics_form_view(const feint_form *f, const feint_mesh *m, feint_form
   v->geometry_value = v->matrix_geometry_value = NULL;
   for (int b = 0; b < f->n_blocks; b++) /* a mixed mesh: each block's rules, made here */
     v->block_rule[b].geometry_value = v->block_matrix_rule[b].geometry_value = NULL;
+  v->straight_rule.geometry_value = v->straight_matrix_rule.geometry_value = NULL;
+  const int ng = m->n_geometry_nodes;
   int status = feint_physics_user_form(f->physics, f->dim, f->nc, &v->user);
-  if (!status && f->quadrature) status = vertex_values(m, m->cell_type, f->quadrature, &v->geometry_value);
+  if (!status && f->quadrature) status = vertex_values(ng, m->cell_type, f->quadrature, &v->geometry_value);
   if (!status && f->matrix_quadrature)
-    status = vertex_values(m, m->cell_type, f->matrix_quadrature, &v->matrix_geometry_value);
+    status = vertex_values(ng, m->cell_type, f->matrix_quadrature, &v->matrix_geometry_value);
   for (int b = 0; b < f->n_blocks && !status; b++) {
-    status = vertex_values(m, m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
+    status = vertex_values(ng, m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
     if (!status)
-      status = vertex_values(m, m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
+      status = vertex_values(ng, m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
                              &v->block_matrix_rule[b].geometry_value);
   }
+  if (!status && f->straight_rule.quadrature) /* a curved mesh's affine cells: the vertices' */
+    status = vertex_values(0, m->cell_type, f->straight_rule.quadrature, &v->straight_rule.geometry_value);
+  if (!status && f->straight_matrix_rule.quadrature)
+    status = vertex_values(0, m->cell_type, f->straight_matrix_rule.quadrature, &v->straight_matrix_rule.geometry_value);
   if (status) {
     feint_physics_form_view_destroy(v);
     return status;
@@ -203,5 +209,7 @@ void feint_physics_form_view_destroy(feint_form *v) {
     free(v->block_rule[b].geometry_value);
     free(v->block_matrix_rule[b].geometry_value);
   }
+  free(v->straight_rule.geometry_value);
+  free(v->straight_matrix_rule.geometry_value);
   free(v);
 }

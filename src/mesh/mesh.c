@@ -582,15 +582,6 @@ static int read_elements(reader *r) {
       if ((st = vec64_reserve(groups, kept))) break;
       fill_i64(groups->a + groups->n, kept, group);
       groups->n += kept;
-      if (geometry) { /* the whole rows, for the geometry (read_nodes) */
-        r->geo_nn = nn;
-        if ((st = vec64_reserve(&r->geo, kept * (size_t)nn))) break;
-        for (size_t k = 0; k < ne; k++)
-          if (keep[k]) {
-            memcpy(r->geo.a + r->geo.n, B->nodes + k * (size_t)nn, (size_t)nn * sizeof *B->nodes);
-            r->geo.n += (size_t)nn;
-          }
-      }
       if (cells->n == 0 && kept == ne && nn == nv) {
         /* the first block of this type, no repeats: take the model's array */
         free(cells->a);
@@ -608,6 +599,23 @@ static int read_elements(reader *r) {
         for (int q = 0; q < nv; q++) dst[w++] = src[k * (size_t)nn + (size_t)q];
       }
       cells->n += w;
+      if (!geometry) continue;
+      /* a curved block: its whole rows, for the geometry (read_nodes); the
+       * first block kept whole is taken as it is */
+      r->geo_nn = nn;
+      if (r->geo.n == 0 && kept == ne) {
+        free(r->geo.a);
+        r->geo.a = B->nodes;
+        r->geo.n = r->geo.cap = ne * (size_t)nn;
+        B->nodes = NULL;
+        continue;
+      }
+      if ((st = vec64_reserve(&r->geo, kept * (size_t)nn))) break;
+      for (size_t k = 0; k < ne; k++)
+        if (keep[k]) {
+          memcpy(r->geo.a + r->geo.n, B->nodes + k * (size_t)nn, (size_t)nn * sizeof *B->nodes);
+          r->geo.n += (size_t)nn;
+        }
     }
   }
   free(keep);
@@ -852,6 +860,39 @@ static int64_t mark_used(const node_index *ix, int64_t *a, int64_t n, atomic_uch
   return -1;
 }
 
+/* Curved cells' node coordinates: entry i's tag -> out[3 i ..] (z 0 in
+ * 2D), on every core; -1, or the first entry whose tag no node has. */
+typedef struct {
+  const node_index *ix;
+  const int64_t *tags;
+  const double *xyz;
+  int dim;
+  double *out;
+  int64_t bad[FEINT_PARALLEL_MAX_RANGES];
+} geometry_gather;
+
+static void gather_geometry_range(int64_t begin, int64_t end, int range, void *ctx) {
+  geometry_gather *g = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    const int64_t k = node_find(g->ix, g->tags[i]);
+    if (k < 0) {
+      g->bad[range] = i;
+      return;
+    }
+    for (int a = 0; a < 3; a++) g->out[3 * i + a] = a < g->dim ? g->xyz[3 * k + a] : 0;
+  }
+}
+
+static int64_t gather_geometry(const node_index *ix, const int64_t *tags, int64_t n, const double *xyz, int dim,
+                               double *out) {
+  geometry_gather g = {ix, tags, xyz, dim, out, {0}};
+  for (int k = 0; k < FEINT_PARALLEL_MAX_RANGES; k++) g.bad[k] = -1;
+  const int ranges = feint_parallel_for_indexed(n, NODE_PASS_GRAIN, gather_geometry_range, &g);
+  for (int k = 0; k < ranges; k++)
+    if (g.bad[k] >= 0) return g.bad[k];
+  return -1;
+}
+
 typedef struct {
   const feint_msh *x;
   const int64_t *num;
@@ -891,18 +932,14 @@ static int read_nodes(reader *r) {
   }
   /* curved cells: the coordinates of their nodes (before the tags map to numbers) */
   if (r->geo.n) {
-    const size_t n_entries = r->geo.n;
-    if ((st = feint_malloc(n_entries * 3 + 1, sizeof *m->geometry_nodes, &m->geometry_nodes, "mesh cell geometry")))
+    if ((st = feint_malloc(r->geo.n * 3 + 1, sizeof *m->geometry_nodes, &m->geometry_nodes, "mesh cell geometry")))
       goto done;
     m->n_geometry_nodes = r->geo_nn;
-    for (size_t i = 0; i < n_entries; i++) {
-      const int64_t k = node_find(&ix, r->geo.a[i]);
-      if (k < 0) {
-        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
-                             "the mesh does not define", r->pre, r->path, (long long)r->geo.a[i]);
-        goto done;
-      }
-      for (int a = 0; a < 3; a++) m->geometry_nodes[3 * i + (size_t)a] = a < m->dim ? x->xyz[3 * k + (size_t)a] : 0;
+    const int64_t bad = gather_geometry(&ix, r->geo.a, (int64_t)r->geo.n, x->xyz, m->dim, m->geometry_nodes);
+    if (bad >= 0) {
+      st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
+                           "the mesh does not define", r->pre, r->path, (long long)r->geo.a[bad]);
+      goto done;
     }
   }
   /* number them in increasing tag order */
@@ -1098,6 +1135,7 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   feint_msh_destroy(r.x);
   reader_free(&r);
   if (!st && opts && opts->reorder) st = feint_mesh_reorder_nodes(r.m);
+  if (!st) st = feint_mesh_classify_curved(r.m);
   if (st) {
     feint_mesh_destroy(r.m);
     return st;
@@ -1129,6 +1167,35 @@ int feint_mesh_read_gmsh(const char *path, const feint_mesh_options *opts, feint
   return read_with(path, opts, SOURCE_GMSH, out);
 }
 
+typedef struct {
+  feint_mesh *m;
+  int64_t curved[FEINT_PARALLEL_MAX_RANGES];
+} curved_pass;
+
+static void classify_range(int64_t begin, int64_t end, int range, void *ctx) {
+  curved_pass *c = ctx;
+  const int ng = c->m->n_geometry_nodes;
+  int64_t n = 0;
+  for (int64_t i = begin; i < end; i++) {
+    const double *g = c->m->geometry_nodes + (size_t)i * (size_t)ng * 3;
+    c->m->curved_cells[i] = !feint_cell_p2_geometry_is_affine(c->m->cell_type, g, FEINT_MESH_AFFINE_TOL);
+    n += c->m->curved_cells[i];
+  }
+  c->curved[range] = n;
+}
+
+int feint_mesh_classify_curved(feint_mesh *m) {
+  free(m->curved_cells);
+  m->curved_cells = NULL;
+  m->n_curved_cells = 0;
+  if (!m->n_geometry_nodes) return FEINT_OK;
+  FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, 1, &m->curved_cells, "curved cell marks"));
+  curved_pass c = {m, {0}};
+  const int ranges = feint_parallel_for_indexed(m->n_cells, 1 << 16, classify_range, &c);
+  for (int k = 0; k < ranges; k++) m->n_curved_cells += c.curved[k];
+  return FEINT_OK;
+}
+
 void feint_mesh_destroy(feint_mesh *m) {
   if (!m) return;
   free(m->path);
@@ -1138,6 +1205,7 @@ void feint_mesh_destroy(feint_mesh *m) {
   free(m->cells);
   free(m->cell_group);
   free(m->geometry_nodes);
+  free(m->curved_cells);
   if (m->groups)
     for (int g = 0; g < m->n_groups; g++) free(m->groups[g].name);
   free(m->groups);

@@ -303,7 +303,8 @@ static void cell_dofs_range(int64_t c0, int64_t c1, void *arg) {
 
 /* The non-vertex dofs' coordinates by the affine map x = v0 + sum_d
  * (v_{d+1} - v0) xi_d of their owner cell (a curved cell's: its
- * second-order map). */
+ * second-order map; a curved mesh's affine cells take the affine map, as
+ * the backends do). */
 static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
   const cell_dofs_job *j = arg;
   const feint_space *s = j->s;
@@ -316,7 +317,7 @@ static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
       if (i < first_interior && j->owner[dofs[i]] != c) continue;
       const double *xi = s->element->nodes + i * dim;
       double p[3];
-      if (mesh->geometry_nodes) { /* a curved cell: the dof where its map takes it */
+      if (mesh->curved_cells && mesh->curved_cells[c]) { /* a curved cell: the dof where its map takes it */
         double N[10];
         const int ng = mesh->n_geometry_nodes;
         const double *g = mesh->geometry_nodes + (size_t)c * (size_t)ng * 3;

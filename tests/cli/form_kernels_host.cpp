@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 extern "C" {
@@ -91,6 +92,10 @@ int main(int argc, char **argv) {
   feint_form *f = NULL;
   feint_plan *plan = NULL;
   DIE(feint_mesh_read(c->mesh_file, &o, &m));
+  if (m->curved_cells) { /* every cell curved: the cpu backend as the curved kernels, on all cells */
+    memset(m->curved_cells, 1, (size_t)m->n_cells);
+    m->n_curved_cells = m->n_cells;
+  }
   DIE(feint_space_create(m, c->order, c->components ? c->components : 1, &s));
   DIE(feint_form_create(c, s, &f));
 #ifndef FEINT_FORM_SOURCE
@@ -115,6 +120,8 @@ int main(int argc, char **argv) {
   DIE(b->element_matrices(b, K.data()));
   DIE(b->assemble_matrix(b, V.data()));
   /* the kernels' arguments as form_backend.cu makes them */
+  const double *X = m->geometry_nodes ? m->geometry_nodes : m->x; /* curved cells: their own nodes in x */
+  const double *Y = m->geometry_nodes ? nullptr : m->y, *Z = m->geometry_nodes ? nullptr : m->z;
   std::vector<int> cells(nc * (size_t)m->nv), dofs(nc * (size_t)s->nbc), sdofs(nc * (size_t)s->nb), slots(nc * n2);
   for (size_t i = 0; i < cells.size(); i++) cells[i] = (int)m->cells[i];
   for (size_t i = 0; i < dofs.size(); i++) dofs[i] = (int)s->cell_dofs[i];
@@ -133,16 +140,16 @@ int main(int argc, char **argv) {
   blockIdx.x = threadIdx.x = 0;
   blockDim.x = gridDim.x = 1;
 #if FV_BLOCK
-  feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0,
+  feint_form_vector(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0,
                     fields, constants, Fg.data());
-  feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr,
+  feint_form_vector(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr,
                     -1.0, fields, constants, Rg.data());
 #endif
 #if FM_MODE == 3
   std::vector<double> scratch((size_t)NQM * ND * ND);
-  feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+  feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                     constants, nullptr, Kg.data(), scratch.data());
-  feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+  feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                     constants, slots.data(), Vg.data(), scratch.data());
 #endif
   blockDim.x = 128;
@@ -150,15 +157,15 @@ int main(int argc, char **argv) {
     blockIdx.x = (unsigned)(t / 128);
     threadIdx.x = (unsigned)(t % 128);
 #if !FV_BLOCK
-    feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0, fields,
+    feint_form_vector(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_vector, f->u, 1.0, fields,
                       constants, Fg.data());
-    feint_form_vector(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr, -1.0,
+    feint_form_vector(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_vector, nullptr, -1.0,
                       fields, constants, Rg.data());
 #endif
 #if FM_MODE == 1
-    feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+    feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                       constants, nullptr, Kg.data(), nullptr);
-    feint_form_matrix(0, n, nullptr, m->x, m->y, m->z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
+    feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
                       constants, slots.data(), Vg.data(), nullptr);
 #endif
   }

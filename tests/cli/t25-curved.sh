@@ -12,6 +12,11 @@
 # - The same curved case on 2 ranks writes the one-rank file; Neumann
 #   conditions on a curved mesh are refused (their facets would be
 #   straight).
+# - Affine cells in a curved mesh are straight cells: the cube of
+#   gen-cube-msh --order 2 (every edge node at its midpoint) gives the
+#   straight cube's residual, load vector and matrix bit for bit, and info
+#   counts none of its cells curved; the warped cube (every cell curved,
+#   half of them negatively oriented) measures the cube's volume, 1.
 source "$(dirname "$0")/lib.sh"
 for shape in disc ball; do
   for order in 1 2; do
@@ -113,3 +118,38 @@ grep -q "boundary\[0\]: Neumann and Robin conditions on a curved mesh (second-or
   "$WORK/n.err" || fail "Neumann message: $(cat "$WORK/n.err")"
 [ ! -e "$WORK/n.h5" ] || fail "a file was left"
 echo "ok Neumann on a curved mesh refused: $(cat "$WORK/n.err")"
+# affine cells of a curved mesh: as straight cells, bit for bit
+gen="$(dirname "$FEINT")/bench/gen-cube-msh"
+"$gen" 4 "$WORK/straight.msh" > /dev/null
+"$gen" --order 2 4 "$WORK/affine.msh" > /dev/null
+"$gen" --warp --order 2 4 "$WORK/warped.msh" > /dev/null
+write_case cube.yaml <<EOF
+mesh: {file: $WORK/straight.msh}
+space: {order: 2}
+physics: {kind: poisson, kappa: "1 + x*y", source: "sin(x) + z"}
+state: {u: "x*y - z"}
+boundary: [{group: boundary, dirichlet: "x + y"}]
+output: {residual: true, rhs: true, matrix: true}
+EOF
+for m in straight affine; do
+  "$FEINT" run --quiet "$WORK/cube.yaml" --set mesh.file="$WORK/$m.msh" -o "$WORK/cube-$m.h5" || fail "cube $m"
+done
+$PY - "$WORK/cube-straight.h5" "$WORK/cube-affine.h5" <<'EOF' || fail "affine cells of a curved mesh differ from straight cells"
+import sys, h5py
+a, b = h5py.File(sys.argv[1]), h5py.File(sys.argv[2])
+for n in ("residual", "rhs", "matrix/data", "matrix/indices", "matrix/indptr"):
+    assert a[n][:].tobytes() == b[n][:].tobytes(), n
+EOF
+"$FEINT" info "$WORK/affine.msh" > "$WORK/affine.info"
+grep -q "integrates on their map; 0 of$" "$WORK/affine.info" && grep -q "^384 cells are curved" "$WORK/affine.info" ||
+  fail "info on the affine cube: $(cat "$WORK/affine.info")"
+"$FEINT" info "$WORK/warped.msh" > "$WORK/warped.info"
+grep -q "integrates on their map; 384 of$" "$WORK/warped.info" || fail "info on the warped cube: $(cat "$WORK/warped.info")"
+echo "ok affine cells of a curved mesh: the straight mesh's residual, load vector and matrix bit for bit"
+"$FEINT" run --quiet "$WORK/measure.yaml" --set mesh.file="$WORK/warped.msh" -o "$WORK/warped.h5" || fail "warped cube"
+$PY - "$WORK/warped.h5" <<'EOF' || fail "the warped cube's volume"
+import sys, h5py
+v = h5py.File(sys.argv[1])["rhs"][:].sum()
+assert abs(v - 1) < 1e-13, v
+print(f"ok the warped cube (every cell curved, half negatively oriented): volume 1 to {abs(v - 1):.1e}")
+EOF

@@ -58,10 +58,13 @@ write vector2 square.geo 0.2 1 2 '["sin(x) + y", "x*y"]' '  kind: form
   f0: ["u0*u1 - 1", "-exp(u0)*u1"]
   f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x"], ["k*u1_x", "u1_y - u0_x*u1"]]'
 check vector2
-write vector3 cube.geo 0.5 2 3 '["sin(x) + y", "x*z", "1 + y*z"]' '  kind: form
+# a nonlinear form of 3 components and its state
+vector3='  kind: form
   parameters: {k: 1.5}
   f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
   f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
+state3='["sin(x) + y", "x*z", "1 + y*z"]'
+write vector3 cube.geo 0.5 2 3 "$state3" "$vector3"
 check vector3
 nonlinear='  kind: form
   parameters: {k0: 1.5, beta: 2}
@@ -73,10 +76,7 @@ grep -q "FORM_AFFINE 0" <("$WORK/generate" "$WORK/prism.yaml") || fail "prisms: 
 check prism 1e-14
 write hex "$ROOT/tests/data/twisted_hex.geo" 0.5 2 1 '"x*y + sin(z + x)"' "$nonlinear"
 check hex 1e-13
-write hex3 "$ROOT/tests/data/twisted_hex.geo" 0.5 1 3 '["sin(x) + y", "x*z", "1 + y*z"]' '  kind: form
-  parameters: {k: 1.5}
-  f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
-  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
+write hex3 "$ROOT/tests/data/twisted_hex.geo" 0.5 1 3 "$state3" "$vector3"
 check hex3 1e-13
 write quad "$ROOT/tests/data/quad_square.geo" 0.25 3 2 '["sin(x) + y", "x*y"]' '  kind: form
   parameters: {k: 1.5}
@@ -90,12 +90,24 @@ for n in nonlinear vector3 prism hex3 quad; do check_block $n 1e-13; done
 # past 128 dofs a cell: Q3 hexahedra of 3 components (192), the block
 # matrix kernel's points' blocks in scratch, the block vector kernel (64
 # basis functions)
-write hexq3 "$ROOT/tests/data/twisted_hex.geo" 0.5 3 3 '["sin(x) + y", "x*z", "1 + y*z"]' '  kind: form
-  parameters: {k: 1.5}
-  f0: ["u0*u1 - u2 + 1", "-exp(u0)*u1", "u2^2 - x"]
-  f1: [["(1 + u1^2)*u0_x", "u0_y + u1_x", "u0_z"], ["k*u1_x", "u1_y", "u1_z - u2_x"], ["u2_x", "u2_y*u0", "(1 + u2^2)*u2_z"]]'
+write hexq3 "$ROOT/tests/data/twisted_hex.geo" 0.5 3 3 "$state3" "$vector3"
 check hexq3 1e-13
 grep -q "FB_D_SHARED 0" "$WORK/hexq3.cu" || fail "Q3 hexahedra of 3 components: the points' blocks not in scratch"
 grep -q "FV_BLOCK 1" "$WORK/hexq3.cu" || fail "Q3 hexahedra of 3 components: not the block vector kernel"
 check_block hexq3 1e-13
+# curved cells (second-order triangles and tetrahedra): J at every point
+# from each cell's own geometry nodes, read from x (the layout's curved)
+write curved2 "$ROOT/tests/data/disc2.geo" 0.4 2 1 '"x*y + sin(x)"' '  kind: form
+  parameters: {k0: 1.5, beta: 2}
+  coefficients: {kappa: "1 + x*y", f: 3}
+  f0: "-f*exp(u) + kappa_x"
+  f1: ["(k0 + beta*u^2)*kappa*u_x", "kappa*u_y + x"]'
+grep -q "FORM_CURVED 1" <("$WORK/generate" "$WORK/curved2.yaml") || fail "curved triangles: not the curved layout"
+grep -q "FORM_AFFINE 0" <("$WORK/generate" "$WORK/curved2.yaml") || fail "curved triangles: J not per point"
+check curved2 1e-14
+write curved3 "$ROOT/tests/data/ball2.geo" 0.6 2 3 "$state3" "$vector3"
+check curved3 1e-14
+write curvedp3 "$ROOT/tests/data/ball2.geo" 0.6 3 1 '"x*y + sin(z + x)"' "$nonlinear"
+check curvedp3 1e-14
+for n in curved2 curved3 curvedp3; do check_block $n 1e-13; done
 echo "ok: the user-form kernels on the host equal the cpu backend"

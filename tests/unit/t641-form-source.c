@@ -147,7 +147,7 @@ int main(void) {
   feint_user_form *a = form_of(a_text, 3), *b = form_of(b_text, 3), *c = form_of(c_text, 3);
   feint_field fa[2] = {{FEINT_FIELD_CONSTANT, 3.5, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
   feint_field fb[2] = {{FEINT_FIELD_CONSTANT, 9.0625, NULL, 0}, {FEINT_FIELD_NODE, 0, NULL, 0}};
-  feint_form_cuda_layout L = {3, 1, 4, 4, 4, 4, 2, fa, 1, 1, 0, 0, 0}, Lb = L;
+  feint_form_cuda_layout L = {3, 1, 4, 4, 4, 4, 2, fa, 1, 1, 0, 0, 0, 0}, Lb = L;
   Lb.aux = fb;
   char *sa = source_of(a, &L), *sb = source_of(b, &Lb), *sc = source_of(c, &L);
   CHECK(!strcmp(sa, sb), "the sources of two cases differing in parameters differ");
@@ -191,7 +191,7 @@ int main(void) {
       "physics:\n  kind: form\n  parameters: {lambda: 2}\n  f0: [\"-lambda*exp(u0)\", \"u0*u1\"]\n"
       "  f1: [[\"u0_x + u1_y\", \"u0_y\"], [\"u1_x\", \"(1 + u0^2)*u1_y\"]]\n",
       2);
-  feint_form_cuda_layout Lv = {2, 2, 6, 3, 6, 6, 0, NULL, 1, 1, 0, 0, 0};
+  feint_form_cuda_layout Lv = {2, 2, 6, 3, 6, 6, 0, NULL, 1, 1, 0, 0, 0, 0};
   char *sv = source_of(v, &Lv);
   CHECK(strstr(sv, "\"physics.f0[1]\"") && strstr(sv, "\"physics.f1[1][1]\"") && strstr(sv, "#define NC 2"),
         "vector keys:\n%s", sv);
@@ -212,7 +212,7 @@ int main(void) {
   CHECK(tab[25] == 12 && tab[26] == 200 && tab[37] == 211, "non-affine table layout");
   /* what the kernels take, and the matrix kernel each layout gets */
   char why[200];
-  feint_form_cuda_layout big = {3, 3, 27, 8, 64, 64, 0, NULL, 0, 1, 0, 0, 0}; /* Q2 hexahedra, elasticity */
+  feint_form_cuda_layout big = {3, 3, 27, 8, 64, 64, 0, NULL, 0, 1, 0, 0, 0, 0}; /* Q2 hexahedra, elasticity */
   CHECK(feint_form_cuda_fits(&big, why, sizeof why), "Q2 elasticity refused: %s", why);
   CHECK(feint_form_cuda_matrix_kernel(&big) == FEINT_FORM_MATRIX_BLOCK, "Q2 elasticity: not a block a cell");
   big.nb = 64; /* Q3: 192 dofs, its 64 points' blocks (73 KiB) in scratch */
@@ -265,7 +265,7 @@ int main(void) {
     compile(sv, other);
     compile_p1(a, &L, 0, NULL, 0); /* exp(u), u^2 u_x */
     compile_p1(a, &Lcell, 1, NULL, 0);
-    feint_form_cuda_layout Lv1 = {2, 2, 3, 3, 3, 3, 0, NULL, 1, 1, 0, 0, 0};
+    feint_form_cuda_layout Lv1 = {2, 2, 3, 3, 3, 3, 0, NULL, 1, 1, 0, 0, 0, 0};
     compile_p1(v, &Lv1, 0, NULL, 0);
     /* the lean kernels as the cuda backend generates them: one component
      * from global memory with the pipelined kernel, or by the shared
@@ -283,10 +283,10 @@ int main(void) {
                                            "\"2*mu*u2_z + lam*(u0_x + u1_y + u2_z)\"]]\n",
                                  3);
     feint_field fe[1] = {{FEINT_FIELD_NODE, 0, NULL, 0}};
-    feint_form_cuda_layout Le = {3, 3, 4, 4, 4, 4, 1, fe, 1, 1, 0, 0, 0};
+    feint_form_cuda_layout Le = {3, 3, 4, 4, 4, 4, 1, fe, 1, 1, 0, 0, 0, 0};
     compile_p1(e, &Le, 0, &lean_vec, 2); /* the stress is affine, u1 f (bilinear) is not */
     /* P2 elasticity (30 dofs a cell): the form-jit matrix kernel takes a warp a cell */
-    feint_form_cuda_layout Le2 = {3, 3, 10, 4, 4, 4, 1, fe, 1, 0, 0, 0, 0};
+    feint_form_cuda_layout Le2 = {3, 3, 10, 4, 4, 4, 1, fe, 1, 0, 0, 0, 0, 0};
     char *se2 = source_of(e, &Le2);
     CHECK(strstr(se2, "#define FM_MODE 2\n") && strstr(sa, "#define FM_MODE 1\n"), "the matrix kernel's choice");
     compile(se2, other);
@@ -294,7 +294,7 @@ int main(void) {
     /* non-affine cells (J at every point): Q2 hexahedra of 3 components
      * (81 dofs, the block matrix kernel) and P1 prisms of one (the
      * thread-a-cell one) */
-    feint_form_cuda_layout Lh = {3, 3, 27, 8, 64, 64, 1, fe, 0, 1, 0, 0, 0}, Lp = L;
+    feint_form_cuda_layout Lh = {3, 3, 27, 8, 64, 64, 1, fe, 0, 1, 0, 0, 0, 0}, Lp = L;
     Lp.nb = Lp.nv = 6;
     Lp.affine = 0;
     char *sh = source_of(e, &Lh), *sp = source_of(a, &Lp);
@@ -305,6 +305,17 @@ int main(void) {
     compile(sp, other);
     free(sh);
     free(sp);
+    /* curved P2 tetrahedra: each cell's 10 geometry nodes read from x, J at every point */
+    feint_form_cuda_layout Lcurved = Le2;
+    Lcurved.nv = 10;
+    Lcurved.affine = 0;
+    Lcurved.curved = 1;
+    char *scurved = source_of(e, &Lcurved);
+    CHECK(strstr(scurved, "#define FORM_CURVED 1\n") && strstr(scurved, "#define NV 10\n") &&
+              strstr(scurved, "#define FORM_AFFINE 0\n"),
+          "the curved source");
+    compile(scurved, other);
+    free(scurved);
     feint_user_form_destroy(e);
     printf("the same cache key for both parameter sets; another for the changed expression\n");
   }

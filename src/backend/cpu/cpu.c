@@ -64,18 +64,28 @@ static cpu_rule rule_of(const feint_form_rule *r) {
 
 /* The cells of one mesh block with their rules (one block on a
  * single-shape mesh, where the form's own rules serve). */
-typedef struct {
+typedef struct cpu_block cpu_block;
+struct cpu_block {
   int64_t first, n;
   int nv; /* the geometry's nodes a cell: the block shape's vertices, or a curved cell's nodes */
   cpu_rule vector, matrix;
   cpu_tensor *tensor; /* the sum-factorised kernels of a tensor-product block, else NULL */
-} cpu_block;
+  /* a curved mesh's: which cells are curved (mesh.h), and the block its
+   * affine cells take instead (straight geometry and rules); else NULL */
+  const unsigned char *curved;
+  const cpu_block *straight;
+};
+
+/* The block cell c of blk integrates with: a curved mesh's affine cells as straight ones. */
+static inline const cpu_block *cell_block(const cpu_block *blk, int64_t c) {
+  return blk->straight && !blk->curved[c] ? blk->straight : blk;
+}
 
 static cpu_block block_of(const feint_problem *p, int b) {
   const feint_form *f = p->form;
   const feint_mesh_block *B = &p->space->mesh->blocks[b];
   cpu_block k = {B->first_cell, B->n_cells, feint_cell_geometry_nodes(B->cell_type, p->space->mesh->n_geometry_nodes),
-                 {0}, {0}, NULL};
+                 {0}, {0}, NULL, p->space->mesh->curved_cells, NULL};
   if (f->n_blocks) {
     k.vector = rule_of(&f->block_rule[b]);
     k.matrix = rule_of(&f->block_matrix_rule[b]);
@@ -87,6 +97,18 @@ static cpu_block block_of(const feint_problem *p, int b) {
                                    : (cpu_rule){f->matrix_quadrature->n, f->matrix_quadrature->weights,
                                                 f->matrix_basis,         f->matrix_basis_grad,
                                                 f->matrix_geometry_grad, f->matrix_geometry_value};
+  return k;
+}
+
+/* A curved mesh's block for its affine cells: the vertices, the straight rules. */
+static cpu_block straight_block_of(const feint_problem *p) {
+  const feint_form *f = p->form;
+  const feint_mesh *m = p->space->mesh;
+  cpu_block k = {0, m->n_cells, feint_cell_num_vertices(m->cell_type), {0}, {0}, NULL, NULL, NULL};
+  if (f->straight_rule.quadrature) {
+    k.vector = rule_of(&f->straight_rule);
+    k.matrix = rule_of(&f->straight_matrix_rule);
+  }
   return k;
 }
 
@@ -404,7 +426,7 @@ CPU_INLINE void cell_matrix(const feint_problem *p, cpu_scratch *s, const cpu_bl
   if (blk->tensor)
     cpu_tensor_element_matrix(blk->tensor, c, Ke);
   else
-    element_matrix(p, s, blk, c, Ke, dim, nc, nb);
+    element_matrix(p, s, cell_block(blk, c), c, Ke, dim, nc, nb);
 }
 
 /* Loops over the cells of one block, one instantiation per shape. The
@@ -420,7 +442,7 @@ static void vector_cells(feint_backend *b, const cpu_block *blk, const double *u
     if (blk->tensor)
       cpu_tensor_element_vector(blk->tensor, c, with_state ? u : NULL, d->s.Fe);
     else
-      element_vector(p, &d->s, blk, c, u, with_state, d->s.Fe, dim, nc, nb);
+      element_vector(p, &d->s, cell_block(blk, c), c, u, with_state, d->s.Fe, dim, nc, nb);
     const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
     for (int k = 0; k < nbc; k++) out[dofs[k]] += d->s.Fe[k];
   }
@@ -500,8 +522,9 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
 /* FOR_EACH_SHAPE over every block of the mesh: LOOP(b, &block, args...). */
 #define FOR_EACH_BLOCK(b, LOOP, ...)                                                               \
   for (int blk_ = 0; blk_ < (b)->problem->space->n_blocks; blk_++) {                               \
-    cpu_block block_ = block_of((b)->problem, blk_);                                               \
+    cpu_block block_ = block_of((b)->problem, blk_), straight_ = straight_block_of((b)->problem);   \
     block_.tensor = ((cpu_data *)(b)->data)->tensor[blk_];                                         \
+    if (block_.curved) block_.straight = &straight_;                                               \
     FOR_EACH_SHAPE((b)->problem, (b)->problem->space->blocks[blk_].nb, LOOP, b, &block_, __VA_ARGS__); \
   }
 

@@ -520,7 +520,8 @@ extern "C" int feint_cuda_p1_form_applies(const feint_problem *p) {
   const feint_form *f = p->form;
   const feint_space *s = p->space;
   const feint_mesh *m = s->mesh;
-  if (!f->user || feint_mesh_is_mixed(m)) return 0; /* a mixed mesh's rules are its blocks' (form.h) */
+  /* a mixed mesh's rules are its blocks' (form.h); curved cells need J at every point */
+  if (!f->user || feint_mesh_is_mixed(m) || m->n_geometry_nodes) return 0;
   const int dim = m->dim, nq_matrix = f->matrix_quadrature ? f->matrix_quadrature->n : f->quadrature->n;
   return feint_cell_is_simplex(m->cell_type) && (dim == 2 || dim == 3) &&
          m->nv == dim + 1 && s->nb == dim + 1 && (s->components == 1 || s->components_interleaved) &&

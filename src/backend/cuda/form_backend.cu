@@ -54,8 +54,9 @@ double now_ms() {
   return 1e3 * (double)t.tv_sec + 1e-6 * (double)t.tv_nsec;
 }
 
-/* One mesh block's kernels (all cells of a single-shape mesh): its own
- * layout, source, compiled module and rule tables. */
+/* One kernel class's kernels (feint_form_cuda_classes: a mesh block, all
+ * cells of a single-shape mesh, or a curved mesh's curved or affine
+ * cells): its own layout, source, compiled module and rule tables. */
 struct form_block {
   feint_jit *jit;
   feint_jit_stats stats;
@@ -64,7 +65,8 @@ struct form_block {
   int matrix_kernel;         /* FEINT_FORM_MATRIX_THREAD, _WARP or _BLOCK */
   int vector_block;          /* 1: the vector kernel takes a block a cell, else a thread */
   int nbc;                   /* its local dofs */
-  long long first, n;        /* its cells */
+  int curved;                /* 1: its kernels read each cell's geometry nodes (form_data geom) as x */
+  long long first, n;        /* its cells (a mesh block's range; a curved mesh's classes go by order) */
 };
 
 struct form_data {
@@ -75,6 +77,9 @@ struct form_data {
   long long n_cells;
   int nbc;                   /* the row stride of the dof maps and slots: the widest block's */
   double *x, *y, *z;         /* device: node coordinates */
+  double *geom;              /* device: a curved mesh's cells' geometry nodes (n_cells x ng x 3), else NULL */
+  int *order_host;           /* host: order's cells, where the classes are not ranges (a curved mesh) */
+  double *Ke_host;           /* host: a batch of element matrices to scatter by order_host */
   int *cells, *dofs, *sdofs; /* device: n_cells x nv, x nbc (NULL where interleaved), x nb */
   int borrowed;              /* the plan's device arrays read in place (the plan frees them): BORROW_* bits */
   char steps[200];           /* the creation's steps and times (info: setup_steps) */
@@ -86,9 +91,11 @@ struct form_data {
   double *Ke;                /* device: a batch of element matrices */
   size_t scratch_per_block; /* doubles: the widest of the blocks' needs */
   double *scratch;           /* device: the block matrix kernel's points' blocks, where not in shared memory */
-  int *order;                /* device: the cells by colour and block (colored, gather); NULL: atomic, mesh order */
-  long long *colour_first;   /* host: n_colours x n_blocks + 1 offsets into order, colour-major */
-  int n_colours;
+  int *order;                /* device: the cells by colour and class (colored, gather; a curved mesh's by class
+                                alone with atomic); NULL: atomic, mesh order */
+  long long *colour_first;   /* host: n_groups x n_blocks + 1 offsets into order, group-major */
+  int n_colours;             /* colours (colored, gather), else 0 */
+  int n_groups;              /* the order's groups: its colours, or 1 (atomic on a curved mesh) */
   long long batch;           /* cells per element-matrix batch */
   int n_aux;
   double **fields;           /* host array of n_aux device pointers (NULL: a constant); the kernel's form_fields */
@@ -117,12 +124,14 @@ void form_destroy(feint_backend *b) {
     if (d->borrowed & BORROW_SDOFS) d->sdofs = NULL;
     if (d->borrowed & BORROW_SLOTS) d->slots = NULL;
     void *dev[] = {d->x,      d->y,     d->z,  d->cells,  d->dofs, d->sdofs, d->state,
-                   d->u,      d->vec,   d->values, d->slots, d->Ke,   d->order, d->scratch};
+                   d->u,      d->vec,   d->values, d->slots, d->Ke,   d->order, d->scratch, d->geom};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; k++) free_device(dev[k]);
     for (int k = 0; d->fields && k < d->n_aux; k++) free_device(d->fields[k]);
     free(d->fields);
     free(d->constants);
     free(d->colour_first);
+    free(d->order_host);
+    free(d->Ke_host);
     if (d->have_events) {
       cudaEventDestroy(d->ev[0]);
       cudaEventDestroy(d->ev[1]);
@@ -177,10 +186,13 @@ int timer_stop(form_data *d) {
 
 const unsigned block_threads = 128;
 
-/* The launches over the cells: one per colour and block (colored,
- * gather), first and n into d->order, else one per block over its cells
- * in mesh order; *b the block. */
-int n_launches(const form_data *d) { return d->order ? d->n_colours * d->n_blocks : d->n_blocks; }
+/* The launches over the cells: one per group (colour) and class (colored,
+ * gather; a curved mesh's), first and n into d->order, else one per block
+ * over its cells in mesh order; *b the class. */
+int n_launches(const form_data *d) { return d->order ? d->n_groups * d->n_blocks : d->n_blocks; }
+
+/* Class b's x: its cells' own geometry nodes, or the node coordinates. */
+double **class_x(form_data *d, int b) { return d->blk[b].curved ? &d->geom : &d->x; }
 void launch_range(const form_data *d, int k, int *b, long long *first, long long *n) {
   *b = k % d->n_blocks;
   *first = d->order ? d->colour_first[k] : d->blk[k].first;
@@ -201,7 +213,7 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
     long long first = 0, n = 0;
     int b = 0;
     launch_range(d, k, &b, &first, &n);
-    void *args[] = {&first, &n, &d->order, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->blk[b].tab_vector,
+    void *args[] = {&first, &n, &d->order, class_x(d, b), &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->blk[b].tab_vector,
                     (void *)&u, &sign, d->fields, d->constants, &d->vec};
     const int by_block = d->blk[b].vector_block; /* a block a cell, blocks taking cells in turn */
     const unsigned grid[3] = {(unsigned)(by_block ? (n < (1ll << 30) ? n : 1ll << 30)
@@ -232,7 +244,7 @@ int launch_matrix(form_data *d, int b, long long first, long long n, const int *
                   double *out) {
   if (n <= 0) return FEINT_OK;
   const form_block *B = &d->blk[b];
-  void *args[] = {&first, &n, (void *)&list, &d->x, &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, (void *)&B->tab_matrix,
+  void *args[] = {&first, &n, (void *)&list, class_x(d, b), &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, (void *)&B->tab_matrix,
                   &d->state, d->fields, d->constants, (void *)&slots, &out, &d->scratch};
   unsigned grid[3] = {1, 1, 1}, block[3] = {block_threads, 1, 1};
   if (B->matrix_kernel == FEINT_FORM_MATRIX_BLOCK) { /* a block a cell, blocks taking cells in turn */
@@ -248,11 +260,35 @@ int launch_matrix(form_data *d, int b, long long first, long long n, const int *
   return feint_jit_launch(B->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
 }
 
+/* A curved mesh's element matrices: each class's cells in batches from
+ * the order, each batch's matrices scattered to their cells' rows. */
+int element_matrices_by_order(form_data *d, double *Ke) {
+  const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
+  if (!d->Ke_host) FEINT_CALL(feint_malloc((size_t)d->batch * n2, sizeof(double), &d->Ke_host, "element matrices"));
+  for (int k = 0; k < n_launches(d); k++) {
+    long long first = 0, n = 0;
+    int b = 0;
+    launch_range(d, k, &b, &first, &n);
+    for (long long t0 = 0; t0 < n; t0 += d->batch) {
+      const long long m = n - t0 < d->batch ? n - t0 : d->batch;
+      FEINT_CALL(timer_start(d));
+      FEINT_CALL(launch_matrix(d, b, first + t0, m, d->order, NULL, d->Ke));
+      FEINT_CALL(timer_stop(d));
+      FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(d->Ke_host, d->Ke, (size_t)m * n2 * sizeof(double),
+                                                            cudaMemcpyDeviceToHost));
+      for (long long t = 0; t < m; t++)
+        memcpy(Ke + (size_t)d->order_host[first + t0 + t] * n2, d->Ke_host + (size_t)t * n2, n2 * sizeof(double));
+    }
+  }
+  return FEINT_OK;
+}
+
 int form_element_matrices(feint_backend *b, double *Ke) {
   form_data *d = (form_data *)b->data;
   const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
   if (!d->Ke) FEINT_CALL(feint_cuda_alloc((void **)&d->Ke, (size_t)d->batch * n2 * sizeof(double), "element matrices"));
   d->last_ms = 0;
+  if (d->order_host) return element_matrices_by_order(d, Ke);
   for (int b = 0; b < d->n_blocks; b++) { /* batches within a block: one kernel each */
     const long long end = d->blk[b].first + d->blk[b].n;
     for (long long c0 = d->blk[b].first; c0 < end; c0 += d->batch) {
@@ -333,7 +369,9 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   snprintf(out->matrix_family, sizeof out->matrix_family, "%s", feint_cuda_family_name(FEINT_FAMILY_FORM_JIT));
   snprintf(out->kernel, sizeof out->kernel,
            "run-time compiled form kernels%s: a %s a cell (vectors), a %s a cell (matrices); %s (%s)",
-           d->n_blocks > 1 ? " per cell shape" : "", d->blk[d->n_blocks - 1].vector_block ? "block" : "thread", matrix, d->order ? "a colour at a time" : "atomic sums",
+           d->blk[0].curved ? " for curved and for affine cells" : d->n_blocks > 1 ? " per cell shape" : "",
+           d->blk[d->n_blocks - 1].vector_block ? "block" : "thread", matrix,
+           d->n_colours ? "a colour at a time" : "atomic sums",
            d->blk[0].stats.arch);
   out->n_colors = d->n_colours;
   snprintf(out->setup_steps, sizeof out->setup_steps, "%s", d->steps);
@@ -350,39 +388,48 @@ int form_info(const feint_backend *b, feint_backend_info *out) {
   return FEINT_OK;
 }
 
-/* The colored (and gather) strategy's order: the cells coloured so that
- * no two of a colour share a vertex, sorted by colour (mesh order within
- * one), on the device. Cells that share a dof share a vertex (every dof of
- * an edge, face or cell lies on the closure of its vertices; interior dofs
- * are a cell's own), and vertex rows are shorter than dof rows: on the
- * host from them, 1.3M P2 tetrahedra take 38 ms where the GPU chunk
- * colouring of the dof rows took 490 (H200 machine). */
-int colour_cells(form_data *d, const feint_mesh *m) {
+/* The launches' order of the cells, on the device: by group, then class
+ * (mesh order within one). The groups are the colored (and gather)
+ * strategy's colours, cells coloured so that no two of a colour share a
+ * vertex; else one group (atomic on a curved mesh, whose classes are not
+ * ranges). Cells that share a dof share a vertex (every dof of an edge,
+ * face or cell lies on the closure of its vertices; interior dofs are a
+ * cell's own), and vertex rows are shorter than dof rows: on the host
+ * from them, 1.3M P2 tetrahedra take 38 ms where the GPU chunk colouring
+ * of the dof rows took 490 (H200 machine). */
+int order_cells(form_data *d, const feint_mesh *m, int coloured) {
   const long long nc = d->n_cells;
   const int nb = d->n_blocks;
-  int *colour = NULL;
+  int *key = NULL;
   int64_t *rows = NULL; /* a mixed mesh's rows, their padding the row's first vertex (colour_chunks reads all) */
-  feint_inverse_map *by_colour = NULL; /* each (colour, block)'s cells, in mesh order */
-  FEINT_CALL(feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *colour, &colour, "cell colours"));
+  feint_inverse_map *by_key = NULL; /* each (group, class)'s cells, in mesh order */
+  FEINT_CALL(feint_calloc((size_t)(nc > 0 ? nc : 1), sizeof *key, &key, "cell colours"));
   int status = FEINT_OK;
-  if (nb > 1 && !(status = feint_malloc((size_t)(nc > 0 ? nc : 1) * (size_t)m->nv, sizeof *rows, &rows, "cell rows")))
+  if (coloured && m->n_blocks > 1 &&
+      !(status = feint_malloc((size_t)(nc > 0 ? nc : 1) * (size_t)m->nv, sizeof *rows, &rows, "cell rows")))
     for (long long i = 0; i < nc * m->nv; i++) rows[i] = m->cells[i] >= 0 ? m->cells[i] : m->cells[i / m->nv * m->nv];
-  if (!status)
+  if (!status && coloured)
     status = feint_colour_chunks(rows ? rows : m->cells, nc, m->nv, m->n_nodes, NULL, 1, FEINT_MAX_COLOURS,
-                                 "user-form colouring", colour, &d->n_colours);
-  if (!status) /* key colour x blocks + block: the launches' ranges, colour-major */
+                                 "user-form colouring", key, &d->n_colours);
+  d->n_groups = coloured ? d->n_colours : 1;
+  if (!status && m->curved_cells) /* key group x classes + class: the launches' ranges, group-major */
+    for (long long i = 0; i < nc; i++) key[i] = key[i] * nb + (m->curved_cells[i] ? 0 : 1);
+  else if (!status)
     for (int b = 0; b < nb; b++)
-      for (long long i = d->blk[b].first; i < d->blk[b].first + d->blk[b].n; i++) colour[i] = colour[i] * nb + b;
-  if (!status) status = feint_inverse_map_create(nc, NULL, colour, d->n_colours * nb, "user-form colouring", &by_colour);
+      for (long long i = d->blk[b].first; i < d->blk[b].first + d->blk[b].n; i++) key[i] = key[i] * nb + b;
+  if (!status) status = feint_inverse_map_create(nc, NULL, key, d->n_groups * nb, "user-form colouring", &by_key);
   if (!status)
-    status = feint_calloc((size_t)d->n_colours * nb + 1, sizeof *d->colour_first, &d->colour_first, "colours");
+    status = feint_calloc((size_t)d->n_groups * nb + 1, sizeof *d->colour_first, &d->colour_first, "colours");
   if (!status) {
-    for (int k = 0; k <= d->n_colours * nb; k++) d->colour_first[k] = by_colour->offsets[k];
-    status = feint_cuda_upload_index32(&d->order, by_colour->entries, (size_t)nc, "cells by colour");
+    for (int k = 0; k <= d->n_groups * nb; k++) d->colour_first[k] = by_key->offsets[k];
+    status = feint_cuda_upload_index32(&d->order, by_key->entries, (size_t)nc, "cells by colour");
   }
-  feint_inverse_map_destroy(by_colour);
+  if (!status && m->curved_cells && !(status = feint_malloc((size_t)(nc > 0 ? nc : 1), sizeof *d->order_host,
+                                                             &d->order_host, "cells by class")))
+    for (long long i = 0; i < nc; i++) d->order_host[i] = (int)by_key->entries[i];
+  feint_inverse_map_destroy(by_key);
   free(rows);
-  free(colour);
+  free(key);
   return status;
 }
 
@@ -398,8 +445,9 @@ int create_block(const feint_problem *p, const feint_cuda_tuning *tuning, form_d
   B->matrix_kernel = feint_form_cuda_matrix_kernel(&L);
   B->vector_block = feint_form_cuda_vector_block(&L);
   B->nbc = L.nb * L.nc;
-  B->first = (long long)s->mesh->blocks[b].first_cell;
-  B->n = (long long)s->mesh->blocks[b].n_cells;
+  B->curved = L.curved;
+  B->first = B->curved || s->mesh->n_geometry_nodes ? 0 : (long long)s->mesh->blocks[b].first_cell;
+  B->n = B->curved || s->mesh->n_geometry_nodes ? 0 : (long long)s->mesh->blocks[b].n_cells; /* by order */
   FEINT_CALL(feint_form_cuda_source(p->form->user, &L, &B->source));
   feint_jit_source src;
   memset(&src, 0, sizeof src);
@@ -435,7 +483,7 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   feint_cuda_tuning tuning;
   FEINT_CALL(feint_cuda_tuning_read(p, &tuning));
   FEINT_CALL(feint_cache_open(NULL, !p->no_cache, &d->cache));
-  d->n_blocks = m->n_blocks;
+  d->n_blocks = feint_form_cuda_classes(s);
   for (int k = 0; k < d->n_blocks; k++) FEINT_CALL(create_block(p, &tuning, d, k));
   const int interleaved = s->components_interleaved;
   const double t_code = now_ms();
@@ -443,6 +491,9 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   d->n_cells = (long long)m->n_cells;
   d->nbc = s->nbc;
   d->n_aux = f->n_aux;
+  if (m->n_curved_cells) /* the curved class's x: each cell its geometry nodes (layout curved) */
+    FEINT_CALL(feint_cuda_upload(&d->geom, m->geometry_nodes, (size_t)m->n_cells * (size_t)m->n_geometry_nodes * 3,
+                                 "curved cells' geometry"));
   FEINT_CALL(feint_cuda_upload(&d->x, m->x, (size_t)m->n_nodes, "node coordinates"));
   FEINT_CALL(feint_cuda_upload(&d->y, m->y, (size_t)m->n_nodes, "node coordinates"));
   FEINT_CALL(feint_cuda_upload(&d->z, m->z, (size_t)m->n_nodes, "node coordinates"));
@@ -481,7 +532,8 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
                                 d->scratch_per_block * FEINT_FORM_MATRIX_BLOCK_GRID * sizeof(double),
                                 "matrix kernel scratch"));
   const double t_uploads = now_ms();
-  if (p->strategy != FEINT_ASSEMBLY_ATOMIC) FEINT_CALL(colour_cells(d, m));
+  const int coloured = p->strategy != FEINT_ASSEMBLY_ATOMIC;
+  if (coloured || m->curved_cells) FEINT_CALL(order_cells(d, m, coloured));
   snprintf(d->steps, sizeof d->steps, "code %.1f ms (%s), uploads %.1f ms%s, colouring %.1f ms (%d colours)",
            t_code - t_start, d->blk[0].stats.cache_hit ? "cached" : "compiled", t_uploads - t_code,
            d->borrowed ? " (the plan's device maps read in place)" : "", now_ms() - t_uploads, d->n_colours);

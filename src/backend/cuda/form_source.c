@@ -100,12 +100,17 @@ static const char template_kernels[] =
     "__device__ __forceinline__ void form_load_cell(long long c, const double *X, const double *Y, const double *Z,\n"
     "                                               const int *cells, const int *dofs, const int *sdofs,\n"
     "                                               form_cell *k) {\n"
+    "#if FORM_CURVED /* the cell's own geometry nodes, x y z each */\n"
+    "  for (int i = 0; i < NV * 3; i++) k->v[i] = X[c * (NV * 3) + i];\n"
+    "  (void)Y; (void)Z; (void)cells;\n"
+    "#else\n"
     "  for (int i = 0; i < NV; i++) {\n"
     "    const int n = cells[c * NVW + i];\n"
     "    k->v[i * 3 + 0] = X[n];\n"
     "    k->v[i * 3 + 1] = Y[n];\n"
     "    k->v[i * 3 + 2] = Z[n];\n"
     "  }\n"
+    "#endif\n"
     "  for (int i = 0; i < NB; i++) k->sd[i] = sdofs[c * NBW + i];\n"
     "#if FORM_INTERLEAVED /* the dofs from the scalar ones: no array of NBC a cell to read */\n"
     "  for (int i = 0; i < NB; i++)\n"
@@ -628,24 +633,36 @@ static void add_expr(text *t, const feint_expr *e, const char *const *symbols, c
   free(c);
 }
 
+int feint_form_cuda_classes(const feint_space *s) { return s->mesh->n_geometry_nodes ? 2 : s->mesh->n_blocks; }
+
+/* Class 1 of a curved mesh: its affine cells. */
+static int straight_class(const feint_space *s, int b) { return s->mesh->n_geometry_nodes && b == 1; }
+
 feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int b) {
   const feint_mesh *m = s->mesh;
-  const int mixed = f->n_blocks > 0;
-  const feint_quadrature *vq = mixed ? f->block_rule[b].quadrature : f->quadrature;
-  const feint_quadrature *mq = mixed ? f->block_matrix_rule[b].quadrature : f->matrix_quadrature;
+  const int mixed = f->n_blocks > 0, straight = straight_class(s, b);
+  const feint_quadrature *vq = straight ? f->straight_rule.quadrature
+                               : mixed  ? f->block_rule[b].quadrature
+                                        : f->quadrature;
+  const feint_quadrature *mq = straight ? f->straight_matrix_rule.quadrature
+                               : mixed  ? f->block_matrix_rule[b].quadrature
+                                        : f->matrix_quadrature;
+  if (straight) b = 0;                                        /* the mesh's one block */
+  const int curved = m->n_geometry_nodes > 0 && !straight;    /* a single block (mesh.h) */
   feint_form_cuda_layout L = {f->dim,
                               f->nc,
                               s->n_blocks > 1 ? s->blocks[b].nb : s->nb,
-                              m->n_blocks > 1 ? m->blocks[b].nv : m->nv,
+                              curved ? m->n_geometry_nodes : m->n_blocks > 1 ? m->blocks[b].nv : m->nv,
                               vq->n,
                               mq ? mq->n : vq->n,
                               f->n_aux,
                               f->aux,
-                              feint_cell_is_simplex(m->blocks[b].cell_type),
+                              feint_cell_is_simplex(m->blocks[b].cell_type) && !curved,
                               s->components_interleaved,
                               FEINT_FORM_MATRIX_AUTO,
-                              m->nv,
-                              s->nb};
+                              curved ? m->n_geometry_nodes : m->nv,
+                              s->nb,
+                              curved};
   return L;
 }
 
@@ -755,10 +772,13 @@ void feint_form_cuda_table(const feint_quadrature *q, const double *basis, const
 int feint_form_cuda_block_rule_table(const feint_form *f, const feint_space *s, int b, int matrix, double **out,
                                      size_t *n) {
   *out = NULL;
-  const feint_mesh *m = s->mesh;
   feint_form_rule own_rule = {0, NULL, NULL, NULL, NULL, NULL}; /* a single-shape form's fields as a rule */
   const feint_form_rule *r = &own_rule;
-  if (f->n_blocks) {
+  const feint_form_cuda_layout L = feint_form_cuda_layout_block(f, s, b);
+  if (straight_class(s, b)) {
+    r = matrix ? &f->straight_matrix_rule : &f->straight_rule;
+    b = 0;
+  } else if (f->n_blocks) {
     r = matrix ? &f->block_matrix_rule[b] : &f->block_rule[b];
   } else if (matrix && f->matrix_quadrature) {
     own_rule = (feint_form_rule){0, f->matrix_quadrature, f->matrix_basis, f->matrix_basis_grad,
@@ -769,9 +789,7 @@ int feint_form_cuda_block_rule_table(const feint_form *f, const feint_space *s, 
   const feint_quadrature *q = r->quadrature;
   const double *basis = r->basis, *grad = r->basis_grad;
   const feint_element *element = s->n_blocks > 1 ? s->blocks[b].element : s->element;
-  const int nb = s->n_blocks > 1 ? s->blocks[b].nb : s->nb, dim = f->dim;
-  const int nv = m->n_blocks > 1 ? m->blocks[b].nv : m->nv, nq = q->n;
-  const int affine = feint_cell_is_simplex(m->blocks[b].cell_type);
+  const int nb = L.nb, dim = f->dim, nv = L.nv, nq = q->n, affine = L.affine;
   if (!r->geometry_value || (!affine && !r->geometry_grad) || (!element && !basis))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: the user form's %s rule lacks a geometry table",
                            matrix ? "matrix" : "vector");
@@ -887,7 +905,7 @@ int feint_form_cuda_source(const feint_user_form *uf, const feint_form_cuda_layo
       FEINT_FORM_MATRIX_BLOCK_THREADS, block_d_shared(L), feint_form_cuda_vector_block(L), vector_chunk(L));
   add(&t, "#define NB %d\n#define NV %d\n#define NQ %d\n#define NQM %d\n#define NK %d\n#define FORM_AFFINE %d\n", L->nb,
       L->nv, L->nq, L->nq_matrix, L->n_aux, L->affine);
-  add(&t, "#define FORM_INTERLEAVED %d\n", L->interleaved);
+  add(&t, "#define FORM_INTERLEAVED %d\n#define FORM_CURVED %d\n", L->interleaved, L->curved);
   add(&t, "#define NVW %d\n#define NBW %d\n", L->nv_stride > 0 ? L->nv_stride : L->nv,
       L->nb_stride > 0 ? L->nb_stride : L->nb);
   /* the symbols that are gradients (u's, the nodal coefficients'): the

@@ -29,7 +29,8 @@
  *     element matrices on the matrix rule at the state u; slots NULL:
  *     written to out (n x nbc x nbc, the t-th cell at t), else added by atomicAdd into
  *     the CSR values out[slots[c nbc^2 + k]].
- * Arguments: x, y, z the node coordinates; cells (n_cells x nv), dofs
+ * Arguments: x, y, z the node coordinates and cells (n_cells x nv), or
+ * on curved cells x their geometry nodes (the layout's curved); dofs
  * (n_cells x nbc; not read where the layout is interleaved) and sdofs
  * (n_cells x nb) 32-bit; tab the rule's tables
  * (feint_form_cuda_tables); fields: a struct of n_aux pointers (each
@@ -61,15 +62,18 @@ enum { FEINT_FORM_CUDA_MAX_NBC = 512 };
 enum { FEINT_FORM_MATRIX_AUTO = 0, FEINT_FORM_MATRIX_THREAD, FEINT_FORM_MATRIX_WARP, FEINT_FORM_MATRIX_BLOCK };
 /* What the source depends on besides the expressions. */
 typedef struct {
-  int dim, nc, nb, nv;      /* nv: vertices of the cell */
+  int dim, nc, nb, nv;      /* nv: the geometry's nodes a cell (its vertices; a curved cell's nodes) */
   int nq, nq_matrix;        /* points of the vector and the matrix rule */
   int n_aux;
   const feint_field *aux;   /* n_aux coefficient fields: only their kinds are read */
-  int affine;               /* 1: a simplex (J per cell); 0: J at every point (prisms, quadrilaterals, hexahedra) */
+  int affine;               /* 1: a straight simplex (J per cell); 0: J at every point (prisms, quadrilaterals,
+                               hexahedra, curved cells) */
   int interleaved;          /* 1: cell dof (i, k) = scalar dof i x nc + k, made by the kernels (no dofs array read) */
   int matrix_kernel;        /* FEINT_FORM_MATRIX_*: AUTO (0) by the layout, else that one where it fits */
   int nv_stride, nb_stride; /* row strides of the cells and the dof maps: on a mixed mesh the widest
                                block's (feint/space.h); 0: nv and nb */
+  int curved;               /* 1: the kernels' x holds each cell's nv geometry nodes (mesh->geometry_nodes,
+                               n_cells x nv x 3), y, z and cells unread; 0: x, y, z by node, cells */
 } feint_form_cuda_layout;
 
 enum { FEINT_FORM_KERNEL_VECTOR = 0, FEINT_FORM_KERNEL_MATRIX = 1, FEINT_FORM_KERNELS = 2 };
@@ -111,8 +115,14 @@ extern const char *const feint_form_cuda_options[FEINT_FORM_CUDA_OPTIONS];
 enum { FEINT_FORM_P1_OPTIONS = 1 };
 extern const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS];
 
-/* The layout of form f on block b of space s (aux points into f); _of:
- * block 0, all of a single-shape space. */
+/* The kernel classes of space s: its mesh blocks (cell shapes), or on a
+ * curved mesh two: 0 its curved cells (J at every point from each cell's
+ * nodes), 1 its affine cells (mesh.h curved_cells; the straight cell's
+ * layout and the form's straight rules). Each class has its layout,
+ * source and tables. */
+int feint_form_cuda_classes(const feint_space *s);
+/* The layout of form f on kernel class b of space s (aux points into f); _of:
+ * class 0, all of a single-shape straight space. */
 feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int b);
 feint_form_cuda_layout feint_form_cuda_layout_of(const feint_form *f, const feint_space *s);
 /* 1 if the kernels take layout L (dofs a cell; a matrix_kernel asked
@@ -124,7 +134,7 @@ int feint_form_cuda_fits(const feint_form_cuda_layout *L, char *why, size_t size
  * non-affine cells the vertex shape gradients. Tensor-product cells,
  * whose forms keep 1D tables only, get their basis tabulated here. */
 int feint_form_cuda_rule_table(const feint_form *f, const feint_space *s, int matrix, double **out, size_t *n);
-/* The same for block b of a mixed (or any) space. */
+/* The same for kernel class b (feint_form_cuda_classes) of any space. */
 int feint_form_cuda_block_rule_table(const feint_form *f, const feint_space *s, int b, int matrix, double **out,
                                      size_t *n);
 

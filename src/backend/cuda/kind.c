@@ -103,13 +103,13 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
   }
   matrix_kernel = tuning.form_matrix;
 #endif
-  for (int b = 0; b < m->n_blocks; b++) { /* each cell shape's kernels */
+  for (int b = 0; b < feint_form_cuda_classes(p->space); b++) { /* each cell shape's (class's) kernels */
     feint_form_cuda_layout L = feint_form_cuda_layout_block(p->form, p->space, b);
     L.matrix_kernel = matrix_kernel;
     char reason[200];
     if (!feint_form_cuda_fits(&L, reason, sizeof reason))
       return say(why, size, "%s of order %d, %d component%s: %s; use --backend cpu",
-                 feint_cell_plural(m->blocks[b].cell_type), p->space->order, p->form->nc, p->form->nc > 1 ? "s" : "",
+                 feint_cell_plural(m->blocks[b < m->n_blocks ? b : 0].cell_type), p->space->order, p->form->nc, p->form->nc > 1 ? "s" : "",
                  reason);
   }
 #ifdef FEINT_HAVE_CUDA
@@ -124,10 +124,11 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
 }
 
 /* Where the built-in kinds' own kernels lack what the problem needs:
- * quadrilaterals and hexahedra, mixed meshes, values per cell's nodes. */
+ * quadrilaterals and hexahedra, mixed meshes, curved cells (J at every
+ * point), values per cell's nodes. */
 static int builtin_needs_form(const feint_problem *p) {
   const feint_mesh *m = p->space->mesh;
-  if (feint_mesh_is_mixed(m) || feint_cell_is_tensor(m->cell_type)) return 1;
+  if (feint_mesh_is_mixed(m) || feint_cell_is_tensor(m->cell_type) || m->n_geometry_nodes) return 1;
   for (int k = 0; k < p->form->n_aux; k++)
     if (p->form->aux[k].kind == FEINT_FIELD_CELL_NODE) return 1;
   return 0;
@@ -156,8 +157,6 @@ int feint_backend_builtin_as_form(const feint_problem *p) {
 }
 
 static int cuda_supports(const feint_problem *p, char *why, size_t size) {
-  if (p->space->mesh->n_geometry_nodes)
-    return say(why, size, "curved cells (second-order geometry) run on the cpu backend only, for now (use --backend cpu)");
   /* the built-in kinds' kernels take simplices and prisms and read
    * constant, per-cell and nodal coefficients; quadrilaterals, hexahedra
    * and values per cell's nodes (an expression or node dataset per
@@ -169,6 +168,7 @@ static int cuda_supports(const feint_problem *p, char *why, size_t size) {
     const feint_mesh *m = p->space->mesh;
     return say(why, size, "%s run on the cuda backend through the user-form kernels, which do not take this problem (%s)",
                feint_mesh_is_mixed(m)               ? "built-in kinds on mixed meshes"
+               : m->n_geometry_nodes                ? "built-in kinds on curved cells"
                : feint_cell_is_tensor(m->cell_type) ? "built-in kinds on quadrilaterals and hexahedra"
                                                     : "coefficients given by an expression or node dataset per "
                                                       "physical group",
