@@ -8,7 +8,8 @@
 # stored and recomputed geometry; issue 4) and user forms against the
 # built-in kinds (forms-bench.sh, issue 19), the built-in kinds on
 # hexahedra on the GPU against the cpu (cells-bench.sh), the user-form
-# matrix kernels against each other (matrix-kernels-bench.sh). Not a test.
+# matrix kernels against each other (matrix-kernels-bench.sh), curved
+# against straight cells (curved-bench.sh, issue 21). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
@@ -36,3 +37,5 @@ OUT=$out bash tests/gpu/cells-bench.sh
 OUT=$out bash tests/gpu/matrix-kernels-bench.sh
 # the built-in kinds on P2 as forms: whole runs, cold and warm cache, against tt
 bash tests/gpu/builtin-forms-e2e.sh | tee "$out/builtin-forms-e2e.txt"
+# curved against straight (and affine) second-order cells (issue 21)
+OUT=$out bash tests/gpu/curved-bench.sh | tee "$out/curved-bench.txt"
