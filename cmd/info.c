@@ -54,8 +54,8 @@ int cmd_info(int argc, char **argv) {
            "nodes and the measures below are of the straight-sided cells through the cells' vertices\n",
            m->geometry_order, m->n_geometry_nodes, (long long)m->n_curved_cells, (long long)m->n_cells);
   else if (m->geometry_order > 1)
-    printf("geometry order %d (curved cells, not supported by feint run yet: feint runs second-order\n"
-           "triangles and tetrahedra); the counts of nodes and the measures below are of the\n"
+    printf("geometry order %d (curved cells, not supported by feint run yet: feint runs triangles\n"
+           "and tetrahedra of order 2 and 3); the counts of nodes and the measures below are of the\n"
            "straight-sided cells through the cells' vertices\n",
            m->geometry_order);
   else

@@ -112,22 +112,31 @@ int feint_cell_geometry_degree(feint_cell_type cell);
  * Barycentric on simplices, (bi/tri)linear on [-1,1]^d. */
 void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
                              double *grads);
-/* The second-order geometry of a triangle (6 nodes) or tetrahedron (10),
- * in Gmsh's node order: the vertices, then a node on each edge, edges
- * (0,1) (1,2) (2,0) and on the tetrahedron (3,0) (3,2) (3,1): N_v =
- * l_v (2 l_v - 1), N_e = 4 l_a l_b in the barycentric l. As
- * feint_cell_vertex_shape with n = 6 or 10 nodes a point. */
-/* Whether a second-order triangle or tetrahedron's nodes (Gmsh's order,
- * x y z each) make an affine map: each edge node within tol times its
- * edge's length of the edge's midpoint. */
-int feint_cell_p2_geometry_is_affine(feint_cell_type cell, const double *nodes, double tol);
-void feint_cell_p2_geometry_shape(feint_cell_type cell, int npoints, const double *points, double *values,
-                                  double *grads);
+/* Curved simplices: Gmsh's complete Lagrange triangles and tetrahedra of
+ * geometry order g = 2 or 3 (6 and 10 nodes; 10 and 20), in Gmsh's node
+ * order: the vertices; then the edges (0,1) (1,2) (2,0) and on the
+ * tetrahedron (3,0) (3,2) (3,1), g - 1 nodes each from the edge's first
+ * vertex to its second; then (g = 3) a node at the centroid of each face:
+ * the triangle's own, the tetrahedron's (0,2,1) (0,1,3) (0,3,2) (3,1,2).
+ * t205 checks them against libgmsh's reference coordinates. */
+/* g for a curved cell of n_nodes nodes, else 0. */
+int feint_cell_curved_order(feint_cell_type cell, int n_nodes);
+/* Node k's reference coordinates (dim doubles). */
+void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi);
+/* The Lagrange shape functions of the nodes (equispaced, of order g) and
+ * their reference gradients at the points, as feint_cell_vertex_shape
+ * with n_nodes a point. */
+void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, const double *points, double *values,
+                             double *grads);
+/* Whether the nodes (x y z each) make an affine map: each node within tol
+ * times the longest edge of where the vertices' affine map takes its
+ * reference coordinates. */
+int feint_cell_curved_is_affine(feint_cell_type cell, int n_nodes, const double *nodes, double tol);
 /* The geometry's nodes a cell: a mesh's n_geometry_nodes (curved cells),
  * else the cell's vertices. */
 int feint_cell_geometry_nodes(feint_cell_type cell, int n_geometry_nodes);
-/* The geometry's shape functions: second order with n_geometry_nodes,
- * else the vertices' (feint_cell_vertex_shape). */
+/* The geometry's shape functions: a curved cell's with n_geometry_nodes
+ * (feint_cell_curved_shape), else the vertices' (feint_cell_vertex_shape). */
 void feint_cell_geometry_shape(feint_cell_type cell, int n_geometry_nodes, int npoints, const double *points,
                                double *values, double *grads);
 double feint_cell_reference_volume(feint_cell_type cell); /* 1 (segment), 1/2, 1/6; 4, 8 for the

@@ -242,11 +242,13 @@ struct feint_boundary_facets {
   facet_rule rule;
   double *x, *coef;
   int64_t *load_index, *site_index;
+  double *det; /* a curved mesh's: |J| at each facet's points */
 };
 
 static void facet_set_release(struct feint_boundary_facets *fs) {
   facet_rule_destroy(&fs->rule);
   free(fs->x);
+  free(fs->det);
   free(fs->coef);
   free(fs->load_index);
   free(fs->site_index);
@@ -278,6 +280,66 @@ static int load_slot(feint_boundary_conditions *bc, int64_t dof, int64_t *slot) 
   return FEINT_OK;
 }
 
+/* node -> the cells using it (a curved mesh's, for curved_facet_nodes). */
+static int node_cells_create(feint_boundary_conditions *bc) {
+  const feint_mesh *m = bc->space->mesh;
+  FEINT_CALL(feint_calloc((size_t)m->n_nodes + 1, sizeof *bc->node_cell_ptr, &bc->node_cell_ptr, "node cells"));
+  FEINT_CALL(feint_malloc((size_t)(m->n_cells * m->nv) + 1, sizeof *bc->node_cells, &bc->node_cells, "node cells"));
+  for (int64_t i = 0; i < m->n_cells * m->nv; i++) bc->node_cell_ptr[m->cells[i] + 1]++;
+  for (int64_t n = 0; n < m->n_nodes; n++) bc->node_cell_ptr[n + 1] += bc->node_cell_ptr[n];
+  for (int64_t i = 0; i < m->n_cells * m->nv; i++) bc->node_cells[bc->node_cell_ptr[m->cells[i]]++] = i / m->nv;
+  for (int64_t n = m->n_nodes; n > 0; n--) bc->node_cell_ptr[n] = bc->node_cell_ptr[n - 1]; /* back to starts */
+  bc->node_cell_ptr[0] = 0;
+  return FEINT_OK;
+}
+
+/* A curved mesh's facet of vertices nodes[0..nvf): |J| at the rule's nq
+ * points into det, on the map of a cell holding it. The facet's reference
+ * point p goes to xi = xi_0 + sum_d p_d (xi_{d+1} - xi_0) in the cell (xi_a
+ * the reference vertex of facet vertex a), where the cell's J maps the
+ * facet's reference tangents xi_{d+1} - xi_0 to dx/dp_d. Any geometry
+ * order, the facet's own nodes unread (the file's facets give vertices). */
+static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes, int nvf, const feint_quadrature *q,
+                            double *det) {
+  const feint_mesh *m = bc->space->mesh;
+  if (!bc->node_cells) FEINT_CALL(node_cells_create(bc));
+  const int ng = m->n_geometry_nodes, dim = m->dim, fd = nvf - 1;
+  for (int64_t k = bc->node_cell_ptr[nodes[0]]; k < bc->node_cell_ptr[nodes[0] + 1]; k++) {
+    const int64_t c = bc->node_cells[k];
+    double ref[3][3]; /* the facet vertices' reference coordinates in the cell */
+    int found = 0;
+    for (int a = 0; a < nvf; a++)
+      for (int v = 0; v < m->nv; v++)
+        if (m->cells[c * m->nv + v] == nodes[a]) {
+          feint_cell_curved_node(m->cell_type, ng, v, ref[a]);
+          found++;
+        }
+    if (found != nvf) continue;
+    const double *X = m->geometry_nodes + (size_t)c * (size_t)ng * 3;
+    for (int p = 0; p < q->n; p++) {
+      double xi[3], G[20 * 3], t[2][3] = {{0}};
+      for (int d = 0; d < dim; d++) {
+        xi[d] = ref[0][d];
+        for (int e = 0; e < fd; e++) xi[d] += q->points[p * fd + e] * (ref[e + 1][d] - ref[0][d]);
+      }
+      feint_cell_geometry_shape(m->cell_type, ng, 1, xi, NULL, G);
+      for (int e = 0; e < fd; e++)
+        for (int a = 0; a < 3; a++)
+          for (int n = 0; n < ng; n++)
+            for (int d = 0; d < dim; d++) t[e][a] += X[3 * n + a] * G[n * dim + d] * (ref[e + 1][d] - ref[0][d]);
+      if (fd == 1) {
+        det[p] = sqrt(t[0][0] * t[0][0] + t[0][1] * t[0][1] + t[0][2] * t[0][2]);
+      } else {
+        const double cx = t[0][1] * t[1][2] - t[0][2] * t[1][1], cy = t[0][2] * t[1][0] - t[0][0] * t[1][2],
+                     cz = t[0][0] * t[1][1] - t[0][1] * t[1][0];
+        det[p] = sqrt(cx * cx + cy * cy + cz * cz);
+      }
+    }
+    return FEINT_OK;
+  }
+  return feint_error_set(FEINT_ERR_COMPUTE, "internal: a boundary facet of the region lies on no cell");
+}
+
 static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   fill_ctx *x = vctx;
   const feint_space *s = x->bc->space;
@@ -286,6 +348,7 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   const feint_facet_view *v = &fs->v;
   const int64_t f = x->f++;
   const int nc = v->nc, nb = v->nb, nbc = nb * nc;
+  if (fs->det) FEINT_CALL(curved_facet_det(x->bc, nodes, v->nv, fs->rule.q, fs->det + f * v->nq));
   for (int a = 0; a < v->nv; a++) {
     double *X = fs->x + (f * v->nv + a) * 3;
     X[0] = m->x[nodes[a]];
@@ -325,8 +388,11 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   bc->sets = sets;
   struct feint_boundary_facets *fs = &sets[bc->n_sets++];
   memset(fs, 0, sizeof *fs);
-  /* exact for the interpolants on affine facets: Neumann h phi_i, Robin alpha phi_i phi_j and alpha G phi_i */
-  const int degree = s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1));
+  /* exact for the interpolants on affine facets: Neumann h phi_i, Robin alpha phi_i phi_j and alpha G phi_i;
+   * a curved facet's |J| (on a map of order g) adds (dimension) (g - 1), as the cells' rule does */
+  const int curved = s->mesh->n_geometry_nodes > 0;
+  const int degree =
+      s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1)) + (curved ? (nvf - 1) * (s->mesh->geometry_order - 1) : 0);
   FEINT_CALL(facet_rule_create(s, nvf, degree, where, name, &fs->rule));
   feint_facet_view *v = &fs->v;
   v->robin = robin;
@@ -339,6 +405,7 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   v->n_facets = n;
   const int64_t nbc = (int64_t)v->nb * v->nc;
   FEINT_CALL(feint_malloc((size_t)(n * v->nv * 3), sizeof *fs->x, &fs->x, "facet coordinates"));
+  if (curved) FEINT_CALL(feint_malloc((size_t)(n * v->nq), sizeof *fs->det, &fs->det, "curved facets' measures"));
   FEINT_CALL(feint_malloc((size_t)(n * v->nb * ncoef), sizeof *fs->coef, &fs->coef, "facet coefficients"));
   FEINT_CALL(feint_malloc((size_t)(n * nbc), sizeof *fs->load_index, &fs->load_index, "facet load map"));
   if (robin)
@@ -349,6 +416,7 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   v->phi = fs->rule.phi;
   v->weights = fs->rule.q->weights;
   v->points = nvf == 4 ? fs->rule.q->points : NULL;
+  v->det = fs->det;
   v->x = fs->x;
   v->coef = fs->coef;
   v->load_index = fs->load_index;
@@ -532,14 +600,6 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
     const feint_boundary *b = &c->boundary[i];
     int g = -1;
     if ((status = find_group(m, b, i, &g))) goto fail;
-    if (m->n_geometry_nodes && (b->neumann.n || b->has_robin)) { /* facet integrals on straight facets would be wrong */
-      status = feint_error_set(FEINT_ERR_INPUT,
-                               "%s: boundary[%d]: Neumann and Robin conditions on a curved mesh (second-order "
-                               "geometry) are not supported yet: their facet integrals would take the straight "
-                               "facets; Dirichlet conditions are",
-                               b->where, i);
-      goto fail;
-    }
     const int64_t f0 = m->facet_offsets[g], f1 = m->facet_offsets[g + 1];
     char name[64];
     bvalue v[12];
@@ -584,6 +644,9 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
   bc->slot_of = NULL;
   feint_space_facets_destroy(bc->facet_lookup);
   bc->facet_lookup = NULL;
+  free(bc->node_cell_ptr);
+  free(bc->node_cells);
+  bc->node_cell_ptr = bc->node_cells = NULL;
   if ((status = number_sites(bc)) ||
       (status = feint_calloc((size_t)bc->n_load, sizeof *bc->load, &bc->load, "boundary load")))
     goto fail;
@@ -688,6 +751,8 @@ void feint_boundary_destroy(feint_boundary_conditions *bc) {
   free(bc->g);
   free(bc->slot_of);
   feint_space_facets_destroy(bc->facet_lookup);
+  free(bc->node_cell_ptr);
+  free(bc->node_cells);
   for (int k = 0; k < bc->n_sets; k++) facet_set_release(&bc->sets[k]);
   free(bc->sets);
   free(bc->load_dofs);

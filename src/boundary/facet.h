@@ -42,13 +42,17 @@ typedef struct feint_facet_view {
   const double *coef;   /* n_facets x nb x ncoef */
   const int64_t *load_index; /* n_facets x nb x nc: load slot of (dof i, component c) */
   const int64_t *site_index; /* Robin: n_facets x (nb nc)^2 in ((i c), (j d)) row-major: site or -1 */
+  const double *det;    /* a curved mesh's facets: n_facets x nq, |J| at each point of the facet on its
+                           cell's map (boundary.c); NULL: |J| from x */
 } feint_facet_view;
 
 /* |J| of facet f at point q: the length (segment) or |e1 x e2| (triangle)
  * of an affine facet; on the quadrilateral x(s, t) = bilinear in its
  * cyclic vertices, |dx/ds x dx/dt| at the point (it varies over a face
- * that is no parallelogram, and is no polynomial on a non-planar one). */
+ * that is no parallelogram, and is no polynomial on a non-planar one); a
+ * curved facet's, given. */
 FEINT_FACET_FN double feint_facet_det(const feint_facet_view *v, int64_t f, int q) {
+  if (v->det) return v->det[f * v->nq + q];
   const double *X = v->x + f * v->nv * 3;
   double e1[3], e2[3];
   if (v->nv == 4) {

@@ -1,4 +1,5 @@
 /* Reference cells: dimensions, vertices, edges and faces (see feint/fe.h). */
+#include <math.h>
 #include <stddef.h>
 
 #include "feint/fe.h"
@@ -177,51 +178,113 @@ void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *po
   }
 }
 
-/* Gmsh's edges of the second-order triangle and tetrahedron (MTriangle6,
- * MTetrahedron10): the order of their edge nodes. */
-static const int p2_edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+/* Gmsh's edges and faces of its complete triangles and tetrahedra
+ * (MTriangleN, MTetrahedronN): the order of their edge and face nodes. */
+static const int gmsh_edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+static const int gmsh_tet_faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {3, 1, 2}};
 
-void feint_cell_p2_geometry_shape(feint_cell_type cell, int npoints, const double *points, double *values,
-                                  double *grads) {
-  const int dim = feint_cell_dim(cell), nv = dim + 1, n = dim == 2 ? 6 : 10;
+int feint_cell_curved_order(feint_cell_type cell, int n_nodes) {
+  if (cell == FEINT_CELL_TRIANGLE) return n_nodes == 6 ? 2 : n_nodes == 10 ? 3 : 0;
+  if (cell == FEINT_CELL_TETRAHEDRON) return n_nodes == 10 ? 2 : n_nodes == 20 ? 3 : 0;
+  return 0;
+}
+
+/* Vertex v's reference coordinates (the origin, then the unit vectors). */
+static void simplex_vertex(int dim, int v, double *xi) {
+  for (int d = 0; d < dim; d++) xi[d] = v == d + 1 ? 1.0 : 0.0;
+}
+
+void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi) {
+  const int dim = feint_cell_dim(cell), nv = dim + 1, g = feint_cell_curved_order(cell, n_nodes);
+  const int ne = dim == 2 ? 3 : 6, per_edge = g - 1;
+  double a[3], b[3], c[3];
+  if (k < nv) {
+    simplex_vertex(dim, k, xi);
+  } else if (k < nv + ne * per_edge) { /* edge (a, b), node i of g - 1 from a to b */
+    const int e = (k - nv) / per_edge, i = (k - nv) % per_edge + 1;
+    simplex_vertex(dim, gmsh_edges[e][0], a);
+    simplex_vertex(dim, gmsh_edges[e][1], b);
+    for (int d = 0; d < dim; d++) xi[d] = a[d] + (b[d] - a[d]) * i / g;
+  } else { /* g = 3: a face's centroid (the triangle's own) */
+    const int f = k - nv - ne * per_edge;
+    const int *face = dim == 2 ? (const int[]){0, 1, 2} : gmsh_tet_faces[f];
+    simplex_vertex(dim, face[0], a);
+    simplex_vertex(dim, face[1], b);
+    simplex_vertex(dim, face[2], c);
+    for (int d = 0; d < dim; d++) xi[d] = (a[d] + b[d] + c[d]) / 3;
+  }
+}
+
+/* P_m(t) = prod_{j < m} (g t - j) / (j + 1) (the Lagrange factor of a
+ * barycentric index m) and its derivative. */
+static void lagrange_factor(int g, int m, double t, double *p, double *dp) {
+  *p = 1;
+  *dp = 0;
+  for (int j = 0; j < m; j++) {
+    const double f = (g * t - j) / (j + 1), df = (double)g / (j + 1);
+    *dp = *dp * f + *p * df;
+    *p *= f;
+  }
+}
+
+void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, const double *points, double *values,
+                             double *grads) {
+  const int dim = feint_cell_dim(cell), nv = dim + 1, g = feint_cell_curved_order(cell, n_nodes);
+  int alpha[20][4]; /* each node's barycentric indices: g l at the node */
+  for (int k = 0; k < n_nodes; k++) {
+    double xi[3], l0 = 1;
+    feint_cell_curved_node(cell, n_nodes, k, xi);
+    for (int d = 0; d < dim; d++) {
+      alpha[k][d + 1] = (int)lround(g * xi[d]);
+      l0 -= xi[d];
+    }
+    alpha[k][0] = (int)lround(g * l0);
+  }
   for (int q = 0; q < npoints; q++) {
     const double *x = points + q * dim;
-    double l[4], dl[4][3]; /* barycentric coordinates and their reference gradients */
+    double l[4];
     l[0] = 1;
     for (int d = 0; d < dim; d++) {
       l[0] -= x[d];
       l[d + 1] = x[d];
-      dl[0][d] = -1;
-      for (int v = 1; v < nv; v++) dl[v][d] = d == v - 1 ? 1 : 0;
     }
-    for (int k = 0; k < n; k++) {
-      double val, g[3];
-      if (k < nv) {
-        val = l[k] * (2 * l[k] - 1);
-        for (int d = 0; d < dim; d++) g[d] = (4 * l[k] - 1) * dl[k][d];
-      } else {
-        const int a = p2_edges[k - nv][0], b = p2_edges[k - nv][1];
-        val = 4 * l[a] * l[b];
-        for (int d = 0; d < dim; d++) g[d] = 4 * (dl[a][d] * l[b] + l[a] * dl[b][d]);
+    for (int k = 0; k < n_nodes; k++) {
+      double p[4], dp[4], val = 1;
+      for (int i = 0; i < nv; i++) {
+        lagrange_factor(g, alpha[k][i], l[i], &p[i], &dp[i]);
+        val *= p[i];
       }
-      if (values) values[q * n + k] = val;
-      if (grads)
-        for (int d = 0; d < dim; d++) grads[(q * n + k) * dim + d] = g[d];
+      if (values) values[q * n_nodes + k] = val;
+      if (!grads) continue;
+      double dl[4]; /* d N / d l_i */
+      for (int i = 0; i < nv; i++) {
+        dl[i] = dp[i];
+        for (int j = 0; j < nv; j++)
+          if (j != i) dl[i] *= p[j];
+      }
+      for (int d = 0; d < dim; d++) grads[(q * n_nodes + k) * dim + d] = dl[d + 1] - dl[0]; /* l_0 = 1 - sum xi */
     }
   }
 }
 
-int feint_cell_p2_geometry_is_affine(feint_cell_type cell, const double *nodes, double tol) {
-  const int nv = feint_cell_dim(cell) + 1, ne = nv == 3 ? 3 : 6;
-  for (int e = 0; e < ne; e++) {
-    const double *a = nodes + 3 * p2_edges[e][0], *b = nodes + 3 * p2_edges[e][1], *m = nodes + 3 * (nv + e);
-    double off = 0, len = 0;
-    for (int d = 0; d < 3; d++) {
-      const double o = m[d] - 0.5 * (a[d] + b[d]), l = b[d] - a[d];
-      off += o * o;
-      len += l * l;
+int feint_cell_curved_is_affine(feint_cell_type cell, int n_nodes, const double *nodes, double tol) {
+  const int dim = feint_cell_dim(cell), nv = dim + 1;
+  double h2 = 0; /* the longest edge, squared */
+  for (int a = 0; a < nv; a++)
+    for (int b = a + 1; b < nv; b++) {
+      double l = 0;
+      for (int d = 0; d < 3; d++) l += (nodes[3 * b + d] - nodes[3 * a + d]) * (nodes[3 * b + d] - nodes[3 * a + d]);
+      if (l > h2) h2 = l;
     }
-    if (!(off <= tol * tol * len)) return 0; /* NaN: not affine */
+  for (int k = nv; k < n_nodes; k++) {
+    double xi[3], off = 0;
+    feint_cell_curved_node(cell, n_nodes, k, xi);
+    for (int a = 0; a < 3; a++) {
+      double x = nodes[a]; /* the affine map of the vertices at xi */
+      for (int d = 0; d < dim; d++) x += xi[d] * (nodes[3 * (d + 1) + a] - nodes[a]);
+      off += (nodes[3 * k + a] - x) * (nodes[3 * k + a] - x);
+    }
+    if (!(off <= tol * tol * h2)) return 0; /* NaN: not affine */
   }
   return 1;
 }
@@ -232,6 +295,6 @@ int feint_cell_geometry_nodes(feint_cell_type cell, int n_geometry_nodes) {
 
 void feint_cell_geometry_shape(feint_cell_type cell, int n_geometry_nodes, int npoints, const double *points,
                                double *values, double *grads) {
-  if (n_geometry_nodes > 0) feint_cell_p2_geometry_shape(cell, npoints, points, values, grads);
+  if (n_geometry_nodes > 0) feint_cell_curved_shape(cell, n_geometry_nodes, npoints, points, values, grads);
   else feint_cell_vertex_shape(cell, npoints, points, values, grads);
 }

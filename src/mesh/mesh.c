@@ -138,7 +138,7 @@ typedef struct {
   int cell_gtype; /* Gmsh type of the first region cells met (0 until then) */
   int n_cell_gtypes; /* region cell types met */
   int met[7];        /* region cell types met, by Gmsh type */
-  /* second-order triangles or tetrahedra: each cell's node tags (vertices
+  /* curved triangles or tetrahedra: each cell's node tags (vertices
    * first), in the cells' order; geo_nn nodes each */
   vec64 geo;
   int geo_nn;
@@ -166,10 +166,11 @@ static feint_cell_type gtype_cell(int type) {
 #define SUPPORTED_CELLS                                                                              \
   "feint supports straight-sided (first-order) cells: 3-node triangles and 4-node quadrilaterals "   \
   "in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D (Gmsh types 2 to 6), and "     \
-  "curved second-order 6-node triangles and 10-node tetrahedra (Gmsh types 9 and 11)"
+  "curved triangles and tetrahedra of order 2 and 3 (6- and 10-node triangles, 10- and 20-node "        \
+  "tetrahedra: Gmsh types 9, 21, 11, 29)"
 
-/* Curved cells whose geometry feint keeps: second-order triangles and tetrahedra. */
-static int keeps_geometry(int type) { return type == 9 || type == 11; }
+/* Curved cells whose geometry feint keeps: complete triangles and tetrahedra of order 2 and 3. */
+static int keeps_geometry(int type) { return type == 9 || type == 11 || type == 21 || type == 29; }
 
 /* The first-order Gmsh type of a line or cell type feint reads (1..6)
  * whose geometry is of higher order, and that order in *order; 0 for
@@ -602,6 +603,11 @@ static int read_elements(reader *r) {
       if (!geometry) continue;
       /* a curved block: its whole rows, for the geometry (read_nodes); the
        * first block kept whole is taken as it is */
+      if (r->geo_nn && r->geo_nn != nn) {
+        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: the region mixes curved cells of %d and %d nodes; feint reads "
+                             "curved meshes of one order", r->pre, r->path, r->geo_nn, nn);
+        break;
+      }
       r->geo_nn = nn;
       if (r->geo.n == 0 && kept == ne) {
         free(r->geo.a);
@@ -716,8 +722,8 @@ static int read_facets(reader *r) {
         if ((st = type_lookup(r, B->type, &T))) break;
         if (T->dim != fdim || ne == 0) continue;
         int order = 1, ft = T->type;
-        /* second-order facets (3-node lines, 6-node triangles) of a curved mesh: by their vertices */
-        const int curved_facet = r->geo.n && (ft == 8 || ft == 9);
+        /* a curved mesh's facets (3- and 4-node lines, 6- and 10-node triangles): by their vertices */
+        const int curved_facet = r->geo.n && (ft == 8 || ft == 9 || ft == 26 || ft == 21);
         if ((r->curved_ok || curved_facet) && !facet_type_met(r, D, ft) && curved_linear_type(ft, &order))
           ft = curved_linear_type(ft, &order);
         if (!facet_type_met(r, D, ft)) {
@@ -1049,7 +1055,7 @@ static int build(reader *r, const feint_mesh_options *opts) {
   if (r->geo.n && (r->m->n_blocks > 1 || r->geo.n / (size_t)r->geo_nn != r->cell_group_v.n))
     return feint_error_set(FEINT_ERR_INPUT,
                            "%smesh %s: the region mixes curved (second-order) and straight cells, or several "
-                           "cell shapes; feint reads curved meshes of second-order triangles or tetrahedra only",
+                           "cell shapes; feint reads curved meshes of triangles or tetrahedra of one order (2 or 3) only",
                            r->pre, r->path);
   FEINT_CALL(read_facets(r));
   FEINT_CALL(read_nodes(r));
@@ -1178,7 +1184,7 @@ static void classify_range(int64_t begin, int64_t end, int range, void *ctx) {
   int64_t n = 0;
   for (int64_t i = begin; i < end; i++) {
     const double *g = c->m->geometry_nodes + (size_t)i * (size_t)ng * 3;
-    c->m->curved_cells[i] = !feint_cell_p2_geometry_is_affine(c->m->cell_type, g, FEINT_MESH_AFFINE_TOL);
+    c->m->curved_cells[i] = !feint_cell_curved_is_affine(c->m->cell_type, ng, g, FEINT_MESH_AFFINE_TOL);
     n += c->m->curved_cells[i];
   }
   c->curved[range] = n;

@@ -318,10 +318,10 @@ static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
       const double *xi = s->element->nodes + i * dim;
       double p[3];
       if (mesh->curved_cells && mesh->curved_cells[c]) { /* a curved cell: the dof where its map takes it */
-        double N[10];
+        double N[20];
         const int ng = mesh->n_geometry_nodes;
         const double *g = mesh->geometry_nodes + (size_t)c * (size_t)ng * 3;
-        feint_cell_p2_geometry_shape(mesh->cell_type, 1, xi, N, NULL);
+        feint_cell_curved_shape(mesh->cell_type, ng, 1, xi, N, NULL);
         for (int a = 0; a < 3; a++) {
           p[a] = 0;
           for (int k = 0; k < ng; k++) p[a] += N[k] * g[3 * k + a];

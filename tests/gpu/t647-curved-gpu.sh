@@ -6,7 +6,9 @@
 # relative (2-norm and max-norm) on the residual, load vector, element
 # matrices and CSR matrix, in every assembly strategy: Poisson P1/P2/P3 on
 # the curved disc and ball, elasticity P2 on the ball, a nonlinear user
-# form P2 on the ball. Orientation: the warped cube of gen-cube-msh
+# form P2 on the ball; facet integrals on curved facets (Robin on the
+# disc, Neumann on the ball); geometry of order 3 (P3 with Robin on the
+# disc, P2 with Neumann on the ball). Orientation: the warped cube of gen-cube-msh
 # --order 2 has half its cells negatively oriented (Kuhn paths of odd
 # permutations); the GPU agrees there and its load vector of f = 1 sums
 # to the volume, 1. The unwarped cube in 10-node cells (every cell affine:
@@ -45,6 +47,22 @@ case_file ball-p2 "$ball" 0.4 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "
 run_both ball-p2
 case_file ball-p3 "$ball" 0.6 3 1 '"x*y - z"' 'physics: {kind: poisson, source: "1"}'
 run_both ball-p3
+# curved facets: Robin (a varying alpha) on the disc, Neumann on the ball (the GPU facet kernel)
+case_file robin "$disc" 0.2 2 1 '"x*y + 1"' 'physics: {kind: poisson, source: "16*(x^2 + y^2)"}
+boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'
+run_both robin
+case_file neumann "$ball" 0.4 2 1 '"x*y - z"' 'physics: {kind: poisson, source: "1"}
+boundary: [{group: boundary, neumann: "x*y + 1"}]'
+run_both neumann
+# geometry of order 3 (10-node triangles, 20-node tetrahedra)
+sed 's/Mesh.ElementOrder = 2;/Mesh.ElementOrder = 3;/' "$disc" > "$WORK/disc3.geo"
+sed 's/Mesh.ElementOrder = 2;/Mesh.ElementOrder = 3;/' "$ball" > "$WORK/ball3.geo"
+case_file disc3 "$WORK/disc3.geo" 0.3 3 1 '"x*y + 1"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "16*(x^2 + y^2)"}
+boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'
+run_both disc3
+case_file ball3 "$WORK/ball3.geo" 0.6 2 1 '"x*y - z"' 'physics: {kind: poisson, source: "sin(x) + y"}
+boundary: [{group: boundary, neumann: "x*y + 1"}]'
+run_both ball3
 case_file elastic "$ball" 0.5 2 3 '["x*y", "y*z", "z - x"]' 'physics: {kind: elasticity, lame_lambda: 0.6, lame_mu: 0.7, source: [1, "x", "y*z"]}'
 run_both elastic
 case_file form "$ball" 0.5 2 1 '"x*y + sin(z + x)"' 'physics:

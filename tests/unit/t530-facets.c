@@ -149,7 +149,7 @@ static void synth_make(synth *y, int64_t n, int order, int nc) {
   /* every facet entry its own site, in facet order (as a surface numbering gives) */
   y->n_sites = n * nbc * nbc;
   for (int64_t e = 0; e < y->n_sites; e++) y->si[e] = e;
-  feint_facet_view v = {1, 3, nc, nb, nq, ncoef, (1u << (nc * nc)) - 1, n, y->phi, y->w, NULL, y->x, y->coef, y->li, y->si};
+  feint_facet_view v = {1, 3, nc, nb, nq, ncoef, (1u << (nc * nc)) - 1, n, y->phi, y->w, NULL, y->x, y->coef, y->li, y->si, NULL};
   y->v = v;
 }
 

@@ -63,7 +63,7 @@ double now_ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-enum { MAX_SETS = 64, ARRAYS = 7 };
+enum { MAX_SETS = 64, ARRAYS = 8 };
 
 /* The device buffers and events of one call, freed when it ends. */
 struct facet_call {
@@ -103,25 +103,25 @@ int run_sets(facet_call &R, const feint_facet_view *const *sets, int n_sets, int
   FEINT_CALL(facet_alloc(&R.d_load, (size_t)n_load * sizeof(double)));
   FEINT_CALL(facet_alloc(&R.d_sites, (size_t)n_sites * sizeof(double)));
   double *d_load = R.d_load, *d_sites = R.d_sites;
-  /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map, points */
+  /* the arrays of each set: basis, weights, coordinates, coefficients, load map, site map, points, |J| */
   size_t bytes[MAX_SETS][ARRAYS];
   for (int k = 0; k < n_sets; k++) {
     const feint_facet_view *v = sets[k];
     const size_t nf = (size_t)v->n_facets, nbc = (size_t)(v->nb * v->nc);
     const size_t b[ARRAYS] = {(size_t)(v->nq * v->nb) * 8, (size_t)v->nq * 8, nf * v->nv * 3 * 8,
                               nf * v->nb * v->ncoef * 8, nf * nbc * 8, v->robin ? nf * nbc * nbc * 8 : 0,
-                              v->points ? (size_t)v->nq * 2 * 8 : 0};
+                              v->points ? (size_t)v->nq * 2 * 8 : 0, v->det ? nf * v->nq * 8 : 0};
     for (int a = 0; a < ARRAYS; a++) {
       bytes[k][a] = b[a];
       if (b[a]) FEINT_CALL(facet_alloc(&buf[k][a], b[a]));
-      if (a >= 2 && a < 6) st.bytes += (int64_t)b[a];
+      if ((a >= 2 && a < 6) || a == 7) st.bytes += (int64_t)b[a];
     }
   }
   st.bytes += (n_load + n_sites) * 8;
   FEINT_CUDA_CALL("upload", cudaEventRecord(ev[0]));
   for (int k = 0; k < n_sets; k++) {
     const feint_facet_view *v = sets[k];
-    const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index, v->points};
+    const void *src[ARRAYS] = {v->phi, v->weights, v->x, v->coef, v->load_index, v->site_index, v->points, v->det};
     for (int a = 0; a < ARRAYS; a++)
       if (bytes[k][a]) FEINT_CUDA_CALL("upload", feint_cuda_memcpy(buf[k][a], src[a], bytes[k][a], cudaMemcpyHostToDevice));
     dv[k] = *v;
@@ -132,6 +132,7 @@ int run_sets(facet_call &R, const feint_facet_view *const *sets, int n_sets, int
     dv[k].load_index = (const int64_t *)buf[k][4];
     dv[k].site_index = (const int64_t *)buf[k][5];
     dv[k].points = (const double *)buf[k][6];
+    dv[k].det = (const double *)buf[k][7];
   }
   FEINT_CUDA_CALL("upload", cudaMemset(d_load, 0, (size_t)n_load * sizeof(double)));
   FEINT_CUDA_CALL("upload", cudaMemset(d_sites, 0, (size_t)n_sites * sizeof(double)));
