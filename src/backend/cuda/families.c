@@ -73,14 +73,15 @@ static const feint_kernel_family families[] = {
     {"form-jit",
      "residual, load vector, element matrices and CSR matrix of a user form (physics kind form), or of a built-in "
      "kind as the form it is, on one cell shape of up to 128 dofs a cell (J at every point on prisms, "
-     "quadrilaterals and hexahedra): its expressions compiled at run time by NVRTC into kernels of one thread a "
+     "quadrilaterals, hexahedra and curved cells, from each curved cell's own nodes; a curved mesh's affine "
+     "cells as straight ones): its expressions compiled at run time by NVRTC into kernels of one thread a "
      "cell (vectors) and one warp a cell (matrices, the entries in its lanes' registers), sums by atomicAdd "
      "(colored, gather: one colour of cells at a time, reproducible)",
      "generated per form: dimension, components, basis functions, quadrature points, coefficient kinds and the "
      "expressions (parameters and constant coefficients are kernel arguments)",
      "user forms the P1 templates do not take: P2 and up, rules of more than 24 points (e.g. e^u on tetrahedra), "
-     "components not interleaved, non-simplex cells; built-in kinds on quadrilaterals and hexahedra, with values "
-     "per cell's nodes, and on P2 triangles and tetrahedra in double with FEINT_CUDA_BUILTIN_FORMS=1",
+     "components not interleaved, non-simplex cells, curved cells; built-in kinds on quadrilaterals, hexahedra "
+     "and curved cells, with values per cell's nodes, and on P2 triangles and tetrahedra in double with FEINT_CUDA_BUILTIN_FORMS=1",
      "FEINT_CACHE_DIR, FEINT_NO_CACHE (the cache of compiled code), FEINT_NVRTC_LIBRARY, "
      "FEINT_CUDA_BUILTIN_FORMS=1 (built-in kinds on P2 by form-jit)",
      "form_source.c, form_backend.cu"},
