@@ -324,8 +324,11 @@ mpirun -n 2 "$FEINT" run --quiet "$WORK/long.yaml" -o "$WORK/long.h5" > "$WORK/k
 mp=$!
 # (up to 2 minutes: under the sanitizers, beside other tests, the read and integrals take a while)
 for i in $(seq 1 2400); do ls "$WORK"/long.h5.tmp-* > /dev/null 2>&1 && break; sleep 0.05; done
+# the first (oldest) process of rank 1, not through `head`: a second match (a
+# child it forked) would meet a closed pipe, and pipefail would end the script
 rank1=$(for p in $(pgrep -f "$WORK/long.yaml"); do
-  tr '\0' '\n' < /proc/"$p"/environ 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && echo "$p"; done | head -1)
+  tr '\0' '\n' < /proc/"$p"/environ 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && echo "$p"; done || true)
+rank1=${rank1%%$'\n'*}
 [ -n "$rank1" ] || fail "rank 1 of the long run not found (did it end before its output file was started?)"
 kill -9 "$rank1" || fail "rank 1 of the long run (pid $rank1) could not be killed: $(cat "$WORK/kill.out")"
 set +e
