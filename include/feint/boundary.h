@@ -141,6 +141,7 @@ typedef struct {
   feint_space_facets *facet_lookup; /* during create only: the facets' dofs */
   int64_t *node_cell_ptr, *node_cells; /* during create only, a curved mesh's: node -> its cells (CSR), to take
                                           each facet's second-order geometry from its cell */
+  feint_curved_geometry curved_geometry; /* with node_cells: the cells' geometry tables */
   /* the Robin matrix: one site per distinct entry (site_rows, site_cols) */
   int64_t n_sites;
   int64_t *site_rows, *site_cols; /* n_sites, sorted by row then column within rows of one slot */

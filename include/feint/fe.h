@@ -123,15 +123,28 @@ void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *po
 int feint_cell_curved_order(feint_cell_type cell, int n_nodes);
 /* Node k's reference coordinates (dim doubles). */
 void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi);
+/* A curved cell type's tables, made once and read for each of its cells:
+ * the nodes' reference coordinates and barycentric indices (g l at the
+ * node). A value: no allocation, nothing to destroy. */
+typedef struct {
+  feint_cell_type cell;
+  int n_nodes, dim, order;
+  double ref[20][3];
+  int alpha[20][4];
+} feint_curved_geometry;
+void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell, int n_nodes);
 /* The Lagrange shape functions of the nodes (equispaced, of order g) and
  * their reference gradients at the points, as feint_cell_vertex_shape
  * with n_nodes a point. */
+void feint_curved_geometry_shape(const feint_curved_geometry *geo, int npoints, const double *points, double *values,
+                                 double *grads);
+/* The same for a one-off call (makes the tables). */
 void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, const double *points, double *values,
                              double *grads);
 /* Whether the nodes (x y z each) make an affine map: each node within tol
  * times the longest edge of where the vertices' affine map takes its
  * reference coordinates. */
-int feint_cell_curved_is_affine(feint_cell_type cell, int n_nodes, const double *nodes, double tol);
+int feint_curved_geometry_is_affine(const feint_curved_geometry *geo, const double *nodes, double tol);
 /* The geometry's nodes a cell: a mesh's n_geometry_nodes (curved cells),
  * else the cell's vertices. */
 int feint_cell_geometry_nodes(feint_cell_type cell, int n_geometry_nodes);

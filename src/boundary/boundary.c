@@ -290,6 +290,7 @@ static int node_cells_create(feint_boundary_conditions *bc) {
   for (int64_t i = 0; i < m->n_cells * m->nv; i++) bc->node_cells[bc->node_cell_ptr[m->cells[i]]++] = i / m->nv;
   for (int64_t n = m->n_nodes; n > 0; n--) bc->node_cell_ptr[n] = bc->node_cell_ptr[n - 1]; /* back to starts */
   bc->node_cell_ptr[0] = 0;
+  feint_curved_geometry_init(&bc->curved_geometry, m->cell_type, m->n_geometry_nodes);
   return FEINT_OK;
 }
 
@@ -311,7 +312,7 @@ static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes,
     for (int a = 0; a < nvf; a++)
       for (int v = 0; v < m->nv; v++)
         if (m->cells[c * m->nv + v] == nodes[a]) {
-          feint_cell_curved_node(m->cell_type, ng, v, ref[a]);
+          memcpy(ref[a], bc->curved_geometry.ref[v], sizeof ref[a]);
           found++;
         }
     if (found != nvf) continue;
@@ -322,7 +323,7 @@ static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes,
         xi[d] = ref[0][d];
         for (int e = 0; e < fd; e++) xi[d] += q->points[p * fd + e] * (ref[e + 1][d] - ref[0][d]);
       }
-      feint_cell_geometry_shape(m->cell_type, ng, 1, xi, NULL, G);
+      feint_curved_geometry_shape(&bc->curved_geometry, 1, xi, NULL, G);
       for (int e = 0; e < fd; e++)
         for (int a = 0; a < 3; a++)
           for (int n = 0; n < ng; n++)

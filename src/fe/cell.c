@@ -227,19 +227,25 @@ static void lagrange_factor(int g, int m, double t, double *p, double *dp) {
   }
 }
 
-void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, const double *points, double *values,
-                             double *grads) {
-  const int dim = feint_cell_dim(cell), nv = dim + 1, g = feint_cell_curved_order(cell, n_nodes);
-  int alpha[20][4]; /* each node's barycentric indices: g l at the node */
+void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell, int n_nodes) {
+  geo->cell = cell;
+  geo->n_nodes = n_nodes;
+  geo->dim = feint_cell_dim(cell);
+  geo->order = feint_cell_curved_order(cell, n_nodes);
   for (int k = 0; k < n_nodes; k++) {
-    double xi[3], l0 = 1;
+    double *xi = geo->ref[k], l0 = 1;
     feint_cell_curved_node(cell, n_nodes, k, xi);
-    for (int d = 0; d < dim; d++) {
-      alpha[k][d + 1] = (int)lround(g * xi[d]);
+    for (int d = 0; d < geo->dim; d++) {
+      geo->alpha[k][d + 1] = (int)lround(geo->order * xi[d]);
       l0 -= xi[d];
     }
-    alpha[k][0] = (int)lround(g * l0);
+    geo->alpha[k][0] = (int)lround(geo->order * l0);
   }
+}
+
+void feint_curved_geometry_shape(const feint_curved_geometry *geo, int npoints, const double *points, double *values,
+                                 double *grads) {
+  const int dim = geo->dim, nv = dim + 1, g = geo->order, n_nodes = geo->n_nodes;
   for (int q = 0; q < npoints; q++) {
     const double *x = points + q * dim;
     double l[4];
@@ -251,7 +257,7 @@ void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, con
     for (int k = 0; k < n_nodes; k++) {
       double p[4], dp[4], val = 1;
       for (int i = 0; i < nv; i++) {
-        lagrange_factor(g, alpha[k][i], l[i], &p[i], &dp[i]);
+        lagrange_factor(g, geo->alpha[k][i], l[i], &p[i], &dp[i]);
         val *= p[i];
       }
       if (values) values[q * n_nodes + k] = val;
@@ -267,8 +273,15 @@ void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, con
   }
 }
 
-int feint_cell_curved_is_affine(feint_cell_type cell, int n_nodes, const double *nodes, double tol) {
-  const int dim = feint_cell_dim(cell), nv = dim + 1;
+void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, const double *points, double *values,
+                             double *grads) {
+  feint_curved_geometry geo;
+  feint_curved_geometry_init(&geo, cell, n_nodes);
+  feint_curved_geometry_shape(&geo, npoints, points, values, grads);
+}
+
+int feint_curved_geometry_is_affine(const feint_curved_geometry *geo, const double *nodes, double tol) {
+  const int dim = geo->dim, nv = dim + 1;
   double h2 = 0; /* the longest edge, squared */
   for (int a = 0; a < nv; a++)
     for (int b = a + 1; b < nv; b++) {
@@ -276,9 +289,9 @@ int feint_cell_curved_is_affine(feint_cell_type cell, int n_nodes, const double 
       for (int d = 0; d < 3; d++) l += (nodes[3 * b + d] - nodes[3 * a + d]) * (nodes[3 * b + d] - nodes[3 * a + d]);
       if (l > h2) h2 = l;
     }
-  for (int k = nv; k < n_nodes; k++) {
-    double xi[3], off = 0;
-    feint_cell_curved_node(cell, n_nodes, k, xi);
+  for (int k = nv; k < geo->n_nodes; k++) {
+    const double *xi = geo->ref[k];
+    double off = 0;
     for (int a = 0; a < 3; a++) {
       double x = nodes[a]; /* the affine map of the vertices at xi */
       for (int d = 0; d < dim; d++) x += xi[d] * (nodes[3 * (d + 1) + a] - nodes[a]);

@@ -1175,6 +1175,7 @@ int feint_mesh_read_gmsh(const char *path, const feint_mesh_options *opts, feint
 
 typedef struct {
   feint_mesh *m;
+  feint_curved_geometry geo;
   int64_t curved[FEINT_PARALLEL_MAX_RANGES];
 } curved_pass;
 
@@ -1184,7 +1185,7 @@ static void classify_range(int64_t begin, int64_t end, int range, void *ctx) {
   int64_t n = 0;
   for (int64_t i = begin; i < end; i++) {
     const double *g = c->m->geometry_nodes + (size_t)i * (size_t)ng * 3;
-    c->m->curved_cells[i] = !feint_cell_curved_is_affine(c->m->cell_type, ng, g, FEINT_MESH_AFFINE_TOL);
+    c->m->curved_cells[i] = !feint_curved_geometry_is_affine(&c->geo, g, FEINT_MESH_AFFINE_TOL);
     n += c->m->curved_cells[i];
   }
   c->curved[range] = n;
@@ -1196,7 +1197,8 @@ int feint_mesh_classify_curved(feint_mesh *m) {
   m->n_curved_cells = 0;
   if (!m->n_geometry_nodes) return FEINT_OK;
   FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, 1, &m->curved_cells, "curved cell marks"));
-  curved_pass c = {m, {0}};
+  curved_pass c = {.m = m};
+  feint_curved_geometry_init(&c.geo, m->cell_type, m->n_geometry_nodes);
   const int ranges = feint_parallel_for_indexed(m->n_cells, 1 << 16, classify_range, &c);
   for (int k = 0; k < ranges; k++) m->n_curved_cells += c.curved[k];
   return FEINT_OK;

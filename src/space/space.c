@@ -263,6 +263,7 @@ typedef struct {
   int64_t *owner;
   int per_edge, per_face, n_interior;
   int64_t edge_base, face_base, interior_base;
+  feint_curved_geometry geo; /* a curved mesh's */
 } cell_dofs_job;
 
 static void cell_dofs_range(int64_t c0, int64_t c1, void *arg) {
@@ -321,7 +322,7 @@ static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
         double N[20];
         const int ng = mesh->n_geometry_nodes;
         const double *g = mesh->geometry_nodes + (size_t)c * (size_t)ng * 3;
-        feint_cell_curved_shape(mesh->cell_type, ng, 1, xi, N, NULL);
+        feint_curved_geometry_shape(&j->geo, 1, xi, N, NULL);
         for (int a = 0; a < 3; a++) {
           p[a] = 0;
           for (int k = 0; k < ng; k++) p[a] += N[k] * g[3 * k + a];
@@ -394,7 +395,8 @@ static int simplex_create(const feint_mesh *mesh, int order, int components, fei
   feint_parallel_for(mesh->n_nodes, 1 << 16, vertex_coordinates, &vc);
   if (!p1_is_mesh) {
     cell_dofs_job cj = {s, vdof, edge_of, face_of, face_perm, NULL, per_edge, per_face, n_interior,
-                        edge_base, face_base, interior_base};
+                        edge_base, face_base, interior_base, {0}};
+    if (mesh->n_geometry_nodes) feint_curved_geometry_init(&cj.geo, mesh->cell_type, mesh->n_geometry_nodes);
     /* a dof shared by cells gets its coordinates from the last of them (the
      * affine maps of two cells may differ in the last bit): owner[dof] */
     if ((status = feint_malloc((size_t)s->n_scalar_dofs + 1, sizeof *cj.owner, &cj.owner, "dof coordinates")))

@@ -148,9 +148,9 @@ int main(int argc, char **argv) {
 #if FM_MODE == 3
   std::vector<double> scratch((size_t)NQM * ND * ND);
   feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
-                    constants, nullptr, Kg.data(), scratch.data());
+                    constants, nullptr, Kg.data(), 0, scratch.data());
   feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
-                    constants, slots.data(), Vg.data(), scratch.data());
+                    constants, slots.data(), Vg.data(), 0, scratch.data());
 #endif
   blockDim.x = 128;
   for (long long t = 0; t < n; t++) {
@@ -164,9 +164,9 @@ int main(int argc, char **argv) {
 #endif
 #if FM_MODE == 1
     feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
-                      constants, nullptr, Kg.data(), nullptr);
+                      constants, nullptr, Kg.data(), 0, nullptr);
     feint_form_matrix(0, n, nullptr, X, Y, Z, cells.data(), dofs.data(), sdofs.data(), tab_matrix, f->u, fields,
-                      constants, slots.data(), Vg.data(), nullptr);
+                      constants, slots.data(), Vg.data(), 0, nullptr);
 #endif
   }
   double worst = differ("residual", Fg, F);

@@ -79,7 +79,6 @@ struct form_data {
   double *x, *y, *z;         /* device: node coordinates */
   double *geom;              /* device: a curved mesh's cells' geometry nodes (n_cells x ng x 3), else NULL */
   int *order_host;           /* host: order's cells, where the classes are not ranges (a curved mesh) */
-  double *Ke_host;           /* host: a batch of element matrices to scatter by order_host */
   int *cells, *dofs, *sdofs; /* device: n_cells x nv, x nbc (NULL where interleaved), x nb */
   int borrowed;              /* the plan's device arrays read in place (the plan frees them): BORROW_* bits */
   char steps[200];           /* the creation's steps and times (info: setup_steps) */
@@ -131,7 +130,6 @@ void form_destroy(feint_backend *b) {
     free(d->constants);
     free(d->colour_first);
     free(d->order_host);
-    free(d->Ke_host);
     if (d->have_events) {
       cudaEventDestroy(d->ev[0]);
       cudaEventDestroy(d->ev[1]);
@@ -238,14 +236,14 @@ int form_residual(feint_backend *b, const double *u, double *F) {
 int form_rhs(feint_backend *b, double *rhs) { return run_vector(b, NULL, rhs); }
 
 /* Block b's matrix kernel on cells list[first .. first + n - 1] (list
- * NULL: first .. first + n - 1): slots NULL writes their element
- * matrices to out, else adds them into the CSR values. */
+ * NULL: first .. first + n - 1): slots NULL writes cell c's element
+ * matrix to out's row c - out_first, else adds them into the CSR values. */
 int launch_matrix(form_data *d, int b, long long first, long long n, const int *list, const int *slots,
-                  double *out) {
+                  double *out, long long out_first) {
   if (n <= 0) return FEINT_OK;
   const form_block *B = &d->blk[b];
   void *args[] = {&first, &n, (void *)&list, class_x(d, b), &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, (void *)&B->tab_matrix,
-                  &d->state, d->fields, d->constants, (void *)&slots, &out, &d->scratch};
+                  &d->state, d->fields, d->constants, (void *)&slots, &out, &out_first, &d->scratch};
   unsigned grid[3] = {1, 1, 1}, block[3] = {block_threads, 1, 1};
   if (B->matrix_kernel == FEINT_FORM_MATRIX_BLOCK) { /* a block a cell, blocks taking cells in turn */
     const long long cap = d->scratch ? (long long)FEINT_FORM_MATRIX_BLOCK_GRID : 1ll << 30;
@@ -260,27 +258,41 @@ int launch_matrix(form_data *d, int b, long long first, long long n, const int *
   return feint_jit_launch(B->jit, FEINT_FORM_KERNEL_MATRIX, grid, block, 0, NULL, args);
 }
 
-/* A curved mesh's element matrices: each class's cells in batches from
- * the order, each batch's matrices scattered to their cells' rows. */
-int element_matrices_by_order(form_data *d, double *Ke) {
+/* A curved mesh's element matrices, in batches of cells in mesh order.
+ * Each (group, class) segment of the order holds its cells ascending, so
+ * the batch [c0, c1)'s cells of segment k are the run of it from
+ * cursor[k]; the kernels write each matrix at its cell's row of the
+ * batch, which then goes to the host in one copy. */
+static int order_batch(form_data *d, long long *cursor, long long c0, long long c1, double *Ke) {
   const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
-  if (!d->Ke_host) FEINT_CALL(feint_malloc((size_t)d->batch * n2, sizeof(double), &d->Ke_host, "element matrices"));
+  FEINT_CALL(timer_start(d));
   for (int k = 0; k < n_launches(d); k++) {
-    long long first = 0, n = 0;
+    long long first = 0, n = 0, run = cursor[k];
     int b = 0;
     launch_range(d, k, &b, &first, &n);
-    for (long long t0 = 0; t0 < n; t0 += d->batch) {
-      const long long m = n - t0 < d->batch ? n - t0 : d->batch;
-      FEINT_CALL(timer_start(d));
-      FEINT_CALL(launch_matrix(d, b, first + t0, m, d->order, NULL, d->Ke));
-      FEINT_CALL(timer_stop(d));
-      FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(d->Ke_host, d->Ke, (size_t)m * n2 * sizeof(double),
-                                                            cudaMemcpyDeviceToHost));
-      for (long long t = 0; t < m; t++)
-        memcpy(Ke + (size_t)d->order_host[first + t0 + t] * n2, d->Ke_host + (size_t)t * n2, n2 * sizeof(double));
-    }
+    while (run < first + n && d->order_host[run] < c1) run++;
+    FEINT_CALL(launch_matrix(d, b, cursor[k], run - cursor[k], d->order, NULL, d->Ke, c0));
+    cursor[k] = run;
   }
+  FEINT_CALL(timer_stop(d));
+  FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(Ke + (size_t)c0 * n2, d->Ke, (size_t)(c1 - c0) * n2 * sizeof(double),
+                                                        cudaMemcpyDeviceToHost));
   return FEINT_OK;
+}
+
+static int element_matrices_by_order(form_data *d, double *Ke) {
+  long long *cursor = NULL;
+  FEINT_CALL(feint_malloc((size_t)n_launches(d), sizeof *cursor, &cursor, "element matrices"));
+  for (int k = 0; k < n_launches(d); k++) {
+    int b = 0;
+    long long n = 0;
+    launch_range(d, k, &b, &cursor[k], &n);
+  }
+  int status = FEINT_OK;
+  for (long long c0 = 0; c0 < d->n_cells && !status; c0 += d->batch)
+    status = order_batch(d, cursor, c0, d->n_cells - c0 < d->batch ? d->n_cells : c0 + d->batch, Ke);
+  free(cursor);
+  return status;
 }
 
 int form_element_matrices(feint_backend *b, double *Ke) {
@@ -296,7 +308,7 @@ int form_element_matrices(feint_backend *b, double *Ke) {
       FEINT_CALL(timer_start(d));
       if (d->blk[b].nbc < d->nbc) /* a narrower block's rows are padded with zeros */
         FEINT_CUDA_CALL("element matrices", cudaMemset(d->Ke, 0, (size_t)n * n2 * sizeof(double)));
-      FEINT_CALL(launch_matrix(d, b, c0, n, NULL, NULL, d->Ke));
+      FEINT_CALL(launch_matrix(d, b, c0, n, NULL, NULL, d->Ke, c0));
       FEINT_CALL(timer_stop(d));
       FEINT_CUDA_CALL("element matrices", feint_cuda_memcpy(Ke + (size_t)c0 * n2, d->Ke,
                                                             (size_t)n * n2 * sizeof(double), cudaMemcpyDeviceToHost));
@@ -328,7 +340,7 @@ int form_assemble_matrix(feint_backend *b, double *values) {
     long long first = 0, n = 0;
     int b = 0;
     launch_range(d, k, &b, &first, &n);
-    FEINT_CALL(launch_matrix(d, b, first, n, d->order, d->slots, d->values));
+    FEINT_CALL(launch_matrix(d, b, first, n, d->order, d->slots, d->values, 0));
   }
   FEINT_CALL(timer_stop(d));
   FEINT_CUDA_CALL("matrix values", feint_cuda_memcpy(values, d->values, (size_t)plan->nnz * sizeof(double),

@@ -23,11 +23,12 @@
  *     the cell's dofs; u NULL: the load vector (sign -1: the load is
  *     -F(0), as on the cpu backend).
  *   feint_form_matrix(first, n, list, x, y, z, cells, dofs, sdofs, tab, u,
- *                     fields, constants, slots, out, scratch)
+ *                     fields, constants, slots, out, out_first, scratch)
  *     (a thread, a warp or a block a cell: feint_form_cuda_matrix_kernel;
  *     scratch: the block kernel's, else unused)
  *     element matrices on the matrix rule at the state u; slots NULL:
- *     written to out (n x nbc x nbc, the t-th cell at t), else added by atomicAdd into
+ *     written to out (cell c's matrix at row c - out_first, so that a
+ *     list's cells land by cell), else added by atomicAdd into
  *     the CSR values out[slots[c nbc^2 + k]].
  * Arguments: x, y, z the node coordinates and cells (n_cells x nv), or
  * on curved cells x their geometry nodes (the layout's curved); dofs
