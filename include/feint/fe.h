@@ -112,37 +112,53 @@ int feint_cell_geometry_degree(feint_cell_type cell);
  * Barycentric on simplices, (bi/tri)linear on [-1,1]^d. */
 void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
                              double *grads);
-/* Curved simplices: Gmsh's complete Lagrange triangles and tetrahedra of
- * geometry order g = 2 or 3 (6 and 10 nodes; 10 and 20), in Gmsh's node
- * order: the vertices; then the edges (0,1) (1,2) (2,0) and on the
- * tetrahedron (3,0) (3,2) (3,1), g - 1 nodes each from the edge's first
- * vertex to its second; then (g = 3) a node at the centroid of each face:
- * the triangle's own, the tetrahedron's (0,2,1) (0,1,3) (0,3,2) (3,1,2).
+/* Curved cells: Gmsh's Lagrange cells of geometry order g > 1, in Gmsh's
+ * node order, with feint's reference cells.
+ * - Triangles and tetrahedra of order 2 and 3 (6 and 10 nodes; 10 and
+ *   20): the vertices; then the edges (0,1) (1,2) (2,0) and on the
+ *   tetrahedron (3,0) (3,2) (3,1), g - 1 nodes each from the edge's first
+ *   vertex to its second; then (g = 3) a node at the centroid of each
+ *   face: the triangle's own, the tetrahedron's (0,2,1) (0,1,3) (0,3,2)
+ *   (3,1,2).
+ * - Quadrilaterals, hexahedra and prisms of order 2, complete (9, 27, 18
+ *   nodes) or incomplete (8, 20, 15: no face or interior nodes, shape
+ *   functions of the serendipity spaces): the vertices, the edges'
+ *   midpoints, then the faces' centres and the centre (Gmsh's
+ *   MQuadrangle9, MHexahedron27, MPrism18).
  * t205 checks them against libgmsh's reference coordinates. */
+#define FEINT_CELL_MAX_GEOMETRY_NODES 27
 /* g for a curved cell of n_nodes nodes, else 0. */
 int feint_cell_curved_order(feint_cell_type cell, int n_nodes);
+/* 0 for the incomplete (serendipity) cells, else 1. */
+int feint_cell_curved_is_complete(feint_cell_type cell, int n_nodes);
 /* Node k's reference coordinates (dim doubles). */
 void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi);
 /* A curved cell type's tables, made once and read for each of its cells:
- * the nodes' reference coordinates and barycentric indices (g l at the
- * node). A value: no allocation, nothing to destroy. */
+ * the nodes' reference coordinates, the vertices' shape functions there,
+ * and the shape functions' own coefficients (simplices: barycentric
+ * indices, g l at the node; the others: monomials and the inverse of
+ * their values at the nodes). A value: no allocation, nothing to destroy. */
 typedef struct {
   feint_cell_type cell;
   int n_nodes, dim, order;
-  double ref[20][3];
+  double ref[FEINT_CELL_MAX_GEOMETRY_NODES][3];
+  double vertex_map[FEINT_CELL_MAX_GEOMETRY_NODES][8];
   int alpha[20][4];
+  int exps[FEINT_CELL_MAX_GEOMETRY_NODES][3];
+  double inv[FEINT_CELL_MAX_GEOMETRY_NODES * FEINT_CELL_MAX_GEOMETRY_NODES];
 } feint_curved_geometry;
 void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell, int n_nodes);
-/* The Lagrange shape functions of the nodes (equispaced, of order g) and
- * their reference gradients at the points, as feint_cell_vertex_shape
- * with n_nodes a point. */
+/* The shape functions of the nodes (order g) and their reference
+ * gradients at the points, as feint_cell_vertex_shape with n_nodes a
+ * point. */
 void feint_curved_geometry_shape(const feint_curved_geometry *geo, int npoints, const double *points, double *values,
                                  double *grads);
 /* The same for a one-off call (makes the tables). */
 void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, const double *points, double *values,
                              double *grads);
-/* Whether the nodes (x y z each) make an affine map: each node within tol
- * times the longest edge of where the vertices' affine map takes its
+/* Whether the nodes (x y z each) make the vertices' map (affine on
+ * simplices, multilinear on the others): each node within tol times the
+ * longest distance between vertices of where that map takes its
  * reference coordinates. */
 int feint_curved_geometry_is_affine(const feint_curved_geometry *geo, const double *nodes, double tol);
 /* The geometry's nodes a cell: a mesh's n_geometry_nodes (curved cells),

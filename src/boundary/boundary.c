@@ -296,18 +296,20 @@ static int node_cells_create(feint_boundary_conditions *bc) {
 
 /* A curved mesh's facet of vertices nodes[0..nvf): |J| at the rule's nq
  * points into det, on the map of a cell holding it. The facet's reference
- * point p goes to xi = xi_0 + sum_d p_d (xi_{d+1} - xi_0) in the cell (xi_a
- * the reference vertex of facet vertex a), where the cell's J maps the
- * facet's reference tangents xi_{d+1} - xi_0 to dx/dp_d. Any geometry
- * order, the facet's own nodes unread (the file's facets give vertices). */
+ * point p goes into the cell by the facet's vertex map of the vertices'
+ * reference coordinates, xi(p) = sum_a N_a(p) xi_a (affine: a cell's
+ * facets are flat in its reference cell), where the cell's J maps the
+ * facet's reference tangents dxi/dp_d to dx/dp_d. Any geometry order, the
+ * facet's own nodes unread (the file's facets give vertices). */
 static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes, int nvf, const feint_quadrature *q,
                             double *det) {
   const feint_mesh *m = bc->space->mesh;
   if (!bc->node_cells) FEINT_CALL(node_cells_create(bc));
-  const int ng = m->n_geometry_nodes, dim = m->dim, fd = nvf - 1;
+  const int ng = m->n_geometry_nodes, dim = m->dim, fd = m->dim - 1;
+  const feint_cell_type fc = nvf == 2 ? FEINT_CELL_SEGMENT : nvf == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_QUADRILATERAL;
   for (int64_t k = bc->node_cell_ptr[nodes[0]]; k < bc->node_cell_ptr[nodes[0] + 1]; k++) {
     const int64_t c = bc->node_cells[k];
-    double ref[3][3]; /* the facet vertices' reference coordinates in the cell */
+    double ref[4][3]; /* the facet vertices' reference coordinates in the cell */
     int found = 0;
     for (int a = 0; a < nvf; a++)
       for (int v = 0; v < m->nv; v++)
@@ -318,16 +320,22 @@ static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes,
     if (found != nvf) continue;
     const double *X = m->geometry_nodes + (size_t)c * (size_t)ng * 3;
     for (int p = 0; p < q->n; p++) {
-      double xi[3], G[20 * 3], t[2][3] = {{0}};
-      for (int d = 0; d < dim; d++) {
-        xi[d] = ref[0][d];
-        for (int e = 0; e < fd; e++) xi[d] += q->points[p * fd + e] * (ref[e + 1][d] - ref[0][d]);
-      }
+      double xi[3] = {0, 0, 0}, dxi[2][3] = {{0}}, N[4], dN[4 * 2], G[FEINT_CELL_MAX_GEOMETRY_NODES * 3],
+             t[2][3] = {{0}};
+      /* the quadrilateral facets' rule is on [0,1]^2 (facet_rule_create), their vertex map on [-1,1]^2 */
+      const int quad = fc == FEINT_CELL_QUADRILATERAL;
+      const double *at = q->points + p * fd, P[2] = {quad ? 2 * at[0] - 1 : at[0], quad && fd > 1 ? 2 * at[1] - 1 : 0};
+      feint_cell_vertex_shape(fc, 1, quad ? P : at, N, dN);
+      for (int a = 0; a < nvf; a++)
+        for (int d = 0; d < dim; d++) {
+          xi[d] += N[a] * ref[a][d];
+          for (int e = 0; e < fd; e++) dxi[e][d] += (quad ? 2 : 1) * dN[a * fd + e] * ref[a][d];
+        }
       feint_curved_geometry_shape(&bc->curved_geometry, 1, xi, NULL, G);
       for (int e = 0; e < fd; e++)
         for (int a = 0; a < 3; a++)
           for (int n = 0; n < ng; n++)
-            for (int d = 0; d < dim; d++) t[e][a] += X[3 * n + a] * G[n * dim + d] * (ref[e + 1][d] - ref[0][d]);
+            for (int d = 0; d < dim; d++) t[e][a] += X[3 * n + a] * G[n * dim + d] * dxi[e][d];
       if (fd == 1) {
         det[p] = sqrt(t[0][0] * t[0][0] + t[0][1] * t[0][1] + t[0][2] * t[0][2]);
       } else {
@@ -393,7 +401,7 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
    * a curved facet's |J| (on a map of order g) adds (dimension) (g - 1), as the cells' rule does */
   const int curved = s->mesh->n_geometry_nodes > 0;
   const int degree =
-      s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1)) + (curved ? (nvf - 1) * (s->mesh->geometry_order - 1) : 0);
+      s->order * (robin ? (varies ? 3 : 2) : (varies ? 2 : 1)) + (curved ? (s->mesh->dim - 1) * (s->mesh->geometry_order - 1) : 0);
   FEINT_CALL(facet_rule_create(s, nvf, degree, where, name, &fs->rule));
   feint_facet_view *v = &fs->v;
   v->robin = robin;

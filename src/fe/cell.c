@@ -183,10 +183,36 @@ void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *po
 static const int gmsh_edges[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
 static const int gmsh_tet_faces[4][3] = {{0, 2, 1}, {0, 1, 3}, {0, 3, 2}, {3, 1, 2}};
 
+/* Gmsh's second-order quadrilateral, hexahedron and prism nodes on
+ * feint's reference cells ([-1,1]^d; the prism's z on [0,1] where Gmsh's
+ * is on [-1,1]): the vertices, the edges' midpoints, the faces' centres,
+ * the centre. The incomplete (serendipity) 8-, 20- and 15-node cells are
+ * the first nodes of these. t205 checks them against libgmsh. */
+static const double quad9_nodes[9][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}, {0, -1},
+                                         {1, 0},   {0, 1},  {-1, 0}, {0, 0}};
+static const double hex27_nodes[27][3] = {
+    {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1},  {-1, 1, 1},  {0, -1, -1},
+    {-1, 0, -1},  {-1, -1, 0}, {1, 0, -1}, {1, -1, 0},  {0, 1, -1},  {1, 1, 0},  {-1, 1, 0}, {0, -1, 1},  {-1, 0, 1},
+    {1, 0, 1},    {0, 1, 1},   {0, 0, -1}, {0, -1, 0},  {-1, 0, 0},  {1, 0, 0},  {0, 1, 0},  {0, 0, 1},   {0, 0, 0}};
+static const double prism18_nodes[18][3] = {{0, 0, 0},     {1, 0, 0},   {0, 1, 0},     {0, 0, 1},     {1, 0, 1},
+                                            {0, 1, 1},     {.5, 0, 0},  {0, .5, 0},    {0, 0, .5},    {.5, .5, 0},
+                                            {1, 0, .5},    {0, 1, .5},  {.5, 0, 1},    {0, .5, 1},    {.5, .5, 1},
+                                            {.5, 0, .5},   {0, .5, .5}, {.5, .5, .5}};
+
 int feint_cell_curved_order(feint_cell_type cell, int n_nodes) {
-  if (cell == FEINT_CELL_TRIANGLE) return n_nodes == 6 ? 2 : n_nodes == 10 ? 3 : 0;
-  if (cell == FEINT_CELL_TETRAHEDRON) return n_nodes == 10 ? 2 : n_nodes == 20 ? 3 : 0;
-  return 0;
+  switch (cell) {
+    case FEINT_CELL_TRIANGLE: return n_nodes == 6 ? 2 : n_nodes == 10 ? 3 : 0;
+    case FEINT_CELL_TETRAHEDRON: return n_nodes == 10 ? 2 : n_nodes == 20 ? 3 : 0;
+    case FEINT_CELL_QUADRILATERAL: return n_nodes == 9 || n_nodes == 8 ? 2 : 0;
+    case FEINT_CELL_HEXAHEDRON: return n_nodes == 27 || n_nodes == 20 ? 2 : 0;
+    case FEINT_CELL_PRISM: return n_nodes == 18 || n_nodes == 15 ? 2 : 0;
+    default: return 0;
+  }
+}
+
+int feint_cell_curved_is_complete(feint_cell_type cell, int n_nodes) {
+  return !(cell == FEINT_CELL_QUADRILATERAL && n_nodes == 8) && !(cell == FEINT_CELL_HEXAHEDRON && n_nodes == 20) &&
+         !(cell == FEINT_CELL_PRISM && n_nodes == 15);
 }
 
 /* Vertex v's reference coordinates (the origin, then the unit vectors). */
@@ -196,6 +222,13 @@ static void simplex_vertex(int dim, int v, double *xi) {
 
 void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi) {
   const int dim = feint_cell_dim(cell), nv = dim + 1, g = feint_cell_curved_order(cell, n_nodes);
+  if (!feint_cell_is_simplex(cell)) {
+    const double *t = cell == FEINT_CELL_QUADRILATERAL ? quad9_nodes[k]
+                      : cell == FEINT_CELL_HEXAHEDRON  ? hex27_nodes[k]
+                                                       : prism18_nodes[k];
+    for (int d = 0; d < dim; d++) xi[d] = t[d];
+    return;
+  }
   const int ne = dim == 2 ? 3 : 6, per_edge = g - 1;
   double a[3], b[3], c[3];
   if (k < nv) {
@@ -227,6 +260,56 @@ static void lagrange_factor(int g, int m, double t, double *p, double *dp) {
   }
 }
 
+/* The monomials x^a y^b z^c spanning a quadrilateral's, hexahedron's or
+ * prism's second-order shape functions: exponents up to 2 (a + b up to 2
+ * on the prism's triangle); the incomplete cells drop those with two
+ * squares (x^2 y^2 ...), and the prism's those with z^2 beyond linear
+ * in x, y. Their count is the cell's. */
+static int geometry_monomials(feint_cell_type cell, int complete, int exps[][3]) {
+  const int dim = feint_cell_dim(cell);
+  int n = 0;
+  for (int a = 0; a <= 2; a++)
+    for (int b = 0; b <= 2; b++)
+      for (int c = 0; c <= (dim == 3 ? 2 : 0); c++) {
+        int keep;
+        if (cell == FEINT_CELL_PRISM) keep = a + b <= 2 && (complete || c <= 1 || a + b <= 1);
+        else keep = complete || (a == 2) + (b == 2) + (c == 2) <= 1;
+        if (!keep) continue;
+        exps[n][0] = a, exps[n][1] = b, exps[n][2] = c;
+        n++;
+      }
+  return n;
+}
+
+/* inv = V^-1 by Gauss-Jordan with partial pivoting (V n x n, row-major,
+ * overwritten); 0 when singular. */
+static int invert(int n, double *V, double *inv) {
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) inv[i * n + j] = i == j;
+  for (int col = 0; col < n; col++) {
+    int piv = col;
+    for (int r = col + 1; r < n; r++)
+      if (fabs(V[r * n + col]) > fabs(V[piv * n + col])) piv = r;
+    if (V[piv * n + col] == 0) return 0;
+    for (int j = 0; j < n; j++) {
+      double t = V[col * n + j];
+      V[col * n + j] = V[piv * n + j], V[piv * n + j] = t;
+      t = inv[col * n + j];
+      inv[col * n + j] = inv[piv * n + j], inv[piv * n + j] = t;
+    }
+    const double d = V[col * n + col];
+    for (int j = 0; j < n; j++) V[col * n + j] /= d, inv[col * n + j] /= d;
+    for (int r = 0; r < n; r++) {
+      const double f = V[r * n + col];
+      if (r == col || f == 0) continue;
+      for (int j = 0; j < n; j++) V[r * n + j] -= f * V[col * n + j], inv[r * n + j] -= f * inv[col * n + j];
+    }
+  }
+  return 1;
+}
+
+static double ipow(double x, int e) { return e == 0 ? 1 : e == 1 ? x : x * x; }
+
 void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell, int n_nodes) {
   geo->cell = cell;
   geo->n_nodes = n_nodes;
@@ -235,41 +318,93 @@ void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell
   for (int k = 0; k < n_nodes; k++) {
     double *xi = geo->ref[k], l0 = 1;
     feint_cell_curved_node(cell, n_nodes, k, xi);
+    feint_cell_vertex_shape(cell, 1, xi, geo->vertex_map[k], NULL);
+    if (!feint_cell_is_simplex(cell)) continue;
     for (int d = 0; d < geo->dim; d++) {
       geo->alpha[k][d + 1] = (int)lround(geo->order * xi[d]);
       l0 -= xi[d];
     }
     geo->alpha[k][0] = (int)lround(geo->order * l0);
   }
+  if (feint_cell_is_simplex(cell)) return;
+  /* the shape functions N = m(x)^T V^-1, V[j][k] = m_k(node j): the
+   * nodes' Vandermonde matrix, well conditioned on nodes at -1, 0, 1 */
+  double V[FEINT_CELL_MAX_GEOMETRY_NODES * FEINT_CELL_MAX_GEOMETRY_NODES];
+  const int n = geometry_monomials(cell, feint_cell_curved_is_complete(cell, n_nodes), geo->exps);
+  for (int j = 0; j < n_nodes; j++)
+    for (int k = 0; k < n; k++) {
+      double v = 1;
+      for (int d = 0; d < geo->dim; d++) v *= ipow(geo->ref[j][d], geo->exps[k][d]);
+      V[j * n + k] = v;
+    }
+  invert(n, V, geo->inv);
+  /* on these nodes (-1, 0, 1; the prism's z 0, 1/2, 1) the exact inverse
+   * is in multiples of 1/16: rounded to them, the functions are exactly 1
+   * and 0 at the nodes (a vertex's dof sits on its node) */
+  for (int k = 0; k < n * n; k++) geo->inv[k] = round(geo->inv[k] * 4096) / 4096;
+}
+
+/* Simplices: products of Lagrange factors of the barycentric coordinates. */
+static void simplex_shape(const feint_curved_geometry *geo, const double *x, double *values, double *grads) {
+  const int dim = geo->dim, nv = dim + 1, g = geo->order, n_nodes = geo->n_nodes;
+  double l[4];
+  l[0] = 1;
+  for (int d = 0; d < dim; d++) {
+    l[0] -= x[d];
+    l[d + 1] = x[d];
+  }
+  for (int k = 0; k < n_nodes; k++) {
+    double p[4], dp[4], val = 1;
+    for (int i = 0; i < nv; i++) {
+      lagrange_factor(g, geo->alpha[k][i], l[i], &p[i], &dp[i]);
+      val *= p[i];
+    }
+    if (values) values[k] = val;
+    if (!grads) continue;
+    double dl[4]; /* d N / d l_i */
+    for (int i = 0; i < nv; i++) {
+      dl[i] = dp[i];
+      for (int j = 0; j < nv; j++)
+        if (j != i) dl[i] *= p[j];
+    }
+    for (int d = 0; d < dim; d++) grads[k * dim + d] = dl[d + 1] - dl[0]; /* l_0 = 1 - sum xi */
+  }
+}
+
+/* The others: the monomials at x times V^-1. */
+static void monomial_shape(const feint_curved_geometry *geo, const double *x, double *values, double *grads) {
+  const int dim = geo->dim, n = geo->n_nodes;
+  double m[FEINT_CELL_MAX_GEOMETRY_NODES], dm[FEINT_CELL_MAX_GEOMETRY_NODES][3];
+  for (int k = 0; k < n; k++) {
+    const int *e = geo->exps[k];
+    m[k] = 1;
+    for (int d = 0; d < dim; d++) m[k] *= ipow(x[d], e[d]);
+    for (int d = 0; d < dim; d++) {
+      dm[k][d] = e[d] == 0 ? 0 : e[d] == 1 ? 1 : 2 * x[d];
+      for (int o = 0; o < dim; o++)
+        if (o != d) dm[k][d] *= ipow(x[o], e[o]);
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    double v = 0, gr[3] = {0, 0, 0};
+    for (int k = 0; k < n; k++) {
+      const double c = geo->inv[k * n + j];
+      v += m[k] * c;
+      for (int d = 0; d < dim; d++) gr[d] += dm[k][d] * c;
+    }
+    if (values) values[j] = v;
+    if (grads)
+      for (int d = 0; d < dim; d++) grads[j * dim + d] = gr[d];
+  }
 }
 
 void feint_curved_geometry_shape(const feint_curved_geometry *geo, int npoints, const double *points, double *values,
                                  double *grads) {
-  const int dim = geo->dim, nv = dim + 1, g = geo->order, n_nodes = geo->n_nodes;
+  const int n = geo->n_nodes, dim = geo->dim, simplex = feint_cell_is_simplex(geo->cell);
   for (int q = 0; q < npoints; q++) {
-    const double *x = points + q * dim;
-    double l[4];
-    l[0] = 1;
-    for (int d = 0; d < dim; d++) {
-      l[0] -= x[d];
-      l[d + 1] = x[d];
-    }
-    for (int k = 0; k < n_nodes; k++) {
-      double p[4], dp[4], val = 1;
-      for (int i = 0; i < nv; i++) {
-        lagrange_factor(g, geo->alpha[k][i], l[i], &p[i], &dp[i]);
-        val *= p[i];
-      }
-      if (values) values[q * n_nodes + k] = val;
-      if (!grads) continue;
-      double dl[4]; /* d N / d l_i */
-      for (int i = 0; i < nv; i++) {
-        dl[i] = dp[i];
-        for (int j = 0; j < nv; j++)
-          if (j != i) dl[i] *= p[j];
-      }
-      for (int d = 0; d < dim; d++) grads[(q * n_nodes + k) * dim + d] = dl[d + 1] - dl[0]; /* l_0 = 1 - sum xi */
-    }
+    double *v = values ? values + q * n : NULL, *g = grads ? grads + q * n * dim : NULL;
+    if (simplex) simplex_shape(geo, points + q * dim, v, g);
+    else monomial_shape(geo, points + q * dim, v, g);
   }
 }
 
@@ -281,8 +416,8 @@ void feint_cell_curved_shape(feint_cell_type cell, int n_nodes, int npoints, con
 }
 
 int feint_curved_geometry_is_affine(const feint_curved_geometry *geo, const double *nodes, double tol) {
-  const int dim = geo->dim, nv = dim + 1;
-  double h2 = 0; /* the longest edge, squared */
+  const int nv = feint_cell_num_vertices(geo->cell);
+  double h2 = 0; /* the longest distance between vertices, squared */
   for (int a = 0; a < nv; a++)
     for (int b = a + 1; b < nv; b++) {
       double l = 0;
@@ -290,11 +425,10 @@ int feint_curved_geometry_is_affine(const feint_curved_geometry *geo, const doub
       if (l > h2) h2 = l;
     }
   for (int k = nv; k < geo->n_nodes; k++) {
-    const double *xi = geo->ref[k];
     double off = 0;
     for (int a = 0; a < 3; a++) {
-      double x = nodes[a]; /* the affine map of the vertices at xi */
-      for (int d = 0; d < dim; d++) x += xi[d] * (nodes[3 * (d + 1) + a] - nodes[a]);
+      double x = 0; /* the vertices' map at the node */
+      for (int v = 0; v < nv; v++) x += geo->vertex_map[k][v] * nodes[3 * v + a];
       off += (nodes[3 * k + a] - x) * (nodes[3 * k + a] - x);
     }
     if (!(off <= tol * tol * h2)) return 0; /* NaN: not affine */

@@ -20,12 +20,14 @@
 #define FEINT_GMSH_SONAME "libgmsh.so"
 #endif
 
-/* X(name): every Gmsh function feint calls */
+/* X(name): every Gmsh function feint calls (and its tests: t205 compares
+ * feint's reference elements and geometry functions with Gmsh's) */
 #define GMSH_FUNCTIONS(X)                                                                                      \
   X(gmshInitialize) X(gmshOptionSetNumber) X(gmshOptionGetNumber) X(gmshLoggerStart) X(gmshLoggerGet)         \
   X(gmshLoggerStop) X(gmshFree) X(gmshClear) X(gmshOpen) X(gmshModelGetDimension) X(gmshModelGetEntities)      \
   X(gmshModelGetEntitiesForPhysicalGroup) X(gmshModelGetPhysicalGroups) X(gmshModelGetPhysicalName)            \
   X(gmshModelMeshClear) X(gmshModelMeshGenerate) X(gmshModelMeshGetElementProperties)                          \
+  X(gmshModelMeshGetBasisFunctions)                                                                            \
   X(gmshModelMeshGetElementTypes) X(gmshModelMeshGetElements) X(gmshModelMeshGetNodes) X(gmshModelMeshRefine)
 
 #define POINTER(name) static __typeof__(name) *p_##name;
@@ -120,6 +122,13 @@ void gmshModelMeshGetElementProperties(const int elementType, char **elementName
                                        int *numPrimaryNodes, int *ierr) {
   FORWARD(gmshModelMeshGetElementProperties, elementType, elementName, dim, order, numNodes, localNodeCoord,
           localNodeCoord_n, numPrimaryNodes, ierr);
+}
+void gmshModelMeshGetBasisFunctions(const int elementType, double *localCoord, size_t localCoord_n,
+                                    const char *functionSpaceType, int *numComponents, double **basisFunctions,
+                                    size_t *basisFunctions_n, int *numOrientations, int *wantedOrientations,
+                                    size_t wantedOrientations_n, int *ierr) {
+  FORWARD(gmshModelMeshGetBasisFunctions, elementType, localCoord, localCoord_n, functionSpaceType, numComponents,
+          basisFunctions, basisFunctions_n, numOrientations, wantedOrientations, wantedOrientations_n, ierr);
 }
 void gmshModelMeshGetElementTypes(int **elementTypes, size_t *elementTypes_n, const int dim, const int tag,
                                   int *ierr) {

@@ -167,10 +167,16 @@ static feint_cell_type gtype_cell(int type) {
   "feint supports straight-sided (first-order) cells: 3-node triangles and 4-node quadrilaterals "   \
   "in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D (Gmsh types 2 to 6), and "     \
   "curved triangles and tetrahedra of order 2 and 3 (6- and 10-node triangles, 10- and 20-node "        \
-  "tetrahedra: Gmsh types 9, 21, 11, 29)"
+  "tetrahedra: Gmsh types 9, 21, 11, 29) and curved quadrilaterals, hexahedra and prisms of order 2 "   \
+  "(9-, 27- and 18-node, and the incomplete 8-, 20- and 15-node: Gmsh types 10, 12, 13, 16, 17, 18)"
 
-/* Curved cells whose geometry feint keeps: complete triangles and tetrahedra of order 2 and 3. */
-static int keeps_geometry(int type) { return type == 9 || type == 11 || type == 21 || type == 29; }
+/* Curved cells whose geometry feint keeps: complete triangles and
+ * tetrahedra of order 2 and 3; quadrilaterals, hexahedra and prisms of
+ * order 2, complete or incomplete. */
+static int keeps_geometry(int type) {
+  return type == 9 || type == 11 || type == 21 || type == 29 || type == 10 || type == 12 || type == 13 || type == 16 ||
+         type == 17 || type == 18;
+}
 
 /* The first-order Gmsh type of a line or cell type feint reads (1..6)
  * whose geometry is of higher order, and that order in *order; 0 for
@@ -722,8 +728,9 @@ static int read_facets(reader *r) {
         if ((st = type_lookup(r, B->type, &T))) break;
         if (T->dim != fdim || ne == 0) continue;
         int order = 1, ft = T->type;
-        /* a curved mesh's facets (3- and 4-node lines, 6- and 10-node triangles): by their vertices */
-        const int curved_facet = r->geo.n && (ft == 8 || ft == 9 || ft == 26 || ft == 21);
+        /* a curved mesh's facets (3- and 4-node lines, 6- and 10-node triangles, 9- and 8-node
+         * quadrilaterals): by their vertices */
+        const int curved_facet = r->geo.n && (ft == 8 || ft == 9 || ft == 26 || ft == 21 || ft == 10 || ft == 16);
         if ((r->curved_ok || curved_facet) && !facet_type_met(r, D, ft) && curved_linear_type(ft, &order))
           ft = curved_linear_type(ft, &order);
         if (!facet_type_met(r, D, ft)) {
@@ -1055,7 +1062,7 @@ static int build(reader *r, const feint_mesh_options *opts) {
   if (r->geo.n && (r->m->n_blocks > 1 || r->geo.n / (size_t)r->geo_nn != r->cell_group_v.n))
     return feint_error_set(FEINT_ERR_INPUT,
                            "%smesh %s: the region mixes curved (second-order) and straight cells, or several "
-                           "cell shapes; feint reads curved meshes of triangles or tetrahedra of one order (2 or 3) only",
+                           "cell shapes; feint reads curved meshes of one cell shape and one geometry order",
                            r->pre, r->path);
   FEINT_CALL(read_facets(r));
   FEINT_CALL(read_nodes(r));

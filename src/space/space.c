@@ -319,7 +319,7 @@ static void cell_coordinates_range(int64_t c0, int64_t c1, void *arg) {
       const double *xi = s->element->nodes + i * dim;
       double p[3];
       if (mesh->curved_cells && mesh->curved_cells[c]) { /* a curved cell: the dof where its map takes it */
-        double N[20];
+        double N[FEINT_CELL_MAX_GEOMETRY_NODES];
         const int ng = mesh->n_geometry_nodes;
         const double *g = mesh->geometry_nodes + (size_t)c * (size_t)ng * 3;
         feint_curved_geometry_shape(&j->geo, 1, xi, N, NULL);

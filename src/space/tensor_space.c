@@ -241,24 +241,37 @@ static int prism_numbering(feint_space *s) {
 }
 
 /* s->coordinates of the dofs of one block's cells (element el): the
- * cells' first-order maps at the element's nodes. */
+ * cells' first-order maps at the element's nodes (a curved mesh's curved
+ * cells: the map of their geometry nodes). */
 static int block_coordinates(feint_space *s, const feint_mesh_block *block, const feint_element *el) {
   const feint_mesh *m = s->mesh;
-  const int nb = el->nb, nv = block->nv;
-  double *N = NULL;
+  const int nb = el->nb, nv = block->nv, ng = m->n_geometry_nodes;
+  double *N = NULL, *Ng = NULL;
   FEINT_CALL(feint_malloc((size_t)(nb * nv), sizeof(double), &N, "vertex shape table"));
   feint_cell_vertex_shape(block->cell_type, nb, el->nodes, N, NULL);
+  if (ng) {
+    if (feint_malloc((size_t)(nb * ng), sizeof(double), &Ng, "geometry shape table")) {
+      free(N);
+      return FEINT_ERR_COMPUTE;
+    }
+    feint_cell_curved_shape(block->cell_type, ng, nb, el->nodes, Ng, NULL);
+  }
   const double *X[3] = {m->x, m->y, m->z};
   for (int64_t c = block->first_cell; c < block->first_cell + block->n_cells; c++) {
     const int64_t *cv = m->cells + c * m->nv, *dofs = s->scalar_cell_dofs + c * s->nb;
+    const double *G = ng && m->curved_cells && m->curved_cells[c] ? m->geometry_nodes + (size_t)c * (size_t)ng * 3 : NULL;
     for (int i = 0; i < nb; i++)
       for (int a = 0; a < 3; a++) {
         double x = 0;
-        for (int v = 0; v < nv; v++) x += N[i * nv + v] * X[a][cv[v]];
+        if (G)
+          for (int k = 0; k < ng; k++) x += Ng[i * ng + k] * G[3 * k + a];
+        else
+          for (int v = 0; v < nv; v++) x += N[i * nv + v] * X[a][cv[v]];
         s->coordinates[dofs[i] * 3 + a] = x;
       }
   }
   free(N);
+  free(Ng);
   return FEINT_OK;
 }
 

@@ -438,8 +438,19 @@ static void test_errors(void) {
   } else {
     check_failures++;
   }
-  if (!sh("gmsh -2 -order 2 -format msh41 -o %s %s", tpath("quad2.msh"), "tests/data/quad_square.geo"))
-    read_fails(tpath("quad2.msh"), 0, NULL, NULL, "9-node quadrilateral", "Quadrilateral 9");
+  /* second-order quadrilaterals keep their 9 nodes; third-order ones are refused by name */
+  if (!sh("gmsh -2 -order 2 -format msh41 -o %s %s", tpath("quad2.msh"), "tests/data/quad_square.geo")) {
+    feint_mesh *g = read_ok(tpath("quad2.msh"), 0, NULL, 0);
+    CHECK(g->cell_type == FEINT_CELL_QUADRILATERAL && g->n_geometry_nodes == 9 && g->geometry_order == 2 &&
+              g->n_curved_cells == 0,
+          "quad2.msh: %d geometry nodes, order %d, %lld curved", g->n_geometry_nodes, g->geometry_order,
+          (long long)g->n_curved_cells);
+    feint_mesh_destroy(g);
+  } else {
+    check_failures++;
+  }
+  if (!sh("gmsh -2 -order 3 -format msh41 -o %s %s", tpath("quad3.msh"), "tests/data/quad_square.geo"))
+    read_fails(tpath("quad3.msh"), 0, NULL, NULL, "16-node quadrilateral", "Quadrilateral 16");
   else
     check_failures++;
   /* a mesh with only lines */

@@ -41,6 +41,7 @@ typedef struct {
 typedef struct {
   cpu_scratch s;
   cpu_tensor *tensor[FEINT_MESH_MAX_BLOCKS]; /* quadrilateral and hexahedral blocks, else NULL */
+  cpu_tensor *tensor_straight;               /* a curved tensor mesh's straight cells */
 } cpu_data;
 
 /* The cell kernels below take dim, nc and nb as arguments and are always
@@ -134,7 +135,7 @@ static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, i
                                  const int dim, const int nb) {
   const feint_mesh *m = p->space->mesh;
   const double *X[3] = {m->x, m->y, m->z};
-  if (m->geometry_nodes)
+  if (m->geometry_nodes && nv == m->n_geometry_nodes) /* a curved cell (a straight one of a curved mesh: vertices) */
     memcpy(s->vert, m->geometry_nodes + (size_t)c * (size_t)nv * 3, (size_t)nv * 3 * sizeof *s->vert);
   else
     for (int k = 0; k < nv; k++)
@@ -424,7 +425,7 @@ CPU_INLINE void element_matrix(const feint_problem *p, cpu_scratch *s, const cpu
 CPU_INLINE void cell_matrix(const feint_problem *p, cpu_scratch *s, const cpu_block *blk, int64_t c, double *Ke,
                             const int dim, const int nc, const int nb) {
   if (blk->tensor)
-    cpu_tensor_element_matrix(blk->tensor, c, Ke);
+    cpu_tensor_element_matrix(cell_block(blk, c)->tensor, c, Ke);
   else
     element_matrix(p, s, cell_block(blk, c), c, Ke, dim, nc, nb);
 }
@@ -440,7 +441,7 @@ static void vector_cells(feint_backend *b, const cpu_block *blk, const double *u
   const int nbc = nb * nc;
   for (int64_t c = blk->first; c < blk->first + blk->n; c++) {
     if (blk->tensor)
-      cpu_tensor_element_vector(blk->tensor, c, with_state ? u : NULL, d->s.Fe);
+      cpu_tensor_element_vector(cell_block(blk, c)->tensor, c, with_state ? u : NULL, d->s.Fe);
     else
       element_vector(p, &d->s, cell_block(blk, c), c, u, with_state, d->s.Fe, dim, nc, nb);
     const int64_t *dofs = p->space->cell_dofs + c * p->space->nbc;
@@ -524,6 +525,7 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
   for (int blk_ = 0; blk_ < (b)->problem->space->n_blocks; blk_++) {                               \
     cpu_block block_ = block_of((b)->problem, blk_), straight_ = straight_block_of((b)->problem);   \
     block_.tensor = ((cpu_data *)(b)->data)->tensor[blk_];                                         \
+    straight_.tensor = ((cpu_data *)(b)->data)->tensor_straight;                                   \
     if (block_.curved) block_.straight = &straight_;                                               \
     FOR_EACH_SHAPE((b)->problem, (b)->problem->space->blocks[blk_].nb, LOOP, b, &block_, __VA_ARGS__); \
   }
@@ -571,6 +573,7 @@ static void cpu_destroy(feint_backend *b) {
     free(d->s.ca);
     free(d->s.cg);
     for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++) cpu_tensor_destroy(d->tensor[k]);
+    cpu_tensor_destroy(d->tensor_straight);
     free(d);
   }
   free(b);
@@ -582,6 +585,7 @@ static int cpu_update_form(feint_backend *b, const feint_form *form) {
   cpu_data *d = b->data;
   for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++)
     if (d->tensor[k]) cpu_tensor_use_form(d->tensor[k], form);
+  if (d->tensor_straight) cpu_tensor_use_form(d->tensor_straight, form);
   return FEINT_OK;
 }
 
@@ -597,7 +601,8 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
   for (int k = 0; k < p->space->n_blocks; k++) {
     const feint_cell_type ct = p->space->mesh->blocks[k].cell_type;
     if (feint_cell_is_tensor(ct)) {
-      if ((status = cpu_tensor_create(p, k, &d->tensor[k]))) {
+      if ((status = cpu_tensor_create(p, k, 0, &d->tensor[k])) ||
+          (p->space->mesh->curved_cells && (status = cpu_tensor_create(p, k, 1, &d->tensor_straight)))) {
         cpu_destroy(b);
         return status;
       }

@@ -31,6 +31,8 @@ enum { GROUPS = 4, CLASSES = 9 };
 struct cpu_tensor {
   const feint_problem *p;
   int block, dim, nc, n, nb, nv, nz; /* nz: basis functions (and points) along z: n in 3D, 1 in 2D */
+  int straight; /* 1: a curved mesh's straight cells (the form's straight rules, the vertices' map) */
+  int curved;   /* 1: its cells' geometry nodes make the map (nv of them) */
   tensor_rule vec, mat;
   /* work arrays, sized at create for the larger rule */
   double *vert, *invJ, *wdet, *aux, *nodal, *pts, *w1, *w2, *out, *acc;
@@ -112,8 +114,17 @@ typedef struct {
   const double *vg, *mg, *vv, *mv; /* vertex gradients, vertex values */
 } block_rules;
 
-static block_rules rules_of(const feint_form *f, int block) {
+static block_rules rules_of(const feint_form *f, int block, int straight) {
   block_rules r;
+  if (straight) { /* a curved mesh (a single block) */
+    r.vq = f->straight_rule.quadrature;
+    r.mq = f->straight_matrix_rule.quadrature;
+    r.vg = f->straight_rule.geometry_grad;
+    r.mg = f->straight_matrix_rule.geometry_grad;
+    r.vv = f->straight_rule.geometry_value;
+    r.mv = f->straight_matrix_rule.geometry_value;
+    return r;
+  }
   r.vq = f->n_blocks ? f->block_rule[block].quadrature : f->quadrature;
   r.mq = f->n_blocks            ? f->block_matrix_rule[block].quadrature
          : f->matrix_quadrature ? f->matrix_quadrature
@@ -130,7 +141,7 @@ static block_rules rules_of(const feint_form *f, int block) {
 }
 
 void cpu_tensor_use_form(cpu_tensor *t, const feint_form *f) {
-  const block_rules r = rules_of(f, t->block);
+  const block_rules r = rules_of(f, t->block, t->straight);
   t->vec.weights = r.vq->weights;
   t->vec.geometry_grad = r.vg;
   t->vec.geometry_value = r.vv;
@@ -139,7 +150,7 @@ void cpu_tensor_use_form(cpu_tensor *t, const feint_form *f) {
   t->mat.geometry_value = r.mv;
 }
 
-int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
+int cpu_tensor_create(const feint_problem *p, int block, int straight, cpu_tensor **out) {
   *out = NULL;
   const feint_space *s = p->space;
   const feint_form *f = p->form;
@@ -152,9 +163,11 @@ int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out) {
   t->nc = f->nc;
   t->n = el->order + 1;
   t->nb = el->nb;
-  t->nv = s->mesh->blocks[block].nv;
+  t->straight = straight;
+  t->curved = s->mesh->n_geometry_nodes > 0 && !straight;
+  t->nv = t->curved ? s->mesh->n_geometry_nodes : s->mesh->blocks[block].nv;
   t->nz = t->dim == 3 ? t->n : 1;
-  const block_rules r = rules_of(f, block);
+  const block_rules r = rules_of(f, block, straight);
   int status;
   if ((status = rule_create(el, r.vq, r.vg, r.vv, &t->vec)) ||
       (status = rule_create(el, r.mq, r.mg, r.mv, &t->mat))) {
@@ -265,8 +278,11 @@ static void geometry(cpu_tensor *t, const tensor_rule *r, int64_t c) {
   const feint_mesh *m = t->p->space->mesh;
   const double *X[3] = {m->x, m->y, m->z};
   const int dim = t->dim, nv = t->nv;
-  for (int k = 0; k < nv; k++)
-    for (int a = 0; a < dim; a++) t->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
+  if (t->curved)
+    memcpy(t->vert, m->geometry_nodes + (size_t)c * (size_t)nv * 3, (size_t)nv * 3 * sizeof *t->vert);
+  else
+    for (int k = 0; k < nv; k++)
+      for (int a = 0; a < dim; a++) t->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
   for (int q = 0; q < r->nq; q++) {
     double J[9];
     feint_multilinear_jacobian(dim, nv, t->vert, r->geometry_grad + q * nv * dim, J);

@@ -17,8 +17,9 @@
  *    contracted along z, then y (terms that share their factors along x
  *    summed), then x: O(m^3 n^2 + m^2 n^4 + m n^6) per component pair
  *    where the tabulated loop is O(m^3 n^6); each entry is written once.
- * The geometry is the cell's multilinear map, its Jacobian evaluated at
- * every point as in the tabulated kernels; coefficient fields on the nodes
+ * The geometry is the cell's multilinear map (a curved cell's: the map of
+ * its geometry nodes), its Jacobian evaluated at every point as in the
+ * tabulated kernels; coefficient fields on the nodes
  * are interpolated to the points by the same contractions. */
 #ifndef FEINT_CPU_TENSOR_CELLS_H
 #define FEINT_CPU_TENSOR_CELLS_H
@@ -31,8 +32,10 @@ typedef struct cpu_tensor cpu_tensor;
 
 /* Tables and work arrays for mesh block `block` of p (a quadrilateral or
  * hexahedral block), allocated once; FEINT_ERR_COMPUTE when out of memory
- * (the message names the array and bytes). */
-int cpu_tensor_create(const feint_problem *p, int block, cpu_tensor **out);
+ * (the message names the array and bytes). On a curved mesh, its curved
+ * cells (the geometry nodes' map, the form's rules), or with straight its
+ * straight cells (the vertices' map, the form's straight rules). */
+int cpu_tensor_create(const feint_problem *p, int block, int straight, cpu_tensor **out);
 void cpu_tensor_destroy(cpu_tensor *t);
 /* Read the rules of form f (the same degrees as the form t was created
  * with: its 1D tables stay) instead: a sweep member's new form. */
