@@ -50,13 +50,13 @@ int cmd_info(int argc, char **argv) {
            (long long)(m->blocks[b].first_cell + m->blocks[b].n_cells - 1));
   if (m->n_geometry_nodes)
     printf("geometry order %d (curved cells of %d nodes: feint run integrates on their map; %lld of\n"
-           "%lld cells are curved, the others affine, integrated as straight cells); the counts of\n"
+           "%lld cells are curved, the others straight (the vertices' map), integrated as such); the counts of\n"
            "nodes and the measures below are of the straight-sided cells through the cells' vertices\n",
            m->geometry_order, m->n_geometry_nodes, (long long)m->n_curved_cells, (long long)m->n_cells);
   else if (m->geometry_order > 1)
-    printf("geometry order %d (curved cells, not supported by feint run yet: feint runs triangles\n"
-           "and tetrahedra of order 2 and 3); the counts of nodes and the measures below are of the\n"
-           "straight-sided cells through the cells' vertices\n",
+    printf("geometry order %d (curved cells, not supported by feint run yet: feint runs triangles,\n"
+           "tetrahedra, quadrilaterals and hexahedra of order 2 and 3, prisms of order 2); the counts\n"
+           "of nodes and the measures below are of the straight-sided cells through the cells' vertices\n",
            m->geometry_order);
   else
     printf("geometry order 1 (straight-sided cells)\n");

@@ -124,9 +124,12 @@ void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *po
  *   nodes) or incomplete (8, 20, 15: no face or interior nodes, shape
  *   functions of the serendipity spaces): the vertices, the edges'
  *   midpoints, then the faces' centres and the centre (Gmsh's
- *   MQuadrangle9, MHexahedron27, MPrism18).
+ *   MQuadrangle9, MHexahedron27, MPrism18); quadrilaterals and hexahedra
+ *   of order 3 (16, 64 nodes: MQuadrangleN, MHexahedronN), the same
+ *   entities' nodes at thirds, in Gmsh's order within each.
  * t205 checks them against libgmsh's reference coordinates. */
-#define FEINT_CELL_MAX_GEOMETRY_NODES 27
+#define FEINT_CELL_MAX_GEOMETRY_NODES 64
+#define FEINT_CELL_MAX_MONOMIAL_NODES 27 /* the incomplete cells and prisms (order 2) */
 /* g for a curved cell of n_nodes nodes, else 0. */
 int feint_cell_curved_order(feint_cell_type cell, int n_nodes);
 /* 0 for the incomplete (serendipity) cells, else 1. */
@@ -136,16 +139,19 @@ void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi
 /* A curved cell type's tables, made once and read for each of its cells:
  * the nodes' reference coordinates, the vertices' shape functions there,
  * and the shape functions' own coefficients (simplices: barycentric
- * indices, g l at the node; the others: monomials and the inverse of
- * their values at the nodes). A value: no allocation, nothing to destroy. */
+ * indices, g l at the node; complete quadrilaterals and hexahedra: each
+ * node's index along each axis, for products of 1D Lagrange functions;
+ * the others: monomials and the inverse of their values at the nodes). A
+ * value: no allocation, nothing to destroy. */
 typedef struct {
   feint_cell_type cell;
   int n_nodes, dim, order;
   double ref[FEINT_CELL_MAX_GEOMETRY_NODES][3];
   double vertex_map[FEINT_CELL_MAX_GEOMETRY_NODES][8];
   int alpha[20][4];
-  int exps[FEINT_CELL_MAX_GEOMETRY_NODES][3];
-  double inv[FEINT_CELL_MAX_GEOMETRY_NODES * FEINT_CELL_MAX_GEOMETRY_NODES];
+  int axis_index[FEINT_CELL_MAX_GEOMETRY_NODES][3];
+  int exps[FEINT_CELL_MAX_MONOMIAL_NODES][3];
+  double inv[FEINT_CELL_MAX_MONOMIAL_NODES * FEINT_CELL_MAX_MONOMIAL_NODES];
 } feint_curved_geometry;
 void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell, int n_nodes);
 /* The shape functions of the nodes (order g) and their reference

@@ -199,12 +199,26 @@ static const double prism18_nodes[18][3] = {{0, 0, 0},     {1, 0, 0},   {0, 1, 0
                                             {1, 0, .5},    {0, 1, .5},  {.5, 0, 1},    {0, .5, 1},    {.5, .5, 1},
                                             {.5, 0, .5},   {0, .5, .5}, {.5, .5, .5}};
 
+/* ... and of order 3, in thirds (-3, -1, 1, 3 for -1, -1/3, 1/3, 1). */
+static const signed char quad16_nodes[16][2] = {{-3, -3}, {3, -3}, {3, 3},  {-3, 3}, {-1, -3}, {1, -3},
+                                                {3, -1},  {3, 1},  {1, 3},  {-1, 3}, {-3, 1},  {-3, -1},
+                                                {-1, -1}, {1, -1}, {1, 1},  {-1, 1}};
+static const signed char hex64_nodes[64][3] = {
+    {-3, -3, -3}, {3, -3, -3}, {3, 3, -3},  {-3, 3, -3}, {-3, -3, 3}, {3, -3, 3},  {3, 3, 3},   {-3, 3, 3},
+    {-1, -3, -3}, {1, -3, -3}, {-3, -1, -3}, {-3, 1, -3}, {-3, -3, -1}, {-3, -3, 1}, {3, -1, -3}, {3, 1, -3},
+    {3, -3, -1},  {3, -3, 1},  {1, 3, -3},  {-1, 3, -3}, {3, 3, -1},  {3, 3, 1},   {-3, 3, -1}, {-3, 3, 1},
+    {-1, -3, 3},  {1, -3, 3},  {-3, -1, 3}, {-3, 1, 3},  {3, -1, 3},  {3, 1, 3},   {1, 3, 3},   {-1, 3, 3},
+    {-1, -1, -3}, {-1, 1, -3}, {1, 1, -3},  {1, -1, -3}, {-1, -3, -1}, {1, -3, -1}, {1, -3, 1},  {-1, -3, 1},
+    {-3, -1, -1}, {-3, -1, 1}, {-3, 1, 1},  {-3, 1, -1}, {3, -1, -1},  {3, 1, -1},  {3, 1, 1},   {3, -1, 1},
+    {1, 3, -1},   {-1, 3, -1}, {-1, 3, 1},  {1, 3, 1},   {-1, -1, 3},  {1, -1, 3},  {1, 1, 3},   {-1, 1, 3},
+    {-1, -1, -1}, {1, -1, -1}, {1, 1, -1},  {-1, 1, -1}, {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},   {-1, 1, 1}};
+
 int feint_cell_curved_order(feint_cell_type cell, int n_nodes) {
   switch (cell) {
     case FEINT_CELL_TRIANGLE: return n_nodes == 6 ? 2 : n_nodes == 10 ? 3 : 0;
     case FEINT_CELL_TETRAHEDRON: return n_nodes == 10 ? 2 : n_nodes == 20 ? 3 : 0;
-    case FEINT_CELL_QUADRILATERAL: return n_nodes == 9 || n_nodes == 8 ? 2 : 0;
-    case FEINT_CELL_HEXAHEDRON: return n_nodes == 27 || n_nodes == 20 ? 2 : 0;
+    case FEINT_CELL_QUADRILATERAL: return n_nodes == 9 || n_nodes == 8 ? 2 : n_nodes == 16 ? 3 : 0;
+    case FEINT_CELL_HEXAHEDRON: return n_nodes == 27 || n_nodes == 20 ? 2 : n_nodes == 64 ? 3 : 0;
     case FEINT_CELL_PRISM: return n_nodes == 18 || n_nodes == 15 ? 2 : 0;
     default: return 0;
   }
@@ -222,6 +236,11 @@ static void simplex_vertex(int dim, int v, double *xi) {
 
 void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi) {
   const int dim = feint_cell_dim(cell), nv = dim + 1, g = feint_cell_curved_order(cell, n_nodes);
+  if (g == 3 && feint_cell_is_tensor(cell)) {
+    const signed char *t = cell == FEINT_CELL_QUADRILATERAL ? quad16_nodes[k] : hex64_nodes[k];
+    for (int d = 0; d < dim; d++) xi[d] = t[d] / 3.0;
+    return;
+  }
   if (!feint_cell_is_simplex(cell)) {
     const double *t = cell == FEINT_CELL_QUADRILATERAL ? quad9_nodes[k]
                       : cell == FEINT_CELL_HEXAHEDRON  ? hex27_nodes[k]
@@ -327,9 +346,14 @@ void feint_curved_geometry_init(feint_curved_geometry *geo, feint_cell_type cell
     geo->alpha[k][0] = (int)lround(geo->order * l0);
   }
   if (feint_cell_is_simplex(cell)) return;
+  if (feint_cell_is_tensor(cell) && feint_cell_curved_is_complete(cell, n_nodes)) {
+    for (int k = 0; k < n_nodes; k++) /* node k's 1D node along each axis: -1 + 2 i / g */
+      for (int d = 0; d < geo->dim; d++) geo->axis_index[k][d] = (int)lround((geo->ref[k][d] + 1) * geo->order / 2);
+    return;
+  }
   /* the shape functions N = m(x)^T V^-1, V[j][k] = m_k(node j): the
    * nodes' Vandermonde matrix, well conditioned on nodes at -1, 0, 1 */
-  double V[FEINT_CELL_MAX_GEOMETRY_NODES * FEINT_CELL_MAX_GEOMETRY_NODES];
+  double V[FEINT_CELL_MAX_MONOMIAL_NODES * FEINT_CELL_MAX_MONOMIAL_NODES];
   const int n = geometry_monomials(cell, feint_cell_curved_is_complete(cell, n_nodes), geo->exps);
   for (int j = 0; j < n_nodes; j++)
     for (int k = 0; k < n; k++) {
@@ -371,10 +395,43 @@ static void simplex_shape(const feint_curved_geometry *geo, const double *x, dou
   }
 }
 
+/* Complete quadrilaterals and hexahedra: products of the 1D Lagrange
+ * functions on the g + 1 equispaced points of [-1, 1] (each factor
+ * exactly 0 or 1 at the points). */
+static void tensor_shape(const feint_curved_geometry *geo, const double *x, double *values, double *grads) {
+  const int dim = geo->dim, g = geo->order;
+  double L[3][4], dL[3][4];
+  for (int d = 0; d < dim; d++)
+    for (int i = 0; i <= g; i++) {
+      const double xi = -1 + 2.0 * i / g;
+      double v = 1, dv = 0;
+      for (int j = 0; j <= g; j++) {
+        if (j == i) continue;
+        const double xj = -1 + 2.0 * j / g, f = (x[d] - xj) / (xi - xj);
+        dv = dv * f + v / (xi - xj);
+        v *= f;
+      }
+      L[d][i] = v;
+      dL[d][i] = dv;
+    }
+  for (int k = 0; k < geo->n_nodes; k++) {
+    const int *a = geo->axis_index[k];
+    double v = 1;
+    for (int d = 0; d < dim; d++) v *= L[d][a[d]];
+    if (values) values[k] = v;
+    for (int d = 0; grads && d < dim; d++) {
+      double gd = dL[d][a[d]];
+      for (int o = 0; o < dim; o++)
+        if (o != d) gd *= L[o][a[o]];
+      grads[k * dim + d] = gd;
+    }
+  }
+}
+
 /* The others: the monomials at x times V^-1. */
 static void monomial_shape(const feint_curved_geometry *geo, const double *x, double *values, double *grads) {
   const int dim = geo->dim, n = geo->n_nodes;
-  double m[FEINT_CELL_MAX_GEOMETRY_NODES], dm[FEINT_CELL_MAX_GEOMETRY_NODES][3];
+  double m[FEINT_CELL_MAX_MONOMIAL_NODES], dm[FEINT_CELL_MAX_MONOMIAL_NODES][3];
   for (int k = 0; k < n; k++) {
     const int *e = geo->exps[k];
     m[k] = 1;
@@ -401,9 +458,11 @@ static void monomial_shape(const feint_curved_geometry *geo, const double *x, do
 void feint_curved_geometry_shape(const feint_curved_geometry *geo, int npoints, const double *points, double *values,
                                  double *grads) {
   const int n = geo->n_nodes, dim = geo->dim, simplex = feint_cell_is_simplex(geo->cell);
+  const int tensor = feint_cell_is_tensor(geo->cell) && feint_cell_curved_is_complete(geo->cell, n);
   for (int q = 0; q < npoints; q++) {
     double *v = values ? values + q * n : NULL, *g = grads ? grads + q * n * dim : NULL;
     if (simplex) simplex_shape(geo, points + q * dim, v, g);
+    else if (tensor) tensor_shape(geo, points + q * dim, v, g);
     else monomial_shape(geo, points + q * dim, v, g);
   }
 }

@@ -167,15 +167,17 @@ static feint_cell_type gtype_cell(int type) {
   "feint supports straight-sided (first-order) cells: 3-node triangles and 4-node quadrilaterals "   \
   "in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D (Gmsh types 2 to 6), and "     \
   "curved triangles and tetrahedra of order 2 and 3 (6- and 10-node triangles, 10- and 20-node "        \
-  "tetrahedra: Gmsh types 9, 21, 11, 29) and curved quadrilaterals, hexahedra and prisms of order 2 "   \
-  "(9-, 27- and 18-node, and the incomplete 8-, 20- and 15-node: Gmsh types 10, 12, 13, 16, 17, 18)"
+  "tetrahedra: Gmsh types 9, 21, 11, 29), curved quadrilaterals and hexahedra of order 2 and 3 (9- "     \
+  "and 16-node quadrilaterals, 27- and 64-node hexahedra: types 10, 36, 12, 92), prisms of order 2 "   \
+  "(18 nodes: type 13) and the incomplete 8-node quadrilaterals, 20-node hexahedra and 15-node "       \
+  "prisms (types 16, 17, 18)"
 
-/* Curved cells whose geometry feint keeps: complete triangles and
- * tetrahedra of order 2 and 3; quadrilaterals, hexahedra and prisms of
- * order 2, complete or incomplete. */
+/* Curved cells whose geometry feint keeps: complete triangles,
+ * tetrahedra, quadrilaterals and hexahedra of order 2 and 3; prisms of
+ * order 2; the incomplete quadrilaterals, hexahedra and prisms of order 2. */
 static int keeps_geometry(int type) {
   return type == 9 || type == 11 || type == 21 || type == 29 || type == 10 || type == 12 || type == 13 || type == 16 ||
-         type == 17 || type == 18;
+         type == 17 || type == 18 || type == 36 || type == 92;
 }
 
 /* The first-order Gmsh type of a line or cell type feint reads (1..6)
@@ -567,7 +569,7 @@ static int read_elements(reader *r) {
         if (ct && cell_gtype_ok(D, ct) && !r->curved_ok && !geometry) {
           st = feint_error_set(FEINT_ERR_INPUT,
                                "%smesh %s: the region holds %s elements (Gmsh type %d, \"%s\"), of geometry "
-                               "order %d: curved cells are not supported yet; " SUPPORTED_CELLS
+                               "order %d, which feint does not read yet; " SUPPORTED_CELLS
                                " (save the mesh with first-order elements, gmsh -order 1; feint info "
                                "describes it as it is)",
                                r->pre, r->path, T->friendly, T->type, T->name, order);
@@ -728,9 +730,10 @@ static int read_facets(reader *r) {
         if ((st = type_lookup(r, B->type, &T))) break;
         if (T->dim != fdim || ne == 0) continue;
         int order = 1, ft = T->type;
-        /* a curved mesh's facets (3- and 4-node lines, 6- and 10-node triangles, 9- and 8-node
+        /* a curved mesh's facets (3- and 4-node lines, 6- and 10-node triangles, 9-, 8- and 16-node
          * quadrilaterals): by their vertices */
-        const int curved_facet = r->geo.n && (ft == 8 || ft == 9 || ft == 26 || ft == 21 || ft == 10 || ft == 16);
+        const int curved_facet =
+            r->geo.n && (ft == 8 || ft == 9 || ft == 26 || ft == 21 || ft == 10 || ft == 16 || ft == 36);
         if ((r->curved_ok || curved_facet) && !facet_type_met(r, D, ft) && curved_linear_type(ft, &order))
           ft = curved_linear_type(ft, &order);
         if (!facet_type_met(r, D, ft)) {

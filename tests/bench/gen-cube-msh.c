@@ -1,4 +1,4 @@
-/* gen-cube-msh [--ascii] [--warp] [--order 2] N OUT.msh: the unit cube as
+/* gen-cube-msh [--ascii] [--warp] [--order 2] [--hex] N OUT.msh: the unit cube as
  * N^3 cubes of 6 Kuhn tetrahedra each (6 N^3 cells, (N+1)^3 nodes),
  * written as a Gmsh 4.1 binary mesh (ASCII with --ascii, as Gmsh saves by
  * default) with a physical volume "domain" and a physical surface
@@ -11,6 +11,9 @@
  * map x + 0.04 sin(pi x) sin(pi y) sin(pi z) (and so y, z), which keeps the
  * cube's faces: with --order 2 the cells are truly curved, without it the
  * straight cells of the same vertices (the curved-against-straight cost).
+ *
+ * --hex: N^3 hexahedra instead (8 or 27 nodes, Gmsh types 5 and 12), the
+ * boundary in 6 N^2 quadrilaterals (4 or 9 nodes, types 3 and 10).
  *
  * The end-to-end benchmark needs a >= 6M-cell mesh; Gmsh takes minutes and
  * gigabytes to mesh one, this takes a second. Not part of feint. */
@@ -56,7 +59,7 @@ static void put_sizes(const uint64_t *v, size_t n) {
 }
 
 static int64_t N, G; /* cubes a side; grid points a side, minus one (N, or 2 N for second order) */
-static int order = 1, warp;
+static int order = 1, warp, hex;
 /* The node at grid point (i, j, k) of the (G+1)^3 grid. */
 static uint64_t grid_node(int64_t i, int64_t j, int64_t k) { return (uint64_t)((k * (G + 1) + j) * (G + 1) + i + 1); }
 /* The node at cube corner (i, j, k); mid: the midpoint of corners a and b. */
@@ -72,6 +75,47 @@ static double warped(double x, double y, double z, int axis) {
   return c[axis] + (warp ? 0.04 * sin(pi * x) * sin(pi * y) * sin(pi * z) : 0.0);
 }
 
+/* Gmsh's 27-node hexahedron and 9-node quadrilateral: each node's
+ * reference coordinates as -1, 0, 1 (vertices, edges, faces, centre). */
+static const int hex27[27][3] = {
+    {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1},  {-1, 1, 1},  {0, -1, -1},
+    {-1, 0, -1},  {-1, -1, 0}, {1, 0, -1}, {1, -1, 0},  {0, 1, -1},  {1, 1, 0},  {-1, 1, 0}, {0, -1, 1},  {-1, 0, 1},
+    {1, 0, 1},    {0, 1, 1},   {0, 0, -1}, {0, -1, 0},  {-1, 0, 0},  {1, 0, 0},  {0, 1, 0},  {0, 0, 1},   {0, 0, 0}};
+static const int quad9[9][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}, {0, -1}, {1, 0}, {0, 1}, {-1, 0}, {0, 0}};
+/* The grid coordinate of reference coordinate r (-1, 0, 1) in cube i. */
+static int64_t at(int64_t i, int r) { return i * order + (r + 1) * order / 2; }
+
+/* The hexahedral cube: 6 N^2 boundary quadrilaterals, then N^3 hexahedra. */
+static void hex_elements(void) {
+  const int nq = order == 2 ? 9 : 4, nh = order == 2 ? 27 : 8;
+  const uint64_t n_quads = (uint64_t)(6 * N * N), n_hexes = (uint64_t)(N * N * N);
+  put_size(2), put_size(n_quads + n_hexes), put_size(1), put_size(n_quads + n_hexes), eol();
+  put_int(2), put_int(1), put_int(order == 2 ? 10 : 3), put_size(n_quads), eol();
+  uint64_t tag = 1;
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++)
+      for (int64_t b = 0; b < N; b++)
+        for (int64_t a = 0; a < N; a++) {
+          uint64_t row[10] = {tag++};
+          for (int v = 0; v < nq; v++) {
+            int64_t g[3];
+            g[axis] = side * G;
+            g[(axis + 1) % 3] = at(a, quad9[v][0]);
+            g[(axis + 2) % 3] = at(b, quad9[v][1]);
+            row[1 + v] = grid_node(g[0], g[1], g[2]);
+          }
+          put_sizes(row, (size_t)nq + 1);
+        }
+  put_int(3), put_int(1), put_int(order == 2 ? 12 : 5), put_size(n_hexes), eol();
+  for (int64_t k = 0; k < N; k++)
+    for (int64_t j = 0; j < N; j++)
+      for (int64_t i = 0; i < N; i++) {
+        uint64_t row[28] = {tag++};
+        for (int v = 0; v < nh; v++) row[1 + v] = grid_node(at(i, hex27[v][0]), at(j, hex27[v][1]), at(k, hex27[v][2]));
+        put_sizes(row, (size_t)nh + 1);
+      }
+}
+
 /* The 6 Kuhn tetrahedra of a cube: paths 0 -> e_a -> e_a + e_b -> 7. */
 static const int kuhn[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
 
@@ -84,12 +128,14 @@ int main(int argc, char **argv) {
   for (;;) {
     if (argc >= 2 && strcmp(argv[1], "--ascii") == 0) ascii = 1;
     else if (argc >= 2 && strcmp(argv[1], "--warp") == 0) warp = 1;
+    else if (argc >= 2 && strcmp(argv[1], "--hex") == 0) hex = 1;
     else if (argc >= 3 && strcmp(argv[1], "--order") == 0 && (order = atoi(argv[2]), 1)) argv++, argc--;
     else break;
     argv++, argc--;
   }
   if (argc != 3 || (N = atoll(argv[1])) < 1 || (order != 1 && order != 2)) {
-    fprintf(stderr, "usage: gen-cube-msh [--ascii] [--warp] [--order 1|2] N OUT.msh (6 N^3 tetrahedra)\n");
+    fprintf(stderr, "usage: gen-cube-msh [--ascii] [--warp] [--order 1|2] [--hex] N OUT.msh (6 N^3 tetrahedra, or "
+                    "N^3 hexahedra)\n");
     return 2;
   }
   G = N * order;
@@ -122,6 +168,15 @@ int main(int argc, char **argv) {
         eol();
       }
   put_text(ascii ? "$EndNodes\n$Elements\n" : "\n$EndNodes\n$Elements\n");
+  if (hex) {
+    hex_elements();
+    put_text(ascii ? "$EndElements\n" : "\n$EndElements\n");
+    if (fclose(out) != 0) {
+      perror(argv[2]);
+      return 1;
+    }
+    return 0;
+  }
   put_size(2), put_size(n_tris + n_tets), put_size(1), put_size(n_tris + n_tets), eol();
   /* boundary triangles: on each face the diagonal from its lowest to its highest corner */
   put_int(2), put_int(1), put_int(order == 2 ? 9 : 2), put_size(n_tris), eol();

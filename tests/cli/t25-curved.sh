@@ -176,10 +176,20 @@ EOF
 # order 2 cannot be exact there (the square's area would be: Simpson)
 printf 'Point(1) = {0, 0, 0};\nPoint(2) = {1, 0, 0};\nPoint(3) = {1, 1, 0};\nPoint(4) = {0, 1, 0};\nLine(1) = {1, 2};\nLine(2) = {2, 3};\nLine(3) = {3, 4};\nLine(4) = {4, 1};\nCurve Loop(1) = {1, 2, 3, 4};\nPlane Surface(1) = {1};\nPhysical Surface("domain") = {1};\nPhysical Curve("boundary") = {1, 2, 3, 4};\nMesh.MeshSizeMax = 0.3;\n' > "$WORK/sq.geo"
 printf 'SetFactory("OpenCASCADE");\nBox(1) = {0, 0, 0, 1, 1, 1};\nPhysical Volume("domain") = {1};\nPhysical Surface("boundary") = {1, 2, 3, 4, 5, 6};\nMesh.MeshSizeMax = 0.5;\n' > "$WORK/cb.geo"
+# the same in quadrilaterals and hexahedra (orders 2 and 3 of issue 21's tensor slice): a cubic map of
+# bilinear cells is of degree 3 in each reference variable, which order 3 represents exactly
+sed 's/^Mesh.MeshSizeMax = 0.3;$/Mesh.MeshSizeMax = 0.3;\nMesh.RecombineAll = 1;/' "$WORK/sq.geo" > "$WORK/sqq.geo"
+# (the hexahedra: the unstructured quadrilaterals of the square extruded, since a regular grid's symmetric
+# cells would make order 2 exact too, as Simpson's rule is on cubics)
+printf 'SetFactory("OpenCASCADE");\nRectangle(1) = {0, 0, 0, 1, 1};\nExtrude {0, 0, 1} { Surface{1}; Layers{3}; Recombine; }\nMesh.RecombineAll = 1;\nMesh.MeshSizeMax = 0.4;\nPhysical Volume("domain") = {1};\nPhysical Surface("boundary") = {1, 2, 3, 4, 5, 6};\n' > "$WORK/cbh.geo"
 for o in 2 3; do
   gmsh "$WORK/sq.geo" -2 -order $o -format msh22 -o "$WORK/sq$o.msh" > /dev/null 2>&1 || fail "gmsh square order $o"
   gmsh "$WORK/cb.geo" -3 -order $o -format msh22 -o "$WORK/cb$o.msh" > /dev/null 2>&1 || fail "gmsh cube order $o"
-  $PY - "$WORK/sq$o.msh" "$WORK/cb$o.msh" <<'EOF' || fail "cubic map"
+  gmsh "$WORK/sqq.geo" -2 -order $o -format msh22 -o "$WORK/sqq$o.msh" > /dev/null 2>&1 || fail "gmsh quad square order $o"
+  gmsh "$WORK/cbh.geo" -3 -order $o -format msh22 -o "$WORK/cbh$o.msh" > /dev/null 2>&1 || fail "gmsh hex cube order $o"
+  for pair in "sq cb" "sqq cbh"; do
+    set -- $pair
+  $PY - "$WORK/$1$o.msh" "$WORK/$2$o.msh" <<'EOF' || fail "cubic map"
 import sys
 for path, dim in ((sys.argv[1], 2), (sys.argv[2], 3)):
     lines = open(path).read().split("\n")
@@ -192,9 +202,15 @@ for path, dim in ((sys.argv[1], 2), (sys.argv[2], 3)):
         lines[k] = f"{t[0]} {p[0]!r} {p[1]!r} {p[2]!r}"
     open(path, "w").write("\n".join(lines))
 EOF
-  "$FEINT" run --quiet "$WORK/measure.yaml" --set mesh.file="$WORK/cb$o.msh" -o "$WORK/cubic-cb$o.h5" || fail "cubic cube"
-  "$FEINT" run --quiet "$WORK/measure.yaml" --set mesh.file="$WORK/sq$o.msh" -o "$WORK/cubic-sq$o.h5" \
+  if [ $2 = cbh ]; then # (the hexahedra's volume is exact at order 2 by the extrusion: x^2 instead)
+    "$FEINT" run --quiet "$WORK/measure.yaml" --set mesh.file="$WORK/$2$o.msh" -o "$WORK/cubic-$2$o.h5" \
+      --set 'physics={kind: form, f0: "x*x", f1: ["0", "0", "0"]}' --set quadrature.degree=12 || fail "cubic cube"
+  else
+    "$FEINT" run --quiet "$WORK/measure.yaml" --set mesh.file="$WORK/$2$o.msh" -o "$WORK/cubic-$2$o.h5" || fail "cubic cube"
+  fi
+  "$FEINT" run --quiet "$WORK/measure.yaml" --set mesh.file="$WORK/$1$o.msh" -o "$WORK/cubic-$1$o.h5" \
     --set 'physics={kind: form, f0: "x*x", f1: ["0", "0"]}' --set quadrature.degree=12 || fail "cubic square"
+  done
 done
 $PY - "$WORK" <<'EOF' || fail "order 3 geometry on a cubic map"
 import sys, h5py, numpy as np
@@ -204,11 +220,15 @@ X, Y = np.meshgrid((x + 1) / 2, (x + 1) / 2, indexing="ij")
 W = np.outer(wt, wt) / 4
 det = (1 + 0.2 * Y * Y) * (1 + 0.1 * X * X) - 0.4 * X * Y * (0.3 * X * X + 0.2 * X * Y)
 x2 = (W * (X + 0.2 * X * Y * Y) ** 2 * det).sum()
+X3, Y3, Z3 = np.meshgrid((x + 1) / 2, (x + 1) / 2, (x + 1) / 2, indexing="ij")  # the cube's x^2: x = X + a Y^3
+x2_cube = (np.einsum("i,j,k->ijk", wt, wt, wt) / 8 * (X3 + 0.1 * Y3**3) ** 2 * (1 + 0.027 * X3**2 * Y3**2 * Z3**2)).sum()
 ok = True
-for s, exact, sign in (("sq", x2, -1), ("cb", 1 + 0.001, 1)):
+for s, exact, sign, label in (("sq", x2, -1, "square (x^2), triangles"), ("cb", 1 + 0.001, 1, "cube (volume), tetrahedra"),
+                              ("sqq", x2, -1, "square (x^2), quadrilaterals"),
+                              ("cbh", x2_cube, -1, "cube (x^2), hexahedra")):
     e = [abs(sign * h5py.File(f"{w}/cubic-{s}{o}.h5")["rhs"][:].sum() - exact) for o in (2, 3)]
     good = e[1] < 1e-13 and e[0] > 1e-8
-    print(f"{'ok' if good else 'BAD'} {'square (x^2)' if s == 'sq' else 'cube (volume)'} on a cubic map: error "
+    print(f"{'ok' if good else 'BAD'} {label} on a cubic map: error "
           f"{e[0]:.1e} with order 2 geometry, {e[1]:.1e} with order 3")
     ok &= good
 sys.exit(0 if ok else 1)

@@ -1,11 +1,14 @@
 # Curved quadrilaterals, hexahedra and prisms (issue 21): Gmsh's
 # second-order cells, complete (9, 27, 18 nodes) and incomplete (8, 20,
-# 15: Mesh.SecondOrderIncomplete), integrated on their map on the cpu
-# backend, against the same domains in straight cells.
+# 15: Mesh.SecondOrderIncomplete), and third-order quadrilaterals and
+# hexahedra (16, 64 nodes), integrated on their map on the cpu backend,
+# against the same domains in straight cells.
 # - Area and perimeter of the unit disc in quadrilaterals, volume and
 #   surface area of the cylinder (the disc extruded by 1, two layers) in
 #   hexahedra and in prisms: the load vector of f = 1 and a Neumann load
-#   of 1, summed. Straight cells' errors fall as h^2, curved cells' as h^4.
+#   of 1, summed. Straight cells' errors fall as h^2, curved cells' as h^4
+#   (order 3 too: Gmsh's equispaced nodes give an odd order no extra
+#   power, as on the simplices, t25).
 # - -lap u = 16 r^2 on the disc in quadrilaterals, u = 0 on the circle
 #   (u = 1 - r^4), Q2, solved with SciPy from the exported matrix: the L2
 #   error (through the mass matrix of the same mesh) falls as h^3 on
@@ -15,7 +18,7 @@
 #   vector and matrix bit for bit.
 source "$(dirname "$0")/lib.sh"
 head='SetFactory("OpenCASCADE");\nDisk(1) = {0, 0, 0, 1};\n'
-for order in 1 2 i; do
+for order in 1 2 i 3; do
   o=$order
   extra='Mesh.HighOrderOptimize = 0;\n'
   if [ $order = i ]; then o=2; extra="${extra}Mesh.SecondOrderIncomplete = 1;\n"; fi
@@ -56,7 +59,8 @@ output: {rhs: false, residual: false, matrix: true}
 EOF
 sizes="0.4 0.2 0.1"
 for shape in quad hex prism; do
-  for order in 1 2 i; do
+  for order in 1 2 i 3; do
+    if [ $shape$order = prism3 ]; then continue; fi # (Gmsh 4.8 makes no prisms of order 3)
     for h in $sizes; do
       for c in measure surface; do
         "$FEINT" run --quiet "$WORK/$c.yaml" --set mesh.file="$WORK/$shape$order.geo" --set mesh.size=$h \
@@ -88,7 +92,9 @@ ok = True
 for shape, measure, boundary in (("quad", math.pi, 2 * math.pi), ("hex", math.pi, 4 * math.pi),
                                  ("prism", math.pi, 4 * math.pi)):
     for order, label, lo, hi in (("1", "straight", 1.6, 2.5), ("2", "curved", 3.4, 4.8),
-                                 ("i", "curved incomplete", 3.4, 4.8)):
+                                 ("i", "curved incomplete", 3.4, 4.8), ("3", "cubic", 3.4, 4.8)):
+        if shape == "prism" and order == "3":
+            continue
         for what, case, exact in (("measure", "measure", measure), ("boundary measure", "surface", boundary)):
             errs = [abs(h5py.File(f"{w}/{case}-{shape}{order}-{h}.h5")["rhs"][:].sum() - exact) for h in hs]
             r = rates(errs)

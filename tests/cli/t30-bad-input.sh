@@ -36,7 +36,7 @@ expect_bad "region of the wrong dimension" "left" run "$WORK/a.yaml" -o "$WORK/o
 gmsh -2 -order 4 "$square" -o "$WORK/p4.msh" > /dev/null
 printf 'mesh:\n  file: %s\nphysics:\n  kind: poisson\n' "$WORK/p4.msh" > "$WORK/a.yaml"
 # curved cells of a geometry feint does not run (fourth order): run names the file, the type and what feint reads
-expect_bad "curved cells" "a.yaml:2:9: mesh .*/p4.msh: the region holds 15-node triangle elements \(Gmsh type 23, \"Triangle 15\"\), of geometry order 4: curved cells are not supported yet; feint supports straight-sided \(first-order\) cells: 3-node triangles and 4-node quadrilaterals in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D \(Gmsh types 2 to 6\), and curved triangles and tetrahedra of order 2 and 3 \(6- and 10-node triangles, 10- and 20-node tetrahedra: Gmsh types 9, 21, 11, 29\)" \
+expect_bad "curved cells" "a.yaml:2:9: mesh .*/p4.msh: the region holds 15-node triangle elements \(Gmsh type 23, \"Triangle 15\"\), of geometry order 4, which feint does not read yet; feint supports straight-sided \(first-order\) cells: 3-node triangles and 4-node quadrilaterals in 2D, 4-node tetrahedra, 8-node hexahedra and 6-node prisms in 3D \(Gmsh types 2 to 6\), and curved triangles and tetrahedra of order 2 and 3 \(6- and 10-node triangles, 10- and 20-node tetrahedra: Gmsh types 9, 21, 11, 29\)" \
   run "$WORK/a.yaml" -o "$WORK/out.h5"
 # ... and info describes the meshes: counts, types, geometry order (second and third order: kept), groups
 gmsh -2 -order 2 "$square" -o "$WORK/p2.msh" > /dev/null

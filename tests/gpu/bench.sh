@@ -37,5 +37,6 @@ OUT=$out bash tests/gpu/cells-bench.sh
 OUT=$out bash tests/gpu/matrix-kernels-bench.sh
 # the built-in kinds on P2 as forms: whole runs, cold and warm cache, against tt
 bash tests/gpu/builtin-forms-e2e.sh | tee "$out/builtin-forms-e2e.txt"
-# curved against straight (and affine) second-order cells (issue 21)
+# curved against straight (and affine) second-order cells (issue 21): tetrahedra, then hexahedra
 OUT=$out bash tests/gpu/curved-bench.sh | tee "$out/curved-bench.txt"
+SHAPE=hex OUT=$out bash tests/gpu/curved-bench.sh | tee "$out/curved-bench-hex.txt"

@@ -14,20 +14,26 @@
 # The ratio curved / straight-form is the cost of the geometry alone (the
 # same kernels otherwise); affine / straight-form what an affine cell of
 # a curved mesh costs. Then whole cold runs (feint run) of each.
-# N=... for a smaller mesh (default 60: 1.3M cells). Not a test.
+# N=... for a smaller mesh (default 60: 1.3M cells). SHAPE=hex: the cube's
+# N^3 hexahedra instead (default N 80: 512k cells), Q2, straight in 8
+# nodes, curved and affine in 27 (the default kernels of hexahedra are
+# already form-jit's, J at every point). Not a test.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
 out=${OUT:-$B/bench-gpu}
-N=${N:-60}
+shape=${SHAPE:-tet}
+hex=()
+if [ "$shape" = hex ]; then hex=(--hex); fi
+N=${N:-$([ "$shape" = hex ] && echo 80 || echo 60)}
 backend=${BACKEND:-cuda}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export FEINT_CACHE_DIR="$work/cache"
-"$B/bench/gen-cube-msh" --warp "$N" "$work/straight.msh" || exit 1
-"$B/bench/gen-cube-msh" --warp --order 2 "$N" "$work/curved.msh" || exit 1
-"$B/bench/gen-cube-msh" --order 2 "$N" "$work/affine.msh" || exit 1
+"$B/bench/gen-cube-msh" "${hex[@]}" --warp "$N" "$work/straight.msh" || exit 1
+"$B/bench/gen-cube-msh" "${hex[@]}" --warp --order 2 "$N" "$work/curved.msh" || exit 1
+"$B/bench/gen-cube-msh" "${hex[@]}" --order 2 "$N" "$work/affine.msh" || exit 1
 for g in straight curved affine; do
   printf 'mesh: {file: %s}\nspace: {order: 2}\nphysics: {kind: poisson, kappa: "1 + x*y*z", source: "x + y"}\nstate: {u: "x*y*z"}\noutput: {residual: true, rhs: true, matrix: true}\n' \
     "$work/$g.msh" > "$work/$g.yaml"
@@ -36,13 +42,14 @@ bench() { # NAME CASE [ENV...]: feint bench into $out/curved-NAME.txt
   local name=$1 case=$2
   shift 2
   env "$@" "$B/feint" bench "$work/$case.yaml" --backend "$backend" --repeat ${REPEAT:-11} -o "$work/b.h5" --quiet \
-    > "$out/curved-$name.txt" 2>&1 || { cat "$out/curved-$name.txt"; return 1; }
+    > "$out/curved-$shape-$name.txt" 2>&1 || { cat "$out/curved-$shape-$name.txt"; return 1; }
 }
-kernel_ms() { awk -v p="$2" '$1 == p && $2 ~ /^[0-9.]+$/ {print ($5 == "-" ? $2 : $5)}' "$out/curved-$1.txt"; }
-family() { sed -n 's/^kernel families (feint info --kernels): //p' "$out/curved-$1.txt"; }
+kernel_ms() { awk -v p="$2" '$1 == p && $2 ~ /^[0-9.]+$/ {print ($5 == "-" ? $2 : $5)}' "$out/curved-$shape-$1.txt"; }
+family() { sed -n 's/^kernel families (feint info --kernels): //p' "$out/curved-$shape-$1.txt"; }
 bench straight-tt straight && bench straight-form straight FEINT_CUDA_BUILTIN_FORMS=1 && bench curved curved &&
   bench affine affine || exit 1
-echo "P2 Poisson, $((6 * N * N * N)) tetrahedra, $backend ($(sed -n 's/^backend [a-z]* on \([^;]*\);.*/\1/p' "$out/curved-curved.txt"))"
+cells=$([ "$shape" = hex ] && echo "$((N * N * N)) hexahedra (Q2)" || echo "$((6 * N * N * N)) tetrahedra (P2)")
+echo "Poisson, $cells, $backend ($(sed -n 's/^backend [a-z]* on \([^;]*\);.*/\1/p' "$out/curved-$shape-curved.txt"))"
 for name in straight-tt straight-form curved affine; do
   printf '%-14s %-30s' "$name" "$(family $name)"
   for ph in residual rhs assembly; do printf '  %s %s ms' $ph "$(kernel_ms $name $ph)"; done

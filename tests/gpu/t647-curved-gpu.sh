@@ -8,7 +8,10 @@
 # the curved disc and ball, elasticity P2 on the ball, a nonlinear user
 # form P2 on the ball; facet integrals on curved facets (Robin on the
 # disc, Neumann on the ball); geometry of order 3 (P3 with Robin on the
-# disc, P2 with Neumann on the ball). Orientation: the warped cube of gen-cube-msh
+# disc, P2 with Neumann on the ball); quadrilaterals, hexahedra and
+# prisms of order 2, complete and incomplete (Q2/P2 with Robin or Neumann
+# on their curved facets, Q2 elasticity on hexahedra), quadrilaterals and
+# hexahedra of order 3. Orientation: the warped cube of gen-cube-msh
 # --order 2 has half its cells negatively oriented (Kuhn paths of odd
 # permutations); the GPU agrees there and its load vector of f = 1 sums
 # to the volume, 1. The unwarped cube in 10-node cells (every cell affine:
@@ -85,6 +88,40 @@ echo "ok: the warped cube's volume on the GPU is 1 (mixed orientations)"
 "$(dirname "$FEINT")/bench/gen-cube-msh" --order 2 4 "$WORK/affine.msh"
 case_file affine "$WORK/affine.msh" 1 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "x + y"}'
 run_both affine
+# quadrilaterals, hexahedra and prisms of order 2, complete and incomplete (Neumann on curved quadrilateral facets)
+head='SetFactory("OpenCASCADE");\nDisk(1) = {0, 0, 0, 1};\n'
+for kind in 2 i; do
+  extra='Mesh.HighOrderOptimize = 0;\nMesh.ElementOrder = 2;\n'
+  if [ $kind = i ]; then extra="${extra}Mesh.SecondOrderIncomplete = 1;\n"; fi
+  printf "${head}Mesh.RecombineAll = 1;\nPhysical Surface(\"domain\") = {1};\nPhysical Curve(\"boundary\") = {1};\n$extra" \
+    > "$WORK/quad$kind.geo"
+  for shape in hex prism; do
+    recombine=''
+    if [ $shape = hex ]; then recombine='Mesh.RecombineAll = 1;\n'; fi
+    printf "${head}Extrude {0, 0, 1} { Surface{1}; Layers{2}; Recombine; }\n${recombine}Physical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1, 2, 3};\n$extra" \
+      > "$WORK/$shape$kind.geo"
+  done
+  case_file quad$kind "$WORK/quad$kind.geo" 0.2 2 1 '"x*y + 1"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "16*(x^2 + y^2)"}
+boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'
+  run_both quad$kind
+  for shape in hex prism; do
+    case_file $shape$kind "$WORK/$shape$kind.geo" 0.4 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "sin(x) + y"}
+boundary: [{group: boundary, neumann: "x*y + 1"}]'
+    run_both $shape$kind
+  done
+done
+# order 3: 16-node quadrilaterals (Q3), 64-node hexahedra (Q2)
+for shape in quad hex; do
+  sed 's/Mesh.ElementOrder = 2;/Mesh.ElementOrder = 3;/' "$WORK/${shape}2.geo" > "$WORK/${shape}3.geo"
+done
+case_file quad3 "$WORK/quad3.geo" 0.3 3 1 '"x*y + 1"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "16*(x^2 + y^2)"}
+boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'
+run_both quad3
+case_file hex3 "$WORK/hex3.geo" 0.5 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "sin(x) + y"}
+boundary: [{group: boundary, neumann: "x*y + 1"}]'
+run_both hex3
+case_file hex-elastic "$WORK/hex2.geo" 0.5 2 3 '["x*y", "y*z", "z - x"]' 'physics: {kind: elasticity, lame_lambda: 0.6, lame_mu: 0.7, source: [1, "x", "y*z"]}'
+run_both hex-elastic
 # auto: the GPU, without a fallback
 "$FEINT" run "$WORK/disc-p2.yaml" -o "$WORK/auto.h5" > "$WORK/auto.out" 2>&1 || fail "auto run failed"
 grep -qi "cpu backend" "$WORK/auto.out" && fail "auto fell back to the cpu: $(cat "$WORK/auto.out")"

@@ -377,7 +377,7 @@ static void test_errors(void) {
 
   if (!sh("gmsh -3 -order 4 -format msh41 -o %s %s", tpath("order4.msh"), "tests/data/unit_cube.geo"))
     read_fails(tpath("order4.msh"), 0, NULL, NULL, "35-node tetrahedron",
-               "of geometry order 4: curved cells are not supported yet");
+               "of geometry order 4, which feint does not read yet");
   else
     check_failures++;
   /* a run's reading: tetrahedra of order 2 and 3 keep their 10 and 20 nodes' coordinates, the vertices first;
@@ -438,7 +438,7 @@ static void test_errors(void) {
   } else {
     check_failures++;
   }
-  /* second-order quadrilaterals keep their 9 nodes; third-order ones are refused by name */
+  /* second-order quadrilaterals keep their 9 nodes; fourth-order ones are refused by name */
   if (!sh("gmsh -2 -order 2 -format msh41 -o %s %s", tpath("quad2.msh"), "tests/data/quad_square.geo")) {
     feint_mesh *g = read_ok(tpath("quad2.msh"), 0, NULL, 0);
     CHECK(g->cell_type == FEINT_CELL_QUADRILATERAL && g->n_geometry_nodes == 9 && g->geometry_order == 2 &&
@@ -449,8 +449,8 @@ static void test_errors(void) {
   } else {
     check_failures++;
   }
-  if (!sh("gmsh -2 -order 3 -format msh41 -o %s %s", tpath("quad3.msh"), "tests/data/quad_square.geo"))
-    read_fails(tpath("quad3.msh"), 0, NULL, NULL, "16-node quadrilateral", "Quadrilateral 16");
+  if (!sh("gmsh -2 -order 4 -format msh41 -o %s %s", tpath("quad4.msh"), "tests/data/quad_square.geo"))
+    read_fails(tpath("quad4.msh"), 0, NULL, NULL, "25-node quadrilateral", "Quadrilateral 25");
   else
     check_failures++;
   /* a mesh with only lines */

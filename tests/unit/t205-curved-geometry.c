@@ -3,9 +3,9 @@
  * incomplete (feint_cell_curved_shape, fe.h), against Gmsh's own
  * reference elements: feint's reference coordinates of the nodes
  * (feint_cell_curved_node) are those libgmsh gives for the 6- and 10-node
- * triangles, the 10- and 20-node tetrahedra, the 9- and 8-node
- * quadrilaterals, the 27- and 20-node hexahedra and the 18- and 15-node
- * prisms (gmshModelMeshGetElementProperties; the prism's z mapped from
+ * triangles, the 10- and 20-node tetrahedra, the 9-, 8- and 16-node
+ * quadrilaterals, the 27-, 20- and 64-node hexahedra and the 18- and
+ * 15-node prisms (gmshModelMeshGetElementProperties; the prism's z mapped from
  * [-1, 1] to [0, 1]), and the shape functions there are the identity
  * (exactly, on the cells other than simplices), so feint's node order is
  * Gmsh's. At random points they sum to 1, their gradients sum to 0 and
@@ -32,10 +32,10 @@ static void against_gmsh(int gmsh_type, feint_cell_type cell, int n, int g) {
   CHECK(ierr == 0 && nodes == n && order == g && dim == feint_cell_dim(cell) && feint_cell_curved_order(cell, n) == g,
         "Gmsh type %d: %d nodes, order %d", gmsh_type, nodes, order);
   if (ierr || nodes != n) return;
-  double N[27 * 27];
+  double N[64 * 64];
   /* Gmsh's reference coordinates are 3 a node, feint's dim; Gmsh's prism
    * has z on [-1, 1], feint's on [0, 1] */
-  double pts[27 * 3], node_err = 0;
+  double pts[64 * 3], node_err = 0;
   for (int j = 0; j < n; j++) {
     double xi[3];
     feint_cell_curved_node(cell, n, j, xi);
@@ -64,7 +64,7 @@ static void against_gmsh(int gmsh_type, feint_cell_type cell, int n, int g) {
       for (int d = 0; d < dim; d++) x[d] = 2 * x[d] - 1;
     else if (s > 1)
       for (int d = 0; d < (cell == FEINT_CELL_PRISM ? 2 : dim); d++) x[d] /= 1.5 * s;
-    double v[27], gr[81];
+    double v[64], gr[192];
     feint_cell_curved_shape(cell, n, 1, x, v, gr);
     double sum = 0, gsum[3] = {0, 0, 0}, q = 0;
     for (int k = 0; k < n; k++) {
@@ -80,7 +80,7 @@ static void against_gmsh(int gmsh_type, feint_cell_type cell, int n, int g) {
                                        (g == 3 ? x[0] * x[0] * x[1] - (dim == 3 ? 3 * x[2] * x[2] * x[2] : 0) : 0))));
     for (int d = 0; d < dim; d++) {
       const double h = 1e-6;
-      double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]}, vp[27], vm[27];
+      double xp[3] = {x[0], x[1], x[2]}, xm[3] = {x[0], x[1], x[2]}, vp[64], vm[64];
       xp[d] += h;
       xm[d] -= h;
       feint_cell_curved_shape(cell, n, 1, xp, vp, NULL);
@@ -91,7 +91,7 @@ static void against_gmsh(int gmsh_type, feint_cell_type cell, int n, int g) {
   CHECK(err_sum < 1e-13 && err_grad < 1e-7 && err_quad < 1e-13, "%s: sum %g, gradients %g, polynomial %g", name,
         err_sum, err_grad, err_quad);
   /* and Gmsh's own Lagrange functions at random points (its coordinates) */
-  double local[3 * 20], mine[20 * 27], err_gmsh = 0;
+  double local[3 * 20], mine[20 * 64], err_gmsh = 0;
   for (int t = 0; t < 20; t++) {
     double x[3] = {rnd(), rnd(), rnd()}, s = x[0] + x[1] + (dim == 3 && feint_cell_is_simplex(cell) ? x[2] : 0);
     if (s > 1 && !feint_cell_is_tensor(cell)) x[0] /= 1.5 * s, x[1] /= 1.5 * s, x[2] /= cell == FEINT_CELL_PRISM ? 1 : 1.5 * s;
@@ -131,6 +131,8 @@ int main(void) {
   against_gmsh(17, FEINT_CELL_HEXAHEDRON, 20, 2);
   against_gmsh(13, FEINT_CELL_PRISM, 18, 2);
   against_gmsh(18, FEINT_CELL_PRISM, 15, 2);
+  against_gmsh(36, FEINT_CELL_QUADRILATERAL, 16, 3);
+  against_gmsh(92, FEINT_CELL_HEXAHEDRON, 64, 3);
   /* the curved disc: every geometry node within the disc, the boundary's on the circle */
   feint_mesh *m = NULL;
   CHECK(feint_mesh_read("tests/data/disc2.geo", NULL, &m) == 0, "disc2.geo");
