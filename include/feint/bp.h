@@ -8,7 +8,8 @@
  * [-1, 1]^3 (include/feint/tensor.h). Local node (i, j, k), i along r
  * (fastest), j along s, k along t, has local index i + P j + P^2 k,
  * P = N + 1. Geometry is trilinear from the cell's 8 vertices (so the
- * Jacobian varies inside a cell when the mesh is perturbed).
+ * Jacobian varies inside a cell when the mesh is perturbed), or on a
+ * curved mesh the map of each cell's geometry nodes (stored factors).
  *
  * Operators (lambda >= 0 is the screening constant):
  *   BP1.0  y = M x,               Q = N + 2 Gauss-Legendre (GL) points per
@@ -65,6 +66,12 @@ typedef struct {
   int64_t n_cells, n_vertices;
   double *vertices;        /* n_vertices x 3 */
   int64_t *cells;          /* n_cells x 8, lexicographic (see above) */
+  /* a curved mesh's (feint_hexmesh_from_mesh): each cell's geometry nodes
+   * (n_cells x n_geometry_nodes x 3, Gmsh's order and reference cube, whose
+   * axes are r, s, t: fe.h), which make its map instead of the vertices;
+   * else 0 and NULL */
+  int n_geometry_nodes;
+  double *geometry_nodes;
 } feint_hexmesh;
 
 /* Box of nx x ny x nz cells. perturb in [0, 0.3]: interior vertices move by
@@ -96,6 +103,9 @@ void feint_bp_dofmap_destroy(feint_bp_dofmap *d);
  * nx = ny = nz = 0 and lx, ly, lz = the bounding box extents (it is no box
  * mesh: feint_bp_dofmap_box refuses it). FEINT_ERR_INPUT on other cells. */
 int feint_hexmesh_from_mesh(const feint_mesh *mesh, feint_hexmesh **out);
+/* A curved mesh's geometry nodes copied into m (the operator's map and
+ * dof coordinates then take them); nothing where every cell is straight. */
+int feint_hexmesh_take_geometry(feint_hexmesh *m, const feint_mesh *mesh);
 
 /* Continuous GLL dof map of order N = 1..15 on any conforming first-order
  * hex mesh, from its topology (local order lexicographic, i fastest, as the
@@ -201,7 +211,8 @@ double feint_bp_flops(const feint_bp_op *op);
  * a build without it has none of these functions; feint reaches them
  * through the registry's operator backends). Create uploads the
  * dof map and the cell vertex coordinates, and computes stored geometric
- * factors on the device (feint_bp_hex_geometry, the CPU's formula); it reads
+ * factors on the device (feint_bp_hex_geometry, the CPU's formula; a
+ * curved mesh's are uploaded from op->geo); on straight cells it reads
  * op->geo_mode but never op->geo, so a caller may create the host operator
  * in RECOMPUTE mode (no host factors) and set geo_mode = STORED before
  * creating the GPU one (the benchmark does, for large meshes). */
@@ -269,20 +280,9 @@ void feint_bp_gpu_destroy(feint_bp_gpu *g);
 /* The seven geometric factors at reference point (r, s, t) of a trilinear
  * hexahedron with vertex coordinates xe[3 v + d] (lexicographic vertices),
  * for quadrature weight w: g = (G00, G01, G02, G11, G12, G22, w|J|). */
-FEINT_HOST_DEVICE static inline void feint_bp_hex_geometry(const double *xe, double r, double s, double t,
-                                                           double w, double *g) {
-  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}; /* J[d][c] = dx_d / dr_c */
-  for (int v = 0; v < 8; v++) {
-    double sa = (v & 1) ? 1 : -1, sb = (v & 2) ? 1 : -1, sc = (v & 4) ? 1 : -1;
-    double fr = 1 + sa * r, fs = 1 + sb * s, ft = 1 + sc * t;
-    double dr = 0.125 * sa * fs * ft, ds = 0.125 * sb * fr * ft, dt = 0.125 * sc * fr * fs;
-    for (int d = 0; d < 3; d++) {
-      double X = xe[3 * v + d];
-      J[d][0] += X * dr;
-      J[d][1] += X * ds;
-      J[d][2] += X * dt;
-    }
-  }
+/* The seven factors of a point (G = w |J| J^-1 J^-T, w |J|: bp.h's g)
+ * from J[d][c] = dx_d / dr_c and the tensor weight w. */
+FEINT_HOST_DEVICE static inline void feint_bp_jacobian_factors(const double J[3][3], double w, double *g) {
   /* adj(J)[c][d] = cofactor(J)[d][c]; J^-1 = adj / det */
   double A00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
   double A01 = J[0][2] * J[2][1] - J[0][1] * J[2][2];
@@ -304,6 +304,25 @@ FEINT_HOST_DEVICE static inline void feint_bp_hex_geometry(const double *xe, dou
   g[4] = f * (A10 * A20 + A11 * A21 + A12 * A22);
   g[5] = f * (A20 * A20 + A21 * A21 + A22 * A22);
   g[6] = w * adet;
+}
+
+/* The factors at (r, s, t) of the trilinear map of the cell's 8 vertices
+ * xe (lexicographic). */
+FEINT_HOST_DEVICE static inline void feint_bp_hex_geometry(const double *xe, double r, double s, double t,
+                                                           double w, double *g) {
+  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}; /* J[d][c] = dx_d / dr_c */
+  for (int v = 0; v < 8; v++) {
+    double sa = (v & 1) ? 1 : -1, sb = (v & 2) ? 1 : -1, sc = (v & 4) ? 1 : -1;
+    double fr = 1 + sa * r, fs = 1 + sb * s, ft = 1 + sc * t;
+    double dr = 0.125 * sa * fs * ft, ds = 0.125 * sb * fr * ft, dt = 0.125 * sc * fr * fs;
+    for (int d = 0; d < 3; d++) {
+      double X = xe[3 * v + d];
+      J[d][0] += X * dr;
+      J[d][1] += X * ds;
+      J[d][2] += X * dt;
+    }
+  }
+  feint_bp_jacobian_factors(J, w, g);
 }
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "feint/error.h"
+#include "feint/fe.h"
 #include "feint/tensor.h"
 
 const char *feint_bp_name(feint_bp_kind kind) {
@@ -70,6 +71,7 @@ void feint_hexmesh_destroy(feint_hexmesh *m) {
   if (!m) return;
   free(m->vertices);
   free(m->cells);
+  free(m->geometry_nodes);
   free(m);
 }
 
@@ -134,6 +136,43 @@ static void cell_geometry(const feint_bp_op *op, int64_t e, double *g) {
       }
 }
 
+/* A curved mesh's factors of every cell (op->geo): J at each point from
+ * the cell's geometry nodes, their shape gradients tabulated once. */
+static int curved_geometry(feint_bp_op *op) {
+  const feint_hexmesh *m = op->mesh;
+  const int Q = op->q, Q3 = Q * Q * Q, ng = m->n_geometry_nodes;
+  feint_curved_geometry cg;
+  feint_curved_geometry_init(&cg, FEINT_CELL_HEXAHEDRON, ng);
+  double *grad = NULL; /* Q3 x ng x 3 */
+  FEINT_CALL(feint_malloc((size_t)Q3 * (size_t)ng * 3, sizeof *grad, &grad, "BP curved geometry table"));
+  for (int c = 0; c < Q; c++)
+    for (int b = 0; b < Q; b++)
+      for (int a = 0; a < Q; a++) {
+        const double pt[3] = {op->qpts[a], op->qpts[b], op->qpts[c]};
+        feint_curved_geometry_shape(&cg, 1, pt, NULL, grad + (size_t)(a + Q * (b + Q * c)) * ng * 3);
+      }
+  const size_t per = (size_t)op->ngeo * Q3;
+  for (int64_t e = 0; e < op->n_cells; e++) {
+    const double *X = m->geometry_nodes + (size_t)e * (size_t)ng * 3;
+    double *g = op->geo + per * (size_t)e;
+    for (int p = 0; p < Q3; p++) {
+      const int a = p % Q, b = (p / Q) % Q, c = p / (Q * Q);
+      const double *G = grad + (size_t)p * ng * 3;
+      double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, g7[7];
+      for (int n = 0; n < ng; n++)
+        for (int d = 0; d < 3; d++)
+          for (int r = 0; r < 3; r++) J[d][r] += X[3 * n + d] * G[3 * n + r];
+      feint_bp_jacobian_factors(J, op->qwts[a] * op->qwts[b] * op->qwts[c], g7);
+      if (op->ngeo == 1)
+        g[p] = g7[6];
+      else
+        for (int k = 0; k < 7; k++) g[k * Q3 + p] = g7[k];
+    }
+  }
+  free(grad);
+  return FEINT_OK;
+}
+
 int feint_bp_op_create(const feint_hexmesh *m, const feint_bp_dofmap *d, feint_bp_kind kind,
                        feint_bp_geo_mode mode, double lambda, feint_bp_op **out) {
   *out = NULL;
@@ -174,14 +213,20 @@ int feint_bp_op_create(const feint_hexmesh *m, const feint_bp_dofmap *d, feint_b
   for (int64_t e = 0; e < op->n_cells; e++)
     for (int v = 0; v < 8; v++)
       for (int k = 0; k < 3; k++) op->xe[24 * e + 3 * v + k] = m->vertices[3 * m->cells[8 * e + v] + k];
+  if (m->geometry_nodes && mode != FEINT_BP_GEO_STORED) {
+    feint_bp_op_destroy(op);
+    return feint_error_set(FEINT_ERR_INPUT, "BP operator: curved hexahedra take stored geometric factors (the "
+                           "recomputed ones come from the trilinear map of the vertices)");
+  }
   if (mode == FEINT_BP_GEO_STORED) {
     size_t per = (size_t)op->ngeo * Q * Q * Q;
     st = feint_malloc((size_t)op->n_cells * per, sizeof(double), &op->geo, "BP geometric factors");
+    if (!st && m->geometry_nodes) st = curved_geometry(op);
     if (st) {
       feint_bp_op_destroy(op);
       return st;
     }
-    for (int64_t e = 0; e < op->n_cells; e++) cell_geometry(op, e, op->geo + per * e);
+    for (int64_t e = 0; e < op->n_cells && !m->geometry_nodes; e++) cell_geometry(op, e, op->geo + per * e);
   }
   *out = op;
   return FEINT_OK;

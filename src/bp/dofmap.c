@@ -8,6 +8,7 @@
 
 #include "feint/bp.h"
 #include "feint/error.h"
+#include "feint/fe.h"
 #include "feint/tensor.h"
 
 int feint_hexmesh_from_mesh(const feint_mesh *mesh, feint_hexmesh **out) {
@@ -41,6 +42,15 @@ int feint_hexmesh_from_mesh(const feint_mesh *mesh, feint_hexmesh **out) {
   for (int64_t e = 0; e < m->n_cells; e++)
     for (int v = 0; v < 8; v++) m->cells[8 * e + v] = mesh->cells[8 * e + gmsh_of_lex[v]];
   *out = m;
+  return FEINT_OK;
+}
+
+int feint_hexmesh_take_geometry(feint_hexmesh *m, const feint_mesh *mesh) {
+  if (!mesh->n_geometry_nodes || mesh->n_curved_cells == 0) return FEINT_OK; /* the trilinear map is the cells' own */
+  const size_t n = (size_t)m->n_cells * (size_t)mesh->n_geometry_nodes * 3;
+  FEINT_CALL(feint_malloc(n, sizeof(double), &m->geometry_nodes, "hex mesh geometry nodes"));
+  memcpy(m->geometry_nodes, mesh->geometry_nodes, n * sizeof(double));
+  m->n_geometry_nodes = mesh->n_geometry_nodes;
   return FEINT_OK;
 }
 
@@ -259,6 +269,8 @@ int feint_bp_dof_coordinates(const feint_hexmesh *m, const feint_bp_dofmap *d, d
   FEINT_CALL(feint_gauss_lobatto(P, gll, gw));
   unsigned char *seen = NULL;
   FEINT_CALL(feint_calloc((size_t)d->n_dofs + 1, 1, &seen, "BP dof coordinates"));
+  feint_curved_geometry cg;
+  if (m->geometry_nodes) feint_curved_geometry_init(&cg, FEINT_CELL_HEXAHEDRON, m->n_geometry_nodes);
   double worst = 0;
   for (int64_t e = 0; e < d->n_cells; e++) {
     const int64_t *cv = m->cells + 8 * e;
@@ -267,7 +279,14 @@ int feint_bp_dof_coordinates(const feint_hexmesh *m, const feint_bp_dofmap *d, d
       for (int jj = 0; jj < P; jj++)
         for (int ii = 0; ii < P; ii++) {
           double r = gll[ii], s = gll[jj], t = gll[kk], X[3] = {0, 0, 0};
-          for (int v = 0; v < 8; v++) {
+          if (m->geometry_nodes) { /* a curved cell: its nodes' map */
+            const double pt[3] = {r, s, t}, *G = m->geometry_nodes + (size_t)e * (size_t)m->n_geometry_nodes * 3;
+            double N[FEINT_CELL_MAX_GEOMETRY_NODES];
+            feint_curved_geometry_shape(&cg, 1, pt, N, NULL);
+            for (int n = 0; n < m->n_geometry_nodes; n++)
+              for (int c = 0; c < 3; c++) X[c] += N[n] * G[3 * n + c];
+          }
+          for (int v = 0; v < 8 && !m->geometry_nodes; v++) {
             double phi = 0.125 * (1 + ((v & 1) ? r : -r)) * (1 + ((v & 2) ? s : -s)) * (1 + ((v & 4) ? t : -t));
             for (int c = 0; c < 3; c++) X[c] += phi * m->vertices[3 * cv[v] + c];
           }

@@ -145,6 +145,14 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   run_starting(opts, r, FEINT_PHASE_DOFMAP);
   double t0 = feint_now();
   int st = feint_hexmesh_from_mesh(m, &o->hm);
+  if (!st) st = feint_hexmesh_take_geometry(o->hm, m);
+  if (!st && o->hm->geometry_nodes && r->dist)
+    st = feint_error_set(FEINT_ERR_INPUT, "%s: operator: on curved hexahedra the BP operators run on one rank (the "
+                         "ranks' parts carry the cells' vertices only)", c->operator_where);
+  if (!st && o->hm->geometry_nodes && c->operator_geometry == FEINT_BP_GEO_RECOMPUTE)
+    st = feint_error_set(FEINT_ERR_INPUT, "%s: operator.geometry: recompute takes the trilinear map of the "
+                         "vertices; curved hexahedra need stored factors (operator.geometry: stored)",
+                         c->operator_where);
   if (!st) st = feint_bp_dofmap_create(o->hm, c->order, &o->dofs);
   if (!st) st = feint_malloc((size_t)o->dofs->n_dofs * 3 + 1, sizeof(double), &o->xyz, "dof coordinates");
   if (!st) st = feint_bp_dof_coordinates(o->hm, o->dofs, o->xyz, NULL);
@@ -172,8 +180,10 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
                                  note, sizeof note);
     if (!st) st = run_dist_wait_setup(r, part.apply->name, part.apply->device, opts->device_index, rep);
   } else {
+    /* curved cells: the factors made on the host from their nodes, uploaded */
     st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
-                            geo_on_device ? FEINT_BP_GEO_RECOMPUTE : geo, c->operator_lambda, &o->op);
+                            geo_on_device && !o->hm->geometry_nodes ? FEINT_BP_GEO_RECOMPUTE : geo,
+                            c->operator_lambda, &o->op);
     if (!st) {
       o->op->geo_mode = geo; /* the CPU recomputes what it does not hold (bp.h) */
       st = feint_backend_operator_create(kind, opts->device_index, o->op, &o->backend, note, sizeof note);

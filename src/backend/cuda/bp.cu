@@ -1618,7 +1618,11 @@ static int create(const feint_bp_op *op, int device_index, feint_bp_gpu *g) {
   std::copy(tab.begin(), tab.end(), g->htab);
   FEINT_CALL(dalloc((void **)&g->x, sizeof(double) * g->n_dofs, "x"));
   FEINT_CALL(dalloc((void **)&g->y, sizeof(double) * g->n_dofs, "y"));
-  if (g->mode == FEINT_BP_GEO_STORED) {
+  if (g->mode == FEINT_BP_GEO_STORED && op->mesh->geometry_nodes) { /* curved cells: the host's factors */
+    FEINT_CALL(dalloc((void **)&g->geo, sizeof(double) * op->ngeo * Q3 * nc, "geometric factors"));
+    FEINT_CUDA_CALL("BP upload geometric factors", feint_cuda_memcpy(g->geo, op->geo, sizeof(double) * op->ngeo * Q3 * nc,
+                                                                     cudaMemcpyHostToDevice));
+  } else if (g->mode == FEINT_BP_GEO_STORED) {
     FEINT_CALL(dalloc((void **)&g->geo, sizeof(double) * op->ngeo * Q3 * nc, "geometric factors"));
     geo_kernel<<<4096, 256>>>((int64_t)nc, Q, op->ngeo, g->xe, g->tab + Q * P + Q * Q, g->tab + Q * P + Q * Q + Q,
                               g->geo);
