@@ -85,6 +85,8 @@ typedef struct {
   feint_value_list dirichlet; /* n == 0 when absent; an item of kind FEINT_VALUE_NONE (YAML null
                                  in the list) leaves that component free */
   feint_value_list neumann;
+  feint_value_list flux;      /* a vector q (dim values): the Neumann value q . n, n the outward unit
+                                 normal of the facet at each quadrature point (scalar spaces) */
   int has_robin;              /* robin: {alpha, value} given */
   feint_value_list robin_alpha; /* robin.alpha (required with robin): 1 value (every component), one
                                    per component (a diagonal alpha; null = 0) or, with

@@ -110,6 +110,10 @@ int feint_cell_geometry_degree(feint_cell_type cell);
  * (Gmsh order; x = sum_v N_v(xi) x_v) at npoints reference points:
  * values[q * nv + v], grads[(q * nv + v) * dim + d]; either may be NULL.
  * Barycentric on simplices, (bi/tri)linear on [-1,1]^d. */
+/* Vertex v's reference coordinates (dim doubles): the origin and unit
+ * vectors (simplices), signs on [-1,1]^d (quadrilateral, hexahedron), the
+ * triangle's times z = 0 then 1 (prism). */
+void feint_cell_vertex_reference(feint_cell_type cell, int v, double *xi);
 void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
                              double *grads);
 /* Curved cells: Gmsh's Lagrange cells of geometry order g > 1, in Gmsh's

@@ -261,6 +261,7 @@ typedef struct {
   feint_boundary_conditions *bc;
   struct feint_boundary_facets *fs;
   const bvalue *coef; /* ncoef */
+  const bvalue *flux; /* a flux condition's q (dim), else NULL */
   int64_t f;          /* facets filled */
 } fill_ctx;
 
@@ -290,38 +291,54 @@ static int node_cells_create(feint_boundary_conditions *bc) {
   for (int64_t i = 0; i < m->n_cells * m->nv; i++) bc->node_cells[bc->node_cell_ptr[m->cells[i]]++] = i / m->nv;
   for (int64_t n = m->n_nodes; n > 0; n--) bc->node_cell_ptr[n] = bc->node_cell_ptr[n - 1]; /* back to starts */
   bc->node_cell_ptr[0] = 0;
-  feint_curved_geometry_init(&bc->curved_geometry, m->cell_type, m->n_geometry_nodes);
+  if (m->n_geometry_nodes) feint_curved_geometry_init(&bc->curved_geometry, m->cell_type, m->n_geometry_nodes);
   return FEINT_OK;
 }
 
-/* A curved mesh's facet of vertices nodes[0..nvf): |J| at the rule's nq
- * points into det, on the map of a cell holding it. The facet's reference
- * point p goes into the cell by the facet's vertex map of the vertices'
- * reference coordinates, xi(p) = sum_a N_a(p) xi_a (affine: a cell's
- * facets are flat in its reference cell), where the cell's J maps the
- * facet's reference tangents dxi/dp_d to dx/dp_d. Any geometry order, the
- * facet's own nodes unread (the file's facets give vertices). */
-static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes, int nvf, const feint_quadrature *q,
-                            double *det) {
+/* Facet nodes[0..nvf)'s measure at the rule's nq points, on the map of a
+ * cell holding it (its geometry nodes on a curved mesh, else its
+ * vertices): |J| into det, or with flux the Neumann value q . n |J| (n the
+ * outward unit normal, q at the point). The facet's reference point p goes
+ * into the cell by the facet's vertex map of the vertices' reference
+ * coordinates, xi(p) = sum_a N_a(p) xi_a (affine: a cell's facets are flat
+ * in its reference cell); the cell's J maps the facet's reference tangents
+ * dxi/dp_d to dx/dp_d, and J (c - xi), c the reference cell's centroid,
+ * points into the cell, which orients n. Any geometry order, the facet's
+ * own nodes unread (the file's facets give vertices). */
+static int facet_measures(feint_boundary_conditions *bc, const int64_t *nodes, int nvf, const feint_quadrature *q,
+                          const bvalue *flux, double *det) {
   const feint_mesh *m = bc->space->mesh;
   if (!bc->node_cells) FEINT_CALL(node_cells_create(bc));
-  const int ng = m->n_geometry_nodes, dim = m->dim, fd = m->dim - 1;
+  const int curved = m->n_geometry_nodes > 0, ng = curved ? m->n_geometry_nodes : m->nv, dim = m->dim, fd = dim - 1;
   const feint_cell_type fc = nvf == 2 ? FEINT_CELL_SEGMENT : nvf == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_QUADRILATERAL;
   for (int64_t k = bc->node_cell_ptr[nodes[0]]; k < bc->node_cell_ptr[nodes[0] + 1]; k++) {
     const int64_t c = bc->node_cells[k];
-    double ref[4][3]; /* the facet vertices' reference coordinates in the cell */
+    double ref[4][3] = {{0}}, centre[3] = {0, 0, 0}; /* the facet vertices' reference coordinates in the cell */
     int found = 0;
-    for (int a = 0; a < nvf; a++)
-      for (int v = 0; v < m->nv; v++)
+    for (int v = 0; v < m->nv; v++) {
+      double r[3] = {0, 0, 0};
+      feint_cell_vertex_reference(m->cell_type, v, r);
+      for (int d = 0; d < dim; d++) centre[d] += r[d] / m->nv;
+      for (int a = 0; a < nvf; a++)
         if (m->cells[c * m->nv + v] == nodes[a]) {
-          memcpy(ref[a], bc->curved_geometry.ref[v], sizeof ref[a]);
+          memcpy(ref[a], r, sizeof r);
           found++;
         }
+    }
     if (found != nvf) continue;
-    const double *X = m->geometry_nodes + (size_t)c * (size_t)ng * 3;
+    double Xv[8 * 3];
+    const double *X = Xv;
+    if (curved) {
+      X = m->geometry_nodes + (size_t)c * (size_t)ng * 3;
+    } else {
+      for (int v = 0; v < m->nv; v++) {
+        const int64_t n = m->cells[c * m->nv + v];
+        Xv[3 * v] = m->x[n], Xv[3 * v + 1] = m->y[n], Xv[3 * v + 2] = m->z[n];
+      }
+    }
     for (int p = 0; p < q->n; p++) {
-      double xi[3] = {0, 0, 0}, dxi[2][3] = {{0}}, N[4], dN[4 * 2], G[FEINT_CELL_MAX_GEOMETRY_NODES * 3],
-             t[2][3] = {{0}};
+      double xi[3] = {0, 0, 0}, dxi[2][3] = {{0}}, N[4], dN[4 * 2], Ng[FEINT_CELL_MAX_GEOMETRY_NODES],
+             G[FEINT_CELL_MAX_GEOMETRY_NODES * 3], t[2][3] = {{0}}, x[3] = {0, 0, 0}, in[3] = {0, 0, 0};
       /* the quadrilateral facets' rule is on [0,1]^2 (facet_rule_create), their vertex map on [-1,1]^2 */
       const int quad = fc == FEINT_CELL_QUADRILATERAL;
       const double *at = q->points + p * fd, P[2] = {quad ? 2 * at[0] - 1 : at[0], quad && fd > 1 ? 2 * at[1] - 1 : 0};
@@ -331,18 +348,37 @@ static int curved_facet_det(feint_boundary_conditions *bc, const int64_t *nodes,
           xi[d] += N[a] * ref[a][d];
           for (int e = 0; e < fd; e++) dxi[e][d] += (quad ? 2 : 1) * dN[a * fd + e] * ref[a][d];
         }
-      feint_curved_geometry_shape(&bc->curved_geometry, 1, xi, NULL, G);
-      for (int e = 0; e < fd; e++)
-        for (int a = 0; a < 3; a++)
-          for (int n = 0; n < ng; n++)
-            for (int d = 0; d < dim; d++) t[e][a] += X[3 * n + a] * G[n * dim + d] * dxi[e][d];
+      if (curved) feint_curved_geometry_shape(&bc->curved_geometry, 1, xi, Ng, G);
+      else feint_cell_vertex_shape(m->cell_type, 1, xi, Ng, G);
+      for (int n = 0; n < ng; n++)
+        for (int a = 0; a < 3; a++) {
+          x[a] += Ng[n] * X[3 * n + a];
+          for (int d = 0; d < dim; d++) {
+            for (int e = 0; e < fd; e++) t[e][a] += X[3 * n + a] * G[n * dim + d] * dxi[e][d];
+            in[a] += X[3 * n + a] * G[n * dim + d] * (centre[d] - xi[d]);
+          }
+        }
+      double nrm[3]; /* the normal times |J| */
       if (fd == 1) {
-        det[p] = sqrt(t[0][0] * t[0][0] + t[0][1] * t[0][1] + t[0][2] * t[0][2]);
+        nrm[0] = t[0][1], nrm[1] = -t[0][0], nrm[2] = 0;
       } else {
-        const double cx = t[0][1] * t[1][2] - t[0][2] * t[1][1], cy = t[0][2] * t[1][0] - t[0][0] * t[1][2],
-                     cz = t[0][0] * t[1][1] - t[0][1] * t[1][0];
-        det[p] = sqrt(cx * cx + cy * cy + cz * cz);
+        nrm[0] = t[0][1] * t[1][2] - t[0][2] * t[1][1];
+        nrm[1] = t[0][2] * t[1][0] - t[0][0] * t[1][2];
+        nrm[2] = t[0][0] * t[1][1] - t[0][1] * t[1][0];
       }
+      if (!flux) {
+        det[p] = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+        continue;
+      }
+      const double sign = nrm[0] * in[0] + nrm[1] * in[1] + nrm[2] * in[2] > 0 ? -1 : 1;
+      double g = 0;
+      for (int d = 0; d < dim; d++) {
+        const double qd = flux[d].kind == 1 ? flux[d].constant : feint_expr_eval(flux[d].expr, x[0], x[1], x[2]);
+        if (!isfinite(qd)) return feint_error_not_finite(flux[d].given->where, flux[d].name,
+                                                          feint_value_text(flux[d].given), qd, x);
+        g += qd * nrm[d];
+      }
+      det[p] = sign * g;
     }
     return FEINT_OK;
   }
@@ -357,7 +393,7 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   const feint_facet_view *v = &fs->v;
   const int64_t f = x->f++;
   const int nc = v->nc, nb = v->nb, nbc = nb * nc;
-  if (fs->det) FEINT_CALL(curved_facet_det(x->bc, nodes, v->nv, fs->rule.q, fs->det + f * v->nq));
+  if (fs->det) FEINT_CALL(facet_measures(x->bc, nodes, v->nv, fs->rule.q, x->flux, fs->det + f * v->nq));
   for (int a = 0; a < v->nv; a++) {
     double *X = fs->x + (f * v->nv + a) * 3;
     X[0] = m->x[nodes[a]];
@@ -386,7 +422,7 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
  * G per component). */
 static int add_facet_set(feint_boundary_conditions *bc, const char *where, const char *name, int robin,
                          const bvalue *coef, int ncoef, unsigned pairs, int varies, int nvf, int64_t f0, int64_t f1,
-                         int64_t *n_facets) {
+                         const bvalue *flux, int64_t *n_facets) {
   const feint_space *s = bc->space;
   int64_t n = 0;
   FEINT_CALL(for_region_facets(bc, where, name, nvf, f0, f1, NULL, NULL, &n));
@@ -414,12 +450,12 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   v->n_facets = n;
   const int64_t nbc = (int64_t)v->nb * v->nc;
   FEINT_CALL(feint_malloc((size_t)(n * v->nv * 3), sizeof *fs->x, &fs->x, "facet coordinates"));
-  if (curved) FEINT_CALL(feint_malloc((size_t)(n * v->nq), sizeof *fs->det, &fs->det, "curved facets' measures"));
+  if (curved || flux) FEINT_CALL(feint_malloc((size_t)(n * v->nq), sizeof *fs->det, &fs->det, "facets' measures"));
   FEINT_CALL(feint_malloc((size_t)(n * v->nb * ncoef), sizeof *fs->coef, &fs->coef, "facet coefficients"));
   FEINT_CALL(feint_malloc((size_t)(n * nbc), sizeof *fs->load_index, &fs->load_index, "facet load map"));
   if (robin)
     FEINT_CALL(feint_malloc((size_t)(n * nbc * nbc), sizeof *fs->site_index, &fs->site_index, "facet slot map"));
-  fill_ctx x = {bc, fs, coef, 0};
+  fill_ctx x = {bc, fs, coef, flux, 0};
   int64_t again = 0;
   FEINT_CALL(for_region_facets(bc, where, name, nvf, f0, f1, fill_facet, &x, &again));
   v->phi = fs->rule.phi;
@@ -564,6 +600,32 @@ fail:
   return status;
 }
 
+/* A flux entry's q (dim values: constants or expressions, evaluated at
+ * the facets' quadrature points) into v[0..dim). */
+static int flux_values(const feint_boundary *b, const char *name, const feint_space *s, bvalue v[3]) {
+  const feint_mesh *m = s->mesh;
+  memset(v, 0, 3 * sizeof *v);
+  if (s->components != 1)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %s gives the scalar Neumann value q . n, but the space has %d "
+                           "components (give neumann, one value per component)", b->where, name, s->components);
+  if (b->flux.n != m->dim)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %s has %d values; give the vector q of the %dD mesh (%d values)",
+                           b->where, name, b->flux.n, m->dim, m->dim);
+  if (feint_mesh_is_mixed(m))
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %s: flux conditions on meshes of several cell shapes are not "
+                           "supported yet (give neumann)", b->where, name);
+  int status = FEINT_OK;
+  for (int d = 0; d < m->dim && !status; d++) {
+    status = bvalue_make(&b->flux.c[d], s, name, &v[d]);
+    if (!status && v[d].kind != 1 && v[d].kind != 2)
+      status = feint_error_set(FEINT_ERR_INPUT, "%s: %s: each component of q is a number or an expression in x, "
+                               "y, z (evaluated at the facets' quadrature points)", b->where, name);
+  }
+  if (status)
+    for (int d = 0; d < 3; d++) bvalue_release(&v[d]);
+  return status;
+}
+
 /* Constrain the dofs of the group's facets for one entry. */
 static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, const char *name, const bvalue g[3],
                           int64_t f0, int64_t f1, int64_t *n_facets) {
@@ -626,7 +688,16 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       int varies = 0;
       for (int k = 0; k < s->components; k++) varies |= v[k].kind >= 2;
       for (int k = 0; k < n_shapes && !status; k++)
-        status = add_facet_set(bc, b->where, name, 0, v, s->components, 0, varies, shapes[k], f0, f1, &used);
+        status = add_facet_set(bc, b->where, name, 0, v, s->components, 0, varies, shapes[k], f0, f1, NULL, &used);
+      for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
+      if (status) goto fail;
+    }
+    if (b->flux.n) {
+      snprintf(name, sizeof name, "boundary[%d].flux", i);
+      if ((status = flux_values(b, name, s, v))) goto fail;
+      const bvalue one = {.kind = 1, .constant = 1}; /* the value q . n is in the measures: det */
+      for (int k = 0; k < n_shapes && !status; k++)
+        status = add_facet_set(bc, b->where, name, 0, &one, 1, 0, 1, shapes[k], f0, f1, v, &used);
       for (int k = 0; k < 3; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }
@@ -637,7 +708,7 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
       const int nc = s->components;
       snprintf(name, sizeof name, "boundary[%d].robin", i);
       for (int k = 0; k < n_shapes && !status; k++)
-        status = add_facet_set(bc, b->where, name, 1, v, nc * nc + nc, pairs, varies, shapes[k], f0, f1, &used);
+        status = add_facet_set(bc, b->where, name, 1, v, nc * nc + nc, pairs, varies, shapes[k], f0, f1, NULL, &used);
       for (int k = 0; k < 12; k++) bvalue_release(&v[k]);
       if (status) goto fail;
     }

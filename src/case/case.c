@@ -11,7 +11,8 @@
  *  - Integers must be written as integers (`order: 2`, not `2.0`).
  *  - A dataset value {file, dataset, on} needs all three keys.
  *  - A boundary entry needs `group` and at least one of dirichlet/neumann/
- *    robin; in their lists a null item is a free component (kind
+ *    flux/robin (flux, a vector q of the value q . n, not beside neumann);
+ *    in their lists a null item is a free component (kind
  *    FEINT_VALUE_NONE). robin is {alpha, value}: alpha required (a value,
  *    a list per component or a list of lists = a tensor), value optional
  *    (0; a value or a list per component).
@@ -791,7 +792,7 @@ static int fill_physics(const loader *L, const tree_node *root) {
 
 static int fill_state_boundary(const loader *L, const tree_node *root) {
   static const char *const skeys[] = {"u", NULL};
-  static const char *const bkeys[] = {"group", "dirichlet", "neumann", "robin", NULL};
+  static const char *const bkeys[] = {"group", "dirichlet", "neumann", "flux", "robin", NULL};
   static const char *const rkeys[] = {"alpha", "value", NULL};
   feint_case *c = L->c;
   const tree_node *m, *k, *v;
@@ -815,9 +816,12 @@ static int fill_state_boundary(const loader *L, const tree_node *root) {
     if (!(g = field(e, "group"))) return missing(L, e, sub);
     if (g->kind != TREE_SCALAR) return wrong_type(g, sub, "a physical group name");
     FEINT_CALL(feint_strdup(g->text, &b->group));
-    const tree_node *d = field(e, "dirichlet"), *n = field(e, "neumann");
+    const tree_node *d = field(e, "dirichlet"), *n = field(e, "neumann"), *q = field(e, "flux");
     const tree_node *r = field(e, "robin");
-    if (!d && !n && !r) return fail_at(e, "%s: give dirichlet or neumann (or robin)", name);
+    if (!d && !n && !r && !q) return fail_at(e, "%s: give dirichlet or neumann (or flux, robin)", name);
+    if (n && q) return fail_at(q, "%s: give neumann (the value) or flux (a vector q: the value q . n), not both", name);
+    snprintf(sub, sizeof sub, "%s.flux", name);
+    if (q) FEINT_CALL(get_value_list(L, q, sub, 3, 1, &b->flux));
     snprintf(sub, sizeof sub, "%s.dirichlet", name);
     if (d) FEINT_CALL(get_value_list_null(L, d, sub, 3, 0, 1, &b->dirichlet));
     snprintf(sub, sizeof sub, "%s.neumann", name);
@@ -1502,6 +1506,7 @@ void feint_case_destroy(feint_case *c) {
     free(c->boundary[i].group);
     list_free(&c->boundary[i].dirichlet);
     list_free(&c->boundary[i].neumann);
+    list_free(&c->boundary[i].flux);
     list_free(&c->boundary[i].robin_alpha);
     list_free(&c->boundary[i].robin_value);
   }

@@ -141,6 +141,15 @@ static const double quad_vertex_sign[4][2] = {{-1, -1}, {1, -1}, {1, 1}, {-1, 1}
 static const double hex_vertex_sign[8][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
                                              {-1, -1, 1},  {1, -1, 1},  {1, 1, 1},  {-1, 1, 1}};
 
+void feint_cell_vertex_reference(feint_cell_type cell, int v, double *xi) {
+  const int dim = feint_cell_dim(cell);
+  for (int d = 0; d < dim; d++)
+    xi[d] = cell == FEINT_CELL_QUADRILATERAL ? quad_vertex_sign[v][d]
+            : cell == FEINT_CELL_HEXAHEDRON  ? hex_vertex_sign[v][d]
+            : cell == FEINT_CELL_PRISM       ? (d == 2 ? v >= 3 : v % 3 == d + 1)
+                                             : v == d + 1;
+}
+
 void feint_cell_vertex_shape(feint_cell_type cell, int npoints, const double *points, double *values,
                              double *grads) {
   const int dim = feint_cell_dim(cell), nv = feint_cell_num_vertices(cell);

@@ -11,7 +11,8 @@
 # disc, P2 with Neumann on the ball); quadrilaterals, hexahedra and
 # prisms of order 2, complete and incomplete (Q2/P2 with Robin or Neumann
 # on their curved facets, Q2 elasticity on hexahedra), quadrilaterals and
-# hexahedra of order 3; the BP operators on curved hexahedra. Orientation: the warped cube of gen-cube-msh
+# hexahedra of order 3; flux conditions (q . n, n from the map); the BP
+# operators on curved hexahedra. Orientation: the warped cube of gen-cube-msh
 # --order 2 has half its cells negatively oriented (Kuhn paths of odd
 # permutations); the GPU agrees there and its load vector of f = 1 sums
 # to the volume, 1. The unwarped cube in 10-node cells (every cell affine:
@@ -120,6 +121,13 @@ run_both quad3
 case_file hex3 "$WORK/hex3.geo" 0.5 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "sin(x) + y"}
 boundary: [{group: boundary, neumann: "x*y + 1"}]'
 run_both hex3
+# flux conditions (q . n from the map at the facet points): curved triangles and hexahedra
+case_file flux-disc "$disc" 0.2 2 1 '"x*y + 1"' 'physics: {kind: poisson, source: "16*(x^2 + y^2)"}
+boundary: [{group: boundary, flux: ["-4*x*(x^2 + y^2)", "y"]}]'
+run_both flux-disc
+case_file flux-hex "$WORK/hex2.geo" 0.4 2 1 '"x*y - z"' 'physics: {kind: poisson, source: "1"}
+boundary: [{group: boundary, flux: ["x", "y*z", "1 + z"]}]'
+run_both flux-hex
 case_file hex-elastic "$WORK/hex2.geo" 0.5 2 3 '["x*y", "y*z", "z - x"]' 'physics: {kind: elasticity, lame_lambda: 0.6, lame_mu: 0.7, source: [1, "x", "y*z"]}'
 run_both hex-elastic
 # the BP operators on curved hexahedra: stored factors made on the host from each cell's nodes, uploaded
