@@ -498,19 +498,23 @@ int feint_dist_hex_part_pack(const feint_hexmesh *hm, const feint_bp_dofmap *d, 
   if (!status) status = local_numbers(rows, ids, n_cells, np, d->n_dofs, dmap, &dofs, &nd, "a part's dofs");
   free(ids);
   if (status) goto done;
-  const size_t size = sizeof HEX_MAGIC + 2 * 4 + 3 * 8 + (size_t)nv * 3 * 8 + (size_t)n_cells * (8 * 8 + (size_t)np * 4) +
-                      (size_t)nd * 8;
+  const int ng = hm->n_geometry_nodes; /* curved cells: their geometry nodes too */
+  const size_t size = sizeof HEX_MAGIC + 3 * 4 + 3 * 8 + (size_t)nv * 3 * 8 +
+                      (size_t)n_cells * (8 * 8 + (size_t)np * 4 + (size_t)ng * 3 * 8) + (size_t)nd * 8;
   if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
   filler f = {msg};
   fill(&f, HEX_MAGIC, sizeof HEX_MAGIC);
   fill_i32(&f, d->order);
   fill_i32(&f, np);
+  fill_i32(&f, ng);
   fill_i64(&f, nv);
   fill_i64(&f, n_cells);
   fill_i64(&f, nd);
   for (int64_t i = 0; i < nv; i++) fill(&f, &hm->vertices[3 * verts[i]], 3 * sizeof(double));
   for (int64_t i = 0; i < n_cells; i++)
     for (int v = 0; v < 8; v++) fill_i64(&f, vmap[hm->cells[cells[i] * 8 + v]]);
+  for (int64_t i = 0; i < n_cells && ng; i++)
+    fill(&f, hm->geometry_nodes + (size_t)cells[i] * (size_t)ng * 3, (size_t)ng * 3 * sizeof(double));
   for (int64_t i = 0; i < n_cells * np; i++) fill_i32(&f, (int32_t)dmap[rows[i]]);
   for (int64_t i = 0; i < nd; i++) fill(&f, &x[dofs[i]], sizeof(double));
   status = hand_over(&f, rank, &msg, size, &cells, n_cells, &dofs, nd, buf, bytes, out);
@@ -534,7 +538,7 @@ int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm
   const char *magic = take(&r, sizeof HEX_MAGIC);
   if (!magic || memcmp(magic, HEX_MAGIC, sizeof HEX_MAGIC))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: an operator part's message from rank 0 is not one");
-  const int order = take_i32(&r), np = take_i32(&r);
+  const int order = take_i32(&r), np = take_i32(&r), ng = take_i32(&r);
   const int64_t nv = take_i64(&r), n_cells = take_i64(&r), nd = take_i64(&r);
   feint_hexmesh *hm = NULL;
   feint_bp_dofmap *d = NULL;
@@ -547,10 +551,13 @@ int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm
     d->np = np;
     d->n_cells = n_cells;
     d->n_dofs = nd;
-    if (np < 8 || nv < 0 || n_cells < 0 || nd < 0) r.failed = 1;
+    hm->n_geometry_nodes = ng;
+    if (np < 8 || nv < 0 || n_cells < 0 || nd < 0 || ng < 0 || ng > FEINT_CELL_MAX_GEOMETRY_NODES) r.failed = 1;
   }
   if (!status) status = take_array(&r, nv * 3, sizeof(double), &hm->vertices, "a part's vertices");
   if (!status) status = take_indices(&r, n_cells * 8, 0, &hm->cells, "a part's hexahedra");
+  if (!status && ng > 0 && !r.failed)
+    status = take_array(&r, n_cells * ng * 3, sizeof(double), &hm->geometry_nodes, "a part's geometry nodes");
   if (!status) status = take_array(&r, n_cells * np, sizeof(int32_t), &d->cell_dofs, "a part's dof map");
   if (!status) status = take_array(&r, nd, sizeof(double), x_out, "a part's x");
   if (!status && (r.failed || r.at != r.size))

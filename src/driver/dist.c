@@ -976,12 +976,8 @@ const char *run_dist_steps(const run_state *r) { return r->dist ? r->dist->steps
 
 static int operator_part_create(run_part *p, feint_device_kind kind, int device_index, const operator_setup *s,
                                   char *note, size_t note_size) {
-  /* a device backend computes stored factors itself: no host copy (as operator.c) */
-  const int geo_on_device = feint_backend_operator_geo_on_device(kind, device_index);
-  FEINT_CALL(feint_bp_op_create(p->hm, p->dofs, (feint_bp_kind)s->kind,
-                                geo_on_device ? FEINT_BP_GEO_RECOMPUTE : (feint_bp_geo_mode)s->geo, s->lambda, &p->op));
-  p->op->geo_mode = (feint_bp_geo_mode)s->geo;
-  return feint_backend_operator_create(kind, device_index, p->op, &p->apply, note, note_size);
+  return run_operator_create(p->hm, p->dofs, s->kind, s->geo, s->lambda, kind, device_index, &p->op, &p->apply, note,
+                             note_size);
 }
 
 int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_device_kind kind,

@@ -146,9 +146,6 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
   double t0 = feint_now();
   int st = feint_hexmesh_from_mesh(m, &o->hm);
   if (!st) st = feint_hexmesh_take_geometry(o->hm, m);
-  if (!st && o->hm->geometry_nodes && r->dist)
-    st = feint_error_set(FEINT_ERR_INPUT, "%s: operator: on curved hexahedra the BP operators run on one rank (the "
-                         "ranks' parts carry the cells' vertices only)", c->operator_where);
   if (!st && o->hm->geometry_nodes && c->operator_geometry == FEINT_BP_GEO_RECOMPUTE)
     st = feint_error_set(FEINT_ERR_INPUT, "%s: operator.geometry: recompute takes the trilinear map of the "
                          "vertices; curved hexahedra need stored factors (operator.geometry: stored)",
@@ -167,8 +164,6 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
 
   const feint_device_kind kind = opts->backend_set ? opts->backend : c->device;
   const feint_bp_geo_mode geo = (feint_bp_geo_mode)c->operator_geometry;
-  /* a device backend computes stored factors itself: no host copy */
-  const int geo_on_device = feint_backend_operator_geo_on_device(kind, opts->device_index);
   run_starting(opts, r, FEINT_PHASE_SETUP);
   const run_transfers x0 = run_transfers_now();
   t0 = feint_now();
@@ -180,14 +175,8 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
                                  note, sizeof note);
     if (!st) st = run_dist_wait_setup(r, part.apply->name, part.apply->device, opts->device_index, rep);
   } else {
-    /* curved cells: the factors made on the host from their nodes, uploaded */
-    st = feint_bp_op_create(o->hm, o->dofs, (feint_bp_kind)c->operator_kind,
-                            geo_on_device && !o->hm->geometry_nodes ? FEINT_BP_GEO_RECOMPUTE : geo,
-                            c->operator_lambda, &o->op);
-    if (!st) {
-      o->op->geo_mode = geo; /* the CPU recomputes what it does not hold (bp.h) */
-      st = feint_backend_operator_create(kind, opts->device_index, o->op, &o->backend, note, sizeof note);
-    }
+    st = run_operator_create(o->hm, o->dofs, c->operator_kind, geo, c->operator_lambda, kind, opts->device_index, &o->op,
+                             &o->backend, note, sizeof note);
     part.op = o->op;
     part.apply = o->backend;
   }
@@ -224,6 +213,16 @@ static int run_operator_body(const feint_run_options *opts, feint_run_report *re
                       rep->seconds[FEINT_PHASE_RESIDUAL] - w0);
   rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   return st;
+}
+
+int run_operator_create(const feint_hexmesh *hm, const feint_bp_dofmap *d, int bp_kind, int geo, double lambda,
+                        feint_device_kind kind, int device_index, feint_bp_op **op, feint_operator **apply,
+                        char *note, size_t note_size) {
+  const int geo_on_device = feint_backend_operator_geo_on_device(kind, device_index) && !hm->geometry_nodes;
+  FEINT_CALL(feint_bp_op_create(hm, d, (feint_bp_kind)bp_kind, geo_on_device ? FEINT_BP_GEO_RECOMPUTE : geo, lambda,
+                                op));
+  (*op)->geo_mode = (feint_bp_geo_mode)geo; /* the CPU recomputes what it does not hold (bp.h) */
+  return feint_backend_operator_create(kind, device_index, *op, apply, note, note_size);
 }
 
 int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r) {

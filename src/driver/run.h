@@ -184,5 +184,12 @@ void run_dist_destroy(run_dist *d);
 
 /* The operator section (operator.c): y = A x on the hexahedra of r->mesh. */
 int run_operator(const feint_run_options *opts, feint_run_report *rep, run_state *r);
+/* One rank's BP operator on hexahedra hm and its backend (operator.c, and
+ * every rank's part under mpirun): a device backend builds straight
+ * cells' stored factors itself (no host copy); curved cells' come from
+ * the host. */
+int run_operator_create(const feint_hexmesh *hm, const feint_bp_dofmap *d, int bp_kind, int geo, double lambda,
+                        feint_device_kind kind, int device_index, feint_bp_op **op, feint_operator **apply,
+                        char *note, size_t note_size);
 
 #endif

@@ -17,7 +17,7 @@
 #   factors stored from each cell's nodes): 1^T M 1 = volume, 1^T (S +
 #   2 M) 1 = 2 volume and the Dirichlet energy of x^2 + y z converge as
 #   h^4 on curved cells, h^2 on straight ones; recomputed factors (the
-#   trilinear map) are refused there.
+#   trilinear map) are refused there; 2 ranks write the one-rank file.
 # - A box of hexahedra with second-order nodes on straight edges (every
 #   cell's map multilinear) gives the first-order box's residual, load
 #   vector and matrix bit for bit.
@@ -188,3 +188,12 @@ for n in ("residual", "rhs", "matrix/data", "matrix/indices", "matrix/indptr", "
     assert a[n][:].tobytes() == b[n][:].tobytes(), n
 EOF
 echo "ok hexahedra of 27 nodes on straight edges: the 8-node box's residual, load vector and matrix bit for bit"
+# the BP operator on curved hexahedra on 2 ranks (each part carries its cells' geometry nodes)
+if [ -e "$(dirname "$FEINT")/feint-mpi.so" ] && command -v mpirun > /dev/null; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  asan=${ASAN_OPTIONS:-}
+  if sanitized; then asan="$asan:detect_leaks=0"; fi # OpenMPI's components leak at exit (t62)
+  ASAN_OPTIONS=$asan mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$WORK/op.yaml" --set mesh.size=0.2 \
+    --set operator.kind=bp3.0 -o "$WORK/op-ranks2.h5" || fail "curved operator on 2 ranks"
+  compare_files "BP3.0 on curved hexahedra, 1 against 2 ranks" "$WORK/op-bp3.0-2-0.2.h5" "$WORK/op-ranks2.h5"
+fi
