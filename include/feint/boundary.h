@@ -139,8 +139,8 @@ typedef struct {
   double *load;               /* n_load */
   int64_t *slot_of;           /* during create only: dof -> load slot or -1 */
   feint_space_facets *facet_lookup; /* during create only: the facets' dofs */
-  int64_t *node_cell_ptr, *node_cells; /* during create only, a curved mesh's: node -> its cells (CSR), to take
-                                          each facet's second-order geometry from its cell */
+  int64_t *node_cell_ptr, *node_cells; /* during create only, for a curved mesh or a flux condition: node ->
+                                          its cells (CSR), to take each facet's map from its cell */
   feint_curved_geometry curved_geometry; /* with node_cells: the cells' geometry tables */
   /* the Robin matrix: one site per distinct entry (site_rows, site_cols) */
   int64_t n_sites;

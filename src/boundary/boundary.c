@@ -242,7 +242,7 @@ struct feint_boundary_facets {
   facet_rule rule;
   double *x, *coef;
   int64_t *load_index, *site_index;
-  double *det; /* a curved mesh's: |J| at each facet's points */
+  double *det; /* a curved mesh's |J|, or a flux set's q . n |J|, at each facet's points (facet_measures) */
 };
 
 static void facet_set_release(struct feint_boundary_facets *fs) {
@@ -281,7 +281,8 @@ static int load_slot(feint_boundary_conditions *bc, int64_t dof, int64_t *slot) 
   return FEINT_OK;
 }
 
-/* node -> the cells using it (a curved mesh's, for curved_facet_nodes). */
+/* node -> the cells using it (facet_measures: a facet's cell), and a
+ * curved mesh's geometry tables. */
 static int node_cells_create(feint_boundary_conditions *bc) {
   const feint_mesh *m = bc->space->mesh;
   FEINT_CALL(feint_calloc((size_t)m->n_nodes + 1, sizeof *bc->node_cell_ptr, &bc->node_cell_ptr, "node cells"));

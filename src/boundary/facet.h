@@ -42,8 +42,8 @@ typedef struct feint_facet_view {
   const double *coef;   /* n_facets x nb x ncoef */
   const int64_t *load_index; /* n_facets x nb x nc: load slot of (dof i, component c) */
   const int64_t *site_index; /* Robin: n_facets x (nb nc)^2 in ((i c), (j d)) row-major: site or -1 */
-  const double *det;    /* a curved mesh's facets: n_facets x nq, |J| at each point of the facet on its
-                           cell's map (boundary.c); NULL: |J| from x */
+  const double *det;    /* n_facets x nq: a curved mesh's |J| at each point of the facet on its cell's map,
+                           or a flux condition's q . n |J| (its facet value 1; boundary.c); NULL: |J| from x */
 } feint_facet_view;
 
 /* |J| of facet f at point q: the length (segment) or |e1 x e2| (triangle)

@@ -221,12 +221,14 @@ int feint_bp_op_create(const feint_hexmesh *m, const feint_bp_dofmap *d, feint_b
   if (mode == FEINT_BP_GEO_STORED) {
     size_t per = (size_t)op->ngeo * Q * Q * Q;
     st = feint_malloc((size_t)op->n_cells * per, sizeof(double), &op->geo, "BP geometric factors");
-    if (!st && m->geometry_nodes) st = curved_geometry(op);
+    if (!st && m->geometry_nodes) /* curved cells: each one's own map */
+      st = curved_geometry(op);
+    else if (!st)
+      for (int64_t e = 0; e < op->n_cells; e++) cell_geometry(op, e, op->geo + per * e);
     if (st) {
       feint_bp_op_destroy(op);
       return st;
     }
-    for (int64_t e = 0; e < op->n_cells && !m->geometry_nodes; e++) cell_geometry(op, e, op->geo + per * e);
   }
   *out = op;
   return FEINT_OK;

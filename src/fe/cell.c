@@ -238,11 +238,6 @@ int feint_cell_curved_is_complete(feint_cell_type cell, int n_nodes) {
          !(cell == FEINT_CELL_PRISM && n_nodes == 15);
 }
 
-/* Vertex v's reference coordinates (the origin, then the unit vectors). */
-static void simplex_vertex(int dim, int v, double *xi) {
-  for (int d = 0; d < dim; d++) xi[d] = v == d + 1 ? 1.0 : 0.0;
-}
-
 void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi) {
   const int dim = feint_cell_dim(cell), nv = dim + 1, g = feint_cell_curved_order(cell, n_nodes);
   if (g == 3 && feint_cell_is_tensor(cell)) {
@@ -260,18 +255,18 @@ void feint_cell_curved_node(feint_cell_type cell, int n_nodes, int k, double *xi
   const int ne = dim == 2 ? 3 : 6, per_edge = g - 1;
   double a[3], b[3], c[3];
   if (k < nv) {
-    simplex_vertex(dim, k, xi);
+    feint_cell_vertex_reference(cell, k, xi);
   } else if (k < nv + ne * per_edge) { /* edge (a, b), node i of g - 1 from a to b */
     const int e = (k - nv) / per_edge, i = (k - nv) % per_edge + 1;
-    simplex_vertex(dim, gmsh_edges[e][0], a);
-    simplex_vertex(dim, gmsh_edges[e][1], b);
+    feint_cell_vertex_reference(cell, gmsh_edges[e][0], a);
+    feint_cell_vertex_reference(cell, gmsh_edges[e][1], b);
     for (int d = 0; d < dim; d++) xi[d] = a[d] + (b[d] - a[d]) * i / g;
   } else { /* g = 3: a face's centroid (the triangle's own) */
     const int f = k - nv - ne * per_edge;
     const int *face = dim == 2 ? (const int[]){0, 1, 2} : gmsh_tet_faces[f];
-    simplex_vertex(dim, face[0], a);
-    simplex_vertex(dim, face[1], b);
-    simplex_vertex(dim, face[2], c);
+    feint_cell_vertex_reference(cell, face[0], a);
+    feint_cell_vertex_reference(cell, face[1], b);
+    feint_cell_vertex_reference(cell, face[2], c);
     for (int d = 0; d < dim; d++) xi[d] = (a[d] + b[d] + c[d]) / 3;
   }
 }

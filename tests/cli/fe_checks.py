@@ -27,6 +27,30 @@ def fail(msg):
     sys.exit(1)
 
 
+def rates(hs, errs):
+    """Convergence rates between successive mesh sizes hs."""
+    return [np.log(errs[k] / errs[k + 1]) / np.log(hs[k] / hs[k + 1]) for k in range(len(hs) - 1)]
+
+
+def rate_in_band(label, hs, errs, lo, hi):
+    """Prints label with the errors and rates, ok or BAD; True when the mean rate lies in [lo, hi]."""
+    r = rates(hs, errs)
+    good = bool(lo <= sum(r) / len(r) <= hi)
+    print(f"{'ok' if good else 'BAD'} {label}: errors " + ", ".join(f"{e:.2e}" for e in errs) + " rates " +
+          ", ".join(f"{x:.2f}" for x in r))
+    return good
+
+
+def disc_l2_error(solution, mass):
+    """The L2 error (through mass's matrix) of u = 1 - r^4 against the solution of solution's exported
+    matrix and load vector (the curved tests' manufactured problem on the unit disc)."""
+    f, A = load(solution)
+    u = spla.spsolve(A.tocsc(), f["rhs"][:])
+    X = f["dofs/coordinates"][:]
+    e = u - (1 - (X[:, 0] ** 2 + X[:, 1] ** 2) ** 2)
+    return float(np.sqrt(abs(e @ (load(mass)[1] @ e))))
+
+
 def check_sum(path, want, tol=1e-12):
     """Sum of all matrix entries (mass matrix: the domain volume)."""
     f, A = load(path)

@@ -248,3 +248,33 @@ compare_files() {
   out=$($PY "$ROOT/tests/cli/mpi_compare.py" "$2" "$3" ${4:+"$4"}) || fail "$1: the files differ"
   echo "$1: $out"
 }
+# same_on_two_ranks LABEL ONE-RANK.h5 feint-run-args...: feint run on 2 ranks (mpirun, oversubscribed) writes the
+# one-rank file (compare_files); skipped where the MPI plugin or mpirun is missing. OpenMPI's components leak at exit
+# from modules LeakSanitizer cannot name (t62): no leak check there.
+same_on_two_ranks() {
+  local label=$1 one=$2 asan=${ASAN_OPTIONS:-}
+  shift 2
+  [ -e "$(dirname "$FEINT")/feint-mpi.so" ] && command -v mpirun > /dev/null || return 0
+  if sanitized; then asan="$asan:detect_leaks=0"; fi
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=$asan \
+    mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$@" -o "$WORK/two-ranks.h5" || fail "$label on 2 ranks"
+  compare_files "$label, 1 against 2 ranks" "$one" "$WORK/two-ranks.h5"
+}
+# curved_geo FILE SHAPE ORDER: a Gmsh program of a curved domain: the unit disc in triangles (tri) or
+# quadrilaterals (quad), the unit ball in tetrahedra (tet), the disc extruded by 1 in two layers of hexahedra
+# (hex) or prisms (prism); physical groups "domain" and "boundary"; ORDER 1..3, or i for Gmsh's incomplete
+# second-order cells (Mesh.SecondOrderIncomplete). High-order nodes as Gmsh places them (no optimisation).
+curved_geo() {
+  local file=$1 shape=$2 order=$3 o=$3 extra='' disc='SetFactory("OpenCASCADE");\nDisk(1) = {0, 0, 0, 1};\n'
+  if [ "$order" = i ]; then o=2 extra='Mesh.SecondOrderIncomplete = 1;\n'; fi
+  extra="${extra}Mesh.HighOrderOptimize = 0;\nMesh.ElementOrder = $o;\n"
+  case $shape in
+    quad | hex) extra="Mesh.RecombineAll = 1;\n$extra" ;;
+  esac
+  case $shape in
+    tri | quad) printf "${disc}Physical Surface(\"domain\") = {1};\nPhysical Curve(\"boundary\") = {1};\n$extra" ;;
+    tet) printf "SetFactory(\"OpenCASCADE\");\nSphere(1) = {0, 0, 0, 1};\nPhysical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1};\n$extra" ;;
+    hex | prism) printf "${disc}Extrude {0, 0, 1} { Surface{1}; Layers{2}; Recombine; }\nPhysical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1, 2, 3};\n$extra" ;;
+    *) fail "curved_geo: no shape $shape" ;;
+  esac > "$file"
+}

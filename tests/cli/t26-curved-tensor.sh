@@ -22,20 +22,8 @@
 #   cell's map multilinear) gives the first-order box's residual, load
 #   vector and matrix bit for bit.
 source "$(dirname "$0")/lib.sh"
-head='SetFactory("OpenCASCADE");\nDisk(1) = {0, 0, 0, 1};\n'
 for order in 1 2 i 3; do
-  o=$order
-  extra='Mesh.HighOrderOptimize = 0;\n'
-  if [ $order = i ]; then o=2; extra="${extra}Mesh.SecondOrderIncomplete = 1;\n"; fi
-  extra="${extra}Mesh.ElementOrder = $o;\n"
-  printf "${head}Mesh.RecombineAll = 1;\nPhysical Surface(\"domain\") = {1};\nPhysical Curve(\"boundary\") = {1};\n$extra" \
-    > "$WORK/quad$order.geo"
-  for shape in hex prism; do
-    recombine=''
-    if [ $shape = hex ]; then recombine='Mesh.RecombineAll = 1;\n'; fi
-    printf "${head}Extrude {0, 0, 1} { Surface{1}; Layers{2}; Recombine; }\n${recombine}Physical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1, 2, 3};\n$extra" \
-      > "$WORK/$shape$order.geo"
-  done
+  for shape in quad hex prism; do curved_geo "$WORK/$shape$order.geo" $shape $order; done
 done
 write_case measure.yaml <<EOF
 mesh: {file: $WORK/quad2.geo}
@@ -111,15 +99,12 @@ expect_fail() { # message command...: exit 2, the message, no file
 expect_fail "curved hexahedra need stored factors" "$FEINT" run --quiet "$WORK/op.yaml" --set operator.geometry=recompute
 "$FEINT" info "$WORK/hex2.geo" > "$WORK/hex2.info" || fail "info on curved hexahedra"
 grep -q "^geometry order 2 (curved cells of 27 nodes" "$WORK/hex2.info" || fail "info: $(cat "$WORK/hex2.info")"
-$PY - "$WORK" <<'PYEOF' || fail "curved convergence"
-import sys, math, h5py, scipy.sparse as sp, scipy.sparse.linalg as spla
+$PY - "$WORK" "$ROOT/tests/cli" <<'PYEOF' || fail "curved convergence"
+import sys, math, h5py
 w = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from fe_checks import disc_l2_error, rate_in_band
 hs = [0.4, 0.2, 0.1]
-def rates(errs):
-    return [math.log(errs[k] / errs[k + 1]) / math.log(hs[k] / hs[k + 1]) for k in range(len(hs) - 1)]
-def csr(path):
-    g = h5py.File(path)["matrix"]
-    return sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
 ok = True
 for shape, measure, boundary in (("quad", math.pi, 2 * math.pi), ("hex", math.pi, 4 * math.pi),
                                  ("prism", math.pi, 4 * math.pi)):
@@ -129,11 +114,7 @@ for shape, measure, boundary in (("quad", math.pi, 2 * math.pi), ("hex", math.pi
             continue
         for what, case, exact in (("measure", "measure", measure), ("boundary measure", "surface", boundary)):
             errs = [abs(h5py.File(f"{w}/{case}-{shape}{order}-{h}.h5")["rhs"][:].sum() - exact) for h in hs]
-            r = rates(errs)
-            good = lo <= sum(r) / len(r) <= hi
-            print(f"{'ok' if good else 'BAD'} {shape} {label}: {what} errors " + ", ".join(f"{e:.2e}" for e in errs) +
-                  " rates " + ", ".join(f"{x:.2f}" for x in r))
-            ok &= good
+            ok &= rate_in_band(f"{shape} {label}: {what}", hs, errs, lo, hi)
 for what, name, exact in (("BP1.0 1^T M 1", "op-bp1.0", math.pi), ("BP3.0 1^T (S + 2 M) 1", "op-bp3.0", 2 * math.pi),
                           ("BP3.5 1^T (S + 2 M) 1", "op-bp3.5", 2 * math.pi),
                           ("BP3.0 energy of x^2 + y z", "energy", 19 * math.pi / 12)):
@@ -143,25 +124,11 @@ for what, name, exact in (("BP1.0 1^T M 1", "op-bp1.0", math.pi), ("BP3.0 1^T (S
             f = h5py.File(f"{w}/{name}-{order}-{h}.h5")
             errs.append(abs((f["operator/x"][:] @ f["operator/y"][:] if name == "energy" else f["operator/y"][:].sum())
                             - exact))
-        r = rates(errs)
-        good = lo <= sum(r) / len(r) <= hi
-        print(f"{'ok' if good else 'BAD'} {what} on the {label} cylinder: errors " + ", ".join(f"{e:.2e}" for e in errs) +
-              " rates " + ", ".join(f"{x:.2f}" for x in r))
-        ok &= good
+        ok &= rate_in_band(f"{what} on the {label} cylinder", hs, errs, lo, hi)
 for order, lo, hi in ((1, 1.6, 2.4), (2, 2.6, 3.9)):
-    errs = []
-    for h in hs:
-        f = h5py.File(f"{w}/poisson-{order}-{h}.h5")
-        u = spla.spsolve(csr(f"{w}/poisson-{order}-{h}.h5").tocsc(), f["rhs"][:])
-        X = f["dofs/coordinates"][:]
-        e = u - (1 - (X[:, 0] ** 2 + X[:, 1] ** 2) ** 2)
-        errs.append(math.sqrt(abs(e @ (csr(f"{w}/mass-{order}-{h}.h5") @ e))))
-    r = rates(errs)
-    good = lo <= sum(r) / len(r) <= hi
-    print(f"{'ok' if good else 'BAD'} Q2 Poisson on the disc, {'curved' if order == 2 else 'straight'} "
-          "quadrilaterals: L2 errors " + ", ".join(f"{e:.2e}" for e in errs) + " rates " +
-          ", ".join(f"{x:.2f}" for x in r))
-    ok &= good
+    errs = [disc_l2_error(f"{w}/poisson-{order}-{h}.h5", f"{w}/mass-{order}-{h}.h5") for h in hs]
+    ok &= rate_in_band(f"Q2 Poisson on the disc, {'curved' if order == 2 else 'straight'} quadrilaterals: L2",
+                       hs, errs, lo, hi)
 sys.exit(0 if ok else 1)
 PYEOF
 # multilinear cells of a curved mesh: as straight cells, bit for bit
@@ -189,11 +156,5 @@ for n in ("residual", "rhs", "matrix/data", "matrix/indices", "matrix/indptr", "
 EOF
 echo "ok hexahedra of 27 nodes on straight edges: the 8-node box's residual, load vector and matrix bit for bit"
 # the BP operator on curved hexahedra on 2 ranks (each part carries its cells' geometry nodes)
-if [ -e "$(dirname "$FEINT")/feint-mpi.so" ] && command -v mpirun > /dev/null; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  asan=${ASAN_OPTIONS:-}
-  if sanitized; then asan="$asan:detect_leaks=0"; fi # OpenMPI's components leak at exit (t62)
-  ASAN_OPTIONS=$asan mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$WORK/op.yaml" --set mesh.size=0.2 \
-    --set operator.kind=bp3.0 -o "$WORK/op-ranks2.h5" || fail "curved operator on 2 ranks"
-  compare_files "BP3.0 on curved hexahedra, 1 against 2 ranks" "$WORK/op-bp3.0-2-0.2.h5" "$WORK/op-ranks2.h5"
-fi
+same_on_two_ranks "BP3.0 on curved hexahedra" "$WORK/op-bp3.0-2-0.2.h5" "$WORK/op.yaml" --set mesh.size=0.2 \
+  --set operator.kind=bp3.0

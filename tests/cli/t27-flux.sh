@@ -15,20 +15,9 @@
 # - Bad input: a flux on a vector space, a flux of the wrong length, flux
 #   beside neumann: exit 2 with a message, no file.
 source "$(dirname "$0")/lib.sh"
-head='SetFactory("OpenCASCADE");\nDisk(1) = {0, 0, 0, 1};\n'
 for order in 1 2; do
+  for shape in tri quad tet hex prism; do curved_geo "$WORK/$shape$order.geo" $shape $order; done
   extra="Mesh.HighOrderOptimize = 0;\nMesh.ElementOrder = $order;\n"
-  printf "${head}Physical Surface(\"domain\") = {1};\nPhysical Curve(\"boundary\") = {1};\n$extra" > "$WORK/tri$order.geo"
-  printf "${head}Mesh.RecombineAll = 1;\nPhysical Surface(\"domain\") = {1};\nPhysical Curve(\"boundary\") = {1};\n$extra" \
-    > "$WORK/quad$order.geo"
-  printf 'SetFactory("OpenCASCADE");\nSphere(1) = {0, 0, 0, 1};\nPhysical Volume("domain") = {1};\nPhysical Surface("boundary") = {1};\n'"$extra" \
-    > "$WORK/tet$order.geo"
-  for shape in hex prism; do
-    recombine=''
-    if [ $shape = hex ]; then recombine='Mesh.RecombineAll = 1;\n'; fi
-    printf "${head}Extrude {0, 0, 1} { Surface{1}; Layers{2}; Recombine; }\n${recombine}Physical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1, 2, 3};\n$extra" \
-      > "$WORK/$shape$order.geo"
-  done
   # the disc with two halves of its circle
   printf "Point(1) = {0, 0, 0};\nPoint(2) = {1, 0, 0};\nPoint(3) = {-1, 0, 0};\nCircle(1) = {2, 1, 3};\nCircle(2) = {3, 1, 2};\nCurve Loop(1) = {1, 2};\nPlane Surface(1) = {1};\nPhysical Surface(\"domain\") = {1};\nPhysical Curve(\"upper\") = {1};\nPhysical Curve(\"lower\") = {2};\n$extra" \
     > "$WORK/halves$order.geo"
@@ -95,28 +84,17 @@ for order in 1 2; do
     done
   done
 done
-$PY - "$WORK" <<'EOF' || fail "the flux condition's convergence"
-import sys, math, h5py, scipy.sparse as sp, scipy.sparse.linalg as spla
+$PY - "$WORK" "$ROOT/tests/cli" <<'EOF' || fail "the flux condition's convergence"
+import sys
 w = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from fe_checks import disc_l2_error, rate_in_band
 hs = [0.4, 0.2, 0.1]
-def csr(path):
-    g = h5py.File(path)["matrix"]
-    return sp.csr_matrix((g["data"][:], g["indices"][:], g["indptr"][:]), shape=tuple(g.attrs["shape"]))
 ok = True
 for order, lo, hi in ((1, 1.6, 2.4), (2, 2.6, 3.9)):
-    errs = []
-    for h in hs:
-        f = h5py.File(f"{w}/halves-{order}-{h}.h5")
-        u = spla.spsolve(csr(f"{w}/halves-{order}-{h}.h5").tocsc(), f["rhs"][:])
-        X = f["dofs/coordinates"][:]
-        e = u - (1 - (X[:, 0] ** 2 + X[:, 1] ** 2) ** 2)
-        errs.append(math.sqrt(abs(e @ (csr(f"{w}/mass-{order}-{h}.h5") @ e))))
-    r = [math.log(errs[k] / errs[k + 1]) / math.log(hs[k] / hs[k + 1]) for k in range(2)]
-    good = lo <= sum(r) / 2 <= hi
-    print(f"{'ok' if good else 'BAD'} P2 Poisson, flux grad u on the lower half circle, "
-          f"{'curved' if order == 2 else 'straight'} cells: L2 errors " + ", ".join(f"{e:.2e}" for e in errs) +
-          " rates " + ", ".join(f"{x:.2f}" for x in r))
-    ok &= good
+    errs = [disc_l2_error(f"{w}/halves-{order}-{h}.h5", f"{w}/mass-{order}-{h}.h5") for h in hs]
+    ok &= rate_in_band(f"P2 Poisson, flux grad u on the lower half circle, {'curved' if order == 2 else 'straight'} "
+                       "cells: L2", hs, errs, lo, hi)
 sys.exit(0 if ok else 1)
 EOF
 bad() { # message case-settings...
@@ -130,11 +108,4 @@ bad "gives the scalar Neumann value q . n, but the space has 2 components" --set
 bad "has 3 values; give the vector q of the 2D mesh" --set 'boundary.0.flux=[x, y, z]'
 bad "give neumann (the value) or flux" --set boundary.0.neumann=1
 # the curved case on 2 ranks writes the one-rank file
-if [ -e "$(dirname "$FEINT")/feint-mpi.so" ] && command -v mpirun > /dev/null; then
-  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  asan=${ASAN_OPTIONS:-}
-  if sanitized; then asan="$asan:detect_leaks=0"; fi # OpenMPI's components leak at exit (t62)
-  ASAN_OPTIONS=$asan mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$WORK/halves.yaml" --set mesh.size=0.2 \
-    -o "$WORK/ranks2.h5" || fail "flux on 2 ranks"
-  compare_files "flux condition, 1 against 2 ranks" "$WORK/halves-2-0.2.h5" "$WORK/ranks2.h5"
-fi
+same_on_two_ranks "flux condition" "$WORK/halves-2-0.2.h5" "$WORK/halves.yaml" --set mesh.size=0.2

@@ -90,18 +90,8 @@ echo "ok: the warped cube's volume on the GPU is 1 (mixed orientations)"
 case_file affine "$WORK/affine.msh" 1 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "x + y"}'
 run_both affine
 # quadrilaterals, hexahedra and prisms of order 2, complete and incomplete (Neumann on curved quadrilateral facets)
-head='SetFactory("OpenCASCADE");\nDisk(1) = {0, 0, 0, 1};\n'
 for kind in 2 i; do
-  extra='Mesh.HighOrderOptimize = 0;\nMesh.ElementOrder = 2;\n'
-  if [ $kind = i ]; then extra="${extra}Mesh.SecondOrderIncomplete = 1;\n"; fi
-  printf "${head}Mesh.RecombineAll = 1;\nPhysical Surface(\"domain\") = {1};\nPhysical Curve(\"boundary\") = {1};\n$extra" \
-    > "$WORK/quad$kind.geo"
-  for shape in hex prism; do
-    recombine=''
-    if [ $shape = hex ]; then recombine='Mesh.RecombineAll = 1;\n'; fi
-    printf "${head}Extrude {0, 0, 1} { Surface{1}; Layers{2}; Recombine; }\n${recombine}Physical Volume(\"domain\") = {1};\nPhysical Surface(\"boundary\") = {1, 2, 3};\n$extra" \
-      > "$WORK/$shape$kind.geo"
-  done
+  for shape in quad hex prism; do curved_geo "$WORK/$shape$kind.geo" $shape $kind; done
   case_file quad$kind "$WORK/quad$kind.geo" 0.2 2 1 '"x*y + 1"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "16*(x^2 + y^2)"}
 boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'
   run_both quad$kind
@@ -113,7 +103,7 @@ boundary: [{group: boundary, neumann: "x*y + 1"}]'
 done
 # order 3: 16-node quadrilaterals (Q3), 64-node hexahedra (Q2)
 for shape in quad hex; do
-  sed 's/Mesh.ElementOrder = 2;/Mesh.ElementOrder = 3;/' "$WORK/${shape}2.geo" > "$WORK/${shape}3.geo"
+  curved_geo "$WORK/${shape}3.geo" $shape 3
 done
 case_file quad3 "$WORK/quad3.geo" 0.3 3 1 '"x*y + 1"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "16*(x^2 + y^2)"}
 boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'

@@ -128,18 +128,18 @@ int main(void) {
   int ierr = 0;
   gmshInitialize(0, NULL, 0, &ierr);
   CHECK(ierr == 0, "gmshInitialize: %d", ierr);
-  against_gmsh(9, FEINT_CELL_TRIANGLE, 6, 2);
-  against_gmsh(11, FEINT_CELL_TETRAHEDRON, 10, 2);
-  against_gmsh(21, FEINT_CELL_TRIANGLE, 10, 3);
-  against_gmsh(29, FEINT_CELL_TETRAHEDRON, 20, 3);
-  against_gmsh(10, FEINT_CELL_QUADRILATERAL, 9, 2);
-  against_gmsh(16, FEINT_CELL_QUADRILATERAL, 8, 2);
-  against_gmsh(12, FEINT_CELL_HEXAHEDRON, 27, 2);
-  against_gmsh(17, FEINT_CELL_HEXAHEDRON, 20, 2);
-  against_gmsh(13, FEINT_CELL_PRISM, 18, 2);
-  against_gmsh(18, FEINT_CELL_PRISM, 15, 2);
-  against_gmsh(36, FEINT_CELL_QUADRILATERAL, 16, 3);
-  against_gmsh(92, FEINT_CELL_HEXAHEDRON, 64, 3);
+  static const struct {
+    int gmsh_type;
+    feint_cell_type cell;
+    int nodes, order;
+  } types[] = {{9, FEINT_CELL_TRIANGLE, 6, 2},        {11, FEINT_CELL_TETRAHEDRON, 10, 2},
+               {21, FEINT_CELL_TRIANGLE, 10, 3},      {29, FEINT_CELL_TETRAHEDRON, 20, 3},
+               {10, FEINT_CELL_QUADRILATERAL, 9, 2},  {16, FEINT_CELL_QUADRILATERAL, 8, 2},
+               {12, FEINT_CELL_HEXAHEDRON, 27, 2},    {17, FEINT_CELL_HEXAHEDRON, 20, 2},
+               {13, FEINT_CELL_PRISM, 18, 2},         {18, FEINT_CELL_PRISM, 15, 2},
+               {36, FEINT_CELL_QUADRILATERAL, 16, 3}, {92, FEINT_CELL_HEXAHEDRON, 64, 3}};
+  for (size_t k = 0; k < sizeof types / sizeof types[0]; k++)
+    against_gmsh(types[k].gmsh_type, types[k].cell, types[k].nodes, types[k].order);
   /* the curved disc: every geometry node within the disc, the boundary's on the circle */
   feint_mesh *m = NULL;
   CHECK(feint_mesh_read("tests/data/disc2.geo", NULL, &m) == 0, "disc2.geo");
