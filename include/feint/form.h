@@ -86,6 +86,11 @@ typedef struct {
  * shape needs. */
 int feint_form_create(const feint_case *c, const feint_space *space, feint_form **out);
 void feint_form_destroy(feint_form *form);
+/* The name of coefficient field aux[k] as the case gives it (a user
+ * form's coefficient name; kappa, lambda, lame_lambda, lame_mu,
+ * velocity_x, tensor_xy, source (source_x .. for elasticity)), for the
+ * fields a viewer shows (output.xdmf). */
+void feint_form_coefficient_name(const feint_form *form, const feint_case *c, int k, char *buf, size_t size);
 
 /* What feint_form_flops counts the work of. */
 typedef enum { FEINT_FORM_WORK_RESIDUAL = 0, FEINT_FORM_WORK_RHS, FEINT_FORM_WORK_MATRIX } feint_form_work;

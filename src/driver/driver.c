@@ -16,7 +16,6 @@
 #include "feint/form.h"
 #include "feint/h5.h"
 #include "feint/mesh.h"
-#include "feint/xdmf.h"
 #include "feint/plan.h"
 #include "feint/sha256.h"
 #include "feint/space.h"
@@ -69,6 +68,7 @@ static void run_state_release(run_state *r) {
   feint_output_abort(r->out);
   feint_sha256_job_destroy(r->mesh_hash);
   r->mesh_hash = NULL;
+  run_xdmf_forget(r);
   feint_plan_destroy(r->plan);
   feint_space_destroy(r->space);
   feint_mesh_destroy(r->mesh);
@@ -108,7 +108,7 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
       space_components(prev, r->mesh) == space_components(next, r->mesh))
     return; /* mesh, space, plan (and maybe the backend) stay */
   run_dist_forget(r); /* the ranks' parts were made of them */
-  r->pattern_at.file[0] = r->dofs_at.file[0] = '\0'; /* the next member writes its own */
+  r->pattern_at.file[0] = r->dofs_at.file[0] = r->xdmf_at.file[0] = '\0'; /* the next member writes its own */
   if (r->backend) r->backend_dropped = "the mesh or the space changed";
   release_backend(r);
   if (prev && r->mesh && same_mesh(prev, next)) {
@@ -172,9 +172,8 @@ static const char *link_file(const run_state *r, const run_shared *at) {
   return at->file; /* another directory: as the sweep named it */
 }
 
-/* Link the dataset `name` of this member to the same dataset where an
- * earlier member wrote it, when `at` says one did. 1: linked. */
-static int share_at(run_state *r, const run_shared *at, const char *name, int *linked) {
+/* run.h */
+int run_share_at(run_state *r, const run_shared *at, const char *name, int *linked) {
   *linked = 0;
   if (!at->file[0]) return FEINT_OK;
   char from[600], to[600];
@@ -183,90 +182,6 @@ static int share_at(run_state *r, const run_shared *at, const char *name, int *l
   FEINT_CALL(feint_output_link(r->out, from, link_file(r, at), to));
   *linked = 1;
   return FEINT_OK;
-}
-
-/* output.xdmf: what it takes, said before anything is computed. */
-static int xdmf_check(const run_state *r) {
-  const char *type;
-  const int *order;
-  int nodes;
-  if (r->n_members > 0)
-    return feint_error_set(FEINT_ERR_INPUT, "%s: output.xdmf: sweeps are not written as XDMF yet (a single run is)",
-                           r->c->path);
-  if (feint_mesh_is_mixed(r->mesh) || !feint_xdmf_cell(r->mesh->cell_type, r->space->order, &type, &order, &nodes))
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "%s: output.xdmf: XDMF output takes triangles and tetrahedra of orders 1 and 2, "
-                           "quadrilaterals and hexahedra of order 1 in this version, not %s of order %d",
-                           r->c->path, feint_cell_plural(r->mesh->cell_type), r->space->order);
-  return FEINT_OK;
-}
-
-/* The vector results the XDMF file shows (n of them into names). */
-static int xdmf_fields(const run_state *r, const char *names[2]) {
-  int n = 0;
-  if (r->c->write_residual) names[n++] = "residual";
-  if (r->c->write_rhs) names[n++] = "rhs";
-  return n;
-}
-
-/* The XDMF views in the file: the connectivity in XDMF's node order
- * (node j of a cell: column order[j] x components of /dofs/cell_dofs, the
- * first component's dof, a row of /dofs/coordinates), and each vector
- * result as (dofs x components), its values on the first component's rows
- * (the rows the cells name). */
-static int write_xdmf_views(run_state *r) {
-  const feint_space *s = r->space;
-  const int nc = s->components;
-  const char *type;
-  const int *order;
-  int nodes;
-  feint_xdmf_cell(r->mesh->cell_type, s->order, &type, &order, &nodes);
-  feint_output_slab to[10], from[10];
-  const char *src[10];
-  for (int j = 0; j < nodes; j++) {
-    to[j] = (feint_output_slab){2, {0, j}, {1, 1}, {r->mesh->n_cells, 1}};
-    from[j] = (feint_output_slab){2, {0, (int64_t)order[j] * nc}, {1, 1}, {r->mesh->n_cells, 1}};
-    src[j] = "dofs/cell_dofs";
-  }
-  const int64_t dims[2] = {r->mesh->n_cells, nodes};
-  FEINT_CALL(feint_output_view(r->out, "xdmf/topology", 1, 2, dims, nodes, to, src, from));
-  if (nc == 1) return FEINT_OK;
-  const char *fields[2];
-  const int n_fields = xdmf_fields(r, fields);
-  for (int k = 0; k < n_fields; k++) {
-    char name[64];
-    snprintf(name, sizeof name, "xdmf/%s", fields[k]);
-    const feint_output_slab t = {2, {0, 0}, {nc, 1}, {s->n_dofs / nc, nc}}, all = {0, {0, 0}, {0, 0}, {0, 0}};
-    const int64_t vd[2] = {s->n_dofs, nc};
-    FEINT_CALL(feint_output_view(r->out, name, 0, 2, vd, 1, &t, &fields[k], &all));
-  }
-  return FEINT_OK;
-}
-
-/* The XDMF file beside the committed HDF5 one: <output without .h5>.xdmf. */
-static int write_xdmf_file(const run_state *r) {
-  const feint_space *s = r->space;
-  const int nc = s->components;
-  char path[1300];
-  snprintf(path, sizeof path, "%s", r->out_path);
-  char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-  if (dot && (!slash || dot > slash)) *dot = '\0';
-  strncat(path, ".xdmf", sizeof path - strlen(path) - 1);
-  if (!strcmp(path, r->out_path)) /* an HDF5 file named .xdmf keeps its name */
-    snprintf(path, sizeof path, "%s.xdmf", r->out_path);
-  const char *names[2];
-  const int n = xdmf_fields(r, names);
-  feint_xdmf_field fields[2];
-  char datasets[2][64];
-  for (int k = 0; k < n; k++) { /* a vector field's view, a scalar's own dataset */
-    snprintf(datasets[k], sizeof datasets[k], "%s/%s", nc > 1 ? "/xdmf" : "", names[k]);
-    fields[k] = (feint_xdmf_field){names[k], datasets[k], nc};
-  }
-  feint_xdmf_grid g = {slash ? strrchr(r->out_path, '/') + 1 : r->out_path, "/xdmf/topology", "/dofs/coordinates",
-                       NULL, 0, r->mesh->n_cells, s->n_dofs, n, fields};
-  const int *order;
-  feint_xdmf_cell(r->mesh->cell_type, s->order, &g.type, &order, &g.nodes);
-  return feint_xdmf_write(path, &g);
 }
 
 /* Whether /dofs/cell_dofs goes in the file (output.cell_dofs). */
@@ -284,10 +199,10 @@ static int write_dofs(run_state *r) {
   const int64_t n = s->n_dofs;
   const int want_map = cell_dofs_wanted(r);
   int linked, status = FEINT_OK;
-  FEINT_CALL(share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
+  FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
   if (linked) {
-    FEINT_CALL(share_at(r, &r->dofs_at, "dofs/component", &linked));
-    if (want_map) FEINT_CALL(share_at(r, &r->dofs_at, "dofs/cell_dofs", &linked));
+    FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/component", &linked));
+    if (want_map) FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/cell_dofs", &linked));
     if (linked || !want_map) return FEINT_OK;
   }
   char a[300], b[300], c[300];
@@ -654,6 +569,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
+  if (c->has_operator && c->write_xdmf) /* its vectors live on the operator's own dofs */
+    return feint_error_set(FEINT_ERR_INPUT, "%s: output.xdmf: operator runs are not drawn as XDMF yet", c->path);
   if (c->has_operator) return run_operator(opts, rep, r);
   run_starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
@@ -661,7 +578,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
-  if (c->write_xdmf) FEINT_CALL(xdmf_check(r));
+  if (c->write_xdmf) FEINT_CALL(run_xdmf_check(r));
   rep->n_cells = r->mesh->n_cells;
   rep->n_dofs = r->space->n_dofs;
   if (opts->check_only) return FEINT_OK;
@@ -839,7 +756,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   FEINT_CALL(write_dofs(r));
-  if (c->write_xdmf) FEINT_CALL(write_xdmf_views(r));
+  if (c->write_xdmf) FEINT_CALL(run_xdmf_views(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);
   const run_provenance prov = {r->backend->name, r->backend->device, r->precision == FEINT_PRECISION_SINGLE,
@@ -871,7 +788,7 @@ static int finish_output(run_state *r, feint_run_report *rep) {
   feint_output *o = r->out;
   r->out = NULL;
   FEINT_CALL(feint_output_commit(o));
-  if (r->c->write_xdmf) FEINT_CALL(write_xdmf_file(r));
+  if (r->c->write_xdmf && r->member < 0) FEINT_CALL(run_xdmf_file(r, r->out_path)); /* a sweep's: once, at its end */
   write_step(rep, "close and rename", feint_now() - t0);
   rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   return FEINT_OK;
@@ -953,6 +870,7 @@ static int run_sweep(const feint_run_options *opts, feint_run_report *rep, feint
     if (!status) status = feint_output_attr_int64(r->out, NULL, "sweep_members", n);
     if (!status) status = finish_output(r, rep);
   }
+  if (!status && base->write_xdmf && !opts->check_only) status = run_xdmf_file(r, output);
   r->c = NULL;
   feint_case_destroy(cur); /* the member that failed */
   feint_case_destroy(prev);

@@ -58,6 +58,11 @@ typedef struct {
    * "" = not yet): the pattern (while the plan lives) and the dof arrays
    * (while the space lives); later members link to them (share_at). */
   run_shared pattern_at, dofs_at;
+  /* output.xdmf: where the drawn mesh was written (as dofs_at), and the
+   * grids of the XDMF file, one a member (xdmf_run.c) */
+  run_shared xdmf_at;
+  struct run_xdmf_grid *xdmf_grids;
+  int n_xdmf_grids;
   feint_sha256_job *mesh_hash; /* the mesh file's hash, computed beside the run */
   run_dist *dist;      /* under mpirun on more than one rank, else NULL */
 } run_state;
@@ -101,6 +106,20 @@ double run_norm2(const double *v, int64_t n);
  * operator's apply, and the backend's creation steps, from what the
  * backend reports (feint_backend_info) into rep. */
 void run_describe_residual_kernel(const feint_backend_info *info, feint_run_report *rep);
+/* Link the dataset `name` of this member to the same dataset where an
+ * earlier member wrote it, when `at` says one did (*linked = 1). */
+int run_share_at(run_state *r, const run_shared *at, const char *name, int *linked);
+
+/* output.xdmf (xdmf_run.c): whether the cells can be drawn (before
+ * anything is computed); the views and cell fields of this run or member
+ * (in its write phase), its grid kept; the XDMF file of the grids kept,
+ * beside `output` (the HDF5 file, or a sweep's base name), once the HDF5
+ * files are committed; the grids forgotten. */
+int run_xdmf_check(const run_state *r);
+int run_xdmf_views(run_state *r);
+int run_xdmf_file(run_state *r, const char *output);
+void run_xdmf_forget(run_state *r);
+
 /* Name of a result inside this member's place in the file. */
 const char *run_member_path(const run_state *r, const char *name, char *buf, size_t size);
 

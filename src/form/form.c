@@ -446,6 +446,18 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
   return FEINT_OK;
 }
 
+void feint_form_coefficient_name(const feint_form *f, const feint_case *c, int k, char *buf, size_t size) {
+  static const char *const axis[3] = {"x", "y", "z"};
+  const int src = feint_physics_source_offset(f->physics, f->dim);
+  if (f->user) snprintf(buf, size, "%s", c->form.coefficient_names[k]);
+  else if (k >= src && f->physics == FEINT_PW_ELASTICITY) snprintf(buf, size, "source_%s", axis[k - src]);
+  else if (k >= src) snprintf(buf, size, "source");
+  else if (f->physics == FEINT_PW_POISSON || f->physics == FEINT_PW_HELMHOLTZ) snprintf(buf, size, k ? "lambda" : "kappa");
+  else if (f->physics == FEINT_PW_ELASTICITY) snprintf(buf, size, k ? "lame_mu" : "lame_lambda");
+  else if (f->physics == FEINT_PW_ADVECTION) snprintf(buf, size, "velocity_%s", axis[k]);
+  else snprintf(buf, size, "tensor_%s%s", axis[k / f->dim], axis[k % f->dim]); /* diffusion */
+}
+
 int feint_form_create(const feint_case *c, const feint_space *s, feint_form **out) {
   *out = NULL;
   feint_form *f = NULL;

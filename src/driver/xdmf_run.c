@@ -1,0 +1,294 @@
+/* output.xdmf: the views a run's XDMF file reads and the file itself
+ * (feint/xdmf.h says how cells are drawn). Nothing the HDF5 file holds is
+ * copied: a first- or second-order cell's connectivity and the vector
+ * fields are views of /dofs/cell_dofs and the results. What the file does
+ * not hold is written under xdmf/: cut cells' and mixed meshes'
+ * connectivity (pieces, and XDMF's Mixed codes, which no view can make),
+ * each drawn cell's physical group and per-cell coefficients. A sweep's
+ * members are one time series (the time is the member index). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "feint/error.h"
+#include "feint/form.h"
+#include "feint/parallel.h"
+#include "feint/xdmf.h"
+#include "run.h"
+
+enum { MAX_FIELDS = 2 + 16 };
+
+/* One grid of the XDMF file, kept until the file is written. */
+struct run_xdmf_grid {
+  char name[32], h5_path[1200], topology[320], geometry[320], type[32];
+  int nodes, n_fields;
+  int64_t n_cells, n_points, topology_length;
+  char field_name[MAX_FIELDS][64], dataset[MAX_FIELDS][320];
+  feint_xdmf_field fields[MAX_FIELDS];
+};
+
+/* The layouts of the mesh's blocks (mixed meshes: first-order pieces). */
+static int layouts_create(const feint_space *s, feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS]) {
+  const feint_mesh *m = s->mesh;
+  for (int b = 0; b < m->n_blocks; b++) {
+    int status = feint_xdmf_layout_create(m->blocks[b].cell_type, s->order, feint_mesh_is_mixed(m), &l[b]);
+    if (status) {
+      for (int a = 0; a < b; a++) feint_xdmf_layout_destroy(l[a]);
+      return status;
+    }
+  }
+  return FEINT_OK;
+}
+
+static void layouts_destroy(const feint_mesh *m, feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS]) {
+  for (int b = 0; b < m->n_blocks; b++) feint_xdmf_layout_destroy(l[b]);
+}
+
+int run_xdmf_check(const run_state *r) {
+  feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
+  const int status = layouts_create(r->space, l);
+  if (status)
+    return feint_error_set(status, "%s: output.xdmf: %s", r->c->path, feint_error_message());
+  layouts_destroy(r->mesh, l);
+  return FEINT_OK;
+}
+
+/* The connectivity the XDMF file draws, made on every core: (cells x
+ * pieces) x nodes on one shape, XDMF's Mixed list (code, nodes) on several. */
+typedef struct {
+  const feint_space *s;
+  feint_xdmf_layout *const *l;
+  int64_t *out;
+  int64_t first_row[FEINT_MESH_MAX_BLOCKS]; /* where each block's cells begin in out */
+  int mixed;
+} connectivity_job;
+
+static void connectivity_range(int64_t a, int64_t b, void *arg) {
+  const connectivity_job *j = arg;
+  const feint_space *s = j->s;
+  const feint_mesh *m = s->mesh;
+  for (int blk = 0; blk < m->n_blocks; blk++) {
+    const feint_mesh_block *B = &m->blocks[blk];
+    const feint_xdmf_layout *L = j->l[blk];
+    const int64_t lo = a > B->first_cell ? a : B->first_cell;
+    const int64_t hi = b < B->first_cell + B->n_cells ? b : B->first_cell + B->n_cells;
+    const int64_t width = (int64_t)L->n_pieces * (L->nodes + j->mixed);
+    for (int64_t c = lo; c < hi; c++) {
+      int64_t *o = j->out + j->first_row[blk] + (c - B->first_cell) * width;
+      const int64_t *dofs = s->cell_dofs + c * s->nbc;
+      for (int p = 0; p < L->n_pieces; p++) {
+        if (j->mixed) *o++ = L->code;
+        for (int n = 0; n < L->nodes; n++) *o++ = dofs[(int64_t)L->local[p * L->nodes + n] * s->components];
+      }
+    }
+  }
+}
+
+/* xdmf/topology: a view of /dofs/cell_dofs where a cell is one XDMF cell,
+ * else written. */
+static int write_topology(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g) {
+  const feint_space *s = r->space;
+  const feint_mesh *m = s->mesh;
+  const int mixed = feint_mesh_is_mixed(m);
+  char name[320];
+  run_member_path(r, "xdmf/topology", name, sizeof name);
+  if (!mixed && l[0]->n_pieces == 1) {
+    feint_output_slab to[27], from[27];
+    const char *src[27];
+    char cd[320];
+    run_member_path(r, "dofs/cell_dofs", cd, sizeof cd);
+    for (int j = 0; j < l[0]->nodes; j++) {
+      to[j] = (feint_output_slab){2, {0, j}, {1, 1}, {m->n_cells, 1}};
+      from[j] = (feint_output_slab){2, {0, (int64_t)l[0]->local[j] * s->components}, {1, 1}, {m->n_cells, 1}};
+      src[j] = cd;
+    }
+    const int64_t dims[2] = {m->n_cells, l[0]->nodes};
+    return feint_output_view(r->out, name, 1, 2, dims, l[0]->nodes, to, src, from);
+  }
+  connectivity_job job = {s, l, NULL, {0}, mixed};
+  int64_t n = 0;
+  for (int b = 0; b < m->n_blocks; b++) {
+    job.first_row[b] = n;
+    n += m->blocks[b].n_cells * l[b]->n_pieces * (l[b]->nodes + mixed);
+  }
+  FEINT_CALL(feint_malloc_large((size_t)n, sizeof *job.out, &job.out, "XDMF connectivity"));
+  feint_parallel_for(m->n_cells, 1 << 14, connectivity_range, &job);
+  const int64_t dims[2] = {mixed ? n : g->n_cells, mixed ? 1 : l[0]->nodes};
+  const int status = feint_output_int64(r->out, name, mixed ? 1 : 2, dims, job.out);
+  free(job.out);
+  return status;
+}
+
+/* A value per drawn cell: cell c's value at each of its pieces. */
+static void per_piece(const feint_mesh *m, feint_xdmf_layout *const *l, const double *cell_value, const int64_t *cell_int,
+                      double *out, int64_t *out_int) {
+  int64_t k = 0;
+  for (int b = 0; b < m->n_blocks; b++)
+    for (int64_t c = m->blocks[b].first_cell; c < m->blocks[b].first_cell + m->blocks[b].n_cells; c++)
+      for (int p = 0; p < l[b]->n_pieces; p++, k++) {
+        if (out) out[k] = cell_value[c];
+        if (out_int) out_int[k] = cell_int[c];
+      }
+}
+
+static void add_field(run_state *r, struct run_xdmf_grid *g, const char *name, const char *dataset, int components,
+                      int on_cells, int is_int) {
+  const int k = g->n_fields++;
+  snprintf(g->field_name[k], sizeof g->field_name[k], "%s", name);
+  snprintf(g->dataset[k], sizeof g->dataset[k], "/%s%s", r->prefix, dataset);
+  g->fields[k] = (feint_xdmf_field){NULL, NULL, components, on_cells, is_int}; /* names: run_xdmf_file */
+}
+
+static int has_cell_groups(const feint_mesh *m) {
+  for (int k = 0; k < m->n_groups; k++)
+    if (m->groups[k].dim == m->dim) return 1;
+  return 0;
+}
+
+/* Cell fields: the physical group's Gmsh tag (-1: none), and the
+ * coefficients given per cell (P0 fields). */
+static int write_cell_fields(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g, int linked) {
+  const feint_mesh *m = r->mesh;
+  char name[320];
+  int status = FEINT_OK;
+  if (has_cell_groups(m)) {
+    add_field(r, g, "group", "xdmf/cell_group", 1, 1, 1);
+    if (!linked) { /* else an earlier member's, linked with the topology */
+      int64_t *tag = NULL, *drawn = NULL;
+      status = feint_malloc((size_t)m->n_cells, sizeof *tag, &tag, "XDMF cell groups");
+      if (!status) status = feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell groups");
+      if (!status) {
+        for (int64_t c = 0; c < m->n_cells; c++) tag[c] = m->cell_group[c] < 0 ? -1 : m->groups[m->cell_group[c]].tag;
+        per_piece(m, l, NULL, tag, NULL, drawn);
+        status = feint_output_int64(r->out, run_member_path(r, "xdmf/cell_group", name, sizeof name), 1, &g->n_cells,
+                                    drawn);
+      }
+      free(tag);
+      free(drawn);
+      FEINT_CALL(status);
+    }
+  }
+  const feint_form *f = r->form;
+  for (int k = 0; k < f->n_aux && g->n_fields < MAX_FIELDS; k++) {
+    if (f->aux[k].kind != FEINT_FIELD_CELL) continue;
+    char coef[64], dataset[128];
+    feint_form_coefficient_name(f, r->c, k, coef, sizeof coef);
+    snprintf(dataset, sizeof dataset, "xdmf/cell/%s", coef);
+    add_field(r, g, coef, dataset, 1, 1, 0);
+    double *drawn = NULL;
+    FEINT_CALL(feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell fields"));
+    per_piece(m, l, f->aux[k].values, NULL, drawn, NULL);
+    status = feint_output_doubles(r->out, run_member_path(r, dataset, name, sizeof name), 1, &g->n_cells, drawn);
+    free(drawn);
+    FEINT_CALL(status);
+  }
+  return FEINT_OK;
+}
+
+/* The vector results: scalar fields are their datasets; a vector field
+ * is a (dofs x components) view, its values on the first component's rows
+ * (the rows the cells name). */
+static int point_fields(run_state *r, struct run_xdmf_grid *g) {
+  const feint_space *s = r->space;
+  const int nc = s->components;
+  const char *results[2];
+  int n = 0;
+  if (r->c->write_residual) results[n++] = "residual";
+  if (r->c->write_rhs) results[n++] = "rhs";
+  for (int k = 0; k < n; k++) {
+    char view[64], src[320], name[320];
+    snprintf(view, sizeof view, "xdmf/%s", results[k]);
+    add_field(r, g, results[k], nc > 1 ? view : results[k], nc, 0, 0);
+    if (nc == 1) continue;
+    const feint_output_slab t = {2, {0, 0}, {nc, 1}, {s->n_dofs / nc, nc}}, all = {0, {0, 0}, {0, 0}, {0, 0}};
+    const int64_t vd[2] = {s->n_dofs, nc};
+    const char *from = run_member_path(r, results[k], src, sizeof src);
+    FEINT_CALL(feint_output_view(r->out, run_member_path(r, view, name, sizeof name), 0, 2, vd, 1, &t, &from, &all));
+  }
+  return FEINT_OK;
+}
+
+int run_xdmf_views(run_state *r) {
+  const feint_space *s = r->space;
+  const feint_mesh *m = s->mesh;
+  struct run_xdmf_grid *grids = realloc(r->xdmf_grids, sizeof *grids * (size_t)(r->n_xdmf_grids + 1));
+  if (!grids) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory (XDMF grids)");
+  r->xdmf_grids = grids;
+  struct run_xdmf_grid *g = memset(&grids[r->n_xdmf_grids++], 0, sizeof *g);
+  feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
+  FEINT_CALL(layouts_create(s, l));
+  const int mixed = feint_mesh_is_mixed(m);
+  snprintf(g->name, sizeof g->name, r->member >= 0 ? "member_%04d" : "feint", r->member);
+  snprintf(g->h5_path, sizeof g->h5_path, "%s", r->out_path);
+  snprintf(g->topology, sizeof g->topology, "/%sxdmf/topology", r->prefix);
+  snprintf(g->geometry, sizeof g->geometry, "/%sdofs/coordinates", r->prefix);
+  snprintf(g->type, sizeof g->type, "%s", mixed ? "Mixed" : l[0]->type);
+  g->nodes = mixed ? 0 : l[0]->nodes;
+  g->n_points = s->n_dofs;
+  for (int b = 0; b < m->n_blocks; b++) {
+    g->n_cells += m->blocks[b].n_cells * l[b]->n_pieces;
+    g->topology_length += m->blocks[b].n_cells * l[b]->n_pieces * (l[b]->nodes + 1);
+  }
+  /* the drawn mesh of an earlier member with this space: linked */
+  int linked = 0, status = run_share_at(r, &r->xdmf_at, "xdmf/topology", &linked);
+  if (!status && linked && has_cell_groups(m)) status = run_share_at(r, &r->xdmf_at, "xdmf/cell_group", &linked);
+  if (!status && !linked) status = write_topology(r, l, g);
+  if (!status) status = write_cell_fields(r, l, g, linked);
+  if (!status) status = point_fields(r, g);
+  if (!status && !r->xdmf_at.file[0]) {
+    snprintf(r->xdmf_at.file, sizeof r->xdmf_at.file, "%s", r->out_path);
+    snprintf(r->xdmf_at.group, sizeof r->xdmf_at.group, "%s", r->prefix);
+  }
+  layouts_destroy(m, l);
+  return status;
+}
+
+/* <path without its extension>.xdmf; an HDF5 file named .xdmf keeps its
+ * name (its XDMF file is <name>.xdmf). */
+static void xdmf_path(const char *h5, char *path, size_t size) {
+  snprintf(path, size, "%s", h5);
+  char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+  if (dot && (!slash || dot > slash)) *dot = '\0';
+  strncat(path, ".xdmf", size - strlen(path) - 1);
+  if (!strcmp(path, h5)) snprintf(path, size, "%s.xdmf", h5);
+}
+
+int run_xdmf_file(run_state *r, const char *output) {
+  char path[1300], dir[1300], h5[PATH_MAX];
+  xdmf_path(output, path, sizeof path);
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) slash[1] = '\0';
+  else dir[0] = '\0';
+  feint_xdmf_grid *grids = NULL;
+  char(*files)[PATH_MAX] = NULL;
+  int status = feint_malloc((size_t)r->n_xdmf_grids, sizeof *grids, &grids, "XDMF grids");
+  if (!status) status = feint_malloc((size_t)r->n_xdmf_grids, sizeof *files, &files, "XDMF grids");
+  for (int k = 0; !status && k < r->n_xdmf_grids; k++) {
+    struct run_xdmf_grid *g = &r->xdmf_grids[k];
+    for (int j = 0; j < g->n_fields; j++) { /* the grids moved as they were added */
+      g->fields[j].name = g->field_name[j];
+      g->fields[j].dataset = g->dataset[j];
+    }
+    /* the HDF5 file by its name beside the XDMF file, else by its full path */
+    const size_t nd = strlen(dir);
+    const char *base = strrchr(g->h5_path, '/') ? strrchr(g->h5_path, '/') + 1 : g->h5_path;
+    const int beside = (nd == 0 && !strchr(g->h5_path, '/')) || (nd > 0 && !strncmp(g->h5_path, dir, nd) && !strchr(g->h5_path + nd, '/'));
+    if (beside) snprintf(files[k], sizeof files[k], "%s", base);
+    else if (!realpath(g->h5_path, h5)) status = feint_error_set(FEINT_ERR_COMPUTE, "%s: cannot find it", g->h5_path);
+    else snprintf(files[k], sizeof files[k], "%s", h5);
+    grids[k] = (feint_xdmf_grid){g->name, files[k], g->topology, g->geometry, g->type, g->nodes, g->n_cells,
+                                 g->n_points, g->topology_length, g->n_fields, g->fields};
+  }
+  if (!status) status = feint_xdmf_write(path, r->n_xdmf_grids, grids, r->member >= 0);
+  free(grids);
+  free(files);
+  return status;
+}
+
+void run_xdmf_forget(run_state *r) {
+  free(r->xdmf_grids);
+  r->xdmf_grids = NULL;
+  r->n_xdmf_grids = 0;
+}
