@@ -11,9 +11,11 @@
 # a time series in both layouts.
 source "$(dirname "$0")/lib.sh"
 export PYTHONPATH="$ROOT/tests/cli${PYTHONPATH:+:$PYTHONPATH}"
-check() { # NAME GEO SIZE ORDER COMPONENTS PHYSICS STATE MEASURE [curved]
+check() { # NAME GEO (in cases/, or a path) SIZE ORDER COMPONENTS PHYSICS STATE MEASURE [curved]
+  local mesh=$2
+  [ "${mesh#/}" != "$mesh" ] || mesh=$(geo "$2")
   printf 'mesh: {file: %s, size: %s}\nspace: {order: %s, components: %s}\nphysics: %s\nstate: {u: %s}\noutput: {residual: true, xdmf: true}\n' \
-    "$(geo "$2")" "$3" "$4" "$5" "$6" "$7" > "$WORK/$1.yaml"
+    "$mesh" "$3" "$4" "$5" "$6" "$7" > "$WORK/$1.yaml"
   "$FEINT" run --quiet "$WORK/$1.yaml" -o "$WORK/$1.h5" || fail "$1: the run"
   [ -f "$WORK/$1.xdmf" ] || fail "$1: no XDMF file beside the HDF5 file"
   (cd "$WORK" && $PY "$ROOT/tests/cli/xdmf_checks.py" "$1" "$4" "$5" "$8" ${9:-}) || fail "$1: the XDMF file is wrong"
@@ -40,10 +42,26 @@ check p3-prism-vec prismcube.geo 0.5 3 3 "$elastic" '["x", "y*z", "z*x"]' 1
 check mixed3d-p1 mixedcube.geo 0.5 1 1 "$poisson" '"x*y + z"' 1
 check mixed3d-p2 mixedcube.geo 0.5 2 1 "$poisson" '"x*y + z"' 1
 check mixed3d-p3 mixedcube.geo 0.5 3 1 "$poisson" '"x*y + z"' 1
-check mixed3d-3shapes-p2 ../tests/data/tet_prism_hex_cube.geo 0.5 2 3 "$elastic" '["x", "y*z", "z*x"]' 1.25 curved
-check mixed3d-3shapes-p3 ../tests/data/tet_prism_hex_cube.geo 0.5 3 1 "$poisson" '"x*y + z"' 1.25 curved
+check mixed3d-3shapes-p2 "$ROOT/tests/data/tet_prism_hex_cube.geo" 0.5 2 3 "$elastic" '["x", "y*z", "z*x"]' 1.25 curved
+check mixed3d-3shapes-p3 "$ROOT/tests/data/tet_prism_hex_cube.geo" 0.5 3 1 "$poisson" '"x*y + z"' 1.25 curved
 check mixed2d-p2 mixedsquare.geo 0.3 2 2 "$elastic" '["x*y", "y"]' 1
 echo "ok: meshio reads every shape and order, drawn where VTK draws them"
+
+# curved cells: drawn through their map, a second-order disc's boundary
+# edges bend onto the circle (straight ones would miss it by h^2/8)
+for g in 1 2; do
+  curved_geo "$WORK/disc$g.geo" tri $g
+  check disc$g "$WORK/disc$g.geo" 0.3 2 1 '{kind: poisson, source: "1"}' '"x*y"' 0 curved
+  (cd "$WORK" && $PY - disc$g $g <<'PYEOF') || fail "disc$g: the boundary's edge nodes"
+import sys, meshio, numpy as np, xdmf_checks as xc
+m = meshio.read(sys.argv[1] + ".xdmf")
+r = np.linalg.norm(m.points[xc.boundary_edge_nodes(m), :2], axis=1)
+off = np.abs(r - 1).max()
+print("  geometry order %s: boundary edge nodes %d, off the circle by %.2e" % (sys.argv[2], len(r), off))
+assert (off < 1e-12) if sys.argv[2] == "2" else (off > 1e-3), off
+PYEOF
+done
+echo "ok: curved cells are drawn curved"
 
 # cell fields: the physical group and a coefficient given per group
 check groups two-materials.geo 0.25 2 1 '{kind: poisson, kappa: {groups: {inner: 1, outer: 10}}}' '"x"' 1
