@@ -71,9 +71,9 @@ static void set_where(char dst[256], const tree_node *n) {
 static const char *describe(const tree_node *n, char *buf, size_t size) {
   int w = 0;
   if (n->kind == TREE_MAP)
-    w = snprintf(buf, size, "a mapping");
+    w = snprintf(buf, size, n->n ? "a mapping" : "an empty mapping");
   else if (n->kind == TREE_SEQ)
-    w = snprintf(buf, size, "a sequence");
+    w = snprintf(buf, size, n->n ? "a sequence" : "an empty sequence");
   else if (tree_is_null(n))
     w = snprintf(buf, size, "null");
   else {

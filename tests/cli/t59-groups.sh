@@ -227,6 +227,8 @@ bad "missing dataset in a group" "physics.kappa.groups.outer.file: cannot read H
   'physics.kappa.groups.outer={file: none.h5, dataset: /kappa, on: cell}'
 bad "groups not a mapping" "physics.kappa.groups: expected a mapping \{group name: value, ...\}, got a sequence" \
   'physics.kappa.groups=[inner, outer]'
+bad "groups empty" "physics.kappa.groups: expected a mapping \{group name: value, ...\}, got an empty mapping" \
+  'physics.kappa.groups={}'
 bad "default not a value" "physics.kappa.default: expected a number, an expression string" \
   'physics.kappa={groups: {inner: 1}, default: [1]}'
 bad "unknown name in a group" "in expression \"q \\+ 1\": unknown name 'q' \\(expected x, y, z, pi or e\\) at character 1" \
