@@ -744,6 +744,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     int k = 0;
     double *modes = NULL;
     FEINT_CALL(feint_near_null_space(r->form, r->space, &k, &modes));
+    r->n_near_null_modes = k;
     const int64_t dims[2] = {k, n};
     int s = feint_output_doubles(r->out, run_member_path(r, "near_null_space", name, sizeof name), 2, dims, modes);
     free(modes);

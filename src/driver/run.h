@@ -53,6 +53,7 @@ typedef struct {
   int member;          /* sweep member index, -1 for a single run */
   int n_members;       /* sweep members, 0 for a single run */
   double *vec, *rhs, *values, *Ke; /* residual, load vector, CSR values, element matrices */
+  int n_near_null_modes;  /* rows of near_null_space written for this member */
   char out_path[1200];   /* the file r->out writes (a sweep member's own file in the files layout) */
   /* Where this run already wrote the arrays a sweep's members share (file
    * "" = not yet): the pattern (while the plan lives) and the dof arrays

@@ -186,25 +186,33 @@ static int write_cell_fields(run_state *r, feint_xdmf_layout *const *l, struct r
   return FEINT_OK;
 }
 
-/* The vector results: scalar fields are their datasets; a vector field
- * is a (dofs x components) view, its values on the first component's rows
- * (the rows the cells name). */
-static int point_fields(run_state *r, struct run_xdmf_grid *g) {
+/* The vector results: a scalar field is its dataset (or, for a mode of
+ * the near-null space, a view of its row); a vector field is a (dofs x
+ * components) view, its values on the first component's rows (the rows
+ * the cells name). */
+static int point_field(run_state *r, struct run_xdmf_grid *g, const char *result, const char *field, int row) {
   const feint_space *s = r->space;
   const int nc = s->components;
-  const char *results[2];
-  int n = 0;
-  if (r->c->write_residual) results[n++] = "residual";
-  if (r->c->write_rhs) results[n++] = "rhs";
-  for (int k = 0; k < n; k++) {
-    char view[64], src[320], name[320];
-    snprintf(view, sizeof view, "xdmf/%s", results[k]);
-    add_field(r, g, results[k], nc > 1 ? view : results[k], nc, 0, 0);
-    if (nc == 1) continue;
-    const feint_output_slab t = {2, {0, 0}, {nc, 1}, {s->n_dofs / nc, nc}}, all = {0, {0, 0}, {0, 0}, {0, 0}};
-    const int64_t vd[2] = {s->n_dofs, nc};
-    const char *from = run_member_path(r, results[k], src, sizeof src);
-    FEINT_CALL(feint_output_view(r->out, run_member_path(r, view, name, sizeof name), 0, 2, vd, 1, &t, &from, &all));
+  const int64_t n = s->n_dofs;
+  char view[64], src[320], name[320];
+  snprintf(view, sizeof view, "xdmf/%s", field);
+  add_field(r, g, field, nc > 1 || row >= 0 ? view : result, nc, 0, 0);
+  if (nc == 1 && row < 0) return FEINT_OK;
+  const feint_output_slab to = {2, {0, 0}, {nc, 1}, {n / nc, nc}}, all = {0, {0, 0}, {0, 0}, {0, 0}},
+                          from = row >= 0 ? (feint_output_slab){2, {row, 0}, {1, 1}, {1, n}} : all;
+  const int64_t dims[2] = {n, nc};
+  const char *source = run_member_path(r, result, src, sizeof src);
+  return feint_output_view(r->out, run_member_path(r, view, name, sizeof name), 0, nc > 1 ? 2 : 1, dims, 1,
+                           nc > 1 ? &to : &all, &source, &from);
+}
+
+static int point_fields(run_state *r, struct run_xdmf_grid *g) {
+  if (r->c->write_residual) FEINT_CALL(point_field(r, g, "residual", "residual", -1));
+  if (r->c->write_rhs) FEINT_CALL(point_field(r, g, "rhs", "rhs", -1));
+  for (int k = 0; r->c->write_near_null_space && k < r->n_near_null_modes && g->n_fields < MAX_FIELDS; k++) {
+    char field[64];
+    snprintf(field, sizeof field, "near_null_space_%d", k);
+    FEINT_CALL(point_field(r, g, "near_null_space", field, k));
   }
   return FEINT_OK;
 }

@@ -63,6 +63,28 @@ PYEOF
 done
 echo "ok: curved cells are drawn curved"
 
+# the near-null space's modes are point fields too (rigid motions: the
+# modes' values at the points are rotations and translations of them)
+"$FEINT" run --quiet "$WORK/p2-tet-vec.yaml" --set output.near_null_space=true -o "$WORK/nns.h5" || fail "near-null space"
+"$FEINT" run --quiet "$WORK/p1-tet.yaml" --set output.near_null_space=true -o "$WORK/nns1.h5" || fail "near-null space"
+(cd "$WORK" && $PY - <<'PYEOF') || fail "near-null space modes"
+import numpy as np, xdmf_checks as xc
+m, f, _ = xc.check("nns", 2, 3, 1.0)
+X = m.points
+for k in range(6):
+    v = m.point_data["near_null_space_%d" % k][::3]
+    P = X[::3]
+    # each mode is a rigid motion a + w x x: its symmetric gradient vanishes
+    A = np.c_[np.ones(len(P)), P]
+    coef, res, *_ = np.linalg.lstsq(A, v, rcond=None)
+    G = coef[1:].T
+    assert np.allclose(A @ coef, v, atol=1e-12) and np.allclose(G + G.T, 0, atol=1e-12), k
+print("  6 rigid motions")
+m, f, _ = xc.check("nns1", 1, 1, 1.0)
+assert np.ptp(m.point_data["near_null_space_0"]) == 0, "the scalar space's mode is a constant"
+PYEOF
+echo "ok: the near-null space's modes as point fields"
+
 # cell fields: the physical group and a coefficient given per group
 check groups two-materials.geo 0.25 2 1 '{kind: poisson, kappa: {groups: {inner: 1, outer: 10}}}' '"x"' 1
 (cd "$WORK" && $PY - <<'PYEOF') || fail "cell fields"

@@ -142,10 +142,12 @@ def check(name, order, nc, domain_measure, affine=True):
                 assert np.allclose(piece, piece.mean(), rtol=1e-9), ("uneven pieces", shape)
             at += n
     n_drawn = len(kinds)
-    for field in ("residual", "rhs"):
-        if field not in f:
-            continue
-        v, ref = m.point_data[field], f[field][()]
+    fields = [(k, f[k][()]) for k in ("residual", "rhs") if k in f]
+    if "near_null_space" in f:
+        fields += [("near_null_space_%d" % k, row) for k, row in enumerate(f["near_null_space"][()])]
+    assert sorted(m.point_data) == sorted(k for k, _ in fields), (sorted(m.point_data), [k for k, _ in fields])
+    for field, ref in fields:
+        v = m.point_data[field]
         if nc == 1:
             assert np.array_equal(v, ref), field
         else:
