@@ -9,6 +9,7 @@
 #include "feint/bp.h"
 #include "feint/error.h"
 #include "feint/fe.h"
+#include "feint/parallel.h"
 #include "feint/tensor.h"
 
 int feint_hexmesh_from_mesh(const feint_mesh *mesh, feint_hexmesh **out) {
@@ -68,24 +69,25 @@ static void face_axes(int d, int *u, int *w) {
   *w = d == 2 ? 1 : 2;
 }
 
+/* Entity ids (edges: width 2, faces: width 4) of every (cell, local
+ * entity): id[cell * n_ent + e]. An entity is its sorted global vertices;
+ * the entries are put in buckets by their lowest vertex on every core,
+ * each bucket sorted by the others (a few dozen entries) and numbered.
+ * The ids only name entities: the dofs are numbered by first touch below,
+ * so their values do not matter. (A qsort of every entry took most of a
+ * Q2 hexahedral dof map.) */
 typedef struct {
-  int64_t k[4];
-  int64_t slot; /* cell * 12 + local edge, or cell * 6 + local face */
-} key;
+  int64_t k[3]; /* the vertices above the lowest (unused: 0) */
+  int64_t slot;
+} entry;
 
-static int cmp_key2(const void *pa, const void *pb) {
-  const key *a = pa, *b = pb;
-  for (int i = 0; i < 2; i++)
-    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
-  return 0;
-}
-
-static int cmp_key4(const void *pa, const void *pb) {
-  const key *a = pa, *b = pb;
-  for (int i = 0; i < 4; i++)
-    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i] ? -1 : 1;
-  return 0;
-}
+typedef struct {
+  const feint_hexmesh *m;
+  int width, n_ent, max_share;
+  int64_t *offset, *fill, *distinct, *id;
+  entry *bucket;
+  int over_shared; /* an entity in more than max_share cells */
+} entity_job;
 
 static void sort4(int64_t *v) {
   for (int i = 1; i < 4; i++)
@@ -96,23 +98,122 @@ static void sort4(int64_t *v) {
     }
 }
 
-/* Entity ids: id[slot] for each (cell, local entity), from sorted keys.
- * Returns the number of distinct entities, or -1 when one is shared by more
- * than max_share cells. */
-static int64_t number_entities(key *keys, size_t n, int width, int max_share, int64_t *id) {
-  qsort(keys, n, sizeof *keys, width == 2 ? cmp_key2 : cmp_key4);
-  int64_t count = 0;
-  int share = 0;
-  for (size_t i = 0; i < n; i++) {
-    int same = i > 0 && (width == 2 ? cmp_key2 : cmp_key4)(&keys[i], &keys[i - 1]) == 0;
-    if (!same) {
-      count++;
-      share = 0;
+/* Entity e of cell c: its lowest vertex and the others, sorted. */
+static int64_t cell_entity(const entity_job *j, int64_t c, int e, int64_t rest[3]) {
+  const int64_t *cv = j->m->cells + 8 * c;
+  int64_t v[4] = {0, 0, 0, 0};
+  if (j->width == 2) {
+    v[0] = cv[edge_vertex(e / 4, e % 4, 0)];
+    v[1] = cv[edge_vertex(e / 4, e % 4, 1)];
+    if (v[0] > v[1]) {
+      const int64_t t = v[0];
+      v[0] = v[1];
+      v[1] = t;
     }
-    if (++share > max_share) return -1;
-    id[keys[i].slot] = count - 1;
+  } else {
+    int dd = e / 2, side = e % 2, u, w;
+    face_axes(dd, &u, &w);
+    for (int q = 0; q < 4; q++) v[q] = cv[(side << dd) | ((q & 1) << u) | ((q >> 1) << w)];
+    sort4(v);
   }
-  return count;
+  rest[0] = v[1];
+  rest[1] = j->width == 4 ? v[2] : 0;
+  rest[2] = j->width == 4 ? v[3] : 0;
+  return v[0];
+}
+
+static void count_entries(int64_t c0, int64_t c1, void *arg) {
+  entity_job *j = arg;
+  int64_t rest[3];
+  for (int64_t c = c0; c < c1; c++)
+    for (int e = 0; e < j->n_ent; e++) __atomic_fetch_add(&j->offset[cell_entity(j, c, e, rest) + 1], 1, __ATOMIC_RELAXED);
+}
+
+static void fill_entries(int64_t c0, int64_t c1, void *arg) {
+  entity_job *j = arg;
+  for (int64_t c = c0; c < c1; c++)
+    for (int e = 0; e < j->n_ent; e++) {
+      entry x = {{0, 0, 0}, c * j->n_ent + e};
+      const int64_t lo = cell_entity(j, c, e, x.k);
+      j->bucket[j->offset[lo] + __atomic_fetch_add(&j->fill[lo], 1, __ATOMIC_RELAXED)] = x;
+    }
+}
+
+static int entry_less(const entry *a, const entry *b) {
+  for (int i = 0; i < 3; i++)
+    if (a->k[i] != b->k[i]) return a->k[i] < b->k[i];
+  return 0;
+}
+
+static int entry_same(const entry *a, const entry *b) {
+  return a->k[0] == b->k[0] && a->k[1] == b->k[1] && a->k[2] == b->k[2];
+}
+
+/* each bucket sorted (insertion sort); distinct[v]: its entities */
+static void sort_entries(int64_t v0, int64_t v1, void *arg) {
+  entity_job *j = arg;
+  for (int64_t v = v0; v < v1; v++) {
+    entry *u = j->bucket + j->offset[v];
+    const int64_t n = j->offset[v + 1] - j->offset[v];
+    for (int64_t i = 1; i < n; i++) {
+      const entry x = u[i];
+      int64_t q = i - 1;
+      for (; q >= 0 && entry_less(&x, &u[q]); q--) u[q + 1] = u[q];
+      u[q + 1] = x;
+    }
+    int64_t d = 0, share = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (i == 0 || !entry_same(&u[i], &u[i - 1])) {
+        d++;
+        share = 0;
+      }
+      if (++share > j->max_share) __atomic_store_n(&j->over_shared, 1, __ATOMIC_RELAXED);
+    }
+    j->distinct[v] = d;
+  }
+}
+
+/* ids: the bucket's first id (distinct[v], made a prefix sum) onwards */
+static void number_entries(int64_t v0, int64_t v1, void *arg) {
+  entity_job *j = arg;
+  for (int64_t v = v0; v < v1; v++) {
+    const entry *u = j->bucket + j->offset[v];
+    int64_t id = j->distinct[v] - 1;
+    for (int64_t i = 0; i < j->offset[v + 1] - j->offset[v]; i++) {
+      if (i == 0 || !entry_same(&u[i], &u[i - 1])) id++;
+      j->id[u[i].slot] = id;
+    }
+  }
+}
+
+/* The number of distinct entities, or -1 when one is shared by more than
+ * max_share cells. */
+static int number_entities(const feint_hexmesh *m, int width, int max_share, int64_t *id, int64_t *n_out) {
+  entity_job j = {m, width, width == 2 ? 12 : 6, max_share, NULL, NULL, NULL, id, NULL, 0};
+  const int64_t nv = m->n_vertices, grain = 1 << 14;
+  int st = feint_calloc((size_t)nv + 1, sizeof *j.offset, &j.offset, "BP dof map buckets");
+  if (!st) st = feint_calloc((size_t)nv + 1, sizeof *j.fill, &j.fill, "BP dof map buckets");
+  if (!st) st = feint_malloc((size_t)nv + 1, sizeof *j.distinct, &j.distinct, "BP dof map buckets");
+  if (!st) st = feint_malloc((size_t)(m->n_cells * j.n_ent) + 1, sizeof *j.bucket, &j.bucket, "BP dof map keys");
+  if (!st) {
+    feint_parallel_for(m->n_cells, grain, count_entries, &j);
+    for (int64_t v = 0; v < nv; v++) j.offset[v + 1] += j.offset[v];
+    feint_parallel_for(m->n_cells, grain, fill_entries, &j);
+    feint_parallel_for(nv, grain, sort_entries, &j);
+    int64_t n = 0;
+    for (int64_t v = 0; v < nv; v++) {
+      const int64_t d = j.distinct[v];
+      j.distinct[v] = n;
+      n += d;
+    }
+    feint_parallel_for(nv, grain, number_entries, &j);
+    *n_out = j.over_shared ? -1 : n;
+  }
+  free(j.offset);
+  free(j.fill);
+  free(j.distinct);
+  free(j.bucket);
+  return st;
 }
 
 int feint_bp_dofmap_create(const feint_hexmesh *m, int order, feint_bp_dofmap **out) {
@@ -133,34 +234,14 @@ int feint_bp_dofmap_create(const feint_hexmesh *m, int order, feint_bp_dofmap **
                                  (long long)e, (long long)cv[a]);
     }
   }
-  key *keys = NULL;
-  int64_t *edge_id = NULL, *face_id = NULL, *vbase = NULL, *ebase = NULL, *fbase = NULL;
+  int64_t *edge_id = NULL, *face_id = NULL, *vbase = NULL, *ebase = NULL, *fbase = NULL, n_edges = 0, n_faces = 0;
   feint_bp_dofmap *d = NULL;
-  int st = feint_malloc((size_t)nc * 12 + 1, sizeof *keys, &keys, "BP dof map keys");
-  if (!st) st = feint_malloc((size_t)nc * 12 + 1, sizeof *edge_id, &edge_id, "BP dof map edges");
+  int st = feint_malloc((size_t)nc * 12 + 1, sizeof *edge_id, &edge_id, "BP dof map edges");
   if (!st) st = feint_malloc((size_t)nc * 6 + 1, sizeof *face_id, &face_id, "BP dof map faces");
+  /* edges: (lower, higher) global vertex; faces: their sorted vertices, at most two cells each */
+  if (!st) st = number_entities(m, 2, 1 << 30, edge_id, &n_edges);
+  if (!st) st = number_entities(m, 4, 2, face_id, &n_faces);
   if (st) goto done;
-  /* edges: keyed by (lower, higher) global vertex */
-  for (int64_t e = 0; e < nc; e++)
-    for (int le = 0; le < 12; le++) {
-      int64_t a = m->cells[8 * e + edge_vertex(le / 4, le % 4, 0)], b = m->cells[8 * e + edge_vertex(le / 4, le % 4, 1)];
-      key *k = &keys[12 * e + le];
-      k->k[0] = a < b ? a : b;
-      k->k[1] = a < b ? b : a;
-      k->slot = 12 * e + le;
-    }
-  int64_t n_edges = number_entities(keys, (size_t)nc * 12, 2, 1 << 30, edge_id);
-  /* faces: keyed by their sorted vertices; at most two cells each */
-  for (int64_t e = 0; e < nc; e++)
-    for (int lf = 0; lf < 6; lf++) {
-      int dd = lf / 2, s = lf % 2, u, w;
-      face_axes(dd, &u, &w);
-      key *k = &keys[6 * e + lf];
-      for (int c = 0; c < 4; c++) k->k[c] = m->cells[8 * e + ((s << dd) | ((c & 1) << u) | ((c >> 1) << w))];
-      sort4(k->k);
-      k->slot = 6 * e + lf;
-    }
-  int64_t n_faces = number_entities(keys, (size_t)nc * 6, 4, 2, face_id);
   if (n_faces < 0) {
     st = feint_error_set(FEINT_ERR_INPUT, "BP dof map: a face is shared by more than two cells (the mesh is not a "
                                           "conforming hexahedral mesh)");
@@ -249,7 +330,6 @@ int feint_bp_dofmap_create(const feint_hexmesh *m, int order, feint_bp_dofmap **
     st = feint_error_set(FEINT_ERR_COMPUTE, "internal: BP dof map numbered %lld of %lld dofs", (long long)next,
                          (long long)n_dofs);
 done:
-  free(keys);
   free(edge_id);
   free(face_id);
   free(vbase);

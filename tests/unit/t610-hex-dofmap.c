@@ -289,6 +289,20 @@ int main(void) {
   CHECK(feint_hexmesh_from_mesh(gm, &hm) == FEINT_ERR_INPUT, "tetrahedra accepted as a hex mesh");
   feint_mesh_destroy(gm);
 
+  /* a face of three cells (the box's first cell twice more) is refused */
+  int64_t *three = malloc(sizeof *three * (size_t)(box->n_cells + 2) * 8), *cells = box->cells;
+  memcpy(three, cells, sizeof *three * (size_t)box->n_cells * 8);
+  memcpy(three + box->n_cells * 8, cells, sizeof *three * 8);
+  memcpy(three + (box->n_cells + 1) * 8, cells, sizeof *three * 8);
+  box->cells = three;
+  box->n_cells += 2;
+  feint_bp_dofmap *bad = NULL;
+  CHECK(feint_bp_dofmap_create(box, 2, &bad) == FEINT_ERR_INPUT && !bad, "a face of three cells accepted");
+  CHECK(strstr(feint_error_message(), "shared by more than two cells") != NULL, "message: %s", feint_error_message());
+  box->cells = cells;
+  box->n_cells -= 2;
+  free(three);
+
   feint_hexmesh_destroy(box);
   free(syms);
   return check_failures ? 1 : 0;
