@@ -12,6 +12,7 @@
 
 #include "feint/bp.h"
 #include "feint/error.h"
+#include "feint/parallel.h"
 #include "space/space_private.h"
 
 /* Quadrilateral: the scalar dofs of cell c, local node (i, j) lexicographic. */
@@ -243,7 +244,55 @@ static int prism_numbering(feint_space *s) {
 /* s->coordinates of the dofs of one block's cells (element el): the
  * cells' first-order maps at the element's nodes (a curved mesh's curved
  * cells: the map of their geometry nodes). */
-static int block_coordinates(feint_space *s, const feint_mesh_block *block, const feint_element *el) {
+/* Dof coordinates through each cell's map, on every core. A dof shared by
+ * cells takes its coordinates from the highest-numbered of them (what a
+ * loop over the cells in order leaves), so the file does not depend on
+ * the threads: *owner (the dofs' cell) is made first, by atomic maxima. */
+typedef struct {
+  feint_space *s;
+  const feint_mesh_block *block;
+  int nb, nv, ng;
+  const double *N, *Ng;
+  int64_t *owner;
+} coordinates_job;
+
+static void claim_dofs(int64_t c0, int64_t c1, void *arg) {
+  const coordinates_job *j = arg;
+  const int64_t first = j->block->first_cell;
+  for (int64_t c = first + c0; c < first + c1; c++) {
+    const int64_t *dofs = j->s->scalar_cell_dofs + c * j->s->nb;
+    for (int i = 0; i < j->nb; i++) {
+      int64_t *o = &j->owner[dofs[i]], seen = __atomic_load_n(o, __ATOMIC_RELAXED);
+      while (seen < c && !__atomic_compare_exchange_n(o, &seen, c, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      }
+    }
+  }
+}
+
+static void owned_coordinates(int64_t c0, int64_t c1, void *arg) {
+  const coordinates_job *j = arg;
+  const feint_mesh *m = j->s->mesh;
+  const double *X[3] = {m->x, m->y, m->z};
+  const int64_t first = j->block->first_cell;
+  for (int64_t c = first + c0; c < first + c1; c++) {
+    const int64_t *cv = m->cells + c * m->nv, *dofs = j->s->scalar_cell_dofs + c * j->s->nb;
+    const double *G =
+        j->ng && m->curved_cells && m->curved_cells[c] ? m->geometry_nodes + (size_t)c * (size_t)j->ng * 3 : NULL;
+    for (int i = 0; i < j->nb; i++) {
+      if (j->owner[dofs[i]] != c) continue;
+      for (int a = 0; a < 3; a++) {
+        double x = 0;
+        if (G)
+          for (int k = 0; k < j->ng; k++) x += j->Ng[i * j->ng + k] * G[3 * k + a];
+        else
+          for (int v = 0; v < j->nv; v++) x += j->N[i * j->nv + v] * X[a][cv[v]];
+        j->s->coordinates[dofs[i] * 3 + a] = x;
+      }
+    }
+  }
+}
+
+static int block_coordinates(feint_space *s, const feint_mesh_block *block, const feint_element *el, int64_t *owner) {
   const feint_mesh *m = s->mesh;
   const int nb = el->nb, nv = block->nv, ng = m->n_geometry_nodes;
   double *N = NULL, *Ng = NULL;
@@ -256,20 +305,8 @@ static int block_coordinates(feint_space *s, const feint_mesh_block *block, cons
     }
     feint_cell_curved_shape(block->cell_type, ng, nb, el->nodes, Ng, NULL);
   }
-  const double *X[3] = {m->x, m->y, m->z};
-  for (int64_t c = block->first_cell; c < block->first_cell + block->n_cells; c++) {
-    const int64_t *cv = m->cells + c * m->nv, *dofs = s->scalar_cell_dofs + c * s->nb;
-    const double *G = ng && m->curved_cells && m->curved_cells[c] ? m->geometry_nodes + (size_t)c * (size_t)ng * 3 : NULL;
-    for (int i = 0; i < nb; i++)
-      for (int a = 0; a < 3; a++) {
-        double x = 0;
-        if (G)
-          for (int k = 0; k < ng; k++) x += Ng[i * ng + k] * G[3 * k + a];
-        else
-          for (int v = 0; v < nv; v++) x += N[i * nv + v] * X[a][cv[v]];
-        s->coordinates[dofs[i] * 3 + a] = x;
-      }
-  }
+  coordinates_job j = {s, block, nb, nv, ng, N, Ng, owner};
+  feint_parallel_for(block->n_cells, 1 << 12, owned_coordinates, &j);
   free(N);
   free(Ng);
   return FEINT_OK;
@@ -277,10 +314,21 @@ static int block_coordinates(feint_space *s, const feint_mesh_block *block, cons
 
 int feint_space_finish(feint_space *s, int status, feint_space **out) {
   const feint_mesh *m = s->mesh;
+  int64_t *owner = NULL;
   if (!status)
     status = feint_malloc((size_t)s->n_scalar_dofs * 3, sizeof(double), &s->coordinates, "dof coordinates");
+  if (!status) status = feint_malloc((size_t)s->n_scalar_dofs + 1, sizeof *owner, &owner, "dof owners");
+  if (!status) {
+    for (int64_t i = 0; i < s->n_scalar_dofs; i++) owner[i] = -1;
+    for (int b = 0; b < m->n_blocks; b++) {
+      coordinates_job j = {s, &m->blocks[b], s->n_blocks > 1 ? s->blocks[b].element->nb : s->element->nb,
+                           0, 0, NULL, NULL, owner};
+      feint_parallel_for(m->blocks[b].n_cells, 1 << 12, claim_dofs, &j);
+    }
+  }
   for (int b = 0; b < m->n_blocks && !status; b++)
-    status = block_coordinates(s, &m->blocks[b], s->n_blocks > 1 ? s->blocks[b].element : s->element);
+    status = block_coordinates(s, &m->blocks[b], s->n_blocks > 1 ? s->blocks[b].element : s->element, owner);
+  free(owner);
   if (!status) status = feint_space_expand_components(s);
   if (status) {
     feint_space_destroy(s);
