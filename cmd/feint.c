@@ -14,7 +14,8 @@ static const char run_usage[] =
     "                 [--backend auto|cpu|cuda] [--device N] [--no-cache] [--json]\n"
     "                 [--quiet]\n";
 static const char check_usage[] = "usage: feint check CASE.yaml [--set key.path=value ...]\n";
-static const char bench_usage[] = "usage: feint bench CASE.yaml [--repeat N] [run options]\n";
+static const char bench_usage[] =
+    "usage: feint bench CASE.yaml [--repeat N] [--csv FILE] [--svg FILE] [run options]\n";
 static const char info_usage[] = "usage: feint info MESH (.msh or .geo) | --kernels\n";
 
 static const char run_help[] =
@@ -41,7 +42,16 @@ static const char bench_help[] =
     "Run the case with each compute phase repeated (default 21 times) and report\n"
     "per phase: time, kernel time, the fewest bytes it must move, GB/s and the\n"
     "fraction of the measured copy bandwidth. Takes run's options and\n"
-    "  --repeat N           runs of each compute phase (1..201)\n";
+    "  --repeat N           runs of each compute phase (1..201)\n"
+    "  --csv FILE           also write the table as CSV: a header row, then a row\n"
+    "                       per phase with the run's device, backend and copy\n"
+    "                       GB/s repeated on each; an empty field where the table\n"
+    "                       has none (columns: feint(1), bench)\n"
+    "  --svg FILE           also draw it (SVG): a roofline of the phases with a\n"
+    "                       flop model (GFLOP/s against flop/byte, log-log, under\n"
+    "                       the copy bandwidth's roof) beside a bar of GB/s per\n"
+    "                       phase against a line at the copy bandwidth\n"
+    "With --json the files are written and the table is not printed.\n";
 static const char info_help[] =
     "\n"
     "Summarise a mesh: cells by type, geometry order, physical groups, bounding\n"

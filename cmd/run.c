@@ -13,11 +13,13 @@
 
 enum { MODE_RUN, MODE_CHECK, MODE_BENCH };
 
-static int run_one(feint_run_options *o, int mode);
+static int run_one(feint_run_options *o, const cmd_bench_files *files, int mode);
 
-static int parse(int argc, char **argv, int mode, feint_run_options *o, const char ***sets) {
+static int parse(int argc, char **argv, int mode, feint_run_options *o, cmd_bench_files *files,
+                 const char ***sets) {
   const int check_only = mode == MODE_CHECK;
   memset(o, 0, sizeof *o);
+  memset(files, 0, sizeof *files);
   o->device_index = -1;
   o->check_only = check_only;
   o->repeat = mode == MODE_BENCH ? 21 : 1;
@@ -57,6 +59,11 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
       o->repeat = (int)strtol(argv[++i], &end, 10);
       if (*end || o->repeat < 1 || o->repeat > 201)
         return feint_error_set(FEINT_ERR_INPUT, "--repeat %s: expected 1..201", argv[i]);
+    } else if (mode == MODE_BENCH && (!strcmp(a, "--csv") || !strcmp(a, "--svg"))) {
+      if (!has_value) return feint_error_set(FEINT_ERR_INPUT, "%s needs a file name", a);
+      const char **slot = !strcmp(a, "--csv") ? &files->csv : &files->svg;
+      if (*slot) return feint_error_set(FEINT_ERR_INPUT, "%s %s: already %s; give %s once", a, argv[i + 1], *slot, a);
+      *slot = argv[++i];
     } else if (!check_only && !strcmp(a, "--json")) {
       o->json = 1;
     } else if (!check_only && !strcmp(a, "--no-cache")) {
@@ -72,6 +79,9 @@ static int parse(int argc, char **argv, int mode, feint_run_options *o, const ch
     }
   }
   if (!o->case_path) return feint_error_set(FEINT_ERR_INPUT, "missing the case file (see feint --help)");
+  /* a bench can take minutes: a file it cannot write is said before it starts */
+  if (files->csv) FEINT_CALL(cmd_bench_file_check("--csv", files->csv));
+  if (files->svg) FEINT_CALL(cmd_bench_file_check("--svg", files->svg));
   o->overrides = *sets;
   return FEINT_OK;
 }
@@ -211,8 +221,9 @@ static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
   feint_comm *comm = NULL;
   int status = feint_comm_create(&comm);
   feint_run_options o;
+  cmd_bench_files files;
   const char **sets = NULL;
-  if (!status) status = parse(argc, argv, mode, &o, &sets);
+  if (!status) status = parse(argc, argv, mode, &o, &files, &sets);
   if (status) { /* the same on every rank: rank 0 says it, before MPI_Finalize (which waits for every rank: a
                   * rank that exits first has mpirun end the others, rank 0 before it had said it) */
     free(sets);
@@ -233,7 +244,7 @@ static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
   if (!o.quiet && feint_parallel_cpus() == 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
     fprintf(stderr, "feint: note: mpirun bound rank 0 to one CPU of %ld: its host phases run there alone "
                     "(mpirun --bind-to none lets them use the host's cores)\n", sysconf(_SC_NPROCESSORS_ONLN));
-  status = run_one(&o, mode);
+  status = run_one(&o, &files, mode);
   free(sets);
   feint_comm_destroy(comm);
   return status;
@@ -243,20 +254,21 @@ static int run_mode(int argc, char **argv, int mode) {
   const feint_launch launch = feint_comm_launch();
   if (launch.size > 1) return run_ranks(argc, argv, mode, launch);
   feint_run_options o;
+  cmd_bench_files files;
   const char **sets = NULL;
-  int status = parse(argc, argv, mode, &o, &sets);
+  int status = parse(argc, argv, mode, &o, &files, &sets);
   if (status) {
     free(sets);
     return cmd_fail(status);
   }
   feint_backend_show_default_device_only(o.device_index);
-  status = run_one(&o, mode);
+  status = run_one(&o, &files, mode);
   free(sets);
   return status;
 }
 
 /* The run of parsed options: the driver, then the report. */
-static int run_one(feint_run_options *o_, int mode) {
+static int run_one(feint_run_options *o_, const cmd_bench_files *files, int mode) {
   feint_run_options o = *o_;
   int status;
   feint_run_report rep;
@@ -269,7 +281,10 @@ static int run_one(feint_run_options *o_, int mode) {
   status = feint_driver_run(&o, &rep);
   end_progress(&bar, !status);
   if (status) return cmd_fail(status);
-  if (mode == MODE_BENCH && !o.json) return cmd_bench_report(&o, &rep);
+  if (mode == MODE_BENCH && (!o.json || files->csv || files->svg)) { /* with --json: the files, no table */
+    status = cmd_bench_report(&o, files, &rep);
+    if (status || !o.json) return status;
+  }
   if (mode == MODE_CHECK) {
     printf("%s: ok (%lld cells, %lld dofs)\n", o.case_path, (long long)rep.n_cells, (long long)rep.n_dofs);
     return 0;
