@@ -85,6 +85,19 @@ int main(void) {
       compare(tri, order, nc);
       compare(tet, order, nc);
     }
+  /* tensor cells and prisms: the same builder on their dof maps */
+  feint_mesh *hex = NULL, *quad = NULL, *prism = NULL;
+  CHECK_OK(feint_mesh_read("cases/hexcube.geo", &(feint_mesh_options){.refine = 1}, &hex));
+  CHECK_OK(feint_mesh_read("cases/quadsquare.geo", &(feint_mesh_options){.size = 0.1}, &quad));
+  CHECK_OK(feint_mesh_read("cases/prismcube.geo", &(feint_mesh_options){.size = 0.3}, &prism));
+  for (int order = 1; order <= 3; order++) {
+    compare(hex, order, order == 2 ? 3 : 1);
+    compare(quad, order, order == 1 ? 2 : 1);
+    compare(prism, order, order == 3 ? 3 : 1);
+  }
+  feint_mesh_destroy(hex);
+  feint_mesh_destroy(quad);
+  feint_mesh_destroy(prism);
   feint_mesh_destroy(tri);
   feint_mesh_destroy(tet);
   return check_report("t311-plan-cuda");

@@ -202,12 +202,12 @@ int feint_cuda_kind_create_operator(const feint_bp_op *op, int device_index, fei
   return FEINT_OK;
 }
 
-/* The pattern on the GPU for single-shape simplex meshes, its steps
- * reported (feint run --json, bench); the element-matrix backend's prisms
- * take the host's. */
+/* The pattern on the GPU for single-shape meshes (every cell's dofs at
+ * the same width), its steps reported (feint run --json, bench); mixed
+ * meshes take the host's. */
 int feint_cuda_kind_create_plan(const feint_space *s, int device_index, feint_plan **out, char *steps,
                                 size_t steps_size) {
-  if (!feint_cell_is_simplex(s->mesh->cell_type) || feint_mesh_is_mixed(s->mesh)) return feint_plan_create(s, out);
+  if (feint_mesh_is_mixed(s->mesh)) return feint_plan_create(s, out);
   feint_plan_cuda_stats st;
   memset(&st, 0, sizeof st);
   FEINT_CALL(feint_plan_create_cuda_timed(s, device_index, out, &st));

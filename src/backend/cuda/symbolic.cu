@@ -234,10 +234,10 @@ int run(const feint_space *s, int device_index, sym_ctx *x, feint_plan_cuda_stat
     x->wide = 1;
     return FEINT_OK;
   }
-  if (E64 >= INT32_MAX)
-    return feint_error_set(FEINT_ERR_COMPUTE,
-                           "GPU symbolic phase: %lld cell entries (cells x nb^2): more than 2^31 are not supported yet",
-                           (long long)E64);
+  if (E64 >= INT32_MAX) { /* the sort's 32-bit entry numbers: the host builder */
+    x->wide = 1;
+    return FEINT_OK;
+  }
   if (E64 <= 0) return feint_error_set(FEINT_ERR_INPUT, "GPU symbolic phase: the space has no cells");
   const int E = (int)E64;
   int bits = 1;
