@@ -17,7 +17,7 @@
 #include "feint/xdmf.h"
 #include "run.h"
 
-enum { MAX_FIELDS = 2 + 16 };
+enum { MAX_FIELDS = 40 }; /* residual, rhs, group, the per-cell coefficients, the near-null modes */
 
 /* One grid of the XDMF file, kept until the file is written. */
 struct run_xdmf_grid {
