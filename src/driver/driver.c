@@ -569,8 +569,6 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
-  if (c->has_operator && c->write_xdmf) /* its vectors live on the operator's own dofs */
-    return feint_error_set(FEINT_ERR_INPUT, "%s: output.xdmf: operator runs are not drawn as XDMF yet", c->path);
   if (c->has_operator) return run_operator(opts, rep, r);
   run_starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)

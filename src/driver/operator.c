@@ -126,6 +126,7 @@ static int operator_write(run_state *r, const feint_run_report *rep, const opera
   FEINT_CALL(feint_output_attr_double(out, obj, "flops", feint_bp_flops(op)));
   FEINT_CALL(feint_output_attr_double(out, obj, "kernel_seconds", kernel_seconds));
   FEINT_CALL(feint_output_attr_double(out, obj, "apply_seconds", apply_seconds));
+  if (r->c->write_xdmf) FEINT_CALL(run_xdmf_operator_views(r, o->dofs));
   const run_provenance prov = {b->name, b->device, 0, feint_bp_name(op->kind), op->order, 1, -1, op->n_cells, n};
   return run_write_provenance(r, rep, &prov);
 }

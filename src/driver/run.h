@@ -118,6 +118,9 @@ int run_share_at(run_state *r, const run_shared *at, const char *name, int *link
  * files are committed; the grids forgotten. */
 int run_xdmf_check(const run_state *r);
 int run_xdmf_views(run_state *r);
+/* An operator run's (operator.c): its hexahedra drawn by its dof map, its
+ * vectors x and y as point fields. */
+int run_xdmf_operator_views(run_state *r, const feint_bp_dofmap *dofs);
 int run_xdmf_file(run_state *r, const char *output);
 void run_xdmf_forget(run_state *r);
 

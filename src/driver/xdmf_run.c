@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feint/bp.h"
 #include "feint/error.h"
 #include "feint/form.h"
 #include "feint/parallel.h"
@@ -28,11 +29,28 @@ struct run_xdmf_grid {
   feint_xdmf_field fields[MAX_FIELDS];
 };
 
+/* What is drawn: the mesh's cells with a dof map (a space's, or an
+ * operator's): local scalar dof i of cell c is the point
+ * dofs[c * stride + i * nc] (int64 or int32 maps), of n_points; the map
+ * is the file's /dofs/cell_dofs, which views read when it is int64. */
+typedef struct {
+  const feint_mesh *mesh;
+  int order, stride, nc;
+  int64_t n_points;
+  const int64_t *dofs64;
+  const int32_t *dofs32;
+} drawn_cells;
+
+static int64_t drawn_dof(const drawn_cells *d, int64_t c, int i) {
+  const int64_t k = c * d->stride + (int64_t)i * d->nc;
+  return d->dofs64 ? d->dofs64[k] : d->dofs32[k];
+}
+
 /* The layouts of the mesh's blocks (mixed meshes: first-order pieces). */
-static int layouts_create(const feint_space *s, feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS]) {
-  const feint_mesh *m = s->mesh;
+static int layouts_create(const drawn_cells *d, feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS]) {
+  const feint_mesh *m = d->mesh;
   for (int b = 0; b < m->n_blocks; b++) {
-    int status = feint_xdmf_layout_create(m->blocks[b].cell_type, s->order, feint_mesh_is_mixed(m), &l[b]);
+    int status = feint_xdmf_layout_create(m->blocks[b].cell_type, d->order, feint_mesh_is_mixed(m), &l[b]);
     if (status) {
       for (int a = 0; a < b; a++) feint_xdmf_layout_destroy(l[a]);
       return status;
@@ -45,9 +63,14 @@ static void layouts_destroy(const feint_mesh *m, feint_xdmf_layout *l[FEINT_MESH
   for (int b = 0; b < m->n_blocks; b++) feint_xdmf_layout_destroy(l[b]);
 }
 
+static drawn_cells space_cells(const feint_space *s) {
+  return (drawn_cells){s->mesh, s->order, s->nbc, s->components, s->n_dofs, s->cell_dofs, NULL};
+}
+
 int run_xdmf_check(const run_state *r) {
   feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
-  const int status = layouts_create(r->space, l);
+  const drawn_cells d = space_cells(r->space);
+  const int status = layouts_create(&d, l);
   if (status)
     return feint_error_set(status, "%s: output.xdmf: %s", r->c->path, feint_error_message());
   layouts_destroy(r->mesh, l);
@@ -57,7 +80,7 @@ int run_xdmf_check(const run_state *r) {
 /* The connectivity the XDMF file draws, made on every core: (cells x
  * pieces) x nodes on one shape, XDMF's Mixed list (code, nodes) on several. */
 typedef struct {
-  const feint_space *s;
+  const drawn_cells *d;
   feint_xdmf_layout *const *l;
   int64_t *out;
   int64_t first_row[FEINT_MESH_MAX_BLOCKS]; /* where each block's cells begin in out */
@@ -66,8 +89,7 @@ typedef struct {
 
 static void connectivity_range(int64_t a, int64_t b, void *arg) {
   const connectivity_job *j = arg;
-  const feint_space *s = j->s;
-  const feint_mesh *m = s->mesh;
+  const feint_mesh *m = j->d->mesh;
   for (int blk = 0; blk < m->n_blocks; blk++) {
     const feint_mesh_block *B = &m->blocks[blk];
     const feint_xdmf_layout *L = j->l[blk];
@@ -76,37 +98,35 @@ static void connectivity_range(int64_t a, int64_t b, void *arg) {
     const int64_t width = (int64_t)L->n_pieces * (L->nodes + j->mixed);
     for (int64_t c = lo; c < hi; c++) {
       int64_t *o = j->out + j->first_row[blk] + (c - B->first_cell) * width;
-      const int64_t *dofs = s->cell_dofs + c * s->nbc;
       for (int p = 0; p < L->n_pieces; p++) {
         if (j->mixed) *o++ = L->code;
-        for (int n = 0; n < L->nodes; n++) *o++ = dofs[(int64_t)L->local[p * L->nodes + n] * s->components];
+        for (int n = 0; n < L->nodes; n++) *o++ = drawn_dof(j->d, c, L->local[p * L->nodes + n]);
       }
     }
   }
 }
 
-/* xdmf/topology: a view of /dofs/cell_dofs where a cell is one XDMF cell,
- * else written. */
-static int write_topology(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g) {
-  const feint_space *s = r->space;
-  const feint_mesh *m = s->mesh;
+/* xdmf/topology: a view of /dofs/cell_dofs where a cell is one XDMF cell
+ * (an int64 map), else written. */
+static int write_topology(run_state *r, const drawn_cells *d, feint_xdmf_layout *const *l, struct run_xdmf_grid *g) {
+  const feint_mesh *m = d->mesh;
   const int mixed = feint_mesh_is_mixed(m);
   char name[320];
   run_member_path(r, "xdmf/topology", name, sizeof name);
-  if (!mixed && l[0]->n_pieces == 1) {
+  if (!mixed && l[0]->n_pieces == 1 && d->dofs64) {
     feint_output_slab to[27], from[27];
     const char *src[27];
     char cd[320];
     run_member_path(r, "dofs/cell_dofs", cd, sizeof cd);
     for (int j = 0; j < l[0]->nodes; j++) {
       to[j] = (feint_output_slab){2, {0, j}, {1, 1}, {m->n_cells, 1}};
-      from[j] = (feint_output_slab){2, {0, (int64_t)l[0]->local[j] * s->components}, {1, 1}, {m->n_cells, 1}};
+      from[j] = (feint_output_slab){2, {0, (int64_t)l[0]->local[j] * d->nc}, {1, 1}, {m->n_cells, 1}};
       src[j] = cd;
     }
     const int64_t dims[2] = {m->n_cells, l[0]->nodes};
     return feint_output_view(r->out, name, 1, 2, dims, l[0]->nodes, to, src, from);
   }
-  connectivity_job job = {s, l, NULL, {0}, mixed};
+  connectivity_job job = {d, l, NULL, {0}, mixed};
   int64_t n = 0;
   for (int b = 0; b < m->n_blocks; b++) {
     job.first_row[b] = n;
@@ -146,30 +166,33 @@ static int has_cell_groups(const feint_mesh *m) {
   return 0;
 }
 
-/* Cell fields: the physical group's Gmsh tag (-1: none), and the
- * coefficients given per cell (P0 fields). */
-static int write_cell_fields(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g, int linked) {
+/* Cell field `group`: each drawn cell's physical group's Gmsh tag (-1:
+ * none); linked with the drawn mesh when that is an earlier member's. */
+static int write_group_field(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g, int linked) {
   const feint_mesh *m = r->mesh;
+  if (!has_cell_groups(m)) return FEINT_OK;
+  add_field(r, g, "group", "xdmf/cell_group", 1, 1, 1);
+  if (linked) return FEINT_OK;
   char name[320];
-  int status = FEINT_OK;
-  if (has_cell_groups(m)) {
-    add_field(r, g, "group", "xdmf/cell_group", 1, 1, 1);
-    if (!linked) { /* else an earlier member's, linked with the topology */
-      int64_t *tag = NULL, *drawn = NULL;
-      status = feint_malloc((size_t)m->n_cells, sizeof *tag, &tag, "XDMF cell groups");
-      if (!status) status = feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell groups");
-      if (!status) {
-        for (int64_t c = 0; c < m->n_cells; c++) tag[c] = m->cell_group[c] < 0 ? -1 : m->groups[m->cell_group[c]].tag;
-        per_piece(m, l, NULL, tag, NULL, drawn);
-        status = feint_output_int64(r->out, run_member_path(r, "xdmf/cell_group", name, sizeof name), 1, &g->n_cells,
-                                    drawn);
-      }
-      free(tag);
-      free(drawn);
-      FEINT_CALL(status);
-    }
+  int64_t *tag = NULL, *drawn = NULL;
+  int status = feint_malloc((size_t)m->n_cells, sizeof *tag, &tag, "XDMF cell groups");
+  if (!status) status = feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell groups");
+  if (!status) {
+    for (int64_t c = 0; c < m->n_cells; c++) tag[c] = m->cell_group[c] < 0 ? -1 : m->groups[m->cell_group[c]].tag;
+    per_piece(m, l, NULL, tag, NULL, drawn);
+    status = feint_output_int64(r->out, run_member_path(r, "xdmf/cell_group", name, sizeof name), 1, &g->n_cells,
+                                drawn);
   }
+  free(tag);
+  free(drawn);
+  return status;
+}
+
+/* Cell fields of the coefficients given per cell (P0 fields), by the
+ * names the case gives them. */
+static int write_coefficient_fields(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g) {
   const feint_form *f = r->form;
+  char name[320];
   for (int k = 0; k < f->n_aux && g->n_fields < MAX_FIELDS; k++) {
     if (f->aux[k].kind != FEINT_FIELD_CELL) continue;
     char coef[64], dataset[128];
@@ -178,8 +201,9 @@ static int write_cell_fields(run_state *r, feint_xdmf_layout *const *l, struct r
     add_field(r, g, coef, dataset, 1, 1, 0);
     double *drawn = NULL;
     FEINT_CALL(feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell fields"));
-    per_piece(m, l, f->aux[k].values, NULL, drawn, NULL);
-    status = feint_output_doubles(r->out, run_member_path(r, dataset, name, sizeof name), 1, &g->n_cells, drawn);
+    per_piece(r->mesh, l, f->aux[k].values, NULL, drawn, NULL);
+    const int status =
+        feint_output_doubles(r->out, run_member_path(r, dataset, name, sizeof name), 1, &g->n_cells, drawn);
     free(drawn);
     FEINT_CALL(status);
   }
@@ -217,15 +241,17 @@ static int point_fields(run_state *r, struct run_xdmf_grid *g) {
   return FEINT_OK;
 }
 
-int run_xdmf_views(run_state *r) {
-  const feint_space *s = r->space;
-  const feint_mesh *m = s->mesh;
+/* A new grid for this run or member: its header, its drawn mesh (written,
+ * or linked to an earlier member's with the same space) and its cells'
+ * physical groups. The layouts stay made for the caller (layouts_destroy). */
+static int grid_begin(run_state *r, const drawn_cells *d, feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS],
+                      struct run_xdmf_grid **out) {
+  const feint_mesh *m = d->mesh;
   struct run_xdmf_grid *grids = realloc(r->xdmf_grids, sizeof *grids * (size_t)(r->n_xdmf_grids + 1));
   if (!grids) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory (XDMF grids)");
   r->xdmf_grids = grids;
   struct run_xdmf_grid *g = memset(&grids[r->n_xdmf_grids++], 0, sizeof *g);
-  feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
-  FEINT_CALL(layouts_create(s, l));
+  FEINT_CALL(layouts_create(d, l));
   const int mixed = feint_mesh_is_mixed(m);
   snprintf(g->name, sizeof g->name, r->member >= 0 ? "member_%04d" : "feint", r->member);
   snprintf(g->h5_path, sizeof g->h5_path, "%s", r->out_path);
@@ -233,23 +259,44 @@ int run_xdmf_views(run_state *r) {
   snprintf(g->geometry, sizeof g->geometry, "/%sdofs/coordinates", r->prefix);
   snprintf(g->type, sizeof g->type, "%s", mixed ? "Mixed" : l[0]->type);
   g->nodes = mixed ? 0 : l[0]->nodes;
-  g->n_points = s->n_dofs;
+  g->n_points = d->n_points;
   for (int b = 0; b < m->n_blocks; b++) {
     g->n_cells += m->blocks[b].n_cells * l[b]->n_pieces;
     g->topology_length += m->blocks[b].n_cells * l[b]->n_pieces * (l[b]->nodes + 1);
   }
-  /* the drawn mesh of an earlier member with this space: linked */
   int linked = 0, status = run_share_at(r, &r->xdmf_at, "xdmf/topology", &linked);
   if (!status && linked && has_cell_groups(m)) status = run_share_at(r, &r->xdmf_at, "xdmf/cell_group", &linked);
-  if (!status && !linked) status = write_topology(r, l, g);
-  if (!status) status = write_cell_fields(r, l, g, linked);
-  if (!status) status = point_fields(r, g);
+  if (!status && !linked) status = write_topology(r, d, l, g);
+  if (!status) status = write_group_field(r, l, g, linked);
   if (!status && !r->xdmf_at.file[0]) {
     snprintf(r->xdmf_at.file, sizeof r->xdmf_at.file, "%s", r->out_path);
     snprintf(r->xdmf_at.group, sizeof r->xdmf_at.group, "%s", r->prefix);
   }
-  layouts_destroy(m, l);
+  if (status) layouts_destroy(m, l);
+  *out = g;
   return status;
+}
+
+int run_xdmf_views(run_state *r) {
+  const drawn_cells d = space_cells(r->space);
+  feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
+  struct run_xdmf_grid *g = NULL;
+  FEINT_CALL(grid_begin(r, &d, l, &g));
+  int status = write_coefficient_fields(r, l, g);
+  if (!status) status = point_fields(r, g);
+  layouts_destroy(d.mesh, l);
+  return status;
+}
+
+int run_xdmf_operator_views(run_state *r, const feint_bp_dofmap *dofs) {
+  const drawn_cells d = {r->mesh, dofs->order, dofs->np, 1, dofs->n_dofs, NULL, dofs->cell_dofs};
+  feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
+  struct run_xdmf_grid *g = NULL;
+  FEINT_CALL(grid_begin(r, &d, l, &g));
+  add_field(r, g, "x", "operator/x", 1, 0, 0);
+  add_field(r, g, "y", "operator/y", 1, 0, 0);
+  layouts_destroy(d.mesh, l);
+  return FEINT_OK;
 }
 
 /* <path without its extension>.xdmf; an HDF5 file named .xdmf keeps its

@@ -30,10 +30,10 @@ for arg in sys.argv[1:]:
         got = sorted(set(np.asarray(w.CellTypes).tolist()))
         assert got == sorted(map(int, types.split(","))), (name, "cell types", got, types)
         assert np.array_equal(np.asarray(w.Points), g["dofs/coordinates"][()]), (name, "points")
-        for field in ("residual", "rhs"):
+        for field in ("residual", "rhs", "operator/y"):
             if field not in g:
                 continue
-            v, ref = np.asarray(w.PointData[field]), g[field][()]
+            v, ref = np.asarray(w.PointData[field.split("/")[-1]]), g[field][()]
             nc = 1 if v.ndim == 1 else v.shape[1]  # a vector: on the first component's rows
             assert np.array_equal(v[::nc], ref.reshape(-1, nc) if nc > 1 else ref), (name, field)
         print("  %s%s: %d cells of VTK types %s, %d points, fields %s" % (

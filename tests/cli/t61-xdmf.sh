@@ -142,8 +142,23 @@ echo "ok: sweeps: the members as a time series, in both layouts"
 $PY -c 'import h5py, sys; h5py.File(sys.argv[1], "r")["residual"]' "$WORK/odd.xdmf" || fail "the HDF5 file was overwritten"
 grep -q "odd.xdmf:/residual" "$WORK/odd.xdmf.xdmf" || fail "no odd.xdmf.xdmf"
 
-# what it does not take yet: the reason, and nothing written
-printf 'mesh: {file: %s}\nspace: {order: 2}\noperator: {kind: bp1.0}\noutput: {xdmf: true}\n' "$(geo hexcube.geo)" > "$WORK/op.yaml"
-expect_bad "XDMF of an operator run" "output.xdmf: operator runs are not drawn as XDMF yet" run --quiet "$WORK/op.yaml" -o "$WORK/out.h5"
-[ ! -e "$WORK/out.xdmf" ] || fail "an XDMF file left behind"
-echo "ok: output.xdmf says what it does not take yet"
+# operator runs: the hexahedra drawn by the operator's dof map (Q4: cut
+# into 64 pieces a cell), x and y as point fields; a sweep of orders
+printf 'mesh: {file: %s, refine: 1}\nspace: {order: 4}\noperator: {kind: bp3.5, lambda: 1}\nstate: {u: "sin(x)*y + z"}\noutput: {xdmf: true}\n' \
+  "$(geo hexcube.geo)" > "$WORK/op.yaml"
+"$FEINT" run --quiet "$WORK/op.yaml" -o "$WORK/op.h5" || fail "operator run"
+(cd "$WORK" && $PY "$ROOT/tests/cli/xdmf_checks.py" op 4 1 1) || fail "operator run: the XDMF file is wrong"
+"$FEINT" run --quiet "$WORK/op.yaml" --set 'sweep={product: {space.order: [1, 2, 3]}}' -o "$WORK/ops.h5" \
+  || fail "operator sweep"
+(cd "$WORK" && $PY - <<'PYEOF') || fail "operator sweep: the time series"
+import h5py, meshio, numpy as np
+with meshio.xdmf.TimeSeriesReader("ops.xdmf") as r:
+    r.read_points_cells()  # the first member's mesh (meshio takes one mesh for all)
+    assert r.num_steps == 3, r.num_steps
+    for k in range(3):
+        t, pd, _ = r.read_data(k)
+        f = h5py.File("ops-%d.h5" % k, "r")
+        assert np.array_equal(pd["y"], f["operator/y"][()]) and np.array_equal(pd["x"], f["operator/x"][()]), k
+print("  an operator sweep of orders 1-3: 3 members")
+PYEOF
+echo "ok: operator runs are drawn, their vectors x and y as point fields"

@@ -36,7 +36,8 @@ echo "ok: the pictures' colour ranges are the fields' min and max"
 
 # ParaView's own reader (Debian's paraview, pvpython) opens every kind of
 # file: second-order cells as VTK's quadratic cells, cut cells, mixed
-# meshes, vectors, sweeps in both layouts as time steps
+# meshes, vectors, sweeps in both layouts as time steps, an operator sweep
+# of orders (a mesh a step)
 command -v pvpython > /dev/null || fail "no pvpython (bash tests/deps.sh test)"
 pv() { # NAME GEO SIZE ORDER COMPONENTS PHYSICS [SWEEP]
   local u='"x*y"'
@@ -56,7 +57,10 @@ pv p2-mixed "$(geo mixedcube.geo)" 0.5 2 1 "$poisson"
 pv p1-mixed2d "$(geo mixedsquare.geo)" 0.3 1 1 "$poisson"
 pv sw-files "$(geo cube.geo)" 0.5 2 1 "$poisson" 'sweep: {product: {physics.kappa: [1, 2]}}'
 pv sw-groups "$(geo cube.geo)" 0.5 2 1 "$poisson" 'sweep: {layout: groups, product: {physics.kappa: [1, 2]}}'
-xvfb-run -a pvpython "$ROOT/tests/cli/paraview_read.py" "$PWD/pv-p3-tet:10" "$PWD/pv-q2-hex:29" "$PWD/pv-q3-hex-vec:12" \
+printf 'mesh: {file: %s}\nspace: {order: 3}\noperator: {kind: bp3.5, lambda: 1}\nstate: {u: "x*y"}\noutput: {xdmf: true}\nsweep: {product: {space.order: [1, 3]}}\n' \
+  "$(geo hexcube.geo)" > pv-op.yaml
+"$FEINT" run --quiet pv-op.yaml -o pv-op.h5 || fail "pv-op: the run"
+xvfb-run -a pvpython "$ROOT/tests/cli/paraview_read.py" "$PWD/pv-op:12:pv-op-0.h5,pv-op-1.h5" "$PWD/pv-p3-tet:10" "$PWD/pv-q2-hex:29" "$PWD/pv-q3-hex-vec:12" \
   "$PWD/pv-p2-prism:32" "$PWD/pv-p2-tri:22" "$PWD/pv-q2-quad:28" "$PWD/pv-p2-mixed:10,13" "$PWD/pv-p1-mixed2d:5,9" \
   "$PWD/pv-sw-files:24:pv-sw-files-0.h5,pv-sw-files-1.h5" \
   "$PWD/pv-sw-groups:24:pv-sw-groups.h5@member_0000,pv-sw-groups.h5@member_0001" > pv.out 2> pv.err \

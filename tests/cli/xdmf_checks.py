@@ -143,6 +143,8 @@ def check(name, order, nc, domain_measure, affine=True):
             at += n
     n_drawn = len(kinds)
     fields = [(k, f[k][()]) for k in ("residual", "rhs") if k in f]
+    if "operator" in f:  # an operator run: its vectors x and y
+        fields += [(k, f["operator"][k][()]) for k in ("x", "y")]
     if "near_null_space" in f:
         fields += [("near_null_space_%d" % k, row) for k, row in enumerate(f["near_null_space"][()])]
     assert sorted(m.point_data) == sorted(k for k, _ in fields), (sorted(m.point_data), [k for k, _ in fields])
