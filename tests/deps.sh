@@ -4,7 +4,7 @@
 set -euo pipefail
 # OpenMPI and METIS: feint-mpi.so, for mpirun -n P feint run (include/feint/dist.h)
 pkgs=(build-essential pkg-config libgmsh-dev gmsh libhdf5-dev libyaml-dev libopenmpi-dev openmpi-bin libmetis-dev libhdf5-openmpi-dev)
-[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev python3-meshio python3-vtk9 xvfb xauth paraview)
+[ "${1:-build}" = test ] && pkgs+=(hdf5-tools python3-h5py python3-scipy python3-numpy python3-yaml python3-petsc4py libmatio-dev python3-meshio paraview python3-paraview xvfb xauth)
 [ "${1:-build}" = fuzz ] && pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do

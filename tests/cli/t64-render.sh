@@ -1,5 +1,5 @@
 # A headless render of a result (issue 23): cases/poisson-dirichlet.yaml
-# run with output.xdmf, its load vector drawn by VTK (python3-vtk9) from
+# run with output.xdmf, its load vector drawn by VTK (python3-paraview's) from
 # what meshio reads of the XDMF file, off screen under Xvfb
 # (render_xdmf.py). The picture's colour range is the dataset's min and
 # max, and (2D) the pixels where the field is lowest and highest have the
