@@ -6,7 +6,6 @@
  * figures come from cmd_bench_phase_figures, as the table's do. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +13,10 @@
 
 #include "cmd.h"
 #include "feint/error.h"
+#include "feint/text_file.h"
+
+/* the files are many lines of it */
+#define put feint_text_file_printf
 
 int cmd_bench_file_check(const char *option, const char *path) {
   if (!path[0]) return feint_error_set(FEINT_ERR_INPUT, "%s: the file name is empty", option);
@@ -40,58 +43,21 @@ int cmd_bench_file_check(const char *option, const char *path) {
   return FEINT_OK;
 }
 
-/* A file being written: its temporary name, and the first failure (errno) of a write into it. */
-typedef struct {
-  FILE *f;
-  const char *option, *path;
-  char tmp[4200];
-  int err;
-} out_file;
-
-static int out_open(out_file *o, const char *option, const char *path) {
-  memset(o, 0, sizeof *o);
-  o->option = option;
-  o->path = path;
-  if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof o->tmp)
-    return feint_error_set(FEINT_ERR_INPUT, "cannot write %s file '%s': the path is too long", option, path);
-  o->f = fopen(o->tmp, "w");
-  if (!o->f) return feint_error_set(FEINT_ERR_COMPUTE, "cannot write %s file '%s': %s", option, path, strerror(errno));
-  return FEINT_OK;
-}
-
-__attribute__((format(printf, 2, 3))) static void put(out_file *o, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (vfprintf(o->f, fmt, ap) < 0 && !o->err) o->err = errno ? errno : EIO;
-  va_end(ap);
-}
-
-/* Close and rename into place; on any failure remove the temporary file. */
-static int out_close(out_file *o) {
-  int e = o->err;
-  if (!e && ferror(o->f)) e = errno ? errno : EIO;
-  if (fclose(o->f) && !e) e = errno ? errno : EIO;
-  if (!e && rename(o->tmp, o->path)) e = errno;
-  if (!e) return FEINT_OK;
-  remove(o->tmp);
-  return feint_error_set(FEINT_ERR_COMPUTE, "cannot write %s file '%s': %s", o->option, o->path, strerror(e));
-}
-
 /* ---- CSV ---- */
 
 /* A text field without quoting: numpy's genfromtxt does not take quotes, so a comma (the CPU's device name
  * has one) becomes a semicolon, a quote an apostrophe, a line break a space. */
-static void csv_text(out_file *o, const char *s) {
+static void csv_text(feint_text_file *o, const char *s) {
   for (; *s; s++) put(o, "%c", *s == ',' ? ';' : *s == '"' ? '\'' : (unsigned char)*s < 0x20 ? ' ' : *s);
 }
 
 /* ",value" or "," (an empty field: the table's "-" or blank) */
-static void csv_number(out_file *o, int has, double v) {
+static void csv_number(feint_text_file *o, int has, double v) {
   if (has) put(o, ",%.9g", v);
   else put(o, ",");
 }
 
-static void write_csv(out_file *o, const feint_run_options *opt, const feint_run_report *rep, int device,
+static void write_csv(feint_text_file *o, const feint_run_options *opt, const feint_run_report *rep, int device,
                       double copy) {
   put(o, "device,backend,copy_gb_per_s,case,cells,dofs,nnz,repeat,phase,time_ms,h2d_ms,d2h_ms,kernel_ms,"
          "mcells_per_s,min_bytes,gb_per_s,fraction_of_copy,gflop_per_s,flops\n");
@@ -138,7 +104,7 @@ static const char *const PHASE_COLOR[FEINT_PHASE_COUNT] = {"#7f7f7f", "#8c564b",
                                                            "#9467bd", "#393b79", "#1f77b4", "#ff7f0e",
                                                            "#2ca02c", "#d62728", "#e377c2"};
 
-static void xml_text(out_file *o, const char *s) {
+static void xml_text(feint_text_file *o, const char *s) {
   for (; *s; s++) {
     if (*s == '<') put(o, "&lt;");
     else if (*s == '>') put(o, "&gt;");
@@ -184,7 +150,7 @@ typedef struct {
 
 static int overlaps(box a, box b) { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1; }
 
-static void roofline_panel(out_file *o, const cmd_bench_phase *ph, int n, double copy) {
+static void roofline_panel(feint_text_file *o, const cmd_bench_phase *ph, int n, double copy) {
   double imin = INFINITY, imax = 0, gmin = INFINITY, gmax = 0;
   int points = 0;
   for (int i = 0; i < n; i++) {
@@ -298,7 +264,7 @@ static void roofline_panel(out_file *o, const cmd_bench_phase *ph, int n, double
 #undef PY
 }
 
-static void bars_panel(out_file *o, const cmd_bench_phase *ph, int n, double copy) {
+static void bars_panel(feint_text_file *o, const cmd_bench_phase *ph, int n, double copy) {
   int bars = 0;
   double gmax = copy;
   for (int i = 0; i < n; i++)
@@ -353,7 +319,7 @@ static void bars_panel(out_file *o, const cmd_bench_phase *ph, int n, double cop
   }
 }
 
-static void write_svg(out_file *o, const feint_run_options *opt, const feint_run_report *rep, int device,
+static void write_svg(feint_text_file *o, const feint_run_options *opt, const feint_run_report *rep, int device,
                       double copy) {
   cmd_bench_phase ph[FEINT_PHASE_COUNT];
   char r[32];
@@ -403,16 +369,16 @@ static void write_svg(out_file *o, const feint_run_options *opt, const feint_run
 
 int cmd_bench_write_files(const feint_run_options *opt, const cmd_bench_files *files, const feint_run_report *rep,
                           int device, double copy_gbs) {
-  out_file o;
+  feint_text_file o;
   if (files->csv) {
-    FEINT_CALL(out_open(&o, "--csv", files->csv));
+    FEINT_CALL(feint_text_file_open(&o, "--csv file", files->csv));
     write_csv(&o, opt, rep, device, copy_gbs);
-    FEINT_CALL(out_close(&o));
+    FEINT_CALL(feint_text_file_commit(&o));
   }
   if (files->svg) {
-    FEINT_CALL(out_open(&o, "--svg", files->svg));
+    FEINT_CALL(feint_text_file_open(&o, "--svg file", files->svg));
     write_svg(&o, opt, rep, device, copy_gbs);
-    FEINT_CALL(out_close(&o));
+    FEINT_CALL(feint_text_file_commit(&o));
   }
   return FEINT_OK;
 }

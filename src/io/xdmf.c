@@ -1,14 +1,13 @@
 /* XDMF beside the HDF5 output (feint/xdmf.h). */
 #include "feint/xdmf.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "feint/error.h"
+#include "feint/text_file.h"
 
 /* XDMF's cells of orders 1 and 2 as lattice points (i, j, k) of the cell's
  * order, in VTK's node order (vtkCell::GetParametricCoords times the
@@ -182,6 +181,7 @@ int feint_xdmf_layout_create(feint_cell_type cell, int order, int first_order, f
   if (!status) status = feint_malloc((size_t)n_pieces * t->nodes, sizeof *l->local, &l->local, "XDMF layout");
   if (!status) status = feint_malloc((size_t)n_pieces * t->nodes, sizeof *ijk, &ijk, "XDMF layout");
   if (!status) status = lattice_dofs(cell, order, &at);
+  int got = 0;
   if (!status) {
     l->type = t->type;
     l->code = t->code;
@@ -190,9 +190,10 @@ int feint_xdmf_layout_create(feint_cell_type cell, int order, int first_order, f
     if (!refine)
       for (int j = 0; j < t->nodes; j++)
         for (int d = 0; d < 3; d++) ijk[j][d] = t->ijk[j][d];
-    else if (pieces(cell, order, ijk) != n_pieces)
-      status = feint_error_set(FEINT_ERR_COMPUTE, "XDMF layout of %s of order %d: not %d pieces",
-                               feint_cell_plural(cell), order, n_pieces);
+    else if ((got = pieces(cell, order, ijk)) != n_pieces)
+      status = got < 0 ? feint_error_set(FEINT_ERR_COMPUTE, "out of memory (XDMF layout)")
+                     : feint_error_set(FEINT_ERR_COMPUTE, "XDMF layout of %s of order %d: %d pieces, not %d",
+                                       feint_cell_plural(cell), order, got, n_pieces);
   }
   const int n1 = order + 1;
   for (int k = 0; !status && k < n_pieces * t->nodes; k++) {
@@ -214,56 +215,51 @@ void feint_xdmf_layout_destroy(feint_xdmf_layout *layout) {
   free(layout);
 }
 
-static void data_item(FILE *f, const char *h5, const char *dataset, int64_t rows, int cols, int is_int) {
+static void data_item(feint_text_file *f, const char *h5, const char *dataset, int64_t rows, int cols, int is_int) {
   if (cols > 1)
-    fprintf(f, "          <DataItem Dimensions=\"%lld %d\"", (long long)rows, cols);
+    feint_text_file_printf(f, "          <DataItem Dimensions=\"%lld %d\"", (long long)rows, cols);
   else
-    fprintf(f, "          <DataItem Dimensions=\"%lld\"", (long long)rows);
-  fprintf(f, " NumberType=\"%s\" Precision=\"8\" Format=\"HDF\">%s:%s</DataItem>\n", is_int ? "Int" : "Float", h5,
-          dataset);
+    feint_text_file_printf(f, "          <DataItem Dimensions=\"%lld\"", (long long)rows);
+  feint_text_file_printf(f, " NumberType=\"%s\" Precision=\"8\" Format=\"HDF\">%s:%s</DataItem>\n",
+                         is_int ? "Int" : "Float", h5, dataset);
 }
 
-static void grid(FILE *f, const feint_xdmf_grid *g, int time) {
-  fprintf(f, "      <Grid Name=\"%s\" GridType=\"Uniform\">\n", g->name);
-  if (time >= 0) fprintf(f, "        <Time Value=\"%d\"/>\n", time);
+static void grid(feint_text_file *f, const feint_xdmf_grid *g, int time) {
+  feint_text_file_printf(f, "      <Grid Name=\"%s\" GridType=\"Uniform\">\n", g->name);
+  if (time >= 0) feint_text_file_printf(f, "        <Time Value=\"%d\"/>\n", time);
   if (g->nodes > 0) {
-    fprintf(f, "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\" NodesPerElement=\"%d\">\n", g->type,
-            (long long)g->n_cells, g->nodes);
+    feint_text_file_printf(f,
+                           "        <Topology TopologyType=\"%s\" NumberOfElements=\"%lld\" NodesPerElement=\"%d\">\n",
+                           g->type, (long long)g->n_cells, g->nodes);
     data_item(f, g->h5_file, g->topology, g->n_cells, g->nodes, 1);
   } else {
-    fprintf(f, "        <Topology TopologyType=\"Mixed\" NumberOfElements=\"%lld\">\n", (long long)g->n_cells);
+    feint_text_file_printf(f, "        <Topology TopologyType=\"Mixed\" NumberOfElements=\"%lld\">\n",
+                           (long long)g->n_cells);
     data_item(f, g->h5_file, g->topology, g->topology_length, 1, 1);
   }
-  fprintf(f, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
+  feint_text_file_printf(f, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n");
   data_item(f, g->h5_file, g->geometry, g->n_points, 3, 0);
-  fprintf(f, "        </Geometry>\n");
+  feint_text_file_printf(f, "        </Geometry>\n");
   for (int k = 0; k < g->n_fields; k++) {
     const feint_xdmf_field *a = &g->fields[k];
-    fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n", a->name,
-            a->components > 1 ? "Vector" : "Scalar", a->on_cells ? "Cell" : "Node");
+    feint_text_file_printf(f, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n", a->name,
+                           a->components > 1 ? "Vector" : "Scalar", a->on_cells ? "Cell" : "Node");
     data_item(f, g->h5_file, a->dataset, a->on_cells ? g->n_cells : g->n_points, a->components, a->is_int);
-    fprintf(f, "        </Attribute>\n");
+    feint_text_file_printf(f, "        </Attribute>\n");
   }
-  fprintf(f, "      </Grid>\n");
+  feint_text_file_printf(f, "      </Grid>\n");
 }
 
 int feint_xdmf_write(const char *path, int n_grids, const feint_xdmf_grid *grids, int temporal) {
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
-    return feint_error_set(FEINT_ERR_INPUT, "cannot write '%s': the path is too long", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return feint_error_set(FEINT_ERR_COMPUTE, "cannot write '%s': %s", path, strerror(errno));
-  fprintf(f, "<?xml version=\"1.0\"?>\n<!-- feint: views into %s (feint(1), OUTPUT FILE) -->\n", grids[0].h5_file);
-  fprintf(f, "<Xdmf Version=\"3.0\">\n  <Domain>\n");
-  if (temporal) fprintf(f, "    <Grid Name=\"sweep\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
-  for (int g = 0; g < n_grids; g++) grid(f, &grids[g], temporal ? g : -1);
-  if (temporal) fprintf(f, "    </Grid>\n");
-  fprintf(f, "  </Domain>\n</Xdmf>\n");
-  const int bad = ferror(f);
-  if (fclose(f) || bad || rename(tmp, path)) {
-    const int e = errno;
-    remove(tmp);
-    return feint_error_set(FEINT_ERR_COMPUTE, "cannot write '%s': %s", path, strerror(e));
-  }
-  return FEINT_OK;
+  feint_text_file f;
+  FEINT_CALL(feint_text_file_open(&f, "XDMF file", path));
+  feint_text_file_printf(&f, "<?xml version=\"1.0\"?>\n<!-- feint: views into %s (feint(1), OUTPUT FILE) -->\n",
+                         grids[0].h5_file);
+  feint_text_file_printf(&f, "<Xdmf Version=\"3.0\">\n  <Domain>\n");
+  if (temporal)
+    feint_text_file_printf(&f, "    <Grid Name=\"sweep\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  for (int g = 0; g < n_grids; g++) grid(&f, &grids[g], temporal ? g : -1);
+  if (temporal) feint_text_file_printf(&f, "    </Grid>\n");
+  feint_text_file_printf(&f, "  </Domain>\n</Xdmf>\n");
+  return feint_text_file_commit(&f);
 }

@@ -42,7 +42,9 @@ mapper.SetScalarRange(lo, hi)
 mapper.SetInterpolateScalarsBeforeMapping(True)
 actor = vtk.vtkActor()
 actor.SetMapper(mapper)
-actor.GetProperty().LightingOff() if grid.GetBounds()[5] == grid.GetBounds()[4] else None  # 2D: flat colours
+flat = grid.GetBounds()[5] == grid.GetBounds()[4]
+if flat:  # 2D: the map's colours as they are
+    actor.GetProperty().LightingOff()
 view = vtk.vtkRenderer()
 view.SetViewport(0, 0, 0.8, 1)
 view.SetBackground(1, 1, 1)
@@ -64,7 +66,7 @@ window.SetOffScreenRendering(1)
 window.SetSize(800, 640)
 window.AddRenderer(view)
 window.AddRenderer(legend)
-if grid.GetBounds()[5] > grid.GetBounds()[4]:  # 3D: an oblique view
+if not flat:  # 3D: an oblique view
     view.GetActiveCamera().Elevation(25)
     view.GetActiveCamera().Azimuth(35)
 view.ResetCamera()
