@@ -44,15 +44,23 @@ int cmd_info(int argc, char **argv) {
   char shapes[128];
   printf("dimension %d, %lld nodes, %lld cells (%s) in the region\n", m->dim, (long long)m->n_nodes,
          (long long)m->n_cells, feint_mesh_shapes(m, shapes, sizeof shapes));
-  for (int b = 0; b < m->n_blocks && feint_mesh_is_mixed(m); b++)
-    printf("  block %d: %lld %s cells (cells %lld..%lld)\n", b, (long long)m->blocks[b].n_cells,
+  for (int b = 0; b < m->n_blocks && feint_mesh_is_mixed(m); b++) {
+    printf("  block %d: %lld %s cells (cells %lld..%lld)", b, (long long)m->blocks[b].n_cells,
            feint_cell_name(m->blocks[b].cell_type), (long long)m->blocks[b].first_cell,
            (long long)(m->blocks[b].first_cell + m->blocks[b].n_cells - 1));
-  if (m->n_geometry_nodes)
-    printf("geometry order %d (curved cells of %d nodes: feint run integrates on their map; %lld of\n"
+    if (m->n_geometry_nodes)
+      printf(", of %d nodes, %lld curved", m->blocks[b].n_geometry_nodes, (long long)m->blocks[b].n_curved_cells);
+    printf("\n");
+  }
+  if (m->n_geometry_nodes) {
+    char nodes[64];
+    if (feint_mesh_is_mixed(m)) snprintf(nodes, sizeof nodes, "curved cells (nodes by block above)");
+    else snprintf(nodes, sizeof nodes, "curved cells of %d nodes", m->n_geometry_nodes);
+    printf("geometry order %d (%s: feint run integrates on their map; %lld of\n"
            "%lld cells are curved, the others straight (the vertices' map), integrated as such); the counts of\n"
            "nodes and the measures below are of the straight-sided cells through the cells' vertices\n",
-           m->geometry_order, m->n_geometry_nodes, (long long)m->n_curved_cells, (long long)m->n_cells);
+           m->geometry_order, nodes, (long long)m->n_curved_cells, (long long)m->n_cells);
+  }
   else if (m->geometry_order > 1)
     printf("geometry order %d (curved cells, not supported by feint run yet: feint runs triangles,\n"
            "tetrahedra, quadrilaterals and hexahedra of order 2 and 3, prisms of order 2); the counts\n"

@@ -141,7 +141,7 @@ typedef struct {
   feint_space_facets *facet_lookup; /* during create only: the facets' dofs */
   int64_t *node_cell_ptr, *node_cells; /* during create only, for a curved mesh or a flux condition: node ->
                                           its cells (CSR), to take each facet's map from its cell */
-  feint_curved_geometry curved_geometry; /* with node_cells: the cells' geometry tables */
+  feint_curved_geometry curved_geometry[FEINT_MESH_MAX_BLOCKS]; /* with node_cells: each block's geometry tables */
   /* the Robin matrix: one site per distinct entry (site_rows, site_cols) */
   int64_t n_sites;
   int64_t *site_rows, *site_cols; /* n_sites, sorted by row then column within rows of one slot */

@@ -67,11 +67,11 @@ typedef struct {
   int n_blocks;
   feint_form_rule block_rule[FEINT_MESH_MAX_BLOCKS], block_matrix_rule[FEINT_MESH_MAX_BLOCKS];
   /* A curved mesh's affine cells (mesh->curved_cells[c] == 0) integrate
-   * as straight cells, on the straight cell's vector and matrix rules
-   * (the degree without the curved map's increase; geometry_grad NULL,
-   * geometry_value the vertices'). Unset (quadrature NULL) on straight
-   * meshes. */
-  feint_form_rule straight_rule, straight_matrix_rule;
+   * as straight cells, on the straight cell's vector and matrix rules of
+   * their block (the degree without the curved map's increase;
+   * geometry_grad NULL on simplices, geometry_value the vertices'). Unset
+   * (quadrature NULL) on straight meshes. */
+  feint_form_rule straight_rule[FEINT_MESH_MAX_BLOCKS], straight_matrix_rule[FEINT_MESH_MAX_BLOCKS];
 } feint_form;
 
 /* Build the form of case `c` on `space`: validates the physics against the

@@ -47,6 +47,8 @@ typedef struct {
   int nv;                  /* vertices of this shape */
   int64_t first_cell;      /* global number of the block's first cell */
   int64_t n_cells;
+  int n_geometry_nodes;    /* a curved mesh's: nodes of this shape's curved cells; 0 on straight meshes */
+  int64_t n_curved_cells;  /* a curved mesh's: those of its cells that are not affine (curved_cells) */
 } feint_mesh_block;
 
 typedef struct {
@@ -88,15 +90,18 @@ typedef struct {
   double gmsh_seconds;
 
   /* 1: straight-sided cells; 2 or more: the file's cells are curved (of
-   * that order). Second-order triangles (6 nodes) and tetrahedra (10
-   * nodes) keep their geometry: geometry_nodes holds, for each cell, the
-   * coordinates (x, y, z) of its n_geometry_nodes nodes in Gmsh's order
-   * (the vertices, then a node on each edge: Gmsh's reference element),
-   * and cells and nodes hold the vertices as for straight cells. Other
-   * curved cells are read by their vertices (feint_mesh_options.curved_ok)
-   * or refused. */
+   * that order). Curved cells keep their geometry: geometry_nodes holds,
+   * for each cell, the coordinates (x, y, z) of its nodes in Gmsh's order
+   * (the vertices first: Gmsh's reference element), and cells and nodes
+   * hold the vertices as for straight cells. Each block's cells have
+   * blocks[b].n_geometry_nodes nodes (a tetrahedron 10, a prism 18);
+   * n_geometry_nodes is the rows' width, the widest block's, and a
+   * narrower block's rows are padded with zeros (as cells are with -1).
+   * Every cell of a curved mesh is curved and of one geometry order. With
+   * feint_mesh_options.curved_ok other curved cells are read by their
+   * vertices; without it they are refused. */
   int geometry_order;
-  int n_geometry_nodes;    /* 0: straight cells */
+  int n_geometry_nodes;    /* 0: straight cells; else the widest block's nodes a cell */
   double *geometry_nodes;  /* n_cells x n_geometry_nodes x 3, or NULL */
   /* Which of them are truly curved (feint_mesh_classify_curved): 1 where
    * an edge node lies off its edge's midpoint by more than
@@ -157,6 +162,28 @@ void feint_mesh_destroy(feint_mesh *mesh);
 /* Vertices of facet f: nv_facet, or 3 for a triangle in rows of 4 (prism and 3D mixed meshes). */
 static inline int feint_mesh_facet_nv(const feint_mesh *mesh, int64_t f) {
   return mesh->nv_facet == 4 && mesh->facets[f * 4 + 3] < 0 ? 3 : mesh->nv_facet;
+}
+
+/* Cell c's geometry nodes (x, y, z each) when it is integrated by nv
+ * nodes: its row of geometry_nodes when nv exceeds the mesh's vertices a
+ * cell (a curved cell's nodes are always more than any shape's vertices),
+ * else NULL (a straight cell, or an affine cell of a curved mesh: read its
+ * vertices). */
+static inline const double *feint_mesh_curved_nodes(const feint_mesh *m, int64_t c, int nv) {
+  return m->geometry_nodes && nv > m->nv ? m->geometry_nodes + (size_t)c * (size_t)m->n_geometry_nodes * 3 : NULL;
+}
+
+/* The geometry's nodes a cell of block b: its curved nodes on a curved
+ * mesh, else the shape's vertices. */
+static inline int feint_mesh_block_geometry_nodes(const feint_mesh *m, int b) {
+  return m->n_geometry_nodes ? m->blocks[b].n_geometry_nodes : m->blocks[b].nv;
+}
+
+/* The block holding cell c. */
+static inline int feint_mesh_cell_block(const feint_mesh *m, int64_t c) {
+  int b = 0;
+  while (b + 1 < m->n_blocks && c >= m->blocks[b + 1].first_cell) b++;
+  return b;
 }
 
 /* 1 when the region holds cells of more than one shape. */

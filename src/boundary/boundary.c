@@ -287,12 +287,16 @@ static int node_cells_create(feint_boundary_conditions *bc) {
   const feint_mesh *m = bc->space->mesh;
   FEINT_CALL(feint_calloc((size_t)m->n_nodes + 1, sizeof *bc->node_cell_ptr, &bc->node_cell_ptr, "node cells"));
   FEINT_CALL(feint_malloc((size_t)(m->n_cells * m->nv) + 1, sizeof *bc->node_cells, &bc->node_cells, "node cells"));
-  for (int64_t i = 0; i < m->n_cells * m->nv; i++) bc->node_cell_ptr[m->cells[i] + 1]++;
+  /* (a mixed mesh's rows are padded with -1: no node) */
+  for (int64_t i = 0; i < m->n_cells * m->nv; i++)
+    if (m->cells[i] >= 0) bc->node_cell_ptr[m->cells[i] + 1]++;
   for (int64_t n = 0; n < m->n_nodes; n++) bc->node_cell_ptr[n + 1] += bc->node_cell_ptr[n];
-  for (int64_t i = 0; i < m->n_cells * m->nv; i++) bc->node_cells[bc->node_cell_ptr[m->cells[i]]++] = i / m->nv;
+  for (int64_t i = 0; i < m->n_cells * m->nv; i++)
+    if (m->cells[i] >= 0) bc->node_cells[bc->node_cell_ptr[m->cells[i]]++] = i / m->nv;
   for (int64_t n = m->n_nodes; n > 0; n--) bc->node_cell_ptr[n] = bc->node_cell_ptr[n - 1]; /* back to starts */
   bc->node_cell_ptr[0] = 0;
-  if (m->n_geometry_nodes) feint_curved_geometry_init(&bc->curved_geometry, m->cell_type, m->n_geometry_nodes);
+  for (int b = 0; b < m->n_blocks && m->n_geometry_nodes; b++)
+    feint_curved_geometry_init(&bc->curved_geometry[b], m->blocks[b].cell_type, m->blocks[b].n_geometry_nodes);
   return FEINT_OK;
 }
 
@@ -310,16 +314,18 @@ static int facet_measures(feint_boundary_conditions *bc, const int64_t *nodes, i
                           const bvalue *flux, double *det) {
   const feint_mesh *m = bc->space->mesh;
   if (!bc->node_cells) FEINT_CALL(node_cells_create(bc));
-  const int curved = m->n_geometry_nodes > 0, ng = curved ? m->n_geometry_nodes : m->nv, dim = m->dim, fd = dim - 1;
+  const int curved = m->n_geometry_nodes > 0, dim = m->dim, fd = dim - 1;
   const feint_cell_type fc = nvf == 2 ? FEINT_CELL_SEGMENT : nvf == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_QUADRILATERAL;
   for (int64_t k = bc->node_cell_ptr[nodes[0]]; k < bc->node_cell_ptr[nodes[0] + 1]; k++) {
     const int64_t c = bc->node_cells[k];
+    const int b = feint_mesh_cell_block(m, c), nv = m->blocks[b].nv, ng = feint_mesh_block_geometry_nodes(m, b);
+    const feint_cell_type ct = m->blocks[b].cell_type;
     double ref[4][3] = {{0}}, centre[3] = {0, 0, 0}; /* the facet vertices' reference coordinates in the cell */
     int found = 0;
-    for (int v = 0; v < m->nv; v++) {
+    for (int v = 0; v < nv; v++) {
       double r[3] = {0, 0, 0};
-      feint_cell_vertex_reference(m->cell_type, v, r);
-      for (int d = 0; d < dim; d++) centre[d] += r[d] / m->nv;
+      feint_cell_vertex_reference(ct, v, r);
+      for (int d = 0; d < dim; d++) centre[d] += r[d] / nv;
       for (int a = 0; a < nvf; a++)
         if (m->cells[c * m->nv + v] == nodes[a]) {
           memcpy(ref[a], r, sizeof r);
@@ -330,9 +336,9 @@ static int facet_measures(feint_boundary_conditions *bc, const int64_t *nodes, i
     double Xv[8 * 3];
     const double *X = Xv;
     if (curved) {
-      X = m->geometry_nodes + (size_t)c * (size_t)ng * 3;
+      X = feint_mesh_curved_nodes(m, c, ng);
     } else {
-      for (int v = 0; v < m->nv; v++) {
+      for (int v = 0; v < nv; v++) {
         const int64_t n = m->cells[c * m->nv + v];
         Xv[3 * v] = m->x[n], Xv[3 * v + 1] = m->y[n], Xv[3 * v + 2] = m->z[n];
       }
@@ -349,8 +355,8 @@ static int facet_measures(feint_boundary_conditions *bc, const int64_t *nodes, i
           xi[d] += N[a] * ref[a][d];
           for (int e = 0; e < fd; e++) dxi[e][d] += (quad ? 2 : 1) * dN[a * fd + e] * ref[a][d];
         }
-      if (curved) feint_curved_geometry_shape(&bc->curved_geometry, 1, xi, Ng, G);
-      else feint_cell_vertex_shape(m->cell_type, 1, xi, Ng, G);
+      if (curved) feint_curved_geometry_shape(&bc->curved_geometry[b], 1, xi, Ng, G);
+      else feint_cell_vertex_shape(ct, 1, xi, Ng, G);
       for (int n = 0; n < ng; n++)
         for (int a = 0; a < 3; a++) {
           x[a] += Ng[n] * X[3 * n + a];
@@ -612,9 +618,6 @@ static int flux_values(const feint_boundary *b, const char *name, const feint_sp
   if (b->flux.n != m->dim)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %s has %d values; give the vector q of the %dD mesh (%d values)",
                            b->where, name, b->flux.n, m->dim, m->dim);
-  if (feint_mesh_is_mixed(m))
-    return feint_error_set(FEINT_ERR_INPUT, "%s: %s: flux conditions on meshes of several cell shapes are not "
-                           "supported yet (give neumann)", b->where, name);
   int status = FEINT_OK;
   for (int d = 0; d < m->dim && !status; d++) {
     status = bvalue_make(&b->flux.c[d], s, name, &v[d]);

@@ -282,7 +282,7 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
   const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
   const int dofs_are_nodes = s->scalar_cell_dofs_borrowed;
   const size_t index = narrow ? 4 : 8;
-  size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)n_blocks * 16 + 4 + strlen(m->path);
+  size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)n_blocks * 20 + 4 + strlen(m->path);
   for (int g = 0; g < m->n_groups; g++) size += 20 + strlen(m->groups[g].name);
   size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ((size_t)nv * index + 4 + 8) + (size_t)n_dofs * 8 + 2 * 8;
   if (!dofs_are_nodes) size += (size_t)n_cells * nb * index + (size_t)n_dofs * 3 * 8;
@@ -301,6 +301,7 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void *
     if (!in_block[b]) continue;
     fill_i32(&f, (int32_t)m->blocks[b].cell_type);
     fill_i32(&f, m->blocks[b].nv);
+    fill_i32(&f, m->blocks[b].n_geometry_nodes);
     fill_i64(&f, in_block[b]);
   }
   for (int g = 0; g < m->n_groups; g++) {
@@ -373,6 +374,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   for (int b = 0; b < n_blocks && !r.failed; b++) {
     m->blocks[b].cell_type = (feint_cell_type)take_i32(&r);
     m->blocks[b].nv = take_i32(&r);
+    m->blocks[b].n_geometry_nodes = take_i32(&r);
     m->blocks[b].n_cells = take_i64(&r);
     m->blocks[b].first_cell = first;
     first += m->blocks[b].n_cells;

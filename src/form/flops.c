@@ -47,11 +47,12 @@ double feint_form_flops(const feint_form *f, const feint_space *s, feint_form_wo
     }
     const int nb = s->n_blocks > 1 ? s->blocks[b].nb : s->nb;
     const feint_cell_type ct = m->blocks[b].cell_type;
-    if (m->n_geometry_nodes && q) { /* a curved mesh (one block): its curved cells, then its affine ones */
-      const feint_quadrature *qs = what == FEINT_FORM_WORK_MATRIX ? f->straight_matrix_rule.quadrature
-                                                                 : f->straight_rule.quadrature;
-      total += block_flops(f, what, 0, m->n_geometry_nodes, nb, q->n, m->n_curved_cells);
-      if (qs) total += block_flops(f, what, 1, m->nv, nb, qs->n, m->n_cells - m->n_curved_cells);
+    if (m->n_geometry_nodes && q) { /* a curved mesh: the block's curved cells, then its affine ones */
+      const feint_mesh_block *B = &m->blocks[b];
+      const feint_quadrature *qs = what == FEINT_FORM_WORK_MATRIX ? f->straight_matrix_rule[b].quadrature
+                                                                 : f->straight_rule[b].quadrature;
+      total += block_flops(f, what, 0, B->n_geometry_nodes, nb, q->n, B->n_curved_cells);
+      if (qs) total += block_flops(f, what, feint_cell_is_simplex(ct), B->nv, nb, qs->n, B->n_cells - B->n_curved_cells);
     } else if (q) {
       total += block_flops(f, what, feint_cell_is_simplex(ct), m->blocks[b].nv, nb, q->n, m->blocks[b].n_cells);
     }

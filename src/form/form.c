@@ -362,7 +362,8 @@ static int default_degree(const feint_form *f, feint_cell_type cell, int order, 
 static int make_rule(const feint_space *s, int b, int degree, int values, int curved, feint_form_rule *r) {
   const feint_cell_type ct = s->mesh->blocks[b].cell_type;
   const feint_element *el = s->blocks[b].element;
-  const int ng = curved ? s->mesh->n_geometry_nodes : 0, nv = feint_cell_geometry_nodes(ct, ng), dim = s->mesh->dim;
+  const int ng = curved ? s->mesh->blocks[b].n_geometry_nodes : 0, nv = feint_cell_geometry_nodes(ct, ng);
+  const int dim = s->mesh->dim;
   r->degree = degree;
   FEINT_CALL(feint_quadrature_create(ct, degree, &r->quadrature));
   const int nq = r->quadrature->n;
@@ -419,9 +420,9 @@ static int make_rules(const feint_case *c, const feint_space *s, feint_form *f) 
     const int dm = c->quadrature_degree >= 0 ? straight_m : f->user && f->user->nonlinear ? dv : straight_m + curved;
     FEINT_CALL(make_rule(s, b, dv, f->user != NULL, 1, &f->block_rule[b]));
     FEINT_CALL(make_rule(s, b, dm, f->user != NULL, 1, &f->block_matrix_rule[b]));
-    if (s->mesh->n_geometry_nodes) { /* a curved mesh's affine cells (single block) */
-      FEINT_CALL(make_rule(s, b, straight_v, f->user != NULL, 0, &f->straight_rule));
-      FEINT_CALL(make_rule(s, b, straight_m, f->user != NULL, 0, &f->straight_matrix_rule));
+    if (s->mesh->n_geometry_nodes) { /* a curved mesh's affine cells */
+      FEINT_CALL(make_rule(s, b, straight_v, f->user != NULL, 0, &f->straight_rule[b]));
+      FEINT_CALL(make_rule(s, b, straight_m, f->user != NULL, 0, &f->straight_matrix_rule[b]));
     }
     if (dv > f->quadrature_degree) f->quadrature_degree = dv;
     if (dm > f->matrix_quadrature_degree) f->matrix_quadrature_degree = dm;
@@ -585,9 +586,9 @@ void feint_form_destroy(feint_form *f) {
   for (int b = 0; b < FEINT_MESH_MAX_BLOCKS; b++) {
     rule_release(&f->block_rule[b]);
     rule_release(&f->block_matrix_rule[b]);
+    rule_release(&f->straight_rule[b]);
+    rule_release(&f->straight_matrix_rule[b]);
   }
-  rule_release(&f->straight_rule);
-  rule_release(&f->straight_matrix_rule);
   free(f);
 }
 
@@ -618,8 +619,9 @@ int feint_form_same_layout(const feint_form *a, const feint_form *b, char *why, 
   for (int k = 0; k < a->n_blocks && same_rules; k++)
     same_rules = a->block_rule[k].degree == b->block_rule[k].degree &&
                  a->block_matrix_rule[k].degree == b->block_matrix_rule[k].degree;
-  same_rules = same_rules && a->straight_rule.degree == b->straight_rule.degree &&
-               a->straight_matrix_rule.degree == b->straight_matrix_rule.degree;
+  for (int k = 0; k < FEINT_MESH_MAX_BLOCKS && same_rules; k++)
+    same_rules = a->straight_rule[k].degree == b->straight_rule[k].degree &&
+                 a->straight_matrix_rule[k].degree == b->straight_matrix_rule[k].degree;
   if (!same_rules) {
     snprintf(why, why_size, "the quadrature degree changed (%d to %d)", a->quadrature_degree, b->quadrature_degree);
     return 0;

@@ -173,24 +173,30 @@ int feint_physics_form_view(const feint_form *f, const feint_mesh *m, feint_form
   *v = *f;
   v->user = NULL;
   v->geometry_value = v->matrix_geometry_value = NULL;
-  for (int b = 0; b < f->n_blocks; b++) /* a mixed mesh: each block's rules, made here */
+  for (int b = 0; b < FEINT_MESH_MAX_BLOCKS; b++) { /* each block's rules (a mixed or curved mesh), made here */
     v->block_rule[b].geometry_value = v->block_matrix_rule[b].geometry_value = NULL;
-  v->straight_rule.geometry_value = v->straight_matrix_rule.geometry_value = NULL;
-  const int ng = m->n_geometry_nodes;
+    v->straight_rule[b].geometry_value = v->straight_matrix_rule[b].geometry_value = NULL;
+  }
+  const int ng = m->blocks[0].n_geometry_nodes;
   int status = feint_physics_user_form(f->physics, f->dim, f->nc, &v->user);
   if (!status && f->quadrature) status = vertex_values(ng, m->cell_type, f->quadrature, &v->geometry_value);
   if (!status && f->matrix_quadrature)
     status = vertex_values(ng, m->cell_type, f->matrix_quadrature, &v->matrix_geometry_value);
   for (int b = 0; b < f->n_blocks && !status; b++) {
-    status = vertex_values(ng, m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
+    const int bng = m->blocks[b].n_geometry_nodes;
+    status = vertex_values(bng, m->blocks[b].cell_type, f->block_rule[b].quadrature, &v->block_rule[b].geometry_value);
     if (!status)
-      status = vertex_values(ng, m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
+      status = vertex_values(bng, m->blocks[b].cell_type, f->block_matrix_rule[b].quadrature,
                              &v->block_matrix_rule[b].geometry_value);
   }
-  if (!status && f->straight_rule.quadrature) /* a curved mesh's affine cells: the vertices' */
-    status = vertex_values(0, m->cell_type, f->straight_rule.quadrature, &v->straight_rule.geometry_value);
-  if (!status && f->straight_matrix_rule.quadrature)
-    status = vertex_values(0, m->cell_type, f->straight_matrix_rule.quadrature, &v->straight_matrix_rule.geometry_value);
+  for (int b = 0; b < m->n_blocks && !status; b++) { /* a curved mesh's affine cells: the vertices' */
+    if (f->straight_rule[b].quadrature)
+      status = vertex_values(0, m->blocks[b].cell_type, f->straight_rule[b].quadrature,
+                             &v->straight_rule[b].geometry_value);
+    if (!status && f->straight_matrix_rule[b].quadrature)
+      status = vertex_values(0, m->blocks[b].cell_type, f->straight_matrix_rule[b].quadrature,
+                             &v->straight_matrix_rule[b].geometry_value);
+  }
   if (status) {
     feint_physics_form_view_destroy(v);
     return status;
@@ -205,11 +211,11 @@ void feint_physics_form_view_destroy(feint_form *v) {
   feint_user_form_destroy(v->user);
   free(v->geometry_value);
   free(v->matrix_geometry_value);
-  for (int b = 0; b < v->n_blocks; b++) {
+  for (int b = 0; b < FEINT_MESH_MAX_BLOCKS; b++) {
     free(v->block_rule[b].geometry_value);
     free(v->block_matrix_rule[b].geometry_value);
+    free(v->straight_rule[b].geometry_value);
+    free(v->straight_matrix_rule[b].geometry_value);
   }
-  free(v->straight_rule.geometry_value);
-  free(v->straight_matrix_rule.geometry_value);
   free(v);
 }

@@ -138,8 +138,11 @@ typedef struct {
   int cell_gtype; /* Gmsh type of the first region cells met (0 until then) */
   int n_cell_gtypes; /* region cell types met */
   int met[7];        /* region cell types met, by Gmsh type */
-  /* curved triangles or tetrahedra: each cell's node tags (vertices
-   * first), in the cells' order; geo_nn nodes each */
+  /* curved cells by Gmsh type (2..6) as read: each cell's node tags
+   * (vertices first), geo_nn_of[t] a cell; gathered into geo, rows of
+   * geo_nn (the widest type's) padded with ROW_PAD, block by block */
+  vec64 geo_of[7];
+  int geo_nn_of[7], geo_order_of[7];
   vec64 geo;
   int geo_nn;
 } reader;
@@ -610,30 +613,84 @@ static int read_elements(reader *r) {
       cells->n += w;
       if (!geometry) continue;
       /* a curved block: its whole rows, for the geometry (read_nodes); the
-       * first block kept whole is taken as it is */
-      if (r->geo_nn && r->geo_nn != nn) {
-        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: the region mixes curved cells of %d and %d nodes; feint reads "
-                             "curved meshes of one order", r->pre, r->path, r->geo_nn, nn);
+       * first block of its type kept whole is taken as it is */
+      vec64 *geo = &r->geo_of[ct];
+      if (r->geo_nn_of[ct] && r->geo_nn_of[ct] != nn) {
+        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: the region mixes curved %s of %d and %d nodes; feint reads "
+                             "curved meshes of one geometry order", r->pre, r->path,
+                             feint_cell_plural(gtype_cell(ct)), r->geo_nn_of[ct], nn);
         break;
       }
-      r->geo_nn = nn;
-      if (r->geo.n == 0 && kept == ne) {
-        free(r->geo.a);
-        r->geo.a = B->nodes;
-        r->geo.n = r->geo.cap = ne * (size_t)nn;
+      r->geo_nn_of[ct] = nn;
+      r->geo_order_of[ct] = order;
+      if (geo->n == 0 && kept == ne) {
+        free(geo->a);
+        geo->a = B->nodes;
+        geo->n = geo->cap = ne * (size_t)nn;
         B->nodes = NULL;
         continue;
       }
-      if ((st = vec64_reserve(&r->geo, kept * (size_t)nn))) break;
+      if ((st = vec64_reserve(geo, kept * (size_t)nn))) break;
       for (size_t k = 0; k < ne; k++)
         if (keep[k]) {
-          memcpy(r->geo.a + r->geo.n, B->nodes + k * (size_t)nn, (size_t)nn * sizeof *B->nodes);
-          r->geo.n += (size_t)nn;
+          memcpy(geo->a + geo->n, B->nodes + k * (size_t)nn, (size_t)nn * sizeof *B->nodes);
+          geo->n += (size_t)nn;
         }
     }
   }
   free(keep);
   return st;
+}
+
+/* A curved region's geometry rows into r->geo, block by block as
+ * gather_blocks orders the cells, rows of the widest block's nodes (a
+ * narrower block's padded with ROW_PAD), and each block's node count.
+ * Every cell must be curved, and of one geometry order. */
+static int gather_curved_blocks(reader *r) {
+  feint_mesh *m = r->m;
+  int nn = 0, any = 0;
+  for (int t = 2; t <= 6; t++) {
+    any |= r->geo_of[t].n > 0;
+    if (r->geo_nn_of[t] > nn) nn = r->geo_nn_of[t];
+  }
+  if (!any) return FEINT_OK;
+  for (int b = 0; b < m->n_blocks; b++) {
+    int t = 2;
+    while (gtype_cell(t) != m->blocks[b].cell_type) t++;
+    const int bnn = r->geo_nn_of[t];
+    if (!bnn || r->geo_of[t].n != (size_t)m->blocks[b].n_cells * (size_t)bnn)
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "%smesh %s: the region mixes curved cells with straight (first-order) %s; feint reads "
+                             "curved meshes whose cells are all of one geometry order",
+                             r->pre, r->path, feint_cell_plural(m->blocks[b].cell_type));
+    if (r->geo_order_of[t] != m->geometry_order)
+      return feint_error_set(FEINT_ERR_INPUT,
+                             "%smesh %s: the region mixes curved cells of geometry order %d and %d; feint reads "
+                             "curved meshes whose cells are all of one geometry order",
+                             r->pre, r->path, r->geo_order_of[t], m->geometry_order);
+    m->blocks[b].n_geometry_nodes = bnn;
+  }
+  r->geo_nn = nn;
+  for (int b = 0; b < m->n_blocks; b++) {
+    int t = 2;
+    while (gtype_cell(t) != m->blocks[b].cell_type) t++;
+    vec64 *geo = &r->geo_of[t];
+    const int bnn = r->geo_nn_of[t];
+    if (r->geo.n == 0 && bnn == nn) { /* one block, or the first and widest: its rows as they are */
+      free(r->geo.a);
+      r->geo = *geo;
+      memset(geo, 0, sizeof *geo);
+      continue;
+    }
+    const size_t n = geo->n / (size_t)bnn;
+    FEINT_CALL(vec64_reserve(&r->geo, n * (size_t)nn));
+    for (size_t c = 0; c < n; c++) {
+      int64_t *row = r->geo.a + r->geo.n + c * (size_t)nn;
+      for (int q = 0; q < nn; q++) row[q] = q < bnn ? geo->a[c * (size_t)bnn + (size_t)q] : ROW_PAD;
+    }
+    r->geo.n += n * (size_t)nn;
+  }
+  return FEINT_OK;
 }
 
 /* Gmsh facet types of a region's cells (a facet of the group must be one):
@@ -890,6 +947,10 @@ typedef struct {
 static void gather_geometry_range(int64_t begin, int64_t end, int range, void *ctx) {
   geometry_gather *g = ctx;
   for (int64_t i = begin; i < end; i++) {
+    if (g->tags[i] == ROW_PAD) { /* past a narrower block's nodes */
+      for (int a = 0; a < 3; a++) g->out[3 * i + a] = 0;
+      continue;
+    }
     const int64_t k = node_find(g->ix, g->tags[i]);
     if (k < 0) {
       g->bad[range] = i;
@@ -1062,11 +1123,7 @@ static int build(reader *r, const feint_mesh_options *opts) {
     return feint_error_set(FEINT_ERR_INPUT, "%smesh %s has no %dD elements", r->pre, r->path,
                            r->m->dim);
   }
-  if (r->geo.n && (r->m->n_blocks > 1 || r->geo.n / (size_t)r->geo_nn != r->cell_group_v.n))
-    return feint_error_set(FEINT_ERR_INPUT,
-                           "%smesh %s: the region mixes curved (second-order) and straight cells, or several "
-                           "cell shapes; feint reads curved meshes of one cell shape and one geometry order",
-                           r->pre, r->path);
+  FEINT_CALL(gather_curved_blocks(r));
   FEINT_CALL(read_facets(r));
   FEINT_CALL(read_nodes(r));
   FEINT_CALL(finish(r));
@@ -1086,6 +1143,7 @@ static void reader_free(reader *r) {
   free(r->cell_group_v.a);
   free(r->geo.a);
   for (int t = 0; t < 7; t++) {
+    free(r->geo_of[t].a);
     free(r->cells_of[t].a);
     free(r->group_of[t].a);
   }
@@ -1185,32 +1243,37 @@ int feint_mesh_read_gmsh(const char *path, const feint_mesh_options *opts, feint
 
 typedef struct {
   feint_mesh *m;
-  feint_curved_geometry geo;
-  int64_t curved[FEINT_PARALLEL_MAX_RANGES];
+  feint_curved_geometry geo[FEINT_MESH_MAX_BLOCKS];
+  int64_t curved[FEINT_PARALLEL_MAX_RANGES][FEINT_MESH_MAX_BLOCKS];
 } curved_pass;
 
 static void classify_range(int64_t begin, int64_t end, int range, void *ctx) {
   curved_pass *c = ctx;
   const int ng = c->m->n_geometry_nodes;
-  int64_t n = 0;
   for (int64_t i = begin; i < end; i++) {
     const double *g = c->m->geometry_nodes + (size_t)i * (size_t)ng * 3;
-    c->m->curved_cells[i] = !feint_curved_geometry_is_affine(&c->geo, g, FEINT_MESH_AFFINE_TOL);
-    n += c->m->curved_cells[i];
+    const int b = feint_mesh_cell_block(c->m, i);
+    c->m->curved_cells[i] = !feint_curved_geometry_is_affine(&c->geo[b], g, FEINT_MESH_AFFINE_TOL);
+    c->curved[range][b] += c->m->curved_cells[i];
   }
-  c->curved[range] = n;
 }
 
 int feint_mesh_classify_curved(feint_mesh *m) {
   free(m->curved_cells);
   m->curved_cells = NULL;
   m->n_curved_cells = 0;
+  for (int b = 0; b < m->n_blocks; b++) m->blocks[b].n_curved_cells = 0;
   if (!m->n_geometry_nodes) return FEINT_OK;
   FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, 1, &m->curved_cells, "curved cell marks"));
   curved_pass c = {.m = m};
-  feint_curved_geometry_init(&c.geo, m->cell_type, m->n_geometry_nodes);
+  for (int b = 0; b < m->n_blocks; b++)
+    feint_curved_geometry_init(&c.geo[b], m->blocks[b].cell_type, m->blocks[b].n_geometry_nodes);
   const int ranges = feint_parallel_for_indexed(m->n_cells, 1 << 16, classify_range, &c);
-  for (int k = 0; k < ranges; k++) m->n_curved_cells += c.curved[k];
+  for (int k = 0; k < ranges; k++)
+    for (int b = 0; b < m->n_blocks; b++) {
+      m->blocks[b].n_curved_cells += c.curved[k][b];
+      m->n_curved_cells += c.curved[k][b];
+    }
   return FEINT_OK;
 }
 

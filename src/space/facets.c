@@ -66,13 +66,6 @@ static int shape_met(const feint_mesh *m, int nvf) {
   return 0;
 }
 
-/* The block holding global cell c (mesh.h: cells numbered block after block). */
-static int cell_block(const feint_mesh *m, int64_t c) {
-  int b = 0;
-  while (b + 1 < m->n_blocks && c >= m->blocks[b + 1].first_cell) b++;
-  return b;
-}
-
 /* The reference coordinates of block b's vertices: the element node where
  * the vertex's shape function is 1. */
 static int block_vertices(feint_space_facets *f, int b) {
@@ -206,7 +199,7 @@ int feint_space_facets_dofs(feint_space_facets *f, const int64_t *nodes, int nvf
   int holder = -1; /* the block of a cell holding all the facet's vertices */
   for (int64_t k = f->node_ptr[nodes[0]]; k < f->node_ptr[nodes[0] + 1]; k++) {
     const int64_t c = f->node_cells[k], *cv = m->cells + c * nv;
-    const int b = cell_block(m, c), nvb = m->blocks[b].nv;
+    const int b = feint_mesh_cell_block(m, c), nvb = m->blocks[b].nv;
     int l[4], found = 0;
     for (int a = 0; a < nvf; a++)
       for (int v = 0; v < nvb; v++)

@@ -277,7 +277,7 @@ static void owned_coordinates(int64_t c0, int64_t c1, void *arg) {
   for (int64_t c = first + c0; c < first + c1; c++) {
     const int64_t *cv = m->cells + c * m->nv, *dofs = j->s->scalar_cell_dofs + c * j->s->nb;
     const double *G =
-        j->ng && m->curved_cells && m->curved_cells[c] ? m->geometry_nodes + (size_t)c * (size_t)j->ng * 3 : NULL;
+        j->ng && m->curved_cells && m->curved_cells[c] ? feint_mesh_curved_nodes(m, c, j->ng) : NULL;
     for (int i = 0; i < j->nb; i++) {
       if (j->owner[dofs[i]] != c) continue;
       for (int a = 0; a < 3; a++) {
@@ -294,7 +294,7 @@ static void owned_coordinates(int64_t c0, int64_t c1, void *arg) {
 
 static int block_coordinates(feint_space *s, const feint_mesh_block *block, const feint_element *el, int64_t *owner) {
   const feint_mesh *m = s->mesh;
-  const int nb = el->nb, nv = block->nv, ng = m->n_geometry_nodes;
+  const int nb = el->nb, nv = block->nv, ng = m->n_geometry_nodes ? block->n_geometry_nodes : 0;
   double *N = NULL, *Ng = NULL;
   FEINT_CALL(feint_malloc((size_t)(nb * nv), sizeof(double), &N, "vertex shape table"));
   feint_cell_vertex_shape(block->cell_type, nb, el->nodes, N, NULL);

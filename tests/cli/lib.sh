@@ -260,6 +260,22 @@ same_on_two_ranks() {
     mpirun --oversubscribe -n 2 "$FEINT" run --quiet "$@" -o "$WORK/two-ranks.h5" || fail "$label on 2 ranks"
   compare_files "$label, 1 against 2 ranks" "$one" "$WORK/two-ranks.h5"
 }
+# curved_mixed_geo FILE SHAPES ORDER: a Gmsh program of a curved domain in two cell shapes: the unit disc, its
+# right half in quadrilaterals and its left half in triangles (tri-quad); that disc extruded by 1 in two layers of
+# hexahedra and prisms (hex-prism); the disc in triangles extruded by 0.5 in two layers of prisms, under a cylinder
+# of 0.5 in tetrahedra (tet-prism); physical groups "domain" and "boundary"; ORDER 1..3 or i, as curved_geo.
+curved_mixed_geo() {
+  local file=$1 shapes=$2 order=$3 o=$3 extra=''
+  if [ "$order" = i ]; then o=2 extra='Mesh.SecondOrderIncomplete = 1;\n'; fi
+  extra="${extra}Mesh.HighOrderOptimize = 0;\nMesh.ElementOrder = $o;\n"
+  local halves='Point(1) = {0, 0, 0};\nPoint(2) = {1, 0, 0};\nPoint(3) = {0, 1, 0};\nPoint(4) = {-1, 0, 0};\nPoint(5) = {0, -1, 0};\nCircle(1) = {5, 1, 2};\nCircle(2) = {2, 1, 3};\nCircle(3) = {3, 1, 4};\nCircle(4) = {4, 1, 5};\nLine(5) = {3, 1};\nLine(6) = {1, 5};\nCurve Loop(1) = {1, 2, 5, 6};\nPlane Surface(1) = {1};\nCurve Loop(2) = {3, 4, -6, -5};\nPlane Surface(2) = {2};\n'
+  case $shapes in
+    tri-quad) printf "${halves}Recombine Surface{1};\nPhysical Surface(\"domain\") = {1, 2};\nPhysical Curve(\"boundary\") = {1, 2, 3, 4};\n$extra" ;;
+    hex-prism) printf "${halves}Recombine Surface{1};\na[] = Extrude {0, 0, 1} { Surface{1}; Layers{2}; Recombine; };\nb[] = Extrude {0, 0, 1} { Surface{2}; Layers{2}; Recombine; };\nPhysical Volume(\"domain\") = {a[1], b[1]};\nPhysical Surface(\"boundary\") = {1, 2, a[0], b[0], a[2], a[3], b[2], b[3]};\n$extra" ;;
+    tet-prism) printf "${halves}a[] = Extrude {0, 0, 0.5} { Surface{1, 2}; Layers{2}; Recombine; };\nb[] = Extrude {0, 0, 0.5} { Surface{a[0], a[6]}; };\nPhysical Volume(\"domain\") = {a[1], a[7], b[1], b[7]};\nPhysical Surface(\"boundary\") = {1, 2, b[0], b[6], a[2], a[3], a[8], a[9], b[2], b[3], b[8], b[9]};\n$extra" ;;
+    *) fail "curved_mixed_geo: no shapes $shapes" ;;
+  esac > "$file"
+}
 # curved_geo FILE SHAPE ORDER: a Gmsh program of a curved domain: the unit disc in triangles (tri) or
 # quadrilaterals (quad), the unit ball in tetrahedra (tet), the disc extruded by 1 in two layers of hexahedra
 # (hex) or prisms (prism); physical groups "domain" and "boundary"; ORDER 1..3, or i for Gmsh's incomplete

@@ -11,8 +11,10 @@
 # disc, P2 with Neumann on the ball); quadrilaterals, hexahedra and
 # prisms of order 2, complete and incomplete (Q2/P2 with Robin or Neumann
 # on their curved facets, Q2 elasticity on hexahedra), quadrilaterals and
-# hexahedra of order 3; flux conditions (q . n, n from the map); the BP
-# operators on curved hexahedra. Orientation: the warped cube of gen-cube-msh
+# hexahedra of order 3; flux conditions (q . n, n from the map); mixed
+# meshes of curved triangles and quadrilaterals (orders 2 and 3),
+# hexahedra and prisms (complete and incomplete), tetrahedra and prisms
+# (P2 elasticity too); the BP operators on curved hexahedra. Orientation: the warped cube of gen-cube-msh
 # --order 2 has half its cells negatively oriented (Kuhn paths of odd
 # permutations); the GPU agrees there and its load vector of f = 1 sums
 # to the volume, 1. The unwarped cube in 10-node cells (every cell affine:
@@ -120,6 +122,23 @@ boundary: [{group: boundary, flux: ["x", "y*z", "1 + z"]}]'
 run_both flux-hex
 case_file hex-elastic "$WORK/hex2.geo" 0.5 2 3 '["x*y", "y*z", "z - x"]' 'physics: {kind: elasticity, lame_lambda: 0.6, lame_mu: 0.7, source: [1, "x", "y*z"]}'
 run_both hex-elastic
+# curved cells in mixed meshes: two kernel classes a shape (curved, affine), each with its block's nodes
+for shapes in tri-quad hex-prism tet-prism; do curved_mixed_geo "$WORK/$shapes.geo" $shapes 2; done
+curved_mixed_geo "$WORK/tri-quad3.geo" tri-quad 3
+curved_mixed_geo "$WORK/hex-prismi.geo" hex-prism i
+case_file tri-quad "$WORK/tri-quad.geo" 0.2 2 1 '"x*y + 1"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "16*(x^2 + y^2)"}
+boundary: [{group: boundary, robin: {alpha: "1 + x^2", value: -4}}]'
+run_both tri-quad
+case_file tri-quad3 "$WORK/tri-quad3.geo" 0.3 3 1 '"x*y + 1"' 'physics: {kind: poisson, source: "1"}
+boundary: [{group: boundary, flux: ["x", "y*x"]}]'
+run_both tri-quad3
+for shapes in hex-prism hex-prismi tet-prism; do
+  case_file $shapes "$WORK/$shapes.geo" 0.4 2 1 '"x*y - z"' 'physics: {kind: poisson, kappa: "1 + x^2", source: "sin(x) + y"}
+boundary: [{group: boundary, neumann: "x*y + 1"}]'
+  run_both $shapes
+done
+case_file mixed-elastic "$WORK/tet-prism.geo" 0.5 2 3 '["x*y", "y*z", "z - x"]' 'physics: {kind: elasticity, lame_lambda: 0.6, lame_mu: 0.7, source: [1, "x", "y*z"]}'
+run_both mixed-elastic
 # the BP operators on curved hexahedra: stored factors made on the host from each cell's nodes, uploaded
 printf 'mesh: {file: %s, size: 0.3}\nspace: {order: 3}\noperator: {kind: bp1.0, lambda: 2, geometry: stored}\nstate: {u: "sin(x) + y*z"}\n' \
   "$WORK/hex2.geo" > "$WORK/op.yaml"

@@ -250,7 +250,7 @@ static feint_mesh *quad_grid(int n, double perturb) {
     }
   m->n_cells = (int64_t)n * n;
   m->n_blocks = 1;
-  m->blocks[0] = (feint_mesh_block){FEINT_CELL_QUADRILATERAL, 4, 0, m->n_cells};
+  m->blocks[0] = (feint_mesh_block){FEINT_CELL_QUADRILATERAL, 4, 0, m->n_cells, 0, 0};
   m->cells = malloc(sizeof(int64_t) * 4 * m->n_cells);
   for (int j = 0; j < n; j++)
     for (int i = 0; i < n; i++) {

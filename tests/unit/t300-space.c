@@ -558,7 +558,7 @@ static void check_mixed_space(const char *path, int order, int max_order) {
  * prism's 9 edges once overflowed number_entities' 6-row table (ASan). */
 static void check_prism_column(void) {
   feint_mesh m = {.dim = 3, .cell_type = FEINT_CELL_PRISM, .nv = 6, .n_nodes = 9, .n_cells = 2, .n_blocks = 1};
-  m.blocks[0] = (feint_mesh_block){FEINT_CELL_PRISM, 6, 0, 2};
+  m.blocks[0] = (feint_mesh_block){FEINT_CELL_PRISM, 6, 0, 2, 0, 0};
   double x[9], y[9], z[9];
   for (int v = 0; v < 9; v++) x[v] = v % 3 == 1, y[v] = v % 3 == 2, z[v] = v / 3;
   int64_t cells[12] = {0, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7, 8};

@@ -53,7 +53,7 @@ static feint_mesh *mesh_one_quad(void) {
   memcpy(m->y, y, sizeof y);
   m->n_cells = 1;
   m->n_blocks = 1;
-  m->blocks[0] = (feint_mesh_block){FEINT_CELL_QUADRILATERAL, 4, 0, 1};
+  m->blocks[0] = (feint_mesh_block){FEINT_CELL_QUADRILATERAL, 4, 0, 1, 0, 0};
   m->cells = malloc(4 * sizeof(int64_t));
   for (int k = 0; k < 4; k++) m->cells[k] = k;
   return m;

@@ -50,7 +50,7 @@ static inline feint_mesh *mesh_square(int n) {
     }
   m->n_cells = 2LL * n * n;
   m->n_blocks = 1;
-  m->blocks[0] = (feint_mesh_block){FEINT_CELL_TRIANGLE, 3, 0, m->n_cells};
+  m->blocks[0] = (feint_mesh_block){FEINT_CELL_TRIANGLE, 3, 0, m->n_cells, 0, 0};
   m->cells = malloc(sizeof(int64_t) * m->n_cells * 3);
   int64_t c = 0;
   for (int j = 0; j < n; j++)
@@ -87,7 +87,7 @@ static inline feint_mesh *mesh_cube(int n, double jiggle) {
       }
   m->n_cells = 6LL * n * n * n;
   m->n_blocks = 1;
-  m->blocks[0] = (feint_mesh_block){FEINT_CELL_TETRAHEDRON, 4, 0, m->n_cells};
+  m->blocks[0] = (feint_mesh_block){FEINT_CELL_TETRAHEDRON, 4, 0, m->n_cells, 0, 0};
   m->cells = malloc(sizeof(int64_t) * m->n_cells * 4);
   static const int perms[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
   const int64_t stride[3] = {1, n1, n1 * n1};

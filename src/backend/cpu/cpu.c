@@ -41,7 +41,7 @@ typedef struct {
 typedef struct {
   cpu_scratch s;
   cpu_tensor *tensor[FEINT_MESH_MAX_BLOCKS]; /* quadrilateral and hexahedral blocks, else NULL */
-  cpu_tensor *tensor_straight;               /* a curved tensor mesh's straight cells */
+  cpu_tensor *tensor_straight[FEINT_MESH_MAX_BLOCKS]; /* a curved tensor block's affine cells */
 } cpu_data;
 
 /* The cell kernels below take dim, nc and nb as arguments and are always
@@ -85,7 +85,7 @@ static inline const cpu_block *cell_block(const cpu_block *blk, int64_t c) {
 static cpu_block block_of(const feint_problem *p, int b) {
   const feint_form *f = p->form;
   const feint_mesh_block *B = &p->space->mesh->blocks[b];
-  cpu_block k = {B->first_cell, B->n_cells, feint_cell_geometry_nodes(B->cell_type, p->space->mesh->n_geometry_nodes),
+  cpu_block k = {B->first_cell, B->n_cells, feint_mesh_block_geometry_nodes(p->space->mesh, b),
                  {0}, {0}, NULL, p->space->mesh->curved_cells, NULL};
   if (f->n_blocks) {
     k.vector = rule_of(&f->block_rule[b]);
@@ -101,14 +101,14 @@ static cpu_block block_of(const feint_problem *p, int b) {
   return k;
 }
 
-/* A curved mesh's block for its affine cells: the vertices, the straight rules. */
-static cpu_block straight_block_of(const feint_problem *p) {
+/* A curved mesh's block b for its affine cells: the vertices, the straight rules. */
+static cpu_block straight_block_of(const feint_problem *p, int b) {
   const feint_form *f = p->form;
-  const feint_mesh *m = p->space->mesh;
-  cpu_block k = {0, m->n_cells, feint_cell_num_vertices(m->cell_type), {0}, {0}, NULL, NULL, NULL};
-  if (f->straight_rule.quadrature) {
-    k.vector = rule_of(&f->straight_rule);
-    k.matrix = rule_of(&f->straight_matrix_rule);
+  const feint_mesh_block *B = &p->space->mesh->blocks[b];
+  cpu_block k = {B->first_cell, B->n_cells, B->nv, {0}, {0}, NULL, NULL, NULL};
+  if (f->straight_rule[b].quadrature) {
+    k.vector = rule_of(&f->straight_rule[b]);
+    k.matrix = rule_of(&f->straight_matrix_rule[b]);
   }
   return k;
 }
@@ -135,8 +135,9 @@ static void multilinear_geometry(const feint_problem *p, const cpu_rule *rule, i
                                  const int dim, const int nb) {
   const feint_mesh *m = p->space->mesh;
   const double *X[3] = {m->x, m->y, m->z};
-  if (m->geometry_nodes && nv == m->n_geometry_nodes) /* a curved cell (a straight one of a curved mesh: vertices) */
-    memcpy(s->vert, m->geometry_nodes + (size_t)c * (size_t)nv * 3, (size_t)nv * 3 * sizeof *s->vert);
+  const double *g = feint_mesh_curved_nodes(m, c, nv); /* a curved cell (an affine one of a curved mesh: NULL) */
+  if (g)
+    memcpy(s->vert, g, (size_t)nv * 3 * sizeof *s->vert);
   else
     for (int k = 0; k < nv; k++)
       for (int a = 0; a < dim; a++) s->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];
@@ -523,9 +524,9 @@ DEFINE_ASSEMBLE_CELLS(assemble_cells_wide, int64_t, slots64)
 /* FOR_EACH_SHAPE over every block of the mesh: LOOP(b, &block, args...). */
 #define FOR_EACH_BLOCK(b, LOOP, ...)                                                               \
   for (int blk_ = 0; blk_ < (b)->problem->space->n_blocks; blk_++) {                               \
-    cpu_block block_ = block_of((b)->problem, blk_), straight_ = straight_block_of((b)->problem);   \
+    cpu_block block_ = block_of((b)->problem, blk_), straight_ = straight_block_of((b)->problem, blk_); \
     block_.tensor = ((cpu_data *)(b)->data)->tensor[blk_];                                         \
-    straight_.tensor = ((cpu_data *)(b)->data)->tensor_straight;                                   \
+    straight_.tensor = ((cpu_data *)(b)->data)->tensor_straight[blk_];                             \
     if (block_.curved) block_.straight = &straight_;                                               \
     FOR_EACH_SHAPE((b)->problem, (b)->problem->space->blocks[blk_].nb, LOOP, b, &block_, __VA_ARGS__); \
   }
@@ -573,7 +574,7 @@ static void cpu_destroy(feint_backend *b) {
     free(d->s.ca);
     free(d->s.cg);
     for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++) cpu_tensor_destroy(d->tensor[k]);
-    cpu_tensor_destroy(d->tensor_straight);
+    for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++) cpu_tensor_destroy(d->tensor_straight[k]);
     free(d);
   }
   free(b);
@@ -585,7 +586,8 @@ static int cpu_update_form(feint_backend *b, const feint_form *form) {
   cpu_data *d = b->data;
   for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++)
     if (d->tensor[k]) cpu_tensor_use_form(d->tensor[k], form);
-  if (d->tensor_straight) cpu_tensor_use_form(d->tensor_straight, form);
+  for (int k = 0; k < FEINT_MESH_MAX_BLOCKS; k++)
+    if (d->tensor_straight[k]) cpu_tensor_use_form(d->tensor_straight[k], form);
   return FEINT_OK;
 }
 
@@ -602,7 +604,7 @@ int feint_backend_cpu_create(const feint_problem *p, feint_backend **out) {
     const feint_cell_type ct = p->space->mesh->blocks[k].cell_type;
     if (feint_cell_is_tensor(ct)) {
       if ((status = cpu_tensor_create(p, k, 0, &d->tensor[k])) ||
-          (p->space->mesh->curved_cells && (status = cpu_tensor_create(p, k, 1, &d->tensor_straight)))) {
+          (p->space->mesh->curved_cells && (status = cpu_tensor_create(p, k, 1, &d->tensor_straight[k])))) {
         cpu_destroy(b);
         return status;
       }

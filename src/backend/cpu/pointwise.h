@@ -42,8 +42,8 @@ static inline int cpu_user_reads_gradient(const feint_user_form *uf, int k) {
 static inline void cpu_point_coordinates(const feint_mesh *m, int64_t c, int nv, const double *gv, double x[3]) {
   const double *X[3] = {m->x, m->y, m->z};
   x[0] = x[1] = x[2] = 0;
-  if (m->geometry_nodes && nv == m->n_geometry_nodes) { /* a curved cell: its nv geometry nodes */
-    const double *g = m->geometry_nodes + (size_t)c * (size_t)nv * 3;
+  const double *g = feint_mesh_curved_nodes(m, c, nv);
+  if (g) { /* a curved cell: its nv geometry nodes */
     for (int k = 0; k < nv; k++)
       for (int a = 0; a < 3; a++) x[a] += gv[k] * g[3 * k + a];
     return;

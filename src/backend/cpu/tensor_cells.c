@@ -116,13 +116,13 @@ typedef struct {
 
 static block_rules rules_of(const feint_form *f, int block, int straight) {
   block_rules r;
-  if (straight) { /* a curved mesh (a single block) */
-    r.vq = f->straight_rule.quadrature;
-    r.mq = f->straight_matrix_rule.quadrature;
-    r.vg = f->straight_rule.geometry_grad;
-    r.mg = f->straight_matrix_rule.geometry_grad;
-    r.vv = f->straight_rule.geometry_value;
-    r.mv = f->straight_matrix_rule.geometry_value;
+  if (straight) { /* a curved mesh's affine cells */
+    r.vq = f->straight_rule[block].quadrature;
+    r.mq = f->straight_matrix_rule[block].quadrature;
+    r.vg = f->straight_rule[block].geometry_grad;
+    r.mg = f->straight_matrix_rule[block].geometry_grad;
+    r.vv = f->straight_rule[block].geometry_value;
+    r.mv = f->straight_matrix_rule[block].geometry_value;
     return r;
   }
   r.vq = f->n_blocks ? f->block_rule[block].quadrature : f->quadrature;
@@ -165,7 +165,7 @@ int cpu_tensor_create(const feint_problem *p, int block, int straight, cpu_tenso
   t->nb = el->nb;
   t->straight = straight;
   t->curved = s->mesh->n_geometry_nodes > 0 && !straight;
-  t->nv = t->curved ? s->mesh->n_geometry_nodes : s->mesh->blocks[block].nv;
+  t->nv = t->curved ? s->mesh->blocks[block].n_geometry_nodes : s->mesh->blocks[block].nv;
   t->nz = t->dim == 3 ? t->n : 1;
   const block_rules r = rules_of(f, block, straight);
   int status;
@@ -279,7 +279,7 @@ static void geometry(cpu_tensor *t, const tensor_rule *r, int64_t c) {
   const double *X[3] = {m->x, m->y, m->z};
   const int dim = t->dim, nv = t->nv;
   if (t->curved)
-    memcpy(t->vert, m->geometry_nodes + (size_t)c * (size_t)nv * 3, (size_t)nv * 3 * sizeof *t->vert);
+    memcpy(t->vert, feint_mesh_curved_nodes(m, c, nv), (size_t)nv * 3 * sizeof *t->vert);
   else
     for (int k = 0; k < nv; k++)
       for (int a = 0; a < dim; a++) t->vert[k * 3 + a] = X[a][m->cells[c * m->nv + k]];

@@ -73,7 +73,7 @@ struct form_data {
   int dev;
   feint_cache *cache;
   int n_blocks;
-  form_block blk[FEINT_MESH_MAX_BLOCKS];
+  form_block blk[FEINT_FORM_CUDA_MAX_CLASSES];
   long long n_cells;
   int nbc;                   /* the row stride of the dof maps and slots: the widest block's */
   double *x, *y, *z;         /* device: node coordinates */
@@ -266,6 +266,11 @@ int launch_matrix(form_data *d, int b, long long first, long long n, const int *
 static int order_batch(form_data *d, long long *cursor, long long c0, long long c1, double *Ke) {
   const size_t n2 = (size_t)d->nbc * (size_t)d->nbc;
   FEINT_CALL(timer_start(d));
+  for (int b = 0; b < d->n_blocks; b++)
+    if (d->blk[b].nbc < d->nbc) { /* a mixed mesh: a narrower block's rows are padded with zeros */
+      FEINT_CUDA_CALL("element matrices", cudaMemset(d->Ke, 0, (size_t)(c1 - c0) * n2 * sizeof(double)));
+      break;
+    }
   for (int k = 0; k < n_launches(d); k++) {
     long long first = 0, n = 0, run = cursor[k];
     int b = 0;
@@ -425,7 +430,7 @@ int order_cells(form_data *d, const feint_mesh *m, int coloured) {
                                  "user-form colouring", key, &d->n_colours);
   d->n_groups = coloured ? d->n_colours : 1;
   if (!status && m->curved_cells) /* key group x classes + class: the launches' ranges, group-major */
-    for (long long i = 0; i < nc; i++) key[i] = key[i] * nb + (m->curved_cells[i] ? 0 : 1);
+    for (long long i = 0; i < nc; i++) key[i] = key[i] * nb + 2 * feint_mesh_cell_block(m, i) + !m->curved_cells[i];
   else if (!status)
     for (int b = 0; b < nb; b++)
       for (long long i = d->blk[b].first; i < d->blk[b].first + d->blk[b].n; i++) key[i] = key[i] * nb + b;

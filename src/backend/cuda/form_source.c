@@ -635,26 +635,29 @@ static void add_expr(text *t, const feint_expr *e, const char *const *symbols, c
   free(c);
 }
 
-int feint_form_cuda_classes(const feint_space *s) { return s->mesh->n_geometry_nodes ? 2 : s->mesh->n_blocks; }
+int feint_form_cuda_classes(const feint_space *s) {
+  return s->mesh->n_geometry_nodes ? 2 * s->mesh->n_blocks : s->mesh->n_blocks;
+}
 
-/* Class 1 of a curved mesh: its affine cells. */
-static int straight_class(const feint_space *s, int b) { return s->mesh->n_geometry_nodes && b == 1; }
+int feint_form_cuda_class_block(const feint_space *s, int k) { return s->mesh->n_geometry_nodes ? k / 2 : k; }
 
-feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int b) {
+/* The odd classes of a curved mesh: a block's affine cells. */
+static int straight_class(const feint_space *s, int k) { return s->mesh->n_geometry_nodes && k % 2; }
+
+feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int k) {
   const feint_mesh *m = s->mesh;
-  const int mixed = f->n_blocks > 0, straight = straight_class(s, b);
-  const feint_quadrature *vq = straight ? f->straight_rule.quadrature
+  const int mixed = f->n_blocks > 0, straight = straight_class(s, k), b = feint_form_cuda_class_block(s, k);
+  const feint_quadrature *vq = straight ? f->straight_rule[b].quadrature
                                : mixed  ? f->block_rule[b].quadrature
                                         : f->quadrature;
-  const feint_quadrature *mq = straight ? f->straight_matrix_rule.quadrature
+  const feint_quadrature *mq = straight ? f->straight_matrix_rule[b].quadrature
                                : mixed  ? f->block_matrix_rule[b].quadrature
                                         : f->matrix_quadrature;
-  if (straight) b = 0;                                        /* the mesh's one block */
-  const int curved = m->n_geometry_nodes > 0 && !straight;    /* a single block (mesh.h) */
+  const int curved = m->n_geometry_nodes > 0 && !straight;
   feint_form_cuda_layout L = {f->dim,
                               f->nc,
                               s->n_blocks > 1 ? s->blocks[b].nb : s->nb,
-                              curved ? m->n_geometry_nodes : m->n_blocks > 1 ? m->blocks[b].nv : m->nv,
+                              curved ? m->blocks[b].n_geometry_nodes : m->n_blocks > 1 ? m->blocks[b].nv : m->nv,
                               vq->n,
                               mq ? mq->n : vq->n,
                               f->n_aux,
@@ -777,9 +780,10 @@ int feint_form_cuda_block_rule_table(const feint_form *f, const feint_space *s, 
   feint_form_rule own_rule = {0, NULL, NULL, NULL, NULL, NULL}; /* a single-shape form's fields as a rule */
   const feint_form_rule *r = &own_rule;
   const feint_form_cuda_layout L = feint_form_cuda_layout_block(f, s, b);
-  if (straight_class(s, b)) {
-    r = matrix ? &f->straight_matrix_rule : &f->straight_rule;
-    b = 0;
+  const int straight = straight_class(s, b);
+  b = feint_form_cuda_class_block(s, b);
+  if (straight) {
+    r = matrix ? &f->straight_matrix_rule[b] : &f->straight_rule[b];
   } else if (f->n_blocks) {
     r = matrix ? &f->block_matrix_rule[b] : &f->block_rule[b];
   } else if (matrix && f->matrix_quadrature) {

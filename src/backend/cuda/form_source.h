@@ -117,11 +117,14 @@ enum { FEINT_FORM_P1_OPTIONS = 1 };
 extern const char *const feint_form_p1_options[FEINT_FORM_P1_OPTIONS];
 
 /* The kernel classes of space s: its mesh blocks (cell shapes), or on a
- * curved mesh two: 0 its curved cells (J at every point from each cell's
- * nodes), 1 its affine cells (mesh.h curved_cells; the straight cell's
- * layout and the form's straight rules). Each class has its layout,
- * source and tables. */
+ * curved mesh two a block: 2b its curved cells (J at every point from
+ * each cell's nodes), 2b + 1 its affine cells (mesh.h curved_cells; the
+ * straight cell's layout and the form's straight rules). Each class has
+ * its layout, source and tables. At most FEINT_FORM_CUDA_MAX_CLASSES. */
+enum { FEINT_FORM_CUDA_MAX_CLASSES = 2 * FEINT_MESH_MAX_BLOCKS };
 int feint_form_cuda_classes(const feint_space *s);
+/* The mesh block of class k. */
+int feint_form_cuda_class_block(const feint_space *s, int k);
 /* The layout of form f on kernel class b of space s (aux points into f); _of:
  * class 0, all of a single-shape straight space. */
 feint_form_cuda_layout feint_form_cuda_layout_block(const feint_form *f, const feint_space *s, int b);

@@ -109,7 +109,8 @@ int feint_backend_form_supported(const feint_problem *p, char *why, size_t size)
     char reason[200];
     if (!feint_form_cuda_fits(&L, reason, sizeof reason))
       return say(why, size, "%s of order %d, %d component%s: %s; use --backend cpu",
-                 feint_cell_plural(m->blocks[b < m->n_blocks ? b : 0].cell_type), p->space->order, p->form->nc, p->form->nc > 1 ? "s" : "",
+                 feint_cell_plural(m->blocks[feint_form_cuda_class_block(p->space, b)].cell_type), p->space->order,
+                 p->form->nc, p->form->nc > 1 ? "s" : "",
                  reason);
   }
 #ifdef FEINT_HAVE_CUDA
