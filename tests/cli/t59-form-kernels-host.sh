@@ -9,7 +9,10 @@
 # forms of 2 components (P1 triangles) and 3 (P2 tetrahedra); on cells
 # whose J varies (twisted prisms: P2 has 18 basis functions, past which
 # the cpu backend orders its matrix sums otherwise, 1e-14; twisted
-# hexahedra and quadrilaterals, which it sum-factorises: 1e-13). The GPU runs
+# hexahedra and quadrilaterals, which it sum-factorises: 1e-13); curved
+# cells, and the curved classes of mixed meshes (FEINT_HOST_CLASS: each
+# shape's cells read their rows of the widest shape's nodes; element
+# matrices compared). The GPU runs
 # the same source (tests/gpu/t641-forms-gpu.sh). Skipped under the
 # sanitizers (the library is instrumented) and without a C++ compiler.
 source "$(dirname "$0")/lib.sh"
@@ -110,4 +113,19 @@ check curved3 1e-14
 write curvedp3 "$ROOT/tests/data/ball2.geo" 0.6 3 1 '"x*y + sin(z + x)"' "$nonlinear"
 check curvedp3 1e-14
 for n in curved2 curved3 curvedp3; do check_block $n 1e-13; done
+# curved cells of mixed meshes: each shape's curved class reads its cells' rows of the widest block's nodes
+for shapes in tri-quad tet-prism; do curved_mixed_geo "$WORK/$shapes.geo" $shapes 2; done
+write mixed2 "$WORK/tri-quad.geo" 0.3 2 1 '"x*y + sin(x)"' '  kind: form
+  coefficients: {kappa: "1 + x*y", f: "sin(pi*x)*y"}
+  f0: "-f*u"
+  f1: ["kappa*u_x", "kappa*u_y + u"]'
+write mixed3 "$WORK/tet-prism.geo" 0.5 2 1 '"x*y + sin(z + x)"' "$nonlinear"
+for n in mixed2 mixed3; do
+  for k in 0 2; do # (classes 2b: block b's curved cells)
+    FEINT_HOST_CLASS=$k "$WORK/generate" "$WORK/$n.yaml" > "$WORK/$n-$k.cu"
+    grep -q "FORM_CURVED 1" "$WORK/$n-$k.cu" || fail "$n class $k: not the curved layout"
+    cxx "$WORK/$n-$k" -DFEINT_FORM_SOURCE="\"$WORK/$n-$k.cu\""
+    FEINT_HOST_CLASS=$k "$WORK/$n-$k" "$WORK/$n.yaml" 1e-13 || fail "$n class $k: the kernels differ from the cpu backend"
+  done
+done
 echo "ok: the user-form kernels on the host equal the cpu backend"

@@ -101,7 +101,7 @@ static const char template_kernels[] =
     "                                               const int *cells, const int *dofs, const int *sdofs,\n"
     "                                               form_cell *k) {\n"
     "#if FORM_CURVED /* the cell's own geometry nodes, x y z each */\n"
-    "  for (int i = 0; i < NV * 3; i++) k->v[i] = X[c * (NV * 3) + i];\n"
+    "  for (int i = 0; i < NV * 3; i++) k->v[i] = X[c * (NVW * 3) + i]; /* rows of the widest block's nodes */\n"
     "  (void)Y; (void)Z; (void)cells;\n"
     "#else\n"
     "  for (int i = 0; i < NV; i++) {\n"
