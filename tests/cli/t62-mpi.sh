@@ -313,32 +313,64 @@ FEINT_WIDE_INDEX_LIMIT=100 same wide "$WORK/p1.yaml" $ALL
 if false; then :
 fi
 mpi_bad "bad partition" "mesh.partition.*(morton|metis)" 2 "$WORK/p1.yaml" --set mesh.partition=scotch
-# a rank that dies mid-run: mpirun ends the others, and no file (nor temporary) is left
+# a rank that dies mid-run: mpirun ends the others, and no file (nor temporary) is left. Rank 1 is found from the
+# start of the run, then killed as soon as rank 0 has started the output file (the temporary), so that the check
+# sees the temporary removed too. The run goes on for a second or more after that (several under the sanitizers);
+# should it end before the kill all the same, the test fails and says so.
 write_case long.yaml <<EOF
-mesh: {file: $(geo cube.geo), size: 0.07}
+mesh: {file: $(geo cube.geo), size: 0.06}
 space: {order: 3}
 physics: {kind: poisson, kappa: "1 + x*y", source: "x"}
 output: {matrix: true, element_matrices: true}
 EOF
 mpirun -n 2 "$FEINT" run --quiet "$WORK/long.yaml" -o "$WORK/long.h5" > "$WORK/kill.out" 2>&1 &
 mp=$!
-# (up to 2 minutes: under the sanitizers, beside other tests, the read and integrals take a while)
-for i in $(seq 1 2400); do ls "$WORK"/long.h5.tmp-* > /dev/null 2>&1 && break; sleep 0.05; done
-# the first (oldest) process of rank 1, not through `head`: a second match (a
-# child it forked) would meet a closed pipe, and pipefail would end the script
-rank1=$(for p in $(pgrep -f "$WORK/long.yaml"); do
-  tr '\0' '\n' < /proc/"$p"/environ 2> /dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && echo "$p"; done || true)
-rank1=${rank1%%$'\n'*}
-[ -n "$rank1" ] || fail "rank 1 of the long run not found (did it end before its output file was started?)"
-kill -9 "$rank1" || fail "rank 1 of the long run (pid $rank1) could not be killed: $(cat "$WORK/kill.out")"
+long_fail() { # why: fails with mpirun's output, ending the run first if it still goes on
+  kill "$mp" 2> /dev/null || true
+  wait "$mp" 2> /dev/null || true
+  fail "$1; mpirun's output: $(tail -20 "$WORK/kill.out")"
+}
+running() { # pid: alive and not a zombie (builtins only: it is polled)
+  local stat
+  { read -r stat < /proc/"$1"/stat; } 2> /dev/null || return 1
+  stat=${stat##*) }
+  [ "${stat%% *}" != Z ]
+}
+# rank 1: the first (oldest) process of the run with OMPI_COMM_WORLD_RANK=1 in its environment, looked for every
+# 0.05 s for up to 2 minutes (under the sanitizers, beside other tests, mpirun takes a while to start the ranks).
+# No pipe into head (a second match would meet a closed pipe, and pipefail end the script), and no pgrep or grep
+# whose failure would end it either.
+deadline=$((SECONDS + 120))
+rank1=
+while :; do
+  for p in $(pgrep -f "$WORK/long.yaml" || true); do
+    if grep -qxzF OMPI_COMM_WORLD_RANK=1 /proc/"$p"/environ 2> /dev/null; then rank1=$p; break; fi
+  done
+  [ -z "$rank1" ] || break
+  kill -0 "$mp" 2> /dev/null || long_fail "the long run ended before its rank 1 was found"
+  [ $SECONDS -lt $deadline ] || long_fail "rank 1 of the long run not found in 2 minutes"
+  sleep 0.05
+done
+# then the temporary (up to 4 minutes: the sanitizers read the mesh and compute the integrals slowly)
+deadline=$((SECONDS + 240))
+until compgen -G "$WORK/long.h5.tmp-*" > /dev/null; do
+  running "$rank1" || long_fail "rank 1 of the long run (pid $rank1) ended before rank 0 started its output file"
+  [ $SECONDS -lt $deadline ] || long_fail "the long run started no output file in 4 minutes"
+  sleep 0.05
+done
+running "$rank1" && kill -9 "$rank1" 2> /dev/null ||
+  long_fail "rank 1 of the long run (pid $rank1) ended before it could be killed (the run is too short)"
 set +e
 wait "$mp"
 rc=$?
 set -e
-[ $rc -ne 0 ] || fail "mpirun succeeded although rank 1 was killed"
-sleep 0.5
+[ $rc -ne 0 ] || fail "mpirun succeeded although rank 1 was killed: $(tail -20 "$WORK/kill.out")"
+grep -Eq 'rank 1 .*signal 9' "$WORK/kill.out" ||
+  fail "mpirun (status $rc) does not report rank 1 killed by signal 9: $(tail -20 "$WORK/kill.out")"
+# rank 0 gone too (up to 10 s) before looking for what it left
+for i in $(seq 1 100); do pgrep -f "$WORK/long.yaml" > /dev/null || break; sleep 0.1; done
 ! ls "$WORK"/long.h5* > /dev/null 2>&1 || fail "a killed run left $(ls "$WORK"/long.h5*)"
-echo "ok: rank 1 killed mid-run: mpirun's status $rc, no file left"
+echo "ok: rank 1 killed mid-run (its output file started): mpirun's status $rc, no file left"
 # without mpirun the plugin is never looked for
 FEINT_MPI_PLUGIN=$WORK/none.so "$FEINT" run --quiet "$WORK/p1.yaml" -o "$WORK/plain.h5"
 echo "ok: without mpirun feint does not load the MPI plugin"
