@@ -156,6 +156,7 @@ typedef struct {
   double mesh_size;    /* .geo only; 0 = the .geo's own sizes */
   int mesh_refine;     /* uniform refinements (each splits every cell), default 0 */
   int mesh_reorder;    /* mesh.reorder: 0 none (the file's node order), 1 morton */
+  int mesh_curved_nodes; /* mesh.curved_nodes: 0 file (as the file places them), 1 blend (mesh.h) */
   int mesh_partition;  /* mesh.partition (mpirun): 0 morton (cells cut along their Morton curve), 1 metis */
   int n_region;        /* 0 = all top-dimensional cells */
   char **region;

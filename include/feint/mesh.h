@@ -129,6 +129,7 @@ typedef struct {
                         tetrahedron) are read by their vertices, as straight-sided cells,
                         geometry_order telling; 0: an input error (curved cells are not
                         supported yet) */
+  int blend;         /* 1: feint_mesh_blend_curved_nodes on the mesh read (mesh.curved_nodes: blend) */
 } feint_mesh_options;
 
 /* Errors (FEINT_ERR_INPUT): missing/unreadable file, malformed .msh (the
@@ -153,6 +154,15 @@ int feint_mesh_reorder_nodes(feint_mesh *mesh);
  * leaves its cell affine: far below any discretisation error, and above
  * the rounding of midpoints written in full precision. */
 #define FEINT_MESH_AFFINE_TOL 1e-10
+/* Move the face nodes of third-order triangles and tetrahedra (the
+ * node inside a 10-node triangle, the four face nodes of a 20-node
+ * tetrahedron) to where their face's vertices and edge nodes put them:
+ * 1/4 of the six edge nodes minus 1/6 of the three vertices, the
+ * quadratic through them at the face's centroid. Gmsh leaves them where
+ * the straight face would have them, which costs P3 an order of
+ * convergence on a curved domain (src/mesh/blend.c). Other cells keep
+ * their nodes. Before feint_mesh_classify_curved. */
+void feint_mesh_blend_curved_nodes(feint_mesh *m);
 /* Fill m->curved_cells and n_curved_cells from m->geometry_nodes (nothing
  * on a straight mesh). The readers and the parts of mpirun call it. */
 int feint_mesh_classify_curved(feint_mesh *m);

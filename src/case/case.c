@@ -414,7 +414,8 @@ static int get_tensor(const loader *L, const tree_node *n, const char *name,
 /* ------------------------------------------------------------- sections */
 
 static int fill_mesh(const loader *L, const tree_node *root) {
-  static const char *const keys[] = {"file", "size", "refine", "region", "reorder", "partition", NULL};
+  static const char *const keys[] = {"file", "size", "refine", "region", "reorder", "partition", "curved_nodes", NULL};
+  static const char *const curved_nodes[] = {"file", "blend", NULL};
   static const char *const reorders[] = {"none", "morton", NULL};
   static const char *const partitions[] = {"morton", "metis", NULL};
   feint_case *c = L->c;
@@ -430,6 +431,8 @@ static int fill_mesh(const loader *L, const tree_node *root) {
   }
   if ((v = field(m, "refine"))) FEINT_CALL(get_int(v, "mesh.refine", 0, 8, &c->mesh_refine));
   if ((v = field(m, "reorder"))) FEINT_CALL(get_enum(v, "mesh.reorder", reorders, &c->mesh_reorder));
+  if ((v = field(m, "curved_nodes")))
+    FEINT_CALL(get_enum(v, "mesh.curved_nodes", curved_nodes, &c->mesh_curved_nodes));
   if ((v = field(m, "partition"))) FEINT_CALL(get_enum(v, "mesh.partition", partitions, &c->mesh_partition));
   if ((v = field(m, "region"))) {
     const char *expected = "a group name or a list of group names";

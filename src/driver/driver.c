@@ -80,7 +80,7 @@ static void run_state_release(run_state *r) {
 
 static int same_mesh(const feint_case *a, const feint_case *b) {
   if (strcmp(a->mesh_file, b->mesh_file) || a->mesh_size != b->mesh_size || a->mesh_refine != b->mesh_refine ||
-      a->mesh_reorder != b->mesh_reorder || a->n_region != b->n_region)
+      a->mesh_reorder != b->mesh_reorder || a->mesh_curved_nodes != b->mesh_curved_nodes || a->n_region != b->n_region)
     return 0;
   for (int i = 0; i < a->n_region; i++)
     if (strcmp(a->region[i], b->region[i])) return 0;
@@ -563,7 +563,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (!r->mesh) {
     feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
                              c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder,
-                             0 /* curved cells: refused */};
+                             0 /* curved cells: refused */, c->mesh_curved_nodes};
     run_starting(opts, r, FEINT_PHASE_MESH);
     if (feint_mesh_read_forks(c->mesh_file, &mo)) FEINT_CALL(run_quiesce(r));
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));

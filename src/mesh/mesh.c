@@ -1209,6 +1209,7 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   feint_msh_destroy(r.x);
   reader_free(&r);
   if (!st && opts && opts->reorder) st = feint_mesh_reorder_nodes(r.m);
+  if (!st && opts && opts->blend) feint_mesh_blend_curved_nodes(r.m);
   if (!st) st = feint_mesh_classify_curved(r.m);
   if (st) {
     feint_mesh_destroy(r.m);
