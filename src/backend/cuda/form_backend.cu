@@ -102,6 +102,15 @@ struct form_data {
   int n_constants;
   cudaEvent_t ev[2];
   int have_events;
+  /* Several classes (a mixed or curved mesh): the vector kernels of one
+   * group run side by side, a stream a class, forked from and joined to
+   * the legacy stream (class_streams). A group's cells share no dof (a
+   * colour), or add atomically (one group), so the order of classes
+   * within it does not matter; the matrix kernels share scratch and stay
+   * on the legacy stream. n_streams 0: one class, no streams. */
+  int n_streams;
+  cudaStream_t stream[FEINT_FORM_CUDA_MAX_CLASSES];
+  cudaEvent_t fork, done[FEINT_FORM_CUDA_MAX_CLASSES];
   double last_ms;
 };
 
@@ -133,6 +142,11 @@ void form_destroy(feint_backend *b) {
     if (d->have_events) {
       cudaEventDestroy(d->ev[0]);
       cudaEventDestroy(d->ev[1]);
+    }
+    if (d->n_streams) cudaEventDestroy(d->fork);
+    for (int k = 0; k < d->n_streams; k++) {
+      cudaStreamDestroy(d->stream[k]);
+      cudaEventDestroy(d->done[k]);
     }
     free(d);
   }
@@ -197,8 +211,46 @@ void launch_range(const form_data *d, int k, int *b, long long *first, long long
   *n = d->order ? d->colour_first[k + 1] - *first : d->blk[k].n;
 }
 
+/* One stream a class (form_data n_streams), made once several classes
+ * exist; each made stream is counted, so form_destroy frees what a
+ * failure leaves. */
+int class_streams(form_data *d) {
+  /* FEINT_FORM_SERIAL_CLASSES=1: the classes one after the other on the
+   * legacy stream, for benchmarks to compare against */
+  const char *serial = getenv("FEINT_FORM_SERIAL_CLASSES");
+  if (d->n_blocks < 2 || (serial && !strcmp(serial, "1"))) return FEINT_OK;
+  FEINT_CUDA_CALL("class streams", cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming));
+  for (int k = 0; k < d->n_blocks; k++) {
+    FEINT_CUDA_CALL("class streams", cudaStreamCreateWithFlags(&d->stream[k], cudaStreamNonBlocking));
+    const cudaError_t e = cudaEventCreateWithFlags(&d->done[k], cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+      cudaStreamDestroy(d->stream[k]);
+      return FEINT_CUDA_FAIL(e, "class streams");
+    }
+    d->n_streams = k + 1;
+  }
+  return FEINT_OK;
+}
+
+/* The class streams start after what the legacy stream holds (fork), and
+ * the legacy stream goes on after them (join). */
+int streams_fork(form_data *d) {
+  if (!d->n_streams) return FEINT_OK;
+  FEINT_CUDA_CALL("class streams", cudaEventRecord(d->fork, 0));
+  for (int k = 0; k < d->n_streams; k++) FEINT_CUDA_CALL("class streams", cudaStreamWaitEvent(d->stream[k], d->fork, 0));
+  return FEINT_OK;
+}
+int streams_join(form_data *d) {
+  for (int k = 0; k < d->n_streams; k++) {
+    FEINT_CUDA_CALL("class streams", cudaEventRecord(d->done[k], d->stream[k]));
+    FEINT_CUDA_CALL("class streams", cudaStreamWaitEvent(0, d->done[k], 0));
+  }
+  return FEINT_OK;
+}
+
 /* The element vectors of all cells added into d->vec (zeroed first): u
- * NULL is the load vector (sign -1). */
+ * NULL is the load vector (sign -1). A group's classes run side by side
+ * (form_data n_streams). */
 int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
   form_data *d = (form_data *)b->data;
   const feint_space *s = b->problem->space;
@@ -211,6 +263,7 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
     long long first = 0, n = 0;
     int b = 0;
     launch_range(d, k, &b, &first, &n);
+    if (b == 0) FEINT_CALL(streams_fork(d)); /* a group's first class */
     void *args[] = {&first, &n, &d->order, class_x(d, b), &d->y, &d->z, &d->cells, &d->dofs, &d->sdofs, &d->blk[b].tab_vector,
                     (void *)&u, &sign, d->fields, d->constants, &d->vec};
     const int by_block = d->blk[b].vector_block; /* a block a cell, blocks taking cells in turn */
@@ -218,7 +271,9 @@ int run_vector(feint_backend *b, const double *u_dev, double *host_out) {
                                                   : (n + block_threads - 1) / block_threads),
                               1, 1};
     const unsigned block[3] = {by_block ? (unsigned)FEINT_FORM_MATRIX_BLOCK_THREADS : block_threads, 1, 1};
-    if (n > 0) FEINT_CALL(feint_jit_launch(d->blk[b].jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, NULL, args));
+    void *stream = d->n_streams ? (void *)d->stream[b] : NULL;
+    if (n > 0) FEINT_CALL(feint_jit_launch(d->blk[b].jit, FEINT_FORM_KERNEL_VECTOR, grid, block, 0, stream, args));
+    if (b == d->n_blocks - 1) FEINT_CALL(streams_join(d)); /* its last */
   }
   FEINT_CALL(timer_stop(d));
   FEINT_CUDA_CALL("form vector", feint_cuda_memcpy(host_out, d->vec, (size_t)s->n_dofs * sizeof(double),
@@ -502,6 +557,7 @@ int create(const feint_problem *p, int device_index, feint_backend *b, form_data
   FEINT_CALL(feint_cache_open(NULL, !p->no_cache, &d->cache));
   d->n_blocks = feint_form_cuda_classes(s);
   for (int k = 0; k < d->n_blocks; k++) FEINT_CALL(create_block(p, &tuning, d, k));
+  FEINT_CALL(class_streams(d));
   const int interleaved = s->components_interleaved;
   const double t_code = now_ms();
   /* the mesh and the maps */
