@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "feint/error.h"
+#include "feint/parallel.h"
 #include "space/space_private.h"
 
 enum { MAX_NB = 512 }; /* the order 7 hexahedron (mixed meshes stop at order 7) */
@@ -83,11 +84,56 @@ static int cmp_key(const void *pa, const void *pb) {
   return 0;
 }
 
+/* The keys in cmp_key's order, on every core: a counting sort by
+ * (entity size, lowest vertex dof), the buckets cmp_key orders first,
+ * then each bucket (the few nodes on the entities of one lowest vertex)
+ * sorted in place. The same order as one qsort of all keys, which took
+ * most of a mixed mesh's dof map on one core. */
+typedef struct {
+  entity_key *sorted;
+  const int64_t *start; /* bucket b: sorted[start[b] .. start[b + 1]) */
+} bucket_sort;
+
+static void sort_buckets(int64_t b0, int64_t b1, void *ctx) {
+  const bucket_sort *j = ctx;
+  for (int64_t b = b0; b < b1; b++) {
+    entity_key *a = j->sorted + j->start[b];
+    const int64_t n = j->start[b + 1] - j->start[b];
+    for (int64_t i = 1; i < n; i++) { /* insertion sort: stable, and buckets are short */
+      const entity_key k = a[i];
+      int64_t q = i;
+      for (; q > 0 && cmp_key(&a[q - 1], &k) > 0; q--) a[q] = a[q - 1];
+      a[q] = k;
+    }
+  }
+}
+
+static int sort_keys(const feint_space *s, entity_key **keys, int64_t n_keys) {
+  const int64_t nv = s->n_vertices, n_buckets = 3 * nv; /* entities of 2, 3 or 4 vertices */
+  int64_t *start = NULL;
+  entity_key *sorted = NULL;
+  int status = feint_calloc((size_t)n_buckets + 2, sizeof *start, &start, "entity buckets");
+  if (!status) status = feint_malloc((size_t)n_keys + 1, sizeof *sorted, &sorted, "entity keys");
+  if (status) {
+    free(start);
+    return status;
+  }
+  const entity_key *k = *keys;
+  for (int64_t i = 0; i < n_keys; i++) start[(k[i].n - 2) * nv + k[i].k[0] + 2]++;
+  for (int64_t b = 2; b <= n_buckets + 1; b++) start[b] += start[b - 1];
+  for (int64_t i = 0; i < n_keys; i++) sorted[start[(k[i].n - 2) * nv + k[i].k[0] + 1]++] = k[i];
+  bucket_sort j = {sorted, start};
+  feint_parallel_for(n_buckets, 1 << 14, sort_buckets, &j);
+  free(start);
+  free(*keys);
+  *keys = sorted;
+  return FEINT_OK;
+}
+
 /* Number the sorted keys (dofs first + distinct rank) and build the edge
  * lookup of feint_space from the edges (n == 2) among them. */
-static int number_keys(feint_space *s, entity_key *keys, int64_t n_keys) {
+static int number_keys(feint_space *s, const entity_key *keys, int64_t n_keys) {
   int64_t n_nodes = 0, n_edges = 0;
-  qsort(keys, (size_t)n_keys, sizeof *keys, cmp_key);
   for (int64_t i = 0; i < n_keys; i++) {
     n_nodes += i == 0 || cmp_key(&keys[i], &keys[i - 1]);
     n_edges += keys[i].n == 2 && (i == 0 || cmp_entity(&keys[i], &keys[i - 1]));
@@ -108,6 +154,46 @@ static int number_keys(feint_space *s, entity_key *keys, int64_t n_keys) {
   return FEINT_OK;
 }
 
+/* One block's cells' vertex dofs and entity keys, on every core: a cell's
+ * keys sit at its place in the block's run of keys (per_cell a cell). */
+typedef struct {
+  feint_space *s;
+  const feint_mesh_block *B;
+  const node_support *sup;
+  int nb, per_cell;
+  entity_key *keys; /* the block's first */
+} cell_keys;
+
+static void cell_keys_range(int64_t c0, int64_t c1, void *ctx) {
+  const cell_keys *j = ctx;
+  feint_space *s = j->s;
+  const feint_mesh *m = s->mesh;
+  for (int64_t c = j->B->first_cell + c0; c < j->B->first_cell + c1; c++) {
+    const int64_t *cv = m->cells + c * m->nv;
+    int64_t *dofs = s->scalar_cell_dofs + c * s->nb;
+    entity_key *K = j->keys + (c - j->B->first_cell) * j->per_cell;
+    for (int i = 0; i < s->nb; i++) dofs[i] = -1;
+    for (int i = 0; i < j->nb; i++) {
+      const node_support *S = &j->sup[i];
+      if (S->n == 1) dofs[i] = s->vertex_dof[cv[S->v[0]]];
+      if (S->n < 2) continue;
+      K->n = S->n;
+      K->slot = c * s->nb + i;
+      for (int a = 0; a < S->n; a++) { /* insertion sort of the vertex dofs, weights alongside */
+        int64_t g = s->vertex_dof[cv[S->v[a]]];
+        int q = a;
+        for (; q > 0 && K->k[q - 1] > g; q--) {
+          K->k[q] = K->k[q - 1];
+          K->w[q] = K->w[q - 1];
+        }
+        K->k[q] = g;
+        K->w[q] = S->w[a];
+      }
+      K++;
+    }
+  }
+}
+
 /* Vertex dofs (region vertices in mesh node order), entity keys of every
  * cell's edge and face nodes, then the numbering. */
 static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
@@ -123,34 +209,15 @@ static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
     for (int i = 0; i < s->blocks[b].nb; i++) n_keys += sup[b][i].n >= 2 ? m->blocks[b].n_cells : 0;
   entity_key *keys = NULL;
   FEINT_CALL(feint_malloc((size_t)n_keys + 1, sizeof *keys, &keys, "entity keys"));
-  int64_t w = 0;
+  int64_t at = 0;
   for (int b = 0; b < m->n_blocks; b++) {
-    const feint_mesh_block *B = &m->blocks[b];
-    for (int64_t c = B->first_cell; c < B->first_cell + B->n_cells; c++) {
-      const int64_t *cv = m->cells + c * m->nv;
-      int64_t *dofs = s->scalar_cell_dofs + c * s->nb;
-      for (int i = 0; i < s->nb; i++) dofs[i] = -1;
-      for (int i = 0; i < s->blocks[b].nb; i++) {
-        const node_support *S = &sup[b][i];
-        if (S->n == 1) dofs[i] = s->vertex_dof[cv[S->v[0]]];
-        if (S->n < 2) continue;
-        entity_key *K = &keys[w++];
-        K->n = S->n;
-        K->slot = c * s->nb + i;
-        for (int a = 0; a < S->n; a++) { /* insertion sort of the vertex dofs, weights alongside */
-          int64_t g = s->vertex_dof[cv[S->v[a]]];
-          int j = a;
-          for (; j > 0 && K->k[j - 1] > g; j--) {
-            K->k[j] = K->k[j - 1];
-            K->w[j] = K->w[j - 1];
-          }
-          K->k[j] = g;
-          K->w[j] = S->w[a];
-        }
-      }
-    }
+    cell_keys j = {s, &m->blocks[b], sup[b], s->blocks[b].nb, 0, keys + at};
+    for (int i = 0; i < j.nb; i++) j.per_cell += sup[b][i].n >= 2;
+    feint_parallel_for(m->blocks[b].n_cells, 1 << 12, cell_keys_range, &j);
+    at += (int64_t)j.per_cell * m->blocks[b].n_cells;
   }
-  int status = number_keys(s, keys, n_keys);
+  int status = sort_keys(s, &keys, n_keys);
+  if (!status) status = number_keys(s, keys, n_keys);
   free(keys);
   FEINT_CALL(status);
   /* interiors, cell by cell in local node order */
