@@ -642,6 +642,26 @@ static int read_elements(reader *r) {
   return st;
 }
 
+/* src's rows of src_width appended to dst as rows of width (>= src_width),
+ * padded with ROW_PAD; src handed over whole when dst is empty and the
+ * widths agree (one block, or the first and widest: its rows as they are). */
+static int append_rows(vec64 *dst, vec64 *src, int src_width, int width) {
+  if (dst->n == 0 && src_width == width) {
+    free(dst->a);
+    *dst = *src;
+    memset(src, 0, sizeof *src);
+    return FEINT_OK;
+  }
+  const size_t n = src->n / (size_t)src_width;
+  FEINT_CALL(vec64_reserve(dst, n * (size_t)width));
+  for (size_t c = 0; c < n; c++) {
+    int64_t *row = dst->a + dst->n + c * (size_t)width;
+    for (int q = 0; q < width; q++) row[q] = q < src_width ? src->a[c * (size_t)src_width + (size_t)q] : ROW_PAD;
+  }
+  dst->n += n * (size_t)width;
+  return FEINT_OK;
+}
+
 /* A curved region's geometry rows into r->geo, block by block as
  * gather_blocks orders the cells, rows of the widest block's nodes (a
  * narrower block's padded with ROW_PAD), and each block's node count.
@@ -674,21 +694,7 @@ static int gather_curved_blocks(reader *r) {
   for (int b = 0; b < m->n_blocks; b++) {
     int t = 2;
     while (gtype_cell(t) != m->blocks[b].cell_type) t++;
-    vec64 *geo = &r->geo_of[t];
-    const int bnn = r->geo_nn_of[t];
-    if (r->geo.n == 0 && bnn == nn) { /* one block, or the first and widest: its rows as they are */
-      free(r->geo.a);
-      r->geo = *geo;
-      memset(geo, 0, sizeof *geo);
-      continue;
-    }
-    const size_t n = geo->n / (size_t)bnn;
-    FEINT_CALL(vec64_reserve(&r->geo, n * (size_t)nn));
-    for (size_t c = 0; c < n; c++) {
-      int64_t *row = r->geo.a + r->geo.n + c * (size_t)nn;
-      for (int q = 0; q < nn; q++) row[q] = q < bnn ? geo->a[c * (size_t)bnn + (size_t)q] : ROW_PAD;
-    }
-    r->geo.n += n * (size_t)nn;
+    FEINT_CALL(append_rows(&r->geo, &r->geo_of[t], r->geo_nn_of[t], nn));
   }
   return FEINT_OK;
 }
@@ -730,19 +736,7 @@ static int gather_blocks(reader *r) {
     B->nv = bnv;
     B->first_cell = (int64_t)(r->cell_group_v.n);
     B->n_cells = (int64_t)n;
-    if (r->cells.n == 0 && bnv == nv) {
-      /* one block, or the first and widest: its rows as they are */
-      free(r->cells.a);
-      r->cells = *cells;
-      memset(cells, 0, sizeof *cells);
-    } else {
-      FEINT_CALL(vec64_reserve(&r->cells, n * (size_t)nv));
-      for (size_t c = 0; c < n; c++) {
-        int64_t *row = r->cells.a + r->cells.n + c * (size_t)nv;
-        for (int q = 0; q < nv; q++) row[q] = q < bnv ? cells->a[c * (size_t)bnv + (size_t)q] : ROW_PAD;
-      }
-      r->cells.n += n * (size_t)nv;
-    }
+    FEINT_CALL(append_rows(&r->cells, cells, bnv, nv));
     if (r->cell_group_v.n == 0) {
       free(r->cell_group_v.a);
       r->cell_group_v = r->group_of[t];
