@@ -36,6 +36,14 @@ typedef enum { FEINT_DEVICE_AUTO = 0, FEINT_DEVICE_CPU, FEINT_DEVICE_CUDA } fein
 typedef enum { FEINT_PRECISION_DOUBLE = 0, FEINT_PRECISION_SINGLE } feint_precision;
 typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY_GATHER } feint_assembly_strategy;
 /* assembly.dirichlet: how Dirichlet rows are eliminated (see boundary.h). */
+/* mesh.partition: how rank 0 shares the cells among the ranks under
+ * mpirun. rows: each rank the cells of its block of rows, so it sums its
+ * rows whole, in the one-rank order (cells with dofs in two blocks are
+ * computed by both); morton: equal parts along the cells' Morton curve,
+ * contributions to another rank's rows sent to it; metis: METIS's parts,
+ * likewise; auto: rows when its largest part is at most 5/4 of an equal
+ * share, else morton. */
+typedef enum { FEINT_PARTITION_AUTO = 0, FEINT_PARTITION_ROWS, FEINT_PARTITION_MORTON, FEINT_PARTITION_METIS } feint_partition_kind;
 typedef enum { FEINT_DIRICHLET_ROWS = 0, FEINT_DIRICHLET_SYMMETRIC } feint_dirichlet_mode;
 
 /* A scalar value given in the case: a number, an expression string, an
@@ -157,7 +165,7 @@ typedef struct {
   int mesh_refine;     /* uniform refinements (each splits every cell), default 0 */
   int mesh_reorder;    /* mesh.reorder: 0 none (the file's node order), 1 morton */
   int mesh_curved_nodes; /* mesh.curved_nodes: 0 file (as the file places them), 1 blend (mesh.h) */
-  int mesh_partition;  /* mesh.partition (mpirun): 0 morton (cells cut along their Morton curve), 1 metis */
+  int mesh_partition;  /* mesh.partition (mpirun): feint_partition_kind */
   int n_region;        /* 0 = all top-dimensional cells */
   char **region;
   char region_where[256];

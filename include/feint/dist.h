@@ -7,8 +7,9 @@
  * METIS behind it) and initialises MPI. Run without mpirun, feint loads
  * nothing of it.
  *
- * Rank 0 reads the mesh once, partitions its cells (METIS on the dual
- * graph) and sends each rank its part (feint_dist_part_pack): the rank's
+ * Rank 0 reads the mesh once, shares its cells among the ranks (by their
+ * rows, along a Morton curve, or METIS on the dual graph) and sends each
+ * rank its part (feint_dist_part_pack): the rank's
  * cells and the nodes they use, and the part of the global dof map they
  * hold, in local numbers that keep the global order, so that a rank's
  * space (feint_space_create_from_map) numbers its dofs as the one-rank run
@@ -104,11 +105,22 @@ typedef struct {
 } feint_dist_part;
 void feint_dist_part_release(feint_dist_part *p);
 
-/* The cells of `space`'s mesh with part[c] == rank as a message
- * (*buf, *bytes: the caller frees) and their place in the whole (*part_out,
- * released by the caller). */
-int feint_dist_part_pack(const feint_space *space, const int *part, int rank, void **buf, size_t *bytes,
+/* Rank `rank`'s part of `space` as a message (*buf, *bytes: the caller
+ * frees) and its place in the whole (*part_out, released by the caller):
+ * the cells with part[c] == rank (a partition of the cells), or, part
+ * NULL, the rows partition's: every cell with a dof in the rank's block
+ * of rows among `size` ranks (feint_dist_row_start). Those are the cells
+ * its rows' sums need, so the rank sums its own rows whole, adding the
+ * same numbers in the same order as one rank does; a cell with dofs in
+ * several blocks is in each of those parts (computed once per part). */
+int feint_dist_part_pack(const feint_space *space, const int *part, int rank, int size, void **buf, size_t *bytes,
                          feint_dist_part *part_out);
+/* The rows partition: rank's scalar dofs [*lo, *hi) among size ranks
+ * (its rows are these dofs' components), and how many cells each rank's
+ * part holds (counts[size]; their sum over the mesh's cells is the work
+ * done twice). */
+void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t *lo, int64_t *hi);
+int feint_dist_rows_part_cells(const feint_space *space, int size, int64_t *counts);
 /* A part's mesh and space from its message (the space reads the mesh:
  * destroy it first). */
 int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, feint_space **space);
@@ -156,9 +168,13 @@ typedef struct {
 } feint_dist_rows;
 
 /* local: the local pattern (rows and columns local), or NULL for vectors
- * only. */
+ * only. complete: every rank's cells are those of the rows partition
+ * (feint_dist_part_pack), so each holds its own rows whole: it gives only
+ * those, to itself, and drops its contributions to other ranks' rows
+ * (their owners compute them too). Its block's sums are then its own,
+ * added in the one-rank order; the exchanges carry statuses only. */
 int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int64_t group, int64_t n_local,
-                           const int64_t *local_whole, const feint_plan *local, feint_dist_rows **out);
+                           const int64_t *local_whole, const feint_plan *local, int complete, feint_dist_rows **out);
 /* The local vector (n_local values) or matrix values (the local
  * pattern's) summed into this rank's block: owned (n_owned, or nnz). */
 int feint_dist_rows_sum(feint_dist_rows *rows, feint_comm *comm, int status_in, int matrix, const double *local,
@@ -171,7 +187,9 @@ void feint_dist_rows_destroy(feint_dist_rows *rows);
  * ascending, nbc x nbc each) and gets its own cells' (*n_owned from
  * *cell0) in *owned (freed by the caller), nbc_whole x nbc_whole each:
  * a narrower cell's matrix at the top left of its zeroed row (a mixed
- * mesh). Collective; status_in as feint_dist_rows_sum. */
+ * mesh). A cell given by several ranks (the rows partition's parts
+ * overlap) is taken from the lowest. Collective; status_in as
+ * feint_dist_rows_sum. */
 int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t n_cells,
                                const int64_t *whole_cell, int nbc, const double *local, int nbc_whole,
                                int64_t *cell0, int64_t *n_owned, double **owned);

@@ -417,7 +417,7 @@ static int fill_mesh(const loader *L, const tree_node *root) {
   static const char *const keys[] = {"file", "size", "refine", "region", "reorder", "partition", "curved_nodes", NULL};
   static const char *const curved_nodes[] = {"file", "blend", NULL};
   static const char *const reorders[] = {"none", "morton", NULL};
-  static const char *const partitions[] = {"morton", "metis", NULL};
+  static const char *const partitions[] = {"auto", "rows", "morton", "metis", NULL}; /* feint_partition_kind */
   feint_case *c = L->c;
   const tree_node *m, *k, *v;
   FEINT_CALL(section(root, "mesh", keys, &m, &k));

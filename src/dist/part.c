@@ -236,23 +236,107 @@ static void fill_gathered(filler *f, const double *x, int per, const int64_t *id
   f->at += (size_t)n * per * sizeof(double);
 }
 
-int feint_dist_part_pack(const feint_space *s, const int *part, int rank, void **buf, size_t *bytes,
+/* ---- the rows partition: each rank the cells of its rows ---- */
+
+void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t *lo, int64_t *hi) {
+  *lo = feint_dist_row_start(n_scalar, 1, size, rank);
+  *hi = rank + 1 == size ? n_scalar : feint_dist_row_start(n_scalar, 1, size, rank + 1);
+}
+
+/* Whether cell c has a scalar dof in [lo, hi). */
+static inline int touches(const feint_space *s, int64_t c, int64_t lo, int64_t hi) {
+  const int64_t *d = s->scalar_cell_dofs + c * s->nb;
+  for (int k = 0; k < s->nb; k++)
+    if (d[k] >= lo && d[k] < hi) return 1;
+  return 0;
+}
+
+typedef struct {
+  const feint_space *s;
+  int size;
+  const int64_t *start; /* size + 1: the ranks' first scalar dofs */
+  int64_t *counts;      /* size: cells each rank holds */
+} rows_count_job;
+
+/* The rank owning scalar dof d: the last one starting at or before it. */
+static int owner_of(const int64_t *start, int size, int64_t d) {
+  int lo = 0, hi = size;
+  while (hi - lo > 1) {
+    const int mid = (lo + hi) / 2;
+    if (start[mid] <= d) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Each cell counted once for every rank owning one of its dofs: the
+ * owners of its lowest and highest dof, and any rank between them that
+ * owns one (rarely any: a cell's dofs are few and near). */
+static void rows_count_range(int64_t a, int64_t b, void *arg) {
+  const rows_count_job *j = arg;
+  const feint_space *s = j->s;
+  enum { KEPT = 64 }; /* counted here and added once at the end (up to KEPT ranks), else added one by one */
+  int64_t kept[KEPT] = {0};
+  for (int64_t c = a; c < b; c++) {
+    const int64_t *d = s->scalar_cell_dofs + c * s->nb;
+    int64_t least = INT64_MAX, most = -1;
+    for (int k = 0; k < s->nb; k++)
+      if (d[k] >= 0) {
+        if (d[k] < least) least = d[k];
+        if (d[k] > most) most = d[k];
+      }
+    if (most < 0) continue;
+    const int first = owner_of(j->start, j->size, least), last = owner_of(j->start, j->size, most);
+    for (int q = first; q <= last; q++)
+      if (q == first || q == last || touches(s, c, j->start[q], j->start[q + 1])) {
+        if (q < KEPT) kept[q]++;
+        else __atomic_fetch_add(&j->counts[q], 1, __ATOMIC_RELAXED);
+      }
+  }
+  for (int q = 0; q < KEPT && q < j->size; q++)
+    if (kept[q]) __atomic_fetch_add(&j->counts[q], kept[q], __ATOMIC_RELAXED);
+}
+
+int feint_dist_rows_part_cells(const feint_space *s, int size, int64_t *counts) {
+  int64_t *start = NULL;
+  FEINT_CALL(feint_malloc((size_t)size + 1, sizeof *start, &start, "the ranks' rows"));
+  for (int q = 0; q <= size; q++)
+    start[q] = q == size ? s->n_scalar_dofs : feint_dist_row_start(s->n_scalar_dofs, 1, size, q);
+  memset(counts, 0, (size_t)size * sizeof *counts);
+  rows_count_job j = {s, size, start, counts};
+  feint_parallel_for(s->mesh->n_cells, 1 << 14, rows_count_range, &j);
+  free(start);
+  return FEINT_OK;
+}
+
+/* The cells of a part: part[c] == rank, or (part NULL) the rows
+ * partition's, every cell with a scalar dof of the rank's rows. */
+static int part_cells(const feint_space *s, const int *part, int rank, int size, int64_t **cells, int64_t *n_cells) {
+  const feint_mesh *m = s->mesh;
+  int64_t lo = 0, hi = 0, n = 0;
+  if (!part) feint_dist_rows_scalar_range(s->n_scalar_dofs, size, rank, &lo, &hi);
+  for (int64_t e = 0; e < m->n_cells; e++) n += part ? part[e] == rank : touches(s, e, lo, hi);
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **cells, cells, "a part's cells"));
+  for (int64_t e = 0, k = 0; e < m->n_cells; e++)
+    if (part ? part[e] == rank : touches(s, e, lo, hi)) (*cells)[k++] = e;
+  *n_cells = n;
+  return FEINT_OK;
+}
+
+int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_ranks, void **buf, size_t *bytes,
                          feint_dist_part *out) {
   const feint_mesh *m = s->mesh;
   *buf = NULL;
   *bytes = 0;
   memset(out, 0, sizeof *out);
   int64_t n_cells = 0;
-  for (int64_t e = 0; e < m->n_cells; e++) n_cells += part[e] == rank;
   int64_t *cells = NULL, *node_map = NULL, *dof_map = NULL, *nodes = NULL, *dofs = NULL, n_nodes = 0, n_dofs = 0;
   char *msg = NULL;
-  int status = feint_malloc((size_t)n_cells + 1, sizeof *cells, &cells, "a part's cells");
+  int status = part_cells(s, part, rank, n_ranks, &cells, &n_cells);
   if (!status) status = feint_malloc((size_t)m->n_nodes + 1, sizeof *node_map, &node_map, "a part's nodes");
   if (!status && !s->scalar_cell_dofs_borrowed)
     status = feint_malloc((size_t)s->n_scalar_dofs + 1, sizeof *dof_map, &dof_map, "a part's dofs");
   if (status) goto done;
-  for (int64_t e = 0, k = 0; e < m->n_cells; e++)
-    if (part[e] == rank) cells[k++] = e;
   if ((status = local_numbers(m->cells, cells, n_cells, m->nv, m->n_nodes, node_map, &nodes, &n_nodes,
                               "a part's nodes")))
     goto done;

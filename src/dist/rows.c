@@ -221,7 +221,8 @@ static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_
 }
 
 int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int64_t group, int64_t n_local,
-                           const int64_t *local_whole, const feint_plan *local, feint_dist_rows **out) {
+                           const int64_t *local_whole, const feint_plan *local, int complete,
+                           feint_dist_rows **out) {
   *out = NULL;
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
   feint_dist_rows *r = NULL;
@@ -243,8 +244,11 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     for (int q = 0; q <= size; q++) {
       const int64_t s = q == size ? n_rows : feint_dist_row_start(n_rows, group, size, q);
       r->first_local[q] = lower_bound(local_whole, n_local, s);
-      r->first_value[q] = local ? local->indptr[r->first_local[q]] : r->first_local[q];
     }
+    /* whole rows: the other owners' slices left empty, this rank's own as they are */
+    for (int q = 0; complete && q <= size; q++)
+      if (q != rank && q != rank + 1) r->first_local[q] = r->first_local[q < rank ? rank : rank + 1];
+    for (int q = 0; q <= size; q++) r->first_value[q] = local ? local->indptr[r->first_local[q]] : r->first_local[q];
     if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &starts);
   }
   /* every rank takes part in the exchange, a failed one with its status only */
@@ -385,12 +389,15 @@ typedef struct {
   int nbc, nbc_whole;
   int64_t cell0;
   double *owned;
+  char *placed; /* a cell's matrix is taken from the first rank that gives it */
 } place_job;
 
 static void place_range(int64_t a, int64_t b, void *arg) {
   const place_job *j = arg;
   const size_t row = (size_t)j->nbc_whole * (size_t)j->nbc_whole;
   for (int64_t i = a; i < b; i++) {
+    if (j->placed[j->cells[i] - j->cell0]) continue;
+    j->placed[j->cells[i] - j->cell0] = 1;
     double *to = j->owned + (size_t)(j->cells[i] - j->cell0) * row;
     const double *from = j->from + (size_t)i * (size_t)j->nbc * (size_t)j->nbc;
     for (int r = 0; r < j->nbc; r++)
@@ -436,8 +443,10 @@ int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole,
   /* zeroed: a mixed mesh's narrower cells leave padding in the whole's rows */
   const size_t row = (size_t)nbc_whole * (size_t)nbc_whole;
   if (!status) status = feint_calloc((size_t)*n_owned * row + 1, sizeof **owned, owned, "the owned element matrices");
+  char *placed = NULL;
+  if (!status) status = feint_calloc((size_t)*n_owned + 1, 1, &placed, "the owned element matrices");
   for (int p = 0; p < size && !status; p++) {
-    place_job j = {NULL, NULL, nbc, nbc_whole, *cell0, *owned};
+    place_job j = {NULL, NULL, nbc, nbc_whole, *cell0, *owned, placed};
     int64_t count = 0;
     if (p == rank) {
       count = first[rank + 1] - first[rank];
@@ -472,6 +481,7 @@ int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole,
   }
   exchange_buffers_destroy(&x, size);
   free(first);
+  free(placed);
   if (status) {
     free(*owned);
     *owned = NULL;

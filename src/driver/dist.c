@@ -4,12 +4,14 @@
  * cells and sends every other rank its part. Each rank (rank 0 too) makes
  * its part's pattern and computes the volume integrals of its own cells
  * on its own device. The rows are owned in contiguous blocks (PETSc's
- * layout, feint_dist_rows): each rank sends its contributions to the
- * rows' owners, which add them, apply the boundary conditions to their
- * rows (rank 0's conditions, sent with each command) and hand their block
- * to rank 0, which writes the file as one rank would: the same layout and
- * dof numbers, values equal to rounding (sums are taken in another
- * order). Element matrices go to rank 0 by cell.
+ * layout, feint_dist_rows). On the rows partition a rank's part holds
+ * every cell of its rows, so it sums them whole, bit for bit as one rank
+ * does; on a partition of the cells (Morton curve, METIS) each rank sends
+ * its contributions to the rows' owners, which add them (equal to
+ * rounding: another order). The owners apply the boundary conditions to
+ * their rows (rank 0's conditions, sent with each command) and write
+ * their blocks into the file together, in the one-rank layout and dof
+ * numbers. Element matrices are written by their cells' owners.
  *
  * The other ranks (feint_driver_worker) do what rank 0 tells them, one
  * command at a time, and answer each with a status (and the error's
@@ -47,6 +49,7 @@ typedef struct {
   int32_t kind, need_matrix, no_cache, device_index, lift, collective;
   int32_t reuse; /* setup: a sweep member on kept parts may keep each rank's backend (FEINT_BACKEND_REUSE) */
   int32_t nbc_whole; /* element matrices kept by their cells' owners: the whole's rows (local dofs of a cell) */
+  int32_t complete;  /* rows: the parts are the rows partition's, each rank's rows whole (feint_dist_rows_create) */
 } command;
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's, the
@@ -76,6 +79,7 @@ struct run_part {
   /* the rows it owns (kept with the pattern), each local dof's whole number */
   feint_dist_rows *rows;
   int64_t *local_whole;
+  int complete;                   /* its part holds every cell of its rows (the rows partition) */
   double *blocks[N_BLOCKS];       /* a worker's blocks of the phases computed (BLOCK_...); rank 0's element block */
   int64_t cell0, n_cells_owned;   /* the whole cells whose element matrices it owns (BLOCK_ELEMENT) */
   int nbc_whole;                  /* and their rows' width */
@@ -91,7 +95,8 @@ struct run_part {
 struct run_dist {
   feint_comm *comm;
   int size;
-  int *partition;          /* the whole mesh's cells -> rank */
+  int *partition;          /* the whole mesh's cells -> rank; NULL: the rows partition (by_rows) */
+  int by_rows;             /* the parts are the rows partition's (feint_dist_part_pack) */
   feint_dist_part *parts;  /* what rank 0 keeps of each rank's part */
   run_part own;            /* rank 0's part */
   int workers_busy;        /* 1 while the workers wait for a command (not yet finished) */
@@ -126,7 +131,7 @@ static void part_drop_form(run_part *p, int keep_backend) {
   for (int k = 0; k < N_BLOCKS; k++) free(p->blocks[k]);
   feint_boundary_destroy(p->bc);
   run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .rows = p->rows,
-                   .local_whole = p->local_whole, .hm = p->hm, .dofs = p->dofs, .x = p->x, .op = p->op,
+                   .local_whole = p->local_whole, .complete = p->complete, .hm = p->hm, .dofs = p->dofs, .x = p->x, .op = p->op,
                    .apply = p->apply};
   if (keep_backend) {
     kept.backend = p->backend;
@@ -342,7 +347,7 @@ static int part_rows(run_part *p, feint_comm *comm, int status, int64_t n_rows, 
   for (int64_t i = 0; !status && i < s->n_dofs; i++) p->local_whole[i] = s->whole_scalar_dof[i / nc] * nc + i % nc;
   if (!status && matrix && !p->plan) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rows without a pattern");
   return feint_dist_rows_create(comm, status, n_rows, nc, status ? 0 : s->n_dofs, p->local_whole,
-                                matrix ? p->plan : NULL, &p->rows);
+                                matrix ? p->plan : NULL, p->complete, &p->rows);
 }
 
 /* The owned rows' pattern as a plan (rows the block's, columns whole). */
@@ -394,6 +399,7 @@ static void forget_parts(run_dist *d) {
   free(d->value_first);
   d->parts = NULL;
   d->partition = NULL;
+  d->by_rows = 0;
   d->value_first = NULL;
   d->steps[0] = '\0';
 }
@@ -408,7 +414,8 @@ typedef struct {
 } packed;
 typedef struct {
   const feint_space *space;
-  const int *partition;
+  const int *partition; /* NULL: the rows partition */
+  int size;
   feint_dist_part *parts;
   packed *out;
 } pack_job;
@@ -417,7 +424,7 @@ static void pack_range(int64_t a, int64_t b, void *arg) {
   const pack_job *j = arg;
   for (int64_t k = a; k < b; k++) {
     packed *o = &j->out[k];
-    o->status = feint_dist_part_pack(j->space, j->partition, (int)k, &o->msg, &o->bytes, &j->parts[k]);
+    o->status = feint_dist_part_pack(j->space, j->partition, (int)k, j->size, &o->msg, &o->bytes, &j->parts[k]);
     if (o->status) snprintf(o->why, sizeof o->why, "%s", feint_error_message());
   }
 }
@@ -443,18 +450,45 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
 }
 
 /* The whole mesh's cells shared among the ranks (mesh.partition), and the
- * parts' slots: the start of every setup. */
-static int partition_cells(run_dist *d, const run_state *r, double *t0) {
+ * parts' slots: the start of every setup. by_rows 0 (the operator
+ * section, whose parts' vectors rank 0 adds) takes a partition of the
+ * cells. auto takes the rows partition when its largest part is at most
+ * 5/4 of an equal share: P1, whose rows follow the nodes; not higher
+ * orders, whose first block of rows holds every vertex and so touches
+ * every cell. */
+static int partition_cells(run_dist *d, const run_state *r, int by_rows, double *t0) {
   const feint_mesh *m = r->mesh;
   if (m->n_cells < d->size)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
                            (long long)m->n_cells, d->size);
-  FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
-  if (r->c->mesh_partition == 1)
-    FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
-  else
-    FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
-  step(d, r->c->mesh_partition == 1 ? "partition (METIS)" : "partition (curve)", t0);
+  const int kind = r->c->mesh_partition;
+  d->by_rows = 0;
+  if (by_rows && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO)) {
+    int64_t *counts = NULL, most = 0, sum = 0;
+    FEINT_CALL(feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes"));
+    int status = feint_dist_rows_part_cells(r->space, d->size, counts);
+    for (int q = 0; q < d->size; q++) {
+      most = counts[q] > most ? counts[q] : most;
+      sum += counts[q];
+    }
+    free(counts);
+    FEINT_CALL(status);
+    const double share = (double)m->n_cells / d->size;
+    d->by_rows = kind == FEINT_PARTITION_ROWS || most <= 1.25 * share;
+    char what[160];
+    snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice)%s",
+             kind == FEINT_PARTITION_AUTO ? ", auto" : "", most / share, 100.0 * (double)(sum - m->n_cells) / m->n_cells,
+             d->by_rows ? "" : ", not taken");
+    step(d, what, t0);
+  }
+  if (!d->by_rows) {
+    FEINT_CALL(feint_malloc((size_t)m->n_cells, sizeof *d->partition, &d->partition, "the partition"));
+    if (kind == FEINT_PARTITION_METIS)
+      FEINT_CALL(feint_comm_partition(d->comm, m, d->size, d->partition));
+    else
+      FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
+    step(d, kind == FEINT_PARTITION_METIS ? "partition (METIS)" : "partition (curve)", t0);
+  }
   return feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts");
 }
 
@@ -516,12 +550,12 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   forget_parts(d);
   d->last_setup = setup;
   double t0 = feint_now();
-  FEINT_CALL(partition_cells(d, r, &t0));
+  FEINT_CALL(partition_cells(d, r, 1, &t0));
   char *head = NULL;
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));
   /* the parts packed side by side (each a pass over the whole mesh), then sent */
-  pack_job job = {r->space, d->partition, d->parts, NULL};
+  pack_job job = {r->space, d->partition, d->size, d->parts, NULL};
   int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
   if (!status) {
     feint_parallel_for(d->size, 1, pack_range, &job);
@@ -542,6 +576,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   }
   free(head);
   if (!status) step(d, "parts sent", &t0);
+  d->own.complete = d->by_rows;
   if (!status) status = part_setup(&d->own, r->c, job.out[0].msg, job.out[0].bytes, &setup, opts->device_index);
   for (int k = 0; job.out && k < d->size; k++) free(job.out[k].msg);
   free(job.out);
@@ -752,7 +787,7 @@ int run_dist_rows(run_state *r, int need_matrix) {
   if (d->own.rows) return FEINT_OK; /* kept with the parts */
   double t0 = feint_now();
   const int collective = run_dist_collective(r); /* else the whole pattern is gathered for rank 0 */
-  const command cmd = {.cmd = CMD_ROWS, .arg = need_matrix, .collective = collective};
+  const command cmd = {.cmd = CMD_ROWS, .arg = need_matrix, .collective = collective, .complete = d->by_rows};
   const int64_t n = r->space->n_dofs;
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, &n, sizeof n, NULL, 0));
   first_error e = {0};
@@ -986,7 +1021,7 @@ int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_d
   run_dist *d_ = r->dist;
   forget_parts(d_);
   double t0 = feint_now();
-  FEINT_CALL(partition_cells(d_, r, &t0)); /* the hexahedra are the mesh's cells, in its order */
+  FEINT_CALL(partition_cells(d_, r, 0, &t0)); /* the hexahedra are the mesh's cells, in its order */
   const command cmd = {.cmd = CMD_OPERATOR_SETUP, .kind = (int32_t)kind, .device_index = opts->device_index};
   const operator_setup s = {bp_kind, geo, lambda};
   int status = FEINT_OK;
@@ -1238,6 +1273,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       p.rows = NULL;
       free(p.local_whole);
       p.local_whole = NULL;
+      p.complete = cmd.complete;
       status = part_rows(&p, comm, FEINT_OK, n_rows, cmd.arg);
       /* its block's size, and its pattern when rank 0 gathers the whole one */
       const feint_dist_rows *rw = p.rows;

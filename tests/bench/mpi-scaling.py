@@ -6,8 +6,9 @@ it (one fresh mpirun per run) and its phases as rank 0 reports them
 Efficiency of a phase: weak t(1)/t(P), strong t(1)/(P t(P)).
 Not a test: it only reports.
 
-usage: mpi-scaling.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [STRONG_N] [BACKEND]
-  (STRONG_N 0: weak scaling only)
+usage: mpi-scaling.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [STRONG_N] [BACKEND] [PARTITIONS]
+  (STRONG_N 0: weak scaling only; PARTITIONS: comma-separated mesh.partition values, each run on every
+  rank count above 1 against the same one-rank run; default auto)
   RANKS: comma-separated rank counts (1,2 or 1,2,4); MPIRUN the launcher
   prefix, e.g. "mpirun" or "bash .device-mpi/run mpirun".
 """
@@ -22,6 +23,7 @@ feint, gen, work, mpirun, ranks = sys.argv[1:6]
 ranks = [int(r) for r in ranks.split(",")]
 strong_n = int(sys.argv[6]) if len(sys.argv) > 6 else 159
 backend = sys.argv[7] if len(sys.argv) > 7 else "cuda"
+partitions = sys.argv[8].split(",") if len(sys.argv) > 8 else ["auto"]
 work = os.path.abspath(work)
 os.makedirs(work, exist_ok=True)
 PHASES = ["mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "assembly", "write"]
@@ -46,11 +48,12 @@ def case(n):
     return path
 
 
-def run(n, p):
+def run(n, p, partition="auto"):
     out = os.path.join(work, f"out-{n}-{p}.h5")
     if os.path.exists(out):
         os.remove(out)
-    cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--json", "--quiet"]
+    cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--json", "--quiet",
+           "--set", f"mesh.partition={partition}"]
     if p > 1:
         cmd = shlex.split(mpirun) + ["-n", str(p)] + cmd
     t0 = time.perf_counter()
@@ -110,17 +113,30 @@ def table(title, rows, weak):
         print(f"  {p} ranks: efficiency " + ", ".join(effs) + (" (weak)" if weak else " (strong)"))
 
 
-weak_rows = []
-for p in ranks:
-    n = round(100 * p ** (1 / 3))
-    t, js = run(n, p)
-    weak_rows.append((p, t, js))
-    print(f"weak {p} ranks, N={n}: {t:.3f} s", flush=True)
-table("weak scaling, ~6M P1 tetrahedra per rank", weak_rows, True)
-strong_rows = []
-for p in ranks if strong_n > 0 else []:
-    t, js = run(strong_n, p)
-    strong_rows.append((p, t, js))
-    print(f"strong {p} ranks, N={strong_n}: {t:.3f} s", flush=True)
-if strong_rows:
-    table(f"strong scaling, {6 * strong_n ** 3 / 1e6:.1f}M P1 tetrahedra", strong_rows, False)
+one = {}
+for partition in partitions:
+    weak_rows = []
+    for p in ranks:
+        n = round(100 * p ** (1 / 3))
+        if p == 1 and ("weak", n) in one:
+            weak_rows.append(one[("weak", n)])
+            continue
+        t, js = run(n, p, partition)
+        weak_rows.append((p, t, js))
+        if p == 1:
+            one[("weak", n)] = weak_rows[-1]
+        print(f"weak {p} ranks, N={n}, partition {partition}: {t:.3f} s", flush=True)
+    table(f"weak scaling, ~6M P1 tetrahedra per rank, mesh.partition {partition}", weak_rows, True)
+    strong_rows = []
+    for p in ranks if strong_n > 0 else []:
+        if p == 1 and ("strong", strong_n) in one:
+            strong_rows.append(one[("strong", strong_n)])
+            continue
+        t, js = run(strong_n, p, partition)
+        strong_rows.append((p, t, js))
+        if p == 1:
+            one[("strong", strong_n)] = strong_rows[-1]
+        print(f"strong {p} ranks, N={strong_n}, partition {partition}: {t:.3f} s", flush=True)
+    if strong_rows:
+        table(f"strong scaling, {6 * strong_n ** 3 / 1e6:.1f}M P1 tetrahedra, mesh.partition {partition}",
+              strong_rows, False)

@@ -25,7 +25,7 @@
 #include "feint/mesh.h"
 #include "feint/space.h"
 
-enum { SCATTERED, BLOCKS, BY_SHAPE };
+enum { SCATTERED, BLOCKS, BY_SHAPE, ROWS }; /* ROWS: the rows partition's overlapping parts */
 
 static int block_of(const feint_mesh *m, int64_t c) {
   for (int b = 0; b < m->n_blocks; b++)
@@ -33,12 +33,33 @@ static int block_of(const feint_mesh *m, int64_t c) {
   return -1;
 }
 
-static void check_part(const feint_space *s, const int *part, int k, int64_t *covered) {
+/* Whether cell c has a scalar dof in rank k's block of nparts (counted
+ * here by brute force, against the rows partition's parts). */
+static int in_rows_part(const feint_space *s, int64_t c, int k, int nparts) {
+  const int64_t lo = s->n_scalar_dofs * k / nparts, hi = s->n_scalar_dofs * (k + 1) / nparts;
+  for (int j = 0; j < s->nb; j++) {
+    const int64_t g = s->scalar_cell_dofs[c * s->nb + j];
+    if (g >= lo && g < hi) return 1;
+  }
+  return 0;
+}
+
+/* Part k of a partition (part[c] == k), or of the rows partition (part NULL). */
+static void check_part(const feint_space *s, const int *part, int k, int nparts, int64_t *covered) {
   const feint_mesh *m = s->mesh;
   void *msg = NULL;
   size_t bytes = 0;
   feint_dist_part pt;
-  CHECK_OK(feint_dist_part_pack(s, part, k, &msg, &bytes, &pt));
+  CHECK_OK(feint_dist_part_pack(s, part, k, nparts, &msg, &bytes, &pt));
+  if (!part) { /* every cell of the rank's rows, none other */
+    int64_t want = 0;
+    for (int64_t c = 0; c < m->n_cells; c++) want += in_rows_part(s, c, k, nparts);
+    int64_t counts[16];
+    CHECK(nparts <= 16, "at most 16 parts here");
+    CHECK_OK(feint_dist_rows_part_cells(s, nparts, counts));
+    CHECK(pt.n_cells == want && counts[k] == want, "rows part %d: %lld cells packed, %lld counted, %lld with its dofs",
+          k, (long long)pt.n_cells, (long long)counts[k], (long long)want);
+  }
   feint_mesh *lm = NULL;
   feint_space *ls = NULL;
   CHECK_OK(feint_dist_part_unpack(msg, bytes, &lm, &ls));
@@ -55,7 +76,7 @@ static void check_part(const feint_space *s, const int *part, int k, int64_t *co
   int64_t bad_cell = 0, bad_node = 0, bad_dof = 0, bad_coord = 0;
   for (int64_t i = 0; i < lm->n_cells; i++) {
     const int64_t c = pt.cells[i];
-    bad_cell += part[c] != k || ls->whole_cell[i] != c || (i > 0 && pt.cells[i - 1] >= c);
+    bad_cell += (part ? part[c] != k : !in_rows_part(s, c, k, nparts)) || ls->whole_cell[i] != c || (i > 0 && pt.cells[i - 1] >= c);
     covered[c]++;
     /* the cell's shape and its vertices, at the whole's coordinates */
     const int b = block_of(m, c);
@@ -113,13 +134,16 @@ static void check_mesh(const char *path, int order, int components, int how, int
     part[c] = how == SCATTERED ? (int)((c * 7919) % nparts)
               : how == BLOCKS  ? (int)(c * nparts / m->n_cells)
                                : block_of(m, c) % nparts;
-  for (int k = 0; k < nparts; k++) check_part(s, part, k, covered);
-  int64_t twice = 0;
-  for (int64_t c = 0; c < m->n_cells; c++) twice += covered[c] != 1;
-  CHECK(twice == 0, "%s: %lld cells not in exactly one part", path, (long long)twice);
-  printf("%s P%d x%d, %d parts (%s): %lld cells, %lld dofs\n", path, order, components, nparts,
-         how == SCATTERED ? "scattered" : how == BLOCKS ? "blocks" : "by shape", (long long)m->n_cells,
-         (long long)s->n_dofs);
+  for (int k = 0; k < nparts; k++) check_part(s, how == ROWS ? NULL : part, k, nparts, covered);
+  int64_t wrong = 0, total = 0;
+  for (int64_t c = 0; c < m->n_cells; c++) {
+    wrong += how == ROWS ? covered[c] < 1 : covered[c] != 1;
+    total += covered[c];
+  }
+  CHECK(wrong == 0, "%s: %lld cells not in %s part", path, (long long)wrong, how == ROWS ? "any" : "exactly one");
+  printf("%s P%d x%d, %d parts (%s): %lld cells, %lld dofs; %lld cells in the parts\n", path, order, components,
+         nparts, how == SCATTERED ? "scattered" : how == BLOCKS ? "blocks" : how == ROWS ? "rows" : "by shape",
+         (long long)m->n_cells, (long long)s->n_dofs, (long long)total);
   free(part);
   free(covered);
   feint_space_destroy(s);
@@ -235,5 +259,10 @@ int main(void) {
   check_mesh("cases/mixedsquare.geo", 3, 1, BY_SHAPE, 2);
   check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, BY_SHAPE, 3);
   check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 3, SCATTERED, 4);
+  check_mesh("cases/cube.geo", 1, 1, ROWS, 3);
+  check_mesh("cases/cube.geo", 2, 3, ROWS, 4);
+  check_mesh("cases/hexcube.geo", 3, 1, ROWS, 3);
+  check_mesh("cases/mixedsquare.geo", 3, 2, ROWS, 2);
+  check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, ROWS, 3);
   return check_report("t320-dist-part");
 }
