@@ -159,6 +159,7 @@ typedef struct {
   int64_t n_rows;          /* the whole's */
   int64_t row0, n_owned;   /* this rank's block */
   int matrix;              /* the block has a pattern (indptr, cols) */
+  int complete;            /* the rows partition: the block is this rank's own rows, whole (no other source) */
   int64_t *indptr;         /* n_owned + 1 */
   int64_t *cols;           /* nnz: whole columns, ascending in each row */
   int64_t nnz;

@@ -146,25 +146,58 @@ static int take_array(reader *r, int64_t n, size_t size, void *out, const char *
 /* The distinct entries of the rows row_ids of rows (x width, -1 = none)
  * in ascending order (*list, *n), and their local numbers in map (size
  * n_whole, filled here): marked, then numbered in one pass over the whole
- * range (no sort). */
+ * range (no sort); each pass over every core. */
+typedef struct {
+  const int64_t *rows, *row_ids;
+  int width;
+  int64_t *map, *count, *list; /* count: per range of the whole, then where each range's numbers start */
+} number_job;
+
+static void unmark_range(int64_t a, int64_t b, void *arg) {
+  const number_job *j = arg;
+  for (int64_t g = a; g < b; g++) j->map[g] = -1;
+}
+
+static void mark_range(int64_t a, int64_t b, void *arg) {
+  const number_job *j = arg;
+  for (int64_t i = a; i < b; i++)
+    for (int v = 0; v < j->width; v++) {
+      const int64_t g = j->rows[j->row_ids[i] * j->width + v];
+      if (g >= 0) __atomic_store_n(&j->map[g], 0, __ATOMIC_RELAXED); /* cells share entries: the same value */
+    }
+}
+
+static void count_range(int64_t a, int64_t b, int t, void *arg) {
+  const number_job *j = arg;
+  int64_t n = 0;
+  for (int64_t g = a; g < b; g++) n += j->map[g] == 0;
+  j->count[t + 1] = n;
+}
+
+static void number_range(int64_t a, int64_t b, int t, void *arg) {
+  const number_job *j = arg;
+  int64_t k = j->count[t];
+  for (int64_t g = a; g < b; g++)
+    if (j->map[g] == 0) {
+      j->list[k] = g;
+      j->map[g] = k++;
+    }
+}
+
 static int local_numbers(const int64_t *rows, const int64_t *row_ids, int64_t n_rows, int width, int64_t n_whole,
                          int64_t *map, int64_t **list, int64_t *n, const char *what) {
-  for (int64_t g = 0; g < n_whole; g++) map[g] = -1;
-  for (int64_t i = 0; i < n_rows; i++)
-    for (int j = 0; j < width; j++) {
-      const int64_t g = rows[row_ids[i] * width + j];
-      if (g >= 0) map[g] = 0;
-    }
-  int64_t k = 0;
-  for (int64_t g = 0; g < n_whole; g++) k += map[g] == 0;
-  FEINT_CALL(feint_malloc((size_t)k + 1, sizeof **list, list, what));
-  k = 0;
-  for (int64_t g = 0; g < n_whole; g++)
-    if (map[g] == 0) {
-      (*list)[k] = g;
-      map[g] = k++;
-    }
-  *n = k;
+  enum { GRAIN = 1 << 16 };
+  int64_t count[FEINT_PARALLEL_MAX_RANGES + 1] = {0};
+  number_job j = {rows, row_ids, width, map, count, NULL};
+  feint_parallel_for(n_whole, GRAIN, unmark_range, &j);
+  feint_parallel_for(n_rows, 1 << 14, mark_range, &j);
+  const int ranges = feint_parallel_ranges(n_whole, GRAIN);
+  feint_parallel_for_indexed(n_whole, GRAIN, count_range, &j);
+  for (int t = 0; t < ranges; t++) count[t + 1] += count[t];
+  FEINT_CALL(feint_malloc((size_t)count[ranges] + 1, sizeof **list, list, what));
+  j.list = *list;
+  feint_parallel_for_indexed(n_whole, GRAIN, number_range, &j);
+  *n = count[ranges];
   return FEINT_OK;
 }
 
@@ -310,17 +343,80 @@ int feint_dist_rows_part_cells(const feint_space *s, int size, int64_t *counts) 
 }
 
 /* The cells of a part: part[c] == rank, or (part NULL) the rows
- * partition's, every cell with a scalar dof of the rank's rows. */
+ * partition's, every cell with a scalar dof of the rank's rows; each
+ * range of the cells counts its own, then writes them at its place. */
+typedef struct {
+  const feint_space *s;
+  const int *part;
+  int rank;
+  int64_t lo, hi;
+  int64_t *count; /* per range, then where each range's cells start */
+  int64_t *cells; /* NULL: counting */
+} select_job;
+
+static inline int selected(const select_job *j, int64_t c) {
+  return j->part ? j->part[c] == j->rank : touches(j->s, c, j->lo, j->hi);
+}
+
+static void select_range(int64_t a, int64_t b, int t, void *arg) {
+  const select_job *j = arg;
+  if (!j->cells) {
+    int64_t n = 0;
+    for (int64_t c = a; c < b; c++) n += selected(j, c);
+    j->count[t + 1] = n;
+    return;
+  }
+  int64_t k = j->count[t];
+  for (int64_t c = a; c < b; c++)
+    if (selected(j, c)) j->cells[k++] = c;
+}
+
 static int part_cells(const feint_space *s, const int *part, int rank, int size, int64_t **cells, int64_t *n_cells) {
-  const feint_mesh *m = s->mesh;
-  int64_t lo = 0, hi = 0, n = 0;
-  if (!part) feint_dist_rows_scalar_range(s->n_scalar_dofs, size, rank, &lo, &hi);
-  for (int64_t e = 0; e < m->n_cells; e++) n += part ? part[e] == rank : touches(s, e, lo, hi);
-  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **cells, cells, "a part's cells"));
-  for (int64_t e = 0, k = 0; e < m->n_cells; e++)
-    if (part ? part[e] == rank : touches(s, e, lo, hi)) (*cells)[k++] = e;
-  *n_cells = n;
+  enum { GRAIN = 1 << 15 };
+  const int64_t n = s->mesh->n_cells;
+  int64_t count[FEINT_PARALLEL_MAX_RANGES + 1] = {0};
+  select_job j = {s, part, rank, 0, 0, count, NULL};
+  if (!part) feint_dist_rows_scalar_range(s->n_scalar_dofs, size, rank, &j.lo, &j.hi);
+  const int ranges = feint_parallel_ranges(n, GRAIN);
+  feint_parallel_for_indexed(n, GRAIN, select_range, &j);
+  for (int t = 0; t < ranges; t++) count[t + 1] += count[t];
+  FEINT_CALL(feint_malloc((size_t)count[ranges] + 1, sizeof **cells, cells, "a part's cells"));
+  j.cells = *cells;
+  feint_parallel_for_indexed(n, GRAIN, select_range, &j);
+  *n_cells = count[ranges];
   return FEINT_OK;
+}
+
+/* The first of the n ascending values a[] that is at least v (n if none). */
+static int64_t first_at_least(const int64_t *a, int64_t n, int64_t v) {
+  int64_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The cells' physical groups (-1 without groups), in parallel. */
+typedef struct {
+  const int *group;
+  const int64_t *cells;
+  char *at;
+} groups_job;
+
+static void groups_range(int64_t a, int64_t b, void *arg) {
+  const groups_job *j = arg;
+  for (int64_t i = a; i < b; i++) {
+    const int32_t g = j->group ? j->group[j->cells[i]] : -1;
+    memcpy(j->at + 4 * (size_t)i, &g, 4);
+  }
+}
+
+static void fill_groups(filler *f, const int *group, const int64_t *cells, int64_t n) {
+  groups_job j = {group, cells, f->at};
+  feint_parallel_for(n, 1 << 16, groups_range, &j);
+  f->at += (size_t)n * 4;
 }
 
 int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_ranks, void **buf, size_t *bytes,
@@ -352,9 +448,9 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   /* the part's blocks are the shapes it has cells of; its rows as wide as the widest of them */
   int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
   int n_blocks = 0, nv = 0, nb = 0;
-  for (int64_t i = 0; i < n_cells; i++)
-    for (int b = 0; b < m->n_blocks; b++)
-      in_block[b] += cells[i] >= m->blocks[b].first_cell && cells[i] < m->blocks[b].first_cell + m->blocks[b].n_cells;
+  for (int b = 0; b < m->n_blocks; b++) /* the cells ascend, and a block's cells are a range */
+    in_block[b] = first_at_least(cells, n_cells, m->blocks[b].first_cell + m->blocks[b].n_cells) -
+                  first_at_least(cells, n_cells, m->blocks[b].first_cell);
   for (int b = 0; b < m->n_blocks; b++)
     if (in_block[b]) {
       n_blocks++;
@@ -404,7 +500,7 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   const double *X[3] = {m->x, m->y, m->z};
   for (int a = 0; a < 3; a++) fill_gathered(&f, X[a], 1, nodes, n_nodes);
   fill_remapped(&f, m->cells, m->nv, nv, cells, n_cells, node_map, narrow);
-  for (int64_t i = 0; i < n_cells; i++) fill_i32(&f, m->cell_group ? m->cell_group[cells[i]] : -1);
+  fill_groups(&f, m->cell_group, cells, n_cells);
   if (ng) fill_gathered(&f, m->geometry_nodes, ng * 3, cells, n_cells);
   if (!dofs_are_nodes) {
     fill_remapped(&f, s->scalar_cell_dofs, s->nb, nb, cells, n_cells, dof_map, narrow);

@@ -142,10 +142,38 @@ static void merge_range(int64_t a, int64_t b, void *arg) {
   free(cursor);
 }
 
+/* Every owned row from this rank alone, whole (the rows partition): the
+ * block's pattern is its own rows', copied; each entry stays in place. */
+typedef struct {
+  feint_dist_rows *r;
+  const struct feint_dist_source *own;
+} own_job;
+
+static void own_rows_range(int64_t a, int64_t b, void *arg) {
+  const own_job *j = arg;
+  for (int64_t i = a; i < b; i++) j->r->indptr[i + 1] = j->own->starts[i + 1];
+}
+
+static void own_entries_range(int64_t a, int64_t b, void *arg) {
+  const own_job *j = arg;
+  memcpy(j->r->cols + a, j->own->cols + a, (size_t)(b - a) * sizeof *j->own->cols);
+  for (int64_t k = a; k < b; k++) j->own->slots[k] = k;
+}
+
+static int own_pattern(feint_dist_rows *r, struct feint_dist_source *own) {
+  r->nnz = own->nnz;
+  FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols, &r->cols, "the owned rows' columns"));
+  own_job j = {r, own};
+  feint_parallel_for(r->n_owned, 1 << 14, own_rows_range, &j);
+  feint_parallel_for(r->nnz, 1 << 16, own_entries_range, &j);
+  return FEINT_OK;
+}
+
 static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src) {
   FEINT_CALL(feint_calloc((size_t)r->n_owned + 1, sizeof *r->indptr, &r->indptr, "the owned rows' pattern"));
   for (int p = 0; p < r->size; p++)
     FEINT_CALL(feint_malloc((size_t)src[p].nnz + 1, sizeof *src[p].slots, &src[p].slots, "the owned rows' routes"));
+  if (r->complete) return own_pattern(r, &src[r->rank]);
   merge_job j = {r, src, 0, 0};
   feint_parallel_for(r->n_owned, 1 << 12, merge_range, &j);
   for (int64_t i = 0; i < r->n_owned; i++) r->indptr[i + 1] += r->indptr[i];
@@ -208,10 +236,22 @@ void feint_dist_rows_destroy(feint_dist_rows *r) {
 /* This rank's rows as it sends them to each owner: whole columns
  * (*cols), the row starts relative to each owner's first row (*starts,
  * one array: owner q's at first_local[q] + q). */
+typedef struct {
+  const feint_plan *pl;
+  const int64_t *local_whole;
+  int64_t *cols;
+} column_job;
+
+static void column_range(int64_t a, int64_t b, void *arg) {
+  const column_job *j = arg;
+  for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, k)];
+}
+
 static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_t *local_whole, const feint_plan *pl,
                          int64_t **cols, int64_t **starts) {
   FEINT_CALL(feint_malloc((size_t)pl->nnz + 1, sizeof **cols, cols, "the rows sent to their owners"));
-  for (int64_t k = 0; k < pl->nnz; k++) (*cols)[k] = local_whole[feint_plan_column(pl, k)];
+  column_job cj = {pl, local_whole, *cols};
+  feint_parallel_for(pl->nnz, 1 << 16, column_range, &cj);
   FEINT_CALL(feint_malloc((size_t)(n_local + r->size), sizeof **starts, starts, "the rows sent to their owners"));
   for (int q = 0; q < r->size; q++) {
     const int64_t a = r->first_local[q], b = r->first_local[q + 1];
@@ -234,6 +274,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     r->rank = rank;
     r->n_rows = n_rows;
     r->matrix = local != NULL;
+    r->complete = complete;
     r->row0 = feint_dist_row_start(n_rows, group, size, rank);
     r->n_owned = (rank + 1 == size ? n_rows : feint_dist_row_start(n_rows, group, size, rank + 1)) - r->row0;
     status = feint_calloc((size_t)size + 1, sizeof *r->first_local, &r->first_local, "the owned rows");
@@ -295,6 +336,9 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
       s->cols = cols + r->first_value[p];
     }
   }
+  if (!status && complete && r->from[rank].n_rows != r->n_owned)
+    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d holds %lld of its %lld rows", rank,
+                             (long long)r->from[rank].n_rows, (long long)r->n_owned);
   if (!status && local) status = make_pattern(r, r->from);
   for (int p = 0; p < size; p++)
     if (r && r->from) r->from[p].cols = NULL;
@@ -317,11 +361,14 @@ typedef struct {
   const int64_t *rows;
   int64_t row0;
   double *owned;
+  int copy; /* the rows partition: this rank's values are the block's, in its order */
 } add_job;
 
 static void add_range(int64_t a, int64_t b, void *arg) {
   const add_job *j = arg;
-  if (j->to)
+  if (j->copy)
+    memcpy(j->owned + a, j->values + a, (size_t)(b - a) * sizeof *j->values);
+  else if (j->to)
     for (int64_t k = a; k < b; k++) j->owned[j->to[k]] += j->values[k];
   else
     for (int64_t k = a; k < b; k++) j->owned[j->rows[k] - j->row0] += j->values[k];
@@ -351,7 +398,7 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
   }
   FEINT_CALL(exchange(comm, &x));
   int status = status_in;
-  if (!status) memset(owned, 0, (size_t)(matrix ? r->nnz : r->n_owned) * sizeof *owned);
+  if (!status && !r->complete) memset(owned, 0, (size_t)(matrix ? r->nnz : r->n_owned) * sizeof *owned);
   for (int p = 0; p < size && !status; p++) {
     const struct feint_dist_source *s = &r->from[p];
     const int64_t count = matrix ? s->nnz : s->n_rows;
@@ -374,7 +421,7 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
       }
       values = (const double *)(const void *)((const char *)in[p] + sizeof h);
     }
-    add_job j = {values, matrix ? s->slots : NULL, s->rows, r->row0, owned};
+    add_job j = {values, matrix ? s->slots : NULL, s->rows, r->row0, owned, r->complete};
     feint_parallel_for(count, 1 << 16, add_range, &j);
   }
   exchange_buffers_destroy(&x, size);
