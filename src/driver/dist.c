@@ -464,17 +464,19 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, double 
   const int kind = r->c->mesh_partition;
   d->by_rows = 0;
   if (by_rows && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO)) {
-    int64_t *counts = NULL, most = 0, sum = 0;
+    int64_t *counts = NULL, most = 0, least = INT64_MAX, sum = 0;
     FEINT_CALL(feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes"));
     int status = feint_dist_rows_part_cells(r->space, d->size, counts);
     for (int q = 0; q < d->size; q++) {
       most = counts[q] > most ? counts[q] : most;
+      least = counts[q] < least ? counts[q] : least;
       sum += counts[q];
     }
     free(counts);
     FEINT_CALL(status);
     const double share = (double)m->n_cells / d->size;
-    d->by_rows = kind == FEINT_PARTITION_ROWS || most <= 1.25 * share;
+    /* (a rank without rows, fewer dofs than ranks, has no cells: the explicit choice says so when packing) */
+    d->by_rows = kind == FEINT_PARTITION_ROWS || (most <= 1.25 * share && least > 0);
     char what[160];
     snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice)%s",
              kind == FEINT_PARTITION_AUTO ? ", auto" : "", most / share, 100.0 * (double)(sum - m->n_cells) / m->n_cells,
