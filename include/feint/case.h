@@ -43,7 +43,12 @@ typedef enum { FEINT_ASSEMBLY_COLORED = 0, FEINT_ASSEMBLY_ATOMIC, FEINT_ASSEMBLY
  * contributions to another rank's rows sent to it; metis: METIS's parts,
  * likewise; auto: rows when its largest part is at most 5/4 of an equal
  * share, else morton. */
-typedef enum { FEINT_PARTITION_AUTO = 0, FEINT_PARTITION_ROWS, FEINT_PARTITION_MORTON, FEINT_PARTITION_METIS } feint_partition_kind;
+typedef enum {
+  FEINT_PARTITION_AUTO = 0,
+  FEINT_PARTITION_ROWS,
+  FEINT_PARTITION_MORTON,
+  FEINT_PARTITION_METIS
+} feint_partition_kind;
 typedef enum { FEINT_DIRICHLET_ROWS = 0, FEINT_DIRICHLET_SYMMETRIC } feint_dirichlet_mode;
 
 /* A scalar value given in the case: a number, an expression string, an

@@ -131,8 +131,8 @@ static void part_drop_form(run_part *p, int keep_backend) {
   for (int k = 0; k < N_BLOCKS; k++) free(p->blocks[k]);
   feint_boundary_destroy(p->bc);
   run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .rows = p->rows,
-                   .local_whole = p->local_whole, .complete = p->complete, .hm = p->hm, .dofs = p->dofs, .x = p->x, .op = p->op,
-                   .apply = p->apply};
+                   .local_whole = p->local_whole, .complete = p->complete, .hm = p->hm, .dofs = p->dofs,
+                   .x = p->x, .op = p->op, .apply = p->apply};
   if (keep_backend) {
     kept.backend = p->backend;
     kept.problem = p->problem;
@@ -478,9 +478,9 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, double 
     /* (a rank without rows, fewer dofs than ranks, has no cells: the explicit choice says so when packing) */
     d->by_rows = kind == FEINT_PARTITION_ROWS || (most <= 1.25 * share && least > 0);
     char what[160];
+    const double twice = 100.0 * (double)(sum - m->n_cells) / (double)m->n_cells;
     snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice)%s",
-             kind == FEINT_PARTITION_AUTO ? ", auto" : "", most / share, 100.0 * (double)(sum - m->n_cells) / m->n_cells,
-             d->by_rows ? "" : ", not taken");
+             kind == FEINT_PARTITION_AUTO ? ", auto" : "", (double)most / share, twice, d->by_rows ? "" : ", not taken");
     step(d, what, t0);
   }
   if (!d->by_rows) {

@@ -57,8 +57,9 @@ static void check_part(const feint_space *s, const int *part, int k, int nparts,
     int64_t counts[16];
     CHECK(nparts <= 16, "at most 16 parts here");
     CHECK_OK(feint_dist_rows_part_cells(s, nparts, counts));
-    CHECK(pt.n_cells == want && counts[k] == want, "rows part %d: %lld cells packed, %lld counted, %lld with its dofs",
-          k, (long long)pt.n_cells, (long long)counts[k], (long long)want);
+    CHECK(pt.n_cells == want && counts[k] == want,
+          "rows part %d: %lld cells packed, %lld counted, %lld with its dofs", k, (long long)pt.n_cells,
+          (long long)counts[k], (long long)want);
   }
   feint_mesh *lm = NULL;
   feint_space *ls = NULL;
