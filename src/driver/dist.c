@@ -81,6 +81,8 @@ struct run_part {
   int64_t *local_whole;
   int complete;                   /* its part holds every cell of its rows (the rows partition) */
   double *blocks[N_BLOCKS];       /* a worker's blocks of the phases computed (BLOCK_...); rank 0's element block */
+  double *block_memory[N_BLOCKS]; /* what each block lies in (freed with it): the block, or on the rows
+                                     partition the phase's whole results, of which the block is a slice */
   int64_t cell0, n_cells_owned;   /* the whole cells whose element matrices it owns (BLOCK_ELEMENT) */
   int nbc_whole;                  /* and their rows' width */
   feint_boundary_conditions *bc;  /* a worker's copy of rank 0's conditions (the last command's) */
@@ -120,6 +122,11 @@ static void part_forget_old(run_part *p) {
   p->old_c = NULL;
 }
 
+static void drop_block(run_part *p, int k) {
+  free(p->block_memory[k]);
+  p->block_memory[k] = p->blocks[k] = NULL;
+}
+
 static void part_drop_form(run_part *p, int keep_backend) {
   if (!keep_backend) { /* the backend first: it may hold the old form */
     feint_backend_destroy(p->backend);
@@ -128,7 +135,7 @@ static void part_drop_form(run_part *p, int keep_backend) {
   }
   part_forget_old(p);
   free(p->result);
-  for (int k = 0; k < N_BLOCKS; k++) free(p->blocks[k]);
+  for (int k = 0; k < N_BLOCKS; k++) drop_block(p, k);
   feint_boundary_destroy(p->bc);
   run_part kept = {.mesh = p->mesh, .space = p->space, .plan = p->plan, .rows = p->rows,
                    .local_whole = p->local_whole, .complete = p->complete, .hm = p->hm, .dofs = p->dofs,
@@ -246,12 +253,13 @@ static int part_compute(run_part *p, int rank, feint_backend *b, int phase, int6
 /* Element matrices: the part's to their cells' owners (collective),
  * this rank keeping its own cells' for the write. */
 static int owned_elements(feint_comm *comm, run_part *p, int status, int nbc_whole) {
-  free(p->blocks[BLOCK_ELEMENT]);
-  p->blocks[BLOCK_ELEMENT] = NULL;
+  drop_block(p, BLOCK_ELEMENT);
   p->nbc_whole = nbc_whole;
-  return feint_dist_cells_to_owners(comm, status, p->space->whole_cells, p->mesh->n_cells, p->space->whole_cell,
-                                    p->space->nbc, p->result, nbc_whole, &p->cell0, &p->n_cells_owned,
-                                    &p->blocks[BLOCK_ELEMENT]);
+  status = feint_dist_cells_to_owners(comm, status, p->space->whole_cells, p->mesh->n_cells, p->space->whole_cell,
+                                      p->space->nbc, p->result, nbc_whole, &p->cell0, &p->n_cells_owned,
+                                      &p->blocks[BLOCK_ELEMENT]);
+  p->block_memory[BLOCK_ELEMENT] = p->blocks[BLOCK_ELEMENT];
+  return status;
 }
 
 /* A rank's device in words: the backend's, with the GPU index it took. */
@@ -833,9 +841,25 @@ int run_dist_rows(run_state *r, int need_matrix) {
   return reported(&e);
 }
 
-static double sum_squares(const double *v, int64_t n) {
+/* A block's sum of squares, for the report's norms: by ranges on every
+ * core, the ranges' sums added in order. */
+typedef struct {
+  const double *v;
+  double partial[FEINT_PARALLEL_MAX_RANGES];
+} squares_job;
+
+static void squares_range(int64_t a, int64_t b, int t, void *arg) {
+  squares_job *j = arg;
   double s = 0;
-  for (int64_t i = 0; i < n; i++) s += v[i] * v[i];
+  for (int64_t i = a; i < b; i++) s += j->v[i] * j->v[i];
+  j->partial[t] = s;
+}
+
+static double sum_squares(const double *v, int64_t n) {
+  squares_job j = {v, {0}};
+  const int ranges = feint_parallel_for_indexed(n, 1 << 16, squares_range, &j);
+  double s = 0;
+  for (int t = 0; t < ranges && n > 0; t++) s += j.partial[t];
   return s;
 }
 
@@ -1148,10 +1172,17 @@ static int worker_answer_block(feint_comm *comm, run_part *p, const command *cmd
   p->bc = NULL;
   if (!status && ncond) status = feint_boundary_unpack(cond, ncond, &p->bc);
   const int64_t count = matrix ? p->rows->nnz : p->rows->n_owned;
-  free(p->blocks[b]);
-  p->blocks[b] = NULL;
-  if (!status) status = feint_malloc_large_touched((size_t)count + 1, sizeof(double), &p->blocks[b], "the owned rows");
-  const int s = feint_dist_rows_sum(p->rows, comm, status, matrix, p->result, p->blocks[b]);
+  drop_block(p, b);
+  double *local = p->result;
+  if (!status && p->rows->complete) { /* the block is its own rows' slice of the results: no copy */
+    p->block_memory[b] = p->result;
+    p->result = NULL;
+    p->blocks[b] = local + (matrix ? p->rows->first_value : p->rows->first_local)[p->rows->rank];
+  } else if (!status) {
+    status = feint_malloc_large_touched((size_t)count + 1, sizeof(double), &p->blocks[b], "the owned rows");
+    p->block_memory[b] = p->blocks[b];
+  }
+  const int s = feint_dist_rows_sum(p->rows, comm, status, matrix, local, p->blocks[b]);
   if (!status) status = s;
   double *rhs = p->blocks[BLOCK_RHS];
   if (!status && matrix && cmd->lift && !rhs) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no load vector to lift");
