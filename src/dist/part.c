@@ -10,6 +10,7 @@
 #include "feint/error.h"
 #include "feint/morton.h"
 #include "feint/parallel.h"
+#include "dist/lower_bound.h"
 
 static const char MAGIC[8] = "feintP1";
 
@@ -387,17 +388,6 @@ static int part_cells(const feint_space *s, const int *part, int rank, int size,
   return FEINT_OK;
 }
 
-/* The first of the n ascending values a[] that is at least v (n if none). */
-static int64_t first_at_least(const int64_t *a, int64_t n, int64_t v) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /* The cells' physical groups (-1 without groups), in parallel. */
 typedef struct {
   const int *group;
@@ -449,8 +439,8 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
   int n_blocks = 0, nv = 0, nb = 0;
   for (int b = 0; b < m->n_blocks; b++) /* the cells ascend, and a block's cells are a range */
-    in_block[b] = first_at_least(cells, n_cells, m->blocks[b].first_cell + m->blocks[b].n_cells) -
-                  first_at_least(cells, n_cells, m->blocks[b].first_cell);
+    in_block[b] = feint_dist_lower_bound(cells, n_cells, m->blocks[b].first_cell + m->blocks[b].n_cells) -
+                  feint_dist_lower_bound(cells, n_cells, m->blocks[b].first_cell);
   for (int b = 0; b < m->n_blocks; b++)
     if (in_block[b]) {
       n_blocks++;

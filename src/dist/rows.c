@@ -11,6 +11,7 @@
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/parallel.h"
+#include "dist/lower_bound.h"
 
 /* What one rank sends this one: its rows of this rank's block (whole
  * numbers, ascending) and, for the matrix, where each of its entries goes
@@ -28,16 +29,6 @@ int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) 
   if (group < 1) group = 1;
   const int64_t groups = n_rows / group;
   return groups * rank / size * group;
-}
-
-static int64_t lower_bound(const int64_t *a, int64_t n, int64_t v) {
-  int64_t lo = 0, hi = n;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (a[mid] < v) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 static int peer_failed(int rank) {
@@ -108,7 +99,8 @@ static void merge_range(int64_t a, int64_t b, void *arg) {
     __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
     return;
   }
-  for (int p = 0; p < size; p++) cursor[p] = lower_bound(j->src[p].rows, j->src[p].n_rows, r->row0 + a);
+  for (int p = 0; p < size; p++)
+    cursor[p] = feint_dist_lower_bound(j->src[p].rows, j->src[p].n_rows, r->row0 + a);
   for (int64_t i = a; i < b; i++) {
     const int64_t w = r->row0 + i;
     for (int p = 0; p < size; p++) {
@@ -284,7 +276,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   if (!status) {
     for (int q = 0; q <= size; q++) {
       const int64_t s = q == size ? n_rows : feint_dist_row_start(n_rows, group, size, q);
-      r->first_local[q] = lower_bound(local_whole, n_local, s);
+      r->first_local[q] = feint_dist_lower_bound(local_whole, n_local, s);
     }
     /* whole rows: the other owners' slices left empty, this rank's own as they are */
     for (int q = 0; complete && q <= size; q++)
@@ -469,7 +461,8 @@ int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole,
   int status = status_in;
   if (!status) status = feint_malloc((size_t)size + 1, sizeof *first, &first, "the cells' owners");
   for (int q = 0; q <= size && !status; q++)
-    first[q] = q == size ? n_cells : lower_bound(whole_cell, n_cells, feint_dist_row_start(n_whole, 1, size, q));
+    first[q] = q == size ? n_cells
+                         : feint_dist_lower_bound(whole_cell, n_cells, feint_dist_row_start(n_whole, 1, size, q));
   const size_t matrix = (size_t)nbc * (size_t)nbc * sizeof(double);
   for (int q = 0; q < size; q++) {
     int64_t *h = x.heads + 3 * q;
