@@ -204,12 +204,14 @@ bench-e2e: all
 	BUILD=$(BUILD) bash tests/bench/e2e.sh
 
 # mpirun scaling of the whole run (docs/mpi.md): MPI_RANKS=1,2,4 ranks,
-# weak (6M P1 tetrahedra a rank) and strong (STRONG_N: 6 N^3 cells)
+# weak (6M P1 tetrahedra a rank) and strong (STRONG_N: 6 N^3 cells), each
+# mesh.partition of MPI_PARTITIONS (e.g. rows,morton) against one rank
 MPI_RANKS ?= 1,2
 STRONG_N ?= 159
+MPI_PARTITIONS ?= auto
 bench-mpi: all
 	/usr/bin/python3 tests/bench/mpi-scaling.py $(BUILD)/feint $(BUILD)/bench/gen-cube-msh $(BUILD)/bench-mpi \
-	  "mpirun --bind-to none" $(MPI_RANKS) $(STRONG_N) $(if $(NVCC),cuda,cpu)
+	  "mpirun --bind-to none" $(MPI_RANKS) $(STRONG_N) $(if $(NVCC),cuda,cpu) $(MPI_PARTITIONS)
 
 # libFuzzer harnesses (not part of `make all` nor `make test`): `make fuzz`
 # builds all three in $(BUILD)/fuzz: fuzz_msh (the native .msh reader and the
