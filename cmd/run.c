@@ -180,6 +180,8 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
   json_key_string("rank_devices", rep->rank_devices);
   printf(", ");
   json_key_string("dist_steps", rep->dist_steps);
+  printf(", ");
+  json_key_string("partition", rep->partition);
   printf(", \"cells\": %lld, \"dofs\": %lld, \"nonzeros\": %lld", (long long)rep->n_cells,
          (long long)rep->n_dofs, (long long)rep->nnz);
   printf(", \"index_bits\": %d, \"slot_bits\": %d", rep->index_bits, rep->slot_bits);
@@ -296,7 +298,7 @@ static int run_one(feint_run_options *o_, const cmd_bench_files *files, int mode
       printf("sweep of %d members (%d reused the backend), the last: ", rep.n_members, rep.n_backend_reused);
     printf("wrote %s: %lld cells, %lld dofs, %lld nonzeros, backend %s", rep.output, (long long)rep.n_cells,
            (long long)rep.n_dofs, (long long)rep.nnz, rep.backend);
-    if (rep.n_ranks > 1) printf(" on %d ranks", rep.n_ranks);
+    if (rep.n_ranks > 1) printf(" on %d ranks (partition: %s)", rep.n_ranks, rep.partition);
     printf("\n");
     for (int k = 0; k < FEINT_PHASE_COUNT; k++) {
       if (rep.seconds[k] <= 0) continue;

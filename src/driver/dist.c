@@ -103,6 +103,7 @@ struct run_dist {
   run_part own;            /* rank 0's part */
   int workers_busy;        /* 1 while the workers wait for a command (not yet finished) */
   char steps[600];         /* rank 0's steps with their times, for the report */
+  char partition_words[96]; /* the partition in words, for the report */
   int setup_answers;       /* 1 while the workers' answers to the setup are unread */
   int parts_kept;          /* the parts are those of the run's current mesh and space (run_dist_forget clears) */
   command last_setup;      /* the setup they were made with */
@@ -410,6 +411,7 @@ static void forget_parts(run_dist *d) {
   d->by_rows = 0;
   d->value_first = NULL;
   d->steps[0] = '\0';
+  d->partition_words[0] = '\0';
 }
 
 /* The parts' messages, packed in parallel (a part's failure carried out
@@ -487,6 +489,7 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, double 
     d->by_rows = kind == FEINT_PARTITION_ROWS || (most <= 1.25 * share && least > 0);
     char what[160];
     const double twice = 100.0 * (double)(sum - m->n_cells) / (double)m->n_cells;
+    if (d->by_rows) snprintf(d->partition_words, sizeof d->partition_words, "rows, %.1f%% of cells twice", twice);
     snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice)%s",
              kind == FEINT_PARTITION_AUTO ? ", auto" : "", (double)most / share, twice, d->by_rows ? "" : ", not taken");
     step(d, what, t0);
@@ -498,6 +501,7 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, double 
     else
       FEINT_CALL(feint_dist_partition_curve(m, d->size, d->partition));
     step(d, kind == FEINT_PARTITION_METIS ? "partition (METIS)" : "partition (curve)", t0);
+    snprintf(d->partition_words, sizeof d->partition_words, "%s", kind == FEINT_PARTITION_METIS ? "METIS" : "curve");
   }
   return feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts");
 }
@@ -1032,6 +1036,8 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
 }
 
 const char *run_dist_steps(const run_state *r) { return r->dist ? r->dist->steps : ""; }
+
+const char *run_dist_partition(const run_state *r) { return r->dist ? r->dist->partition_words : ""; }
 
 /* ---- the operator section on every rank ---- */
 

@@ -912,6 +912,7 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   }
   feint_backend_warm_up_wait();
   if (r.dist) snprintf(report->dist_steps, sizeof report->dist_steps, "%s", run_dist_steps(&r));
+  if (r.dist) snprintf(report->partition, sizeof report->partition, "%s", run_dist_partition(&r));
   run_dist_finish(&r, status); /* the other ranks exit with this status */
   run_dist_destroy(r.dist);
   r.dist = NULL;

@@ -203,6 +203,8 @@ int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_d
 int run_dist_operator_apply(run_state *r, const double *own_y, int64_t n_whole, double *y);
 /* Rank 0's steps so far with their times, in words ("" on one rank). */
 const char *run_dist_steps(const run_state *r);
+/* How the cells were shared among the ranks, in words ("" on one rank). */
+const char *run_dist_partition(const run_state *r);
 void run_dist_destroy(run_dist *d);
 
 /* The operator section (operator.c): y = A x on the hexahedra of r->mesh. */

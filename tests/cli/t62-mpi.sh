@@ -60,16 +60,18 @@ for s in colored gather atomic; do same "p1-$s" "$WORK/p1.yaml" $ALL --set assem
 same p1-metis "$WORK/p1.yaml" $ALL --set mesh.partition=metis
 # mesh.partition auto (the default): the rows partition where its largest part is within 5/4 of an equal share
 # (nodes numbered along space: mesh.reorder morton, 2 ranks: 1.11 here), then bit for bit; the curve where not
-# (3 ranks: 1.41; Gmsh's own node order: 1.93 on 2 ranks); --json's dist_steps says which
+# (3 ranks: 1.41; Gmsh's own node order: 1.93 on 2 ranks); --json's partition and dist_steps say which
 auto_case() { # reorder ranks want(rows|curve)
   local out="$WORK/auto-$1-$2.h5"
   mpi "$2" "$WORK/p1.yaml" $ALL --set mesh.size=0.1 --set mesh.reorder="$1" --json -o "$out" > "$WORK/auto.json"
   $PY - "$WORK/auto.json" "$3" <<'PY' || fail "auto partition, reorder $1, $2 ranks: not the $3 partition"
 import json, sys
-steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
+js = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+steps, partition = js["dist_steps"], js["partition"]
 took_rows = "partition (rows, auto" in steps and "not taken" not in steps.split(";")[0]
 assert took_rows == (sys.argv[2] == "rows"), steps[:200]
-print(steps[:steps.index(" ms,") + 3])
+assert partition.startswith("rows, ") if took_rows else partition == "curve", partition
+print(f"partition: {partition}; {steps[:steps.index(' ms,') + 3]}")
 PY
   "$FEINT" run --quiet "$WORK/p1.yaml" $ALL --set mesh.size=0.1 --set mesh.reorder="$1" -o "$WORK/auto-$1-1.h5"
   compare_files "auto partition, reorder $1, $2 ranks" "$WORK/auto-$1-1.h5" "$out" "$([ "$3" = rows ] && echo 0)"
