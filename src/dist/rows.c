@@ -225,9 +225,7 @@ void feint_dist_rows_destroy(feint_dist_rows *r) {
   free(r);
 }
 
-/* This rank's rows as it sends them to each owner: whole columns
- * (*cols), the row starts relative to each owner's first row (*starts,
- * one array: owner q's at first_local[q] + q). */
+/* The local pattern's columns as whole numbers, in parallel. */
 typedef struct {
   const feint_plan *pl;
   const int64_t *local_whole;
@@ -239,6 +237,9 @@ static void column_range(int64_t a, int64_t b, void *arg) {
   for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, k)];
 }
 
+/* This rank's rows as it sends them to each owner: whole columns
+ * (*cols), the row starts relative to each owner's first row (*starts,
+ * one array: owner q's at first_local[q] + q). */
 static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_t *local_whole, const feint_plan *pl,
                          int64_t **cols, int64_t **starts) {
   FEINT_CALL(feint_malloc((size_t)pl->nnz + 1, sizeof **cols, cols, "the rows sent to their owners"));
