@@ -30,6 +30,7 @@
 #include "feint/form.h"
 #include "feint/parallel.h"
 #include "feint/plan.h"
+#include "dist/lower_bound.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY };
 
@@ -168,9 +169,14 @@ static void part_release(run_part *p) {
 /* Mesh, space, form and plan of a part from its message. */
 static int part_form(run_part *p, const feint_case *c, const command *cmd, int device_index);
 
-static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t bytes, const command *cmd,
-                      int device_index) {
-  FEINT_CALL(feint_dist_part_unpack(msg, bytes, &p->mesh, &p->space));
+/* The part's message lies in *holder, which goes (set to NULL) once the
+ * part is unpacked: before its pattern, the setup's largest allocation. */
+static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t bytes, void **holder,
+                      const command *cmd, int device_index) {
+  const int status = feint_dist_part_unpack(msg, bytes, &p->mesh, &p->space);
+  free(*holder);
+  *holder = NULL;
+  FEINT_CALL(status);
   if (!p->space) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a rank's part has no cells");
   return part_form(p, c, cmd, device_index);
 }
@@ -447,6 +453,15 @@ static void step(run_dist *d, const char *what, double *t0) {
   *t0 = now;
 }
 
+void run_dist_release_whole(run_state *r, double t0) {
+  run_dist *d = r->dist;
+  for (int k = 0; d->parts && k < d->size; k++) feint_dist_part_release(&d->parts[k]);
+  free(d->partition);
+  d->partition = NULL;
+  d->parts_kept = 0; /* a part's record is gone: nothing is kept for a next member */
+  step(d, "rank 0 keeps its part only (the whole mesh released)", &t0);
+}
+
 int run_dist_create(feint_comm *comm, run_dist **out) {
   *out = NULL;
   if (!comm || feint_comm_size(comm) < 2) return FEINT_OK;
@@ -590,8 +605,12 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   }
   free(head);
   if (!status) step(d, "parts sent", &t0);
+  /* what rank 0 kept of the whole goes before its own part's pattern, where it can */
+  if (!status && !run_whole_needed(r)) status = run_release_whole(r);
+  if (!status) t0 = feint_now();
   d->own.complete = d->by_rows;
-  if (!status) status = part_setup(&d->own, r->c, job.out[0].msg, job.out[0].bytes, &setup, opts->device_index);
+  if (!status) status = part_setup(&d->own, r->c, job.out[0].msg, job.out[0].bytes, &job.out[0].msg, &setup,
+                                     opts->device_index);
   for (int k = 0; job.out && k < d->size; k++) free(job.out[k].msg);
   free(job.out);
   if (status) return status;
@@ -788,6 +807,8 @@ static int gather_pattern(run_state *r, const char *const *data, const size_t *b
 
 int run_dist_collective(const run_state *r) { return r->dist && !r->c->matrix_market_file; }
 
+int run_dist_by_rows(const run_state *r) { return r->dist && r->dist->by_rows; }
+
 double run_dist_norm2(const run_state *r, int phase) { return r->dist ? r->dist->norm2[phase] : 0; }
 
 int64_t run_dist_nnz(const run_state *r, int64_t *own) {
@@ -802,7 +823,7 @@ int run_dist_rows(run_state *r, int need_matrix) {
   double t0 = feint_now();
   const int collective = run_dist_collective(r); /* else the whole pattern is gathered for rank 0 */
   const command cmd = {.cmd = CMD_ROWS, .arg = need_matrix, .collective = collective, .complete = d->by_rows};
-  const int64_t n = r->space->n_dofs;
+  const int64_t n = r->whole.n_dofs;
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, &n, sizeof n, NULL, 0));
   first_error e = {0};
   note_error(&e, part_rows(&d->own, d->comm, FEINT_OK, n, need_matrix));
@@ -872,12 +893,12 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   const int owners = phase != FEINT_PHASE_ELEMENT, matrix = phase == FEINT_PHASE_ASSEMBLY;
   const int collective = run_dist_collective(r);
   const command cmd = {.cmd = CMD_COMPUTE, .arg = phase, .lift = lift, .collective = collective,
-                       .nbc_whole = r->space->nbc};
+                       .nbc_whole = r->whole.nbc};
   /* the conditions go with the command: the owners apply them (the state too, for the residual) */
   void *cond = NULL;
   size_t ncond = 0;
   if (owners && r->bc)
-    FEINT_CALL(feint_boundary_pack(r->bc, phase == FEINT_PHASE_RESIDUAL ? r->form->u : NULL, &cond, &ncond));
+    FEINT_CALL(feint_boundary_pack(r->bc, phase == FEINT_PHASE_RESIDUAL ? r->whole.u : NULL, &cond, &ncond));
   int status = FEINT_OK;
   for (int k = 1; k < d->size && !status; k++) status = send_command(d, k, &cmd, cond, ncond, NULL, 0);
   free(cond);
@@ -887,7 +908,7 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   first_error e = {0};
   /* element matrices: a part's cells may be narrower than the whole's rows (a mixed mesh): the padding is 0 */
   if (!owners && !collective)
-    memset(r->Ke, 0, (size_t)(r->mesh->n_cells * r->space->nbc * r->space->nbc) * sizeof *r->Ke);
+    memset(r->Ke, 0, (size_t)(r->whole.n_cells * r->whole.nbc * r->whole.nbc) * sizeof *r->Ke);
   note_error(&e, part_compute(&d->own, 0, r->backend, phase, &n));
   *kernel_seconds = r->backend->last_kernel_ms ? 1e-3 * r->backend->last_kernel_ms(r->backend) : 0;
   const double computed = feint_now() - t0;
@@ -897,15 +918,15 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
     double *whole = phase == FEINT_PHASE_RESIDUAL ? r->vec : phase == FEINT_PHASE_RHS ? r->rhs : r->values;
     const int s = feint_dist_rows_sum(d->own.rows, d->comm, e.status, matrix, d->own.result, whole);
     if (!e.status) note_error(&e, s);
-    if (!e.status) note_error(&e, block_conditions(r->bc, r->form->u, rows, phase, lift, whole, r->rhs));
+    if (!e.status) note_error(&e, block_conditions(r->bc, r->whole.u, rows, phase, lift, whole, r->rhs));
     if (!e.status) {
       d->norm2[phase] = sum_squares(whole, matrix ? rows->nnz : rows->n_owned);
       if (matrix && lift) d->norm2[FEINT_PHASE_RHS] = sum_squares(r->rhs, rows->n_owned);
     }
   } else if (collective) { /* every rank keeps its own cells' */
-    note_error(&e, owned_elements(d->comm, &d->own, e.status, r->space->nbc));
+    note_error(&e, owned_elements(d->comm, &d->own, e.status, r->whole.nbc));
   } else if (!e.status) {
-    put_element_matrices(&d->parts[0], d->own.space->nbc, d->own.result, r->space->nbc, r->Ke);
+    put_element_matrices(&d->parts[0], d->own.space->nbc, d->own.result, r->whole.nbc, r->Ke);
   }
   added += feint_now() - t0;
   for (int k = 1; k < d->size; k++) {
@@ -937,18 +958,62 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   return reported(&e);
 }
 
+/* The rows partition's owner holds every dof of its rows, in the
+ * whole's order: its rows are local rows first .. first + n_owned. */
+static int owned_local_rows(const run_part *part, int64_t *first) {
+  const feint_dist_rows *rows = part->rows;
+  const int64_t n_local = part->space ? part->space->n_dofs : 0;
+  *first = feint_dist_lower_bound(part->local_whole, n_local, rows->row0);
+  if (!part->complete || *first + rows->n_owned > n_local ||
+      (rows->n_owned > 0 && part->local_whole[*first + rows->n_owned - 1] != rows->row0 + rows->n_owned - 1))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d does not hold its rows' dofs", rows->rank);
+  return FEINT_OK;
+}
+
+/* An owner's rows of /dofs/coordinates (x, y, z of each row's node; a
+ * scalar space's are its dofs' own, no copy) or /dofs/component. */
+static int owned_dof_piece(const run_part *part, int item, feint_dist_piece *piece, void **scratch) {
+  const feint_dist_rows *rows = part->rows;
+  const int nc = part->space->components;
+  int64_t first;
+  FEINT_CALL(owned_local_rows(part, &first));
+  if (item == RUN_DIST_COORDINATES) {
+    piece->mem = FEINT_DIST_F64;
+    piece->offset = 3 * rows->row0;
+    piece->count = 3 * rows->n_owned;
+    if (nc == 1) {
+      piece->data = part->space->coordinates + 3 * first;
+      return FEINT_OK;
+    }
+    double *xyz = NULL;
+    FEINT_CALL(feint_malloc((size_t)(3 * rows->n_owned) + 1, sizeof *xyz, &xyz, "the dof coordinates"));
+    for (int64_t i = 0; i < rows->n_owned; i++)
+      memcpy(xyz + 3 * i, part->space->coordinates + 3 * ((first + i) / nc), 3 * sizeof *xyz);
+    *scratch = xyz;
+    piece->data = xyz;
+    return FEINT_OK;
+  }
+  int64_t *comp = NULL;
+  FEINT_CALL(feint_malloc((size_t)rows->n_owned + 1, sizeof *comp, &comp, "the dof components"));
+  for (int64_t i = 0; i < rows->n_owned; i++) comp[i] = (first + i) % nc;
+  *scratch = comp;
+  *piece = (feint_dist_piece){piece->name, FEINT_DIST_I64, rows->row0, rows->n_owned, comp};
+  return FEINT_OK;
+}
+
 /* A rank's pieces of the datasets named (each a phase's block: its rows
  * of a vector, its entries of the matrix values; or its rows of the
- * matrix pattern, RUN_DIST_INDPTR and RUN_DIST_INDICES) for the
- * collective write; *scratch (freed by the caller) holds its row pointers
- * in the whole's values. A block the rank does not have (an internal
- * error) is written empty, so that the rank still joins the write, and
- * reported. */
+ * matrix pattern, RUN_DIST_INDPTR and RUN_DIST_INDICES; or of the dofs'
+ * coordinates and components) for the collective write; scratch[k]
+ * (freed by the caller) holds what piece k was made in. A block the rank
+ * does not have (an internal error) is written empty, so that the rank
+ * still joins the write, and reported. */
 static int rank_pieces(const run_part *part, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
-                       const char *const *names, const int32_t *items, feint_dist_piece *pieces, int64_t **scratch) {
+                       const char *const *names, const int32_t *items, feint_dist_piece *pieces,
+                       void *scratch[MAX_ITEMS]) {
   const feint_dist_rows *rows = part->rows;
   int status = FEINT_OK;
-  *scratch = NULL;
+  for (int k = 0; k < n; k++) scratch[k] = NULL;
   for (int k = 0; k < n; k++) {
     if (items[k] == FEINT_PHASE_ELEMENT) { /* the element matrices of the cells this rank owns */
       const int64_t row = (int64_t)part->nbc_whole * part->nbc_whole;
@@ -960,23 +1025,29 @@ static int rank_pieces(const run_part *part, const int64_t *value_first, double 
       continue;
     }
     const int pattern = items[k] == RUN_DIST_INDPTR || items[k] == RUN_DIST_INDICES;
+    const int dofs = items[k] == RUN_DIST_COORDINATES || items[k] == RUN_DIST_COMPONENT;
     const int b = pattern ? BLOCK_MATRIX : block_of(items[k]);
     pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
-    if (!rows || (!pattern && !blocks[b]) || (b == BLOCK_MATRIX && (!value_first || !rows->matrix))) {
+    if (!rows || (!pattern && !dofs && !blocks[b]) ||
+        (!dofs && b == BLOCK_MATRIX && (!value_first || !rows->matrix))) {
       if (!status) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no block of %s to write", names[k]);
       continue;
     }
-    if (items[k] == RUN_DIST_INDPTR) { /* the last rank writes the end too */
+    if (dofs) {
+      const int s = owned_dof_piece(part, items[k], &pieces[k], &scratch[k]);
+      if (s) pieces[k].count = 0;
+      if (s && !status) status = s;
+    } else if (items[k] == RUN_DIST_INDPTR) { /* the last rank writes the end too */
       const int last = rows->rank + 1 == rows->size;
-      if (!*scratch) {
-        const int s = feint_malloc((size_t)rows->n_owned + 1, sizeof **scratch, scratch, "the row pointers");
-        if (s) {
-          if (!status) status = s;
-          continue;
-        }
-        for (int64_t i = 0; i <= rows->n_owned; i++) (*scratch)[i] = value_first[rows->rank] + rows->indptr[i];
+      int64_t *ptr = NULL;
+      const int s = feint_malloc((size_t)rows->n_owned + 1, sizeof *ptr, &ptr, "the row pointers");
+      if (s) {
+        if (!status) status = s;
+        continue;
       }
-      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, *scratch};
+      for (int64_t i = 0; i <= rows->n_owned; i++) ptr[i] = value_first[rows->rank] + rows->indptr[i];
+      scratch[k] = ptr;
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, ptr};
     } else if (items[k] == RUN_DIST_INDICES) {
       pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, value_first[rows->rank], rows->nnz, rows->cols};
     } else {
@@ -1020,10 +1091,10 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   first_error e = {0};
   feint_dist_piece pieces[MAX_ITEMS];
   double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values, d->own.blocks[BLOCK_ELEMENT]};
-  int64_t *scratch = NULL;
-  note_error(&e, rank_pieces(&d->own, d->value_first, blocks, n, names, phases, pieces, &scratch));
+  void *scratch[MAX_ITEMS];
+  note_error(&e, rank_pieces(&d->own, d->value_first, blocks, n, names, phases, pieces, scratch));
   note_error(&e, feint_comm_write(d->comm, path, n, pieces));
-  free(scratch);
+  for (int k = 0; k < n; k++) free(scratch[k]);
   for (int k = 1; k < d->size; k++) {
     char *msg = NULL;
     const char *data;
@@ -1126,8 +1197,10 @@ void run_dist_destroy(run_dist *d) {
 
 /* ---- the other ranks ---- */
 
-static int worker_setup(run_part *p, const command *cmd, const char *data, size_t bytes, int device_index,
-                        int *reused) {
+/* A setup command's data: the case, then the part's message (in the
+ * received buffer *holder, freed once the part is unpacked). */
+static int worker_setup(run_part *p, const command *cmd, const char *data, size_t bytes, void **holder,
+                        int device_index, int *reused) {
   *reused = 0;
   int32_t lens[2];
   if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message cut short");
@@ -1146,7 +1219,7 @@ static int worker_setup(run_part *p, const command *cmd, const char *data, size_
     status = p->space ? part_form(p, p->c, cmd, device_index)
                       : feint_error_set(FEINT_ERR_COMPUTE, "internal: told to keep a part it does not have");
   else if (!status)
-    status = part_setup(p, p->c, data + at, bytes - at, cmd, device_index);
+    status = part_setup(p, p->c, data + at, bytes - at, holder, cmd, device_index);
   if (!status) status = part_backend(p, cmd, device_index, reused);
   return status;
 }
@@ -1255,11 +1328,11 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
     return FEINT_ERR_COMPUTE;
   }
   feint_dist_piece pieces[MAX_ITEMS];
-  int64_t *scratch = NULL;
-  int status = rank_pieces(p, value_first, p->blocks, head[0], names, phases, pieces, &scratch);
+  void *scratch[MAX_ITEMS];
+  int status = rank_pieces(p, value_first, p->blocks, head[0], names, phases, pieces, scratch);
   const int s = feint_comm_write(comm, path, head[0], pieces);
   if (!status) status = s;
-  free(scratch);
+  for (int k = 0; k < head[0]; k++) free(scratch[k]);
   free(value_first);
   return send_answer(comm, status, NULL, NULL, 0);
 }
@@ -1297,7 +1370,8 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (cmd.arg == 1) part_drop_form(&p, 1); /* a sweep's next member on the same part: the backend may stay */
       else part_release(&p);                 /* a sweep's previous member's */
       int32_t reused = 0;
-      status = worker_setup(&p, &cmd, data, bytes, cmd.device_index >= 0 ? cmd.device_index : device_index, &reused);
+      status = worker_setup(&p, &cmd, data, bytes, &msg, cmd.device_index >= 0 ? cmd.device_index : device_index,
+                            &reused);
       char device[320] = "";
       if (p.backend)
         device_words(p.backend->name, p.backend->device, cmd.device_index >= 0 ? cmd.device_index : device_index,

@@ -58,6 +58,8 @@ static void run_release_member(run_state *r) {
   free(r->rhs);
   free(r->values);
   free(r->Ke);
+  free(r->u_kept);
+  r->u_kept = NULL;
   r->form = NULL;
   r->vec = r->rhs = r->values = r->Ke = NULL;
 }
@@ -188,15 +190,27 @@ int run_share_at(run_state *r, const run_shared *at, const char *name, int *link
 static int cell_dofs_wanted(const run_state *r) {
   if (r->c->write_xdmf) return 1; /* the XDMF topology is a view of it */
   if (r->c->write_cell_dofs >= 0) return r->c->write_cell_dofs;
-  return r->space->order > 1 || r->c->write_element_matrices;
+  return r->whole.order > 1 || r->c->write_element_matrices;
+}
+
+/* /dofs/coordinates and /dofs/component written by the rows' owners (the
+ * rows partition: each holds its rows' dofs), every rank its block. */
+static int write_owned_dofs(run_state *r, const char *coordinates, const char *component) {
+  const int64_t n = r->whole.n_dofs, dims[2] = {n, 3};
+  const char *names[2] = {coordinates, component};
+  const int32_t items[2] = {RUN_DIST_COORDINATES, RUN_DIST_COMPONENT};
+  FEINT_CALL(feint_output_reserve_doubles(r->out, coordinates, 2, dims));
+  if (r->whole.components == 1) FEINT_CALL(feint_output_zeros_int32(r->out, component, n));
+  else FEINT_CALL(feint_output_reserve_int32(r->out, component, 1, &n));
+  return run_dist_write(r, r->whole.components == 1 ? 1 : 2, names, items);
 }
 
 /* /dofs: coordinates, component (no storage for a scalar space: all 0)
  * and the dof map, once per sweep while the space lives. */
 static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
-  const int nc = s->components;
-  const int64_t n = s->n_dofs;
+  const int nc = r->whole.components;
+  const int64_t n = r->whole.n_dofs;
   const int want_map = cell_dofs_wanted(r);
   int linked, status = FEINT_OK;
   FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
@@ -209,8 +223,10 @@ static int write_dofs(run_state *r) {
   snprintf(a, sizeof a, "%sdofs/coordinates", r->prefix);
   snprintf(b, sizeof b, "%sdofs/component", r->prefix);
   snprintf(c, sizeof c, "%sdofs/cell_dofs", r->prefix);
-  int64_t dims[2] = {n, 3}, cd[2] = {s->mesh->n_cells, s->nbc};
-  if (nc == 1) { /* the scalar coordinates are the dofs' own: no copy */
+  int64_t dims[2] = {n, 3}, cd[2] = {r->whole.n_cells, r->whole.nbc};
+  if (run_dist_collective(r) && run_dist_by_rows(r)) {
+    FEINT_CALL(write_owned_dofs(r, a, b));
+  } else if (nc == 1) { /* the scalar coordinates are the dofs' own: no copy */
     FEINT_CALL(feint_output_doubles(r->out, a, 2, dims, s->coordinates));
     FEINT_CALL(feint_output_zeros_int32(r->out, b, n));
   } else {
@@ -314,7 +330,7 @@ static void write_step(feint_run_report *rep, const char *what, double seconds) 
 static int compute_once(run_state *r, int phase) {
   feint_backend *b = r->backend;
   switch (phase) {
-    case FEINT_PHASE_RESIDUAL: return b->residual(b, r->form->u, r->vec);
+    case FEINT_PHASE_RESIDUAL: return b->residual(b, r->whole.u, r->vec);
     case FEINT_PHASE_RHS: return b->rhs(b, r->rhs);
     case FEINT_PHASE_ELEMENT: return b->element_matrices(b, r->Ke);
     case FEINT_PHASE_ASSEMBLY: return b->assemble_matrix(b, r->values);
@@ -398,27 +414,37 @@ static int check_slot_map_bytes(const char *key, const feint_space *s) {
  * precision the backend stores (single on the GPU: 4-byte reals; the cpu
  * backend computes in double whatever the case asks), and the flops of
  * its quadrature algorithm (feint_form_flops). */
-static void work_model(const run_state *r, feint_run_report *rep) {
+/* The whole problem's sizes and work (run_whole), before anything of it
+ * may be released. */
+static run_whole whole_of(const run_state *r) {
   const feint_mesh *m = r->mesh;
   const feint_space *s = r->space;
   const feint_form *f = r->form;
-  const double real = r->precision == FEINT_PRECISION_SINGLE ? 4 : 8;
-  const double index = s->n_dofs < INT32_MAX ? 4 : 8;
-  double geometry = real * (double)m->dim * (double)m->n_nodes + index * (double)(m->n_cells * m->nv);
-  double dofmap = s->order == 1 ? 0 : index * (double)(m->n_cells * s->nb); /* P1 uses the vertices */
   double coefficients = 0;
-  for (int k = 0; k < f->n_aux; k++)
-    coefficients += real * (double)feint_field_size(f->aux[k].kind, s);
-  const double vec = real * (double)s->n_dofs;
+  for (int k = 0; k < f->n_aux; k++) coefficients += (double)feint_field_size(f->aux[k].kind, s);
+  return (run_whole){m->n_cells, m->n_nodes, s->n_dofs, m->dim, m->nv, s->nb, s->nbc, s->order, s->components,
+                     f->quadrature_degree, f->u, coefficients,
+                     {feint_form_flops(f, s, FEINT_FORM_WORK_RESIDUAL), feint_form_flops(f, s, FEINT_FORM_WORK_RHS),
+                      feint_form_flops(f, s, FEINT_FORM_WORK_MATRIX)}};
+}
+
+static void work_model(const run_state *r, feint_run_report *rep) {
+  const run_whole *w = &r->whole;
+  const double real = r->precision == FEINT_PRECISION_SINGLE ? 4 : 8;
+  const double index = w->n_dofs < INT32_MAX ? 4 : 8;
+  double geometry = real * (double)w->dim * (double)w->n_nodes + index * (double)(w->n_cells * w->nv);
+  double dofmap = w->order == 1 ? 0 : index * (double)(w->n_cells * w->nb); /* P1 uses the vertices */
+  double coefficients = real * w->coefficient_values;
+  const double vec = real * (double)w->n_dofs;
   rep->min_bytes[FEINT_PHASE_RESIDUAL] = geometry + dofmap + coefficients + 2 * vec;
   rep->min_bytes[FEINT_PHASE_RHS] = geometry + dofmap + coefficients + vec;
   rep->min_bytes[FEINT_PHASE_ELEMENT] =
-      geometry + dofmap + coefficients + real * (double)m->n_cells * s->nbc * s->nbc;
+      geometry + dofmap + coefficients + real * (double)w->n_cells * w->nbc * w->nbc;
   if (r->plan)
     rep->min_bytes[FEINT_PHASE_ASSEMBLY] = geometry + dofmap + coefficients + real * (double)r->plan->nnz;
-  rep->flops[FEINT_PHASE_RESIDUAL] = feint_form_flops(f, s, FEINT_FORM_WORK_RESIDUAL);
-  rep->flops[FEINT_PHASE_RHS] = feint_form_flops(f, s, FEINT_FORM_WORK_RHS);
-  rep->flops[FEINT_PHASE_ELEMENT] = rep->flops[FEINT_PHASE_ASSEMBLY] = feint_form_flops(f, s, FEINT_FORM_WORK_MATRIX);
+  rep->flops[FEINT_PHASE_RESIDUAL] = w->flops[0];
+  rep->flops[FEINT_PHASE_RHS] = w->flops[1];
+  rep->flops[FEINT_PHASE_ELEMENT] = rep->flops[FEINT_PHASE_ASSEMBLY] = w->flops[2];
 }
 
 /* Name of a result inside this member's place in the file. */
@@ -548,10 +574,45 @@ static int pattern_ready(run_state *r, feint_run_report *rep, int need_matrix) {
                                           r->plan->indptr, r->plan->indices, r->plan->indices64));
   rep->nnz = need_matrix ? nnz : 0;
   rep->index_bits = !need_matrix ? 0 : r->plan ? (r->plan->indices64 ? 64 : 32)
-                                     : r->space->n_dofs > feint_plan_narrow_limit() ? 64 : 32;
+                                     : r->whole.n_dofs > feint_plan_narrow_limit() ? 64 : 32;
   rep->slot_bits = !need_matrix ? 0 : r->plan ? (r->plan->slots64 ? 64 : 32) : 8 * feint_plan_slot_width(nnz);
   /* Robin terms: their positions in the pattern, found once (under mpirun the owners find them in their rows) */
   if (r->bc && r->plan && !r->dist) FEINT_CALL(feint_boundary_bind_pattern(r->bc, r->plan));
+  return FEINT_OK;
+}
+
+/* Under mpirun, whether rank 0 still needs the whole mesh, space and form
+ * once the parts are sent: for what only the whole gives (the dof map,
+ * the XDMF views, the near-null space, a sweep's next member), or to
+ * write the dofs' coordinates when the owners do not hold them all (a
+ * partition of the cells), or to gather the whole (a Matrix Market copy).
+ * FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what it costs). */
+int run_whole_needed(const run_state *r) {
+  const feint_case *c = r->c;
+  const char *keep = getenv("FEINT_DIST_KEEP_WHOLE");
+  return !r->dist || !run_dist_collective(r) || !run_dist_by_rows(r) || r->n_members > 0 || c->write_xdmf ||
+         c->write_near_null_space || cell_dofs_wanted(r) || (keep && !strcmp(keep, "1"));
+}
+
+/* Rank 0 keeps its part only: the whole mesh, space and form go before its
+ * own part's pattern is made. The boundary conditions stay: made, they
+ * read their own facet sets, not the space (as the other ranks' copies
+ * do); the state stays for the residual's conditions. */
+int run_release_whole(run_state *r) {
+  const double t0 = feint_now();
+  if (r->bc) r->bc->space = NULL;
+  free(r->u_kept);
+  r->u_kept = r->form->u;
+  r->form->u = NULL;
+  r->whole.u = r->u_kept;
+  feint_form_destroy(r->form);
+  feint_space_destroy(r->space);
+  feint_mesh_destroy(r->mesh);
+  r->form = NULL;
+  r->space = NULL;
+  r->mesh = NULL;
+  r->whole_released = 1;
+  run_dist_release_whole(r, t0);
   return FEINT_OK;
 }
 
@@ -577,6 +638,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
   if (c->write_xdmf) FEINT_CALL(run_xdmf_check(r));
+  r->whole = whole_of(r);
   rep->n_cells = r->mesh->n_cells;
   rep->n_dofs = r->space->n_dofs;
   if (opts->check_only) return FEINT_OK;
@@ -633,9 +695,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   /* Neumann and Robin facet integrals on the backend's device (the host is the reference) */
   if (r->bc) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_integrate(r->bc, r->backend->integrate_facets));
   snprintf(rep->device, sizeof rep->device, "%s", r->backend->device);
-  rep->n_nodes = r->mesh->n_nodes;
+  rep->n_nodes = r->whole.n_nodes;
   work_model(r, rep);
-  const int64_t n = r->space->n_dofs;
+  const int64_t n = r->whole.n_dofs;
   char name[300];
   /* the vectors are written after the matrix is assembled, while the
    * pattern's thread may still be writing */
@@ -645,7 +707,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     feint_backend_info info;
     FEINT_CALL(feint_backend_info_get(r->backend, &info));
     run_describe_residual_kernel(&info, rep);
-    if (r->bc && !r->dist) feint_boundary_apply_residual(r->bc, r->form->u, r->vec); /* else by the owners */
+    if (r->bc && !r->dist) feint_boundary_apply_residual(r->bc, r->whole.u, r->vec); /* else by the owners */
     rep->residual_norm = run_dist_collective(r) ? sqrt(run_dist_norm2(r, FEINT_PHASE_RESIDUAL)) : run_norm2(r->vec, n);
   }
   if (c->write_rhs) {
@@ -656,7 +718,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
       rep->rhs_norm = run_dist_collective(r) ? sqrt(run_dist_norm2(r, FEINT_PHASE_RHS)) : run_norm2(r->rhs, n);
   }
   if (c->write_element_matrices) {
-    const int64_t dims[3] = {r->mesh->n_cells, r->space->nbc, r->space->nbc};
+    const int64_t dims[3] = {r->whole.n_cells, r->whole.nbc, r->whole.nbc};
     run_member_path(r, "element_matrices", name, sizeof name);
     if (run_dist_collective(r)) { /* under mpirun each rank keeps and writes the element matrices of its block of cells */
       FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ELEMENT));
@@ -759,8 +821,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);
   const run_provenance prov = {r->backend->name, r->backend->device, r->precision == FEINT_PRECISION_SINGLE,
-                               NULL, r->space->order, r->space->components, r->form->quadrature_degree,
-                               r->mesh->n_cells, r->space->n_dofs};
+                               NULL, r->whole.order, r->whole.components, r->whole.quadrature_degree,
+                               r->whole.n_cells, r->whole.n_dofs};
   FEINT_CALL(run_write_provenance(r, rep, &prov));
   write_step(rep, "provenance (with the mesh hash's wait)", feint_now() - t_dofs);
   rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;

@@ -25,6 +25,18 @@ typedef struct {
 typedef struct run_dist run_dist;
 typedef struct run_part run_part;
 
+/* The whole problem's sizes and state, set once its space and form
+ * exist: under mpirun rank 0 releases the whole mesh, space and form once
+ * the ranks have their parts (when nothing after needs them), and reads
+ * these after that. */
+typedef struct {
+  int64_t n_cells, n_nodes, n_dofs;
+  int dim, nv, nb, nbc, order, components, quadrature_degree;
+  const double *u;          /* the state: the form's, or run_state.u_kept once the form is released */
+  double coefficient_values; /* the form's coefficient fields' values (the work model's bytes) */
+  double flops[3];           /* feint_form_flops: residual, load vector, matrix */
+} run_whole;
+
 /* Everything a run owns, released in one place. The mesh, space, plan
  * and backend outlive a sweep member when the next member's keys allow
  * (run_reuse, setup_backend). */
@@ -66,6 +78,9 @@ typedef struct {
   int n_xdmf_grids;
   feint_sha256_job *mesh_hash; /* the mesh file's hash, computed beside the run */
   run_dist *dist;      /* under mpirun on more than one rank, else NULL */
+  run_whole whole;
+  double *u_kept;      /* the released form's state (run_whole.u) */
+  int whole_released;  /* rank 0 holds its part only: mesh, space and form are NULL */
 } run_state;
 
 /* feint bench repeats a phase at most this often. */
@@ -174,14 +189,27 @@ double run_dist_norm2(const run_state *r, int phase);
  * block's (*own): rank 0 holds only its block when the owners write. */
 int64_t run_dist_nnz(const run_state *r, int64_t *own);
 /* run_dist_write's datasets besides the phases' blocks: the owners' rows
- * of the matrix pattern (row pointers, columns; int64). */
-enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2 };
+ * of the matrix pattern (row pointers, columns; int64), and on the rows
+ * partition their rows of /dofs/coordinates and /dofs/component. */
+enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2, RUN_DIST_COORDINATES = -3, RUN_DIST_COMPONENT = -4 };
+/* 1 when the parts are the rows partition's: each owner holds every dof
+ * of its rows (so it writes their coordinates). */
+int run_dist_by_rows(const run_state *r);
 /* The owners' blocks of the phases (RESIDUAL, RHS, ASSEMBLY: the matrix
  * values) into the datasets names[k], made at their full size in r->out
  * before (feint_output_reserve_doubles, feint_output_csr without data):
  * every rank writes its own block, with parallel HDF5. */
 int run_dist_write(run_state *r, int n, const char *const *names, const int32_t *phases);
 void run_dist_finish(run_state *r, int status);
+/* Under mpirun, once the parts are sent (dist.c): whether rank 0 still
+ * needs the whole mesh, space and form, and their release (rank 0 keeps
+ * its part only; run_state.whole_released). */
+int run_whole_needed(const run_state *r);
+int run_release_whole(run_state *r);
+/* Rank 0's record of the other ranks' parts (cells and dofs by number)
+ * and the partition go with the whole mesh (run_state.whole_released);
+ * the step, begun at t0, is noted. */
+void run_dist_release_whole(run_state *r, double t0);
 /* The run's mesh or space is about to go (a sweep's next member): the
  * ranks' parts, made of them, cannot be kept. */
 void run_dist_forget(run_state *r);

@@ -11,6 +11,8 @@ usage: mpi-scaling.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [STRONG_N] [BACKE
   rank count above 1 against the same one-rank run; default auto)
   RANKS: comma-separated rank counts (1,2 or 1,2,4); MPIRUN the launcher
   prefix, e.g. "mpirun" or "bash .device-mpi/run mpirun".
+  MPI_SCALING_RSS=1: each rank runs under tests/bench/rank-rss.py, and the
+  tables give every rank's peak resident set (a Python start more a rank).
 """
 import json
 import os
@@ -25,6 +27,7 @@ strong_n = int(sys.argv[6]) if len(sys.argv) > 6 else 159
 backend = sys.argv[7] if len(sys.argv) > 7 else "cuda"
 partitions = sys.argv[8].split(",") if len(sys.argv) > 8 else ["auto"]
 work = os.path.abspath(work)
+RSS = os.environ.get("MPI_SCALING_RSS") == "1"
 os.makedirs(work, exist_ok=True)
 PHASES = ["mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "assembly", "write"]
 
@@ -54,14 +57,21 @@ def run(n, p, partition="auto"):
         os.remove(out)
     cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--json", "--quiet",
            "--set", f"mesh.partition={partition}"]
+    rss_log = os.path.join(work, "rss.log")
+    if RSS:
+        cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank-rss.py")] + cmd
+        if os.path.exists(rss_log):
+            os.remove(rss_log)
     if p > 1:
-        cmd = shlex.split(mpirun) + ["-n", str(p)] + cmd
+        cmd = shlex.split(mpirun) + ["-n", str(p)] + (["-x", "RANK_RSS_LOG"] if RSS else []) + cmd
     t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, RANK_RSS_LOG=rss_log))
     t = time.perf_counter() - t0
     if r.returncode:
         sys.exit(f"mpi-scaling: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-3000:]}")
     js = json.loads([line for line in r.stdout.splitlines() if line.startswith("{")][-1])
+    if RSS:
+        js["rank_rss_mb"] = dict(sorted((int(k), float(v)) for k, v in (line.split() for line in open(rss_log))))
     os.remove(out)
     return t, js
 
@@ -102,6 +112,10 @@ def table(title, rows, weak):
               " ".join(f"{js['seconds'].get(ph, 0):9.4f}" for ph in PHASES) +
               f" {js['kernel_seconds'].get('assembly', 0) * 1e3:8.2f}m")
     print(f"  1 rank, {write_figures(rows[0][2])}")
+    for p, t, js in rows:
+        if "rank_rss_mb" in js:
+            print(f"  {p} ranks, peak resident set by rank: " +
+                  ", ".join(f"{k}: {v:.0f} MB" for k, v in js["rank_rss_mb"].items()))
     for p, t, js in rows[1:]:
         print(f"  {p} ranks, rank 0's steps: {js.get('dist_steps', '')}")
         print(f"  {p} ranks, {write_figures(js)}")
