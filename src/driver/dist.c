@@ -970,35 +970,87 @@ static int owned_local_rows(const run_part *part, int64_t *first) {
   return FEINT_OK;
 }
 
-/* An owner's rows of /dofs/coordinates (x, y, z of each row's node; a
- * scalar space's are its dofs' own, no copy) or /dofs/component. */
-static int owned_dof_piece(const run_part *part, int item, feint_dist_piece *piece, void **scratch) {
+/* An owner's rows of /dofs/coordinates (x, y, z of each row's node) or
+ * /dofs/component. On the rows partition the owner holds them (a scalar
+ * space's coordinates are its dofs' own: no copy); on a partition of the
+ * cells they come from the parts that hold them (collective: every rank
+ * takes part, status_in carried). */
+static int owned_dof_piece(feint_comm *comm, int status_in, const run_part *part, int item, feint_dist_piece *piece,
+                           void **scratch) {
   const feint_dist_rows *rows = part->rows;
-  const int nc = part->space->components;
-  int64_t first;
-  FEINT_CALL(owned_local_rows(part, &first));
+  const feint_space *s = part->space;
+  const int nc = s ? s->components : 1;
+  int64_t first = 0;
+  if (item == RUN_DIST_COORDINATES && !part->complete) {
+    const int64_t n_local = s ? s->n_dofs : 0;
+    double *xyz = NULL, *owned = NULL;
+    int64_t first_row = 0, n_owned = 0;
+    int status = status_in;
+    if (!status) status = feint_malloc((size_t)(3 * n_local) + 1, sizeof *xyz, &xyz, "the dof coordinates");
+    for (int64_t i = 0; !status && i < n_local; i++) memcpy(xyz + 3 * i, s->coordinates + 3 * (i / nc), 3 * sizeof *xyz);
+    status = feint_dist_to_owners(comm, status, rows->n_rows, nc, status ? 0 : n_local, part->local_whole,
+                                  (feint_dist_shape){1, 3}, xyz, (feint_dist_shape){1, 3}, 0.0, &first_row, &n_owned,
+                                  &owned);
+    free(xyz);
+    if (!status && (first_row != rows->row0 || n_owned != rows->n_owned))
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: the coordinates' owners are not the rows'");
+    *scratch = owned;
+    *piece = (feint_dist_piece){piece->name, FEINT_DIST_F64, 3 * rows->row0, status ? 0 : 3 * rows->n_owned, owned};
+    return status;
+  }
+  FEINT_CALL(status_in);
   if (item == RUN_DIST_COORDINATES) {
+    FEINT_CALL(owned_local_rows(part, &first));
     piece->mem = FEINT_DIST_F64;
     piece->offset = 3 * rows->row0;
     piece->count = 3 * rows->n_owned;
     if (nc == 1) {
-      piece->data = part->space->coordinates + 3 * first;
+      piece->data = s->coordinates + 3 * first;
       return FEINT_OK;
     }
     double *xyz = NULL;
     FEINT_CALL(feint_malloc((size_t)(3 * rows->n_owned) + 1, sizeof *xyz, &xyz, "the dof coordinates"));
     for (int64_t i = 0; i < rows->n_owned; i++)
-      memcpy(xyz + 3 * i, part->space->coordinates + 3 * ((first + i) / nc), 3 * sizeof *xyz);
+      memcpy(xyz + 3 * i, s->coordinates + 3 * ((first + i) / nc), 3 * sizeof *xyz);
     *scratch = xyz;
     piece->data = xyz;
     return FEINT_OK;
   }
   int64_t *comp = NULL;
   FEINT_CALL(feint_malloc((size_t)rows->n_owned + 1, sizeof *comp, &comp, "the dof components"));
-  for (int64_t i = 0; i < rows->n_owned; i++) comp[i] = (first + i) % nc;
+  for (int64_t i = 0; i < rows->n_owned; i++) comp[i] = (rows->row0 + i) % nc; /* whole dof = node nc + component */
   *scratch = comp;
   *piece = (feint_dist_piece){piece->name, FEINT_DIST_I64, rows->row0, rows->n_owned, comp};
   return FEINT_OK;
+}
+
+/* An owner's rows of /dofs/cell_dofs: its block of the whole's cells (as
+ * element matrices are owned), each cell's whole dof numbers from a part
+ * that holds it, a narrower cell's row padded with -1 (collective). */
+static int owned_cell_dofs(feint_comm *comm, int status_in, const run_part *part, int nbc_whole,
+                           feint_dist_piece *piece, void **scratch) {
+  const feint_space *s = part->space;
+  const int64_t n_cells = s ? s->mesh->n_cells : 0, n_whole = s ? s->whole_cells : 0;
+  const int nbc = s ? s->nbc : 1;
+  double *dofs = NULL, *owned = NULL;
+  int64_t cell0 = 0, n_owned = 0;
+  int status = status_in;
+  if (!status && !s) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a dof map without a part");
+  if (!status) status = feint_malloc((size_t)(n_cells * nbc) + 1, sizeof *dofs, &dofs, "the cells' dofs");
+  /* whole dof numbers as doubles: exact below 2^53 */
+  for (int64_t k = 0; !status && k < n_cells * nbc; k++)
+    dofs[k] = s->cell_dofs[k] < 0 ? -1.0 : (double)part->local_whole[s->cell_dofs[k]];
+  status = feint_dist_to_owners(comm, status, n_whole, 1, status ? 0 : n_cells, s ? s->whole_cell : NULL,
+                                (feint_dist_shape){1, nbc}, dofs, (feint_dist_shape){1, nbc_whole}, -1.0, &cell0,
+                                &n_owned, &owned);
+  free(dofs);
+  int64_t *rows = NULL;
+  if (!status) status = feint_malloc((size_t)(n_owned * nbc_whole) + 1, sizeof *rows, &rows, "the cells' dofs");
+  for (int64_t k = 0; !status && k < n_owned * nbc_whole; k++) rows[k] = (int64_t)owned[k];
+  free(owned);
+  *scratch = rows;
+  *piece = (feint_dist_piece){piece->name, FEINT_DIST_I64, cell0 * nbc_whole, status ? 0 : n_owned * nbc_whole, rows};
+  return status;
 }
 
 /* A rank's pieces of the datasets named (each a phase's block: its rows
@@ -1008,13 +1060,23 @@ static int owned_dof_piece(const run_part *part, int item, feint_dist_piece *pie
  * (freed by the caller) holds what piece k was made in. A block the rank
  * does not have (an internal error) is written empty, so that the rank
  * still joins the write, and reported. */
-static int rank_pieces(const run_part *part, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
-                       const char *const *names, const int32_t *items, feint_dist_piece *pieces,
-                       void *scratch[MAX_ITEMS]) {
+static int rank_pieces(feint_comm *comm, const run_part *part, const int64_t *value_first,
+                       double *const blocks[N_BLOCKS], int nbc_whole, int n, const char *const *names,
+                       const int32_t *items, feint_dist_piece *pieces, void *scratch[MAX_ITEMS]) {
   const feint_dist_rows *rows = part->rows;
   int status = FEINT_OK;
   for (int k = 0; k < n; k++) scratch[k] = NULL;
   for (int k = 0; k < n; k++) {
+    if (items[k] == RUN_DIST_CELL_DOFS || (items[k] == RUN_DIST_COORDINATES && !part->complete)) {
+      /* collective: every rank takes part, a failure before carried */
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
+      if (!status && !rows) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no rows to write %s", names[k]);
+      const int s = items[k] == RUN_DIST_CELL_DOFS
+                        ? owned_cell_dofs(comm, status, part, nbc_whole, &pieces[k], &scratch[k])
+                        : owned_dof_piece(comm, status, part, items[k], &pieces[k], &scratch[k]);
+      if (!status) status = s;
+      continue;
+    }
     if (items[k] == FEINT_PHASE_ELEMENT) { /* the element matrices of the cells this rank owns */
       const int64_t row = (int64_t)part->nbc_whole * part->nbc_whole;
       pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, part->cell0 * row, part->n_cells_owned * row,
@@ -1034,7 +1096,7 @@ static int rank_pieces(const run_part *part, const int64_t *value_first, double 
       continue;
     }
     if (dofs) {
-      const int s = owned_dof_piece(part, items[k], &pieces[k], &scratch[k]);
+      const int s = owned_dof_piece(comm, FEINT_OK, part, items[k], &pieces[k], &scratch[k]);
       if (s) pieces[k].count = 0;
       if (s && !status) status = s;
     } else if (items[k] == RUN_DIST_INDPTR) { /* the last rank writes the end too */
@@ -1086,13 +1148,14 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   }
   piece[np] = d->value_first;
   size[np++] = d->value_first ? (size_t)(d->size + 1) * sizeof *d->value_first : 0;
-  const command cmd = {.cmd = CMD_WRITE};
+  const command cmd = {.cmd = CMD_WRITE, .nbc_whole = r->whole.nbc};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command_pieces(d, k, &cmd, piece, size, np));
   first_error e = {0};
   feint_dist_piece pieces[MAX_ITEMS];
   double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values, d->own.blocks[BLOCK_ELEMENT]};
   void *scratch[MAX_ITEMS];
-  note_error(&e, rank_pieces(&d->own, d->value_first, blocks, n, names, phases, pieces, scratch));
+  note_error(&e, rank_pieces(d->comm, &d->own, d->value_first, blocks, r->whole.nbc, n, names, phases, pieces,
+                             scratch));
   note_error(&e, feint_comm_write(d->comm, path, n, pieces));
   for (int k = 0; k < n; k++) free(scratch[k]);
   for (int k = 1; k < d->size; k++) {
@@ -1281,7 +1344,7 @@ static int worker_answer_block(feint_comm *comm, run_part *p, const command *cmd
 
 /* Rank 0's collective write (run_dist_write): this rank's pieces. A
  * command it cannot read leaves it unable to join: the run ends. */
-static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t bytes) {
+static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t bytes, int nbc_whole) {
   int32_t head[2];
   const char *at = data, *end = data + bytes;
   const char *names[MAX_ITEMS];
@@ -1329,7 +1392,7 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
   }
   feint_dist_piece pieces[MAX_ITEMS];
   void *scratch[MAX_ITEMS];
-  int status = rank_pieces(p, value_first, p->blocks, head[0], names, phases, pieces, scratch);
+  int status = rank_pieces(comm, p, value_first, p->blocks, nbc_whole, head[0], names, phases, pieces, scratch);
   const int s = feint_comm_write(comm, path, head[0], pieces);
   if (!status) status = s;
   for (int k = 0; k < head[0]; k++) free(scratch[k]);
@@ -1400,7 +1463,7 @@ int feint_driver_worker(const feint_run_options *opts) {
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && p.rows) {
       sent = worker_answer_block(comm, &p, &cmd, data, bytes);
     } else if (cmd.cmd == CMD_WRITE) {
-      sent = worker_write(comm, &p, data, bytes);
+      sent = worker_write(comm, &p, data, bytes, cmd.nbc_whole);
     } else if (cmd.cmd == CMD_OPERATOR_SETUP && bytes >= sizeof(operator_setup)) {
       part_release(&p);
       operator_setup s;

@@ -193,16 +193,28 @@ static int cell_dofs_wanted(const run_state *r) {
   return r->whole.order > 1 || r->c->write_element_matrices;
 }
 
-/* /dofs/coordinates and /dofs/component written by the rows' owners (the
- * rows partition: each holds its rows' dofs), every rank its block. */
-static int write_owned_dofs(run_state *r, const char *coordinates, const char *component) {
-  const int64_t n = r->whole.n_dofs, dims[2] = {n, 3};
-  const char *names[2] = {coordinates, component};
-  const int32_t items[2] = {RUN_DIST_COORDINATES, RUN_DIST_COMPONENT};
+/* /dofs written by their owners, every rank its block: the rows' owners
+ * their rows' coordinates and components, the owners of blocks of cells
+ * (as for element matrices) their rows of the dof map (cell_dofs non-NULL). */
+static int write_owned_dofs(run_state *r, const char *coordinates, const char *component, const char *cell_dofs) {
+  const int64_t n = r->whole.n_dofs, dims[2] = {n, 3}, cd[2] = {r->whole.n_cells, r->whole.nbc};
+  const char *names[3] = {coordinates};
+  int32_t items[3] = {RUN_DIST_COORDINATES};
+  int k = 1;
   FEINT_CALL(feint_output_reserve_doubles(r->out, coordinates, 2, dims));
-  if (r->whole.components == 1) FEINT_CALL(feint_output_zeros_int32(r->out, component, n));
-  else FEINT_CALL(feint_output_reserve_int32(r->out, component, 1, &n));
-  return run_dist_write(r, r->whole.components == 1 ? 1 : 2, names, items);
+  if (r->whole.components == 1) { /* all 0: no storage */
+    FEINT_CALL(feint_output_zeros_int32(r->out, component, n));
+  } else {
+    FEINT_CALL(feint_output_reserve_int32(r->out, component, 1, &n));
+    names[k] = component;
+    items[k++] = RUN_DIST_COMPONENT;
+  }
+  if (cell_dofs) {
+    FEINT_CALL(feint_output_reserve_int64(r->out, cell_dofs, 2, cd));
+    names[k] = cell_dofs;
+    items[k++] = RUN_DIST_CELL_DOFS;
+  }
+  return run_dist_write(r, k, names, items);
 }
 
 /* /dofs: coordinates, component (no storage for a scalar space: all 0)
@@ -211,8 +223,7 @@ static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
   const int nc = r->whole.components;
   const int64_t n = r->whole.n_dofs;
-  const int want_map = cell_dofs_wanted(r);
-  int linked, status = FEINT_OK;
+  int want_map = cell_dofs_wanted(r), linked, status = FEINT_OK;
   FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
   if (linked) {
     FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/component", &linked));
@@ -224,8 +235,9 @@ static int write_dofs(run_state *r) {
   snprintf(b, sizeof b, "%sdofs/component", r->prefix);
   snprintf(c, sizeof c, "%sdofs/cell_dofs", r->prefix);
   int64_t dims[2] = {n, 3}, cd[2] = {r->whole.n_cells, r->whole.nbc};
-  if (run_dist_collective(r) && run_dist_by_rows(r)) {
-    FEINT_CALL(write_owned_dofs(r, a, b));
+  if (run_dist_collective(r)) {
+    FEINT_CALL(write_owned_dofs(r, a, b, want_map ? c : NULL));
+    want_map = 0; /* written */
   } else if (nc == 1) { /* the scalar coordinates are the dofs' own: no copy */
     FEINT_CALL(feint_output_doubles(r->out, a, 2, dims, s->coordinates));
     FEINT_CALL(feint_output_zeros_int32(r->out, b, n));
@@ -582,16 +594,15 @@ static int pattern_ready(run_state *r, feint_run_report *rep, int need_matrix) {
 }
 
 /* Under mpirun, whether rank 0 still needs the whole mesh, space and form
- * once the parts are sent: for what only the whole gives (the dof map,
- * the XDMF views, the near-null space, a sweep's next member), or to
- * write the dofs' coordinates when the owners do not hold them all (a
- * partition of the cells), or to gather the whole (a Matrix Market copy).
+ * once the parts are sent: for what only the whole gives (the XDMF views,
+ * the near-null space, a sweep's next member), or to gather the whole (a
+ * Matrix Market copy). The dofs' datasets are written by their owners.
  * FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what it costs). */
 int run_whole_needed(const run_state *r) {
   const feint_case *c = r->c;
   const char *keep = getenv("FEINT_DIST_KEEP_WHOLE");
-  return !r->dist || !run_dist_collective(r) || !run_dist_by_rows(r) || r->n_members > 0 || c->write_xdmf ||
-         c->write_near_null_space || cell_dofs_wanted(r) || (keep && !strcmp(keep, "1"));
+  return !r->dist || !run_dist_collective(r) || r->n_members > 0 || c->write_xdmf || c->write_near_null_space ||
+         (keep && !strcmp(keep, "1"));
 }
 
 /* Rank 0 keeps its part only: the whole mesh, space and form go before its

@@ -189,9 +189,17 @@ double run_dist_norm2(const run_state *r, int phase);
  * block's (*own): rank 0 holds only its block when the owners write. */
 int64_t run_dist_nnz(const run_state *r, int64_t *own);
 /* run_dist_write's datasets besides the phases' blocks: the owners' rows
- * of the matrix pattern (row pointers, columns; int64), and on the rows
- * partition their rows of /dofs/coordinates and /dofs/component. */
-enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2, RUN_DIST_COORDINATES = -3, RUN_DIST_COMPONENT = -4 };
+ * of the matrix pattern (row pointers, columns; int64), of
+ * /dofs/coordinates and /dofs/component (on the rows partition only: the
+ * owner holds its rows' dofs), and the owners of blocks of cells' rows of
+ * /dofs/cell_dofs (int64). */
+enum {
+  RUN_DIST_INDPTR = -1,
+  RUN_DIST_INDICES = -2,
+  RUN_DIST_COORDINATES = -3,
+  RUN_DIST_COMPONENT = -4,
+  RUN_DIST_CELL_DOFS = -5
+};
 /* 1 when the parts are the rows partition's: each owner holds every dof
  * of its rows (so it writes their coordinates). */
 int run_dist_by_rows(const run_state *r);

@@ -58,10 +58,11 @@ EOF
 same p1-tets "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 for s in colored gather atomic; do same "p1-$s" "$WORK/p1.yaml" $ALL --set assembly.strategy=$s; done
 same p1-metis "$WORK/p1.yaml" $ALL --set mesh.partition=metis
-# Rank 0 keeps only its part once the ranks have theirs, where nothing after needs the whole mesh: the rows
-# partition (each owner writes its rows' dof coordinates), no dof map, XDMF, near-null space or sweep. Its
-# boundary conditions (Dirichlet lifted, Neumann, Robin) then come from a copy and the residual's from the kept
-# state; the file is still the one-rank file bit for bit. --json's dist_steps says which was done.
+# Rank 0 keeps only its part once the ranks have theirs, where nothing after needs the whole mesh (no XDMF,
+# near-null space, sweep or Matrix Market copy): the owners write the dofs' datasets (the rows' owners their
+# coordinates and components, the owners of blocks of cells their rows of the dof map), its boundary conditions
+# (Dirichlet lifted, Neumann, Robin) read their own facet sets and the residual's the kept state. The files stay
+# the one-rank files (bit for bit on the rows partition). --json's dist_steps says which was done.
 write_case el1.yaml <<EOF
 mesh: {file: $(geo cube.geo), size: 0.2}
 physics: {kind: elasticity, E: "1 + y", nu: 0.3, source: [0, "x", -1]}
@@ -69,10 +70,10 @@ state: {u: ["x*y", "y*z", "z - x"]}
 boundary: [{group: left, dirichlet: [0, "y", 0]}, {group: boundary, robin: {alpha: 2, value: [0, 0, "x"]}}]
 assembly: {dirichlet: symmetric}
 EOF
-released() { # name want(yes|no) case args...
-  local name=$1 want=$2 case=$3; shift 3
-  "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@" --set mesh.partition=rows
-  mpi 3 "$case" -o "$WORK/$name-3.h5" "$@" --set mesh.partition=rows --json > "$WORK/$name.json"
+released() { # name want(yes|no) partition case args...
+  local name=$1 want=$2 partition=$3 case=$4; shift 4
+  "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@" --set mesh.partition="$partition"
+  mpi 3 "$case" -o "$WORK/$name-3.h5" "$@" --set mesh.partition="$partition" --json > "$WORK/$name.json"
   $PY - "$WORK/$name.json" "$want" <<'PY' || fail "$name: rank 0 should release the whole mesh: $want"
 import json, sys
 steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
@@ -80,11 +81,13 @@ said = "rank 0 keeps its part only" in steps
 assert said == (sys.argv[2] == "yes"), steps
 print("rank 0 keeps its part only: " + ("yes" if said else "no"))
 PY
-  compare_files "$name, 3 ranks, rows partition" "$WORK/$name-1.h5" "$WORK/$name-3.h5" 0
+  compare_files "$name, 3 ranks, partition $partition" "$WORK/$name-1.h5" "$WORK/$name-3.h5" \
+    "$([ "$partition" = rows ] && echo 0)"
 }
-released p1-released yes "$WORK/p1.yaml" $ALL
-released p1-vector-released yes "$WORK/el1.yaml" $ALL
-released p1-dof-map-kept no "$WORK/p1.yaml" $ALL --set output.cell_dofs=true
+released p1-released yes rows "$WORK/p1.yaml" $ALL
+released p1-vector-released yes rows "$WORK/el1.yaml" $ALL
+released p1-cell-dofs-released yes rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
+released p1-curve-released yes morton "$WORK/el1.yaml" $ALL --set output.cell_dofs=true
 # mesh.partition auto (the default): the rows partition where its largest part is within 5/4 of an equal share
 # (nodes numbered along space: mesh.reorder morton, 2 ranks: 1.11 here), then bit for bit; the curve where not
 # (3 ranks: 1.41; Gmsh's own node order: 1.93 on 2 ranks); --json's partition and dist_steps say which
@@ -115,6 +118,7 @@ boundary: [{group: left, dirichlet: [0, 0, 0]}, {group: boundary, neumann: [0, 0
 output: {near_null_space: true}
 EOF
 same p2-elasticity "$WORK/el.yaml" $ALL
+released p2-near-null-kept no morton "$WORK/el.yaml" $ALL
 write_case q3.yaml <<EOF
 mesh: {file: $(geo hexcube.geo)}
 space: {order: 3}
@@ -133,6 +137,7 @@ boundary: [{group: left, dirichlet: "z"}, {group: boundary, robin: {alpha: 1, va
 assembly: {dirichlet: symmetric}
 EOF
 same mixed-3d "$WORK/mx.yaml" $ALL --set output.element_matrices=true
+released mixed-3d-released yes morton "$WORK/mx.yaml" $ALL --set output.element_matrices=true
 same mixed-3d-p3 "$ROOT/cases/poisson-mixed-p3.yaml" $ALL
 # three shapes, Lobatto nodes everywhere: a part of tetrahedra only keeps them
 write_case m3.yaml <<EOF
