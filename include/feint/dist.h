@@ -182,22 +182,6 @@ int feint_dist_rows_sum(feint_dist_rows *rows, feint_comm *comm, int status_in, 
                         double *owned);
 void feint_dist_rows_destroy(feint_dist_rows *rows);
 
-/* Items by whole number to the owners of blocks of those numbers: rank q
- * owns [feint_dist_row_start(n_whole, group, size, q), ... of q + 1).
- * Every rank gives n items (whole numbers keys, ascending), each
- * shape.lines x shape.width values; each owner gets its own (*n_owned from
- * *first) in *owned (freed by the caller), each whole.lines x whole.width
- * with the item given at its top left and `fill` elsewhere (a mixed
- * mesh's narrower cells), an item no rank gives all `fill`. An item given
- * by several ranks is taken from the lowest. Collective; status_in as
- * feint_dist_rows_sum. */
-typedef struct {
-  int lines, width;
-} feint_dist_shape;
-int feint_dist_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t group, int64_t n,
-                         const int64_t *keys, feint_dist_shape shape, const double *local, feint_dist_shape whole,
-                         double fill, int64_t *first, int64_t *n_owned, double **owned);
-
 /* Element matrices by cell, owned as rows are: rank q owns the whole
  * cells [feint_dist_row_start(n_whole, 1, size, q), ... of q + 1). Every
  * rank gives its part's (n_cells cells, whole numbers whole_cell

@@ -422,100 +422,82 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
   return status;
 }
 
-/* ---- items by whole number to their blocks' owners ---- */
+/* ---- element matrices to their cells' owners ---- */
 
 typedef struct {
-  const int64_t *keys; /* whole numbers */
-  const double *from;  /* shape each */
-  feint_dist_shape shape, whole;
-  int64_t first;
+  const int64_t *cells; /* whole numbers */
+  const double *from;   /* nbc x nbc each */
+  int nbc, nbc_whole;
+  int64_t cell0;
   double *owned;
-  char *placed; /* an item is taken from the first rank that gives it */
+  char *placed; /* a cell's matrix is taken from the first rank that gives it */
 } place_job;
 
 static void place_range(int64_t a, int64_t b, void *arg) {
   const place_job *j = arg;
-  const size_t item = (size_t)j->whole.lines * (size_t)j->whole.width;
-  const size_t given = (size_t)j->shape.lines * (size_t)j->shape.width;
+  const size_t row = (size_t)j->nbc_whole * (size_t)j->nbc_whole;
   for (int64_t i = a; i < b; i++) {
-    if (j->placed[j->keys[i] - j->first]) continue;
-    j->placed[j->keys[i] - j->first] = 1;
-    double *to = j->owned + (size_t)(j->keys[i] - j->first) * item;
-    const double *from = j->from + (size_t)i * given;
-    for (int r = 0; r < j->shape.lines; r++)
-      memcpy(to + (size_t)r * (size_t)j->whole.width, from + (size_t)r * (size_t)j->shape.width,
-             (size_t)j->shape.width * sizeof *from);
+    if (j->placed[j->cells[i] - j->cell0]) continue;
+    j->placed[j->cells[i] - j->cell0] = 1;
+    double *to = j->owned + (size_t)(j->cells[i] - j->cell0) * row;
+    const double *from = j->from + (size_t)i * (size_t)j->nbc * (size_t)j->nbc;
+    for (int r = 0; r < j->nbc; r++)
+      memcpy(to + (size_t)r * (size_t)j->nbc_whole, from + (size_t)r * (size_t)j->nbc, (size_t)j->nbc * sizeof *from);
   }
 }
 
-typedef struct {
-  double *a;
-  double v;
-} fill_job;
-
-static void fill_range(int64_t a, int64_t b, void *arg) {
-  const fill_job *j = arg;
-  for (int64_t i = a; i < b; i++) j->a[i] = j->v;
-}
-
-int feint_dist_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t group, int64_t n,
-                         const int64_t *keys, feint_dist_shape shape, const double *local, feint_dist_shape whole,
-                         double fill, int64_t *first_out, int64_t *n_owned, double **owned) {
+int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t n_cells,
+                               const int64_t *whole_cell, int nbc, const double *local, int nbc_whole,
+                               int64_t *cell0, int64_t *n_owned, double **owned) {
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
   *owned = NULL;
-  const int64_t first_own = feint_dist_row_start(n_whole, group, size, rank);
-  *first_out = first_own;
-  *n_owned = (rank + 1 == size ? n_whole : feint_dist_row_start(n_whole, group, size, rank + 1)) - first_own;
-  if (!status_in && (shape.lines > whole.lines || shape.width > whole.width || shape.lines < 1 || shape.width < 1))
-    status_in = feint_error_set(FEINT_ERR_COMPUTE, "internal: items of %d x %d values in rows of %d x %d",
-                                shape.lines, shape.width, whole.lines, whole.width);
+  *cell0 = feint_dist_row_start(n_whole, 1, size, rank);
+  *n_owned = (rank + 1 == size ? n_whole : feint_dist_row_start(n_whole, 1, size, rank + 1)) - *cell0;
+  if (!status_in && nbc > nbc_whole)
+    status_in = feint_error_set(FEINT_ERR_COMPUTE, "internal: element matrices of %d dofs in rows of %d", nbc, nbc_whole);
   exchange_buffers x;
-  FEINT_CALL(exchange_buffers_create(comm, size, 4, &x));
-  /* the keys ascend: those of owner q are one slice */
+  FEINT_CALL(exchange_buffers_create(comm, size, 3, &x));
+  /* the part's cells ascend: those of owner q are one slice */
   int64_t *first = NULL;
   int status = status_in;
-  if (!status) status = feint_malloc((size_t)size + 1, sizeof *first, &first, "the items' owners");
+  if (!status) status = feint_malloc((size_t)size + 1, sizeof *first, &first, "the cells' owners");
   for (int q = 0; q <= size && !status; q++)
-    first[q] = q == size ? n : feint_dist_lower_bound(keys, n, feint_dist_row_start(n_whole, group, size, q));
-  const size_t given = (size_t)shape.lines * (size_t)shape.width;
+    first[q] = q == size ? n_cells
+                         : feint_dist_lower_bound(whole_cell, n_cells, feint_dist_row_start(n_whole, 1, size, q));
+  const size_t matrix = (size_t)nbc * (size_t)nbc * sizeof(double);
   for (int q = 0; q < size; q++) {
-    int64_t *h = x.heads + 4 * q;
+    int64_t *h = x.heads + 3 * q;
     h[0] = status != FEINT_OK;
     h[1] = status ? 0 : first[q + 1] - first[q];
-    h[2] = shape.lines;
-    h[3] = shape.width;
+    h[2] = nbc;
     x.msgs[q].pieces[0] = h;
-    x.msgs[q].sizes[0] = sizeof(int64_t) * 4;
+    x.msgs[q].sizes[0] = sizeof(int64_t) * 3;
     x.msgs[q].n = 1;
     if (!status && h[1] && q != rank) {
-      x.msgs[q].pieces[1] = keys + first[q];
+      x.msgs[q].pieces[1] = whole_cell + first[q];
       x.msgs[q].sizes[1] = (size_t)h[1] * sizeof(int64_t);
-      x.msgs[q].pieces[2] = local + (size_t)first[q] * given;
-      x.msgs[q].sizes[2] = (size_t)h[1] * given * sizeof(double);
+      x.msgs[q].pieces[2] = local + (size_t)first[q] * (size_t)nbc * (size_t)nbc;
+      x.msgs[q].sizes[2] = (size_t)h[1] * matrix;
       x.msgs[q].n = 3;
     }
   }
   FEINT_CALL(exchange(comm, &x));
-  /* filled first: a mixed mesh's narrower cells leave padding in the whole's rows */
-  const size_t item = (size_t)whole.lines * (size_t)whole.width;
-  if (!status) status = feint_malloc((size_t)*n_owned * item + 1, sizeof **owned, owned, "the owned items");
-  if (!status) {
-    fill_job fj = {*owned, fill};
-    feint_parallel_for(*n_owned * (int64_t)item, 1 << 16, fill_range, &fj);
-  }
+  /* zeroed: a mixed mesh's narrower cells leave padding in the whole's rows */
+  const size_t row = (size_t)nbc_whole * (size_t)nbc_whole;
+  if (!status) status = feint_calloc((size_t)*n_owned * row + 1, sizeof **owned, owned, "the owned element matrices");
   char *placed = NULL;
-  if (!status) status = feint_calloc((size_t)*n_owned + 1, 1, &placed, "the owned items");
+  if (!status) status = feint_calloc((size_t)*n_owned + 1, 1, &placed, "the owned element matrices");
   for (int p = 0; p < size && !status; p++) {
-    place_job j = {NULL, NULL, shape, whole, first_own, *owned, placed};
+    place_job j = {NULL, NULL, nbc, nbc_whole, *cell0, *owned, placed};
     int64_t count = 0;
     if (p == rank) {
       count = first[rank + 1] - first[rank];
-      j.keys = keys + first[rank];
-      j.from = local + (size_t)first[rank] * given;
+      j.cells = whole_cell + first[rank];
+      j.from = local + (size_t)first[rank] * (size_t)nbc * (size_t)nbc;
     } else {
-      int64_t h[4];
+      int64_t h[3];
       if (x.in_bytes[p] < sizeof h) {
-        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's items are cut short", p);
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's element matrices are cut short", p);
         break;
       }
       memcpy(h, x.in[p], sizeof h);
@@ -524,19 +506,19 @@ int feint_dist_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64
         break;
       }
       count = h[1];
-      if (h[1] < 0 || h[2] < 1 || h[2] > whole.lines || h[3] < 1 || h[3] > whole.width ||
-          x.in_bytes[p] != sizeof h + (size_t)count * (8 + (size_t)h[2] * (size_t)h[3] * sizeof(double))) {
-        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's items are malformed", p);
+      j.nbc = (int)h[2];
+      const size_t m = (size_t)j.nbc * (size_t)j.nbc * sizeof(double);
+      if (h[1] < 0 || h[2] < 1 || h[2] > nbc_whole || x.in_bytes[p] != sizeof h + (size_t)count * (8 + m)) {
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's element matrices are malformed", p);
         break;
       }
-      j.shape = (feint_dist_shape){(int)h[2], (int)h[3]};
-      j.keys = (const int64_t *)(const void *)((const char *)x.in[p] + sizeof h);
+      j.cells = (const int64_t *)(const void *)((const char *)x.in[p] + sizeof h);
       j.from = (const double *)(const void *)((const char *)x.in[p] + sizeof h + (size_t)count * 8);
     }
     for (int64_t i = 0; i < count && !status; i++)
-      if (j.keys[i] < first_own || j.keys[i] >= first_own + *n_owned)
-        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent item %lld, not this rank's", p,
-                                 (long long)j.keys[i]);
+      if (j.cells[i] < *cell0 || j.cells[i] >= *cell0 + *n_owned)
+        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent cell %lld, not this rank's", p,
+                                 (long long)j.cells[i]);
     if (!status) feint_parallel_for(count, 1 << 12, place_range, &j);
   }
   exchange_buffers_destroy(&x, size);
@@ -547,11 +529,4 @@ int feint_dist_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64
     *owned = NULL;
   }
   return status;
-}
-
-int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t n_cells,
-                               const int64_t *whole_cell, int nbc, const double *local, int nbc_whole,
-                               int64_t *cell0, int64_t *n_owned, double **owned) {
-  return feint_dist_to_owners(comm, status_in, n_whole, 1, n_cells, whole_cell, (feint_dist_shape){nbc, nbc}, local,
-                              (feint_dist_shape){nbc_whole, nbc_whole}, 0.0, cell0, n_owned, owned);
 }

@@ -30,7 +30,6 @@
 #include "feint/form.h"
 #include "feint/parallel.h"
 #include "feint/plan.h"
-#include "dist/lower_bound.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY };
 
@@ -453,6 +452,8 @@ static void step(run_dist *d, const char *what, double *t0) {
   *t0 = now;
 }
 
+void run_dist_note(run_state *r, const char *what, double *t0) { step(r->dist, what, t0); }
+
 void run_dist_release_whole(run_state *r, double t0) {
   run_dist *d = r->dist;
   for (int k = 0; d->parts && k < d->size; k++) feint_dist_part_release(&d->parts[k]);
@@ -807,8 +808,6 @@ static int gather_pattern(run_state *r, const char *const *data, const size_t *b
 
 int run_dist_collective(const run_state *r) { return r->dist && !r->c->matrix_market_file; }
 
-int run_dist_by_rows(const run_state *r) { return r->dist && r->dist->by_rows; }
-
 double run_dist_norm2(const run_state *r, int phase) { return r->dist ? r->dist->norm2[phase] : 0; }
 
 int64_t run_dist_nnz(const run_state *r, int64_t *own) {
@@ -958,125 +957,19 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   return reported(&e);
 }
 
-/* The rows partition's owner holds every dof of its rows, in the
- * whole's order: its rows are local rows first .. first + n_owned. */
-static int owned_local_rows(const run_part *part, int64_t *first) {
-  const feint_dist_rows *rows = part->rows;
-  const int64_t n_local = part->space ? part->space->n_dofs : 0;
-  *first = feint_dist_lower_bound(part->local_whole, n_local, rows->row0);
-  if (!part->complete || *first + rows->n_owned > n_local ||
-      (rows->n_owned > 0 && part->local_whole[*first + rows->n_owned - 1] != rows->row0 + rows->n_owned - 1))
-    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d does not hold its rows' dofs", rows->rank);
-  return FEINT_OK;
-}
-
-/* An owner's rows of /dofs/coordinates (x, y, z of each row's node) or
- * /dofs/component. On the rows partition the owner holds them (a scalar
- * space's coordinates are its dofs' own: no copy); on a partition of the
- * cells they come from the parts that hold them (collective: every rank
- * takes part, status_in carried). */
-static int owned_dof_piece(feint_comm *comm, int status_in, const run_part *part, int item, feint_dist_piece *piece,
-                           void **scratch) {
-  const feint_dist_rows *rows = part->rows;
-  const feint_space *s = part->space;
-  const int nc = s ? s->components : 1;
-  int64_t first = 0;
-  if (item == RUN_DIST_COORDINATES && !part->complete) {
-    const int64_t n_local = s ? s->n_dofs : 0;
-    double *xyz = NULL, *owned = NULL;
-    int64_t first_row = 0, n_owned = 0;
-    int status = status_in;
-    if (!status) status = feint_malloc((size_t)(3 * n_local) + 1, sizeof *xyz, &xyz, "the dof coordinates");
-    for (int64_t i = 0; !status && i < n_local; i++) memcpy(xyz + 3 * i, s->coordinates + 3 * (i / nc), 3 * sizeof *xyz);
-    status = feint_dist_to_owners(comm, status, rows->n_rows, nc, status ? 0 : n_local, part->local_whole,
-                                  (feint_dist_shape){1, 3}, xyz, (feint_dist_shape){1, 3}, 0.0, &first_row, &n_owned,
-                                  &owned);
-    free(xyz);
-    if (!status && (first_row != rows->row0 || n_owned != rows->n_owned))
-      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: the coordinates' owners are not the rows'");
-    *scratch = owned;
-    *piece = (feint_dist_piece){piece->name, FEINT_DIST_F64, 3 * rows->row0, status ? 0 : 3 * rows->n_owned, owned};
-    return status;
-  }
-  FEINT_CALL(status_in);
-  if (item == RUN_DIST_COORDINATES) {
-    FEINT_CALL(owned_local_rows(part, &first));
-    piece->mem = FEINT_DIST_F64;
-    piece->offset = 3 * rows->row0;
-    piece->count = 3 * rows->n_owned;
-    if (nc == 1) {
-      piece->data = s->coordinates + 3 * first;
-      return FEINT_OK;
-    }
-    double *xyz = NULL;
-    FEINT_CALL(feint_malloc((size_t)(3 * rows->n_owned) + 1, sizeof *xyz, &xyz, "the dof coordinates"));
-    for (int64_t i = 0; i < rows->n_owned; i++)
-      memcpy(xyz + 3 * i, s->coordinates + 3 * ((first + i) / nc), 3 * sizeof *xyz);
-    *scratch = xyz;
-    piece->data = xyz;
-    return FEINT_OK;
-  }
-  int64_t *comp = NULL;
-  FEINT_CALL(feint_malloc((size_t)rows->n_owned + 1, sizeof *comp, &comp, "the dof components"));
-  for (int64_t i = 0; i < rows->n_owned; i++) comp[i] = (rows->row0 + i) % nc; /* whole dof = node nc + component */
-  *scratch = comp;
-  *piece = (feint_dist_piece){piece->name, FEINT_DIST_I64, rows->row0, rows->n_owned, comp};
-  return FEINT_OK;
-}
-
-/* An owner's rows of /dofs/cell_dofs: its block of the whole's cells (as
- * element matrices are owned), each cell's whole dof numbers from a part
- * that holds it, a narrower cell's row padded with -1 (collective). */
-static int owned_cell_dofs(feint_comm *comm, int status_in, const run_part *part, int nbc_whole,
-                           feint_dist_piece *piece, void **scratch) {
-  const feint_space *s = part->space;
-  const int64_t n_cells = s ? s->mesh->n_cells : 0, n_whole = s ? s->whole_cells : 0;
-  const int nbc = s ? s->nbc : 1;
-  double *dofs = NULL, *owned = NULL;
-  int64_t cell0 = 0, n_owned = 0;
-  int status = status_in;
-  if (!status && !s) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a dof map without a part");
-  if (!status) status = feint_malloc((size_t)(n_cells * nbc) + 1, sizeof *dofs, &dofs, "the cells' dofs");
-  /* whole dof numbers as doubles: exact below 2^53 */
-  for (int64_t k = 0; !status && k < n_cells * nbc; k++)
-    dofs[k] = s->cell_dofs[k] < 0 ? -1.0 : (double)part->local_whole[s->cell_dofs[k]];
-  status = feint_dist_to_owners(comm, status, n_whole, 1, status ? 0 : n_cells, s ? s->whole_cell : NULL,
-                                (feint_dist_shape){1, nbc}, dofs, (feint_dist_shape){1, nbc_whole}, -1.0, &cell0,
-                                &n_owned, &owned);
-  free(dofs);
-  int64_t *rows = NULL;
-  if (!status) status = feint_malloc((size_t)(n_owned * nbc_whole) + 1, sizeof *rows, &rows, "the cells' dofs");
-  for (int64_t k = 0; !status && k < n_owned * nbc_whole; k++) rows[k] = (int64_t)owned[k];
-  free(owned);
-  *scratch = rows;
-  *piece = (feint_dist_piece){piece->name, FEINT_DIST_I64, cell0 * nbc_whole, status ? 0 : n_owned * nbc_whole, rows};
-  return status;
-}
-
 /* A rank's pieces of the datasets named (each a phase's block: its rows
  * of a vector, its entries of the matrix values; or its rows of the
- * matrix pattern, RUN_DIST_INDPTR and RUN_DIST_INDICES; or of the dofs'
- * coordinates and components) for the collective write; scratch[k]
- * (freed by the caller) holds what piece k was made in. A block the rank
- * does not have (an internal error) is written empty, so that the rank
- * still joins the write, and reported. */
-static int rank_pieces(feint_comm *comm, const run_part *part, const int64_t *value_first,
-                       double *const blocks[N_BLOCKS], int nbc_whole, int n, const char *const *names,
-                       const int32_t *items, feint_dist_piece *pieces, void *scratch[MAX_ITEMS]) {
+ * matrix pattern, RUN_DIST_INDPTR and RUN_DIST_INDICES) for the
+ * collective write; *scratch (freed by the caller) holds its row pointers
+ * in the whole's values. A block the rank does not have (an internal
+ * error) is written empty, so that the rank still joins the write, and
+ * reported. */
+static int rank_pieces(const run_part *part, const int64_t *value_first, double *const blocks[N_BLOCKS], int n,
+                       const char *const *names, const int32_t *items, feint_dist_piece *pieces, int64_t **scratch) {
   const feint_dist_rows *rows = part->rows;
   int status = FEINT_OK;
-  for (int k = 0; k < n; k++) scratch[k] = NULL;
+  *scratch = NULL;
   for (int k = 0; k < n; k++) {
-    if (items[k] == RUN_DIST_CELL_DOFS || (items[k] == RUN_DIST_COORDINATES && !part->complete)) {
-      /* collective: every rank takes part, a failure before carried */
-      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
-      if (!status && !rows) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no rows to write %s", names[k]);
-      const int s = items[k] == RUN_DIST_CELL_DOFS
-                        ? owned_cell_dofs(comm, status, part, nbc_whole, &pieces[k], &scratch[k])
-                        : owned_dof_piece(comm, status, part, items[k], &pieces[k], &scratch[k]);
-      if (!status) status = s;
-      continue;
-    }
     if (items[k] == FEINT_PHASE_ELEMENT) { /* the element matrices of the cells this rank owns */
       const int64_t row = (int64_t)part->nbc_whole * part->nbc_whole;
       pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, part->cell0 * row, part->n_cells_owned * row,
@@ -1087,29 +980,23 @@ static int rank_pieces(feint_comm *comm, const run_part *part, const int64_t *va
       continue;
     }
     const int pattern = items[k] == RUN_DIST_INDPTR || items[k] == RUN_DIST_INDICES;
-    const int dofs = items[k] == RUN_DIST_COORDINATES || items[k] == RUN_DIST_COMPONENT;
     const int b = pattern ? BLOCK_MATRIX : block_of(items[k]);
     pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
-    if (!rows || (!pattern && !dofs && !blocks[b]) ||
-        (!dofs && b == BLOCK_MATRIX && (!value_first || !rows->matrix))) {
+    if (!rows || (!pattern && !blocks[b]) || (b == BLOCK_MATRIX && (!value_first || !rows->matrix))) {
       if (!status) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no block of %s to write", names[k]);
       continue;
     }
-    if (dofs) {
-      const int s = owned_dof_piece(comm, FEINT_OK, part, items[k], &pieces[k], &scratch[k]);
-      if (s) pieces[k].count = 0;
-      if (s && !status) status = s;
-    } else if (items[k] == RUN_DIST_INDPTR) { /* the last rank writes the end too */
+    if (items[k] == RUN_DIST_INDPTR) { /* the last rank writes the end too */
       const int last = rows->rank + 1 == rows->size;
-      int64_t *ptr = NULL;
-      const int s = feint_malloc((size_t)rows->n_owned + 1, sizeof *ptr, &ptr, "the row pointers");
-      if (s) {
-        if (!status) status = s;
-        continue;
+      if (!*scratch) {
+        const int s = feint_malloc((size_t)rows->n_owned + 1, sizeof **scratch, scratch, "the row pointers");
+        if (s) {
+          if (!status) status = s;
+          continue;
+        }
+        for (int64_t i = 0; i <= rows->n_owned; i++) (*scratch)[i] = value_first[rows->rank] + rows->indptr[i];
       }
-      for (int64_t i = 0; i <= rows->n_owned; i++) ptr[i] = value_first[rows->rank] + rows->indptr[i];
-      scratch[k] = ptr;
-      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, ptr};
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, *scratch};
     } else if (items[k] == RUN_DIST_INDICES) {
       pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, value_first[rows->rank], rows->nnz, rows->cols};
     } else {
@@ -1148,16 +1035,15 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   }
   piece[np] = d->value_first;
   size[np++] = d->value_first ? (size_t)(d->size + 1) * sizeof *d->value_first : 0;
-  const command cmd = {.cmd = CMD_WRITE, .nbc_whole = r->whole.nbc};
+  const command cmd = {.cmd = CMD_WRITE};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command_pieces(d, k, &cmd, piece, size, np));
   first_error e = {0};
   feint_dist_piece pieces[MAX_ITEMS];
   double *const blocks[N_BLOCKS] = {r->vec, r->rhs, r->values, d->own.blocks[BLOCK_ELEMENT]};
-  void *scratch[MAX_ITEMS];
-  note_error(&e, rank_pieces(d->comm, &d->own, d->value_first, blocks, r->whole.nbc, n, names, phases, pieces,
-                             scratch));
+  int64_t *scratch = NULL;
+  note_error(&e, rank_pieces(&d->own, d->value_first, blocks, n, names, phases, pieces, &scratch));
   note_error(&e, feint_comm_write(d->comm, path, n, pieces));
-  for (int k = 0; k < n; k++) free(scratch[k]);
+  free(scratch);
   for (int k = 1; k < d->size; k++) {
     char *msg = NULL;
     const char *data;
@@ -1344,7 +1230,7 @@ static int worker_answer_block(feint_comm *comm, run_part *p, const command *cmd
 
 /* Rank 0's collective write (run_dist_write): this rank's pieces. A
  * command it cannot read leaves it unable to join: the run ends. */
-static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t bytes, int nbc_whole) {
+static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t bytes) {
   int32_t head[2];
   const char *at = data, *end = data + bytes;
   const char *names[MAX_ITEMS];
@@ -1391,11 +1277,11 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
     return FEINT_ERR_COMPUTE;
   }
   feint_dist_piece pieces[MAX_ITEMS];
-  void *scratch[MAX_ITEMS];
-  int status = rank_pieces(comm, p, value_first, p->blocks, nbc_whole, head[0], names, phases, pieces, scratch);
+  int64_t *scratch = NULL;
+  int status = rank_pieces(p, value_first, p->blocks, head[0], names, phases, pieces, &scratch);
   const int s = feint_comm_write(comm, path, head[0], pieces);
   if (!status) status = s;
-  for (int k = 0; k < head[0]; k++) free(scratch[k]);
+  free(scratch);
   free(value_first);
   return send_answer(comm, status, NULL, NULL, 0);
 }
@@ -1463,7 +1349,7 @@ int feint_driver_worker(const feint_run_options *opts) {
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && p.rows) {
       sent = worker_answer_block(comm, &p, &cmd, data, bytes);
     } else if (cmd.cmd == CMD_WRITE) {
-      sent = worker_write(comm, &p, data, bytes, cmd.nbc_whole);
+      sent = worker_write(comm, &p, data, bytes);
     } else if (cmd.cmd == CMD_OPERATOR_SETUP && bytes >= sizeof(operator_setup)) {
       part_release(&p);
       operator_setup s;

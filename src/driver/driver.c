@@ -193,37 +193,14 @@ static int cell_dofs_wanted(const run_state *r) {
   return r->whole.order > 1 || r->c->write_element_matrices;
 }
 
-/* /dofs written by their owners, every rank its block: the rows' owners
- * their rows' coordinates and components, the owners of blocks of cells
- * (as for element matrices) their rows of the dof map (cell_dofs non-NULL). */
-static int write_owned_dofs(run_state *r, const char *coordinates, const char *component, const char *cell_dofs) {
-  const int64_t n = r->whole.n_dofs, dims[2] = {n, 3}, cd[2] = {r->whole.n_cells, r->whole.nbc};
-  const char *names[3] = {coordinates};
-  int32_t items[3] = {RUN_DIST_COORDINATES};
-  int k = 1;
-  FEINT_CALL(feint_output_reserve_doubles(r->out, coordinates, 2, dims));
-  if (r->whole.components == 1) { /* all 0: no storage */
-    FEINT_CALL(feint_output_zeros_int32(r->out, component, n));
-  } else {
-    FEINT_CALL(feint_output_reserve_int32(r->out, component, 1, &n));
-    names[k] = component;
-    items[k++] = RUN_DIST_COMPONENT;
-  }
-  if (cell_dofs) {
-    FEINT_CALL(feint_output_reserve_int64(r->out, cell_dofs, 2, cd));
-    names[k] = cell_dofs;
-    items[k++] = RUN_DIST_CELL_DOFS;
-  }
-  return run_dist_write(r, k, names, items);
-}
-
 /* /dofs: coordinates, component (no storage for a scalar space: all 0)
  * and the dof map, once per sweep while the space lives. */
 static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
   const int nc = r->whole.components;
   const int64_t n = r->whole.n_dofs;
-  int want_map = cell_dofs_wanted(r), linked, status = FEINT_OK;
+  const int want_map = cell_dofs_wanted(r);
+  int linked, status = FEINT_OK;
   FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
   if (linked) {
     FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/component", &linked));
@@ -235,10 +212,7 @@ static int write_dofs(run_state *r) {
   snprintf(b, sizeof b, "%sdofs/component", r->prefix);
   snprintf(c, sizeof c, "%sdofs/cell_dofs", r->prefix);
   int64_t dims[2] = {n, 3}, cd[2] = {r->whole.n_cells, r->whole.nbc};
-  if (run_dist_collective(r)) {
-    FEINT_CALL(write_owned_dofs(r, a, b, want_map ? c : NULL));
-    want_map = 0; /* written */
-  } else if (nc == 1) { /* the scalar coordinates are the dofs' own: no copy */
+  if (nc == 1) { /* the scalar coordinates are the dofs' own: no copy */
     FEINT_CALL(feint_output_doubles(r->out, a, 2, dims, s->coordinates));
     FEINT_CALL(feint_output_zeros_int32(r->out, b, n));
   } else {
@@ -596,8 +570,8 @@ static int pattern_ready(run_state *r, feint_run_report *rep, int need_matrix) {
 /* Under mpirun, whether rank 0 still needs the whole mesh, space and form
  * once the parts are sent: for what only the whole gives (the XDMF views,
  * the near-null space, a sweep's next member), or to gather the whole (a
- * Matrix Market copy). The dofs' datasets are written by their owners.
- * FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what it costs). */
+ * Matrix Market copy). FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what
+ * it costs). */
 int run_whole_needed(const run_state *r) {
   const feint_case *c = r->c;
   const char *keep = getenv("FEINT_DIST_KEEP_WHOLE");
@@ -606,11 +580,16 @@ int run_whole_needed(const run_state *r) {
 }
 
 /* Rank 0 keeps its part only: the whole mesh, space and form go before its
- * own part's pattern is made. The boundary conditions stay: made, they
- * read their own facet sets, not the space (as the other ranks' copies
- * do); the state stays for the residual's conditions. */
+ * own part's pattern is made, once it has written the dofs' datasets from
+ * them (one process writing them on one host is faster than the owners
+ * gathering and writing theirs: the ranks' writes into one file are
+ * serialised). The boundary conditions stay: made, they read their own
+ * facet sets, not the space (as the other ranks' copies do); the state
+ * stays for the residual's conditions. */
 int run_release_whole(run_state *r) {
-  const double t0 = feint_now();
+  double t0 = feint_now();
+  FEINT_CALL(write_dofs(r));
+  run_dist_note(r, "the dofs' datasets written", &t0);
   if (r->bc) r->bc->space = NULL;
   free(r->u_kept);
   r->u_kept = r->form->u;
@@ -827,7 +806,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   run_starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
-  FEINT_CALL(write_dofs(r));
+  if (!r->whole_released) FEINT_CALL(write_dofs(r)); /* else written before the whole went */
   if (c->write_xdmf) FEINT_CALL(run_xdmf_views(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);

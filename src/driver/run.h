@@ -189,20 +189,8 @@ double run_dist_norm2(const run_state *r, int phase);
  * block's (*own): rank 0 holds only its block when the owners write. */
 int64_t run_dist_nnz(const run_state *r, int64_t *own);
 /* run_dist_write's datasets besides the phases' blocks: the owners' rows
- * of the matrix pattern (row pointers, columns; int64), of
- * /dofs/coordinates and /dofs/component (on the rows partition only: the
- * owner holds its rows' dofs), and the owners of blocks of cells' rows of
- * /dofs/cell_dofs (int64). */
-enum {
-  RUN_DIST_INDPTR = -1,
-  RUN_DIST_INDICES = -2,
-  RUN_DIST_COORDINATES = -3,
-  RUN_DIST_COMPONENT = -4,
-  RUN_DIST_CELL_DOFS = -5
-};
-/* 1 when the parts are the rows partition's: each owner holds every dof
- * of its rows (so it writes their coordinates). */
-int run_dist_by_rows(const run_state *r);
+ * of the matrix pattern (row pointers, columns; int64). */
+enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2 };
 /* The owners' blocks of the phases (RESIDUAL, RHS, ASSEMBLY: the matrix
  * values) into the datasets names[k], made at their full size in r->out
  * before (feint_output_reserve_doubles, feint_output_csr without data):
@@ -214,6 +202,9 @@ void run_dist_finish(run_state *r, int status);
  * its part only; run_state.whole_released). */
 int run_whole_needed(const run_state *r);
 int run_release_whole(run_state *r);
+/* Note a step of rank 0 that took since *t0 (restarted) in the report's
+ * dist_steps. */
+void run_dist_note(run_state *r, const char *what, double *t0);
 /* Rank 0's record of the other ranks' parts (cells and dofs by number)
  * and the partition go with the whole mesh (run_state.whole_released);
  * the step, begun at t0, is noted. */

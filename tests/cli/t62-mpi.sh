@@ -59,10 +59,10 @@ same p1-tets "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 for s in colored gather atomic; do same "p1-$s" "$WORK/p1.yaml" $ALL --set assembly.strategy=$s; done
 same p1-metis "$WORK/p1.yaml" $ALL --set mesh.partition=metis
 # Rank 0 keeps only its part once the ranks have theirs, where nothing after needs the whole mesh (no XDMF,
-# near-null space, sweep or Matrix Market copy): the owners write the dofs' datasets (the rows' owners their
-# coordinates and components, the owners of blocks of cells their rows of the dof map), its boundary conditions
-# (Dirichlet lifted, Neumann, Robin) read their own facet sets and the residual's the kept state. The files stay
-# the one-rank files (bit for bit on the rows partition). --json's dist_steps says which was done.
+# near-null space, sweep or Matrix Market copy): it writes the dofs' datasets first (coordinates, components, the
+# dof map), its boundary conditions (Dirichlet lifted, Neumann, Robin) then read their own facet sets and the
+# residual's the kept state. The files stay the one-rank files (bit for bit on the rows partition). --json's
+# dist_steps says which was done.
 write_case el1.yaml <<EOF
 mesh: {file: $(geo cube.geo), size: 0.2}
 physics: {kind: elasticity, E: "1 + y", nu: 0.3, source: [0, "x", -1]}
