@@ -396,10 +396,6 @@ static int check_slot_map_bytes(const char *key, const feint_space *s) {
   return check_output_bytes(key, "the CSR pattern's slot map (cells x local dofs^2)", (double)entries, width);
 }
 
-/* The fewest bytes each compute phase must move (see driver.h), in the
- * precision the backend stores (single on the GPU: 4-byte reals; the cpu
- * backend computes in double whatever the case asks), and the flops of
- * its quadrature algorithm (feint_form_flops). */
 /* The whole problem's sizes and work (run_whole), before anything of it
  * may be released. */
 static run_whole whole_of(const run_state *r) {
@@ -414,6 +410,10 @@ static run_whole whole_of(const run_state *r) {
                       feint_form_flops(f, s, FEINT_FORM_WORK_MATRIX)}};
 }
 
+/* The fewest bytes each compute phase must move (see driver.h), in the
+ * precision the backend stores (single on the GPU: 4-byte reals; the cpu
+ * backend computes in double whatever the case asks), and the flops of
+ * its quadrature algorithm (feint_form_flops). */
 static void work_model(const run_state *r, feint_run_report *rep) {
   const run_whole *w = &r->whole;
   const double real = r->precision == FEINT_PRECISION_SINGLE ? 4 : 8;
@@ -618,6 +618,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     run_starting(opts, r, FEINT_PHASE_MESH);
     if (feint_mesh_read_forks(c->mesh_file, &mo)) FEINT_CALL(run_quiesce(r));
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
+    r->whole_released = 0;
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
   if (c->has_operator) return run_operator(opts, rep, r);
