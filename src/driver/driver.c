@@ -64,6 +64,17 @@ static void run_release_member(run_state *r) {
   r->vec = r->rhs = r->values = r->Ke = NULL;
 }
 
+/* The space and the plan made on it go, and the mesh unless keep_mesh. */
+static void drop_space(run_state *r, int keep_mesh) {
+  feint_plan_destroy(r->plan);
+  feint_space_destroy(r->space);
+  r->plan = NULL;
+  r->space = NULL;
+  if (keep_mesh) return;
+  feint_mesh_destroy(r->mesh);
+  r->mesh = NULL;
+}
+
 static void run_state_release(run_state *r) {
   run_release_member(r);
   release_backend(r);
@@ -71,13 +82,8 @@ static void run_state_release(run_state *r) {
   feint_sha256_job_destroy(r->mesh_hash);
   r->mesh_hash = NULL;
   run_xdmf_forget(r);
-  feint_plan_destroy(r->plan);
-  feint_space_destroy(r->space);
-  feint_mesh_destroy(r->mesh);
+  drop_space(r, 0);
   r->out = NULL;
-  r->plan = NULL;
-  r->space = NULL;
-  r->mesh = NULL;
 }
 
 static int same_mesh(const feint_case *a, const feint_case *b) {
@@ -113,19 +119,7 @@ static void run_reuse(run_state *r, const feint_case *prev, const feint_case *ne
   r->pattern_at.file[0] = r->dofs_at.file[0] = r->xdmf_at.file[0] = '\0'; /* the next member writes its own */
   if (r->backend) r->backend_dropped = "the mesh or the space changed";
   release_backend(r);
-  if (prev && r->mesh && same_mesh(prev, next)) {
-    feint_plan_destroy(r->plan);
-    feint_space_destroy(r->space);
-    r->plan = NULL;
-    r->space = NULL;
-    return;
-  }
-  feint_plan_destroy(r->plan);
-  feint_space_destroy(r->space);
-  feint_mesh_destroy(r->mesh);
-  r->plan = NULL;
-  r->space = NULL;
-  r->mesh = NULL;
+  drop_space(r, prev && r->mesh && same_mesh(prev, next));
 }
 
 run_transfers run_transfers_now(void) {
@@ -596,12 +590,8 @@ int run_release_whole(run_state *r) {
   r->form->u = NULL;
   r->whole.u = r->u_kept;
   feint_form_destroy(r->form);
-  feint_space_destroy(r->space);
-  feint_mesh_destroy(r->mesh);
   r->form = NULL;
-  r->space = NULL;
-  r->mesh = NULL;
-  r->whole_released = 1;
+  drop_space(r, 0);
   run_dist_release_whole(r, t0);
   return FEINT_OK;
 }
@@ -618,7 +608,6 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     run_starting(opts, r, FEINT_PHASE_MESH);
     if (feint_mesh_read_forks(c->mesh_file, &mo)) FEINT_CALL(run_quiesce(r));
     TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
-    r->whole_released = 0;
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
   if (c->has_operator) return run_operator(opts, rep, r);
@@ -807,7 +796,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   run_starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
-  if (!r->whole_released) FEINT_CALL(write_dofs(r)); /* else written before the whole went */
+  if (r->space) FEINT_CALL(write_dofs(r)); /* else written before rank 0 released the whole */
   if (c->write_xdmf) FEINT_CALL(run_xdmf_views(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);

@@ -80,7 +80,6 @@ typedef struct {
   run_dist *dist;      /* under mpirun on more than one rank, else NULL */
   run_whole whole;
   double *u_kept;      /* the released form's state (run_whole.u) */
-  int whole_released;  /* rank 0 holds its part only: mesh, space and form are NULL */
 } run_state;
 
 /* feint bench repeats a phase at most this often. */
@@ -199,15 +198,15 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
 void run_dist_finish(run_state *r, int status);
 /* Under mpirun, once the parts are sent (dist.c): whether rank 0 still
  * needs the whole mesh, space and form, and their release (rank 0 keeps
- * its part only; run_state.whole_released). */
+ * its part only: mesh, space and form NULL after it). */
 int run_whole_needed(const run_state *r);
 int run_release_whole(run_state *r);
 /* Note a step of rank 0 that took since *t0 (restarted) in the report's
  * dist_steps. */
 void run_dist_note(run_state *r, const char *what, double *t0);
 /* Rank 0's record of the other ranks' parts (cells and dofs by number)
- * and the partition go with the whole mesh (run_state.whole_released);
- * the step, begun at t0, is noted. */
+ * and the partition go with the whole mesh (run_release_whole); the
+ * step, begun at t0, is noted. */
 void run_dist_release_whole(run_state *r, double t0);
 /* The run's mesh or space is about to go (a sweep's next member): the
  * ranks' parts, made of them, cannot be kept. */
