@@ -146,26 +146,25 @@ static void own_rows_range(int64_t a, int64_t b, void *arg) {
   for (int64_t i = a; i < b; i++) j->r->indptr[i + 1] = j->own->starts[i + 1];
 }
 
-static void own_entries_range(int64_t a, int64_t b, void *arg) {
-  const own_job *j = arg;
-  memcpy(j->r->cols + a, j->own->cols + a, (size_t)(b - a) * sizeof *j->own->cols);
-  for (int64_t k = a; k < b; k++) j->own->slots[k] = k;
-}
-
-static int own_pattern(feint_dist_rows *r, struct feint_dist_source *own) {
+/* The rows partition's block: this rank's own rows as they are. Its
+ * columns were made for the block alone (local_pattern) and become the
+ * block's, uncopied; no routes, since a sum copies the values whole. */
+static void own_pattern(feint_dist_rows *r, struct feint_dist_source *own, int64_t **cols) {
   r->nnz = own->nnz;
-  FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols, &r->cols, "the owned rows' columns"));
+  r->cols = *cols;
+  *cols = NULL;
   own_job j = {r, own};
   feint_parallel_for(r->n_owned, 1 << 14, own_rows_range, &j);
-  feint_parallel_for(r->nnz, 1 << 16, own_entries_range, &j);
-  return FEINT_OK;
 }
 
-static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src) {
+static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64_t **own_cols) {
   FEINT_CALL(feint_calloc((size_t)r->n_owned + 1, sizeof *r->indptr, &r->indptr, "the owned rows' pattern"));
+  if (r->complete) {
+    own_pattern(r, &src[r->rank], own_cols);
+    return FEINT_OK;
+  }
   for (int p = 0; p < r->size; p++)
     FEINT_CALL(feint_malloc((size_t)src[p].nnz + 1, sizeof *src[p].slots, &src[p].slots, "the owned rows' routes"));
-  if (r->complete) return own_pattern(r, &src[r->rank]);
   merge_job j = {r, src, 0, 0};
   feint_parallel_for(r->n_owned, 1 << 12, merge_range, &j);
   for (int64_t i = 0; i < r->n_owned; i++) r->indptr[i + 1] += r->indptr[i];
@@ -229,22 +228,28 @@ void feint_dist_rows_destroy(feint_dist_rows *r) {
 typedef struct {
   const feint_plan *pl;
   const int64_t *local_whole;
+  int64_t first; /* the local entry of cols[0] */
   int64_t *cols;
 } column_job;
 
 static void column_range(int64_t a, int64_t b, void *arg) {
   const column_job *j = arg;
-  for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, k)];
+  for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, j->first + k)];
 }
 
 /* This rank's rows as it sends them to each owner: whole columns
- * (*cols), the row starts relative to each owner's first row (*starts,
- * one array: owner q's at first_local[q] + q). */
+ * (*cols, from the local entry *cols_from on), the row starts relative
+ * to each owner's first row (*starts, one array: owner q's at
+ * first_local[q] + q). On the rows partition only this rank's own rows
+ * are kept (the others' slices are empty): their columns alone are made,
+ * the block's pattern to be. */
 static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_t *local_whole, const feint_plan *pl,
-                         int64_t **cols, int64_t **starts) {
-  FEINT_CALL(feint_malloc((size_t)pl->nnz + 1, sizeof **cols, cols, "the rows sent to their owners"));
-  column_job cj = {pl, local_whole, *cols};
-  feint_parallel_for(pl->nnz, 1 << 16, column_range, &cj);
+                         int64_t **cols, int64_t *cols_from, int64_t **starts) {
+  const int64_t a = r->complete ? r->first_value[r->rank] : 0, b = r->complete ? r->first_value[r->rank + 1] : pl->nnz;
+  *cols_from = a;
+  FEINT_CALL(feint_malloc((size_t)(b - a) + 1, sizeof **cols, cols, "the rows' whole columns"));
+  column_job cj = {pl, local_whole, a, *cols};
+  feint_parallel_for(b - a, 1 << 16, column_range, &cj);
   FEINT_CALL(feint_malloc((size_t)(n_local + r->size), sizeof **starts, starts, "the rows sent to their owners"));
   for (int q = 0; q < r->size; q++) {
     const int64_t a = r->first_local[q], b = r->first_local[q + 1];
@@ -260,7 +265,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
   feint_dist_rows *r = NULL;
   int status = status_in;
-  int64_t *cols = NULL, *starts = NULL, zero[1] = {0};
+  int64_t *cols = NULL, *starts = NULL, zero[1] = {0}, cols_from = 0;
   if (!status) status = feint_calloc(1, sizeof *r, &r, "the owned rows");
   if (!status) {
     r->size = size;
@@ -283,7 +288,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     for (int q = 0; complete && q <= size; q++)
       if (q != rank && q != rank + 1) r->first_local[q] = r->first_local[q < rank ? rank : rank + 1];
     for (int q = 0; q <= size; q++) r->first_value[q] = local ? local->indptr[r->first_local[q]] : r->first_local[q];
-    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &starts);
+    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &cols_from, &starts);
   }
   /* every rank takes part in the exchange, a failed one with its status only */
   const int failed = status != FEINT_OK;
@@ -306,7 +311,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     if (local) {
       m->pieces[2] = starts + a + q;
       m->sizes[2] = (size_t)(b - a + 1) * 8;
-      m->pieces[3] = h[2] ? cols + r->first_value[q] : zero;
+      m->pieces[3] = h[2] ? cols + (r->first_value[q] - cols_from) : zero;
       m->sizes[3] = (size_t)h[2] * 8;
       m->n = 4;
     }
@@ -326,13 +331,13 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     if (!status && local) status = feint_malloc((size_t)s->n_rows + 1, sizeof *s->starts, &s->starts, "own rows");
     if (!status && local) {
       memcpy(s->starts, starts + a + p, (size_t)(s->n_rows + 1) * 8);
-      s->cols = cols + r->first_value[p];
+      s->cols = cols + (r->first_value[p] - cols_from);
     }
   }
   if (!status && complete && r->from[rank].n_rows != r->n_owned)
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d holds %lld of its %lld rows", rank,
                              (long long)r->from[rank].n_rows, (long long)r->n_owned);
-  if (!status && local) status = make_pattern(r, r->from);
+  if (!status && local) status = make_pattern(r, r->from, &cols);
   for (int p = 0; p < size; p++)
     if (r && r->from) r->from[p].cols = NULL;
   exchange_buffers_destroy(&x, size);
