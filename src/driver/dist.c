@@ -810,6 +810,10 @@ int run_dist_collective(const run_state *r) { return r->dist && !r->c->matrix_ma
 
 double run_dist_norm2(const run_state *r, int phase) { return r->dist ? r->dist->norm2[phase] : 0; }
 
+int run_dist_values_in_part(const run_state *r) {
+  return run_dist_collective(r) && r->dist->own.rows && r->dist->own.rows->complete;
+}
+
 int64_t run_dist_nnz(const run_state *r, int64_t *own) {
   const run_dist *d = r->dist;
   *own = d && d->own.rows ? d->own.rows->nnz : 0;
@@ -915,8 +919,17 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   const feint_dist_rows *rows = d->own.rows;
   if (owners) { /* rank 0's block is at the start of the whole's arrays */
     double *whole = phase == FEINT_PHASE_RESIDUAL ? r->vec : phase == FEINT_PHASE_RHS ? r->rhs : r->values;
+    const int view = matrix && run_dist_values_in_part(r); /* as a worker's block: no copy */
+    if (view) whole = d->own.result ? d->own.result + rows->first_value[rows->rank] : NULL;
     const int s = feint_dist_rows_sum(d->own.rows, d->comm, e.status, matrix, d->own.result, whole);
     if (!e.status) note_error(&e, s);
+    if (view && !e.status) { /* the part holds its results until its next setup, after this member */
+      drop_block(&d->own, BLOCK_MATRIX);
+      d->own.block_memory[BLOCK_MATRIX] = d->own.result;
+      d->own.blocks[BLOCK_MATRIX] = r->values = whole;
+      d->own.result = NULL;
+      r->values_in_part = 1;
+    }
     if (!e.status) note_error(&e, block_conditions(r->bc, r->whole.u, rows, phase, lift, whole, r->rhs));
     if (!e.status) {
       d->norm2[phase] = sum_squares(whole, matrix ? rows->nnz : rows->n_owned);

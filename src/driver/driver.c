@@ -56,7 +56,8 @@ static void run_release_member(run_state *r) {
   r->bc = NULL;
   free(r->vec);
   free(r->rhs);
-  free(r->values);
+  if (!r->values_in_part) free(r->values);
+  r->values_in_part = 0;
   free(r->Ke);
   free(r->u_kept);
   r->u_kept = NULL;
@@ -718,7 +719,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (need_matrix) {
     int64_t own = 0; /* under mpirun with the owners writing, rank 0 holds its own block only */
     const int64_t nnz = run_dist_collective(r) ? (run_dist_nnz(r, &own), own) : r->plan->nnz;
-    FEINT_CALL(feint_malloc_large_touched((size_t)nnz + 1, sizeof(double), &r->values, "matrix values"));
+    if (!run_dist_values_in_part(r))
+      FEINT_CALL(feint_malloc_large_touched((size_t)nnz + 1, sizeof(double), &r->values, "matrix values"));
     FEINT_CALL(compute(r, opts, rep, FEINT_PHASE_ASSEMBLY));
     FEINT_CALL(describe_matrix_kernel(r->backend, rep));
     if (lift) { /* the load vector lifted with the unmodified matrix (under mpirun: by the owners) */

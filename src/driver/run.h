@@ -65,6 +65,8 @@ typedef struct {
   int member;          /* sweep member index, -1 for a single run */
   int n_members;       /* sweep members, 0 for a single run */
   double *vec, *rhs, *values, *Ke; /* residual, load vector, CSR values, element matrices */
+  int values_in_part;  /* values is rank 0's rows' slice of its part's results, which the part holds
+                          (run_dist_values_in_part), not an allocation of its own */
   int n_near_null_modes;  /* rows of near_null_space written for this member */
   char out_path[1200];   /* the file r->out writes (a sweep member's own file in the files layout) */
   /* Where this run already wrote the arrays a sweep's members share (file
@@ -187,6 +189,11 @@ double run_dist_norm2(const run_state *r, int phase);
 /* The whole matrix's nonzeros (after run_dist_rows) and rank 0's own
  * block's (*own): rank 0 holds only its block when the owners write. */
 int64_t run_dist_nnz(const run_state *r, int64_t *own);
+/* 1 when rank 0's block of the matrix values will be its own rows' slice
+ * of its part's results, as a worker's is (the rows partition, the owners
+ * writing): the driver allocates no values, run_dist_compute points
+ * r->values there. */
+int run_dist_values_in_part(const run_state *r);
 /* run_dist_write's datasets besides the phases' blocks: the owners' rows
  * of the matrix pattern (row pointers, columns; int64). */
 enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2 };
