@@ -270,6 +270,67 @@ static void fill_gathered(filler *f, const double *x, int per, const int64_t *id
   f->at += (size_t)n * per * sizeof(double);
 }
 
+/* ---- a per-cell column as runs ----
+ * The cells' whole numbers climb by one over long stretches (a rows or
+ * curve part of a mesh numbered in space), and their groups stay the same
+ * (one region): where it is smaller, such a column goes as runs, each its
+ * first value and length (two int64), rather than one value a cell. */
+typedef struct {
+  const int64_t *cells; /* the part's cells (whole numbers) */
+  const int *group;     /* step 0: the whole's cell groups (NULL: none, -1) */
+  int step;             /* 1: the cells' numbers themselves; 0: their groups */
+} cell_column;
+
+static inline int64_t column_value(const cell_column *c, int64_t i) {
+  return c->step ? c->cells[i] : c->group ? c->group[c->cells[i]] : -1;
+}
+
+static int64_t count_runs(const cell_column *c, int64_t n) {
+  int64_t runs = n > 0;
+  for (int64_t i = 1; i < n; i++) runs += column_value(c, i) != column_value(c, i - 1) + c->step;
+  return runs;
+}
+
+static void fill_runs(filler *f, const cell_column *c, int64_t n, int64_t n_runs) {
+  fill_i64(f, n_runs);
+  for (int64_t i = 0, start = 0; i < n; i++)
+    if (i + 1 == n || column_value(c, i + 1) != column_value(c, i) + c->step) {
+      fill_i64(f, column_value(c, start));
+      fill_i64(f, i + 1 - start);
+      start = i + 1;
+    }
+}
+
+/* n values (int64, or int when size is 4) from runs with the given step
+ * into a new array; runs that do not cover exactly n values, or a value
+ * out of an int's range, mark the message malformed. */
+static int take_runs(reader *r, int64_t n, int step, size_t size, void *out, const char *what) {
+  *(void **)out = NULL;
+  const int64_t n_runs = take_i64(r);
+  if (r->failed || n < 0 || n_runs < 0 || (size_t)n_runs > (r->size - r->at) / 16) {
+    r->failed = 1;
+    return FEINT_OK;
+  }
+  char *a = NULL;
+  FEINT_CALL(feint_malloc((size_t)n + 1, size, &a, what));
+  int64_t at = 0;
+  for (int64_t k = 0; k < n_runs && !r->failed; k++) {
+    const int64_t first = take_i64(r), length = take_i64(r);
+    if (length < 1 || length > n - at || (size == 4 && (first < INT32_MIN || first + step * length > INT32_MAX))) {
+      r->failed = 1;
+      break;
+    }
+    for (int64_t i = 0; i < length; i++, at++) {
+      const int64_t v = first + step * i;
+      if (size == 4) ((int *)(void *)a)[at] = (int)v;
+      else ((int64_t *)(void *)a)[at] = v;
+    }
+  }
+  if (at != n) r->failed = 1;
+  *(void **)out = a;
+  return FEINT_OK;
+}
+
 /* ---- the rows partition: each rank the cells of its rows ---- */
 
 void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t *lo, int64_t *hi) {
@@ -452,9 +513,14 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
   const int dofs_are_nodes = s->scalar_cell_dofs_borrowed;
   const size_t index = narrow ? 4 : 8;
+  const cell_column numbers = {cells, NULL, 1}, groups = {cells, m->cell_group, 0};
+  const int64_t number_runs = count_runs(&numbers, n_cells), group_runs = count_runs(&groups, n_cells);
+  const int numbers_as_runs = number_runs * 16 + 8 < n_cells * 8, groups_as_runs = group_runs * 16 + 8 < n_cells * 4;
   size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)n_blocks * 20 + 4 + strlen(m->path);
   for (int g = 0; g < m->n_groups; g++) size += 20 + strlen(m->groups[g].name);
-  size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ((size_t)nv * index + 4 + 8) + (size_t)n_dofs * 8 + 2 * 8;
+  size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * nv * index + (size_t)n_dofs * 8 + 2 * 8;
+  size += numbers_as_runs ? 8 + (size_t)number_runs * 16 : (size_t)n_cells * 8;
+  size += groups_as_runs ? 8 + (size_t)group_runs * 16 : (size_t)n_cells * 4;
   if (!dofs_are_nodes) size += (size_t)n_cells * nb * index + (size_t)n_dofs * 3 * 8;
   const int ng = m->n_geometry_nodes; /* curved cells: their geometry's nodes */
   size += (size_t)n_cells * (size_t)ng * 3 * 8;
@@ -462,7 +528,8 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   filler f = {msg};
   fill(&f, MAGIC, sizeof MAGIC);
   const int32_t head[] = {m->dim, nv, n_blocks, m->nv_facet, m->geometry_order, s->order, s->components,
-                          m->n_groups, nb, (int32_t)feint_space_node_family(s), narrow | dofs_are_nodes << 1 | ng << 2};
+                          m->n_groups, nb, (int32_t)feint_space_node_family(s),
+                          narrow | dofs_are_nodes << 1 | numbers_as_runs << 2 | groups_as_runs << 3 | ng << 4};
   fill(&f, head, sizeof head);
   fill_i64(&f, n_nodes);
   fill_i64(&f, n_cells);
@@ -490,7 +557,8 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   const double *X[3] = {m->x, m->y, m->z};
   for (int a = 0; a < 3; a++) fill_gathered(&f, X[a], 1, nodes, n_nodes);
   fill_remapped(&f, m->cells, m->nv, nv, cells, n_cells, node_map, narrow);
-  fill_groups(&f, m->cell_group, cells, n_cells);
+  if (groups_as_runs) fill_runs(&f, &groups, n_cells, group_runs);
+  else fill_groups(&f, m->cell_group, cells, n_cells);
   if (ng) fill_gathered(&f, m->geometry_nodes, ng * 3, cells, n_cells);
   if (!dofs_are_nodes) {
     fill_remapped(&f, s->scalar_cell_dofs, s->nb, nb, cells, n_cells, dof_map, narrow);
@@ -499,7 +567,8 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   /* the part's place in the whole, for data given for the whole */
   fill_i64(&f, m->n_cells);
   fill_i64(&f, s->n_scalar_dofs);
-  fill(&f, cells, (size_t)n_cells * sizeof *cells);
+  if (numbers_as_runs) fill_runs(&f, &numbers, n_cells, number_runs);
+  else fill(&f, cells, (size_t)n_cells * sizeof *cells);
   fill(&f, dofs, (size_t)n_dofs * sizeof *dofs);
   status = hand_over(&f, rank, &msg, size, &cells, n_cells, &dofs, n_dofs, buf, bytes, out);
 done:
@@ -521,7 +590,8 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's message from rank 0 is not one");
   int32_t head[11];
   for (int k = 0; k < 11; k++) head[k] = take_i32(&r);
-  const int narrow = head[10] & 1, dofs_are_nodes = head[10] >> 1 & 1, ng = head[10] >> 2;
+  const int narrow = head[10] & 1, dofs_are_nodes = head[10] >> 1 & 1, ng = head[10] >> 4;
+  const int numbers_as_runs = head[10] >> 2 & 1, groups_as_runs = head[10] >> 3 & 1;
   const int dim = head[0], nv = head[1], n_blocks = head[2], order = head[5], components = head[6];
   const int n_groups = head[7], nb = head[8];
   const feint_node_family family = (feint_node_family)head[9];
@@ -578,7 +648,9 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status) status = take_array(&r, m->n_nodes, sizeof(double), &m->y, "a part's nodes");
   if (!status) status = take_array(&r, m->n_nodes, sizeof(double), &m->z, "a part's nodes");
   if (!status) status = take_indices(&r, m->n_cells * nv, narrow, &m->cells, "a part's cells");
-  if (!status) status = take_array(&r, m->n_cells, sizeof(int), &m->cell_group, "a part's cell groups");
+  if (!status)
+    status = groups_as_runs ? take_runs(&r, m->n_cells, 0, sizeof(int), &m->cell_group, "a part's cell groups")
+                            : take_array(&r, m->n_cells, sizeof(int), &m->cell_group, "a part's cell groups");
   if (!status && ng > 0) {
     m->n_geometry_nodes = ng;
     status = take_array(&r, m->n_cells * ng * 3, sizeof(double), &m->geometry_nodes, "a part's cell geometry");
@@ -600,7 +672,9 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   }
   const int64_t whole_cells = take_i64(&r), whole_dofs = take_i64(&r);
   int64_t *whole_cell = NULL, *whole_dof = NULL;
-  if (!status) status = take_array(&r, m->n_cells, sizeof(int64_t), &whole_cell, "a part's cell numbers");
+  if (!status)
+    status = numbers_as_runs ? take_runs(&r, m->n_cells, 1, sizeof(int64_t), &whole_cell, "a part's cell numbers")
+                             : take_array(&r, m->n_cells, sizeof(int64_t), &whole_cell, "a part's cell numbers");
   if (!status) status = take_array(&r, n_dofs, sizeof(int64_t), &whole_dof, "a part's dof numbers");
   /* no facets: rank 0 integrates the boundary on the whole mesh */
   if (!status) status = feint_calloc((size_t)m->n_groups + 1, sizeof(int64_t), &m->facet_offsets, "facets");

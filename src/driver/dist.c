@@ -424,6 +424,7 @@ static void forget_parts(run_dist *d) {
 typedef struct {
   void *msg;
   size_t bytes;
+  int64_t n_cells;
   int status;
   char why[1024];
 } packed;
@@ -432,6 +433,7 @@ typedef struct {
   const int *partition; /* NULL: the rows partition */
   int size;
   feint_dist_part *parts;
+  int keep_records; /* 0: rank 0 releases the whole after sending, and its record of each part with it */
   packed *out;
 } pack_job;
 
@@ -441,6 +443,8 @@ static void pack_range(int64_t a, int64_t b, void *arg) {
     packed *o = &j->out[k];
     o->status = feint_dist_part_pack(j->space, j->partition, (int)k, j->size, &o->msg, &o->bytes, &j->parts[k]);
     if (o->status) snprintf(o->why, sizeof o->why, "%s", feint_error_message());
+    o->n_cells = j->parts[k].n_cells;
+    if (!j->keep_records) feint_dist_part_release(&j->parts[k]); /* not held beside the messages */
   }
 }
 
@@ -585,14 +589,15 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));
   /* the parts packed side by side (each a pass over the whole mesh), then sent */
-  pack_job job = {r->space, d->partition, d->size, d->parts, NULL};
+  const int release = !run_whole_needed(r);
+  pack_job job = {r->space, d->partition, d->size, d->parts, !release, NULL};
   int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
   if (!status) {
     feint_parallel_for(d->size, 1, pack_range, &job);
     for (int k = 0; k < d->size && !status; k++) {
       if (job.out[k].status)
         status = feint_error_restore(job.out[k].status, job.out[k].why, "src/dist/part.c");
-      else if (d->parts[k].n_cells == 0)
+      else if (job.out[k].n_cells == 0)
         status = feint_error_set(FEINT_ERR_INPUT,
                                  "%s: the partition left rank %d without cells (run on fewer ranks)", m->path, k);
     }
@@ -607,7 +612,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   free(head);
   if (!status) step(d, "parts sent", &t0);
   /* what rank 0 kept of the whole goes before its own part's pattern, where it can */
-  if (!status && !run_whole_needed(r)) status = run_release_whole(r);
+  if (!status && release) status = run_release_whole(r);
   if (!status) t0 = feint_now();
   d->own.complete = d->by_rows;
   if (!status) status = part_setup(&d->own, r->c, job.out[0].msg, job.out[0].bytes, &job.out[0].msg, &setup,

@@ -78,6 +78,7 @@ static void check_part(const feint_space *s, const int *part, int k, int nparts,
   for (int64_t i = 0; i < lm->n_cells; i++) {
     const int64_t c = pt.cells[i];
     bad_cell += (part ? part[c] != k : !in_rows_part(s, c, k, nparts)) || ls->whole_cell[i] != c || (i > 0 && pt.cells[i - 1] >= c);
+    bad_cell += lm->cell_group[i] != (m->cell_group ? m->cell_group[c] : -1);
     covered[c]++;
     /* the cell's shape and its vertices, at the whole's coordinates */
     const int b = block_of(m, c);
@@ -129,6 +130,8 @@ static void check_mesh(const char *path, int order, int components, int how, int
     feint_mesh_destroy(m);
     return;
   }
+  /* scattered parts: groups that change from cell to cell too, so that they go one a cell (not as runs) */
+  for (int64_t c = 0; how == SCATTERED && m->cell_group && c < m->n_cells; c += 2) m->cell_group[c] = -1;
   int *part = malloc((size_t)m->n_cells * sizeof *part);
   int64_t *covered = calloc((size_t)m->n_cells, sizeof *covered);
   for (int64_t c = 0; c < m->n_cells; c++)
