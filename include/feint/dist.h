@@ -69,14 +69,19 @@ int feint_comm_exchange(feint_comm *comm, const feint_comm_message *out, void **
  * each as the other's partner. No MPI. */
 int feint_comm_rounds(int size);
 int feint_comm_round_partner(int rank, int round, int size);
-/* One rank's piece of a 1-D dataset that exists in the file at its full
- * size already: `count` values at `offset`, from memory of type mem. */
+/* One rank's piece of a dataset that exists in the file at its full size
+ * already: `count` values at `offset` (row-major), from memory of type
+ * mem. Or, n_ranges > 0, the ranges' values: range i is ranges[3 i + 2]
+ * values at ranges[3 i] of the dataset, read from data + ranges[3 i + 1]
+ * values (the ranges of a part's cells, gaps between them in memory). */
 enum { FEINT_DIST_F64 = 0, FEINT_DIST_I64 = 1 };
 typedef struct {
   const char *name;
   int mem;
   int64_t offset, count;
   const void *data;
+  int64_t n_ranges;
+  const int64_t *ranges;
 } feint_dist_piece;
 /* Collective: every rank writes its pieces of the same n datasets into the
  * HDF5 file at path (no other process or library holding it open), with
@@ -194,5 +199,21 @@ void feint_dist_rows_destroy(feint_dist_rows *rows);
 int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole, int64_t n_cells,
                                const int64_t *whole_cell, int nbc, const double *local, int nbc_whole,
                                int64_t *cell0, int64_t *n_owned, double **owned);
+
+/* Element matrices written where they were computed, when every rank can
+ * (collective; *all tells, the same on every rank): this rank's cells'
+ * matrices as wide as the whole's (nbc == nbc_whole) and in few ranges of
+ * consecutive whole cells (at most 1 + n_cells / 64: a rows or curve part
+ * of a mesh numbered in space). writes[i] (NULL: every cell) says whether
+ * this rank writes its cell i: a cell in several parts (the rows
+ * partition) is written by one of them. *ranges (freed by the caller):
+ * n_ranges triples for feint_dist_piece (the dataset's value, the part's
+ * value, the count). Else (*all 0, *ranges NULL) the matrices go to their
+ * cells' owners (feint_dist_cells_to_owners). Test hooks:
+ * FEINT_DIST_ELEMENTS=owners makes this rank vote for the owners, =place
+ * lifts the limit on ranges. status_in as feint_dist_rows_sum. */
+int feint_dist_cells_in_place(feint_comm *comm, int status_in, int64_t n_cells, const int64_t *whole_cell,
+                              const unsigned char *writes, int nbc, int nbc_whole, int64_t **ranges,
+                              int64_t *n_ranges, int *all);
 
 #endif

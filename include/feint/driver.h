@@ -96,7 +96,7 @@ typedef struct {
   int n_members;           /* sweep members run (0 for a single run) */
   int n_ranks;             /* MPI ranks that computed (1 without mpirun) */
   char rank_devices[1024]; /* under mpirun: "0: <device>; 1: <device>; ..." (what each rank's backend ran on) */
-  char dist_steps[600];    /* under mpirun: rank 0's steps with their times (partition, parts, waits, sums) */
+  char dist_steps[2048];   /* under mpirun: rank 0's steps with their times (partition, parts, waits, sums) */
   char partition[96];      /* under mpirun: how the cells were shared ("rows, 0.8% of cells twice", "curve", "METIS") */
   int n_backend_reused;    /* sweep members that took the previous member's backend, re-uploading only
                               the form's data (feint_backend_update_form) instead of creating one */

@@ -102,10 +102,11 @@ static int64_t transfer_values(void) {
   return v > 0 && v < (1LL << 27) ? v : (1LL << 27);
 }
 
-/* This rank's piece of one dataset, in transfers of transfer_values()
- * values (whole rows of the first dimension). Collective transfers need
- * every rank in each: there every rank makes as many as the rank that
- * needs most, the extra ones empty. */
+/* This rank's piece of one dataset, range by range (one range: offset,
+ * count), each in transfers of transfer_values() values (whole rows of
+ * the first dimension). Collective transfers need every rank in each:
+ * there every rank makes as many as the rank that needs most, the extra
+ * ones empty. */
 static int write_piece(hid_t file, hid_t dxpl, int collective, const feint_dist_piece *p) {
   hid_t d = H5Dopen2(file, p->name, H5P_DEFAULT);
   if (d < 0) return 1;
@@ -116,28 +117,44 @@ static int write_piece(hid_t file, hid_t dxpl, int collective, const feint_dist_
     for (int k = 1; k < rank; k++) row *= dims[k];
   int64_t chunk = transfer_values() / (int64_t)row * (int64_t)row;
   if (chunk < (int64_t)row) chunk = (int64_t)row;
-  const int whole_rows = rank >= 1 && rank <= 8 && p->offset % (int64_t)row == 0 && p->count % (int64_t)row == 0;
-  long long transfers = (p->count + chunk - 1) / chunk, most = transfers;
+  const int64_t one[3] = {p->offset, 0, p->count};
+  const int64_t n_ranges = p->n_ranges > 0 ? p->n_ranges : 1, *ranges = p->n_ranges > 0 ? p->ranges : one;
+  /* a range that is not whole rows is an error, but the rank still takes part (empty) in collective transfers */
+  int whole_rows = rank >= 1 && rank <= 8;
+  long long transfers = 0;
+  for (int64_t r = 0; r < n_ranges; r++) {
+    whole_rows = whole_rows && ranges[3 * r] % (int64_t)row == 0 && ranges[3 * r + 2] % (int64_t)row == 0 &&
+                 ranges[3 * r + 2] >= 0;
+    transfers += (ranges[3 * r + 2] + chunk - 1) / chunk;
+  }
+  long long most = transfers;
   if (collective) MPI_Allreduce(&transfers, &most, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-  /* a piece that is not whole rows is an error, but the rank still takes part (empty) in collective transfers */
   const int bad = !whole_rows;
   herr_t e = fs < 0 || bad ? -1 : 0;
+  int64_t r = 0, at = 0; /* the next transfer: range r from its value at */
   for (long long t = 0; t < most; t++) {
-    const int64_t at = t * chunk, left = p->count - at;
+    while (r < n_ranges && at >= ranges[3 * r + 2]) {
+      r++;
+      at = 0;
+    }
+    const int64_t left = r < n_ranges && !bad ? ranges[3 * r + 2] - at : 0;
     const hsize_t count = (hsize_t)(left < chunk ? (left > 0 ? left : 1) : chunk);
     hsize_t start_nd[8] = {0}, count_nd[8];
     for (int k = 0; k < rank && whole_rows; k++) count_nd[k] = dims[k];
-    start_nd[0] = (hsize_t)(p->offset + at) / row;
-    count_nd[0] = count / row;
+    if (left > 0) {
+      start_nd[0] = (hsize_t)(ranges[3 * r] + at) / row;
+      count_nd[0] = count / row;
+    }
     hid_t ms = H5Screate_simple(1, &count, NULL);
     herr_t f = ms < 0 || fs < 0 ? -1 : 0;
-    if (!f && left > 0 && !bad) f = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start_nd, NULL, count_nd, NULL);
-    if (!f && (left <= 0 || bad)) f = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
+    if (!f && left > 0) f = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start_nd, NULL, count_nd, NULL);
+    if (!f && left <= 0) f = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
     if (!f)
       f = H5Dwrite(d, p->mem == FEINT_DIST_I64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, ms, fs, dxpl,
-                   left > 0 ? (const char *)p->data + at * 8 : p->data);
+                   left > 0 ? (const char *)p->data + (ranges[3 * r + 1] + at) * 8 : p->data);
     if (ms >= 0) H5Sclose(ms);
     if (f < 0) e = -1;
+    if (left > 0) at += (int64_t)count;
   }
   if (fs >= 0) H5Sclose(fs);
   H5Dclose(d);
@@ -176,6 +193,6 @@ static int plugin_write(const char *path, int n, const feint_dist_piece *pieces,
   return 1;
 }
 
-const feint_dist_plugin feint_dist_plugin_v4 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
+const feint_dist_plugin feint_dist_plugin_v5 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
                                                  plugin_send,           plugin_recv,      plugin_abort,
                                                  plugin_partition,      plugin_write};

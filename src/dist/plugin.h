@@ -11,8 +11,8 @@
 
 #include "feint/dist.h" /* feint_dist_piece */
 
-#define FEINT_DIST_PLUGIN_ABI 4
-#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v4"
+#define FEINT_DIST_PLUGIN_ABI 5
+#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v5"
 
 /* Every function returns 0 on success, else nonzero with a message in err
  * (where it takes one). Byte counts of one call fit in an int (comm.c
@@ -33,7 +33,8 @@ typedef struct {
    * the HDF5 file at path (closed by everyone else), with parallel HDF5
    * (MPI-IO, collective transfers). Every rank returns the same result.
    * A piece counts values of the dataset in row-major order; in a dataset
-   * of several dimensions it holds whole rows of the first (ABI 4). */
+   * of several dimensions it holds whole rows of the first (ABI 4), and
+   * may be several ranges of them (ABI 5). */
   int (*write)(const char *path, int n, const feint_dist_piece *pieces, char *err, size_t err_size);
 } feint_dist_plugin;
 

@@ -535,3 +535,70 @@ int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole,
   }
   return status;
 }
+
+/* ---- element matrices written where they were computed ---- */
+
+int feint_dist_cells_in_place(feint_comm *comm, int status_in, int64_t n_cells, const int64_t *whole_cell,
+                              const unsigned char *writes, int nbc, int nbc_whole, int64_t **ranges,
+                              int64_t *n_ranges, int *all) {
+  const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
+  *ranges = NULL;
+  *n_ranges = 0;
+  *all = 0;
+  int status = status_in;
+  /* the ranges of consecutive whole cells this rank writes, counted, then listed */
+  int64_t n = 0;
+  for (int64_t i = 0; i < n_cells && !status; i++)
+    if ((!writes || writes[i]) && (i == 0 || (writes && !writes[i - 1]) || whole_cell[i] != whole_cell[i - 1] + 1))
+      n++;
+  const char *hook = getenv("FEINT_DIST_ELEMENTS");
+  const int owners = hook && !strcmp(hook, "owners"), any_ranges = hook && !strcmp(hook, "place");
+  int can = !status && nbc == nbc_whole && (n <= 1 + n_cells / 64 || any_ranges) && !owners;
+  if (can) status = feint_malloc((size_t)n * 3 + 1, sizeof **ranges, ranges, "the element matrices' ranges");
+  if (status) can = 0;
+  const int64_t row = (int64_t)nbc * nbc;
+  for (int64_t i = 0, k = -1; can && i < n_cells; i++) {
+    if (writes && !writes[i]) continue;
+    if (k < 0 || (*ranges)[3 * k + 1] + (*ranges)[3 * k + 2] != i * row ||
+        (*ranges)[3 * k] + (*ranges)[3 * k + 2] != whole_cell[i] * row) {
+      k++;
+      (*ranges)[3 * k] = whole_cell[i] * row;
+      (*ranges)[3 * k + 1] = i * row;
+      (*ranges)[3 * k + 2] = 0;
+    }
+    (*ranges)[3 * k + 2] += row;
+  }
+  /* every rank's vote (and status) to every other */
+  exchange_buffers x;
+  FEINT_CALL(exchange_buffers_create(comm, size, 2, &x));
+  for (int q = 0; q < size; q++) {
+    int64_t *h = x.heads + 2 * q;
+    h[0] = status != FEINT_OK;
+    h[1] = can;
+    x.msgs[q].pieces[0] = h;
+    x.msgs[q].sizes[0] = sizeof(int64_t) * 2;
+    x.msgs[q].n = 1;
+  }
+  FEINT_CALL(exchange(comm, &x));
+  int every = can;
+  for (int p = 0; p < size && !status; p++) {
+    if (p == rank) continue;
+    int64_t h[2];
+    if (x.in_bytes[p] != sizeof h) {
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's vote is malformed", p);
+      break;
+    }
+    memcpy(h, x.in[p], sizeof h);
+    if (h[0]) status = peer_failed(p);
+    every = every && h[1];
+  }
+  exchange_buffers_destroy(&x, size);
+  if (status || !every) {
+    free(*ranges);
+    *ranges = NULL;
+    return status;
+  }
+  *n_ranges = n;
+  *all = 1;
+  return FEINT_OK;
+}

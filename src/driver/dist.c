@@ -85,6 +85,8 @@ struct run_part {
                                      partition the phase's whole results, of which the block is a slice */
   int64_t cell0, n_cells_owned;   /* the whole cells whose element matrices it owns (BLOCK_ELEMENT) */
   int nbc_whole;                  /* and their rows' width */
+  int64_t *element_ranges, n_element_ranges; /* or, written where computed, the ranges of the part's
+                                                results it writes (feint_dist_cells_in_place) */
   feint_boundary_conditions *bc;  /* a worker's copy of rank 0's conditions (the last command's) */
   /* the operator section (operator.c): the part's hexahedra, dof map, x, operator, its backend (a worker's) */
   feint_hexmesh *hm;
@@ -102,7 +104,7 @@ struct run_dist {
   feint_dist_part *parts;  /* what rank 0 keeps of each rank's part */
   run_part own;            /* rank 0's part */
   int workers_busy;        /* 1 while the workers wait for a command (not yet finished) */
-  char steps[600];         /* rank 0's steps with their times, for the report */
+  char steps[2048];        /* rank 0's steps with their times, for the report */
   char partition_words[96]; /* the partition in words, for the report */
   int setup_answers;       /* 1 while the workers' answers to the setup are unread */
   int parts_kept;          /* the parts are those of the run's current mesh and space (run_dist_forget clears) */
@@ -126,6 +128,10 @@ static void part_forget_old(run_part *p) {
 static void drop_block(run_part *p, int k) {
   free(p->block_memory[k]);
   p->block_memory[k] = p->blocks[k] = NULL;
+  if (k != BLOCK_ELEMENT) return;
+  free(p->element_ranges);
+  p->element_ranges = NULL;
+  p->n_element_ranges = 0;
 }
 
 static void part_drop_form(run_part *p, int keep_backend) {
@@ -256,11 +262,42 @@ static int part_compute(run_part *p, int rank, feint_backend *b, int phase, int6
   return feint_error_set(FEINT_ERR_COMPUTE, "internal: phase %d is not a compute phase", phase);
 }
 
-/* Element matrices: the part's to their cells' owners (collective),
- * this rank keeping its own cells' for the write. */
+/* Which of the part's cells this rank writes the element matrices of on
+ * the rows partition, where a cell is in the part of each rank it has
+ * dofs of: the lowest of them, the one holding its lowest dof. */
+static int lowest_holder(const run_part *p, int rank, int size, unsigned char **writes) {
+  const feint_space *s = p->space;
+  int64_t lo, hi;
+  feint_dist_rows_scalar_range(s->whole_scalar_dofs, size, rank, &lo, &hi);
+  FEINT_CALL(feint_malloc((size_t)p->mesh->n_cells + 1, 1, writes, "the cells a rank writes"));
+  for (int64_t i = 0; i < p->mesh->n_cells; i++) {
+    int64_t least = INT64_MAX;
+    for (int k = 0; k < s->nb; k++) {
+      const int64_t d = s->scalar_cell_dofs[i * s->nb + k];
+      if (d >= 0 && s->whole_scalar_dof[d] < least) least = s->whole_scalar_dof[d];
+    }
+    (*writes)[i] = least >= lo;
+  }
+  return FEINT_OK;
+}
+
+/* Element matrices: written by the ranks that computed them where every
+ * rank can (no copy), else the part's to their cells' owners, this rank
+ * keeping its own cells' for the write (collective). */
 static int owned_elements(feint_comm *comm, run_part *p, int status, int nbc_whole) {
   drop_block(p, BLOCK_ELEMENT);
   p->nbc_whole = nbc_whole;
+  unsigned char *writes = NULL;
+  if (!status && p->complete) status = lowest_holder(p, feint_comm_rank(comm), feint_comm_size(comm), &writes);
+  int in_place = 0;
+  status = feint_dist_cells_in_place(comm, status, status ? 0 : p->mesh->n_cells, p->space->whole_cell, writes,
+                                     p->space->nbc, nbc_whole, &p->element_ranges, &p->n_element_ranges, &in_place);
+  free(writes);
+  if (status || in_place) {
+    p->block_memory[BLOCK_ELEMENT] = p->blocks[BLOCK_ELEMENT] = status ? NULL : p->result;
+    if (!status) p->result = NULL;
+    return status;
+  }
   status = feint_dist_cells_to_owners(comm, status, p->space->whole_cells, p->mesh->n_cells, p->space->whole_cell,
                                       p->space->nbc, p->result, nbc_whole, &p->cell0, &p->n_cells_owned,
                                       &p->blocks[BLOCK_ELEMENT]);
@@ -971,7 +1008,10 @@ int run_dist_compute(run_state *r, int phase, int lift, double *kernel_seconds) 
   const size_t used = strlen(d->steps);
   snprintf(d->steps + used, sizeof d->steps - used, "; %s: rank 0's part %.1f ms, %s %.1f ms, waited for and "
            "received the others' %.1f ms", feint_phase_names[phase], 1e3 * computed,
-           owners ? "its rows summed" : collective ? "sent to their cells' owners" : "put", 1e3 * added, 1e3 * received);
+           owners ? "its rows summed"
+           : !collective ? "put"
+           : d->own.element_ranges ? "kept where computed, for the ranks' write"
+                                   : "sent to their cells' owners", 1e3 * added, 1e3 * received);
   return reported(&e);
 }
 
@@ -988,10 +1028,11 @@ static int rank_pieces(const run_part *part, const int64_t *value_first, double 
   int status = FEINT_OK;
   *scratch = NULL;
   for (int k = 0; k < n; k++) {
-    if (items[k] == FEINT_PHASE_ELEMENT) { /* the element matrices of the cells this rank owns */
+    if (items[k] == FEINT_PHASE_ELEMENT) { /* the element matrices of the cells this rank owns, or writes */
       const int64_t row = (int64_t)part->nbc_whole * part->nbc_whole;
       pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, part->cell0 * row, part->n_cells_owned * row,
-                                     blocks[BLOCK_ELEMENT]};
+                                     blocks[BLOCK_ELEMENT], part->n_element_ranges, part->element_ranges};
+      if (part->element_ranges) pieces[k].offset = pieces[k].count = 0;
       if (!blocks[BLOCK_ELEMENT] && !status)
         status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no element matrices to write");
       if (!blocks[BLOCK_ELEMENT]) pieces[k].count = 0;
@@ -999,7 +1040,7 @@ static int rank_pieces(const run_part *part, const int64_t *value_first, double 
     }
     const int pattern = items[k] == RUN_DIST_INDPTR || items[k] == RUN_DIST_INDICES;
     const int b = pattern ? BLOCK_MATRIX : block_of(items[k]);
-    pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL};
+    pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_F64, 0, 0, NULL, 0, NULL};
     if (!rows || (!pattern && !blocks[b]) || (b == BLOCK_MATRIX && (!value_first || !rows->matrix))) {
       if (!status) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no block of %s to write", names[k]);
       continue;
@@ -1014,9 +1055,9 @@ static int rank_pieces(const run_part *part, const int64_t *value_first, double 
         }
         for (int64_t i = 0; i <= rows->n_owned; i++) (*scratch)[i] = value_first[rows->rank] + rows->indptr[i];
       }
-      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, *scratch};
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, *scratch, 0, NULL};
     } else if (items[k] == RUN_DIST_INDICES) {
-      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, value_first[rows->rank], rows->nnz, rows->cols};
+      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, value_first[rows->rank], rows->nnz, rows->cols, 0, NULL};
     } else {
       pieces[k].offset = b == BLOCK_MATRIX ? value_first[rows->rank] : rows->row0;
       pieces[k].count = b == BLOCK_MATRIX ? rows->nnz : rows->n_owned;

@@ -88,6 +88,41 @@ released p1-released yes rows "$WORK/p1.yaml" $ALL
 released p1-vector-released yes rows "$WORK/el1.yaml" $ALL
 released p1-cell-dofs-released yes rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 released p1-curve-released yes morton "$WORK/el1.yaml" $ALL --set output.cell_dofs=true
+# Element matrices are written by the ranks that computed them, range by range of whole cells (on the rows
+# partition a cell in several parts by the rank of its lowest dof), where every rank's are as wide as the whole's
+# and lie in few ranges; else (a rank voting no, FEINT_DIST_ELEMENTS=owners) they go to their cells' owners
+elements() { # name want(place|owners) partition case args...
+  local name=$1 want=$2 partition=$3 case=$4; shift 4
+  "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@" --set mesh.partition="$partition"
+  mpi 3 "$case" -o "$WORK/$name-3.h5" "$@" --set mesh.partition="$partition" --json > "$WORK/$name.json"
+  $PY - "$WORK/$name.json" "$want" <<'PY' || fail "$name: the element matrices should be written by: $want"
+import json, sys
+steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
+said = "place" if "kept where computed" in steps else "owners" if "sent to their cells' owners" in steps else "?"
+assert said == sys.argv[2], steps
+print("element matrices written by: " + said)
+PY
+  compare_files "$name, 3 ranks, partition $partition" "$WORK/$name-1.h5" "$WORK/$name-3.h5" \
+    "$([ "$partition" = rows ] && echo 0)"
+}
+"$(dirname "$FEINT")/bench/gen-cube-msh" 8 "$WORK/layers.msh" > /dev/null # 3072 tetrahedra numbered in layers
+write_case layers.yaml <<EOF
+mesh: {file: $WORK/layers.msh}
+space: {order: 2}
+physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
+output: {element_matrices: true, matrix: true, rhs: true}
+boundary: [{group: boundary, robin: {alpha: 2, value: "y"}}]
+EOF
+elements layers-rows place rows "$WORK/layers.yaml" --set space.order=1
+FEINT_DIST_ELEMENTS=owners elements layers-owners owners rows "$WORK/layers.yaml" --set space.order=1
+# P2 on the curve's 3 parts of this small mesh: more ranges than the limit, written anyway when it is lifted
+elements layers-curve owners morton "$WORK/layers.yaml"
+FEINT_DIST_ELEMENTS=place elements layers-curve-place place morton "$WORK/layers.yaml"
+# Gmsh's own cell order: the rows partition's cells lie in many ranges (one rank votes for the owners) unless
+# the limit is lifted, when each rank writes hundreds of ranges
+elements p1-el-scattered owners rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
+FEINT_DIST_ELEMENTS=place elements p1-el-ranges place rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
+elements el1-el-metis owners metis "$WORK/el1.yaml" $ALL --set output.element_matrices=true
 # mesh.partition auto (the default): the rows partition where its largest part is within 5/4 of an equal share
 # (nodes numbered along space: mesh.reorder morton, 2 ranks: 1.11 here), then bit for bit; the curve where not
 # (3 ranks: 1.41; Gmsh's own node order: 1.93 on 2 ranks); --json's partition and dist_steps say which
@@ -367,11 +402,13 @@ for f in sys.argv[2:]:
 print("matrix market on 2 and 3 ranks: the one-rank matrix, values within 1e-14")
 PY
 # the parallel write in transfers of 1000 values (the hook for a piece past MPI-IO's int counts), independent and
-# two-phase collective: the same file
-"$FEINT" run --quiet "$WORK/p1.yaml" $ALL -o "$WORK/chunk-1.h5"
+# two-phase collective (every rank as many transfers as the rank with most), the element matrices in each rank's
+# hundreds of ranges: the same file
+"$FEINT" run --quiet "$WORK/p1.yaml" $ALL --set output.element_matrices=true -o "$WORK/chunk-1.h5"
 for mode in independent collective; do
-  FEINT_MPIO=$mode FEINT_MPIO_CHUNK=1000 mpirun -x FEINT_MPIO -x FEINT_MPIO_CHUNK -n 3 "$FEINT" run --quiet \
-    "$WORK/p1.yaml" $ALL -o "$WORK/chunk-$mode.h5"
+  FEINT_DIST_ELEMENTS=place FEINT_MPIO=$mode FEINT_MPIO_CHUNK=1000 mpirun -x FEINT_DIST_ELEMENTS -x FEINT_MPIO \
+    -x FEINT_MPIO_CHUNK -n 3 "$FEINT" run --quiet "$WORK/p1.yaml" $ALL --set output.element_matrices=true \
+    -o "$WORK/chunk-$mode.h5"
   compare_files "transfers of 1000 values, $mode, 3 ranks" "$WORK/chunk-1.h5" "$WORK/chunk-$mode.h5"
 done
 # 64-bit columns (the hook lowers the limit): the pattern gathered from the owners' blocks is as wide
