@@ -21,8 +21,9 @@ struct feint_dist_source {
   int64_t *rows;   /* n_rows */
   int64_t *starts; /* n_rows + 1: the row's entries in the message (matrix) */
   int64_t nnz;
-  const int64_t *cols; /* during create only: the message's whole columns */
-  int64_t *slots;      /* nnz: entry -> index into the block's values */
+  const int64_t *cols; /* during create only: the message's whole columns, or NULL: this rank's own
+                          rows, read from its local pattern as they are merged */
+  int32_t *slots;      /* nnz: entry -> its place in its row of the block (from the row's start) */
 };
 
 int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) {
@@ -78,9 +79,18 @@ static int exchange(feint_comm *comm, exchange_buffers *b) {
 typedef struct {
   const feint_dist_rows *r;
   struct feint_dist_source *src;
+  const feint_plan *local;    /* this rank's local pattern, its own rows' entries from own_first */
+  const int64_t *local_whole; /* and each local row's (column's) whole number */
+  int64_t own_first;
   int fill; /* 0: count each row's columns into indptr[i + 1]; 1: write columns and slots */
   int failed;
 } merge_job;
+
+/* Entry k of source p's rows: its whole column. */
+static inline int64_t source_column(const merge_job *j, int p, int64_t k) {
+  const struct feint_dist_source *s = &j->src[p];
+  return s->cols ? s->cols[k] : j->local_whole[feint_plan_column(j->local, j->own_first + k)];
+}
 
 /* The owned rows [a, b): a k-way merge of the sources' sorted columns. */
 static void merge_range(int64_t a, int64_t b, void *arg) {
@@ -117,25 +127,26 @@ static void merge_range(int64_t a, int64_t b, void *arg) {
     for (;;) {
       int64_t least = INT64_MAX;
       for (int p = 0; p < size; p++)
-        if (at[p] < end[p] && j->src[p].cols[at[p]] < least) least = j->src[p].cols[at[p]];
+        if (at[p] < end[p] && source_column(j, p, at[p]) < least) least = source_column(j, p, at[p]);
       if (least == INT64_MAX) break;
       if (j->fill) r->cols[out] = least;
       for (int p = 0; p < size; p++)
-        if (at[p] < end[p] && j->src[p].cols[at[p]] == least) {
-          if (j->fill) j->src[p].slots[at[p]] = out;
+        if (at[p] < end[p] && source_column(j, p, at[p]) == least) {
+          if (j->fill) j->src[p].slots[at[p]] = (int32_t)n;
           at[p]++;
         }
       n++;
       out++;
     }
     if (!j->fill) r->indptr[i + 1] = n;
+    if (n > INT32_MAX) __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED); /* a row past int slots */
   }
   free(at);
   free(cursor);
 }
 
 /* Every owned row from this rank alone, whole (the rows partition): the
- * block's pattern is its own rows', copied; each entry stays in place. */
+ * block's pattern is its own rows' (own_pattern). */
 typedef struct {
   feint_dist_rows *r;
   const struct feint_dist_source *own;
@@ -157,7 +168,8 @@ static void own_pattern(feint_dist_rows *r, struct feint_dist_source *own, int64
   feint_parallel_for(r->n_owned, 1 << 14, own_rows_range, &j);
 }
 
-static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64_t **own_cols) {
+static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64_t **own_cols, const feint_plan *local,
+                        const int64_t *local_whole) {
   FEINT_CALL(feint_calloc((size_t)r->n_owned + 1, sizeof *r->indptr, &r->indptr, "the owned rows' pattern"));
   if (r->complete) {
     own_pattern(r, &src[r->rank], own_cols);
@@ -165,8 +177,9 @@ static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64
   }
   for (int p = 0; p < r->size; p++)
     FEINT_CALL(feint_malloc((size_t)src[p].nnz + 1, sizeof *src[p].slots, &src[p].slots, "the owned rows' routes"));
-  merge_job j = {r, src, 0, 0};
+  merge_job j = {r, src, local, local_whole, r->first_value[r->rank], 0, 0};
   feint_parallel_for(r->n_owned, 1 << 12, merge_range, &j);
+  if (j.failed) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory (or a row past 2^31 entries) merging the owned rows");
   for (int64_t i = 0; i < r->n_owned; i++) r->indptr[i + 1] += r->indptr[i];
   r->nnz = r->indptr[r->n_owned];
   FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols, &r->cols, "the owned rows' columns"));
@@ -237,19 +250,33 @@ static void column_range(int64_t a, int64_t b, void *arg) {
   for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, j->first + k)];
 }
 
-/* This rank's rows as it sends them to each owner: whole columns
- * (*cols, from the local entry *cols_from on), the row starts relative
- * to each owner's first row (*starts, one array: owner q's at
- * first_local[q] + q). On the rows partition only this rank's own rows
- * are kept (the others' slices are empty): their columns alone are made,
- * the block's pattern to be. */
+/* Where owner q's slice of the local entries' whole columns lies in
+ * cols (local_pattern): on the rows partition only this rank's own slice
+ * is made (the others' are empty), the block's pattern to be; on a
+ * partition of the cells every other owner's, to send, and not its own
+ * (the merge reads those from the local pattern). */
+static int64_t slice_at(const feint_dist_rows *r, int q) {
+  const int64_t own0 = r->first_value[r->rank], own_n = r->first_value[r->rank + 1] - own0;
+  if (r->complete) return r->first_value[q] - own0;
+  return q <= r->rank ? r->first_value[q] : r->first_value[q] - own_n;
+}
+
+/* This rank's rows as it sends them to each owner: whole columns (*cols,
+ * owner q's slice at slice_at(q)), the row starts relative to each
+ * owner's first row (*starts, one array: owner q's at first_local[q] + q). */
 static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_t *local_whole, const feint_plan *pl,
-                         int64_t **cols, int64_t *cols_from, int64_t **starts) {
-  const int64_t a = r->complete ? r->first_value[r->rank] : 0, b = r->complete ? r->first_value[r->rank + 1] : pl->nnz;
-  *cols_from = a;
-  FEINT_CALL(feint_malloc((size_t)(b - a) + 1, sizeof **cols, cols, "the rows' whole columns"));
-  column_job cj = {pl, local_whole, a, *cols};
-  feint_parallel_for(b - a, 1 << 16, column_range, &cj);
+                         int64_t **cols, int64_t **starts) {
+  const int64_t own0 = r->first_value[r->rank], own1 = r->first_value[r->rank + 1];
+  const int64_t n = r->complete ? own1 - own0 : pl->nnz - (own1 - own0);
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **cols, cols, "the rows' whole columns"));
+  if (r->complete) {
+    column_job cj = {pl, local_whole, own0, *cols};
+    feint_parallel_for(own1 - own0, 1 << 16, column_range, &cj);
+  } else {
+    column_job below = {pl, local_whole, 0, *cols}, above = {pl, local_whole, own1, *cols + own0};
+    feint_parallel_for(own0, 1 << 16, column_range, &below);
+    feint_parallel_for(pl->nnz - own1, 1 << 16, column_range, &above);
+  }
   FEINT_CALL(feint_malloc((size_t)(n_local + r->size), sizeof **starts, starts, "the rows sent to their owners"));
   for (int q = 0; q < r->size; q++) {
     const int64_t a = r->first_local[q], b = r->first_local[q + 1];
@@ -265,7 +292,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
   feint_dist_rows *r = NULL;
   int status = status_in;
-  int64_t *cols = NULL, *starts = NULL, zero[1] = {0}, cols_from = 0;
+  int64_t *cols = NULL, *starts = NULL, zero[1] = {0};
   if (!status) status = feint_calloc(1, sizeof *r, &r, "the owned rows");
   if (!status) {
     r->size = size;
@@ -288,7 +315,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     for (int q = 0; complete && q <= size; q++)
       if (q != rank && q != rank + 1) r->first_local[q] = r->first_local[q < rank ? rank : rank + 1];
     for (int q = 0; q <= size; q++) r->first_value[q] = local ? local->indptr[r->first_local[q]] : r->first_local[q];
-    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &cols_from, &starts);
+    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &starts);
   }
   /* every rank takes part in the exchange, a failed one with its status only */
   const int failed = status != FEINT_OK;
@@ -311,7 +338,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     if (local) {
       m->pieces[2] = starts + a + q;
       m->sizes[2] = (size_t)(b - a + 1) * 8;
-      m->pieces[3] = h[2] ? cols + (r->first_value[q] - cols_from) : zero;
+      m->pieces[3] = h[2] ? cols + slice_at(r, q) : zero;
       m->sizes[3] = (size_t)h[2] * 8;
       m->n = 4;
     }
@@ -331,13 +358,13 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     if (!status && local) status = feint_malloc((size_t)s->n_rows + 1, sizeof *s->starts, &s->starts, "own rows");
     if (!status && local) {
       memcpy(s->starts, starts + a + p, (size_t)(s->n_rows + 1) * 8);
-      s->cols = cols + (r->first_value[p] - cols_from);
+      s->cols = r->complete ? cols : NULL;
     }
   }
   if (!status && complete && r->from[rank].n_rows != r->n_owned)
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d holds %lld of its %lld rows", rank,
                              (long long)r->from[rank].n_rows, (long long)r->n_owned);
-  if (!status && local) status = make_pattern(r, r->from, &cols);
+  if (!status && local) status = make_pattern(r, r->from, &cols, local, local_whole);
   for (int p = 0; p < size; p++)
     if (r && r->from) r->from[p].cols = NULL;
   exchange_buffers_destroy(&x, size);
@@ -355,21 +382,28 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
 
 typedef struct {
   const double *values;
-  const int64_t *to; /* entry -> index in the block (slots), or NULL: rows minus row0 */
-  const int64_t *rows;
+  const struct feint_dist_source *s;
+  const int64_t *indptr; /* the matrix: the block's rows (NULL: a vector) */
   int64_t row0;
   double *owned;
   int copy; /* the rows partition: this rank's values are the block's, in its order */
 } add_job;
 
+/* Values [a, b) of a vector, or the source's rows [a, b) of the matrix,
+ * each entry at its slot in its row of the block. */
 static void add_range(int64_t a, int64_t b, void *arg) {
   const add_job *j = arg;
-  if (j->copy)
+  const struct feint_dist_source *s = j->s;
+  if (j->copy) {
     memcpy(j->owned + a, j->values + a, (size_t)(b - a) * sizeof *j->values);
-  else if (j->to)
-    for (int64_t k = a; k < b; k++) j->owned[j->to[k]] += j->values[k];
-  else
-    for (int64_t k = a; k < b; k++) j->owned[j->rows[k] - j->row0] += j->values[k];
+  } else if (j->indptr) {
+    for (int64_t i = a; i < b; i++) {
+      double *row = j->owned + j->indptr[s->rows[i] - j->row0];
+      for (int64_t k = s->starts[i]; k < s->starts[i + 1]; k++) row[s->slots[k]] += j->values[k];
+    }
+  } else {
+    for (int64_t k = a; k < b; k++) j->owned[s->rows[k] - j->row0] += j->values[k];
+  }
 }
 
 int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int matrix, const double *local,
@@ -419,9 +453,11 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
       }
       values = (const double *)(const void *)((const char *)in[p] + sizeof h);
     }
-    add_job j = {values, matrix ? s->slots : NULL, s->rows, r->row0, owned, r->complete};
+    add_job j = {values, s, matrix ? r->indptr : NULL, r->row0, owned, r->complete};
+    /* the matrix added by rows (each a slice of the source's entries), unless copied whole */
+    const int64_t items = matrix && !r->complete ? s->n_rows : count;
     if (!(r->complete && owned == values)) /* the block may be its own rows' slice of the results already */
-      feint_parallel_for(count, 1 << 16, add_range, &j);
+      feint_parallel_for(items, matrix && !r->complete ? 1 << 10 : 1 << 16, add_range, &j);
   }
   exchange_buffers_destroy(&x, size);
   return status;
