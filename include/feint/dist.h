@@ -74,7 +74,7 @@ int feint_comm_round_partner(int rank, int round, int size);
  * mem. Or, n_ranges > 0, the ranges' values: range i is ranges[3 i + 2]
  * values at ranges[3 i] of the dataset, read from data + ranges[3 i + 1]
  * values (the ranges of a part's cells, gaps between them in memory). */
-enum { FEINT_DIST_F64 = 0, FEINT_DIST_I64 = 1 };
+enum { FEINT_DIST_F64 = 0, FEINT_DIST_I64 = 1, FEINT_DIST_I32 = 2 };
 typedef struct {
   const char *name;
   int mem;
@@ -166,7 +166,9 @@ typedef struct {
   int matrix;              /* the block has a pattern (indptr, cols) */
   int complete;            /* the rows partition: the block is this rank's own rows, whole (no other source) */
   int64_t *indptr;         /* n_owned + 1 */
-  int64_t *cols;           /* nnz: whole columns, ascending in each row */
+  int64_t *cols;           /* nnz: whole columns, ascending in each row; or, where the whole's columns
+                              are within feint_plan_narrow_limit (plan.h), NULL and these: */
+  int32_t *cols32;
   int64_t nnz;
   /* private to rows.c */
   int64_t *first_local, *first_value; /* size + 1: the local rows and values each owner gets */

@@ -118,6 +118,9 @@ static int write_piece(hid_t file, hid_t dxpl, int collective, const feint_dist_
   int64_t chunk = transfer_values() / (int64_t)row * (int64_t)row;
   if (chunk < (int64_t)row) chunk = (int64_t)row;
   const int64_t one[3] = {p->offset, 0, p->count};
+  const hid_t type = p->mem == FEINT_DIST_I64 ? H5T_NATIVE_INT64 : p->mem == FEINT_DIST_I32 ? H5T_NATIVE_INT32
+                                                                                            : H5T_NATIVE_DOUBLE;
+  const int64_t value_bytes = p->mem == FEINT_DIST_I32 ? 4 : 8;
   const int64_t n_ranges = p->n_ranges > 0 ? p->n_ranges : 1, *ranges = p->n_ranges > 0 ? p->ranges : one;
   /* a range that is not whole rows is an error, but the rank still takes part (empty) in collective transfers */
   int whole_rows = rank >= 1 && rank <= 8;
@@ -150,8 +153,7 @@ static int write_piece(hid_t file, hid_t dxpl, int collective, const feint_dist_
     if (!f && left > 0) f = H5Sselect_hyperslab(fs, H5S_SELECT_SET, start_nd, NULL, count_nd, NULL);
     if (!f && left <= 0) f = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
     if (!f)
-      f = H5Dwrite(d, p->mem == FEINT_DIST_I64 ? H5T_NATIVE_INT64 : H5T_NATIVE_DOUBLE, ms, fs, dxpl,
-                   left > 0 ? (const char *)p->data + (ranges[3 * r + 1] + at) * 8 : p->data);
+      f = H5Dwrite(d, type, ms, fs, dxpl, left > 0 ? (const char *)p->data + (ranges[3 * r + 1] + at) * value_bytes : p->data);
     if (ms >= 0) H5Sclose(ms);
     if (f < 0) e = -1;
     if (left > 0) at += (int64_t)count;

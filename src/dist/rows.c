@@ -11,6 +11,7 @@
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/parallel.h"
+#include "feint/plan.h"
 #include "dist/lower_bound.h"
 
 /* What one rank sends this one: its rows of this rank's block (whole
@@ -25,6 +26,10 @@ struct feint_dist_source {
                           rows, read from its local pattern as they are merged */
   int32_t *slots;      /* nnz: entry -> its place in its row of the block (from the row's start) */
 };
+
+/* The block's columns as int32 where every whole column fits (the
+ * one-rank plan's rule, its test hook included). */
+static int narrow_columns(int64_t n_rows) { return n_rows <= feint_plan_narrow_limit(); }
 
 int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) {
   if (group < 1) group = 1;
@@ -129,7 +134,8 @@ static void merge_range(int64_t a, int64_t b, void *arg) {
       for (int p = 0; p < size; p++)
         if (at[p] < end[p] && source_column(j, p, at[p]) < least) least = source_column(j, p, at[p]);
       if (least == INT64_MAX) break;
-      if (j->fill) r->cols[out] = least;
+      if (j->fill && r->cols) r->cols[out] = least;
+      else if (j->fill) r->cols32[out] = (int32_t)least;
       for (int p = 0; p < size; p++)
         if (at[p] < end[p] && source_column(j, p, at[p]) == least) {
           if (j->fill) j->src[p].slots[at[p]] = (int32_t)n;
@@ -160,19 +166,21 @@ static void own_rows_range(int64_t a, int64_t b, void *arg) {
 /* The rows partition's block: this rank's own rows as they are. Its
  * columns were made for the block alone (local_pattern) and become the
  * block's, uncopied; no routes, since a sum copies the values whole. */
-static void own_pattern(feint_dist_rows *r, struct feint_dist_source *own, int64_t **cols) {
+static void own_pattern(feint_dist_rows *r, struct feint_dist_source *own, int64_t **cols, int32_t **cols32) {
   r->nnz = own->nnz;
   r->cols = *cols;
+  r->cols32 = *cols32;
   *cols = NULL;
+  *cols32 = NULL;
   own_job j = {r, own};
   feint_parallel_for(r->n_owned, 1 << 14, own_rows_range, &j);
 }
 
-static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64_t **own_cols, const feint_plan *local,
-                        const int64_t *local_whole) {
+static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64_t **own_cols, int32_t **own_cols32,
+                        const feint_plan *local, const int64_t *local_whole) {
   FEINT_CALL(feint_calloc((size_t)r->n_owned + 1, sizeof *r->indptr, &r->indptr, "the owned rows' pattern"));
   if (r->complete) {
-    own_pattern(r, &src[r->rank], own_cols);
+    own_pattern(r, &src[r->rank], own_cols, own_cols32);
     return FEINT_OK;
   }
   for (int p = 0; p < r->size; p++)
@@ -182,7 +190,10 @@ static int make_pattern(feint_dist_rows *r, struct feint_dist_source *src, int64
   if (j.failed) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory (or a row past 2^31 entries) merging the owned rows");
   for (int64_t i = 0; i < r->n_owned; i++) r->indptr[i + 1] += r->indptr[i];
   r->nnz = r->indptr[r->n_owned];
-  FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols, &r->cols, "the owned rows' columns"));
+  if (narrow_columns(r->n_rows))
+    FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols32, &r->cols32, "the owned rows' columns"));
+  else
+    FEINT_CALL(feint_malloc((size_t)r->nnz + 1, sizeof *r->cols, &r->cols, "the owned rows' columns"));
   j.fill = 1;
   feint_parallel_for(r->n_owned, 1 << 12, merge_range, &j);
   if (j.failed) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory merging the owned rows");
@@ -231,6 +242,7 @@ void feint_dist_rows_destroy(feint_dist_rows *r) {
   if (!r) return;
   free(r->indptr);
   free(r->cols);
+  free(r->cols32);
   free(r->first_local);
   free(r->first_value);
   release_sources(r->from, r->size);
@@ -243,11 +255,15 @@ typedef struct {
   const int64_t *local_whole;
   int64_t first; /* the local entry of cols[0] */
   int64_t *cols;
+  int32_t *cols32; /* or these */
 } column_job;
 
 static void column_range(int64_t a, int64_t b, void *arg) {
   const column_job *j = arg;
-  for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, j->first + k)];
+  if (j->cols)
+    for (int64_t k = a; k < b; k++) j->cols[k] = j->local_whole[feint_plan_column(j->pl, j->first + k)];
+  else
+    for (int64_t k = a; k < b; k++) j->cols32[k] = (int32_t)j->local_whole[feint_plan_column(j->pl, j->first + k)];
 }
 
 /* Where owner q's slice of the local entries' whole columns lies in
@@ -263,17 +279,23 @@ static int64_t slice_at(const feint_dist_rows *r, int q) {
 
 /* This rank's rows as it sends them to each owner: whole columns (*cols,
  * owner q's slice at slice_at(q)), the row starts relative to each
- * owner's first row (*starts, one array: owner q's at first_local[q] + q). */
+ * owner's first row (*starts, one array: owner q's at first_local[q] + q).
+ * The rows partition's own slice, the block's pattern to be, is int32
+ * (*cols32, *cols NULL) where the whole's columns allow. */
 static int local_pattern(const feint_dist_rows *r, int64_t n_local, const int64_t *local_whole, const feint_plan *pl,
-                         int64_t **cols, int64_t **starts) {
+                         int64_t **cols, int32_t **cols32, int64_t **starts) {
   const int64_t own0 = r->first_value[r->rank], own1 = r->first_value[r->rank + 1];
   const int64_t n = r->complete ? own1 - own0 : pl->nnz - (own1 - own0);
-  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **cols, cols, "the rows' whole columns"));
+  if (r->complete && narrow_columns(r->n_rows)) {
+    FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **cols32, cols32, "the rows' whole columns"));
+  } else {
+    FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **cols, cols, "the rows' whole columns"));
+  }
   if (r->complete) {
-    column_job cj = {pl, local_whole, own0, *cols};
+    column_job cj = {pl, local_whole, own0, *cols, *cols32};
     feint_parallel_for(own1 - own0, 1 << 16, column_range, &cj);
   } else {
-    column_job below = {pl, local_whole, 0, *cols}, above = {pl, local_whole, own1, *cols + own0};
+    column_job below = {pl, local_whole, 0, *cols, NULL}, above = {pl, local_whole, own1, *cols + own0, NULL};
     feint_parallel_for(own0, 1 << 16, column_range, &below);
     feint_parallel_for(pl->nnz - own1, 1 << 16, column_range, &above);
   }
@@ -293,6 +315,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   feint_dist_rows *r = NULL;
   int status = status_in;
   int64_t *cols = NULL, *starts = NULL, zero[1] = {0};
+  int32_t *cols32 = NULL;
   if (!status) status = feint_calloc(1, sizeof *r, &r, "the owned rows");
   if (!status) {
     r->size = size;
@@ -315,7 +338,7 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
     for (int q = 0; complete && q <= size; q++)
       if (q != rank && q != rank + 1) r->first_local[q] = r->first_local[q < rank ? rank : rank + 1];
     for (int q = 0; q <= size; q++) r->first_value[q] = local ? local->indptr[r->first_local[q]] : r->first_local[q];
-    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &starts);
+    if (local) status = local_pattern(r, n_local, local_whole, local, &cols, &cols32, &starts);
   }
   /* every rank takes part in the exchange, a failed one with its status only */
   const int failed = status != FEINT_OK;
@@ -364,11 +387,12 @@ int feint_dist_rows_create(feint_comm *comm, int status_in, int64_t n_rows, int6
   if (!status && complete && r->from[rank].n_rows != r->n_owned)
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d holds %lld of its %lld rows", rank,
                              (long long)r->from[rank].n_rows, (long long)r->n_owned);
-  if (!status && local) status = make_pattern(r, r->from, &cols, local, local_whole);
+  if (!status && local) status = make_pattern(r, r->from, &cols, &cols32, local, local_whole);
   for (int p = 0; p < size; p++)
     if (r && r->from) r->from[p].cols = NULL;
   exchange_buffers_destroy(&x, size);
   free(cols);
+  free(cols32);
   free(starts);
   if (status) {
     feint_dist_rows_destroy(r);

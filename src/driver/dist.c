@@ -409,6 +409,7 @@ static feint_plan block_plan(const feint_dist_rows *rows) {
   p.nnz = rows->nnz;
   p.indptr = rows->indptr;
   p.indices64 = rows->cols;
+  p.indices = rows->cols32;
   return p;
 }
 
@@ -775,9 +776,11 @@ static int place_block(run_state *r, int rank, int phase, int lift, const char *
   return FEINT_OK;
 }
 
-/* One owner's block of the whole pattern, and where it goes. */
+/* One owner's block of the whole pattern, and where it goes: its columns
+ * int64 (cols) or int32 (cols32). */
 typedef struct {
   const int64_t *indptr, *cols;
+  const int32_t *cols32;
   int64_t row0, n_rows, first;
 } pattern_block;
 typedef struct {
@@ -792,7 +795,10 @@ static void fill_blocks(int64_t a, int64_t b, void *arg) {
     const pattern_block *bl = &j->blocks[k];
     for (int64_t i = 0; i <= bl->n_rows; i++) w->indptr[bl->row0 + i] = bl->first + bl->indptr[i];
     const int64_t nnz = bl->indptr[bl->n_rows];
-    if (w->indices64) memcpy(w->indices64 + bl->first, bl->cols, (size_t)nnz * 8);
+    if (w->indices64 && bl->cols) memcpy(w->indices64 + bl->first, bl->cols, (size_t)nnz * 8);
+    else if (w->indices64)
+      for (int64_t e = 0; e < nnz; e++) w->indices64[bl->first + e] = bl->cols32[e];
+    else if (bl->cols32) memcpy(w->indices + bl->first, bl->cols32, (size_t)nnz * 4);
     else
       for (int64_t e = 0; e < nnz; e++) w->indices[bl->first + e] = (int32_t)bl->cols[e];
   }
@@ -808,21 +814,22 @@ static int gather_pattern(run_state *r, const char *const *data, const size_t *b
   pattern_block *blocks = NULL;
   FEINT_CALL(feint_calloc((size_t)d->size, sizeof *blocks, &blocks, "the blocks of the pattern"));
   const feint_dist_rows *own = d->own.rows;
-  blocks[0] = (pattern_block){own->indptr, own->cols, 0, own->n_owned, 0};
+  blocks[0] = (pattern_block){own->indptr, own->cols, own->cols32, 0, own->n_owned, 0};
   int64_t nnz = own->nnz;
   int status = FEINT_OK;
   for (int k = 1; k < d->size && !status; k++) {
-    int64_t head[2];
+    int64_t head[3]; /* rows, nonzeros, the columns' bytes each */
     const int64_t row0 = feint_dist_row_start(n, nc, d->size, k);
     const int64_t rows = (k + 1 == d->size ? n : feint_dist_row_start(n, nc, d->size, k + 1)) - row0;
     if (bytes[k] >= sizeof head) memcpy(head, data[k], sizeof head);
-    if (bytes[k] < sizeof head || head[0] != rows || head[1] < 0 ||
-        bytes[k] != sizeof head + (size_t)(rows + 1 + head[1]) * 8) {
+    if (bytes[k] < sizeof head || head[0] != rows || head[1] < 0 || (head[2] != 4 && head[2] != 8) ||
+        bytes[k] != sizeof head + (size_t)(rows + 1) * 8 + (size_t)(head[1] * head[2])) {
       status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's block of the pattern is malformed", k);
       break;
     }
     const int64_t *at = (const int64_t *)(const void *)(data[k] + sizeof head);
-    blocks[k] = (pattern_block){at, at + rows + 1, row0, rows, nnz};
+    const void *cols = at + rows + 1;
+    blocks[k] = (pattern_block){at, head[2] == 8 ? cols : NULL, head[2] == 4 ? cols : NULL, row0, rows, nnz};
     nnz += head[1];
   }
   feint_plan *w = NULL;
@@ -1057,7 +1064,9 @@ static int rank_pieces(const run_part *part, const int64_t *value_first, double 
       }
       pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, rows->row0, rows->n_owned + last, *scratch, 0, NULL};
     } else if (items[k] == RUN_DIST_INDICES) {
-      pieces[k] = (feint_dist_piece){names[k], FEINT_DIST_I64, value_first[rows->rank], rows->nnz, rows->cols, 0, NULL};
+      pieces[k] = (feint_dist_piece){names[k], rows->cols ? FEINT_DIST_I64 : FEINT_DIST_I32, value_first[rows->rank],
+                                     rows->nnz, rows->cols ? (const void *)rows->cols : (const void *)rows->cols32, 0,
+                                     NULL};
     } else {
       pieces[k].offset = b == BLOCK_MATRIX ? value_first[rows->rank] : rows->row0;
       pieces[k].count = b == BLOCK_MATRIX ? rows->nnz : rows->n_owned;
@@ -1398,10 +1407,12 @@ int feint_driver_worker(const feint_run_options *opts) {
       status = part_rows(&p, comm, FEINT_OK, n_rows, cmd.arg);
       /* its block's size, and its pattern when rank 0 gathers the whole one */
       const feint_dist_rows *rw = p.rows;
-      const int64_t head[2] = {rw ? rw->n_owned : 0, rw && rw->matrix ? rw->nnz : 0};
-      const void *pieces[3] = {head, rw ? rw->indptr : NULL, rw ? rw->cols : NULL};
+      const int64_t width = rw && rw->cols32 ? 4 : 8;
+      const int64_t head[3] = {rw ? rw->n_owned : 0, rw && rw->matrix ? rw->nnz : 0, width};
+      const void *pieces[3] = {head, rw ? rw->indptr : NULL,
+                               rw && rw->cols32 ? (const void *)rw->cols32 : rw ? (const void *)rw->cols : NULL};
       const size_t sizes[3] = {sizeof head, rw && rw->matrix ? (size_t)(rw->n_owned + 1) * 8 : 0,
-                               (size_t)head[1] * 8};
+                               (size_t)(head[1] * width)};
       sent = send_answer(comm, status, pieces, sizes, cmd.collective ? 1 : 3);
     } else if (cmd.cmd == CMD_COMPUTE && p.backend && cmd.arg == FEINT_PHASE_ELEMENT) {
       sent = worker_answer_elements(comm, &p, &cmd);
