@@ -562,29 +562,44 @@ static int pattern_ready(run_state *r, feint_run_report *rep, int need_matrix) {
   return FEINT_OK;
 }
 
+/* /near_null_space (when asked) from the whole space and form: at the end
+ * of a run, or under mpirun just before rank 0 releases the whole. */
+static int write_near_null_space(run_state *r) {
+  if (!r->c->write_near_null_space) return FEINT_OK;
+  int k = 0;
+  double *modes = NULL;
+  char name[300];
+  FEINT_CALL(feint_near_null_space(r->form, r->space, &k, &modes));
+  r->n_near_null_modes = k;
+  const int64_t dims[2] = {k, r->space->n_dofs};
+  const int s = feint_output_doubles(r->out, run_member_path(r, "near_null_space", name, sizeof name), 2, dims, modes);
+  free(modes);
+  return s;
+}
+
 /* Under mpirun, whether rank 0 still needs the whole mesh, space and form
  * once the parts are sent: for what only the whole gives (the XDMF views,
- * the near-null space, a sweep's next member), or to gather the whole (a
- * Matrix Market copy). FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what
+ * a sweep's next member), or to gather the whole (a Matrix Market copy). FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what
  * it costs). */
 int run_whole_needed(const run_state *r) {
   const feint_case *c = r->c;
   const char *keep = getenv("FEINT_DIST_KEEP_WHOLE");
-  return !r->dist || !run_dist_collective(r) || r->n_members > 0 || c->write_xdmf || c->write_near_null_space ||
-         (keep && !strcmp(keep, "1"));
+  return !r->dist || !run_dist_collective(r) || r->n_members > 0 || c->write_xdmf || (keep && !strcmp(keep, "1"));
 }
 
 /* Rank 0 keeps its part only: the whole mesh, space and form go before its
- * own part's pattern is made, once it has written the dofs' datasets from
- * them (one process writing them on one host is faster than the owners
- * gathering and writing theirs: the ranks' writes into one file are
- * serialised). The boundary conditions stay: made, they read their own
+ * own part's pattern is made, once it has written the dofs' datasets and
+ * the near-null space from them (one process writing them on one host is
+ * faster than the owners gathering and writing theirs: the ranks' writes
+ * into one file are serialised). The boundary conditions stay: made, they read their own
  * facet sets, not the space (as the other ranks' copies do); the state
  * stays for the residual's conditions. */
 int run_release_whole(run_state *r) {
   double t0 = feint_now();
   FEINT_CALL(write_dofs(r));
-  run_dist_note(r, "the dofs' datasets written", &t0);
+  FEINT_CALL(write_near_null_space(r));
+  run_dist_note(r, r->c->write_near_null_space ? "the dofs' datasets and the near-null space written"
+                                               : "the dofs' datasets written", &t0);
   if (r->bc) r->bc->space = NULL;
   free(r->u_kept);
   r->u_kept = r->form->u;
@@ -782,16 +797,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }
-  if (c->write_near_null_space) {
-    int k = 0;
-    double *modes = NULL;
-    FEINT_CALL(feint_near_null_space(r->form, r->space, &k, &modes));
-    r->n_near_null_modes = k;
-    const int64_t dims[2] = {k, n};
-    int s = feint_output_doubles(r->out, run_member_path(r, "near_null_space", name, sizeof name), 2, dims, modes);
-    free(modes);
-    FEINT_CALL(s);
-  }
+  if (r->space) FEINT_CALL(write_near_null_space(r)); /* else written before the whole went */
   /* how many colours the backend's cell colouring took (0: not coloured) */
   FEINT_CALL(feint_backend_info_get(r->backend, &info));
   rep->n_colors = info.n_colors;
