@@ -578,18 +578,17 @@ static int write_near_null_space(run_state *r) {
 }
 
 /* Under mpirun, whether rank 0 still needs the whole mesh, space and form
- * once the parts are sent: for what only the whole gives (the XDMF views,
- * a sweep's next member), or to gather the whole (a Matrix Market copy). FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what
+ * once the parts are sent: for a sweep's next member, or to gather the
+ * whole (a Matrix Market copy). FEINT_DIST_KEEP_WHOLE=1 keeps it (to measure what
  * it costs). */
 int run_whole_needed(const run_state *r) {
-  const feint_case *c = r->c;
   const char *keep = getenv("FEINT_DIST_KEEP_WHOLE");
-  return !r->dist || !run_dist_collective(r) || r->n_members > 0 || c->write_xdmf || (keep && !strcmp(keep, "1"));
+  return !r->dist || !run_dist_collective(r) || r->n_members > 0 || (keep && !strcmp(keep, "1"));
 }
 
 /* Rank 0 keeps its part only: the whole mesh, space and form go before its
- * own part's pattern is made, once it has written the dofs' datasets and
- * the near-null space from them (one process writing them on one host is
+ * own part's pattern is made, once it has written the dofs' datasets, the
+ * near-null space and the XDMF file's drawn mesh and cell fields from them (one process writing them on one host is
  * faster than the owners gathering and writing theirs: the ranks' writes
  * into one file are serialised). The boundary conditions stay: made, they read their own
  * facet sets, not the space (as the other ranks' copies do); the state
@@ -598,8 +597,11 @@ int run_release_whole(run_state *r) {
   double t0 = feint_now();
   FEINT_CALL(write_dofs(r));
   FEINT_CALL(write_near_null_space(r));
-  run_dist_note(r, r->c->write_near_null_space ? "the dofs' datasets and the near-null space written"
-                                               : "the dofs' datasets written", &t0);
+  if (r->c->write_xdmf) FEINT_CALL(run_xdmf_mesh_views(r));
+  char what[160];
+  snprintf(what, sizeof what, "the dofs' datasets%s%s written", r->c->write_near_null_space ? ", the near-null space" : "",
+           r->c->write_xdmf ? ", the XDMF mesh and cell fields" : "");
+  run_dist_note(r, what, &t0);
   if (r->bc) r->bc->space = NULL;
   free(r->u_kept);
   r->u_kept = r->form->u;
@@ -805,7 +807,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
   if (r->space) FEINT_CALL(write_dofs(r)); /* else written before rank 0 released the whole */
-  if (c->write_xdmf) FEINT_CALL(run_xdmf_views(r));
+  if (c->write_xdmf && r->space) FEINT_CALL(run_xdmf_mesh_views(r)); /* else drawn before, as the dofs */
+  if (c->write_xdmf) FEINT_CALL(run_xdmf_result_views(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);
   const run_provenance prov = {r->backend->name, r->backend->device, r->precision == FEINT_PRECISION_SINGLE,

@@ -131,9 +131,13 @@ int run_share_at(run_state *r, const run_shared *at, const char *name, int *link
  * anything is computed); the views and cell fields of this run or member
  * (in its write phase), its grid kept; the XDMF file of the grids kept,
  * beside `output` (the HDF5 file, or a sweep's base name), once the HDF5
- * files are committed; the grids forgotten. */
+ * files are committed; the grids forgotten. The views come in two steps:
+ * the drawn mesh and the cell fields (from the mesh, space and form: under
+ * mpirun rank 0 draws them before it releases the whole), then the point
+ * fields (views of the results, from their sizes alone). */
 int run_xdmf_check(const run_state *r);
-int run_xdmf_views(run_state *r);
+int run_xdmf_mesh_views(run_state *r);
+int run_xdmf_result_views(run_state *r);
 /* An operator run's (operator.c): its hexahedra drawn by its dof map, its
  * vectors x and y as point fields. */
 int run_xdmf_operator_views(run_state *r, const feint_bp_dofmap *dofs);

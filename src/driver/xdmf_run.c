@@ -215,9 +215,8 @@ static int write_coefficient_fields(run_state *r, feint_xdmf_layout *const *l, s
  * components) view, its values on the first component's rows (the rows
  * the cells name). */
 static int point_field(run_state *r, struct run_xdmf_grid *g, const char *result, const char *field, int row) {
-  const feint_space *s = r->space;
-  const int nc = s->components;
-  const int64_t n = s->n_dofs;
+  const int nc = r->whole.components;
+  const int64_t n = r->whole.n_dofs;
   char view[64], src[320], name[320];
   snprintf(view, sizeof view, "xdmf/%s", field);
   add_field(r, g, field, nc > 1 || row >= 0 ? view : result, nc, 0, 0);
@@ -277,15 +276,19 @@ static int grid_begin(run_state *r, const drawn_cells *d, feint_xdmf_layout *l[F
   return status;
 }
 
-int run_xdmf_views(run_state *r) {
+int run_xdmf_mesh_views(run_state *r) {
   const drawn_cells d = space_cells(r->space);
   feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
   struct run_xdmf_grid *g = NULL;
   FEINT_CALL(grid_begin(r, &d, l, &g));
-  int status = write_coefficient_fields(r, l, g);
-  if (!status) status = point_fields(r, g);
+  const int status = write_coefficient_fields(r, l, g);
   layouts_destroy(d.mesh, l);
   return status;
+}
+
+int run_xdmf_result_views(run_state *r) {
+  if (r->n_xdmf_grids < 1) return feint_error_set(FEINT_ERR_COMPUTE, "internal: XDMF results before their mesh");
+  return point_fields(r, &r->xdmf_grids[r->n_xdmf_grids - 1]);
 }
 
 int run_xdmf_operator_views(run_state *r, const feint_bp_dofmap *dofs) {

@@ -155,6 +155,14 @@ EOF
 same p2-elasticity "$WORK/el.yaml" $ALL
 released p2-near-null-released yes morton "$WORK/el.yaml" $ALL
 released p1-near-null-released yes rows "$WORK/el.yaml" $ALL --set space.order=1
+# XDMF too: rank 0 draws the mesh and the cell fields before it releases the whole, the point fields (views of
+# the results) at the end; the XDMF file is the one-rank run's (but for the HDF5 file's name)
+xdmf_same() { # name
+  sed "s/$1-3\.h5/$1-1.h5/g" "$WORK/$1-3.xdmf" | cmp -s - "$WORK/$1-1.xdmf" || fail "$1: the XDMF files differ"
+  echo "$1: the same XDMF file"
+}
+released p1-xdmf-released yes rows "$WORK/el.yaml" $ALL --set space.order=1 --set output.xdmf=true
+xdmf_same p1-xdmf-released
 write_case q3.yaml <<EOF
 mesh: {file: $(geo hexcube.geo)}
 space: {order: 3}
@@ -191,6 +199,8 @@ boundary: [{group: left, dirichlet: 0}, {group: top, neumann: "x"}]
 EOF
 same mixed-2d "$WORK/m2.yaml" $ALL
 same groups "$ROOT/cases/two-materials.yaml" $ALL
+released groups-xdmf-released yes morton "$ROOT/cases/two-materials.yaml" $ALL --set output.xdmf=true
+xdmf_same groups-xdmf-released
 # a user form whose state comes from a node dataset, and a per-cell coefficient dataset
 write_case cd.yaml <<EOF
 mesh: {file: $(geo square.geo), size: 0.15}
