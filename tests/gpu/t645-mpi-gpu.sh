@@ -61,6 +61,8 @@ state: {u: ["x*y", "y*z", "z - x"]}
 boundary: [{group: left, dirichlet: [0, 0, 0]}]
 EOF
 check p2-elasticity "$WORK/el.yaml" $ALL --set output.element_matrices=true
+# the near-null space and XDMF, written by rank 0 before it releases the whole
+check p2-near-null-xdmf "$WORK/el.yaml" $ALL --set output.near_null_space=true --set output.xdmf=true
 write_case q2.yaml <<EOF
 mesh: {file: $(geo hexcube.geo), refine: 1}
 space: {order: 2}
