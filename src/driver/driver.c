@@ -586,18 +586,26 @@ int run_whole_needed(const run_state *r) {
   return !r->dist || !run_dist_collective(r) || r->n_members > 0 || (keep && !strcmp(keep, "1"));
 }
 
+/* What is written from the whole mesh, space and form: the dofs'
+ * datasets, the near-null space, the XDMF file's drawn mesh and cell
+ * fields. At the end of a run, or under mpirun before rank 0 releases the
+ * whole. */
+static int write_from_whole(run_state *r) {
+  FEINT_CALL(write_dofs(r));
+  FEINT_CALL(write_near_null_space(r));
+  return r->c->write_xdmf ? run_xdmf_mesh_views(r) : FEINT_OK;
+}
+
 /* Rank 0 keeps its part only: the whole mesh, space and form go before its
- * own part's pattern is made, once it has written the dofs' datasets, the
- * near-null space and the XDMF file's drawn mesh and cell fields from them (one process writing them on one host is
- * faster than the owners gathering and writing theirs: the ranks' writes
- * into one file are serialised). The boundary conditions stay: made, they read their own
+ * own part's pattern is made, once it has written what is written from
+ * them (one process writing them on one host is faster than the owners
+ * gathering and writing theirs: the ranks' writes into one file are
+ * serialised). The boundary conditions stay: made, they read their own
  * facet sets, not the space (as the other ranks' copies do); the state
  * stays for the residual's conditions. */
 int run_release_whole(run_state *r) {
   double t0 = feint_now();
-  FEINT_CALL(write_dofs(r));
-  FEINT_CALL(write_near_null_space(r));
-  if (r->c->write_xdmf) FEINT_CALL(run_xdmf_mesh_views(r));
+  FEINT_CALL(write_from_whole(r));
   char what[160];
   snprintf(what, sizeof what, "the dofs' datasets%s%s written", r->c->write_near_null_space ? ", the near-null space" : "",
            r->c->write_xdmf ? ", the XDMF mesh and cell fields" : "");
@@ -799,15 +807,13 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     if (c->matrix_market_file) FEINT_CALL(write_matrix_market(r));
     rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
   }
-  if (r->space) FEINT_CALL(write_near_null_space(r)); /* else written before the whole went */
   /* how many colours the backend's cell colouring took (0: not coloured) */
   FEINT_CALL(feint_backend_info_get(r->backend, &info));
   rep->n_colors = info.n_colors;
   run_starting(opts, r, FEINT_PHASE_WRITE);
   double t0 = feint_now();
   if (r->bc) FEINT_CALL(feint_boundary_write(r->bc, r->out, r->prefix));
-  if (r->space) FEINT_CALL(write_dofs(r)); /* else written before rank 0 released the whole */
-  if (c->write_xdmf && r->space) FEINT_CALL(run_xdmf_mesh_views(r)); /* else drawn before, as the dofs */
+  if (r->space) FEINT_CALL(write_from_whole(r)); /* else written before rank 0 released the whole */
   if (c->write_xdmf) FEINT_CALL(run_xdmf_result_views(r));
   const double t_dofs = feint_now();
   write_step(rep, "boundary and dofs", t_dofs - t0);

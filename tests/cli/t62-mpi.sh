@@ -70,19 +70,24 @@ state: {u: ["x*y", "y*z", "z - x"]}
 boundary: [{group: left, dirichlet: [0, "y", 0]}, {group: boundary, robin: {alpha: 2, value: [0, 0, "x"]}}]
 assembly: {dirichlet: symmetric}
 EOF
-released() { # name want(yes|no) partition case args...
-  local name=$1 want=$2 partition=$3 case=$4; shift 4
+# says LABEL EXPR NAME WANT PARTITION CASE ARGS...: one rank against 3 on the partition (bit for bit on the rows
+# partition), and EXPR (Python, of rank 0's dist_steps `steps`) must give WANT
+says() {
+  local label=$1 expr=$2 name=$3 want=$4 partition=$5 case=$6; shift 6
   "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@" --set mesh.partition="$partition"
   mpi 3 "$case" -o "$WORK/$name-3.h5" "$@" --set mesh.partition="$partition" --json > "$WORK/$name.json"
-  $PY - "$WORK/$name.json" "$want" <<'PY' || fail "$name: rank 0 should release the whole mesh: $want"
+  $PY - "$WORK/$name.json" "$want" "$expr" "$label" <<'PY' || fail "$name: $label should be $want"
 import json, sys
 steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
-said = "rank 0 keeps its part only" in steps
-assert said == (sys.argv[2] == "yes"), steps
-print("rank 0 keeps its part only: " + ("yes" if said else "no"))
+said = eval(sys.argv[3])
+assert said == sys.argv[2], steps
+print(f"{sys.argv[4]}: {said}")
 PY
   compare_files "$name, 3 ranks, partition $partition" "$WORK/$name-1.h5" "$WORK/$name-3.h5" \
     "$([ "$partition" = rows ] && echo 0)"
+}
+released() { # name want(yes|no) partition case args...
+  says "rank 0 keeps its part only" '"yes" if "rank 0 keeps its part only" in steps else "no"' "$@"
 }
 released p1-released yes rows "$WORK/p1.yaml" $ALL
 released p1-vector-released yes rows "$WORK/el1.yaml" $ALL
@@ -92,18 +97,8 @@ released p1-curve-released yes morton "$WORK/el1.yaml" $ALL --set output.cell_do
 # partition a cell in several parts by the rank of its lowest dof), where every rank's are as wide as the whole's
 # and lie in few ranges; else (a rank voting no, FEINT_DIST_ELEMENTS=owners) they go to their cells' owners
 elements() { # name want(place|owners) partition case args...
-  local name=$1 want=$2 partition=$3 case=$4; shift 4
-  "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@" --set mesh.partition="$partition"
-  mpi 3 "$case" -o "$WORK/$name-3.h5" "$@" --set mesh.partition="$partition" --json > "$WORK/$name.json"
-  $PY - "$WORK/$name.json" "$want" <<'PY' || fail "$name: the element matrices should be written by: $want"
-import json, sys
-steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
-said = "place" if "kept where computed" in steps else "owners" if "sent to their cells' owners" in steps else "?"
-assert said == sys.argv[2], steps
-print("element matrices written by: " + said)
-PY
-  compare_files "$name, 3 ranks, partition $partition" "$WORK/$name-1.h5" "$WORK/$name-3.h5" \
-    "$([ "$partition" = rows ] && echo 0)"
+  says "element matrices written by" \
+    "'place' if 'kept where computed' in steps else 'owners' if 'sent to their cells' in steps else '?'" "$@"
 }
 "$(dirname "$FEINT")/bench/gen-cube-msh" 8 "$WORK/layers.msh" > /dev/null # 3072 tetrahedra numbered in layers
 write_case layers.yaml <<EOF
