@@ -64,6 +64,10 @@ typedef struct {
   int n;
 } feint_comm_message;
 int feint_comm_exchange(feint_comm *comm, const feint_comm_message *out, void **in, size_t *in_bytes);
+/* n messages to ranks to[k] (each read by feint_comm_recv), all under way
+ * at once rather than one after another: the receivers copy theirs side
+ * by side. Returns once every one is sent. */
+int feint_comm_send_many(feint_comm *comm, int n, const int *to, const feint_comm_message *messages);
 /* The exchange's rounds among `size` ranks, and `rank`'s partner in round
  * `round` (-1: none that round): every two ranks meet once, in one round,
  * each as the other's partner. No MPI. */

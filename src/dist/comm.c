@@ -144,6 +144,41 @@ int feint_comm_sendv(feint_comm *c, int to, const void *const *pieces, const siz
 }
 
 
+int feint_comm_send_many(feint_comm *c, int n, const int *to, const feint_comm_message *messages) {
+  /* each message as feint_comm_sendv sends it: its length, then its pieces in MPI messages of at most CHUNK */
+  size_t n_sends = 0;
+  for (int k = 0; k < n; k++) {
+    n_sends++;
+    for (int p = 0; p < messages[k].n; p++) n_sends += (messages[k].sizes[p] + CHUNK - 1) / CHUNK;
+  }
+  if (n_sends > INT_MAX) return feint_error_set(FEINT_ERR_COMPUTE, "internal: %zu sends at once", n_sends);
+  uint64_t *lengths = calloc((size_t)n + 1, sizeof *lengths);
+  const void **bufs = calloc(n_sends + 1, sizeof *bufs);
+  int *bytes = calloc(n_sends + 1, sizeof *bytes), *peers = calloc(n_sends + 1, sizeof *peers);
+  int status = !lengths || !bufs || !bytes || !peers
+                   ? feint_error_set(FEINT_ERR_COMPUTE, "out of memory for %zu sends", n_sends)
+                   : FEINT_OK;
+  size_t s = 0;
+  for (int k = 0; k < n && !status; k++) {
+    const feint_comm_message *m = &messages[k];
+    for (int p = 0; p < m->n; p++) lengths[k] += m->sizes[p];
+    bufs[s] = &lengths[k], bytes[s] = (int)sizeof lengths[k], peers[s++] = to[k];
+    for (int p = 0; p < m->n; p++)
+      for (size_t at = 0; at < m->sizes[p]; at += CHUNK) {
+        const size_t len = m->sizes[p] - at < CHUNK ? m->sizes[p] - at : CHUNK;
+        bufs[s] = (const char *)m->pieces[p] + at, bytes[s] = (int)len, peers[s++] = to[k];
+      }
+  }
+  char err[512] = "";
+  if (!status && c->mpi->send_many((int)s, bufs, bytes, peers, TAG, err, sizeof err))
+    status = feint_error_set(FEINT_ERR_COMPUTE, "sending to %d ranks at once: %s", n, err);
+  free(lengths);
+  free(bufs);
+  free(bytes);
+  free(peers);
+  return status;
+}
+
 int feint_comm_recv(feint_comm *c, int from, void **buf, size_t *bytes) {
   char err[512] = "a message's length cut short";
   uint64_t n = 0;

@@ -45,6 +45,30 @@ static int plugin_send(const void *buf, int bytes, int to, int tag, char *err, s
   return code != MPI_SUCCESS;
 }
 
+static int plugin_send_many(int n, const void *const *bufs, const int *bytes, const int *to, int tag, char *err,
+                            size_t err_size) {
+  MPI_Request *requests = malloc((size_t)(n > 0 ? n : 1) * sizeof *requests);
+  if (!requests) {
+    snprintf(err, err_size, "out of memory for %d sends", n);
+    return 1;
+  }
+  int code = MPI_SUCCESS, posted = 0;
+  for (; posted < n && code == MPI_SUCCESS; posted++)
+    code = MPI_Isend(bufs[posted], bytes[posted], MPI_BYTE, to[posted], tag, MPI_COMM_WORLD, &requests[posted]);
+  if (code != MPI_SUCCESS) {
+    posted--; /* the one that failed holds no request */
+    mpi_message(code, "MPI_Isend", err, err_size);
+  }
+  /* what was posted is waited for, failed or not: its buffers are the caller's */
+  const int waited = MPI_Waitall(posted, requests, MPI_STATUSES_IGNORE);
+  if (code == MPI_SUCCESS && waited != MPI_SUCCESS) {
+    code = waited;
+    mpi_message(code, "MPI_Waitall (sends)", err, err_size);
+  }
+  free(requests);
+  return code != MPI_SUCCESS;
+}
+
 static int plugin_recv(void *buf, int bytes, int from, int tag, int *got, char *err, size_t err_size) {
   /* A rank waits for rank 0 while it reads the mesh (seconds): MPI_Recv
    * would spin a core the whole time, taking it from rank 0's threads on
@@ -195,6 +219,6 @@ static int plugin_write(const char *path, int n, const feint_dist_piece *pieces,
   return 1;
 }
 
-const feint_dist_plugin feint_dist_plugin_v5 = {FEINT_DIST_PLUGIN_ABI, plugin_init,      plugin_finalize,
-                                                 plugin_send,           plugin_recv,      plugin_abort,
-                                                 plugin_partition,      plugin_write};
+const feint_dist_plugin feint_dist_plugin_v6 = {FEINT_DIST_PLUGIN_ABI, plugin_init,     plugin_finalize, plugin_send,
+                                                 plugin_recv,           plugin_abort,    plugin_partition, plugin_write,
+                                                 plugin_send_many};

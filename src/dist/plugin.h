@@ -11,8 +11,8 @@
 
 #include "feint/dist.h" /* feint_dist_piece */
 
-#define FEINT_DIST_PLUGIN_ABI 5
-#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v5"
+#define FEINT_DIST_PLUGIN_ABI 6
+#define FEINT_DIST_PLUGIN_SYMBOL "feint_dist_plugin_v6"
 
 /* Every function returns 0 on success, else nonzero with a message in err
  * (where it takes one). Byte counts of one call fit in an int (comm.c
@@ -36,6 +36,10 @@ typedef struct {
    * of several dimensions it holds whole rows of the first (ABI 4), and
    * may be several ranges of them (ABI 5). */
   int (*write)(const char *path, int n, const feint_dist_piece *pieces, char *err, size_t err_size);
+  /* n sends under way at once (ABI 6), then waited for: send k is bytes[k]
+   * of bufs[k] to rank to[k]; those to one rank arrive in the order given. */
+  int (*send_many)(int n, const void *const *bufs, const int *bytes, const int *to, int tag, char *err,
+                   size_t err_size);
 } feint_dist_plugin;
 
 #endif

@@ -641,9 +641,21 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
     }
   }
   if (!status) step(d, "parts packed", &t0);
+  /* every worker's part under way at once: the workers copy theirs side by side (one after another,
+   * each waited for the last to take its message) */
+  feint_comm_message *parts_out = NULL;
+  int *workers = NULL;
+  if (!status && (status = feint_calloc((size_t)d->size, sizeof *parts_out, &parts_out, "the parts' sends")) == 0)
+    status = feint_calloc((size_t)d->size, sizeof *workers, &workers, "the parts' sends");
   for (int k = 1; k < d->size && !status; k++) {
-    status = send_command(d, k, &setup, head, nhead, job.out[k].msg, job.out[k].bytes);
-    if (!status) d->setup_answers = k; /* workers 1..k answer */
+    parts_out[k - 1] = (feint_comm_message){{&setup, head, job.out[k].msg}, {sizeof setup, nhead, job.out[k].bytes}, 3};
+    workers[k - 1] = k;
+  }
+  if (!status && d->size > 1) status = feint_comm_send_many(d->comm, d->size - 1, workers, parts_out);
+  if (!status) d->setup_answers = d->size - 1; /* workers 1..size-1 answer */
+  free(parts_out);
+  free(workers);
+  for (int k = 1; job.out && k < d->size; k++) { /* sent: not held beside rank 0's own part */
     free(job.out[k].msg);
     job.out[k].msg = NULL;
   }
