@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -369,6 +370,11 @@ int feint_msh_finish(feint_msh *m, const char *path) {
 typedef struct {
   const char *path;
   const char *buf, *p, *end; /* *end == '\0' */
+  /* Binary data before `kept` may be given back (release_text: its pages
+   * dropped once parsed, where the buffer is a mapping of its own); past
+   * it, messages name bytes rather than lines (lines_unknown). */
+  const char *kept;
+  int releasable, lines_unknown;
   int binary, version;
   feint_msh *m;
   int seen_nodes, seen_elements, seen_entities, seen_names;
@@ -391,6 +397,8 @@ __attribute__((format(printf, 5, 6))) static int fail_at_loc(const char *file, i
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  if (P->lines_unknown) /* lines past binary data given back: where it is, as in the data itself */
+    return feint_error_set_loc(file, line, FEINT_ERR_INPUT, "%s: byte %zu: %s", P->path, (size_t)(at - P->buf), msg);
   return feint_error_set_loc(file, line, FEINT_ERR_INPUT, "%s:%zu: %s", P->path, line_of(P, at), msg);
 }
 
@@ -796,6 +804,28 @@ static void newline_count_range(int64_t begin, int64_t end, int k, void *ctx) {
   c->count[k] = count_newlines(c->s + begin, (size_t)(end - begin));
 }
 
+/* The parsed binary data before `upto` given back to the system, whole
+ * pages of it, once there are RELEASE_MIN bytes of them: what was read is
+ * held in arrays now, and the file's bytes beside them had set the read's
+ * peak (file and arrays both, about twice the file). Text files keep
+ * theirs: their messages count lines from the start, and counting the
+ * lines given back cost more time than the little memory it saved (the
+ * parsed numbers are smaller than their text). */
+enum { RELEASE_MIN = 8 << 20 };
+static void release_text(parser *P, const char *upto) {
+  if (!P->releasable || !P->binary || upto > P->end) return;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  const char *to = P->buf + (size_t)(upto - P->buf) / page * page;
+  if (to <= P->kept || (size_t)(to - P->kept) < RELEASE_MIN) return;
+  /* kept starts on a page: the buffer does, and every release ends on one */
+  if (madvise((void *)(uintptr_t)P->kept, (size_t)(to - P->kept), MADV_DONTNEED) == 0) {
+    P->kept = to;
+    P->lines_unknown = 1;
+  } else {
+    P->releasable = 0;
+  }
+}
+
 /* The end of the n-th line from s (past its '\n'), or NULL before `end`. */
 static const char *nth_line_end(const char *s, const char *end, size_t n) {
   while (n > 0 && s < end) {
@@ -973,6 +1003,7 @@ static int parse_nodes41(parser *P) {
         }
     }
     filled += nb;
+    release_text(P, P->p);
   }
   if (filled != n) return expected(P, "more node blocks (fewer nodes than declared)");
   return expect_word(P, "$EndNodes");
@@ -1029,8 +1060,13 @@ static int parse_elements41(parser *P) {
     if (P->binary) {
       /* fits: checked by num_items */
       const char *s = P->p;
-      const size_t row = ((size_t)nn + 1) * 8;
-      copy_rows(nodes, (size_t)nn * 8, s + 8, row, ne, (size_t)nn * 8); /* each row less its element tag */
+      const size_t row = ((size_t)nn + 1) * 8, chunk = ((size_t)RELEASE_MIN) / row + 1;
+      /* each row less its element tag, in chunks, each one's text given back once copied */
+      for (size_t e = 0; e < ne; e += chunk) {
+        const size_t k = ne - e < chunk ? ne - e : chunk;
+        copy_rows(nodes + e * (size_t)nn, (size_t)nn * 8, s + e * row + 8, row, k, (size_t)nn * 8);
+        release_text(P, s + (e + k) * row);
+      }
       P->p += ne * row;
     } else if (!parse_lines(P, ne, element_line, &(element_lines){nodes, nn})) {
       int64_t tag;
@@ -1042,6 +1078,7 @@ static int parse_elements41(parser *P) {
     if (!st) st = feint_msh_add_block(P->m, edim, etag, type, ne, nodes);
     else free(nodes);
     FEINT_CALL(st);
+    release_text(P, P->p);
   }
   if (total != n) return expected(P, "more element blocks (fewer elements than declared)");
   return expect_word(P, "$EndElements");
@@ -1311,12 +1348,34 @@ static int parse_sections(parser *P) {
   return feint_msh_finish(P->m, P->path);
 }
 
-/* buf holds size bytes and a NUL after them. */
-static int parse_buffer(const char *path, const char *buf, size_t size, feint_msh **out) {
+/* A file's text: n bytes of a mapping of its own where that is large
+ * enough for release_text to give parsed pages back (*mapped), else of
+ * the heap. */
+static int text_alloc(size_t n, char **buf, int *mapped) {
+  *mapped = 0;
+  if (n >= 2 * (size_t)RELEASE_MIN) {
+    void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m != MAP_FAILED) {
+      *buf = m;
+      *mapped = 1;
+      return FEINT_OK;
+    }
+  }
+  return feint_malloc(n, 1, buf, "mesh file buffer");
+}
+
+static void text_free(char *buf, size_t n, int mapped) {
+  if (mapped) munmap(buf, n);
+  else free(buf);
+}
+
+/* buf holds size bytes and a NUL after them; releasable: text_alloc mapped it. */
+static int parse_buffer(const char *path, const char *buf, size_t size, int releasable, feint_msh **out) {
   parser P;
   memset(&P, 0, sizeof P);
   P.path = path;
-  P.buf = P.p = buf;
+  P.buf = P.p = P.kept = buf;
+  P.releasable = releasable;
   P.end = buf + size;
   FEINT_CALL(feint_msh_create(&P.m));
   int st = parse_sections(&P);
@@ -1331,12 +1390,13 @@ static int parse_buffer(const char *path, const char *buf, size_t size, feint_ms
 int feint_msh_parse(const char *path, const char *data, size_t size, feint_msh **out) {
   *out = NULL;
   char *buf = NULL;
+  int mapped = 0;
   if (size == SIZE_MAX) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory");
-  FEINT_CALL(feint_malloc(size + 1, 1, &buf, "mesh file buffer"));
+  FEINT_CALL(text_alloc(size + 1, &buf, &mapped));
   memcpy(buf, data, size);
   buf[size] = '\0';
-  int st = parse_buffer(path, buf, size, out);
-  free(buf);
+  int st = parse_buffer(path, buf, size, mapped, out);
+  text_free(buf, size + 1, mapped);
   return st;
 }
 
@@ -1425,7 +1485,8 @@ int feint_msh_read(const char *path, feint_msh **out) {
   /* then the whole file in one read (st_size is a hint: the read decides) */
   size_t size = (size_t)sb.st_size > got ? (size_t)sb.st_size : got;
   char *buf = NULL;
-  int st = feint_malloc(size + 1, 1, &buf, "mesh file buffer");
+  int mapped = 0;
+  int st = text_alloc(size + 1, &buf, &mapped);
   if (st) {
     close(fd);
     return st;
@@ -1435,13 +1496,14 @@ int feint_msh_read(const char *path, feint_msh **out) {
   if (read_parallel(fd, buf + got, (off_t)got, size - got, &more) != 0) {
     int e = errno;
     close(fd);
-    free(buf);
+    text_free(buf, size + 1, mapped);
     return feint_error_set(FEINT_ERR_INPUT, "mesh file '%s' cannot be read: %s", path, strerror(e));
   }
   close(fd);
+  const size_t mapped_size = size + 1;
   size = got + more;
   buf[size] = '\0';
-  st = parse_buffer(path, buf, size, out);
-  free(buf);
+  st = parse_buffer(path, buf, size, mapped, out);
+  text_free(buf, mapped_size, mapped);
   return st;
 }

@@ -36,3 +36,45 @@ while read -r name; do check_no_crash "$WORK/$name.msh"; done < "$WORK/mutants.t
 echo "ok 300 mutants in $((SECONDS - start)) s"
 for f in "$ROOT"/tests/fuzz/regress/msh/*; do [ -f "$f" ] && check_no_crash "$f"; done
 echo "ok fuzz regressions"
+# Large files, whose parsed text the reader gives back while it reads (in
+# pieces of 8 MiB): a message still names the fault's line (text) or byte
+# (binary data), both found here by Python in the file itself.
+"${BUILD:-$ROOT/build}/bench/gen-cube-msh" 50 "$WORK/big.bin.msh" > /dev/null
+gmsh "$WORK/big.bin.msh" -save -format msh41 -o "$WORK/big.msh" > /dev/null 2>&1 || fail "gmsh could not convert the large mesh"
+"$PY" - "$WORK" <<'EOF' > "$WORK/where.txt"
+import sys
+work = sys.argv[1]
+# text: the last element's second node tag made a letter
+d = open(f"{work}/big.msh", "rb").read()
+end = d.rfind(b"$EndElements")
+start = d.rfind(b"\n", 0, end - 1) + 1
+fields = d[start:end - 1].split(b" ")
+fields[2] = b"x"
+open(f"{work}/big-bad.msh", "wb").write(d[:start] + b" ".join(fields) + d[end - 1:])
+print(d[:start].count(b"\n") + 1)
+# text: the word after the elements misspelt (past the parsed text given back)
+open(f"{work}/big-end.msh", "wb").write(d[:end] + b"$EndElementz" + d[end + 12:])
+print(d[:end].count(b"\n") + 1)
+# binary: the word after the element data misspelt
+b = open(f"{work}/big.bin.msh", "rb").read()
+k = b.rfind(b"$EndElements")
+open(f"{work}/big-bad.bin.msh", "wb").write(b[:k] + b"$EndElementz" + b[k + 12:])
+print(k)
+EOF
+line=$(sed -n 1p "$WORK/where.txt")
+end_line=$(sed -n 2p "$WORK/where.txt")
+byte=$(sed -n 3p "$WORK/where.txt")
+"$FEINT" info "$WORK/big.msh" > /dev/null || fail "the large text mesh does not read"
+"$FEINT" info "$WORK/big.bin.msh" > /dev/null || fail "the large binary mesh does not read"
+for f in big-bad.msh big-end.msh big-bad.bin.msh; do
+  set +e
+  "$FEINT" info "$WORK/$f" > /dev/null 2> "$WORK/stderr"
+  rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$f: exit status $rc, expected 2"
+  want="$WORK/big-bad.msh:$line: expected an element's node tag"
+  [ $f = big-end.msh ] && want="$WORK/big-end.msh:$end_line: expected \"\$EndElements\""
+  [ $f = big-bad.bin.msh ] && want="$WORK/big-bad.bin.msh: byte $byte: expected \"\$EndElements\""
+  grep -qF -- "$want" "$WORK/stderr" || fail "$f: message '$(cat "$WORK/stderr")', expected '$want'"
+done
+echo "ok large files: the faults' lines $line and $end_line (text) and byte $byte (binary) named"
