@@ -472,18 +472,31 @@ typedef struct {
   int size;
   feint_dist_part *parts;
   int keep_records; /* 0: rank 0 releases the whole after sending, and its record of each part with it */
+  int first;        /* the parts first + a .. first + b of a range */
   packed *out;
 } pack_job;
 
 static void pack_range(int64_t a, int64_t b, void *arg) {
   const pack_job *j = arg;
-  for (int64_t k = a; k < b; k++) {
+  for (int64_t k = j->first + a; k < j->first + b; k++) {
     packed *o = &j->out[k];
     o->status = feint_dist_part_pack(j->space, j->partition, (int)k, j->size, &o->msg, &o->bytes, &j->parts[k]);
     if (o->status) snprintf(o->why, sizeof o->why, "%s", feint_error_message());
     o->n_cells = j->parts[k].n_cells;
     if (!j->keep_records) feint_dist_part_release(&j->parts[k]); /* not held beside the messages */
   }
+}
+
+/* The first failure among the parts [from, to) packed: a part's own, or a
+ * part without cells. */
+static int packed_status(const pack_job *job, int from, int to, const char *path) {
+  for (int k = from; k < to; k++) {
+    if (job->out[k].status) return feint_error_restore(job->out[k].status, job->out[k].why, "src/dist/part.c");
+    if (job->out[k].n_cells == 0)
+      return feint_error_set(FEINT_ERR_INPUT, "%s: the partition left rank %d without cells (run on fewer ranks)",
+                             path, k);
+  }
+  return FEINT_OK;
 }
 
 /* Note a step of rank 0 that took since *t0 (restarted). */
@@ -626,21 +639,16 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   char *head = NULL;
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));
-  /* the parts packed side by side (each a pass over the whole mesh), then sent */
+  /* the workers' parts packed side by side (each a pass over the whole mesh) and sent, then rank 0's own:
+   * its message is not held beside theirs */
   const int release = !run_whole_needed(r);
-  pack_job job = {r->space, d->partition, d->size, d->parts, !release, NULL};
+  pack_job job = {r->space, d->partition, d->size, d->parts, !release, 1, NULL};
   int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
   if (!status) {
-    feint_parallel_for(d->size, 1, pack_range, &job);
-    for (int k = 0; k < d->size && !status; k++) {
-      if (job.out[k].status)
-        status = feint_error_restore(job.out[k].status, job.out[k].why, "src/dist/part.c");
-      else if (job.out[k].n_cells == 0)
-        status = feint_error_set(FEINT_ERR_INPUT,
-                                 "%s: the partition left rank %d without cells (run on fewer ranks)", m->path, k);
-    }
+    feint_parallel_for(d->size - 1, 1, pack_range, &job);
+    status = packed_status(&job, 1, d->size, m->path);
   }
-  if (!status) step(d, "parts packed", &t0);
+  if (!status) step(d, "the other ranks' parts packed", &t0);
   /* every worker's part under way at once: the workers copy theirs side by side (one after another,
    * each waited for the last to take its message) */
   feint_comm_message *parts_out = NULL;
@@ -661,6 +669,12 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   }
   free(head);
   if (!status) step(d, "parts sent", &t0);
+  if (!status) {
+    job.first = 0;
+    pack_range(0, 1, &job);
+    status = packed_status(&job, 0, 1, m->path);
+  }
+  if (!status) step(d, "rank 0's part packed", &t0);
   /* what rank 0 kept of the whole goes before its own part's pattern, where it can */
   if (!status && release) status = run_release_whole(r);
   if (!status) t0 = feint_now();
