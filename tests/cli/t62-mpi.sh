@@ -113,6 +113,18 @@ FEINT_DIST_ELEMENTS=owners elements layers-owners owners rows "$WORK/layers.yaml
 # P2 on the curve's 3 parts of this small mesh: more ranges than the limit, written anyway when it is lifted
 elements layers-curve owners morton "$WORK/layers.yaml"
 FEINT_DIST_ELEMENTS=place elements layers-curve-place place morton "$WORK/layers.yaml"
+# Parts large enough for every step of packing to split them into ranges (2 ranks of 384k cells, 4 threads
+# each; rank 0's own part packed alone after the other's): the file bit for bit
+"$(dirname "$FEINT")/bench/gen-cube-msh" 40 "$WORK/big.msh" > /dev/null
+write_case big.yaml <<EOF
+mesh: {file: $WORK/big.msh}
+physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
+output: {matrix: true, rhs: true}
+EOF
+"$FEINT" run --quiet "$WORK/big.yaml" -o "$WORK/big-1.h5" --set mesh.partition=rows
+FEINT_THREADS=4 mpirun -x FEINT_THREADS -n 2 "$FEINT" run --quiet "$WORK/big.yaml" -o "$WORK/big-2.h5" \
+  --set mesh.partition=rows
+compare_files "384k cells, 2 ranks on 4 threads each, rows partition" "$WORK/big-1.h5" "$WORK/big-2.h5" 0
 # Gmsh's own cell order: the rows partition's cells lie in many ranges (one rank votes for the owners) unless
 # the limit is lifted, when each rank writes hundreds of ranges
 elements p1-el-scattered owners rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
