@@ -649,8 +649,8 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
     status = packed_status(&job, 1, d->size, m->path);
   }
   if (!status) step(d, "the other ranks' parts packed", &t0);
-  /* every worker's part under way at once: the workers copy theirs side by side (one after another,
-   * each waited for the last to take its message) */
+  /* every worker's part under way at once, the workers copying theirs side by side (rather than one after
+   * another, each send waiting for its worker to take the message) */
   feint_comm_message *parts_out = NULL;
   int *workers = NULL;
   if (!status && (status = feint_calloc((size_t)d->size, sizeof *parts_out, &parts_out, "the parts' sends")) == 0)
