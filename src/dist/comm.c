@@ -128,28 +128,16 @@ static int fail(int status, const char *what, int peer, const char *err) {
   return feint_error_set(status, "%s rank %d: %s", what, peer, err);
 }
 
-int feint_comm_sendv(feint_comm *c, int to, const void *const *pieces, const size_t *sizes, int n_pieces) {
-  char err[512];
-  uint64_t n = 0;
-  for (int p = 0; p < n_pieces; p++) n += sizes[p];
-  if (c->mpi->send(&n, (int)sizeof n, to, TAG, err, sizeof err)) return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
-  /* each piece in MPI messages of at most CHUNK bytes; the receiver reads them into one buffer */
-  for (int p = 0; p < n_pieces; p++)
-    for (size_t at = 0; at < sizes[p]; at += CHUNK) {
-      const size_t k = sizes[p] - at < CHUNK ? sizes[p] - at : CHUNK;
-      if (c->mpi->send((const char *)pieces[p] + at, (int)k, to, TAG, err, sizeof err))
-        return fail(FEINT_ERR_COMPUTE, "sending to", to, err);
-    }
-  return FEINT_OK;
-}
-
-
-int feint_comm_send_many(feint_comm *c, int n, const int *to, const feint_comm_message *messages) {
-  /* each message as feint_comm_sendv sends it: its length, then its pieces in MPI messages of at most CHUNK */
+/* Messages to ranks to[k] (k < n), message k the n_pieces[k] pieces
+ * pieces[k][p] of sizes[k][p] bytes: each its length, then its pieces in
+ * MPI messages of at most CHUNK bytes (the receiver reads them into one
+ * buffer), all under way at once. */
+static int send_messages(feint_comm *c, int n, const int *to, const void *const *const *pieces,
+                         const size_t *const *sizes, const int *n_pieces) {
   size_t n_sends = 0;
   for (int k = 0; k < n; k++) {
     n_sends++;
-    for (int p = 0; p < messages[k].n; p++) n_sends += (messages[k].sizes[p] + CHUNK - 1) / CHUNK;
+    for (int p = 0; p < n_pieces[k]; p++) n_sends += (sizes[k][p] + CHUNK - 1) / CHUNK;
   }
   if (n_sends > INT_MAX) return feint_error_set(FEINT_ERR_COMPUTE, "internal: %zu sends at once", n_sends);
   uint64_t *lengths = calloc((size_t)n + 1, sizeof *lengths);
@@ -160,22 +148,44 @@ int feint_comm_send_many(feint_comm *c, int n, const int *to, const feint_comm_m
                    : FEINT_OK;
   size_t s = 0;
   for (int k = 0; k < n && !status; k++) {
-    const feint_comm_message *m = &messages[k];
-    for (int p = 0; p < m->n; p++) lengths[k] += m->sizes[p];
+    for (int p = 0; p < n_pieces[k]; p++) lengths[k] += sizes[k][p];
     bufs[s] = &lengths[k], bytes[s] = (int)sizeof lengths[k], peers[s++] = to[k];
-    for (int p = 0; p < m->n; p++)
-      for (size_t at = 0; at < m->sizes[p]; at += CHUNK) {
-        const size_t len = m->sizes[p] - at < CHUNK ? m->sizes[p] - at : CHUNK;
-        bufs[s] = (const char *)m->pieces[p] + at, bytes[s] = (int)len, peers[s++] = to[k];
+    for (int p = 0; p < n_pieces[k]; p++)
+      for (size_t at = 0; at < sizes[k][p]; at += CHUNK) {
+        const size_t len = sizes[k][p] - at < CHUNK ? sizes[k][p] - at : CHUNK;
+        bufs[s] = (const char *)pieces[k][p] + at, bytes[s] = (int)len, peers[s++] = to[k];
       }
   }
   char err[512] = "";
   if (!status && c->mpi->send_many((int)s, bufs, bytes, peers, TAG, err, sizeof err))
-    status = feint_error_set(FEINT_ERR_COMPUTE, "sending to %d ranks at once: %s", n, err);
+    status = n == 1 ? fail(FEINT_ERR_COMPUTE, "sending to", to[0], err)
+                    : feint_error_set(FEINT_ERR_COMPUTE, "sending to %d ranks at once: %s", n, err);
   free(lengths);
   free(bufs);
   free(bytes);
   free(peers);
+  return status;
+}
+
+int feint_comm_sendv(feint_comm *c, int to, const void *const *pieces, const size_t *sizes, int n_pieces) {
+  return send_messages(c, 1, &to, &pieces, &sizes, &n_pieces);
+}
+
+int feint_comm_send_many(feint_comm *c, int n, const int *to, const feint_comm_message *messages) {
+  const void *const **pieces = calloc((size_t)n + 1, sizeof *pieces);
+  const size_t **sizes = calloc((size_t)n + 1, sizeof *sizes);
+  int *n_pieces = calloc((size_t)n + 1, sizeof *n_pieces);
+  int status = !pieces || !sizes || !n_pieces ? feint_error_set(FEINT_ERR_COMPUTE, "out of memory for %d sends", n)
+                                              : FEINT_OK;
+  for (int k = 0; k < n && !status; k++) {
+    pieces[k] = messages[k].pieces;
+    sizes[k] = messages[k].sizes;
+    n_pieces[k] = messages[k].n;
+  }
+  if (!status) status = send_messages(c, n, to, pieces, sizes, n_pieces);
+  free(pieces);
+  free(sizes);
+  free(n_pieces);
   return status;
 }
 

@@ -39,12 +39,6 @@ static int plugin_init(int *rank, int *size, char *err, size_t err_size) {
 
 static void plugin_finalize(void) { MPI_Finalize(); }
 
-static int plugin_send(const void *buf, int bytes, int to, int tag, char *err, size_t err_size) {
-  int code = MPI_Send(buf, bytes, MPI_BYTE, to, tag, MPI_COMM_WORLD);
-  if (code != MPI_SUCCESS) mpi_message(code, "MPI_Send", err, err_size);
-  return code != MPI_SUCCESS;
-}
-
 static int plugin_send_many(int n, const void *const *bufs, const int *bytes, const int *to, int tag, char *err,
                             size_t err_size) {
   MPI_Request *requests = malloc((size_t)(n > 0 ? n : 1) * sizeof *requests);
@@ -219,6 +213,6 @@ static int plugin_write(const char *path, int n, const feint_dist_piece *pieces,
   return 1;
 }
 
-const feint_dist_plugin feint_dist_plugin_v6 = {FEINT_DIST_PLUGIN_ABI, plugin_init,     plugin_finalize, plugin_send,
-                                                 plugin_recv,           plugin_abort,    plugin_partition, plugin_write,
-                                                 plugin_send_many};
+const feint_dist_plugin feint_dist_plugin_v6 = {FEINT_DIST_PLUGIN_ABI, plugin_init,  plugin_finalize,
+                                                 plugin_send_many,      plugin_recv,  plugin_abort,
+                                                 plugin_partition,      plugin_write};

@@ -21,7 +21,11 @@ typedef struct {
   int abi;
   int (*init)(int *rank, int *size, char *err, size_t err_size);
   void (*finalize)(void);
-  int (*send)(const void *buf, int bytes, int to, int tag, char *err, size_t err_size);
+  /* n sends under way at once (ABI 6: every send goes so), then waited
+   * for: send k is bytes[k] of bufs[k] to rank to[k]; those to one rank
+   * arrive in the order given. */
+  int (*send_many)(int n, const void *const *bufs, const int *bytes, const int *to, int tag, char *err,
+                   size_t err_size);
   /* *got: the bytes that arrived (at most bytes) */
   int (*recv)(void *buf, int bytes, int from, int tag, int *got, char *err, size_t err_size);
   void (*abort)(int code);
@@ -36,10 +40,6 @@ typedef struct {
    * of several dimensions it holds whole rows of the first (ABI 4), and
    * may be several ranges of them (ABI 5). */
   int (*write)(const char *path, int n, const feint_dist_piece *pieces, char *err, size_t err_size);
-  /* n sends under way at once (ABI 6), then waited for: send k is bytes[k]
-   * of bufs[k] to rank to[k]; those to one rank arrive in the order given. */
-  int (*send_many)(int n, const void *const *bufs, const int *bytes, const int *to, int tag, char *err,
-                   size_t err_size);
 } feint_dist_plugin;
 
 #endif
