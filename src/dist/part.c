@@ -11,6 +11,7 @@
 #include "feint/morton.h"
 #include "feint/parallel.h"
 #include "dist/lower_bound.h"
+#include "dist/part_format.h"
 
 static const char MAGIC[8] = "feintP1";
 
@@ -152,6 +153,7 @@ typedef struct {
   const int64_t *rows, *row_ids;
   int width;
   int64_t *map, *count, *list; /* count: per range of the whole, then where each range's numbers start */
+  int64_t first;               /* map[i] is whole number first + i's */
 } number_job;
 
 static void unmark_range(int64_t a, int64_t b, void *arg) {
@@ -180,43 +182,37 @@ static void number_range(int64_t a, int64_t b, int t, void *arg) {
   int64_t k = j->count[t];
   for (int64_t g = a; g < b; g++)
     if (j->map[g] == 0) {
-      j->list[k] = g;
+      j->list[k] = j->first + g;
       j->map[g] = k++;
     }
 }
 
-static int local_numbers(const int64_t *rows, const int64_t *row_ids, int64_t n_rows, int width, int64_t n_whole,
-                         int64_t *map, int64_t **list, int64_t *n, const char *what) {
+int part_number_marked(int64_t *map, int64_t n_range, int64_t first, int64_t **list, int64_t *n, const char *what) {
   enum { GRAIN = 1 << 16 };
   int64_t count[FEINT_PARALLEL_MAX_RANGES + 1] = {0};
-  number_job j = {rows, row_ids, width, map, count, NULL};
-  feint_parallel_for(n_whole, GRAIN, unmark_range, &j);
-  feint_parallel_for(n_rows, 1 << 14, mark_range, &j);
-  const int ranges = feint_parallel_ranges(n_whole, GRAIN);
-  feint_parallel_for_indexed(n_whole, GRAIN, count_range, &j);
+  number_job j = {NULL, NULL, 0, map, count, NULL, first};
+  const int ranges = feint_parallel_ranges(n_range, GRAIN);
+  feint_parallel_for_indexed(n_range, GRAIN, count_range, &j);
   for (int t = 0; t < ranges; t++) count[t + 1] += count[t];
   FEINT_CALL(feint_malloc((size_t)count[ranges] + 1, sizeof **list, list, what));
   j.list = *list;
-  feint_parallel_for_indexed(n_whole, GRAIN, number_range, &j);
+  feint_parallel_for_indexed(n_range, GRAIN, number_range, &j);
   *n = count[ranges];
   return FEINT_OK;
 }
 
-/* Appends to a message sized in advance (pack counts the bytes first). */
-typedef struct {
-  char *at;
-} filler;
-static void fill(filler *f, const void *p, size_t n) {
-  if (n) memcpy(f->at, p, n);
-  f->at += n;
+static int local_numbers(const int64_t *rows, const int64_t *row_ids, int64_t n_rows, int width, int64_t n_whole,
+                         int64_t *map, int64_t **list, int64_t *n, const char *what) {
+  number_job j = {rows, row_ids, width, map, NULL, NULL, 0};
+  feint_parallel_for(n_whole, 1 << 16, unmark_range, &j);
+  feint_parallel_for(n_rows, 1 << 14, mark_range, &j);
+  return part_number_marked(map, n_whole, 0, list, n, what);
 }
-static void fill_i32(filler *f, int32_t v) { fill(f, &v, sizeof v); }
-static void fill_i64(filler *f, int64_t v) { fill(f, &v, sizeof v); }
 
 /* A packed part to the caller: the message (filled to its size, else an
  * internal error) and the part's place in the whole; the pointers given
  * over are cleared. */
-static int hand_over(const filler *f, int rank, char **msg, size_t size, int64_t **cells, int64_t n_cells,
+static int hand_over(const part_filler *f, int rank, char **msg, size_t size, int64_t **cells, int64_t n_cells,
                      int64_t **dofs, int64_t n_dofs, void **buf, size_t *bytes, feint_dist_part *out) {
   if ((size_t)(f->at - *msg) != size)
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part is %zu bytes, sized %zu", rank,
@@ -251,7 +247,7 @@ static void remap_range(int64_t a, int64_t b, void *arg) {
     }
 }
 
-static void fill_remapped(filler *f, const int64_t *rows, int width, int width_out, const int64_t *ids, int64_t n,
+static void fill_remapped(part_filler *f, const int64_t *rows, int width, int width_out, const int64_t *ids, int64_t n,
                           const int64_t *map, int narrow) {
   rows_job j = {rows, ids, map, NULL, width, width_out, narrow, 0, f->at};
   feint_parallel_for(n, 1 << 14, remap_range, &j);
@@ -264,39 +260,30 @@ static void gather_range(int64_t a, int64_t b, void *arg) {
   for (int64_t i = a; i < b; i++) memcpy(j->at + (size_t)i * size, j->x + j->ids[i] * j->per, size);
 }
 
-static void fill_gathered(filler *f, const double *x, int per, const int64_t *ids, int64_t n) {
+static void fill_gathered(part_filler *f, const double *x, int per, const int64_t *ids, int64_t n) {
   rows_job j = {NULL, ids, NULL, x, 0, 0, 0, per, f->at};
   feint_parallel_for(n, 1 << 15, gather_range, &j);
   f->at += (size_t)n * per * sizeof(double);
 }
 
-/* ---- a per-cell column as runs ----
- * The cells' whole numbers climb by one over long stretches (a rows or
- * curve part of a mesh numbered in space), and their groups stay the same
- * (one region): where it is smaller, such a column goes as runs, each its
- * first value and length (two int64), rather than one value a cell. */
-typedef struct {
-  const int64_t *cells; /* the part's cells (whole numbers) */
-  const int *group;     /* step 0: the whole's cell groups (NULL: none, -1) */
-  int step;             /* 1: the cells' numbers themselves; 0: their groups */
-} cell_column;
+/* ---- a per-cell column as runs (part_format.h) ---- */
 
-static inline int64_t column_value(const cell_column *c, int64_t i) {
-  return c->step ? c->cells[i] : c->group ? c->group[c->cells[i]] : -1;
+static inline int64_t column_value(const part_column *c, int64_t i) {
+  return c->step ? c->cells[i] : c->part_group ? c->part_group[i] : c->group ? c->group[c->cells[i]] : -1;
 }
 
-static int64_t count_runs(const cell_column *c, int64_t n) {
+int64_t part_count_runs(const part_column *c, int64_t n) {
   int64_t runs = n > 0;
   for (int64_t i = 1; i < n; i++) runs += column_value(c, i) != column_value(c, i - 1) + c->step;
   return runs;
 }
 
-static void fill_runs(filler *f, const cell_column *c, int64_t n, int64_t n_runs) {
-  fill_i64(f, n_runs);
+void part_fill_runs(part_filler *f, const part_column *c, int64_t n, int64_t n_runs) {
+  part_fill_i64(f, n_runs);
   for (int64_t i = 0, start = 0; i < n; i++)
     if (i + 1 == n || column_value(c, i + 1) != column_value(c, i) + c->step) {
-      fill_i64(f, column_value(c, start));
-      fill_i64(f, i + 1 - start);
+      part_fill_i64(f, column_value(c, start));
+      part_fill_i64(f, i + 1 - start);
       start = i + 1;
     }
 }
@@ -340,10 +327,7 @@ void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t 
 
 /* Whether cell c has a scalar dof in [lo, hi). */
 static inline int touches(const feint_space *s, int64_t c, int64_t lo, int64_t hi) {
-  const int64_t *d = s->scalar_cell_dofs + c * s->nb;
-  for (int k = 0; k < s->nb; k++)
-    if (d[k] >= lo && d[k] < hi) return 1;
-  return 0;
+  return feint_dist_touches(s->scalar_cell_dofs + c * s->nb, s->nb, lo, hi);
 }
 
 typedef struct {
@@ -352,17 +336,6 @@ typedef struct {
   const int64_t *start; /* size + 1: the ranks' first scalar dofs */
   int64_t *counts;      /* size: cells each rank holds */
 } rows_count_job;
-
-/* The rank owning scalar dof d: the last one starting at or before it. */
-static int owner_of(const int64_t *start, int size, int64_t d) {
-  int lo = 0, hi = size;
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    if (start[mid] <= d) lo = mid;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /* Each cell counted once for every rank owning one of its dofs: the
  * owners of its lowest and highest dof, and any rank between them that
@@ -373,15 +346,8 @@ static void rows_count_range(int64_t a, int64_t b, void *arg) {
   enum { KEPT = 64 }; /* counted here and added once at the end (up to KEPT ranks), else added one by one */
   int64_t kept[KEPT] = {0};
   for (int64_t c = a; c < b; c++) {
-    const int64_t *d = s->scalar_cell_dofs + c * s->nb;
-    int64_t least = INT64_MAX, most = -1;
-    for (int k = 0; k < s->nb; k++)
-      if (d[k] >= 0) {
-        if (d[k] < least) least = d[k];
-        if (d[k] > most) most = d[k];
-      }
-    if (most < 0) continue;
-    const int first = owner_of(j->start, j->size, least), last = owner_of(j->start, j->size, most);
+    int first, last;
+    if (!feint_dist_cell_owners(s->scalar_cell_dofs + c * s->nb, s->nb, j->start, j->size, &first, &last)) continue;
     for (int q = first; q <= last; q++)
       if (q == first || q == last || touches(s, c, j->start[q], j->start[q + 1])) {
         if (q < KEPT) kept[q]++;
@@ -464,10 +430,71 @@ static void groups_range(int64_t a, int64_t b, void *arg) {
   }
 }
 
-static void fill_groups(filler *f, const int *group, const int64_t *cells, int64_t n) {
+static void fill_groups(part_filler *f, const int *group, const int64_t *cells, int64_t n) {
   groups_job j = {group, cells, f->at};
   feint_parallel_for(n, 1 << 16, groups_range, &j);
   f->at += (size_t)n * 4;
+}
+
+/* ---- the message's head (part_format.h) ---- */
+
+void part_whole_of(const feint_space *s, part_whole *w) {
+  const feint_mesh *m = s->mesh;
+  *w = (part_whole){.dim = m->dim, .nv_facet = m->nv_facet, .geometry_order = m->geometry_order, .order = s->order,
+                    .components = s->components, .family = (int)feint_space_node_family(s), .n_groups = m->n_groups,
+                    .n_blocks = m->n_blocks, .groups = m->groups, .path = m->path,
+                    .n_geometry_nodes = m->n_geometry_nodes, .n_cells = m->n_cells,
+                    .n_scalar_dofs = s->n_scalar_dofs};
+  for (int b = 0; b < m->n_blocks; b++)
+    w->blocks[b] = (part_block){(int32_t)m->blocks[b].cell_type, m->blocks[b].nv, m->blocks[b].n_geometry_nodes,
+                                s->blocks[b].nb, m->blocks[b].first_cell, m->blocks[b].n_cells};
+}
+
+part_shape part_shape_of(const part_whole *w, const int64_t *in_block) {
+  part_shape ps = {in_block, 0, 0, 0};
+  for (int b = 0; b < w->n_blocks; b++)
+    if (in_block[b]) {
+      ps.n_blocks++;
+      if (w->blocks[b].nv > ps.nv) ps.nv = w->blocks[b].nv;
+      if (w->blocks[b].nb > ps.nb) ps.nb = w->blocks[b].nb;
+    }
+  return ps;
+}
+
+size_t part_head_bytes(const part_whole *w, const part_shape *ps) {
+  size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)ps->n_blocks * 20 + 4 + strlen(w->path);
+  for (int g = 0; g < w->n_groups; g++) size += 20 + strlen(w->groups[g].name);
+  return size;
+}
+
+void part_fill_head(part_filler *f, const part_whole *w, const part_shape *ps, int flags, int64_t n_nodes,
+                    int64_t n_cells, int64_t n_dofs) {
+  part_fill(f, MAGIC, sizeof MAGIC);
+  const int32_t head[] = {w->dim,      ps->nv,        ps->n_blocks, w->nv_facet, w->geometry_order, w->order,
+                          w->components, w->n_groups, ps->nb,       w->family,   flags};
+  part_fill(f, head, sizeof head);
+  part_fill_i64(f, n_nodes);
+  part_fill_i64(f, n_cells);
+  part_fill_i64(f, n_dofs);
+  for (int b = 0; b < w->n_blocks; b++) {
+    if (!ps->in_block[b]) continue;
+    part_fill_i32(f, w->blocks[b].cell_type);
+    part_fill_i32(f, w->blocks[b].nv);
+    part_fill_i32(f, w->blocks[b].ng);
+    part_fill_i64(f, ps->in_block[b]);
+  }
+  for (int g = 0; g < w->n_groups; g++) {
+    const feint_mesh_group *gr = &w->groups[g];
+    const int32_t len = (int32_t)strlen(gr->name);
+    part_fill_i32(f, gr->dim);
+    part_fill_i32(f, gr->tag);
+    part_fill_i64(f, gr->n_elements);
+    part_fill_i32(f, len);
+    part_fill(f, gr->name, (size_t)len);
+  }
+  const int32_t path_len = (int32_t)strlen(w->path);
+  part_fill_i32(f, path_len);
+  part_fill(f, w->path, (size_t)path_len);
 }
 
 int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_ranks, void **buf, size_t *bytes,
@@ -497,27 +524,23 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   }
 
   /* the part's blocks are the shapes it has cells of; its rows as wide as the widest of them */
+  part_whole w;
+  part_whole_of(s, &w);
   int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
-  int n_blocks = 0, nv = 0, nb = 0;
   for (int b = 0; b < m->n_blocks; b++) /* the cells ascend, and a block's cells are a range */
     in_block[b] = feint_dist_lower_bound(cells, n_cells, m->blocks[b].first_cell + m->blocks[b].n_cells) -
                   feint_dist_lower_bound(cells, n_cells, m->blocks[b].first_cell);
-  for (int b = 0; b < m->n_blocks; b++)
-    if (in_block[b]) {
-      n_blocks++;
-      if (m->blocks[b].nv > nv) nv = m->blocks[b].nv;
-      if (s->blocks[b].nb > nb) nb = s->blocks[b].nb;
-    }
+  const part_shape ps = part_shape_of(&w, in_block);
+  const int nv = ps.nv, nb = ps.nb;
   /* the message's bulk, made smaller: local indices as int32 where they fit; P1 on
    * every node (a borrowed dof map: dof = node, sitting at it) sends no dof map */
   const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
   const int dofs_are_nodes = s->scalar_cell_dofs_borrowed;
   const size_t index = narrow ? 4 : 8;
-  const cell_column numbers = {cells, NULL, 1}, groups = {cells, m->cell_group, 0};
-  const int64_t number_runs = count_runs(&numbers, n_cells), group_runs = count_runs(&groups, n_cells);
+  const part_column numbers = {cells, NULL, NULL, 1}, groups = {cells, m->cell_group, NULL, 0};
+  const int64_t number_runs = part_count_runs(&numbers, n_cells), group_runs = part_count_runs(&groups, n_cells);
   const int numbers_as_runs = number_runs * 16 + 8 < n_cells * 8, groups_as_runs = group_runs * 16 + 8 < n_cells * 4;
-  size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)n_blocks * 20 + 4 + strlen(m->path);
-  for (int g = 0; g < m->n_groups; g++) size += 20 + strlen(m->groups[g].name);
+  size_t size = part_head_bytes(&w, &ps);
   size += (size_t)n_nodes * 3 * 8 + (size_t)n_cells * nv * index + (size_t)n_dofs * 8 + 2 * 8;
   size += numbers_as_runs ? 8 + (size_t)number_runs * 16 : (size_t)n_cells * 8;
   size += groups_as_runs ? 8 + (size_t)group_runs * 16 : (size_t)n_cells * 4;
@@ -525,39 +548,16 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   const int ng = m->n_geometry_nodes; /* curved cells: their geometry's nodes */
   size += (size_t)n_cells * (size_t)ng * 3 * 8;
   if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
-  filler f = {msg};
-  fill(&f, MAGIC, sizeof MAGIC);
-  const int32_t head[] = {m->dim, nv, n_blocks, m->nv_facet, m->geometry_order, s->order, s->components,
-                          m->n_groups, nb, (int32_t)feint_space_node_family(s),
-                          narrow | dofs_are_nodes << 1 | numbers_as_runs << 2 | groups_as_runs << 3 | ng << 4};
-  fill(&f, head, sizeof head);
-  fill_i64(&f, n_nodes);
-  fill_i64(&f, n_cells);
-  fill_i64(&f, n_dofs);
-  for (int b = 0; b < m->n_blocks; b++) {
-    if (!in_block[b]) continue;
-    fill_i32(&f, (int32_t)m->blocks[b].cell_type);
-    fill_i32(&f, m->blocks[b].nv);
-    fill_i32(&f, m->blocks[b].n_geometry_nodes);
-    fill_i64(&f, in_block[b]);
-  }
-  for (int g = 0; g < m->n_groups; g++) {
-    const feint_mesh_group *gr = &m->groups[g];
-    const int32_t len = (int32_t)strlen(gr->name);
-    fill_i32(&f, gr->dim);
-    fill_i32(&f, gr->tag);
-    fill_i64(&f, gr->n_elements);
-    fill_i32(&f, len);
-    fill(&f, gr->name, (size_t)len);
-  }
-  const int32_t path_len = (int32_t)strlen(m->path);
-  fill_i32(&f, path_len);
-  fill(&f, m->path, (size_t)path_len);
+  part_filler f = {msg};
+  part_fill_head(&f, &w, &ps,
+                 narrow * PART_NARROW | dofs_are_nodes * PART_DOFS_ARE_NODES | numbers_as_runs * PART_NUMBERS_AS_RUNS |
+                     groups_as_runs * PART_GROUPS_AS_RUNS | ng << PART_GEOMETRY_SHIFT,
+                 n_nodes, n_cells, n_dofs);
   /* the bulk: rows written in parallel, each at its place */
   const double *X[3] = {m->x, m->y, m->z};
   for (int a = 0; a < 3; a++) fill_gathered(&f, X[a], 1, nodes, n_nodes);
   fill_remapped(&f, m->cells, m->nv, nv, cells, n_cells, node_map, narrow);
-  if (groups_as_runs) fill_runs(&f, &groups, n_cells, group_runs);
+  if (groups_as_runs) part_fill_runs(&f, &groups, n_cells, group_runs);
   else fill_groups(&f, m->cell_group, cells, n_cells);
   if (ng) fill_gathered(&f, m->geometry_nodes, ng * 3, cells, n_cells);
   if (!dofs_are_nodes) {
@@ -565,11 +565,11 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
     fill_gathered(&f, s->coordinates, 3, dofs, n_dofs);
   }
   /* the part's place in the whole, for data given for the whole */
-  fill_i64(&f, m->n_cells);
-  fill_i64(&f, s->n_scalar_dofs);
-  if (numbers_as_runs) fill_runs(&f, &numbers, n_cells, number_runs);
-  else fill(&f, cells, (size_t)n_cells * sizeof *cells);
-  fill(&f, dofs, (size_t)n_dofs * sizeof *dofs);
+  part_fill_i64(&f, m->n_cells);
+  part_fill_i64(&f, s->n_scalar_dofs);
+  if (numbers_as_runs) part_fill_runs(&f, &numbers, n_cells, number_runs);
+  else part_fill(&f, cells, (size_t)n_cells * sizeof *cells);
+  part_fill(&f, dofs, (size_t)n_dofs * sizeof *dofs);
   status = hand_over(&f, rank, &msg, size, &cells, n_cells, &dofs, n_dofs, buf, bytes, out);
 done:
   free(msg);
@@ -590,8 +590,9 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's message from rank 0 is not one");
   int32_t head[11];
   for (int k = 0; k < 11; k++) head[k] = take_i32(&r);
-  const int narrow = head[10] & 1, dofs_are_nodes = head[10] >> 1 & 1, ng = head[10] >> 4;
-  const int numbers_as_runs = head[10] >> 2 & 1, groups_as_runs = head[10] >> 3 & 1;
+  const int narrow = !!(head[10] & PART_NARROW), dofs_are_nodes = !!(head[10] & PART_DOFS_ARE_NODES);
+  const int numbers_as_runs = !!(head[10] & PART_NUMBERS_AS_RUNS), groups_as_runs = !!(head[10] & PART_GROUPS_AS_RUNS);
+  const int ng = head[10] >> PART_GEOMETRY_SHIFT;
   const int dim = head[0], nv = head[1], n_blocks = head[2], order = head[5], components = head[6];
   const int n_groups = head[7], nb = head[8];
   const feint_node_family family = (feint_node_family)head[9];
@@ -748,21 +749,21 @@ int feint_dist_hex_part_pack(const feint_hexmesh *hm, const feint_bp_dofmap *d, 
   const size_t size = sizeof HEX_MAGIC + 3 * 4 + 3 * 8 + (size_t)nv * 3 * 8 +
                       (size_t)n_cells * (8 * 8 + (size_t)np * 4 + (size_t)ng * 3 * 8) + (size_t)nd * 8;
   if ((status = feint_malloc(size, 1, &msg, "a part's message"))) goto done;
-  filler f = {msg};
-  fill(&f, HEX_MAGIC, sizeof HEX_MAGIC);
-  fill_i32(&f, d->order);
-  fill_i32(&f, np);
-  fill_i32(&f, ng);
-  fill_i64(&f, nv);
-  fill_i64(&f, n_cells);
-  fill_i64(&f, nd);
-  for (int64_t i = 0; i < nv; i++) fill(&f, &hm->vertices[3 * verts[i]], 3 * sizeof(double));
+  part_filler f = {msg};
+  part_fill(&f, HEX_MAGIC, sizeof HEX_MAGIC);
+  part_fill_i32(&f, d->order);
+  part_fill_i32(&f, np);
+  part_fill_i32(&f, ng);
+  part_fill_i64(&f, nv);
+  part_fill_i64(&f, n_cells);
+  part_fill_i64(&f, nd);
+  for (int64_t i = 0; i < nv; i++) part_fill(&f, &hm->vertices[3 * verts[i]], 3 * sizeof(double));
   for (int64_t i = 0; i < n_cells; i++)
-    for (int v = 0; v < 8; v++) fill_i64(&f, vmap[hm->cells[cells[i] * 8 + v]]);
+    for (int v = 0; v < 8; v++) part_fill_i64(&f, vmap[hm->cells[cells[i] * 8 + v]]);
   for (int64_t i = 0; i < n_cells && ng; i++)
-    fill(&f, hm->geometry_nodes + (size_t)cells[i] * (size_t)ng * 3, (size_t)ng * 3 * sizeof(double));
-  for (int64_t i = 0; i < n_cells * np; i++) fill_i32(&f, (int32_t)dmap[rows[i]]);
-  for (int64_t i = 0; i < nd; i++) fill(&f, &x[dofs[i]], sizeof(double));
+    part_fill(&f, hm->geometry_nodes + (size_t)cells[i] * (size_t)ng * 3, (size_t)ng * 3 * sizeof(double));
+  for (int64_t i = 0; i < n_cells * np; i++) part_fill_i32(&f, (int32_t)dmap[rows[i]]);
+  for (int64_t i = 0; i < nd; i++) part_fill(&f, &x[dofs[i]], sizeof(double));
   status = hand_over(&f, rank, &msg, size, &cells, n_cells, &dofs, nd, buf, bytes, out);
 done:
   free(msg);
