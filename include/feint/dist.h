@@ -54,13 +54,14 @@ int feint_comm_sendv(feint_comm *comm, int to, const void *const *pieces, const 
 int feint_comm_recv(feint_comm *comm, int from, void **buf, size_t *bytes);
 /* One message to every other rank and one from each, all at once
  * (collective: every rank calls it). out[q] is the message to rank q (up
- * to 4 pieces; out[rank] is not sent); in[p] (freed by the caller) and
+ * to FEINT_COMM_MAX_PIECES pieces; out[rank] is not sent); in[p] (freed by the caller) and
  * in_bytes[p] what rank p sent (in[rank] NULL). The ranks pair up in
  * rounds (a round-robin tournament), the lower rank of a pair sending
  * first, so that blocking sends cannot wait on each other in a cycle. */
+enum { FEINT_COMM_MAX_PIECES = 8 };
 typedef struct {
-  const void *pieces[4];
-  size_t sizes[4];
+  const void *pieces[FEINT_COMM_MAX_PIECES];
+  size_t sizes[FEINT_COMM_MAX_PIECES];
   int n;
 } feint_comm_message;
 int feint_comm_exchange(feint_comm *comm, const feint_comm_message *out, void **in, size_t *in_bytes);
@@ -134,6 +135,35 @@ int feint_dist_rows_part_cells(const feint_space *space, int size, int64_t *coun
  * destroy it first). */
 int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, feint_space **space);
 
+/* ---- a part built by its own rank ----
+ *
+ * On the rows partition of P1 on every node of straight cells
+ * (feint_dist_slab_applies), rank 0 need not pack the parts: it sends
+ * every rank a slab of the whole as it lies in memory (no copy): an even
+ * share of the cells (whole node numbers, groups) and the nodes of the
+ * rank's rows with their coordinates. The ranks then build their parts
+ * together (feint_dist_part_build, collective): each cell goes to the
+ * owners of its rows, the nodes' coordinates come from their owners, and
+ * each rank's message is byte for byte the one feint_dist_part_pack makes
+ * (the same unpack reads it). Rank 0's packing of P parts, each a pass
+ * over the whole mesh, becomes P passes over a P-th of it, side by side,
+ * and rank 0 holds no part but its own. */
+typedef struct feint_dist_slab feint_dist_slab;
+int feint_dist_slab_applies(const feint_space *space);
+/* Rank `rank`'s slab of the whole among size ranks: views into space and
+ * its mesh (which outlive it). */
+int feint_dist_slab_create(const feint_space *space, int rank, int size, feint_dist_slab **out);
+/* The slab as a message's pieces (its head in *head, freed by the caller
+ * once sent; the rest points into the whole). */
+int feint_dist_slab_message(const feint_dist_slab *slab, feint_comm_message *msg, void **head);
+/* A slab from its message (views into buf, which outlives it). */
+int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
+void feint_dist_slab_destroy(feint_dist_slab *slab);
+/* Collective: this rank's part's message (*buf, *bytes: the caller frees)
+ * from every rank's slab. A rank that failed before (status_in) takes
+ * part with its failure, as feint_dist_rows_create. */
+int feint_dist_part_build(feint_comm *comm, int status_in, const feint_dist_slab *slab, void **buf, size_t *bytes);
+
 /* The operator section's part of rank `rank` (the hexahedra with part[c]
  * == rank of hm, their rows of the GLL dof map d renumbered in the
  * whole's order, and x at their dofs) as a message, and its place in the
@@ -160,6 +190,8 @@ int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm
  * and the others FEINT_DIST_PEER_FAILED ("rank p failed"), which the
  * failed rank's own error outranks when rank 0 reports. */
 #define FEINT_DIST_PEER_FAILED 64
+/* The error of a rank that heard rank `rank` failed (FEINT_DIST_PEER_FAILED). */
+int feint_dist_peer_failed(int rank);
 int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank);
 
 struct feint_dist_source; /* rows.c */

@@ -37,7 +37,7 @@ int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) 
   return groups * rank / size * group;
 }
 
-static int peer_failed(int rank) {
+int feint_dist_peer_failed(int rank) {
   return feint_error_set(FEINT_DIST_PEER_FAILED, "rank %d failed (its message is rank 0's to report)", rank);
 }
 
@@ -207,7 +207,7 @@ static int read_source(const feint_dist_rows *r, int p, const char *msg, size_t 
   int64_t head[3];
   if (bytes < sizeof head) return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's rows are cut short", p);
   memcpy(head, msg, sizeof head);
-  if (head[0]) return peer_failed(p);
+  if (head[0]) return feint_dist_peer_failed(p);
   const int64_t n = head[1], nnz = head[2];
   const size_t need = sizeof head + (size_t)n * 8 + (matrix ? (size_t)(n + 1) * 8 + (size_t)nnz * 8 : 0);
   if (n < 0 || nnz < 0 || n > r->n_owned || need != bytes)
@@ -467,7 +467,7 @@ int feint_dist_rows_sum(feint_dist_rows *r, feint_comm *comm, int status_in, int
       }
       memcpy(h, in[p], sizeof h);
       if (h[0]) {
-        status = peer_failed(p);
+        status = feint_dist_peer_failed(p);
         break;
       }
       if (h[1] != count || in_bytes[p] != sizeof h + (size_t)count * sizeof(double)) {
@@ -567,7 +567,7 @@ int feint_dist_cells_to_owners(feint_comm *comm, int status_in, int64_t n_whole,
       }
       memcpy(h, x.in[p], sizeof h);
       if (h[0]) {
-        status = peer_failed(p);
+        status = feint_dist_peer_failed(p);
         break;
       }
       count = h[1];
@@ -649,7 +649,7 @@ int feint_dist_cells_in_place(feint_comm *comm, int status_in, int64_t n_cells, 
       break;
     }
     memcpy(h, x.in[p], sizeof h);
-    if (h[0]) status = peer_failed(p);
+    if (h[0]) status = feint_dist_peer_failed(p);
     every = every && h[1];
   }
   exchange_buffers_destroy(&x, size);

@@ -50,6 +50,7 @@ typedef struct {
   int32_t reuse; /* setup: a sweep member on kept parts may keep each rank's backend (FEINT_BACKEND_REUSE) */
   int32_t nbc_whole; /* element matrices kept by their cells' owners: the whole's rows (local dofs of a cell) */
   int32_t complete;  /* rows: the parts are the rows partition's, each rank's rows whole (feint_dist_rows_create) */
+  int32_t slab;      /* setup: a slab of the whole follows, from which the ranks build their parts together */
 } command;
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's, the
@@ -231,12 +232,13 @@ static int part_backend(run_part *p, const command *cmd, int device_index, int *
 }
 
 /* A test hook: FEINT_DIST_FAIL=RANK:PHASE (the phase's name, as
- * "assembly") makes that rank fail that phase, so that the tests see every
- * rank end with one message while the others wait in the exchange. */
-static int injected_failure(int rank, int phase) {
+ * "assembly"; "setup": the build of the parts from slabs) makes that rank
+ * fail that phase, so that the tests see every rank end with one message
+ * while the others wait in the exchange. */
+static int injected_failure(int rank, const char *what) {
   const char *hook = getenv("FEINT_DIST_FAIL");
   char here[64];
-  snprintf(here, sizeof here, "%d:%s", rank, feint_phase_names[phase]);
+  snprintf(here, sizeof here, "%d:%s", rank, what);
   if (hook && !strcmp(hook, here))
     return feint_error_set(FEINT_ERR_COMPUTE, "failed on purpose (FEINT_DIST_FAIL=%s)", hook);
   return FEINT_OK;
@@ -244,7 +246,7 @@ static int injected_failure(int rank, int phase) {
 
 /* One compute phase on rank `rank`'s part into p->result (*n values). */
 static int part_compute(run_part *p, int rank, feint_backend *b, int phase, int64_t *n) {
-  FEINT_CALL(injected_failure(rank, phase));
+  FEINT_CALL(injected_failure(rank, feint_phase_names[phase]));
   const int64_t nbc = p->space->nbc;
   *n = phase == FEINT_PHASE_ELEMENT    ? p->mesh->n_cells * nbc * nbc
        : phase == FEINT_PHASE_ASSEMBLY ? p->plan->nnz
@@ -625,6 +627,80 @@ int run_dist_keeps_parts(const feint_run_options *opts, const run_state *r, fein
   return r->dist && r->dist->parts_kept && !memcmp(&setup, &r->dist->last_setup, sizeof setup);
 }
 
+static int read_setup_answers(run_dist *d, char *devices, size_t size);
+
+/* A test hook, and the way to measure one against the other:
+ * FEINT_DIST_BUILD=rank0 has rank 0 pack every part where the ranks
+ * would build their own from slabs. */
+static int rank0_packs(void) {
+  const char *how = getenv("FEINT_DIST_BUILD");
+  return how && !strcmp(how, "rank0");
+}
+
+/* The rows partition of P1 on every node: every worker gets the case and
+ * its slab of the whole (two messages, under way at once; the slab's bulk
+ * sent from the whole as it lies), then every rank builds its part with
+ * the others (feint_dist_part_build), rank 0 too. Once the slabs are
+ * sent rank 0 must take part in the build, whatever happens, or the
+ * workers would wait for it. */
+static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
+                          const char *head, size_t nhead, double *t0) {
+  const int size = d->size, n = 2 * (size - 1);
+  command sent = *setup;
+  sent.slab = 1;
+  feint_dist_slab **slabs = NULL;
+  feint_comm_message *out = NULL;
+  void **heads = NULL;
+  int *to = NULL;
+  int status = feint_calloc((size_t)size, sizeof *slabs, &slabs, "the slabs");
+  if (!status) status = feint_calloc((size_t)size, sizeof *heads, &heads, "the slabs");
+  if (!status) status = feint_calloc((size_t)n + 1, sizeof *out, &out, "the slabs' sends");
+  if (!status) status = feint_calloc((size_t)n + 1, sizeof *to, &to, "the slabs' sends");
+  for (int k = 0; k < size && !status; k++) {
+    status = feint_dist_slab_create(r->space, k, size, &slabs[k]);
+    if (status || k == 0) continue;
+    out[2 * (k - 1)] = (feint_comm_message){{&sent, head}, {sizeof sent, nhead}, 2};
+    status = feint_dist_slab_message(slabs[k], &out[2 * (k - 1) + 1], &heads[k]);
+    to[2 * (k - 1)] = to[2 * (k - 1) + 1] = k;
+  }
+  if (!status) status = feint_comm_send_many(d->comm, n, to, out);
+  const int sent_all = status == FEINT_OK;
+  if (sent_all) d->setup_answers = size - 1; /* workers 1..size-1 answer */
+  for (int k = 0; slabs && k < size; k++) {
+    free(heads ? heads[k] : NULL);
+    if (k) feint_dist_slab_destroy(slabs[k]);
+  }
+  free(heads);
+  free(out);
+  free(to);
+  if (!sent_all) {
+    feint_dist_slab_destroy(slabs ? slabs[0] : NULL);
+    free(slabs);
+    return status;
+  }
+  step(d, "slabs sent", t0);
+  void *msg = NULL;
+  size_t bytes = 0;
+  status = feint_dist_part_build(d->comm, injected_failure(0, "setup"), slabs[0], &msg, &bytes);
+  feint_dist_slab_destroy(slabs[0]);
+  free(slabs);
+  /* another rank failed the build: its own message is in its answer (every rank answers the setup) */
+  if (status == FEINT_DIST_PEER_FAILED) {
+    const int theirs = read_setup_answers(d, NULL, 0);
+    status = theirs ? theirs : status;
+  }
+  if (!status) step(d, "parts built (each rank its own)", t0);
+  if (!status) status = run_release_whole(r); /* before its own part's pattern */
+  if (!status) *t0 = feint_now();
+  d->own.complete = d->by_rows;
+  if (!status) status = part_setup(&d->own, r->c, msg, bytes, &msg, setup, opts->device_index);
+  free(msg);
+  FEINT_CALL(status);
+  step(d, "rank 0's part: form and pattern", t0);
+  d->parts_kept = 1;
+  return FEINT_OK;
+}
+
 int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kind kind, int need_matrix,
                    feint_problem *own) {
   run_dist *d = r->dist;
@@ -642,6 +718,13 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   /* the workers' parts packed side by side (each a pass over the whole mesh) and sent, then rank 0's own:
    * its message is not held beside theirs */
   const int release = !run_whole_needed(r);
+  if (d->by_rows && release && feint_dist_slab_applies(r->space) && !rank0_packs()) {
+    const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, &t0);
+    free(head);
+    FEINT_CALL(status);
+    *own = d->own.problem;
+    return FEINT_OK;
+  }
   pack_job job = {r->space, d->partition, d->size, d->parts, !release, 1, NULL};
   int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
   if (!status) {
@@ -693,7 +776,8 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
 /* The setup's answers of workers 1..d->setup_answers (each its device,
  * added to devices when given): the first error. */
 static int read_setup_answers(run_dist *d, char *devices, size_t size) {
-  int status = FEINT_OK, reused = 0;
+  int reused = 0;
+  first_error e = {0};
   /* every answer is read, so that no rank is left sending */
   const int n_answers = d->setup_answers;
   d->setup_answers = 0;
@@ -713,9 +797,10 @@ static int read_setup_answers(run_dist *d, char *devices, size_t size) {
       snprintf(devices + used, size - used, "; %d: %.*s", k, (int)(text < 200 ? text : 200), data + sizeof kept);
     }
     free(msg);
-    if (s && !status) status = s;
-    if (s && s != FEINT_ERR_INPUT && s != FEINT_ERR_COMPUTE) break; /* unreachable rank */
+    note_error(&e, s);
+    if (s && s != FEINT_ERR_INPUT && s != FEINT_ERR_COMPUTE && s != FEINT_DIST_PEER_FAILED) break; /* unreachable */
   }
+  const int status = reported(&e);
   if (!status && reused) {
     char what[80];
     snprintf(what, sizeof what, "backends kept on %d of the %d other ranks", reused, n_answers);
@@ -1242,8 +1327,27 @@ void run_dist_destroy(run_dist *d) {
 
 /* A setup command's data: the case, then the part's message (in the
  * received buffer *holder, freed once the part is unpacked). */
-static int worker_setup(run_part *p, const command *cmd, const char *data, size_t bytes, void **holder,
-                        int device_index, int *reused) {
+/* The part from a slab of the whole (the message after the setup's), built
+ * with the other ranks: taking part whatever failed before, so that no
+ * rank waits for this one. */
+static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int status, int device_index) {
+  void *slab_msg = NULL, *part = NULL;
+  size_t slab_bytes = 0, part_bytes = 0;
+  feint_dist_slab *slab = NULL;
+  const int received = feint_comm_recv(comm, 0, &slab_msg, &slab_bytes);
+  if (received) return received; /* rank 0 is gone: the worker's loop ends */
+  if (!status) status = feint_dist_slab_read(slab_msg, slab_bytes, &slab);
+  if (!status) status = injected_failure(feint_comm_rank(comm), "setup");
+  status = feint_dist_part_build(comm, status, slab, &part, &part_bytes);
+  feint_dist_slab_destroy(slab);
+  free(slab_msg);
+  if (!status) status = part_setup(p, p->c, part, part_bytes, &part, cmd, device_index);
+  free(part);
+  return status;
+}
+
+static int worker_setup(feint_comm *comm, run_part *p, const command *cmd, const char *data, size_t bytes,
+                        void **holder, int device_index, int *reused) {
   *reused = 0;
   int32_t lens[2];
   if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message cut short");
@@ -1261,6 +1365,8 @@ static int worker_setup(run_part *p, const command *cmd, const char *data, size_
   if (!status && cmd->arg == 1) /* a sweep member on the same part */
     status = p->space ? part_form(p, p->c, cmd, device_index)
                       : feint_error_set(FEINT_ERR_COMPUTE, "internal: told to keep a part it does not have");
+  else if (cmd->slab)
+    status = worker_build(comm, p, cmd, status, device_index);
   else if (!status)
     status = part_setup(p, p->c, data + at, bytes - at, holder, cmd, device_index);
   if (!status) status = part_backend(p, cmd, device_index, reused);
@@ -1413,7 +1519,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (cmd.arg == 1) part_drop_form(&p, 1); /* a sweep's next member on the same part: the backend may stay */
       else part_release(&p);                 /* a sweep's previous member's */
       int32_t reused = 0;
-      status = worker_setup(&p, &cmd, data, bytes, &msg, cmd.device_index >= 0 ? cmd.device_index : device_index,
+      status = worker_setup(comm, &p, &cmd, data, bytes, &msg, cmd.device_index >= 0 ? cmd.device_index : device_index,
                             &reused);
       char device[320] = "";
       if (p.backend)

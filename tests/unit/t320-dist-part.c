@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "dist/slab.h"
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/mesh.h"
@@ -154,6 +155,105 @@ static void check_mesh(const char *path, int order, int components, int how, int
   feint_mesh_destroy(m);
 }
 
+/* The parts built by their ranks from slabs (feint_dist_part_build's
+ * steps, every rank's run here in turn, the messages carried between
+ * them by hand): each rank's message is byte for byte the one rank 0
+ * packs. The slabs of ranks past 0 go through their message. fail_rank
+ * >= 0 fails that rank's first step: then every rank fails, the others
+ * with FEINT_DIST_PEER_FAILED. */
+static void carry_all(slab_build **b, int nparts, void ***in, size_t **in_bytes) {
+  for (int k = 0; k < nparts; k++) {
+    size_t *out_bytes = NULL;
+    void **out = slab_build_out(b[k], &out_bytes);
+    for (int q = 0; q < nparts; q++) {
+      in[q][k] = out[q];
+      in_bytes[q][k] = out_bytes[q];
+      out[q] = NULL;
+      out_bytes[q] = 0;
+    }
+  }
+}
+
+static void check_build(const char *path, int components, int nparts, int scatter_groups, int fail_rank) {
+  feint_mesh *m = NULL;
+  feint_space *s = NULL;
+  feint_mesh_options o = {0};
+  CHECK_OK(feint_mesh_read(path, &o, &m));
+  if (!m) return;
+  CHECK_OK(feint_space_create(m, 1, components, &s));
+  if (!s) {
+    feint_mesh_destroy(m);
+    return;
+  }
+  for (int64_t c = 0; scatter_groups && m->cell_group && c < m->n_cells; c += 3) m->cell_group[c] = -1;
+  CHECK(feint_dist_slab_applies(s), "%s: P1 on every node takes the slabs", path);
+  feint_dist_slab *slab[8] = {0};
+  slab_build *b[8] = {0};
+  void *slab_msg[8] = {0}, **in[8], *built[8] = {0};
+  size_t *in_bytes[8], built_bytes[8] = {0};
+  int status[8] = {0};
+  for (int k = 0; k < nparts; k++) {
+    in[k] = calloc((size_t)nparts, sizeof **in);
+    in_bytes[k] = calloc((size_t)nparts, sizeof **in_bytes);
+    CHECK_OK(slab_build_create(nparts, k, &b[k]));
+    CHECK_OK(feint_dist_slab_create(s, k, nparts, &slab[k]));
+    if (k == 0) continue;
+    /* through the message a worker receives: its pieces back to back */
+    feint_comm_message msg;
+    void *head = NULL;
+    CHECK_OK(feint_dist_slab_message(slab[k], &msg, &head));
+    size_t total = 0;
+    for (int i = 0; i < msg.n; i++) total += msg.sizes[i];
+    char *buf = malloc(total + 1);
+    for (size_t i = 0, at = 0; (int)i < msg.n; at += msg.sizes[i], i++)
+      if (msg.sizes[i]) memcpy(buf + at, msg.pieces[i], msg.sizes[i]);
+    free(head);
+    feint_dist_slab_destroy(slab[k]);
+    slab[k] = NULL;
+    slab_msg[k] = buf;
+    CHECK_OK(feint_dist_slab_read(buf, total, &slab[k]));
+    CHECK(feint_dist_slab_read(buf, total - 1, &(feint_dist_slab *){NULL}) != FEINT_OK, "a slab cut short is refused");
+    feint_error_clear();
+  }
+  for (int k = 0; k < nparts; k++)
+    status[k] = slab_route(b[k], slab[k], k == fail_rank ? feint_error_set(FEINT_ERR_INPUT, "injected") : FEINT_OK);
+  carry_all(b, nparts, in, in_bytes);
+  for (int k = 0; k < nparts; k++) status[k] = slab_request(b[k], slab[k], status[k], in[k], in_bytes[k]);
+  carry_all(b, nparts, in, in_bytes);
+  for (int k = 0; k < nparts; k++) status[k] = slab_answer(b[k], slab[k], status[k], in[k], in_bytes[k]);
+  carry_all(b, nparts, in, in_bytes);
+  for (int k = 0; k < nparts; k++)
+    status[k] = slab_finish(b[k], slab[k], status[k], in[k], in_bytes[k], &built[k], &built_bytes[k]);
+  feint_error_clear();
+  for (int k = 0; k < nparts; k++) {
+    if (fail_rank >= 0) {
+      CHECK(status[k] == (k == fail_rank ? FEINT_ERR_INPUT : FEINT_DIST_PEER_FAILED) && !built[k],
+            "%s: rank %d of %d, rank %d failing: status %d", path, k, nparts, fail_rank, status[k]);
+    } else {
+      void *packed = NULL;
+      size_t packed_bytes = 0;
+      feint_dist_part pt;
+      CHECK_OK(feint_dist_part_pack(s, NULL, k, nparts, &packed, &packed_bytes, &pt));
+      CHECK(status[k] == FEINT_OK && built_bytes[k] == packed_bytes && built[k] &&
+                !memcmp(built[k], packed, packed_bytes),
+            "%s x%d: rank %d of %d built its part as rank 0 packs it (%zu bytes, packed %zu)", path, components, k,
+            nparts, built_bytes[k], packed_bytes);
+      free(packed);
+      feint_dist_part_release(&pt);
+    }
+    free(built[k]);
+    free(in[k]);
+    free(in_bytes[k]);
+    slab_build_destroy(b[k]);
+    feint_dist_slab_destroy(slab[k]);
+    free(slab_msg[k]);
+  }
+  if (fail_rank < 0)
+    printf("%s P1 x%d, %d ranks: every part built from slabs as rank 0 packs it\n", path, components, nparts);
+  feint_space_destroy(s);
+  feint_mesh_destroy(m);
+}
+
 /* The curve's parts: sizes within one of each other, every cell placed,
  * the same parts again; compact: fewer cells with a neighbour (a shared
  * vertex) in another part than a scattered partition has. */
@@ -268,5 +368,12 @@ int main(void) {
   check_mesh("cases/hexcube.geo", 3, 1, ROWS, 3);
   check_mesh("cases/mixedsquare.geo", 3, 2, ROWS, 2);
   check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, ROWS, 3);
+  check_build("cases/cube.geo", 1, 3, 0, -1);
+  check_build("cases/cube.geo", 3, 4, 1, -1);
+  check_build("cases/two-materials.geo", 1, 2, 0, -1);
+  check_build("cases/square.geo", 2, 3, 0, -1);
+  check_build("tests/data/split_cube.geo", 1, 5, 1, -1);
+  check_build("cases/square.geo", 1, 1, 0, -1);
+  check_build("cases/cube.geo", 1, 3, 0, 1);
   return check_report("t320-dist-part");
 }

@@ -1,0 +1,44 @@
+/* Private to src/dist and its tests: the steps of feint_dist_part_build
+ * (dist.h). Each step takes what every rank sent this one in the step
+ * before (in[p], in_bytes[p]: taken over, set NULL) and leaves one message
+ * for every rank, itself included, in out[q] / out_bytes[q] (taken over
+ * by the caller, who carries them). feint_dist_part_build carries them
+ * through feint_comm_exchange; a test can carry them in one process, every
+ * rank's steps in turn. Every message begins with two int64: whether its
+ * sender failed, and its item count. A rank that failed still sends (its
+ * failure only), so that no rank waits for it. */
+#ifndef FEINT_DIST_SLAB_H
+#define FEINT_DIST_SLAB_H
+
+#include "dist/part_format.h"
+#include "feint/dist.h"
+
+struct feint_dist_slab {
+  part_whole whole;
+  int size, rank;
+  int nv;                       /* the whole's cells' row width */
+  int64_t cell0, n_cells;       /* the whole's cells [cell0, cell0 + n_cells) */
+  const int64_t *cells;         /* n_cells x nv whole node numbers (-1 past a narrower block's) */
+  const int *groups;            /* n_cells, or NULL: none (-1) */
+  int64_t node0, n_nodes;       /* the nodes of this rank's rows (P1 on every node: node = scalar dof) */
+  const double *x, *y, *z;      /* their coordinates */
+  feint_mesh_group *groups_read; /* a slab read from a message: the group table (names in the message) */
+};
+
+typedef struct slab_build slab_build;
+int slab_build_create(int size, int rank, slab_build **out);
+void slab_build_destroy(slab_build *b);
+/* The step's messages: out[q] of out_bytes[q] bytes for rank q. */
+void **slab_build_out(slab_build *b, size_t **out_bytes);
+
+/* 1. the slab's cells to the owners of their rows (every rank owning one of their nodes) */
+int slab_route(slab_build *b, const feint_dist_slab *s, int status);
+/* 2. the cells received (the part's, in whole order), and their nodes' coordinates asked of the nodes' owners */
+int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes);
+/* 3. the coordinates asked of this rank */
+int slab_answer(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes);
+/* 4. the part's message (*msg, *bytes: the caller frees), as feint_dist_part_pack makes it */
+int slab_finish(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes, void **msg,
+                size_t *bytes);
+
+#endif
