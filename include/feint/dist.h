@@ -142,7 +142,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, fei
  * every rank a slab of the whole as it lies in memory (no copy): an even
  * share of the cells (whole node numbers, groups) and the nodes of the
  * rank's rows with their coordinates. The ranks then build their parts
- * together (feint_dist_part_build, collective): each cell goes to the
+ * together (feint_dist_part_build_start and _finish, collective): each cell goes to the
  * owners of its rows, the nodes' coordinates come from their owners, and
  * each rank's message is byte for byte the one feint_dist_part_pack makes
  * (the same unpack reads it). Rank 0's packing of P parts, each a pass
@@ -159,10 +159,20 @@ int feint_dist_slab_message(const feint_dist_slab *slab, feint_comm_message *msg
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);
-/* Collective: this rank's part's message (*buf, *bytes: the caller frees)
- * from every rank's slab. A rank that failed before (status_in) takes
- * part with its failure, as feint_dist_rows_create. */
-int feint_dist_part_build(feint_comm *comm, int status_in, const feint_dist_slab *slab, void **buf, size_t *bytes);
+/* Collective, in two halves: this rank's part's message (*buf, *bytes:
+ * the caller frees) from every rank's slab. After the first half the
+ * slab, and the whole it views, may go (rank 0 releases the whole mesh
+ * there). A rank that failed before (status_in) takes part with its
+ * failure, as feint_dist_rows_create; a rank without a slab (NULL) must
+ * give one. start makes *builder even when it fails, and finish
+ * destroys it. seconds (NULL: not wanted) gets the four steps' times:
+ * cells routed to their owners, the part's nodes numbered and asked
+ * for, coordinates answered, the message written. */
+typedef struct feint_dist_part_builder feint_dist_part_builder;
+int feint_dist_part_build_start(feint_comm *comm, int status_in, const feint_dist_slab *slab,
+                                feint_dist_part_builder **builder);
+int feint_dist_part_build_finish(feint_dist_part_builder *builder, int status_in, void **buf, size_t *bytes,
+                                 double seconds[4]);
 
 /* The operator section's part of rank `rank` (the hexahedra with part[c]
  * == rank of hm, their rows of the GLL dof map d renumbered in the

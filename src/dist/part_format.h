@@ -1,7 +1,7 @@
 /* Private to src/dist: the format of a part's message (dist.h), shared by
  * the two ways a part is made: packed by rank 0 from the whole
  * (feint_dist_part_pack, part.c) and built by its own rank from slabs of
- * the whole (feint_dist_part_build, slab.c). Both write the same bytes,
+ * the whole (feint_dist_part_build_start, slab.c). Both write the same bytes,
  * which feint_dist_part_unpack reads. */
 #ifndef FEINT_DIST_PART_FORMAT_H
 #define FEINT_DIST_PART_FORMAT_H

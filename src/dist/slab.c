@@ -1,4 +1,4 @@
-/* A rank's part built by the rank itself (dist.h, feint_dist_part_build),
+/* A rank's part built by the rank itself (dist.h, feint_dist_part_build_start),
  * so that rank 0 packs nothing: it hands every rank a slab of the whole
  * (an equal range of its cells, and the nodes of the rank's rows with
  * their coordinates) as it lies in memory; the ranks send each cell to the
@@ -14,6 +14,9 @@
 #include "dist/slab.h"
 #include "feint/error.h"
 #include "feint/parallel.h"
+#include "feint/plan.h"
+
+#include <time.h>
 
 static const char SLAB_MAGIC[8] = "feintS1";
 enum { HEAD = 16 };       /* every step's message: failed flag, item count (two int64) */
@@ -23,7 +26,14 @@ struct slab_build {
   int size, rank;
   void **out;
   size_t *out_bytes;
+  /* what the build keeps of the slab after the first step (the slab, and the whole it views, may go then) */
+  part_whole whole;         /* its groups' table, names and path copied into text */
+  char *text;
+  int nv, wide;             /* the cells' row width; their nodes sent as int64 (wide) or int32 */
+  int64_t node0, n_nodes;   /* this rank's nodes, and their coordinates (copied) */
+  double *xyz[3];
   int64_t *start;           /* size + 1: the ranks' first scalar dofs (= nodes) */
+  /* the part, as it arrives */
   void **cells_in;          /* size: the routed cells received from each rank (kept to the end) */
   int64_t *cells_first;     /* size + 1: where each rank's cells start in the part */
   int64_t n_part, *ids;     /* the part's cells, whole numbers ascending */
@@ -246,6 +256,8 @@ void slab_build_destroy(slab_build *b) {
   if (!b) return;
   if (b->out) free_out(b);
   for (int p = 0; b->cells_in && p < b->size; p++) free(b->cells_in[p]);
+  for (int a = 0; a < 3; a++) free(b->xyz[a]);
+  free(b->text);
   free(b->out);
   free(b->out_bytes);
   free(b->start);
@@ -311,13 +323,49 @@ static void free_in(int size, void **in) {
   }
 }
 
+/* Node i of a routed message's rows (int32 or int64) */
+static inline int64_t node_at(const void *nodes, int wide, int64_t i) {
+  if (wide) return ((const int64_t *)nodes)[i];
+  return ((const int32_t *)nodes)[i];
+}
+
+/* What the build keeps of the slab: the whole's description (its texts
+ * copied), this rank's nodes' coordinates */
+static int keep_slab(slab_build *b, const feint_dist_slab *s) {
+  const part_whole *w = &s->whole;
+  size_t text = strlen(w->path) + 1 + (size_t)w->n_groups * sizeof(feint_mesh_group) + sizeof(feint_mesh_group);
+  for (int g = 0; g < w->n_groups; g++) text += strlen(w->groups[g].name) + 1;
+  FEINT_CALL(feint_malloc(text, 1, &b->text, "a part's build"));
+  b->whole = *w;
+  feint_mesh_group *groups = (feint_mesh_group *)(void *)b->text; /* the table first: aligned */
+  char *at = b->text + ((size_t)w->n_groups + 1) * sizeof *groups;
+  for (int g = 0; g < w->n_groups; g++) {
+    groups[g] = w->groups[g];
+    groups[g].name = strcpy(at, w->groups[g].name);
+    at += strlen(at) + 1;
+  }
+  b->whole.groups = groups;
+  b->whole.path = strcpy(at, w->path);
+  b->nv = s->nv;
+  b->wide = w->n_scalar_dofs > feint_plan_narrow_limit(); /* int32 where they fit (the plan's rule and test hook) */
+  b->node0 = s->node0;
+  b->n_nodes = s->n_nodes;
+  const double *xyz[3] = {s->x, s->y, s->z};
+  for (int a = 0; a < 3; a++) {
+    FEINT_CALL(feint_malloc((size_t)s->n_nodes + 1, sizeof *b->xyz[a], &b->xyz[a], "a part's build"));
+    memcpy(b->xyz[a], xyz[a], (size_t)s->n_nodes * sizeof(double));
+  }
+  return FEINT_OK;
+}
+
 /* 1. route: each cell of the slab to every rank whose rows it touches,
  * counted per range of cells, then written at each range's place */
 typedef struct {
   const slab_build *b;
   const feint_dist_slab *s;
   int64_t *count;          /* ranges x size: cells range t sends rank q, then where they go */
-  int64_t **ids, **nodes;  /* size: each message's arrays */
+  int64_t **ids;           /* size: each message's arrays */
+  char **nodes;
   int32_t **groups;
   int bad;                 /* a node out of the whole's range */
 } route_job;
@@ -325,7 +373,7 @@ typedef struct {
 static void route_range(int64_t a, int64_t c1, int t, void *arg) {
   route_job *j = arg;
   const feint_dist_slab *s = j->s;
-  const int size = j->b->size, nv = s->nv;
+  const int size = j->b->size, nv = s->nv, wide = j->b->wide;
   int64_t *count = j->count + (size_t)t * (size_t)size;
   for (int64_t i = a; i < c1; i++) {
     const int64_t *d = s->cells + i * nv;
@@ -344,7 +392,12 @@ static void route_range(int64_t a, int64_t c1, int t, void *arg) {
       }
       const int64_t k = count[q]++;
       j->ids[q][k] = s->cell0 + i;
-      memcpy(j->nodes[q] + k * nv, d, (size_t)nv * sizeof *d);
+      if (wide) {
+        memcpy(j->nodes[q] + (size_t)k * nv * 8, d, (size_t)nv * 8);
+      } else {
+        int32_t *to = (int32_t *)(void *)(j->nodes[q] + (size_t)k * nv * 4);
+        for (int v = 0; v < nv; v++) to[v] = (int32_t)d[v];
+      }
       j->groups[q][k] = s->groups ? s->groups[i] : -1;
     }
   }
@@ -352,10 +405,12 @@ static void route_range(int64_t a, int64_t c1, int t, void *arg) {
 
 int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
   const int size = b->size;
+  if (!status) status = keep_slab(b, s);
   if (status) return fail_all(b, status);
   for (int q = 0; q <= size; q++)
     b->start[q] = q == size ? s->whole.n_scalar_dofs : feint_dist_row_start(s->whole.n_scalar_dofs, 1, size, q);
   const int ranges = feint_parallel_ranges(s->n_cells, GRAIN);
+  const size_t node_bytes = b->wide ? 8 : 4;
   route_job j = {b, s, NULL, NULL, NULL, NULL, 0};
   status = feint_calloc((size_t)ranges * (size_t)size + 1, sizeof *j.count, &j.count, "the cells' owners");
   if (!status) status = feint_calloc((size_t)size, sizeof *j.ids, &j.ids, "the cells' owners");
@@ -375,11 +430,11 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
       n += c;
     }
     char *at = NULL;
-    status = message(b, q, 0, n, (size_t)n * (8 + (size_t)s->nv * 8 + 4), &at);
+    status = message(b, q, 0, n, (size_t)n * (8 + (size_t)s->nv * node_bytes + 4), &at);
     if (!status) {
       ids[q] = (int64_t *)(void *)at;
-      j.nodes[q] = ids[q] + n;
-      j.groups[q] = (int32_t *)(void *)(j.nodes[q] + n * s->nv);
+      j.nodes[q] = at + (size_t)n * 8;
+      j.groups[q] = (int32_t *)(void *)(j.nodes[q] + (size_t)n * s->nv * node_bytes);
     }
   }
   j.ids = ids;
@@ -394,8 +449,8 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
 /* 2. the part: its cells in whole order (the ranks' slabs ascend), their
  * nodes numbered, and the nodes other ranks own asked of them */
 typedef struct {
-  const int64_t *nodes; /* a message's cells' nodes */
-  int nv;
+  const void *nodes; /* a message's cells' nodes */
+  int nv, wide;
   int64_t lo, *map;
   int64_t *least, *most; /* per range (the bounds pass) */
 } nodes_job;
@@ -404,7 +459,7 @@ static void bounds_range(int64_t a, int64_t e, int t, void *arg) {
   nodes_job *j = arg;
   int64_t least = INT64_MAX, most = -1;
   for (int64_t i = a * j->nv; i < e * j->nv; i++) {
-    const int64_t g = j->nodes[i];
+    const int64_t g = node_at(j->nodes, j->wide, i);
     if (g < 0) continue;
     least = g < least ? g : least;
     most = g > most ? g : most;
@@ -420,22 +475,25 @@ static void unmark_range(int64_t a, int64_t e, void *arg) {
 
 static void mark_range(int64_t a, int64_t e, void *arg) {
   const nodes_job *j = arg;
-  for (int64_t i = a * j->nv; i < e * j->nv; i++)
-    if (j->nodes[i] >= 0) __atomic_store_n(&j->map[j->nodes[i] - j->lo], 0, __ATOMIC_RELAXED);
+  for (int64_t i = a * j->nv; i < e * j->nv; i++) {
+    const int64_t g = node_at(j->nodes, j->wide, i);
+    if (g >= 0) __atomic_store_n(&j->map[g - j->lo], 0, __ATOMIC_RELAXED);
+  }
 }
 
-static const int64_t *routed_nodes(const slab_build *b, int p) {
-  return (const int64_t *)(const void *)((const char *)b->cells_in[p] + HEAD) + (b->cells_first[p + 1] - b->cells_first[p]);
+static const void *routed_nodes(const slab_build *b, int p) {
+  return (const char *)b->cells_in[p] + HEAD + (size_t)(b->cells_first[p + 1] - b->cells_first[p]) * 8;
 }
 
-int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes) {
-  const int size = b->size, nv = s->nv;
+int slab_request(slab_build *b, int status, void **in, size_t *in_bytes) {
+  const int size = b->size, nv = b->nv;
+  const size_t node_bytes = b->wide ? 8 : 4;
   int64_t *n = NULL;
   if (feint_calloc((size_t)size, sizeof *n, &n, "a part's build")) {
     free_in(size, in);
     return fail_all(b, FEINT_ERR_COMPUTE);
   }
-  status = read_in(b, status, in, in_bytes, 8 + (size_t)nv * 8 + 4, n);
+  status = read_in(b, status, in, in_bytes, 8 + (size_t)nv * node_bytes + 4, n);
   for (int p = 0; p < size; p++) { /* kept: their nodes are read again when the part is written */
     b->cells_in[p] = in[p];
     in[p] = NULL;
@@ -445,7 +503,7 @@ int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in,
   b->n_part = b->cells_first[size];
   if (!status && b->n_part == 0)
     status = feint_error_set(FEINT_ERR_INPUT, "%s: the partition left rank %d without cells (run on fewer ranks)",
-                             s->whole.path, b->rank);
+                             b->whole.path, b->rank);
   if (!status) status = feint_malloc((size_t)b->n_part, sizeof *b->ids, &b->ids, "a part's cells");
   if (!status) status = feint_malloc((size_t)b->n_part, sizeof *b->part_groups, &b->part_groups, "a part's cells");
   /* the cells' whole numbers and groups, in whole order; the nodes' bounds */
@@ -454,11 +512,10 @@ int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in,
     const int64_t k = b->cells_first[p], m = b->cells_first[p + 1] - k;
     const char *body = (const char *)b->cells_in[p] + HEAD;
     memcpy(b->ids + k, body, (size_t)m * 8);
-    const int32_t *g = (const int32_t *)(const void *)(body + (size_t)m * (8 + (size_t)nv * 8));
-    for (int64_t i = 0; i < m; i++) b->part_groups[k + i] = g[i];
+    memcpy(b->part_groups + k, body + (size_t)m * (8 + (size_t)nv * node_bytes), (size_t)m * 4);
     int64_t lows[FEINT_PARALLEL_MAX_RANGES], highs[FEINT_PARALLEL_MAX_RANGES];
     for (int t = 0; t < FEINT_PARALLEL_MAX_RANGES; t++) lows[t] = INT64_MAX, highs[t] = -1; /* ranges left empty */
-    nodes_job j = {routed_nodes(b, p), nv, 0, NULL, lows, highs};
+    nodes_job j = {routed_nodes(b, p), nv, b->wide, 0, NULL, lows, highs};
     const int ranges = feint_parallel_for_indexed(m, GRAIN, bounds_range, &j);
     for (int t = 0; t < ranges; t++) {
       least = lows[t] < least ? lows[t] : least;
@@ -477,7 +534,7 @@ int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in,
     status = feint_malloc((size_t)b->n_range, sizeof *b->map, &b->map, "a part's nodes");
   }
   if (!status) {
-    nodes_job j = {NULL, nv, b->lo, b->map, NULL, NULL};
+    nodes_job j = {NULL, nv, b->wide, b->lo, b->map, NULL, NULL};
     feint_parallel_for(b->n_range, 1 << 16, unmark_range, &j);
     for (int p = 0; p < size; p++) {
       j.nodes = routed_nodes(b, p);
@@ -497,7 +554,7 @@ int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in,
 }
 
 /* 3. the coordinates of this rank's nodes that the others asked for */
-int slab_answer(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes) {
+int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes) {
   const int size = b->size;
   int64_t *n = NULL;
   if (feint_calloc((size_t)size, sizeof *n, &n, "a part's build")) {
@@ -511,15 +568,13 @@ int slab_answer(slab_build *b, const feint_dist_slab *s, int status, void **in, 
     status = message(b, p, 0, n[p], (size_t)n[p] * 24, &at);
     double *xyz = (double *)(void *)at;
     for (int64_t i = 0; i < n[p] && !status; i++) {
-      const int64_t v = asked[i] - s->node0;
-      if (v < 0 || v >= s->n_nodes) {
+      const int64_t v = asked[i] - b->node0;
+      if (v < 0 || v >= b->n_nodes) {
         status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d asked rank %d for node %lld, not its own", p,
                                  b->rank, (long long)asked[i]);
         break;
       }
-      xyz[3 * i] = s->x[v];
-      xyz[3 * i + 1] = s->y[v];
-      xyz[3 * i + 2] = s->z[v];
+      for (int a = 0; a < 3; a++) xyz[3 * i + a] = b->xyz[a][v];
     }
   }
   free(n);
@@ -529,9 +584,10 @@ int slab_answer(slab_build *b, const feint_dist_slab *s, int status, void **in, 
 
 /* 4. the part's message, as feint_dist_part_pack writes it */
 typedef struct {
-  const int64_t *nodes, *map;
+  const void *nodes;
+  const int64_t *map;
   int64_t lo;
-  int nv, nv_out, narrow;
+  int nv, nv_out, narrow, wide;
   char *at; /* the message's cells of this rank's routed ones */
 } remap_job;
 
@@ -539,7 +595,7 @@ static void remap_range(int64_t a, int64_t e, void *arg) {
   const remap_job *j = arg;
   for (int64_t i = a; i < e; i++)
     for (int v = 0; v < j->nv_out; v++) {
-      const int64_t g = j->nodes[i * j->nv + v], l = g < 0 ? -1 : j->map[g - j->lo];
+      const int64_t g = node_at(j->nodes, j->wide, i * j->nv + v), l = g < 0 ? -1 : j->map[g - j->lo];
       if (j->narrow) {
         const int32_t l32 = (int32_t)l;
         memcpy(j->at + ((size_t)i * j->nv_out + v) * 4, &l32, 4);
@@ -549,8 +605,7 @@ static void remap_range(int64_t a, int64_t e, void *arg) {
     }
 }
 
-int slab_finish(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes, void **msg,
-                size_t *bytes) {
+int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **msg, size_t *bytes) {
   *msg = NULL;
   *bytes = 0;
   const int size = b->size;
@@ -567,7 +622,7 @@ int slab_finish(slab_build *b, const feint_dist_slab *s, int status, void **in, 
   free(n);
   char *m = NULL;
   if (!status) {
-    const part_whole *w = &s->whole;
+    const part_whole *w = &b->whole;
     int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
     for (int k = 0; k < w->n_blocks; k++)
       in_block[k] = feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell + w->blocks[k].n_cells) -
@@ -591,30 +646,27 @@ int slab_finish(slab_build *b, const feint_dist_slab *s, int status, void **in, 
                          groups_as_runs * PART_GROUPS_AS_RUNS,
                      n_nodes, n_cells, n_nodes);
       /* the nodes' coordinates, axis by axis: the rank's own, the others' from their answers */
-      const double *own[3] = {s->x, s->y, s->z};
-      for (int a = 0; a < 3; a++)
+      for (int a = 0; a < 3; a++) {
+        double *to = (double *)(void *)f.at;
         for (int q = 0; q < size; q++) {
           const int64_t k0 = b->list_start[q], k1 = b->list_start[q + 1];
-          double *to = (double *)(void *)f.at + k0;
           if (q == b->rank) {
-            for (int64_t k = k0; k < k1; k++) to[k - k0] = own[a][b->list[k] - s->node0];
+            for (int64_t k = k0; k < k1; k++) to[k] = b->xyz[a][b->list[k] - b->node0];
           } else {
             const double *xyz = (const double *)(const void *)((const char *)in[q] + HEAD);
-            for (int64_t k = 0; k < k1 - k0; k++) to[k] = xyz[3 * k + a];
+            for (int64_t k = k0; k < k1; k++) to[k] = xyz[3 * (k - k0) + a];
           }
-          if (q + 1 == size) f.at += (size_t)n_nodes * 8;
         }
+        f.at += (size_t)n_nodes * 8;
+      }
       for (int p = 0; p < size; p++) {
-        remap_job j = {routed_nodes(b, p), b->map, b->lo, s->nv, ps.nv, narrow,
+        remap_job j = {routed_nodes(b, p), b->map, b->lo, b->nv, ps.nv, narrow, b->wide,
                        f.at + (size_t)b->cells_first[p] * ps.nv * index};
         feint_parallel_for(b->cells_first[p + 1] - b->cells_first[p], GRAIN, remap_range, &j);
       }
       f.at += (size_t)n_cells * ps.nv * index;
-      if (groups_as_runs) {
-        part_fill_runs(&f, &groups, n_cells, group_runs);
-      } else {
-        for (int64_t i = 0; i < n_cells; i++) part_fill_i32(&f, b->part_groups[i]);
-      }
+      if (groups_as_runs) part_fill_runs(&f, &groups, n_cells, group_runs);
+      else part_fill(&f, b->part_groups, (size_t)n_cells * 4);
       part_fill_i64(&f, w->n_cells);
       part_fill_i64(&f, w->n_scalar_dofs);
       if (numbers_as_runs) part_fill_runs(&f, &numbers, n_cells, number_runs);
@@ -637,6 +689,21 @@ int slab_finish(slab_build *b, const feint_dist_slab *s, int status, void **in, 
 
 /* ---- the build, collective ---- */
 
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+struct feint_dist_part_builder {
+  feint_comm *comm;
+  slab_build *b;
+  void **in;
+  size_t *in_bytes;
+  int status;     /* this rank's, carried from the first half to the second */
+  double seconds[4];
+};
+
 /* The step's messages carried: each rank's to it, this rank's own kept (in[rank]) */
 static int carry(slab_build *b, feint_comm *comm, void **in, size_t *in_bytes) {
   feint_comm_message *out = NULL;
@@ -653,18 +720,28 @@ static int carry(slab_build *b, feint_comm *comm, void **in, size_t *in_bytes) {
   return status;
 }
 
-int feint_dist_part_build(feint_comm *comm, int status, const feint_dist_slab *s, void **msg, size_t *bytes) {
-  *msg = NULL;
-  *bytes = 0;
+static void builder_destroy(feint_dist_part_builder *pb) {
+  if (!pb) return;
+  if (pb->in) free_in(pb->b ? pb->b->size : 0, pb->in);
+  free(pb->in);
+  free(pb->in_bytes);
+  slab_build_destroy(pb->b);
+  free(pb);
+}
+
+int feint_dist_part_build_start(feint_comm *comm, int status, const feint_dist_slab *s,
+                                feint_dist_part_builder **out) {
+  *out = NULL;
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
-  slab_build *b = NULL;
-  void **in = NULL;
-  size_t *in_bytes = NULL;
-  if (slab_build_create(size, rank, &b) || feint_calloc((size_t)size, sizeof *in, &in, "a part's build") ||
-      feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "a part's build")) {
+  feint_dist_part_builder *pb = NULL;
+  if (feint_calloc(1, sizeof *pb, &pb, "a part's build") || slab_build_create(size, rank, &pb->b) ||
+      feint_calloc((size_t)size, sizeof *pb->in, &pb->in, "a part's build") ||
+      feint_calloc((size_t)size, sizeof *pb->in_bytes, &pb->in_bytes, "a part's build")) {
+    builder_destroy(pb);
     feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* cannot take part: the others would wait */
     return FEINT_ERR_COMPUTE;
   }
+  pb->comm = comm;
   feint_dist_slab none = {.nv = 1}; /* a rank that failed before it had a slab */
   if (!s) {
     s = &none;
@@ -672,16 +749,32 @@ int feint_dist_part_build(feint_comm *comm, int status, const feint_dist_slab *s
   }
   if (!status && (s->size != size || s->rank != rank))
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d given rank %d's slab of %d", rank, s->rank, s->size);
-  status = slab_route(b, s, status);
-  int carried = carry(b, comm, in, in_bytes);
-  if (!carried) status = slab_request(b, s, status, in, in_bytes);
-  if (!carried) carried = carry(b, comm, in, in_bytes);
-  if (!carried) status = slab_answer(b, s, status, in, in_bytes);
-  if (!carried) carried = carry(b, comm, in, in_bytes);
-  if (!carried) status = slab_finish(b, s, status, in, in_bytes, msg, bytes);
-  free_in(size, in);
-  free(in);
-  free(in_bytes);
-  slab_build_destroy(b);
+  double t0 = seconds_now();
+  pb->status = slab_route(pb->b, s, status);
+  const int carried = carry(pb->b, comm, pb->in, pb->in_bytes);
+  pb->seconds[0] = seconds_now() - t0;
+  *out = pb;
+  return carried ? carried : pb->status;
+}
+
+int feint_dist_part_build_finish(feint_dist_part_builder *pb, int status, void **msg, size_t *bytes,
+                                 double seconds[4]) {
+  *msg = NULL;
+  *bytes = 0;
+  slab_build *b = pb->b;
+  if (!status) status = pb->status;
+  double t0 = seconds_now();
+  status = slab_request(b, status, pb->in, pb->in_bytes);
+  int carried = carry(b, pb->comm, pb->in, pb->in_bytes);
+  pb->seconds[1] = seconds_now() - t0;
+  t0 = seconds_now();
+  if (!carried) status = slab_answer(b, status, pb->in, pb->in_bytes);
+  if (!carried) carried = carry(b, pb->comm, pb->in, pb->in_bytes);
+  pb->seconds[2] = seconds_now() - t0;
+  t0 = seconds_now();
+  if (!carried) status = slab_finish(b, status, pb->in, pb->in_bytes, msg, bytes);
+  pb->seconds[3] = seconds_now() - t0;
+  if (seconds) memcpy(seconds, pb->seconds, sizeof pb->seconds);
+  builder_destroy(pb);
   return carried ? carried : status;
 }

@@ -1,8 +1,8 @@
-/* Private to src/dist and its tests: the steps of feint_dist_part_build
- * (dist.h). Each step takes what every rank sent this one in the step
+/* Private to src/dist and its tests: the steps of the parts' build from
+ * slabs (dist.h, feint_dist_part_build_start and _finish). Each step takes what every rank sent this one in the step
  * before (in[p], in_bytes[p]: taken over, set NULL) and leaves one message
  * for every rank, itself included, in out[q] / out_bytes[q] (taken over
- * by the caller, who carries them). feint_dist_part_build carries them
+ * by the caller, who carries them). The build carries them
  * through feint_comm_exchange; a test can carry them in one process, every
  * rank's steps in turn. Every message begins with two int64: whether its
  * sender failed, and its item count. A rank that failed still sends (its
@@ -31,14 +31,15 @@ void slab_build_destroy(slab_build *b);
 /* The step's messages: out[q] of out_bytes[q] bytes for rank q. */
 void **slab_build_out(slab_build *b, size_t **out_bytes);
 
-/* 1. the slab's cells to the owners of their rows (every rank owning one of their nodes) */
+/* 1. the slab's cells to the owners of their rows (every rank owning one
+ * of their nodes); what the later steps need of the slab is kept, so
+ * that the slab (and the whole it views) may go after this step */
 int slab_route(slab_build *b, const feint_dist_slab *s, int status);
 /* 2. the cells received (the part's, in whole order), and their nodes' coordinates asked of the nodes' owners */
-int slab_request(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes);
+int slab_request(slab_build *b, int status, void **in, size_t *in_bytes);
 /* 3. the coordinates asked of this rank */
-int slab_answer(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes);
+int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes);
 /* 4. the part's message (*msg, *bytes: the caller frees), as feint_dist_part_pack makes it */
-int slab_finish(slab_build *b, const feint_dist_slab *s, int status, void **in, size_t *in_bytes, void **msg,
-                size_t *bytes);
+int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **msg, size_t *bytes);
 
 #endif

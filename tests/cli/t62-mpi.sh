@@ -96,7 +96,7 @@ released p1-curve-released yes morton "$WORK/el1.yaml" $ALL --set output.cell_do
 # On the rows partition of P1 the ranks build their parts from slabs of the whole that rank 0 sends as they lie
 # (FEINT_DIST_BUILD=rank0: rank 0 packs them, as it does for every other partition and order): the same files
 built() { # name want("ranks"|"rank 0") partition case args...
-  says "parts built by" '"ranks" if "parts built (each rank its own)" in steps else "rank 0"' "$@"
+  says "parts built by" '"ranks" if "parts built (each rank its own" in steps else "rank 0"' "$@"
 }
 built p1-built ranks rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 built p1-vector-built ranks rows "$WORK/el1.yaml" $ALL

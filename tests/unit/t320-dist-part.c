@@ -155,7 +155,7 @@ static void check_mesh(const char *path, int order, int components, int how, int
   feint_mesh_destroy(m);
 }
 
-/* The parts built by their ranks from slabs (feint_dist_part_build's
+/* The parts built by their ranks from slabs (the build's
  * steps, every rank's run here in turn, the messages carried between
  * them by hand): each rank's message is byte for byte the one rank 0
  * packs. The slabs of ranks past 0 go through their message. fail_rank
@@ -217,13 +217,19 @@ static void check_build(const char *path, int components, int nparts, int scatte
   }
   for (int k = 0; k < nparts; k++)
     status[k] = slab_route(b[k], slab[k], k == fail_rank ? feint_error_set(FEINT_ERR_INPUT, "injected") : FEINT_OK);
+  for (int k = 0; k < nparts; k++) { /* the build keeps what it needs of the slab: the slab goes now */
+    feint_dist_slab_destroy(slab[k]);
+    free(slab_msg[k]);
+    slab[k] = NULL;
+    slab_msg[k] = NULL;
+  }
   carry_all(b, nparts, in, in_bytes);
-  for (int k = 0; k < nparts; k++) status[k] = slab_request(b[k], slab[k], status[k], in[k], in_bytes[k]);
+  for (int k = 0; k < nparts; k++) status[k] = slab_request(b[k], status[k], in[k], in_bytes[k]);
   carry_all(b, nparts, in, in_bytes);
-  for (int k = 0; k < nparts; k++) status[k] = slab_answer(b[k], slab[k], status[k], in[k], in_bytes[k]);
+  for (int k = 0; k < nparts; k++) status[k] = slab_answer(b[k], status[k], in[k], in_bytes[k]);
   carry_all(b, nparts, in, in_bytes);
   for (int k = 0; k < nparts; k++)
-    status[k] = slab_finish(b[k], slab[k], status[k], in[k], in_bytes[k], &built[k], &built_bytes[k]);
+    status[k] = slab_finish(b[k], status[k], in[k], in_bytes[k], &built[k], &built_bytes[k]);
   feint_error_clear();
   for (int k = 0; k < nparts; k++) {
     if (fail_rank >= 0) {
@@ -375,5 +381,8 @@ int main(void) {
   check_build("tests/data/split_cube.geo", 1, 5, 1, -1);
   check_build("cases/square.geo", 1, 1, 0, -1);
   check_build("cases/cube.geo", 1, 3, 0, 1);
+  setenv("FEINT_WIDE_INDEX_LIMIT", "100", 1); /* the cells' nodes routed as int64, as past 2^31 nodes */
+  check_build("cases/cube.geo", 3, 3, 1, -1);
+  unsetenv("FEINT_WIDE_INDEX_LIMIT");
   return check_report("t320-dist-part");
 }
