@@ -9,7 +9,9 @@
  *
  * Rank 0 reads the mesh once, shares its cells among the ranks (by their
  * rows, along a Morton curve, or METIS on the dual graph) and sends each
- * rank its part (feint_dist_part_pack): the rank's
+ * rank its part (feint_dist_part_pack; on the rows partition of P1 the
+ * ranks build their parts from slabs of the whole instead,
+ * feint_dist_part_build_start): the rank's
  * cells and the nodes they use, and the part of the global dof map they
  * hold, in local numbers that keep the global order, so that a rank's
  * space (feint_space_create_from_map) numbers its dofs as the one-rank run

@@ -1,7 +1,9 @@
 /* The run under mpirun (feint/dist.h). Rank 0 runs the pipeline of
  * driver.c on the whole mesh up to the dof numbering and the boundary
  * conditions: it reads the mesh once, numbers the dofs, partitions the
- * cells and sends every other rank its part. Each rank (rank 0 too) makes
+ * cells and sends every other rank its part (on the rows partition of P1
+ * a slab of the whole, from which the ranks build their parts together).
+ * Each rank (rank 0 too) makes
  * its part's pattern and computes the volume integrals of its own cells
  * on its own device. The rows are owned in contiguous blocks (PETSc's
  * layout, feint_dist_rows). On the rows partition a rank's part holds
