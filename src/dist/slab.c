@@ -645,20 +645,17 @@ int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **m
                      narrow * PART_NARROW | PART_DOFS_ARE_NODES | numbers_as_runs * PART_NUMBERS_AS_RUNS |
                          groups_as_runs * PART_GROUPS_AS_RUNS,
                      n_nodes, n_cells, n_nodes);
-      /* the nodes' coordinates, axis by axis: the rank's own, the others' from their answers */
-      for (int a = 0; a < 3; a++) {
-        double *to = (double *)(void *)f.at;
+      /* the nodes' coordinates, axis by axis: the rank's own, the others' from their answers (the message's
+       * bulk is not aligned: its head holds texts) */
+      for (int a = 0; a < 3; a++)
         for (int q = 0; q < size; q++) {
           const int64_t k0 = b->list_start[q], k1 = b->list_start[q + 1];
-          if (q == b->rank) {
-            for (int64_t k = k0; k < k1; k++) to[k] = b->xyz[a][b->list[k] - b->node0];
-          } else {
-            const double *xyz = (const double *)(const void *)((const char *)in[q] + HEAD);
-            for (int64_t k = k0; k < k1; k++) to[k] = xyz[3 * (k - k0) + a];
+          const double *xyz = q == b->rank ? NULL : (const double *)(const void *)((const char *)in[q] + HEAD);
+          for (int64_t k = k0; k < k1; k++) {
+            const double x = xyz ? xyz[3 * (k - k0) + a] : b->xyz[a][b->list[k] - b->node0];
+            part_fill(&f, &x, sizeof x);
           }
         }
-        f.at += (size_t)n_nodes * 8;
-      }
       for (int p = 0; p < size; p++) {
         remap_job j = {routed_nodes(b, p), b->map, b->lo, b->nv, ps.nv, narrow, b->wide,
                        f.at + (size_t)b->cells_first[p] * ps.nv * index};
