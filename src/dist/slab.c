@@ -9,14 +9,13 @@
  * its owner is its row's. The steps are slab.h's. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dist/lower_bound.h"
 #include "dist/slab.h"
 #include "feint/error.h"
 #include "feint/parallel.h"
 #include "feint/plan.h"
-
-#include <time.h>
 
 static const char SLAB_MAGIC[8] = "feintS1";
 enum { HEAD = 16 };       /* every step's message: failed flag, item count (two int64) */
@@ -380,8 +379,10 @@ static void route_range(int64_t a, int64_t c1, int t, void *arg) {
     int first, last;
     if (!j->ids) {
       for (int v = 0; v < nv; v++)
-        if (d[v] < -1 || d[v] >= s->whole.n_scalar_dofs) j->bad = 1;
-      if (j->bad) return;
+        if (d[v] < -1 || d[v] >= s->whole.n_scalar_dofs) {
+          __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+          return;
+        }
     }
     if (!feint_dist_cell_owners(d, nv, j->b->start, size, &first, &last)) continue;
     for (int q = first; q <= last; q++) {

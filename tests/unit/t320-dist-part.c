@@ -159,8 +159,9 @@ static void check_mesh(const char *path, int order, int components, int how, int
  * steps, every rank's run here in turn, the messages carried between
  * them by hand): each rank's message is byte for byte the one rank 0
  * packs. The slabs of ranks past 0 go through their message. fail_rank
- * >= 0 fails that rank's first step: then every rank fails, the others
- * with FEINT_DIST_PEER_FAILED. */
+ * >= 0 fails that rank's first step (corrupt: with a node past the mesh's
+ * in its slab's message): then every rank fails, the others with
+ * FEINT_DIST_PEER_FAILED. */
 static void carry_all(slab_build **b, int nparts, void ***in, size_t **in_bytes) {
   for (int k = 0; k < nparts; k++) {
     size_t *out_bytes = NULL;
@@ -174,7 +175,8 @@ static void carry_all(slab_build **b, int nparts, void ***in, size_t **in_bytes)
   }
 }
 
-static void check_build(const char *path, int components, int nparts, int scatter_groups, int fail_rank) {
+static void check_build(const char *path, int components, int nparts, int scatter_groups, int fail_rank,
+                        int corrupt) {
   feint_mesh *m = NULL;
   feint_space *s = NULL;
   feint_mesh_options o = {0};
@@ -211,12 +213,15 @@ static void check_build(const char *path, int components, int nparts, int scatte
     feint_dist_slab_destroy(slab[k]);
     slab[k] = NULL;
     slab_msg[k] = buf;
+    if (corrupt && k == fail_rank) /* the last cell's last node, in the message's cells after its head */
+      memcpy(buf + msg.sizes[0] + msg.sizes[1] - 8, &(int64_t){s->n_scalar_dofs}, 8);
     CHECK_OK(feint_dist_slab_read(buf, total, &slab[k]));
     CHECK(feint_dist_slab_read(buf, total - 1, &(feint_dist_slab *){NULL}) != FEINT_OK, "a slab cut short is refused");
     feint_error_clear();
   }
   for (int k = 0; k < nparts; k++)
-    status[k] = slab_route(b[k], slab[k], k == fail_rank ? feint_error_set(FEINT_ERR_INPUT, "injected") : FEINT_OK);
+    status[k] = slab_route(b[k], slab[k],
+                           k == fail_rank && !corrupt ? feint_error_set(FEINT_ERR_INPUT, "injected") : FEINT_OK);
   for (int k = 0; k < nparts; k++) { /* the build keeps what it needs of the slab: the slab goes now */
     feint_dist_slab_destroy(slab[k]);
     free(slab_msg[k]);
@@ -233,7 +238,8 @@ static void check_build(const char *path, int components, int nparts, int scatte
   feint_error_clear();
   for (int k = 0; k < nparts; k++) {
     if (fail_rank >= 0) {
-      CHECK(status[k] == (k == fail_rank ? FEINT_ERR_INPUT : FEINT_DIST_PEER_FAILED) && !built[k],
+      const int own = corrupt ? FEINT_ERR_COMPUTE : FEINT_ERR_INPUT;
+      CHECK(status[k] == (k == fail_rank ? own : FEINT_DIST_PEER_FAILED) && !built[k],
             "%s: rank %d of %d, rank %d failing: status %d", path, k, nparts, fail_rank, status[k]);
     } else {
       void *packed = NULL;
@@ -374,15 +380,16 @@ int main(void) {
   check_mesh("cases/hexcube.geo", 3, 1, ROWS, 3);
   check_mesh("cases/mixedsquare.geo", 3, 2, ROWS, 2);
   check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, ROWS, 3);
-  check_build("cases/cube.geo", 1, 3, 0, -1);
-  check_build("cases/cube.geo", 3, 4, 1, -1);
-  check_build("cases/two-materials.geo", 1, 2, 0, -1);
-  check_build("cases/square.geo", 2, 3, 0, -1);
-  check_build("tests/data/split_cube.geo", 1, 5, 1, -1);
-  check_build("cases/square.geo", 1, 1, 0, -1);
-  check_build("cases/cube.geo", 1, 3, 0, 1);
+  check_build("cases/cube.geo", 1, 3, 0, -1, 0);
+  check_build("cases/cube.geo", 3, 4, 1, -1, 0);
+  check_build("cases/two-materials.geo", 1, 2, 0, -1, 0);
+  check_build("cases/square.geo", 2, 3, 0, -1, 0);
+  check_build("tests/data/split_cube.geo", 1, 5, 1, -1, 0);
+  check_build("cases/square.geo", 1, 1, 0, -1, 0);
+  check_build("cases/cube.geo", 1, 3, 0, 1, 0);
+  check_build("cases/cube.geo", 1, 3, 0, 2, 1);
   setenv("FEINT_WIDE_INDEX_LIMIT", "100", 1); /* the cells' nodes routed as int64, as past 2^31 nodes */
-  check_build("cases/cube.geo", 3, 3, 1, -1);
+  check_build("cases/cube.geo", 3, 3, 1, -1, 0);
   unsetenv("FEINT_WIDE_INDEX_LIMIT");
   return check_report("t320-dist-part");
 }
