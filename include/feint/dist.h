@@ -9,9 +9,9 @@
  *
  * Rank 0 reads the mesh once, shares its cells among the ranks (by their
  * rows, along a Morton curve, or METIS on the dual graph) and sends each
- * rank its part (feint_dist_part_pack; on the rows partition of P1 the
- * ranks build their parts from slabs of the whole instead,
- * feint_dist_part_build_start): the rank's
+ * rank its part (feint_dist_part_pack; for P1 the ranks build their
+ * parts from slabs of the whole instead, feint_dist_part_build_start):
+ * the rank's
  * cells and the nodes they use, and the part of the global dof map they
  * hold, in local numbers that keep the global order, so that a rank's
  * space (feint_space_create_from_map) numbers its dofs as the one-rank run
@@ -139,22 +139,24 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, fei
 
 /* ---- a part built by its own rank ----
  *
- * On the rows partition of P1 on every node of straight cells
- * (feint_dist_slab_applies), rank 0 need not pack the parts: it sends
- * every rank a slab of the whole as it lies in memory (no copy): an even
- * share of the cells (whole node numbers, groups) and the nodes of the
- * rank's rows with their coordinates. The ranks then build their parts
- * together (feint_dist_part_build_start and _finish, collective): each cell goes to the
- * owners of its rows, the nodes' coordinates come from their owners, and
- * each rank's message is byte for byte the one feint_dist_part_pack makes
- * (the same unpack reads it). Rank 0's packing of P parts, each a pass
- * over the whole mesh, becomes P passes over a P-th of it, side by side,
- * and rank 0 holds no part but its own. */
+ * For P1 on every node of straight cells (feint_dist_slab_applies),
+ * rank 0 need not pack the parts: it sends every rank a slab of the whole
+ * as it lies in memory (no copy): an even share of the cells (whole node
+ * numbers, groups, and for a partition of the cells their parts) and the
+ * nodes of the rank's rows with their coordinates. The ranks then build
+ * their parts together (feint_dist_part_build_start and _finish,
+ * collective): each cell goes to the ranks whose rows it touches (the
+ * rows partition) or to its part, the nodes' coordinates come from their
+ * owners, and each rank's message is byte for byte the one
+ * feint_dist_part_pack makes (the same unpack reads it). Rank 0's packing
+ * of P parts, each a pass over the whole mesh, becomes P passes over a
+ * P-th of it, side by side, and rank 0 holds no part but its own. */
 typedef struct feint_dist_slab feint_dist_slab;
 int feint_dist_slab_applies(const feint_space *space);
-/* Rank `rank`'s slab of the whole among size ranks: views into space and
- * its mesh (which outlive it). */
-int feint_dist_slab_create(const feint_space *space, int rank, int size, feint_dist_slab **out);
+/* Rank `rank`'s slab of the whole among size ranks: views into space, its
+ * mesh and part (the cells' parts, or NULL: the rows partition), which
+ * outlive it. */
+int feint_dist_slab_create(const feint_space *space, const int *part, int rank, int size, feint_dist_slab **out);
 /* The slab as a message's pieces (its head in *head, freed by the caller
  * once sent; the rest points into the whole). */
 int feint_dist_slab_message(const feint_dist_slab *slab, feint_comm_message *msg, void **head);

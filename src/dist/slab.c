@@ -4,9 +4,11 @@
  * their coordinates) as it lies in memory; the ranks send each cell to the
  * owners of its rows, ask the owners of the nodes they lack for their
  * coordinates, and each writes its part's message byte for byte as
- * feint_dist_part_pack would have (part_format.h). The rows partition of
- * P1 on every node of straight cells: there a node is a scalar dof, and
- * its owner is its row's. The steps are slab.h's. */
+ * feint_dist_part_pack would have (part_format.h). A cell goes to the
+ * ranks whose rows it touches (the rows partition) or to its part (a
+ * partition of the cells, sent with the slab). P1 on every node of
+ * straight cells: there a node is a scalar dof, and its owner is its
+ * row's. The steps are slab.h's. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +22,7 @@
 static const char SLAB_MAGIC[8] = "feintS1";
 enum { HEAD = 16 };       /* every step's message: failed flag, item count (two int64) */
 enum { GRAIN = 1 << 14 }; /* cells a core takes at least */
+enum { N_INTS = 14 };     /* the int32 of a slab's head (an even count: the head stays 8-aligned) */
 
 struct slab_build {
   int size, rank;
@@ -48,7 +51,7 @@ int feint_dist_slab_applies(const feint_space *s) {
   return s->order == 1 && s->scalar_cell_dofs_borrowed && s->mesh->n_geometry_nodes == 0;
 }
 
-int feint_dist_slab_create(const feint_space *s, int rank, int size, feint_dist_slab **out) {
+int feint_dist_slab_create(const feint_space *s, const int *part, int rank, int size, feint_dist_slab **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
   if (!feint_dist_slab_applies(s))
@@ -66,6 +69,7 @@ int feint_dist_slab_create(const feint_space *s, int rank, int size, feint_dist_
   sl->n_nodes = v1 - sl->node0;
   sl->cells = m->cells + sl->cell0 * m->nv;
   sl->groups = m->cell_group ? m->cell_group + sl->cell0 : NULL;
+  sl->part = part ? part + sl->cell0 : NULL;
   sl->x = m->x + sl->node0;
   sl->y = m->y + sl->node0;
   sl->z = m->z + sl->node0;
@@ -84,7 +88,7 @@ static size_t padded(size_t n) { return (n + 7) / 8 * 8; }
 /* The message's head (all of it 8-aligned, so that the arrays after it are) */
 static size_t head_bytes(const feint_dist_slab *sl) {
   const part_whole *w = &sl->whole;
-  size_t n = sizeof SLAB_MAGIC + 12 * 4 + 6 * 8 + (size_t)w->n_blocks * 32 + 8 + padded(strlen(w->path) + 1);
+  size_t n = sizeof SLAB_MAGIC + N_INTS * 4 + 6 * 8 + (size_t)w->n_blocks * 32 + 8 + padded(strlen(w->path) + 1);
   for (int g = 0; g < w->n_groups; g++) n += 24 + padded(strlen(w->groups[g].name) + 1);
   return n;
 }
@@ -104,8 +108,9 @@ int feint_dist_slab_message(const feint_dist_slab *sl, feint_comm_message *msg, 
   FEINT_CALL(feint_malloc(size, 1, &h, "a slab's head"));
   part_filler f = {h};
   part_fill(&f, SLAB_MAGIC, sizeof SLAB_MAGIC);
-  const int32_t ints[12] = {w->dim,      w->nv_facet, w->geometry_order, w->order,        w->components, w->family,
-                            w->n_groups, w->n_blocks, sl->nv,            sl->groups != NULL, sl->size,    sl->rank};
+  const int32_t ints[N_INTS] = {w->dim,      w->nv_facet, w->geometry_order, w->order,   w->components,
+                                w->family,   w->n_groups, w->n_blocks,       sl->nv,     sl->groups != NULL,
+                                sl->size,    sl->rank,    sl->part != NULL,  0 /* pad */};
   part_fill(&f, ints, sizeof ints);
   const int64_t counts[6] = {w->n_cells, w->n_scalar_dofs, sl->cell0, sl->n_cells, sl->node0, sl->n_nodes};
   part_fill(&f, counts, sizeof counts);
@@ -123,10 +128,10 @@ int feint_dist_slab_message(const feint_dist_slab *sl, feint_comm_message *msg, 
                            size);
   }
   const size_t nodes = (size_t)sl->n_nodes * sizeof(double);
-  *msg = (feint_comm_message){{h, sl->cells, sl->x, sl->y, sl->z, sl->groups},
+  *msg = (feint_comm_message){{h, sl->cells, sl->x, sl->y, sl->z, sl->groups, sl->part},
                               {size, (size_t)(sl->n_cells * sl->nv) * 8, nodes, nodes, nodes,
-                               sl->groups ? (size_t)sl->n_cells * 4 : 0},
-                              6};
+                               sl->groups ? (size_t)sl->n_cells * 4 : 0, sl->part ? (size_t)sl->n_cells * 4 : 0},
+                              7};
   *head = h;
   return FEINT_OK;
 }
@@ -171,7 +176,7 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   feint_dist_slab *sl = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *sl, &sl, "a slab of the mesh"));
   part_whole *w = &sl->whole;
-  int32_t ints[12] = {0};
+  int32_t ints[N_INTS] = {0};
   int64_t counts[6] = {0};
   take_copy(&r, ints, sizeof ints);
   take_copy(&r, counts, sizeof counts);
@@ -182,6 +187,7 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   const int has_groups = ints[9];
   sl->size = ints[10];
   sl->rank = ints[11];
+  const int has_part = ints[12];
   sl->cell0 = counts[2];
   sl->n_cells = counts[3];
   sl->node0 = counts[4];
@@ -211,6 +217,7 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   sl->y = take(&r, n_nodes * 8);
   sl->z = take(&r, n_nodes * 8);
   sl->groups = has_groups ? take(&r, n_cells * 4) : NULL;
+  sl->part = has_part ? take(&r, n_cells * 4) : NULL;
   if (!status && (r.failed || r.at != r.size))
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a slab's message from rank 0 is cut short or malformed");
   if (status) {
@@ -366,7 +373,7 @@ typedef struct {
   int64_t **ids;           /* size: each message's arrays */
   char **nodes;
   int32_t **groups;
-  int bad;                 /* a node out of the whole's range */
+  int bad;                 /* a node out of the whole's range, or a part out of the ranks' */
 } route_job;
 
 static void route_range(int64_t a, int64_t c1, int t, void *arg) {
@@ -384,7 +391,15 @@ static void route_range(int64_t a, int64_t c1, int t, void *arg) {
           return;
         }
     }
-    if (!feint_dist_cell_owners(d, nv, j->b->start, size, &first, &last)) continue;
+    if (s->part) { /* a partition of the cells: the cell's part only */
+      first = last = s->part[i];
+      if (first < 0 || first >= size) {
+        __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+        return;
+      }
+    } else if (!feint_dist_cell_owners(d, nv, j->b->start, size, &first, &last)) {
+      continue;
+    }
     for (int q = first; q <= last; q++) {
       if (q != first && q != last && !feint_dist_touches(d, nv, j->b->start[q], j->b->start[q + 1])) continue;
       if (!j->ids) {
@@ -421,8 +436,9 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
   j.ids = NULL; /* counting */
   if (!status) feint_parallel_for_indexed(s->n_cells, GRAIN, route_range, &j);
   if (!status && j.bad)
-    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a slab's cell refers to a node past the mesh's %lld",
-                             (long long)s->whole.n_scalar_dofs);
+    status = feint_error_set(FEINT_ERR_COMPUTE,
+                             "internal: a slab's cell refers to a node past the mesh's %lld or a part past %d ranks",
+                             (long long)s->whole.n_scalar_dofs, size);
   for (int q = 0; q < size && !status; q++) { /* each range's first slot in each message */
     int64_t n = 0;
     for (int t = 0; t < ranges; t++) {

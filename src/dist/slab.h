@@ -20,6 +20,7 @@ struct feint_dist_slab {
   int64_t cell0, n_cells;       /* the whole's cells [cell0, cell0 + n_cells) */
   const int64_t *cells;         /* n_cells x nv whole node numbers (-1 past a narrower block's) */
   const int *groups;            /* n_cells, or NULL: none (-1) */
+  const int *part;              /* n_cells: each cell's rank (a partition of the cells), or NULL: the rows partition */
   int64_t node0, n_nodes;       /* the nodes of this rank's rows (P1 on every node: node = scalar dof) */
   const double *x, *y, *z;      /* their coordinates */
   feint_mesh_group *groups_read; /* a slab read from a message: the group table (names in the message) */

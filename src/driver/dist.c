@@ -1,8 +1,8 @@
 /* The run under mpirun (feint/dist.h). Rank 0 runs the pipeline of
  * driver.c on the whole mesh up to the dof numbering and the boundary
  * conditions: it reads the mesh once, numbers the dofs, partitions the
- * cells and sends every other rank its part (on the rows partition of P1
- * a slab of the whole, from which the ranks build their parts together).
+ * cells and sends every other rank its part (for P1 a slab of the whole,
+ * from which the ranks build their parts together).
  * Each rank (rank 0 too) makes
  * its part's pattern and computes the volume integrals of its own cells
  * on its own device. The rows are owned in contiguous blocks (PETSc's
@@ -639,7 +639,7 @@ static int rank0_packs(void) {
   return how && !strcmp(how, "rank0");
 }
 
-/* The rows partition of P1 on every node: every worker gets the case and
+/* P1 on every node (any partition): every worker gets the case and
  * its slab of the whole (two messages, under way at once; the slab's bulk
  * sent from the whole as it lies), then every rank builds its part with
  * the others (feint_dist_part_build_start, _finish), rank 0 too, which
@@ -660,7 +660,7 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *out, &out, "the slabs' sends");
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *to, &to, "the slabs' sends");
   for (int k = 0; k < size && !status; k++) {
-    status = feint_dist_slab_create(r->space, k, size, &slabs[k]);
+    status = feint_dist_slab_create(r->space, d->partition, k, size, &slabs[k]);
     if (status || k == 0) continue;
     out[2 * (k - 1)] = (feint_comm_message){{&sent, head}, {sizeof sent, nhead}, 2};
     status = feint_dist_slab_message(slabs[k], &out[2 * (k - 1) + 1], &heads[k]);
@@ -735,7 +735,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   /* the workers' parts packed side by side (each a pass over the whole mesh) and sent, then rank 0's own:
    * its message is not held beside theirs */
   const int release = !run_whole_needed(r);
-  if (d->by_rows && release && feint_dist_slab_applies(r->space) && !rank0_packs()) {
+  if (release && feint_dist_slab_applies(r->space) && !rank0_packs()) {
     const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, &t0);
     free(head);
     FEINT_CALL(status);

@@ -93,13 +93,16 @@ released p1-released yes rows "$WORK/p1.yaml" $ALL
 released p1-vector-released yes rows "$WORK/el1.yaml" $ALL
 released p1-cell-dofs-released yes rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 released p1-curve-released yes morton "$WORK/el1.yaml" $ALL --set output.cell_dofs=true
-# On the rows partition of P1 the ranks build their parts from slabs of the whole that rank 0 sends as they lie
-# (FEINT_DIST_BUILD=rank0: rank 0 packs them, as it does for every other partition and order): the same files
+# For P1 the ranks build their parts from slabs of the whole that rank 0 sends as they lie, each cell going to
+# the ranks whose rows it touches or to its part (FEINT_DIST_BUILD=rank0: rank 0 packs them, as it does for
+# higher orders): the same files
 built() { # name want("ranks"|"rank 0") partition case args...
   says "parts built by" '"ranks" if "parts built (each rank its own" in steps else "rank 0"' "$@"
 }
 built p1-built ranks rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 built p1-vector-built ranks rows "$WORK/el1.yaml" $ALL
+built p1-curve-built ranks morton "$WORK/el1.yaml" $ALL
+built p1-metis-built ranks metis "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 FEINT_DIST_BUILD=rank0 built p1-packed "rank 0" rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 built p2-packed "rank 0" rows "$WORK/p1.yaml" $ALL --set space.order=2
 # Element matrices are written by the ranks that computed them, range by range of whole cells (on the rows
@@ -398,8 +401,8 @@ fi
 # hook): one message, its own (not "rank 1 failed" from another rank), status 1 on every rank, no file
 # (the rows partition's exchanges carry statuses only: rows:1:... runs on it; setup there is the parts' build
 # from slabs, every rank in it)
-for at in 1:residual 2:rhs 1:assembly 0:assembly 2:element_matrices rows:1:assembly rows:2:rhs rows:1:setup rows:2:setup \
-  rows:0:setup; do
+for at in 1:residual 2:rhs 1:assembly 0:assembly 2:element_matrices 2:setup rows:1:assembly rows:2:rhs rows:1:setup \
+  rows:2:setup rows:0:setup; do
   rm -f "$WORK/fail.h5"
   partition=auto
   if [ "${at%%:*}" = rows ]; then partition=rows at=${at#rows:}; fi

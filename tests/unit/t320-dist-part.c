@@ -175,7 +175,8 @@ static void carry_all(slab_build **b, int nparts, void ***in, size_t **in_bytes)
   }
 }
 
-static void check_build(const char *path, int components, int nparts, int scatter_groups, int fail_rank,
+enum { CURVE = ROWS + 1 }; /* check_build's partitions: ROWS, SCATTERED or the Morton curve's */
+static void check_build(const char *path, int components, int how, int nparts, int scatter_groups, int fail_rank,
                         int corrupt) {
   feint_mesh *m = NULL;
   feint_space *s = NULL;
@@ -189,6 +190,12 @@ static void check_build(const char *path, int components, int nparts, int scatte
   }
   for (int64_t c = 0; scatter_groups && m->cell_group && c < m->n_cells; c += 3) m->cell_group[c] = -1;
   CHECK(feint_dist_slab_applies(s), "%s: P1 on every node takes the slabs", path);
+  int *part = NULL; /* the rows partition: none */
+  if (how != ROWS) {
+    part = malloc((size_t)m->n_cells * sizeof *part);
+    for (int64_t c = 0; c < m->n_cells; c++) part[c] = (int)((c * 7919) % nparts);
+    if (how == CURVE) CHECK_OK(feint_dist_partition_curve(m, nparts, part));
+  }
   feint_dist_slab *slab[8] = {0};
   slab_build *b[8] = {0};
   void *slab_msg[8] = {0}, **in[8], *built[8] = {0};
@@ -198,7 +205,7 @@ static void check_build(const char *path, int components, int nparts, int scatte
     in[k] = calloc((size_t)nparts, sizeof **in);
     in_bytes[k] = calloc((size_t)nparts, sizeof **in_bytes);
     CHECK_OK(slab_build_create(nparts, k, &b[k]));
-    CHECK_OK(feint_dist_slab_create(s, k, nparts, &slab[k]));
+    CHECK_OK(feint_dist_slab_create(s, part, k, nparts, &slab[k]));
     if (k == 0) continue;
     /* through the message a worker receives: its pieces back to back */
     feint_comm_message msg;
@@ -245,7 +252,7 @@ static void check_build(const char *path, int components, int nparts, int scatte
       void *packed = NULL;
       size_t packed_bytes = 0;
       feint_dist_part pt;
-      CHECK_OK(feint_dist_part_pack(s, NULL, k, nparts, &packed, &packed_bytes, &pt));
+      CHECK_OK(feint_dist_part_pack(s, part, k, nparts, &packed, &packed_bytes, &pt));
       CHECK(status[k] == FEINT_OK && built_bytes[k] == packed_bytes && built[k] &&
                 !memcmp(built[k], packed, packed_bytes),
             "%s x%d: rank %d of %d built its part as rank 0 packs it (%zu bytes, packed %zu)", path, components, k,
@@ -261,7 +268,9 @@ static void check_build(const char *path, int components, int nparts, int scatte
     free(slab_msg[k]);
   }
   if (fail_rank < 0)
-    printf("%s P1 x%d, %d ranks: every part built from slabs as rank 0 packs it\n", path, components, nparts);
+    printf("%s P1 x%d, %d ranks (%s): every part built from slabs as rank 0 packs it\n", path, components, nparts,
+           how == ROWS ? "rows" : how == CURVE ? "curve" : "scattered");
+  free(part);
   feint_space_destroy(s);
   feint_mesh_destroy(m);
 }
@@ -380,16 +389,20 @@ int main(void) {
   check_mesh("cases/hexcube.geo", 3, 1, ROWS, 3);
   check_mesh("cases/mixedsquare.geo", 3, 2, ROWS, 2);
   check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, ROWS, 3);
-  check_build("cases/cube.geo", 1, 3, 0, -1, 0);
-  check_build("cases/cube.geo", 3, 4, 1, -1, 0);
-  check_build("cases/two-materials.geo", 1, 2, 0, -1, 0);
-  check_build("cases/square.geo", 2, 3, 0, -1, 0);
-  check_build("tests/data/split_cube.geo", 1, 5, 1, -1, 0);
-  check_build("cases/square.geo", 1, 1, 0, -1, 0);
-  check_build("cases/cube.geo", 1, 3, 0, 1, 0);
-  check_build("cases/cube.geo", 1, 3, 0, 2, 1);
+  check_build("cases/cube.geo", 1, ROWS, 3, 0, -1, 0);
+  check_build("cases/cube.geo", 3, ROWS, 4, 1, -1, 0);
+  check_build("cases/two-materials.geo", 1, ROWS, 2, 0, -1, 0);
+  check_build("cases/square.geo", 2, ROWS, 3, 0, -1, 0);
+  check_build("tests/data/split_cube.geo", 1, ROWS, 5, 1, -1, 0);
+  check_build("cases/square.geo", 1, ROWS, 1, 0, -1, 0);
+  check_build("cases/cube.geo", 1, ROWS, 3, 0, 1, 0);
+  check_build("cases/cube.geo", 1, ROWS, 3, 0, 2, 1);
+  check_build("cases/cube.geo", 1, CURVE, 3, 0, -1, 0);
+  check_build("cases/cube.geo", 3, SCATTERED, 4, 1, -1, 0);
+  check_build("cases/two-materials.geo", 1, CURVE, 5, 0, -1, 0);
+  check_build("cases/square.geo", 1, SCATTERED, 2, 1, 0, 0);
   setenv("FEINT_WIDE_INDEX_LIMIT", "100", 1); /* the cells' nodes routed as int64, as past 2^31 nodes */
-  check_build("cases/cube.geo", 3, 3, 1, -1, 0);
+  check_build("cases/cube.geo", 3, ROWS, 3, 1, -1, 0);
   unsetenv("FEINT_WIDE_INDEX_LIMIT");
   return check_report("t320-dist-part");
 }
