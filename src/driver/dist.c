@@ -643,11 +643,12 @@ static int rank0_packs(void) {
  * its slab of the whole (two messages, under way at once; the slab's bulk
  * sent from the whole as it lies), then every rank builds its part with
  * the others (feint_dist_part_build_start, _finish), rank 0 too, which
- * releases the whole mesh between the build's halves. Once the slabs are
+ * releases the whole mesh between the build's halves where nothing after
+ * needs it (release; a sweep keeps it). Once the slabs are
  * sent rank 0 must take part in the build, whatever happens, or the
  * workers would wait for it. */
 static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
-                          const char *head, size_t nhead, double *t0) {
+                          const char *head, size_t nhead, int release, double *t0) {
   const int size = d->size, n = 2 * (size - 1);
   command sent = *setup;
   sent.slab = 1;
@@ -689,8 +690,8 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   if (!builder) return status; /* could not take part: the run has ended */
   if (!status) step(d, "cells sent to their rows' owners", t0);
   /* the whole goes before the parts are built (the build keeps what it needs of rank 0's slab), so that rank 0
-   * never holds it beside its part */
-  if (!status) status = run_release_whole(r);
+   * never holds it beside its part; a sweep keeps it (its members' conditions are made from it) */
+  if (!status && release) status = run_release_whole(r);
   *t0 = feint_now();
   void *msg = NULL;
   size_t bytes = 0;
@@ -732,16 +733,18 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   char *head = NULL;
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));
-  /* the workers' parts packed side by side (each a pass over the whole mesh) and sent, then rank 0's own:
-   * its message is not held beside theirs */
   const int release = !run_whole_needed(r);
-  if (release && feint_dist_slab_applies(r->space) && !rank0_packs()) {
-    const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, &t0);
+  /* built from slabs where rank 0 keeps no record of the parts: the ranks write their own results (a Matrix
+   * Market copy gathers them on rank 0, by the records) */
+  if (run_dist_collective(r) && feint_dist_slab_applies(r->space) && !rank0_packs()) {
+    const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, release, &t0);
     free(head);
     FEINT_CALL(status);
     *own = d->own.problem;
     return FEINT_OK;
   }
+  /* the workers' parts packed side by side (each a pass over the whole mesh) and sent, then rank 0's own:
+   * its message is not held beside theirs */
   pack_job job = {r->space, d->partition, d->size, d->parts, !release, 1, NULL};
   int status = feint_calloc((size_t)d->size, sizeof *job.out, &job.out, "the parts' messages");
   if (!status) {

@@ -266,6 +266,7 @@ output: {matrix: true, rhs: true, element_matrices: true}
 sweep: {product: {physics.E: [1, "1 + x"], physics.nu: [0.3, 0.25]}, layout: groups}
 EOF
 same sweep-kept "$WORK/swk.yaml"
+same sweep-kept-p1 "$WORK/swk.yaml" --set space.order=1 # parts built from slabs, rank 0 keeping the whole
 # the members after the first keep every rank's part, and each rank keeps its backend where one rank does (only
 # the coefficients change: the backend is given the new form); the files above are equal all the same
 "$FEINT" run --quiet "$WORK/swk.yaml" -o "$WORK/swk-json-1.h5" --json > "$WORK/swk-1.json"

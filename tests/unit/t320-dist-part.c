@@ -188,7 +188,12 @@ static void check_build(const char *path, int components, int how, int nparts, i
     feint_mesh_destroy(m);
     return;
   }
-  for (int64_t c = 0; scatter_groups && m->cell_group && c < m->n_cells; c += 3) m->cell_group[c] = -1;
+  /* groups: 1 scattered (sent one a cell, not as runs), 2 none at all (a mesh without physical groups' cells) */
+  for (int64_t c = 0; scatter_groups == 1 && m->cell_group && c < m->n_cells; c += 3) m->cell_group[c] = -1;
+  if (scatter_groups == 2) {
+    free(m->cell_group);
+    m->cell_group = NULL;
+  }
   CHECK(feint_dist_slab_applies(s), "%s: P1 on every node takes the slabs", path);
   int *part = NULL; /* the rows partition: none */
   if (how != ROWS) {
@@ -401,6 +406,8 @@ int main(void) {
   check_build("cases/cube.geo", 3, SCATTERED, 4, 1, -1, 0);
   check_build("cases/two-materials.geo", 1, CURVE, 5, 0, -1, 0);
   check_build("cases/square.geo", 1, SCATTERED, 2, 1, 0, 0);
+  check_build("cases/cube.geo", 1, ROWS, 3, 2, -1, 0);
+  check_build("cases/cube.geo", 1, CURVE, 2, 2, -1, 0);
   setenv("FEINT_WIDE_INDEX_LIMIT", "100", 1); /* the cells' nodes routed as int64, as past 2^31 nodes */
   check_build("cases/cube.geo", 3, ROWS, 3, 1, -1, 0);
   unsetenv("FEINT_WIDE_INDEX_LIMIT");
