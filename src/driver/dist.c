@@ -688,7 +688,7 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   feint_dist_slab_destroy(slabs[0]);
   free(slabs);
   if (!builder) return status; /* could not take part: the run has ended */
-  if (!status) step(d, "cells sent to their rows' owners", t0);
+  if (!status) step(d, d->by_rows ? "cells sent to their rows' owners" : "cells sent to their parts' ranks", t0);
   /* the whole goes before the parts are built (the build keeps what it needs of rank 0's slab), so that rank 0
    * never holds it beside its part; a sweep keeps it (its members' conditions are made from it) */
   if (!status && release) status = run_release_whole(r);
@@ -1345,8 +1345,6 @@ void run_dist_destroy(run_dist *d) {
 
 /* ---- the other ranks ---- */
 
-/* A setup command's data: the case, then the part's message (in the
- * received buffer *holder, freed once the part is unpacked). */
 /* The part from a slab of the whole (the message after the setup's), built
  * with the other ranks: taking part whatever failed before, so that no
  * rank waits for this one. */
@@ -1369,6 +1367,9 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
   return status;
 }
 
+/* A setup command's data: the case, then the part's message (in the
+ * received buffer *holder, freed once the part is unpacked), or for a
+ * slab (cmd->slab) nothing more: the slab follows in a message of its own. */
 static int worker_setup(feint_comm *comm, run_part *p, const command *cmd, const char *data, size_t bytes,
                         void **holder, int device_index, int *reused) {
   *reused = 0;
