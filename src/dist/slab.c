@@ -23,6 +23,7 @@ static const char SLAB_MAGIC[8] = "feintS1";
 enum { HEAD = 16 };       /* every step's message: failed flag, item count (two int64) */
 enum { GRAIN = 1 << 14 }; /* cells a core takes at least */
 enum { N_INTS = 14 };     /* the int32 of a slab's head (an even count: the head stays 8-aligned) */
+_Static_assert(sizeof(part_block) == 32, "a slab's head holds each block in 32 bytes");
 
 struct slab_build {
   int size, rank;
