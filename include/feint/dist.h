@@ -9,9 +9,8 @@
  *
  * Rank 0 reads the mesh once, shares its cells among the ranks (by their
  * rows, along a Morton curve, or METIS on the dual graph) and sends each
- * rank its part (feint_dist_part_pack; for P1 the ranks build their
- * parts from slabs of the whole instead, feint_dist_part_build_start):
- * the rank's
+ * rank its part (feint_dist_part_pack; or the ranks build their parts
+ * from slabs of the whole, feint_dist_part_build_start): the rank's
  * cells and the nodes they use, and the part of the global dof map they
  * hold, in local numbers that keep the global order, so that a rank's
  * space (feint_space_create_from_map) numbers its dofs as the one-rank run
@@ -60,7 +59,7 @@ int feint_comm_recv(feint_comm *comm, int from, void **buf, size_t *bytes);
  * in_bytes[p] what rank p sent (in[rank] NULL). The ranks pair up in
  * rounds (a round-robin tournament), the lower rank of a pair sending
  * first, so that blocking sends cannot wait on each other in a cycle. */
-enum { FEINT_COMM_MAX_PIECES = 8 };
+enum { FEINT_COMM_MAX_PIECES = 10 };
 typedef struct {
   const void *pieces[FEINT_COMM_MAX_PIECES];
   size_t sizes[FEINT_COMM_MAX_PIECES];
@@ -139,20 +138,20 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, fei
 
 /* ---- a part built by its own rank ----
  *
- * For P1 on every node of straight cells (feint_dist_slab_applies),
- * rank 0 need not pack the parts: it sends every rank a slab of the whole
- * as it lies in memory (no copy): an even share of the cells (whole node
- * numbers, groups, and for a partition of the cells their parts) and the
- * nodes of the rank's rows with their coordinates. The ranks then build
- * their parts together (feint_dist_part_build_start and _finish,
- * collective): each cell goes to the ranks whose rows it touches (the
- * rows partition) or to its part, the nodes' coordinates come from their
- * owners, and each rank's message is byte for byte the one
- * feint_dist_part_pack makes (the same unpack reads it). Rank 0's packing
- * of P parts, each a pass over the whole mesh, becomes P passes over a
- * P-th of it, side by side, and rank 0 holds no part but its own. */
+ * Rank 0 need not pack the parts: it sends every rank a slab of the
+ * whole as it lies in memory (no copy): an even share of the cells
+ * (whole node numbers, scalar dofs, groups, a curved mesh's geometry, and
+ * for a partition of the cells their parts), an even share of the nodes
+ * with their coordinates, and the coordinates of the rank's rows' dofs.
+ * The ranks then build their parts together (feint_dist_part_build_start
+ * and _finish, collective): each cell goes to the ranks whose rows it
+ * touches (the rows partition) or to its part, the coordinates of its
+ * nodes and dofs come from their owners, and each rank's message is byte
+ * for byte the one feint_dist_part_pack makes (the same unpack reads it).
+ * Rank 0's packing of P parts, each a pass over the whole mesh, becomes P
+ * passes over a P-th of it, side by side, and rank 0 holds no part but
+ * its own. */
 typedef struct feint_dist_slab feint_dist_slab;
-int feint_dist_slab_applies(const feint_space *space);
 /* Rank `rank`'s slab of the whole among size ranks: views into space, its
  * mesh and part (the cells' parts, or NULL: the rows partition), which
  * outlive it. */

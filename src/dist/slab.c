@@ -6,9 +6,11 @@
  * coordinates, and each writes its part's message byte for byte as
  * feint_dist_part_pack would have (part_format.h). A cell goes to the
  * ranks whose rows it touches (the rows partition) or to its part (a
- * partition of the cells, sent with the slab). P1 on every node of
- * straight cells: there a node is a scalar dof, and its owner is its
- * row's. The steps are slab.h's. */
+ * partition of the cells, sent with the slab), with its nodes, its scalar
+ * dofs and a curved cell's geometry. A node's coordinates are kept by the
+ * rank whose even share of the nodes holds it, a dof's by its row's owner
+ * (P1 on every node: a node is a scalar dof, one numbering serves both).
+ * The steps are slab.h's. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,8 +24,21 @@
 static const char SLAB_MAGIC[8] = "feintS1";
 enum { HEAD = 16 };       /* every step's message: failed flag, item count (two int64) */
 enum { GRAIN = 1 << 14 }; /* cells a core takes at least */
-enum { N_INTS = 14 };     /* the int32 of a slab's head (an even count: the head stays 8-aligned) */
+enum { N_INTS = 16, N_COUNTS = 10 }; /* the int32 and int64 of a slab's head (even counts: it stays 8-aligned) */
 _Static_assert(sizeof(part_block) == 32, "a slab's head holds each block in 32 bytes");
+
+/* One numbering of the part's ids (its nodes, or its scalar dofs): the
+ * ids its cells use, numbered in whole order over the range they span,
+ * each owned by the rank whose range holds it (start), which answers for
+ * its coordinates (own: 3 doubles an id, copied from the slab). */
+typedef struct {
+  int64_t *start;            /* size + 1: the ranks' first ids */
+  int64_t own0, n_own;       /* this rank's ids and their coordinates */
+  double *own;
+  int64_t lo, n_range, *map; /* the whole ids [lo, lo + n_range) -> local number (-1: unused) */
+  int64_t n_list, *list;     /* the part's ids, ascending */
+  int64_t *list_start;       /* size + 1: where each owner's ids start in list */
+} numbering;
 
 struct slab_build {
   int size, rank;
@@ -32,48 +47,49 @@ struct slab_build {
   /* what the build keeps of the slab after the first step (the slab, and the whole it views, may go then) */
   part_whole whole;         /* its groups' table, names and path copied into text */
   char *text;
-  int nv, wide;             /* the cells' row width; their nodes sent as int64 (wide) or int32 */
-  int64_t node0, n_nodes;   /* this rank's nodes, and their coordinates (copied) */
-  double *xyz[3];
-  int64_t *start;           /* size + 1: the ranks' first scalar dofs (= nodes) */
+  int nv, nb, ng;           /* a cell's nodes, scalar dofs and geometry nodes (the whole's widest) */
+  int dofs_are_nodes;       /* P1 on every node: one numbering serves both */
+  int wide;                 /* ids routed as int64 (else int32) */
+  numbering nodes, dofs;
   /* the part, as it arrives */
   void **cells_in;          /* size: the routed cells received from each rank (kept to the end) */
   int64_t *cells_first;     /* size + 1: where each rank's cells start in the part */
   int64_t n_part, *ids;     /* the part's cells, whole numbers ascending */
   int *part_groups;         /* their groups */
-  int64_t lo, n_range, *map; /* the whole nodes [lo, lo + n_range) -> local number (-1: unused) */
-  int64_t n_list, *list;     /* the part's nodes, whole numbers ascending */
-  int64_t *list_start;       /* size + 1: where each owner's nodes start in list */
 };
 
 /* ---- the slab, and its message from rank 0 ---- */
 
-int feint_dist_slab_applies(const feint_space *s) {
-  return s->order == 1 && s->scalar_cell_dofs_borrowed && s->mesh->n_geometry_nodes == 0;
-}
-
 int feint_dist_slab_create(const feint_space *s, const int *part, int rank, int size, feint_dist_slab **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
-  if (!feint_dist_slab_applies(s))
-    return feint_error_set(FEINT_ERR_COMPUTE, "internal: a slab of a space that is not P1 on every node");
   feint_dist_slab *sl = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *sl, &sl, "a slab of the mesh"));
   part_whole_of(s, &sl->whole);
   sl->size = size;
   sl->rank = rank;
   sl->nv = m->nv;
-  int64_t c1 = 0, v1 = 0;
-  feint_dist_rows_scalar_range(m->n_cells, size, rank, &sl->cell0, &c1); /* an even share of the cells */
-  feint_dist_rows_scalar_range(s->n_scalar_dofs, size, rank, &sl->node0, &v1);
+  sl->nb = s->nb;
+  sl->ng = m->n_geometry_nodes;
+  sl->whole_nodes = m->n_nodes;
+  int64_t c1 = 0, v1 = 0, d1 = 0;
+  feint_dist_rows_scalar_range(m->n_cells, size, rank, &sl->cell0, &c1); /* an even share of each */
+  feint_dist_rows_scalar_range(m->n_nodes, size, rank, &sl->node0, &v1);
   sl->n_cells = c1 - sl->cell0;
   sl->n_nodes = v1 - sl->node0;
   sl->cells = m->cells + sl->cell0 * m->nv;
   sl->groups = m->cell_group ? m->cell_group + sl->cell0 : NULL;
   sl->part = part ? part + sl->cell0 : NULL;
+  sl->geometry = sl->ng ? m->geometry_nodes + sl->cell0 * sl->ng * 3 : NULL;
   sl->x = m->x + sl->node0;
   sl->y = m->y + sl->node0;
   sl->z = m->z + sl->node0;
+  if (!s->scalar_cell_dofs_borrowed) { /* else P1 on every node: the dofs are the nodes */
+    feint_dist_rows_scalar_range(s->n_scalar_dofs, size, rank, &sl->dof0, &d1);
+    sl->n_dofs = d1 - sl->dof0;
+    sl->dofs = s->scalar_cell_dofs + sl->cell0 * s->nb;
+    sl->dof_xyz = s->coordinates + sl->dof0 * 3;
+  }
   *out = sl;
   return FEINT_OK;
 }
@@ -89,7 +105,8 @@ static size_t padded(size_t n) { return (n + 7) / 8 * 8; }
 /* The message's head (all of it 8-aligned, so that the arrays after it are) */
 static size_t head_bytes(const feint_dist_slab *sl) {
   const part_whole *w = &sl->whole;
-  size_t n = sizeof SLAB_MAGIC + N_INTS * 4 + 6 * 8 + (size_t)w->n_blocks * 32 + 8 + padded(strlen(w->path) + 1);
+  size_t n = sizeof SLAB_MAGIC + N_INTS * 4 + N_COUNTS * 8 + (size_t)w->n_blocks * 32 + 8 +
+             padded(strlen(w->path) + 1);
   for (int g = 0; g < w->n_groups; g++) n += 24 + padded(strlen(w->groups[g].name) + 1);
   return n;
 }
@@ -109,11 +126,12 @@ int feint_dist_slab_message(const feint_dist_slab *sl, feint_comm_message *msg, 
   FEINT_CALL(feint_malloc(size, 1, &h, "a slab's head"));
   part_filler f = {h};
   part_fill(&f, SLAB_MAGIC, sizeof SLAB_MAGIC);
-  const int32_t ints[N_INTS] = {w->dim,      w->nv_facet, w->geometry_order, w->order,   w->components,
-                                w->family,   w->n_groups, w->n_blocks,       sl->nv,     sl->groups != NULL,
-                                sl->size,    sl->rank,    sl->part != NULL,  0 /* pad */};
+  const int32_t ints[N_INTS] = {w->dim,      w->nv_facet, w->geometry_order, w->order,    w->components, w->family,
+                                w->n_groups, w->n_blocks, sl->nv,            sl->groups != NULL, sl->size, sl->rank,
+                                sl->part != NULL, sl->nb, sl->dofs != NULL,  sl->ng};
   part_fill(&f, ints, sizeof ints);
-  const int64_t counts[6] = {w->n_cells, w->n_scalar_dofs, sl->cell0, sl->n_cells, sl->node0, sl->n_nodes};
+  const int64_t counts[N_COUNTS] = {w->n_cells, w->n_scalar_dofs, sl->cell0, sl->n_cells, sl->node0,
+                                    sl->n_nodes, sl->whole_nodes, sl->dof0, sl->n_dofs, 0 /* pad */};
   part_fill(&f, counts, sizeof counts);
   for (int b = 0; b < w->n_blocks; b++) part_fill(&f, &w->blocks[b], sizeof w->blocks[b]);
   for (int g = 0; g < w->n_groups; g++) {
@@ -128,11 +146,14 @@ int feint_dist_slab_message(const feint_dist_slab *sl, feint_comm_message *msg, 
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a slab's head is %zu bytes, sized %zu", (size_t)(f.at - h),
                            size);
   }
-  const size_t nodes = (size_t)sl->n_nodes * sizeof(double);
-  *msg = (feint_comm_message){{h, sl->cells, sl->x, sl->y, sl->z, sl->groups, sl->part},
-                              {size, (size_t)(sl->n_cells * sl->nv) * 8, nodes, nodes, nodes,
-                               sl->groups ? (size_t)sl->n_cells * 4 : 0, sl->part ? (size_t)sl->n_cells * 4 : 0},
-                              7};
+  /* the bulk as it lies in the whole: the 8-byte arrays first, the int32 ones last */
+  const size_t n_cells = (size_t)sl->n_cells, nodes = (size_t)sl->n_nodes * sizeof(double);
+  *msg = (feint_comm_message){
+      {h, sl->cells, sl->x, sl->y, sl->z, sl->dofs, sl->dof_xyz, sl->geometry, sl->groups, sl->part},
+      {size, n_cells * (size_t)sl->nv * 8, nodes, nodes, nodes, sl->dofs ? n_cells * (size_t)sl->nb * 8 : 0,
+       sl->dofs ? (size_t)sl->n_dofs * 24 : 0, n_cells * (size_t)sl->ng * 24, sl->groups ? n_cells * 4 : 0,
+       sl->part ? n_cells * 4 : 0},
+      10};
   *head = h;
   return FEINT_OK;
 }
@@ -159,6 +180,15 @@ static void take_copy(walk *r, void *to, size_t n) {
   if (p) memcpy(to, p, n);
 }
 
+/* n items of `size` bytes in place (a count past what is left fails) */
+static const void *take_items(walk *r, int64_t n, size_t size) {
+  if (n < 0 || (size && (size_t)n > (r->size - r->at) / size)) {
+    r->failed = 1;
+    return NULL;
+  }
+  return take(r, (size_t)n * size);
+}
+
 /* A NUL-ended text of the head, in place */
 static const char *take_text(walk *r) {
   int64_t len = 0;
@@ -178,23 +208,28 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   FEINT_CALL(feint_calloc(1, sizeof *sl, &sl, "a slab of the mesh"));
   part_whole *w = &sl->whole;
   int32_t ints[N_INTS] = {0};
-  int64_t counts[6] = {0};
+  int64_t counts[N_COUNTS] = {0};
   take_copy(&r, ints, sizeof ints);
   take_copy(&r, counts, sizeof counts);
   *w = (part_whole){.dim = ints[0], .nv_facet = ints[1], .geometry_order = ints[2], .order = ints[3],
                     .components = ints[4], .family = ints[5], .n_groups = ints[6], .n_blocks = ints[7],
                     .n_cells = counts[0], .n_scalar_dofs = counts[1]};
   sl->nv = ints[8];
-  const int has_groups = ints[9];
+  const int has_groups = ints[9], has_part = ints[12], has_dofs = ints[14];
   sl->size = ints[10];
   sl->rank = ints[11];
-  const int has_part = ints[12];
+  sl->nb = ints[13];
+  sl->ng = ints[15];
+  w->n_geometry_nodes = sl->ng;
   sl->cell0 = counts[2];
   sl->n_cells = counts[3];
   sl->node0 = counts[4];
   sl->n_nodes = counts[5];
-  if (w->n_blocks < 1 || w->n_blocks > FEINT_MESH_MAX_BLOCKS || w->n_groups < 0 || sl->nv < 1 || sl->n_cells < 0 ||
-      sl->n_nodes < 0 || sl->size < 1)
+  sl->whole_nodes = counts[6];
+  sl->dof0 = counts[7];
+  sl->n_dofs = counts[8];
+  if (w->n_blocks < 1 || w->n_blocks > FEINT_MESH_MAX_BLOCKS || w->n_groups < 0 || sl->nv < 1 || sl->nb < 1 ||
+      sl->ng < 0 || sl->size < 1)
     r.failed = 1;
   for (int b = 0; b < w->n_blocks && !r.failed; b++) take_copy(&r, &w->blocks[b], sizeof w->blocks[b]);
   int status = r.failed ? FEINT_OK
@@ -211,14 +246,18 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   }
   w->groups = sl->groups_read;
   w->path = take_text(&r);
-  const size_t n_cells = (size_t)sl->n_cells, n_nodes = (size_t)sl->n_nodes;
-  if (!r.failed && (n_cells > (r.size - r.at) / 8 / (size_t)sl->nv || n_nodes > (r.size - r.at) / 24)) r.failed = 1;
-  sl->cells = take(&r, n_cells * (size_t)sl->nv * 8);
-  sl->x = take(&r, n_nodes * 8);
-  sl->y = take(&r, n_nodes * 8);
-  sl->z = take(&r, n_nodes * 8);
-  sl->groups = has_groups ? take(&r, n_cells * 4) : NULL;
-  sl->part = has_part ? take(&r, n_cells * 4) : NULL;
+  if (!r.failed && (sl->n_cells < 0 || (size_t)sl->n_cells > (r.size - r.at) / 8 / (size_t)sl->nv)) r.failed = 1;
+  sl->cells = take_items(&r, sl->n_cells * sl->nv, 8);
+  sl->x = take_items(&r, sl->n_nodes, 8);
+  sl->y = take_items(&r, sl->n_nodes, 8);
+  sl->z = take_items(&r, sl->n_nodes, 8);
+  if (has_dofs && !r.failed && (size_t)sl->n_cells > (r.size - r.at) / 8 / (size_t)sl->nb) r.failed = 1;
+  sl->dofs = has_dofs ? take_items(&r, sl->n_cells * sl->nb, 8) : NULL;
+  sl->dof_xyz = has_dofs ? take_items(&r, sl->n_dofs, 24) : NULL;
+  if (sl->ng && !r.failed && (size_t)sl->n_cells > (r.size - r.at) / 24 / (size_t)sl->ng) r.failed = 1;
+  sl->geometry = sl->ng ? take_items(&r, sl->n_cells * sl->ng, 24) : NULL;
+  sl->groups = has_groups ? take_items(&r, sl->n_cells, 4) : NULL;
+  sl->part = has_part ? take_items(&r, sl->n_cells, 4) : NULL;
   if (!status && (r.failed || r.at != r.size))
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a slab's message from rank 0 is cut short or malformed");
   if (status) {
@@ -239,10 +278,13 @@ int slab_build_create(int size, int rank, slab_build **out) {
   b->rank = rank;
   int status = feint_calloc((size_t)size, sizeof *b->out, &b->out, "a part's build");
   if (!status) status = feint_calloc((size_t)size, sizeof *b->out_bytes, &b->out_bytes, "a part's build");
-  if (!status) status = feint_calloc((size_t)size + 1, sizeof *b->start, &b->start, "a part's build");
   if (!status) status = feint_calloc((size_t)size, sizeof *b->cells_in, &b->cells_in, "a part's build");
   if (!status) status = feint_calloc((size_t)size + 1, sizeof *b->cells_first, &b->cells_first, "a part's build");
-  if (!status) status = feint_calloc((size_t)size + 1, sizeof *b->list_start, &b->list_start, "a part's build");
+  numbering *nm[2] = {&b->nodes, &b->dofs};
+  for (int k = 0; k < 2 && !status; k++) {
+    status = feint_calloc((size_t)size + 1, sizeof *nm[k]->start, &nm[k]->start, "a part's build");
+    if (!status) status = feint_calloc((size_t)size + 1, sizeof *nm[k]->list_start, &nm[k]->list_start, "a part's build");
+  }
   if (status) {
     slab_build_destroy(b);
     return status;
@@ -259,22 +301,27 @@ static void free_out(slab_build *b) {
   }
 }
 
+static void numbering_release(numbering *nm) {
+  free(nm->start);
+  free(nm->own);
+  free(nm->map);
+  free(nm->list);
+  free(nm->list_start);
+}
+
 void slab_build_destroy(slab_build *b) {
   if (!b) return;
   if (b->out) free_out(b);
   for (int p = 0; b->cells_in && p < b->size; p++) free(b->cells_in[p]);
-  for (int a = 0; a < 3; a++) free(b->xyz[a]);
+  numbering_release(&b->nodes);
+  numbering_release(&b->dofs);
   free(b->text);
   free(b->out);
   free(b->out_bytes);
-  free(b->start);
   free(b->cells_in);
   free(b->cells_first);
   free(b->ids);
   free(b->part_groups);
-  free(b->map);
-  free(b->list);
-  free(b->list_start);
   free(b);
 }
 
@@ -307,17 +354,18 @@ static int fail_all(slab_build *b, int status) {
 }
 
 /* What each rank sent: a failed one (its failure, if none here first),
- * else each one's count of items of item_bytes (*n, per rank), checked
- * against the message's size. */
-static int read_in(const slab_build *b, int status, void **in, const size_t *in_bytes, size_t item_bytes,
-                   int64_t *n) {
+ * else each one's count of items (*n, per rank): `extra` bytes, then n
+ * items of item_bytes, checked against the message's size. */
+static int read_in(const slab_build *b, int status, void **in, const size_t *in_bytes, size_t extra,
+                   size_t item_bytes, int64_t *n) {
   for (int p = 0; p < b->size; p++) {
     int64_t head[2] = {1, 0};
     if (in[p] && in_bytes[p] >= HEAD) memcpy(head, in[p], sizeof head);
     n[p] = head[1];
     if (!status && head[0]) status = feint_dist_peer_failed(p);
-    if (!status && (head[1] < 0 || (size_t)head[1] > (in_bytes[p] - HEAD) / item_bytes ||
-                    in_bytes[p] != HEAD + (size_t)head[1] * item_bytes))
+    if (!status && (head[1] < 0 || in_bytes[p] < HEAD + extra ||
+                    (size_t)head[1] > (in_bytes[p] - HEAD - extra) / item_bytes ||
+                    in_bytes[p] != HEAD + extra + (size_t)head[1] * item_bytes))
       status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part of the build is malformed", p);
   }
   return status;
@@ -330,14 +378,20 @@ static void free_in(int size, void **in) {
   }
 }
 
-/* Node i of a routed message's rows (int32 or int64) */
-static inline int64_t node_at(const void *nodes, int wide, int64_t i) {
-  if (wide) return ((const int64_t *)nodes)[i];
-  return ((const int32_t *)nodes)[i];
+/* Id i of a routed message's rows (int32 or int64) */
+static inline int64_t id_at(const void *ids, int wide, int64_t i) {
+  if (wide) return ((const int64_t *)ids)[i];
+  return ((const int32_t *)ids)[i];
+}
+
+/* The owners' ranges of n ids among the ranks (even shares) */
+static void numbering_start(numbering *nm, int64_t n, int size) {
+  for (int q = 0; q <= size; q++) nm->start[q] = q == size ? n : feint_dist_row_start(n, 1, size, q);
 }
 
 /* What the build keeps of the slab: the whole's description (its texts
- * copied), this rank's nodes' coordinates */
+ * copied), the coordinates of this rank's nodes and dofs (3 doubles an
+ * id) */
 static int keep_slab(slab_build *b, const feint_dist_slab *s) {
   const part_whole *w = &s->whole;
   size_t text = strlen(w->path) + 1 + (size_t)w->n_groups * sizeof(feint_mesh_group) + sizeof(feint_mesh_group);
@@ -354,40 +408,98 @@ static int keep_slab(slab_build *b, const feint_dist_slab *s) {
   b->whole.groups = groups;
   b->whole.path = strcpy(at, w->path);
   b->nv = s->nv;
-  b->wide = w->n_scalar_dofs > feint_plan_narrow_limit(); /* int32 where they fit (the plan's rule and test hook) */
-  b->node0 = s->node0;
-  b->n_nodes = s->n_nodes;
-  const double *xyz[3] = {s->x, s->y, s->z};
-  for (int a = 0; a < 3; a++) {
-    FEINT_CALL(feint_malloc((size_t)s->n_nodes + 1, sizeof *b->xyz[a], &b->xyz[a], "a part's build"));
-    memcpy(b->xyz[a], xyz[a], (size_t)s->n_nodes * sizeof(double));
+  b->nb = s->nb;
+  b->ng = s->ng;
+  b->dofs_are_nodes = s->dofs == NULL;
+  /* int32 where they fit (the plan's rule and test hook) */
+  b->wide = s->whole_nodes > feint_plan_narrow_limit() || w->n_scalar_dofs > feint_plan_narrow_limit();
+  numbering_start(&b->nodes, s->whole_nodes, b->size);
+  numbering_start(&b->dofs, w->n_scalar_dofs, b->size);
+  b->nodes.own0 = s->node0;
+  b->nodes.n_own = s->n_nodes;
+  FEINT_CALL(feint_malloc((size_t)s->n_nodes * 3 + 1, sizeof *b->nodes.own, &b->nodes.own, "a part's build"));
+  for (int64_t v = 0; v < s->n_nodes; v++) {
+    b->nodes.own[3 * v] = s->x[v];
+    b->nodes.own[3 * v + 1] = s->y[v];
+    b->nodes.own[3 * v + 2] = s->z[v];
   }
+  if (b->dofs_are_nodes) return FEINT_OK;
+  b->dofs.own0 = s->dof0;
+  b->dofs.n_own = s->n_dofs;
+  FEINT_CALL(feint_malloc((size_t)s->n_dofs * 3 + 1, sizeof *b->dofs.own, &b->dofs.own, "a part's build"));
+  memcpy(b->dofs.own, s->dof_xyz, (size_t)s->n_dofs * 24);
   return FEINT_OK;
 }
 
-/* 1. route: each cell of the slab to every rank whose rows it touches,
- * counted per range of cells, then written at each range's place */
+/* A routed message's arrays for its n cells, in this order: whole cell
+ * numbers (int64), geometry nodes (ng x 3 doubles), nodes (nv ids), dofs
+ * (nb ids, unless they are the nodes), groups (int32) */
+typedef struct {
+  int64_t *ids;
+  double *geometry;
+  char *nodes, *dofs;
+  int32_t *groups;
+} routed;
+
+static size_t id_bytes(const slab_build *b) { return b->wide ? 8 : 4; }
+
+static size_t cell_bytes(const slab_build *b) {
+  return 8 + (size_t)b->ng * 24 + (size_t)b->nv * id_bytes(b) +
+         (b->dofs_are_nodes ? 0 : (size_t)b->nb * id_bytes(b)) + 4;
+}
+
+static routed routed_at(const slab_build *b, char *body, int64_t n) {
+  routed r;
+  r.ids = (int64_t *)(void *)body;
+  r.geometry = (double *)(void *)(body + (size_t)n * 8);
+  r.nodes = body + (size_t)n * (8 + (size_t)b->ng * 24);
+  r.dofs = r.nodes + (size_t)n * (size_t)b->nv * id_bytes(b);
+  r.groups = (int32_t *)(void *)(r.dofs + (b->dofs_are_nodes ? 0 : (size_t)n * (size_t)b->nb * id_bytes(b)));
+  return r;
+}
+
+static routed routed_from(const slab_build *b, int p) {
+  return routed_at(b, (char *)b->cells_in[p] + HEAD, b->cells_first[p + 1] - b->cells_first[p]);
+}
+
+static void put_ids(char *to, const int64_t *from, int n, int wide) {
+  if (wide) {
+    memcpy(to, from, (size_t)n * 8);
+    return;
+  }
+  int32_t *t = (int32_t *)(void *)to;
+  for (int v = 0; v < n; v++) t[v] = (int32_t)from[v];
+}
+
+/* 1. route: each cell of the slab to every rank whose rows it touches (or
+ * to its part), counted per range of cells, then written at each range's
+ * place */
 typedef struct {
   const slab_build *b;
   const feint_dist_slab *s;
   int64_t *count;          /* ranges x size: cells range t sends rank q, then where they go */
-  int64_t **ids;           /* size: each message's arrays */
-  char **nodes;
-  int32_t **groups;
-  int bad;                 /* a node out of the whole's range, or a part out of the ranks' */
+  routed *to;              /* size: each message's arrays; NULL: counting */
+  int bad;                 /* an id out of the whole's range, or a part out of the ranks' */
 } route_job;
 
 static void route_range(int64_t a, int64_t c1, int t, void *arg) {
   route_job *j = arg;
   const feint_dist_slab *s = j->s;
-  const int size = j->b->size, nv = s->nv, wide = j->b->wide;
+  const slab_build *b = j->b;
+  const int size = b->size, nv = s->nv, nb = s->nb;
   int64_t *count = j->count + (size_t)t * (size_t)size;
   for (int64_t i = a; i < c1; i++) {
-    const int64_t *d = s->cells + i * nv;
+    const int64_t *nodes = s->cells + i * nv, *dofs = s->dofs ? s->dofs + i * nb : nodes;
+    const int width = s->dofs ? nb : nv;
     int first, last;
-    if (!j->ids) {
+    if (!j->to) {
       for (int v = 0; v < nv; v++)
-        if (d[v] < -1 || d[v] >= s->whole.n_scalar_dofs) {
+        if (nodes[v] < -1 || nodes[v] >= s->whole_nodes) {
+          __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
+          return;
+        }
+      for (int v = 0; s->dofs && v < nb; v++)
+        if (dofs[v] < -1 || dofs[v] >= s->whole.n_scalar_dofs) {
           __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
           return;
         }
@@ -398,24 +510,23 @@ static void route_range(int64_t a, int64_t c1, int t, void *arg) {
         __atomic_store_n(&j->bad, 1, __ATOMIC_RELAXED);
         return;
       }
-    } else if (!feint_dist_cell_owners(d, nv, j->b->start, size, &first, &last)) {
+    } else if (!feint_dist_cell_owners(dofs, width, b->dofs.start, size, &first, &last)) {
       continue;
     }
     for (int q = first; q <= last; q++) {
-      if (q != first && q != last && !feint_dist_touches(d, nv, j->b->start[q], j->b->start[q + 1])) continue;
-      if (!j->ids) {
+      if (q != first && q != last && !feint_dist_touches(dofs, width, b->dofs.start[q], b->dofs.start[q + 1]))
+        continue;
+      if (!j->to) {
         count[q]++;
         continue;
       }
       const int64_t k = count[q]++;
-      j->ids[q][k] = s->cell0 + i;
-      if (wide) {
-        memcpy(j->nodes[q] + (size_t)k * nv * 8, d, (size_t)nv * 8);
-      } else {
-        int32_t *to = (int32_t *)(void *)(j->nodes[q] + (size_t)k * nv * 4);
-        for (int v = 0; v < nv; v++) to[v] = (int32_t)d[v];
-      }
-      j->groups[q][k] = s->groups ? s->groups[i] : -1;
+      const routed *r = &j->to[q];
+      r->ids[k] = s->cell0 + i;
+      if (s->ng) memcpy(r->geometry + k * s->ng * 3, s->geometry + i * s->ng * 3, (size_t)s->ng * 24);
+      put_ids(r->nodes + (size_t)k * nv * id_bytes(b), nodes, nv, b->wide);
+      if (s->dofs) put_ids(r->dofs + (size_t)k * nb * id_bytes(b), dofs, nb, b->wide);
+      r->groups[k] = s->groups ? s->groups[i] : -1;
     }
   }
 }
@@ -424,22 +535,16 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
   const int size = b->size;
   if (!status) status = keep_slab(b, s);
   if (status) return fail_all(b, status);
-  for (int q = 0; q <= size; q++)
-    b->start[q] = q == size ? s->whole.n_scalar_dofs : feint_dist_row_start(s->whole.n_scalar_dofs, 1, size, q);
   const int ranges = feint_parallel_ranges(s->n_cells, GRAIN);
-  const size_t node_bytes = b->wide ? 8 : 4;
-  route_job j = {b, s, NULL, NULL, NULL, NULL, 0};
+  route_job j = {b, s, NULL, NULL, 0};
+  routed *to = NULL;
   status = feint_calloc((size_t)ranges * (size_t)size + 1, sizeof *j.count, &j.count, "the cells' owners");
-  if (!status) status = feint_calloc((size_t)size, sizeof *j.ids, &j.ids, "the cells' owners");
-  if (!status) status = feint_calloc((size_t)size, sizeof *j.nodes, &j.nodes, "the cells' owners");
-  if (!status) status = feint_calloc((size_t)size, sizeof *j.groups, &j.groups, "the cells' owners");
-  int64_t **ids = j.ids;
-  j.ids = NULL; /* counting */
-  if (!status) feint_parallel_for_indexed(s->n_cells, GRAIN, route_range, &j);
+  if (!status) status = feint_calloc((size_t)size, sizeof *to, &to, "the cells' owners");
+  if (!status) feint_parallel_for_indexed(s->n_cells, GRAIN, route_range, &j); /* counting */
   if (!status && j.bad)
     status = feint_error_set(FEINT_ERR_COMPUTE,
-                             "internal: a slab's cell refers to a node past the mesh's %lld or a part past %d ranks",
-                             (long long)s->whole.n_scalar_dofs, size);
+                             "internal: a slab's cell refers to a node or dof past the mesh's, or a part past %d ranks",
+                             size);
   for (int q = 0; q < size && !status; q++) { /* each range's first slot in each message */
     int64_t n = 0;
     for (int t = 0; t < ranges; t++) {
@@ -448,36 +553,30 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
       n += c;
     }
     char *at = NULL;
-    status = message(b, q, 0, n, (size_t)n * (8 + (size_t)s->nv * node_bytes + 4), &at);
-    if (!status) {
-      ids[q] = (int64_t *)(void *)at;
-      j.nodes[q] = at + (size_t)n * 8;
-      j.groups[q] = (int32_t *)(void *)(j.nodes[q] + (size_t)n * s->nv * node_bytes);
-    }
+    status = message(b, q, 0, n, (size_t)n * cell_bytes(b), &at);
+    if (!status) to[q] = routed_at(b, at, n);
   }
-  j.ids = ids;
+  j.to = to;
   if (!status) feint_parallel_for_indexed(s->n_cells, GRAIN, route_range, &j);
   free(j.count);
-  free(ids);
-  free(j.nodes);
-  free(j.groups);
+  free(to);
   return status ? fail_all(b, status) : FEINT_OK;
 }
 
 /* 2. the part: its cells in whole order (the ranks' slabs ascend), their
- * nodes numbered, and the nodes other ranks own asked of them */
+ * nodes and dofs numbered, and the ones other ranks own asked of them */
 typedef struct {
-  const void *nodes; /* a message's cells' nodes */
-  int nv, wide;
+  const void *ids; /* a message's cells' ids */
+  int width, wide;
   int64_t lo, *map;
   int64_t *least, *most; /* per range (the bounds pass) */
-} nodes_job;
+} ids_job;
 
 static void bounds_range(int64_t a, int64_t e, int t, void *arg) {
-  nodes_job *j = arg;
+  ids_job *j = arg;
   int64_t least = INT64_MAX, most = -1;
-  for (int64_t i = a * j->nv; i < e * j->nv; i++) {
-    const int64_t g = node_at(j->nodes, j->wide, i);
+  for (int64_t i = a * j->width; i < e * j->width; i++) {
+    const int64_t g = id_at(j->ids, j->wide, i);
     if (g < 0) continue;
     least = g < least ? g : least;
     most = g > most ? g : most;
@@ -487,32 +586,64 @@ static void bounds_range(int64_t a, int64_t e, int t, void *arg) {
 }
 
 static void unmark_range(int64_t a, int64_t e, void *arg) {
-  const nodes_job *j = arg;
+  const ids_job *j = arg;
   for (int64_t i = a; i < e; i++) j->map[i] = -1;
 }
 
 static void mark_range(int64_t a, int64_t e, void *arg) {
-  const nodes_job *j = arg;
-  for (int64_t i = a * j->nv; i < e * j->nv; i++) {
-    const int64_t g = node_at(j->nodes, j->wide, i);
+  const ids_job *j = arg;
+  for (int64_t i = a * j->width; i < e * j->width; i++) {
+    const int64_t g = id_at(j->ids, j->wide, i);
     if (g >= 0) __atomic_store_n(&j->map[g - j->lo], 0, __ATOMIC_RELAXED);
   }
 }
 
-static const void *routed_nodes(const slab_build *b, int p) {
-  return (const char *)b->cells_in[p] + HEAD + (size_t)(b->cells_first[p + 1] - b->cells_first[p]) * 8;
+/* The part's ids of one kind (nodes: 0, dofs: 1), numbered in whole order */
+static int number_part(slab_build *b, int dofs, numbering *nm) {
+  const int width = dofs ? b->nb : b->nv;
+  int64_t least = INT64_MAX, most = -1;
+  for (int p = 0; p < b->size; p++) {
+    const routed r = routed_from(b, p);
+    int64_t lows[FEINT_PARALLEL_MAX_RANGES], highs[FEINT_PARALLEL_MAX_RANGES];
+    for (int t = 0; t < FEINT_PARALLEL_MAX_RANGES; t++) lows[t] = INT64_MAX, highs[t] = -1; /* ranges left empty */
+    ids_job j = {dofs ? r.dofs : r.nodes, width, b->wide, 0, NULL, lows, highs};
+    const int ranges = feint_parallel_for_indexed(b->cells_first[p + 1] - b->cells_first[p], GRAIN, bounds_range, &j);
+    for (int t = 0; t < ranges; t++) {
+      least = lows[t] < least ? lows[t] : least;
+      most = highs[t] > most ? highs[t] : most;
+    }
+  }
+  if (most < 0) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's cells have no %s", dofs ? "dofs" : "nodes");
+  /* over the range they span: a layer past the rank's own where the ids follow space */
+  nm->lo = least;
+  nm->n_range = most - least + 1;
+  FEINT_CALL(feint_malloc((size_t)nm->n_range, sizeof *nm->map, &nm->map, "a part's nodes"));
+  ids_job j = {NULL, width, b->wide, nm->lo, nm->map, NULL, NULL};
+  feint_parallel_for(nm->n_range, 1 << 16, unmark_range, &j);
+  for (int p = 0; p < b->size; p++) {
+    const routed r = routed_from(b, p);
+    j.ids = dofs ? r.dofs : r.nodes;
+    feint_parallel_for(b->cells_first[p + 1] - b->cells_first[p], GRAIN, mark_range, &j);
+  }
+  FEINT_CALL(part_number_marked(nm->map, nm->n_range, nm->lo, &nm->list, &nm->n_list, "a part's nodes"));
+  for (int q = 0; q <= b->size; q++) nm->list_start[q] = feint_dist_lower_bound(nm->list, nm->n_list, nm->start[q]);
+  return FEINT_OK;
+}
+
+/* What rank q is asked of one numbering: its ids the part uses (none of this rank's own) */
+static int64_t asked_of(const slab_build *b, const numbering *nm, int q) {
+  return q == b->rank ? 0 : nm->list_start[q + 1] - nm->list_start[q];
 }
 
 int slab_request(slab_build *b, int status, void **in, size_t *in_bytes) {
-  const int size = b->size, nv = b->nv;
-  const size_t node_bytes = b->wide ? 8 : 4;
+  const int size = b->size;
   int64_t *n = NULL;
   if (feint_calloc((size_t)size, sizeof *n, &n, "a part's build")) {
     free_in(size, in);
     return fail_all(b, FEINT_ERR_COMPUTE);
   }
-  status = read_in(b, status, in, in_bytes, 8 + (size_t)nv * node_bytes + 4, n);
-  for (int p = 0; p < size; p++) { /* kept: their nodes are read again when the part is written */
+  status = read_in(b, status, in, in_bytes, 0, cell_bytes(b), n);
+  for (int p = 0; p < size; p++) { /* kept: their ids are read again when the part is written */
     b->cells_in[p] = in[p];
     in[p] = NULL;
     b->cells_first[p + 1] = b->cells_first[p] + (status ? 0 : n[p]);
@@ -524,54 +655,44 @@ int slab_request(slab_build *b, int status, void **in, size_t *in_bytes) {
                              b->whole.path, b->rank);
   if (!status) status = feint_malloc((size_t)b->n_part, sizeof *b->ids, &b->ids, "a part's cells");
   if (!status) status = feint_malloc((size_t)b->n_part, sizeof *b->part_groups, &b->part_groups, "a part's cells");
-  /* the cells' whole numbers and groups, in whole order; the nodes' bounds */
-  int64_t least = INT64_MAX, most = -1;
-  for (int p = 0; p < size && !status; p++) {
+  for (int p = 0; p < size && !status; p++) { /* the cells' whole numbers and groups, in whole order */
     const int64_t k = b->cells_first[p], m = b->cells_first[p + 1] - k;
-    const char *body = (const char *)b->cells_in[p] + HEAD;
-    memcpy(b->ids + k, body, (size_t)m * 8);
-    memcpy(b->part_groups + k, body + (size_t)m * (8 + (size_t)nv * node_bytes), (size_t)m * 4);
-    int64_t lows[FEINT_PARALLEL_MAX_RANGES], highs[FEINT_PARALLEL_MAX_RANGES];
-    for (int t = 0; t < FEINT_PARALLEL_MAX_RANGES; t++) lows[t] = INT64_MAX, highs[t] = -1; /* ranges left empty */
-    nodes_job j = {routed_nodes(b, p), nv, b->wide, 0, NULL, lows, highs};
-    const int ranges = feint_parallel_for_indexed(m, GRAIN, bounds_range, &j);
-    for (int t = 0; t < ranges; t++) {
-      least = lows[t] < least ? lows[t] : least;
-      most = highs[t] > most ? highs[t] : most;
-    }
+    const routed r = routed_from(b, p);
+    memcpy(b->ids + k, r.ids, (size_t)m * 8);
+    memcpy(b->part_groups + k, r.groups, (size_t)m * 4);
   }
   for (int64_t i = 1; i < b->n_part && !status; i++)
     if (b->ids[i] <= b->ids[i - 1])
       status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's cells arrive out of order");
-  /* the part's nodes, numbered in whole order over the range they span (a layer past the rank's own in a
-   * mesh numbered in space) */
-  if (!status && most < 0) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's cells have no nodes");
-  if (!status) {
-    b->lo = least;
-    b->n_range = most - least + 1;
-    status = feint_malloc((size_t)b->n_range, sizeof *b->map, &b->map, "a part's nodes");
-  }
-  if (!status) {
-    nodes_job j = {NULL, nv, b->wide, b->lo, b->map, NULL, NULL};
-    feint_parallel_for(b->n_range, 1 << 16, unmark_range, &j);
-    for (int p = 0; p < size; p++) {
-      j.nodes = routed_nodes(b, p);
-      feint_parallel_for(b->cells_first[p + 1] - b->cells_first[p], GRAIN, mark_range, &j);
-    }
-    status = part_number_marked(b->map, b->n_range, b->lo, &b->list, &b->n_list, "a part's nodes");
-  }
+  if (!status) status = number_part(b, 0, &b->nodes);
+  if (!status && !b->dofs_are_nodes) status = number_part(b, 1, &b->dofs);
   if (status) return fail_all(b, status);
-  for (int q = 0; q <= size; q++) b->list_start[q] = feint_dist_lower_bound(b->list, b->n_list, b->start[q]);
-  for (int q = 0; q < size && !status; q++) { /* its own nodes asked of none */
-    const int64_t k = b->list_start[q], m = q == b->rank ? 0 : b->list_start[q + 1] - k;
+  /* to each owner: how many of its nodes are asked, those nodes, then its dofs */
+  for (int q = 0; q < size && !status; q++) {
+    const int64_t n_nodes = asked_of(b, &b->nodes, q), n_dofs = b->dofs_are_nodes ? 0 : asked_of(b, &b->dofs, q);
     char *at = NULL;
-    status = message(b, q, 0, m, (size_t)m * 8, &at);
-    if (!status) memcpy(at, b->list + k, (size_t)m * 8);
+    status = message(b, q, 0, n_nodes + n_dofs, 8 + (size_t)(n_nodes + n_dofs) * 8, &at);
+    if (status) break;
+    memcpy(at, &n_nodes, 8);
+    memcpy(at + 8, b->nodes.list + b->nodes.list_start[q], (size_t)n_nodes * 8);
+    if (n_dofs) memcpy(at + 8 + (size_t)n_nodes * 8, b->dofs.list + b->dofs.list_start[q], (size_t)n_dofs * 8);
   }
   return status ? fail_all(b, status) : FEINT_OK;
 }
 
-/* 3. the coordinates of this rank's nodes that the others asked for */
+/* 3. the coordinates of this rank's nodes and dofs that the others asked for */
+static int answer(const numbering *nm, const int64_t *asked, int64_t n, double *xyz, int p, int rank,
+                  const char *what) {
+  for (int64_t i = 0; i < n; i++) {
+    const int64_t v = asked[i] - nm->own0;
+    if (v < 0 || v >= nm->n_own)
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d asked rank %d for %s %lld, not its own", p, rank,
+                             what, (long long)asked[i]);
+    memcpy(xyz + 3 * i, nm->own + 3 * v, 24);
+  }
+  return FEINT_OK;
+}
+
 int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes) {
   const int size = b->size;
   int64_t *n = NULL;
@@ -579,21 +700,23 @@ int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes) {
     free_in(size, in);
     return fail_all(b, FEINT_ERR_COMPUTE);
   }
-  status = read_in(b, status, in, in_bytes, 8, n);
+  status = read_in(b, status, in, in_bytes, 8, 8, n);
   for (int p = 0; p < size && !status; p++) {
-    const int64_t *asked = (const int64_t *)(const void *)((const char *)in[p] + HEAD);
-    char *at = NULL;
-    status = message(b, p, 0, n[p], (size_t)n[p] * 24, &at);
-    double *xyz = (double *)(void *)at;
-    for (int64_t i = 0; i < n[p] && !status; i++) {
-      const int64_t v = asked[i] - b->node0;
-      if (v < 0 || v >= b->n_nodes) {
-        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d asked rank %d for node %lld, not its own", p,
-                                 b->rank, (long long)asked[i]);
-        break;
-      }
-      for (int a = 0; a < 3; a++) xyz[3 * i + a] = b->xyz[a][v];
+    const char *body = (const char *)in[p] + HEAD;
+    int64_t n_nodes = 0;
+    memcpy(&n_nodes, body, 8);
+    if (n_nodes < 0 || n_nodes > n[p] || (b->dofs_are_nodes && n_nodes != n[p])) {
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's request is malformed", p);
+      break;
     }
+    const int64_t *asked = (const int64_t *)(const void *)(body + 8);
+    char *at = NULL;
+    status = message(b, p, 0, n[p], 8 + (size_t)n[p] * 24, &at);
+    if (status) break;
+    memcpy(at, &n_nodes, 8);
+    double *xyz = (double *)(void *)(at + 8);
+    status = answer(&b->nodes, asked, n_nodes, xyz, p, b->rank, "node");
+    if (!status) status = answer(&b->dofs, asked + n_nodes, n[p] - n_nodes, xyz + 3 * n_nodes, p, b->rank, "dof");
   }
   free(n);
   free_in(size, in);
@@ -602,23 +725,51 @@ int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes) {
 
 /* 4. the part's message, as feint_dist_part_pack writes it */
 typedef struct {
-  const void *nodes;
+  const void *ids;
   const int64_t *map;
   int64_t lo;
-  int nv, nv_out, narrow, wide;
-  char *at; /* the message's cells of this rank's routed ones */
+  int width, width_out, narrow, wide;
+  char *at; /* the message's rows of this rank's routed cells */
 } remap_job;
 
 static void remap_range(int64_t a, int64_t e, void *arg) {
   const remap_job *j = arg;
   for (int64_t i = a; i < e; i++)
-    for (int v = 0; v < j->nv_out; v++) {
-      const int64_t g = node_at(j->nodes, j->wide, i * j->nv + v), l = g < 0 ? -1 : j->map[g - j->lo];
+    for (int v = 0; v < j->width_out; v++) {
+      const int64_t g = id_at(j->ids, j->wide, i * j->width + v), l = g < 0 ? -1 : j->map[g - j->lo];
       if (j->narrow) {
         const int32_t l32 = (int32_t)l;
-        memcpy(j->at + ((size_t)i * j->nv_out + v) * 4, &l32, 4);
+        memcpy(j->at + ((size_t)i * j->width_out + v) * 4, &l32, 4);
       } else {
-        memcpy(j->at + ((size_t)i * j->nv_out + v) * 8, &l, 8);
+        memcpy(j->at + ((size_t)i * j->width_out + v) * 8, &l, 8);
+      }
+    }
+}
+
+/* The cells' rows of one kind (nodes: 0, dofs: 1) in local numbers, width_out wide */
+static void fill_rows(part_filler *f, const slab_build *b, int dofs, int width_out, int narrow) {
+  const numbering *nm = dofs ? &b->dofs : &b->nodes;
+  const size_t index = narrow ? 4 : 8;
+  for (int p = 0; p < b->size; p++) {
+    const routed r = routed_from(b, p);
+    remap_job j = {dofs ? r.dofs : r.nodes, nm->map, nm->lo, dofs ? b->nb : b->nv, width_out, narrow, b->wide,
+                   f->at + (size_t)b->cells_first[p] * (size_t)width_out * index};
+    feint_parallel_for(b->cells_first[p + 1] - b->cells_first[p], GRAIN, remap_range, &j);
+  }
+  f->at += (size_t)b->n_part * (size_t)width_out * index;
+}
+
+/* The coordinates of the part's ids of one kind, from this rank's own and the owners' answers (xyz[q]: rank q's
+ * answer for this kind, 3 doubles an id); per axis (nodes) or interleaved (dofs). The message's bulk is not
+ * aligned: its head holds texts. */
+static void fill_coordinates(part_filler *f, const slab_build *b, const numbering *nm, const double *const *xyz,
+                             int interleaved) {
+  for (int a = 0; a < (interleaved ? 1 : 3); a++)
+    for (int q = 0; q < b->size; q++) {
+      const int64_t k0 = nm->list_start[q], k1 = nm->list_start[q + 1];
+      for (int64_t k = k0; k < k1; k++) {
+        const double *c = q == b->rank ? nm->own + 3 * (nm->list[k] - nm->own0) : xyz[q] + 3 * (k - k0);
+        part_fill(f, interleaved ? c : c + a, interleaved ? 24 : 8);
       }
     }
 }
@@ -628,15 +779,27 @@ int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **m
   *bytes = 0;
   const int size = b->size;
   int64_t *n = NULL;
-  if (feint_calloc((size_t)size, sizeof *n, &n, "a part's build")) {
+  const double **node_xyz = NULL, **dof_xyz = NULL;
+  if (feint_calloc((size_t)size, sizeof *n, &n, "a part's build") ||
+      feint_calloc((size_t)size, sizeof *node_xyz, &node_xyz, "a part's build") ||
+      feint_calloc((size_t)size, sizeof *dof_xyz, &dof_xyz, "a part's build")) {
+    free(n);
+    free(node_xyz);
     free_in(size, in);
     return FEINT_ERR_COMPUTE;
   }
-  status = read_in(b, status, in, in_bytes, 24, n);
-  for (int q = 0; q < size && !status; q++)
-    if (q != b->rank && n[q] != b->list_start[q + 1] - b->list_start[q])
+  status = read_in(b, status, in, in_bytes, 8, 24, n);
+  for (int q = 0; q < size && !status; q++) {
+    const char *body = (const char *)in[q] + HEAD;
+    int64_t n_nodes = 0;
+    memcpy(&n_nodes, body, 8);
+    const int64_t want_nodes = asked_of(b, &b->nodes, q), want_dofs = b->dofs_are_nodes ? 0 : asked_of(b, &b->dofs, q);
+    if (n_nodes != want_nodes || n[q] != want_nodes + want_dofs)
       status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d answered %lld coordinates, not %lld", q,
-                               (long long)n[q], (long long)(b->list_start[q + 1] - b->list_start[q]));
+                               (long long)n[q], (long long)(want_nodes + want_dofs));
+    node_xyz[q] = (const double *)(const void *)(body + 8);
+    dof_xyz[q] = node_xyz[q] + 3 * n_nodes;
+  }
   free(n);
   char *m = NULL;
   if (!status) {
@@ -646,47 +809,41 @@ int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **m
       in_block[k] = feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell + w->blocks[k].n_cells) -
                     feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell);
     const part_shape ps = part_shape_of(w, in_block);
-    const int64_t n_cells = b->n_part, n_nodes = b->n_list;
-    const int narrow = n_nodes < INT32_MAX;
+    const int dan = b->dofs_are_nodes;
+    const int64_t n_cells = b->n_part, n_nodes = b->nodes.n_list, n_dofs = dan ? n_nodes : b->dofs.n_list;
+    const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
     const size_t index = narrow ? 4 : 8;
     const part_column numbers = {b->ids, NULL, NULL, 1}, groups = {b->ids, NULL, b->part_groups, 0};
     const int64_t number_runs = part_count_runs(&numbers, n_cells), group_runs = part_count_runs(&groups, n_cells);
     const int numbers_as_runs = number_runs * 16 + 8 < n_cells * 8, groups_as_runs = group_runs * 16 + 8 < n_cells * 4;
     size_t total = part_head_bytes(w, &ps) + (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ps.nv * index +
-                   (size_t)n_nodes * 8 + 2 * 8;
+                   (size_t)n_dofs * 8 + 2 * 8 + (size_t)n_cells * (size_t)b->ng * 24;
     total += numbers_as_runs ? 8 + (size_t)number_runs * 16 : (size_t)n_cells * 8;
     total += groups_as_runs ? 8 + (size_t)group_runs * 16 : (size_t)n_cells * 4;
+    if (!dan) total += (size_t)n_cells * ps.nb * index + (size_t)n_dofs * 3 * 8;
     status = feint_malloc(total, 1, &m, "a part's message");
     if (!status) {
       part_filler f = {m};
       part_fill_head(&f, w, &ps,
-                     narrow * PART_NARROW | PART_DOFS_ARE_NODES | numbers_as_runs * PART_NUMBERS_AS_RUNS |
-                         groups_as_runs * PART_GROUPS_AS_RUNS,
-                     n_nodes, n_cells, n_nodes);
-      /* the nodes' coordinates, axis by axis: the rank's own, the others' from their answers (the message's
-       * bulk is not aligned: its head holds texts) */
-      for (int a = 0; a < 3; a++)
-        for (int q = 0; q < size; q++) {
-          const int64_t k0 = b->list_start[q], k1 = b->list_start[q + 1];
-          const double *xyz = q == b->rank ? NULL : (const double *)(const void *)((const char *)in[q] + HEAD);
-          for (int64_t k = k0; k < k1; k++) {
-            const double x = xyz ? xyz[3 * (k - k0) + a] : b->xyz[a][b->list[k] - b->node0];
-            part_fill(&f, &x, sizeof x);
-          }
-        }
-      for (int p = 0; p < size; p++) {
-        remap_job j = {routed_nodes(b, p), b->map, b->lo, b->nv, ps.nv, narrow, b->wide,
-                       f.at + (size_t)b->cells_first[p] * ps.nv * index};
-        feint_parallel_for(b->cells_first[p + 1] - b->cells_first[p], GRAIN, remap_range, &j);
-      }
-      f.at += (size_t)n_cells * ps.nv * index;
+                     narrow * PART_NARROW | dan * PART_DOFS_ARE_NODES | numbers_as_runs * PART_NUMBERS_AS_RUNS |
+                         groups_as_runs * PART_GROUPS_AS_RUNS | b->ng << PART_GEOMETRY_SHIFT,
+                     n_nodes, n_cells, n_dofs);
+      fill_coordinates(&f, b, &b->nodes, node_xyz, 0);
+      fill_rows(&f, b, 0, ps.nv, narrow);
       if (groups_as_runs) part_fill_runs(&f, &groups, n_cells, group_runs);
       else part_fill(&f, b->part_groups, (size_t)n_cells * 4);
+      for (int p = 0; p < size && b->ng; p++)
+        part_fill(&f, routed_from(b, p).geometry,
+                  (size_t)(b->cells_first[p + 1] - b->cells_first[p]) * (size_t)b->ng * 24);
+      if (!dan) {
+        fill_rows(&f, b, 1, ps.nb, narrow);
+        fill_coordinates(&f, b, &b->dofs, dof_xyz, 1);
+      }
       part_fill_i64(&f, w->n_cells);
       part_fill_i64(&f, w->n_scalar_dofs);
       if (numbers_as_runs) part_fill_runs(&f, &numbers, n_cells, number_runs);
       else part_fill(&f, b->ids, (size_t)n_cells * 8);
-      part_fill(&f, b->list, (size_t)n_nodes * 8);
+      part_fill(&f, dan ? b->nodes.list : b->dofs.list, (size_t)n_dofs * 8);
       if ((size_t)(f.at - m) != total)
         status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part is %zu bytes, sized %zu", b->rank,
                                  (size_t)(f.at - m), total);
@@ -698,6 +855,8 @@ int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **m
     }
   }
   free(m);
+  free(node_xyz);
+  free(dof_xyz);
   free_in(size, in);
   return status;
 }
@@ -757,7 +916,7 @@ int feint_dist_part_build_start(feint_comm *comm, int status, const feint_dist_s
     return FEINT_ERR_COMPUTE;
   }
   pb->comm = comm;
-  feint_dist_slab none = {.nv = 1}; /* a rank that failed before it had a slab */
+  feint_dist_slab none = {.nv = 1, .nb = 1}; /* a rank that failed before it had a slab */
   if (!s) {
     s = &none;
     if (!status) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's build without a slab");

@@ -16,13 +16,18 @@
 struct feint_dist_slab {
   part_whole whole;
   int size, rank;
-  int nv;                       /* the whole's cells' row width */
-  int64_t cell0, n_cells;       /* the whole's cells [cell0, cell0 + n_cells) */
+  int nv, nb, ng;               /* a cell's nodes, scalar dofs, geometry nodes (the whole's widest rows) */
+  int64_t cell0, n_cells;       /* the whole's cells [cell0, cell0 + n_cells): an even share */
   const int64_t *cells;         /* n_cells x nv whole node numbers (-1 past a narrower block's) */
+  const int64_t *dofs;          /* n_cells x nb whole scalar dofs, or NULL: P1 on every node (dof = node) */
+  const double *geometry;       /* n_cells x ng x 3 (a curved mesh's), or NULL */
   const int *groups;            /* n_cells, or NULL: none (-1) */
   const int *part;              /* n_cells: each cell's rank (a partition of the cells), or NULL: the rows partition */
-  int64_t node0, n_nodes;       /* the nodes of this rank's rows (P1 on every node: node = scalar dof) */
-  const double *x, *y, *z;      /* their coordinates */
+  int64_t whole_nodes;          /* the whole mesh's nodes */
+  int64_t node0, n_nodes;       /* an even share of them, and their coordinates */
+  const double *x, *y, *z;
+  int64_t dof0, n_dofs;         /* with dofs: this rank's rows' scalar dofs, and their coordinates (3 each) */
+  const double *dof_xyz;
   feint_mesh_group *groups_read; /* a slab read from a message: the group table (names in the message) */
 };
 

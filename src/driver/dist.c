@@ -1,8 +1,9 @@
 /* The run under mpirun (feint/dist.h). Rank 0 runs the pipeline of
  * driver.c on the whole mesh up to the dof numbering and the boundary
  * conditions: it reads the mesh once, numbers the dofs, partitions the
- * cells and sends every other rank its part (for P1 a slab of the whole,
- * from which the ranks build their parts together).
+ * cells and sends every other rank a slab of the whole, from which the
+ * ranks build their parts together (or, for a Matrix Market copy, which
+ * gathers the results on rank 0 by its records of the parts, the part).
  * Each rank (rank 0 too) makes
  * its part's pattern and computes the volume integrals of its own cells
  * on its own device. The rows are owned in contiguous blocks (PETSc's
@@ -639,7 +640,7 @@ static int rank0_packs(void) {
   return how && !strcmp(how, "rank0");
 }
 
-/* P1 on every node (any partition): every worker gets the case and
+/* Every worker gets the case and
  * its slab of the whole (two messages, under way at once; the slab's bulk
  * sent from the whole as it lies), then every rank builds its part with
  * the others (feint_dist_part_build_start, _finish), rank 0 too, which
@@ -736,7 +737,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   const int release = !run_whole_needed(r);
   /* built from slabs where rank 0 keeps no record of the parts: the ranks write their own results (a Matrix
    * Market copy gathers them on rank 0, by the records) */
-  if (run_dist_collective(r) && feint_dist_slab_applies(r->space) && !rank0_packs()) {
+  if (run_dist_collective(r) && !rank0_packs()) {
     const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, release, &t0);
     free(head);
     FEINT_CALL(status);

@@ -176,14 +176,14 @@ static void carry_all(slab_build **b, int nparts, void ***in, size_t **in_bytes)
 }
 
 enum { CURVE = ROWS + 1 }; /* check_build's partitions: ROWS, SCATTERED or the Morton curve's */
-static void check_build(const char *path, int components, int how, int nparts, int scatter_groups, int fail_rank,
-                        int corrupt) {
+static void check_build(const char *path, int order, int components, int how, int nparts, int scatter_groups,
+                        int fail_rank, int corrupt) {
   feint_mesh *m = NULL;
   feint_space *s = NULL;
   feint_mesh_options o = {0};
   CHECK_OK(feint_mesh_read(path, &o, &m));
   if (!m) return;
-  CHECK_OK(feint_space_create(m, 1, components, &s));
+  CHECK_OK(feint_space_create(m, order, components, &s));
   if (!s) {
     feint_mesh_destroy(m);
     return;
@@ -194,7 +194,6 @@ static void check_build(const char *path, int components, int how, int nparts, i
     free(m->cell_group);
     m->cell_group = NULL;
   }
-  CHECK(feint_dist_slab_applies(s), "%s: P1 on every node takes the slabs", path);
   int *part = NULL; /* the rows partition: none */
   if (how != ROWS) {
     part = malloc((size_t)m->n_cells * sizeof *part);
@@ -273,8 +272,8 @@ static void check_build(const char *path, int components, int how, int nparts, i
     free(slab_msg[k]);
   }
   if (fail_rank < 0)
-    printf("%s P1 x%d, %d ranks (%s): every part built from slabs as rank 0 packs it\n", path, components, nparts,
-           how == ROWS ? "rows" : how == CURVE ? "curve" : "scattered");
+    printf("%s P%d x%d, %d ranks (%s): every part built from slabs as rank 0 packs it\n", path, order, components,
+           nparts, how == ROWS ? "rows" : how == CURVE ? "curve" : "scattered");
   free(part);
   feint_space_destroy(s);
   feint_mesh_destroy(m);
@@ -394,22 +393,34 @@ int main(void) {
   check_mesh("cases/hexcube.geo", 3, 1, ROWS, 3);
   check_mesh("cases/mixedsquare.geo", 3, 2, ROWS, 2);
   check_mesh("tests/data/tet_prism_hex_cube.geo", 2, 1, ROWS, 3);
-  check_build("cases/cube.geo", 1, ROWS, 3, 0, -1, 0);
-  check_build("cases/cube.geo", 3, ROWS, 4, 1, -1, 0);
-  check_build("cases/two-materials.geo", 1, ROWS, 2, 0, -1, 0);
-  check_build("cases/square.geo", 2, ROWS, 3, 0, -1, 0);
-  check_build("tests/data/split_cube.geo", 1, ROWS, 5, 1, -1, 0);
-  check_build("cases/square.geo", 1, ROWS, 1, 0, -1, 0);
-  check_build("cases/cube.geo", 1, ROWS, 3, 0, 1, 0);
-  check_build("cases/cube.geo", 1, ROWS, 3, 0, 2, 1);
-  check_build("cases/cube.geo", 1, CURVE, 3, 0, -1, 0);
-  check_build("cases/cube.geo", 3, SCATTERED, 4, 1, -1, 0);
-  check_build("cases/two-materials.geo", 1, CURVE, 5, 0, -1, 0);
-  check_build("cases/square.geo", 1, SCATTERED, 2, 1, 0, 0);
-  check_build("cases/cube.geo", 1, ROWS, 3, 2, -1, 0);
-  check_build("cases/cube.geo", 1, CURVE, 2, 2, -1, 0);
+  check_build("cases/cube.geo", 1, 1, ROWS, 3, 0, -1, 0);
+  check_build("cases/cube.geo", 1, 3, ROWS, 4, 1, -1, 0);
+  check_build("cases/two-materials.geo", 1, 1, ROWS, 2, 0, -1, 0);
+  check_build("cases/square.geo", 1, 2, ROWS, 3, 0, -1, 0);
+  check_build("tests/data/split_cube.geo", 1, 1, ROWS, 5, 1, -1, 0);
+  check_build("cases/square.geo", 1, 1, ROWS, 1, 0, -1, 0);
+  check_build("cases/cube.geo", 1, 1, ROWS, 3, 0, 1, 0);
+  check_build("cases/cube.geo", 1, 1, ROWS, 3, 0, 2, 1);
+  check_build("cases/cube.geo", 1, 1, CURVE, 3, 0, -1, 0);
+  check_build("cases/cube.geo", 1, 3, SCATTERED, 4, 1, -1, 0);
+  check_build("cases/two-materials.geo", 1, 1, CURVE, 5, 0, -1, 0);
+  check_build("cases/square.geo", 1, 1, SCATTERED, 2, 1, 0, 0);
+  check_build("cases/cube.geo", 1, 1, ROWS, 3, 2, -1, 0);
+  check_build("cases/cube.geo", 1, 1, CURVE, 2, 2, -1, 0);
+  /* higher orders, other shapes: the dofs routed beside the nodes, their coordinates from the rows' owners */
+  check_build("cases/cube.geo", 2, 3, CURVE, 3, 0, -1, 0);
+  check_build("cases/cube.geo", 3, 1, ROWS, 4, 1, -1, 0);
+  check_build("cases/square.geo", 3, 2, SCATTERED, 3, 0, -1, 0);
+  check_build("cases/hexcube.geo", 3, 3, CURVE, 3, 0, -1, 0);
+  check_build("cases/prismcube.geo", 3, 1, ROWS, 3, 0, -1, 0);
+  check_build("cases/mixedsquare.geo", 3, 2, CURVE, 2, 1, -1, 0);
+  check_build("cases/mixedsquare.geo", 1, 1, ROWS, 3, 0, -1, 0);
+  check_build("tests/data/tet_prism_hex_cube.geo", 2, 1, SCATTERED, 4, 2, -1, 0);
+  check_build("tests/data/tet_prism_hex_cube.geo", 2, 1, CURVE, 3, 0, 1, 0);
+  check_build("tests/data/ball2.geo", 2, 1, CURVE, 3, 0, -1, 0); /* curved cells: their geometry routed too */
+  check_build("tests/data/disc2.geo", 1, 2, ROWS, 2, 0, -1, 0);
   setenv("FEINT_WIDE_INDEX_LIMIT", "100", 1); /* the cells' nodes routed as int64, as past 2^31 nodes */
-  check_build("cases/cube.geo", 3, ROWS, 3, 1, -1, 0);
+  check_build("cases/cube.geo", 1, 3, ROWS, 3, 1, -1, 0);
   unsetenv("FEINT_WIDE_INDEX_LIMIT");
   return check_report("t320-dist-part");
 }
