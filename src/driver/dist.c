@@ -632,12 +632,17 @@ int run_dist_keeps_parts(const feint_run_options *opts, const run_state *r, fein
 
 static int read_setup_answers(run_dist *d, char *devices, size_t size);
 
-/* A test hook, and the way to measure one against the other:
- * FEINT_DIST_BUILD=rank0 has rank 0 pack every part where the ranks
- * would build their own from slabs. */
-static int rank0_packs(void) {
+/* Whether the ranks build their parts from slabs (else rank 0 packs
+ * them): for P1 on every node, where it is faster from 2 ranks on and
+ * rank 0 holds less (docs/mpi.md, session 29); not for higher orders,
+ * whose parts' dofs lie across the ranks' rows (2 ranks: 0.15-0.2 s
+ * slower to set up, the same memory). FEINT_DIST_BUILD=slabs or rank0
+ * chooses (measuring and test hook). */
+static int built_from_slabs(const feint_space *space) {
   const char *how = getenv("FEINT_DIST_BUILD");
-  return how && !strcmp(how, "rank0");
+  if (how && !strcmp(how, "rank0")) return 0;
+  if (how && !strcmp(how, "slabs")) return 1;
+  return space->scalar_cell_dofs_borrowed;
 }
 
 /* Every worker gets the case and
@@ -737,7 +742,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   const int release = !run_whole_needed(r);
   /* built from slabs where rank 0 keeps no record of the parts: the ranks write their own results (a Matrix
    * Market copy gathers them on rank 0, by the records) */
-  if (run_dist_collective(r) && !rank0_packs()) {
+  if (run_dist_collective(r) && built_from_slabs(r->space)) {
     const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, release, &t0);
     free(head);
     FEINT_CALL(status);

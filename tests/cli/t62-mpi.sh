@@ -93,9 +93,9 @@ released p1-released yes rows "$WORK/p1.yaml" $ALL
 released p1-vector-released yes rows "$WORK/el1.yaml" $ALL
 released p1-cell-dofs-released yes rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 released p1-curve-released yes morton "$WORK/el1.yaml" $ALL --set output.cell_dofs=true
-# The ranks build their parts from slabs of the whole that rank 0 sends as they lie, each cell going to the ranks
-# whose rows it touches or to its part (FEINT_DIST_BUILD=rank0: rank 0 packs them, as it does for a Matrix Market
-# copy): the same files
+# For P1 the ranks build their parts from slabs of the whole that rank 0 sends as they lie, each cell going to the
+# ranks whose rows it touches or to its part (FEINT_DIST_BUILD=rank0: rank 0 packs them, as it does for higher
+# orders and a Matrix Market copy; =slabs: built for higher orders too): the same files
 built() { # name want("ranks"|"rank 0") partition case args...
   says "parts built by" '"ranks" if "parts built (each rank its own" in steps else "rank 0"' "$@"
 }
@@ -104,8 +104,10 @@ built p1-vector-built ranks rows "$WORK/el1.yaml" $ALL
 built p1-curve-built ranks morton "$WORK/el1.yaml" $ALL
 built p1-metis-built ranks metis "$WORK/p1.yaml" $ALL --set output.element_matrices=true
 FEINT_DIST_BUILD=rank0 built p1-packed "rank 0" rows "$WORK/p1.yaml" $ALL --set output.element_matrices=true
-built p2-built ranks rows "$WORK/p1.yaml" $ALL --set space.order=2
-built p2-vector-curve-built ranks morton "$WORK/el1.yaml" $ALL --set space.order=2
+built p2-packed "rank 0" rows "$WORK/p1.yaml" $ALL --set space.order=2
+FEINT_DIST_BUILD=slabs built p2-built ranks rows "$WORK/p1.yaml" $ALL --set space.order=2
+FEINT_DIST_BUILD=slabs built p2-vector-curve-built ranks morton "$WORK/el1.yaml" $ALL --set space.order=2
+FEINT_DIST_BUILD=slabs built p3-prism-built ranks morton "$ROOT/cases/poisson-prism.yaml" $ALL
 built mm-packed "rank 0" morton "$WORK/p1.yaml" $ALL --set output.matrix_market=mm-built.mtx
 # Element matrices are written by the ranks that computed them, range by range of whole cells (on the rows
 # partition a cell in several parts by the rank of its lowest dof), where every rank's are as wide as the whole's
