@@ -70,32 +70,15 @@ void feint_dist_part_release(feint_dist_part *p) {
   memset(p, 0, sizeof *p);
 }
 
-/* A message being read (bounds-checked). */
-typedef struct {
-  const char *data;
-  size_t size, at;
-  int failed;
-} reader;
-
-static const void *take(reader *r, size_t n) {
-  if (r->failed || n > r->size - r->at) {
-    r->failed = 1;
-    return NULL;
-  }
-  const void *p = r->data + r->at;
-  r->at += n;
-  return p;
-}
-static int32_t take_i32(reader *r) {
+/* A message being read (part_reader: bounds-checked). */
+static int32_t take_i32(part_reader *r) {
   int32_t v = 0;
-  const void *p = take(r, sizeof v);
-  if (p) memcpy(&v, p, sizeof v);
+  part_take_copy(r, &v, sizeof v);
   return v;
 }
-static int64_t take_i64(reader *r) {
+static int64_t take_i64(part_reader *r) {
   int64_t v = 0;
-  const void *p = take(r, sizeof v);
-  if (p) memcpy(&v, p, sizeof v);
+  part_take_copy(r, &v, sizeof v);
   return v;
 }
 typedef struct {
@@ -113,7 +96,7 @@ static void widen_range(int64_t a, int64_t b, void *arg) {
 }
 
 /* n local indices (int32 when narrow, else int64) into a new int64 array */
-static int take_indices(reader *r, int64_t n, int narrow, int64_t **out, const char *what) {
+static int take_indices(part_reader *r, int64_t n, int narrow, int64_t **out, const char *what) {
   *out = NULL;
   const size_t size = narrow ? 4 : 8;
   if (n < 0 || (size_t)n > (r->size - r->at) / size) {
@@ -121,7 +104,7 @@ static int take_indices(reader *r, int64_t n, int narrow, int64_t **out, const c
     return FEINT_OK;
   }
   FEINT_CALL(feint_malloc((size_t)n + 1, sizeof **out, out, what));
-  const char *p = take(r, (size_t)n * size);
+  const char *p = part_take(r, (size_t)n * size);
   if (!narrow) {
     memcpy(*out, p, (size_t)n * 8);
     return FEINT_OK;
@@ -132,7 +115,7 @@ static int take_indices(reader *r, int64_t n, int narrow, int64_t **out, const c
 }
 
 /* n items of `size` bytes into a new array (count 0: a freeable empty one) */
-static int take_array(reader *r, int64_t n, size_t size, void *out, const char *what) {
+static int take_array(part_reader *r, int64_t n, size_t size, void *out, const char *what) {
   *(void **)out = NULL;
   if (n < 0 || (size_t)n > (r->size - r->at) / size) {
     r->failed = 1;
@@ -140,7 +123,7 @@ static int take_array(reader *r, int64_t n, size_t size, void *out, const char *
   }
   void *a = NULL;
   FEINT_CALL(feint_malloc((size_t)n ? (size_t)n : 1, size, &a, what));
-  memcpy(a, take(r, (size_t)n * size), (size_t)n * size);
+  memcpy(a, part_take(r, (size_t)n * size), (size_t)n * size);
   *(void **)out = a;
   return FEINT_OK;
 }
@@ -291,7 +274,7 @@ void part_fill_runs(part_filler *f, const part_column *c, int64_t n, int64_t n_r
 /* n values (int64, or int when size is 4) from runs with the given step
  * into a new array; runs that do not cover exactly n values, or a value
  * out of an int's range, mark the message malformed. */
-static int take_runs(reader *r, int64_t n, int step, size_t size, void *out, const char *what) {
+static int take_runs(part_reader *r, int64_t n, int step, size_t size, void *out, const char *what) {
   *(void **)out = NULL;
   const int64_t n_runs = take_i64(r);
   if (r->failed || n < 0 || n_runs < 0 || (size_t)n_runs > (r->size - r->at) / 16) {
@@ -442,8 +425,7 @@ void part_whole_of(const feint_space *s, part_whole *w) {
   const feint_mesh *m = s->mesh;
   *w = (part_whole){.dim = m->dim, .nv_facet = m->nv_facet, .geometry_order = m->geometry_order, .order = s->order,
                     .components = s->components, .family = (int)feint_space_node_family(s), .n_groups = m->n_groups,
-                    .n_blocks = m->n_blocks, .groups = m->groups, .path = m->path,
-                    .n_geometry_nodes = m->n_geometry_nodes, .n_cells = m->n_cells,
+                    .n_blocks = m->n_blocks, .groups = m->groups, .path = m->path, .n_cells = m->n_cells,
                     .n_scalar_dofs = s->n_scalar_dofs};
   for (int b = 0; b < m->n_blocks; b++)
     w->blocks[b] = (part_block){(int32_t)m->blocks[b].cell_type, m->blocks[b].nv, m->blocks[b].n_geometry_nodes,
@@ -584,8 +566,8 @@ done:
 int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out, feint_space **space_out) {
   *mesh_out = NULL;
   *space_out = NULL;
-  reader r = {buf, bytes, 0, 0};
-  const char *magic = take(&r, sizeof MAGIC);
+  part_reader r = {buf, bytes, 0, 0};
+  const char *magic = part_take(&r, sizeof MAGIC);
   if (!magic || memcmp(magic, MAGIC, sizeof MAGIC))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's message from rank 0 is not one");
   int32_t head[11];
@@ -629,7 +611,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
     gr->tag = take_i32(&r);
     gr->n_elements = take_i64(&r);
     const int32_t len = take_i32(&r);
-    const char *name = len >= 0 ? take(&r, (size_t)len) : NULL;
+    const char *name = len >= 0 ? part_take(&r, (size_t)len) : NULL;
     if (!name) break;
     if (!(status = feint_malloc((size_t)len + 1, 1, &gr->name, "a group name"))) {
       memcpy(gr->name, name, (size_t)len);
@@ -639,7 +621,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   }
   if (!status && !r.failed) {
     const int32_t len = take_i32(&r);
-    const char *path = len >= 0 ? take(&r, (size_t)len) : NULL;
+    const char *path = len >= 0 ? part_take(&r, (size_t)len) : NULL;
     if (path && !(status = feint_malloc((size_t)len + 1, 1, &m->path, "a mesh path"))) {
       memcpy(m->path, path, (size_t)len);
       m->path[len] = '\0';
@@ -781,8 +763,8 @@ int feint_dist_hex_part_unpack(const void *buf, size_t bytes, feint_hexmesh **hm
   *hm_out = NULL;
   *d_out = NULL;
   *x_out = NULL;
-  reader r = {buf, bytes, 0, 0};
-  const char *magic = take(&r, sizeof HEX_MAGIC);
+  part_reader r = {buf, bytes, 0, 0};
+  const char *magic = part_take(&r, sizeof HEX_MAGIC);
   if (!magic || memcmp(magic, HEX_MAGIC, sizeof HEX_MAGIC))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: an operator part's message from rank 0 is not one");
   const int order = take_i32(&r), np = take_i32(&r), ng = take_i32(&r);

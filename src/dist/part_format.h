@@ -23,6 +23,27 @@ static inline void part_fill(part_filler *f, const void *p, size_t n) {
 static inline void part_fill_i32(part_filler *f, int32_t v) { part_fill(f, &v, sizeof v); }
 static inline void part_fill_i64(part_filler *f, int64_t v) { part_fill(f, &v, sizeof v); }
 
+/* A message read with its bounds checked: a read past its end marks it
+ * failed and gives NULL (a copy: nothing copied). */
+typedef struct {
+  const char *data;
+  size_t size, at;
+  int failed;
+} part_reader;
+static inline const void *part_take(part_reader *r, size_t n) {
+  if (r->failed || n > r->size - r->at) {
+    r->failed = 1;
+    return NULL;
+  }
+  const void *p = r->data + r->at;
+  r->at += n;
+  return p;
+}
+static inline void part_take_copy(part_reader *r, void *to, size_t n) {
+  const void *p = part_take(r, n);
+  if (p) memcpy(to, p, n);
+}
+
 /* What a part's message says of the whole mesh and space. */
 typedef struct {
   int32_t cell_type, nv, ng, nb; /* ng: the block's geometry nodes (curved); nb: its scalar basis functions */
@@ -33,7 +54,6 @@ typedef struct {
   const feint_mesh_group *groups; /* n_groups (not owned) */
   const char *path;               /* the mesh file's (not owned) */
   part_block blocks[FEINT_MESH_MAX_BLOCKS];
-  int n_geometry_nodes;           /* the whole's curved cells' geometry nodes (0: straight) */
   int64_t n_cells, n_scalar_dofs; /* the whole's */
 } part_whole;
 void part_whole_of(const feint_space *s, part_whole *w);

@@ -158,50 +158,28 @@ int feint_dist_slab_message(const feint_dist_slab *sl, feint_comm_message *msg, 
   return FEINT_OK;
 }
 
-/* A bounds-checked walk through a slab's message. */
-typedef struct {
-  const char *data;
-  size_t size, at;
-  int failed;
-} walk;
-
-static const void *take(walk *r, size_t n) {
-  if (r->failed || n > r->size - r->at) {
-    r->failed = 1;
-    return NULL;
-  }
-  const void *p = r->data + r->at;
-  r->at += n;
-  return p;
-}
-
-static void take_copy(walk *r, void *to, size_t n) {
-  const void *p = take(r, n);
-  if (p) memcpy(to, p, n);
-}
-
 /* n items of `size` bytes in place (a count past what is left fails) */
-static const void *take_items(walk *r, int64_t n, size_t size) {
+static const void *take_items(part_reader *r, int64_t n, size_t size) {
   if (n < 0 || (size && (size_t)n > (r->size - r->at) / size)) {
     r->failed = 1;
     return NULL;
   }
-  return take(r, (size_t)n * size);
+  return part_take(r, (size_t)n * size);
 }
 
 /* A NUL-ended text of the head, in place */
-static const char *take_text(walk *r) {
+static const char *take_text(part_reader *r) {
   int64_t len = 0;
-  take_copy(r, &len, sizeof len);
-  const char *t = len > 0 && len % 8 == 0 ? take(r, (size_t)len) : NULL;
+  part_take_copy(r, &len, sizeof len);
+  const char *t = len > 0 && len % 8 == 0 ? part_take(r, (size_t)len) : NULL;
   if (!t || t[len - 1] != '\0') r->failed = 1;
   return r->failed ? "" : t;
 }
 
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   *out = NULL;
-  walk r = {buf, bytes, 0, 0};
-  const char *magic = take(&r, sizeof SLAB_MAGIC);
+  part_reader r = {buf, bytes, 0, 0};
+  const char *magic = part_take(&r, sizeof SLAB_MAGIC);
   if (!magic || memcmp(magic, SLAB_MAGIC, sizeof SLAB_MAGIC))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a slab's message from rank 0 is not one");
   feint_dist_slab *sl = NULL;
@@ -209,8 +187,8 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   part_whole *w = &sl->whole;
   int32_t ints[N_INTS] = {0};
   int64_t counts[N_COUNTS] = {0};
-  take_copy(&r, ints, sizeof ints);
-  take_copy(&r, counts, sizeof counts);
+  part_take_copy(&r, ints, sizeof ints);
+  part_take_copy(&r, counts, sizeof counts);
   *w = (part_whole){.dim = ints[0], .nv_facet = ints[1], .geometry_order = ints[2], .order = ints[3],
                     .components = ints[4], .family = ints[5], .n_groups = ints[6], .n_blocks = ints[7],
                     .n_cells = counts[0], .n_scalar_dofs = counts[1]};
@@ -220,7 +198,6 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   sl->rank = ints[11];
   sl->nb = ints[13];
   sl->ng = ints[15];
-  w->n_geometry_nodes = sl->ng;
   sl->cell0 = counts[2];
   sl->n_cells = counts[3];
   sl->node0 = counts[4];
@@ -231,15 +208,15 @@ int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out) {
   if (w->n_blocks < 1 || w->n_blocks > FEINT_MESH_MAX_BLOCKS || w->n_groups < 0 || sl->nv < 1 || sl->nb < 1 ||
       sl->ng < 0 || sl->size < 1)
     r.failed = 1;
-  for (int b = 0; b < w->n_blocks && !r.failed; b++) take_copy(&r, &w->blocks[b], sizeof w->blocks[b]);
+  for (int b = 0; b < w->n_blocks && !r.failed; b++) part_take_copy(&r, &w->blocks[b], sizeof w->blocks[b]);
   int status = r.failed ? FEINT_OK
                         : feint_calloc((size_t)w->n_groups + 1, sizeof *sl->groups_read, &sl->groups_read,
                                        "a slab's physical groups");
   for (int g = 0; g < w->n_groups && !status && !r.failed; g++) {
     feint_mesh_group *gr = &sl->groups_read[g];
     int32_t dt[2] = {0, 0};
-    take_copy(&r, dt, sizeof dt);
-    take_copy(&r, &gr->n_elements, sizeof gr->n_elements);
+    part_take_copy(&r, dt, sizeof dt);
+    part_take_copy(&r, &gr->n_elements, sizeof gr->n_elements);
     gr->dim = dt[0];
     gr->tag = dt[1];
     gr->name = (char *)take_text(&r); /* in the message, which outlives the slab */

@@ -120,23 +120,32 @@ static void check_part(const feint_space *s, const int *part, int k, int nparts,
   feint_dist_part_release(&pt);
 }
 
+/* The mesh at path and its space (0: a check failed, nothing left to free). */
+static int read_space(const char *path, int order, int components, feint_mesh **m, feint_space **s) {
+  feint_mesh_options o = {0};
+  *m = NULL;
+  *s = NULL;
+  CHECK_OK(feint_mesh_read(path, &o, m));
+  if (!*m) return 0;
+  CHECK_OK(feint_space_create(*m, order, components, s));
+  if (*s) return 1;
+  feint_mesh_destroy(*m);
+  return 0;
+}
+
+/* A scattered partition: neighbouring cells in different parts */
+static int scattered_part(int64_t c, int nparts) { return (int)((c * 7919) % nparts); }
+
 static void check_mesh(const char *path, int order, int components, int how, int nparts) {
   feint_mesh *m = NULL;
   feint_space *s = NULL;
-  feint_mesh_options o = {0};
-  CHECK_OK(feint_mesh_read(path, &o, &m));
-  if (!m) return;
-  CHECK_OK(feint_space_create(m, order, components, &s));
-  if (!s) {
-    feint_mesh_destroy(m);
-    return;
-  }
+  if (!read_space(path, order, components, &m, &s)) return;
   /* scattered parts: groups that change from cell to cell too, so that they go one a cell (not as runs) */
   for (int64_t c = 0; how == SCATTERED && m->cell_group && c < m->n_cells; c += 2) m->cell_group[c] = -1;
   int *part = malloc((size_t)m->n_cells * sizeof *part);
   int64_t *covered = calloc((size_t)m->n_cells, sizeof *covered);
   for (int64_t c = 0; c < m->n_cells; c++)
-    part[c] = how == SCATTERED ? (int)((c * 7919) % nparts)
+    part[c] = how == SCATTERED ? scattered_part(c, nparts)
               : how == BLOCKS  ? (int)(c * nparts / m->n_cells)
                                : block_of(m, c) % nparts;
   for (int k = 0; k < nparts; k++) check_part(s, how == ROWS ? NULL : part, k, nparts, covered);
@@ -180,14 +189,7 @@ static void check_build(const char *path, int order, int components, int how, in
                         int fail_rank, int corrupt) {
   feint_mesh *m = NULL;
   feint_space *s = NULL;
-  feint_mesh_options o = {0};
-  CHECK_OK(feint_mesh_read(path, &o, &m));
-  if (!m) return;
-  CHECK_OK(feint_space_create(m, order, components, &s));
-  if (!s) {
-    feint_mesh_destroy(m);
-    return;
-  }
+  if (!read_space(path, order, components, &m, &s)) return;
   /* groups: 1 scattered (sent one a cell, not as runs), 2 none at all (a mesh without physical groups' cells) */
   for (int64_t c = 0; scatter_groups == 1 && m->cell_group && c < m->n_cells; c += 3) m->cell_group[c] = -1;
   if (scatter_groups == 2) {
@@ -197,7 +199,7 @@ static void check_build(const char *path, int order, int components, int how, in
   int *part = NULL; /* the rows partition: none */
   if (how != ROWS) {
     part = malloc((size_t)m->n_cells * sizeof *part);
-    for (int64_t c = 0; c < m->n_cells; c++) part[c] = (int)((c * 7919) % nparts);
+    for (int64_t c = 0; c < m->n_cells; c++) part[c] = scattered_part(c, nparts);
     if (how == CURVE) CHECK_OK(feint_dist_partition_curve(m, nparts, part));
   }
   feint_dist_slab *slab[8] = {0};
@@ -308,7 +310,7 @@ static void check_curve(const char *path, int nparts) {
   for (int pass = 0; pass < 2; pass++) {
     for (int64_t v = 0; v < m->n_nodes; v++) owner[v] = -1;
     for (int64_t c = 0; c < m->n_cells; c++) {
-      const int k = pass ? (int)((c * 7919) % nparts) : part[c];
+      const int k = pass ? scattered_part(c, nparts) : part[c];
       for (int v = 0; v < m->nv && m->cells[c * m->nv + v] >= 0; v++) {
         const int64_t g = m->cells[c * m->nv + v];
         if (owner[g] == -1) owner[g] = k;
