@@ -138,6 +138,39 @@ typedef struct {
  * element types in the region (named, e.g. "9-node triangle"), unknown
  * physical group (listing the valid names), empty region. */
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);
+/* A process's share of a mesh that several processes read together
+ * (mpirun), each its own range of the cells: every share reads the file's
+ * headers, nodes and group facets, and of the region's cells only its
+ * range (a binary MSH 4.1 file is mapped, and only the pages of those
+ * rows are touched; a text file is parsed whole on every share). The
+ * nodes are numbered as feint_mesh_read numbers them, from the marks of
+ * every share (reduce), so that a share's mesh is the whole's nodes,
+ * facets and groups with the whole's cells [cell0, cell0 + n_cells) in
+ * the whole's numbers: mesh->n_cells counts the share's cells, its blocks
+ * are the share's; the whole's are here. */
+typedef struct {
+  int rank, size;
+  /* The share's range of the whole's n cells (the same function on every share). */
+  void (*range)(int64_t n, int size, int rank, int64_t *lo, int64_t *hi);
+  /* Collective: called once on every share that reads its cells, with its
+   * status so far (an error set where it is not FEINT_OK) and its marks of
+   * the model's n nodes (bit 0: a cell's, bit 1: a group facet's; NULL
+   * after an error), to be ORed in place with every share's. Returns
+   * FEINT_OK when every share's status was, else an error (set). */
+  int (*reduce)(void *ctx, int status, unsigned char *used, size_t n);
+  void *ctx;
+  /* out */
+  const char *unsuited;   /* not read as a share (*out NULL, FEINT_OK), and why: the same on every share */
+  int64_t cell0, whole_cells;
+  int n_blocks;           /* the whole's blocks */
+  feint_mesh_block blocks[FEINT_MESH_MAX_BLOCKS];
+  int64_t nodes_in_cells; /* the whole's nodes that its cells use (n_nodes: P1 is on every node) */
+} feint_mesh_share;
+/* Curved cells, MSH 2 files, .geo files and refinements are unsuited
+ * (share->unsuited): read them whole. Errors as feint_mesh_read's; each
+ * share finds those in its own range of the cells. */
+int feint_mesh_read_share(const char *path, const feint_mesh_options *opts, feint_mesh_share *share,
+                          feint_mesh **out);
 /* 1 when feint_mesh_read(path, opts) runs libgmsh in a forked child (a
  * .geo, or a refinement): the caller's other threads must not be inside
  * the allocator then (a sanitizer's allocator has no fork handlers and

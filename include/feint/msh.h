@@ -62,7 +62,11 @@ typedef struct {
   int type;       /* Gmsh element type (1 = 2-node line, 4 = 4-node tetrahedron, ...) */
   int nn;         /* nodes per element */
   size_t n;       /* elements */
-  int64_t *nodes; /* n x nn node tags (may be NULL when n == 0) */
+  int64_t *nodes; /* n x nn node tags (may be NULL when n == 0, or for a block left in the file) */
+  /* A block left in the file (feint_msh_read_shared): NULL, or its n rows
+   * in the file's mapping, each the element tag and nn node tags (8 bytes
+   * each, as the binary file has them). feint_msh_block_rows reads either. */
+  const char *rows;
 } feint_msh_block;
 
 typedef struct {
@@ -82,11 +86,24 @@ typedef struct {
 
   size_t n_blocks;
   feint_msh_block *blocks;     /* order above; every block's entity is in entities */
+
+  void *mapping;               /* feint_msh_read_shared: the file, mapped (the blocks left in it), or NULL */
+  size_t mapping_bytes;
 } feint_msh;
 
 /* Read path. *out is NULL on error. Errors: FEINT_ERR_INPUT for anything in
  * the file (and an unreadable file), FEINT_ERR_COMPUTE for out of memory. */
 int feint_msh_read(const char *path, feint_msh **out);
+/* As feint_msh_read, for one of several processes that each use a share
+ * of the elements (mpirun): the file is mapped rather than read, and in a
+ * binary MSH 4.1 file the element blocks of dimension 2 and 3 are left in
+ * it (blocks[b].rows), so that a process touches only the pages of the
+ * rows it uses. Other files are read as feint_msh_read reads them. */
+int feint_msh_read_shared(const char *path, feint_msh **out);
+/* Rows [first, first + count) of block B, the first `width` (<= B->nn)
+ * node tags of each, into dst (count x width), whether B holds them or
+ * left them in the file; on every core. */
+void feint_msh_block_rows(const feint_msh_block *B, size_t first, size_t count, int width, int64_t *dst);
 /* As feint_msh_read from a buffer of size bytes (path names it in
  * messages); the buffer need not be terminated. For the fuzz harness. */
 int feint_msh_parse(const char *path, const char *data, size_t size, feint_msh **out);

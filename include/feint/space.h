@@ -189,6 +189,9 @@ int feint_space_facet_nb(const feint_space *space, int nvf);
  * quadrilaterals, hexahedra and mixed meshes holding them, else
  * equispaced. */
 feint_node_family feint_space_node_family(const feint_space *space);
+/* The node family a space on mesh takes, whatever its order: Lobatto where
+ * its blocks hold quadrilaterals or hexahedra, else equispaced. */
+feint_node_family feint_space_mesh_family(const feint_mesh *mesh);
 /* The p+1 nodes t[] of the cells' edges on [0,1] in facet order (0, 1,
  * then the interior ones ascending): Gauss-Lobatto-Legendre with Lobatto
  * nodes, equispaced otherwise. */

@@ -48,4 +48,11 @@ int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes);
 /* 4. the part's message (*msg, *bytes: the caller frees), as feint_dist_part_pack makes it */
 int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **msg, size_t *bytes);
 
+/* The share's read (share.c): the message of a rank's node marks (head:
+ * filled, outlives msg), and this rank's marks ORed with every other's
+ * (in[p], in_bytes[p]: what rank p sent; in[rank] unread). */
+void share_marks_message(int status, const unsigned char *used, size_t n, int64_t head[2], feint_comm_message *msg);
+int share_marks_combine(int rank, int size, int status, unsigned char *used, size_t n, void *const *in,
+                        const size_t *in_bytes);
+
 #endif

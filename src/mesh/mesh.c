@@ -145,6 +145,18 @@ typedef struct {
   int geo_nn_of[7], geo_order_of[7];
   vec64 geo;
   int geo_nn;
+
+  /* a share's read (feint_mesh_read_share): the region's blocks as
+   * read_elements meets them, their rows read once the whole's cells are
+   * counted (read_share_rows) */
+  feint_mesh_share *share;
+  int reduced; /* share->reduce was called */
+  struct share_block {
+    const feint_msh_block *B;
+    int gtype;
+    int64_t group;
+  } *share_blocks;
+  size_t n_share_blocks, cap_share_blocks;
 } reader;
 
 /* The padding of rows: a triangle's 4th entry among the facets of prism
@@ -590,6 +602,24 @@ static int read_elements(reader *r) {
       vec64 *cells = &r->cells_of[ct], *groups = &r->group_of[ct];
       if (!r->met[ct]) r->n_cell_gtypes++;
       r->met[ct] = 1;
+      if (r->share) { /* the rows of its range, once every block is counted */
+        if (geometry || order > 1) {
+          r->share->unsuited = "curved cells";
+          break;
+        }
+        if (r->n_share_blocks == r->cap_share_blocks) {
+          const size_t cap = r->cap_share_blocks ? 2 * r->cap_share_blocks : 16;
+          void *a = realloc(r->share_blocks, cap * sizeof *r->share_blocks);
+          if (!a) {
+            st = feint_error_set(FEINT_ERR_COMPUTE, "out of memory listing the mesh's blocks");
+            break;
+          }
+          r->share_blocks = a;
+          r->cap_share_blocks = cap;
+        }
+        r->share_blocks[r->n_share_blocks++] = (struct share_block){B, ct, group};
+        continue;
+      }
       const int nv = gtype_nv(ct), nn = T->num_nodes; /* a curved cell: its vertices, the first nv of nn */
       if ((st = vec64_reserve(groups, kept))) break;
       fill_i64(groups->a + groups->n, kept, group);
@@ -640,6 +670,42 @@ static int read_elements(reader *r) {
   }
   free(keep);
   return st;
+}
+
+/* A share's rows: the whole's cells counted by type from the blocks
+ * read_elements listed, the share's range of them (whole numbering: type
+ * after type, each in the order read) read into cells_of and group_of. */
+static int read_share_rows(reader *r) {
+  feint_mesh_share *sh = r->share;
+  int64_t whole_of[7] = {0}, first_of[7] = {0}, seen[7] = {0}, total = 0;
+  for (size_t k = 0; k < r->n_share_blocks; k++) whole_of[r->share_blocks[k].gtype] += (int64_t)r->share_blocks[k].B->n;
+  sh->n_blocks = 0;
+  for (int t = 2; t <= 6; t++) {
+    first_of[t] = total;
+    total += whole_of[t];
+    if (whole_of[t])
+      sh->blocks[sh->n_blocks++] = (feint_mesh_block){gtype_cell(t), gtype_nv(t), first_of[t], whole_of[t], 0, 0};
+  }
+  sh->whole_cells = total;
+  int64_t lo = 0, hi = 0;
+  if (total) sh->range(total, sh->size, sh->rank, &lo, &hi);
+  sh->cell0 = lo;
+  for (size_t k = 0; k < r->n_share_blocks; k++) {
+    const struct share_block *sb = &r->share_blocks[k];
+    const int t = sb->gtype, nv = gtype_nv(t);
+    const int64_t g0 = first_of[t] + seen[t], n = (int64_t)sb->B->n;
+    seen[t] += n;
+    const int64_t a = (lo > g0 ? lo : g0) - g0, b = (hi < g0 + n ? hi : g0 + n) - g0;
+    if (a >= b) continue;
+    vec64 *cells = &r->cells_of[t], *groups = &r->group_of[t];
+    FEINT_CALL(vec64_reserve(cells, (size_t)(b - a) * (size_t)nv));
+    FEINT_CALL(vec64_reserve(groups, (size_t)(b - a)));
+    feint_msh_block_rows(sb->B, (size_t)a, (size_t)(b - a), nv, cells->a + cells->n);
+    cells->n += (size_t)(b - a) * (size_t)nv;
+    fill_i64(groups->a + groups->n, (size_t)(b - a), sb->group);
+    groups->n += (size_t)(b - a);
+  }
+  return FEINT_OK;
 }
 
 /* src's rows of src_width appended to dst as rows of width (>= src_width),
@@ -723,8 +789,8 @@ static int facet_type_met(const reader *r, int dim, int type) {
 static int gather_blocks(reader *r) {
   feint_mesh *m = r->m;
   int nv = 0;
-  for (int t = 2; t <= 6; t++)
-    if (r->cells_of[t].n && gtype_nv(t) > nv) nv = gtype_nv(t);
+  for (int t = 2; t <= 6; t++) /* a share's rows are the whole's width */
+    if ((r->share ? r->met[t] : r->cells_of[t].n > 0) && gtype_nv(t) > nv) nv = gtype_nv(t);
   m->nv = nv;
   for (int t = 2; t <= 6; t++) {
     vec64 *cells = &r->cells_of[t];
@@ -805,7 +871,13 @@ static int read_facets(reader *r) {
           break;
         int64_t *dst = r->facets.a + r->facets.n;
         size_t w = 0;
-        for (size_t j = 0; j < ne; j++) {
+        if (!B->nodes) { /* left in the file (a share's read; no repeats there) */
+          feint_msh_block_rows(B, 0, ne, nvt, dst);
+          for (size_t j = ne; j-- > 0;)
+            for (int q = nvf; q-- > 0;) dst[j * (size_t)nvf + (size_t)q] = q < nvt ? dst[j * (size_t)nvt + (size_t)q] : ROW_PAD;
+          w = ne * (size_t)nvf;
+        }
+        for (size_t j = 0; j < ne && B->nodes; j++) {
           if (!keep[j]) continue;
           for (int q = 0; q < nvf; q++) dst[w++] = q < nvt ? B->nodes[j * (size_t)nn + (size_t)q] : ROW_PAD;
         }
@@ -887,6 +959,7 @@ typedef struct {
   int64_t *a;          /* the entries: tags, then node numbers */
   atomic_uchar *used;  /* per model node */
   const int64_t *num;  /* model node -> number (remap) */
+  unsigned char mark;  /* 1: cells' entries, 2: facets' */
   int64_t bad[FEINT_PARALLEL_MAX_RANGES]; /* per range: the first entry with an unknown tag, or -1 */
 } node_pass;
 
@@ -900,7 +973,9 @@ static void mark_range(int64_t begin, int64_t end, int range, void *ctx) {
       p->bad[range] = i;
       return;
     }
-    atomic_store_explicit(&p->used[k], 1, memory_order_relaxed);
+    /* a cell's node 1; a facet's 2 unless a cell's (the cells are marked first, in a pass of their own) */
+    if (p->mark == 1 || !atomic_load_explicit(&p->used[k], memory_order_relaxed))
+      atomic_store_explicit(&p->used[k], p->mark, memory_order_relaxed);
   }
 }
 
@@ -918,8 +993,8 @@ static void remap_range(int64_t begin, int64_t end, void *ctx) {
 enum { NODE_PASS_GRAIN = 1 << 16 };
 
 /* Mark the nodes of entries a[0..n) used; -1, or the first entry whose tag no node has. */
-static int64_t mark_used(const node_index *ix, int64_t *a, int64_t n, atomic_uchar *used) {
-  node_pass p = {.ix = ix, .a = a, .used = used};
+static int64_t mark_used(const node_index *ix, int64_t *a, int64_t n, atomic_uchar *used, unsigned char mark) {
+  node_pass p = {.ix = ix, .a = a, .used = used, .mark = mark};
   for (int k = 0; k < FEINT_PARALLEL_MAX_RANGES; k++) p.bad[k] = -1;
   const int ranges = feint_parallel_for_indexed(n, NODE_PASS_GRAIN, mark_range, &p);
   for (int k = 0; k < ranges; k++)
@@ -993,14 +1068,20 @@ static int read_nodes(reader *r) {
   if (st) goto done;
   /* mark referenced nodes (ROW_PAD: the padding of a narrower block's cells) */
   vec64 *lists[2] = {&r->cells, &r->facets};
-  for (int l = 0; l < 2; l++) {
-    const int64_t bad = mark_used(&ix, lists[l]->a, (int64_t)lists[l]->n, used);
-    if (bad >= 0) {
+  for (int l = 0; l < 2 && !st; l++) {
+    const int64_t bad = mark_used(&ix, lists[l]->a, (int64_t)lists[l]->n, used, (unsigned char)(l + 1));
+    if (bad >= 0)
       st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
                            "the mesh does not define", r->pre, r->path, (long long)lists[l]->a[bad]);
-      goto done;
-    }
   }
+  if (r->share) { /* every share's marks: the whole's nodes, numbered below as the whole's read numbers them */
+    r->reduced = 1;
+    st = r->share->reduce(r->share->ctx, st, st ? NULL : (unsigned char *)used, st ? 0 : x->n_nodes);
+    int64_t in_cells = 0;
+    for (size_t i = 0; i < x->n_nodes && !st; i++) in_cells += used[i] & 1;
+    r->share->nodes_in_cells = in_cells;
+  }
+  if (st) goto done;
   /* curved cells: the coordinates of their nodes (before the tags map to numbers) */
   if (r->geo.n) {
     if ((st = feint_malloc(r->geo.n * 3 + 1, sizeof *m->geometry_nodes, &m->geometry_nodes, "mesh cell geometry")))
@@ -1065,7 +1146,7 @@ done:
 
 static int finish(reader *r) {
   feint_mesh *m = r->m;
-  m->cell_type = m->blocks[0].cell_type;
+  m->cell_type = r->share ? r->share->blocks[0].cell_type : m->blocks[0].cell_type;
   m->n_cells = (int64_t)r->cell_group_v.n;
   /* hand over the arrays (shrink is not worth a copy) */
   m->cells = r->cells.a;
@@ -1101,9 +1182,13 @@ static int build(reader *r, const feint_mesh_options *opts) {
   FEINT_CALL(read_groups(r));
   FEINT_CALL(find_top_dim(r));
   FEINT_CALL(resolve_region(r, opts));
+  if (r->share && r->may_repeat) r->share->unsuited = "an MSH 2 file";
+  if (r->share && r->share->unsuited) return FEINT_OK;
   FEINT_CALL(read_elements(r));
+  if (r->share && r->share->unsuited) return FEINT_OK;
+  if (r->share) FEINT_CALL(read_share_rows(r));
   FEINT_CALL(gather_blocks(r));
-  if (r->cells.n == 0) {
+  if (r->share ? r->share->whole_cells == 0 : r->cells.n == 0) {
     char names[1024];
     if (opts && opts->n_region > 0) {
       names[0] = '\0';
@@ -1136,6 +1221,7 @@ static void reader_free(reader *r) {
   free(r->facets.a);
   free(r->cell_group_v.a);
   free(r->geo.a);
+  free(r->share_blocks);
   for (int t = 0; t < 7; t++) {
     free(r->geo_of[t].a);
     free(r->cells_of[t].a);
@@ -1161,27 +1247,26 @@ static int looks_like_msh(const char *path) {
   return got >= 11 && memcmp(head, "$MeshFormat", 11) == 0;
 }
 
-static int read_with(const char *path, const feint_mesh_options *opts, int source, feint_mesh **out) {
+static int read_with(const char *path, const feint_mesh_options *opts, int source, feint_mesh_share *share,
+                     feint_mesh **out) {
   *out = NULL;
   reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
+  r.share = share;
   if (opts && opts->where && opts->where[0]) snprintf(r.pre, sizeof r.pre, "%s: ", opts->where);
 
   /* a clear message for a missing file before a reader gets to it */
   struct stat sb;
   FILE *f = NULL;
-  if (stat(path, &sb) != 0 || !(f = fopen(path, "rb")))
-    return feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path,
-                           strerror(errno));
-  fclose(f);
-  if (S_ISDIR(sb.st_mode))
-    return feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path,
-                           strerror(EISDIR));
   double gmsh_seconds = 0;
-  int st;
-  if (source == SOURCE_NATIVE) {
-    st = feint_msh_read(path, &r.x);
+  int st = FEINT_OK;
+  if (stat(path, &sb) != 0 || !(f = fopen(path, "rb")))
+    st = feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path, strerror(errno));
+  else if (fclose(f), S_ISDIR(sb.st_mode))
+    st = feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path, strerror(EISDIR));
+  if (!st && source == SOURCE_NATIVE) {
+    st = share ? feint_msh_read_shared(path, &r.x) : feint_msh_read(path, &r.x);
     if (st && r.pre[0]) st = feint_error_set(st, "%s%s", r.pre, feint_error_message());
     if (!st && opts && opts->refine > 0) {
       /* refinement is Gmsh's: the file, now known to be a well-formed mesh, goes to libgmsh */
@@ -1189,19 +1274,28 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
       r.x = NULL;
       st = feint_gmsh_model(path, opts, r.pre, &r.x, &gmsh_seconds);
     }
-  } else {
+  } else if (!st) {
     st = feint_gmsh_model(path, opts, r.pre, &r.x, &gmsh_seconds);
   }
-  if (st) return st;
-  if ((st = feint_calloc(1, sizeof *r.m, &r.m, "mesh")) || (st = feint_strdup(path, &r.m->path))) {
+  if (!st && ((st = feint_calloc(1, sizeof *r.m, &r.m, "mesh")) || (st = feint_strdup(path, &r.m->path)))) {
     free(r.m);
-    feint_msh_destroy(r.x);
-    return st;
+    r.m = NULL;
   }
-  r.m->gmsh_seconds = gmsh_seconds;
-  st = build(&r, opts);
+  if (!st) {
+    r.m->gmsh_seconds = gmsh_seconds;
+    st = build(&r, opts);
+  }
+  if (share && !r.reduced) { /* every share reduces once, whatever happened (a share that did not would hang the others) */
+    const int all = share->reduce(share->ctx, st, NULL, 0);
+    st = st ? st : all;
+  }
   feint_msh_destroy(r.x);
   reader_free(&r);
+  if (!st && share && share->unsuited) {
+    feint_mesh_destroy(r.m);
+    return FEINT_OK;
+  }
+  if (!r.m) return st;
   if (!st && opts && opts->reorder) st = feint_mesh_reorder_nodes(r.m);
   if (!st && opts && opts->blend) feint_mesh_blend_curved_nodes(r.m);
   if (!st) st = feint_mesh_classify_curved(r.m);
@@ -1219,8 +1313,8 @@ int feint_mesh_read_forks(const char *path, const feint_mesh_options *opts) {
 
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out) {
   *out = NULL;
-  if (has_ext(path, ".geo")) return read_with(path, opts, SOURCE_GMSH, out);
-  if (has_ext(path, ".msh") || looks_like_msh(path)) return read_with(path, opts, SOURCE_NATIVE, out);
+  if (has_ext(path, ".geo")) return read_with(path, opts, SOURCE_GMSH, NULL, out);
+  if (has_ext(path, ".msh") || looks_like_msh(path)) return read_with(path, opts, SOURCE_NATIVE, NULL, out);
   const char *pre = opts && opts->where && opts->where[0] ? opts->where : NULL;
   struct stat sb;
   if (stat(path, &sb) != 0 || S_ISDIR(sb.st_mode))
@@ -1233,7 +1327,21 @@ int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh
 }
 
 int feint_mesh_read_gmsh(const char *path, const feint_mesh_options *opts, feint_mesh **out) {
-  return read_with(path, opts, SOURCE_GMSH, out);
+  return read_with(path, opts, SOURCE_GMSH, NULL, out);
+}
+
+int feint_mesh_read_share(const char *path, const feint_mesh_options *opts, feint_mesh_share *share,
+                          feint_mesh **out) {
+  *out = NULL;
+  share->unsuited = NULL;
+  share->cell0 = share->whole_cells = share->nodes_in_cells = 0;
+  share->n_blocks = 0;
+  /* what libgmsh makes is read whole (decided from the path and options alone: the same on every share) */
+  if (feint_mesh_read_forks(path, opts) || !(has_ext(path, ".msh") || looks_like_msh(path))) {
+    share->unsuited = "not a .msh file read natively";
+    return FEINT_OK;
+  }
+  return read_with(path, opts, SOURCE_NATIVE, share, out);
 }
 
 typedef struct {

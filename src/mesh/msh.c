@@ -221,6 +221,7 @@ void feint_msh_destroy(feint_msh *m) {
   free(m->xyz);
   for (size_t i = 0; i < m->n_blocks; i++) free(m->blocks[i].nodes);
   free(m->blocks);
+  if (m->mapping) munmap(m->mapping, m->mapping_bytes);
   free(m);
 }
 
@@ -259,6 +260,7 @@ int feint_msh_add_block(feint_msh *m, int dim, int tag, int type, size_t n, int6
   B->nn = feint_msh_type_nodes(type);
   B->n = n;
   B->nodes = nodes;
+  B->rows = NULL;
   return FEINT_OK;
 }
 
@@ -375,6 +377,7 @@ typedef struct {
    * it, messages name bytes rather than lines (lines_unknown). */
   const char *kept;
   int releasable, lines_unknown;
+  int lazy; /* feint_msh_read_shared: binary blocks of dimension 2 and 3 are left in the file */
   int binary, version;
   feint_msh *m;
   int seen_nodes, seen_elements, seen_entities, seen_names;
@@ -1054,6 +1057,12 @@ static int parse_elements41(parser *P) {
                        : fail_at(P, at, "the element blocks hold more than the %zu elements declared", n);
     total += ne;
     if (ne == 0) continue;
+    if (P->binary && P->lazy && edim >= 2) { /* left in the file: the builder reads the rows it uses */
+      FEINT_CALL(feint_msh_add_block(P->m, edim, etag, type, ne, NULL));
+      P->m->blocks[P->m->n_blocks - 1].rows = P->p;
+      P->p += ne * ((size_t)nn + 1) * 8; /* fits: checked by num_items */
+      continue;
+    }
     int64_t *nodes = NULL;
     FEINT_CALL(feint_malloc(ne * (size_t)nn, sizeof *nodes, &nodes, "mesh elements"));
     int st = FEINT_OK;
@@ -1370,12 +1379,13 @@ static void text_free(char *buf, size_t n, int mapped) {
 }
 
 /* buf holds size bytes and a NUL after them; releasable: text_alloc mapped it. */
-static int parse_buffer(const char *path, const char *buf, size_t size, int releasable, feint_msh **out) {
+static int parse_buffer(const char *path, const char *buf, size_t size, int releasable, int lazy, feint_msh **out) {
   parser P;
   memset(&P, 0, sizeof P);
   P.path = path;
   P.buf = P.p = P.kept = buf;
   P.releasable = releasable;
+  P.lazy = lazy;
   P.end = buf + size;
   FEINT_CALL(feint_msh_create(&P.m));
   int st = parse_sections(&P);
@@ -1395,7 +1405,7 @@ int feint_msh_parse(const char *path, const char *data, size_t size, feint_msh *
   FEINT_CALL(text_alloc(size + 1, &buf, &mapped));
   memcpy(buf, data, size);
   buf[size] = '\0';
-  int st = parse_buffer(path, buf, size, mapped, out);
+  int st = parse_buffer(path, buf, size, mapped, 0, out);
   text_free(buf, size + 1, mapped);
   return st;
 }
@@ -1457,33 +1467,48 @@ static int read_parallel(int fd, char *dst, off_t at, size_t n, size_t *got) {
   return 0;
 }
 
-int feint_msh_read(const char *path, feint_msh **out) {
-  *out = NULL;
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return feint_error_set(FEINT_ERR_INPUT, "mesh file '%s' cannot be read: %s", path, strerror(errno));
+/* The first bytes of a mesh file: "$MeshFormat", then a space or the end. */
+static int starts_as_mesh(const char *head, size_t got) {
+  const char *magic = "$MeshFormat";
+  const size_t k = strlen(magic);
+  return got >= k && !memcmp(head, magic, k) && (got == k || is_space(head[k]));
+}
+
+/* path opened for reading (*fd), a regular file of *size bytes (a hint: reads decide). */
+static int open_regular(const char *path, int *fd, size_t *size) {
+  *fd = open(path, O_RDONLY);
+  if (*fd < 0) return feint_error_set(FEINT_ERR_INPUT, "mesh file '%s' cannot be read: %s", path, strerror(errno));
   struct stat sb;
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+  if (fstat(*fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
     int e = errno;
-    close(fd);
+    close(*fd);
+    *fd = -1;
     return feint_error_set(FEINT_ERR_INPUT, "mesh file '%s' cannot be read: %s", path,
                            S_ISDIR(sb.st_mode) ? strerror(EISDIR) : e ? strerror(e) : "not a regular file");
   }
+  *size = (size_t)sb.st_size;
+  return FEINT_OK;
+}
+
+int feint_msh_read(const char *path, feint_msh **out) {
+  *out = NULL;
+  int fd = -1;
+  size_t file_size = 0;
+  FEINT_CALL(open_regular(path, &fd, &file_size));
   /* the first line first: a file that is not a mesh is not read further */
   char head[16];
   size_t got = 0;
-  const char *magic = "$MeshFormat";
   if (read_fully(fd, head, sizeof head, &got) != 0) {
     int e = errno;
     close(fd);
     return feint_error_set(FEINT_ERR_INPUT, "mesh file '%s' cannot be read: %s", path, strerror(e));
   }
-  if (got < strlen(magic) || memcmp(head, magic, strlen(magic)) != 0 ||
-      (got > strlen(magic) && !is_space(head[strlen(magic)]))) {
+  if (!starts_as_mesh(head, got)) {
     close(fd);
     return feint_error_set(FEINT_ERR_INPUT, "%s: not a Gmsh mesh (expected \"$MeshFormat\" on line 1)", path);
   }
   /* then the whole file in one read (st_size is a hint: the read decides) */
-  size_t size = (size_t)sb.st_size > got ? (size_t)sb.st_size : got;
+  size_t size = file_size > got ? file_size : got;
   char *buf = NULL;
   int mapped = 0;
   int st = text_alloc(size + 1, &buf, &mapped);
@@ -1503,7 +1528,65 @@ int feint_msh_read(const char *path, feint_msh **out) {
   const size_t mapped_size = size + 1;
   size = got + more;
   buf[size] = '\0';
-  st = parse_buffer(path, buf, size, mapped, out);
+  st = parse_buffer(path, buf, size, mapped, 0, out);
   text_free(buf, mapped_size, mapped);
   return st;
+}
+
+int feint_msh_read_shared(const char *path, feint_msh **out) {
+  *out = NULL;
+  int fd = -1;
+  size_t size = 0;
+  FEINT_CALL(open_regular(path, &fd, &size));
+  /* the file mapped, a page of zeros after it: the parser's text ends at a NUL */
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = (size / page + 1) * page;
+  void *map = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  int e = map == MAP_FAILED ? errno : 0;
+  if (!e && size && mmap(map, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) e = errno;
+  close(fd);
+  if (e) {
+    if (map != MAP_FAILED) munmap(map, bytes);
+    return feint_error_set(FEINT_ERR_INPUT, "mesh file '%s' cannot be mapped: %s", path, strerror(e));
+  }
+  if (!starts_as_mesh(map, size < 16 ? size : 16)) {
+    munmap(map, bytes);
+    return feint_error_set(FEINT_ERR_INPUT, "%s: not a Gmsh mesh (expected \"$MeshFormat\" on line 1)", path);
+  }
+  int st = parse_buffer(path, map, size, 0, 1, out);
+  if (st) {
+    munmap(map, bytes);
+    return st;
+  }
+  int left = 0;
+  for (size_t b = 0; b < (*out)->n_blocks; b++) left |= (*out)->blocks[b].rows != NULL;
+  if (!left) { /* nothing was left in the file (a text file, MSH 2) */
+    munmap(map, bytes);
+    return FEINT_OK;
+  }
+  (*out)->mapping = map;
+  (*out)->mapping_bytes = bytes;
+  return FEINT_OK;
+}
+
+typedef struct {
+  const feint_msh_block *B;
+  size_t first;
+  int width;
+  int64_t *dst;
+} block_rows_copy;
+
+static void block_rows_range(int64_t begin, int64_t end, void *ctx) {
+  const block_rows_copy *c = ctx;
+  const size_t nn = (size_t)c->B->nn, w = (size_t)c->width * sizeof *c->dst;
+  for (int64_t j = begin; j < end; j++) {
+    const size_t row = c->first + (size_t)j;
+    int64_t *d = c->dst + (size_t)j * (size_t)c->width;
+    if (c->B->nodes) memcpy(d, c->B->nodes + row * nn, w);
+    else memcpy(d, c->B->rows + (row * (nn + 1) + 1) * 8, w); /* past the element's tag */
+  }
+}
+
+void feint_msh_block_rows(const feint_msh_block *B, size_t first, size_t count, int width, int64_t *dst) {
+  block_rows_copy c = {B, first, width, dst};
+  feint_parallel_for((int64_t)count, ((int64_t)1 << 20) / (8 * (int64_t)B->nn + 8) + 1, block_rows_range, &c);
 }

@@ -228,7 +228,7 @@ static int number_dofs(feint_space *s, node_support sup[][MAX_NB]) {
   return FEINT_OK;
 }
 
-feint_node_family feint_space_mixed_family(const feint_mesh *mesh) {
+feint_node_family feint_space_mesh_family(const feint_mesh *mesh) {
   /* one node family for all blocks: the tensor cells' Lobatto one when they are present */
   feint_node_family family = FEINT_NODES_EQUISPACED;
   for (int b = 0; b < mesh->n_blocks; b++)
@@ -264,7 +264,7 @@ int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, 
   s->order = order;
   s->components = components;
   node_support sup[FEINT_MESH_MAX_BLOCKS][MAX_NB];
-  int status = feint_space_mixed_elements(s, feint_space_mixed_family(mesh));
+  int status = feint_space_mixed_elements(s, feint_space_mesh_family(mesh));
   for (int b = 0; b < mesh->n_blocks && !status; b++) {
     const feint_space_block *sb = &s->blocks[b];
     if (sb->element->nb > MAX_NB)

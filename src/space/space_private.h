@@ -21,8 +21,6 @@ int feint_space_tensor_create(const feint_mesh *mesh, int order, int components,
 /* feint_space_create for mixed meshes (src/space/mixed_space.c). */
 int feint_space_mixed_create(const feint_mesh *mesh, int order, int components, feint_space **out);
 
-/* The node family of a mixed mesh's elements (space.h). */
-feint_node_family feint_space_mixed_family(const feint_mesh *mesh);
 /* The blocks' elements of a mixed mesh's space s (mesh, order and
  * components set), of one node family; nb, nbc the widest's. */
 int feint_space_mixed_elements(feint_space *s, feint_node_family family);

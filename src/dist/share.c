@@ -1,0 +1,136 @@
+/* The mesh read by every rank, each its share of the cells
+ * (feint_mesh_read_share), rather than whole by rank 0: the ranks' marks
+ * of the nodes their cells and facets use are ORed together (every rank
+ * sends its marks to every other: one byte a node of the file), so that
+ * each numbers the nodes as a whole read would; and a rank's slab of the
+ * whole (slab.c) is then its share as it lies, with no message from rank
+ * 0. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/slab.h"
+#include "feint/error.h"
+#include "feint/parallel.h"
+#include "feint/space.h"
+
+enum { MARKS_HEAD = 16 }; /* failed flag, count of marks (two int64) */
+
+void share_marks_message(int status, const unsigned char *used, size_t n, int64_t head[2], feint_comm_message *msg) {
+  head[0] = status != FEINT_OK;
+  head[1] = status ? 0 : (int64_t)n;
+  *msg = (feint_comm_message){{head, used}, {MARKS_HEAD, status ? 0 : n}, 2};
+}
+
+typedef struct {
+  unsigned char *used;
+  const unsigned char *const *from;
+  int n_from;
+} marks_or;
+
+static void or_range(int64_t begin, int64_t end, void *ctx) {
+  const marks_or *j = ctx;
+  for (int k = 0; k < j->n_from; k++)
+    for (int64_t i = begin; i < end; i++) j->used[i] |= j->from[k][i];
+}
+
+int share_marks_combine(int rank, int size, int status, unsigned char *used, size_t n, void *const *in,
+                        const size_t *in_bytes) {
+  int failed = -1, differ = -1;
+  const unsigned char **from = NULL;
+  int n_from = 0;
+  if (!status) status = feint_malloc((size_t)size, sizeof *from, &from, "the ranks' node marks");
+  for (int p = 0; p < size; p++) {
+    if (p == rank) continue;
+    int64_t head[2] = {1, 0};
+    if (in[p] && in_bytes[p] >= MARKS_HEAD) memcpy(head, in[p], sizeof head);
+    if (head[0] || (size_t)head[1] != in_bytes[p] - MARKS_HEAD) {
+      if (failed < 0) failed = p;
+    } else if ((size_t)head[1] != n) {
+      if (differ < 0) differ = p;
+    } else if (from) {
+      from[n_from++] = (const unsigned char *)in[p] + MARKS_HEAD;
+    }
+  }
+  if (!status && failed >= 0) status = feint_dist_peer_failed(failed);
+  if (!status && differ >= 0) /* the file changed between the ranks' reads */
+    status = feint_error_set(FEINT_ERR_INPUT, "the mesh file read by rank %d has other nodes than rank %d's", differ,
+                             rank);
+  if (!status) {
+    marks_or j = {used, from, n_from};
+    feint_parallel_for((int64_t)n, 1 << 18, or_range, &j);
+  }
+  free(from);
+  return status;
+}
+
+int feint_dist_share_reduce(void *comm_, int status, unsigned char *used, size_t n) {
+  feint_comm *comm = comm_;
+  const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
+  feint_comm_message *out = NULL;
+  void **in = NULL;
+  size_t *in_bytes = NULL;
+  if (feint_calloc((size_t)size, sizeof *out, &out, "the node marks' messages") ||
+      feint_calloc((size_t)size, sizeof *in, &in, "the node marks' messages") ||
+      feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the node marks' messages")) {
+    free(out);
+    free(in);
+    feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* the others would wait for this rank's marks */
+    return FEINT_ERR_COMPUTE;
+  }
+  int64_t head[2];
+  feint_comm_message msg;
+  share_marks_message(status, used, n, head, &msg);
+  for (int q = 0; q < size; q++) out[q] = msg;
+  int st = feint_comm_exchange(comm, out, in, in_bytes);
+  if (!st) st = share_marks_combine(rank, size, status, used, n, in, in_bytes);
+  for (int p = 0; p < size; p++) free(in[p]);
+  free(in);
+  free(in_bytes);
+  free(out);
+  return st;
+}
+
+int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share, int components,
+                             feint_dist_slab **out) {
+  *out = NULL;
+  /* where the whole's P1 space is the connectivity (space.c: triangles or tetrahedra, every node a cell's);
+   * other shapes number their dofs apart, and their slabs carry dof maps */
+  if (share->nodes_in_cells != m->n_nodes || m->geometry_order != 1 || share->n_blocks != 1 ||
+      !feint_cell_is_simplex(share->blocks[0].cell_type))
+    return feint_error_set(FEINT_ERR_COMPUTE,
+                           "internal: a slab of a share is P1 on every node of straight triangles or tetrahedra");
+  feint_dist_slab *sl = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *sl, &sl, "a slab of the mesh"));
+  /* the whole's node family: its blocks' (a share's own blocks are its cells') */
+  feint_mesh whole = *m;
+  whole.n_blocks = share->n_blocks;
+  memcpy(whole.blocks, share->blocks, sizeof whole.blocks);
+  part_whole *w = &sl->whole;
+  *w = (part_whole){.dim = m->dim, .nv_facet = m->nv_facet, .geometry_order = 1, .order = 1,
+                    .components = components, .family = (int)feint_space_mesh_family(&whole),
+                    .n_groups = m->n_groups, .n_blocks = share->n_blocks, .groups = m->groups, .path = m->path,
+                    .n_cells = share->whole_cells, .n_scalar_dofs = m->n_nodes};
+  int nb = 0;
+  for (int b = 0; b < share->n_blocks; b++) {
+    const feint_mesh_block *B = &share->blocks[b];
+    w->blocks[b] = (part_block){(int32_t)B->cell_type, B->nv, 0, B->nv, B->first_cell, B->n_cells};
+    nb = B->nv > nb ? B->nv : nb;
+  }
+  sl->size = share->size;
+  sl->rank = share->rank;
+  sl->nv = m->nv;
+  sl->nb = nb;
+  sl->whole_nodes = m->n_nodes;
+  sl->cell0 = share->cell0;
+  sl->n_cells = m->n_cells;
+  sl->cells = m->cells;
+  sl->groups = m->cell_group;
+  int64_t v1 = 0;
+  feint_dist_rows_scalar_range(m->n_nodes, share->size, share->rank, &sl->node0, &v1);
+  sl->n_nodes = v1 - sl->node0;
+  sl->x = m->x + sl->node0;
+  sl->y = m->y + sl->node0;
+  sl->z = m->z + sl->node0;
+  *out = sl;
+  return FEINT_OK;
+}

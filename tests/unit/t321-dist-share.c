@@ -1,0 +1,299 @@
+/* The mesh read in shares (feint_mesh_read_share, feint_dist_slab_of_share)
+ * against the whole read by one process: P ranks (threads here, their
+ * node marks ORed through share_marks_message and _combine, the messages
+ * feint_dist_share_reduce sends under mpirun) each read their share of a
+ * binary MSH 4.1 file, and each rank's slab is byte for byte the slab
+ * feint_dist_slab_create makes of the whole for the rows partition (so
+ * the parts built from them are the parts of today's build, t320): the
+ * same cells in the same whole numbers, groups, nodes and coordinates.
+ * On tetrahedra, triangles, quadrilaterals, hexahedra, prisms, mixed 2D
+ * and 3D meshes, two materials' groups, a region, Morton-reordered nodes,
+ * a text MSH 4.1 file (parsed whole on every rank), more ranks than a
+ * rank's cells; a node that only a facet uses (not P1 on every node,
+ * said so); MSH 2, curved cells and .geo files left to the whole read;
+ * and an element naming an undefined node in one rank's share: that rank
+ * fails with its own message, every other with "rank p failed".
+ * Needs gmsh (the command) to write the files. Run from the repository root. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "dist/slab.h"
+#include "feint/dist.h"
+#include "feint/error.h"
+#include "feint/mesh.h"
+#include "feint/space.h"
+
+enum { MAX_RANKS = 8 };
+
+static char tmp[256];
+
+/* The ranks' meeting place: each posts its marks' message, all read them. */
+typedef struct {
+  int size;
+  pthread_barrier_t barrier;
+  void *msgs[MAX_RANKS];
+  size_t bytes[MAX_RANKS];
+} world;
+
+typedef struct {
+  world *w;
+  int rank;
+  const char *path;
+  feint_mesh_options opts;
+  feint_mesh_share share;
+  feint_mesh *mesh;
+  int status;
+  char error[512];
+} rank_run;
+
+static int thread_reduce(void *ctx, int status, unsigned char *used, size_t n) {
+  rank_run *r = ctx;
+  world *w = r->w;
+  int64_t head[2];
+  feint_comm_message msg;
+  share_marks_message(status, used, n, head, &msg);
+  size_t total = 0;
+  for (int i = 0; i < msg.n; i++) total += msg.sizes[i];
+  char *buf = malloc(total + 1);
+  for (size_t i = 0, at = 0; (int)i < msg.n; at += msg.sizes[i], i++)
+    if (msg.sizes[i]) memcpy(buf + at, msg.pieces[i], msg.sizes[i]);
+  w->msgs[r->rank] = buf;
+  w->bytes[r->rank] = total;
+  pthread_barrier_wait(&w->barrier);
+  const int st = share_marks_combine(r->rank, w->size, status, used, n, w->msgs, w->bytes);
+  pthread_barrier_wait(&w->barrier); /* every rank has read every message */
+  free(buf);
+  return st;
+}
+
+static void *rank_main(void *arg) {
+  rank_run *r = arg;
+  r->share.rank = r->rank;
+  r->share.size = r->w->size;
+  r->share.range = feint_dist_rows_scalar_range;
+  r->share.reduce = thread_reduce;
+  r->share.ctx = r;
+  r->status = feint_mesh_read_share(r->path, &r->opts, &r->share, &r->mesh);
+  if (r->status) snprintf(r->error, sizeof r->error, "%s", feint_error_message());
+  return NULL;
+}
+
+/* Every rank's share read side by side: runs[k] (the caller destroys their meshes). */
+static void read_shares(const char *path, int size, int reorder, rank_run *runs) {
+  world w = {.size = size};
+  pthread_barrier_init(&w.barrier, NULL, (unsigned)size);
+  pthread_t th[MAX_RANKS];
+  for (int k = 0; k < size; k++) {
+    runs[k] = (rank_run){.w = &w, .rank = k, .path = path};
+    runs[k].opts.reorder = reorder;
+    pthread_create(&th[k], NULL, rank_main, &runs[k]);
+  }
+  for (int k = 0; k < size; k++) pthread_join(th[k], NULL);
+  pthread_barrier_destroy(&w.barrier);
+}
+
+/* A slab's message, its pieces back to back (the caller frees). */
+static char *slab_bytes(const feint_dist_slab *slab, size_t *total) {
+  feint_comm_message msg;
+  void *head = NULL;
+  *total = 0;
+  if (feint_dist_slab_message(slab, &msg, &head)) return NULL;
+  for (int i = 0; i < msg.n; i++) *total += msg.sizes[i];
+  char *buf = malloc(*total + 1);
+  for (size_t i = 0, at = 0; (int)i < msg.n; at += msg.sizes[i], i++)
+    if (msg.sizes[i]) memcpy(buf + at, msg.pieces[i], msg.sizes[i]);
+  free(head);
+  return buf;
+}
+
+/* path (a .geo) written by gmsh as MSH 4.1 (binary unless text) into tmp; its name. */
+static const char *write_msh(const char *geo, int dim, int text, char *out, size_t size) {
+  const char *base = strrchr(geo, '/') ? strrchr(geo, '/') + 1 : geo;
+  snprintf(out, size, "%s/%s%s.msh", tmp, base, text ? "-text" : "");
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "gmsh -%d '%s' -format %s %s -o '%s' >/dev/null 2>&1", dim, geo, text ? "msh41" : "msh41",
+           text ? "" : "-bin", out);
+  if (system(cmd) != 0) {
+    CHECK(0, "gmsh failed: %s", cmd);
+    return NULL;
+  }
+  return out;
+}
+
+/* The shares of path on `size` ranks against the whole: slabs byte for byte. */
+static void check_shares(const char *path, int components, int size, int reorder) {
+  if (!path) return;
+  feint_mesh_options o = {0};
+  o.reorder = reorder;
+  feint_mesh *m = NULL;
+  feint_space *s = NULL;
+  CHECK_OK(feint_mesh_read(path, &o, &m));
+  if (!m) return;
+  CHECK_OK(feint_space_create(m, 1, components, &s));
+  rank_run runs[MAX_RANKS];
+  read_shares(path, size, reorder, runs);
+  int64_t cells = 0;
+  for (int k = 0; k < size && s; k++) {
+    rank_run *r = &runs[k];
+    CHECK(r->status == FEINT_OK && r->mesh, "%s, rank %d of %d: the share is read (%s)", path, k, size, r->error);
+    if (!r->mesh) continue;
+    CHECK(r->share.whole_cells == m->n_cells, "%s: the whole's cells counted (%lld, whole %lld)", path,
+          (long long)r->share.whole_cells, (long long)m->n_cells);
+    CHECK(r->share.cell0 == cells, "%s, rank %d: the shares follow each other", path, k);
+    cells += r->mesh->n_cells;
+    CHECK(r->mesh->n_nodes == m->n_nodes && r->share.nodes_in_cells == m->n_nodes,
+          "%s: P1 on every node, the whole's nodes (%lld, %lld of %lld)", path, (long long)r->mesh->n_nodes,
+          (long long)r->share.nodes_in_cells, (long long)m->n_nodes);
+    CHECK(r->share.n_blocks == m->n_blocks && !memcmp(r->share.blocks, m->blocks, sizeof m->blocks),
+          "%s: the whole's blocks", path);
+    CHECK(r->mesh->facet_offsets[r->mesh->n_groups] == m->facet_offsets[m->n_groups] &&
+              !memcmp(r->mesh->facets, m->facets, (size_t)(m->facet_offsets[m->n_groups] * m->nv_facet) * 8),
+          "%s, rank %d: the whole's facets", path, k);
+    const int64_t c0 = r->share.cell0, nc = r->mesh->n_cells, nn = m->n_nodes;
+    CHECK(r->mesh->nv == m->nv && !memcmp(r->mesh->cells, m->cells + c0 * m->nv, (size_t)(nc * m->nv) * 8) &&
+              !memcmp(r->mesh->cell_group, m->cell_group + c0, (size_t)nc * sizeof *m->cell_group),
+          "%s, rank %d: its cells and their groups in the whole's numbers", path, k);
+    CHECK(!memcmp(r->mesh->x, m->x, (size_t)nn * 8) && !memcmp(r->mesh->y, m->y, (size_t)nn * 8) &&
+              !memcmp(r->mesh->z, m->z, (size_t)nn * 8),
+          "%s, rank %d: the whole's nodes", path, k);
+    feint_dist_slab *mine = NULL, *theirs = NULL;
+    if (!s->scalar_cell_dofs_borrowed) { /* the whole's dofs are not its nodes: no slab of a share */
+      CHECK(feint_dist_slab_of_share(r->mesh, &r->share, components, &mine) != FEINT_OK,
+            "%s: no slab of a share where P1's dofs are not the nodes", path);
+      feint_error_clear();
+      continue;
+    }
+    CHECK_OK(feint_dist_slab_of_share(r->mesh, &r->share, components, &mine));
+    CHECK_OK(feint_dist_slab_create(s, NULL, k, size, &theirs));
+    size_t a = 0, b = 0;
+    char *got = mine ? slab_bytes(mine, &a) : NULL, *want = theirs ? slab_bytes(theirs, &b) : NULL;
+    CHECK(got && want && a == b && !memcmp(got, want, a),
+          "%s (%d components%s), rank %d of %d: the share's slab is the whole's (%zu bytes, whole %zu)", path,
+          components, reorder ? ", reordered" : "", k, size, a, b);
+    free(got);
+    free(want);
+    feint_dist_slab_destroy(mine);
+    feint_dist_slab_destroy(theirs);
+  }
+  CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
+  feint_space_destroy(s);
+  feint_mesh_destroy(m);
+  printf("%s on %d ranks%s: %s\n", path, size, reorder ? " (reordered)" : "",
+         s && s->scalar_cell_dofs_borrowed ? "slabs equal" : "the whole's cells and nodes (P1 not the nodes: no slab)");
+}
+
+/* Files the shares leave to the whole read: unsuited, the same on every rank, no mesh. */
+static void check_unsuited(const char *path, const char *why) {
+  if (!path) return;
+  rank_run runs[MAX_RANKS];
+  read_shares(path, 3, 0, runs);
+  for (int k = 0; k < 3; k++) {
+    CHECK(runs[k].status == FEINT_OK && !runs[k].mesh && runs[k].share.unsuited &&
+              strstr(runs[k].share.unsuited, why),
+          "%s, rank %d: left to the whole read for %s (%s; %s)", path, k, why,
+          runs[k].share.unsuited ? runs[k].share.unsuited : "suited", runs[k].error);
+    feint_mesh_destroy(runs[k].mesh);
+  }
+  printf("%s: read whole (%s)\n", path, why);
+}
+
+/* A text file (4 tetrahedra of a cube's corner, a facet group) whose last
+ * element names node 99, which is not defined, or (facet_only) whose
+ * facet group holds a node no cell uses. */
+static const char *write_small(int bad, char *out, size_t size) {
+  snprintf(out, size, "%s/small-%d.msh", tmp, bad);
+  FILE *f = fopen(out, "w");
+  if (!f) return NULL;
+  fprintf(f, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"
+             "$PhysicalNames\n2\n2 1 \"wall\"\n3 2 \"body\"\n$EndPhysicalNames\n"
+             "$Entities\n0 0 1 1\n1 0 0 0 1 1 1 1 1 0\n1 0 0 0 1 1 1 1 2 1 1\n$EndEntities\n"
+             "$Nodes\n2 7 1 7\n3 1 0 6\n1\n2\n3\n4\n5\n6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n1 1 0\n1 0 1\n"
+             "2 1 0 1\n7\n5 5 5\n$EndNodes\n"
+             "$Elements\n2 5 1 5\n2 1 2 1\n1 1 2 %d\n3 1 4 4\n2 1 2 3 4\n3 2 5 3 4\n4 2 6 4 5\n5 2 3 4 %d\n"
+             "$EndElements\n",
+          bad == 2 ? 7 : 3, bad == 1 ? 99 : 6);
+  fclose(f);
+  return out;
+}
+
+static void check_bad_node(void) {
+  char path[300];
+  if (!write_small(1, path, sizeof path)) {
+    CHECK(0, "cannot write %s", path);
+    return;
+  }
+  rank_run runs[MAX_RANKS];
+  read_shares(path, 3, 0, runs);
+  /* 4 cells on 3 ranks: the last (node 99) is rank 2's */
+  CHECK(runs[2].status && strstr(runs[2].error, "node 99") && strstr(runs[2].error, "does not define"),
+        "the rank whose share names node 99 says so: %s", runs[2].error);
+  for (int k = 0; k < 2; k++)
+    CHECK(runs[k].status && strstr(runs[k].error, "rank 2 failed"), "rank %d hears rank 2 failed: %s", k,
+          runs[k].error);
+  for (int k = 0; k < 3; k++) CHECK(!runs[k].mesh, "no mesh on a failed rank");
+  feint_mesh *m = NULL;
+  CHECK(feint_mesh_read(path, &(feint_mesh_options){0}, &m) != FEINT_OK && strstr(feint_error_message(), "node 99"),
+        "the whole read fails alike");
+  feint_error_clear();
+  printf("an undefined node in one rank's share: its message, the others' \"rank 2 failed\"\n");
+
+  /* node 7 only in the facet group: the whole's numbering keeps it, P1 is not on every node */
+  if (!write_small(2, path, sizeof path)) return;
+  read_shares(path, 2, 0, runs);
+  CHECK_OK(feint_mesh_read(path, &(feint_mesh_options){0}, &m));
+  for (int k = 0; k < 2 && m; k++) {
+    CHECK(runs[k].status == FEINT_OK && runs[k].mesh, "rank %d reads its share (%s)", k, runs[k].error);
+    if (!runs[k].mesh) continue;
+    CHECK(runs[k].mesh->n_nodes == m->n_nodes && runs[k].share.nodes_in_cells == m->n_nodes - 1,
+          "a facet's node numbered, not among the cells' (%lld nodes, %lld in cells)",
+          (long long)runs[k].mesh->n_nodes, (long long)runs[k].share.nodes_in_cells);
+    CHECK(!memcmp(runs[k].mesh->x, m->x, (size_t)m->n_nodes * 8) &&
+              !memcmp(runs[k].mesh->cells, m->cells + runs[k].share.cell0 * m->nv,
+                      (size_t)(runs[k].mesh->n_cells * m->nv) * 8),
+          "rank %d: the whole's nodes and its cells in the whole's numbers", k);
+    feint_dist_slab *sl = NULL;
+    CHECK(feint_dist_slab_of_share(runs[k].mesh, &runs[k].share, 1, &sl) != FEINT_OK, "no slab of P1 off a node");
+    feint_error_clear();
+    feint_mesh_destroy(runs[k].mesh);
+  }
+  feint_mesh_destroy(m);
+  printf("a node of a facet only: numbered as the whole's, not P1 on every node\n");
+}
+
+int main(void) {
+  snprintf(tmp, sizeof tmp, "/tmp/feint-t321-XXXXXX");
+  if (!mkdtemp(tmp)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  char a[400], b[400];
+  check_shares(write_msh("cases/cube.geo", 3, 0, a, sizeof a), 1, 3, 0);
+  check_shares(a, 3, 4, 0);
+  check_shares(a, 1, 1, 0);
+  check_shares(a, 1, 5, 1); /* Morton-reordered nodes */
+  check_shares(write_msh("cases/two-materials.geo", 3, 0, a, sizeof a), 1, 2, 0);
+  check_shares(write_msh("cases/square.geo", 2, 0, a, sizeof a), 2, 3, 0);
+  check_shares(write_msh("cases/square.geo", 2, 1, b, sizeof b), 1, 4, 0); /* text: parsed whole on every rank */
+  check_shares(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 1, 5, 0);
+  check_shares(write_msh("cases/hexcube.geo", 3, 0, a, sizeof a), 3, 3, 0);
+  check_shares(write_msh("cases/prismcube.geo", 3, 0, a, sizeof a), 1, 3, 0);
+  check_shares(write_msh("cases/mixedsquare.geo", 2, 0, a, sizeof a), 1, 3, 0);
+  check_shares(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 1, 4, 0);
+  check_shares(write_small(0, a, sizeof a), 1, 3, 0);
+  check_shares(a, 1, 7, 0); /* more ranks than cells: some read none */
+  check_unsuited("tests/data/msh/cube22.bin.msh", "MSH 2");
+  check_unsuited(write_msh("tests/data/ball2.geo", 3, 0, a, sizeof a), "curved");
+  check_unsuited("cases/cube.geo", "not a .msh");
+  check_bad_node();
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);
+  printf("%d failed\n", check_failures);
+  return check_failures ? 1 : 0;
+}
