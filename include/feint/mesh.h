@@ -159,6 +159,10 @@ typedef struct {
    * FEINT_OK when every share's status was, else an error (set). */
   int (*reduce)(void *ctx, int status, unsigned char *used, size_t n);
   void *ctx;
+  /* 1: the file read into memory and parsed whole (as feint_mesh_read
+   * reads it), for a share that takes every cell (its range the whole:
+   * the process that holds the whole mesh); 0: mapped */
+  int eager;
   /* out */
   const char *unsuited;   /* not read as a share (*out NULL, FEINT_OK), and why: the same on every share */
   int64_t cell0, whole_cells;

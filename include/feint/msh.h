@@ -100,6 +100,10 @@ int feint_msh_read(const char *path, feint_msh **out);
  * it (blocks[b].rows), so that a process touches only the pages of the
  * rows it uses. Other files are read as feint_msh_read reads them. */
 int feint_msh_read_shared(const char *path, feint_msh **out);
+/* 1 when path begins as a binary MSH 4.1 file ("$MeshFormat", "4.1 1 8"):
+ * reads its first bytes only. The files feint_msh_read_shared leaves
+ * element blocks in. */
+int feint_msh_is_binary41(const char *path);
 /* Rows [first, first + count) of block B, the first `width` (<= B->nn)
  * node tags of each, into dst (count x width), whether B holds them or
  * left them in the file; on every core. */

@@ -31,10 +31,11 @@
 #include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/form.h"
+#include "feint/msh.h"
 #include "feint/parallel.h"
 #include "feint/plan.h"
 
-enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY };
+enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -54,6 +55,7 @@ typedef struct {
   int32_t nbc_whole; /* element matrices kept by their cells' owners: the whole's rows (local dofs of a cell) */
   int32_t complete;  /* rows: the parts are the rows partition's, each rank's rows whole (feint_dist_rows_create) */
   int32_t slab;      /* setup: a slab of the whole follows, from which the ranks build their parts together */
+  int32_t share;     /* setup (with slab): no slab follows, each worker's is its share of the mesh (CMD_READ) */
 } command;
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's, the
@@ -100,6 +102,19 @@ struct run_part {
   feint_operator *apply;
 };
 
+/* A worker's share of the run's mesh (CMD_READ), until its slab is made of
+ * it or a setup without it drops it. */
+typedef struct {
+  feint_mesh *mesh;
+  feint_mesh_share share;
+  int components;
+} worker_share;
+
+static void worker_share_drop(worker_share *w) {
+  feint_mesh_destroy(w->mesh);
+  memset(w, 0, sizeof *w);
+}
+
 struct run_dist {
   feint_comm *comm;
   int size;
@@ -115,6 +130,8 @@ struct run_dist {
   command last_setup;      /* the setup they were made with */
   int64_t *value_first;    /* size + 1: where each owner's block starts in the matrix values */
   double norm2[FEINT_PHASE_COUNT]; /* a phase's sum of squares over the owners' blocks (collective) */
+  int shares_read;         /* every worker holds its share of the run's mesh (run_dist_read_mesh) */
+  char read_step[200];     /* how the mesh was read, the first of the next setup's steps */
 };
 
 /* What a part holds for one sweep member: its case, form, backend and
@@ -593,6 +610,93 @@ static int case_payload(const feint_case *c, char **out, size_t *n) {
   return FEINT_OK;
 }
 
+/* Whether the workers read their shares of the mesh beside rank 0's read
+ * (feint_mesh_read_share), for their slabs (setup_by_slabs): P1 written
+ * collectively on the rows partition (auto takes it where it is
+ * balanced), from a binary MSH 4.1 file (a text file would be parsed
+ * whole by every rank). Whether the shares serve is known once the
+ * space is made: P1 on every node of triangles or tetrahedra
+ * (shares_serve); else the workers drop them. FEINT_DIST_READ=rank0:
+ * rank 0 reads alone (measuring). */
+static int read_in_shares(const run_state *r, const feint_mesh_options *mo) {
+  const feint_case *c = r->c;
+  const char *read = getenv("FEINT_DIST_READ"), *build = getenv("FEINT_DIST_BUILD");
+  return run_dist_collective(r) && c->order == 1 && !c->has_operator &&
+         (c->mesh_partition == FEINT_PARTITION_ROWS || c->mesh_partition == FEINT_PARTITION_AUTO) &&
+         !(read && !strcmp(read, "rank0")) && !(build && !strcmp(build, "rank0")) &&
+         !feint_mesh_read_forks(c->mesh_file, mo) && feint_msh_is_binary41(c->mesh_file);
+}
+
+static int shares_serve(const run_dist *d, int shares_read, const feint_space *s) {
+  return shares_read && d->by_rows && s->scalar_cell_dofs_borrowed && !feint_mesh_is_mixed(s->mesh) &&
+         feint_cell_is_simplex(s->mesh->cell_type);
+}
+
+/* Rank 0's share is the whole. */
+static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi) {
+  (void)size;
+  (void)rank;
+  *lo = 0;
+  *hi = n;
+}
+
+int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **out) {
+  run_dist *d = r->dist;
+  const feint_case *c = r->c;
+  *out = NULL;
+  d->shares_read = 0;
+  d->read_step[0] = '\0';
+  if (!read_in_shares(r, mo)) return feint_mesh_read(c->mesh_file, mo, out);
+  const double t0 = feint_now();
+  char *head = NULL;
+  size_t nhead = 0;
+  FEINT_CALL(case_payload(c, &head, &nhead));
+  const command cmd = {.cmd = CMD_READ};
+  feint_comm_message *msgs = NULL;
+  int *to = NULL;
+  int status = feint_calloc((size_t)d->size, sizeof *msgs, &msgs, "the read's commands");
+  if (!status) status = feint_calloc((size_t)d->size, sizeof *to, &to, "the read's commands");
+  for (int k = 1; k < d->size && !status; k++) {
+    msgs[k - 1] = (feint_comm_message){{&cmd, head}, {sizeof cmd, nhead}, 2};
+    to[k - 1] = k;
+  }
+  if (!status) status = feint_comm_send_many(d->comm, d->size - 1, to, msgs);
+  free(msgs);
+  free(to);
+  free(head);
+  FEINT_CALL(status); /* no worker reads: none waits for rank 0's marks */
+  feint_mesh_share sh = {.rank = 0, .size = d->size, .range = whole_range, .reduce = feint_dist_share_reduce,
+                         .ctx = d->comm, .eager = 1};
+  if ((status = injected_failure(0, "read")))
+    feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
+  else
+    status = feint_mesh_read_share(c->mesh_file, mo, &sh, out);
+  /* every worker answers; a rank's own error outranks "rank p failed" */
+  first_error e = {0};
+  note_error(&e, status);
+  for (int k = 1; k < d->size; k++) {
+    char *msg = NULL;
+    const char *data;
+    size_t n;
+    const int theirs = receive_answer(d, k, &msg, &data, &n);
+    free(msg);
+    note_error(&e, theirs);
+  }
+  if ((status = reported(&e))) {
+    feint_mesh_destroy(*out);
+    *out = NULL;
+    return status;
+  }
+  if (sh.unsuited) { /* so on every rank: rank 0 reads it as one rank does */
+    snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (%s)", sh.unsuited);
+    return feint_mesh_read(c->mesh_file, mo, out);
+  }
+  d->shares_read = 1;
+  snprintf(d->read_step, sizeof d->read_step, "mesh read (the others each its share of the cells) %.1f ms",
+           1e3 * (feint_now() - t0));
+  return FEINT_OK;
+}
+
 /* A sweep member on the previous member's mesh and space: every rank keeps
  * its part (mesh, space, pattern) and makes the member's form. */
 static int keep_parts(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
@@ -654,10 +758,12 @@ static int built_from_slabs(const feint_space *space) {
  * sent rank 0 must take part in the build, whatever happens, or the
  * workers would wait for it. */
 static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
-                          const char *head, size_t nhead, int release, double *t0) {
-  const int size = d->size, n = 2 * (size - 1);
+                          const char *head, size_t nhead, int release, int shares_read, double *t0) {
+  /* each worker's slab its share of the mesh (read beside rank 0's), or one more message */
+  const int shares = shares_serve(d, shares_read, r->space), size = d->size, n = (shares ? 1 : 2) * (size - 1);
   command sent = *setup;
   sent.slab = 1;
+  sent.share = shares;
   feint_dist_slab **slabs = NULL;
   feint_comm_message *out = NULL;
   void **heads = NULL;
@@ -667,6 +773,11 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *out, &out, "the slabs' sends");
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *to, &to, "the slabs' sends");
   for (int k = 0; k < size && !status; k++) {
+    if (k && shares) {
+      out[k - 1] = (feint_comm_message){{&sent, head}, {sizeof sent, nhead}, 2};
+      to[k - 1] = k;
+      continue;
+    }
     status = feint_dist_slab_create(r->space, d->partition, k, size, &slabs[k]);
     if (status || k == 0) continue;
     out[2 * (k - 1)] = (feint_comm_message){{&sent, head}, {sizeof sent, nhead}, 2};
@@ -688,7 +799,7 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
     free(slabs);
     return status;
   }
-  step(d, "slabs sent", t0);
+  step(d, shares ? "setup sent (each worker's slab its share of the mesh)" : "slabs sent", t0);
   feint_dist_part_builder *builder = NULL;
   status = feint_dist_part_build_start(d->comm, injected_failure(0, "setup"), slabs[0], &builder);
   feint_dist_slab_destroy(slabs[0]);
@@ -730,9 +841,15 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   run_dist *d = r->dist;
   const feint_mesh *m = r->mesh;
   const command setup = setup_command(opts, r, kind, need_matrix);
+  const int shares_read = d->shares_read;
+  d->shares_read = 0; /* the workers drop their shares at this setup, unless their slabs are made of them */
   if (run_dist_keeps_parts(opts, r, kind, need_matrix))
     return keep_parts(d, opts, r, &setup, own);
   forget_parts(d);
+  if (d->read_step[0]) {
+    snprintf(d->steps, sizeof d->steps, "%s", d->read_step);
+    d->read_step[0] = '\0';
+  }
   d->last_setup = setup;
   double t0 = feint_now();
   FEINT_CALL(partition_cells(d, r, 1, &t0));
@@ -743,7 +860,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   /* built from slabs where rank 0 keeps no record of the parts: the ranks write their own results (a Matrix
    * Market copy gathers them on rank 0, by the records) */
   if (run_dist_collective(r) && built_from_slabs(r->space)) {
-    const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, release, &t0);
+    const int status = setup_by_slabs(d, opts, r, &setup, head, nhead, release, shares_read, &t0);
     free(head);
     FEINT_CALL(status);
     *own = d->own.problem;
@@ -1354,18 +1471,25 @@ void run_dist_destroy(run_dist *d) {
 /* The part from a slab of the whole (the message after the setup's), built
  * with the other ranks: taking part whatever failed before, so that no
  * rank waits for this one. */
-static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int status, int device_index) {
+static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int status, int device_index,
+                        worker_share *ws) {
   void *slab_msg = NULL, *part = NULL;
   size_t slab_bytes = 0, part_bytes = 0;
   feint_dist_slab *slab = NULL;
-  const int received = feint_comm_recv(comm, 0, &slab_msg, &slab_bytes);
-  if (received) return received; /* rank 0 is gone: the worker's loop ends */
-  if (!status) status = feint_dist_slab_read(slab_msg, slab_bytes, &slab);
+  if (cmd->share) { /* its slab is its share of the mesh */
+    if (!status && !ws->mesh) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+    if (!status) status = feint_dist_slab_of_share(ws->mesh, &ws->share, ws->components, &slab);
+  } else {
+    const int received = feint_comm_recv(comm, 0, &slab_msg, &slab_bytes);
+    if (received) return received; /* rank 0 is gone: the worker's loop ends */
+    if (!status) status = feint_dist_slab_read(slab_msg, slab_bytes, &slab);
+  }
   if (!status) status = injected_failure(feint_comm_rank(comm), "setup");
   feint_dist_part_builder *builder = NULL;
   status = feint_dist_part_build_start(comm, status, slab, &builder);
-  feint_dist_slab_destroy(slab); /* and the slab's message: the build keeps what it needs */
+  feint_dist_slab_destroy(slab); /* and the slab's message, or the share: the build keeps what it needs */
   free(slab_msg);
+  worker_share_drop(ws);
   if (!builder) return status;
   status = feint_dist_part_build_finish(builder, status, &part, &part_bytes, NULL);
   if (!status) status = part_setup(p, p->c, part, part_bytes, &part, cmd, device_index);
@@ -1373,30 +1497,62 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
   return status;
 }
 
-/* A setup command's data: the case, then the part's message (in the
- * received buffer *holder, freed once the part is unpacked), or for a
- * slab (cmd->slab) nothing more: the slab follows in a message of its own. */
-static int worker_setup(feint_comm *comm, run_part *p, const command *cmd, const char *data, size_t bytes,
-                        void **holder, int device_index, int *reused) {
-  *reused = 0;
+/* The case a command carries (case_payload's): *c, and the bytes it took (*at). */
+static int case_from_payload(const char *data, size_t bytes, feint_case **c, size_t *at) {
+  *c = NULL;
   int32_t lens[2];
-  if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message cut short");
+  if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a command's case cut short");
   memcpy(lens, data, sizeof lens);
   if (lens[0] < 0 || lens[1] < 0 || sizeof lens + (size_t)lens[0] + (size_t)lens[1] > bytes)
-    return feint_error_set(FEINT_ERR_COMPUTE, "internal: a setup message is malformed");
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: a command's case is malformed");
   char *path = NULL;
   FEINT_CALL(feint_malloc((size_t)lens[0] + 1, 1, &path, "the case's name"));
   memcpy(path, data + sizeof lens, (size_t)lens[0]);
   path[lens[0]] = '\0';
   const char *text = data + sizeof lens + lens[0];
-  int status = feint_case_load_text(path, text, (size_t)lens[1], 0, NULL, &p->c);
+  const int status = feint_case_load_text(path, text, (size_t)lens[1], 0, NULL, c);
   free(path);
-  const size_t at = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  *at = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  return status;
+}
+
+/* CMD_READ: the worker's share of the case's mesh (collective with every
+ * rank's read, which it joins whatever happens before it). */
+static int worker_read(feint_comm *comm, worker_share *ws, const char *data, size_t bytes) {
+  worker_share_drop(ws);
+  feint_case *c = NULL;
+  size_t at = 0;
+  int status = case_from_payload(data, bytes, &c, &at);
+  if (!status) status = injected_failure(feint_comm_rank(comm), "read");
+  ws->share = (feint_mesh_share){.rank = feint_comm_rank(comm), .size = feint_comm_size(comm),
+                                 .range = feint_dist_rows_scalar_range, .reduce = feint_dist_share_reduce, .ctx = comm};
+  if (!status) {
+    const feint_mesh_options mo = run_mesh_options(c);
+    status = feint_mesh_read_share(c->mesh_file, &mo, &ws->share, &ws->mesh);
+  } else {
+    feint_dist_share_reduce(comm, status, NULL, 0); /* the others wait for this rank's marks */
+  }
+  if (!status && ws->mesh) ws->components = run_space_components(c, ws->mesh);
+  feint_case_destroy(c);
+  if (status) worker_share_drop(ws);
+  return status;
+}
+
+/* A setup command's data: the case, then the part's message (in the
+ * received buffer *holder, freed once the part is unpacked), or for a
+ * slab (cmd->slab) nothing more: the slab follows in a message of its own,
+ * or is the worker's share of the mesh (cmd->share). */
+static int worker_setup(feint_comm *comm, run_part *p, const command *cmd, const char *data, size_t bytes,
+                        void **holder, int device_index, int *reused, worker_share *ws) {
+  *reused = 0;
+  size_t at = 0;
+  int status = case_from_payload(data, bytes, &p->c, &at);
+  if (status && !cmd->slab) return status;
   if (!status && cmd->arg == 1) /* a sweep member on the same part */
     status = p->space ? part_form(p, p->c, cmd, device_index)
                       : feint_error_set(FEINT_ERR_COMPUTE, "internal: told to keep a part it does not have");
   else if (cmd->slab)
-    status = worker_build(comm, p, cmd, status, device_index);
+    status = worker_build(comm, p, cmd, status, device_index, ws);
   else if (!status)
     status = part_setup(p, p->c, data + at, bytes - at, holder, cmd, device_index);
   if (!status) status = part_backend(p, cmd, device_index, reused);
@@ -1522,6 +1678,8 @@ int feint_driver_worker(const feint_run_options *opts) {
   const int device_index = opts->device_index >= 0 ? opts->device_index : feint_backend_rank_device(l.local_rank);
   run_part p;
   memset(&p, 0, sizeof p);
+  worker_share ws;
+  memset(&ws, 0, sizeof ws);
   int status = FEINT_OK;
   /* the GPU's context, made while rank 0 reads the mesh */
   feint_backend_warm_up_start(opts->backend_set ? opts->backend : FEINT_DEVICE_AUTO, device_index);
@@ -1533,6 +1691,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       free(msg);
       feint_backend_warm_up_wait();
       part_release(&p);
+      worker_share_drop(&ws);
       return status ? status : FEINT_ERR_COMPUTE; /* rank 0 is gone */
     }
     memcpy(&cmd, msg, sizeof cmd);
@@ -1543,14 +1702,16 @@ int feint_driver_worker(const feint_run_options *opts) {
       free(msg);
       feint_backend_warm_up_wait();
       part_release(&p);
+      worker_share_drop(&ws);
       feint_error_clear();
       return cmd.arg; /* every rank exits with rank 0's status */
     } else if (cmd.cmd == CMD_SETUP) {
       if (cmd.arg == 1) part_drop_form(&p, 1); /* a sweep's next member on the same part: the backend may stay */
       else part_release(&p);                 /* a sweep's previous member's */
       int32_t reused = 0;
+      if (!cmd.share) worker_share_drop(&ws);
       status = worker_setup(comm, &p, &cmd, data, bytes, &msg, cmd.device_index >= 0 ? cmd.device_index : device_index,
-                            &reused);
+                            &reused, &ws);
       char device[320] = "";
       if (p.backend)
         device_words(p.backend->name, p.backend->device, cmd.device_index >= 0 ? cmd.device_index : device_index,
@@ -1558,6 +1719,8 @@ int feint_driver_worker(const feint_run_options *opts) {
       const void *piece[2] = {&reused, device};
       const size_t size[2] = {sizeof reused, strlen(device)};
       sent = send_answer(comm, status, piece, size, 2);
+    } else if (cmd.cmd == CMD_READ) {
+      sent = send_answer(comm, worker_read(comm, &ws, data, bytes), NULL, NULL, 0);
     } else if (cmd.cmd == CMD_ROWS && bytes == sizeof(int64_t)) {
       int64_t n_rows;
       memcpy(&n_rows, data, sizeof n_rows);
@@ -1610,6 +1773,7 @@ int feint_driver_worker(const feint_run_options *opts) {
     if (sent) { /* rank 0 cannot hear this rank: end the run */
       feint_backend_warm_up_wait();
       part_release(&p);
+      worker_share_drop(&ws);
       feint_comm_abort(comm, sent);
       return sent;
     }

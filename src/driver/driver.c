@@ -96,15 +96,21 @@ static int same_mesh(const feint_case *a, const feint_case *b) {
   return 1;
 }
 
-static int space_components(const feint_case *c, const feint_mesh *m) {
+int run_space_components(const feint_case *c, const feint_mesh *m) {
   if (c->physics == FEINT_PHYSICS_ELASTICITY && c->components <= 1) return m->dim;
   return c->components > 0 ? c->components : 1;
+}
+
+feint_mesh_options run_mesh_options(const feint_case *c) {
+  return (feint_mesh_options){c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
+                              c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder,
+                              0 /* curved cells: refused */, c->mesh_curved_nodes};
 }
 
 /* feint_space_create, with what it refuses (an order the cells lack) placed
  * at space.order in the case. */
 static int create_space(const feint_case *c, const feint_mesh *m, feint_space **out) {
-  int st = feint_space_create(m, c->order, space_components(c, m), out);
+  int st = feint_space_create(m, c->order, run_space_components(c, m), out);
   if (st == FEINT_ERR_INPUT) st = feint_error_set(st, "%s: %s", c->order_where, feint_error_message());
   return st;
 }
@@ -114,7 +120,7 @@ static int create_space(const feint_case *c, const feint_mesh *m, feint_space **
  * next member can take it is setup_backend's decision). */
 static void run_reuse(run_state *r, const feint_case *prev, const feint_case *next) {
   if (prev && r->mesh && same_mesh(prev, next) && r->space && prev->order == next->order &&
-      space_components(prev, r->mesh) == space_components(next, r->mesh))
+      run_space_components(prev, r->mesh) == run_space_components(next, r->mesh))
     return; /* mesh, space, plan (and maybe the backend) stay */
   run_dist_forget(r); /* the ranks' parts were made of them */
   r->pattern_at.file[0] = r->dofs_at.file[0] = r->xdmf_at.file[0] = '\0'; /* the next member writes its own */
@@ -628,12 +634,13 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   feint_case *c = r->c;
   r->backend_reused = 0;
   if (!r->mesh) {
-    feint_mesh_options mo = {c->mesh_size, c->mesh_refine, c->n_region, (const char *const *)c->region,
-                             c->n_region ? c->region_where : c->mesh_where, c->mesh_reorder,
-                             0 /* curved cells: refused */, c->mesh_curved_nodes};
+    const feint_mesh_options mo = run_mesh_options(c);
     run_starting(opts, r, FEINT_PHASE_MESH);
     if (feint_mesh_read_forks(c->mesh_file, &mo)) FEINT_CALL(run_quiesce(r));
-    TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
+    if (r->dist)
+      TIMED(rep, FEINT_PHASE_MESH, run_dist_read_mesh(r, &mo, &r->mesh));
+    else
+      TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
   }
   if (c->has_operator) return run_operator(opts, rep, r);

@@ -171,6 +171,12 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
  * arrays (kernel seconds: rank 0's); the command that ends the other
  * ranks with rank 0's status (once). */
 int run_dist_create(struct feint_comm *comm, run_dist **out);
+/* Rank 0's read of the mesh (feint_mesh_read, as one rank reads it): for
+ * P1 on the rows partition of a binary MSH 4.1 file, with every other
+ * rank reading its share of the cells beside it (feint_mesh_read_share),
+ * so that the ranks' slabs need not come from rank 0 (run_dist_setup);
+ * else rank 0 alone. */
+int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **out);
 /* 1 when run_dist_setup will keep every rank's part (a sweep member on the
  * previous member's mesh and space, set up alike): rank 0's backend, made
  * for its part, may then stay too (each rank decides for its own). */
@@ -207,6 +213,10 @@ enum { RUN_DIST_INDPTR = -1, RUN_DIST_INDICES = -2 };
  * every rank writes its own block, with parallel HDF5. */
 int run_dist_write(run_state *r, int n, const char *const *names, const int32_t *phases);
 void run_dist_finish(run_state *r, int status);
+/* The case's mesh options (its mesh section), and the space's components
+ * on mesh m: the same on every rank. */
+feint_mesh_options run_mesh_options(const feint_case *c);
+int run_space_components(const feint_case *c, const feint_mesh *m);
 /* Under mpirun, once the parts are sent (dist.c): whether rank 0 still
  * needs the whole mesh, space and form, and their release (rank 0 keeps
  * its part only: mesh, space and form NULL after it). */

@@ -152,7 +152,7 @@ typedef struct {
   feint_mesh_share *share;
   int reduced; /* share->reduce was called */
   struct share_block {
-    const feint_msh_block *B;
+    feint_msh_block *B;
     int gtype;
     int64_t group;
   } *share_blocks;
@@ -698,10 +698,18 @@ static int read_share_rows(reader *r) {
     const int64_t a = (lo > g0 ? lo : g0) - g0, b = (hi < g0 + n ? hi : g0 + n) - g0;
     if (a >= b) continue;
     vec64 *cells = &r->cells_of[t], *groups = &r->group_of[t];
-    FEINT_CALL(vec64_reserve(cells, (size_t)(b - a) * (size_t)nv));
     FEINT_CALL(vec64_reserve(groups, (size_t)(b - a)));
-    feint_msh_block_rows(sb->B, (size_t)a, (size_t)(b - a), nv, cells->a + cells->n);
-    cells->n += (size_t)(b - a) * (size_t)nv;
+    if (cells->n == 0 && a == 0 && b == n && sb->B->nodes && sb->B->nn == nv) {
+      /* the first block of its type, whole, read into memory: taken as it is (read_elements does alike) */
+      free(cells->a);
+      cells->a = sb->B->nodes;
+      cells->n = cells->cap = (size_t)n * (size_t)nv;
+      sb->B->nodes = NULL;
+    } else {
+      FEINT_CALL(vec64_reserve(cells, (size_t)(b - a) * (size_t)nv));
+      feint_msh_block_rows(sb->B, (size_t)a, (size_t)(b - a), nv, cells->a + cells->n);
+      cells->n += (size_t)(b - a) * (size_t)nv;
+    }
     fill_i64(groups->a + groups->n, (size_t)(b - a), sb->group);
     groups->n += (size_t)(b - a);
   }
@@ -1266,7 +1274,7 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   else if (fclose(f), S_ISDIR(sb.st_mode))
     st = feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path, strerror(EISDIR));
   if (!st && source == SOURCE_NATIVE) {
-    st = share ? feint_msh_read_shared(path, &r.x) : feint_msh_read(path, &r.x);
+    st = share && !share->eager ? feint_msh_read_shared(path, &r.x) : feint_msh_read(path, &r.x);
     if (st && r.pre[0]) st = feint_error_set(st, "%s%s", r.pre, feint_error_message());
     if (!st && opts && opts->refine > 0) {
       /* refinement is Gmsh's: the file, now known to be a well-formed mesh, goes to libgmsh */

@@ -1533,6 +1533,19 @@ int feint_msh_read(const char *path, feint_msh **out) {
   return st;
 }
 
+int feint_msh_is_binary41(const char *path) {
+  char head[65] = {0};
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  const size_t got = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  char version[8] = "";
+  int file_type = -1, data_size = -1;
+  return starts_as_mesh(head, got) && sscanf(head + strlen("$MeshFormat"), "%7s %d %d", version, &file_type,
+                                             &data_size) == 3 &&
+         !strcmp(version, "4.1") && file_type == 1 && data_size == 8;
+}
+
 int feint_msh_read_shared(const char *path, feint_msh **out) {
   *out = NULL;
   int fd = -1;

@@ -11,7 +11,8 @@
 # On the rows partition (mesh.partition: rows) every one of those files
 # but the operator section's is the one-rank file bit for bit; auto takes
 # it where its parts are near equal shares.
-# (t320-dist-part checks the parts themselves against the whole.)
+# (t320-dist-part checks the parts themselves against the whole; t321-dist-share the shares of a mesh that the
+# ranks read themselves.)
 # PETSc under mpirun -n 2 loads a file written on 3 ranks and CG+GAMG
 # solves the manufactured problem to the one-rank file's error. Errors
 # under mpirun: one message, exit status 2 on every rank, no file; an
@@ -129,6 +130,59 @@ FEINT_DIST_ELEMENTS=owners elements layers-owners owners rows "$WORK/layers.yaml
 # P2 on the curve's 3 parts of this small mesh: more ranges than the limit, written anyway when it is lifted
 elements layers-curve owners morton "$WORK/layers.yaml"
 FEINT_DIST_ELEMENTS=place elements layers-curve-place place morton "$WORK/layers.yaml"
+# P1 from a binary MSH 4.1 file on the rows partition (or auto): every rank reads its share of the cells beside
+# rank 0's read, and its slab is its share (none sent by rank 0); the other meshes, orders and partitions: rank 0
+# reads alone (FEINT_DIST_READ=rank0 too). The files stay the one-rank files, bit for bit.
+read_by() { # name want("shares"|"rank 0") partition case args...
+  says "mesh read by" '"shares" if "each its share of the cells" in steps and "slab its share" in steps else "rank 0"' "$@"
+}
+write_case layers-el.yaml <<EOF
+mesh: {file: $WORK/layers.msh}
+physics: {kind: elasticity, E: "1 + y", nu: 0.3, source: [0, "x", -1]}
+state: {u: ["x*y", "y*z", "z - x"]}
+boundary: [{group: boundary, dirichlet: [0, "y", 0]}]
+output: {matrix: true, rhs: true, residual: true}
+EOF
+read_by layers-shares shares rows "$WORK/layers.yaml" --set space.order=1
+read_by layers-el-shares shares rows "$WORK/layers-el.yaml" --set assembly.dirichlet=symmetric
+FEINT_DIST_READ=rank0 read_by layers-rank0 "rank 0" rows "$WORK/layers.yaml" --set space.order=1
+read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
+read_by layers-curve "rank 0" morton "$WORK/layers.yaml" --set space.order=1
+read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
+# a rank failing its read (FEINT_DIST_FAIL=RANK:read): its own message, status 1 on every rank, no file; an element
+# naming an undefined node in the last rank's share: the one-rank message (rank 0 reads every cell), status 2
+for at in 1:read 2:read 0:read; do
+  rm -f "$WORK/fail.h5"
+  set +e
+  FEINT_DIST_FAIL=$at timeout 120 mpirun -x FEINT_DIST_FAIL -n 3 "$FEINT" run --quiet "$WORK/layers.yaml" \
+    --set space.order=1 --set mesh.partition=rows -o "$WORK/fail.h5" > "$WORK/fail.out" 2>&1
+  rc=$?
+  set -e
+  rank=${at%%:*}
+  want="feint: error: $([ "$rank" = 0 ] || echo "rank $rank: ")failed on purpose (FEINT_DIST_FAIL=$at)"
+  [ $rc -eq 1 ] && [ "$(grep -c '^feint: error' "$WORK/fail.out")" -eq 1 ] && grep -qxF "$want" "$WORK/fail.out" ||
+    fail "rank $at failing: status $rc, $(cat "$WORK/fail.out")"
+  ! ls "$WORK"/fail.h5* > /dev/null 2>&1 || fail "rank $at failing: a file was left"
+  echo "ok rank $at failing its read: $(grep '^feint: error' "$WORK/fail.out")"
+done
+$PY - "$WORK/layers.msh" "$WORK/badnode.msh" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+end = data.rindex(b"$EndElements")
+data[end - 9:end - 1] = (99999999).to_bytes(8, "little")  # the last element's last node
+open(sys.argv[2], "wb").write(data)
+PY
+sed "s|$WORK/layers.msh|$WORK/badnode.msh|" "$WORK/layers.yaml" > "$WORK/badnode.yaml"
+rm -f "$WORK/out.h5"
+set +e
+mpirun -n 3 "$FEINT" run "$WORK/badnode.yaml" --set space.order=1 --set mesh.partition=rows -o "$WORK/out.h5" \
+  > "$WORK/stdout" 2> "$WORK/stderr"
+rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(grep -c '^feint: error' "$WORK/stderr")" -eq 1 ] &&
+  grep -q "refers to node 99999999, which the mesh does not define" "$WORK/stderr" && [ ! -e "$WORK/out.h5" ] ||
+  fail "undefined node in the last share: status $rc, $(cat "$WORK/stderr")"
+echo "ok undefined node in the last share: $(grep '^feint: error' "$WORK/stderr")"
 # Parts large enough for every step of packing to split them into ranges (2 ranks of 384k cells, 4 threads
 # each; rank 0's own part packed alone after the other's): the file bit for bit
 "$(dirname "$FEINT")/bench/gen-cube-msh" 40 "$WORK/big.msh" > /dev/null

@@ -181,11 +181,11 @@ static void check_shares(const char *path, int components, int size, int reorder
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  printf("%s on %d ranks%s: %s\n", path, size, reorder ? " (reordered)" : "",
+         s && s->scalar_cell_dofs_borrowed ? "slabs equal" : "the whole's cells and nodes (P1 not the nodes: no slab)");
   for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
   feint_space_destroy(s);
   feint_mesh_destroy(m);
-  printf("%s on %d ranks%s: %s\n", path, size, reorder ? " (reordered)" : "",
-         s && s->scalar_cell_dofs_borrowed ? "slabs equal" : "the whole's cells and nodes (P1 not the nodes: no slab)");
 }
 
 /* Files the shares leave to the whole read: unsuited, the same on every rank, no mesh. */
