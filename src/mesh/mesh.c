@@ -1122,6 +1122,8 @@ static int read_nodes(reader *r) {
     goto done;
   coordinate_copy cc = {x, num, m};
   feint_parallel_for((int64_t)x->n_nodes, 1 << 16, copy_coordinates_range, &cc);
+  free(r->x->xyz); /* copied: not held beside the mesh's for the rest of the build */
+  r->x->xyz = NULL;
   for (int l = 0; l < 2; l++) {
     node_pass p = {.ix = &ix, .a = lists[l]->a, .num = num};
     feint_parallel_for((int64_t)lists[l]->n, NODE_PASS_GRAIN, remap_range, &p);

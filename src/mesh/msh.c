@@ -1061,6 +1061,7 @@ static int parse_elements41(parser *P) {
       FEINT_CALL(feint_msh_add_block(P->m, edim, etag, type, ne, NULL));
       P->m->blocks[P->m->n_blocks - 1].rows = P->p;
       P->p += ne * ((size_t)nn + 1) * 8; /* fits: checked by num_items */
+      release_text(P, P->p); /* its rows untouched yet: nothing of them is held */
       continue;
     }
     int64_t *nodes = NULL;
@@ -1565,7 +1566,8 @@ int feint_msh_read_shared(const char *path, feint_msh **out) {
     munmap(map, bytes);
     return feint_error_set(FEINT_ERR_INPUT, "%s: not a Gmsh mesh (expected \"$MeshFormat\" on line 1)", path);
   }
-  int st = parse_buffer(path, map, size, 0, 1, out);
+  /* releasable: parsed pages given back (a private mapping of a file: touched again, they come from the file) */
+  int st = parse_buffer(path, map, size, 1, 1, out);
   if (st) {
     munmap(map, bytes);
     return st;
@@ -1600,6 +1602,16 @@ static void block_rows_range(int64_t begin, int64_t end, void *ctx) {
 }
 
 void feint_msh_block_rows(const feint_msh_block *B, size_t first, size_t count, int width, int64_t *dst) {
-  block_rows_copy c = {B, first, width, dst};
-  feint_parallel_for((int64_t)count, ((int64_t)1 << 20) / (8 * (int64_t)B->nn + 8) + 1, block_rows_range, &c);
+  const size_t row = 8 * ((size_t)B->nn + 1), page = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t chunk = B->nodes ? count : ((size_t)64 << 20) / row + 1;
+  for (size_t at = 0; at < count; at += chunk) {
+    const size_t k = count - at < chunk ? count - at : chunk;
+    block_rows_copy c = {B, first + at, width, dst + at * (size_t)width};
+    feint_parallel_for((int64_t)k, ((int64_t)1 << 20) / (int64_t)row + 1, block_rows_range, &c);
+    if (B->nodes) continue;
+    /* rows left in the file: their whole pages given back once copied, so that the process holds the copy only */
+    const uintptr_t lo = (uintptr_t)(B->rows + (first + at) * row), hi = lo + k * row;
+    const uintptr_t a = (lo + page - 1) / page * page, b = hi / page * page;
+    if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
+  }
 }
