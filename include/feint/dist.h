@@ -165,13 +165,14 @@ int feint_dist_slab_message(const feint_dist_slab *slab, feint_comm_message *msg
  * rank's to every other; a failed rank's own error, the others "rank p
  * failed"). */
 int feint_dist_share_reduce(void *comm, int status, unsigned char *used, size_t n);
-/* The slab of a rank's share (views into mesh, which outlives it), as
- * feint_dist_slab_create makes it from the whole for the rows partition:
+/* The slab of a rank's share (views into mesh and part, which outlive
+ * it), as feint_dist_slab_create makes it from the whole: part the share's
+ * cells' parts (a partition of the cells), or NULL: the rows partition.
  * P1 on every node (share->nodes_in_cells == mesh->n_nodes) of straight
  * triangles or tetrahedra (where the whole's P1 space is the
  * connectivity), components a node. */
-int feint_dist_slab_of_share(const feint_mesh *mesh, const feint_mesh_share *share, int components,
-                             feint_dist_slab **out);
+int feint_dist_slab_of_share(const feint_mesh *mesh, const feint_mesh_share *share, const int *part,
+                             int components, feint_dist_slab **out);
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);

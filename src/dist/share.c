@@ -90,8 +90,8 @@ int feint_dist_share_reduce(void *comm_, int status, unsigned char *used, size_t
   return st;
 }
 
-int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share, int components,
-                             feint_dist_slab **out) {
+int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share, const int *part,
+                             int components, feint_dist_slab **out) {
   *out = NULL;
   /* where the whole's P1 space is the connectivity (space.c: triangles or tetrahedra, every node a cell's);
    * other shapes number their dofs apart, and their slabs carry dof maps */
@@ -125,6 +125,7 @@ int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share,
   sl->n_cells = m->n_cells;
   sl->cells = m->cells;
   sl->groups = m->cell_group;
+  sl->part = part;
   int64_t v1 = 0;
   feint_dist_rows_scalar_range(m->n_nodes, share->size, share->rank, &sl->node0, &v1);
   sl->n_nodes = v1 - sl->node0;

@@ -611,24 +611,23 @@ static int case_payload(const feint_case *c, char **out, size_t *n) {
 }
 
 /* Whether the workers read their shares of the mesh beside rank 0's read
- * (feint_mesh_read_share), for their slabs (setup_by_slabs): P1 written
- * collectively on the rows partition (auto takes it where it is
- * balanced), from a binary MSH 4.1 file (a text file would be parsed
- * whole by every rank). Whether the shares serve is known once the
- * space is made: P1 on every node of triangles or tetrahedra
- * (shares_serve); else the workers drop them. FEINT_DIST_READ=rank0:
- * rank 0 reads alone (measuring). */
+ * (feint_mesh_read_share), for their slabs (setup_by_slabs; on a
+ * partition of the cells rank 0 sends each worker its share's cells'
+ * parts): P1 written collectively, from a binary MSH 4.1 file (a text
+ * file would be parsed whole by every rank). Whether the shares serve is
+ * known once the space is made: P1 on every node of triangles or
+ * tetrahedra (shares_serve); else the workers drop them.
+ * FEINT_DIST_READ=rank0: rank 0 reads alone (measuring). */
 static int read_in_shares(const run_state *r, const feint_mesh_options *mo) {
   const feint_case *c = r->c;
   const char *read = getenv("FEINT_DIST_READ"), *build = getenv("FEINT_DIST_BUILD");
-  return run_dist_collective(r) && c->order == 1 && !c->has_operator &&
-         (c->mesh_partition == FEINT_PARTITION_ROWS || c->mesh_partition == FEINT_PARTITION_AUTO) &&
-         !(read && !strcmp(read, "rank0")) && !(build && !strcmp(build, "rank0")) &&
+  return run_dist_collective(r) && c->order == 1 && !c->has_operator && !(read && !strcmp(read, "rank0")) &&
+         !(build && !strcmp(build, "rank0")) &&
          !feint_mesh_read_forks(c->mesh_file, mo) && feint_msh_is_binary41(c->mesh_file);
 }
 
-static int shares_serve(const run_dist *d, int shares_read, const feint_space *s) {
-  return shares_read && d->by_rows && s->scalar_cell_dofs_borrowed && !feint_mesh_is_mixed(s->mesh) &&
+static int shares_serve(int shares_read, const feint_space *s) {
+  return shares_read && s->scalar_cell_dofs_borrowed && !feint_mesh_is_mixed(s->mesh) &&
          feint_cell_is_simplex(s->mesh->cell_type);
 }
 
@@ -760,7 +759,7 @@ static int built_from_slabs(const feint_space *space) {
 static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
                           const char *head, size_t nhead, int release, int shares_read, double *t0) {
   /* each worker's slab its share of the mesh (read beside rank 0's), or one more message */
-  const int shares = shares_serve(d, shares_read, r->space), size = d->size, n = (shares ? 1 : 2) * (size - 1);
+  const int shares = shares_serve(shares_read, r->space), size = d->size, n = (shares ? 1 : 2) * (size - 1);
   command sent = *setup;
   sent.slab = 1;
   sent.share = shares;
@@ -773,8 +772,11 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *out, &out, "the slabs' sends");
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *to, &to, "the slabs' sends");
   for (int k = 0; k < size && !status; k++) {
-    if (k && shares) {
-      out[k - 1] = (feint_comm_message){{&sent, head}, {sizeof sent, nhead}, 2};
+    if (k && shares) { /* and on a partition of the cells, the parts of the worker's share of them */
+      int64_t c0 = 0, c1 = 0;
+      feint_dist_rows_scalar_range(r->mesh->n_cells, size, k, &c0, &c1);
+      const size_t nparts = d->partition ? (size_t)(c1 - c0) * sizeof *d->partition : 0;
+      out[k - 1] = (feint_comm_message){{&sent, head, d->partition ? d->partition + c0 : NULL}, {sizeof sent, nhead, nparts}, 3};
       to[k - 1] = k;
       continue;
     }
@@ -1472,13 +1474,19 @@ void run_dist_destroy(run_dist *d) {
  * with the other ranks: taking part whatever failed before, so that no
  * rank waits for this one. */
 static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int status, int device_index,
-                        worker_share *ws) {
+                        worker_share *ws, const char *parts, size_t parts_bytes) {
   void *slab_msg = NULL, *part = NULL;
   size_t slab_bytes = 0, part_bytes = 0;
   feint_dist_slab *slab = NULL;
-  if (cmd->share) { /* its slab is its share of the mesh */
+  int *share_parts = NULL;
+  if (cmd->share) { /* its slab is its share of the mesh (and the parts of its cells, after the case) */
     if (!status && !ws->mesh) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
-    if (!status) status = feint_dist_slab_of_share(ws->mesh, &ws->share, ws->components, &slab);
+    if (!status && parts_bytes && parts_bytes != (size_t)ws->mesh->n_cells * sizeof *share_parts)
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: the parts of %zu bytes for a share of %lld cells",
+                               parts_bytes, (long long)ws->mesh->n_cells);
+    if (!status && parts_bytes && !(status = feint_malloc(parts_bytes, 1, &share_parts, "the share's parts")))
+      memcpy(share_parts, parts, parts_bytes); /* aligned */
+    if (!status) status = feint_dist_slab_of_share(ws->mesh, &ws->share, share_parts, ws->components, &slab);
   } else {
     const int received = feint_comm_recv(comm, 0, &slab_msg, &slab_bytes);
     if (received) return received; /* rank 0 is gone: the worker's loop ends */
@@ -1489,6 +1497,7 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
   status = feint_dist_part_build_start(comm, status, slab, &builder);
   feint_dist_slab_destroy(slab); /* and the slab's message, or the share: the build keeps what it needs */
   free(slab_msg);
+  free(share_parts);
   worker_share_drop(ws);
   if (!builder) return status;
   status = feint_dist_part_build_finish(builder, status, &part, &part_bytes, NULL);
@@ -1552,7 +1561,7 @@ static int worker_setup(feint_comm *comm, run_part *p, const command *cmd, const
     status = p->space ? part_form(p, p->c, cmd, device_index)
                       : feint_error_set(FEINT_ERR_COMPUTE, "internal: told to keep a part it does not have");
   else if (cmd->slab)
-    status = worker_build(comm, p, cmd, status, device_index, ws);
+    status = worker_build(comm, p, cmd, status, device_index, ws, data + at, status ? 0 : bytes - at);
   else if (!status)
     status = part_setup(p, p->c, data + at, bytes - at, holder, cmd, device_index);
   if (!status) status = part_backend(p, cmd, device_index, reused);

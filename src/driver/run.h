@@ -172,10 +172,9 @@ int run_write_provenance(run_state *r, const feint_run_report *rep, const run_pr
  * ranks with rank 0's status (once). */
 int run_dist_create(struct feint_comm *comm, run_dist **out);
 /* Rank 0's read of the mesh (feint_mesh_read, as one rank reads it): for
- * P1 on the rows partition of a binary MSH 4.1 file, with every other
- * rank reading its share of the cells beside it (feint_mesh_read_share),
- * so that the ranks' slabs need not come from rank 0 (run_dist_setup);
- * else rank 0 alone. */
+ * P1 from a binary MSH 4.1 file, with every other rank reading its share
+ * of the cells beside it (feint_mesh_read_share), so that the ranks'
+ * slabs need not come from rank 0 (run_dist_setup); else rank 0 alone. */
 int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **out);
 /* 1 when run_dist_setup will keep every rank's part (a sweep member on the
  * previous member's mesh and space, set up alike): rank 0's backend, made

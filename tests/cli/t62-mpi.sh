@@ -130,9 +130,9 @@ FEINT_DIST_ELEMENTS=owners elements layers-owners owners rows "$WORK/layers.yaml
 # P2 on the curve's 3 parts of this small mesh: more ranges than the limit, written anyway when it is lifted
 elements layers-curve owners morton "$WORK/layers.yaml"
 FEINT_DIST_ELEMENTS=place elements layers-curve-place place morton "$WORK/layers.yaml"
-# P1 from a binary MSH 4.1 file on the rows partition (or auto): every rank reads its share of the cells beside
-# rank 0's read, and its slab is its share (none sent by rank 0); the other meshes, orders and partitions: rank 0
-# reads alone (FEINT_DIST_READ=rank0 too). The files stay the one-rank files, bit for bit.
+# P1 from a binary MSH 4.1 file: every rank reads its share of the cells beside rank 0's read, and its slab is its
+# share (on a partition of the cells, with its cells' parts from rank 0); other meshes and orders: rank 0 reads
+# alone (FEINT_DIST_READ=rank0 too). The files stay the one-rank files (bit for bit on the rows partition).
 read_by() { # name want("shares"|"rank 0") partition case args...
   says "mesh read by" '"shares" if "each its share of the cells" in steps and "slab its share" in steps else "rank 0"' "$@"
 }
@@ -147,7 +147,8 @@ read_by layers-shares shares rows "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-shares shares rows "$WORK/layers-el.yaml" --set assembly.dirichlet=symmetric
 FEINT_DIST_READ=rank0 read_by layers-rank0 "rank 0" rows "$WORK/layers.yaml" --set space.order=1
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
-read_by layers-curve "rank 0" morton "$WORK/layers.yaml" --set space.order=1
+read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
+read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
 read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
 # a rank failing its read (FEINT_DIST_FAIL=RANK:read): its own message, status 1 on every rank, no file; an element
 # naming an undefined node in the last rank's share: the one-rank message (rank 0 reads every cell), status 2

@@ -6,7 +6,8 @@
  * feint_dist_slab_create makes of the whole for the rows partition (so
  * the parts built from them are the parts of today's build, t320): the
  * same cells in the same whole numbers, groups, nodes and coordinates.
- * On tetrahedra, triangles, quadrilaterals, hexahedra, prisms, mixed 2D
+ * On the rows partition and the Morton curve's (the share's slab given
+ * its cells' parts). On tetrahedra, triangles, quadrilaterals, hexahedra, prisms, mixed 2D
  * and 3D meshes, two materials' groups, a region, Morton-reordered nodes,
  * a text MSH 4.1 file (parsed whole on every rank), more ranks than a
  * rank's cells; a node that only a facet uses (not P1 on every node,
@@ -125,8 +126,10 @@ static const char *write_msh(const char *geo, int dim, int text, char *out, size
   return out;
 }
 
-/* The shares of path on `size` ranks against the whole: slabs byte for byte. */
-static void check_shares(const char *path, int components, int size, int reorder) {
+/* The shares of path on `size` ranks against the whole: slabs byte for
+ * byte, on the rows partition or (curve) the Morton curve's partition of
+ * the cells, whose parts a share's slab is given. */
+static void check_shares(const char *path, int components, int size, int reorder, int curve) {
   if (!path) return;
   feint_mesh_options o = {0};
   o.reorder = reorder;
@@ -135,6 +138,11 @@ static void check_shares(const char *path, int components, int size, int reorder
   CHECK_OK(feint_mesh_read(path, &o, &m));
   if (!m) return;
   CHECK_OK(feint_space_create(m, 1, components, &s));
+  int *part = NULL;
+  if (curve) {
+    part = malloc((size_t)m->n_cells * sizeof *part + 1);
+    CHECK_OK(feint_dist_partition_curve(m, size, part));
+  }
   rank_run runs[MAX_RANKS];
   read_shares(path, size, reorder, runs);
   int64_t cells = 0;
@@ -163,25 +171,26 @@ static void check_shares(const char *path, int components, int size, int reorder
           "%s, rank %d: the whole's nodes", path, k);
     feint_dist_slab *mine = NULL, *theirs = NULL;
     if (!s->scalar_cell_dofs_borrowed) { /* the whole's dofs are not its nodes: no slab of a share */
-      CHECK(feint_dist_slab_of_share(r->mesh, &r->share, components, &mine) != FEINT_OK,
+      CHECK(feint_dist_slab_of_share(r->mesh, &r->share, NULL, components, &mine) != FEINT_OK,
             "%s: no slab of a share where P1's dofs are not the nodes", path);
       feint_error_clear();
       continue;
     }
-    CHECK_OK(feint_dist_slab_of_share(r->mesh, &r->share, components, &mine));
-    CHECK_OK(feint_dist_slab_create(s, NULL, k, size, &theirs));
+    CHECK_OK(feint_dist_slab_of_share(r->mesh, &r->share, part ? part + c0 : NULL, components, &mine));
+    CHECK_OK(feint_dist_slab_create(s, part, k, size, &theirs));
     size_t a = 0, b = 0;
     char *got = mine ? slab_bytes(mine, &a) : NULL, *want = theirs ? slab_bytes(theirs, &b) : NULL;
     CHECK(got && want && a == b && !memcmp(got, want, a),
-          "%s (%d components%s), rank %d of %d: the share's slab is the whole's (%zu bytes, whole %zu)", path,
-          components, reorder ? ", reordered" : "", k, size, a, b);
+          "%s (%d components%s%s), rank %d of %d: the share's slab is the whole's (%zu bytes, whole %zu)", path,
+          components, reorder ? ", reordered" : "", curve ? ", the curve's parts" : "", k, size, a, b);
     free(got);
     free(want);
     feint_dist_slab_destroy(mine);
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
-  printf("%s on %d ranks%s: %s\n", path, size, reorder ? " (reordered)" : "",
+  free(part);
+  printf("%s on %d ranks%s%s: %s\n", path, size, reorder ? " (reordered)" : "", curve ? " (the curve's parts)" : "",
          s && s->scalar_cell_dofs_borrowed ? "slabs equal" : "the whole's cells and nodes (P1 not the nodes: no slab)");
   for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
   feint_space_destroy(s);
@@ -258,7 +267,7 @@ static void check_bad_node(void) {
                       (size_t)(runs[k].mesh->n_cells * m->nv) * 8),
           "rank %d: the whole's nodes and its cells in the whole's numbers", k);
     feint_dist_slab *sl = NULL;
-    CHECK(feint_dist_slab_of_share(runs[k].mesh, &runs[k].share, 1, &sl) != FEINT_OK, "no slab of P1 off a node");
+    CHECK(feint_dist_slab_of_share(runs[k].mesh, &runs[k].share, NULL, 1, &sl) != FEINT_OK, "no slab of P1 off a node");
     feint_error_clear();
     feint_mesh_destroy(runs[k].mesh);
   }
@@ -273,20 +282,22 @@ int main(void) {
     return 1;
   }
   char a[400], b[400];
-  check_shares(write_msh("cases/cube.geo", 3, 0, a, sizeof a), 1, 3, 0);
-  check_shares(a, 3, 4, 0);
-  check_shares(a, 1, 1, 0);
-  check_shares(a, 1, 5, 1); /* Morton-reordered nodes */
-  check_shares(write_msh("cases/two-materials.geo", 3, 0, a, sizeof a), 1, 2, 0);
-  check_shares(write_msh("cases/square.geo", 2, 0, a, sizeof a), 2, 3, 0);
-  check_shares(write_msh("cases/square.geo", 2, 1, b, sizeof b), 1, 4, 0); /* text: parsed whole on every rank */
-  check_shares(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 1, 5, 0);
-  check_shares(write_msh("cases/hexcube.geo", 3, 0, a, sizeof a), 3, 3, 0);
-  check_shares(write_msh("cases/prismcube.geo", 3, 0, a, sizeof a), 1, 3, 0);
-  check_shares(write_msh("cases/mixedsquare.geo", 2, 0, a, sizeof a), 1, 3, 0);
-  check_shares(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 1, 4, 0);
-  check_shares(write_small(0, a, sizeof a), 1, 3, 0);
-  check_shares(a, 1, 7, 0); /* more ranks than cells: some read none */
+  check_shares(write_msh("cases/cube.geo", 3, 0, a, sizeof a), 1, 3, 0, 0);
+  check_shares(a, 3, 4, 0, 0);
+  check_shares(a, 1, 1, 0, 0);
+  check_shares(a, 1, 5, 1, 0); /* Morton-reordered nodes */
+  check_shares(a, 3, 3, 0, 1); /* the curve's parts */
+  check_shares(write_msh("cases/two-materials.geo", 3, 0, a, sizeof a), 1, 2, 0, 0);
+  check_shares(a, 1, 5, 0, 1);
+  check_shares(write_msh("cases/square.geo", 2, 0, a, sizeof a), 2, 3, 0, 0);
+  check_shares(write_msh("cases/square.geo", 2, 1, b, sizeof b), 1, 4, 0, 0); /* text: parsed whole on every rank */
+  check_shares(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 1, 5, 0, 0);
+  check_shares(write_msh("cases/hexcube.geo", 3, 0, a, sizeof a), 3, 3, 0, 0);
+  check_shares(write_msh("cases/prismcube.geo", 3, 0, a, sizeof a), 1, 3, 0, 0);
+  check_shares(write_msh("cases/mixedsquare.geo", 2, 0, a, sizeof a), 1, 3, 0, 0);
+  check_shares(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 1, 4, 0, 0);
+  check_shares(write_small(0, a, sizeof a), 1, 3, 0, 0);
+  check_shares(a, 1, 7, 0, 0); /* more ranks than cells: some read none */
   check_unsuited("tests/data/msh/cube22.bin.msh", "MSH 2");
   check_unsuited(write_msh("tests/data/ball2.geo", 3, 0, a, sizeof a), "curved");
   check_unsuited("cases/cube.geo", "not a .msh");
