@@ -152,11 +152,14 @@ typedef struct {
   int rank, size;
   /* The share's range of the whole's n cells (the same function on every share). */
   void (*range)(int64_t n, int size, int rank, int64_t *lo, int64_t *hi);
-  /* Collective: called once on every share that reads its cells, with its
-   * status so far (an error set where it is not FEINT_OK) and its marks of
-   * the model's n nodes (bit 0: a cell's, bit 1: a group facet's; NULL
-   * after an error), to be ORed in place with every share's. Returns
-   * FEINT_OK when every share's status was, else an error (set). */
+  /* Collective: called once on every share, with its status so far (an
+   * error set where it is not FEINT_OK) and its marks of the model's n
+   * nodes (bit 0: a cell's, bit 1: a group facet's), to be ORed in place
+   * with every share's; used NULL with FEINT_OK: this share reads none (a
+   * process that cannot read the file, or a file unsuited). Returns
+   * FEINT_OK when every share's status was, an error (set) when one
+   * failed, else FEINT_MESH_SHARE_DECLINED when one read none: every
+   * share is then unsuited (left to the whole read). */
   int (*reduce)(void *ctx, int status, unsigned char *used, size_t n);
   void *ctx;
   /* 1: the file read into memory and parsed whole (as feint_mesh_read
@@ -165,11 +168,13 @@ typedef struct {
   int eager;
   /* out */
   const char *unsuited;   /* not read as a share (*out NULL, FEINT_OK), and why: the same on every share */
+  int declined;           /* another share read none, this one holding every cell read the whole mesh */
   int64_t cell0, whole_cells;
   int n_blocks;           /* the whole's blocks */
   feint_mesh_block blocks[FEINT_MESH_MAX_BLOCKS];
   int64_t nodes_in_cells; /* the whole's nodes that its cells use (n_nodes: P1 is on every node) */
 } feint_mesh_share;
+#define FEINT_MESH_SHARE_DECLINED 100
 /* Curved cells, MSH 2 files, .geo files and refinements are unsuited
  * (share->unsuited): read them whole. Errors as feint_mesh_read's; each
  * share finds those in its own range of the cells. */

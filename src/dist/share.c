@@ -13,12 +13,13 @@
 #include "feint/parallel.h"
 #include "feint/space.h"
 
-enum { MARKS_HEAD = 16 }; /* failed flag, count of marks (two int64) */
+enum { MARKS_HEAD = 16 };          /* how the rank read (below), count of marks (two int64) */
+enum { READ, FAILED, DECLINED }; /* a rank's share: read, failed, or none read (no marks) */
 
 void share_marks_message(int status, const unsigned char *used, size_t n, int64_t head[2], feint_comm_message *msg) {
-  head[0] = status != FEINT_OK;
-  head[1] = status ? 0 : (int64_t)n;
-  *msg = (feint_comm_message){{head, used}, {MARKS_HEAD, status ? 0 : n}, 2};
+  head[0] = status ? FAILED : used ? READ : DECLINED;
+  head[1] = head[0] == READ ? (int64_t)n : 0;
+  *msg = (feint_comm_message){{head, used}, {MARKS_HEAD, (size_t)head[1]}, 2};
 }
 
 typedef struct {
@@ -35,16 +36,20 @@ static void or_range(int64_t begin, int64_t end, void *ctx) {
 
 int share_marks_combine(int rank, int size, int status, unsigned char *used, size_t n, void *const *in,
                         const size_t *in_bytes) {
-  int failed = -1, differ = -1;
+  int failed = -1, differ = -1, declined = !status && !used;
   const unsigned char **from = NULL;
   int n_from = 0;
   if (!status) status = feint_malloc((size_t)size, sizeof *from, &from, "the ranks' node marks");
   for (int p = 0; p < size; p++) {
     if (p == rank) continue;
-    int64_t head[2] = {1, 0};
+    int64_t head[2] = {FAILED, 0};
     if (in[p] && in_bytes[p] >= MARKS_HEAD) memcpy(head, in[p], sizeof head);
-    if (head[0] || (size_t)head[1] != in_bytes[p] - MARKS_HEAD) {
+    if (head[0] == DECLINED && in_bytes[p] == MARKS_HEAD) {
+      declined = 1;
+    } else if (head[0] != READ || (size_t)head[1] != in_bytes[p] - MARKS_HEAD) {
       if (failed < 0) failed = p;
+    } else if (declined || !used) {
+      continue; /* no marks are ORed where a share declined */
     } else if ((size_t)head[1] != n) {
       if (differ < 0) differ = p;
     } else if (from) {
@@ -52,6 +57,7 @@ int share_marks_combine(int rank, int size, int status, unsigned char *used, siz
     }
   }
   if (!status && failed >= 0) status = feint_dist_peer_failed(failed);
+  if (!status && declined) status = FEINT_MESH_SHARE_DECLINED; /* no error: the whole is read instead */
   if (!status && differ >= 0) /* the file changed between the ranks' reads */
     status = feint_error_set(FEINT_ERR_INPUT, "the mesh file read by rank %d has other nodes than rank %d's", differ,
                              rank);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver/run.h"
 #include "feint/boundary.h"
@@ -100,6 +101,9 @@ struct run_part {
   double *x;
   feint_bp_op *op;
   feint_operator *apply;
+  /* the last setup's steps: seconds to unpack the part, make its form, its pattern (and the pattern's steps) */
+  double setup_seconds[3];
+  char plan_steps[200];
 };
 
 /* A worker's share of the run's mesh (CMD_READ), until its slab is made of
@@ -199,10 +203,12 @@ static int part_form(run_part *p, const feint_case *c, const command *cmd, int d
  * part is unpacked: before its pattern, the setup's largest allocation. */
 static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t bytes, void **holder,
                       const command *cmd, int device_index) {
+  const double t0 = feint_now();
   const int status = feint_dist_part_unpack(msg, bytes, &p->mesh, &p->space);
   free(*holder);
   *holder = NULL;
   FEINT_CALL(status);
+  p->setup_seconds[0] = feint_now() - t0;
   if (!p->space) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a rank's part has no cells");
   return part_form(p, c, cmd, device_index);
 }
@@ -211,13 +217,18 @@ static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t 
  * yet, its pattern: the problem it makes is the part's, or p->next while
  * a kept backend waits to be offered it (part_backend). */
 static int part_form(run_part *p, const feint_case *c, const command *cmd, int device_index) {
+  double t0 = feint_now();
   FEINT_CALL(feint_form_create(c, p->space, &p->form));
+  p->setup_seconds[1] = feint_now() - t0;
+  p->setup_seconds[2] = 0;
+  p->plan_steps[0] = '\0';
   feint_problem want = {p->space, p->form, p->plan, c->precision, c->strategy, c->blocks_per_batch,
                         c->batches_per_chunk, cmd->no_cache};
   if (cmd->need_matrix && !p->plan) {
-    char steps[200];
-    FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &want, &p->plan, steps,
-                                         sizeof steps));
+    t0 = feint_now();
+    FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &want, &p->plan, p->plan_steps,
+                                         sizeof p->plan_steps));
+    p->setup_seconds[2] = feint_now() - t0;
     want.plan = p->plan;
   }
   if (p->backend) p->next = want;
@@ -531,6 +542,15 @@ static void step(run_dist *d, const char *what, double *t0) {
 
 void run_dist_note(run_state *r, const char *what, double *t0) { step(r->dist, what, t0); }
 
+/* Rank 0's part made from its message, with its steps. */
+static void part_setup_step(run_dist *d, double *t0) {
+  const run_part *p = &d->own;
+  char what[400];
+  snprintf(what, sizeof what, "rank 0's part: form and pattern (unpacked %.1f ms, form %.1f ms, pattern %.1f ms: %s)",
+           1e3 * p->setup_seconds[0], 1e3 * p->setup_seconds[1], 1e3 * p->setup_seconds[2], p->plan_steps);
+  step(d, what, t0);
+}
+
 void run_dist_release_whole(run_state *r, double t0) {
   run_dist *d = r->dist;
   for (int k = 0; d->parts && k < d->size; k++) feint_dist_part_release(&d->parts[k]);
@@ -690,6 +710,11 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
     snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (%s)", sh.unsuited);
     return feint_mesh_read(c->mesh_file, mo, out);
   }
+  if (sh.declined) { /* a rank could not read the file: rank 0 read it whole, and sends the slabs */
+    snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (a rank could not read the file) %.1f ms",
+             1e3 * (feint_now() - t0));
+    return FEINT_OK;
+  }
   d->shares_read = 1;
   snprintf(d->read_step, sizeof d->read_step, "mesh read (the others each its share of the cells) %.1f ms",
            1e3 * (feint_now() - t0));
@@ -833,7 +858,7 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   if (!status) status = part_setup(&d->own, r->c, msg, bytes, &msg, setup, opts->device_index);
   free(msg);
   FEINT_CALL(status);
-  step(d, "rank 0's part: form and pattern", t0);
+  part_setup_step(d, t0);
   d->parts_kept = 1;
   return FEINT_OK;
 }
@@ -912,7 +937,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   for (int k = 0; job.out && k < d->size; k++) free(job.out[k].msg);
   free(job.out);
   if (status) return status;
-  step(d, "rank 0's part: form and pattern", &t0);
+  part_setup_step(d, &t0);
   d->parts_kept = 1;
   *own = d->own.problem;
   return FEINT_OK;
@@ -1535,7 +1560,12 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
   if (!status) status = injected_failure(feint_comm_rank(comm), "read");
   ws->share = (feint_mesh_share){.rank = feint_comm_rank(comm), .size = feint_comm_size(comm),
                                  .range = feint_dist_rows_scalar_range, .reduce = feint_dist_share_reduce, .ctx = comm};
-  if (!status) {
+  if (!status && (access(c->mesh_file, R_OK) != 0 || injected_failure(feint_comm_rank(comm), "open"))) {
+    /* not on this rank's file system (mpirun across hosts): it reads none, and rank 0 reads alone */
+    feint_error_clear();
+    ws->share.unsuited = "the file is not readable here";
+    feint_dist_share_reduce(comm, FEINT_OK, NULL, 0);
+  } else if (!status) {
     const feint_mesh_options mo = run_mesh_options(c);
     status = feint_mesh_read_share(c->mesh_file, &mo, &ws->share, &ws->mesh);
   } else {

@@ -1085,6 +1085,14 @@ static int read_nodes(reader *r) {
   if (r->share) { /* every share's marks: the whole's nodes, numbered below as the whole's read numbers them */
     r->reduced = 1;
     st = r->share->reduce(r->share->ctx, st, st ? NULL : (unsigned char *)used, st ? 0 : x->n_nodes);
+    if (st == FEINT_MESH_SHARE_DECLINED) { /* another share read none: the whole read it is */
+      st = FEINT_OK;
+      r->share->declined = 1;
+      if (r->share->cell0 != 0 || (int64_t)r->cell_group_v.n != r->share->whole_cells) {
+        r->share->unsuited = "a rank read no share of it";
+        goto done;
+      } /* else this share's marks are the whole's: it goes on as the whole read */
+    }
     int64_t in_cells = 0;
     for (size_t i = 0; i < x->n_nodes && !st; i++) in_cells += used[i] & 1;
     r->share->nodes_in_cells = in_cells;
@@ -1215,6 +1223,7 @@ static int build(reader *r, const feint_mesh_options *opts) {
   FEINT_CALL(gather_curved_blocks(r));
   FEINT_CALL(read_facets(r));
   FEINT_CALL(read_nodes(r));
+  if (r->share && r->share->unsuited) return FEINT_OK;
   FEINT_CALL(finish(r));
   return FEINT_OK;
 }
@@ -1296,8 +1305,9 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
     st = build(&r, opts);
   }
   if (share && !r.reduced) { /* every share reduces once, whatever happened (a share that did not would hang the others) */
-    const int all = share->reduce(share->ctx, st, NULL, 0);
-    st = st ? st : all;
+    const int all = share->reduce(share->ctx, st, NULL, 0); /* an unsuited share's declines */
+    if (!st && all == FEINT_MESH_SHARE_DECLINED && !share->unsuited) share->unsuited = "a rank read no share of it";
+    st = st ? st : all == FEINT_MESH_SHARE_DECLINED ? FEINT_OK : all;
   }
   feint_msh_destroy(r.x);
   reader_free(&r);
@@ -1344,6 +1354,7 @@ int feint_mesh_read_share(const char *path, const feint_mesh_options *opts, fein
                           feint_mesh **out) {
   *out = NULL;
   share->unsuited = NULL;
+  share->declined = 0;
   share->cell0 = share->whole_cells = share->nodes_in_cells = 0;
   share->n_blocks = 0;
   /* what libgmsh makes is read whole (decided from the path and options alone: the same on every share) */

@@ -150,6 +150,9 @@ read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
 read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
+# a rank whose file system lacks the mesh file (FEINT_DIST_FAIL=1:open: as if) reads no share: rank 0 reads alone
+FEINT_DIST_FAIL=1:open says "a rank without the file" '"rank 0 alone" if "could not read the file" in steps else steps' \
+  layers-declined "rank 0 alone" rows "$WORK/layers.yaml" --set space.order=1
 # a rank failing its read (FEINT_DIST_FAIL=RANK:read): its own message, status 1 on every rank, no file; an element
 # naming an undefined node in the last rank's share: the one-rank message (rank 0 reads every cell), status 2
 for at in 1:read 2:read 0:read; do

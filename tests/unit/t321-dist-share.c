@@ -12,6 +12,8 @@
  * a text MSH 4.1 file (parsed whole on every rank), more ranks than a
  * rank's cells; a node that only a facet uses (not P1 on every node,
  * said so); MSH 2, curved cells and .geo files left to the whole read;
+ * rank 0's read (a share of every cell) the whole read's mesh, also when
+ * another rank reads none (its file system lacks the file);
  * and an element naming an undefined node in one rank's share: that rank
  * fails with its own message, every other with "rank p failed".
  * Needs gmsh (the command) to write the files. Run from the repository root. */
@@ -50,7 +52,16 @@ typedef struct {
   feint_mesh *mesh;
   int status;
   char error[512];
+  int mode; /* SHARE, WHOLE (rank 0 under mpirun: every cell, read into memory), DECLINE (reads none) */
 } rank_run;
+enum { SHARE, WHOLE, DECLINE };
+
+static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi) {
+  (void)size;
+  (void)rank;
+  *lo = 0;
+  *hi = n;
+}
 
 static int thread_reduce(void *ctx, int status, unsigned char *used, size_t n) {
   rank_run *r = ctx;
@@ -79,23 +90,82 @@ static void *rank_main(void *arg) {
   r->share.range = feint_dist_rows_scalar_range;
   r->share.reduce = thread_reduce;
   r->share.ctx = r;
+  if (r->mode == WHOLE) {
+    r->share.range = whole_range;
+    r->share.eager = 1;
+  }
+  if (r->mode == DECLINE) {
+    r->status = thread_reduce(r, FEINT_OK, NULL, 0) == FEINT_MESH_SHARE_DECLINED ? FEINT_OK : FEINT_ERR_COMPUTE;
+    return NULL;
+  }
   r->status = feint_mesh_read_share(r->path, &r->opts, &r->share, &r->mesh);
   if (r->status) snprintf(r->error, sizeof r->error, "%s", feint_error_message());
   return NULL;
 }
 
 /* Every rank's share read side by side: runs[k] (the caller destroys their meshes). */
-static void read_shares(const char *path, int size, int reorder, rank_run *runs) {
+static void read_shares_as(const char *path, int size, int reorder, const int *modes, rank_run *runs) {
   world w = {.size = size};
   pthread_barrier_init(&w.barrier, NULL, (unsigned)size);
   pthread_t th[MAX_RANKS];
   for (int k = 0; k < size; k++) {
-    runs[k] = (rank_run){.w = &w, .rank = k, .path = path};
+    runs[k] = (rank_run){.w = &w, .rank = k, .path = path, .mode = modes ? modes[k] : SHARE};
     runs[k].opts.reorder = reorder;
     pthread_create(&th[k], NULL, rank_main, &runs[k]);
   }
   for (int k = 0; k < size; k++) pthread_join(th[k], NULL);
   pthread_barrier_destroy(&w.barrier);
+}
+
+static void read_shares(const char *path, int size, int reorder, rank_run *runs) {
+  read_shares_as(path, size, reorder, NULL, runs);
+}
+
+/* 1 when a and b are the same mesh: cells, groups, nodes, facets, blocks, type counts. */
+static int same_mesh(const feint_mesh *a, const feint_mesh *b) {
+  int same = a->n_cells == b->n_cells && a->nv == b->nv && a->n_nodes == b->n_nodes && a->n_groups == b->n_groups &&
+             a->n_blocks == b->n_blocks && a->nv_facet == b->nv_facet && a->n_type_counts == b->n_type_counts;
+  same = same && !memcmp(a->cells, b->cells, (size_t)(a->n_cells * a->nv) * 8) &&
+         !memcmp(a->cell_group, b->cell_group, (size_t)a->n_cells * sizeof *a->cell_group) &&
+         !memcmp(a->x, b->x, (size_t)a->n_nodes * 8) && !memcmp(a->y, b->y, (size_t)a->n_nodes * 8) &&
+         !memcmp(a->z, b->z, (size_t)a->n_nodes * 8) && !memcmp(a->blocks, b->blocks, sizeof a->blocks) &&
+         !memcmp(a->facet_offsets, b->facet_offsets, (size_t)(a->n_groups + 1) * 8) &&
+         !memcmp(a->facets, b->facets, (size_t)(a->facet_offsets[a->n_groups] * a->nv_facet) * 8) &&
+         !memcmp(a->type_counts, b->type_counts, (size_t)a->n_type_counts * 8);
+  for (int g = 0; same && g < a->n_groups; g++)
+    same = a->groups[g].dim == b->groups[g].dim && a->groups[g].tag == b->groups[g].tag &&
+           a->groups[g].n_elements == b->groups[g].n_elements && !strcmp(a->groups[g].name, b->groups[g].name);
+  return same;
+}
+
+/* Rank 0's read under mpirun (a share of every cell, read into memory) is
+ * the whole read's mesh, beside the others' shares; and when one rank
+ * reads none (its file system lacks the file), rank 0 still has the whole
+ * (declined) and the others none (unsuited), without an error. */
+static void check_rank0(const char *path, int size) {
+  if (!path) return;
+  feint_mesh *m = NULL;
+  CHECK_OK(feint_mesh_read(path, &(feint_mesh_options){0}, &m));
+  if (!m) return;
+  int modes[MAX_RANKS] = {WHOLE};
+  rank_run runs[MAX_RANKS];
+  for (int declining = 0; declining < 2; declining++) {
+    if (declining) modes[1] = DECLINE;
+    read_shares_as(path, size, 0, modes, runs);
+    CHECK(runs[0].status == FEINT_OK && runs[0].mesh && same_mesh(runs[0].mesh, m) &&
+              runs[0].share.declined == declining,
+          "%s: rank 0's share of every cell is the whole read's mesh (%s)%s", path, runs[0].error,
+          declining ? ", a rank declining" : "");
+    for (int k = 1; k < size; k++) {
+      if (declining && k == 1) continue;
+      CHECK(runs[k].status == FEINT_OK && (declining ? !runs[k].mesh && runs[k].share.unsuited : runs[k].mesh != NULL),
+            "%s, rank %d: %s (%s)", path, k, declining ? "no share, no error, where a rank declined" : "its share",
+            runs[k].error);
+    }
+    for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
+  }
+  feint_mesh_destroy(m);
+  printf("%s: rank 0's share of every cell is the whole read's mesh, a rank declining or not\n", path);
 }
 
 /* A slab's message, its pieces back to back (the caller frees). */
@@ -298,6 +368,8 @@ int main(void) {
   check_shares(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 1, 4, 0, 0);
   check_shares(write_small(0, a, sizeof a), 1, 3, 0, 0);
   check_shares(a, 1, 7, 0, 0); /* more ranks than cells: some read none */
+  check_rank0(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 3);
+  check_rank0(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 2);
   check_unsuited("tests/data/msh/cube22.bin.msh", "MSH 2");
   check_unsuited(write_msh("tests/data/ball2.geo", 3, 0, a, sizeof a), "curved");
   check_unsuited("cases/cube.geo", "not a .msh");
