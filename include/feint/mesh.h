@@ -166,6 +166,11 @@ typedef struct {
    * reads it), for a share that takes every cell (its range the whole:
    * the process that holds the whole mesh); 0: mapped */
   int eager;
+  /* 1: a region of other cells than first-order triangles or tetrahedra
+   * of one shape (whose P1 dofs are not their nodes) is read whole by the
+   * share that holds every cell, and not at all by the others (unsuited;
+   * their reduce declines) */
+  int simplices_only;
   /* out */
   const char *unsuited;   /* not read as a share (*out NULL, FEINT_OK), and why: the same on every share */
   int declined;           /* another share read none, this one holding every cell read the whole mesh */

@@ -685,7 +685,7 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
   free(head);
   FEINT_CALL(status); /* no worker reads: none waits for rank 0's marks */
   feint_mesh_share sh = {.rank = 0, .size = d->size, .range = whole_range, .reduce = feint_dist_share_reduce,
-                         .ctx = d->comm, .eager = 1};
+                         .ctx = d->comm, .eager = 1, .simplices_only = 1};
   if ((status = injected_failure(0, "read")))
     feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
   else
@@ -710,8 +710,10 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
     snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (%s)", sh.unsuited);
     return feint_mesh_read(c->mesh_file, mo, out);
   }
-  if (sh.declined) { /* a rank could not read the file: rank 0 read it whole, and sends the slabs */
-    snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (a rank could not read the file) %.1f ms",
+  if (sh.declined) { /* the others read none (their slabs would not serve, or the file is not theirs to read) */
+    snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (the others read no share: %s) %.1f ms",
+             feint_mesh_is_mixed(*out) || !feint_cell_is_simplex((*out)->cell_type) ? "not triangles or tetrahedra"
+                                                                                   : "a rank could not read the file",
              1e3 * (feint_now() - t0));
     return FEINT_OK;
   }
@@ -1559,7 +1561,8 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
   int status = case_from_payload(data, bytes, &c, &at);
   if (!status) status = injected_failure(feint_comm_rank(comm), "read");
   ws->share = (feint_mesh_share){.rank = feint_comm_rank(comm), .size = feint_comm_size(comm),
-                                 .range = feint_dist_rows_scalar_range, .reduce = feint_dist_share_reduce, .ctx = comm};
+                                 .range = feint_dist_rows_scalar_range, .reduce = feint_dist_share_reduce, .ctx = comm,
+                                 .simplices_only = 1};
   if (!status && (access(c->mesh_file, R_OK) != 0 || injected_failure(feint_comm_rank(comm), "open"))) {
     /* not on this rank's file system (mpirun across hosts): it reads none, and rank 0 reads alone */
     feint_error_clear();

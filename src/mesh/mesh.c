@@ -690,6 +690,11 @@ static int read_share_rows(reader *r) {
   int64_t lo = 0, hi = 0;
   if (total) sh->range(total, sh->size, sh->rank, &lo, &hi);
   sh->cell0 = lo;
+  const int simplices = sh->n_blocks == 1 && feint_cell_is_simplex(sh->blocks[0].cell_type);
+  if (sh->simplices_only && !simplices && !(lo == 0 && hi == total)) {
+    sh->unsuited = "not triangles or tetrahedra of one shape";
+    return FEINT_OK;
+  }
   for (size_t k = 0; k < r->n_share_blocks; k++) {
     const struct share_block *sb = &r->share_blocks[k];
     const int t = sb->gtype, nv = gtype_nv(t);
@@ -1205,6 +1210,7 @@ static int build(reader *r, const feint_mesh_options *opts) {
   FEINT_CALL(read_elements(r));
   if (r->share && r->share->unsuited) return FEINT_OK;
   if (r->share) FEINT_CALL(read_share_rows(r));
+  if (r->share && r->share->unsuited) return FEINT_OK;
   FEINT_CALL(gather_blocks(r));
   if (r->share ? r->share->whole_cells == 0 : r->cells.n == 0) {
     char names[1024];

@@ -150,6 +150,15 @@ read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
 read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
+# hexahedra from a binary file: their P1 slabs would carry dof maps, so the others read no share (rank 0 reads it)
+gmsh -3 "$(geo hexcube.geo)" -format msh41 -bin -o "$WORK/hex.msh" > /dev/null 2>&1 || fail "gmsh could not write hex.msh"
+write_case hex-bin.yaml <<EOF
+mesh: {file: $WORK/hex.msh}
+physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
+output: {matrix: true, rhs: true}
+EOF
+says "hexahedra from a binary file" '"rank 0 alone" if "not triangles or tetrahedra" in steps else steps' \
+  hex-bin-declined "rank 0 alone" rows "$WORK/hex-bin.yaml"
 # a rank whose file system lacks the mesh file (FEINT_DIST_FAIL=1:open: as if) reads no share: rank 0 reads alone
 FEINT_DIST_FAIL=1:open says "a rank without the file" '"rank 0 alone" if "could not read the file" in steps else steps' \
   layers-declined "rank 0 alone" rows "$WORK/layers.yaml" --set space.order=1

@@ -53,6 +53,7 @@ typedef struct {
   int status;
   char error[512];
   int mode; /* SHARE, WHOLE (rank 0 under mpirun: every cell, read into memory), DECLINE (reads none) */
+  int simplices_only;
 } rank_run;
 enum { SHARE, WHOLE, DECLINE };
 
@@ -90,6 +91,7 @@ static void *rank_main(void *arg) {
   r->share.range = feint_dist_rows_scalar_range;
   r->share.reduce = thread_reduce;
   r->share.ctx = r;
+  r->share.simplices_only = r->simplices_only;
   if (r->mode == WHOLE) {
     r->share.range = whole_range;
     r->share.eager = 1;
@@ -104,12 +106,15 @@ static void *rank_main(void *arg) {
 }
 
 /* Every rank's share read side by side: runs[k] (the caller destroys their meshes). */
+static int simplices_only; /* read_shares_as's ranks: feint_mesh_share.simplices_only */
+
 static void read_shares_as(const char *path, int size, int reorder, const int *modes, rank_run *runs) {
   world w = {.size = size};
   pthread_barrier_init(&w.barrier, NULL, (unsigned)size);
   pthread_t th[MAX_RANKS];
   for (int k = 0; k < size; k++) {
-    runs[k] = (rank_run){.w = &w, .rank = k, .path = path, .mode = modes ? modes[k] : SHARE};
+    runs[k] = (rank_run){.w = &w, .rank = k, .path = path, .mode = modes ? modes[k] : SHARE,
+                         .simplices_only = simplices_only};
     runs[k].opts.reorder = reorder;
     pthread_create(&th[k], NULL, rank_main, &runs[k]);
   }
@@ -166,6 +171,29 @@ static void check_rank0(const char *path, int size) {
   }
   feint_mesh_destroy(m);
   printf("%s: rank 0's share of every cell is the whole read's mesh, a rank declining or not\n", path);
+}
+
+/* Cells whose P1 slabs would not serve, with simplices_only: rank 0 (every
+ * cell) reads the whole, the others none (unsuited, no error). */
+static void check_not_simplices(const char *path, int size) {
+  if (!path) return;
+  feint_mesh *m = NULL;
+  CHECK_OK(feint_mesh_read(path, &(feint_mesh_options){0}, &m));
+  if (!m) return;
+  int modes[MAX_RANKS] = {WHOLE};
+  rank_run runs[MAX_RANKS];
+  simplices_only = 1;
+  read_shares_as(path, size, 0, modes, runs);
+  simplices_only = 0;
+  CHECK(runs[0].status == FEINT_OK && runs[0].mesh && same_mesh(runs[0].mesh, m) && runs[0].share.declined,
+        "%s: rank 0 reads the whole, the others declining (%s)", path, runs[0].error);
+  for (int k = 1; k < size; k++)
+    CHECK(runs[k].status == FEINT_OK && !runs[k].mesh && runs[k].share.unsuited &&
+              strstr(runs[k].share.unsuited, "triangles or tetrahedra"),
+          "%s, rank %d: no share of these cells (%s)", path, k, runs[k].error);
+  for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
+  feint_mesh_destroy(m);
+  printf("%s: not triangles or tetrahedra: rank 0 reads the whole, the others none\n", path);
 }
 
 /* A slab's message, its pieces back to back (the caller frees). */
@@ -370,6 +398,8 @@ int main(void) {
   check_shares(a, 1, 7, 0, 0); /* more ranks than cells: some read none */
   check_rank0(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 3);
   check_rank0(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 2);
+  check_not_simplices(a, 3);
+  check_not_simplices(write_msh("cases/hexcube.geo", 3, 0, a, sizeof a), 2);
   check_unsuited("tests/data/msh/cube22.bin.msh", "MSH 2");
   check_unsuited(write_msh("tests/data/ball2.geo", 3, 0, a, sizeof a), "curved");
   check_unsuited("cases/cube.geo", "not a .msh");
