@@ -31,9 +31,10 @@ typedef struct feint_comm feint_comm;
 /* The world size and this process's rank that the launcher put in the
  * environment (OMPI_COMM_WORLD_SIZE, PMI_SIZE; ..._RANK), without an MPI
  * call: size 1 and rank 0 when no launcher started feint. local_rank is
- * the rank among those of its host (for the GPU it takes). */
+ * the rank among those of its host (for the GPU it takes), local_size
+ * how many ranks its host runs (else the world's size). */
 typedef struct {
-  int size, rank, local_rank;
+  int size, rank, local_rank, local_size;
 } feint_launch;
 feint_launch feint_comm_launch(void);
 

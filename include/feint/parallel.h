@@ -33,6 +33,10 @@ int64_t feint_parallel_range_start(int64_t n, int ranges, int t);
 int feint_parallel_ranges(int64_t n, int64_t grain);
 /* The CPUs this process may run on (its affinity mask; else those online). */
 int feint_parallel_cpus(void);
+/* A cap on every loop's ranges from now on (0: none; FEINT_THREADS still
+ * applies), for a process that shares its host's cores with others for
+ * a while; returns the cap before. */
+int feint_parallel_cap(int threads);
 
 #ifdef __cplusplus
 }

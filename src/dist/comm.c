@@ -37,9 +37,12 @@ feint_launch feint_comm_launch(void) {
   static const char *const size[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", NULL};
   static const char *const rank[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", NULL};
   static const char *const local[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", NULL};
-  feint_launch l = {env_int(size, 1), env_int(rank, 0), 0};
+  static const char *const local_size[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", NULL};
+  feint_launch l = {env_int(size, 1), env_int(rank, 0), 0, 1};
   l.local_rank = env_int(local, l.rank);
   if (l.size < 1) l.size = 1;
+  l.local_size = env_int(local_size, l.size);
+  if (l.local_size < 1 || l.local_size > l.size) l.local_size = l.size;
   return l;
 }
 

@@ -1569,8 +1569,14 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
     ws->share.unsuited = "the file is not readable here";
     feint_dist_share_reduce(comm, FEINT_OK, NULL, 0);
   } else if (!status) {
+    /* its share of its host's cores while rank 0 reads the whole (on one host: beside it): rank 0's read is
+     * 0.05-0.1 s shorter at 4 ranks (docs/mpi.md); FEINT_DIST_READ_THREADS=all: every core (measuring) */
+    const char *all = getenv("FEINT_DIST_READ_THREADS");
+    const int cores = feint_parallel_cpus() / feint_comm_launch().local_size;
+    const int before = feint_parallel_cap(all && !strcmp(all, "all") ? 0 : cores > 1 ? cores : 1);
     const feint_mesh_options mo = run_mesh_options(c);
     status = feint_mesh_read_share(c->mesh_file, &mo, &ws->share, &ws->mesh);
+    feint_parallel_cap(before);
   } else {
     feint_dist_share_reduce(comm, status, NULL, 0); /* the others wait for this rank's marks */
   }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -23,14 +24,21 @@ static void *run_range(void *arg) {
 /* FEINT_THREADS (1..16) caps the threads, as OMP_NUM_THREADS does for a
  * shared node; unset or invalid: the cores this process may run on (its
  * affinity: taskset, or mpirun's binding of a rank), else those online. */
+static _Atomic int cap;
+
+int feint_parallel_cap(int threads) { return atomic_exchange(&cap, threads > 0 ? threads : 0); }
+
 static long host_threads(void) {
   const char *env = getenv("FEINT_THREADS");
+  long t = 0;
   if (env && *env) {
     char *end;
-    const long t = strtol(env, &end, 10);
-    if (*end == '\0' && t >= 1) return t;
+    t = strtol(env, &end, 10);
+    if (*end != '\0' || t < 1) t = 0;
   }
-  return feint_parallel_cpus();
+  if (!t) t = feint_parallel_cpus();
+  const int c = atomic_load(&cap);
+  return c > 0 && c < t ? c : t;
 }
 
 int feint_parallel_cpus(void) {
