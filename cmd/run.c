@@ -222,6 +222,7 @@ static void print_json(const feint_run_options *o, const feint_run_report *rep) 
 static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
   feint_comm *comm = NULL;
   int status = feint_comm_create(&comm);
+  feint_dist_timeline("MPI_Init done");
   feint_run_options o;
   cmd_bench_files files;
   const char **sets = NULL;
@@ -237,8 +238,10 @@ static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
   if (launch.rank != 0) {
     o.quiet = 1;
     status = feint_driver_worker(&o);
+    feint_dist_timeline("run done");
     free(sets);
     feint_comm_destroy(comm);
+    feint_dist_timeline("MPI_Finalize done");
     return status;
   }
   /* mpirun binds each of 1-2 ranks to a core by default: rank 0's host phases (the mesh, dof map, pattern, sums,
@@ -247,12 +250,19 @@ static int run_ranks(int argc, char **argv, int mode, feint_launch launch) {
     fprintf(stderr, "feint: note: mpirun bound rank 0 to one CPU of %ld: its host phases run there alone "
                     "(mpirun --bind-to none lets them use the host's cores)\n", sysconf(_SC_NPROCESSORS_ONLN));
   status = run_one(&o, &files, mode);
+  feint_dist_timeline("run done");
   free(sets);
   feint_comm_destroy(comm);
+  feint_dist_timeline("MPI_Finalize done");
   return status;
 }
 
+/* The last mark, after the process's other exit handlers (registered later, run first: CUDA's teardown). */
+static void mark_exit(void) { feint_dist_timeline("exit"); }
+
 static int run_mode(int argc, char **argv, int mode) {
+  feint_dist_timeline("main");
+  if (getenv("FEINT_TIMELINE")) atexit(mark_exit);
   const feint_launch launch = feint_comm_launch();
   if (launch.size > 1) return run_ranks(argc, argv, mode, launch);
   feint_run_options o;
@@ -265,6 +275,7 @@ static int run_mode(int argc, char **argv, int mode) {
   }
   feint_backend_show_default_device_only(o.device_index);
   status = run_one(&o, &files, mode);
+  feint_dist_timeline("run done");
   free(sets);
   return status;
 }

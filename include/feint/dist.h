@@ -38,6 +38,11 @@ typedef struct {
 } feint_launch;
 feint_launch feint_comm_launch(void);
 
+/* Measuring: when FEINT_TIMELINE names a file, append "RANK WHAT SECONDS"
+ * (wall clock), so that a run's time outside its phases can be placed:
+ * the process's start (main, against the launcher's start), MPI_Init,
+ * the run, MPI_Finalize, the exit. */
+void feint_dist_timeline(const char *what);
 /* Load the plugin and initialise MPI (once per process). Errors
  * (FEINT_ERR_INPUT): feint built without MPI (no feint-mpi.so), a plugin
  * of another feint, MPI_Init failing. FEINT_MPI_PLUGIN names another

@@ -1,0 +1,78 @@
+"""Where a `feint run`'s time goes outside its phases, one rank against
+mpirun -n P (issue 20's weak scaling): each run writes its ranks' wall-clock
+marks (FEINT_TIMELINE: main, MPI_Init done, run done, MPI_Finalize done,
+exit), and this splits the whole run, as the user waits for it, into
+  start:    the launcher's start to the last rank's main (mpirun, exec, loading)
+  MPI_Init: main to MPI_Init done (the slowest rank)
+  run:      rank 0's run (its phases and the waits between them)
+  finalize: run done to MPI_Finalize done (rank 0)
+  exit:     MPI_Finalize done to the last rank's exit (CUDA's teardown among it)
+  end:      the last exit to the launcher's return
+P1 Poisson on generated cubes of 6 N^3 tetrahedra, 6M cells a rank (weak;
+MPI_TIMELINE_N sets one rank's N, 100 by default).
+Not a test: it only reports.
+
+usage: mpi-timeline.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [RUNS] [BACKEND]
+"""
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+feint, gen, work, mpirun, ranks = sys.argv[1:6]
+runs = int(sys.argv[6]) if len(sys.argv) > 6 else 3
+backend = sys.argv[7] if len(sys.argv) > 7 else "cuda"
+ranks = [int(r) for r in ranks.split(",")]
+work = os.path.abspath(work)
+os.makedirs(work, exist_ok=True)
+BASE_N = int(os.environ.get("MPI_TIMELINE_N", "100"))  # one rank's cube: 6 N^3 cells
+
+
+def case(n):
+    mesh = os.path.join(work, f"cube-{n}.msh")
+    if not os.path.exists(mesh):
+        subprocess.run([gen, str(n), mesh], check=True, capture_output=True)
+    path = os.path.join(work, f"t-{n}.yaml")
+    with open(path, "w") as fh:
+        fh.write(f"mesh: {{file: {mesh}}}\n"
+                 'physics: {kind: poisson, kappa: "1 + x*y*z", source: "x + y"}\nstate: {u: "x*y*z"}\n'
+                 "output: {residual: true, rhs: true, matrix: true}\n")
+    return path
+
+
+def one_run(p):
+    n = round(BASE_N * p ** (1 / 3))
+    log = os.path.join(work, "timeline.txt")
+    if os.path.exists(log):
+        os.remove(log)
+    out = os.path.join(work, "t.h5")
+    cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--quiet"]
+    if p > 1:
+        cmd = shlex.split(mpirun) + ["-x", "FEINT_TIMELINE", "-n", str(p)] + cmd
+    env = dict(os.environ, FEINT_TIMELINE=log)
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    t1 = time.time()
+    if r.returncode:
+        sys.exit(f"mpi-timeline: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    marks = {}
+    for line in open(log):
+        parts = line.split()
+        marks.setdefault(int(parts[0]), {})[" ".join(parts[1:-1])] = float(parts[-1])
+    m0 = marks[0]
+    main = max(m["main"] for m in marks.values())
+    init = max(m.get("MPI_Init done", m["main"]) for m in marks.values())
+    exit_ = max(m["exit"] for m in marks.values())
+    start_run = m0.get("MPI_Init done", m0["main"])
+    fin = m0.get("MPI_Finalize done", m0["run done"])
+    return {"whole": t1 - t0, "start": main - t0, "MPI_Init": init - main, "run": m0["run done"] - start_run,
+            "finalize": fin - m0["run done"], "exit": exit_ - fin, "end": t1 - exit_}
+
+
+COLS = ["whole", "start", "MPI_Init", "run", "finalize", "exit", "end"]
+print(f"{'ranks':>5} " + " ".join(f"{c:>9}" for c in COLS))
+for k in range(runs):
+    for p in ranks:
+        row = one_run(p)
+        print(f"{p:5d} " + " ".join(f"{row[c]:9.3f}" for c in COLS), flush=True)
