@@ -99,7 +99,7 @@ static void widen_range(int64_t a, int64_t b, void *arg) {
 static int take_indices(part_reader *r, int64_t n, int narrow, int64_t **out, const char *what) {
   *out = NULL;
   const size_t size = narrow ? 4 : 8;
-  if (n < 0 || (size_t)n > (r->size - r->at) / size) {
+  if (r->failed || n < 0 || (size_t)n > (r->size - r->at) / size) { /* (failed: an earlier take found it malformed) */
     r->failed = 1;
     return FEINT_OK;
   }
@@ -117,7 +117,7 @@ static int take_indices(part_reader *r, int64_t n, int narrow, int64_t **out, co
 /* n items of `size` bytes into a new array (count 0: a freeable empty one) */
 static int take_array(part_reader *r, int64_t n, size_t size, void *out, const char *what) {
   *(void **)out = NULL;
-  if (n < 0 || (size_t)n > (r->size - r->at) / size) {
+  if (r->failed || n < 0 || (size_t)n > (r->size - r->at) / size) {
     r->failed = 1;
     return FEINT_OK;
   }
