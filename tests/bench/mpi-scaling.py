@@ -21,6 +21,8 @@ import subprocess
 import sys
 import time
 
+from p1_cube import p1_cube_case
+
 feint, gen, work, mpirun, ranks = sys.argv[1:6]
 ranks = [int(r) for r in ranks.split(",")]
 strong_n = int(sys.argv[6]) if len(sys.argv) > 6 else 159
@@ -32,23 +34,8 @@ os.makedirs(work, exist_ok=True)
 PHASES = ["mesh_read", "dof_map", "form", "pattern", "setup", "residual", "rhs", "assembly", "write"]
 
 
-def mesh(n):
-    path = os.path.join(work, f"cube-{n}.msh")
-    if not os.path.exists(path):
-        t0 = time.perf_counter()
-        subprocess.run([gen, str(n), path], check=True, capture_output=True)
-        print(f"generated {path} ({os.path.getsize(path) / 1e6:.0f} MB) in {time.perf_counter() - t0:.1f} s",
-              flush=True)
-    return path
-
-
 def case(n):
-    path = os.path.join(work, f"p1-{n}.yaml")
-    with open(path, "w") as fh:
-        fh.write(f"mesh: {{file: {mesh(n)}}}\n"
-                 'physics: {kind: poisson, kappa: "1 + x*y*z", source: "x + y"}\nstate: {u: "x*y*z"}\n'
-                 "output: {residual: true, rhs: true, matrix: true}\n")
-    return path
+    return p1_cube_case(gen, work, n)
 
 
 def run(n, p, partition="auto"):

@@ -20,6 +20,8 @@ import subprocess
 import sys
 import time
 
+from p1_cube import p1_cube_case
+
 feint, gen, work, mpirun, ranks = sys.argv[1:6]
 runs = int(sys.argv[6]) if len(sys.argv) > 6 else 3
 backend = sys.argv[7] if len(sys.argv) > 7 else "cuda"
@@ -30,15 +32,7 @@ BASE_N = int(os.environ.get("MPI_TIMELINE_N", "100"))  # one rank's cube: 6 N^3 
 
 
 def case(n):
-    mesh = os.path.join(work, f"cube-{n}.msh")
-    if not os.path.exists(mesh):
-        subprocess.run([gen, str(n), mesh], check=True, capture_output=True)
-    path = os.path.join(work, f"t-{n}.yaml")
-    with open(path, "w") as fh:
-        fh.write(f"mesh: {{file: {mesh}}}\n"
-                 'physics: {kind: poisson, kappa: "1 + x*y*z", source: "x + y"}\nstate: {u: "x*y*z"}\n'
-                 "output: {residual: true, rhs: true, matrix: true}\n")
-    return path
+    return p1_cube_case(gen, work, n)
 
 
 def one_run(p):

@@ -164,19 +164,25 @@ FEINT_DIST_FAIL=1:open says "a rank without the file" '"rank 0 alone" if "could 
   layers-declined "rank 0 alone" rows "$WORK/layers.yaml" --set space.order=1
 # a rank failing its read (FEINT_DIST_FAIL=RANK:read): its own message, status 1 on every rank, no file; an element
 # naming an undefined node in the last rank's share: the one-rank message (rank 0 reads every cell), status 2
-for at in 1:read 2:read 0:read; do
+# fails_on_purpose AT WHAT CASE ARGS...: FEINT_DIST_FAIL=AT (RANK:PHASE) on 3 ranks gives that rank's own message,
+# once, status 1 on every rank, and no file
+fails_on_purpose() {
+  local at=$1 what=$2 case=$3; shift 3
   rm -f "$WORK/fail.h5"
   set +e
-  FEINT_DIST_FAIL=$at timeout 120 mpirun -x FEINT_DIST_FAIL -n 3 "$FEINT" run --quiet "$WORK/layers.yaml" \
-    --set space.order=1 --set mesh.partition=rows -o "$WORK/fail.h5" > "$WORK/fail.out" 2>&1
-  rc=$?
+  FEINT_DIST_FAIL=$at timeout 120 mpirun -x FEINT_DIST_FAIL -n 3 "$FEINT" run --quiet "$case" "$@" \
+    -o "$WORK/fail.h5" > "$WORK/fail.out" 2>&1
+  local rc=$?
   set -e
-  rank=${at%%:*}
-  want="feint: error: $([ "$rank" = 0 ] || echo "rank $rank: ")failed on purpose (FEINT_DIST_FAIL=$at)"
+  local rank=${at%%:*}
+  local want="feint: error: $([ "$rank" = 0 ] || echo "rank $rank: ")failed on purpose (FEINT_DIST_FAIL=$at)"
   [ $rc -eq 1 ] && [ "$(grep -c '^feint: error' "$WORK/fail.out")" -eq 1 ] && grep -qxF "$want" "$WORK/fail.out" ||
     fail "rank $at failing: status $rc, $(cat "$WORK/fail.out")"
   ! ls "$WORK"/fail.h5* > /dev/null 2>&1 || fail "rank $at failing: a file was left"
-  echo "ok rank $at failing its read: $(grep '^feint: error' "$WORK/fail.out")"
+  echo "ok rank $at failing $what: $(grep '^feint: error' "$WORK/fail.out")"
+}
+for at in 1:read 2:read 0:read; do
+  fails_on_purpose $at "its read" "$WORK/layers.yaml" --set space.order=1 --set mesh.partition=rows
 done
 $PY - "$WORK/layers.msh" "$WORK/badnode.msh" <<'PY'
 import sys
@@ -185,17 +191,7 @@ end = data.rindex(b"$EndElements")
 data[end - 9:end - 1] = (99999999).to_bytes(8, "little")  # the last element's last node
 open(sys.argv[2], "wb").write(data)
 PY
-sed "s|$WORK/layers.msh|$WORK/badnode.msh|" "$WORK/layers.yaml" > "$WORK/badnode.yaml"
-rm -f "$WORK/out.h5"
-set +e
-mpirun -n 3 "$FEINT" run "$WORK/badnode.yaml" --set space.order=1 --set mesh.partition=rows -o "$WORK/out.h5" \
-  > "$WORK/stdout" 2> "$WORK/stderr"
-rc=$?
-set -e
-[ $rc -eq 2 ] && [ "$(grep -c '^feint: error' "$WORK/stderr")" -eq 1 ] &&
-  grep -q "refers to node 99999999, which the mesh does not define" "$WORK/stderr" && [ ! -e "$WORK/out.h5" ] ||
-  fail "undefined node in the last share: status $rc, $(cat "$WORK/stderr")"
-echo "ok undefined node in the last share: $(grep '^feint: error' "$WORK/stderr")"
+sed "s|$WORK/layers.msh|$WORK/badnode.msh|" "$WORK/layers.yaml" > "$WORK/badnode.yaml" # run with mpi_bad, below
 # Parts large enough for every step of packing to split them into ranges (2 ranks of 384k cells, 4 threads
 # each; rank 0's own part packed alone after the other's): the file bit for bit
 "$(dirname "$FEINT")/bench/gen-cube-msh" 40 "$WORK/big.msh" > /dev/null
@@ -419,6 +415,8 @@ mpi_bad() { # name, expected message (grep -E), ranks, feint run args
 }
 mpi_bad "bad expression" "physics.source.*unknown" 3 "$WORK/p1.yaml" --set 'physics.source=sin(q)'
 mpi_bad "bad option" "unknown option" 2 "$WORK/p1.yaml" --frobnicate
+mpi_bad "undefined node in the last share" "refers to node 99999999, which the mesh does not define" 3 \
+  "$WORK/badnode.yaml" --set space.order=1 --set mesh.partition=rows
 cat > "$WORK/two.msh" <<'EOF'
 $MeshFormat
 4.1 0 8
@@ -475,20 +473,10 @@ fi
 # from slabs, every rank in it)
 for at in 1:residual 2:rhs 1:assembly 0:assembly 2:element_matrices 2:setup rows:1:assembly rows:2:rhs rows:1:setup \
   rows:2:setup rows:0:setup; do
-  rm -f "$WORK/fail.h5"
   partition=auto
   if [ "${at%%:*}" = rows ]; then partition=rows at=${at#rows:}; fi
-  set +e
-  FEINT_DIST_FAIL=$at timeout 120 mpirun -x FEINT_DIST_FAIL -n 3 "$FEINT" run --quiet "$WORK/p1.yaml" $ALL \
-    --set output.element_matrices=true --set mesh.partition=$partition -o "$WORK/fail.h5" > "$WORK/fail.out" 2>&1
-  rc=$?
-  set -e
-  rank=${at%%:*}
-  want="feint: error: $([ "$rank" = 0 ] || echo "rank $rank: ")failed on purpose (FEINT_DIST_FAIL=$at)"
-  [ $rc -eq 1 ] && [ "$(grep -c '^feint: error' "$WORK/fail.out")" -eq 1 ] && grep -qxF "$want" "$WORK/fail.out" ||
-    fail "rank $at failing: status $rc, $(cat "$WORK/fail.out")"
-  ! ls "$WORK"/fail.h5* > /dev/null 2>&1 || fail "rank $at failing: a file was left"
-  echo "ok rank $at failing ($partition partition): $(grep '^feint: error' "$WORK/fail.out")"
+  fails_on_purpose "$at" "($partition partition)" "$WORK/p1.yaml" $ALL --set output.element_matrices=true \
+    --set mesh.partition=$partition
 done
 # a Matrix Market copy: the owners' blocks gathered on rank 0 (the other runs write them together); the .mtx the
 # same as one rank's to the last digit but for the sums' rounding

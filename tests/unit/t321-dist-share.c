@@ -143,57 +143,47 @@ static int same_mesh(const feint_mesh *a, const feint_mesh *b) {
   return same;
 }
 
-/* Rank 0's read under mpirun (a share of every cell, read into memory) is
- * the whole read's mesh, beside the others' shares; and when one rank
- * reads none (its file system lacks the file), rank 0 still has the whole
- * (declined) and the others none (unsuited), without an error. */
-static void check_rank0(const char *path, int size) {
+/* Rank 0's read under mpirun (a share of every cell, read into memory)
+ * beside the others', three ways: every rank reading its share; rank 1
+ * reading none (its file system lacks the file); and (not_simplices)
+ * with simplices_only, cells whose P1 slabs would not serve, which no
+ * other rank reads. Rank 0 has the whole read's mesh each time, declined
+ * where another rank read none; the others have their shares, or none
+ * (unsuited), without an error. */
+static void check_rank0(const char *path, int size, int not_simplices) {
   if (!path) return;
   feint_mesh *m = NULL;
   CHECK_OK(feint_mesh_read(path, &(feint_mesh_options){0}, &m));
   if (!m) return;
   int modes[MAX_RANKS] = {WHOLE};
   rank_run runs[MAX_RANKS];
-  for (int declining = 0; declining < 2; declining++) {
-    if (declining) modes[1] = DECLINE;
+  enum { ALL_READ, ONE_DECLINES, NOT_SIMPLICES };
+  for (int way = not_simplices ? NOT_SIMPLICES : ALL_READ; way <= (not_simplices ? NOT_SIMPLICES : ONE_DECLINES);
+       way++) {
+    modes[1] = way == ONE_DECLINES ? DECLINE : SHARE;
+    simplices_only = way == NOT_SIMPLICES;
     read_shares_as(path, size, 0, modes, runs);
+    simplices_only = 0;
+    const int declined = way != ALL_READ;
     CHECK(runs[0].status == FEINT_OK && runs[0].mesh && same_mesh(runs[0].mesh, m) &&
-              runs[0].share.declined == declining,
+              runs[0].share.declined == declined,
           "%s: rank 0's share of every cell is the whole read's mesh (%s)%s", path, runs[0].error,
-          declining ? ", a rank declining" : "");
+          declined ? ", the others declining" : "");
     for (int k = 1; k < size; k++) {
-      if (declining && k == 1) continue;
-      CHECK(runs[k].status == FEINT_OK && (declining ? !runs[k].mesh && runs[k].share.unsuited : runs[k].mesh != NULL),
-            "%s, rank %d: %s (%s)", path, k, declining ? "no share, no error, where a rank declined" : "its share",
+      if (way == ONE_DECLINES && k == 1) continue;
+      const char *why = runs[k].share.unsuited;
+      CHECK(runs[k].status == FEINT_OK &&
+                (declined ? !runs[k].mesh && why &&
+                                (way != NOT_SIMPLICES || strstr(why, "triangles or tetrahedra"))
+                          : runs[k].mesh != NULL),
+            "%s, rank %d: %s (%s)", path, k, declined ? "no share, no error, where a rank declined" : "its share",
             runs[k].error);
     }
     for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
   }
   feint_mesh_destroy(m);
-  printf("%s: rank 0's share of every cell is the whole read's mesh, a rank declining or not\n", path);
-}
-
-/* Cells whose P1 slabs would not serve, with simplices_only: rank 0 (every
- * cell) reads the whole, the others none (unsuited, no error). */
-static void check_not_simplices(const char *path, int size) {
-  if (!path) return;
-  feint_mesh *m = NULL;
-  CHECK_OK(feint_mesh_read(path, &(feint_mesh_options){0}, &m));
-  if (!m) return;
-  int modes[MAX_RANKS] = {WHOLE};
-  rank_run runs[MAX_RANKS];
-  simplices_only = 1;
-  read_shares_as(path, size, 0, modes, runs);
-  simplices_only = 0;
-  CHECK(runs[0].status == FEINT_OK && runs[0].mesh && same_mesh(runs[0].mesh, m) && runs[0].share.declined,
-        "%s: rank 0 reads the whole, the others declining (%s)", path, runs[0].error);
-  for (int k = 1; k < size; k++)
-    CHECK(runs[k].status == FEINT_OK && !runs[k].mesh && runs[k].share.unsuited &&
-              strstr(runs[k].share.unsuited, "triangles or tetrahedra"),
-          "%s, rank %d: no share of these cells (%s)", path, k, runs[k].error);
-  for (int k = 0; k < size; k++) feint_mesh_destroy(runs[k].mesh);
-  feint_mesh_destroy(m);
-  printf("%s: not triangles or tetrahedra: rank 0 reads the whole, the others none\n", path);
+  printf("%s: rank 0's share of every cell is the whole read's mesh, %s\n", path,
+         not_simplices ? "the others reading none of cells whose slabs would not serve" : "a rank declining or not");
 }
 
 /* A slab's message, its pieces back to back (the caller frees). */
@@ -396,10 +386,10 @@ int main(void) {
   check_shares(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 1, 4, 0, 0);
   check_shares(write_small(0, a, sizeof a), 1, 3, 0, 0);
   check_shares(a, 1, 7, 0, 0); /* more ranks than cells: some read none */
-  check_rank0(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 3);
-  check_rank0(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 2);
-  check_not_simplices(a, 3);
-  check_not_simplices(write_msh("cases/hexcube.geo", 3, 0, a, sizeof a), 2);
+  check_rank0(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 3, 0);
+  check_rank0(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 2, 0);
+  check_rank0(a, 3, 1);
+  check_rank0(write_msh("cases/hexcube.geo", 3, 0, a, sizeof a), 2, 1);
   check_unsuited("tests/data/msh/cube22.bin.msh", "MSH 2");
   check_unsuited(write_msh("tests/data/ball2.geo", 3, 0, a, sizeof a), "curved");
   check_unsuited("cases/cube.geo", "not a .msh");
