@@ -152,8 +152,9 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, fei
  * The ranks then build their parts together (feint_dist_part_build_start
  * and _finish, collective): each cell goes to the ranks whose rows it
  * touches (the rows partition) or to its part, the coordinates of its
- * nodes and dofs come from their owners, and each rank's message is byte
- * for byte the one feint_dist_part_pack makes (the same unpack reads it).
+ * nodes and dofs come from their owners, and each rank makes its part's
+ * mesh and space, equal to those feint_dist_part_unpack makes of the
+ * message feint_dist_part_pack writes (no message between them).
  * Rank 0's packing of P parts, each a pass over the whole mesh, becomes P
  * passes over a P-th of it, side by side, and rank 0 holds no part but
  * its own. */
@@ -182,20 +183,20 @@ int feint_dist_slab_of_share(const feint_mesh *mesh, const feint_mesh_share *sha
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);
-/* Collective, in two halves: this rank's part's message (*buf, *bytes:
- * the caller frees) from every rank's slab. After the first half the
+/* Collective, in two halves: this rank's part's mesh and space (the
+ * caller destroys them, the space first) from every rank's slab. After the first half the
  * slab, and the whole it views, may go (rank 0 releases the whole mesh
  * there). A rank that failed before (status_in) takes part with its
  * failure, as feint_dist_rows_create; a rank without a slab (NULL) must
  * give one. start makes *builder even when it fails, and finish
  * destroys it. seconds (NULL: not wanted) gets the four steps' times:
  * cells routed to their owners, the part's nodes numbered and asked
- * for, coordinates answered, the message written. */
+ * for, coordinates answered, the part's mesh and space made. */
 typedef struct feint_dist_part_builder feint_dist_part_builder;
 int feint_dist_part_build_start(feint_comm *comm, int status_in, const feint_dist_slab *slab,
                                 feint_dist_part_builder **builder);
-int feint_dist_part_build_finish(feint_dist_part_builder *builder, int status_in, void **buf, size_t *bytes,
-                                 double seconds[4]);
+int feint_dist_part_build_finish(feint_dist_part_builder *builder, int status_in, feint_mesh **mesh,
+                                 feint_space **space, double seconds[4]);
 
 /* The operator section's part of rank `rank` (the hexahedra with part[c]
  * == rank of hm, their rows of the GLL dof map d renumbered in the

@@ -1,4 +1,5 @@
-/* One rank's part of the mesh and the dof map as a message (dist.h).
+/* One rank's part of the mesh and the dof map as a message, and the part
+ * made of it or of its build (dist.h, part_format.h).
  * Local numbers keep the global order (cells, nodes and dofs ascending),
  * so the part's cells meet their vertices and dofs in the same order and
  * orientation as in the whole mesh. */
@@ -14,6 +15,21 @@
 #include "dist/part_format.h"
 
 static const char MAGIC[8] = "feintP1";
+
+/* The message's flags: local indices as int32; P1 on every node (no dof
+ * map sent: dof = node); the cells' whole numbers and their groups as
+ * runs; and, above PART_GEOMETRY_SHIFT, the curved cells' geometry nodes. */
+enum { PART_NARROW = 1, PART_DOFS_ARE_NODES = 2, PART_NUMBERS_AS_RUNS = 4, PART_GROUPS_AS_RUNS = 8 };
+enum { PART_GEOMETRY_SHIFT = 4 };
+
+/* A per-cell column of a part, sent as runs where that is smaller: its
+ * cells' whole numbers (step 1), or their groups (step 0, group[cells[i]];
+ * NULL: -1). A run is its first value and length (two int64). */
+typedef struct {
+  const int64_t *cells;
+  const int *group;
+  int step;
+} part_column;
 
 typedef struct {
   const feint_mesh *m;
@@ -249,19 +265,19 @@ static void fill_gathered(part_filler *f, const double *x, int per, const int64_
   f->at += (size_t)n * per * sizeof(double);
 }
 
-/* ---- a per-cell column as runs (part_format.h) ---- */
+/* ---- a per-cell column as runs ---- */
 
 static inline int64_t column_value(const part_column *c, int64_t i) {
-  return c->step ? c->cells[i] : c->part_group ? c->part_group[i] : c->group ? c->group[c->cells[i]] : -1;
+  return c->step ? c->cells[i] : c->group ? c->group[c->cells[i]] : -1;
 }
 
-int64_t part_count_runs(const part_column *c, int64_t n) {
+static int64_t part_count_runs(const part_column *c, int64_t n) {
   int64_t runs = n > 0;
   for (int64_t i = 1; i < n; i++) runs += column_value(c, i) != column_value(c, i - 1) + c->step;
   return runs;
 }
 
-void part_fill_runs(part_filler *f, const part_column *c, int64_t n, int64_t n_runs) {
+static void part_fill_runs(part_filler *f, const part_column *c, int64_t n, int64_t n_runs) {
   part_fill_i64(f, n_runs);
   for (int64_t i = 0, start = 0; i < n; i++)
     if (i + 1 == n || column_value(c, i + 1) != column_value(c, i) + c->step) {
@@ -443,13 +459,14 @@ part_shape part_shape_of(const part_whole *w, const int64_t *in_block) {
   return ps;
 }
 
-size_t part_head_bytes(const part_whole *w, const part_shape *ps) {
+/* The message's head (magic, counts, blocks, groups, the mesh's path): its bytes, and written. */
+static size_t part_head_bytes(const part_whole *w, const part_shape *ps) {
   size_t size = sizeof MAGIC + 11 * 4 + 3 * 8 + (size_t)ps->n_blocks * 20 + 4 + strlen(w->path);
   for (int g = 0; g < w->n_groups; g++) size += 20 + strlen(w->groups[g].name);
   return size;
 }
 
-void part_fill_head(part_filler *f, const part_whole *w, const part_shape *ps, int flags, int64_t n_nodes,
+static void part_fill_head(part_filler *f, const part_whole *w, const part_shape *ps, int flags, int64_t n_nodes,
                     int64_t n_cells, int64_t n_dofs) {
   part_fill(f, MAGIC, sizeof MAGIC);
   const int32_t head[] = {w->dim,      ps->nv,        ps->n_blocks, w->nv_facet, w->geometry_order, w->order,
@@ -519,7 +536,7 @@ int feint_dist_part_pack(const feint_space *s, const int *part, int rank, int n_
   const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
   const int dofs_are_nodes = s->scalar_cell_dofs_borrowed;
   const size_t index = narrow ? 4 : 8;
-  const part_column numbers = {cells, NULL, NULL, 1}, groups = {cells, m->cell_group, NULL, 0};
+  const part_column numbers = {cells, NULL, 1}, groups = {cells, m->cell_group, 0};
   const int64_t number_runs = part_count_runs(&numbers, n_cells), group_runs = part_count_runs(&groups, n_cells);
   const int numbers_as_runs = number_runs * 16 + 8 < n_cells * 8, groups_as_runs = group_runs * 16 + 8 < n_cells * 4;
   size_t size = part_head_bytes(&w, &ps);
@@ -642,17 +659,7 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
   if (!status && !dofs_are_nodes) status = take_indices(&r, m->n_cells * nb, narrow, &sdofs, "a part's dof map");
   if (!status && !dofs_are_nodes)
     status = take_array(&r, n_dofs * 3, sizeof(double), &coords, "a part's dof coordinates");
-  if (!status && dofs_are_nodes && !r.failed) { /* P1 on every node: the connectivity (sdofs NULL), at the nodes */
-    if (n_dofs != m->n_nodes || nb != nv) r.failed = 1;
-    if (!r.failed) status = feint_malloc((size_t)n_dofs * 3 + 1, sizeof *coords, &coords, "coordinates");
-    if (!r.failed && !status) {
-      for (int64_t i = 0; i < n_dofs; i++) {
-        coords[3 * i] = m->x[i];
-        coords[3 * i + 1] = m->y[i];
-        coords[3 * i + 2] = m->z[i];
-      }
-    }
-  }
+  if (dofs_are_nodes && (n_dofs != m->n_nodes || nb != nv)) r.failed = 1; /* P1 on every node: the nodes */
   const int64_t whole_cells = take_i64(&r), whole_dofs = take_i64(&r);
   int64_t *whole_cell = NULL, *whole_dof = NULL;
   if (!status)
@@ -671,23 +678,98 @@ int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh_out,
     feint_mesh_destroy(m);
     return status;
   }
-  status = feint_space_create_from_map(m, order, components, family, n_dofs, sdofs, coords, space_out);
+  part_contents pc = {m,     order, components, (int)family, nb,         n_dofs,
+                      sdofs, coords, whole_cells, whole_dofs, whole_cell, whole_dof};
+  return part_contents_make(&pc, mesh_out, space_out);
+}
+
+int part_mesh_head(const part_whole *w, const part_shape *ps, int64_t n_nodes, int64_t n_cells, feint_mesh **out) {
+  *out = NULL;
+  feint_mesh *m = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *m, &m, "a part's mesh"));
+  m->dim = w->dim;
+  m->nv = ps->nv;
+  m->nv_facet = w->nv_facet;
+  m->geometry_order = w->geometry_order;
+  m->n_nodes = n_nodes;
+  m->n_cells = n_cells;
+  int64_t first = 0;
+  for (int b = 0; b < w->n_blocks; b++) {
+    if (!ps->in_block[b]) continue;
+    const part_block *wb = &w->blocks[b];
+    m->blocks[m->n_blocks++] = (feint_mesh_block){.cell_type = (feint_cell_type)wb->cell_type, .nv = wb->nv,
+                                                  .n_geometry_nodes = wb->ng, .first_cell = first,
+                                                  .n_cells = ps->in_block[b]};
+    first += ps->in_block[b];
+  }
+  m->cell_type = m->blocks[0].cell_type;
+  int status = feint_calloc((size_t)w->n_groups + 1, sizeof *m->groups, &m->groups, "a part's physical groups");
+  for (int g = 0; g < w->n_groups && !status; g++) {
+    m->groups[g] = (feint_mesh_group){.dim = w->groups[g].dim, .tag = w->groups[g].tag,
+                                      .n_elements = w->groups[g].n_elements};
+    if (!(status = feint_strdup(w->groups[g].name, &m->groups[g].name))) m->n_groups = g + 1;
+  }
+  if (!status) status = feint_strdup(w->path, &m->path);
+  if (!status) status = feint_calloc((size_t)w->n_groups + 1, sizeof(int64_t), &m->facet_offsets, "facets");
+  if (!status && first != n_cells)
+    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's blocks hold %lld cells, not %lld",
+                             (long long)first, (long long)n_cells);
+  if (status) {
+    feint_mesh_destroy(m);
+    return status;
+  }
+  *out = m;
+  return FEINT_OK;
+}
+
+typedef struct {
+  const feint_mesh *m;
+  double *xyz;
+} node_xyz_job;
+
+static void node_xyz_range(int64_t a, int64_t b, void *arg) {
+  const node_xyz_job *j = arg;
+  for (int64_t i = a; i < b; i++) {
+    j->xyz[3 * i] = j->m->x[i];
+    j->xyz[3 * i + 1] = j->m->y[i];
+    j->xyz[3 * i + 2] = j->m->z[i];
+  }
+}
+
+int part_contents_make(part_contents *pc, feint_mesh **mesh_out, feint_space **space_out) {
+  *mesh_out = NULL;
+  *space_out = NULL;
+  feint_mesh *m = pc->mesh;
+  int status = FEINT_OK;
+  if (!pc->sdofs && !pc->coordinates) { /* P1 on every node: the dofs sit at the nodes */
+    status = feint_malloc((size_t)pc->n_dofs * 3 + 1, sizeof *pc->coordinates, &pc->coordinates, "coordinates");
+    if (!status) feint_parallel_for(pc->n_dofs, 1 << 14, node_xyz_range, &(node_xyz_job){m, pc->coordinates});
+  }
+  if (!status)
+    status = feint_space_create_from_map(m, pc->order, pc->components, (feint_node_family)pc->family, pc->n_dofs,
+                                         pc->sdofs, pc->coordinates, space_out); /* takes them over */
+  else
+    free(pc->sdofs);
+  pc->sdofs = NULL;
+  pc->coordinates = NULL;
   if (!status) {
     feint_space *s = *space_out;
-    s->whole_cells = whole_cells;
-    s->whole_scalar_dofs = whole_dofs;
-    s->whole_cell = whole_cell;
-    s->whole_scalar_dof = whole_dof;
-  } else {
-    free(whole_cell);
-    free(whole_dof);
+    s->whole_cells = pc->whole_cells;
+    s->whole_scalar_dofs = pc->whole_dofs;
+    s->whole_cell = pc->whole_cell;
+    s->whole_scalar_dof = pc->whole_dof;
+    pc->whole_cell = pc->whole_dof = NULL;
+    if (s->nb != pc->nb) {
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's dof map has rows of %d, its elements %d",
+                               pc->nb, s->nb);
+      feint_space_destroy(s);
+      *space_out = NULL;
+    }
   }
-  if (!status && (*space_out)->nb != nb) {
-    status = feint_error_set(FEINT_ERR_COMPUTE, "internal: a part's dof map has rows of %d, its elements %d", nb,
-                             (*space_out)->nb);
-    feint_space_destroy(*space_out);
-    *space_out = NULL;
-  }
+  free(pc->whole_cell);
+  free(pc->whole_dof);
+  pc->whole_cell = pc->whole_dof = NULL;
+  pc->mesh = NULL;
   if (status) {
     feint_mesh_destroy(m);
     return status;

@@ -1,8 +1,9 @@
-/* Private to src/dist: the format of a part's message (dist.h), shared by
- * the two ways a part is made: packed by rank 0 from the whole
- * (feint_dist_part_pack, part.c) and built by its own rank from slabs of
- * the whole (feint_dist_part_build_start, slab.c). Both write the same bytes,
- * which feint_dist_part_unpack reads. */
+/* Private to src/dist: what a part is made of, shared by the two ways a
+ * part is made: packed by rank 0 from the whole into a message
+ * (feint_dist_part_pack, part.c; feint_dist_part_unpack reads it) and
+ * built by its own rank from slabs of the whole (feint_dist_part_build_start,
+ * slab.c). Both make the part's mesh and space through part_contents_make;
+ * the slab's message is written and read with the same filler and reader. */
 #ifndef FEINT_DIST_PART_FORMAT_H
 #define FEINT_DIST_PART_FORMAT_H
 
@@ -66,29 +67,25 @@ typedef struct {
 } part_shape;
 part_shape part_shape_of(const part_whole *w, const int64_t *in_block);
 
-/* The message's flags: local indices as int32; P1 on every node (no dof
- * map sent: dof = node); the cells' whole numbers and their groups as
- * runs; and, above PART_GEOMETRY_SHIFT, the curved cells' geometry nodes. */
-enum { PART_NARROW = 1, PART_DOFS_ARE_NODES = 2, PART_NUMBERS_AS_RUNS = 4, PART_GROUPS_AS_RUNS = 8 };
-enum { PART_GEOMETRY_SHIFT = 4 };
+/* A part's mesh head: the whole's blocks it has cells of (ps, first
+ * cells counted from 0), the whole's groups and path copied, its counts;
+ * no arrays yet, no facets (rank 0 integrates the boundary on the whole). */
+int part_mesh_head(const part_whole *w, const part_shape *ps, int64_t n_nodes, int64_t n_cells, feint_mesh **out);
 
-/* The message's head (magic, counts, blocks, groups, the mesh's path):
- * its bytes, and written. */
-size_t part_head_bytes(const part_whole *w, const part_shape *ps);
-void part_fill_head(part_filler *f, const part_whole *w, const part_shape *ps, int flags, int64_t n_nodes,
-                    int64_t n_cells, int64_t n_dofs);
-
-/* A per-cell column of a part, sent as runs where that is smaller: its
- * cells' whole numbers (step 1), or their groups (step 0), read from the
- * whole's groups (group[cells[i]]) or from the part's own (part_group[i]);
- * both NULL: -1. A run is its first value and length (two int64). */
+/* What a part is made of, read from its message (feint_dist_part_unpack)
+ * or gathered by its build (slab.c): the mesh (head and arrays) and the
+ * space's arrays, all taken over by part_contents_make. */
 typedef struct {
-  const int64_t *cells;
-  const int *group, *part_group;
-  int step;
-} part_column;
-int64_t part_count_runs(const part_column *c, int64_t n);
-void part_fill_runs(part_filler *f, const part_column *c, int64_t n, int64_t n_runs);
+  feint_mesh *mesh;
+  int order, components, family, nb; /* nb: the part's widest row of scalar dofs */
+  int64_t n_dofs;
+  int64_t *sdofs;       /* n_cells x nb scalar dofs, or NULL: P1 on every node (the connectivity) */
+  double *coordinates;  /* n_dofs x 3, or NULL with sdofs NULL: made from the nodes' */
+  int64_t whole_cells, whole_dofs, *whole_cell, *whole_dof; /* the part's place in the whole */
+} part_contents;
+/* The part's mesh and space (both NULL on failure); what pc holds is
+ * taken over (freed on failure). */
+int part_contents_make(part_contents *pc, feint_mesh **mesh, feint_space **space);
 
 /* Local numbers of the whole numbers marked in map (map[i] == 0 marks
  * whole number first + i; the others -1): ascending, map[i] set to each

@@ -3,8 +3,9 @@
  * (an equal range of its cells, and the nodes of the rank's rows with
  * their coordinates) as it lies in memory; the ranks send each cell to the
  * owners of its rows, ask the owners of the nodes they lack for their
- * coordinates, and each writes its part's message byte for byte as
- * feint_dist_part_pack would have (part_format.h). A cell goes to the
+ * coordinates, and each makes its part's mesh and space as
+ * feint_dist_part_unpack makes them of feint_dist_part_pack's message
+ * (part_format.h's part_contents), with no message between. A cell goes to the
  * ranks whose rows it touches (the rows partition) or to its part (a
  * partition of the cells, sent with the slab), with its nodes, its scalar
  * dofs and a curved cell's geometry. A node's coordinates are kept by the
@@ -700,73 +701,76 @@ int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes) {
   return status ? fail_all(b, status) : FEINT_OK;
 }
 
-/* 4. the part's message, as feint_dist_part_pack writes it */
+/* 4. the part's mesh and space, as feint_dist_part_unpack makes them from rank 0's packing */
 typedef struct {
   const void *ids;
   const int64_t *map;
   int64_t lo;
-  int width, width_out, narrow, wide;
-  char *at; /* the message's rows of this rank's routed cells */
+  int width, width_out, wide;
+  int64_t *at; /* the part's rows of this rank's routed cells */
 } remap_job;
 
 static void remap_range(int64_t a, int64_t e, void *arg) {
   const remap_job *j = arg;
   for (int64_t i = a; i < e; i++)
     for (int v = 0; v < j->width_out; v++) {
-      const int64_t g = id_at(j->ids, j->wide, i * j->width + v), l = g < 0 ? -1 : j->map[g - j->lo];
-      if (j->narrow) {
-        const int32_t l32 = (int32_t)l;
-        memcpy(j->at + ((size_t)i * j->width_out + v) * 4, &l32, 4);
-      } else {
-        memcpy(j->at + ((size_t)i * j->width_out + v) * 8, &l, 8);
-      }
+      const int64_t g = id_at(j->ids, j->wide, i * j->width + v);
+      j->at[i * j->width_out + v] = g < 0 ? -1 : j->map[g - j->lo];
     }
 }
 
 /* The cells' rows of one kind (nodes: 0, dofs: 1) in local numbers, width_out wide */
-static void fill_rows(part_filler *f, const slab_build *b, int dofs, int width_out, int narrow) {
+static int part_rows(const slab_build *b, int dofs, int width_out, int64_t **out) {
   const numbering *nm = dofs ? &b->dofs : &b->nodes;
-  const size_t index = narrow ? 4 : 8;
+  FEINT_CALL(feint_malloc((size_t)b->n_part * (size_t)width_out + 1, sizeof **out, out, "a part's cells"));
   for (int p = 0; p < b->size; p++) {
     const routed r = routed_from(b, p);
-    remap_job j = {dofs ? r.dofs : r.nodes, nm->map, nm->lo, dofs ? b->nb : b->nv, width_out, narrow, b->wide,
-                   f->at + (size_t)b->cells_first[p] * (size_t)width_out * index};
+    remap_job j = {dofs ? r.dofs : r.nodes, nm->map, nm->lo, dofs ? b->nb : b->nv, width_out, b->wide,
+                   *out + b->cells_first[p] * width_out};
     feint_parallel_for(b->cells_first[p + 1] - b->cells_first[p], GRAIN, remap_range, &j);
   }
-  f->at += (size_t)b->n_part * (size_t)width_out * index;
+  return FEINT_OK;
 }
 
 /* The coordinates of the part's ids of one kind, from this rank's own and the owners' answers (xyz[q]: rank q's
- * answer for this kind, 3 doubles an id); per axis (nodes) or interleaved (dofs). The message's bulk is not
- * aligned: its head holds texts. */
-static void fill_coordinates(part_filler *f, const slab_build *b, const numbering *nm, const double *const *xyz,
-                             int interleaved) {
-  for (int a = 0; a < (interleaved ? 1 : 3); a++)
-    for (int q = 0; q < b->size; q++) {
-      const int64_t k0 = nm->list_start[q], k1 = nm->list_start[q + 1];
-      for (int64_t k = k0; k < k1; k++) {
-        const double *c = q == b->rank ? nm->own + 3 * (nm->list[k] - nm->own0) : xyz[q] + 3 * (k - k0);
-        part_fill(f, interleaved ? c : c + a, interleaved ? 24 : 8);
-      }
+ * answer for this kind, 3 doubles an id): per axis (axes[a], nodes) or interleaved (axes[0], dofs) */
+typedef struct {
+  const slab_build *b;
+  const numbering *nm;
+  const double *from; /* this owner's (q) answer, or this rank's own coordinates */
+  int64_t k0, own;    /* the owner's first id in the list; own: 1 where q is this rank */
+  double *const *axes;
+  int interleaved;
+} gather_job;
+
+static void gather_range(int64_t a, int64_t e, void *arg) {
+  const gather_job *j = arg;
+  for (int64_t k = j->k0 + a; k < j->k0 + e; k++) {
+    const double *c = j->own ? j->from + 3 * (j->nm->list[k] - j->nm->own0) : j->from + 3 * (k - j->k0);
+    if (j->interleaved) {
+      memcpy(j->axes[0] + 3 * k, c, 24);
+      continue;
     }
+    for (int x = 0; x < 3; x++) j->axes[x][k] = c[x];
+  }
 }
 
-int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **msg, size_t *bytes) {
-  *msg = NULL;
-  *bytes = 0;
-  const int size = b->size;
-  int64_t *n = NULL;
-  const double **node_xyz = NULL, **dof_xyz = NULL;
-  if (feint_calloc((size_t)size, sizeof *n, &n, "a part's build") ||
-      feint_calloc((size_t)size, sizeof *node_xyz, &node_xyz, "a part's build") ||
-      feint_calloc((size_t)size, sizeof *dof_xyz, &dof_xyz, "a part's build")) {
-    free(n);
-    free(node_xyz);
-    free_in(size, in);
-    return FEINT_ERR_COMPUTE;
+static void gather_coordinates(const slab_build *b, const numbering *nm, const double *const *xyz,
+                               double *const *axes, int interleaved) {
+  for (int q = 0; q < b->size; q++) {
+    const int64_t k0 = nm->list_start[q], k1 = nm->list_start[q + 1];
+    gather_job j = {b, nm, q == b->rank ? nm->own : xyz[q], k0, q == b->rank, axes, interleaved};
+    feint_parallel_for(k1 - k0, GRAIN, gather_range, &j);
   }
+}
+
+/* Every rank's answer (*node_xyz[q], *dof_xyz[q]: into in[q]) checked against what this rank asked of it */
+static int read_answers(const slab_build *b, int status, void **in, const size_t *in_bytes, const double **node_xyz,
+                        const double **dof_xyz) {
+  int64_t *n = NULL;
+  if (feint_calloc((size_t)b->size, sizeof *n, &n, "a part's build")) return FEINT_ERR_COMPUTE;
   status = read_in(b, status, in, in_bytes, 8, 24, n);
-  for (int q = 0; q < size && !status; q++) {
+  for (int q = 0; q < b->size && !status; q++) {
     const char *body = (const char *)in[q] + HEAD;
     int64_t n_nodes = 0;
     memcpy(&n_nodes, body, 8);
@@ -778,63 +782,77 @@ int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **m
     dof_xyz[q] = node_xyz[q] + 3 * n_nodes;
   }
   free(n);
-  char *m = NULL;
-  if (!status) {
-    const part_whole *w = &b->whole;
-    int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
-    for (int k = 0; k < w->n_blocks; k++)
-      in_block[k] = feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell + w->blocks[k].n_cells) -
-                    feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell);
-    const part_shape ps = part_shape_of(w, in_block);
-    const int dan = b->dofs_are_nodes;
-    const int64_t n_cells = b->n_part, n_nodes = b->nodes.n_list, n_dofs = dan ? n_nodes : b->dofs.n_list;
-    const int narrow = n_nodes < INT32_MAX && n_dofs < INT32_MAX;
-    const size_t index = narrow ? 4 : 8;
-    const part_column numbers = {b->ids, NULL, NULL, 1}, groups = {b->ids, NULL, b->part_groups, 0};
-    const int64_t number_runs = part_count_runs(&numbers, n_cells), group_runs = part_count_runs(&groups, n_cells);
-    const int numbers_as_runs = number_runs * 16 + 8 < n_cells * 8, groups_as_runs = group_runs * 16 + 8 < n_cells * 4;
-    size_t total = part_head_bytes(w, &ps) + (size_t)n_nodes * 3 * 8 + (size_t)n_cells * ps.nv * index +
-                   (size_t)n_dofs * 8 + 2 * 8 + (size_t)n_cells * (size_t)b->ng * 24;
-    total += numbers_as_runs ? 8 + (size_t)number_runs * 16 : (size_t)n_cells * 8;
-    total += groups_as_runs ? 8 + (size_t)group_runs * 16 : (size_t)n_cells * 4;
-    if (!dan) total += (size_t)n_cells * ps.nb * index + (size_t)n_dofs * 3 * 8;
-    status = feint_malloc(total, 1, &m, "a part's message");
-    if (!status) {
-      part_filler f = {m};
-      part_fill_head(&f, w, &ps,
-                     narrow * PART_NARROW | dan * PART_DOFS_ARE_NODES | numbers_as_runs * PART_NUMBERS_AS_RUNS |
-                         groups_as_runs * PART_GROUPS_AS_RUNS | b->ng << PART_GEOMETRY_SHIFT,
-                     n_nodes, n_cells, n_dofs);
-      fill_coordinates(&f, b, &b->nodes, node_xyz, 0);
-      fill_rows(&f, b, 0, ps.nv, narrow);
-      if (groups_as_runs) part_fill_runs(&f, &groups, n_cells, group_runs);
-      else part_fill(&f, b->part_groups, (size_t)n_cells * 4);
-      for (int p = 0; p < size && b->ng; p++)
-        part_fill(&f, routed_from(b, p).geometry,
-                  (size_t)(b->cells_first[p + 1] - b->cells_first[p]) * (size_t)b->ng * 24);
-      if (!dan) {
-        fill_rows(&f, b, 1, ps.nb, narrow);
-        fill_coordinates(&f, b, &b->dofs, dof_xyz, 1);
-      }
-      part_fill_i64(&f, w->n_cells);
-      part_fill_i64(&f, w->n_scalar_dofs);
-      if (numbers_as_runs) part_fill_runs(&f, &numbers, n_cells, number_runs);
-      else part_fill(&f, b->ids, (size_t)n_cells * 8);
-      part_fill(&f, dan ? b->nodes.list : b->dofs.list, (size_t)n_dofs * 8);
-      if ((size_t)(f.at - m) != total)
-        status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's part is %zu bytes, sized %zu", b->rank,
-                                 (size_t)(f.at - m), total);
-    }
-    if (!status) {
-      *msg = m;
-      *bytes = total;
-      m = NULL;
-    }
+  return status;
+}
+
+/* The mesh's arrays and the space's, gathered from the routed cells and the answers */
+static int gather_part(slab_build *b, const double **node_xyz, const double **dof_xyz, feint_mesh **mesh,
+                       feint_space **space) {
+  const part_whole *w = &b->whole;
+  int64_t in_block[FEINT_MESH_MAX_BLOCKS] = {0};
+  for (int k = 0; k < w->n_blocks; k++)
+    in_block[k] = feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell + w->blocks[k].n_cells) -
+                  feint_dist_lower_bound(b->ids, b->n_part, w->blocks[k].first_cell);
+  const part_shape ps = part_shape_of(w, in_block);
+  const int dan = b->dofs_are_nodes;
+  const int64_t n_cells = b->n_part, n_nodes = b->nodes.n_list, n_dofs = dan ? n_nodes : b->dofs.n_list;
+  part_contents pc = {NULL, w->order, w->components, w->family, ps.nb, n_dofs, NULL, NULL,
+                      w->n_cells, w->n_scalar_dofs, NULL, NULL};
+  FEINT_CALL(part_mesh_head(w, &ps, n_nodes, n_cells, &pc.mesh));
+  feint_mesh *m = pc.mesh;
+  int status = feint_malloc((size_t)n_nodes + 1, sizeof *m->x, &m->x, "a part's nodes");
+  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->y, &m->y, "a part's nodes");
+  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->z, &m->z, "a part's nodes");
+  if (!status) gather_coordinates(b, &b->nodes, node_xyz, (double *const[3]){m->x, m->y, m->z}, 0);
+  if (!status) status = part_rows(b, 0, ps.nv, &m->cells);
+  if (!status) { /* taken over: the build needs them no more */
+    m->cell_group = b->part_groups;
+    b->part_groups = NULL;
   }
-  free(m);
+  if (!status && b->ng) {
+    m->n_geometry_nodes = b->ng;
+    status = feint_malloc((size_t)n_cells * (size_t)b->ng * 3 + 1, sizeof(double), &m->geometry_nodes,
+                          "a part's cell geometry");
+    for (int p = 0; p < b->size && !status; p++)
+      memcpy(m->geometry_nodes + b->cells_first[p] * b->ng * 3, routed_from(b, p).geometry,
+             (size_t)(b->cells_first[p + 1] - b->cells_first[p]) * (size_t)b->ng * 24);
+    if (!status) status = feint_mesh_classify_curved(m);
+  }
+  if (!status && !dan) status = part_rows(b, 1, ps.nb, &pc.sdofs);
+  if (!status && !dan) status = feint_malloc((size_t)n_dofs * 3 + 1, sizeof *pc.coordinates, &pc.coordinates,
+                                             "a part's dof coordinates");
+  if (!status && !dan) gather_coordinates(b, &b->dofs, dof_xyz, (double *const[1]){pc.coordinates}, 1);
+  pc.whole_cell = b->ids;
+  b->ids = NULL;
+  numbering *listed = dan ? &b->nodes : &b->dofs;
+  pc.whole_dof = listed->list;
+  listed->list = NULL;
+  if (status) {
+    free(pc.sdofs);
+    free(pc.coordinates);
+    free(pc.whole_cell);
+    free(pc.whole_dof);
+    feint_mesh_destroy(m);
+    return status;
+  }
+  return part_contents_make(&pc, mesh, space);
+}
+
+int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, feint_mesh **mesh, feint_space **space) {
+  *mesh = NULL;
+  *space = NULL;
+  const double **node_xyz = NULL, **dof_xyz = NULL;
+  if (feint_calloc((size_t)b->size, sizeof *node_xyz, &node_xyz, "a part's build") ||
+      feint_calloc((size_t)b->size, sizeof *dof_xyz, &dof_xyz, "a part's build")) {
+    free(node_xyz);
+    free_in(b->size, in);
+    return FEINT_ERR_COMPUTE;
+  }
+  status = read_answers(b, status, in, in_bytes, node_xyz, dof_xyz);
+  if (!status) status = gather_part(b, node_xyz, dof_xyz, mesh, space);
   free(node_xyz);
   free(dof_xyz);
-  free_in(size, in);
+  free_in(b->size, in);
   return status;
 }
 
@@ -908,10 +926,10 @@ int feint_dist_part_build_start(feint_comm *comm, int status, const feint_dist_s
   return carried ? carried : pb->status;
 }
 
-int feint_dist_part_build_finish(feint_dist_part_builder *pb, int status, void **msg, size_t *bytes,
+int feint_dist_part_build_finish(feint_dist_part_builder *pb, int status, feint_mesh **mesh, feint_space **space,
                                  double seconds[4]) {
-  *msg = NULL;
-  *bytes = 0;
+  *mesh = NULL;
+  *space = NULL;
   slab_build *b = pb->b;
   if (!status) status = pb->status;
   double t0 = seconds_now();
@@ -923,7 +941,7 @@ int feint_dist_part_build_finish(feint_dist_part_builder *pb, int status, void *
   if (!carried) carried = carry(b, pb->comm, pb->in, pb->in_bytes);
   pb->seconds[2] = seconds_now() - t0;
   t0 = seconds_now();
-  if (!carried) status = slab_finish(b, status, pb->in, pb->in_bytes, msg, bytes);
+  if (!carried) status = slab_finish(b, status, pb->in, pb->in_bytes, mesh, space);
   pb->seconds[3] = seconds_now() - t0;
   if (seconds) memcpy(seconds, pb->seconds, sizeof pb->seconds);
   builder_destroy(pb);

@@ -45,8 +45,9 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status);
 int slab_request(slab_build *b, int status, void **in, size_t *in_bytes);
 /* 3. the coordinates asked of this rank */
 int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes);
-/* 4. the part's message (*msg, *bytes: the caller frees), as feint_dist_part_pack makes it */
-int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, void **msg, size_t *bytes);
+/* 4. the part's mesh and space (the caller destroys them), as feint_dist_part_unpack makes them from the message
+ * feint_dist_part_pack writes */
+int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, feint_mesh **mesh, feint_space **space);
 
 /* The share's read (share.c): the message of a rank's node marks (head:
  * filled, outlives msg), and this rank's marks ORed with every other's

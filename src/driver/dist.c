@@ -101,8 +101,10 @@ struct run_part {
   double *x;
   feint_bp_op *op;
   feint_operator *apply;
-  /* the last setup's steps: seconds to unpack the part, make its form, its pattern (and the pattern's steps) */
+  /* the last setup's steps: seconds to unpack the part (or its build's last step), make its form, its pattern (and
+   * the pattern's steps) */
   double setup_seconds[3];
+  int built;                      /* the part was built by the ranks (not unpacked) */
   char plan_steps[200];
 };
 
@@ -209,7 +211,18 @@ static int part_setup(run_part *p, const feint_case *c, const void *msg, size_t 
   *holder = NULL;
   FEINT_CALL(status);
   p->setup_seconds[0] = feint_now() - t0;
+  p->built = 0;
   if (!p->space) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a rank's part has no cells");
+  return part_form(p, c, cmd, device_index);
+}
+
+/* The part its build made (taken over), made_seconds its last step's time. */
+static int part_setup_built(run_part *p, const feint_case *c, feint_mesh *mesh, feint_space *space,
+                            double made_seconds, const command *cmd, int device_index) {
+  p->mesh = mesh;
+  p->space = space;
+  p->setup_seconds[0] = made_seconds;
+  p->built = 1;
   return part_form(p, c, cmd, device_index);
 }
 
@@ -546,8 +559,10 @@ void run_dist_note(run_state *r, const char *what, double *t0) { step(r->dist, w
 static void part_setup_step(run_dist *d, double *t0) {
   const run_part *p = &d->own;
   char what[400];
-  snprintf(what, sizeof what, "rank 0's part: form and pattern (unpacked %.1f ms, form %.1f ms, pattern %.1f ms: %s)",
-           1e3 * p->setup_seconds[0], 1e3 * p->setup_seconds[1], 1e3 * p->setup_seconds[2], p->plan_steps);
+  char unpacked[80] = ""; /* a built part's making is the build's step */
+  if (!p->built) snprintf(unpacked, sizeof unpacked, "unpacked %.1f ms, ", 1e3 * p->setup_seconds[0]);
+  snprintf(what, sizeof what, "rank 0's part: form and pattern (%sform %.1f ms, pattern %.1f ms: %s)", unpacked,
+           1e3 * p->setup_seconds[1], 1e3 * p->setup_seconds[2], p->plan_steps);
   step(d, what, t0);
 }
 
@@ -839,10 +854,10 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
    * never holds it beside its part; a sweep keeps it (its members' conditions are made from it) */
   if (!status && release) status = run_release_whole(r);
   *t0 = feint_now();
-  void *msg = NULL;
-  size_t bytes = 0;
+  feint_mesh *mesh = NULL;
+  feint_space *space = NULL;
   double seconds[4] = {0, 0, 0, 0};
-  status = feint_dist_part_build_finish(builder, status, &msg, &bytes, seconds);
+  status = feint_dist_part_build_finish(builder, status, &mesh, &space, seconds);
   /* another rank failed the build: its own message is in its answer (every rank answers the setup) */
   if (status == FEINT_DIST_PEER_FAILED) {
     const int theirs = read_setup_answers(d, NULL, 0);
@@ -852,13 +867,12 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
     char what[200];
     snprintf(what, sizeof what,
              "parts built (each rank its own; nodes numbered and asked for %.1f ms, coordinates %.1f ms, "
-             "message %.1f ms)",
+             "mesh and space %.1f ms)",
              1e3 * seconds[1], 1e3 * seconds[2], 1e3 * seconds[3]);
     step(d, what, t0);
   }
   d->own.complete = d->by_rows;
-  if (!status) status = part_setup(&d->own, r->c, msg, bytes, &msg, setup, opts->device_index);
-  free(msg);
+  if (!status) status = part_setup_built(&d->own, r->c, mesh, space, seconds[3], setup, opts->device_index);
   FEINT_CALL(status);
   part_setup_step(d, t0);
   d->parts_kept = 1;
@@ -1502,8 +1516,8 @@ void run_dist_destroy(run_dist *d) {
  * rank waits for this one. */
 static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int status, int device_index,
                         worker_share *ws, const char *parts, size_t parts_bytes) {
-  void *slab_msg = NULL, *part = NULL;
-  size_t slab_bytes = 0, part_bytes = 0;
+  void *slab_msg = NULL;
+  size_t slab_bytes = 0;
   feint_dist_slab *slab = NULL;
   int *share_parts = NULL;
   if (cmd->share) { /* its slab is its share of the mesh (and the parts of its cells, after the case) */
@@ -1527,9 +1541,11 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
   free(share_parts);
   worker_share_drop(ws);
   if (!builder) return status;
-  status = feint_dist_part_build_finish(builder, status, &part, &part_bytes, NULL);
-  if (!status) status = part_setup(p, p->c, part, part_bytes, &part, cmd, device_index);
-  free(part);
+  feint_mesh *mesh = NULL;
+  feint_space *space = NULL;
+  double seconds[4] = {0, 0, 0, 0};
+  status = feint_dist_part_build_finish(builder, status, &mesh, &space, seconds);
+  if (!status) status = part_setup_built(p, p->c, mesh, space, seconds[3], cmd, device_index);
   return status;
 }
 

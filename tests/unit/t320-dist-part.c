@@ -207,8 +207,8 @@ static void check_mesh(const char *path, int order, int components, int how, int
 
 /* The parts built by their ranks from slabs (the build's
  * steps, every rank's run here in turn, the messages carried between
- * them by hand): each rank's message is byte for byte the one rank 0
- * packs. The slabs of ranks past 0 go through their message. fail_rank
+ * them by hand): each rank's mesh and space equal, field by field and
+ * bit for bit, those unpacked from the message rank 0 packs. The slabs of ranks past 0 go through their message. fail_rank
  * >= 0 fails that rank's first step (corrupt: with a node past the mesh's
  * in its slab's message): then every rank fails, the others with
  * FEINT_DIST_PEER_FAILED. */
@@ -223,6 +223,63 @@ static void carry_all(slab_build **b, int nparts, void ***in, size_t **in_bytes)
       out_bytes[q] = 0;
     }
   }
+}
+
+/* Arrays of n items of `size` bytes equal bit for bit (both NULL, or both there). */
+static int same_array(const void *a, const void *b, int64_t n, size_t size) {
+  if (!a || !b) return a == b || n == 0;
+  return !memcmp(a, b, (size_t)n * size);
+}
+
+/* The built part's mesh and space against those unpacked from rank 0's message: every field the part's
+ * computations and output read, bit for bit. Returns the names of the fields that differ (empty: none). */
+static const char *part_differs(const feint_mesh *bm, const feint_space *bs, const feint_mesh *pm,
+                                const feint_space *ps) {
+  static char diff[400];
+  diff[0] = '\0';
+#define DIFF(cond, name)                                                                                              \
+  if (cond) strncat(diff, name " ", sizeof diff - strlen(diff) - 1)
+  DIFF(bm->dim != pm->dim || bm->nv != pm->nv || bm->nv_facet != pm->nv_facet || bm->cell_type != pm->cell_type,
+       "shape");
+  DIFF(bm->n_nodes != pm->n_nodes || bm->n_cells != pm->n_cells || bm->n_blocks != pm->n_blocks, "counts");
+  for (int b = 0; b < bm->n_blocks && b < pm->n_blocks; b++)
+    DIFF(memcmp(&bm->blocks[b], &pm->blocks[b], sizeof bm->blocks[b]), "blocks");
+  if (bm->n_nodes == pm->n_nodes && bm->n_cells == pm->n_cells && bm->nv == pm->nv) {
+    DIFF(!same_array(bm->x, pm->x, bm->n_nodes, 8) || !same_array(bm->y, pm->y, bm->n_nodes, 8) ||
+             !same_array(bm->z, pm->z, bm->n_nodes, 8),
+         "coordinates");
+    DIFF(!same_array(bm->cells, pm->cells, bm->n_cells * bm->nv, 8), "cells");
+    DIFF(!same_array(bm->cell_group, pm->cell_group, bm->n_cells, sizeof(int)), "cell_group");
+  }
+  DIFF(bm->n_groups != pm->n_groups, "n_groups");
+  for (int g = 0; g < bm->n_groups && g < pm->n_groups; g++)
+    DIFF(bm->groups[g].dim != pm->groups[g].dim || bm->groups[g].tag != pm->groups[g].tag ||
+             bm->groups[g].n_elements != pm->groups[g].n_elements || strcmp(bm->groups[g].name, pm->groups[g].name),
+         "groups");
+  DIFF(!bm->path || !pm->path || strcmp(bm->path, pm->path), "path");
+  DIFF(!same_array(bm->facet_offsets, pm->facet_offsets, bm->n_groups + 1, 8) || bm->facets || pm->facets, "facets");
+  DIFF(bm->geometry_order != pm->geometry_order || bm->n_geometry_nodes != pm->n_geometry_nodes ||
+           bm->n_curved_cells != pm->n_curved_cells,
+       "curved counts");
+  if (bm->n_cells == pm->n_cells && bm->n_geometry_nodes == pm->n_geometry_nodes)
+    DIFF(!same_array(bm->geometry_nodes, pm->geometry_nodes, bm->n_cells * bm->n_geometry_nodes * 3, 8) ||
+             !same_array(bm->curved_cells, pm->curved_cells, bm->n_cells, 1),
+         "geometry");
+  DIFF(bs->order != ps->order || bs->components != ps->components || bs->nb != ps->nb || bs->nbc != ps->nbc ||
+           bs->n_blocks != ps->n_blocks || feint_space_node_family(bs) != feint_space_node_family(ps),
+       "space");
+  DIFF(bs->n_scalar_dofs != ps->n_scalar_dofs || bs->n_dofs != ps->n_dofs, "dof counts");
+  DIFF(bs->scalar_cell_dofs_borrowed != ps->scalar_cell_dofs_borrowed, "borrowed");
+  if (bs->n_scalar_dofs == ps->n_scalar_dofs && bm->n_cells == pm->n_cells && bs->nb == ps->nb) {
+    DIFF(!same_array(bs->scalar_cell_dofs, ps->scalar_cell_dofs, bm->n_cells * bs->nb, 8), "scalar_cell_dofs");
+    DIFF(!same_array(bs->cell_dofs, ps->cell_dofs, bm->n_cells * bs->nbc, 8), "cell_dofs");
+    DIFF(!same_array(bs->coordinates, ps->coordinates, bs->n_scalar_dofs * 3, 8), "dof coordinates");
+    DIFF(!same_array(bs->whole_scalar_dof, ps->whole_scalar_dof, bs->n_scalar_dofs, 8), "whole dofs");
+    DIFF(!same_array(bs->whole_cell, ps->whole_cell, bm->n_cells, 8), "whole cells");
+  }
+  DIFF(bs->whole_cells != ps->whole_cells || bs->whole_scalar_dofs != ps->whole_scalar_dofs, "whole counts");
+#undef DIFF
+  return diff;
 }
 
 enum { CURVE = ROWS + 1 }; /* check_build's partitions: ROWS, SCATTERED or the Morton curve's */
@@ -245,8 +302,10 @@ static void check_build(const char *path, int order, int components, int how, in
   }
   feint_dist_slab *slab[8] = {0};
   slab_build *b[8] = {0};
-  void *slab_msg[8] = {0}, **in[8], *built[8] = {0};
-  size_t *in_bytes[8], built_bytes[8] = {0};
+  void *slab_msg[8] = {0}, **in[8];
+  size_t *in_bytes[8];
+  feint_mesh *built_mesh[8] = {0};
+  feint_space *built[8] = {0};
   int status[8] = {0};
   for (int k = 0; k < nparts; k++) {
     in[k] = calloc((size_t)nparts, sizeof **in);
@@ -288,26 +347,35 @@ static void check_build(const char *path, int order, int components, int how, in
   for (int k = 0; k < nparts; k++) status[k] = slab_answer(b[k], status[k], in[k], in_bytes[k]);
   carry_all(b, nparts, in, in_bytes);
   for (int k = 0; k < nparts; k++)
-    status[k] = slab_finish(b[k], status[k], in[k], in_bytes[k], &built[k], &built_bytes[k]);
+    status[k] = slab_finish(b[k], status[k], in[k], in_bytes[k], &built_mesh[k], &built[k]);
   feint_error_clear();
   for (int k = 0; k < nparts; k++) {
     if (fail_rank >= 0) {
       const int own = corrupt ? FEINT_ERR_COMPUTE : FEINT_ERR_INPUT;
-      CHECK(status[k] == (k == fail_rank ? own : FEINT_DIST_PEER_FAILED) && !built[k],
+      CHECK(status[k] == (k == fail_rank ? own : FEINT_DIST_PEER_FAILED) && !built[k] && !built_mesh[k],
             "%s: rank %d of %d, rank %d failing: status %d", path, k, nparts, fail_rank, status[k]);
     } else {
       void *packed = NULL;
       size_t packed_bytes = 0;
       feint_dist_part pt;
       CHECK_OK(feint_dist_part_pack(s, part, k, nparts, &packed, &packed_bytes, &pt));
-      CHECK(status[k] == FEINT_OK && built_bytes[k] == packed_bytes && built[k] &&
-                !memcmp(built[k], packed, packed_bytes),
-            "%s x%d: rank %d of %d built its part as rank 0 packs it (%zu bytes, packed %zu)", path, components, k,
-            nparts, built_bytes[k], packed_bytes);
+      feint_mesh *pm = NULL;
+      feint_space *ps = NULL;
+      CHECK_OK(feint_dist_part_unpack(packed, packed_bytes, &pm, &ps));
+      CHECK(status[k] == FEINT_OK && built[k] && built_mesh[k] && ps, "%s x%d: rank %d of %d built its part", path,
+            components, k, nparts);
+      if (built[k] && ps) {
+        const char *diff = part_differs(built_mesh[k], built[k], pm, ps);
+        CHECK(!*diff, "%s x%d: rank %d of %d built its part as rank 0 packs it; differs in: %s", path, components, k,
+              nparts, diff);
+      }
+      feint_space_destroy(ps);
+      feint_mesh_destroy(pm);
       free(packed);
       feint_dist_part_release(&pt);
     }
-    free(built[k]);
+    feint_space_destroy(built[k]);
+    feint_mesh_destroy(built_mesh[k]);
     free(in[k]);
     free(in_bytes[k]);
     slab_build_destroy(b[k]);
