@@ -138,6 +138,12 @@ int feint_dist_part_pack(const feint_space *space, const int *part, int rank, in
  * done twice). */
 void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t *lo, int64_t *hi);
 int feint_dist_rows_part_cells(const feint_space *space, int size, int64_t *counts);
+/* The same counted over some of the cells (n_cells rows of nb scalar
+ * dofs among n_scalar, -1 past a narrower row's): summed over shares of
+ * the cells (each rank its share of the mesh, feint_mesh_read_share), the
+ * whole's counts. */
+int feint_dist_rows_count_cells(const int64_t *cell_dofs, int nb, int64_t n_cells, int64_t n_scalar, int size,
+                                int64_t *counts);
 /* A part's mesh and space from its message (the space reads the mesh:
  * destroy it first). */
 int feint_dist_part_unpack(const void *buf, size_t bytes, feint_mesh **mesh, feint_space **space);

@@ -330,8 +330,8 @@ static inline int touches(const feint_space *s, int64_t c, int64_t lo, int64_t h
 }
 
 typedef struct {
-  const feint_space *s;
-  int size;
+  const int64_t *cell_dofs;
+  int nb, size;
   const int64_t *start; /* size + 1: the ranks' first scalar dofs */
   int64_t *counts;      /* size: cells each rank holds */
 } rows_count_job;
@@ -341,14 +341,14 @@ typedef struct {
  * owns one (rarely any: a cell's dofs are few and near). */
 static void rows_count_range(int64_t a, int64_t b, void *arg) {
   const rows_count_job *j = arg;
-  const feint_space *s = j->s;
   enum { KEPT = 64 }; /* counted here and added once at the end (up to KEPT ranks), else added one by one */
   int64_t kept[KEPT] = {0};
   for (int64_t c = a; c < b; c++) {
+    const int64_t *dofs = j->cell_dofs + c * j->nb;
     int first, last;
-    if (!feint_dist_cell_owners(s->scalar_cell_dofs + c * s->nb, s->nb, j->start, j->size, &first, &last)) continue;
+    if (!feint_dist_cell_owners(dofs, j->nb, j->start, j->size, &first, &last)) continue;
     for (int q = first; q <= last; q++)
-      if (q == first || q == last || touches(s, c, j->start[q], j->start[q + 1])) {
+      if (q == first || q == last || feint_dist_touches(dofs, j->nb, j->start[q], j->start[q + 1])) {
         if (q < KEPT) kept[q]++;
         else __atomic_fetch_add(&j->counts[q], 1, __ATOMIC_RELAXED);
       }
@@ -357,16 +357,20 @@ static void rows_count_range(int64_t a, int64_t b, void *arg) {
     if (kept[q]) __atomic_fetch_add(&j->counts[q], kept[q], __ATOMIC_RELAXED);
 }
 
-int feint_dist_rows_part_cells(const feint_space *s, int size, int64_t *counts) {
+int feint_dist_rows_count_cells(const int64_t *cell_dofs, int nb, int64_t n_cells, int64_t n_scalar, int size,
+                                int64_t *counts) {
   int64_t *start = NULL;
   FEINT_CALL(feint_malloc((size_t)size + 1, sizeof *start, &start, "the ranks' rows"));
-  for (int q = 0; q <= size; q++)
-    start[q] = q == size ? s->n_scalar_dofs : feint_dist_row_start(s->n_scalar_dofs, 1, size, q);
+  for (int q = 0; q <= size; q++) start[q] = q == size ? n_scalar : feint_dist_row_start(n_scalar, 1, size, q);
   memset(counts, 0, (size_t)size * sizeof *counts);
-  rows_count_job j = {s, size, start, counts};
-  feint_parallel_for(s->mesh->n_cells, 1 << 14, rows_count_range, &j);
+  rows_count_job j = {cell_dofs, nb, size, start, counts};
+  feint_parallel_for(n_cells, 1 << 14, rows_count_range, &j);
   free(start);
   return FEINT_OK;
+}
+
+int feint_dist_rows_part_cells(const feint_space *s, int size, int64_t *counts) {
+  return feint_dist_rows_count_cells(s->scalar_cell_dofs, s->nb, s->mesh->n_cells, s->n_scalar_dofs, size, counts);
 }
 
 /* The cells of a part: part[c] == rank, or (part NULL) the rows

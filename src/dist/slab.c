@@ -53,7 +53,7 @@ struct slab_build {
   int wide;                 /* ids routed as int64 (else int32) */
   numbering nodes, dofs;
   /* the part, as it arrives */
-  void **cells_in;          /* size: the routed cells received from each rank (kept to the end) */
+  void **cells_in;          /* size: the routed cells received from each rank (until the part is made of them) */
   int64_t *cells_first;     /* size + 1: where each rank's cells start in the part */
   int64_t n_part, *ids;     /* the part's cells, whole numbers ascending */
   int *part_groups;         /* their groups */
@@ -800,15 +800,8 @@ static int gather_part(slab_build *b, const double **node_xyz, const double **do
                       w->n_cells, w->n_scalar_dofs, NULL, NULL};
   FEINT_CALL(part_mesh_head(w, &ps, n_nodes, n_cells, &pc.mesh));
   feint_mesh *m = pc.mesh;
-  int status = feint_malloc((size_t)n_nodes + 1, sizeof *m->x, &m->x, "a part's nodes");
-  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->y, &m->y, "a part's nodes");
-  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->z, &m->z, "a part's nodes");
-  if (!status) gather_coordinates(b, &b->nodes, node_xyz, (double *const[3]){m->x, m->y, m->z}, 0);
-  if (!status) status = part_rows(b, 0, ps.nv, &m->cells);
-  if (!status) { /* taken over: the build needs them no more */
-    m->cell_group = b->part_groups;
-    b->part_groups = NULL;
-  }
+  /* first what is read from the routed cells, which then go: they never sit beside the coordinates */
+  int status = part_rows(b, 0, ps.nv, &m->cells);
   if (!status && b->ng) {
     m->n_geometry_nodes = b->ng;
     status = feint_malloc((size_t)n_cells * (size_t)b->ng * 3 + 1, sizeof(double), &m->geometry_nodes,
@@ -816,9 +809,21 @@ static int gather_part(slab_build *b, const double **node_xyz, const double **do
     for (int p = 0; p < b->size && !status; p++)
       memcpy(m->geometry_nodes + b->cells_first[p] * b->ng * 3, routed_from(b, p).geometry,
              (size_t)(b->cells_first[p + 1] - b->cells_first[p]) * (size_t)b->ng * 24);
-    if (!status) status = feint_mesh_classify_curved(m);
   }
   if (!status && !dan) status = part_rows(b, 1, ps.nb, &pc.sdofs);
+  for (int p = 0; p < b->size; p++) {
+    free(b->cells_in[p]);
+    b->cells_in[p] = NULL;
+  }
+  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->x, &m->x, "a part's nodes");
+  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->y, &m->y, "a part's nodes");
+  if (!status) status = feint_malloc((size_t)n_nodes + 1, sizeof *m->z, &m->z, "a part's nodes");
+  if (!status) gather_coordinates(b, &b->nodes, node_xyz, (double *const[3]){m->x, m->y, m->z}, 0);
+  if (!status) { /* taken over: the build needs them no more */
+    m->cell_group = b->part_groups;
+    b->part_groups = NULL;
+  }
+  if (!status && b->ng) status = feint_mesh_classify_curved(m);
   if (!status && !dan) status = feint_malloc((size_t)n_dofs * 3 + 1, sizeof *pc.coordinates, &pc.coordinates,
                                              "a part's dof coordinates");
   if (!status && !dan) gather_coordinates(b, &b->dofs, dof_xyz, (double *const[1]){pc.coordinates}, 1);

@@ -114,10 +114,12 @@ typedef struct {
   feint_mesh *mesh;
   feint_mesh_share share;
   int components;
+  int64_t *rows_counts; /* size: the cells of its share each rank's rows part would hold (the read's answer) */
 } worker_share;
 
 static void worker_share_drop(worker_share *w) {
   feint_mesh_destroy(w->mesh);
+  free(w->rows_counts);
   memset(w, 0, sizeof *w);
 }
 
@@ -137,6 +139,7 @@ struct run_dist {
   int64_t *value_first;    /* size + 1: where each owner's block starts in the matrix values */
   double norm2[FEINT_PHASE_COUNT]; /* a phase's sum of squares over the owners' blocks (collective) */
   int shares_read;         /* every worker holds its share of the run's mesh (run_dist_read_mesh) */
+  int64_t *share_counts;   /* size, or NULL: the workers' shares' cells in each rank's rows part, summed */
   char read_step[200];     /* how the mesh was read, the first of the next setup's steps */
 };
 
@@ -594,7 +597,23 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
  * 5/4 of an equal share: P1, whose rows follow the nodes; not higher
  * orders, whose first block of rows holds every vertex and so touches
  * every cell. */
-static int partition_cells(run_dist *d, const run_state *r, int by_rows, double *t0) {
+/* The rows partition's parts' cells (counts[size]): where the workers
+ * read their shares of the mesh, they counted them while rank 0 read
+ * (share_counts), and rank 0 counts its own share only; else the whole. */
+static int shares_serve(int shares_read, const feint_space *s);
+
+static int rows_part_cells(const run_dist *d, const run_state *r, int shares_read, int64_t *counts, int *on_shares) {
+  const feint_space *s = r->space;
+  *on_shares = d->share_counts && shares_serve(shares_read, s);
+  if (!*on_shares) return feint_dist_rows_part_cells(s, d->size, counts);
+  int64_t c0 = 0, c1 = 0;
+  feint_dist_rows_scalar_range(s->mesh->n_cells, d->size, 0, &c0, &c1);
+  FEINT_CALL(feint_dist_rows_count_cells(s->scalar_cell_dofs, s->nb, c1, s->n_scalar_dofs, d->size, counts));
+  for (int q = 0; q < d->size; q++) counts[q] += d->share_counts[q];
+  return FEINT_OK;
+}
+
+static int partition_cells(run_dist *d, const run_state *r, int by_rows, int shares_read, double *t0) {
   const feint_mesh *m = r->mesh;
   if (m->n_cells < d->size)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells cannot be shared among %d ranks (run on fewer)", m->path,
@@ -604,7 +623,8 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, double 
   if (by_rows && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO)) {
     int64_t *counts = NULL, most = 0, least = INT64_MAX, sum = 0;
     FEINT_CALL(feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes"));
-    int status = feint_dist_rows_part_cells(r->space, d->size, counts);
+    int on_shares = 0;
+    int status = rows_part_cells(d, r, shares_read, counts, &on_shares);
     for (int q = 0; q < d->size; q++) {
       most = counts[q] > most ? counts[q] : most;
       least = counts[q] < least ? counts[q] : least;
@@ -618,8 +638,9 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, double 
     char what[160];
     const double twice = 100.0 * (double)(sum - m->n_cells) / (double)m->n_cells;
     if (d->by_rows) snprintf(d->partition_words, sizeof d->partition_words, "rows, %.1f%% of cells twice", twice);
-    snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice)%s",
-             kind == FEINT_PARTITION_AUTO ? ", auto" : "", (double)most / share, twice, d->by_rows ? "" : ", not taken");
+    snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice%s)%s",
+             kind == FEINT_PARTITION_AUTO ? ", auto" : "", (double)most / share, twice,
+             on_shares ? "; counted on the shares" : "", d->by_rows ? "" : ", not taken");
     step(d, what, t0);
   }
   if (!d->by_rows) {
@@ -679,6 +700,8 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
   const feint_case *c = r->c;
   *out = NULL;
   d->shares_read = 0;
+  free(d->share_counts);
+  d->share_counts = NULL;
   d->read_step[0] = '\0';
   if (!read_in_shares(r, mo)) return feint_mesh_read(c->mesh_file, mo, out);
   const double t0 = feint_now();
@@ -705,17 +728,28 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
     feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
   else
     status = feint_mesh_read_share(c->mesh_file, mo, &sh, out);
-  /* every worker answers; a rank's own error outranks "rank p failed" */
+  /* every worker answers (with its share's rows counts); a rank's own error outranks "rank p failed" */
   first_error e = {0};
   note_error(&e, status);
+  int64_t *counts = NULL;
+  note_error(&e, feint_calloc((size_t)d->size, sizeof *counts, &counts, "the rows' cells"));
+  int counted = counts != NULL;
   for (int k = 1; k < d->size; k++) {
     char *msg = NULL;
     const char *data;
     size_t n;
     const int theirs = receive_answer(d, k, &msg, &data, &n);
+    counted = counted && !theirs && n == (size_t)d->size * sizeof *counts;
+    for (int q = 0; counted && q < d->size; q++) {
+      int64_t c;
+      memcpy(&c, data + q * sizeof c, sizeof c);
+      counts[q] += c;
+    }
     free(msg);
     note_error(&e, theirs);
   }
+  if (counted) d->share_counts = counts;
+  else free(counts);
   if ((status = reported(&e))) {
     feint_mesh_destroy(*out);
     *out = NULL;
@@ -895,7 +929,7 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   }
   d->last_setup = setup;
   double t0 = feint_now();
-  FEINT_CALL(partition_cells(d, r, 1, &t0));
+  FEINT_CALL(partition_cells(d, r, 1, shares_read, &t0));
   char *head = NULL;
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));
@@ -1438,7 +1472,7 @@ int run_dist_operator_setup(run_state *r, const feint_run_options *opts, feint_d
   run_dist *d_ = r->dist;
   forget_parts(d_);
   double t0 = feint_now();
-  FEINT_CALL(partition_cells(d_, r, 0, &t0)); /* the hexahedra are the mesh's cells, in its order */
+  FEINT_CALL(partition_cells(d_, r, 0, 0, &t0)); /* the hexahedra are the mesh's cells, in its order */
   const command cmd = {.cmd = CMD_OPERATOR_SETUP, .kind = (int32_t)kind, .device_index = opts->device_index};
   const operator_setup s = {bp_kind, geo, lambda};
   int status = FEINT_OK;
@@ -1506,6 +1540,7 @@ void run_dist_finish(run_state *r, int status) {
 void run_dist_destroy(run_dist *d) {
   if (!d) return;
   forget_parts(d);
+  free(d->share_counts);
   free(d);
 }
 
@@ -1597,6 +1632,11 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
     feint_dist_share_reduce(comm, status, NULL, 0); /* the others wait for this rank's marks */
   }
   if (!status && ws->mesh) ws->components = run_space_components(c, ws->mesh);
+  /* the rows partition's balance counted here, while rank 0 still reads (P1 on every node: a node a row) */
+  if (!status && ws->mesh && ws->share.nodes_in_cells == ws->mesh->n_nodes &&
+      !(status = feint_malloc((size_t)ws->share.size, sizeof *ws->rows_counts, &ws->rows_counts, "the rows' cells")))
+    status = feint_dist_rows_count_cells(ws->mesh->cells, ws->mesh->nv, ws->mesh->n_cells, ws->mesh->n_nodes,
+                                         ws->share.size, ws->rows_counts);
   feint_case_destroy(c);
   if (status) worker_share_drop(ws);
   return status;
@@ -1784,7 +1824,10 @@ int feint_driver_worker(const feint_run_options *opts) {
       const size_t size[2] = {sizeof reused, strlen(device)};
       sent = send_answer(comm, status, piece, size, 2);
     } else if (cmd.cmd == CMD_READ) {
-      sent = send_answer(comm, worker_read(comm, &ws, data, bytes), NULL, NULL, 0);
+      const int read_status = worker_read(comm, &ws, data, bytes);
+      const void *counts[1] = {ws.rows_counts};
+      const size_t counts_bytes[1] = {ws.rows_counts ? (size_t)ws.share.size * sizeof *ws.rows_counts : 0};
+      sent = send_answer(comm, read_status, counts, counts_bytes, ws.rows_counts ? 1 : 0);
     } else if (cmd.cmd == CMD_ROWS && bytes == sizeof(int64_t)) {
       int64_t n_rows;
       memcpy(&n_rows, data, sizeof n_rows);

@@ -146,6 +146,17 @@ EOF
 read_by layers-shares shares rows "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-shares shares rows "$WORK/layers-el.yaml" --set assembly.dirichlet=symmetric
 FEINT_DIST_READ=rank0 read_by layers-rank0 "rank 0" rows "$WORK/layers.yaml" --set space.order=1
+# the rows partition's balance: counted by the workers on their shares while rank 0 reads, and by rank 0 on its
+# own, the same figures as rank 0's count over the whole
+$PY - "$WORK/layers-shares.json" "$WORK/layers-rank0.json" <<'PY' || fail "the rows parts counted on the shares"
+import json, re, sys
+def partition(path):
+    steps = json.loads([l for l in open(path) if l.startswith("{")][-1])["dist_steps"]
+    return re.search(r"partition \(rows: ([^)]*)\)", steps).group(1)
+shares, whole = partition(sys.argv[1]), partition(sys.argv[2])
+assert shares.endswith("; counted on the shares") and shares.split(";")[0] == whole, (shares, whole)
+print(f"rows parts counted on the shares: {shares}")
+PY
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"

@@ -233,7 +233,7 @@ static void check_shares(const char *path, int components, int size, int reorder
   }
   rank_run runs[MAX_RANKS];
   read_shares(path, size, reorder, runs);
-  int64_t cells = 0;
+  int64_t cells = 0, share_counts[MAX_RANKS] = {0}, whole_counts[MAX_RANKS] = {0};
   for (int k = 0; k < size && s; k++) {
     rank_run *r = &runs[k];
     CHECK(r->status == FEINT_OK && r->mesh, "%s, rank %d of %d: the share is read (%s)", path, k, size, r->error);
@@ -264,6 +264,9 @@ static void check_shares(const char *path, int components, int size, int reorder
       feint_error_clear();
       continue;
     }
+    int64_t counts[MAX_RANKS]; /* the rows partition's balance, counted on the shares */
+    CHECK_OK(feint_dist_rows_count_cells(r->mesh->cells, r->mesh->nv, nc, r->mesh->n_nodes, size, counts));
+    for (int q = 0; q < size; q++) share_counts[q] += counts[q];
     CHECK_OK(feint_dist_slab_of_share(r->mesh, &r->share, part ? part + c0 : NULL, components, &mine));
     CHECK_OK(feint_dist_slab_create(s, part, k, size, &theirs));
     size_t a = 0, b = 0;
@@ -277,6 +280,12 @@ static void check_shares(const char *path, int components, int size, int reorder
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  if (s && s->scalar_cell_dofs_borrowed) {
+    CHECK_OK(feint_dist_rows_part_cells(s, size, whole_counts));
+    CHECK(!memcmp(share_counts, whole_counts, sizeof share_counts), "%s on %d ranks: the rows parts' cells counted on "
+          "the shares (rank 0: %lld) are the whole's (%lld)", path, size, (long long)share_counts[0],
+          (long long)whole_counts[0]);
+  }
   free(part);
   printf("%s on %d ranks%s%s: %s\n", path, size, reorder ? " (reordered)" : "", curve ? " (the curve's parts)" : "",
          s && s->scalar_cell_dofs_borrowed ? "slabs equal" : "the whole's cells and nodes (P1 not the nodes: no slab)");
