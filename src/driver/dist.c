@@ -140,6 +140,12 @@ struct run_dist {
   double norm2[FEINT_PHASE_COUNT]; /* a phase's sum of squares over the owners' blocks (collective) */
   int shares_read;         /* every worker holds its share of the run's mesh (run_dist_read_mesh) */
   int64_t *share_counts;   /* size, or NULL: the workers' shares' cells in each rank's rows part, summed */
+  /* rank 0 read its share only (run_dist_read_mesh): the run's mesh is that share, its space the whole's P1 space
+   * on it (run_dist_share_space), the rows partition decided from the shares' counts at the read */
+  int share_only;
+  feint_mesh_share share;
+  char share_partition[200]; /* the partition's step, and its time */
+  double share_partition_ms;
   char read_step[200];     /* how the mesh was read, the first of the next setup's steps */
 };
 
@@ -590,13 +596,6 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
   return FEINT_OK;
 }
 
-/* The whole mesh's cells shared among the ranks (mesh.partition), and the
- * parts' slots: the start of every setup. by_rows 0 (the operator
- * section, whose parts' vectors rank 0 adds) takes a partition of the
- * cells. auto takes the rows partition when its largest part is at most
- * 5/4 of an equal share: P1, whose rows follow the nodes; not higher
- * orders, whose first block of rows holds every vertex and so touches
- * every cell. */
 /* The rows partition's parts' cells (counts[size]): where the workers
  * read their shares of the mesh, they counted them while rank 0 read
  * (share_counts), and rank 0 counts its own share only; else the whole. */
@@ -613,6 +612,34 @@ static int rows_part_cells(const run_dist *d, const run_state *r, int shares_rea
   return FEINT_OK;
 }
 
+/* Whether the rows partition is taken (mesh.partition rows, or auto where
+ * its largest part is at most 5/4 of an equal share), from its parts'
+ * cells among the whole's n_cells; the step in words (what). */
+static int take_rows(run_dist *d, int kind, const int64_t *counts, int64_t n_cells, int on_shares, char *what,
+                     size_t size) {
+  int64_t most = 0, least = INT64_MAX, sum = 0;
+  for (int q = 0; q < d->size; q++) {
+    most = counts[q] > most ? counts[q] : most;
+    least = counts[q] < least ? counts[q] : least;
+    sum += counts[q];
+  }
+  const double share = (double)n_cells / d->size;
+  /* (a rank without rows, fewer dofs than ranks, has no cells: the explicit choice says so when packing) */
+  const int by_rows = kind == FEINT_PARTITION_ROWS || (most <= 1.25 * share && least > 0);
+  const double twice = 100.0 * (double)(sum - n_cells) / (double)n_cells;
+  if (by_rows) snprintf(d->partition_words, sizeof d->partition_words, "rows, %.1f%% of cells twice", twice);
+  snprintf(what, size, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice%s)%s",
+           kind == FEINT_PARTITION_AUTO ? ", auto" : "", (double)most / share, twice,
+           on_shares ? "; counted on the shares" : "", by_rows ? "" : ", not taken");
+  return by_rows;
+}
+
+/* The whole mesh's cells shared among the ranks (mesh.partition), and the
+ * parts' slots: the start of every setup. by_rows 0 (the operator
+ * section, whose parts' vectors rank 0 adds) takes a partition of the
+ * cells. auto takes the rows partition: P1, whose rows follow the nodes;
+ * not higher orders, whose first block of rows holds every vertex and so
+ * touches every cell. */
 static int partition_cells(run_dist *d, const run_state *r, int by_rows, int shares_read, double *t0) {
   const feint_mesh *m = r->mesh;
   if (m->n_cells < d->size)
@@ -621,26 +648,14 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, int sha
   const int kind = r->c->mesh_partition;
   d->by_rows = 0;
   if (by_rows && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO)) {
-    int64_t *counts = NULL, most = 0, least = INT64_MAX, sum = 0;
+    int64_t *counts = NULL;
     FEINT_CALL(feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes"));
     int on_shares = 0;
-    int status = rows_part_cells(d, r, shares_read, counts, &on_shares);
-    for (int q = 0; q < d->size; q++) {
-      most = counts[q] > most ? counts[q] : most;
-      least = counts[q] < least ? counts[q] : least;
-      sum += counts[q];
-    }
+    const int status = rows_part_cells(d, r, shares_read, counts, &on_shares);
+    char what[200];
+    if (!status) d->by_rows = take_rows(d, kind, counts, m->n_cells, on_shares, what, sizeof what);
     free(counts);
     FEINT_CALL(status);
-    const double share = (double)m->n_cells / d->size;
-    /* (a rank without rows, fewer dofs than ranks, has no cells: the explicit choice says so when packing) */
-    d->by_rows = kind == FEINT_PARTITION_ROWS || (most <= 1.25 * share && least > 0);
-    char what[160];
-    const double twice = 100.0 * (double)(sum - m->n_cells) / (double)m->n_cells;
-    if (d->by_rows) snprintf(d->partition_words, sizeof d->partition_words, "rows, %.1f%% of cells twice", twice);
-    snprintf(what, sizeof what, "partition (rows%s: largest part %.3f of an equal share, %.1f%% of cells twice%s)%s",
-             kind == FEINT_PARTITION_AUTO ? ", auto" : "", (double)most / share, twice,
-             on_shares ? "; counted on the shares" : "", d->by_rows ? "" : ", not taken");
     step(d, what, t0);
   }
   if (!d->by_rows) {
@@ -695,11 +710,53 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
   *hi = n;
 }
 
-int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **out) {
+/* Whether rank 0 may read only its share of the mesh, as the others do,
+ * and never the whole: where the rows partition may be taken
+ * (mesh.partition rows or auto) and nothing rank 0 makes reads the
+ * whole's cells: its conditions (Dirichlet only: Neumann, flux and Robin
+ * integrals need the cells at the facets), its datasets (no dof map, no
+ * XDMF mesh); not a sweep (its members' conditions are made from the
+ * whole, kept), nor a check. FEINT_DIST_READ=whole: rank 0 reads the
+ * whole (measuring). */
+static int read_share_only(const run_state *r, int share_ok) {
+  const feint_case *c = r->c;
+  const char *read = getenv("FEINT_DIST_READ");
+  const int kind = c->mesh_partition;
+  int facet_integrals = 0;
+  for (int i = 0; i < c->n_boundary; i++)
+    facet_integrals |= c->boundary[i].neumann.n || c->boundary[i].flux.n || c->boundary[i].has_robin;
+  const int cell_dofs = c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
+  return share_ok && r->n_members == 0 && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) &&
+         !facet_integrals && !cell_dofs && !(read && !strcmp(read, "whole"));
+}
+
+/* With rank 0's share only: whether the rows partition is taken, from the
+ * shares' counts (P1 on every node, where the shares make the slabs), its
+ * step noted for the setup; else rank 0 reads the whole after all. */
+static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh) {
+  if (!d->share_counts || sh->nodes_in_cells != mine->n_nodes || sh->whole_cells < d->size) return 0;
+  int64_t *counts = NULL;
+  if (feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes")) {
+    feint_error_clear(); /* then the whole's way */
+    return 0;
+  }
+  const double t0 = feint_now();
+  int rows = !feint_dist_rows_count_cells(mine->cells, mine->nv, mine->n_cells, mine->n_nodes, d->size, counts);
+  for (int q = 0; rows && q < d->size; q++) counts[q] += d->share_counts[q];
+  if (rows)
+    rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, d->share_partition, sizeof d->share_partition);
+  d->share_partition_ms = 1e3 * (feint_now() - t0);
+  free(counts);
+  feint_error_clear();
+  return rows;
+}
+
+int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok, feint_mesh **out) {
   run_dist *d = r->dist;
   const feint_case *c = r->c;
   *out = NULL;
   d->shares_read = 0;
+  d->share_only = 0;
   free(d->share_counts);
   d->share_counts = NULL;
   d->read_step[0] = '\0';
@@ -722,8 +779,11 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
   free(to);
   free(head);
   FEINT_CALL(status); /* no worker reads: none waits for rank 0's marks */
-  feint_mesh_share sh = {.rank = 0, .size = d->size, .range = whole_range, .reduce = feint_dist_share_reduce,
-                         .ctx = d->comm, .eager = 1, .simplices_only = 1};
+  /* rank 0's share: its own range, mapped, as the others read theirs; or the whole, read into memory as one rank
+   * reads it */
+  const int share_only = read_share_only(r, share_ok);
+  feint_mesh_share sh = {.rank = 0, .size = d->size, .range = share_only ? feint_dist_rows_scalar_range : whole_range,
+                         .reduce = feint_dist_share_reduce, .ctx = d->comm, .eager = !share_only, .simplices_only = 1};
   if ((status = injected_failure(0, "read")))
     feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
   else
@@ -750,26 +810,118 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **
   }
   if (counted) d->share_counts = counts;
   else free(counts);
+  /* a file that fails to read where rank 0 read only its share: the whole read's message, as one rank gives it */
+  if (e.status && share_only && !injected_failure(0, "read")) {
+    feint_mesh_destroy(*out);
+    *out = NULL;
+    const int own = feint_mesh_read(c->mesh_file, mo, out);
+    feint_mesh_destroy(*out);
+    *out = NULL;
+    if (own) return own;
+  }
   if ((status = reported(&e))) {
     feint_mesh_destroy(*out);
     *out = NULL;
     return status;
   }
-  if (sh.unsuited) { /* so on every rank: rank 0 reads it as one rank does */
-    snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (%s)", sh.unsuited);
-    return feint_mesh_read(c->mesh_file, mo, out);
-  }
-  if (sh.declined) { /* the others read none (their slabs would not serve, or the file is not theirs to read) */
+  /* the others read none (their slabs would not serve, or the file is not theirs to read); first, since rank 0's
+   * own share, where it is not the whole, is then unsuited too */
+  if (sh.declined) {
+    if (share_only) { /* rank 0's share was not the whole: the whole, read as one rank reads it */
+      feint_mesh_destroy(*out);
+      *out = NULL;
+      FEINT_CALL(feint_mesh_read(c->mesh_file, mo, out));
+    }
     snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (the others read no share: %s) %.1f ms",
              feint_mesh_is_mixed(*out) || !feint_cell_is_simplex((*out)->cell_type) ? "not triangles or tetrahedra"
                                                                                    : "a rank could not read the file",
              1e3 * (feint_now() - t0));
     return FEINT_OK;
   }
+  if (sh.unsuited) { /* so on every rank: rank 0 reads it as one rank does */
+    snprintf(d->read_step, sizeof d->read_step, "mesh read by rank 0 alone (%s)", sh.unsuited);
+    return feint_mesh_read(c->mesh_file, mo, out);
+  }
   d->shares_read = 1;
+  if (share_only && share_rows(d, r, *out, &sh)) { /* rank 0 holds its share, as every rank does */
+    d->share_only = 1;
+    d->share = sh;
+    snprintf(d->read_step, sizeof d->read_step, "mesh read (the ranks each its share of the cells, rank 0 too) %.1f ms",
+             1e3 * (feint_now() - t0));
+    return FEINT_OK;
+  }
+  if (share_only) { /* the whole's partition after all (or not the shares' slabs): rank 0 reads the whole */
+    feint_mesh_destroy(*out);
+    *out = NULL;
+    FEINT_CALL(feint_mesh_read(c->mesh_file, mo, out));
+  }
   snprintf(d->read_step, sizeof d->read_step, "mesh read (the others each its share of the cells) %.1f ms",
            1e3 * (feint_now() - t0));
   return FEINT_OK;
+}
+
+int run_dist_share_only(const run_state *r) { return r->dist && r->dist->share_only; }
+
+/* The share's space's arrays: the nodes' coordinates interleaved, the identity (vertices, scalar dofs), the
+ * cells' whole numbers */
+typedef struct {
+  const feint_mesh *m;
+  double *xyz;
+  int64_t *vertex, *dof, *cell, cell0;
+} share_space_job;
+
+static void share_nodes_range(int64_t a, int64_t b, void *arg) {
+  const share_space_job *j = arg;
+  for (int64_t i = a; i < b; i++) {
+    if (j->xyz) {
+      j->xyz[3 * i] = j->m->x[i];
+      j->xyz[3 * i + 1] = j->m->y[i];
+      j->xyz[3 * i + 2] = j->m->z[i];
+      continue;
+    }
+    j->vertex[i] = j->dof[i] = i;
+  }
+}
+
+static void share_cells_range(int64_t a, int64_t b, void *arg) {
+  const share_space_job *j = arg;
+  for (int64_t c = a; c < b; c++) j->cell[c] = j->cell0 + c;
+}
+
+int run_dist_share_space(const run_state *r, int components, feint_space **out) {
+  const run_dist *d = r->dist;
+  const feint_mesh *m = r->mesh;
+  *out = NULL;
+  share_space_job j = {m, NULL, NULL, NULL, NULL, d->share.cell0};
+  FEINT_CALL(feint_malloc((size_t)m->n_nodes * 3 + 1, sizeof *j.xyz, &j.xyz, "coordinates"));
+  feint_parallel_for(m->n_nodes, 1 << 15, share_nodes_range, &j);
+  double *xyz = j.xyz;
+  /* P1 on every node: the dofs are the nodes, the dof map the share's cells (the connectivity) */
+  FEINT_CALL(feint_space_create_from_map(m, 1, components, feint_space_mesh_family(m), m->n_nodes, NULL, xyz, out));
+  feint_space *s = *out;
+  /* as the whole's P1 space numbers its vertices (a facet's dofs are its nodes), and as a part is placed in the
+   * whole (datasets given for the whole are read for the share's cells) */
+  s->n_vertices = m->n_nodes;
+  s->whole_cells = d->share.whole_cells;
+  s->whole_scalar_dofs = m->n_nodes;
+  int status = feint_malloc((size_t)m->n_nodes + 1, sizeof *s->vertex_dof, &s->vertex_dof, "vertex numbering");
+  if (!status) status = feint_malloc((size_t)m->n_nodes + 1, sizeof *s->whole_scalar_dof, &s->whole_scalar_dof,
+                                     "the dofs' numbers");
+  if (!status) status = feint_malloc((size_t)m->n_cells + 1, sizeof *s->whole_cell, &s->whole_cell, "the cells' numbers");
+  if (!status) {
+    j = (share_space_job){m, NULL, s->vertex_dof, s->whole_scalar_dof, s->whole_cell, d->share.cell0};
+    feint_parallel_for(m->n_nodes, 1 << 15, share_nodes_range, &j);
+    feint_parallel_for(m->n_cells, 1 << 15, share_cells_range, &j);
+  }
+  if (status) {
+    feint_space_destroy(s);
+    *out = NULL;
+  }
+  return status;
+}
+
+const feint_mesh_share *run_dist_share(const run_state *r) {
+  return r->dist && r->dist->share_only ? &r->dist->share : NULL;
 }
 
 /* A sweep member on the previous member's mesh and space: every rank keeps
@@ -835,7 +987,7 @@ static int built_from_slabs(const feint_space *space) {
 static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state *r, const command *setup,
                           const char *head, size_t nhead, int release, int shares_read, double *t0) {
   /* each worker's slab its share of the mesh (read beside rank 0's), or one more message */
-  const int shares = shares_serve(shares_read, r->space), size = d->size, n = (shares ? 1 : 2) * (size - 1);
+  const int shares = d->share_only || shares_serve(shares_read, r->space), size = d->size, n = (shares ? 1 : 2) * (size - 1);
   command sent = *setup;
   sent.slab = 1;
   sent.share = shares;
@@ -850,13 +1002,16 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   for (int k = 0; k < size && !status; k++) {
     if (k && shares) { /* and on a partition of the cells, the parts of the worker's share of them */
       int64_t c0 = 0, c1 = 0;
-      feint_dist_rows_scalar_range(r->mesh->n_cells, size, k, &c0, &c1);
-      const size_t nparts = d->partition ? (size_t)(c1 - c0) * sizeof *d->partition : 0;
+      if (d->partition) feint_dist_rows_scalar_range(r->mesh->n_cells, size, k, &c0, &c1);
+      const size_t nparts = (size_t)(c1 - c0) * sizeof *d->partition;
       out[k - 1] = (feint_comm_message){{&sent, head, d->partition ? d->partition + c0 : NULL}, {sizeof sent, nhead, nparts}, 3};
       to[k - 1] = k;
       continue;
     }
-    status = feint_dist_slab_create(r->space, d->partition, k, size, &slabs[k]);
+    if (k == 0 && d->share_only) /* rank 0's slab is its share too */
+      status = feint_dist_slab_of_share(r->mesh, &d->share, NULL, run_space_components(r->c, r->mesh), &slabs[0]);
+    else
+      status = feint_dist_slab_create(r->space, d->partition, k, size, &slabs[k]);
     if (status || k == 0) continue;
     out[2 * (k - 1)] = (feint_comm_message){{&sent, head}, {sizeof sent, nhead}, 2};
     status = feint_dist_slab_message(slabs[k], &out[2 * (k - 1) + 1], &heads[k]);
@@ -922,6 +1077,8 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   d->shares_read = 0; /* the workers drop their shares at this setup, unless their slabs are made of them */
   if (run_dist_keeps_parts(opts, r, kind, need_matrix))
     return keep_parts(d, opts, r, &setup, own);
+  char words[sizeof d->partition_words]; /* a share-only read's partition, decided at the read */
+  snprintf(words, sizeof words, "%s", d->partition_words);
   forget_parts(d);
   if (d->read_step[0]) {
     snprintf(d->steps, sizeof d->steps, "%s", d->read_step);
@@ -929,7 +1086,16 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   }
   d->last_setup = setup;
   double t0 = feint_now();
-  FEINT_CALL(partition_cells(d, r, 1, shares_read, &t0));
+  if (d->share_only) { /* the rows partition, decided from the shares' counts at the read */
+    snprintf(d->partition_words, sizeof d->partition_words, "%s", words);
+    d->by_rows = 1;
+    const size_t used = strlen(d->steps);
+    snprintf(d->steps + used, sizeof d->steps - used, "%s%s %.1f ms", used ? ", " : "", d->share_partition,
+             d->share_partition_ms);
+    FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
+  } else {
+    FEINT_CALL(partition_cells(d, r, 1, shares_read, &t0));
+  }
   char *head = NULL;
   size_t nhead = 0;
   FEINT_CALL(case_payload(r->c, &head, &nhead));

@@ -398,10 +398,22 @@ static int check_slot_map_bytes(const char *key, const feint_space *s) {
 }
 
 /* The whole problem's sizes and work (run_whole), before anything of it
- * may be released. */
+ * may be released. Where rank 0 holds its share of the mesh only
+ * (run_dist_share), they are counted on the whole's cells and blocks: a
+ * view of the share's mesh and space with the whole's counts (no array
+ * of theirs is read here). */
 static run_whole whole_of(const run_state *r) {
-  const feint_mesh *m = r->mesh;
-  const feint_space *s = r->space;
+  const feint_mesh_share *share = run_dist_share(r);
+  feint_mesh whole_mesh = *r->mesh;
+  feint_space whole_space = *r->space;
+  if (share) {
+    whole_mesh.n_cells = share->whole_cells;
+    whole_mesh.n_blocks = share->n_blocks;
+    memcpy(whole_mesh.blocks, share->blocks, sizeof whole_mesh.blocks);
+    whole_space.mesh = &whole_mesh;
+  }
+  const feint_mesh *m = &whole_mesh;
+  const feint_space *s = &whole_space;
   const feint_form *f = r->form;
   double coefficients = 0;
   for (int k = 0; k < f->n_aux; k++) coefficients += (double)feint_field_size(f->aux[k].kind, s);
@@ -638,7 +650,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     run_starting(opts, r, FEINT_PHASE_MESH);
     if (feint_mesh_read_forks(c->mesh_file, &mo)) FEINT_CALL(run_quiesce(r));
     if (r->dist)
-      TIMED(rep, FEINT_PHASE_MESH, run_dist_read_mesh(r, &mo, &r->mesh));
+      TIMED(rep, FEINT_PHASE_MESH, run_dist_read_mesh(r, &mo, !opts->check_only, &r->mesh));
     else
       TIMED(rep, FEINT_PHASE_MESH, feint_mesh_read(c->mesh_file, &mo, &r->mesh));
     rep->gmsh_seconds += r->mesh->gmsh_seconds;
@@ -646,13 +658,15 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (c->has_operator) return run_operator(opts, rep, r);
   run_starting(opts, r, FEINT_PHASE_DOFMAP);
   if (!r->space)
-    TIMED(rep, FEINT_PHASE_DOFMAP, create_space(c, r->mesh, &r->space));
+    TIMED(rep, FEINT_PHASE_DOFMAP, run_dist_share_only(r) ? run_dist_share_space(r, run_space_components(c, r->mesh),
+                                                                                 &r->space)
+                                                          : create_space(c, r->mesh, &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
   if (c->write_xdmf) FEINT_CALL(run_xdmf_check(r));
   r->whole = whole_of(r);
-  rep->n_cells = r->mesh->n_cells;
+  rep->n_cells = r->whole.n_cells;
   rep->n_dofs = r->space->n_dofs;
   if (opts->check_only) return FEINT_OK;
 
@@ -665,7 +679,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
                            c->batches_per_chunk, opts->no_cache || !c->cache};
   if (c->write_element_matrices)
     FEINT_CALL(check_output_bytes("output.element_matrices", "the element matrices (cells x local dofs^2)",
-                                  (double)r->mesh->n_cells * r->space->nbc * r->space->nbc, 8));
+                                  (double)r->whole.n_cells * r->space->nbc * r->space->nbc, 8));
   /* the pattern's slot map holds an index per element-matrix entry */
   if (need_matrix && !r->plan && !r->dist)
     FEINT_CALL(check_slot_map_bytes(c->write_matrix ? "output.matrix" : "boundary (symmetric lifting)", r->space));

@@ -174,8 +174,16 @@ int run_dist_create(struct feint_comm *comm, run_dist **out);
 /* Rank 0's read of the mesh (feint_mesh_read, as one rank reads it): for
  * P1 from a binary MSH 4.1 file, with every other rank reading its share
  * of the cells beside it (feint_mesh_read_share), so that the ranks'
- * slabs need not come from rank 0 (run_dist_setup); else rank 0 alone. */
-int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, feint_mesh **out);
+ * slabs need not come from rank 0 (run_dist_setup); else rank 0 alone.
+ * Share only (share_ok: not a check; read_share_only in dist.c says
+ * when): rank 0 too reads only its share, *out is that share (every node
+ * and facet, its own cells), run_dist_share_only says so, the whole's P1
+ * space on it is run_dist_share_space's, and run_dist_share gives the
+ * whole's cell count and blocks. */
+int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok, feint_mesh **out);
+int run_dist_share_only(const run_state *r);
+int run_dist_share_space(const run_state *r, int components, feint_space **out);
+const feint_mesh_share *run_dist_share(const run_state *r);
 /* 1 when run_dist_setup will keep every rank's part (a sweep member on the
  * previous member's mesh and space, set up alike): rank 0's backend, made
  * for its part, may then stay too (each rank decides for its own). */

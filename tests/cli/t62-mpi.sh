@@ -158,6 +158,39 @@ assert shares.endswith("; counted on the shares") and shares.split(";")[0] == wh
 print(f"rows parts counted on the shares: {shares}")
 PY
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
+# Rank 0 too reads only its share (never the whole) where the rows partition is taken (counted on the shares) and
+# nothing it makes reads the whole's cells: Dirichlet conditions only (not Neumann, flux or Robin, integrated on
+# the cells at the facets), no dof map or XDMF mesh written, not a sweep. Its space is the whole's P1 space on its
+# share (every node and facet, its own cells), its datasets read as a part's. Else it reads the whole (also
+# FEINT_DIST_READ=whole; after its share where auto does not take the rows). The same files either way (bit for
+# bit on the rows partition).
+write_case layers-d.yaml <<EOF
+mesh: {file: $WORK/layers.msh}
+physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
+state: {u: "x - y*z"}
+boundary: [{group: boundary, dirichlet: "x*y"}]
+output: {matrix: true, rhs: true, residual: true, near_null_space: true}
+EOF
+rank0_reads() { # name want("its share"|"the whole") partition case args...
+  says "rank 0 reads" '"its share" if "rank 0 too" in steps else "the whole"' "$@"
+}
+rank0_reads layers-d-share "its share" rows "$WORK/layers-d.yaml"
+rank0_reads layers-d-lifted "its share" rows "$WORK/layers-d.yaml" --set assembly.dirichlet=symmetric
+rank0_reads layers-el-share "its share" rows "$WORK/layers-el.yaml" --set assembly.dirichlet=symmetric
+rank0_reads layers-d-elements "its share" rows "$WORK/layers-d.yaml" --set output.element_matrices=true \
+  --set output.cell_dofs=false
+$PY - "$WORK/cells.h5" <<'PY'
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as g:
+    g["kappa"] = 1.0 + np.random.default_rng(11).random(6 * 8**3) # gen-cube-msh 8's tetrahedra
+PY
+rank0_reads layers-d-cell-dataset "its share" rows "$WORK/layers-d.yaml" \
+  --set "physics.kappa={file: $WORK/cells.h5, dataset: /kappa, on: cell}"
+rank0_reads layers-robin "the whole" rows "$WORK/layers.yaml" --set space.order=1
+rank0_reads layers-d-auto "the whole" auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
+rank0_reads layers-d-curve "the whole" morton "$WORK/layers-d.yaml"
+rank0_reads layers-d-cell-dofs "the whole" rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
+FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
 read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
@@ -194,6 +227,9 @@ fails_on_purpose() {
 }
 for at in 1:read 2:read 0:read; do
   fails_on_purpose $at "its read" "$WORK/layers.yaml" --set space.order=1 --set mesh.partition=rows
+done
+for at in 1:read 0:read 0:setup 2:setup; do
+  fails_on_purpose $at "its ${at#*:} (rank 0 reading its share only)" "$WORK/layers-d.yaml" --set mesh.partition=rows
 done
 $PY - "$WORK/layers.msh" "$WORK/badnode.msh" <<'PY'
 import sys
@@ -428,6 +464,13 @@ mpi_bad "bad expression" "physics.source.*unknown" 3 "$WORK/p1.yaml" --set 'phys
 mpi_bad "bad option" "unknown option" 2 "$WORK/p1.yaml" --frobnicate
 mpi_bad "undefined node in the last share" "refers to node 99999999, which the mesh does not define" 3 \
   "$WORK/badnode.yaml" --set space.order=1 --set mesh.partition=rows
+# the same messages where rank 0 reads its share only: a node undefined in another share (rank 0 reads the whole
+# for the one-rank message), a group the case names that the mesh lacks
+mpi_bad "undefined node in the last share, rank 0 reading its share only" \
+  "refers to node 99999999, which the mesh does not define" 3 "$WORK/badnode.yaml" --set space.order=1 \
+  --set mesh.partition=rows --set 'boundary=[{group: boundary, dirichlet: 0}]' --set output.element_matrices=false
+mpi_bad "unknown group, rank 0 reading its share only" "unknown physical group 'nosuch'" 3 "$WORK/layers-d.yaml" \
+  --set mesh.partition=rows --set 'boundary=[{group: nosuch, dirichlet: 0}]'
 cat > "$WORK/two.msh" <<'EOF'
 $MeshFormat
 4.1 0 8
