@@ -186,6 +186,13 @@ int feint_dist_share_reduce(void *comm, int status, unsigned char *used, size_t 
  * connectivity), components a node. */
 int feint_dist_slab_of_share(const feint_mesh *mesh, const feint_mesh_share *share, const int *part,
                              int components, feint_dist_slab **out);
+/* The whole mesh made of the shares (every rank's share of the cells, as
+ * feint_mesh_read_share read them), in place of rank 0's share m: the
+ * others' cells and groups (cells[k], groups[k] of n_cells[k] rows, k =
+ * 1 .. size - 1, each at its share's range) joined to rank 0's own, the
+ * whole's blocks and counts set: the mesh the whole read makes. */
+int feint_dist_whole_of_shares(feint_mesh *mesh, const feint_mesh_share *share, int size, const int64_t *const *cells,
+                               const int *const *groups, const int64_t *n_cells);
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);

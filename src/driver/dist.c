@@ -36,7 +36,8 @@
 #include "feint/parallel.h"
 #include "feint/plan.h"
 
-enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ };
+enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ,
+       CMD_SHARE_CELLS };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -710,24 +711,23 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
   *hi = n;
 }
 
-/* Whether rank 0 may read only its share of the mesh, as the others do,
- * and never the whole: where the rows partition may be taken
+/* Whether rank 0 may keep only its share of the mesh, as the others do,
+ * and never make the whole: where the rows partition may be taken
  * (mesh.partition rows or auto) and nothing rank 0 makes reads the
  * whole's cells: its conditions (Dirichlet only: Neumann, flux and Robin
  * integrals need the cells at the facets), its datasets (no dof map, no
  * XDMF mesh); not a sweep (its members' conditions are made from the
- * whole, kept), nor a check. FEINT_DIST_READ=whole: rank 0 reads the
- * whole (measuring). */
+ * whole, kept), nor a check. Else rank 0 gathers the whole from the
+ * shares (gather_whole). */
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
-  const char *read = getenv("FEINT_DIST_READ");
   const int kind = c->mesh_partition;
   int facet_integrals = 0;
   for (int i = 0; i < c->n_boundary; i++)
     facet_integrals |= c->boundary[i].neumann.n || c->boundary[i].flux.n || c->boundary[i].has_robin;
   const int cell_dofs = c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
   return share_ok && r->n_members == 0 && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) &&
-         !facet_integrals && !cell_dofs && !(read && !strcmp(read, "whole"));
+         !facet_integrals && !cell_dofs;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
@@ -749,6 +749,48 @@ static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, c
   free(counts);
   feint_error_clear();
   return rows;
+}
+
+/* The whole mesh on rank 0 made of the ranks' shares (feint_dist_whole_of_shares): rank 0's share becomes the
+ * whole, the others' cells and groups coming in their answers (CMD_SHARE_CELLS). */
+static int gather_whole(run_dist *d, feint_mesh *mesh, const feint_mesh_share *sh) {
+  const command cmd = {.cmd = CMD_SHARE_CELLS};
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  char **msgs = NULL;
+  const int64_t **cells = NULL;
+  const int **groups = NULL;
+  int64_t *n = NULL;
+  first_error e = {0};
+  note_error(&e, feint_calloc((size_t)d->size, sizeof *msgs, &msgs, "the shares' cells"));
+  if (!e.status) note_error(&e, feint_calloc((size_t)d->size, sizeof *cells, &cells, "the shares' cells"));
+  if (!e.status) note_error(&e, feint_calloc((size_t)d->size, sizeof *groups, &groups, "the shares' cells"));
+  if (!e.status) note_error(&e, feint_calloc((size_t)d->size, sizeof *n, &n, "the shares' cells"));
+  for (int k = 1; k < d->size; k++) { /* every worker answers: each is read */
+    char *msg = NULL;
+    const char *data = NULL;
+    size_t bytes = 0;
+    int theirs = receive_answer(d, k, &msg, &data, &bytes);
+    if (!theirs && !e.status) { /* its cells' count, then its rows (int64, aligned) and their groups */
+      int64_t count = -1;
+      if (bytes >= sizeof count) memcpy(&count, data, sizeof count);
+      const size_t rows = count >= 0 ? (size_t)count * (size_t)mesh->nv * 8 : 0, grouped = mesh->cell_group ? 4 : 0;
+      if (count < 0 || bytes != sizeof count + rows + (size_t)count * grouped)
+        theirs = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's share's cells are malformed", k);
+      n[k] = count;
+      cells[k] = (const int64_t *)(const void *)(data + sizeof count);
+      groups[k] = grouped ? (const int *)(const void *)(data + sizeof count + rows) : NULL;
+    }
+    if (msgs) msgs[k] = msg;
+    else free(msg);
+    note_error(&e, theirs);
+  }
+  if (!e.status) note_error(&e, feint_dist_whole_of_shares(mesh, sh, d->size, cells, groups, n));
+  for (int k = 0; msgs && k < d->size; k++) free(msgs[k]);
+  free(msgs);
+  free(cells);
+  free(groups);
+  free(n);
+  return reported(&e);
 }
 
 int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok, feint_mesh **out) {
@@ -779,11 +821,12 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   free(to);
   free(head);
   FEINT_CALL(status); /* no worker reads: none waits for rank 0's marks */
-  /* rank 0's share: its own range, mapped, as the others read theirs; or the whole, read into memory as one rank
-   * reads it */
-  const int share_only = read_share_only(r, share_ok);
-  feint_mesh_share sh = {.rank = 0, .size = d->size, .range = share_only ? feint_dist_rows_scalar_range : whole_range,
-                         .reduce = feint_dist_share_reduce, .ctx = d->comm, .eager = !share_only, .simplices_only = 1};
+  /* rank 0's share: its own range, mapped, as the others read theirs (the whole, where rank 0 needs it, gathered
+   * from the shares); FEINT_DIST_READ=whole: the whole, read into memory as one rank reads it (measuring) */
+  const char *how = getenv("FEINT_DIST_READ");
+  const int own = !(how && !strcmp(how, "whole"));
+  feint_mesh_share sh = {.rank = 0, .size = d->size, .range = own ? feint_dist_rows_scalar_range : whole_range,
+                         .reduce = feint_dist_share_reduce, .ctx = d->comm, .eager = !own, .simplices_only = 1};
   if ((status = injected_failure(0, "read")))
     feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
   else
@@ -811,7 +854,7 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   if (counted) d->share_counts = counts;
   else free(counts);
   /* a file that fails to read where rank 0 read only its share: the whole read's message, as one rank gives it */
-  if (e.status && share_only && !injected_failure(0, "read")) {
+  if (e.status && own && !injected_failure(0, "read")) {
     feint_mesh_destroy(*out);
     *out = NULL;
     const int own = feint_mesh_read(c->mesh_file, mo, out);
@@ -827,7 +870,7 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   /* the others read none (their slabs would not serve, or the file is not theirs to read); first, since rank 0's
    * own share, where it is not the whole, is then unsuited too */
   if (sh.declined) {
-    if (share_only) { /* rank 0's share was not the whole: the whole, read as one rank reads it */
+    if (own) { /* rank 0's share was not the whole, and a rank has none to gather: the whole, read as one rank reads it */
       feint_mesh_destroy(*out);
       *out = NULL;
       FEINT_CALL(feint_mesh_read(c->mesh_file, mo, out));
@@ -843,20 +886,23 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
     return feint_mesh_read(c->mesh_file, mo, out);
   }
   d->shares_read = 1;
-  if (share_only && share_rows(d, r, *out, &sh)) { /* rank 0 holds its share, as every rank does */
+  if (own && read_share_only(r, share_ok) && share_rows(d, r, *out, &sh)) { /* rank 0 holds its share, as all do */
     d->share_only = 1;
     d->share = sh;
     snprintf(d->read_step, sizeof d->read_step, "mesh read (the ranks each its share of the cells, rank 0 too) %.1f ms",
              1e3 * (feint_now() - t0));
     return FEINT_OK;
   }
-  if (share_only) { /* the whole's partition after all (or not the shares' slabs): rank 0 reads the whole */
-    feint_mesh_destroy(*out);
-    *out = NULL;
-    FEINT_CALL(feint_mesh_read(c->mesh_file, mo, out));
+  if (own) { /* rank 0 needs the whole after all: made of the shares */
+    const int status = gather_whole(d, *out, &sh);
+    if (status) {
+      feint_mesh_destroy(*out);
+      *out = NULL;
+      return status;
+    }
   }
-  snprintf(d->read_step, sizeof d->read_step, "mesh read (the others each its share of the cells) %.1f ms",
-           1e3 * (feint_now() - t0));
+  snprintf(d->read_step, sizeof d->read_step, "mesh read (the others each its share of the cells%s) %.1f ms",
+           own ? ", rank 0 its own and the whole gathered from them" : "", 1e3 * (feint_now() - t0));
   return FEINT_OK;
 }
 
@@ -1989,6 +2035,14 @@ int feint_driver_worker(const feint_run_options *opts) {
       const void *piece[2] = {&reused, device};
       const size_t size[2] = {sizeof reused, strlen(device)};
       sent = send_answer(comm, status, piece, size, 2);
+    } else if (cmd.cmd == CMD_SHARE_CELLS) { /* its share's cells and groups, for the whole on rank 0 */
+      const feint_mesh *m = ws.mesh;
+      const int had = m ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+      const int64_t n = m ? m->n_cells : 0;
+      const void *pieces[3] = {&n, m ? m->cells : NULL, m ? m->cell_group : NULL};
+      const size_t sizes[3] = {sizeof n, m ? (size_t)(n * m->nv) * sizeof *m->cells : 0,
+                               m && m->cell_group ? (size_t)n * sizeof *m->cell_group : 0};
+      sent = send_answer(comm, had, pieces, sizes, 3);
     } else if (cmd.cmd == CMD_READ) {
       const int read_status = worker_read(comm, &ws, data, bytes);
       const void *counts[1] = {ws.rows_counts};

@@ -158,12 +158,12 @@ assert shares.endswith("; counted on the shares") and shares.split(";")[0] == wh
 print(f"rows parts counted on the shares: {shares}")
 PY
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
-# Rank 0 too reads only its share (never the whole) where the rows partition is taken (counted on the shares) and
-# nothing it makes reads the whole's cells: Dirichlet conditions only (not Neumann, flux or Robin, integrated on
-# the cells at the facets), no dof map or XDMF mesh written, not a sweep. Its space is the whole's P1 space on its
-# share (every node and facet, its own cells), its datasets read as a part's. Else it reads the whole (also
-# FEINT_DIST_READ=whole; after its share where auto does not take the rows). The same files either way (bit for
-# bit on the rows partition).
+# Rank 0 too reads only its share, and keeps only it where the rows partition is taken (counted on the shares)
+# and nothing it makes reads the whole's cells: Dirichlet conditions only (not Neumann, flux or Robin, integrated
+# on the cells at the facets), no dof map or XDMF mesh written, not a sweep. Its space is then the whole's P1
+# space on its share (every node and facet, its own cells), its datasets read as a part's. Else the whole is
+# gathered on rank 0 from the shares (FEINT_DIST_READ=whole: rank 0 reads the whole). The same files every way
+# (bit for bit on the rows partition).
 write_case layers-d.yaml <<EOF
 mesh: {file: $WORK/layers.msh}
 physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
@@ -171,8 +171,9 @@ state: {u: "x - y*z"}
 boundary: [{group: boundary, dirichlet: "x*y"}]
 output: {matrix: true, rhs: true, residual: true, near_null_space: true}
 EOF
-rank0_reads() { # name want("its share"|"the whole") partition case args...
-  says "rank 0 reads" '"its share" if "rank 0 too" in steps else "the whole"' "$@"
+rank0_reads() { # name want("its share"|"gathered"|"the whole") partition case args...
+  says "rank 0 holds" '"its share" if "rank 0 too" in steps else "gathered" if "whole gathered" in steps else "the whole"' \
+    "$@"
 }
 rank0_reads layers-d-share "its share" rows "$WORK/layers-d.yaml"
 rank0_reads layers-d-lifted "its share" rows "$WORK/layers-d.yaml" --set assembly.dirichlet=symmetric
@@ -186,10 +187,10 @@ with h5py.File(sys.argv[1], "w") as g:
 PY
 rank0_reads layers-d-cell-dataset "its share" rows "$WORK/layers-d.yaml" \
   --set "physics.kappa={file: $WORK/cells.h5, dataset: /kappa, on: cell}"
-rank0_reads layers-robin "the whole" rows "$WORK/layers.yaml" --set space.order=1
-rank0_reads layers-d-auto "the whole" auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
-rank0_reads layers-d-curve "the whole" morton "$WORK/layers-d.yaml"
-rank0_reads layers-d-cell-dofs "the whole" rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
+rank0_reads layers-robin gathered rows "$WORK/layers.yaml" --set space.order=1
+rank0_reads layers-d-auto gathered auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
+rank0_reads layers-d-curve gathered morton "$WORK/layers-d.yaml"
+rank0_reads layers-d-cell-dofs gathered rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
 FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"

@@ -280,6 +280,17 @@ static void check_shares(const char *path, int components, int size, int reorder
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  /* the whole gathered from the shares onto rank 0's (where rank 0 read its share only and needs the whole) */
+  if (runs[0].mesh && size <= MAX_RANKS) {
+    const int64_t *others[MAX_RANKS] = {0};
+    const int *groups[MAX_RANKS] = {0};
+    int64_t n[MAX_RANKS] = {0};
+    for (int k = 1; k < size; k++)
+      if (runs[k].mesh) others[k] = runs[k].mesh->cells, groups[k] = runs[k].mesh->cell_group, n[k] = runs[k].mesh->n_cells;
+    CHECK_OK(feint_dist_whole_of_shares(runs[0].mesh, &runs[0].share, size, others, groups, n));
+    CHECK(same_mesh(runs[0].mesh, m), "%s on %d ranks: the whole gathered from the shares is the whole read's", path,
+          size);
+  }
   if (s && s->scalar_cell_dofs_borrowed) {
     CHECK_OK(feint_dist_rows_part_cells(s, size, whole_counts));
     CHECK(!memcmp(share_counts, whole_counts, sizeof share_counts), "%s on %d ranks: the rows parts' cells counted on "
