@@ -188,11 +188,14 @@ int feint_dist_slab_of_share(const feint_mesh *mesh, const feint_mesh_share *sha
                              int components, feint_dist_slab **out);
 /* The whole mesh made of the shares (every rank's share of the cells, as
  * feint_mesh_read_share read them), in place of rank 0's share m: the
- * others' cells and groups (cells[k], groups[k] of n_cells[k] rows, k =
- * 1 .. size - 1, each at its share's range) joined to rank 0's own, the
- * whole's blocks and counts set: the mesh the whole read makes. */
-int feint_dist_whole_of_shares(feint_mesh *mesh, const feint_mesh_share *share, int size, const int64_t *const *cells,
-                               const int *const *groups, const int64_t *n_cells);
+ * other shares' cells and groups joined to rank 0's own, each at its
+ * share's range, and the whole's blocks and counts set; the mesh the
+ * whole read makes. piece gives share k's (k = 1 .. size - 1, in turn)
+ * n rows of cells and their groups, which need outlive only the next
+ * call: one share's rows are held at a time. */
+typedef int (*feint_dist_share_piece)(void *ctx, int k, const int64_t **cells, const int **groups, int64_t *n);
+int feint_dist_whole_of_shares(feint_mesh *mesh, const feint_mesh_share *share, int size, feint_dist_share_piece piece,
+                               void *ctx);
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);

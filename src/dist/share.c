@@ -142,61 +142,44 @@ int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share,
   return FEINT_OK;
 }
 
-/* The whole's rows of cells and groups, each share's at its range */
+/* One share's rows of cells and groups copied to its range of the whole's, in parallel */
 typedef struct {
-  const feint_mesh_share *share;
-  int size, nv;
-  const int64_t *const *cells;
-  const int *const *groups;
-  int64_t *whole_cells;
-  int *whole_groups;
-} whole_job;
+  int nv;
+  const int64_t *cells;
+  const int *groups;
+  int64_t *to_cells;
+  int *to_groups;
+} piece_job;
 
-static void whole_range(int64_t a, int64_t b, void *arg) {
-  const whole_job *j = arg;
-  for (int64_t k = a; k < b; k++) {
-    int64_t lo = 0, hi = 0;
-    j->share->range(j->share->whole_cells, j->size, (int)k, &lo, &hi);
-    if (j->cells[k]) memcpy(j->whole_cells + lo * j->nv, j->cells[k], (size_t)((hi - lo) * j->nv) * sizeof *j->whole_cells);
-    if (j->whole_groups && j->groups[k])
-      memcpy(j->whole_groups + lo, j->groups[k], (size_t)(hi - lo) * sizeof *j->whole_groups);
-  }
+static void piece_range(int64_t a, int64_t b, void *arg) {
+  const piece_job *j = arg;
+  memcpy(j->to_cells + a * j->nv, j->cells + a * j->nv, (size_t)((b - a) * j->nv) * sizeof *j->to_cells);
+  if (j->to_groups) memcpy(j->to_groups + a, j->groups + a, (size_t)(b - a) * sizeof *j->to_groups);
 }
 
-int feint_dist_whole_of_shares(feint_mesh *m, const feint_mesh_share *share, int size, const int64_t *const *cells,
-                               const int *const *groups, const int64_t *n_cells) {
+int feint_dist_whole_of_shares(feint_mesh *m, const feint_mesh_share *share, int size, feint_dist_share_piece piece,
+                               void *ctx) {
   int64_t lo = 0, hi = 0;
   share->range(share->whole_cells, size, share->rank, &lo, &hi);
   if (share->rank != 0 || lo != 0 || hi != m->n_cells || share->n_blocks < 1)
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: the whole gathered on a share other than rank 0's");
-  for (int k = 1; k < size; k++) {
-    share->range(share->whole_cells, size, k, &lo, &hi);
-    if (n_cells[k] != hi - lo || (hi > lo && !cells[k]) || (m->cell_group && hi > lo && !groups[k]))
-      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's share holds %lld cells, not %lld", k,
-                             (long long)n_cells[k], (long long)(hi - lo));
-  }
   int64_t *whole_cells = NULL;
   int *whole_groups = NULL;
   FEINT_CALL(feint_malloc((size_t)(share->whole_cells * m->nv) + 1, sizeof *whole_cells, &whole_cells, "the cells"));
-  if (m->cell_group &&
-      feint_malloc((size_t)share->whole_cells + 1, sizeof *whole_groups, &whole_groups, "the cells' groups")) {
-    free(whole_cells);
-    return FEINT_ERR_COMPUTE;
+  int status = m->cell_group ? feint_malloc((size_t)share->whole_cells + 1, sizeof *whole_groups, &whole_groups,
+                                            "the cells' groups")
+                             : FEINT_OK;
+  /* rank 0's own rows, then each other share's as it comes (one piece held at a time) */
+  for (int k = 0; k < size && !status; k++) {
+    share->range(share->whole_cells, size, k, &lo, &hi);
+    piece_job j = {m->nv, m->cells, m->cell_group, whole_cells + lo * m->nv, whole_groups ? whole_groups + lo : NULL};
+    int64_t n = m->n_cells;
+    if (k) status = piece(ctx, k, &j.cells, &j.groups, &n);
+    if (!status && (n != hi - lo || (n > 0 && (!j.cells || (whole_groups && !j.groups)))))
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's share holds %lld cells, not %lld", k,
+                               (long long)n, (long long)(hi - lo));
+    if (!status) feint_parallel_for(n, 1 << 16, piece_range, &j);
   }
-  /* rank 0's own rows first among the pieces */
-  const int64_t **c = NULL;
-  const int **g = NULL;
-  int status = feint_calloc((size_t)size, sizeof *c, &c, "the shares' cells");
-  if (!status) status = feint_calloc((size_t)size, sizeof *g, &g, "the shares' cells");
-  if (!status) {
-    c[0] = m->cells;
-    g[0] = m->cell_group;
-    for (int k = 1; k < size; k++) c[k] = cells[k], g[k] = groups[k];
-    whole_job j = {share, size, m->nv, c, g, whole_cells, whole_groups};
-    feint_parallel_for(size, 1, whole_range, &j);
-  }
-  free(c);
-  free(g);
   if (status) {
     free(whole_cells);
     free(whole_groups);

@@ -752,44 +752,48 @@ static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, c
 }
 
 /* The whole mesh on rank 0 made of the ranks' shares (feint_dist_whole_of_shares): rank 0's share becomes the
- * whole, the others' cells and groups coming in their answers (CMD_SHARE_CELLS). */
+ * whole, the others' cells and groups coming in their answers (CMD_SHARE_CELLS), read one at a time. */
+typedef struct {
+  run_dist *d;
+  int nv, grouped;
+  char *msg;    /* the answer read last */
+  int answered; /* the workers whose answers were read */
+} share_pieces;
+
+static int share_piece(void *ctx, int k, const int64_t **cells, const int **groups, int64_t *n) {
+  share_pieces *p = ctx;
+  free(p->msg);
+  p->msg = NULL;
+  const char *data = NULL;
+  size_t bytes = 0;
+  p->answered = k;
+  FEINT_CALL(receive_answer(p->d, k, &p->msg, &data, &bytes));
+  /* its cells' count, then its rows (int64, aligned) and their groups */
+  int64_t count = -1;
+  if (bytes >= sizeof count) memcpy(&count, data, sizeof count);
+  const size_t rows = count >= 0 ? (size_t)count * (size_t)p->nv * 8 : 0;
+  if (count < 0 || bytes != sizeof count + rows + (size_t)count * (p->grouped ? 4 : 0))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's share's cells are malformed", k);
+  *n = count;
+  *cells = (const int64_t *)(const void *)(data + sizeof count);
+  *groups = p->grouped ? (const int *)(const void *)(data + sizeof count + rows) : NULL;
+  return FEINT_OK;
+}
+
 static int gather_whole(run_dist *d, feint_mesh *mesh, const feint_mesh_share *sh) {
   const command cmd = {.cmd = CMD_SHARE_CELLS};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
-  char **msgs = NULL;
-  const int64_t **cells = NULL;
-  const int **groups = NULL;
-  int64_t *n = NULL;
+  share_pieces p = {d, mesh->nv, mesh->cell_group != NULL, NULL, 0};
   first_error e = {0};
-  note_error(&e, feint_calloc((size_t)d->size, sizeof *msgs, &msgs, "the shares' cells"));
-  if (!e.status) note_error(&e, feint_calloc((size_t)d->size, sizeof *cells, &cells, "the shares' cells"));
-  if (!e.status) note_error(&e, feint_calloc((size_t)d->size, sizeof *groups, &groups, "the shares' cells"));
-  if (!e.status) note_error(&e, feint_calloc((size_t)d->size, sizeof *n, &n, "the shares' cells"));
-  for (int k = 1; k < d->size; k++) { /* every worker answers: each is read */
+  note_error(&e, feint_dist_whole_of_shares(mesh, sh, d->size, share_piece, &p));
+  free(p.msg);
+  for (int k = p.answered + 1; k < d->size; k++) { /* every worker answers: the rest are read */
     char *msg = NULL;
-    const char *data = NULL;
-    size_t bytes = 0;
-    int theirs = receive_answer(d, k, &msg, &data, &bytes);
-    if (!theirs && !e.status) { /* its cells' count, then its rows (int64, aligned) and their groups */
-      int64_t count = -1;
-      if (bytes >= sizeof count) memcpy(&count, data, sizeof count);
-      const size_t rows = count >= 0 ? (size_t)count * (size_t)mesh->nv * 8 : 0, grouped = mesh->cell_group ? 4 : 0;
-      if (count < 0 || bytes != sizeof count + rows + (size_t)count * grouped)
-        theirs = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's share's cells are malformed", k);
-      n[k] = count;
-      cells[k] = (const int64_t *)(const void *)(data + sizeof count);
-      groups[k] = grouped ? (const int *)(const void *)(data + sizeof count + rows) : NULL;
-    }
-    if (msgs) msgs[k] = msg;
-    else free(msg);
-    note_error(&e, theirs);
+    const char *data;
+    size_t bytes;
+    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
+    free(msg);
   }
-  if (!e.status) note_error(&e, feint_dist_whole_of_shares(mesh, sh, d->size, cells, groups, n));
-  for (int k = 0; msgs && k < d->size; k++) free(msgs[k]);
-  free(msgs);
-  free(cells);
-  free(groups);
-  free(n);
   return reported(&e);
 }
 

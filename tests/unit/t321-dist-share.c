@@ -217,6 +217,16 @@ static const char *write_msh(const char *geo, int dim, int text, char *out, size
 /* The shares of path on `size` ranks against the whole: slabs byte for
  * byte, on the rows partition or (curve) the Morton curve's partition of
  * the cells, whose parts a share's slab is given. */
+/* Share k's cells for the whole gathered on rank 0 (feint_dist_whole_of_shares), from the ranks' runs */
+static int run_piece(void *ctx, int k, const int64_t **cells, const int **groups, int64_t *n) {
+  const rank_run *runs = ctx;
+  if (!runs[k].mesh) return feint_error_set(FEINT_ERR_COMPUTE, "rank %d read no share", k);
+  *cells = runs[k].mesh->cells;
+  *groups = runs[k].mesh->cell_group;
+  *n = runs[k].mesh->n_cells;
+  return FEINT_OK;
+}
+
 static void check_shares(const char *path, int components, int size, int reorder, int curve) {
   if (!path) return;
   feint_mesh_options o = {0};
@@ -281,13 +291,8 @@ static void check_shares(const char *path, int components, int size, int reorder
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
   /* the whole gathered from the shares onto rank 0's (where rank 0 read its share only and needs the whole) */
-  if (runs[0].mesh && size <= MAX_RANKS) {
-    const int64_t *others[MAX_RANKS] = {0};
-    const int *groups[MAX_RANKS] = {0};
-    int64_t n[MAX_RANKS] = {0};
-    for (int k = 1; k < size; k++)
-      if (runs[k].mesh) others[k] = runs[k].mesh->cells, groups[k] = runs[k].mesh->cell_group, n[k] = runs[k].mesh->n_cells;
-    CHECK_OK(feint_dist_whole_of_shares(runs[0].mesh, &runs[0].share, size, others, groups, n));
+  if (runs[0].mesh) {
+    CHECK_OK(feint_dist_whole_of_shares(runs[0].mesh, &runs[0].share, size, run_piece, runs));
     CHECK(same_mesh(runs[0].mesh, m), "%s on %d ranks: the whole gathered from the shares is the whole read's", path,
           size);
   }
