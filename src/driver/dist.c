@@ -732,7 +732,7 @@ static int read_share_only(const run_state *r, int share_ok) {
 
 /* With rank 0's share only: whether the rows partition is taken, from the
  * shares' counts (P1 on every node, where the shares make the slabs), its
- * step noted for the setup; else rank 0 reads the whole after all. */
+ * step noted for the setup; else rank 0 gathers the whole after all. */
 static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh) {
   if (!d->share_counts || sh->nodes_in_cells != mine->n_nodes || sh->whole_cells < d->size) return 0;
   int64_t *counts = NULL;
@@ -861,10 +861,10 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   if (e.status && own && !injected_failure(0, "read")) {
     feint_mesh_destroy(*out);
     *out = NULL;
-    const int own = feint_mesh_read(c->mesh_file, mo, out);
+    const int whole_status = feint_mesh_read(c->mesh_file, mo, out);
     feint_mesh_destroy(*out);
     *out = NULL;
-    if (own) return own;
+    if (whole_status) return whole_status;
   }
   if ((status = reported(&e))) {
     feint_mesh_destroy(*out);
