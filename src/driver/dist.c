@@ -714,20 +714,20 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
 /* Whether rank 0 may keep only its share of the mesh, as the others do,
  * and never make the whole: where the rows partition may be taken
  * (mesh.partition rows or auto) and nothing rank 0 makes reads the
- * whole's cells: its conditions (Dirichlet only: Neumann, flux and Robin
- * integrals need the cells at the facets), its datasets (no dof map, no
- * XDMF mesh); not a sweep (its members' conditions are made from the
- * whole, kept), nor a check. Else rank 0 gathers the whole from the
- * shares (gather_whole). */
+ * whole's cells: its conditions (not a flux, whose q . n takes each
+ * facet's normal from the cell holding it; Dirichlet, Neumann and Robin
+ * conditions on straight cells read the facets and nodes only), its
+ * datasets (no dof map, no XDMF mesh); not a sweep (its members'
+ * conditions are made from the whole, kept), nor a check. Else rank 0
+ * gathers the whole from the shares (gather_whole). */
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
   const int kind = c->mesh_partition;
-  int facet_integrals = 0;
-  for (int i = 0; i < c->n_boundary; i++)
-    facet_integrals |= c->boundary[i].neumann.n || c->boundary[i].flux.n || c->boundary[i].has_robin;
+  int flux = 0;
+  for (int i = 0; i < c->n_boundary; i++) flux |= c->boundary[i].flux.n > 0;
   const int cell_dofs = c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
-  return share_ok && r->n_members == 0 && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) &&
-         !facet_integrals && !cell_dofs;
+  return share_ok && r->n_members == 0 && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) && !flux &&
+         !cell_dofs;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the

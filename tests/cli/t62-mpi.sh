@@ -159,8 +159,8 @@ print(f"rows parts counted on the shares: {shares}")
 PY
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
 # Rank 0 too reads only its share, and keeps only it where the rows partition is taken (counted on the shares)
-# and nothing it makes reads the whole's cells: Dirichlet conditions only (not Neumann, flux or Robin, integrated
-# on the cells at the facets), no dof map or XDMF mesh written, not a sweep. Its space is then the whole's P1
+# and nothing it makes reads the whole's cells: no flux condition (its normal is taken from the cell at the
+# facet; Dirichlet, Neumann and Robin read the facets and nodes), no dof map or XDMF mesh written, not a sweep. Its space is then the whole's P1
 # space on its share (every node and facet, its own cells), its datasets read as a part's. Else the whole is
 # gathered on rank 0 from the shares (FEINT_DIST_READ=whole: rank 0 reads the whole). The same files every way
 # (bit for bit on the rows partition).
@@ -187,7 +187,11 @@ with h5py.File(sys.argv[1], "w") as g:
 PY
 rank0_reads layers-d-cell-dataset "its share" rows "$WORK/layers-d.yaml" \
   --set "physics.kappa={file: $WORK/cells.h5, dataset: /kappa, on: cell}"
-rank0_reads layers-robin gathered rows "$WORK/layers.yaml" --set space.order=1
+rank0_reads layers-d-robin "its share" rows "$WORK/layers-d.yaml" \
+  --set 'boundary=[{group: boundary, robin: {alpha: 2, value: "y"}}, {group: boundary, dirichlet: "x"}]'
+rank0_reads layers-d-neumann "its share" rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, neumann: "1 + x"}]'
+rank0_reads layers-d-flux gathered rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
+rank0_reads layers-robin gathered rows "$WORK/layers.yaml" --set space.order=1 # element matrices: the dof map
 rank0_reads layers-d-auto gathered auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
 rank0_reads layers-d-curve gathered morton "$WORK/layers-d.yaml"
 rank0_reads layers-d-cell-dofs gathered rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
