@@ -8,7 +8,8 @@
 # Neumann (the P1 kernels on the part's own connectivity), P2 elasticity,
 # Q2 hexahedra and a mixed mesh (run-time compiled form kernels per rank);
 # element matrices too (P2 elasticity, the mixed mesh: kept and written by
-# their cells' owners). Each case again on the rows partition (mesh.partition: rows).
+# their cells' owners). Each case again on the rows partition (mesh.partition: rows). P1 from a binary MSH 4.1
+# file with rank 0 reading only its share: kept alone (Robin and Dirichlet), or the whole gathered (a flux).
 # MPIRUN is the launcher (on the GPU machines: bash .device-mpi/run mpirun,
 # tests/gpu/mpi-pack.sh).
 source "$(dirname "$0")/../cli/lib.sh"
@@ -92,3 +93,27 @@ js = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
 assert js["backend_reused"] == 2 and "backends kept on" in js["dist_steps"], (js["backend_reused"], js["dist_steps"])
 print(f"  sweep: {js['backend_reused']} of 3 members reused rank 0's backend; {js['dist_steps'][:90]}")
 EOF
+# P1 from a binary MSH 4.1 file: every rank reads its share, rank 0 too; on the rows partition with Dirichlet and
+# Robin conditions rank 0 keeps only its share, with a flux it gathers the whole from the shares (dist_steps says
+# which); the files are one GPU's
+GEN_CUBE=${GEN_CUBE:-$(dirname "$FEINT")/bench/gen-cube-msh}
+"$GEN_CUBE" 24 "$WORK/cube24.msh" > /dev/null || fail "gen-cube-msh"
+write_case bin.yaml <<EOF2
+mesh: {file: $WORK/cube24.msh}
+physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
+state: {u: "x - y*z"}
+boundary: [{group: boundary, robin: {alpha: 2, value: "y"}}, {group: boundary, dirichlet: "x"}]
+EOF2
+holds() { # name want("its share"|"gathered")
+  $PY - "$WORK/$1.json" "$2" <<'PY' || fail "$1: rank 0 should hold $2"
+import json, sys
+steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
+said = "its share" if "rank 0 too" in steps else "gathered" if "whole gathered" in steps else "the whole"
+assert said == sys.argv[2], steps[:200]
+print(f"  rank 0 holds {said}")
+PY
+}
+check binary-share "$WORK/bin.yaml" $ALL --set mesh.partition=rows
+holds binary-share "its share"
+check binary-flux "$WORK/bin.yaml" $ALL --set mesh.partition=rows --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
+holds binary-flux gathered
