@@ -196,6 +196,15 @@ int feint_dist_slab_of_share(const feint_mesh *mesh, const feint_mesh_share *sha
 typedef int (*feint_dist_share_piece)(void *ctx, int k, const int64_t **cells, const int **groups, int64_t *n);
 int feint_dist_whole_of_shares(feint_mesh *mesh, const feint_mesh_share *share, int size, feint_dist_share_piece piece,
                                void *ctx);
+/* The whole's P1 space on a share of the mesh (P1 on every node of
+ * straight triangles or tetrahedra: share->nodes_in_cells ==
+ * mesh->n_nodes): its dofs every node of the whole, numbered as the
+ * whole's, at the nodes; its dof map the share's cells; its vertices the
+ * nodes (a facet's dofs are its nodes); placed in the whole as a part is
+ * (whole_cell, whole_scalar_dof), so that data given for the whole are
+ * read for its cells. For a rank that holds its share only. */
+int feint_dist_space_of_share(const feint_mesh *mesh, const feint_mesh_share *share, int components,
+                              feint_space **out);
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);

@@ -740,15 +740,19 @@ static void node_xyz_range(int64_t a, int64_t b, void *arg) {
   }
 }
 
+int part_node_coordinates(const feint_mesh *m, double **xyz) {
+  FEINT_CALL(feint_malloc((size_t)m->n_nodes * 3 + 1, sizeof **xyz, xyz, "coordinates"));
+  feint_parallel_for(m->n_nodes, 1 << 14, node_xyz_range, &(node_xyz_job){m, *xyz});
+  return FEINT_OK;
+}
+
 int part_contents_make(part_contents *pc, feint_mesh **mesh_out, feint_space **space_out) {
   *mesh_out = NULL;
   *space_out = NULL;
   feint_mesh *m = pc->mesh;
   int status = FEINT_OK;
-  if (!pc->sdofs && !pc->coordinates) { /* P1 on every node: the dofs sit at the nodes */
-    status = feint_malloc((size_t)pc->n_dofs * 3 + 1, sizeof *pc->coordinates, &pc->coordinates, "coordinates");
-    if (!status) feint_parallel_for(pc->n_dofs, 1 << 14, node_xyz_range, &(node_xyz_job){m, pc->coordinates});
-  }
+  if (!pc->sdofs && !pc->coordinates) /* P1 on every node: the dofs sit at the nodes */
+    status = part_node_coordinates(m, &pc->coordinates);
   if (!status)
     status = feint_space_create_from_map(m, pc->order, pc->components, (feint_node_family)pc->family, pc->n_dofs,
                                          pc->sdofs, pc->coordinates, space_out); /* takes them over */

@@ -72,6 +72,10 @@ part_shape part_shape_of(const part_whole *w, const int64_t *in_block);
  * no arrays yet, no facets (rank 0 integrates the boundary on the whole). */
 int part_mesh_head(const part_whole *w, const part_shape *ps, int64_t n_nodes, int64_t n_cells, feint_mesh **out);
 
+/* The mesh's nodes' coordinates interleaved (3 doubles a node: *xyz, the
+ * caller frees), in parallel: where P1's dofs sit on every node. */
+int part_node_coordinates(const feint_mesh *m, double **xyz);
+
 /* What a part is made of, read from its message (feint_dist_part_unpack)
  * or gathered by its build (slab.c): the mesh (head and arrays) and the
  * space's arrays, all taken over by part_contents_make. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/part_format.h"
 #include "dist/slab.h"
 #include "feint/error.h"
 #include "feint/parallel.h"
@@ -194,4 +195,50 @@ int feint_dist_whole_of_shares(feint_mesh *m, const feint_mesh_share *share, int
   memcpy(m->blocks, share->blocks, sizeof m->blocks);
   m->cell_type = m->blocks[0].cell_type;
   return FEINT_OK;
+}
+
+/* The share's space's arrays: the identity (vertices, scalar dofs), the cells' whole numbers */
+typedef struct {
+  int64_t *vertex, *dof, *cell, cell0;
+} share_space_job;
+
+static void share_nodes_range(int64_t a, int64_t b, void *arg) {
+  const share_space_job *j = arg;
+  for (int64_t i = a; i < b; i++) j->vertex[i] = j->dof[i] = i;
+}
+
+static void share_cells_range(int64_t a, int64_t b, void *arg) {
+  const share_space_job *j = arg;
+  for (int64_t c = a; c < b; c++) j->cell[c] = j->cell0 + c;
+}
+
+int feint_dist_space_of_share(const feint_mesh *m, const feint_mesh_share *share, int components, feint_space **out) {
+  *out = NULL;
+  if (share->nodes_in_cells != m->n_nodes || feint_mesh_is_mixed(m) || !feint_cell_is_simplex(m->cell_type))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: P1's space of a share needs every node a cell's, simplices");
+  double *xyz = NULL;
+  FEINT_CALL(part_node_coordinates(m, &xyz));
+  /* P1 on every node: the dofs are the nodes, the dof map the share's cells (the connectivity) */
+  FEINT_CALL(feint_space_create_from_map(m, 1, components, feint_space_mesh_family(m), m->n_nodes, NULL, xyz, out));
+  feint_space *s = *out;
+  /* as the whole's P1 space numbers its vertices (a facet's dofs are its nodes), and as a part is placed in the
+   * whole (datasets given for the whole are read for the share's cells) */
+  s->n_vertices = m->n_nodes;
+  s->whole_cells = share->whole_cells;
+  s->whole_scalar_dofs = m->n_nodes;
+  int status = feint_malloc((size_t)m->n_nodes + 1, sizeof *s->vertex_dof, &s->vertex_dof, "vertex numbering");
+  if (!status) status = feint_malloc((size_t)m->n_nodes + 1, sizeof *s->whole_scalar_dof, &s->whole_scalar_dof,
+                                     "the dofs' numbers");
+  if (!status)
+    status = feint_malloc((size_t)m->n_cells + 1, sizeof *s->whole_cell, &s->whole_cell, "the cells' numbers");
+  if (!status) {
+    share_space_job j = {s->vertex_dof, s->whole_scalar_dof, s->whole_cell, share->cell0};
+    feint_parallel_for(m->n_nodes, 1 << 15, share_nodes_range, &j);
+    feint_parallel_for(m->n_cells, 1 << 15, share_cells_range, &j);
+  }
+  if (status) {
+    feint_space_destroy(s);
+    *out = NULL;
+  }
+  return status;
 }

@@ -725,7 +725,8 @@ static int read_share_only(const run_state *r, int share_ok) {
   const int kind = c->mesh_partition;
   int flux = 0;
   for (int i = 0; i < c->n_boundary; i++) flux |= c->boundary[i].flux.n > 0;
-  const int cell_dofs = c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
+  const int cell_dofs =
+      c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
   return share_ok && r->n_members == 0 && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) && !flux &&
          !cell_dofs;
 }
@@ -744,7 +745,8 @@ static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, c
   int rows = !feint_dist_rows_count_cells(mine->cells, mine->nv, mine->n_cells, mine->n_nodes, d->size, counts);
   for (int q = 0; rows && q < d->size; q++) counts[q] += d->share_counts[q];
   if (rows)
-    rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, d->share_partition, sizeof d->share_partition);
+    rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, d->share_partition,
+                     sizeof d->share_partition);
   d->share_partition_ms = 1e3 * (feint_now() - t0);
   free(counts);
   feint_error_clear();
@@ -874,7 +876,8 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   /* the others read none (their slabs would not serve, or the file is not theirs to read); first, since rank 0's
    * own share, where it is not the whole, is then unsuited too */
   if (sh.declined) {
-    if (own) { /* rank 0's share was not the whole, and a rank has none to gather: the whole, read as one rank reads it */
+    if (own) { /* rank 0's share was not the whole, and a rank has none to gather: the whole, read as one rank
+                * reads it */
       feint_mesh_destroy(*out);
       *out = NULL;
       FEINT_CALL(feint_mesh_read(c->mesh_file, mo, out));
@@ -912,62 +915,8 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
 
 int run_dist_share_only(const run_state *r) { return r->dist && r->dist->share_only; }
 
-/* The share's space's arrays: the nodes' coordinates interleaved, the identity (vertices, scalar dofs), the
- * cells' whole numbers */
-typedef struct {
-  const feint_mesh *m;
-  double *xyz;
-  int64_t *vertex, *dof, *cell, cell0;
-} share_space_job;
-
-static void share_nodes_range(int64_t a, int64_t b, void *arg) {
-  const share_space_job *j = arg;
-  for (int64_t i = a; i < b; i++) {
-    if (j->xyz) {
-      j->xyz[3 * i] = j->m->x[i];
-      j->xyz[3 * i + 1] = j->m->y[i];
-      j->xyz[3 * i + 2] = j->m->z[i];
-      continue;
-    }
-    j->vertex[i] = j->dof[i] = i;
-  }
-}
-
-static void share_cells_range(int64_t a, int64_t b, void *arg) {
-  const share_space_job *j = arg;
-  for (int64_t c = a; c < b; c++) j->cell[c] = j->cell0 + c;
-}
-
 int run_dist_share_space(const run_state *r, int components, feint_space **out) {
-  const run_dist *d = r->dist;
-  const feint_mesh *m = r->mesh;
-  *out = NULL;
-  share_space_job j = {m, NULL, NULL, NULL, NULL, d->share.cell0};
-  FEINT_CALL(feint_malloc((size_t)m->n_nodes * 3 + 1, sizeof *j.xyz, &j.xyz, "coordinates"));
-  feint_parallel_for(m->n_nodes, 1 << 15, share_nodes_range, &j);
-  double *xyz = j.xyz;
-  /* P1 on every node: the dofs are the nodes, the dof map the share's cells (the connectivity) */
-  FEINT_CALL(feint_space_create_from_map(m, 1, components, feint_space_mesh_family(m), m->n_nodes, NULL, xyz, out));
-  feint_space *s = *out;
-  /* as the whole's P1 space numbers its vertices (a facet's dofs are its nodes), and as a part is placed in the
-   * whole (datasets given for the whole are read for the share's cells) */
-  s->n_vertices = m->n_nodes;
-  s->whole_cells = d->share.whole_cells;
-  s->whole_scalar_dofs = m->n_nodes;
-  int status = feint_malloc((size_t)m->n_nodes + 1, sizeof *s->vertex_dof, &s->vertex_dof, "vertex numbering");
-  if (!status) status = feint_malloc((size_t)m->n_nodes + 1, sizeof *s->whole_scalar_dof, &s->whole_scalar_dof,
-                                     "the dofs' numbers");
-  if (!status) status = feint_malloc((size_t)m->n_cells + 1, sizeof *s->whole_cell, &s->whole_cell, "the cells' numbers");
-  if (!status) {
-    j = (share_space_job){m, NULL, s->vertex_dof, s->whole_scalar_dof, s->whole_cell, d->share.cell0};
-    feint_parallel_for(m->n_nodes, 1 << 15, share_nodes_range, &j);
-    feint_parallel_for(m->n_cells, 1 << 15, share_cells_range, &j);
-  }
-  if (status) {
-    feint_space_destroy(s);
-    *out = NULL;
-  }
-  return status;
+  return feint_dist_space_of_share(r->mesh, &r->dist->share, components, out);
 }
 
 const feint_mesh_share *run_dist_share(const run_state *r) {

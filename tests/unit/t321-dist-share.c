@@ -274,6 +274,18 @@ static void check_shares(const char *path, int components, int size, int reorder
       feint_error_clear();
       continue;
     }
+    /* the whole's P1 space on the share (a rank holding its share only): the whole's dofs, its cells' rows */
+    feint_space *ss = NULL;
+    CHECK_OK(feint_dist_space_of_share(r->mesh, &r->share, components, &ss));
+    int same_space = ss && ss->n_scalar_dofs == s->n_scalar_dofs && ss->n_dofs == s->n_dofs && ss->nb == s->nb &&
+                     ss->n_vertices == s->n_vertices && ss->scalar_cell_dofs_borrowed &&
+                     !memcmp(ss->coordinates, s->coordinates, (size_t)s->n_scalar_dofs * 24) &&
+                     !memcmp(ss->vertex_dof, s->vertex_dof, (size_t)m->n_nodes * 8) &&
+                     !memcmp(ss->scalar_cell_dofs, s->scalar_cell_dofs + c0 * s->nb, (size_t)(nc * s->nb) * 8) &&
+                     ss->whole_cells == m->n_cells &&
+                     (nc == 0 || (ss->whole_cell[0] == c0 && ss->whole_cell[nc - 1] == c0 + nc - 1));
+    CHECK(same_space, "%s, rank %d of %d: the share's P1 space is the whole's on its cells", path, k, size);
+    feint_space_destroy(ss);
     int64_t counts[MAX_RANKS]; /* the rows partition's balance, counted on the shares */
     CHECK_OK(feint_dist_rows_count_cells(r->mesh->cells, r->mesh->nv, nc, r->mesh->n_nodes, size, counts));
     for (int q = 0; q < size; q++) share_counts[q] += counts[q];
