@@ -599,8 +599,16 @@ int run_dist_create(feint_comm *comm, run_dist **out) {
 
 /* The rows partition's parts' cells (counts[size]): where the workers
  * read their shares of the mesh, they counted them while rank 0 read
- * (share_counts), and rank 0 counts its own share only; else the whole. */
+ * (share_counts), and rank 0 counts its own share only (its first n_cells
+ * rows of cell_dofs); else the whole. */
 static int shares_serve(int shares_read, const feint_space *s);
+
+static int counts_with_shares(const run_dist *d, const int64_t *cell_dofs, int nb, int64_t n_cells, int64_t n_scalar,
+                              int64_t *counts) {
+  FEINT_CALL(feint_dist_rows_count_cells(cell_dofs, nb, n_cells, n_scalar, d->size, counts));
+  for (int q = 0; q < d->size; q++) counts[q] += d->share_counts[q];
+  return FEINT_OK;
+}
 
 static int rows_part_cells(const run_dist *d, const run_state *r, int shares_read, int64_t *counts, int *on_shares) {
   const feint_space *s = r->space;
@@ -608,9 +616,7 @@ static int rows_part_cells(const run_dist *d, const run_state *r, int shares_rea
   if (!*on_shares) return feint_dist_rows_part_cells(s, d->size, counts);
   int64_t c0 = 0, c1 = 0;
   feint_dist_rows_scalar_range(s->mesh->n_cells, d->size, 0, &c0, &c1);
-  FEINT_CALL(feint_dist_rows_count_cells(s->scalar_cell_dofs, s->nb, c1, s->n_scalar_dofs, d->size, counts));
-  for (int q = 0; q < d->size; q++) counts[q] += d->share_counts[q];
-  return FEINT_OK;
+  return counts_with_shares(d, s->scalar_cell_dofs, s->nb, c1, s->n_scalar_dofs, counts);
 }
 
 /* Whether the rows partition is taken (mesh.partition rows, or auto where
@@ -742,8 +748,7 @@ static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, c
     return 0;
   }
   const double t0 = feint_now();
-  int rows = !feint_dist_rows_count_cells(mine->cells, mine->nv, mine->n_cells, mine->n_nodes, d->size, counts);
-  for (int q = 0; rows && q < d->size; q++) counts[q] += d->share_counts[q];
+  int rows = !counts_with_shares(d, mine->cells, mine->nv, mine->n_cells, mine->n_nodes, counts);
   if (rows)
     rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, d->share_partition,
                      sizeof d->share_partition);
@@ -1797,8 +1802,10 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
     feint_dist_share_reduce(comm, status, NULL, 0); /* the others wait for this rank's marks */
   }
   if (!status && ws->mesh) ws->components = run_space_components(c, ws->mesh);
-  /* the rows partition's balance counted here, while rank 0 still reads (P1 on every node: a node a row) */
-  if (!status && ws->mesh && ws->share.nodes_in_cells == ws->mesh->n_nodes &&
+  /* the rows partition's balance counted here, while rank 0 still reads (P1 on every node: a node a row), where
+   * the case may take it */
+  const int rows = c && (c->mesh_partition == FEINT_PARTITION_ROWS || c->mesh_partition == FEINT_PARTITION_AUTO);
+  if (!status && rows && ws->mesh && ws->share.nodes_in_cells == ws->mesh->n_nodes &&
       !(status = feint_malloc((size_t)ws->share.size, sizeof *ws->rows_counts, &ws->rows_counts, "the rows' cells")))
     status = feint_dist_rows_count_cells(ws->mesh->cells, ws->mesh->nv, ws->mesh->n_cells, ws->mesh->n_nodes,
                                          ws->share.size, ws->rows_counts);
