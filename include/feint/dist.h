@@ -114,6 +114,38 @@ int feint_comm_partition(feint_comm *comm, const feint_mesh *mesh, int nparts, i
  * 0..nparts-1, deterministic, linear time. No MPI. */
 int feint_dist_partition_curve(const feint_mesh *mesh, int nparts, int *part);
 
+/* The same partition made on shares of the mesh (feint_mesh_read_share:
+ * each rank a range of the cells, in rank order, and every node), none
+ * holding the whole: each share counts its cells in the curve's boxes
+ * (feint_dist_curve_count), the shares' counts are exchanged, and each
+ * places its own cells (feint_dist_curve_parts), as
+ * feint_dist_partition_curve places them in the whole. The curve: its
+ * boxes (n_boxes, about two cells each) over the nodes' extent. */
+typedef struct {
+  int dim, bits;
+  double lo[3], hi[3];
+  int64_t n_cells; /* the whole's */
+  int64_t n_boxes;
+} feint_dist_curve;
+/* The curve for the whole's n_cells cells over the mesh's nodes (every
+ * share's nodes are the whole's: the same curve on every share).
+ * FEINT_ERR_INPUT past 2^31 cells. */
+int feint_dist_curve_create(const feint_mesh *mesh, int64_t n_cells, feint_dist_curve *curve);
+/* The box of each of the mesh's cells (*keys, freed by the caller) and how
+ * many of them lie in each box (counts: n_boxes, overwritten). */
+int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *mesh, int32_t **keys, int32_t *counts);
+/* The parts of share `rank`'s n cells (keys from feint_dist_curve_count)
+ * among `size` shares, counts[q] share q's counts: part[c], c < n. */
+int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
+                           int rank, int size, int nparts, int *part);
+/* Collective: this rank's share's cells' parts (*parts, n_cells of the
+ * share, freed by the caller) among as many parts as ranks, every rank's
+ * counts exchanged: the whole's curve partition (whole_cells cells) on
+ * this rank's cells. A rank that failed before (status_in) takes part,
+ * and the others return FEINT_DIST_PEER_FAILED. */
+int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *share, int64_t whole_cells,
+                                    int **parts);
+
 /* What rank 0 keeps of each part: the part's cells (global numbers,
  * ascending) and its scalar dofs (local -> global, ascending). */
 typedef struct {

@@ -9,7 +9,6 @@
 #include "feint/bp.h"
 #include "feint/dist.h"
 #include "feint/error.h"
-#include "feint/morton.h"
 #include "feint/parallel.h"
 #include "dist/lower_bound.h"
 #include "dist/part_format.h"
@@ -30,55 +29,6 @@ typedef struct {
   const int *group;
   int step;
 } part_column;
-
-typedef struct {
-  const feint_mesh *m;
-  int bits;
-  double lo[3], hi[3];
-  int *key;
-} curve_job;
-
-static void curve_keys(int64_t begin, int64_t end, void *arg) {
-  const curve_job *j = arg;
-  const feint_mesh *m = j->m;
-  const double *xs[3] = {m->x, m->y, m->z};
-  for (int64_t c = begin; c < end; c++) {
-    double sum[3] = {0, 0, 0};
-    int nv = 0;
-    for (; nv < m->nv && m->cells[c * m->nv + nv] >= 0; nv++)
-      for (int a = 0; a < m->dim; a++) sum[a] += xs[a][m->cells[c * m->nv + nv]];
-    j->key[c] = feint_morton_key(m->dim, j->bits, nv, sum, j->lo, j->hi);
-  }
-}
-
-int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
-  const int64_t n = m->n_cells;
-  if (n >= INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "%s: more than 2^31 cells to partition", m->path);
-  /* boxes of about two cells: the curve orders the cells, not points within them */
-  curve_job j = {m, 1, {0, 0, 0}, {0, 0, 0}, NULL};
-  while (j.bits < FEINT_MORTON_MAX_BITS && ((int64_t)1 << (m->dim * (j.bits + 1))) <= n / 2) j.bits++;
-  for (int64_t v = 0; v < m->n_nodes; v++) {
-    const double x[3] = {m->x[v], m->y[v], m->z[v]};
-    for (int a = 0; a < 3; a++) {
-      if (v == 0 || x[a] < j.lo[a]) j.lo[a] = x[a];
-      if (v == 0 || x[a] > j.hi[a]) j.hi[a] = x[a];
-    }
-  }
-  const int64_t n_box = (int64_t)1 << (m->dim * j.bits);
-  int64_t *start = NULL;
-  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *j.key, &j.key, "the partition's curve"));
-  int status = feint_calloc((size_t)n_box + 1, sizeof *start, &start, "the partition's curve");
-  if (!status) {
-    feint_parallel_for(n, 1 << 14, curve_keys, &j);
-    for (int64_t c = 0; c < n; c++) start[j.key[c] + 1]++;
-    for (int64_t k = 0; k < n_box; k++) start[k + 1] += start[k];
-    /* the cell at curve position q goes to part q * nparts / n */
-    for (int64_t c = 0; c < n; c++) part[c] = (int)(start[j.key[c]]++ * nparts / n);
-  }
-  free(j.key);
-  free(start);
-  return status;
-}
 
 void feint_dist_part_release(feint_dist_part *p) {
   free(p->cells);

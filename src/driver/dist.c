@@ -37,7 +37,7 @@
 #include "feint/plan.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ,
-       CMD_SHARE_CELLS };
+       CMD_SHARE_CELLS, CMD_CURVE };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -58,6 +58,7 @@ typedef struct {
   int32_t complete;  /* rows: the parts are the rows partition's, each rank's rows whole (feint_dist_rows_create) */
   int32_t slab;      /* setup: a slab of the whole follows, from which the ranks build their parts together */
   int32_t share;     /* setup (with slab): no slab follows, each worker's is its share of the mesh (CMD_READ) */
+  int32_t curve;     /* setup (with share): the share's cells' parts are those the worker placed (CMD_CURVE) */
 } command;
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's, the
@@ -116,18 +117,21 @@ typedef struct {
   feint_mesh_share share;
   int components;
   int64_t *rows_counts; /* size: the cells of its share each rank's rows part would hold (the read's answer) */
+  int *parts;           /* its cells' parts on the Morton curve (CMD_CURVE), for its slab */
 } worker_share;
 
 static void worker_share_drop(worker_share *w) {
   feint_mesh_destroy(w->mesh);
   free(w->rows_counts);
+  free(w->parts);
   memset(w, 0, sizeof *w);
 }
 
 struct run_dist {
   feint_comm *comm;
   int size;
-  int *partition;          /* the whole mesh's cells -> rank; NULL: the rows partition (by_rows) */
+  int *partition;          /* the whole mesh's cells -> rank (where rank 0 holds its share only, its share's cells
+                              -> rank); NULL: the rows partition (by_rows) */
   int by_rows;             /* the parts are the rows partition's (feint_dist_part_pack) */
   feint_dist_part *parts;  /* what rank 0 keeps of each rank's part */
   run_part own;            /* rank 0's part */
@@ -142,11 +146,12 @@ struct run_dist {
   int shares_read;         /* every worker holds its share of the run's mesh (run_dist_read_mesh) */
   int64_t *share_counts;   /* size, or NULL: the workers' shares' cells in each rank's rows part, summed */
   /* rank 0 read its share only (run_dist_read_mesh): the run's mesh is that share, its space the whole's P1 space
-   * on it (run_dist_share_space), the rows partition decided from the shares' counts at the read */
+   * on it (run_dist_share_space), the partition made on the shares at the read: the rows partition, from their
+   * counts, or the curve's (share_parts) */
   int share_only;
   feint_mesh_share share;
-  char share_partition[200]; /* the partition's step, and its time */
-  double share_partition_ms;
+  int *share_parts;          /* the curve's: rank 0's share's cells' parts; NULL: the rows partition */
+  char share_partition[400]; /* the partition's steps, with their times */
   char read_step[200];     /* how the mesh was read, the first of the next setup's steps */
 };
 
@@ -286,7 +291,8 @@ static int part_backend(run_part *p, const command *cmd, int device_index, int *
 }
 
 /* A test hook: FEINT_DIST_FAIL=RANK:PHASE (the phase's name, as
- * "assembly"; "setup": the build of the parts from slabs) makes that rank
+ * "assembly"; "setup": the build of the parts from slabs; "curve": the place
+ * of its share's cells on the curve) makes that rank
  * fail that phase, so that the tests see every rank end with one message
  * while the others wait in the exchange. */
 static int injected_failure(int rank, const char *what) {
@@ -718,8 +724,8 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
 }
 
 /* Whether rank 0 may keep only its share of the mesh, as the others do,
- * and never make the whole: where the rows partition may be taken
- * (mesh.partition rows or auto) and nothing rank 0 makes reads the
+ * and never make the whole: where the partition may be made on the shares
+ * (mesh.partition rows, morton or auto: not METIS) and nothing rank 0 makes reads the
  * whole's cells: its conditions (not a flux, whose q . n takes each
  * facet's normal from the cell holding it; Dirichlet, Neumann and Robin
  * conditions on straight cells read the facets and nodes only), its
@@ -733,29 +739,86 @@ static int read_share_only(const run_state *r, int share_ok) {
   for (int i = 0; i < c->n_boundary; i++) flux |= c->boundary[i].flux.n > 0;
   const int cell_dofs =
       c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
-  return share_ok && r->n_members == 0 && (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) && !flux &&
-         !cell_dofs;
+  return share_ok && r->n_members == 0 && kind != FEINT_PARTITION_METIS && !flux && !cell_dofs;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
  * shares' counts (P1 on every node, where the shares make the slabs), its
- * step noted for the setup; else rank 0 gathers the whole after all. */
-static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh) {
-  if (!d->share_counts || sh->nodes_in_cells != mine->n_nodes || sh->whole_cells < d->size) return 0;
+ * step noted for the setup (*counted: the counts were there). */
+static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh,
+                      int *counted) {
+  *counted = 0;
+  if (!d->share_counts) return 0;
   int64_t *counts = NULL;
   if (feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes")) {
     feint_error_clear(); /* then the whole's way */
     return 0;
   }
   const double t0 = feint_now();
-  int rows = !counts_with_shares(d, mine->cells, mine->nv, mine->n_cells, mine->n_nodes, counts);
-  if (rows)
-    rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, d->share_partition,
-                     sizeof d->share_partition);
-  d->share_partition_ms = 1e3 * (feint_now() - t0);
+  char what[200];
+  int rows = 0;
+  *counted = !counts_with_shares(d, mine->cells, mine->nv, mine->n_cells, mine->n_nodes, counts);
+  if (*counted) {
+    rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, what, sizeof what);
+    snprintf(d->share_partition, sizeof d->share_partition, "%s %.1f ms", what, 1e3 * (feint_now() - t0));
+  }
   free(counts);
   feint_error_clear();
   return rows;
+}
+
+/* Collective with every worker (CMD_CURVE): the curve's partition made on
+ * the shares, each rank placing its own cells (rank 0's parts in
+ * d->share_parts), its step added to the setup's. */
+static int share_curve(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh) {
+  const double t0 = feint_now();
+  const command cmd = {.cmd = CMD_CURVE};
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  first_error e = {0};
+  note_error(&e, feint_dist_curve_parts_of_share(d->comm, injected_failure(0, "curve"), mine, sh->whole_cells,
+                                                 &d->share_parts));
+  for (int k = 1; k < d->size; k++) { /* every worker answers */
+    char *msg = NULL;
+    const char *data;
+    size_t bytes;
+    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
+    free(msg);
+  }
+  const int status = reported(&e);
+  if (status) {
+    free(d->share_parts);
+    d->share_parts = NULL;
+    return status;
+  }
+  const size_t used = strlen(d->share_partition);
+  snprintf(d->share_partition + used, sizeof d->share_partition - used,
+           "%spartition (curve, on the shares: each rank placed its own cells) %.1f ms", used ? ", " : "",
+           1e3 * (feint_now() - t0));
+  snprintf(d->partition_words, sizeof d->partition_words, "curve");
+  return FEINT_OK;
+}
+
+/* With rank 0's share only (P1 on every node, enough cells for the ranks):
+ * the partition made on the shares (*taken): the rows partition where the
+ * case may take it, else the curve's; not METIS's, nor the rows
+ * partition where the shares could not count it (rank 0 then gathers the
+ * whole). */
+static int share_partition(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh,
+                           int *taken) {
+  d->share_partition[0] = '\0';
+  *taken = 0;
+  if (sh->nodes_in_cells != mine->n_nodes || sh->whole_cells < d->size) return FEINT_OK;
+  const int kind = r->c->mesh_partition;
+  int counted = 0;
+  if (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) {
+    *taken = share_rows(d, r, mine, sh, &counted);
+    if (*taken || !counted || kind == FEINT_PARTITION_ROWS) return FEINT_OK;
+  } else if (kind != FEINT_PARTITION_MORTON) {
+    return FEINT_OK;
+  }
+  FEINT_CALL(share_curve(d, mine, sh));
+  *taken = 1;
+  return FEINT_OK;
 }
 
 /* The whole mesh on rank 0 made of the ranks' shares (feint_dist_whole_of_shares): rank 0's share becomes the
@@ -812,6 +875,8 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   d->share_only = 0;
   free(d->share_counts);
   d->share_counts = NULL;
+  free(d->share_parts);
+  d->share_parts = NULL;
   d->read_step[0] = '\0';
   if (!read_in_shares(r, mo)) return feint_mesh_read(c->mesh_file, mo, out);
   const double t0 = feint_now();
@@ -898,7 +963,13 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
     return feint_mesh_read(c->mesh_file, mo, out);
   }
   d->shares_read = 1;
-  if (own && read_share_only(r, share_ok) && share_rows(d, r, *out, &sh)) { /* rank 0 holds its share, as all do */
+  int taken = 0;
+  if (own && read_share_only(r, share_ok) && (status = share_partition(d, r, *out, &sh, &taken))) {
+    feint_mesh_destroy(*out);
+    *out = NULL;
+    return status;
+  }
+  if (taken) { /* rank 0 holds its share, as all do */
     d->share_only = 1;
     d->share = sh;
     snprintf(d->read_step, sizeof d->read_step, "mesh read (the ranks each its share of the cells, rank 0 too) %.1f ms",
@@ -995,6 +1066,7 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   command sent = *setup;
   sent.slab = 1;
   sent.share = shares;
+  sent.curve = d->share_only && d->partition; /* each worker placed its own cells on the curve */
   feint_dist_slab **slabs = NULL;
   feint_comm_message *out = NULL;
   void **heads = NULL;
@@ -1004,16 +1076,17 @@ static int setup_by_slabs(run_dist *d, const feint_run_options *opts, run_state 
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *out, &out, "the slabs' sends");
   if (!status) status = feint_calloc((size_t)n + 1, sizeof *to, &to, "the slabs' sends");
   for (int k = 0; k < size && !status; k++) {
-    if (k && shares) { /* and on a partition of the cells, the parts of the worker's share of them */
+    if (k && shares) { /* and on a partition of the whole's cells, the parts of the worker's share of them */
       int64_t c0 = 0, c1 = 0;
-      if (d->partition) feint_dist_rows_scalar_range(r->mesh->n_cells, size, k, &c0, &c1);
+      if (d->partition && !sent.curve) feint_dist_rows_scalar_range(r->mesh->n_cells, size, k, &c0, &c1);
       const size_t nparts = (size_t)(c1 - c0) * sizeof *d->partition;
       out[k - 1] = (feint_comm_message){{&sent, head, d->partition ? d->partition + c0 : NULL}, {sizeof sent, nhead, nparts}, 3};
       to[k - 1] = k;
       continue;
     }
     if (k == 0 && d->share_only) /* rank 0's slab is its share too */
-      status = feint_dist_slab_of_share(r->mesh, &d->share, NULL, run_space_components(r->c, r->mesh), &slabs[0]);
+      status = feint_dist_slab_of_share(r->mesh, &d->share, d->partition, run_space_components(r->c, r->mesh),
+                                        &slabs[0]);
     else
       status = feint_dist_slab_create(r->space, d->partition, k, size, &slabs[k]);
     if (status || k == 0) continue;
@@ -1090,12 +1163,13 @@ int run_dist_setup(const feint_run_options *opts, run_state *r, feint_device_kin
   }
   d->last_setup = setup;
   double t0 = feint_now();
-  if (d->share_only) { /* the rows partition, decided from the shares' counts at the read */
+  if (d->share_only) { /* the partition made on the shares at the read: the rows partition, or the curve's */
     snprintf(d->partition_words, sizeof d->partition_words, "%s", words);
-    d->by_rows = 1;
+    d->by_rows = d->share_parts == NULL;
+    d->partition = d->share_parts; /* rank 0's share's cells' parts */
+    d->share_parts = NULL;
     const size_t used = strlen(d->steps);
-    snprintf(d->steps + used, sizeof d->steps - used, "%s%s %.1f ms", used ? ", " : "", d->share_partition,
-             d->share_partition_ms);
+    snprintf(d->steps + used, sizeof d->steps - used, "%s%s", used ? ", " : "", d->share_partition);
     FEINT_CALL(feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts"));
   } else {
     FEINT_CALL(partition_cells(d, r, 1, shares_read, &t0));
@@ -1711,6 +1785,7 @@ void run_dist_destroy(run_dist *d) {
   if (!d) return;
   forget_parts(d);
   free(d->share_counts);
+  free(d->share_parts);
   free(d);
 }
 
@@ -1725,14 +1800,19 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
   size_t slab_bytes = 0;
   feint_dist_slab *slab = NULL;
   int *share_parts = NULL;
-  if (cmd->share) { /* its slab is its share of the mesh (and the parts of its cells, after the case) */
+  if (cmd->share) { /* its slab is its share of the mesh (and the parts of its cells: after the case, or placed by
+                     * this rank on the curve) */
     if (!status && !ws->mesh) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+    if (!status && cmd->curve && !ws->parts)
+      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no parts placed on the curve");
     if (!status && parts_bytes && parts_bytes != (size_t)ws->mesh->n_cells * sizeof *share_parts)
       status = feint_error_set(FEINT_ERR_COMPUTE, "internal: the parts of %zu bytes for a share of %lld cells",
                                parts_bytes, (long long)ws->mesh->n_cells);
     if (!status && parts_bytes && !(status = feint_malloc(parts_bytes, 1, &share_parts, "the share's parts")))
       memcpy(share_parts, parts, parts_bytes); /* aligned */
-    if (!status) status = feint_dist_slab_of_share(ws->mesh, &ws->share, share_parts, ws->components, &slab);
+    if (!status)
+      status = feint_dist_slab_of_share(ws->mesh, &ws->share, cmd->curve ? ws->parts : share_parts, ws->components,
+                                        &slab);
   } else {
     const int received = feint_comm_recv(comm, 0, &slab_msg, &slab_bytes);
     if (received) return received; /* rank 0 is gone: the worker's loop ends */
@@ -2003,6 +2083,13 @@ int feint_driver_worker(const feint_run_options *opts) {
       const size_t sizes[3] = {sizeof n, m ? (size_t)(n * m->nv) * sizeof *m->cells : 0,
                                m && m->cell_group ? (size_t)n * sizeof *m->cell_group : 0};
       sent = send_answer(comm, had, pieces, sizes, 3);
+    } else if (cmd.cmd == CMD_CURVE) { /* its share's cells placed on the curve, beside the others */
+      int had = ws.mesh ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+      if (!had) had = injected_failure(feint_comm_rank(comm), "curve");
+      free(ws.parts);
+      ws.parts = NULL;
+      status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, ws.share.whole_cells, &ws.parts);
+      sent = send_answer(comm, status, NULL, NULL, 0);
     } else if (cmd.cmd == CMD_READ) {
       const int read_status = worker_read(comm, &ws, data, bytes);
       const void *counts[1] = {ws.rows_counts};

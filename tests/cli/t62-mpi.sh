@@ -192,8 +192,15 @@ rank0_reads layers-d-robin "its share" rows "$WORK/layers-d.yaml" \
 rank0_reads layers-d-neumann "its share" rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, neumann: "1 + x"}]'
 rank0_reads layers-d-flux gathered rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
 rank0_reads layers-robin gathered rows "$WORK/layers.yaml" --set space.order=1 # element matrices: the dof map
-rank0_reads layers-d-auto gathered auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
-rank0_reads layers-d-curve gathered morton "$WORK/layers-d.yaml"
+# off the rows partition the curve's is made on the shares (each rank places its own cells from every share's
+# counts of the curve's boxes): the partition the whole's curve makes, so the file is the gathered whole's, bit for
+# bit; METIS needs the whole
+rank0_reads layers-d-auto "its share" auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
+rank0_reads layers-d-curve "its share" morton "$WORK/layers-d.yaml"
+FEINT_DIST_READ=whole mpi 3 "$WORK/layers-d.yaml" -o "$WORK/layers-d-curve-whole.h5" --set mesh.partition=morton
+compare_files "layers-d, 3 ranks, the curve made on the shares against the whole's" "$WORK/layers-d-curve-whole.h5" \
+  "$WORK/layers-d-curve-3.h5" 0
+rank0_reads layers-d-metis gathered metis "$WORK/layers-d.yaml"
 rank0_reads layers-d-cell-dofs gathered rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
 FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
@@ -235,6 +242,9 @@ for at in 1:read 2:read 0:read; do
 done
 for at in 1:read 0:read 0:setup 2:setup; do
   fails_on_purpose $at "its ${at#*:} (rank 0 reading its share only)" "$WORK/layers-d.yaml" --set mesh.partition=rows
+done
+for at in 0:curve 2:curve; do
+  fails_on_purpose $at "its place of its cells on the curve" "$WORK/layers-d.yaml" --set mesh.partition=morton
 done
 $PY - "$WORK/layers.msh" "$WORK/badnode.msh" <<'PY'
 import sys

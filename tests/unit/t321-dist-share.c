@@ -227,6 +227,38 @@ static int run_piece(void *ctx, int k, const int64_t **cells, const int **groups
   return FEINT_OK;
 }
 
+/* The Morton curve's partition made on the shares (each counting its cells' boxes, each placing its own cells from
+ * every share's counts) is the whole's, cell for cell, and every share's curve is the whole's. */
+static void check_curve_on_shares(const char *path, const feint_mesh *m, int size, const rank_run *runs) {
+  int *whole = malloc((size_t)m->n_cells * sizeof *whole + 1);
+  feint_dist_curve wc;
+  CHECK_OK(feint_dist_curve_create(m, m->n_cells, &wc));
+  CHECK_OK(feint_dist_partition_curve(m, size, whole));
+  int32_t *keys[MAX_RANKS] = {0}, *counts[MAX_RANKS] = {0};
+  for (int k = 0; k < size; k++) {
+    feint_dist_curve c;
+    if (!runs[k].mesh) continue;
+    CHECK_OK(feint_dist_curve_create(runs[k].mesh, runs[k].share.whole_cells, &c));
+    CHECK(!memcmp(&c, &wc, sizeof c), "%s, rank %d: the share's curve is the whole's", path, k);
+    counts[k] = malloc((size_t)c.n_boxes * sizeof *counts[k]);
+    CHECK_OK(feint_dist_curve_count(&c, runs[k].mesh, &keys[k], counts[k]));
+  }
+  int same = 1;
+  for (int k = 0; k < size && runs[k].mesh; k++) {
+    const int64_t nc = runs[k].mesh->n_cells;
+    int *part = malloc((size_t)nc * sizeof *part + 1);
+    CHECK_OK(feint_dist_curve_parts(&wc, keys[k], nc, (const int32_t *const *)counts, k, size, size, part));
+    same = same && !memcmp(part, whole + runs[k].share.cell0, (size_t)nc * sizeof *part);
+    free(part);
+  }
+  CHECK(same, "%s on %d ranks: the curve's parts made on the shares are the whole's", path, size);
+  for (int k = 0; k < size; k++) {
+    free(keys[k]);
+    free(counts[k]);
+  }
+  free(whole);
+}
+
 static void check_shares(const char *path, int components, int size, int reorder, int curve) {
   if (!path) return;
   feint_mesh_options o = {0};
@@ -302,6 +334,7 @@ static void check_shares(const char *path, int components, int size, int reorder
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  check_curve_on_shares(path, m, size, runs);
   /* the whole gathered from the shares onto rank 0's (where rank 0 read its share only and needs the whole) */
   if (runs[0].mesh) {
     CHECK_OK(feint_dist_whole_of_shares(runs[0].mesh, &runs[0].share, size, run_piece, runs));
