@@ -15,6 +15,24 @@
 #include "feint/morton.h"
 #include "feint/parallel.h"
 
+/* The nodes' extent, range by range (each its own box, joined in range order). */
+typedef struct {
+  const feint_mesh *m;
+  double lo[FEINT_PARALLEL_MAX_RANGES][3], hi[FEINT_PARALLEL_MAX_RANGES][3];
+} extent_job;
+
+static void extent_range(int64_t begin, int64_t end, int t, void *arg) {
+  extent_job *j = arg;
+  const feint_mesh *m = j->m;
+  for (int64_t v = begin; v < end; v++) {
+    const double x[3] = {m->x[v], m->y[v], m->z[v]};
+    for (int a = 0; a < 3; a++) {
+      if (v == begin || x[a] < j->lo[t][a]) j->lo[t][a] = x[a];
+      if (v == begin || x[a] > j->hi[t][a]) j->hi[t][a] = x[a];
+    }
+  }
+}
+
 int feint_dist_curve_create(const feint_mesh *m, int64_t n_cells, feint_dist_curve *curve) {
   memset(curve, 0, sizeof *curve);
   if (n_cells >= INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "%s: more than 2^31 cells to partition", m->path);
@@ -25,22 +43,25 @@ int feint_dist_curve_create(const feint_mesh *m, int64_t n_cells, feint_dist_cur
   while (curve->bits < FEINT_MORTON_MAX_BITS && ((int64_t)1 << (m->dim * (curve->bits + 1))) <= n_cells / 2)
     curve->bits++;
   curve->n_boxes = (int64_t)1 << (m->dim * curve->bits);
-  for (int64_t v = 0; v < m->n_nodes; v++) {
-    const double x[3] = {m->x[v], m->y[v], m->z[v]};
+  extent_job j;
+  memset(&j, 0, sizeof j);
+  j.m = m;
+  const int ranges = m->n_nodes > 0 ? feint_parallel_for_indexed(m->n_nodes, 1 << 16, extent_range, &j) : 0;
+  for (int t = 0; t < ranges; t++)
     for (int a = 0; a < 3; a++) {
-      if (v == 0 || x[a] < curve->lo[a]) curve->lo[a] = x[a];
-      if (v == 0 || x[a] > curve->hi[a]) curve->hi[a] = x[a];
+      if (t == 0 || j.lo[t][a] < curve->lo[a]) curve->lo[a] = j.lo[t][a];
+      if (t == 0 || j.hi[t][a] > curve->hi[a]) curve->hi[a] = j.hi[t][a];
     }
-  }
   return FEINT_OK;
 }
 
 typedef struct {
   const feint_dist_curve *curve;
   const feint_mesh *m;
-  int32_t *key;
+  int32_t *key, *counts;
 } curve_job;
 
+/* each cell's box, counted (atomic adds: the counts are the same whatever the threads' order) */
 static void curve_keys(int64_t begin, int64_t end, void *arg) {
   const curve_job *j = arg;
   const feint_mesh *m = j->m;
@@ -50,45 +71,115 @@ static void curve_keys(int64_t begin, int64_t end, void *arg) {
     int nv = 0;
     for (; nv < m->nv && m->cells[c * m->nv + nv] >= 0; nv++)
       for (int a = 0; a < m->dim; a++) sum[a] += xs[a][m->cells[c * m->nv + nv]];
-    j->key[c] = feint_morton_key(m->dim, j->curve->bits, nv, sum, j->curve->lo, j->curve->hi);
+    const int32_t key = feint_morton_key(m->dim, j->curve->bits, nv, sum, j->curve->lo, j->curve->hi);
+    j->key[c] = key;
+    __atomic_fetch_add(&j->counts[key], 1, __ATOMIC_RELAXED);
   }
 }
 
 int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *m, int32_t **keys, int32_t *counts) {
   *keys = NULL;
-  curve_job j = {curve, m, NULL};
+  curve_job j = {curve, m, NULL, counts};
   FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, sizeof *j.key, &j.key, "the partition's curve"));
-  feint_parallel_for(m->n_cells, 1 << 14, curve_keys, &j);
   memset(counts, 0, (size_t)curve->n_boxes * sizeof *counts);
-  for (int64_t c = 0; c < m->n_cells; c++) counts[j.key[c]]++;
+  feint_parallel_for(m->n_cells, 1 << 14, curve_keys, &j);
   *keys = j.key;
   return FEINT_OK;
 }
 
+/* A share's cells placed on the curve: in each box, the share's cells take
+ * the places after every cell of the boxes before it and the earlier
+ * shares' cells in it (place[k], its first), in cell order. A box whose
+ * cells here all fall in one part (part[k]; -1: it holds a cut) needs no
+ * order, so only the few boxes holding a cut between parts are placed
+ * cell by cell, in cell order. */
+typedef struct {
+  const feint_dist_curve *curve;
+  const int32_t *const *counts;
+  int rank, size, nparts;
+  int64_t *place;   /* n_boxes */
+  int *box_part;    /* n_boxes */
+  int64_t before[FEINT_PARALLEL_MAX_RANGES + 1]; /* the cells in the boxes of the ranges before */
+  const int32_t *keys;
+  int *part;
+  int64_t cut[FEINT_PARALLEL_MAX_RANGES]; /* cells in a box holding a cut, per range of cells */
+} place_job;
+
+static int64_t in_box(const place_job *j, int64_t k, int64_t *earlier) {
+  int64_t all = 0;
+  *earlier = 0;
+  for (int q = 0; q < j->size; q++) {
+    all += j->counts[q][k];
+    if (q < j->rank) *earlier += j->counts[q][k];
+  }
+  return all;
+}
+
+static void boxes_sum(int64_t begin, int64_t end, int t, void *arg) {
+  place_job *j = arg;
+  int64_t sum = 0, earlier;
+  for (int64_t k = begin; k < end; k++) sum += in_box(j, k, &earlier);
+  j->before[t + 1] = sum;
+}
+
+static int part_of(const place_job *j, int64_t place) { return (int)(place * j->nparts / j->curve->n_cells); }
+
+static void boxes_place(int64_t begin, int64_t end, int t, void *arg) {
+  place_job *j = arg;
+  int64_t before = j->before[t], earlier;
+  for (int64_t k = begin; k < end; k++) {
+    const int64_t all = in_box(j, k, &earlier), own = j->counts[j->rank][k];
+    j->place[k] = before + earlier;
+    const int first = part_of(j, j->place[k]);
+    j->box_part[k] = own == 0 || part_of(j, j->place[k] + own - 1) == first ? first : -1;
+    before += all;
+  }
+}
+
+static void cells_part(int64_t begin, int64_t end, int t, void *arg) {
+  place_job *j = arg;
+  int64_t cut = 0;
+  for (int64_t c = begin; c < end; c++) {
+    j->part[c] = j->box_part[j->keys[c]];
+    cut += j->part[c] < 0;
+  }
+  j->cut[t] = cut;
+}
+
 int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
                            int rank, int size, int nparts, int *part) {
-  const int64_t n_boxes = curve->n_boxes, n_cells = curve->n_cells;
-  int64_t *place = NULL;
-  FEINT_CALL(feint_malloc((size_t)n_boxes + 1, sizeof *place, &place, "the partition's curve"));
-  /* the first place of this share's cells in each box: every share's cells in the boxes before it, and the
-   * earlier shares' (earlier cells) in it */
-  int64_t before = 0;
-  for (int64_t k = 0; k < n_boxes; k++) {
-    int64_t in_box = 0, earlier = 0;
-    for (int q = 0; q < size; q++) {
-      in_box += counts[q][k];
-      if (q < rank) earlier += counts[q][k];
-    }
-    place[k] = before + earlier;
-    before += in_box;
+  const int64_t n_boxes = curve->n_boxes;
+  place_job j;
+  memset(&j, 0, sizeof j);
+  j.curve = curve;
+  j.counts = counts;
+  j.rank = rank;
+  j.size = size;
+  j.nparts = nparts;
+  j.keys = keys;
+  j.part = part;
+  int status = feint_malloc((size_t)n_boxes + 1, sizeof *j.place, &j.place, "the partition's curve");
+  if (!status) status = feint_malloc((size_t)n_boxes + 1, sizeof *j.box_part, &j.box_part, "the partition's curve");
+  if (status) {
+    free(j.place);
+    return status;
   }
-  int status = FEINT_OK;
-  if (before != n_cells)
+  /* each range of boxes' cells (every share's), then the places from their sums in range order */
+  const int ranges = feint_parallel_for_indexed(n_boxes, 1 << 14, boxes_sum, &j);
+  for (int t = 0; t < ranges; t++) j.before[t + 1] += j.before[t];
+  if (j.before[ranges] != curve->n_cells)
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: the curve's counts hold %lld cells, not %lld",
-                             (long long)before, (long long)n_cells);
-  /* the cell at curve position q goes to part q * nparts / n */
-  for (int64_t c = 0; !status && c < n; c++) part[c] = (int)(place[keys[c]]++ * nparts / n_cells);
-  free(place);
+                             (long long)j.before[ranges], (long long)curve->n_cells);
+  if (!status) feint_parallel_for_indexed(n_boxes, 1 << 14, boxes_place, &j);
+  /* the cell at curve position q goes to part q * nparts / n: whole boxes at once, then those holding a cut */
+  const int cell_ranges = status || n == 0 ? 0 : feint_parallel_for_indexed(n, 1 << 14, cells_part, &j);
+  for (int t = 0; t < cell_ranges; t++) {
+    if (!j.cut[t]) continue;
+    for (int64_t c = feint_parallel_range_start(n, cell_ranges, t); c < feint_parallel_range_start(n, cell_ranges, t + 1); c++)
+      if (part[c] < 0) part[c] = part_of(&j, j.place[keys[c]]++);
+  }
+  free(j.place);
+  free(j.box_part);
   return status;
 }
 

@@ -234,6 +234,18 @@ static void check_curve_on_shares(const char *path, const feint_mesh *m, int siz
   feint_dist_curve wc;
   CHECK_OK(feint_dist_curve_create(m, m->n_cells, &wc));
   CHECK_OK(feint_dist_partition_curve(m, size, whole));
+  { /* the whole's partition against a plain counting sort of the cells by box (ties in cell order) */
+    int32_t *keys = NULL, *counts = malloc((size_t)wc.n_boxes * sizeof *counts);
+    int64_t *first = calloc((size_t)wc.n_boxes + 1, sizeof *first);
+    CHECK_OK(feint_dist_curve_count(&wc, m, &keys, counts));
+    for (int64_t k = 0; k < wc.n_boxes; k++) first[k + 1] = first[k] + counts[k];
+    int same = 1;
+    for (int64_t c = 0; c < m->n_cells; c++) same = same && whole[c] == (int)(first[keys[c]]++ * size / m->n_cells);
+    CHECK(same, "%s: the curve's parts are those of the cells sorted by box into %d equal parts", path, size);
+    free(keys);
+    free(counts);
+    free(first);
+  }
   int32_t *keys[MAX_RANKS] = {0}, *counts[MAX_RANKS] = {0};
   for (int k = 0; k < size; k++) {
     feint_dist_curve c;
