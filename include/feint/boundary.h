@@ -141,6 +141,8 @@ typedef struct {
   feint_space_facets *facet_lookup; /* during create only: the facets' dofs */
   int64_t *node_cell_ptr, *node_cells; /* during create only, for a curved mesh or a flux condition: node ->
                                           its cells (CSR), to take each facet's map from its cell */
+  const feint_mesh *holders;  /* during create only: the cells node_cells lists (the space's mesh's, or those
+                                 given to feint_boundary_create_with_holders) */
   feint_curved_geometry curved_geometry[FEINT_MESH_MAX_BLOCKS]; /* with node_cells: each block's geometry tables */
   /* the Robin matrix: one site per distinct entry (site_rows, site_cols) */
   int64_t n_sites;
@@ -160,6 +162,15 @@ typedef struct {
  * with no facet on the region, a value list whose length is neither 1 nor
  * the number of components, a cell dataset, a bad expression. */
 int feint_boundary_create(const feint_case *c, const feint_space *space, feint_boundary_conditions **out);
+/* The same, a flux condition's facets oriented by the cells of `holders`
+ * (NULL: the space's mesh): straight cells of the space's mesh's shape on
+ * the same nodes, among them each flux facet's lowest-numbered cell of the
+ * whole mesh, in the whole's order (for a rank that holds only its share
+ * of the cells: the cells that may hold a flux facet, gathered from every
+ * share). The conditions are then the whole's, bit for bit. Read during
+ * the call only. */
+int feint_boundary_create_with_holders(const feint_case *c, const feint_space *space, const feint_mesh *holders,
+                                       feint_boundary_conditions **out);
 
 /* Compute the Neumann and Robin facet integrals (load, site_values) on the
  * host (device NULL: the reference) or by a backend's device twin (same

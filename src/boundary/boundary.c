@@ -284,7 +284,7 @@ static int load_slot(feint_boundary_conditions *bc, int64_t dof, int64_t *slot) 
 /* node -> the cells using it (facet_measures: a facet's cell), and a
  * curved mesh's geometry tables. */
 static int node_cells_create(feint_boundary_conditions *bc) {
-  const feint_mesh *m = bc->space->mesh;
+  const feint_mesh *m = bc->holders;
   FEINT_CALL(feint_calloc((size_t)m->n_nodes + 1, sizeof *bc->node_cell_ptr, &bc->node_cell_ptr, "node cells"));
   FEINT_CALL(feint_malloc((size_t)(m->n_cells * m->nv) + 1, sizeof *bc->node_cells, &bc->node_cells, "node cells"));
   /* (a mixed mesh's rows are padded with -1: no node) */
@@ -312,7 +312,7 @@ static int node_cells_create(feint_boundary_conditions *bc) {
  * own nodes unread (the file's facets give vertices). */
 static int facet_measures(feint_boundary_conditions *bc, const int64_t *nodes, int nvf, const feint_quadrature *q,
                           const bvalue *flux, double *det) {
-  const feint_mesh *m = bc->space->mesh;
+  const feint_mesh *m = bc->holders;
   if (!bc->node_cells) FEINT_CALL(node_cells_create(bc));
   const int curved = m->n_geometry_nodes > 0, dim = m->dim, fd = dim - 1;
   const feint_cell_type fc = nvf == 2 ? FEINT_CELL_SEGMENT : nvf == 3 ? FEINT_CELL_TRIANGLE : FEINT_CELL_QUADRILATERAL;
@@ -655,11 +655,21 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, cons
 }
 
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {
+  return feint_boundary_create_with_holders(c, s, NULL, out);
+}
+
+int feint_boundary_create_with_holders(const feint_case *c, const feint_space *s, const feint_mesh *holders,
+                                       feint_boundary_conditions **out) {
   *out = NULL;
   const feint_mesh *m = s->mesh;
+  if (holders && (holders->n_geometry_nodes || holders->n_blocks != 1 || holders->cell_type != m->cell_type ||
+                  holders->n_nodes != m->n_nodes))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: the flux facets' cells are not of the mesh's straight shape "
+                                              "on its nodes");
   feint_boundary_conditions *bc = NULL;
   FEINT_CALL(feint_calloc(1, sizeof *bc, &bc, "boundary conditions"));
   bc->space = s;
+  bc->holders = holders ? holders : m;
   bc->n_dofs = s->n_dofs;
   bc->mode = c->dirichlet;
   int status;
@@ -731,6 +741,7 @@ int feint_boundary_create(const feint_case *c, const feint_space *s, feint_bound
   free(bc->node_cell_ptr);
   free(bc->node_cells);
   bc->node_cell_ptr = bc->node_cells = NULL;
+  bc->holders = NULL;
   if ((status = number_sites(bc)) ||
       (status = feint_calloc((size_t)bc->n_load, sizeof *bc->load, &bc->load, "boundary load")))
     goto fail;

@@ -37,7 +37,7 @@
 #include "feint/plan.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ,
-       CMD_SHARE_CELLS, CMD_CURVE };
+       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -152,7 +152,8 @@ struct run_dist {
   feint_mesh_share share;
   int *share_parts;          /* the curve's: rank 0's share's cells' parts; NULL: the rows partition */
   char share_partition[400]; /* the partition's steps, with their times */
-  char read_step[200];     /* how the mesh was read, the first of the next setup's steps */
+  char read_step[400];     /* how the mesh was read (and a flux's cells gathered), the first of the next setup's
+                              steps */
 };
 
 /* What a part holds for one sweep member: its case, form, backend and
@@ -291,10 +292,11 @@ static int part_backend(run_part *p, const command *cmd, int device_index, int *
 }
 
 /* A test hook: FEINT_DIST_FAIL=RANK:PHASE (the phase's name, as
- * "assembly"; "setup": the build of the parts from slabs; "curve": the place
- * of its share's cells on the curve) makes that rank
- * fail that phase, so that the tests see every rank end with one message
- * while the others wait in the exchange. */
+ * "assembly"; "setup": the build of the parts from slabs; "curve": the
+ * place of its share's cells on the curve; "flux": its search for the
+ * cells of a flux's facets) makes that rank fail that phase, so that the
+ * tests see every rank end with one message while the others wait in the
+ * exchange. */
 static int injected_failure(int rank, const char *what) {
   const char *hook = getenv("FEINT_DIST_FAIL");
   char here[64];
@@ -725,21 +727,20 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
 
 /* Whether rank 0 may keep only its share of the mesh, as the others do,
  * and never make the whole: where the partition may be made on the shares
- * (mesh.partition rows, morton or auto: not METIS) and nothing rank 0 makes reads the
- * whole's cells: its conditions (not a flux, whose q . n takes each
- * facet's normal from the cell holding it; Dirichlet, Neumann and Robin
- * conditions on straight cells read the facets and nodes only), its
- * datasets (no dof map, no XDMF mesh); not a sweep (its members'
- * conditions are made from the whole, kept), nor a check. Else rank 0
- * gathers the whole from the shares (gather_whole). */
+ * (mesh.partition rows, morton or auto: not METIS) and nothing rank 0
+ * makes reads the whole's cells: its conditions (Dirichlet, Neumann and
+ * Robin conditions on straight cells read the facets and nodes only,
+ * which every share has; a flux, whose q . n takes each facet's normal
+ * from the cell holding it, the cells that may hold its facets, gathered:
+ * run_dist_boundary_create), its datasets (no dof map, no XDMF mesh); not
+ * a sweep (its members' conditions are made from the whole, kept), nor a
+ * check. Else rank 0 gathers the whole from the shares (gather_whole). */
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
   const int kind = c->mesh_partition;
-  int flux = 0;
-  for (int i = 0; i < c->n_boundary; i++) flux |= c->boundary[i].flux.n > 0;
   const int cell_dofs =
       c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
-  return share_ok && r->n_members == 0 && kind != FEINT_PARTITION_METIS && !flux && !cell_dofs;
+  return share_ok && r->n_members == 0 && kind != FEINT_PARTITION_METIS && !cell_dofs;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
@@ -997,6 +998,101 @@ int run_dist_share_space(const run_state *r, int components, feint_space **out) 
 
 const feint_mesh_share *run_dist_share(const run_state *r) {
   return r->dist && r->dist->share_only ? &r->dist->share : NULL;
+}
+
+/* The facet groups of the case's flux conditions (*n of them, at most
+ * the case's entries), -1 for a group the mesh lacks (its error is the
+ * conditions'). */
+static int flux_groups(const feint_case *c, const feint_mesh *m, int *groups) {
+  int n = 0;
+  for (int i = 0; i < c->n_boundary; i++)
+    if (c->boundary[i].flux.n) groups[n++] = feint_mesh_find_group(m, c->boundary[i].group, m->dim - 1);
+  return n;
+}
+
+int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
+  run_dist *d = r->dist;
+  const feint_case *c = r->c;
+  const feint_mesh *m = r->mesh;
+  int *groups = NULL;
+  FEINT_CALL(feint_malloc((size_t)c->n_boundary + 1, sizeof *groups, &groups, "the flux conditions' groups"));
+  const int n_groups = flux_groups(c, m, groups);
+  if (n_groups == 0) {
+    free(groups);
+    return feint_boundary_create(c, r->space, out);
+  }
+  /* every share's cells that may hold a flux facet, in rank order: the whole's, in its order */
+  const double t0 = feint_now();
+  const command cmd = {.cmd = CMD_FLUX_HOLDERS};
+  first_error e = {0};
+  for (int k = 1; k < d->size && !e.status; k++)
+    note_error(&e, send_command(d, k, &cmd, groups, (size_t)n_groups * sizeof *groups, NULL, 0));
+  if (e.status) {
+    free(groups);
+    return reported(&e);
+  }
+  int64_t *own = NULL, n_own = 0;
+  note_error(&e, injected_failure(0, "flux"));
+  if (!e.status) note_error(&e, feint_dist_facet_holders(m, groups, n_groups, &own, &n_own));
+  free(groups);
+  char **msgs = NULL;
+  const char **data = NULL;
+  size_t *bytes = NULL;
+  note_error(&e, feint_calloc((size_t)d->size, sizeof *msgs, &msgs, "the flux facets' cells"));
+  if (msgs) note_error(&e, feint_calloc((size_t)d->size, sizeof *data, &data, "the flux facets' cells"));
+  if (data) note_error(&e, feint_calloc((size_t)d->size, sizeof *bytes, &bytes, "the flux facets' cells"));
+  int64_t total = n_own;
+  for (int k = 1; k < d->size; k++) { /* every worker answers: its count, then its rows */
+    char *msg = NULL;
+    const char *at = NULL;
+    size_t nb = 0;
+    note_error(&e, receive_answer(d, k, &msg, &at, &nb));
+    if (!bytes) {
+      free(msg);
+      continue;
+    }
+    int64_t count = -1;
+    msgs[k] = msg;
+    if (e.status) continue;
+    if (nb >= sizeof count) memcpy(&count, at, sizeof count);
+    if (count < 0 || nb != sizeof count + (size_t)(count * m->nv) * sizeof *own) {
+      note_error(&e, feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's flux facets' cells are malformed", k));
+      continue;
+    }
+    data[k] = at + sizeof count;
+    bytes[k] = nb - sizeof count;
+    total += count;
+  }
+  int64_t *cells = NULL;
+  if (!e.status) note_error(&e, feint_malloc((size_t)(total * m->nv) + 1, sizeof *cells, &cells, "the flux facets' cells"));
+  if (!e.status) {
+    memcpy(cells, own, (size_t)(n_own * m->nv) * sizeof *cells);
+    size_t at = (size_t)(n_own * m->nv) * sizeof *cells;
+    for (int k = 1; k < d->size; k++) {
+      memcpy((char *)cells + at, data[k], bytes[k]);
+      at += bytes[k];
+    }
+  }
+  free(own);
+  for (int k = 0; msgs && k < d->size; k++) free(msgs[k]);
+  free(msgs);
+  free(data);
+  free(bytes);
+  int status = reported(&e);
+  if (!status) { /* the share's nodes, the gathered cells: a view read during the conditions' making only */
+    feint_mesh holders = *m;
+    holders.cells = cells;
+    holders.n_cells = total;
+    holders.cell_group = NULL;
+    holders.blocks[0].first_cell = 0;
+    holders.blocks[0].n_cells = total;
+    const size_t used = strlen(d->read_step);
+    snprintf(d->read_step + used, sizeof d->read_step - used, ", the cells of the flux's facets gathered (%lld) %.1f ms",
+             (long long)total, 1e3 * (feint_now() - t0));
+    status = feint_boundary_create_with_holders(c, r->space, &holders, out);
+  }
+  free(cells);
+  return status;
 }
 
 /* A sweep member on the previous member's mesh and space: every rank keeps
@@ -2090,6 +2186,22 @@ int feint_driver_worker(const feint_run_options *opts) {
       ws.parts = NULL;
       status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, ws.share.whole_cells, &ws.parts);
       sent = send_answer(comm, status, NULL, NULL, 0);
+    } else if (cmd.cmd == CMD_FLUX_HOLDERS) { /* its share's cells that may hold the flux facets */
+      int64_t *rows = NULL, n = 0;
+      const int n_groups = (int)(bytes / sizeof(int));
+      int *groups = NULL;
+      status = ws.mesh ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+      if (!status) status = injected_failure(feint_comm_rank(comm), "flux");
+      if (!status) status = feint_malloc((size_t)n_groups + 1, sizeof *groups, &groups, "the flux's groups");
+      if (!status) {
+        memcpy(groups, data, (size_t)n_groups * sizeof *groups);
+        status = feint_dist_facet_holders(ws.mesh, groups, n_groups, &rows, &n);
+      }
+      const void *pieces[2] = {&n, rows};
+      const size_t sizes[2] = {sizeof n, status ? 0 : (size_t)(n * ws.mesh->nv) * sizeof *rows};
+      sent = send_answer(comm, status, pieces, sizes, status ? 0 : 2);
+      free(groups);
+      free(rows);
     } else if (cmd.cmd == CMD_READ) {
       const int read_status = worker_read(comm, &ws, data, bytes);
       const void *counts[1] = {ws.rows_counts};

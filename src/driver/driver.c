@@ -663,7 +663,9 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
                                                           : create_space(c, r->mesh, &r->space));
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
-  if (c->n_boundary > 0) TIMED(rep, FEINT_PHASE_FORM, feint_boundary_create(c, r->space, &r->bc));
+  if (c->n_boundary > 0)
+    TIMED(rep, FEINT_PHASE_FORM, run_dist_share_only(r) ? run_dist_boundary_create(r, &r->bc)
+                                                        : feint_boundary_create(c, r->space, &r->bc));
   if (c->write_xdmf) FEINT_CALL(run_xdmf_check(r));
   r->whole = whole_of(r);
   rep->n_cells = r->whole.n_cells;

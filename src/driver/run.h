@@ -184,6 +184,10 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
 int run_dist_share_only(const run_state *r);
 int run_dist_share_space(const run_state *r, int components, feint_space **out);
 const feint_mesh_share *run_dist_share(const run_state *r);
+/* The boundary conditions where rank 0 holds its share only: a flux
+ * condition's facets oriented by the cells that may hold them, gathered
+ * from every share (as the whole's cells orient them). */
+int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out);
 /* 1 when run_dist_setup will keep every rank's part (a sweep member on the
  * previous member's mesh and space, set up alike): rank 0's backend, made
  * for its part, may then stay too (each rank decides for its own). */

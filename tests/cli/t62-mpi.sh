@@ -158,10 +158,11 @@ assert shares.endswith("; counted on the shares") and shares.split(";")[0] == wh
 print(f"rows parts counted on the shares: {shares}")
 PY
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
-# Rank 0 too reads only its share, and keeps only it where the rows partition is taken (counted on the shares)
-# and nothing it makes reads the whole's cells: no flux condition (its normal is taken from the cell at the
-# facet; Dirichlet, Neumann and Robin read the facets and nodes), no dof map or XDMF mesh written, not a sweep. Its space is then the whole's P1
-# space on its share (every node and facet, its own cells), its datasets read as a part's. Else the whole is
+# Rank 0 too reads only its share, and keeps only it where the partition is made on the shares (the rows',
+# counted on them, or the curve's) and nothing it makes reads the whole's cells (Dirichlet, Neumann and Robin read
+# the facets and nodes; a flux the cells that may hold its facets, gathered), no dof map or XDMF mesh written, not
+# a sweep. Its space is then the whole's P1 space on its share (every node and facet, its own cells), its datasets
+# read as a part's. Else the whole is
 # gathered on rank 0 from the shares (FEINT_DIST_READ=whole: rank 0 reads the whole). The same files every way
 # (bit for bit on the rows partition).
 write_case layers-d.yaml <<EOF
@@ -190,7 +191,10 @@ rank0_reads layers-d-cell-dataset "its share" rows "$WORK/layers-d.yaml" \
 rank0_reads layers-d-robin "its share" rows "$WORK/layers-d.yaml" \
   --set 'boundary=[{group: boundary, robin: {alpha: 2, value: "y"}}, {group: boundary, dirichlet: "x"}]'
 rank0_reads layers-d-neumann "its share" rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, neumann: "1 + x"}]'
-rank0_reads layers-d-flux gathered rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
+# a flux: its facets' normals from the cells that may hold them, gathered from every share (bit for bit)
+rank0_reads layers-d-flux "its share" rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
+rank0_reads layers-d-flux-curve "its share" morton "$WORK/layers-d.yaml" \
+  --set 'boundary=[{group: boundary, flux: ["x", "y*z", 1]}, {group: boundary, dirichlet: "x"}]'
 rank0_reads layers-robin gathered rows "$WORK/layers.yaml" --set space.order=1 # element matrices: the dof map
 # off the rows partition the curve's is made on the shares (each rank places its own cells from every share's
 # counts of the curve's boxes): the partition the whole's curve makes, so the file is the gathered whole's, bit for
@@ -245,6 +249,10 @@ for at in 1:read 0:read 0:setup 2:setup; do
 done
 for at in 0:curve 2:curve; do
   fails_on_purpose $at "its place of its cells on the curve" "$WORK/layers-d.yaml" --set mesh.partition=morton
+done
+for at in 0:flux 1:flux; do
+  fails_on_purpose $at "its search for the flux facets' cells" "$WORK/layers-d.yaml" --set mesh.partition=rows \
+    --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
 done
 $PY - "$WORK/layers.msh" "$WORK/badnode.msh" <<'PY'
 import sys

@@ -94,8 +94,8 @@ assert js["backend_reused"] == 2 and "backends kept on" in js["dist_steps"], (js
 print(f"  sweep: {js['backend_reused']} of 3 members reused rank 0's backend; {js['dist_steps'][:90]}")
 EOF
 # P1 from a binary MSH 4.1 file: every rank reads its share, rank 0 too; on the rows partition with Dirichlet and
-# Robin conditions, or on the curve's partition, rank 0 keeps only its share, with a flux it gathers the whole
-# from the shares (dist_steps says which); the files are one GPU's
+# Robin conditions, a flux (its facets' cells gathered from the shares), or on the curve's partition, rank 0 keeps
+# only its share (dist_steps says which); the files are one GPU's
 GEN_CUBE=${GEN_CUBE:-$(dirname "$FEINT")/bench/gen-cube-msh}
 "$GEN_CUBE" 24 "$WORK/cube24.msh" > /dev/null || fail "gen-cube-msh"
 write_case bin.yaml <<EOF2
@@ -116,7 +116,7 @@ PY
 check binary-share "$WORK/bin.yaml" $ALL --set mesh.partition=rows
 holds binary-share "its share"
 check binary-flux "$WORK/bin.yaml" $ALL --set mesh.partition=rows --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
-holds binary-flux gathered
+holds binary-flux "its share"
 # the curve's partition made on the shares (each rank places its own cells): rank 0 keeps only its share
 check binary-curve "$WORK/bin.yaml" $ALL --set mesh.partition=morton
 holds binary-curve "its share"

@@ -271,6 +271,50 @@ static void check_curve_on_shares(const char *path, const feint_mesh *m, int siz
   free(whole);
 }
 
+/* Whether cell row `cell` (nv nodes) holds every node of the facet (nvf nodes). */
+static int holds_facet(const int64_t *cell, int nv, const int64_t *facet, int nvf) {
+  int found = 0;
+  for (int a = 0; a < nvf; a++)
+    for (int v = 0; v < nv; v++) found += cell[v] == facet[a];
+  return found == nvf;
+}
+
+/* The cells that may hold the facet groups' facets, gathered from the shares in rank order: each facet's first
+ * holder among them is its lowest-numbered cell of the whole (which orients a flux's normal). */
+static void check_holders(const char *path, const feint_mesh *m, int size, const rank_run *runs) {
+  if (m->n_blocks != 1 || !feint_cell_is_simplex(m->cell_type)) return;
+  int groups[64], n_groups = 0;
+  for (int g = 0; g < m->n_groups && n_groups < 64; g++)
+    if (m->facet_offsets[g + 1] > m->facet_offsets[g]) groups[n_groups++] = g;
+  int64_t *all = NULL, n_all = 0;
+  for (int k = 0; k < size; k++) {
+    int64_t *rows = NULL, n = 0;
+    if (!runs[k].mesh) continue;
+    CHECK_OK(feint_dist_facet_holders(runs[k].mesh, groups, n_groups, &rows, &n));
+    all = realloc(all, (size_t)((n_all + n) * m->nv + 1) * sizeof *all);
+    memcpy(all + n_all * m->nv, rows, (size_t)(n * m->nv) * sizeof *rows);
+    n_all += n;
+    free(rows);
+  }
+  int64_t facets = 0, wrong = 0;
+  for (int k = 0; k < n_groups; k++)
+    for (int64_t f = m->facet_offsets[groups[k]]; f < m->facet_offsets[groups[k] + 1]; f++) {
+      const int64_t *facet = m->facets + f * m->nv_facet;
+      int64_t whole = -1, gathered = -1;
+      for (int64_t c = 0; c < m->n_cells && whole < 0; c++)
+        if (holds_facet(m->cells + c * m->nv, m->nv, facet, m->nv_facet)) whole = c;
+      for (int64_t c = 0; c < n_all && gathered < 0; c++)
+        if (holds_facet(all + c * m->nv, m->nv, facet, m->nv_facet)) gathered = c;
+      facets += whole >= 0;
+      wrong += whole >= 0 && (gathered < 0 || memcmp(m->cells + whole * m->nv, all + gathered * m->nv,
+                                                    (size_t)m->nv * sizeof *all));
+    }
+  CHECK(wrong == 0 && facets > 0, "%s on %d ranks: the facets' first cells gathered from the shares are the whole's "
+        "(%lld of %lld facets wrong, %lld cells gathered)", path, size, (long long)wrong, (long long)facets,
+        (long long)n_all);
+  free(all);
+}
+
 static void check_shares(const char *path, int components, int size, int reorder, int curve) {
   if (!path) return;
   feint_mesh_options o = {0};
@@ -347,6 +391,7 @@ static void check_shares(const char *path, int components, int size, int reorder
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
   check_curve_on_shares(path, m, size, runs);
+  check_holders(path, m, size, runs);
   /* the whole gathered from the shares onto rank 0's (where rank 0 read its share only and needs the whole) */
   if (runs[0].mesh) {
     CHECK_OK(feint_dist_whole_of_shares(runs[0].mesh, &runs[0].share, size, run_piece, runs));
