@@ -56,6 +56,8 @@ int feint_output_csr(feint_output *o, const char *name, int64_t n_rows, int64_t 
  * space in the file allocated now, contiguous, never filled), for other
  * writers. */
 int feint_output_reserve_doubles(feint_output *o, const char *name, int rank, const int64_t *dims);
+/* The same, of int64. */
+int feint_output_reserve_int64(feint_output *o, const char *name, int rank, const int64_t *dims);
 /* Close the file, still under its temporary name (*path), so that other
  * processes can write into what was made for them (the ranks of an
  * mpirun, feint_comm_write); the next call reopens it. An abort still

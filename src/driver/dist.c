@@ -37,7 +37,7 @@
 #include "feint/plan.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ,
-       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS };
+       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS, CMD_WRITE_CELL_DOFS };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -294,7 +294,8 @@ static int part_backend(run_part *p, const command *cmd, int device_index, int *
 /* A test hook: FEINT_DIST_FAIL=RANK:PHASE (the phase's name, as
  * "assembly"; "setup": the build of the parts from slabs; "curve": the
  * place of its share's cells on the curve; "flux": its search for the
- * cells of a flux's facets) makes that rank fail that phase, so that the
+ * cells of a flux's facets; "dofmap": its write of its share's rows of the
+ * dof map) makes that rank fail that phase, so that the
  * tests see every rank end with one message while the others wait in the
  * exchange. */
 static int injected_failure(int rank, const char *what) {
@@ -732,15 +733,14 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
  * Robin conditions on straight cells read the facets and nodes only,
  * which every share has; a flux, whose q . n takes each facet's normal
  * from the cell holding it, the cells that may hold its facets, gathered:
- * run_dist_boundary_create), its datasets (no dof map, no XDMF mesh); not
- * a sweep (its members' conditions are made from the whole, kept), nor a
- * check. Else rank 0 gathers the whole from the shares (gather_whole). */
+ * run_dist_boundary_create), its datasets (no XDMF mesh; the dof map is
+ * written by the ranks, each its share's rows: run_dist_write_cell_dofs);
+ * not a sweep (its members' conditions are made from the whole, kept), nor
+ * a check. Else rank 0 gathers the whole from the shares (gather_whole). */
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
   const int kind = c->mesh_partition;
-  const int cell_dofs =
-      c->write_xdmf || c->write_cell_dofs > 0 || (c->write_cell_dofs < 0 && c->write_element_matrices);
-  return share_ok && r->n_members == 0 && kind != FEINT_PARTITION_METIS && !cell_dofs;
+  return share_ok && r->n_members == 0 && kind != FEINT_PARTITION_METIS && !c->write_xdmf;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
@@ -1794,6 +1794,83 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   return reported(&e);
 }
 
+/* A share's rows of the whole's P1 dof map, as dataset `name` of the
+ * collective write: every node a dof, a node's dofs its components
+ * (interleaved, as feint_space_expand_components makes them), so one
+ * component's rows are the share's cells as they lie, more are expanded
+ * into *scratch (freed by the caller). */
+typedef struct {
+  const int64_t *cells;
+  int64_t *out;
+  int nc;
+} expand_job;
+
+static void expand_range(int64_t a, int64_t b, void *arg) {
+  const expand_job *j = arg;
+  for (int64_t e = a; e < b; e++)
+    for (int k = 0; k < j->nc; k++) j->out[e * j->nc + k] = j->cells[e] * j->nc + k;
+}
+
+static int share_dof_map_piece(const char *name, const feint_mesh *m, int64_t cell0, int components,
+                               int64_t **scratch, feint_dist_piece *piece) {
+  *scratch = NULL;
+  const int64_t entries = m->n_cells * m->nv, width = (int64_t)m->nv * components;
+  *piece = (feint_dist_piece){name, FEINT_DIST_I64, cell0 * width, m->n_cells * width, m->cells, 0, NULL};
+  if (components == 1) return FEINT_OK;
+  FEINT_CALL(feint_malloc((size_t)(entries * components) + 1, sizeof **scratch, scratch, "the share's dof map"));
+  expand_job j = {m->cells, *scratch, components};
+  feint_parallel_for(entries, 1 << 16, expand_range, &j);
+  piece->data = *scratch;
+  return FEINT_OK;
+}
+
+/* The command's payload: the file and the dataset's name, with their lengths. */
+static int write_payload(const char *path, const char *name, char **out, size_t *n) {
+  const int32_t lens[2] = {(int32_t)strlen(path), (int32_t)strlen(name)};
+  *n = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  FEINT_CALL(feint_malloc(*n, 1, out, "a write's command"));
+  memcpy(*out, lens, sizeof lens);
+  memcpy(*out + sizeof lens, path, (size_t)lens[0]);
+  memcpy(*out + sizeof lens + lens[0], name, (size_t)lens[1]);
+  return FEINT_OK;
+}
+
+int run_dist_write_cell_dofs(run_state *r, const char *name) {
+  run_dist *d = r->dist;
+  double t0 = feint_now();
+  const char *path = NULL;
+  FEINT_CALL(feint_output_suspend(r->out, &path));
+  char *payload = NULL;
+  size_t n = 0;
+  FEINT_CALL(write_payload(path, name, &payload, &n));
+  const command cmd = {.cmd = CMD_WRITE_CELL_DOFS};
+  int status = FEINT_OK;
+  for (int k = 1; k < d->size && !status; k++) status = send_command(d, k, &cmd, payload, n, NULL, 0);
+  free(payload);
+  FEINT_CALL(status);
+  first_error e = {0};
+  int64_t *scratch = NULL;
+  feint_dist_piece piece = {name, FEINT_DIST_I64, 0, 0, NULL, 0, NULL};
+  note_error(&e, injected_failure(0, "dofmap"));
+  if (!e.status)
+    note_error(&e, share_dof_map_piece(name, r->mesh, d->share.cell0, run_space_components(r->c, r->mesh), &scratch,
+                                       &piece));
+  if (e.status) piece.count = 0; /* still joining the write */
+  note_error(&e, feint_comm_write(d->comm, path, 1, &piece));
+  free(scratch);
+  for (int k = 1; k < d->size; k++) {
+    char *msg = NULL;
+    const char *data;
+    size_t bytes;
+    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
+    free(msg);
+  }
+  const size_t used = strlen(d->read_step);
+  snprintf(d->read_step + used, sizeof d->read_step - used, ", the dof map written by the ranks (each its share's "
+           "rows) %.1f ms", 1e3 * (feint_now() - t0));
+  return reported(&e);
+}
+
 const char *run_dist_steps(const run_state *r) { return r->dist ? r->dist->steps : ""; }
 
 const char *run_dist_partition(const run_state *r) { return r->dist ? r->dist->partition_words : ""; }
@@ -2185,6 +2262,31 @@ int feint_driver_worker(const feint_run_options *opts) {
       free(ws.parts);
       ws.parts = NULL;
       status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, ws.share.whole_cells, &ws.parts);
+      sent = send_answer(comm, status, NULL, NULL, 0);
+    } else if (cmd.cmd == CMD_WRITE_CELL_DOFS) { /* its share's rows of the dof map, with the others */
+      int32_t lens[2] = {-1, -1};
+      char path[4200], name[512];
+      if (bytes >= sizeof lens) memcpy(lens, data, sizeof lens);
+      if (lens[0] < 0 || lens[1] < 0 || (size_t)lens[0] >= sizeof path || (size_t)lens[1] >= sizeof name ||
+          sizeof lens + (size_t)lens[0] + (size_t)lens[1] != bytes) {
+        free(msg);
+        feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
+        feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* it cannot join the write */
+        return FEINT_ERR_COMPUTE;
+      }
+      memcpy(path, data + sizeof lens, (size_t)lens[0]);
+      path[lens[0]] = '\0';
+      memcpy(name, data + sizeof lens + lens[0], (size_t)lens[1]);
+      name[lens[1]] = '\0';
+      int64_t *scratch = NULL;
+      feint_dist_piece piece = {name, FEINT_DIST_I64, 0, 0, NULL, 0, NULL};
+      status = ws.mesh ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+      if (!status) status = injected_failure(feint_comm_rank(comm), "dofmap");
+      if (!status) status = share_dof_map_piece(name, ws.mesh, ws.share.cell0, ws.components, &scratch, &piece);
+      if (status) piece.count = 0;
+      const int written = feint_comm_write(comm, path, 1, &piece);
+      if (!status) status = written;
+      free(scratch);
       sent = send_answer(comm, status, NULL, NULL, 0);
     } else if (cmd.cmd == CMD_FLUX_HOLDERS) { /* its share's cells that may hold the flux facets */
       int64_t *rows = NULL, n = 0;

@@ -200,7 +200,8 @@ static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
   const int nc = r->whole.components;
   const int64_t n = r->whole.n_dofs;
-  const int want_map = cell_dofs_wanted(r);
+  /* (rank 0 on its share: the ranks wrote the map, write_dof_map_by_shares) */
+  const int want_map = cell_dofs_wanted(r) && !run_dist_share_only(r);
   int linked, status = FEINT_OK;
   FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
   if (linked) {
@@ -640,6 +641,21 @@ int run_release_whole(run_state *r) {
   return FEINT_OK;
 }
 
+/* /dofs/cell_dofs where rank 0 holds its share of the mesh only: the
+ * ranks write it together, each its share's rows, before the setup, while
+ * every rank still holds its share. */
+static int write_dof_map_by_shares(run_state *r, feint_run_report *rep) {
+  const double t0 = feint_now();
+  char c[300];
+  snprintf(c, sizeof c, "%sdofs/cell_dofs", r->prefix);
+  const int64_t cd[2] = {r->whole.n_cells, r->whole.nbc};
+  FEINT_CALL(feint_output_reserve_int64(r->out, c, 2, cd));
+  FEINT_CALL(run_dist_write_cell_dofs(r, c));
+  write_step(rep, "dof map (the ranks' shares together)", feint_now() - t0);
+  rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+  return FEINT_OK;
+}
+
 /* One case, mesh to results, into r->out (already created). Stages the
  * previous member left (mesh, space, plan) are used as they are. */
 static int run_case(const feint_run_options *opts, feint_run_report *rep, run_state *r) {
@@ -694,6 +710,7 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   }
   if (!r->dist) FEINT_CALL(pattern_ready(r, rep, need_matrix));
   problem.plan = need_matrix ? r->plan : NULL;
+  if (run_dist_share_only(r) && cell_dofs_wanted(r)) FEINT_CALL(write_dof_map_by_shares(r, rep));
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
     /* a sweep's previous member's backend, made for rank 0's part: it may stay with the part */

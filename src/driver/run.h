@@ -188,6 +188,10 @@ const feint_mesh_share *run_dist_share(const run_state *r);
  * condition's facets oriented by the cells that may hold them, gathered
  * from every share (as the whole's cells orient them). */
 int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out);
+/* Where rank 0 holds its share only: the dof map (dataset `name`, made at
+ * its full size in r->out before) written by the ranks together, each its
+ * share's rows, while they hold their shares (before the setup). */
+int run_dist_write_cell_dofs(run_state *r, const char *name);
 /* 1 when run_dist_setup will keep every rank's part (a sweep member on the
  * previous member's mesh and space, set up alike): rank 0's backend, made
  * for its part, may then stay too (each rank decides for its own). */

@@ -339,6 +339,11 @@ int feint_output_reserve_doubles(feint_output *o, const char *name, int rank, co
   return reserve_dataset(o, name, H5T_IEEE_F64LE, rank, dims, "double");
 }
 
+int feint_output_reserve_int64(feint_output *o, const char *name, int rank, const int64_t *dims) {
+  FEINT_CALL(output_join(o));
+  return reserve_dataset(o, name, H5T_STD_I64LE, rank, dims, "int64");
+}
+
 int feint_output_suspend(feint_output *o, const char **path) {
   FEINT_CALL(output_join(o));
   FEINT_CALL(output_open(o));

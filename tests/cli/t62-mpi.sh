@@ -160,8 +160,8 @@ PY
 read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
 # Rank 0 too reads only its share, and keeps only it where the partition is made on the shares (the rows',
 # counted on them, or the curve's) and nothing it makes reads the whole's cells (Dirichlet, Neumann and Robin read
-# the facets and nodes; a flux the cells that may hold its facets, gathered), no dof map or XDMF mesh written, not
-# a sweep. Its space is then the whole's P1 space on its share (every node and facet, its own cells), its datasets
+# the facets and nodes; a flux the cells that may hold its facets, gathered; a dof map is written by the ranks), no
+# XDMF mesh written, not a sweep. Its space is then the whole's P1 space on its share (every node and facet, its own cells), its datasets
 # read as a part's. Else the whole is
 # gathered on rank 0 from the shares (FEINT_DIST_READ=whole: rank 0 reads the whole). The same files every way
 # (bit for bit on the rows partition).
@@ -195,7 +195,11 @@ rank0_reads layers-d-neumann "its share" rows "$WORK/layers-d.yaml" --set 'bound
 rank0_reads layers-d-flux "its share" rows "$WORK/layers-d.yaml" --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
 rank0_reads layers-d-flux-curve "its share" morton "$WORK/layers-d.yaml" \
   --set 'boundary=[{group: boundary, flux: ["x", "y*z", 1]}, {group: boundary, dirichlet: "x"}]'
-rank0_reads layers-robin gathered rows "$WORK/layers.yaml" --set space.order=1 # element matrices: the dof map
+# a dof map written (output.cell_dofs, or element matrices' default): the ranks write it together, each its share's
+# rows, before the setup; an XDMF mesh needs the whole
+rank0_reads layers-robin "its share" rows "$WORK/layers.yaml" --set space.order=1 # element matrices: the dof map
+rank0_reads layers-el-cell-dofs "its share" morton "$WORK/layers-el.yaml" --set output.cell_dofs=true # 3 a node
+rank0_reads layers-d-xdmf gathered rows "$WORK/layers-d.yaml" --set output.xdmf=true
 # off the rows partition the curve's is made on the shares (each rank places its own cells from every share's
 # counts of the curve's boxes): the partition the whole's curve makes, so the file is the gathered whole's, bit for
 # bit; METIS needs the whole
@@ -205,7 +209,7 @@ FEINT_DIST_READ=whole mpi 3 "$WORK/layers-d.yaml" -o "$WORK/layers-d-curve-whole
 compare_files "layers-d, 3 ranks, the curve made on the shares against the whole's" "$WORK/layers-d-curve-whole.h5" \
   "$WORK/layers-d-curve-3.h5" 0
 rank0_reads layers-d-metis gathered metis "$WORK/layers-d.yaml"
-rank0_reads layers-d-cell-dofs gathered rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
+rank0_reads layers-d-cell-dofs "its share" rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
 FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
@@ -249,6 +253,10 @@ for at in 1:read 0:read 0:setup 2:setup; do
 done
 for at in 0:curve 2:curve; do
   fails_on_purpose $at "its place of its cells on the curve" "$WORK/layers-d.yaml" --set mesh.partition=morton
+done
+for at in 0:dofmap 2:dofmap; do
+  fails_on_purpose $at "its write of its share's rows of the dof map" "$WORK/layers-d.yaml" --set mesh.partition=rows \
+    --set output.cell_dofs=true
 done
 for at in 0:flux 1:flux; do
   fails_on_purpose $at "its search for the flux facets' cells" "$WORK/layers-d.yaml" --set mesh.partition=rows \
