@@ -1064,7 +1064,8 @@ int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
     total += count;
   }
   int64_t *cells = NULL;
-  if (!e.status) note_error(&e, feint_malloc((size_t)(total * m->nv) + 1, sizeof *cells, &cells, "the flux facets' cells"));
+  if (!e.status)
+    note_error(&e, feint_malloc((size_t)(total * m->nv) + 1, sizeof *cells, &cells, "the flux facets' cells"));
   if (!e.status) {
     memcpy(cells, own, (size_t)(n_own * m->nv) * sizeof *cells);
     size_t at = (size_t)(n_own * m->nv) * sizeof *cells;

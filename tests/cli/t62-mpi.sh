@@ -161,10 +161,9 @@ read_by layers-p2 "rank 0" rows "$WORK/layers.yaml"
 # Rank 0 too reads only its share, and keeps only it where the partition is made on the shares (the rows',
 # counted on them, or the curve's) and nothing it makes reads the whole's cells (Dirichlet, Neumann and Robin read
 # the facets and nodes; a flux the cells that may hold its facets, gathered; a dof map is written by the ranks), no
-# XDMF mesh written, not a sweep. Its space is then the whole's P1 space on its share (every node and facet, its own cells), its datasets
-# read as a part's. Else the whole is
-# gathered on rank 0 from the shares (FEINT_DIST_READ=whole: rank 0 reads the whole). The same files every way
-# (bit for bit on the rows partition).
+# XDMF mesh written, not a sweep. Its space is then the whole's P1 space on its share (every node and facet, its
+# own cells), its datasets read as a part's. Else the whole is gathered on rank 0 from the shares
+# (FEINT_DIST_READ=whole: rank 0 reads the whole). The same files every way (bit for bit on the rows partition).
 write_case layers-d.yaml <<EOF
 mesh: {file: $WORK/layers.msh}
 physics: {kind: poisson, kappa: "1 + x*y", source: "x + z"}
