@@ -237,15 +237,6 @@ int feint_dist_whole_of_shares(feint_mesh *mesh, const feint_mesh_share *share, 
  * read for its cells. For a rank that holds its share only. */
 int feint_dist_space_of_share(const feint_mesh *mesh, const feint_mesh_share *share, int components,
                               feint_space **out);
-/* The cells of a share of the mesh (triangles or tetrahedra) that may
- * hold a facet of the facet groups groups[0..n_groups): those with a
- * facet's worth of vertices on the groups' facets, among them every cell
- * holding one of those facets. *n rows of the mesh's nv node numbers
- * (*rows, freed by the caller), in the share's cell order: gathered from
- * every share in rank order they are the whole's, in the whole's order,
- * and orient a flux condition's facets as the whole's cells do
- * (feint_boundary_create_with_holders). */
-int feint_dist_facet_holders(const feint_mesh *mesh, const int *groups, int n_groups, int64_t **rows, int64_t *n);
 /* A slab from its message (views into buf, which outlives it). */
 int feint_dist_slab_read(const void *buf, size_t bytes, feint_dist_slab **out);
 void feint_dist_slab_destroy(feint_dist_slab *slab);

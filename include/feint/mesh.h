@@ -251,6 +251,15 @@ const char *feint_mesh_shapes(const feint_mesh *mesh, char *buf, size_t size);
 
 /* Index of the physical group with this name and dimension, -1 if none. */
 int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim);
+/* The cells of a straight mesh of triangles or tetrahedra (one shape)
+ * that may hold a facet of the facet groups groups[0..n_groups) (-1 or
+ * past the groups: none): those with a facet's worth of vertices on the
+ * groups' facets, among them every cell holding one of those facets. *n
+ * rows of the mesh's nv node numbers (*rows, freed by the caller), in
+ * cell order. A facet's lowest-numbered cell is the first of them that
+ * holds it; on shares of the mesh (each rank a range of the cells, dist.h)
+ * gathered in rank order they are the whole's, in the whole's order. */
+int feint_mesh_facet_cells(const feint_mesh *mesh, const int *groups, int n_groups, int64_t **rows, int64_t *n);
 /* "a, b, c": the named physical groups of dimension dim, for the messages
  * of keys that name groups ("" when there are none); returns buf. */
 const char *feint_mesh_group_names(const feint_mesh *mesh, int dim, char *buf, size_t len);

@@ -11,6 +11,7 @@
 #include "feint/expr.h"
 #include "feint/fe.h"
 #include "feint/h5.h"
+#include "feint/parallel.h"
 #include "feint/tensor.h"
 #include "boundary/facet.h"
 
@@ -263,6 +264,7 @@ typedef struct {
   const bvalue *coef; /* ncoef */
   const bvalue *flux; /* a flux condition's q (dim), else NULL */
   int64_t f;          /* facets filled */
+  int64_t *rows;      /* with measures (det): each facet's row of the mesh's facets, measured after the fill */
 } fill_ctx;
 
 static int load_slot(feint_boundary_conditions *bc, int64_t dof, int64_t *slot) {
@@ -392,6 +394,44 @@ static int facet_measures(feint_boundary_conditions *bc, const int64_t *nodes, i
   return feint_error_set(FEINT_ERR_COMPUTE, "internal: a boundary facet of the region lies on no cell");
 }
 
+/* The facets' measures (facet_measures), range by range on every core:
+ * each facet's own, read from the conditions' fixed tables (a failure
+ * carried out of its thread: errors are per thread; the first facet's in
+ * order is reported). */
+typedef struct {
+  feint_boundary_conditions *bc;
+  struct feint_boundary_facets *fs;
+  const int64_t *rows;
+  const bvalue *flux;
+  int status[FEINT_PARALLEL_MAX_RANGES];
+  char why[FEINT_PARALLEL_MAX_RANGES][512];
+} measures_job;
+
+static void measures_range(int64_t a, int64_t b, int t, void *arg) {
+  measures_job *j = arg;
+  const feint_mesh *m = j->bc->space->mesh;
+  const feint_facet_view *v = &j->fs->v;
+  for (int64_t f = a; f < b && !j->status[t]; f++) {
+    j->status[t] = facet_measures(j->bc, m->facets + j->rows[f] * m->nv_facet, v->nv, j->fs->rule.q, j->flux,
+                                  j->fs->det + f * v->nq);
+    if (j->status[t]) snprintf(j->why[t], sizeof j->why[t], "%s", feint_error_message());
+  }
+}
+
+static int measure_facets(feint_boundary_conditions *bc, struct feint_boundary_facets *fs, const int64_t *rows,
+                          const bvalue *flux) {
+  if (!bc->node_cells) FEINT_CALL(node_cells_create(bc)); /* before the threads read it */
+  measures_job *j = NULL;
+  FEINT_CALL(feint_calloc(1, sizeof *j, &j, "the facets' measures"));
+  *j = (measures_job){.bc = bc, .fs = fs, .rows = rows, .flux = flux};
+  const int ranges = feint_parallel_for_indexed(fs->v.n_facets, 1 << 10, measures_range, j);
+  int status = FEINT_OK;
+  for (int t = 0; t < ranges && !status; t++)
+    if (j->status[t]) status = feint_error_restore(j->status[t], j->why[t], "src/boundary/boundary.c");
+  free(j);
+  return status;
+}
+
 static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   fill_ctx *x = vctx;
   const feint_space *s = x->bc->space;
@@ -400,7 +440,7 @@ static int fill_facet(void *vctx, const int64_t *nodes, const int64_t *dofs) {
   const feint_facet_view *v = &fs->v;
   const int64_t f = x->f++;
   const int nc = v->nc, nb = v->nb, nbc = nb * nc;
-  if (fs->det) FEINT_CALL(facet_measures(x->bc, nodes, v->nv, fs->rule.q, x->flux, fs->det + f * v->nq));
+  if (fs->det) x->rows[f] = (nodes - m->facets) / m->nv_facet;
   for (int a = 0; a < v->nv; a++) {
     double *X = fs->x + (f * v->nv + a) * 3;
     X[0] = m->x[nodes[a]];
@@ -462,9 +502,13 @@ static int add_facet_set(feint_boundary_conditions *bc, const char *where, const
   FEINT_CALL(feint_malloc((size_t)(n * nbc), sizeof *fs->load_index, &fs->load_index, "facet load map"));
   if (robin)
     FEINT_CALL(feint_malloc((size_t)(n * nbc * nbc), sizeof *fs->site_index, &fs->site_index, "facet slot map"));
-  fill_ctx x = {bc, fs, coef, flux, 0};
+  fill_ctx x = {bc, fs, coef, flux, 0, NULL};
+  if (fs->det) FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *x.rows, &x.rows, "the facets' rows"));
   int64_t again = 0;
-  FEINT_CALL(for_region_facets(bc, where, name, nvf, f0, f1, fill_facet, &x, &again));
+  int status = for_region_facets(bc, where, name, nvf, f0, f1, fill_facet, &x, &again);
+  if (!status && fs->det) status = measure_facets(bc, fs, x.rows, flux);
+  free(x.rows);
+  FEINT_CALL(status);
   v->phi = fs->rule.phi;
   v->weights = fs->rule.q->weights;
   v->points = nvf == 4 ? fs->rule.q->points : NULL;
@@ -654,8 +698,39 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, cons
   return FEINT_OK;
 }
 
+/* A flux's facets take their normals from their lowest-numbered cells. On
+ * a straight mesh of one simplex shape only the cells that may hold one
+ * (feint_mesh_facet_cells) need be listed by node, not every cell of the
+ * mesh: *view, those cells on the mesh's nodes (*rows, freed by the
+ * caller); *rows NULL where there is no flux or the mesh is otherwise. */
+static int flux_candidates(const feint_case *c, const feint_mesh *m, feint_mesh *view, int64_t **rows) {
+  *rows = NULL;
+  if (m->n_blocks != 1 || m->n_geometry_nodes || !feint_cell_is_simplex(m->cell_type)) return FEINT_OK;
+  int groups[64], n_groups = 0;
+  for (int i = 0; i < c->n_boundary; i++) {
+    if (!c->boundary[i].flux.n) continue;
+    if (n_groups == 64) return FEINT_OK; /* (then the whole mesh's cells) */
+    groups[n_groups++] = feint_mesh_find_group(m, c->boundary[i].group, m->dim - 1);
+  }
+  if (n_groups == 0) return FEINT_OK;
+  int64_t n = 0;
+  FEINT_CALL(feint_mesh_facet_cells(m, groups, n_groups, rows, &n));
+  *view = *m;
+  view->cells = *rows;
+  view->n_cells = n;
+  view->cell_group = NULL;
+  view->blocks[0].first_cell = 0;
+  view->blocks[0].n_cells = n;
+  return FEINT_OK;
+}
+
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {
-  return feint_boundary_create_with_holders(c, s, NULL, out);
+  feint_mesh view;
+  int64_t *rows = NULL;
+  FEINT_CALL(flux_candidates(c, s->mesh, &view, &rows));
+  const int status = feint_boundary_create_with_holders(c, s, rows ? &view : NULL, out);
+  free(rows);
+  return status;
 }
 
 int feint_boundary_create_with_holders(const feint_case *c, const feint_space *s, const feint_mesh *holders,

@@ -1033,7 +1033,7 @@ int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
   }
   int64_t *own = NULL, n_own = 0;
   note_error(&e, injected_failure(0, "flux"));
-  if (!e.status) note_error(&e, feint_dist_facet_holders(m, groups, n_groups, &own, &n_own));
+  if (!e.status) note_error(&e, feint_mesh_facet_cells(m, groups, n_groups, &own, &n_own));
   free(groups);
   char **msgs = NULL;
   const char **data = NULL;
@@ -2298,7 +2298,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (!status) status = feint_malloc((size_t)n_groups + 1, sizeof *groups, &groups, "the flux's groups");
       if (!status) {
         memcpy(groups, data, (size_t)n_groups * sizeof *groups);
-        status = feint_dist_facet_holders(ws.mesh, groups, n_groups, &rows, &n);
+        status = feint_mesh_facet_cells(ws.mesh, groups, n_groups, &rows, &n);
       }
       const void *pieces[2] = {&n, rows};
       const size_t sizes[2] = {sizeof n, status ? 0 : (size_t)(n * ws.mesh->nv) * sizeof *rows};

@@ -1463,3 +1463,69 @@ const char *feint_mesh_shapes(const feint_mesh *mesh, char *buf, size_t size) {
   }
   return buf;
 }
+
+/* Straight triangles or tetrahedra of one shape (a simplex's facet: dim of its vertices). */
+static int mesh_is_simplices(const feint_mesh *m) {
+  return m->n_blocks == 1 && !m->n_geometry_nodes &&
+         (m->cell_type == FEINT_CELL_TRIANGLE || m->cell_type == FEINT_CELL_TETRAHEDRON);
+}
+
+/* The cells that may hold a facet of the groups: a facet's worth of their cells' nodes on the groups' facets
+ * (the node marks), counted range by range, then copied in order. */
+typedef struct {
+  const feint_mesh *m;
+  const unsigned char *on;
+  int64_t *rows;
+  int64_t count[FEINT_PARALLEL_MAX_RANGES + 1]; /* the ranges' cells, then where each range's go */
+} holders_job;
+
+static int may_hold(const holders_job *j, int64_t c) {
+  const feint_mesh *m = j->m;
+  int marked = 0;
+  for (int v = 0; v < m->nv && m->cells[c * m->nv + v] >= 0; v++) marked += j->on[m->cells[c * m->nv + v]];
+  return marked >= m->dim; /* a simplex's facet: dim of its vertices */
+}
+
+static void holders_count(int64_t begin, int64_t end, int t, void *arg) {
+  holders_job *j = arg;
+  int64_t n = 0;
+  for (int64_t c = begin; c < end; c++) n += may_hold(j, c);
+  j->count[t + 1] = n;
+}
+
+static void holders_copy(int64_t begin, int64_t end, int t, void *arg) {
+  holders_job *j = arg;
+  const int nv = j->m->nv;
+  int64_t at = j->count[t];
+  for (int64_t c = begin; c < end; c++)
+    if (may_hold(j, c)) memcpy(j->rows + nv * at++, j->m->cells + c * nv, (size_t)nv * sizeof *j->rows);
+}
+
+int feint_mesh_facet_cells(const feint_mesh *m, const int *groups, int n_groups, int64_t **rows, int64_t *n) {
+  *rows = NULL;
+  *n = 0;
+  if (m->n_cells == 0) return feint_malloc(1, sizeof **rows, rows, "the facets' cells"); /* a share of none */
+  if (m->n_blocks != 1 || !mesh_is_simplices(m))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: the facets' cells sought off a straight mesh of simplices");
+  holders_job j;
+  memset(&j, 0, sizeof j);
+  j.m = m;
+  unsigned char *on = NULL;
+  FEINT_CALL(feint_calloc((size_t)m->n_nodes + 1, 1, &on, "the facets' nodes"));
+  for (int k = 0; k < n_groups; k++) {
+    const int g = groups[k];
+    if (g < 0 || g >= m->n_groups) continue;
+    for (int64_t i = m->facet_offsets[g] * m->nv_facet; i < m->facet_offsets[g + 1] * m->nv_facet; i++)
+      if (m->facets[i] >= 0) on[m->facets[i]] = 1;
+  }
+  j.on = on;
+  const int ranges = m->n_cells ? feint_parallel_for_indexed(m->n_cells, 1 << 14, holders_count, &j) : 0;
+  for (int t = 0; t < ranges; t++) j.count[t + 1] += j.count[t];
+  int status = feint_malloc((size_t)(j.count[ranges] * m->nv) + 1, sizeof *j.rows, &j.rows, "the facets' cells");
+  if (!status && ranges) feint_parallel_for_indexed(m->n_cells, 1 << 14, holders_copy, &j);
+  free(on);
+  if (status) return status;
+  *rows = j.rows;
+  *n = j.count[ranges];
+  return FEINT_OK;
+}

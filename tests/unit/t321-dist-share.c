@@ -290,7 +290,7 @@ static void check_holders(const char *path, const feint_mesh *m, int size, const
   for (int k = 0; k < size; k++) {
     int64_t *rows = NULL, n = 0;
     if (!runs[k].mesh) continue;
-    CHECK_OK(feint_dist_facet_holders(runs[k].mesh, groups, n_groups, &rows, &n));
+    CHECK_OK(feint_mesh_facet_cells(runs[k].mesh, groups, n_groups, &rows, &n));
     all = realloc(all, (size_t)((n_all + n) * m->nv + 1) * sizeof *all);
     memcpy(all + n_all * m->nv, rows, (size_t)(n * m->nv) * sizeof *rows);
     n_all += n;
