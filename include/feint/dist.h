@@ -142,9 +142,11 @@ int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, i
  * share, freed by the caller) among as many parts as ranks, every rank's
  * counts exchanged: the whole's curve partition (whole_cells cells) on
  * this rank's cells. A rank that failed before (status_in) takes part,
- * and the others return FEINT_DIST_PEER_FAILED. */
+ * and the others return FEINT_DIST_PEER_FAILED. seconds (NULL: not
+ * wanted): its cells counted, the counts exchanged (with the wait for the
+ * slowest rank), its cells placed. */
 int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *share, int64_t whole_cells,
-                                    int **parts);
+                                    int **parts, double seconds[3]);
 
 /* What rank 0 keeps of each part: the part's cells (global numbers,
  * ascending) and its scalar dofs (local -> global, ascending). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "feint/dist.h"
+#include "feint/driver.h"
 #include "feint/error.h"
 #include "feint/morton.h"
 #include "feint/parallel.h"
@@ -197,8 +198,9 @@ int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
 }
 
 int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *share, int64_t whole_cells,
-                                    int **parts) {
+                                    int **parts, double seconds[3]) {
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
+  double t = feint_now();
   *parts = NULL;
   feint_dist_curve curve;
   memset(&curve, 0, sizeof curve);
@@ -223,7 +225,11 @@ int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint
   const int64_t failed = status != FEINT_OK;
   const size_t count_bytes = (size_t)curve.n_boxes * sizeof *counts;
   for (int q = 0; q < size; q++) out[q] = (feint_comm_message){{&failed, counts}, {sizeof failed, failed ? 0 : count_bytes}, 2};
+  if (seconds) seconds[0] = feint_now() - t;
+  t = feint_now();
   const int exchanged = feint_comm_exchange(comm, out, in, in_bytes);
+  if (seconds) seconds[1] = feint_now() - t;
+  t = feint_now();
   if (!status) status = exchanged;
   all[rank] = counts;
   for (int q = 0; q < size && !status; q++) {
@@ -239,6 +245,7 @@ int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint
   }
   if (!status) status = feint_malloc((size_t)share->n_cells + 1, sizeof **parts, parts, "the share's parts");
   if (!status) status = feint_dist_curve_parts(&curve, keys, share->n_cells, all, rank, size, size, *parts);
+  if (seconds) seconds[2] = feint_now() - t;
   if (status) {
     free(*parts);
     *parts = NULL;
