@@ -726,6 +726,13 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
   *hi = n;
 }
 
+/* Whether a case's conditions have a flux. */
+static int has_flux(const feint_case *c) {
+  for (int i = 0; i < c->n_boundary; i++)
+    if (c->boundary[i].flux.n) return 1;
+  return 0;
+}
+
 /* Whether rank 0 may keep only its share of the mesh, as the others do,
  * and never make the whole: where the partition may be made on the shares
  * (mesh.partition rows, morton or auto: not METIS) and nothing rank 0
@@ -735,12 +742,18 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
  * from the cell holding it, the cells that may hold its facets, gathered:
  * run_dist_boundary_create), its datasets (no XDMF mesh; the dof map is
  * written by the ranks, each its share's rows: run_dist_write_cell_dofs);
- * not a sweep (its members' conditions are made from the whole, kept), nor
- * a check. Else rank 0 gathers the whole from the shares (gather_whole). */
+ * not a check. A sweep's members on the same mesh keep its parts, made
+ * once, and their conditions are made from rank 0's share: not a flux,
+ * whose cells would be gathered from shares the others no longer hold.
+ * Else rank 0 gathers the whole from the shares (gather_whole). */
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
   const int kind = c->mesh_partition;
-  return share_ok && r->n_members == 0 && kind != FEINT_PARTITION_METIS && !c->write_xdmf;
+  return share_ok && kind != FEINT_PARTITION_METIS && !c->write_xdmf && (r->n_members == 0 || !has_flux(c));
+}
+
+int run_dist_share_serves(const run_state *r, const feint_case *c) {
+  return r->dist && r->dist->share_only && c->order == 1 && !c->write_xdmf && !has_flux(c);
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
@@ -1005,7 +1018,7 @@ const feint_mesh_share *run_dist_share(const run_state *r) {
 /* The facet groups of the case's flux conditions (*n of them, at most
  * the case's entries), -1 for a group the mesh lacks (its error is the
  * conditions'). */
-static int flux_groups(const feint_case *c, const feint_mesh *m, int *groups) {
+static int flux_groups(const feint_case *c, const feint_mesh *m, int *groups) { /* (has_flux's entries) */
   int n = 0;
   for (int i = 0; i < c->n_boundary; i++)
     if (c->boundary[i].flux.n) groups[n++] = feint_mesh_find_group(m, c->boundary[i].group, m->dim - 1);
@@ -1114,7 +1127,9 @@ static int keep_parts(run_dist *d, const feint_run_options *opts, run_state *r, 
     if (!status) d->setup_answers = k;
   }
   free(head);
-  if (!status) step(d, "parts kept, the member's case sent", &t0);
+  if (!status)
+    step(d, d->share_only ? "parts kept (rank 0 on its share of the mesh), the member's case sent"
+                          : "parts kept, the member's case sent", &t0);
   part_drop_form(&d->own, 1); /* its form stays as old_form while rank 0's backend (run_state's) may read it */
   if (!status) status = part_form(&d->own, r->c, setup, opts->device_index);
   if (status) return status;

@@ -119,14 +119,17 @@ static int create_space(const feint_case *c, const feint_mesh *m, feint_space **
  * (the backend goes with the space and plan it was made for; whether the
  * next member can take it is setup_backend's decision). */
 static void run_reuse(run_state *r, const feint_case *prev, const feint_case *next) {
+  /* rank 0 holding its share of the mesh only keeps it for a member that can take its share as it is (its parts
+   * kept: the other ranks' shares are gone); else the member reads the mesh again (run_dist_read_mesh) */
+  const int share = run_dist_share_only(r), share_kept = !share || run_dist_share_serves(r, next);
   if (prev && r->mesh && same_mesh(prev, next) && r->space && prev->order == next->order &&
-      run_space_components(prev, r->mesh) == run_space_components(next, r->mesh))
+      run_space_components(prev, r->mesh) == run_space_components(next, r->mesh) && share_kept)
     return; /* mesh, space, plan (and maybe the backend) stay */
   run_dist_forget(r); /* the ranks' parts were made of them */
   r->pattern_at.file[0] = r->dofs_at.file[0] = r->xdmf_at.file[0] = '\0'; /* the next member writes its own */
   if (r->backend) r->backend_dropped = "the mesh or the space changed";
   release_backend(r);
-  drop_space(r, prev && r->mesh && same_mesh(prev, next));
+  drop_space(r, prev && r->mesh && same_mesh(prev, next) && !share);
 }
 
 run_transfers run_transfers_now(void) {
@@ -200,8 +203,7 @@ static int write_dofs(run_state *r) {
   const feint_space *s = r->space;
   const int nc = r->whole.components;
   const int64_t n = r->whole.n_dofs;
-  /* (rank 0 on its share: the ranks wrote the map, write_dof_map_by_shares) */
-  const int want_map = cell_dofs_wanted(r) && !run_dist_share_only(r);
+  const int want_map = cell_dofs_wanted(r);
   int linked, status = FEINT_OK;
   FEINT_CALL(run_share_at(r, &r->dofs_at, "dofs/coordinates", &linked));
   if (linked) {
@@ -234,7 +236,8 @@ static int write_dofs(run_state *r) {
     free(comp);
     FEINT_CALL(status);
   }
-  if (want_map) FEINT_CALL(feint_output_int64(r->out, c, 2, cd, s->cell_dofs));
+  /* (rank 0 on its share: the ranks wrote the map, write_dof_map_by_shares) */
+  if (want_map && !run_dist_share_only(r)) FEINT_CALL(feint_output_int64(r->out, c, 2, cd, s->cell_dofs));
   if (!r->dofs_at.file[0]) {
     snprintf(r->dofs_at.file, sizeof r->dofs_at.file, "%s", r->out_path);
     snprintf(r->dofs_at.group, sizeof r->dofs_at.group, "%s", r->prefix);
@@ -710,7 +713,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   }
   if (!r->dist) FEINT_CALL(pattern_ready(r, rep, need_matrix));
   problem.plan = need_matrix ? r->plan : NULL;
-  if (run_dist_share_only(r) && cell_dofs_wanted(r)) FEINT_CALL(write_dof_map_by_shares(r, rep));
+  /* (a sweep's later members link to the first one's) */
+  if (run_dist_share_only(r) && cell_dofs_wanted(r) && !r->dofs_at.file[0]) FEINT_CALL(write_dof_map_by_shares(r, rep));
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
     /* a sweep's previous member's backend, made for rank 0's part: it may stay with the part */

@@ -182,6 +182,10 @@ int run_dist_create(struct feint_comm *comm, run_dist **out);
  * whole's cell count and blocks. */
 int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok, feint_mesh **out);
 int run_dist_share_only(const run_state *r);
+/* Whether a sweep's next member (case c) can go on with rank 0's share as
+ * it is, the other ranks' shares gone: one that needs them (a flux's
+ * cells), or whose space is not P1 on the share, reads the mesh again. */
+int run_dist_share_serves(const run_state *r, const feint_case *c);
 int run_dist_share_space(const run_state *r, int components, feint_space **out);
 const feint_mesh_share *run_dist_share(const run_state *r);
 /* The boundary conditions where rank 0 holds its share only: a flux

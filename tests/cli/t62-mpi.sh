@@ -210,6 +210,39 @@ compare_files "layers-d, 3 ranks, the curve made on the shares against the whole
 rank0_reads layers-d-metis gathered metis "$WORK/layers-d.yaml"
 rank0_reads layers-d-cell-dofs "its share" rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
 FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
+# sweeps: members on the same mesh keep their parts, rank 0 its share (the dof map written once by the ranks, the
+# later members' linked to it); a member on another space reads the mesh again (P2: rank 0 alone); a flux in a
+# sweep gathers the whole (its cells would come from shares the others no longer hold), its later members keeping
+# their parts
+sweep_reads() { # name want case args...: the last member's steps say how rank 0 holds the mesh
+  local name=$1 want=$2 case=$3; shift 3
+  "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@"
+  mpi 3 "$case" -o "$WORK/$name-3.h5" "$@" --json > "$WORK/$name.json"
+  $PY - "$WORK/$name.json" "$want" <<'PY' || fail "$name: rank 0 should hold $want"
+import json, sys
+steps = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])["dist_steps"]
+said = ("its share" if "rank 0 too" in steps or "rank 0 on its share" in steps else
+        "gathered" if "whole gathered" in steps else "kept" if "parts kept" in steps else "the whole")
+assert said == sys.argv[2], steps[:300]
+print(f"sweep, the last member: rank 0 holds {said}")
+PY
+}
+sweep_reads layers-d-sweep "its share" "$WORK/layers-d.yaml" --set mesh.partition=rows --set output.cell_dofs=true \
+  --set 'sweep={product: {physics.kappa: [1, "2 + x"], physics.source: [1, "y"]}, layout: groups}'
+compare_files "layers-d, a sweep kept on rank 0's share, 3 ranks" "$WORK/layers-d-sweep-1.h5" \
+  "$WORK/layers-d-sweep-3.h5" 0
+sweep_reads layers-d-sweep-files "its share" "$WORK/layers-d.yaml" --set mesh.partition=morton \
+  --set output.element_matrices=true --set 'sweep={product: {physics.kappa: [1, "2 + x"]}}'
+for i in 0 1; do
+  compare_files "layers-d, a sweep of files kept on rank 0's share, member $i" "$WORK/layers-d-sweep-files-1-$i.h5" \
+    "$WORK/layers-d-sweep-files-3-$i.h5"
+done
+sweep_reads layers-d-sweep-order "the whole" "$WORK/layers-d.yaml" --set mesh.partition=rows \
+  --set 'sweep={product: {space.order: [1, 2]}, layout: groups}'
+compare_files "layers-d, a sweep from P1 on rank 0's share to P2, 3 ranks" "$WORK/layers-d-sweep-order-1.h5" \
+  "$WORK/layers-d-sweep-order-3.h5" 0
+sweep_reads layers-d-sweep-flux kept "$WORK/layers-d.yaml" --set mesh.partition=rows \
+  --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]' --set 'sweep={product: {physics.kappa: [1, 2]}, layout: groups}'
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
 read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
