@@ -162,6 +162,10 @@ typedef struct {
  * with no facet on the region, a value list whose length is neither 1 nor
  * the number of components, a cell dataset, a bad expression. */
 int feint_boundary_create(const feint_case *c, const feint_space *space, feint_boundary_conditions **out);
+/* The facet groups of the case's flux conditions (-1 for a group the mesh
+ * lacks: its error is feint_boundary_create's), into groups (room for
+ * c->n_boundary); returns how many. */
+int feint_boundary_flux_groups(const feint_case *c, const feint_mesh *mesh, int *groups);
 /* The same, a flux condition's facets oriented by the cells of `holders`
  * (NULL: the space's mesh): straight cells of the space's mesh's shape on
  * the same nodes, among them each flux facet's lowest-numbered cell of the

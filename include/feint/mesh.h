@@ -260,6 +260,11 @@ int feint_mesh_find_group(const feint_mesh *mesh, const char *name, int dim);
  * holds it; on shares of the mesh (each rank a range of the cells, dist.h)
  * gathered in rank order they are the whole's, in the whole's order. */
 int feint_mesh_facet_cells(const feint_mesh *mesh, const int *groups, int n_groups, int64_t **rows, int64_t *n);
+/* A view of a mesh of one shape (its nodes, facets and groups) with n
+ * other cells of that shape (rows of its nv nodes, such as
+ * feint_mesh_facet_cells gives) in place of its own, without their
+ * groups: read while mesh and cells live, never destroyed. */
+feint_mesh feint_mesh_cells_view(const feint_mesh *mesh, const int64_t *cells, int64_t n);
 /* "a, b, c": the named physical groups of dimension dim, for the messages
  * of keys that name groups ("" when there are none); returns buf. */
 const char *feint_mesh_group_names(const feint_mesh *mesh, int dim, char *buf, size_t len);

@@ -703,25 +703,24 @@ static int mark_dirichlet(feint_boundary_conditions *bc, const char *where, cons
  * (feint_mesh_facet_cells) need be listed by node, not every cell of the
  * mesh: *view, those cells on the mesh's nodes (*rows, freed by the
  * caller); *rows NULL where there is no flux or the mesh is otherwise. */
+int feint_boundary_flux_groups(const feint_case *c, const feint_mesh *m, int *groups) {
+  int n = 0;
+  for (int i = 0; i < c->n_boundary; i++)
+    if (c->boundary[i].flux.n) groups[n++] = feint_mesh_find_group(m, c->boundary[i].group, m->dim - 1);
+  return n;
+}
+
 static int flux_candidates(const feint_case *c, const feint_mesh *m, feint_mesh *view, int64_t **rows) {
   *rows = NULL;
   if (m->n_blocks != 1 || m->n_geometry_nodes || !feint_cell_is_simplex(m->cell_type)) return FEINT_OK;
-  int groups[64], n_groups = 0;
-  for (int i = 0; i < c->n_boundary; i++) {
-    if (!c->boundary[i].flux.n) continue;
-    if (n_groups == 64) return FEINT_OK; /* (then the whole mesh's cells) */
-    groups[n_groups++] = feint_mesh_find_group(m, c->boundary[i].group, m->dim - 1);
-  }
-  if (n_groups == 0) return FEINT_OK;
+  int *groups = NULL;
+  FEINT_CALL(feint_malloc((size_t)c->n_boundary + 1, sizeof *groups, &groups, "the flux conditions' groups"));
+  const int n_groups = feint_boundary_flux_groups(c, m, groups);
   int64_t n = 0;
-  FEINT_CALL(feint_mesh_facet_cells(m, groups, n_groups, rows, &n));
-  *view = *m;
-  view->cells = *rows;
-  view->n_cells = n;
-  view->cell_group = NULL;
-  view->blocks[0].first_cell = 0;
-  view->blocks[0].n_cells = n;
-  return FEINT_OK;
+  const int status = n_groups ? feint_mesh_facet_cells(m, groups, n_groups, rows, &n) : FEINT_OK;
+  free(groups);
+  if (*rows) *view = feint_mesh_cells_view(m, *rows, n);
+  return status;
 }
 
 int feint_boundary_create(const feint_case *c, const feint_space *s, feint_boundary_conditions **out) {

@@ -1015,23 +1015,13 @@ const feint_mesh_share *run_dist_share(const run_state *r) {
   return r->dist && r->dist->share_only ? &r->dist->share : NULL;
 }
 
-/* The facet groups of the case's flux conditions (*n of them, at most
- * the case's entries), -1 for a group the mesh lacks (its error is the
- * conditions'). */
-static int flux_groups(const feint_case *c, const feint_mesh *m, int *groups) { /* (has_flux's entries) */
-  int n = 0;
-  for (int i = 0; i < c->n_boundary; i++)
-    if (c->boundary[i].flux.n) groups[n++] = feint_mesh_find_group(m, c->boundary[i].group, m->dim - 1);
-  return n;
-}
-
 int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
   run_dist *d = r->dist;
   const feint_case *c = r->c;
   const feint_mesh *m = r->mesh;
   int *groups = NULL;
   FEINT_CALL(feint_malloc((size_t)c->n_boundary + 1, sizeof *groups, &groups, "the flux conditions' groups"));
-  const int n_groups = flux_groups(c, m, groups);
+  const int n_groups = feint_boundary_flux_groups(c, m, groups);
   if (n_groups == 0) {
     free(groups);
     return feint_boundary_create(c, r->space, out);
@@ -1096,12 +1086,7 @@ int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
   free(bytes);
   int status = reported(&e);
   if (!status) { /* the share's nodes, the gathered cells: a view read during the conditions' making only */
-    feint_mesh holders = *m;
-    holders.cells = cells;
-    holders.n_cells = total;
-    holders.cell_group = NULL;
-    holders.blocks[0].first_cell = 0;
-    holders.blocks[0].n_cells = total;
+    const feint_mesh holders = feint_mesh_cells_view(m, cells, total);
     const size_t used = strlen(d->read_step);
     snprintf(d->read_step + used, sizeof d->read_step - used, ", the cells of the flux's facets gathered (%lld) %.1f ms",
              (long long)total, 1e3 * (feint_now() - t0));

@@ -714,7 +714,8 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   if (!r->dist) FEINT_CALL(pattern_ready(r, rep, need_matrix));
   problem.plan = need_matrix ? r->plan : NULL;
   /* (a sweep's later members link to the first one's) */
-  if (run_dist_share_only(r) && cell_dofs_wanted(r) && !r->dofs_at.file[0]) FEINT_CALL(write_dof_map_by_shares(r, rep));
+  if (run_dist_share_only(r) && cell_dofs_wanted(r) && !r->dofs_at.file[0])
+    FEINT_CALL(write_dof_map_by_shares(r, rep));
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
     /* a sweep's previous member's backend, made for rank 0's part: it may stay with the part */

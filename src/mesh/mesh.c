@@ -1529,3 +1529,14 @@ int feint_mesh_facet_cells(const feint_mesh *m, const int *groups, int n_groups,
   *n = j.count[ranges];
   return FEINT_OK;
 }
+
+feint_mesh feint_mesh_cells_view(const feint_mesh *m, const int64_t *cells, int64_t n) {
+  feint_mesh view = *m;
+  view.cells = (int64_t *)cells; /* (a view: never written through, nor freed) */
+  view.n_cells = n;
+  view.cell_group = NULL;
+  view.n_blocks = 1;
+  view.blocks[0].first_cell = 0;
+  view.blocks[0].n_cells = n;
+  return view;
+}
