@@ -154,6 +154,9 @@ struct run_dist {
   char share_partition[400]; /* the partition's steps, with their times */
   char read_step[400];     /* how the mesh was read (and a flux's cells gathered), the first of the next setup's
                               steps */
+  /* a sweep on rank 0's share: the cells that may hold a facet of any group, gathered at the read */
+  int facet_cells_kept;
+  int64_t *facet_cells, n_facet_cells;
 };
 
 /* What a part holds for one sweep member: its case, form, backend and
@@ -726,13 +729,6 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
   *hi = n;
 }
 
-/* Whether a case's conditions have a flux. */
-static int has_flux(const feint_case *c) {
-  for (int i = 0; i < c->n_boundary; i++)
-    if (c->boundary[i].flux.n) return 1;
-  return 0;
-}
-
 /* Whether rank 0 may keep only its share of the mesh, as the others do,
  * and never make the whole: where the partition may be made on the shares
  * (mesh.partition rows, morton or auto: not METIS) and nothing rank 0
@@ -743,17 +739,18 @@ static int has_flux(const feint_case *c) {
  * run_dist_boundary_create), its datasets (no XDMF mesh; the dof map is
  * written by the ranks, each its share's rows: run_dist_write_cell_dofs);
  * not a check. A sweep's members on the same mesh keep its parts, made
- * once, and their conditions are made from rank 0's share: not a flux,
- * whose cells would be gathered from shares the others no longer hold.
- * Else rank 0 gathers the whole from the shares (gather_whole). */
+ * once, and their conditions are made from rank 0's share (a flux's from
+ * the cells of every group's facets, gathered at the read:
+ * keep_facet_cells). Else rank 0 gathers the whole from the shares
+ * (gather_whole). */
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
   const int kind = c->mesh_partition;
-  return share_ok && kind != FEINT_PARTITION_METIS && !c->write_xdmf && (r->n_members == 0 || !has_flux(c));
+  return share_ok && kind != FEINT_PARTITION_METIS && !c->write_xdmf;
 }
 
 int run_dist_share_serves(const run_state *r, const feint_case *c) {
-  return r->dist && r->dist->share_only && c->order == 1 && !c->write_xdmf && !has_flux(c);
+  return r->dist && r->dist->share_only && c->order == 1 && !c->write_xdmf;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
@@ -883,6 +880,8 @@ static int gather_whole(run_dist *d, feint_mesh *mesh, const feint_mesh_share *s
   return reported(&e);
 }
 
+static int keep_facet_cells(run_dist *d, const feint_mesh *m);
+
 int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok, feint_mesh **out) {
   run_dist *d = r->dist;
   const feint_case *c = r->c;
@@ -893,6 +892,10 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   d->share_counts = NULL;
   free(d->share_parts);
   d->share_parts = NULL;
+  free(d->facet_cells);
+  d->facet_cells = NULL;
+  d->n_facet_cells = 0;
+  d->facet_cells_kept = 0;
   d->read_step[0] = '\0';
   if (!read_in_shares(r, mo)) return feint_mesh_read(c->mesh_file, mo, out);
   const double t0 = feint_now();
@@ -990,7 +993,11 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
     d->share = sh;
     snprintf(d->read_step, sizeof d->read_step, "mesh read (the ranks each its share of the cells, rank 0 too) %.1f ms",
              1e3 * (feint_now() - t0));
-    return FEINT_OK;
+    if (r->n_members > 0 && (status = keep_facet_cells(d, *out))) { /* a sweep's members' fluxes */
+      feint_mesh_destroy(*out);
+      *out = NULL;
+    }
+    return status;
   }
   if (own) { /* rank 0 needs the whole after all: made of the shares */
     const int status = gather_whole(d, *out, &sh);
@@ -1015,31 +1022,21 @@ const feint_mesh_share *run_dist_share(const run_state *r) {
   return r->dist && r->dist->share_only ? &r->dist->share : NULL;
 }
 
-int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
-  run_dist *d = r->dist;
-  const feint_case *c = r->c;
-  const feint_mesh *m = r->mesh;
-  int *groups = NULL;
-  FEINT_CALL(feint_malloc((size_t)c->n_boundary + 1, sizeof *groups, &groups, "the flux conditions' groups"));
-  const int n_groups = feint_boundary_flux_groups(c, m, groups);
-  if (n_groups == 0) {
-    free(groups);
-    return feint_boundary_create(c, r->space, out);
-  }
-  /* every share's cells that may hold a flux facet, in rank order: the whole's, in its order */
+/* Every share's cells that may hold a facet of the groups (CMD_FLUX_HOLDERS), in rank order: the whole's, in its
+ * order (*cells, *n, freed by the caller), the step noted (whose: the facets'). */
+static int gather_facet_cells(run_dist *d, const feint_mesh *m, const int *groups, int n_groups, const char *whose,
+                              int64_t **cells, int64_t *n) {
+  *cells = NULL;
+  *n = 0;
   const double t0 = feint_now();
   const command cmd = {.cmd = CMD_FLUX_HOLDERS};
   first_error e = {0};
   for (int k = 1; k < d->size && !e.status; k++)
     note_error(&e, send_command(d, k, &cmd, groups, (size_t)n_groups * sizeof *groups, NULL, 0));
-  if (e.status) {
-    free(groups);
-    return reported(&e);
-  }
+  if (e.status) return reported(&e);
   int64_t *own = NULL, n_own = 0;
   note_error(&e, injected_failure(0, "flux"));
   if (!e.status) note_error(&e, feint_mesh_facet_cells(m, groups, n_groups, &own, &n_own));
-  free(groups);
   char **msgs = NULL;
   const char **data = NULL;
   size_t *bytes = NULL;
@@ -1068,31 +1065,67 @@ int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
     bytes[k] = nb - sizeof count;
     total += count;
   }
-  int64_t *cells = NULL;
   if (!e.status)
-    note_error(&e, feint_malloc((size_t)(total * m->nv) + 1, sizeof *cells, &cells, "the flux facets' cells"));
+    note_error(&e, feint_malloc((size_t)(total * m->nv) + 1, sizeof **cells, cells, "the flux facets' cells"));
   if (!e.status) {
-    memcpy(cells, own, (size_t)(n_own * m->nv) * sizeof *cells);
-    size_t at = (size_t)(n_own * m->nv) * sizeof *cells;
+    memcpy(*cells, own, (size_t)(n_own * m->nv) * sizeof **cells);
+    size_t at = (size_t)(n_own * m->nv) * sizeof **cells;
     for (int k = 1; k < d->size; k++) {
-      memcpy((char *)cells + at, data[k], bytes[k]);
+      memcpy((char *)*cells + at, data[k], bytes[k]);
       at += bytes[k];
     }
+    *n = total;
   }
   free(own);
   for (int k = 0; msgs && k < d->size; k++) free(msgs[k]);
   free(msgs);
   free(data);
   free(bytes);
-  int status = reported(&e);
-  if (!status) { /* the share's nodes, the gathered cells: a view read during the conditions' making only */
-    const feint_mesh holders = feint_mesh_cells_view(m, cells, total);
-    const size_t used = strlen(d->read_step);
-    snprintf(d->read_step + used, sizeof d->read_step - used, ", the cells of the flux's facets gathered (%lld) %.1f ms",
-             (long long)total, 1e3 * (feint_now() - t0));
-    status = feint_boundary_create_with_holders(c, r->space, &holders, out);
+  const int status = reported(&e);
+  if (status) {
+    free(*cells);
+    *cells = NULL;
+    *n = 0;
+    return status;
   }
-  free(cells);
+  const size_t used = strlen(d->read_step);
+  snprintf(d->read_step + used, sizeof d->read_step - used, ", the cells of the %s facets gathered (%lld) %.1f ms",
+           whose, (long long)total, 1e3 * (feint_now() - t0));
+  return FEINT_OK;
+}
+
+/* A sweep on rank 0's share: the cells that may hold a facet of any facet group, gathered while the other ranks
+ * hold their shares (before the first setup), kept for the members' flux conditions (a superset of a flux's: the
+ * first cell holding a facet among them is still its lowest-numbered cell). */
+static int keep_facet_cells(run_dist *d, const feint_mesh *m) {
+  int *groups = NULL;
+  FEINT_CALL(feint_malloc((size_t)m->n_groups + 1, sizeof *groups, &groups, "the facet groups"));
+  int n_groups = 0;
+  for (int g = 0; g < m->n_groups; g++)
+    if (m->facet_offsets[g + 1] > m->facet_offsets[g]) groups[n_groups++] = g;
+  const int status = gather_facet_cells(d, m, groups, n_groups, "groups'", &d->facet_cells, &d->n_facet_cells);
+  free(groups);
+  if (!status) d->facet_cells_kept = 1;
+  return status;
+}
+
+int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out) {
+  run_dist *d = r->dist;
+  const feint_case *c = r->c;
+  const feint_mesh *m = r->mesh;
+  int *groups = NULL;
+  FEINT_CALL(feint_malloc((size_t)c->n_boundary + 1, sizeof *groups, &groups, "the flux conditions' groups"));
+  const int n_groups = feint_boundary_flux_groups(c, m, groups);
+  int64_t *cells = d->facet_cells, n = d->n_facet_cells;
+  int status = FEINT_OK;
+  if (n_groups && !d->facet_cells_kept) status = gather_facet_cells(d, m, groups, n_groups, "flux's", &cells, &n);
+  free(groups);
+  if (status) return status;
+  if (n_groups == 0) return feint_boundary_create(c, r->space, out);
+  /* the share's nodes, the gathered cells: a view read during the conditions' making only */
+  const feint_mesh holders = feint_mesh_cells_view(m, cells, n);
+  status = feint_boundary_create_with_holders(c, r->space, &holders, out);
+  if (cells != d->facet_cells) free(cells);
   return status;
 }
 
@@ -1962,6 +1995,7 @@ void run_dist_destroy(run_dist *d) {
   forget_parts(d);
   free(d->share_counts);
   free(d->share_parts);
+  free(d->facet_cells);
   free(d);
 }
 

@@ -211,9 +211,8 @@ rank0_reads layers-d-metis gathered metis "$WORK/layers-d.yaml"
 rank0_reads layers-d-cell-dofs "its share" rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
 FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
 # sweeps: members on the same mesh keep their parts, rank 0 its share (the dof map written once by the ranks, the
-# later members' linked to it); a member on another space reads the mesh again (P2: rank 0 alone); a flux in a
-# sweep gathers the whole (its cells would come from shares the others no longer hold), its later members keeping
-# their parts
+# later members' linked to it; a flux's facets oriented by the cells of every group's facets, gathered at the
+# read); a member on another space reads the mesh again (P2: rank 0 alone)
 sweep_reads() { # name want case args...: the last member's steps say how rank 0 holds the mesh
   local name=$1 want=$2 case=$3; shift 3
   "$FEINT" run --quiet "$case" -o "$WORK/$name-1.h5" "$@"
@@ -241,8 +240,15 @@ sweep_reads layers-d-sweep-order "the whole" "$WORK/layers-d.yaml" --set mesh.pa
   --set 'sweep={product: {space.order: [1, 2]}, layout: groups}'
 compare_files "layers-d, a sweep from P1 on rank 0's share to P2, 3 ranks" "$WORK/layers-d-sweep-order-1.h5" \
   "$WORK/layers-d-sweep-order-3.h5" 0
-sweep_reads layers-d-sweep-flux kept "$WORK/layers-d.yaml" --set mesh.partition=rows \
+sweep_reads layers-d-sweep-flux "its share" "$WORK/layers-d.yaml" --set mesh.partition=rows \
   --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]' --set 'sweep={product: {physics.kappa: [1, 2]}, layout: groups}'
+compare_files "layers-d, a sweep with a flux on rank 0's share, 3 ranks" "$WORK/layers-d-sweep-flux-1.h5" \
+  "$WORK/layers-d-sweep-flux-3.h5" 0
+# a flux only in the later member: its cells are among those of every group's facets, gathered at the read
+sweep_reads layers-d-sweep-flux-later "its share" "$WORK/layers-d.yaml" --set mesh.partition=rows --set \
+  'sweep={product: {boundary: [[{group: boundary, dirichlet: "x"}], [{group: boundary, flux: ["x", "y*z", 1]}]]}, layout: groups}'
+compare_files "layers-d, a sweep gaining a flux on rank 0's share, 3 ranks" "$WORK/layers-d-sweep-flux-later-1.h5" \
+  "$WORK/layers-d-sweep-flux-later-3.h5" 0
 read_by layers-curve shares morton "$WORK/layers.yaml" --set space.order=1
 read_by layers-el-metis shares metis "$WORK/layers-el.yaml"
 read_by geo-rank0 "rank 0" rows "$WORK/p1.yaml" $ALL
@@ -294,6 +300,8 @@ for at in 0:flux 1:flux; do
   fails_on_purpose $at "its search for the flux facets' cells" "$WORK/layers-d.yaml" --set mesh.partition=rows \
     --set 'boundary=[{group: boundary, flux: ["x", "y", 0]}]'
 done
+fails_on_purpose 2:flux "its search for every facet group's cells (a sweep, at the read)" "$WORK/layers-d.yaml" \
+  --set mesh.partition=rows --set 'sweep={product: {physics.kappa: [1, 2]}, layout: groups}'
 $PY - "$WORK/layers.msh" "$WORK/badnode.msh" <<'PY'
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())
