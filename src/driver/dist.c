@@ -458,6 +458,17 @@ static int reported(const first_error *e) {
 
 /* The rows a part owns (collective): local_whole made, then the exchange
  * of the pattern (matrix) or of the rows only. */
+/* The answers of workers first .. size - 1, their data dropped: their first error noted. */
+static void read_answers(run_dist *d, int first, first_error *e) {
+  for (int k = first; k < d->size; k++) {
+    char *msg = NULL;
+    const char *data;
+    size_t bytes;
+    note_error(e, receive_answer(d, k, &msg, &data, &bytes));
+    free(msg);
+  }
+}
+
 static int part_rows(run_part *p, feint_comm *comm, int status, int64_t n_rows, int matrix) {
   const feint_space *s = p->space;
   const int nc = s ? s->components : 1;
@@ -689,15 +700,35 @@ static int partition_cells(run_dist *d, const run_state *r, int by_rows, int sha
   return feint_calloc((size_t)d->size, sizeof *d->parts, &d->parts, "the parts");
 }
 
-/* The case text as a setup's payload: lengths, the case's name, its as_run. */
-static int case_payload(const feint_case *c, char **out, size_t *n) {
-  const int32_t lens[2] = {(int32_t)strlen(c->path), (int32_t)strlen(c->as_run)};
+/* Two strings as a command's payload: their lengths (int32), then their bytes. The case text as a setup's: the
+ * case's name, its as_run. */
+static int two_strings(const char *a, const char *b, const char *what, char **out, size_t *n) {
+  const int32_t lens[2] = {(int32_t)strlen(a), (int32_t)strlen(b)};
   *n = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
-  FEINT_CALL(feint_malloc(*n, 1, out, "the case for the other ranks"));
+  FEINT_CALL(feint_malloc(*n, 1, out, what));
   memcpy(*out, lens, sizeof lens);
-  memcpy(*out + sizeof lens, c->path, (size_t)lens[0]);
-  memcpy(*out + sizeof lens + lens[0], c->as_run, (size_t)lens[1]);
+  memcpy(*out + sizeof lens, a, (size_t)lens[0]);
+  memcpy(*out + sizeof lens + lens[0], b, (size_t)lens[1]);
   return FEINT_OK;
+}
+
+/* two_strings' payload read back: the strings (not terminated) and their
+ * lengths, and the bytes they took (*at); 0 where it is cut short. */
+static int two_strings_read(const char *data, size_t bytes, const char **a, int32_t *na, const char **b, int32_t *nb,
+                            size_t *at) {
+  int32_t lens[2] = {-1, -1};
+  if (bytes >= sizeof lens) memcpy(lens, data, sizeof lens);
+  if (lens[0] < 0 || lens[1] < 0 || sizeof lens + (size_t)lens[0] + (size_t)lens[1] > bytes) return 0;
+  *a = data + sizeof lens;
+  *na = lens[0];
+  *b = data + sizeof lens + lens[0];
+  *nb = lens[1];
+  *at = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
+  return 1;
+}
+
+static int case_payload(const feint_case *c, char **out, size_t *n) {
+  return two_strings(c->path, c->as_run, "the case for the other ranks", out, n);
 }
 
 /* Whether the workers read their shares of the mesh beside rank 0's read
@@ -789,13 +820,7 @@ static int share_curve(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
   double seconds[3] = {0, 0, 0};
   note_error(&e, feint_dist_curve_parts_of_share(d->comm, injected_failure(0, "curve"), mine, sh->whole_cells,
                                                  &d->share_parts, seconds));
-  for (int k = 1; k < d->size; k++) { /* every worker answers */
-    char *msg = NULL;
-    const char *data;
-    size_t bytes;
-    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
-    free(msg);
-  }
+  read_answers(d, 1, &e); /* every worker answers */
   const int status = reported(&e);
   if (status) {
     free(d->share_parts);
@@ -870,13 +895,7 @@ static int gather_whole(run_dist *d, feint_mesh *mesh, const feint_mesh_share *s
   first_error e = {0};
   note_error(&e, feint_dist_whole_of_shares(mesh, sh, d->size, share_piece, &p));
   free(p.msg);
-  for (int k = p.answered + 1; k < d->size; k++) { /* every worker answers: the rest are read */
-    char *msg = NULL;
-    const char *data;
-    size_t bytes;
-    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
-    free(msg);
-  }
+  read_answers(d, p.answered + 1, &e); /* every worker answers: the rest are read */
   return reported(&e);
 }
 
@@ -1819,13 +1838,7 @@ int run_dist_write(run_state *r, int n, const char *const *names, const int32_t 
   note_error(&e, rank_pieces(&d->own, d->value_first, blocks, n, names, phases, pieces, &scratch));
   note_error(&e, feint_comm_write(d->comm, path, n, pieces));
   free(scratch);
-  for (int k = 1; k < d->size; k++) {
-    char *msg = NULL;
-    const char *data;
-    size_t bytes;
-    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
-    free(msg);
-  }
+  read_answers(d, 1, &e);
   step(d, "written together", &t0);
   return reported(&e);
 }
@@ -1860,17 +1873,6 @@ static int share_dof_map_piece(const char *name, const feint_mesh *m, int64_t ce
   return FEINT_OK;
 }
 
-/* The command's payload: the file and the dataset's name, with their lengths. */
-static int write_payload(const char *path, const char *name, char **out, size_t *n) {
-  const int32_t lens[2] = {(int32_t)strlen(path), (int32_t)strlen(name)};
-  *n = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
-  FEINT_CALL(feint_malloc(*n, 1, out, "a write's command"));
-  memcpy(*out, lens, sizeof lens);
-  memcpy(*out + sizeof lens, path, (size_t)lens[0]);
-  memcpy(*out + sizeof lens + lens[0], name, (size_t)lens[1]);
-  return FEINT_OK;
-}
-
 int run_dist_write_cell_dofs(run_state *r, const char *name) {
   run_dist *d = r->dist;
   double t0 = feint_now();
@@ -1878,7 +1880,7 @@ int run_dist_write_cell_dofs(run_state *r, const char *name) {
   FEINT_CALL(feint_output_suspend(r->out, &path));
   char *payload = NULL;
   size_t n = 0;
-  FEINT_CALL(write_payload(path, name, &payload, &n));
+  FEINT_CALL(two_strings(path, name, "a write's command", &payload, &n)); /* the file, the dataset */
   const command cmd = {.cmd = CMD_WRITE_CELL_DOFS};
   int status = FEINT_OK;
   for (int k = 1; k < d->size && !status; k++) status = send_command(d, k, &cmd, payload, n, NULL, 0);
@@ -1894,13 +1896,7 @@ int run_dist_write_cell_dofs(run_state *r, const char *name) {
   if (e.status) piece.count = 0; /* still joining the write */
   note_error(&e, feint_comm_write(d->comm, path, 1, &piece));
   free(scratch);
-  for (int k = 1; k < d->size; k++) {
-    char *msg = NULL;
-    const char *data;
-    size_t bytes;
-    note_error(&e, receive_answer(d, k, &msg, &data, &bytes));
-    free(msg);
-  }
+  read_answers(d, 1, &e);
   const size_t used = strlen(d->read_step);
   snprintf(d->read_step + used, sizeof d->read_step - used, ", the dof map written by the ranks (each its share's "
            "rows) %.1f ms", 1e3 * (feint_now() - t0));
@@ -2047,19 +2043,16 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
 /* The case a command carries (case_payload's): *c, and the bytes it took (*at). */
 static int case_from_payload(const char *data, size_t bytes, feint_case **c, size_t *at) {
   *c = NULL;
-  int32_t lens[2];
-  if (bytes < sizeof lens) return feint_error_set(FEINT_ERR_COMPUTE, "internal: a command's case cut short");
-  memcpy(lens, data, sizeof lens);
-  if (lens[0] < 0 || lens[1] < 0 || sizeof lens + (size_t)lens[0] + (size_t)lens[1] > bytes)
+  const char *name, *text;
+  int32_t n_name, n_text;
+  if (!two_strings_read(data, bytes, &name, &n_name, &text, &n_text, at))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: a command's case is malformed");
   char *path = NULL;
-  FEINT_CALL(feint_malloc((size_t)lens[0] + 1, 1, &path, "the case's name"));
-  memcpy(path, data + sizeof lens, (size_t)lens[0]);
-  path[lens[0]] = '\0';
-  const char *text = data + sizeof lens + lens[0];
-  const int status = feint_case_load_text(path, text, (size_t)lens[1], 0, NULL, c);
+  FEINT_CALL(feint_malloc((size_t)n_name + 1, 1, &path, "the case's name"));
+  memcpy(path, name, (size_t)n_name);
+  path[n_name] = '\0';
+  const int status = feint_case_load_text(path, text, (size_t)n_text, 0, NULL, c);
   free(path);
-  *at = sizeof lens + (size_t)lens[0] + (size_t)lens[1];
   return status;
 }
 
@@ -2301,20 +2294,21 @@ int feint_driver_worker(const feint_run_options *opts) {
       status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, ws.share.whole_cells, &ws.parts, NULL);
       sent = send_answer(comm, status, NULL, NULL, 0);
     } else if (cmd.cmd == CMD_WRITE_CELL_DOFS) { /* its share's rows of the dof map, with the others */
-      int32_t lens[2] = {-1, -1};
+      const char *file, *dataset;
+      int32_t n_file = 0, n_dataset = 0;
+      size_t at = 0;
       char path[4200], name[512];
-      if (bytes >= sizeof lens) memcpy(lens, data, sizeof lens);
-      if (lens[0] < 0 || lens[1] < 0 || (size_t)lens[0] >= sizeof path || (size_t)lens[1] >= sizeof name ||
-          sizeof lens + (size_t)lens[0] + (size_t)lens[1] != bytes) {
+      if (!two_strings_read(data, bytes, &file, &n_file, &dataset, &n_dataset, &at) || at != bytes ||
+          (size_t)n_file >= sizeof path || (size_t)n_dataset >= sizeof name) {
         free(msg);
         feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
         feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* it cannot join the write */
         return FEINT_ERR_COMPUTE;
       }
-      memcpy(path, data + sizeof lens, (size_t)lens[0]);
-      path[lens[0]] = '\0';
-      memcpy(name, data + sizeof lens + lens[0], (size_t)lens[1]);
-      name[lens[1]] = '\0';
+      memcpy(path, file, (size_t)n_file);
+      path[n_file] = '\0';
+      memcpy(name, dataset, (size_t)n_dataset);
+      name[n_dataset] = '\0';
       int64_t *scratch = NULL;
       feint_dist_piece piece = {name, FEINT_DIST_I64, 0, 0, NULL, 0, NULL};
       status = ws.mesh ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
