@@ -157,8 +157,12 @@ typedef struct feint_backend_kind {
    * sentence of its steps and times, or "". NULL: feint_plan_create. */
   int (*create_plan)(const feint_space *s, int device_index, feint_plan **out, char *steps, size_t steps_size);
   /* Start making its device context beside the host's work, and wait for
-   * that (before the process ends). NULL: nothing to warm up. */
-  void (*warm_up_start)(int device_index);
+   * that (before the process ends). NULL: nothing to warm up. The device:
+   * device_index where >= 0, else the rank's (feint_backend_rank_device)
+   * where local_rank >= 0, else the default; found on the warm-up's thread,
+   * since counting the devices starts the driver (0.3 s a rank when four
+   * start together on a host of 4 H200). */
+  void (*warm_up_start)(int device_index, int local_rank);
   void (*warm_up_wait)(void);
   /* Seconds of host <-> device copies since the process started. NULL:
    * it copies nothing. */
@@ -254,9 +258,9 @@ int feint_backend_create_plan(feint_device_kind kind, int device_index, const fe
  * CUDA. Returns 1 when it set the variable. */
 int feint_backend_show_default_device_only(int device_index);
 
-/* Every kind's device context warm-up (those `kind` may choose), and the
- * wait for all of them. */
-void feint_backend_warm_up_start(feint_device_kind kind, int device_index);
+/* Every kind's device context warm-up (those `kind` may choose; the
+ * device as for warm_up_start), and the wait for all of them. */
+void feint_backend_warm_up_start(feint_device_kind kind, int device_index, int local_rank);
 void feint_backend_warm_up_wait(void);
 /* Host <-> device copy seconds of all kinds since the process started. */
 void feint_backend_transfer_seconds(double *h2d, double *d2h);

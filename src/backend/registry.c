@@ -274,12 +274,12 @@ int feint_backend_create_plan(feint_device_kind kind, int device_index, const fe
   return feint_plan_create(p->space, out);
 }
 
-void feint_backend_warm_up_start(feint_device_kind kind, int device_index) {
+void feint_backend_warm_up_start(feint_device_kind kind, int device_index, int local_rank) {
   const feint_backend_kind *kinds[FEINT_BACKEND_MAX_KINDS];
   const int n = feint_backend_kinds(kinds, FEINT_BACKEND_MAX_KINDS);
   for (int i = 0; i < n; i++)
     if (kinds[i]->warm_up_start && (kind == FEINT_DEVICE_AUTO || kinds[i]->device == kind))
-      kinds[i]->warm_up_start(device_index);
+      kinds[i]->warm_up_start(device_index, local_rank);
 }
 
 void feint_backend_warm_up_wait(void) {

@@ -2059,6 +2059,7 @@ static int case_from_payload(const char *data, size_t bytes, feint_case **c, siz
 /* CMD_READ: the worker's share of the case's mesh (collective with every
  * rank's read, which it joins whatever happens before it). */
 static int worker_read(feint_comm *comm, worker_share *ws, const char *data, size_t bytes) {
+  feint_dist_timeline("read: command");
   worker_share_drop(ws);
   feint_case *c = NULL;
   size_t at = 0;
@@ -2094,6 +2095,7 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
                                          ws->share.size, ws->rows_counts);
   feint_case_destroy(c);
   if (status) worker_share_drop(ws);
+  feint_dist_timeline("read: answered");
   return status;
 }
 
@@ -2234,18 +2236,22 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
 int feint_driver_worker(const feint_run_options *opts) {
   feint_comm *comm = opts->comm;
   const feint_launch l = feint_comm_launch();
-  const int device_index = opts->device_index >= 0 ? opts->device_index : feint_backend_rank_device(l.local_rank);
+  /* the rank's GPU: found when a command first needs it, since counting the GPUs starts CUDA's driver (0.3 s a rank
+   * when four start together), which the warm-up does beside the mesh's read */
+  int device_index = opts->device_index;
+  int device_found = device_index >= 0;
   run_part p;
   memset(&p, 0, sizeof p);
   worker_share ws;
   memset(&ws, 0, sizeof ws);
   int status = FEINT_OK;
   /* the GPU's context, made while rank 0 reads the mesh */
-  feint_backend_warm_up_start(opts->backend_set ? opts->backend : FEINT_DEVICE_AUTO, device_index);
+  feint_backend_warm_up_start(opts->backend_set ? opts->backend : FEINT_DEVICE_AUTO, device_index, l.local_rank);
   for (;;) {
     void *msg = NULL;
     size_t bytes = 0;
     command cmd;
+    feint_dist_timeline("worker: waits");
     if ((status = feint_comm_recv(comm, 0, &msg, &bytes)) || bytes < sizeof cmd) {
       free(msg);
       feint_backend_warm_up_wait();
@@ -2257,6 +2263,15 @@ int feint_driver_worker(const feint_run_options *opts) {
     const char *data = (const char *)msg + sizeof cmd;
     bytes -= sizeof cmd;
     int sent = FEINT_OK;
+    if ((cmd.cmd == CMD_SETUP || cmd.cmd == CMD_OPERATOR_SETUP) && cmd.device_index < 0 && !device_found) {
+      device_index = feint_backend_rank_device(l.local_rank);
+      device_found = 1;
+    }
+    if (getenv("FEINT_TIMELINE")) {
+      char what[32];
+      snprintf(what, sizeof what, "worker: command %d", (int)cmd.cmd);
+      feint_dist_timeline(what);
+    }
     if (cmd.cmd == CMD_FINISH) {
       free(msg);
       feint_backend_warm_up_wait();

@@ -163,6 +163,11 @@ void run_note(const feint_run_options *opts, const char *fmt, ...) {
 
 /* Tell the caller a phase starts (progress display). */
 void run_starting(const feint_run_options *opts, const run_state *r, int phase) {
+  if (getenv("FEINT_TIMELINE")) {
+    char what[64];
+    snprintf(what, sizeof what, "phase: %s", feint_phase_names[phase]);
+    feint_dist_timeline(what);
+  }
   if (opts->progress) opts->progress(opts->progress_ctx, feint_phase_names[phase], r->member, r->n_members);
 }
 
@@ -1000,7 +1005,7 @@ int feint_driver_run(const feint_run_options *opts, feint_run_report *report) {
   if (!status && !opts->check_only) status = feint_sha256_file_start(base->mesh_file, &r.mesh_hash);
   /* the GPU's context, made while the mesh is read */
   const feint_device_kind kind = opts->backend_set ? opts->backend : !status ? base->device : FEINT_DEVICE_CPU;
-  if (!status && !opts->check_only) feint_backend_warm_up_start(kind, opts->device_index);
+  if (!status && !opts->check_only) feint_backend_warm_up_start(kind, opts->device_index, -1);
   if (!status && base->n_sweep > 0) {
     status = run_sweep(opts, report, base, &r, &done);
   } else if (!status) {

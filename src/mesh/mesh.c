@@ -61,6 +61,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "feint/dist.h"
 #include "feint/error.h"
 #include "feint/msh.h"
 #include "feint/parallel.h"
@@ -1089,7 +1090,9 @@ static int read_nodes(reader *r) {
   }
   if (r->share) { /* every share's marks: the whole's nodes, numbered below as the whole's read numbers them */
     r->reduced = 1;
+    feint_dist_timeline("read: nodes marked");
     st = r->share->reduce(r->share->ctx, st, st ? NULL : (unsigned char *)used, st ? 0 : x->n_nodes);
+    feint_dist_timeline("read: marks reduced");
     if (st == FEINT_MESH_SHARE_DECLINED) { /* another share read none: the whole read it is */
       st = FEINT_OK;
       r->share->declined = 1;
@@ -1128,6 +1131,7 @@ static int read_nodes(reader *r) {
     for (size_t i = 0; i < x->n_nodes; i++)
       if (used[ix.sorted[i]]) num[ix.sorted[i]] = nn++;
   }
+  feint_dist_timeline("read: nodes numbered");
   m->n_nodes = nn;
   if ((st = feint_malloc((size_t)nn, sizeof *m->x, &m->x, "mesh node x")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->y, &m->y, "mesh node y")) ||
@@ -1201,6 +1205,7 @@ static int build(reader *r, const feint_mesh_options *opts) {
   r->may_repeat = r->x->repeats;
   r->curved_ok = opts && opts->curved_ok;
   r->m->geometry_order = 1;
+  feint_dist_timeline("read: parsed");
   FEINT_CALL(index_blocks(r));
   FEINT_CALL(read_groups(r));
   FEINT_CALL(find_top_dim(r));
@@ -1208,8 +1213,10 @@ static int build(reader *r, const feint_mesh_options *opts) {
   if (r->share && r->may_repeat) r->share->unsuited = "an MSH 2 file";
   if (r->share && r->share->unsuited) return FEINT_OK;
   FEINT_CALL(read_elements(r));
+  feint_dist_timeline("read: elements");
   if (r->share && r->share->unsuited) return FEINT_OK;
   if (r->share) FEINT_CALL(read_share_rows(r));
+  feint_dist_timeline("read: share rows");
   if (r->share && r->share->unsuited) return FEINT_OK;
   FEINT_CALL(gather_blocks(r));
   if (r->share ? r->share->whole_cells == 0 : r->cells.n == 0) {
@@ -1228,9 +1235,12 @@ static int build(reader *r, const feint_mesh_options *opts) {
   }
   FEINT_CALL(gather_curved_blocks(r));
   FEINT_CALL(read_facets(r));
+  feint_dist_timeline("read: facets");
   FEINT_CALL(read_nodes(r));
+  feint_dist_timeline("read: nodes");
   if (r->share && r->share->unsuited) return FEINT_OK;
   FEINT_CALL(finish(r));
+  feint_dist_timeline("read: finished");
   return FEINT_OK;
 }
 
@@ -1291,6 +1301,7 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
   else if (fclose(f), S_ISDIR(sb.st_mode))
     st = feint_error_set(FEINT_ERR_INPUT, "%smesh file '%s' cannot be read: %s", r.pre, path, strerror(EISDIR));
   if (!st && source == SOURCE_NATIVE) {
+    feint_dist_timeline("read: start");
     st = share && !share->eager ? feint_msh_read_shared(path, &r.x) : feint_msh_read(path, &r.x);
     if (st && r.pre[0]) st = feint_error_set(st, "%s%s", r.pre, feint_error_message());
     if (!st && opts && opts->refine > 0) {

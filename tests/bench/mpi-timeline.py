@@ -8,6 +8,14 @@ exit), and this splits the whole run, as the user waits for it, into
   finalize: run done to MPI_Finalize done (rank 0)
   exit:     MPI_Finalize done to the last rank's exit (CUDA's teardown among it)
   end:      the last exit to the launcher's return
+and, inside rank 0's run,
+  read:     rank 0's mesh read (its share's, or the whole's)
+  gpu:      MPI_Init done to the last rank's CUDA context made (the driver
+            and the context, which the ranks make beside the read)
+The output is removed before each run, as the floors' files are (replacing
+a file makes the file system free the old one: 0.4 s a GiB on the H200
+hosts' ext4, mounted with discard). MPI_TIMELINE_MARKS=1 prints every
+rank's marks after each run.
 P1 Poisson on generated cubes of 6 N^3 tetrahedra, 6M cells a rank (weak;
 MPI_TIMELINE_N sets one rank's N, 100 by default).
 Not a test: it only reports.
@@ -41,6 +49,8 @@ def one_run(p):
     if os.path.exists(log):
         os.remove(log)
     out = os.path.join(work, "t.h5")
+    if os.path.exists(out):
+        os.remove(out)
     cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--quiet"]
     if p > 1:
         cmd = shlex.split(mpirun) + ["-x", "FEINT_TIMELINE", "-n", str(p)] + cmd
@@ -50,21 +60,28 @@ def one_run(p):
     t1 = time.time()
     if r.returncode:
         sys.exit(f"mpi-timeline: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    marks = {}
+    marks, every = {}, []
     for line in open(log):
         parts = line.split()
         marks.setdefault(int(parts[0]), {})[" ".join(parts[1:-1])] = float(parts[-1])
+        every.append((float(parts[-1]), int(parts[0]), " ".join(parts[1:-1])))
+    if os.environ.get("MPI_TIMELINE_MARKS") == "1":
+        for t, rank, what in sorted(every):
+            print(f"    {t - t0:7.3f} rank {rank}: {what}")
     m0 = marks[0]
     main = max(m["main"] for m in marks.values())
     init = max(m.get("MPI_Init done", m["main"]) for m in marks.values())
     exit_ = max(m["exit"] for m in marks.values())
     start_run = m0.get("MPI_Init done", m0["main"])
     fin = m0.get("MPI_Finalize done", m0["run done"])
+    read = m0["read: finished"] - m0["read: start"] if "read: finished" in m0 else float("nan")
+    ready = [m["cuda: context made"] for m in marks.values() if "cuda: context made" in m]
+    gpu = max(ready) - start_run if ready else float("nan")
     return {"whole": t1 - t0, "start": main - t0, "MPI_Init": init - main, "run": m0["run done"] - start_run,
-            "finalize": fin - m0["run done"], "exit": exit_ - fin, "end": t1 - exit_}
+            "finalize": fin - m0["run done"], "exit": exit_ - fin, "end": t1 - exit_, "read": read, "gpu": gpu}
 
 
-COLS = ["whole", "start", "MPI_Init", "run", "finalize", "exit", "end"]
+COLS = ["whole", "start", "MPI_Init", "run", "finalize", "exit", "end", "read", "gpu"]
 print(f"{'ranks':>5} " + " ".join(f"{c:>9}" for c in COLS))
 for k in range(runs):
     for p in ranks:

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "feint/backend.h"
+extern "C" void feint_dist_timeline(const char *what); /* feint/dist.h: measuring only */
 #include "feint/error.h"
 #include "feint/parallel.h"
 }
@@ -137,13 +138,16 @@ cudaError_t feint_cuda_memcpy(void *dst, const void *src, size_t bytes, cudaMemc
 
 static std::thread warm_thread;
 
-extern "C" void feint_cuda_warm_up_start(int device_index) {
+extern "C" void feint_cuda_warm_up_start(int device_index, int local_rank) {
   if (warm_thread.joinable()) return;
   try {
-    warm_thread = std::thread([device_index] {
+    warm_thread = std::thread([device_index, local_rank] {
       int n = 0;
       if (cudaGetDeviceCount(&n) != cudaSuccess || n <= 0) return;
-      if (cudaSetDevice(device_index >= 0 && device_index < n ? device_index : 0) == cudaSuccess) cudaFree(0);
+      const int d = device_index >= 0 ? device_index : local_rank >= 0 ? local_rank % n : 0;
+      feint_dist_timeline("cuda: driver started");
+      if (cudaSetDevice(d < n ? d : 0) == cudaSuccess) cudaFree(0);
+      feint_dist_timeline("cuda: context made");
       cudaGetLastError(); /* whatever failed here fails again, and is reported, where it is used */
     });
   } catch (...) {

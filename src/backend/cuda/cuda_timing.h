@@ -43,7 +43,7 @@ int feint_cuda_device_select(int device_index, int *dev);
  * its own, beside what the host does meanwhile (the mesh read); nothing
  * without a device, errors left to the first real use. Wait joins the
  * thread (before the process ends). */
-void feint_cuda_warm_up_start(int device_index);
+void feint_cuda_warm_up_start(int device_index, int local_rank);
 void feint_cuda_warm_up_wait(void);
 
 /* The two implementations behind the kind: the fused kernels (cuda.cu)
