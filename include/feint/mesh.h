@@ -265,6 +265,8 @@ int feint_mesh_facet_cells(const feint_mesh *mesh, const int *groups, int n_grou
  * feint_mesh_facet_cells gives) in place of its own, without their
  * groups: read while mesh and cells live, never destroyed. */
 feint_mesh feint_mesh_cells_view(const feint_mesh *mesh, const int64_t *cells, int64_t n);
+/* Each cell's physical group's Gmsh tag into tags[0..n_cells) (-1: none). */
+void feint_mesh_cell_group_tags(const feint_mesh *mesh, int64_t *tags);
 /* "a, b, c": the named physical groups of dimension dim, for the messages
  * of keys that name groups ("" when there are none); returns buf. */
 const char *feint_mesh_group_names(const feint_mesh *mesh, int dim, char *buf, size_t len);

@@ -924,8 +924,11 @@ int feint_dist_part_build_start(feint_comm *comm, int status, const feint_dist_s
   if (!status && (s->size != size || s->rank != rank))
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d given rank %d's slab of %d", rank, s->rank, s->size);
   double t0 = seconds_now();
+  feint_dist_timeline("build: start");
   pb->status = slab_route(pb->b, s, status);
+  feint_dist_timeline("build: cells routed");
   const int carried = carry(pb->b, comm, pb->in, pb->in_bytes);
+  feint_dist_timeline("build: cells carried");
   pb->seconds[0] = seconds_now() - t0;
   *out = pb;
   return carried ? carried : pb->status;
@@ -938,15 +941,21 @@ int feint_dist_part_build_finish(feint_dist_part_builder *pb, int status, feint_
   slab_build *b = pb->b;
   if (!status) status = pb->status;
   double t0 = seconds_now();
+  feint_dist_timeline("build: finish");
   status = slab_request(b, status, pb->in, pb->in_bytes);
+  feint_dist_timeline("build: nodes numbered");
   int carried = carry(b, pb->comm, pb->in, pb->in_bytes);
+  feint_dist_timeline("build: nodes asked");
   pb->seconds[1] = seconds_now() - t0;
   t0 = seconds_now();
   if (!carried) status = slab_answer(b, status, pb->in, pb->in_bytes);
+  feint_dist_timeline("build: answers made");
   if (!carried) carried = carry(b, pb->comm, pb->in, pb->in_bytes);
+  feint_dist_timeline("build: coordinates carried");
   pb->seconds[2] = seconds_now() - t0;
   t0 = seconds_now();
   if (!carried) status = slab_finish(b, status, pb->in, pb->in_bytes, mesh, space);
+  feint_dist_timeline("build: mesh and space");
   pb->seconds[3] = seconds_now() - t0;
   if (seconds) memcpy(seconds, pb->seconds, sizeof pb->seconds);
   builder_destroy(pb);

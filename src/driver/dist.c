@@ -37,7 +37,7 @@
 #include "feint/plan.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ,
-       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS, CMD_WRITE_CELL_DOFS };
+       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS, CMD_WRITE_CELL_DOFS, CMD_WRITE_CELL_FIELDS };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -59,6 +59,7 @@ typedef struct {
   int32_t slab;      /* setup: a slab of the whole follows, from which the ranks build their parts together */
   int32_t share;     /* setup (with slab): no slab follows, each worker's is its share of the mesh (CMD_READ) */
   int32_t curve;     /* setup (with share): the share's cells' parts are those the worker placed (CMD_CURVE) */
+  int32_t keep_share; /* setup (with share): kept beside the part (a sweep's later members' XDMF cell fields) */
 } command;
 
 /* A worker's blocks: the residual's, the load vector's, the matrix's, the
@@ -251,6 +252,7 @@ static int part_setup_built(run_part *p, const feint_case *c, feint_mesh *mesh, 
 static int part_form(run_part *p, const feint_case *c, const command *cmd, int device_index) {
   double t0 = feint_now();
   FEINT_CALL(feint_form_create(c, p->space, &p->form));
+  feint_dist_timeline("part: form");
   p->setup_seconds[1] = feint_now() - t0;
   p->setup_seconds[2] = 0;
   p->plan_steps[0] = '\0';
@@ -261,6 +263,7 @@ static int part_form(run_part *p, const feint_case *c, const command *cmd, int d
     FEINT_CALL(feint_backend_create_plan((feint_device_kind)cmd->kind, device_index, &want, &p->plan, p->plan_steps,
                                          sizeof p->plan_steps));
     p->setup_seconds[2] = feint_now() - t0;
+    feint_dist_timeline("part: pattern");
     want.plan = p->plan;
   }
   if (p->backend) p->next = want;
@@ -580,6 +583,11 @@ static int packed_status(const pack_job *job, int from, int to, const char *path
 
 /* Note a step of rank 0 that took since *t0 (restarted). */
 static void step(run_dist *d, const char *what, double *t0) {
+  if (getenv("FEINT_TIMELINE")) {
+    char mark[96];
+    snprintf(mark, sizeof mark, "step: %.80s", what);
+    feint_dist_timeline(mark);
+  }
   const double now = feint_now();
   const size_t used = strlen(d->steps);
   snprintf(d->steps + used, sizeof d->steps - used, "%s%s %.1f ms", used ? ", " : "", what, 1e3 * (now - *t0));
@@ -767,8 +775,9 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
  * Robin conditions on straight cells read the facets and nodes only,
  * which every share has; a flux, whose q . n takes each facet's normal
  * from the cell holding it, the cells that may hold its facets, gathered:
- * run_dist_boundary_create), its datasets (no XDMF mesh; the dof map is
- * written by the ranks, each its share's rows: run_dist_write_cell_dofs);
+ * run_dist_boundary_create), its datasets (the dof map and an XDMF
+ * mesh's cell fields are written by the ranks, each its share's rows:
+ * run_dist_write_cell_dofs, run_dist_write_cell_fields);
  * not a check. A sweep's members on the same mesh keep its parts, made
  * once, and their conditions are made from rank 0's share (a flux's from
  * the cells of every group's facets, gathered at the read:
@@ -777,11 +786,11 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
 static int read_share_only(const run_state *r, int share_ok) {
   const feint_case *c = r->c;
   const int kind = c->mesh_partition;
-  return share_ok && kind != FEINT_PARTITION_METIS && !c->write_xdmf;
+  return share_ok && kind != FEINT_PARTITION_METIS;
 }
 
 int run_dist_share_serves(const run_state *r, const feint_case *c) {
-  return r->dist && r->dist->share_only && c->order == 1 && !c->write_xdmf;
+  return r->dist && r->dist->share_only && c->order == 1;
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
@@ -1179,7 +1188,8 @@ static command setup_command(const feint_run_options *opts, const run_state *r, 
                              int need_matrix) {
   return (command){.cmd = CMD_SETUP, .kind = (int32_t)kind, .need_matrix = need_matrix,
                    .no_cache = opts->no_cache || !r->c->cache, .device_index = opts->device_index,
-                   .reuse = r->reuse_backend};
+                   .reuse = r->reuse_backend,
+                   .keep_share = r->dist && r->dist->share_only && r->c->write_xdmf && r->n_members > 0};
 }
 
 int run_dist_keeps_parts(const feint_run_options *opts, const run_state *r, feint_device_kind kind, int need_matrix) {
@@ -1873,6 +1883,156 @@ static int share_dof_map_piece(const char *name, const feint_mesh *m, int64_t ce
   return FEINT_OK;
 }
 
+/* A share's rows of the XDMF file's per-cell datasets names[0..n)
+ * (run_dist_write_cell_fields): its cells' groups' tags (aux -1; into
+ * *tags, freed by the caller) or the per-cell coefficient aux[k] of f, a
+ * form on its share (NULL where none is asked for). */
+static int share_cell_field_pieces(const feint_mesh *m, int64_t cell0, const feint_form *f, int n,
+                                   const char *const *names, const int *aux, int64_t **tags,
+                                   feint_dist_piece *pieces) {
+  *tags = NULL;
+  for (int k = 0; k < n; k++) {
+    const void *data;
+    if (aux[k] < 0) {
+      if (!*tags) {
+        FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, sizeof **tags, tags, "the share's cell groups"));
+        feint_mesh_cell_group_tags(m, *tags);
+      }
+      data = *tags;
+    } else if (!f || aux[k] >= f->n_aux || f->aux[aux[k]].kind != FEINT_FIELD_CELL) {
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: no per-cell coefficient %d on a share", aux[k]);
+    } else {
+      data = f->aux[aux[k]].values;
+    }
+    pieces[k] = (feint_dist_piece){names[k], aux[k] < 0 ? FEINT_DIST_I64 : FEINT_DIST_F64, cell0, m->n_cells, data,
+                                   0, NULL};
+  }
+  return FEINT_OK;
+}
+
+/* The per-cell datasets' names, one after the other (*out), and their lengths. */
+static int names_joined(int n, const char *const *names, char **out, size_t *bytes, int32_t *lengths) {
+  *bytes = 0;
+  for (int k = 0; k < n; k++) {
+    lengths[k] = (int32_t)strlen(names[k]);
+    *bytes += (size_t)lengths[k];
+  }
+  FEINT_CALL(feint_malloc(*bytes + 1, 1, out, "the XDMF cell fields' names"));
+  size_t at = 0;
+  for (int k = 0; k < n; k++) {
+    memcpy(*out + at, names[k], (size_t)lengths[k]);
+    at += (size_t)lengths[k];
+  }
+  return FEINT_OK;
+}
+
+int run_dist_write_cell_fields(run_state *r, int n, const char *const *names, const int *aux) {
+  run_dist *d = r->dist;
+  double t0 = feint_now();
+  if (n > RUN_XDMF_MAX_FIELDS) return feint_error_set(FEINT_ERR_COMPUTE, "internal: %d XDMF cell fields", n);
+  const char *path = NULL;
+  FEINT_CALL(feint_output_suspend(r->out, &path));
+  char *joined = NULL, *files = NULL, *case_text = NULL;
+  size_t n_joined = 0, n_files = 0, n_case = 0;
+  int32_t lengths[RUN_XDMF_MAX_FIELDS];
+  int status = names_joined(n, names, &joined, &n_joined, lengths);
+  if (!status) status = two_strings(path, "", "a write's command", &files, &n_files); /* the file */
+  if (!status) status = case_payload(r->c, &case_text, &n_case); /* for the forms on the shares */
+  /* the case, the file, the datasets' count, what each holds, their names' lengths, their names */
+  const int32_t count = n;
+  const command cmd = {.cmd = CMD_WRITE_CELL_FIELDS};
+  const void *pieces[6] = {case_text, files, &count, aux, lengths, joined};
+  const size_t sizes[6] = {n_case, n_files, sizeof count, (size_t)n * sizeof *aux, (size_t)n * sizeof *lengths, n_joined};
+  for (int k = 1; k < d->size && !status; k++) status = send_command_pieces(d, k, &cmd, pieces, sizes, 6);
+  free(joined);
+  free(files);
+  free(case_text);
+  FEINT_CALL(status);
+  first_error e = {0};
+  int64_t *tags = NULL;
+  feint_dist_piece mine[RUN_XDMF_MAX_FIELDS];
+  note_error(&e, injected_failure(0, "xdmf"));
+  if (!e.status) note_error(&e, share_cell_field_pieces(r->mesh, d->share.cell0, r->form, n, names, aux, &tags, mine));
+  for (int k = 0; e.status && k < n; k++) /* still joining the write */
+    mine[k] = (feint_dist_piece){names[k], aux[k] < 0 ? FEINT_DIST_I64 : FEINT_DIST_F64, 0, 0, NULL, 0, NULL};
+  note_error(&e, feint_comm_write(d->comm, path, n, mine));
+  free(tags);
+  read_answers(d, 1, &e);
+  const size_t used = strlen(d->read_step);
+  snprintf(d->read_step + used, sizeof d->read_step - used, ", the XDMF cell fields written by the ranks (each its "
+           "share's rows) %.1f ms", 1e3 * (feint_now() - t0));
+  return reported(&e);
+}
+
+static int case_from_payload(const char *data, size_t bytes, feint_case **c, size_t *at);
+
+/* CMD_WRITE_CELL_FIELDS: the worker's share's rows of the XDMF file's
+ * per-cell datasets, with the others (a form made on its share where a
+ * coefficient is asked for). */
+static int worker_write_cell_fields(feint_comm *comm, const worker_share *ws, const char *data, size_t bytes,
+                                    int *aborted) {
+  *aborted = 0;
+  feint_case *c = NULL;
+  size_t at = 0, at_files = 0;
+  int status = case_from_payload(data, bytes, &c, &at);
+  const char *file = NULL, *none = NULL;
+  int32_t n_file = 0, n_none = 0, n = -1, lengths[RUN_XDMF_MAX_FIELDS];
+  char path[4200], names_at[RUN_XDMF_MAX_FIELDS][320];
+  const char *names[RUN_XDMF_MAX_FIELDS];
+  int aux[RUN_XDMF_MAX_FIELDS];
+  /* the file and the names (run_dist_write_cell_fields' order), to join the write whatever else fails */
+  int readable = at <= bytes && two_strings_read(data + at, bytes - at, &file, &n_file, &none, &n_none, &at_files);
+  if (readable) {
+    at += at_files;
+    if (bytes - at >= sizeof n) memcpy(&n, data + at, sizeof n);
+    at += sizeof n;
+    readable = n >= 0 && n <= RUN_XDMF_MAX_FIELDS && bytes - at >= (size_t)n * (sizeof *aux + sizeof *lengths) &&
+               (size_t)n_file < sizeof path;
+  }
+  if (readable) {
+    memcpy(aux, data + at, (size_t)n * sizeof *aux);
+    memcpy(lengths, data + at + (size_t)n * sizeof *aux, (size_t)n * sizeof *lengths);
+    at += (size_t)n * (sizeof *aux + sizeof *lengths);
+  }
+  for (int k = 0; readable && k < n; k++) {
+    readable = lengths[k] >= 0 && (size_t)lengths[k] < sizeof names_at[k] && bytes - at >= (size_t)lengths[k];
+    if (!readable) break;
+    memcpy(names_at[k], data + at, (size_t)lengths[k]);
+    names_at[k][lengths[k]] = '\0';
+    names[k] = names_at[k];
+    at += (size_t)lengths[k];
+  }
+  if (!readable || at != bytes) {
+    feint_case_destroy(c);
+    feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
+    feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* it cannot join the write */
+    *aborted = 1;
+    return FEINT_ERR_COMPUTE;
+  }
+  memcpy(path, file, (size_t)n_file);
+  path[n_file] = '\0';
+  feint_space *s = NULL;
+  feint_form *f = NULL;
+  int64_t *tags = NULL;
+  feint_dist_piece pieces[RUN_XDMF_MAX_FIELDS];
+  int coefficients = 0;
+  for (int k = 0; k < n; k++) coefficients |= aux[k] >= 0;
+  if (!status && !ws->mesh) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+  if (!status) status = injected_failure(feint_comm_rank(comm), "xdmf");
+  if (!status && coefficients) status = feint_dist_space_of_share(ws->mesh, &ws->share, ws->components, &s);
+  if (!status && coefficients) status = feint_form_create(c, s, &f);
+  if (!status) status = share_cell_field_pieces(ws->mesh, ws->share.cell0, f, n, names, aux, &tags, pieces);
+  for (int k = 0; status && k < n; k++) /* still joining the write */
+    pieces[k] = (feint_dist_piece){names[k], aux[k] < 0 ? FEINT_DIST_I64 : FEINT_DIST_F64, 0, 0, NULL, 0, NULL};
+  const int written = feint_comm_write(comm, path, n, pieces);
+  if (!status) status = written;
+  free(tags);
+  feint_form_destroy(f);
+  feint_space_destroy(s);
+  feint_case_destroy(c);
+  return send_answer(comm, status, NULL, NULL, 0);
+}
+
 int run_dist_write_cell_dofs(run_state *r, const char *name) {
   run_dist *d = r->dist;
   double t0 = feint_now();
@@ -2030,7 +2190,7 @@ static int worker_build(feint_comm *comm, run_part *p, const command *cmd, int s
   feint_dist_slab_destroy(slab); /* and the slab's message, or the share: the build keeps what it needs */
   free(slab_msg);
   free(share_parts);
-  worker_share_drop(ws);
+  if (!cmd->keep_share || status) worker_share_drop(ws);
   if (!builder) return status;
   feint_mesh *mesh = NULL;
   feint_space *space = NULL;
@@ -2283,7 +2443,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (cmd.arg == 1) part_drop_form(&p, 1); /* a sweep's next member on the same part: the backend may stay */
       else part_release(&p);                 /* a sweep's previous member's */
       int32_t reused = 0;
-      if (!cmd.share) worker_share_drop(&ws);
+      if (!cmd.share && !cmd.keep_share) worker_share_drop(&ws);
       status = worker_setup(comm, &p, &cmd, data, bytes, &msg, cmd.device_index >= 0 ? cmd.device_index : device_index,
                             &reused, &ws);
       char device[320] = "";
@@ -2334,6 +2494,13 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (!status) status = written;
       free(scratch);
       sent = send_answer(comm, status, NULL, NULL, 0);
+    } else if (cmd.cmd == CMD_WRITE_CELL_FIELDS) { /* its share's rows of the XDMF cell fields, with the others */
+      int aborted;
+      sent = worker_write_cell_fields(comm, &ws, data, bytes, &aborted);
+      if (aborted) {
+        free(msg);
+        return sent;
+      }
     } else if (cmd.cmd == CMD_FLUX_HOLDERS) { /* its share's cells that may hold the flux facets */
       int64_t *rows = NULL, n = 0;
       const int n_groups = (int)(bytes / sizeof(int));

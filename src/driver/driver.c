@@ -620,7 +620,8 @@ int run_whole_needed(const run_state *r) {
 static int write_from_whole(run_state *r) {
   FEINT_CALL(write_dofs(r));
   FEINT_CALL(write_near_null_space(r));
-  return r->c->write_xdmf ? run_xdmf_mesh_views(r) : FEINT_OK;
+  /* (rank 0 on its share: written with the ranks before the setup) */
+  return r->c->write_xdmf && !run_dist_share_only(r) ? run_xdmf_mesh_views(r) : FEINT_OK;
 }
 
 /* Rank 0 keeps its part only: the whole mesh, space and form go before its
@@ -635,7 +636,7 @@ int run_release_whole(run_state *r) {
   FEINT_CALL(write_from_whole(r));
   char what[160];
   snprintf(what, sizeof what, "the dofs' datasets%s%s written", r->c->write_near_null_space ? ", the near-null space" : "",
-           r->c->write_xdmf ? ", the XDMF mesh and cell fields" : "");
+           r->c->write_xdmf && !run_dist_share_only(r) ? ", the XDMF mesh and cell fields" : "");
   run_dist_note(r, what, &t0);
   if (r->bc) r->bc->space = NULL;
   free(r->u_kept);
@@ -721,6 +722,12 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
   /* (a sweep's later members link to the first one's) */
   if (run_dist_share_only(r) && cell_dofs_wanted(r) && !r->dofs_at.file[0])
     FEINT_CALL(write_dof_map_by_shares(r, rep));
+  if (run_dist_share_only(r) && c->write_xdmf) { /* its cell fields by the ranks, while they hold their shares */
+    const double t0 = feint_now();
+    FEINT_CALL(run_xdmf_mesh_views(r));
+    write_step(rep, "the XDMF mesh (cell fields: the ranks' shares together)", feint_now() - t0);
+    rep->seconds[FEINT_PHASE_WRITE] += feint_now() - t0;
+  }
   if (r->dist) { /* the parts sent; rank 0's backend computes its own part */
     feint_problem own;
     /* a sweep's previous member's backend, made for rank 0's part: it may stay with the part */

@@ -196,6 +196,12 @@ int run_dist_boundary_create(run_state *r, feint_boundary_conditions **out);
  * its full size in r->out before) written by the ranks together, each its
  * share's rows, while they hold their shares (before the setup). */
 int run_dist_write_cell_dofs(run_state *r, const char *name);
+enum { RUN_XDMF_MAX_FIELDS = 40 }; /* an XDMF grid's fields: residual, rhs, group, the per-cell coefficients, modes */
+/* The XDMF file's per-cell datasets names[0..n) (reserved, of the whole's
+ * cells), written by the ranks together, each its share's rows: aux[k] -1
+ * the cells' groups' Gmsh tags (int64), else the form's per-cell
+ * coefficient aux[k] (a form made on each share). */
+int run_dist_write_cell_fields(run_state *r, int n, const char *const *names, const int *aux);
 /* 1 when run_dist_setup will keep every rank's part (a sweep member on the
  * previous member's mesh and space, set up alike): rank 0's backend, made
  * for its part, may then stay too (each rank decides for its own). */

@@ -5,7 +5,11 @@
  * not hold is written under xdmf/: cut cells' and mixed meshes'
  * connectivity (pieces, and XDMF's Mixed codes, which no view can make),
  * each drawn cell's physical group and per-cell coefficients. A sweep's
- * members are one time series (the time is the member index). */
+ * members are one time series (the time is the member index). Where rank
+ * 0 holds its share of the mesh only (mpirun, run_dist_share_only), the
+ * drawn cells are the whole's, one block of one-piece cells (P1 on straight
+ * triangles or tetrahedra), and the ranks write the per-cell datasets
+ * together, each its share's rows (run_dist_write_cell_fields). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +22,7 @@
 #include "feint/xdmf.h"
 #include "run.h"
 
-enum { MAX_FIELDS = 40 }; /* residual, rhs, group, the per-cell coefficients, the near-null modes */
+enum { MAX_FIELDS = RUN_XDMF_MAX_FIELDS };
 
 /* One grid of the XDMF file, kept until the file is written. */
 struct run_xdmf_grid {
@@ -40,6 +44,30 @@ typedef struct {
   const int64_t *dofs64;
   const int32_t *dofs32;
 } drawn_cells;
+
+/* The per-cell datasets left to the ranks (rank 0 on its share): their
+ * names and what they hold (-1: the cells' groups' tags; else the form's
+ * coefficient aux[k]). */
+typedef struct {
+  int n;
+  char name[MAX_FIELDS][320];
+  int aux[MAX_FIELDS];
+} share_cell_sets;
+
+/* A block's drawn cells: the whole's where rank 0 holds its share only. */
+static int64_t drawn_block_cells(const run_state *r, const feint_mesh *m, int b) {
+  return run_dist_share_only(r) ? r->whole.n_cells : m->blocks[b].n_cells;
+}
+
+/* Reserve a per-cell dataset of the whole's cells, for the ranks to fill. */
+static int leave_to_ranks(run_state *r, share_cell_sets *later, const char *name, int aux) {
+  if (later->n >= MAX_FIELDS) return feint_error_set(FEINT_ERR_COMPUTE, "internal: too many XDMF cell fields");
+  const int64_t n = r->whole.n_cells;
+  FEINT_CALL(aux < 0 ? feint_output_reserve_int64(r->out, name, 1, &n) : feint_output_reserve_doubles(r->out, name, 1, &n));
+  snprintf(later->name[later->n], sizeof later->name[0], "%s", name);
+  later->aux[later->n++] = aux;
+  return FEINT_OK;
+}
 
 static int64_t drawn_dof(const drawn_cells *d, int64_t c, int i) {
   const int64_t k = c * d->stride + (int64_t)i * d->nc;
@@ -118,14 +146,17 @@ static int write_topology(run_state *r, const drawn_cells *d, feint_xdmf_layout 
     const char *src[27];
     char cd[320];
     run_member_path(r, "dofs/cell_dofs", cd, sizeof cd);
+    const int64_t n_cells = drawn_block_cells(r, m, 0);
     for (int j = 0; j < l[0]->nodes; j++) {
-      to[j] = (feint_output_slab){2, {0, j}, {1, 1}, {m->n_cells, 1}};
-      from[j] = (feint_output_slab){2, {0, (int64_t)l[0]->local[j] * d->nc}, {1, 1}, {m->n_cells, 1}};
+      to[j] = (feint_output_slab){2, {0, j}, {1, 1}, {n_cells, 1}};
+      from[j] = (feint_output_slab){2, {0, (int64_t)l[0]->local[j] * d->nc}, {1, 1}, {n_cells, 1}};
       src[j] = cd;
     }
-    const int64_t dims[2] = {m->n_cells, l[0]->nodes};
+    const int64_t dims[2] = {n_cells, l[0]->nodes};
     return feint_output_view(r->out, name, 1, 2, dims, l[0]->nodes, to, src, from);
   }
+  if (run_dist_share_only(r)) /* (its one-piece cells are always a view) */
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: an XDMF connectivity written from a share of the mesh");
   connectivity_job job = {d, l, NULL, {0}, mixed};
   int64_t n = 0;
   for (int b = 0; b < m->n_blocks; b++) {
@@ -168,20 +199,22 @@ static int has_cell_groups(const feint_mesh *m) {
 
 /* Cell field `group`: each drawn cell's physical group's Gmsh tag (-1:
  * none); linked with the drawn mesh when that is an earlier member's. */
-static int write_group_field(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g, int linked) {
+static int write_group_field(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g, int linked,
+                             share_cell_sets *later) {
   const feint_mesh *m = r->mesh;
   if (!has_cell_groups(m)) return FEINT_OK;
   add_field(r, g, "group", "xdmf/cell_group", 1, 1, 1);
   if (linked) return FEINT_OK;
   char name[320];
+  run_member_path(r, "xdmf/cell_group", name, sizeof name);
+  if (later) return leave_to_ranks(r, later, name, -1);
   int64_t *tag = NULL, *drawn = NULL;
   int status = feint_malloc((size_t)m->n_cells, sizeof *tag, &tag, "XDMF cell groups");
   if (!status) status = feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell groups");
   if (!status) {
-    for (int64_t c = 0; c < m->n_cells; c++) tag[c] = m->cell_group[c] < 0 ? -1 : m->groups[m->cell_group[c]].tag;
+    feint_mesh_cell_group_tags(m, tag);
     per_piece(m, l, NULL, tag, NULL, drawn);
-    status = feint_output_int64(r->out, run_member_path(r, "xdmf/cell_group", name, sizeof name), 1, &g->n_cells,
-                                drawn);
+    status = feint_output_int64(r->out, name, 1, &g->n_cells, drawn);
   }
   free(tag);
   free(drawn);
@@ -190,7 +223,8 @@ static int write_group_field(run_state *r, feint_xdmf_layout *const *l, struct r
 
 /* Cell fields of the coefficients given per cell (P0 fields), by the
  * names the case gives them. */
-static int write_coefficient_fields(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g) {
+static int write_coefficient_fields(run_state *r, feint_xdmf_layout *const *l, struct run_xdmf_grid *g,
+                                    share_cell_sets *later) {
   const feint_form *f = r->form;
   char name[320];
   for (int k = 0; k < f->n_aux && g->n_fields < MAX_FIELDS; k++) {
@@ -199,6 +233,10 @@ static int write_coefficient_fields(run_state *r, feint_xdmf_layout *const *l, s
     feint_form_coefficient_name(f, r->c, k, coef, sizeof coef);
     snprintf(dataset, sizeof dataset, "xdmf/cell/%s", coef);
     add_field(r, g, coef, dataset, 1, 1, 0);
+    if (later) {
+      FEINT_CALL(leave_to_ranks(r, later, run_member_path(r, dataset, name, sizeof name), k));
+      continue;
+    }
     double *drawn = NULL;
     FEINT_CALL(feint_malloc((size_t)g->n_cells, sizeof *drawn, &drawn, "XDMF cell fields"));
     per_piece(r->mesh, l, f->aux[k].values, NULL, drawn, NULL);
@@ -244,7 +282,7 @@ static int point_fields(run_state *r, struct run_xdmf_grid *g) {
  * or linked to an earlier member's with the same space) and its cells'
  * physical groups. The layouts stay made for the caller (layouts_destroy). */
 static int grid_begin(run_state *r, const drawn_cells *d, feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS],
-                      struct run_xdmf_grid **out) {
+                      share_cell_sets *later, struct run_xdmf_grid **out) {
   const feint_mesh *m = d->mesh;
   struct run_xdmf_grid *grids = realloc(r->xdmf_grids, sizeof *grids * (size_t)(r->n_xdmf_grids + 1));
   if (!grids) return feint_error_set(FEINT_ERR_COMPUTE, "out of memory (XDMF grids)");
@@ -260,13 +298,13 @@ static int grid_begin(run_state *r, const drawn_cells *d, feint_xdmf_layout *l[F
   g->nodes = mixed ? 0 : l[0]->nodes;
   g->n_points = d->n_points;
   for (int b = 0; b < m->n_blocks; b++) {
-    g->n_cells += m->blocks[b].n_cells * l[b]->n_pieces;
-    g->topology_length += m->blocks[b].n_cells * l[b]->n_pieces * (l[b]->nodes + 1);
+    g->n_cells += drawn_block_cells(r, m, b) * l[b]->n_pieces;
+    g->topology_length += drawn_block_cells(r, m, b) * l[b]->n_pieces * (l[b]->nodes + 1);
   }
   int linked = 0, status = run_share_at(r, &r->xdmf_at, "xdmf/topology", &linked);
   if (!status && linked && has_cell_groups(m)) status = run_share_at(r, &r->xdmf_at, "xdmf/cell_group", &linked);
   if (!status && !linked) status = write_topology(r, d, l, g);
-  if (!status) status = write_group_field(r, l, g, linked);
+  if (!status) status = write_group_field(r, l, g, linked, later);
   if (!status && !r->xdmf_at.file[0]) {
     snprintf(r->xdmf_at.file, sizeof r->xdmf_at.file, "%s", r->out_path);
     snprintf(r->xdmf_at.group, sizeof r->xdmf_at.group, "%s", r->prefix);
@@ -280,9 +318,21 @@ int run_xdmf_mesh_views(run_state *r) {
   const drawn_cells d = space_cells(r->space);
   feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
   struct run_xdmf_grid *g = NULL;
-  FEINT_CALL(grid_begin(r, &d, l, &g));
-  const int status = write_coefficient_fields(r, l, g);
+  share_cell_sets *later = NULL;
+  if (run_dist_share_only(r)) FEINT_CALL(feint_calloc(1, sizeof *later, &later, "the XDMF cell fields"));
+  int status = grid_begin(r, &d, l, later, &g);
+  if (status) {
+    free(later);
+    return status;
+  }
+  status = write_coefficient_fields(r, l, g, later);
   layouts_destroy(d.mesh, l);
+  if (!status && later && later->n > 0) {
+    const char *names[MAX_FIELDS];
+    for (int k = 0; k < later->n; k++) names[k] = later->name[k];
+    status = run_dist_write_cell_fields(r, later->n, names, later->aux);
+  }
+  free(later);
   return status;
 }
 
@@ -295,7 +345,9 @@ int run_xdmf_operator_views(run_state *r, const feint_bp_dofmap *dofs) {
   const drawn_cells d = {r->mesh, dofs->order, dofs->np, 1, dofs->n_dofs, NULL, dofs->cell_dofs};
   feint_xdmf_layout *l[FEINT_MESH_MAX_BLOCKS];
   struct run_xdmf_grid *g = NULL;
-  FEINT_CALL(grid_begin(r, &d, l, &g));
+  if (run_dist_share_only(r))
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: an operator's XDMF mesh from a share of the mesh");
+  FEINT_CALL(grid_begin(r, &d, l, NULL, &g));
   add_field(r, g, "x", "operator/x", 1, 0, 0);
   add_field(r, g, "y", "operator/y", 1, 0, 0);
   layouts_destroy(d.mesh, l);

@@ -1551,3 +1551,7 @@ feint_mesh feint_mesh_cells_view(const feint_mesh *m, const int64_t *cells, int6
   view.blocks[0].n_cells = n;
   return view;
 }
+
+void feint_mesh_cell_group_tags(const feint_mesh *m, int64_t *tags) {
+  for (int64_t c = 0; c < m->n_cells; c++) tags[c] = m->cell_group[c] < 0 ? -1 : m->groups[m->cell_group[c]].tag;
+}

@@ -195,10 +195,28 @@ rank0_reads layers-d-flux "its share" rows "$WORK/layers-d.yaml" --set 'boundary
 rank0_reads layers-d-flux-curve "its share" morton "$WORK/layers-d.yaml" \
   --set 'boundary=[{group: boundary, flux: ["x", "y*z", 1]}, {group: boundary, dirichlet: "x"}]'
 # a dof map written (output.cell_dofs, or element matrices' default): the ranks write it together, each its share's
-# rows, before the setup; an XDMF mesh needs the whole
+# rows, before the setup
 rank0_reads layers-robin "its share" rows "$WORK/layers.yaml" --set space.order=1 # element matrices: the dof map
 rank0_reads layers-el-cell-dofs "its share" morton "$WORK/layers-el.yaml" --set output.cell_dofs=true # 3 a node
-rank0_reads layers-d-xdmf gathered rows "$WORK/layers-d.yaml" --set output.xdmf=true
+# an XDMF mesh: its topology a view of that dof map, its cell fields (the cells' groups, the per-cell coefficients of
+# a form made on each share) written by the ranks together, each its share's rows; the XDMF file is the one-rank
+# run's (but for the HDF5 file's name)
+xdmf_same() { # name
+  sed "s/$1-3\.h5/$1-1.h5/g" "$WORK/$1-3.xdmf" | cmp -s - "$WORK/$1-1.xdmf" || fail "$1: the XDMF files differ"
+  echo "$1: the same XDMF file"
+}
+rank0_reads layers-d-xdmf "its share" rows "$WORK/layers-d.yaml" --set output.xdmf=true
+xdmf_same layers-d-xdmf
+rank0_reads layers-d-xdmf-cells "its share" morton "$WORK/layers-d.yaml" --set output.xdmf=true \
+  --set "physics.kappa={file: $WORK/cells.h5, dataset: /kappa, on: cell}" --set 'physics.source={groups: {domain: 3}}'
+xdmf_same layers-d-xdmf-cells
+$PY - "$WORK/layers-d-xdmf-cells-3.h5" "$WORK/cells.h5" <<'PY' || fail "layers-d-xdmf-cells: the cell fields"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "r") as g:
+    assert np.array_equal(f["xdmf/cell/kappa"][...], g["kappa"][...]), "kappa"
+    assert np.all(f["xdmf/cell/source"][...] == 3.0) and np.all(f["xdmf/cell_group"][...] == 1), "source, groups"
+    print(f"layers-d-xdmf-cells: {len(f['xdmf/cell_group'])} cells' kappa, source and group written by 3 ranks")
+PY
 # off the rows partition the curve's is made on the shares (each rank places its own cells from every share's
 # counts of the curve's boxes): the partition the whole's curve makes, so the file is the gathered whole's, bit for
 # bit; METIS needs the whole
@@ -236,6 +254,22 @@ for i in 0 1; do
   compare_files "layers-d, a sweep of files kept on rank 0's share, member $i" "$WORK/layers-d-sweep-files-1-$i.h5" \
     "$WORK/layers-d-sweep-files-3-$i.h5"
 done
+# an XDMF mesh in a sweep: the workers keep their shares beside their parts, for the members' cell fields (each
+# member its own per-cell coefficients; the topology and the groups linked to the first's)
+sweep_reads layers-d-sweep-xdmf "its share" "$WORK/layers-d.yaml" --set mesh.partition=rows --set output.xdmf=true \
+  --set "physics.kappa={file: $WORK/cells.h5, dataset: /kappa, on: cell}" \
+  --set 'sweep={product: {physics.source: [1, {groups: {domain: 3}}]}, layout: groups}'
+compare_files "layers-d, a sweep with an XDMF mesh kept on rank 0's share, 3 ranks" "$WORK/layers-d-sweep-xdmf-1.h5" \
+  "$WORK/layers-d-sweep-xdmf-3.h5" 0
+xdmf_same layers-d-sweep-xdmf
+sweep_reads layers-d-sweep-xdmf-files "its share" "$WORK/layers-d.yaml" --set mesh.partition=morton \
+  --set output.xdmf=true --set 'sweep={product: {physics.source: [{groups: {domain: 2}}, {groups: {domain: 3}}]}}'
+for i in 0 1; do
+  compare_files "layers-d, a sweep of files with an XDMF mesh on rank 0's share, member $i" \
+    "$WORK/layers-d-sweep-xdmf-files-1-$i.h5" "$WORK/layers-d-sweep-xdmf-files-3-$i.h5"
+done
+sed "s/layers-d-sweep-xdmf-files-3/layers-d-sweep-xdmf-files-1/g" "$WORK/layers-d-sweep-xdmf-files-3.xdmf" |
+  cmp -s - "$WORK/layers-d-sweep-xdmf-files-1.xdmf" || fail "layers-d-sweep-xdmf-files: the XDMF files differ"
 sweep_reads layers-d-sweep-order "the whole" "$WORK/layers-d.yaml" --set mesh.partition=rows \
   --set 'sweep={product: {space.order: [1, 2]}, layout: groups}'
 compare_files "layers-d, a sweep from P1 on rank 0's share to P2, 3 ranks" "$WORK/layers-d-sweep-order-1.h5" \
@@ -295,6 +329,10 @@ done
 for at in 0:dofmap 2:dofmap; do
   fails_on_purpose $at "its write of its share's rows of the dof map" "$WORK/layers-d.yaml" --set mesh.partition=rows \
     --set output.cell_dofs=true
+done
+for at in 0:xdmf 2:xdmf; do
+  fails_on_purpose $at "its write of its share's rows of the XDMF cell fields" "$WORK/layers-d.yaml" \
+    --set mesh.partition=rows --set output.xdmf=true
 done
 for at in 0:flux 1:flux; do
   fails_on_purpose $at "its search for the flux facets' cells" "$WORK/layers-d.yaml" --set mesh.partition=rows \
@@ -359,12 +397,8 @@ EOF
 same p2-elasticity "$WORK/el.yaml" $ALL
 released p2-near-null-released yes morton "$WORK/el.yaml" $ALL
 released p1-near-null-released yes rows "$WORK/el.yaml" $ALL --set space.order=1
-# XDMF too: rank 0 draws the mesh and the cell fields before it releases the whole, the point fields (views of
-# the results) at the end; the XDMF file is the one-rank run's (but for the HDF5 file's name)
-xdmf_same() { # name
-  sed "s/$1-3\.h5/$1-1.h5/g" "$WORK/$1-3.xdmf" | cmp -s - "$WORK/$1-1.xdmf" || fail "$1: the XDMF files differ"
-  echo "$1: the same XDMF file"
-}
+# XDMF too, from a .geo mesh (rank 0 reads the whole): rank 0 draws the mesh and the cell fields before it releases
+# the whole, the point fields (views of the results) at the end
 released p1-xdmf-released yes rows "$WORK/el.yaml" $ALL --set space.order=1 --set output.xdmf=true
 xdmf_same p1-xdmf-released
 write_case q3.yaml <<EOF
