@@ -13,6 +13,8 @@ usage: mpi-scaling.py FEINT GEN_MESH WORKDIR "MPIRUN..." RANKS [STRONG_N] [BACKE
   prefix, e.g. "mpirun" or "bash .device-mpi/run mpirun".
   MPI_SCALING_RSS=1: each rank runs under tests/bench/rank-rss.py, and the
   tables give every rank's peak resident set (a Python start more a rank).
+  MPI_SCALING_SET="key=value;key=value": more --set options for every run
+  (output.xdmf=true, say).
 """
 import json
 import os
@@ -44,6 +46,8 @@ def run(n, p, partition="auto"):
         os.remove(out)
     cmd = [feint, "run", case(n), "--backend", backend, "-o", out, "--json", "--quiet",
            "--set", f"mesh.partition={partition}"]
+    for s in filter(None, os.environ.get("MPI_SCALING_SET", "").split(";")):
+        cmd += ["--set", s]
     rss_log = os.path.join(work, "rss.log")
     if RSS:
         cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "rank-rss.py")] + cmd
@@ -60,6 +64,9 @@ def run(n, p, partition="auto"):
     if RSS:
         js["rank_rss_mb"] = dict(sorted((int(k), float(v)) for k, v in (line.split() for line in open(rss_log))))
     os.remove(out)
+    xdmf = out[:-3] + ".xdmf"
+    if os.path.exists(xdmf):
+        os.remove(xdmf)
     return t, js
 
 
