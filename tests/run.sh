@@ -22,6 +22,9 @@ TIMES="$BUILD/test-seconds"
 KNOWN=$TIMES; [ -f "$KNOWN" ] || KNOWN=tests/test-seconds
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
+# feint's cache (compiled kernels, the meshes' hashes) in the run's own folder, not the user's (a test that
+# names its own keeps it)
+export FEINT_CACHE_DIR="${FEINT_CACHE_DIR:-$OUT/cache}"
 passed=0; failed=0; failed_names=(); names=(); paths=()
 add() { names+=("$1"); paths+=("$2"); } # name, the binary or the script
 if [ $# -eq 0 ]; then

@@ -13,7 +13,7 @@
 #include "feint/driver.h"
 #include "feint/h5.h"
 #include "feint/mesh.h"
-#include "feint/sha256.h"
+#include "feint/file_hash.h"
 
 /* An array's place in the output: a file and the group in it. */
 typedef struct {
@@ -78,7 +78,8 @@ typedef struct {
   run_shared xdmf_at;
   struct run_xdmf_grid *xdmf_grids;
   int n_xdmf_grids;
-  feint_sha256_job *mesh_hash; /* the mesh file's hash, computed beside the run */
+  feint_file_hash *mesh_hash; /* the mesh file's hash, computed beside the run (or cached) */
+  int hash_cache;             /* the hashes may come from and go to the cache (not --no-cache, backend.cache) */
   run_dist *dist;      /* under mpirun on more than one rank, else NULL */
   run_whole whole;
   double *u_kept;      /* the released form's state (run_whole.u) */
