@@ -128,11 +128,12 @@ typedef struct {
   int64_t n_boxes;
 } feint_dist_curve;
 /* The curve for the whole's n_cells cells over the mesh's nodes (every
- * share's nodes are the whole's: the same curve on every share).
- * FEINT_ERR_INPUT past 2^31 cells. */
+ * share's nodes are the whole's: the same curve on every share). Any
+ * number of cells (at most 2^30 boxes). */
 int feint_dist_curve_create(const feint_mesh *mesh, int64_t n_cells, feint_dist_curve *curve);
 /* The box of each of the mesh's cells (*keys, freed by the caller) and how
- * many of them lie in each box (counts: n_boxes, overwritten). */
+ * many of them lie in each box (counts: n_boxes, overwritten).
+ * FEINT_ERR_INPUT for a mesh (a share) past 2^31 cells. */
 int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *mesh, int32_t **keys, int32_t *counts);
 /* The parts of share `rank`'s n cells (keys from feint_dist_curve_count)
  * among `size` shares, counts[q] share q's counts: part[c], c < n. */

@@ -36,7 +36,7 @@ static void extent_range(int64_t begin, int64_t end, int t, void *arg) {
 
 int feint_dist_curve_create(const feint_mesh *m, int64_t n_cells, feint_dist_curve *curve) {
   memset(curve, 0, sizeof *curve);
-  if (n_cells >= INT32_MAX) return feint_error_set(FEINT_ERR_INPUT, "%s: more than 2^31 cells to partition", m->path);
+  /* (the boxes stay below 2^30, int32 keys; a rank's counts are int32: feint_dist_curve_count) */
   curve->dim = m->dim;
   curve->n_cells = n_cells;
   /* boxes of about two cells: the curve orders the cells, not points within them */
@@ -80,6 +80,10 @@ static void curve_keys(int64_t begin, int64_t end, void *arg) {
 
 int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *m, int32_t **keys, int32_t *counts) {
   *keys = NULL;
+  /* a box's count of this mesh's (a share's) cells is an int32: the ranks' counts are summed in int64 */
+  if (m->n_cells >= INT32_MAX)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells on one rank to place on the curve, past 2^31 (run on more "
+                           "ranks)", m->path, (long long)m->n_cells);
   curve_job j = {curve, m, NULL, counts};
   FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, sizeof *j.key, &j.key, "the partition's curve"));
   memset(counts, 0, (size_t)curve->n_boxes * sizeof *counts);

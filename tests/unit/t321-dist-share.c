@@ -28,6 +28,7 @@
 #include "dist/slab.h"
 #include "feint/dist.h"
 #include "feint/error.h"
+#include "feint/morton.h"
 #include "feint/mesh.h"
 #include "feint/space.h"
 
@@ -232,6 +233,19 @@ static int run_piece(void *ctx, int k, const int64_t **cells, const int **groups
 static void check_curve_on_shares(const char *path, const feint_mesh *m, int size, const rank_run *runs) {
   int *whole = malloc((size_t)m->n_cells * sizeof *whole + 1);
   feint_dist_curve wc;
+  { /* past 2^31 cells in all: the boxes stop at 2^(dim 10), int32 keys; a rank's own cells past 2^31 are refused */
+    feint_dist_curve big;
+    CHECK_OK(feint_dist_curve_create(m, (int64_t)1 << 33, &big));
+    CHECK(big.bits == FEINT_MORTON_MAX_BITS && big.n_boxes == (int64_t)1 << (m->dim * FEINT_MORTON_MAX_BITS),
+          "%s: 2^33 cells' curve: %d bits, %lld boxes", path, big.bits, (long long)big.n_boxes);
+    feint_mesh past = *m;
+    past.n_cells = INT32_MAX;
+    int32_t *keys = NULL;
+    CHECK(feint_dist_curve_count(&big, &past, &keys, NULL) == FEINT_ERR_INPUT && !keys &&
+              strstr(feint_error_message(), "past 2^31"),
+          "%s: a rank's 2^31 cells refused: %s", path, feint_error_message());
+    feint_error_clear();
+  }
   CHECK_OK(feint_dist_curve_create(m, m->n_cells, &wc));
   CHECK_OK(feint_dist_partition_curve(m, size, whole));
   { /* the whole's partition against a plain counting sort of the cells by box (ties in cell order) */
