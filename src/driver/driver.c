@@ -688,11 +688,14 @@ static int run_case(const feint_run_options *opts, feint_run_report *rep, run_st
     TIMED(rep, FEINT_PHASE_DOFMAP, run_dist_share_only(r) ? run_dist_share_space(r, run_space_components(c, r->mesh),
                                                                                  &r->space)
                                                           : create_space(c, r->mesh, &r->space));
+  feint_dist_timeline("space made");
   TIMED(rep, FEINT_PHASE_FORM, feint_form_create(c, r->space, &r->form));
+  feint_dist_timeline("form made");
   /* boundary conditions: set up here, integrated where the backend runs (below), applied on the host */
   if (c->n_boundary > 0)
     TIMED(rep, FEINT_PHASE_FORM, run_dist_share_only(r) ? run_dist_boundary_create(r, &r->bc)
                                                         : feint_boundary_create(c, r->space, &r->bc));
+  if (c->n_boundary > 0) feint_dist_timeline("conditions made");
   if (c->write_xdmf) FEINT_CALL(run_xdmf_check(r));
   r->whole = whole_of(r);
   rep->n_cells = r->whole.n_cells;
