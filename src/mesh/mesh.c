@@ -933,22 +933,96 @@ static int64_t node_find(const node_index *ix, int64_t tag) {
   return lo < ix->n && ix->tags[ix->sorted[lo]] == tag ? (int64_t)ix->sorted[lo] : -1;
 }
 
+/* The passes of node_index_build and the numbering over every node, on
+ * every core: the largest tag; the direct table filled (a tag given twice
+ * leaves one of its nodes, found by the check pass); the used nodes
+ * counted per range of tags, then numbered from each range's start. */
+typedef struct {
+  const int64_t *tags;
+  int64_t *direct, *num;
+  const atomic_uchar *used;
+  int64_t most[FEINT_PARALLEL_MAX_RANGES], count[FEINT_PARALLEL_MAX_RANGES + 1];
+  int twice;
+} node_table_job;
+
+static void most_range(int64_t a, int64_t b, int t, void *arg) {
+  node_table_job *j = arg;
+  int64_t most = 0;
+  for (int64_t i = a; i < b; i++) most = j->tags[i] > most ? j->tags[i] : most;
+  j->most[t] = most;
+}
+
+static void unset_range(int64_t a, int64_t b, void *arg) {
+  const node_table_job *j = arg;
+  for (int64_t i = a; i < b; i++) j->direct[i] = -1;
+}
+
+static void direct_range(int64_t a, int64_t b, void *arg) {
+  const node_table_job *j = arg;
+  for (int64_t i = a; i < b; i++)
+    if (j->tags[i] >= 1) __atomic_store_n(&j->direct[j->tags[i]], i, __ATOMIC_RELAXED);
+}
+
+static void twice_range(int64_t a, int64_t b, void *arg) {
+  node_table_job *j = arg;
+  for (int64_t i = a; i < b; i++)
+    if (j->tags[i] >= 1 && j->direct[j->tags[i]] != i) {
+      __atomic_store_n(&j->twice, 1, __ATOMIC_RELAXED);
+      return;
+    }
+}
+
+/* The used nodes of tags [a, b) counted (into count[t + 1]), then numbered
+ * from their range's first number, the table turned into tag -> number. */
+static void used_count_range(int64_t a, int64_t b, int t, void *arg) {
+  node_table_job *j = arg;
+  int64_t n = 0;
+  for (int64_t tag = a; tag < b; tag++) n += tag >= 1 && j->direct[tag] >= 0 && j->used[j->direct[tag]];
+  j->count[t + 1] = n;
+}
+
+static void number_range(int64_t a, int64_t b, int t, void *arg) {
+  node_table_job *j = arg;
+  int64_t nn = j->count[t];
+  for (int64_t tag = a; tag < b; tag++) {
+    const int64_t k = j->direct[tag];
+    if (tag < 1) continue; /* (tag 0 names no node) */
+    if (k >= 0 && j->used[k]) j->num[k] = nn++;
+    j->direct[tag] = k >= 0 ? j->num[k] : -1; /* now tag -> number */
+  }
+}
+
+/* The nodes a cell uses (mark 1), counted per range (into count[t]). */
+static void in_cells_range(int64_t a, int64_t b, int t, void *arg) {
+  node_table_job *j = arg;
+  int64_t n = 0;
+  for (int64_t i = a; i < b; i++) n += j->used[i] & 1;
+  j->count[t] = n;
+}
+
 static int node_index_build(reader *r, node_index *ix) {
   const feint_msh *x = r->x;
   memset(ix, 0, sizeof *ix);
   ix->tags = x->node_tags;
   ix->n = x->n_nodes;
-  for (size_t i = 0; i < x->n_nodes; i++)
-    if (x->node_tags[i] > ix->max_tag) ix->max_tag = x->node_tags[i];
+  node_table_job j = {.tags = x->node_tags};
+  const int ranges = x->n_nodes ? feint_parallel_for_indexed((int64_t)x->n_nodes, 1 << 16, most_range, &j) : 0;
+  for (int t = 0; t < ranges; t++) ix->max_tag = j.most[t] > ix->max_tag ? j.most[t] : ix->max_tag;
   int64_t dup = 0;
   if ((uint64_t)ix->max_tag <= 2 * (uint64_t)x->n_nodes + ((uint64_t)1 << 20)) {
     FEINT_CALL(feint_malloc((size_t)ix->max_tag + 1, sizeof *ix->direct, &ix->direct, "mesh node map"));
-    for (int64_t t = 0; t <= ix->max_tag; t++) ix->direct[t] = -1;
-    for (size_t i = 0; i < x->n_nodes && !dup; i++) {
-      int64_t t = x->node_tags[i];
-      if (t < 1) continue; /* not found later */
-      if (ix->direct[t] >= 0) dup = t;
-      else ix->direct[t] = (int64_t)i;
+    j.direct = ix->direct;
+    feint_parallel_for(ix->max_tag + 1, 1 << 16, unset_range, &j);
+    feint_parallel_for((int64_t)x->n_nodes, 1 << 16, direct_range, &j);
+    feint_parallel_for((int64_t)x->n_nodes, 1 << 16, twice_range, &j);
+    if (j.twice) { /* again in file order, for the first tag given twice (the message one pass gives) */
+      for (int64_t t = 0; t <= ix->max_tag; t++) ix->direct[t] = -1;
+      for (size_t i = 0; i < x->n_nodes && !dup; i++) {
+        int64_t t = x->node_tags[i];
+        if (t < 1) continue; /* not found later */
+        if (ix->direct[t] >= 0) dup = t;
+        else ix->direct[t] = (int64_t)i;
+      }
     }
   } else {
     FEINT_CALL(feint_malloc(x->n_nodes + 1, sizeof *ix->sorted, &ix->sorted, "mesh node index"));
@@ -1101,8 +1175,10 @@ static int read_nodes(reader *r) {
         goto done;
       } /* else this share's marks are the whole's: it goes on as the whole read */
     }
+    node_table_job cj = {.used = used};
+    const int ranges = feint_parallel_for_indexed((int64_t)x->n_nodes, 1 << 16, in_cells_range, &cj);
     int64_t in_cells = 0;
-    for (size_t i = 0; i < x->n_nodes && !st; i++) in_cells += used[i] & 1;
+    for (int t = 0; t < ranges; t++) in_cells += cj.count[t];
     r->share->nodes_in_cells = in_cells;
   }
   if (st) goto done;
@@ -1120,13 +1196,15 @@ static int read_nodes(reader *r) {
   }
   /* number them in increasing tag order */
   int64_t nn = 0;
-  for (size_t i = 0; i < x->n_nodes; i++) num[i] = -1;
+  node_table_job nj = {.tags = x->node_tags, .direct = num, .used = used};
+  feint_parallel_for((int64_t)x->n_nodes, 1 << 16, unset_range, &nj);
   if (ix.direct) {
-    for (int64_t t = 1; t <= ix.max_tag; t++) {
-      int64_t k = ix.direct[t];
-      if (k >= 0 && used[k]) num[k] = nn++;
-      ix.direct[t] = k >= 0 ? num[k] : -1; /* now tag -> number */
-    }
+    nj.direct = ix.direct;
+    nj.num = num;
+    const int ranges = feint_parallel_for_indexed(ix.max_tag + 1, 1 << 16, used_count_range, &nj);
+    for (int t = 0; t < ranges; t++) nj.count[t + 1] += nj.count[t]; /* each range's first number */
+    nn = nj.count[ranges];
+    feint_parallel_for_indexed(ix.max_tag + 1, 1 << 16, number_range, &nj); /* the same ranges */
   } else {
     for (size_t i = 0; i < x->n_nodes; i++)
       if (used[ix.sorted[i]]) num[ix.sorted[i]] = nn++;

@@ -78,3 +78,16 @@ for f in big-bad.msh big-end.msh big-bad.bin.msh; do
   grep -qF -- "$want" "$WORK/stderr" || fail "$f: message '$(cat "$WORK/stderr")', expected '$want'"
 done
 echo "ok large files: the faults' lines $line and $end_line (text) and byte $byte (binary) named"
+# a node tag given twice, far apart in a large binary file (the table is filled on every core, in ranges of 65536
+# nodes): the first tag given again in file order is named, as one pass names it
+"$BUILD/bench/gen-cube-msh" 50 "$WORK/dup.bin.msh" > /dev/null # 132651 nodes, one block, tags 1..132651
+$PY - "$WORK/dup.bin.msh" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+tags = d.index(b"$Nodes\n") + 7 + 32 + 20  # the block's tags: past the section's 4 and the block's header
+put = lambda i, v: struct.pack_into("<Q", d, tags + 8 * i, v)
+put(130000, 4)  # node 4 again, later in the file
+put(100000, 6)  # node 6 again: the first repeated tag in file order
+open(sys.argv[1], "wb").write(d)
+PY
+expect_bad "node tags given twice, far apart" "mesh $WORK/dup.bin.msh: node 6 is defined twice" info "$WORK/dup.bin.msh"
