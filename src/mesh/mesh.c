@@ -952,6 +952,7 @@ static void most_range(int64_t a, int64_t b, int t, void *arg) {
   j->most[t] = most;
 }
 
+/* j->direct[a, b) = -1: the table, or (given them) the nodes' numbers */
 static void unset_range(int64_t a, int64_t b, void *arg) {
   const node_table_job *j = arg;
   for (int64_t i = a; i < b; i++) j->direct[i] = -1;
