@@ -37,7 +37,7 @@
 #include "feint/plan.h"
 
 enum { CMD_SETUP = 1, CMD_ROWS, CMD_COMPUTE, CMD_WRITE, CMD_FINISH, CMD_OPERATOR_SETUP, CMD_OPERATOR_APPLY, CMD_READ,
-       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS, CMD_WRITE_CELL_DOFS, CMD_WRITE_CELL_FIELDS };
+       CMD_SHARE_CELLS, CMD_CURVE, CMD_FLUX_HOLDERS, CMD_WRITE_CELL_DOFS, CMD_WRITE_CELL_FIELDS, CMD_SHARE_PARTS };
 
 /* How the operator section's parts make their operator (after a command). */
 typedef struct {
@@ -58,7 +58,7 @@ typedef struct {
   int32_t complete;  /* rows: the parts are the rows partition's, each rank's rows whole (feint_dist_rows_create) */
   int32_t slab;      /* setup: a slab of the whole follows, from which the ranks build their parts together */
   int32_t share;     /* setup (with slab): no slab follows, each worker's is its share of the mesh (CMD_READ) */
-  int32_t curve;     /* setup (with share): the share's cells' parts are those the worker placed (CMD_CURVE) */
+  int32_t curve;     /* setup (with share): the share's cells' parts are those the worker holds (CMD_CURVE, _SHARE_PARTS) */
   int32_t keep_share; /* setup (with share): kept beside the part (a sweep's later members' XDMF cell fields) */
 } command;
 
@@ -118,7 +118,7 @@ typedef struct {
   feint_mesh_share share;
   int components;
   int64_t *rows_counts; /* size: the cells of its share each rank's rows part would hold (the read's answer) */
-  int *parts;           /* its cells' parts on the Morton curve (CMD_CURVE), for its slab */
+  int *parts;           /* its cells' parts: placed on the Morton curve (CMD_CURVE) or METIS's (CMD_SHARE_PARTS) */
 } worker_share;
 
 static void worker_share_drop(worker_share *w) {
@@ -768,26 +768,6 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
   *hi = n;
 }
 
-/* Whether rank 0 may keep only its share of the mesh, as the others do,
- * and never make the whole: where the partition may be made on the shares
- * (mesh.partition rows, morton or auto: not METIS) and nothing rank 0
- * makes reads the whole's cells: its conditions (Dirichlet, Neumann and
- * Robin conditions on straight cells read the facets and nodes only,
- * which every share has; a flux, whose q . n takes each facet's normal
- * from the cell holding it, the cells that may hold its facets, gathered:
- * run_dist_boundary_create), its datasets (the dof map and an XDMF
- * mesh's cell fields are written by the ranks, each its share's rows:
- * run_dist_write_cell_dofs, run_dist_write_cell_fields);
- * not a check. A sweep's members on the same mesh keep its parts, made
- * once, and their conditions are made from rank 0's share (a flux's from
- * the cells of every group's facets, gathered at the read:
- * keep_facet_cells). Else rank 0 gathers the whole from the shares
- * (gather_whole). */
-static int read_share_only(const run_state *r, int share_ok) {
-  const feint_case *c = r->c;
-  const int kind = c->mesh_partition;
-  return share_ok && kind != FEINT_PARTITION_METIS;
-}
 
 int run_dist_share_serves(const run_state *r, const feint_case *c) {
   return r->dist && r->dist->share_only && c->order == 1;
@@ -845,6 +825,8 @@ static int share_curve(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
   return FEINT_OK;
 }
 
+static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh);
+
 /* With rank 0's share only (P1 on every node, enough cells for the ranks):
  * the partition made on the shares (*taken): the rows partition where the
  * case may take it, else the curve's; not METIS's, nor the rows
@@ -860,6 +842,10 @@ static int share_partition(run_dist *d, const run_state *r, const feint_mesh *mi
   if (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) {
     *taken = share_rows(d, r, mine, sh, &counted);
     if (*taken || !counted || kind == FEINT_PARTITION_ROWS) return FEINT_OK;
+  } else if (kind == FEINT_PARTITION_METIS) {
+    FEINT_CALL(share_metis(d, mine, sh));
+    *taken = 1;
+    return FEINT_OK;
   } else if (kind != FEINT_PARTITION_MORTON) {
     return FEINT_OK;
   }
@@ -894,6 +880,78 @@ static int share_piece(void *ctx, int k, const int64_t **cells, const int **grou
   *n = count;
   *cells = (const int64_t *)(const void *)(data + sizeof count);
   *groups = p->grouped ? (const int *)(const void *)(data + sizeof count + rows) : NULL;
+  return FEINT_OK;
+}
+
+/* METIS's partition with rank 0 on its share: the shares' cells gathered
+ * into one list for METIS, and nothing else of the whole (no groups,
+ * space or form), then each worker sent its share's cells' parts, which
+ * it holds as the curve's (CMD_SHARE_PARTS), rank 0's in d->share_parts.
+ * METIS is given the whole read's cells, in its order: its parts. */
+static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh) {
+  double t0 = feint_now(), seconds[3] = {0, 0, 0};
+  const command cmd = {.cmd = CMD_SHARE_CELLS};
+  for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
+  const int64_t whole = sh->whole_cells, nv = mine->nv;
+  int64_t *cells = NULL, at = mine->n_cells;
+  int *part = NULL;
+  first_error e = {0};
+  note_error(&e, feint_malloc_large((size_t)(whole * nv) + 1, sizeof *cells, &cells, "the cells for METIS"));
+  if (!e.status) memcpy(cells, mine->cells, (size_t)(mine->n_cells * nv) * sizeof *cells);
+  share_pieces p = {d, mine->nv, mine->cell_group != NULL, NULL, 0};
+  for (int k = 1; k < d->size && !e.status; k++) { /* in rank order: the whole's order */
+    const int64_t *rows = NULL;
+    const int *groups = NULL;
+    int64_t n = 0;
+    note_error(&e, share_piece(&p, k, &rows, &groups, &n));
+    if (!e.status && n > whole - at)
+      note_error(&e, feint_error_set(FEINT_ERR_COMPUTE, "internal: the shares hold more than %lld cells", (long long)whole));
+    if (!e.status) memcpy(cells + at * nv, rows, (size_t)(n * nv) * sizeof *cells);
+    at += e.status ? 0 : n;
+  }
+  free(p.msg);
+  read_answers(d, p.answered + 1, &e); /* every worker answers: the rest are read */
+  if (!e.status && at != whole)
+    note_error(&e, feint_error_set(FEINT_ERR_COMPUTE, "internal: the shares hold %lld cells, not %lld", (long long)at,
+                                   (long long)whole));
+  seconds[0] = feint_now() - t0;
+  if (!e.status) { /* the whole's cells, on the whole's blocks (a share's view of them) */
+    feint_mesh view = *mine;
+    view.cells = cells;
+    view.n_cells = whole;
+    view.n_blocks = sh->n_blocks;
+    memcpy(view.blocks, sh->blocks, sizeof view.blocks);
+    note_error(&e, injected_failure(0, "metis"));
+    if (!e.status) note_error(&e, feint_malloc((size_t)whole + 1, sizeof *part, &part, "the partition"));
+    if (!e.status) note_error(&e, feint_comm_partition(d->comm, &view, d->size, part));
+  }
+  free(cells);
+  seconds[1] = feint_now() - t0 - seconds[0];
+  /* each worker its share's parts (the shares are the rows' ranges of the cells, rank by rank) */
+  const command give = {.cmd = CMD_SHARE_PARTS};
+  for (int k = 1; k < d->size && !e.status; k++) {
+    int64_t c0 = 0, c1 = 0;
+    feint_dist_rows_scalar_range(whole, d->size, k, &c0, &c1);
+    note_error(&e, send_command(d, k, &give, part + c0, (size_t)(c1 - c0) * sizeof *part, NULL, 0));
+  }
+  if (!e.status) read_answers(d, 1, &e);
+  if (!e.status) note_error(&e, feint_malloc((size_t)mine->n_cells + 1, sizeof *d->share_parts, &d->share_parts,
+                                             "rank 0's share's parts"));
+  if (!e.status) memcpy(d->share_parts, part, (size_t)mine->n_cells * sizeof *part);
+  free(part);
+  const int status = reported(&e);
+  if (status) {
+    free(d->share_parts);
+    d->share_parts = NULL;
+    return status;
+  }
+  seconds[2] = feint_now() - t0 - seconds[0] - seconds[1];
+  const size_t used = strlen(d->share_partition);
+  snprintf(d->share_partition + used, sizeof d->share_partition - used,
+           "%spartition (METIS, on the shares' cells gathered: gathered %.1f ms, METIS %.1f ms, the parts sent %.1f "
+           "ms) %.1f ms", used ? ", " : "", 1e3 * seconds[0], 1e3 * seconds[1], 1e3 * seconds[2],
+           1e3 * (feint_now() - t0));
+  snprintf(d->partition_words, sizeof d->partition_words, "METIS");
   return FEINT_OK;
 }
 
@@ -1011,7 +1069,22 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   }
   d->shares_read = 1;
   int taken = 0;
-  if (own && read_share_only(r, share_ok) && (status = share_partition(d, r, *out, &sh, &taken))) {
+  /* Rank 0 keeps only its share of the mesh, as the others do, and never
+   * makes the whole, where the partition is made on the shares (rows,
+   * morton, auto; METIS given the shares' cells gathered: share_metis) and
+   * nothing rank 0 makes reads the whole's cells: its conditions (Dirichlet, Neumann and
+   * Robin conditions on straight cells read the facets and nodes only,
+   * which every share has; a flux, whose q . n takes each facet's normal
+   * from the cell holding it, the cells that may hold its facets, gathered:
+   * run_dist_boundary_create), its datasets (the dof map and an XDMF
+   * mesh's cell fields are written by the ranks, each its share's rows:
+   * run_dist_write_cell_dofs, run_dist_write_cell_fields);
+   * not a check. A sweep's members on the same mesh keep its parts, made
+   * once, and their conditions are made from rank 0's share (a flux's from
+   * the cells of every group's facets, gathered at the read:
+   * keep_facet_cells). Else rank 0 gathers the whole from the shares
+   * (gather_whole). */
+  if (own && share_ok && (status = share_partition(d, r, *out, &sh, &taken))) {
     feint_mesh_destroy(*out);
     *out = NULL;
     return status;
@@ -2461,6 +2534,16 @@ int feint_driver_worker(const feint_run_options *opts) {
       const size_t sizes[3] = {sizeof n, m ? (size_t)(n * m->nv) * sizeof *m->cells : 0,
                                m && m->cell_group ? (size_t)n * sizeof *m->cell_group : 0};
       sent = send_answer(comm, had, pieces, sizes, 3);
+    } else if (cmd.cmd == CMD_SHARE_PARTS) { /* its share's cells' parts, METIS's on the whole's cells */
+      int had = ws.mesh ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+      if (!had) had = injected_failure(feint_comm_rank(comm), "metis");
+      if (!had && bytes != (size_t)ws.mesh->n_cells * sizeof *ws.parts)
+        had = feint_error_set(FEINT_ERR_COMPUTE, "internal: %zu bytes of parts for a share of %lld cells", bytes,
+                              (long long)ws.mesh->n_cells);
+      free(ws.parts);
+      ws.parts = NULL;
+      if (!had && !(had = feint_malloc(bytes + 1, 1, &ws.parts, "the share's parts"))) memcpy(ws.parts, data, bytes);
+      sent = send_answer(comm, had, NULL, NULL, 0);
     } else if (cmd.cmd == CMD_CURVE) { /* its share's cells placed on the curve, beside the others */
       int had = ws.mesh ? FEINT_OK : feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
       if (!had) had = injected_failure(feint_comm_rank(comm), "curve");

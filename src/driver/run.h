@@ -176,7 +176,7 @@ int run_dist_create(struct feint_comm *comm, run_dist **out);
  * P1 from a binary MSH 4.1 file, with every other rank reading its share
  * of the cells beside it (feint_mesh_read_share), so that the ranks'
  * slabs need not come from rank 0 (run_dist_setup); else rank 0 alone.
- * Share only (share_ok: not a check; read_share_only in dist.c says
+ * Share only (share_ok: not a check; share_partition in dist.c says
  * when): rank 0 too reads only its share, *out is that share (every node
  * and facet, its own cells), run_dist_share_only says so, the whole's P1
  * space on it is run_dist_share_space's, and run_dist_share gives the

@@ -219,13 +219,17 @@ with h5py.File(sys.argv[1], "r") as f, h5py.File(sys.argv[2], "r") as g:
 PY
 # off the rows partition the curve's is made on the shares (each rank places its own cells from every share's
 # counts of the curve's boxes): the partition the whole's curve makes, so the file is the gathered whole's, bit for
-# bit; METIS needs the whole
+# bit; METIS is given the shares' cells gathered on rank 0 (nothing else of the whole), and each rank its share's
+# parts: METIS's on the whole, so the file is the whole read's, bit for bit
 rank0_reads layers-d-auto "its share" auto "$WORK/layers-d.yaml" # 3 ranks: the largest rows part 1.5 shares
 rank0_reads layers-d-curve "its share" morton "$WORK/layers-d.yaml"
 FEINT_DIST_READ=whole mpi 3 "$WORK/layers-d.yaml" -o "$WORK/layers-d-curve-whole.h5" --set mesh.partition=morton
 compare_files "layers-d, 3 ranks, the curve made on the shares against the whole's" "$WORK/layers-d-curve-whole.h5" \
   "$WORK/layers-d-curve-3.h5" 0
-rank0_reads layers-d-metis gathered metis "$WORK/layers-d.yaml"
+rank0_reads layers-d-metis "its share" metis "$WORK/layers-d.yaml"
+FEINT_DIST_READ=whole mpi 3 "$WORK/layers-d.yaml" -o "$WORK/layers-d-metis-whole.h5" --set mesh.partition=metis
+compare_files "layers-d, 3 ranks, METIS on the shares' cells against the whole's" "$WORK/layers-d-metis-whole.h5" \
+  "$WORK/layers-d-metis-3.h5" 0
 rank0_reads layers-d-cell-dofs "its share" rows "$WORK/layers-d.yaml" --set output.cell_dofs=true
 FEINT_DIST_READ=whole rank0_reads layers-d-whole "the whole" rows "$WORK/layers-d.yaml"
 # sweeps: members on the same mesh keep their parts, rank 0 its share (the dof map written once by the ranks, the
@@ -329,6 +333,10 @@ done
 for at in 0:dofmap 2:dofmap; do
   fails_on_purpose $at "its write of its share's rows of the dof map" "$WORK/layers-d.yaml" --set mesh.partition=rows \
     --set output.cell_dofs=true
+done
+for at in 0:metis 2:metis; do
+  fails_on_purpose $at "its part in METIS's partition of the shares' cells" "$WORK/layers-d.yaml" \
+    --set mesh.partition=metis
 done
 for at in 0:xdmf 2:xdmf; do
   fails_on_purpose $at "its write of its share's rows of the XDMF cell fields" "$WORK/layers-d.yaml" \
