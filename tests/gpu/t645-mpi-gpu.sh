@@ -120,3 +120,8 @@ holds binary-flux "its share"
 # the curve's partition made on the shares (each rank places its own cells): rank 0 keeps only its share
 check binary-curve "$WORK/bin.yaml" $ALL --set mesh.partition=morton
 holds binary-curve "its share"
+# METIS given the shares' cells gathered on rank 0 (nothing else of the whole), an XDMF mesh's cell fields written by
+# the ranks from their shares: rank 0 keeps only its share
+check binary-metis-xdmf "$WORK/bin.yaml" $ALL --set mesh.partition=metis --set output.xdmf=true \
+  --set 'physics.kappa={groups: {domain: 2}}'
+holds binary-metis-xdmf "its share"
