@@ -108,6 +108,15 @@ void feint_comm_abort(feint_comm *comm, int status);
  * in 0..nparts-1; deterministic. FEINT_ERR_INPUT past 2^31 nodes or cell
  * vertices (Debian's METIS has 32-bit indices). */
 int feint_comm_partition(feint_comm *comm, const feint_mesh *mesh, int nparts, int *part);
+/* The same on cells given as METIS's lists: cell c's n_nodes-numbered
+ * vertices eind[eptr[c] .. eptr[c + 1]), neighbours sharing ncommon of
+ * them (feint_comm_partition_ncommon); path names the mesh in messages. */
+int feint_comm_partition_lists(feint_comm *comm, const char *path, int32_t n_cells, int32_t n_nodes, int32_t *eptr,
+                               int32_t *eind, int ncommon, int nparts, int *part);
+/* The vertices two of the mesh's cells share when they share a facet: an
+ * edge (2D), a triangle (3D with tetrahedra or prisms), a quadrilateral
+ * (hexahedra only). */
+int feint_comm_partition_ncommon(const feint_mesh *mesh);
 
 /* Partition the cells into nparts parts of equal size along the Morton
  * (Z-order) curve of their centroids (ties in cell order): part[c] in

@@ -270,6 +270,33 @@ int feint_comm_write(feint_comm *c, const char *path, int n, const feint_dist_pi
   return FEINT_OK;
 }
 
+int feint_comm_partition_ncommon(const feint_mesh *m) {
+  int ncommon = 2;
+  if (m->dim == 3) {
+    ncommon = 4;
+    for (int b = 0; b < m->n_blocks; b++)
+      if (m->blocks[b].cell_type != FEINT_CELL_HEXAHEDRON) ncommon = 3;
+  }
+  return ncommon;
+}
+
+int feint_comm_partition_lists(feint_comm *c, const char *path, int32_t n_cells, int32_t n_nodes, int32_t *eptr,
+                               int32_t *eind, int ncommon, int nparts, int *part) {
+  if (nparts <= 1 || n_cells == 0) {
+    for (int32_t e = 0; e < n_cells; e++) part[e] = 0;
+    return FEINT_OK;
+  }
+  int32_t *p32 = NULL;
+  FEINT_CALL(feint_malloc((size_t)n_cells, sizeof *p32, &p32, "the partition"));
+  char err[512];
+  int status = FEINT_OK;
+  if (c->mpi->partition(n_cells, n_nodes, eptr, eind, ncommon, nparts, p32, err, sizeof err))
+    status = feint_error_set(FEINT_ERR_COMPUTE, "partitioning %s into %d parts: %s", path, nparts, err);
+  for (int32_t e = 0; !status && e < n_cells; e++) part[e] = p32[e];
+  free(p32);
+  return status;
+}
+
 int feint_comm_partition(feint_comm *c, const feint_mesh *m, int nparts, int *part) {
   if (nparts <= 1 || m->n_cells == 0) {
     for (int64_t e = 0; e < m->n_cells; e++) part[e] = 0;
@@ -281,10 +308,9 @@ int feint_comm_partition(feint_comm *c, const feint_mesh *m, int nparts, int *pa
     return feint_error_set(FEINT_ERR_INPUT,
                            "%s: %lld cells of %lld vertices in all are past METIS's 32-bit indices (2^31)",
                            m->path, (long long)m->n_cells, (long long)entries);
-  int32_t *eptr = NULL, *eind = NULL, *p32 = NULL;
+  int32_t *eptr = NULL, *eind = NULL;
   int status = feint_malloc((size_t)m->n_cells + 1, sizeof *eptr, &eptr, "the partition's cell list");
   if (!status) status = feint_malloc((size_t)entries, sizeof *eind, &eind, "the partition's cell list");
-  if (!status) status = feint_malloc((size_t)m->n_cells, sizeof *p32, &p32, "the partition");
   if (!status) {
     int64_t at = 0;
     eptr[0] = 0;
@@ -292,21 +318,10 @@ int feint_comm_partition(feint_comm *c, const feint_mesh *m, int nparts, int *pa
       for (int v = 0; v < m->nv && m->cells[e * m->nv + v] >= 0; v++) eind[at++] = (int32_t)m->cells[e * m->nv + v];
       eptr[e + 1] = (int32_t)at;
     }
-    /* neighbours share a facet: an edge (2D), a triangle (3D with
-     * tetrahedra or prisms) or a quadrilateral (hexahedra only) */
-    int ncommon = 2;
-    if (m->dim == 3) {
-      ncommon = 4;
-      for (int b = 0; b < m->n_blocks; b++)
-        if (m->blocks[b].cell_type != FEINT_CELL_HEXAHEDRON) ncommon = 3;
-    }
-    char err[512];
-    if (c->mpi->partition((int)m->n_cells, (int)m->n_nodes, eptr, eind, ncommon, nparts, p32, err, sizeof err))
-      status = feint_error_set(FEINT_ERR_COMPUTE, "partitioning %s into %d parts: %s", m->path, nparts, err);
+    status = feint_comm_partition_lists(c, m->path, (int32_t)m->n_cells, (int32_t)m->n_nodes, eptr, eind,
+                                        feint_comm_partition_ncommon(m), nparts, part);
   }
-  for (int64_t e = 0; !status && e < m->n_cells; e++) part[e] = p32[e];
   free(eptr);
   free(eind);
-  free(p32);
   return status;
 }

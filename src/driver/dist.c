@@ -883,30 +883,51 @@ static int share_piece(void *ctx, int k, const int64_t **cells, const int **grou
   return FEINT_OK;
 }
 
+/* A share's cells (rows of nv node numbers, all set: simplices) as
+ * METIS's vertex list from eind[at * nv] on. */
+typedef struct {
+  const int64_t *rows;
+  int32_t *eind;
+  int64_t at;
+  int nv;
+} metis_rows_job;
+
+static void metis_rows_range(int64_t a, int64_t b, void *arg) {
+  const metis_rows_job *j = arg;
+  for (int64_t i = a * j->nv; i < b * j->nv; i++) j->eind[j->at * j->nv + i] = (int32_t)j->rows[i];
+}
+
 /* METIS's partition with rank 0 on its share: the shares' cells gathered
- * into one list for METIS, and nothing else of the whole (no groups,
- * space or form), then each worker sent its share's cells' parts, which
- * it holds as the curve's (CMD_SHARE_PARTS), rank 0's in d->share_parts.
- * METIS is given the whole read's cells, in its order: its parts. */
+ * straight into METIS's 32-bit lists, and nothing else of the whole (no
+ * groups, space or form), then each worker sent its share's cells' parts,
+ * which it holds as the curve's (CMD_SHARE_PARTS), rank 0's in
+ * d->share_parts. METIS is given the whole read's cells, in its order:
+ * its parts. */
 static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh) {
   double t0 = feint_now(), seconds[3] = {0, 0, 0};
+  const int64_t whole = sh->whole_cells, nv = mine->nv;
+  if (mine->n_nodes > INT32_MAX || whole * nv > INT32_MAX)
+    return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells of %lld vertices in all are past METIS's 32-bit indices "
+                           "(2^31)", mine->path, (long long)whole, (long long)(whole * nv));
   const command cmd = {.cmd = CMD_SHARE_CELLS};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
-  const int64_t whole = sh->whole_cells, nv = mine->nv;
-  int64_t *cells = NULL, at = mine->n_cells;
+  int32_t *eptr = NULL, *eind = NULL;
   int *part = NULL;
   first_error e = {0};
-  note_error(&e, feint_malloc_large((size_t)(whole * nv) + 1, sizeof *cells, &cells, "the cells for METIS"));
-  if (!e.status) memcpy(cells, mine->cells, (size_t)(mine->n_cells * nv) * sizeof *cells);
+  note_error(&e, feint_malloc((size_t)whole + 1, sizeof *eptr, &eptr, "the cells for METIS"));
+  if (!e.status) note_error(&e, feint_malloc((size_t)(whole * nv) + 1, sizeof *eind, &eind, "the cells for METIS"));
+  metis_rows_job j = {mine->cells, eind, 0, mine->nv};
+  if (!e.status) feint_parallel_for(mine->n_cells, 1 << 16, metis_rows_range, &j);
+  int64_t at = mine->n_cells;
   share_pieces p = {d, mine->nv, mine->cell_group != NULL, NULL, 0};
   for (int k = 1; k < d->size && !e.status; k++) { /* in rank order: the whole's order */
-    const int64_t *rows = NULL;
     const int *groups = NULL;
     int64_t n = 0;
-    note_error(&e, share_piece(&p, k, &rows, &groups, &n));
+    note_error(&e, share_piece(&p, k, &j.rows, &groups, &n));
     if (!e.status && n > whole - at)
       note_error(&e, feint_error_set(FEINT_ERR_COMPUTE, "internal: the shares hold more than %lld cells", (long long)whole));
-    if (!e.status) memcpy(cells + at * nv, rows, (size_t)(n * nv) * sizeof *cells);
+    j.at = at;
+    if (!e.status) feint_parallel_for(n, 1 << 16, metis_rows_range, &j);
     at += e.status ? 0 : n;
   }
   free(p.msg);
@@ -917,15 +938,17 @@ static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
   seconds[0] = feint_now() - t0;
   if (!e.status) { /* the whole's cells, on the whole's blocks (a share's view of them) */
     feint_mesh view = *mine;
-    view.cells = cells;
-    view.n_cells = whole;
     view.n_blocks = sh->n_blocks;
     memcpy(view.blocks, sh->blocks, sizeof view.blocks);
+    for (int64_t c = 0; c <= whole; c++) eptr[c] = (int32_t)(c * nv);
     note_error(&e, injected_failure(0, "metis"));
     if (!e.status) note_error(&e, feint_malloc((size_t)whole + 1, sizeof *part, &part, "the partition"));
-    if (!e.status) note_error(&e, feint_comm_partition(d->comm, &view, d->size, part));
+    if (!e.status)
+      note_error(&e, feint_comm_partition_lists(d->comm, mine->path, (int32_t)whole, (int32_t)mine->n_nodes, eptr, eind,
+                                                feint_comm_partition_ncommon(&view), d->size, part));
   }
-  free(cells);
+  free(eptr);
+  free(eind);
   seconds[1] = feint_now() - t0 - seconds[0];
   /* each worker its share's parts (the shares are the rows' ranges of the cells, rank by rank) */
   const command give = {.cmd = CMD_SHARE_PARTS};
