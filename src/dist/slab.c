@@ -370,6 +370,21 @@ static void numbering_start(numbering *nm, int64_t n, int size) {
 /* What the build keeps of the slab: the whole's description (its texts
  * copied), the coordinates of this rank's nodes and dofs (3 doubles an
  * id) */
+/* The slab's own nodes' coordinates, interleaved, on every core. */
+typedef struct {
+  const feint_dist_slab *s;
+  double *own;
+} own_copy;
+
+static void own_range(int64_t a, int64_t e, void *arg) {
+  const own_copy *c = arg;
+  for (int64_t v = a; v < e; v++) {
+    c->own[3 * v] = c->s->x[v];
+    c->own[3 * v + 1] = c->s->y[v];
+    c->own[3 * v + 2] = c->s->z[v];
+  }
+}
+
 static int keep_slab(slab_build *b, const feint_dist_slab *s) {
   const part_whole *w = &s->whole;
   size_t text = strlen(w->path) + 1 + (size_t)w->n_groups * sizeof(feint_mesh_group) + sizeof(feint_mesh_group);
@@ -396,11 +411,8 @@ static int keep_slab(slab_build *b, const feint_dist_slab *s) {
   b->nodes.own0 = s->node0;
   b->nodes.n_own = s->n_nodes;
   FEINT_CALL(feint_malloc((size_t)s->n_nodes * 3 + 1, sizeof *b->nodes.own, &b->nodes.own, "a part's build"));
-  for (int64_t v = 0; v < s->n_nodes; v++) {
-    b->nodes.own[3 * v] = s->x[v];
-    b->nodes.own[3 * v + 1] = s->y[v];
-    b->nodes.own[3 * v + 2] = s->z[v];
-  }
+  own_copy c = {s, b->nodes.own};
+  feint_parallel_for(s->n_nodes, 1 << 16, own_range, &c);
   if (b->dofs_are_nodes) return FEINT_OK;
   b->dofs.own0 = s->dof0;
   b->dofs.n_own = s->n_dofs;
@@ -460,12 +472,30 @@ typedef struct {
   int bad;                 /* an id out of the whole's range, or a part out of the ranks' */
 } route_job;
 
+/* A range's counters kept on its own stack while it runs: the ranges'
+ * counters lie side by side, a few ranges to a cache line, and counting
+ * in place cost 50 ms of 12M cells' 16 threads (2 H200 ranks) */
+enum { ROUTE_LOCAL_RANKS = 64 };
+
+static void route_cells(route_job *j, int64_t a, int64_t c1, int64_t *count);
+
 static void route_range(int64_t a, int64_t c1, int t, void *arg) {
   route_job *j = arg;
+  const int size = j->b->size;
+  int64_t *shared = j->count + (size_t)t * (size_t)size, local[ROUTE_LOCAL_RANKS];
+  if (size > ROUTE_LOCAL_RANKS) {
+    route_cells(j, a, c1, shared);
+    return;
+  }
+  memcpy(local, shared, (size_t)size * sizeof *local);
+  route_cells(j, a, c1, local);
+  memcpy(shared, local, (size_t)size * sizeof *local);
+}
+
+static void route_cells(route_job *j, int64_t a, int64_t c1, int64_t *count) {
   const feint_dist_slab *s = j->s;
   const slab_build *b = j->b;
   const int size = b->size, nv = s->nv, nb = s->nb;
-  int64_t *count = j->count + (size_t)t * (size_t)size;
   for (int64_t i = a; i < c1; i++) {
     const int64_t *nodes = s->cells + i * nv, *dofs = s->dofs ? s->dofs + i * nb : nodes;
     const int width = s->dofs ? nb : nv;
@@ -513,12 +543,14 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
   const int size = b->size;
   if (!status) status = keep_slab(b, s);
   if (status) return fail_all(b, status);
+  feint_dist_timeline("build: slab kept");
   const int ranges = feint_parallel_ranges(s->n_cells, GRAIN);
   route_job j = {b, s, NULL, NULL, 0};
   routed *to = NULL;
   status = feint_calloc((size_t)ranges * (size_t)size + 1, sizeof *j.count, &j.count, "the cells' owners");
   if (!status) status = feint_calloc((size_t)size, sizeof *to, &to, "the cells' owners");
   if (!status) feint_parallel_for_indexed(s->n_cells, GRAIN, route_range, &j); /* counting */
+  feint_dist_timeline("build: cells counted");
   if (!status && j.bad)
     status = feint_error_set(FEINT_ERR_COMPUTE,
                              "internal: a slab's cell refers to a node or dof past the mesh's, or a part past %d ranks",
@@ -535,6 +567,7 @@ int slab_route(slab_build *b, const feint_dist_slab *s, int status) {
     if (!status) to[q] = routed_at(b, at, n);
   }
   j.to = to;
+  feint_dist_timeline("build: messages made");
   if (!status) feint_parallel_for_indexed(s->n_cells, GRAIN, route_range, &j);
   free(j.count);
   free(to);
