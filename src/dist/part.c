@@ -677,23 +677,27 @@ int part_mesh_head(const part_whole *w, const part_shape *ps, int64_t n_nodes, i
 }
 
 typedef struct {
-  const feint_mesh *m;
+  const double *x, *y, *z;
   double *xyz;
 } node_xyz_job;
 
 static void node_xyz_range(int64_t a, int64_t b, void *arg) {
   const node_xyz_job *j = arg;
   for (int64_t i = a; i < b; i++) {
-    j->xyz[3 * i] = j->m->x[i];
-    j->xyz[3 * i + 1] = j->m->y[i];
-    j->xyz[3 * i + 2] = j->m->z[i];
+    j->xyz[3 * i] = j->x[i];
+    j->xyz[3 * i + 1] = j->y[i];
+    j->xyz[3 * i + 2] = j->z[i];
   }
 }
 
-int part_node_coordinates(const feint_mesh *m, double **xyz) {
-  FEINT_CALL(feint_malloc((size_t)m->n_nodes * 3 + 1, sizeof **xyz, xyz, "coordinates"));
-  feint_parallel_for(m->n_nodes, 1 << 14, node_xyz_range, &(node_xyz_job){m, *xyz});
+int part_interleave(const double *x, const double *y, const double *z, int64_t n, double **xyz) {
+  FEINT_CALL(feint_malloc((size_t)n * 3 + 1, sizeof **xyz, xyz, "coordinates"));
+  feint_parallel_for(n, 1 << 14, node_xyz_range, &(node_xyz_job){x, y, z, *xyz});
   return FEINT_OK;
+}
+
+int part_node_coordinates(const feint_mesh *m, double **xyz) {
+  return part_interleave(m->x, m->y, m->z, m->n_nodes, xyz);
 }
 
 int part_contents_make(part_contents *pc, feint_mesh **mesh_out, feint_space **space_out) {

@@ -75,6 +75,8 @@ int part_mesh_head(const part_whole *w, const part_shape *ps, int64_t n_nodes, i
 /* The mesh's nodes' coordinates interleaved (3 doubles a node: *xyz, the
  * caller frees), in parallel: where P1's dofs sit on every node. */
 int part_node_coordinates(const feint_mesh *m, double **xyz);
+/* n points' coordinates given per axis, interleaved the same way. */
+int part_interleave(const double *x, const double *y, const double *z, int64_t n, double **xyz);
 
 /* What a part is made of, read from its message (feint_dist_part_unpack)
  * or gathered by its build (slab.c): the mesh (head and arrays) and the

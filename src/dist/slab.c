@@ -370,21 +370,6 @@ static void numbering_start(numbering *nm, int64_t n, int size) {
 /* What the build keeps of the slab: the whole's description (its texts
  * copied), the coordinates of this rank's nodes and dofs (3 doubles an
  * id) */
-/* The slab's own nodes' coordinates, interleaved, on every core. */
-typedef struct {
-  const feint_dist_slab *s;
-  double *own;
-} own_copy;
-
-static void own_range(int64_t a, int64_t e, void *arg) {
-  const own_copy *c = arg;
-  for (int64_t v = a; v < e; v++) {
-    c->own[3 * v] = c->s->x[v];
-    c->own[3 * v + 1] = c->s->y[v];
-    c->own[3 * v + 2] = c->s->z[v];
-  }
-}
-
 static int keep_slab(slab_build *b, const feint_dist_slab *s) {
   const part_whole *w = &s->whole;
   size_t text = strlen(w->path) + 1 + (size_t)w->n_groups * sizeof(feint_mesh_group) + sizeof(feint_mesh_group);
@@ -410,9 +395,7 @@ static int keep_slab(slab_build *b, const feint_dist_slab *s) {
   numbering_start(&b->dofs, w->n_scalar_dofs, b->size);
   b->nodes.own0 = s->node0;
   b->nodes.n_own = s->n_nodes;
-  FEINT_CALL(feint_malloc((size_t)s->n_nodes * 3 + 1, sizeof *b->nodes.own, &b->nodes.own, "a part's build"));
-  own_copy c = {s, b->nodes.own};
-  feint_parallel_for(s->n_nodes, 1 << 16, own_range, &c);
+  FEINT_CALL(part_interleave(s->x, s->y, s->z, s->n_nodes, &b->nodes.own));
   if (b->dofs_are_nodes) return FEINT_OK;
   b->dofs.own0 = s->dof0;
   b->dofs.n_own = s->n_dofs;

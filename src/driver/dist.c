@@ -2062,6 +2062,14 @@ int run_dist_write_cell_fields(run_state *r, int n, const char *const *names, co
 
 static int case_from_payload(const char *data, size_t bytes, feint_case **c, size_t *at);
 
+/* A write command a worker cannot read: it cannot join the collective
+ * write the others are in, so the run ends (every rank). */
+static int unreadable_write(feint_comm *comm) {
+  feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
+  feint_comm_abort(comm, FEINT_ERR_COMPUTE);
+  return FEINT_ERR_COMPUTE;
+}
+
 /* CMD_WRITE_CELL_FIELDS: the worker's share's rows of the XDMF file's
  * per-cell datasets, with the others (a form made on its share where a
  * coefficient is asked for). */
@@ -2100,10 +2108,8 @@ static int worker_write_cell_fields(feint_comm *comm, const worker_share *ws, co
   }
   if (!readable || at != bytes) {
     feint_case_destroy(c);
-    feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
-    feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* it cannot join the write */
     *aborted = 1;
-    return FEINT_ERR_COMPUTE;
+    return unreadable_write(comm);
   }
   memcpy(path, file, (size_t)n_file);
   path[n_file] = '\0';
@@ -2475,9 +2481,7 @@ static int worker_write(feint_comm *comm, run_part *p, const char *data, size_t 
   }
   if (!ok) {
     free(value_first);
-    feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
-    feint_comm_abort(comm, FEINT_ERR_COMPUTE);
-    return FEINT_ERR_COMPUTE;
+    return unreadable_write(comm);
   }
   feint_dist_piece pieces[MAX_ITEMS];
   int64_t *scratch = NULL;
@@ -2582,9 +2586,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (!two_strings_read(data, bytes, &file, &n_file, &dataset, &n_dataset, &at) || at != bytes ||
           (size_t)n_file >= sizeof path || (size_t)n_dataset >= sizeof name) {
         free(msg);
-        feint_error_set(FEINT_ERR_COMPUTE, "internal: a write command cannot be read");
-        feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* it cannot join the write */
-        return FEINT_ERR_COMPUTE;
+        return unreadable_write(comm);
       }
       memcpy(path, file, (size_t)n_file);
       path[n_file] = '\0';

@@ -952,12 +952,6 @@ static void most_range(int64_t a, int64_t b, int t, void *arg) {
   j->most[t] = most;
 }
 
-/* j->direct[a, b) = -1: the table, or (given them) the nodes' numbers */
-static void unset_range(int64_t a, int64_t b, void *arg) {
-  const node_table_job *j = arg;
-  for (int64_t i = a; i < b; i++) j->direct[i] = -1;
-}
-
 static void direct_range(int64_t a, int64_t b, void *arg) {
   const node_table_job *j = arg;
   for (int64_t i = a; i < b; i++)
@@ -1013,7 +1007,7 @@ static int node_index_build(reader *r, node_index *ix) {
   if ((uint64_t)ix->max_tag <= 2 * (uint64_t)x->n_nodes + ((uint64_t)1 << 20)) {
     FEINT_CALL(feint_malloc((size_t)ix->max_tag + 1, sizeof *ix->direct, &ix->direct, "mesh node map"));
     j.direct = ix->direct;
-    feint_parallel_for(ix->max_tag + 1, 1 << 16, unset_range, &j);
+    fill_i64(ix->direct, (size_t)ix->max_tag + 1, -1);
     feint_parallel_for((int64_t)x->n_nodes, 1 << 16, direct_range, &j);
     feint_parallel_for((int64_t)x->n_nodes, 1 << 16, twice_range, &j);
     if (j.twice) { /* again in file order, for the first tag given twice (the message one pass gives) */
@@ -1197,11 +1191,9 @@ static int read_nodes(reader *r) {
   }
   /* number them in increasing tag order */
   int64_t nn = 0;
-  node_table_job nj = {.tags = x->node_tags, .direct = num, .used = used};
-  feint_parallel_for((int64_t)x->n_nodes, 1 << 16, unset_range, &nj);
+  fill_i64(num, x->n_nodes, -1);
   if (ix.direct) {
-    nj.direct = ix.direct;
-    nj.num = num;
+    node_table_job nj = {.tags = x->node_tags, .direct = ix.direct, .num = num, .used = used};
     const int ranges = feint_parallel_for_indexed(ix.max_tag + 1, 1 << 16, used_count_range, &nj);
     for (int t = 0; t < ranges; t++) nj.count[t + 1] += nj.count[t]; /* each range's first number */
     nn = nj.count[ranges];
