@@ -12,7 +12,7 @@ and, inside rank 0's run,
   read:     rank 0's mesh read (its share's, or the whole's)
   gpu:      MPI_Init done to the last rank's CUDA context made (the driver
             and the context, which the ranks make beside the read)
-Each mark carries the rank's resident set then (MB). The output is removed before each run, as the floors' files are (replacing
+Each mark carries the rank's resident set then (MB), its pages from files and its heap. The output is removed before each run, as the floors' files are (replacing
 a file makes the file system free the old one: 0.4 s a GiB on the H200
 hosts' ext4, mounted with discard). MPI_TIMELINE_MARKS=1 prints every
 rank's marks after each run.
@@ -63,12 +63,12 @@ def one_run(p):
     marks, every = {}, []
     for line in open(log):
         parts = line.split()
-        # <rank> <what> <seconds> <resident MB>
-        marks.setdefault(int(parts[0]), {})[" ".join(parts[1:-2])] = float(parts[-2])
-        every.append((float(parts[-2]), int(parts[0]), " ".join(parts[1:-2]), parts[-1]))
+        # <rank> <what> <seconds> <resident MB> <from files MB> <heap MB>
+        marks.setdefault(int(parts[0]), {})[" ".join(parts[1:-4])] = float(parts[-4])
+        every.append((float(parts[-4]), int(parts[0]), " ".join(parts[1:-4]), parts[-3], parts[-2], parts[-1]))
     if os.environ.get("MPI_TIMELINE_MARKS") == "1":
-        for t, rank, what, mb in sorted(every):
-            print(f"    {t - t0:7.3f} rank {rank}: {what} ({mb} MB)")
+        for t, rank, what, mb, file_mb, heap in sorted(every):
+            print(f"    {t - t0:7.3f} rank {rank}: {what} ({mb} MB resident, {file_mb} from files, {heap} heap)")
     m0 = marks[0]
     main = max(m["main"] for m in marks.values())
     init = max(m.get("MPI_Init done", m["main"]) for m in marks.values())
