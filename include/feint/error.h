@@ -76,7 +76,8 @@ int feint_error_not_finite(const char *where, const char *name, const char *what
 
 /* Checked allocation: *(void **)out = calloc(count, size); on failure records
  * "out of memory allocating <what> (<bytes> bytes)" and returns
- * FEINT_ERR_COMPUTE. count == 0 yields a valid (freeable) pointer. */
+ * FEINT_ERR_COMPUTE. count == 0 yields a valid (freeable) pointer.
+ * feint_malloc takes feint_malloc_large's huge pages from 16 MiB. */
 int feint_calloc(size_t count, size_t size, void *out, const char *what);
 int feint_malloc(size_t count, size_t size, void *out, const char *what);
 /* feint_malloc for large arrays read or written at scattered places (CSR

@@ -146,6 +146,7 @@ struct run_dist {
   double norm2[FEINT_PHASE_COUNT]; /* a phase's sum of squares over the owners' blocks (collective) */
   int shares_read;         /* every worker holds its share of the run's mesh (run_dist_read_mesh) */
   int64_t *share_counts;   /* size, or NULL: the workers' shares' cells in each rank's rows part, summed */
+  int64_t *own_counts;     /* size, or NULL: rank 0's share's, counted beside the workers' (share_rows) */
   /* rank 0 read its share only (run_dist_read_mesh): the run's mesh is that share, its space the whole's P1 space
    * on it (run_dist_share_space), the partition made on the shares at the read: the rows partition, from their
    * counts, or the curve's (share_parts) */
@@ -788,7 +789,12 @@ static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, c
   const double t0 = feint_now();
   char what[200];
   int rows = 0;
-  *counted = !counts_with_shares(d, mine->cells, mine->nv, mine->n_cells, mine->n_nodes, counts);
+  if (d->own_counts) { /* counted at the read */
+    for (int q = 0; q < d->size; q++) counts[q] = d->own_counts[q] + d->share_counts[q];
+    *counted = 1;
+  } else {
+    *counted = !counts_with_shares(d, mine->cells, mine->nv, mine->n_cells, mine->n_nodes, counts);
+  }
   if (*counted) {
     rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, what, sizeof what);
     snprintf(d->share_partition, sizeof d->share_partition, "%s %.1f ms", what, 1e3 * (feint_now() - t0));
@@ -999,6 +1005,8 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
   d->share_only = 0;
   free(d->share_counts);
   d->share_counts = NULL;
+  free(d->own_counts);
+  d->own_counts = NULL;
   free(d->share_parts);
   d->share_parts = NULL;
   free(d->facet_cells);
@@ -1035,6 +1043,12 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
     feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
   else
     status = feint_mesh_read_share(c->mesh_file, mo, &sh, out);
+  /* the rows partition's counts of rank 0's share, while the workers count theirs (as they do before answering) */
+  const int rows = c->mesh_partition == FEINT_PARTITION_ROWS || c->mesh_partition == FEINT_PARTITION_AUTO;
+  if (!status && own && rows && *out && !sh.unsuited && !sh.declined && sh.nodes_in_cells == (*out)->n_nodes &&
+      !(status = feint_malloc((size_t)d->size, sizeof *d->own_counts, &d->own_counts, "the rows' cells")))
+    status = feint_dist_rows_count_cells((*out)->cells, (*out)->nv, (*out)->n_cells, (*out)->n_nodes, d->size,
+                                         d->own_counts);
   /* every worker answers (with its share's rows counts); a rank's own error outranks "rank p failed" */
   first_error e = {0};
   note_error(&e, status);
@@ -2252,6 +2266,7 @@ void run_dist_destroy(run_dist *d) {
   if (!d) return;
   forget_parts(d);
   free(d->share_counts);
+  free(d->own_counts);
   free(d->share_parts);
   free(d->facet_cells);
   free(d);

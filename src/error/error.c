@@ -124,18 +124,25 @@ int feint_calloc(size_t count, size_t size, void *out, const char *what) {
   return allocate(count, size, out, what, 1);
 }
 
+/* Arrays of 16 MiB and more (a mesh's cells, a part's maps, a pattern's
+ * columns) in huge pages: filling fresh 4 KiB pages, fault by fault, and
+ * giving them back cost more than the copies into them */
+enum { HUGE_PAGES_FROM = 16 << 20 };
+
 int feint_malloc(size_t count, size_t size, void *out, const char *what) {
+  if (size && count <= SIZE_MAX / size && count * size >= HUGE_PAGES_FROM)
+    return feint_malloc_large(count, size, out, what);
   return allocate(count, size, out, what, 0);
 }
 
 int feint_malloc_large(size_t count, size_t size, void *out, const char *what) {
   const size_t huge = (size_t)1 << 21;
-  if (size && count > (SIZE_MAX - huge) / size) return feint_malloc(count, size, out, what);
+  if (size && count > (SIZE_MAX - huge) / size) return allocate(count, size, out, what, 0);
   const size_t bytes = count * size;
-  if (bytes < 2 * huge) return feint_malloc(count, size, out, what);
+  if (bytes < 2 * huge) return allocate(count, size, out, what, 0);
   const size_t rounded = (bytes + huge - 1) / huge * huge;
   void *ptr = aligned_alloc(huge, rounded);
-  if (!ptr) return feint_malloc(count, size, out, what); /* records the message */
+  if (!ptr) return allocate(count, size, out, what, 0); /* plain malloc may still succeed, or records the message */
 #ifdef MADV_HUGEPAGE
   (void)madvise(ptr, rounded, MADV_HUGEPAGE);
 #endif
