@@ -7,6 +7,14 @@
 #include "feint/error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Under AddressSanitizer (make test-asan) a request past its largest
+ * allocation returns NULL, as malloc does, instead of stopping the test. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
 
 static int line_a, line_b;
 
@@ -61,6 +69,22 @@ int main(void) {
   CHECK(feint_malloc(SIZE_MAX / 2, 4, &p, "huge") == FEINT_ERR_COMPUTE && !p, "overflow refused");
   CHECK(strstr(feint_error_location(), "error.c:") != NULL, "allocation failure at %s", feint_error_location());
   CHECK(!strstr(feint_error_message(), "error.c"), "the message names no source file: %s", feint_error_message());
+
+  /* a request no memory can hold (no overflow: 64 TiB) takes the huge-page path, whose failure falls back to a
+   * plain malloc once and is reported (a fallback through feint_malloc recursed until the stack overflowed) */
+  feint_error_clear();
+  alarm(30); /* a fallback that loops (the recursion, made a loop by the compiler) fails here, not hangs */
+  CHECK(feint_malloc((size_t)1 << 46, 1, &p, "too much") == FEINT_ERR_COMPUTE && !p, "64 TiB refused");
+  CHECK(strstr(feint_error_message(), "out of memory allocating too much") != NULL, "message: %s",
+        feint_error_message());
+  CHECK(feint_malloc_large((size_t)1 << 43, 8, &p, "too much") == FEINT_ERR_COMPUTE && !p, "64 TiB (large) refused");
+  alarm(0);
+  /* and a large request that fits is usable and freed with free() */
+  CHECK(feint_malloc((size_t)5 << 20, 8, &p, "40 MB") == FEINT_OK && p, "40 MB allocated");
+  if (p) {
+    memset(p, 1, (size_t)40 << 20);
+    free(p);
+  }
 
   if (check_failures) return 1;
   printf("error locations: ok\n");
