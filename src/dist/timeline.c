@@ -4,9 +4,10 @@
  * file: a line a mark, "<rank> <what> <seconds> <resident MB> <file MB>
  * <heap MB>": the process's resident set then (where a rank's memory
  * peaks), of it the pages mapped from files (the mesh's, the libraries'),
- * and the bytes malloc has handed out (feint's own arrays; the rest of
- * the anonymous pages are the CUDA driver's and MPI's). Measuring only:
- * nothing is written unless FEINT_TIMELINE names the file. */
+ * and the bytes malloc has handed out (feint's arrays, and the address
+ * space the CUDA driver and MPI take through malloc, not all of it
+ * resident). Measuring only: nothing is written unless FEINT_TIMELINE
+ * names the file. */
 #define _GNU_SOURCE /* O_CLOEXEC */
 #include <fcntl.h>
 #include <malloc.h>
