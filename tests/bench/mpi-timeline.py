@@ -12,7 +12,10 @@ and, inside rank 0's run,
   read:     rank 0's mesh read (its share's, or the whole's)
   gpu:      MPI_Init done to the last rank's CUDA context made (the driver
             and the context, which the ranks make beside the read)
-Each mark carries the rank's resident set then (MB), its pages from files and its heap. The output is removed before each run, as the floors' files are (replacing
+Each mark carries the rank's resident set then (MB), its pages from files and its heap;
+each run's line is followed by every rank's peak resident set, what it holds once the run
+has freed its arrays (CUDA's driver and context, MPI, the libraries), and the difference
+(feint's own at the peak). The output is removed before each run, as the floors' files are (replacing
 a file makes the file system free the old one: 0.4 s a GiB on the H200
 hosts' ext4, mounted with discard). MPI_TIMELINE_MARKS=1 prints every
 rank's marks after each run.
@@ -60,12 +63,13 @@ def one_run(p):
     t1 = time.time()
     if r.returncode:
         sys.exit(f"mpi-timeline: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    marks, every = {}, []
+    marks, every, resident = {}, [], {}
     for line in open(log):
         parts = line.split()
         # <rank> <what> <seconds> <resident MB> <from files MB> <heap MB>
         marks.setdefault(int(parts[0]), {})[" ".join(parts[1:-4])] = float(parts[-4])
         every.append((float(parts[-4]), int(parts[0]), " ".join(parts[1:-4]), parts[-3], parts[-2], parts[-1]))
+        resident.setdefault(int(parts[0]), {})[" ".join(parts[1:-4])] = float(parts[-3])
     if os.environ.get("MPI_TIMELINE_MARKS") == "1":
         for t, rank, what, mb, file_mb, heap in sorted(every):
             print(f"    {t - t0:7.3f} rank {rank}: {what} ({mb} MB resident, {file_mb} from files, {heap} heap)")
@@ -78,8 +82,12 @@ def one_run(p):
     read = m0["read: finished"] - m0["read: start"] if "read: finished" in m0 else float("nan")
     ready = [m["cuda: context made"] for m in marks.values() if "cuda: context made" in m]
     gpu = max(ready) - start_run if ready else float("nan")
+    # a rank's peak, what it still holds once the run has freed its arrays (CUDA's driver and context, MPI, the
+    # libraries), and the difference: feint's own at the peak
+    memory = {r: (max(v.values()), v.get("run done", float("nan"))) for r, v in resident.items()}
     return {"whole": t1 - t0, "start": main - t0, "MPI_Init": init - main, "run": m0["run done"] - start_run,
-            "finalize": fin - m0["run done"], "exit": exit_ - fin, "end": t1 - exit_, "read": read, "gpu": gpu}
+            "finalize": fin - m0["run done"], "exit": exit_ - fin, "end": t1 - exit_, "read": read, "gpu": gpu,
+            "memory": memory}
 
 
 COLS = ["whole", "start", "MPI_Init", "run", "finalize", "exit", "end", "read", "gpu"]
@@ -88,3 +96,6 @@ for k in range(runs):
     for p in ranks:
         row = one_run(p)
         print(f"{p:5d} " + " ".join(f"{row[c]:9.3f}" for c in COLS), flush=True)
+        print("      memory by rank (MB; peak, held once the run has freed its arrays, feint's own at the peak): " +
+              ", ".join(f"{r}: {peak:.0f} / {left:.0f} / {peak - left:.0f}" for r, (peak, left) in
+                        sorted(row["memory"].items())), flush=True)
