@@ -628,7 +628,7 @@ static int number_part(slab_build *b, int dofs, numbering *nm) {
 /* The cells' whole numbers and groups, in whole order (each sender's
  * ascend, and the senders' slabs do), on every core: one core faulting
  * the fresh pages ran at 1.2-1.9 GB/s, the longest step of the part's
- * numbering at 12M cells a rank. */
+ * numbering at 12M cells a rank (large ones are in huge pages too). */
 typedef struct {
   const int64_t *ids;
   const int32_t *groups;
@@ -646,8 +646,8 @@ static void copy_range(int64_t a, int64_t e, void *arg) {
 }
 
 static int copy_part_cells(slab_build *b) {
-  FEINT_CALL(feint_malloc_large((size_t)b->n_part, sizeof *b->ids, &b->ids, "a part's cells"));
-  FEINT_CALL(feint_malloc_large((size_t)b->n_part, sizeof *b->part_groups, &b->part_groups, "a part's cells"));
+  FEINT_CALL(feint_malloc((size_t)b->n_part, sizeof *b->ids, &b->ids, "a part's cells"));
+  FEINT_CALL(feint_malloc((size_t)b->n_part, sizeof *b->part_groups, &b->part_groups, "a part's cells"));
   int disordered = 0;
   for (int p = 0; p < b->size; p++) {
     const int64_t k = b->cells_first[p], m = b->cells_first[p + 1] - k;

@@ -775,33 +775,43 @@ int run_dist_share_serves(const run_state *r, const feint_case *c) {
 }
 
 /* With rank 0's share only: whether the rows partition is taken, from the
- * shares' counts (P1 on every node, where the shares make the slabs), its
- * step noted for the setup (*counted: the counts were there). */
-static int share_rows(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh,
-                      int *counted) {
+ * shares' counts, every rank's made at the read (P1 on every node, where
+ * the shares make the slabs), its step noted for the setup (*counted: the
+ * counts were there). */
+static int share_rows(run_dist *d, const run_state *r, const feint_mesh_share *sh, int *counted) {
+  /* the workers' counts and rank 0's own, both made at the read */
   *counted = 0;
-  if (!d->share_counts) return 0;
   int64_t *counts = NULL;
+  if (!d->share_counts || !d->own_counts) return 0;
   if (feint_malloc((size_t)d->size, sizeof *counts, &counts, "the parts' sizes")) {
     feint_error_clear(); /* then the whole's way */
     return 0;
   }
+  *counted = 1;
   const double t0 = feint_now();
+  for (int q = 0; q < d->size; q++) counts[q] = d->own_counts[q] + d->share_counts[q];
   char what[200];
-  int rows = 0;
-  if (d->own_counts) { /* counted at the read */
-    for (int q = 0; q < d->size; q++) counts[q] = d->own_counts[q] + d->share_counts[q];
-    *counted = 1;
-  } else {
-    *counted = !counts_with_shares(d, mine->cells, mine->nv, mine->n_cells, mine->n_nodes, counts);
-  }
-  if (*counted) {
-    rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, what, sizeof what);
-    snprintf(d->share_partition, sizeof d->share_partition, "%s %.1f ms", what, 1e3 * (feint_now() - t0));
-  }
+  const int rows = take_rows(d, r->c->mesh_partition, counts, sh->whole_cells, 1, what, sizeof what);
+  snprintf(d->share_partition, sizeof d->share_partition, "%s %.1f ms", what, 1e3 * (feint_now() - t0));
   free(counts);
-  feint_error_clear();
   return rows;
+}
+
+/* The end of a partition made on the shares: on failure rank 0's parts
+ * dropped; else its step (how, with the details given) added to the
+ * setup's, and its name (words) for the report. */
+static int share_partition_done(run_dist *d, int status, const char *how, const char *details, const char *words,
+                                double t0) {
+  if (status) {
+    free(d->share_parts);
+    d->share_parts = NULL;
+    return status;
+  }
+  const size_t used = strlen(d->share_partition);
+  snprintf(d->share_partition + used, sizeof d->share_partition - used, "%spartition (%s: %s) %.1f ms",
+           used ? ", " : "", how, details, 1e3 * (feint_now() - t0));
+  snprintf(d->partition_words, sizeof d->partition_words, "%s", words);
+  return FEINT_OK;
 }
 
 /* Collective with every worker (CMD_CURVE): the curve's partition made on
@@ -816,19 +826,11 @@ static int share_curve(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
   note_error(&e, feint_dist_curve_parts_of_share(d->comm, injected_failure(0, "curve"), mine, sh->whole_cells,
                                                  &d->share_parts, seconds));
   read_answers(d, 1, &e); /* every worker answers */
-  const int status = reported(&e);
-  if (status) {
-    free(d->share_parts);
-    d->share_parts = NULL;
-    return status;
-  }
-  const size_t used = strlen(d->share_partition);
-  snprintf(d->share_partition + used, sizeof d->share_partition - used,
-           "%spartition (curve, on the shares: each rank placed its own cells; counted %.1f ms, exchanged %.1f ms, "
-           "placed %.1f ms) %.1f ms", used ? ", " : "", 1e3 * seconds[0], 1e3 * seconds[1], 1e3 * seconds[2],
-           1e3 * (feint_now() - t0));
-  snprintf(d->partition_words, sizeof d->partition_words, "curve");
-  return FEINT_OK;
+  char details[160];
+  snprintf(details, sizeof details,
+           "each rank placed its own cells; counted %.1f ms, exchanged %.1f ms, placed %.1f ms", 1e3 * seconds[0],
+           1e3 * seconds[1], 1e3 * seconds[2]);
+  return share_partition_done(d, reported(&e), "curve, on the shares", details, "curve", t0);
 }
 
 static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh);
@@ -846,7 +848,7 @@ static int share_partition(run_dist *d, const run_state *r, const feint_mesh *mi
   const int kind = r->c->mesh_partition;
   int counted = 0;
   if (kind == FEINT_PARTITION_ROWS || kind == FEINT_PARTITION_AUTO) {
-    *taken = share_rows(d, r, mine, sh, &counted);
+    *taken = share_rows(d, r, sh, &counted);
     if (*taken || !counted || kind == FEINT_PARTITION_ROWS) return FEINT_OK;
   } else if (kind == FEINT_PARTITION_METIS) {
     FEINT_CALL(share_metis(d, mine, sh));
@@ -968,20 +970,11 @@ static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
                                              "rank 0's share's parts"));
   if (!e.status) memcpy(d->share_parts, part, (size_t)mine->n_cells * sizeof *part);
   free(part);
-  const int status = reported(&e);
-  if (status) {
-    free(d->share_parts);
-    d->share_parts = NULL;
-    return status;
-  }
   seconds[2] = feint_now() - t0 - seconds[0] - seconds[1];
-  const size_t used = strlen(d->share_partition);
-  snprintf(d->share_partition + used, sizeof d->share_partition - used,
-           "%spartition (METIS, on the shares' cells gathered: gathered %.1f ms, METIS %.1f ms, the parts sent %.1f "
-           "ms) %.1f ms", used ? ", " : "", 1e3 * seconds[0], 1e3 * seconds[1], 1e3 * seconds[2],
-           1e3 * (feint_now() - t0));
-  snprintf(d->partition_words, sizeof d->partition_words, "METIS");
-  return FEINT_OK;
+  char details[160];
+  snprintf(details, sizeof details, "gathered %.1f ms, METIS %.1f ms, the parts sent %.1f ms", 1e3 * seconds[0],
+           1e3 * seconds[1], 1e3 * seconds[2]);
+  return share_partition_done(d, reported(&e), "METIS, on the shares' cells gathered", details, "METIS", t0);
 }
 
 static int gather_whole(run_dist *d, feint_mesh *mesh, const feint_mesh_share *sh) {
