@@ -226,7 +226,7 @@ bench-mpi: all
 FUZZ_CC ?= clang
 FUZZ_FLAGS ?= -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := $(FUZZ_FLAGS) -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iinclude -Isrc
-FUZZ_MSH_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/blend.c src/mesh/gmsh_source.c src/mesh/gmsh_child.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/util/parallel.c src/fe/cell.c src/dist/timeline.c src/dist/comm.c
+FUZZ_MSH_SRC := src/mesh/msh.c src/mesh/mesh.c src/mesh/blend.c src/mesh/gmsh_source.c src/mesh/gmsh_child.c src/mesh/gmsh_loader.c src/mesh/reorder.c src/error/error.c src/util/parallel.c src/fe/cell.c src/dist/timeline.c src/dist/comm.c src/dist/share_nodes.c
 FUZZ_CASE_SRC := src/case/case.c src/case/tree.c src/expr/expr.c src/util/sha256.c src/error/error.c src/util/parallel.c src/fe/quadrature.c src/fe/cell.c src/fe/tensor.c
 FUZZ_EXPR_SRC := src/expr/expr.c src/error/error.c src/util/parallel.c
 fuzz: fuzz-msh fuzz-case fuzz-expr

@@ -218,10 +218,20 @@ int feint_dist_slab_create(const feint_space *space, const int *part, int rank, 
 int feint_dist_slab_message(const feint_dist_slab *slab, feint_comm_message *msg, void **head);
 /* The mesh read by every rank, each its share of the cells (mesh.h,
  * feint_mesh_read_share), in place of rank 0's read and slabs: the
- * share's reduce, ctx the feint_comm (the ranks' node marks ORed, every
- * rank's to every other; a failed rank's own error, the others "rank p
- * failed"). */
-int feint_dist_share_reduce(void *comm, int status, unsigned char *used, size_t n);
+ * share's nodes callback, ctx the feint_comm. Each rank reads its range of
+ * the file's nodes, which go to their tags' owners (each rank a range of
+ * the tags); the ranks' marks of the nodes their cells and facets use go
+ * there too, each owner numbers its used tags, every rank learns which
+ * tags are used (a bit a tag) and renumbers its entries, and each owner
+ * sends the coordinates to the ranks that hold them (their rows' range, or
+ * every node). A failed rank's own error, the others "rank p failed". */
+int feint_dist_share_nodes(void *comm, int status, feint_mesh_share_nodes *job);
+/* Collective: every rank's share's mesh made to hold every node's
+ * coordinates (the rows' ranges of the others joined to its own; a rank
+ * holding them all already gives its range and takes nothing), for what
+ * reads nodes beyond its rows (the curve's boxes, a coefficient's values
+ * at the nodes). A failed rank (status) takes part, as above. */
+int feint_dist_share_all_nodes(feint_comm *comm, int status, feint_mesh *mesh, feint_mesh_share *share);
 /* The slab of a rank's share (views into mesh and part, which outlive
  * it), as feint_dist_slab_create makes it from the whole: part the share's
  * cells' parts (a partition of the cells), or NULL: the rows partition.

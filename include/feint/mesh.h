@@ -140,27 +140,31 @@ typedef struct {
 int feint_mesh_read(const char *path, const feint_mesh_options *opts, feint_mesh **out);
 /* A process's share of a mesh that several processes read together
  * (mpirun), each its own range of the cells: every share reads the file's
- * headers, nodes and group facets, and of the region's cells only its
- * range (a binary MSH 4.1 file is mapped, and only the pages of those
- * rows are touched; a text file is parsed whole on every share). The
- * nodes are numbered as feint_mesh_read numbers them, from the marks of
- * every share (reduce), so that a share's mesh is the whole's nodes,
+ * headers and group facets, its range of the region's cells and its range
+ * of the file's nodes (a binary MSH 4.1 file is mapped, and only the pages
+ * of those rows are touched; a text file is parsed whole on every share).
+ * The shares number the nodes together (the nodes callback) as
+ * feint_mesh_read numbers them, so that a share's mesh holds the whole's
  * facets and groups with the whole's cells [cell0, cell0 + n_cells) in
- * the whole's numbers: mesh->n_cells counts the share's cells, its blocks
- * are the share's; the whole's are here. */
+ * the whole's node numbers: mesh->n_cells counts the share's cells, its
+ * blocks are the share's (the whole's are here), mesh->n_nodes counts the
+ * whole's nodes, and mesh->x, y, z hold the coordinates of the nodes
+ * [node0, node0 + held_nodes) only: its rows' range of them
+ * (feint_dist_rows_scalar_range), or, with all_nodes, every node. */
+typedef struct feint_mesh_share_nodes feint_mesh_share_nodes;
 typedef struct {
   int rank, size;
   /* The share's range of the whole's n cells (the same function on every share). */
   void (*range)(int64_t n, int size, int rank, int64_t *lo, int64_t *hi);
   /* Collective: called once on every share, with its status so far (an
-   * error set where it is not FEINT_OK) and its marks of the model's n
-   * nodes (bit 0: a cell's, bit 1: a group facet's), to be ORed in place
-   * with every share's; used NULL with FEINT_OK: this share reads none (a
-   * process that cannot read the file, or a file unsuited). Returns
-   * FEINT_OK when every share's status was, an error (set) when one
-   * failed, else FEINT_MESH_SHARE_DECLINED when one read none: every
-   * share is then unsuited (left to the whole read). */
-  int (*reduce)(void *ctx, int status, unsigned char *used, size_t n);
+   * error set where it is not FEINT_OK) and its nodes to number (below);
+   * job NULL with FEINT_OK: this share reads none (a process that cannot
+   * read the file, or a file unsuited). Returns FEINT_OK when every
+   * share's status was (job's results filled), an error (set) when one
+   * failed, FEINT_MESH_SHARE_DECLINED when one read none (every share is
+   * then unsuited, left to the whole read), FEINT_MESH_SHARE_SPARSE when
+   * the node tags are too sparse to number in ranges (likewise). */
+  int (*nodes)(void *ctx, int status, feint_mesh_share_nodes *job);
   void *ctx;
   /* 1: the file read into memory and parsed whole (as feint_mesh_read
    * reads it), for a share that takes every cell (its range the whole:
@@ -169,8 +173,11 @@ typedef struct {
   /* 1: a region of other cells than first-order triangles or tetrahedra
    * of one shape (whose P1 dofs are not their nodes) is read whole by the
    * share that holds every cell, and not at all by the others (unsuited;
-   * their reduce declines) */
+   * their nodes callback declines) */
   int simplices_only;
+  /* 1: this share's mesh holds every node's coordinates (the process that
+   * writes the whole's node datasets); 0: its rows' range only */
+  int all_nodes;
   /* out */
   const char *unsuited;   /* not read as a share (*out NULL, FEINT_OK), and why: the same on every share */
   int declined;           /* another share read none, this one holding every cell read the whole mesh */
@@ -178,8 +185,29 @@ typedef struct {
   int n_blocks;           /* the whole's blocks */
   feint_mesh_block blocks[FEINT_MESH_MAX_BLOCKS];
   int64_t nodes_in_cells; /* the whole's nodes that its cells use (n_nodes: P1 is on every node) */
+  int64_t node0, held_nodes; /* mesh->x[i] is node node0 + i's, i < held_nodes */
 } feint_mesh_share;
+/* The nodes of one share, numbered by the shares together: the file's
+ * n_file nodes, of which this share read [first, first + count) (in file
+ * order, each share the next range); the entries of its cells and facets
+ * that name nodes by tag (-1: padding) are marked used and renumbered in
+ * place; the coordinates it holds come back in x, y, z (malloc'd, the
+ * caller's). */
+struct feint_mesh_share_nodes {
+  const char *path, *pre; /* for messages: the file, and "where: " or "" */
+  int64_t n_file, first, count;
+  const int64_t *tags;    /* count */
+  const double *xyz;      /* 3 count */
+  int64_t *entries[2];    /* the cells', the facets' */
+  int64_t n_entries[2];
+  int dim;                /* 2: the nodes must lie in a plane z = const, stored 0 */
+  int all_nodes;
+  /* out */
+  int64_t n_nodes, nodes_in_cells, node0, held;
+  double *x, *y, *z;
+};
 #define FEINT_MESH_SHARE_DECLINED 100
+#define FEINT_MESH_SHARE_SPARSE 101
 /* Curved cells, MSH 2 files, .geo files and refinements are unsuited
  * (share->unsuited): read them whole. Errors as feint_mesh_read's; each
  * share finds those in its own range of the cells. */

@@ -69,6 +69,16 @@ typedef struct {
   const char *rows;
 } feint_msh_block;
 
+/* A block of nodes left in the file (feint_msh_read_shared): its n tags
+ * (8 bytes each) at tags, then their coordinates, nc values (8 bytes) a
+ * node, the first three x, y, z (a parametric node's others after them);
+ * the file's nodes [first, first + n). */
+typedef struct {
+  size_t first, n;
+  const char *tags, *coordinates;
+  int nc;
+} feint_msh_node_block;
+
 typedef struct {
   int version;    /* 41 or 22 (2.0 and 2.1 read as 22) */
   int binary;
@@ -81,8 +91,13 @@ typedef struct {
   feint_msh_entity *entities;  /* sorted by (dim, tag), unique */
 
   size_t n_nodes;
-  int64_t *node_tags;          /* n_nodes, >= 1 */
-  double *xyz;                 /* 3 x n_nodes */
+  int64_t *node_tags;          /* n_nodes, >= 1; NULL where the nodes are left in the file */
+  double *xyz;                 /* 3 x n_nodes; likewise */
+  /* feint_msh_read_shared, a binary MSH 4.1 file: the nodes left in the
+   * file's mapping, block by block (node_tags and xyz NULL), so that each
+   * process reads only the range it takes (feint_msh_nodes) */
+  size_t n_node_blocks;
+  feint_msh_node_block *node_blocks;
 
   size_t n_blocks;
   feint_msh_block *blocks;     /* order above; every block's entity is in entities */
@@ -98,7 +113,8 @@ int feint_msh_read(const char *path, feint_msh **out);
  * of the elements (mpirun): the file is mapped rather than read, and in a
  * binary MSH 4.1 file the element blocks of dimension 2 and 3 are left in
  * it (blocks[b].rows), so that a process touches only the pages of the
- * rows it uses. Other files are read as feint_msh_read reads them. */
+ * rows it uses; so are its nodes (node_blocks), which each process reads
+ * its range of. Other files are read as feint_msh_read reads them. */
 int feint_msh_read_shared(const char *path, feint_msh **out);
 /* 1 when path begins as a binary MSH 4.1 file ("$MeshFormat", "4.1 1 8"):
  * reads its first bytes only. The files feint_msh_read_shared leaves
@@ -108,6 +124,14 @@ int feint_msh_is_binary41(const char *path);
  * node tags of each, into dst (count x width), whether B holds them or
  * left them in the file; on every core. */
 void feint_msh_block_rows(const feint_msh_block *B, size_t first, size_t count, int width, int64_t *dst);
+/* The file's nodes [first, first + count): their tags into tags and
+ * coordinates into xyz (3 a node), whether the model holds them or left
+ * them in the file; on every core. FEINT_ERR_INPUT (the byte named) for a
+ * tag below 1 among those left in the file (the parser checks the others). */
+int feint_msh_nodes(const feint_msh *m, const char *path, size_t first, size_t count, int64_t *tags, double *xyz);
+/* node_tags and xyz filled from the nodes left in the file (nothing where
+ * the model holds them already). */
+int feint_msh_load_nodes(feint_msh *m, const char *path);
 /* As feint_msh_read from a buffer of size bytes (path names it in
  * messages); the buffer need not be terminated. For the fuzz harness. */
 int feint_msh_parse(const char *path, const char *data, size_t size, feint_msh **out);

@@ -325,3 +325,20 @@ int feint_comm_partition(feint_comm *c, const feint_mesh *m, int nparts, int *pa
   free(eind);
   return status;
 }
+
+/* ---- The rows' layout (PETSc's: each rank a block of rows) and a peer's failure ---- */
+
+int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) {
+  if (group < 1) group = 1;
+  const int64_t groups = n_rows / group;
+  return groups * rank / size * group;
+}
+
+void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t *lo, int64_t *hi) {
+  *lo = feint_dist_row_start(n_scalar, 1, size, rank);
+  *hi = rank + 1 == size ? n_scalar : feint_dist_row_start(n_scalar, 1, size, rank + 1);
+}
+
+int feint_dist_peer_failed(int rank) {
+  return feint_error_set(FEINT_DIST_PEER_FAILED, "rank %d failed (its message is rank 0's to report)", rank);
+}

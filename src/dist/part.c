@@ -269,11 +269,6 @@ static int take_runs(part_reader *r, int64_t n, int step, size_t size, void *out
 
 /* ---- the rows partition: each rank the cells of its rows ---- */
 
-void feint_dist_rows_scalar_range(int64_t n_scalar, int size, int rank, int64_t *lo, int64_t *hi) {
-  *lo = feint_dist_row_start(n_scalar, 1, size, rank);
-  *hi = rank + 1 == size ? n_scalar : feint_dist_row_start(n_scalar, 1, size, rank + 1);
-}
-
 /* Whether cell c has a scalar dof in [lo, hi). */
 static inline int touches(const feint_space *s, int64_t c, int64_t lo, int64_t hi) {
   return feint_dist_touches(s->scalar_cell_dofs + c * s->nb, s->nb, lo, hi);

@@ -31,15 +31,7 @@ struct feint_dist_source {
  * one-rank plan's rule, its test hook included). */
 static int narrow_columns(int64_t n_rows) { return n_rows <= feint_plan_narrow_limit(); }
 
-int64_t feint_dist_row_start(int64_t n_rows, int64_t group, int size, int rank) {
-  if (group < 1) group = 1;
-  const int64_t groups = n_rows / group;
-  return groups * rank / size * group;
-}
 
-int feint_dist_peer_failed(int rank) {
-  return feint_error_set(FEINT_DIST_PEER_FAILED, "rank %d failed (its message is rank 0's to report)", rank);
-}
 
 /* One exchange's arrays: a message to each rank (its head: `heads` int64
  * each), what each sends. A rank that cannot allocate them cannot even

@@ -1,10 +1,10 @@
 /* The mesh read by every rank, each its share of the cells
- * (feint_mesh_read_share), rather than whole by rank 0: the ranks' marks
- * of the nodes their cells and facets use are ORed together (every rank
- * sends its marks to every other: one byte a node of the file), so that
- * each numbers the nodes as a whole read would; and a rank's slab of the
- * whole (slab.c) is then its share as it lies, with no message from rank
- * 0. */
+ * (feint_mesh_read_share), rather than whole by rank 0: the ranks number
+ * the nodes together, each reading its range of the file's nodes (below),
+ * so that each numbers them as a whole read would and holds its rows'
+ * range of their coordinates; and a rank's slab of the whole (slab.c) is
+ * then its share as it lies, with no message from rank 0. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,89 +13,6 @@
 #include "feint/error.h"
 #include "feint/parallel.h"
 #include "feint/space.h"
-
-enum { MARKS_HEAD = 16 };          /* how the rank read (below), count of marks (two int64) */
-enum { READ, FAILED, DECLINED }; /* a rank's share: read, failed, or none read (no marks) */
-
-void share_marks_message(int status, const unsigned char *used, size_t n, int64_t head[2], feint_comm_message *msg) {
-  head[0] = status ? FAILED : used ? READ : DECLINED;
-  head[1] = head[0] == READ ? (int64_t)n : 0;
-  *msg = (feint_comm_message){{head, used}, {MARKS_HEAD, (size_t)head[1]}, 2};
-}
-
-typedef struct {
-  unsigned char *used;
-  const unsigned char *const *from;
-  int n_from;
-} marks_or;
-
-static void or_range(int64_t begin, int64_t end, void *ctx) {
-  const marks_or *j = ctx;
-  for (int k = 0; k < j->n_from; k++)
-    for (int64_t i = begin; i < end; i++) j->used[i] |= j->from[k][i];
-}
-
-int share_marks_combine(int rank, int size, int status, unsigned char *used, size_t n, void *const *in,
-                        const size_t *in_bytes) {
-  int failed = -1, differ = -1, declined = !status && !used;
-  const unsigned char **from = NULL;
-  int n_from = 0;
-  if (!status) status = feint_malloc((size_t)size, sizeof *from, &from, "the ranks' node marks");
-  for (int p = 0; p < size; p++) {
-    if (p == rank) continue;
-    int64_t head[2] = {FAILED, 0};
-    if (in[p] && in_bytes[p] >= MARKS_HEAD) memcpy(head, in[p], sizeof head);
-    if (head[0] == DECLINED && in_bytes[p] == MARKS_HEAD) {
-      declined = 1;
-    } else if (head[0] != READ || (size_t)head[1] != in_bytes[p] - MARKS_HEAD) {
-      if (failed < 0) failed = p;
-    } else if (declined || !used) {
-      continue; /* no marks are ORed where a share declined */
-    } else if ((size_t)head[1] != n) {
-      if (differ < 0) differ = p;
-    } else if (from) {
-      from[n_from++] = (const unsigned char *)in[p] + MARKS_HEAD;
-    }
-  }
-  if (!status && failed >= 0) status = feint_dist_peer_failed(failed);
-  if (!status && declined) status = FEINT_MESH_SHARE_DECLINED; /* no error: the whole is read instead */
-  if (!status && differ >= 0) /* the file changed between the ranks' reads */
-    status = feint_error_set(FEINT_ERR_INPUT, "the mesh file read by rank %d has other nodes than rank %d's", differ,
-                             rank);
-  if (!status) {
-    marks_or j = {used, from, n_from};
-    feint_parallel_for((int64_t)n, 1 << 18, or_range, &j);
-  }
-  free(from);
-  return status;
-}
-
-int feint_dist_share_reduce(void *comm_, int status, unsigned char *used, size_t n) {
-  feint_comm *comm = comm_;
-  const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
-  feint_comm_message *out = NULL;
-  void **in = NULL;
-  size_t *in_bytes = NULL;
-  if (feint_calloc((size_t)size, sizeof *out, &out, "the node marks' messages") ||
-      feint_calloc((size_t)size, sizeof *in, &in, "the node marks' messages") ||
-      feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the node marks' messages")) {
-    free(out);
-    free(in);
-    feint_comm_abort(comm, FEINT_ERR_COMPUTE); /* the others would wait for this rank's marks */
-    return FEINT_ERR_COMPUTE;
-  }
-  int64_t head[2];
-  feint_comm_message msg;
-  share_marks_message(status, used, n, head, &msg);
-  for (int q = 0; q < size; q++) out[q] = msg;
-  int st = feint_comm_exchange(comm, out, in, in_bytes);
-  if (!st) st = share_marks_combine(rank, size, status, used, n, in, in_bytes);
-  for (int p = 0; p < size; p++) free(in[p]);
-  free(in);
-  free(in_bytes);
-  free(out);
-  return st;
-}
 
 int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share, const int *part,
                              int components, feint_dist_slab **out) {
@@ -134,11 +51,16 @@ int feint_dist_slab_of_share(const feint_mesh *m, const feint_mesh_share *share,
   sl->groups = m->cell_group;
   sl->part = part;
   int64_t v1 = 0;
-  feint_dist_rows_scalar_range(m->n_nodes, share->size, share->rank, &sl->node0, &v1);
+  const double *xyz[3];
+  const int st = share_rows_view(m, share, &sl->node0, &v1, xyz);
+  if (st) {
+    free(sl);
+    return st;
+  }
   sl->n_nodes = v1 - sl->node0;
-  sl->x = m->x + sl->node0;
-  sl->y = m->y + sl->node0;
-  sl->z = m->z + sl->node0;
+  sl->x = xyz[0];
+  sl->y = xyz[1];
+  sl->z = xyz[2];
   *out = sl;
   return FEINT_OK;
 }
@@ -216,6 +138,8 @@ int feint_dist_space_of_share(const feint_mesh *m, const feint_mesh_share *share
   *out = NULL;
   if (share->nodes_in_cells != m->n_nodes || feint_mesh_is_mixed(m) || !feint_cell_is_simplex(m->cell_type))
     return feint_error_set(FEINT_ERR_COMPUTE, "internal: P1's space of a share needs every node a cell's, simplices");
+  if (share->node0 != 0 || share->held_nodes != m->n_nodes) /* its dofs are every node, at the nodes */
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: P1's space of a share needs every node's coordinates");
   double *xyz = NULL;
   FEINT_CALL(part_node_coordinates(m, &xyz));
   /* P1 on every node: the dofs are the nodes, the dof map the share's cells (the connectivity) */

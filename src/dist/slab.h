@@ -49,11 +49,18 @@ int slab_answer(slab_build *b, int status, void **in, size_t *in_bytes);
  * feint_dist_part_pack writes */
 int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, feint_mesh **mesh, feint_space **space);
 
-/* The share's read (share.c): the message of a rank's node marks (head:
- * filled, outlives msg), and this rank's marks ORed with every other's
- * (in[p], in_bytes[p]: what rank p sent; in[rank] unread). */
-void share_marks_message(int status, const unsigned char *used, size_t n, int64_t head[2], feint_comm_message *msg);
-int share_marks_combine(int rank, int size, int status, unsigned char *used, size_t n, void *const *in,
-                        const size_t *in_bytes);
+/* The share's read (share.c), on any carrier of messages: exchange sends
+ * out[q] to every rank q but this one and fills in[p] (freed by the
+ * caller), in_bytes[p] with what rank p sent (feint_comm_exchange under
+ * mpirun; a test's threads). */
+typedef int (*share_exchange_fn)(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes);
+int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size, int status,
+                       feint_mesh_share_nodes *job);
+int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, feint_mesh *mesh,
+                    feint_mesh_share *share);
+/* The share's rows' range of the nodes [*lo, *hi) and their coordinates held by its mesh (views); an internal
+ * error where it does not hold them. */
+int share_rows_view(const feint_mesh *mesh, const feint_mesh_share *share, int64_t *lo, int64_t *hi,
+                    const double *xyz[3]);
 
 #endif

@@ -817,14 +817,15 @@ static int share_partition_done(run_dist *d, int status, const char *how, const 
 /* Collective with every worker (CMD_CURVE): the curve's partition made on
  * the shares, each rank placing its own cells (rank 0's parts in
  * d->share_parts), its step added to the setup's. */
-static int share_curve(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh) {
+static int share_curve(run_dist *d, feint_mesh *mine, feint_mesh_share *sh) {
   const double t0 = feint_now();
   const command cmd = {.cmd = CMD_CURVE};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
   first_error e = {0};
   double seconds[3] = {0, 0, 0};
-  note_error(&e, feint_dist_curve_parts_of_share(d->comm, injected_failure(0, "curve"), mine, sh->whole_cells,
-                                                 &d->share_parts, seconds));
+  /* every rank's nodes for the curve's extent and boxes (rank 0 holds them: it gives its rows' range) */
+  const int had = feint_dist_share_all_nodes(d->comm, injected_failure(0, "curve"), mine, sh);
+  note_error(&e, feint_dist_curve_parts_of_share(d->comm, had, mine, sh->whole_cells, &d->share_parts, seconds));
   read_answers(d, 1, &e); /* every worker answers */
   char details[160];
   snprintf(details, sizeof details,
@@ -840,7 +841,7 @@ static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
  * case may take it, else the curve's; not METIS's, nor the rows
  * partition where the shares could not count it (rank 0 then gathers the
  * whole). */
-static int share_partition(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh,
+static int share_partition(run_dist *d, const run_state *r, feint_mesh *mine, feint_mesh_share *sh,
                            int *taken) {
   d->share_partition[0] = '\0';
   *taken = 0;
@@ -1030,10 +1031,12 @@ int run_dist_read_mesh(run_state *r, const feint_mesh_options *mo, int share_ok,
    * from the shares); FEINT_DIST_READ=whole: the whole, read into memory as one rank reads it (measuring) */
   const char *how = getenv("FEINT_DIST_READ");
   const int own = !(how && !strcmp(how, "whole"));
+  /* (rank 0 holds every node's coordinates: it writes the whole's node datasets and makes the conditions) */
   feint_mesh_share sh = {.rank = 0, .size = d->size, .range = own ? feint_dist_rows_scalar_range : whole_range,
-                         .reduce = feint_dist_share_reduce, .ctx = d->comm, .eager = !own, .simplices_only = 1};
+                         .nodes = feint_dist_share_nodes, .ctx = d->comm, .eager = !own, .simplices_only = 1,
+                         .all_nodes = 1};
   if ((status = injected_failure(0, "read")))
-    feint_dist_share_reduce(d->comm, status, NULL, 0); /* the workers wait for rank 0's marks */
+    feint_dist_share_nodes(d->comm, status, NULL); /* the workers wait for rank 0's nodes */
   else
     status = feint_mesh_read_share(c->mesh_file, mo, &sh, out);
   /* the rows partition's counts of rank 0's share, while the workers count theirs (as they do before answering) */
@@ -2055,6 +2058,10 @@ int run_dist_write_cell_fields(run_state *r, int n, const char *const *names, co
   int64_t *tags = NULL;
   feint_dist_piece mine[RUN_XDMF_MAX_FIELDS];
   note_error(&e, injected_failure(0, "xdmf"));
+  int coefficients = 0;
+  for (int k = 0; k < n; k++) coefficients |= aux[k] >= 0;
+  if (coefficients) /* the workers' spaces' dofs are every node (rank 0 holds them: it gives its rows' range) */
+    note_error(&e, feint_dist_share_all_nodes(d->comm, e.status, r->mesh, &d->share));
   if (!e.status) note_error(&e, share_cell_field_pieces(r->mesh, d->share.cell0, r->form, n, names, aux, &tags, mine));
   for (int k = 0; e.status && k < n; k++) /* still joining the write */
     mine[k] = (feint_dist_piece){names[k], aux[k] < 0 ? FEINT_DIST_I64 : FEINT_DIST_F64, 0, 0, NULL, 0, NULL};
@@ -2080,7 +2087,7 @@ static int unreadable_write(feint_comm *comm) {
 /* CMD_WRITE_CELL_FIELDS: the worker's share's rows of the XDMF file's
  * per-cell datasets, with the others (a form made on its share where a
  * coefficient is asked for). */
-static int worker_write_cell_fields(feint_comm *comm, const worker_share *ws, const char *data, size_t bytes,
+static int worker_write_cell_fields(feint_comm *comm, worker_share *ws, const char *data, size_t bytes,
                                     int *aborted) {
   *aborted = 0;
   feint_case *c = NULL;
@@ -2128,6 +2135,8 @@ static int worker_write_cell_fields(feint_comm *comm, const worker_share *ws, co
   for (int k = 0; k < n; k++) coefficients |= aux[k] >= 0;
   if (!status && !ws->mesh) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
   if (!status) status = injected_failure(feint_comm_rank(comm), "xdmf");
+  if (coefficients) /* (every rank, with its status) the space's dofs are every node */
+    status = feint_dist_share_all_nodes(comm, status, ws->mesh, &ws->share);
   if (!status && coefficients) status = feint_dist_space_of_share(ws->mesh, &ws->share, ws->components, &s);
   if (!status && coefficients) status = feint_form_create(c, s, &f);
   if (!status) status = share_cell_field_pieces(ws->mesh, ws->share.cell0, f, n, names, aux, &tags, pieces);
@@ -2336,13 +2345,13 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
   int status = case_from_payload(data, bytes, &c, &at);
   if (!status) status = injected_failure(feint_comm_rank(comm), "read");
   ws->share = (feint_mesh_share){.rank = feint_comm_rank(comm), .size = feint_comm_size(comm),
-                                 .range = feint_dist_rows_scalar_range, .reduce = feint_dist_share_reduce, .ctx = comm,
+                                 .range = feint_dist_rows_scalar_range, .nodes = feint_dist_share_nodes, .ctx = comm,
                                  .simplices_only = 1};
   if (!status && (access(c->mesh_file, R_OK) != 0 || injected_failure(feint_comm_rank(comm), "open"))) {
     /* not on this rank's file system (mpirun across hosts): it reads none, and rank 0 reads alone */
     feint_error_clear();
     ws->share.unsuited = "the file is not readable here";
-    feint_dist_share_reduce(comm, FEINT_OK, NULL, 0);
+    feint_dist_share_nodes(comm, FEINT_OK, NULL);
   } else if (!status) {
     /* its share of its host's cores while rank 0 reads the whole (on one host: beside it): rank 0's read is
      * 0.05-0.1 s shorter at 4 ranks (docs/mpi.md); FEINT_DIST_READ_THREADS=all: every core (measuring) */
@@ -2353,7 +2362,7 @@ static int worker_read(feint_comm *comm, worker_share *ws, const char *data, siz
     status = feint_mesh_read_share(c->mesh_file, &mo, &ws->share, &ws->mesh);
     feint_parallel_cap(before);
   } else {
-    feint_dist_share_reduce(comm, status, NULL, 0); /* the others wait for this rank's marks */
+    feint_dist_share_nodes(comm, status, NULL); /* the others wait for this rank's nodes */
   }
   if (!status && ws->mesh) ws->components = run_space_components(c, ws->mesh);
   /* the rows partition's balance counted here, while rank 0 still reads (P1 on every node: a node a row), where
@@ -2584,6 +2593,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (!had) had = injected_failure(feint_comm_rank(comm), "curve");
       free(ws.parts);
       ws.parts = NULL;
+      had = feint_dist_share_all_nodes(comm, had, ws.mesh, &ws.share); /* the curve's extent and boxes */
       status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, ws.share.whole_cells, &ws.parts, NULL);
       sent = send_answer(comm, status, NULL, NULL, 0);
     } else if (cmd.cmd == CMD_WRITE_CELL_DOFS) { /* its share's rows of the dof map, with the others */

@@ -1139,8 +1139,63 @@ static void copy_coordinates_range(int64_t begin, int64_t end, void *ctx) {
   }
 }
 
+/* A share's nodes: its range of the file's, numbered with the other
+ * shares' (share->nodes). FEINT_MESH_SHARE_DECLINED where another share
+ * read none and this one holds every cell: it numbers them as the whole
+ * read does. */
+static int read_share_nodes(reader *r) {
+  feint_mesh *m = r->m;
+  feint_msh *x = r->x;
+  feint_mesh_share *sh = r->share;
+  r->reduced = 1;
+  /* an even share of the file's nodes, in file order */
+  const int64_t n_file = (int64_t)x->n_nodes, lo = n_file * sh->rank / sh->size, hi = n_file * (sh->rank + 1) / sh->size;
+  int64_t *tags = NULL;
+  double *xyz = NULL;
+  int st = feint_malloc((size_t)(hi - lo) + 1, sizeof *tags, &tags, "mesh node tags");
+  if (!st) st = feint_malloc(3 * (size_t)(hi - lo) + 1, sizeof *xyz, &xyz, "mesh node coordinates");
+  if (!st && (st = feint_msh_nodes(x, r->path, (size_t)lo, (size_t)(hi - lo), tags, xyz)) && r->pre[0])
+    st = feint_error_set(st, "%s%s", r->pre, feint_error_message());
+  feint_mesh_share_nodes job = {.path = r->path, .pre = r->pre, .n_file = (int64_t)x->n_nodes, .first = lo,
+                                .count = hi - lo, .tags = tags, .xyz = xyz, .entries = {r->cells.a, r->facets.a},
+                                .n_entries = {(int64_t)r->cells.n, (int64_t)r->facets.n}, .dim = m->dim,
+                                .all_nodes = sh->all_nodes};
+  feint_dist_timeline("read: nodes copied");
+  const int all = sh->nodes(sh->ctx, st, st ? NULL : &job);
+  feint_dist_timeline("read: nodes numbered");
+  free(tags);
+  free(xyz);
+  if (st) return st;
+  if (all == FEINT_MESH_SHARE_SPARSE) { /* on every share alike, the one holding every cell too */
+    sh->unsuited = "its node tags are too sparse to number in ranges";
+    return FEINT_OK;
+  }
+  if (all == FEINT_MESH_SHARE_DECLINED) { /* another share read none: the whole read it is */
+    sh->declined = 1;
+    if (sh->cell0 != 0 || (int64_t)r->cell_group_v.n != sh->whole_cells) {
+      sh->unsuited = "a rank read no share of it";
+      return FEINT_OK;
+    }
+    const int loaded = feint_msh_load_nodes(x, r->path);
+    return loaded ? loaded : FEINT_MESH_SHARE_DECLINED;
+  }
+  if (all) return all;
+  m->n_nodes = job.n_nodes;
+  m->x = job.x;
+  m->y = job.y;
+  m->z = job.z;
+  sh->nodes_in_cells = job.nodes_in_cells;
+  sh->node0 = job.node0;
+  sh->held_nodes = job.held;
+  return FEINT_OK;
+}
+
 static int read_nodes(reader *r) {
   feint_mesh *m = r->m;
+  if (r->share) {
+    const int st = read_share_nodes(r);
+    if (st != FEINT_MESH_SHARE_DECLINED) return st;
+  }
   const feint_msh *x = r->x;
   node_index ix;
   int64_t *num = NULL;
@@ -1157,19 +1212,7 @@ static int read_nodes(reader *r) {
       st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which "
                            "the mesh does not define", r->pre, r->path, (long long)lists[l]->a[bad]);
   }
-  if (r->share) { /* every share's marks: the whole's nodes, numbered below as the whole's read numbers them */
-    r->reduced = 1;
-    feint_dist_timeline("read: nodes marked");
-    st = r->share->reduce(r->share->ctx, st, st ? NULL : (unsigned char *)used, st ? 0 : x->n_nodes);
-    feint_dist_timeline("read: marks reduced");
-    if (st == FEINT_MESH_SHARE_DECLINED) { /* another share read none: the whole read it is */
-      st = FEINT_OK;
-      r->share->declined = 1;
-      if (r->share->cell0 != 0 || (int64_t)r->cell_group_v.n != r->share->whole_cells) {
-        r->share->unsuited = "a rank read no share of it";
-        goto done;
-      } /* else this share's marks are the whole's: it goes on as the whole read */
-    }
+  if (r->share && !st) { /* a share that holds every cell, the others having read none: the whole's count */
     node_table_job cj = {.used = used};
     const int ranges = feint_parallel_for_indexed((int64_t)x->n_nodes, 1 << 16, in_cells_range, &cj);
     int64_t in_cells = 0;
@@ -1204,6 +1247,7 @@ static int read_nodes(reader *r) {
   }
   feint_dist_timeline("read: nodes numbered");
   m->n_nodes = nn;
+  if (r->share) r->share->held_nodes = nn; /* (node0 0) */
   if ((st = feint_malloc((size_t)nn, sizeof *m->x, &m->x, "mesh node x")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->y, &m->y, "mesh node y")) ||
       (st = feint_malloc((size_t)nn, sizeof *m->z, &m->z, "mesh node z")))
@@ -1392,10 +1436,11 @@ static int read_with(const char *path, const feint_mesh_options *opts, int sourc
     r.m->gmsh_seconds = gmsh_seconds;
     st = build(&r, opts);
   }
-  if (share && !r.reduced) { /* every share reduces once, whatever happened (a share that did not would hang the others) */
-    const int all = share->reduce(share->ctx, st, NULL, 0); /* an unsuited share's declines */
-    if (!st && all == FEINT_MESH_SHARE_DECLINED && !share->unsuited) share->unsuited = "a rank read no share of it";
-    st = st ? st : all == FEINT_MESH_SHARE_DECLINED ? FEINT_OK : all;
+  if (share && !r.reduced) { /* every share numbers once, whatever happened (one that did not would hang the others) */
+    const int all = share->nodes(share->ctx, st, NULL); /* an unsuited share's declines */
+    const int none = all == FEINT_MESH_SHARE_DECLINED || all == FEINT_MESH_SHARE_SPARSE;
+    if (!st && none && !share->unsuited) share->unsuited = "a rank read no share of it";
+    st = st ? st : none ? FEINT_OK : all;
   }
   feint_msh_destroy(r.x);
   reader_free(&r);
@@ -1443,8 +1488,9 @@ int feint_mesh_read_share(const char *path, const feint_mesh_options *opts, fein
   *out = NULL;
   share->unsuited = NULL;
   share->declined = 0;
-  share->cell0 = share->whole_cells = share->nodes_in_cells = 0;
+  share->cell0 = share->whole_cells = share->nodes_in_cells = share->node0 = share->held_nodes = 0;
   share->n_blocks = 0;
+  if (opts && opts->reorder) share->all_nodes = 1; /* the renumbering reads every node */
   /* what libgmsh makes is read whole (decided from the path and options alone: the same on every share) */
   if (feint_mesh_read_forks(path, opts) || !(has_ext(path, ".msh") || looks_like_msh(path))) {
     share->unsuited = "not a .msh file read natively";

@@ -219,6 +219,7 @@ void feint_msh_destroy(feint_msh *m) {
   free(m->entities);
   free(m->node_tags);
   free(m->xyz);
+  free(m->node_blocks);
   for (size_t i = 0; i < m->n_blocks; i++) free(m->blocks[i].nodes);
   free(m->blocks);
   if (m->mapping) munmap(m->mapping, m->mapping_bytes);
@@ -960,7 +961,14 @@ static int parse_nodes41(parser *P) {
   FEINT_CALL(num_items(P, &n, 8, 32, "the number of nodes"));
   FEINT_CALL(num_count(P, &lo, "the smallest node tag"));
   FEINT_CALL(num_count(P, &hi, "the largest node tag"));
-  FEINT_CALL(alloc_nodes(P, n));
+  /* a shared read leaves binary nodes in the file: each process copies the range it takes (feint_msh_nodes) */
+  const int left = P->lazy && P->binary;
+  if (left) {
+    m->n_nodes = n;
+    FEINT_CALL(feint_calloc(n_blocks + 1, sizeof *m->node_blocks, &m->node_blocks, "mesh node blocks"));
+  } else {
+    FEINT_CALL(alloc_nodes(P, n));
+  }
   for (size_t b = 0; b < n_blocks; b++) {
     int edim, etag, par;
     size_t nb;
@@ -978,6 +986,16 @@ static int parse_nodes41(parser *P) {
       return P->binary ? fail_byte(P, nat, "the node blocks hold more than the %zu nodes declared", n)
                        : fail_at(P, nat, "the node blocks hold more than the %zu nodes declared", n);
     const int nc = 3 + (par ? edim : 0);
+    if (left) {
+      FEINT_CALL(need(P, nb, 8, "node tags"));
+      const char *tags = P->p;
+      P->p += nb * 8;
+      FEINT_CALL(need(P, nb, (size_t)nc * 8, "node coordinates"));
+      m->node_blocks[m->n_node_blocks++] = (feint_msh_node_block){filled, nb, tags, P->p, nc};
+      P->p += nb * (size_t)nc * 8;
+      filled += nb;
+      continue;
+    }
     int64_t *tags = m->node_tags + filled;
     double *xyz = m->xyz + 3 * filled;
     if (P->binary) {
@@ -1572,7 +1590,7 @@ int feint_msh_read_shared(const char *path, feint_msh **out) {
     munmap(map, bytes);
     return st;
   }
-  int left = 0;
+  int left = (*out)->n_node_blocks > 0;
   for (size_t b = 0; b < (*out)->n_blocks; b++) left |= (*out)->blocks[b].rows != NULL;
   if (!left) { /* nothing was left in the file (a text file, MSH 2) */
     munmap(map, bytes);
@@ -1614,4 +1632,81 @@ void feint_msh_block_rows(const feint_msh_block *B, size_t first, size_t count, 
     const uintptr_t a = (lo + page - 1) / page * page, b = hi / page * page;
     if (b > a) madvise((void *)a, b - a, MADV_DONTNEED);
   }
+}
+
+/* ---- Nodes left in the file ---- */
+
+typedef struct {
+  const feint_msh_node_block *B;
+  size_t from;          /* the block's first node copied */
+  int64_t *tags;
+  double *xyz;
+  size_t bad[FEINT_PARALLEL_MAX_RANGES]; /* per range: the first node (of the range) whose tag is below 1, or SIZE_MAX */
+} node_copy;
+
+static void node_copy_range(int64_t begin, int64_t end, int range, void *ctx) {
+  node_copy *c = ctx;
+  const feint_msh_node_block *B = c->B;
+  c->bad[range] = SIZE_MAX;
+  for (int64_t i = begin; i < end; i++) {
+    const size_t k = c->from + (size_t)i;
+    int64_t t;
+    memcpy(&t, B->tags + 8 * k, 8);
+    c->tags[i] = t;
+    memcpy(c->xyz + 3 * i, B->coordinates + k * (size_t)B->nc * 8, 24);
+    if (t < 1 && c->bad[range] == SIZE_MAX) c->bad[range] = k;
+  }
+}
+
+int feint_msh_nodes(const feint_msh *m, const char *path, size_t first, size_t count, int64_t *tags, double *xyz) {
+  if (first > m->n_nodes || count > m->n_nodes - first)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: nodes %zu..%zu of %zu", first, first + count, m->n_nodes);
+  if (m->node_tags) {
+    copy_rows(tags, 8, m->node_tags + first, 8, count, 8);
+    copy_rows(xyz, 24, m->xyz + 3 * first, 24, count, 24);
+    return FEINT_OK;
+  }
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  for (size_t b = 0; b < m->n_node_blocks; b++) {
+    const feint_msh_node_block *B = &m->node_blocks[b];
+    const size_t lo = first > B->first ? first : B->first;
+    const size_t hi = first + count < B->first + B->n ? first + count : B->first + B->n;
+    if (lo >= hi) continue;
+    node_copy c = {.B = B, .from = lo - B->first, .tags = tags + (lo - first), .xyz = xyz + 3 * (lo - first)};
+    const int ranges = feint_parallel_for_indexed((int64_t)(hi - lo), 1 << 16, node_copy_range, &c);
+    for (int k = 0; k < ranges; k++)
+      if (c.bad[k] != SIZE_MAX) {
+        int64_t t;
+        memcpy(&t, B->tags + 8 * c.bad[k], 8);
+        return feint_error_set(FEINT_ERR_INPUT, "%s: byte %zu: node tag %lld: node tags start at 1", path,
+                               (size_t)(B->tags + 8 * c.bad[k] - (const char *)m->mapping), (long long)t);
+      }
+    /* the copied rows' whole pages given back (a private mapping of the file: touched again, they come from it) */
+    const uintptr_t spans[2][2] = {{(uintptr_t)(B->tags + 8 * (lo - B->first)), (uintptr_t)(B->tags + 8 * (hi - B->first))},
+                                   {(uintptr_t)(B->coordinates + (lo - B->first) * (size_t)B->nc * 8),
+                                    (uintptr_t)(B->coordinates + (hi - B->first) * (size_t)B->nc * 8)}};
+    for (int s = 0; s < 2; s++) {
+      const uintptr_t a = (spans[s][0] + page - 1) / page * page, e = spans[s][1] / page * page;
+      if (e > a) madvise((void *)a, e - a, MADV_DONTNEED);
+    }
+  }
+  return FEINT_OK;
+}
+
+int feint_msh_load_nodes(feint_msh *m, const char *path) {
+  if (m->node_tags) return FEINT_OK;
+  int64_t *tags = NULL;
+  double *xyz = NULL;
+  int st = feint_malloc(m->n_nodes + 1, sizeof *tags, &tags, "mesh node tags");
+  if (!st && m->n_nodes > (SIZE_MAX / sizeof(double) - 1) / 3) st = feint_error_set(FEINT_ERR_COMPUTE, "out of memory");
+  if (!st) st = feint_malloc(3 * m->n_nodes + 1, sizeof *xyz, &xyz, "mesh node coordinates");
+  if (!st) st = feint_msh_nodes(m, path, 0, m->n_nodes, tags, xyz);
+  if (st) {
+    free(tags);
+    free(xyz);
+    return st;
+  }
+  m->node_tags = tags;
+  m->xyz = xyz;
+  return FEINT_OK;
 }

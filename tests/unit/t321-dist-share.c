@@ -36,12 +36,12 @@ enum { MAX_RANKS = 8 };
 
 static char tmp[256];
 
-/* The ranks' meeting place: each posts its marks' message, all read them. */
+/* The ranks' meeting place: each posts its messages to the others (box[from][to]), each takes its own. */
 typedef struct {
   int size;
   pthread_barrier_t barrier;
-  void *msgs[MAX_RANKS];
-  size_t bytes[MAX_RANKS];
+  void *box[MAX_RANKS][MAX_RANKS];
+  size_t bytes[MAX_RANKS][MAX_RANKS];
 } world;
 
 typedef struct {
@@ -65,24 +65,32 @@ static void whole_range(int64_t n, int size, int rank, int64_t *lo, int64_t *hi)
   *hi = n;
 }
 
-static int thread_reduce(void *ctx, int status, unsigned char *used, size_t n) {
+/* feint_comm_exchange among threads: every rank's messages posted, then each takes those to it. */
+static int thread_exchange(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes) {
   rank_run *r = ctx;
   world *w = r->w;
-  int64_t head[2];
-  feint_comm_message msg;
-  share_marks_message(status, used, n, head, &msg);
-  size_t total = 0;
-  for (int i = 0; i < msg.n; i++) total += msg.sizes[i];
-  char *buf = malloc(total + 1);
-  for (size_t i = 0, at = 0; (int)i < msg.n; at += msg.sizes[i], i++)
-    if (msg.sizes[i]) memcpy(buf + at, msg.pieces[i], msg.sizes[i]);
-  w->msgs[r->rank] = buf;
-  w->bytes[r->rank] = total;
+  for (int q = 0; q < w->size; q++) {
+    if (q == r->rank) continue;
+    size_t total = 0;
+    for (int i = 0; i < out[q].n; i++) total += out[q].sizes[i];
+    char *buf = malloc(total + 1);
+    for (size_t i = 0, at = 0; (int)i < out[q].n; at += out[q].sizes[i], i++)
+      if (out[q].sizes[i]) memcpy(buf + at, out[q].pieces[i], out[q].sizes[i]);
+    w->box[r->rank][q] = buf;
+    w->bytes[r->rank][q] = total;
+  }
   pthread_barrier_wait(&w->barrier);
-  const int st = share_marks_combine(r->rank, w->size, status, used, n, w->msgs, w->bytes);
-  pthread_barrier_wait(&w->barrier); /* every rank has read every message */
-  free(buf);
-  return st;
+  for (int p = 0; p < w->size; p++) {
+    in[p] = p == r->rank ? NULL : w->box[p][r->rank];
+    in_bytes[p] = p == r->rank ? 0 : w->bytes[p][r->rank];
+  }
+  pthread_barrier_wait(&w->barrier); /* every rank has taken its messages before the next round's are posted */
+  return FEINT_OK;
+}
+
+static int thread_nodes(void *ctx, int status, feint_mesh_share_nodes *job) {
+  rank_run *r = ctx;
+  return share_nodes_number(thread_exchange, r, r->rank, r->w->size, status, job);
 }
 
 static void *rank_main(void *arg) {
@@ -90,15 +98,16 @@ static void *rank_main(void *arg) {
   r->share.rank = r->rank;
   r->share.size = r->w->size;
   r->share.range = feint_dist_rows_scalar_range;
-  r->share.reduce = thread_reduce;
+  r->share.nodes = thread_nodes;
   r->share.ctx = r;
   r->share.simplices_only = r->simplices_only;
-  if (r->mode == WHOLE) {
+  if (r->mode == WHOLE) { /* as rank 0 under mpirun: every node's coordinates too */
     r->share.range = whole_range;
     r->share.eager = 1;
+    r->share.all_nodes = 1;
   }
   if (r->mode == DECLINE) {
-    r->status = thread_reduce(r, FEINT_OK, NULL, 0) == FEINT_MESH_SHARE_DECLINED ? FEINT_OK : FEINT_ERR_COMPUTE;
+    r->status = thread_nodes(r, FEINT_OK, NULL) == FEINT_MESH_SHARE_DECLINED ? FEINT_OK : FEINT_ERR_COMPUTE;
     return NULL;
   }
   r->status = feint_mesh_read_share(r->path, &r->opts, &r->share, &r->mesh);
@@ -125,6 +134,26 @@ static void read_shares_as(const char *path, int size, int reorder, const int *m
 
 static void read_shares(const char *path, int size, int reorder, rank_run *runs) {
   read_shares_as(path, size, reorder, NULL, runs);
+}
+
+static void *rank_all_nodes(void *arg) {
+  rank_run *r = arg;
+  r->status = share_all_nodes(thread_exchange, r, r->rank, r->w->size, FEINT_OK, r->mesh, &r->share);
+  if (r->status) snprintf(r->error, sizeof r->error, "%s", feint_error_message());
+  return NULL;
+}
+
+/* Every rank's share made to hold every node (feint_dist_share_all_nodes), side by side. */
+static void all_nodes_on_shares(int size, rank_run *runs) {
+  world w = {.size = size};
+  pthread_barrier_init(&w.barrier, NULL, (unsigned)size);
+  pthread_t th[MAX_RANKS];
+  for (int k = 0; k < size; k++) {
+    runs[k].w = &w;
+    pthread_create(&th[k], NULL, rank_all_nodes, &runs[k]);
+  }
+  for (int k = 0; k < size; k++) pthread_join(th[k], NULL);
+  pthread_barrier_destroy(&w.barrier);
 }
 
 /* 1 when a and b are the same mesh: cells, groups, nodes, facets, blocks, type counts. */
@@ -366,9 +395,14 @@ static void check_shares(const char *path, int components, int size, int reorder
     CHECK(r->mesh->nv == m->nv && !memcmp(r->mesh->cells, m->cells + c0 * m->nv, (size_t)(nc * m->nv) * 8) &&
               !memcmp(r->mesh->cell_group, m->cell_group + c0, (size_t)nc * sizeof *m->cell_group),
           "%s, rank %d: its cells and their groups in the whole's numbers", path, k);
-    CHECK(!memcmp(r->mesh->x, m->x, (size_t)nn * 8) && !memcmp(r->mesh->y, m->y, (size_t)nn * 8) &&
-              !memcmp(r->mesh->z, m->z, (size_t)nn * 8),
-          "%s, rank %d: the whole's nodes", path, k);
+    /* its rows' range of the nodes (every node where the nodes were renumbered, which reads them all) */
+    int64_t lo = 0, hi = nn;
+    if (!reorder) feint_dist_rows_scalar_range(nn, size, k, &lo, &hi);
+    const int64_t held = r->share.held_nodes;
+    CHECK(r->share.node0 == lo && held == hi - lo && !memcmp(r->mesh->x, m->x + lo, (size_t)held * 8) &&
+              !memcmp(r->mesh->y, m->y + lo, (size_t)held * 8) && !memcmp(r->mesh->z, m->z + lo, (size_t)held * 8),
+          "%s, rank %d of %d: the whole's nodes %lld..%lld (holds %lld..%lld)", path, k, size, (long long)lo,
+          (long long)hi, (long long)r->share.node0, (long long)(r->share.node0 + held));
     feint_dist_slab *mine = NULL, *theirs = NULL;
     if (!s->scalar_cell_dofs_borrowed) { /* the whole's dofs are not its nodes: no slab of a share */
       CHECK(feint_dist_slab_of_share(r->mesh, &r->share, NULL, components, &mine) != FEINT_OK,
@@ -376,18 +410,13 @@ static void check_shares(const char *path, int components, int size, int reorder
       feint_error_clear();
       continue;
     }
-    /* the whole's P1 space on the share (a rank holding its share only): the whole's dofs, its cells' rows */
-    feint_space *ss = NULL;
-    CHECK_OK(feint_dist_space_of_share(r->mesh, &r->share, components, &ss));
-    int same_space = ss && ss->n_scalar_dofs == s->n_scalar_dofs && ss->n_dofs == s->n_dofs && ss->nb == s->nb &&
-                     ss->n_vertices == s->n_vertices && ss->scalar_cell_dofs_borrowed &&
-                     !memcmp(ss->coordinates, s->coordinates, (size_t)s->n_scalar_dofs * 24) &&
-                     !memcmp(ss->vertex_dof, s->vertex_dof, (size_t)m->n_nodes * 8) &&
-                     !memcmp(ss->scalar_cell_dofs, s->scalar_cell_dofs + c0 * s->nb, (size_t)(nc * s->nb) * 8) &&
-                     ss->whole_cells == m->n_cells &&
-                     (nc == 0 || (ss->whole_cell[0] == c0 && ss->whole_cell[nc - 1] == c0 + nc - 1));
-    CHECK(same_space, "%s, rank %d of %d: the share's P1 space is the whole's on its cells", path, k, size);
-    feint_space_destroy(ss);
+    if (size > 1 && !reorder) { /* a share holding its rows' nodes only makes no space of every node */
+      feint_space *ss = NULL;
+      CHECK(feint_dist_space_of_share(r->mesh, &r->share, components, &ss) != FEINT_OK && !ss &&
+                strstr(feint_error_message(), "every node"),
+            "%s, rank %d: no P1 space of a share without every node (%s)", path, k, feint_error_message());
+      feint_error_clear();
+    }
     int64_t counts[MAX_RANKS]; /* the rows partition's balance, counted on the shares */
     CHECK_OK(feint_dist_rows_count_cells(r->mesh->cells, r->mesh->nv, nc, r->mesh->n_nodes, size, counts));
     for (int q = 0; q < size; q++) share_counts[q] += counts[q];
@@ -404,6 +433,31 @@ static void check_shares(const char *path, int components, int size, int reorder
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  /* every node's coordinates joined on every share, from the others' rows' ranges */
+  all_nodes_on_shares(size, runs);
+  for (int k = 0; k < size; k++) {
+    const rank_run *r = &runs[k];
+    if (!r->mesh) continue;
+    const int64_t nn = m->n_nodes;
+    CHECK(r->status == FEINT_OK && r->share.node0 == 0 && r->share.held_nodes == nn &&
+              !memcmp(r->mesh->x, m->x, (size_t)nn * 8) && !memcmp(r->mesh->y, m->y, (size_t)nn * 8) &&
+              !memcmp(r->mesh->z, m->z, (size_t)nn * 8),
+          "%s, rank %d of %d: every node's coordinates joined from the shares (%s)", path, k, size, r->error);
+    if (!s || !s->scalar_cell_dofs_borrowed) continue;
+    /* the whole's P1 space on the share (a rank holding its share only): the whole's dofs, its cells' rows */
+    const int64_t c0 = r->share.cell0, nc = r->mesh->n_cells;
+    feint_space *ss = NULL;
+    CHECK_OK(feint_dist_space_of_share(r->mesh, &r->share, components, &ss));
+    int same_space = ss && ss->n_scalar_dofs == s->n_scalar_dofs && ss->n_dofs == s->n_dofs && ss->nb == s->nb &&
+                     ss->n_vertices == s->n_vertices && ss->scalar_cell_dofs_borrowed &&
+                     !memcmp(ss->coordinates, s->coordinates, (size_t)s->n_scalar_dofs * 24) &&
+                     !memcmp(ss->vertex_dof, s->vertex_dof, (size_t)m->n_nodes * 8) &&
+                     !memcmp(ss->scalar_cell_dofs, s->scalar_cell_dofs + c0 * s->nb, (size_t)(nc * s->nb) * 8) &&
+                     ss->whole_cells == m->n_cells &&
+                     (nc == 0 || (ss->whole_cell[0] == c0 && ss->whole_cell[nc - 1] == c0 + nc - 1));
+    CHECK(same_space, "%s, rank %d of %d: the share's P1 space is the whole's on its cells", path, k, size);
+    feint_space_destroy(ss);
+  }
   check_curve_on_shares(path, m, size, runs);
   check_holders(path, m, size, runs);
   /* the whole gathered from the shares onto rank 0's (where rank 0 read its share only and needs the whole) */
@@ -441,9 +495,14 @@ static void check_unsuited(const char *path, const char *why) {
   printf("%s: read whole (%s)\n", path, why);
 }
 
-/* A text file (4 tetrahedra of a cube's corner, a facet group) whose last
- * element names node 99, which is not defined, or (facet_only) whose
- * facet group holds a node no cell uses. */
+/* A text file (4 tetrahedra of a cube's corner, a facet group) as it is
+ * (bad 0), or: 1, its last element names node 99, which is not defined
+ * (past the largest tag); 2, its facet group holds a node no cell uses
+ * (7); 3, that facet names node 7, which is not defined (below the
+ * largest tag, 9: only the owner of the tag can tell); 4, node 3 is
+ * defined twice (the second in another rank's range of the file's
+ * nodes); 5, a node's tag is 5000000 (too sparse to number in ranges). */
+enum { SMALL_OK, SMALL_NODE_99, SMALL_FACET_NODE, SMALL_GAP, SMALL_TWICE, SMALL_SPARSE };
 static const char *write_small(int bad, char *out, size_t size) {
   snprintf(out, size, "%s/small-%d.msh", tmp, bad);
   FILE *f = fopen(out, "w");
@@ -452,17 +511,19 @@ static const char *write_small(int bad, char *out, size_t size) {
              "$PhysicalNames\n2\n2 1 \"wall\"\n3 2 \"body\"\n$EndPhysicalNames\n"
              "$Entities\n0 0 1 1\n1 0 0 0 1 1 1 1 1 0\n1 0 0 0 1 1 1 1 2 1 1\n$EndEntities\n"
              "$Nodes\n2 7 1 7\n3 1 0 6\n1\n2\n3\n4\n5\n6\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n1 1 0\n1 0 1\n"
-             "2 1 0 1\n7\n5 5 5\n$EndNodes\n"
+             "2 1 0 1\n%d\n5 5 5\n$EndNodes\n"
              "$Elements\n2 5 1 5\n2 1 2 1\n1 1 2 %d\n3 1 4 4\n2 1 2 3 4\n3 2 5 3 4\n4 2 6 4 5\n5 2 3 4 %d\n"
              "$EndElements\n",
-          bad == 2 ? 7 : 3, bad == 1 ? 99 : 6);
+          bad == SMALL_GAP ? 9 : bad == SMALL_TWICE ? 3 : bad == SMALL_SPARSE ? 5000000 : 7,
+          bad == SMALL_FACET_NODE || bad == SMALL_GAP ? 7 : bad == SMALL_SPARSE ? 5000000 : 3,
+          bad == SMALL_NODE_99 ? 99 : 6);
   fclose(f);
   return out;
 }
 
 static void check_bad_node(void) {
   char path[300];
-  if (!write_small(1, path, sizeof path)) {
+  if (!write_small(SMALL_NODE_99, path, sizeof path)) {
     CHECK(0, "cannot write %s", path);
     return;
   }
@@ -482,7 +543,7 @@ static void check_bad_node(void) {
   printf("an undefined node in one rank's share: its message, the others' \"rank 2 failed\"\n");
 
   /* node 7 only in the facet group: the whole's numbering keeps it, P1 is not on every node */
-  if (!write_small(2, path, sizeof path)) return;
+  if (!write_small(SMALL_FACET_NODE, path, sizeof path)) return;
   read_shares(path, 2, 0, runs);
   CHECK_OK(feint_mesh_read(path, &(feint_mesh_options){0}, &m));
   for (int k = 0; k < 2 && m; k++) {
@@ -491,7 +552,8 @@ static void check_bad_node(void) {
     CHECK(runs[k].mesh->n_nodes == m->n_nodes && runs[k].share.nodes_in_cells == m->n_nodes - 1,
           "a facet's node numbered, not among the cells' (%lld nodes, %lld in cells)",
           (long long)runs[k].mesh->n_nodes, (long long)runs[k].share.nodes_in_cells);
-    CHECK(!memcmp(runs[k].mesh->x, m->x, (size_t)m->n_nodes * 8) &&
+    const int64_t node0 = runs[k].share.node0;
+    CHECK(!memcmp(runs[k].mesh->x, m->x + node0, (size_t)runs[k].share.held_nodes * 8) &&
               !memcmp(runs[k].mesh->cells, m->cells + runs[k].share.cell0 * m->nv,
                       (size_t)(runs[k].mesh->n_cells * m->nv) * 8),
           "rank %d: the whole's nodes and its cells in the whole's numbers", k);
@@ -502,6 +564,83 @@ static void check_bad_node(void) {
   }
   feint_mesh_destroy(m);
   printf("a node of a facet only: numbered as the whole's, not P1 on every node\n");
+}
+
+/* What only the owner of a tag can find (its range of the tags): an element naming an undefined node below the
+ * largest tag, a node defined twice; it says so, every other rank "rank p failed", and the whole read fails alike.
+ * Tags too sparse for the owners' tables: left to the whole read, on every rank. */
+static void check_owner_errors(void) {
+  static const struct {
+    int bad;
+    const char *says;
+  } errors[] = {{SMALL_GAP, "refers to node 7, which the mesh does not define"},
+                {SMALL_TWICE, "node 3 is defined twice"}};
+  char path[300];
+  rank_run runs[MAX_RANKS];
+  for (size_t i = 0; i < sizeof errors / sizeof *errors; i++) {
+    if (!write_small(errors[i].bad, path, sizeof path)) {
+      CHECK(0, "cannot write %s", path);
+      return;
+    }
+    read_shares(path, 3, 0, runs);
+    int owner = -1;
+    for (int k = 0; k < 3; k++)
+      if (runs[k].status && strstr(runs[k].error, errors[i].says)) owner = k;
+    CHECK(owner >= 0, "a rank says \"%s\" (%s; %s; %s)", errors[i].says, runs[0].error, runs[1].error,
+          runs[2].error);
+    char failed[32];
+    snprintf(failed, sizeof failed, "rank %d failed", owner);
+    for (int k = 0; k < 3 && owner >= 0; k++)
+      if (k != owner)
+        CHECK(runs[k].status && strstr(runs[k].error, failed), "rank %d hears %s: %s", k, failed, runs[k].error);
+    for (int k = 0; k < 3; k++) CHECK(!runs[k].mesh, "no mesh on a failed rank");
+    feint_mesh *m = NULL;
+    CHECK(feint_mesh_read(path, &(feint_mesh_options){0}, &m) != FEINT_OK &&
+              strstr(feint_error_message(), errors[i].says),
+          "the whole read fails alike: %s", feint_error_message());
+    feint_mesh_destroy(m);
+    feint_error_clear();
+    printf("%s: rank %d says so, the others that it failed\n", errors[i].says, owner);
+  }
+  if (!write_small(SMALL_SPARSE, path, sizeof path)) return;
+  read_shares(path, 3, 0, runs);
+  for (int k = 0; k < 3; k++) {
+    CHECK(runs[k].status == FEINT_OK && !runs[k].mesh && runs[k].share.unsuited &&
+              strstr(runs[k].share.unsuited, "sparse"),
+          "rank %d: tags too sparse left to the whole read (%s; %s)", k,
+          runs[k].share.unsuited ? runs[k].share.unsuited : "suited", runs[k].error);
+    feint_mesh_destroy(runs[k].mesh);
+  }
+  printf("node tags too sparse for ranges: read whole\n");
+}
+
+/* A 2D mesh off its plane (one node at z = 1): every rank says so, as the whole read does. */
+static void check_not_planar(void) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/tilted.msh", tmp);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    CHECK(0, "cannot write %s", path);
+    return;
+  }
+  fprintf(f, "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$Entities\n0 0 1 0\n1 0 0 0 1 1 1 0 0\n$EndEntities\n"
+             "$Nodes\n1 4 1 4\n2 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n1 1 1\n$EndNodes\n"
+             "$Elements\n1 2 1 2\n2 1 2 2\n1 1 2 3\n2 2 4 3\n$EndElements\n");
+  fclose(f);
+  rank_run runs[MAX_RANKS];
+  read_shares(path, 2, 0, runs);
+  for (int k = 0; k < 2; k++) {
+    CHECK(runs[k].status && strstr(runs[k].error, "not planar (z from 0 to 1)") && !runs[k].mesh,
+          "rank %d: the 2D mesh is not planar: %s", k, runs[k].error);
+    feint_mesh_destroy(runs[k].mesh);
+  }
+  feint_mesh *m = NULL;
+  CHECK(feint_mesh_read(path, &(feint_mesh_options){0}, &m) != FEINT_OK &&
+            strstr(feint_error_message(), "not planar (z from 0 to 1)"),
+        "the whole read says so too: %s", feint_error_message());
+  feint_mesh_destroy(m);
+  feint_error_clear();
+  printf("a 2D mesh off its plane: every rank says so\n");
 }
 
 int main(void) {
@@ -525,7 +664,7 @@ int main(void) {
   check_shares(write_msh("cases/prismcube.geo", 3, 0, a, sizeof a), 1, 3, 0, 0);
   check_shares(write_msh("cases/mixedsquare.geo", 2, 0, a, sizeof a), 1, 3, 0, 0);
   check_shares(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 1, 4, 0, 0);
-  check_shares(write_small(0, a, sizeof a), 1, 3, 0, 0);
+  check_shares(write_small(SMALL_OK, a, sizeof a), 1, 3, 0, 0);
   check_shares(a, 1, 7, 0, 0); /* more ranks than cells: some read none */
   check_rank0(write_msh("tests/data/split_cube.geo", 3, 0, a, sizeof a), 3, 0);
   check_rank0(write_msh("tests/data/tet_prism_hex_cube.geo", 3, 0, a, sizeof a), 2, 0);
@@ -535,6 +674,8 @@ int main(void) {
   check_unsuited(write_msh("tests/data/ball2.geo", 3, 0, a, sizeof a), "curved");
   check_unsuited("cases/cube.geo", "not a .msh");
   check_bad_node();
+  check_owner_errors();
+  check_not_planar();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmp);

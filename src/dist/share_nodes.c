@@ -1,0 +1,712 @@
+/* The nodes of a mesh read in shares (feint_mesh_read_share), numbered
+ * by the ranks together: each rank reads its range of the file's nodes,
+ * and none holds more than its rows' range of their coordinates unless it
+ * asks for every node (rank 0, which writes the whole's node datasets).
+ * Any carrier of messages (share_exchange_fn: MPI's under mpirun, a test's
+ * threads). Kept apart from the rest of the shares' read (share.c) so
+ * that the mesh reader's fuzz harness can link it alone. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist/slab.h"
+#include "feint/error.h"
+#include "feint/parallel.h"
+
+/* ---- The nodes numbered by the shares together ----
+ *
+ * Four rounds, each every rank's message to every other, each opening with
+ * its sender's state (a failed rank still sends, so that none waits for
+ * it; every rank sees every state, and all stop after the same round):
+ * 1. the heads: read, failed or none read; the file's node count; the
+ *    largest tag read; whether the rank holds every node;
+ * 2. to each tag owner (a range of 64-tag words a rank) the nodes read
+ *    with its tags (tag and coordinates) and the marks of its tags (a bit
+ *    a tag: a cell's, a facet's);
+ * 3. from each owner to every rank: its tags' used bits (the ORed marks),
+ *    its counts and its nodes' z extent (a 2D mesh must be planar);
+ * 4. from each owner the coordinates of its used nodes, numbered in tag
+ *    order after the used tags of the owners before it, to the ranks that
+ *    hold them.
+ * A rank sends and keeps O(its nodes), and two bits a tag of the whole. */
+
+enum { NODES_READ, NODES_FAILED, NODES_DECLINED };
+
+typedef struct {
+  int64_t tag;
+  double xyz[3];
+} node_record;
+
+typedef struct {
+  int64_t state, n_file, max_tag, all_nodes;
+} nodes_head;
+
+typedef struct {
+  int64_t state, n_used, in_cells, has_z;
+  double zlo, zhi, scale;
+} owner_head;
+
+/* One rank's numbering: its rounds' messages and what it builds. */
+typedef struct {
+  share_exchange_fn exchange;
+  void *ctx;
+  int rank, size;
+  feint_mesh_share_nodes *job;
+  feint_comm_message *out;
+  void **in;
+  size_t *in_bytes;
+  nodes_head *heads;   /* every rank's (round 1) */
+  int64_t W, *word0;   /* 64-tag words of the tags 0 .. max_tag; rank q owns [word0[q], word0[q + 1]) */
+  uint64_t *marks[2];  /* W words: the tags the cells name, the facets */
+  int64_t *sent_at;    /* size + 1: each owner's run of records */
+  node_record *records;
+  int64_t *counts;     /* the read nodes counted by range and owner, then where each range's go */
+  int64_t *heads2;     /* round 2's heads: state, records */
+  /* as an owner of the tags [t0, t0 + 64 nw) */
+  int64_t w0, nw, t0, n_rec;
+  node_record *rec;    /* every rank's records for it, in rank order (file order) */
+  int64_t *slot;       /* tag - t0 -> its record, or -1 */
+  uint64_t *used, *in_cells;
+  owner_head own;
+  double *ox, *oy, *oz; /* its used nodes' coordinates, in number order */
+  int64_t base;        /* their first number */
+  /* every rank's */
+  uint64_t *all_used;  /* W words */
+  int64_t *before;     /* W + 1: the used tags before each word */
+  int64_t n_nodes, nodes_in_cells;
+  int64_t *heads4;
+} numbering;
+
+static void numbering_free_in(numbering *N) {
+  for (int p = 0; p < N->size; p++) {
+    free(N->in[p]);
+    N->in[p] = NULL;
+    N->in_bytes[p] = 0;
+  }
+}
+
+static void numbering_destroy(numbering *N) {
+  if (N->in) numbering_free_in(N);
+  free(N->out);
+  free(N->in);
+  free(N->in_bytes);
+  free(N->heads);
+  free(N->word0);
+  free(N->marks[0]);
+  free(N->marks[1]);
+  free(N->sent_at);
+  free(N->records);
+  free(N->counts);
+  free(N->heads2);
+  free(N->rec);
+  free(N->slot);
+  free(N->used);
+  free(N->in_cells);
+  free(N->ox);
+  free(N->oy);
+  free(N->oz);
+  free(N->all_used);
+  free(N->before);
+  free(N->heads4);
+}
+
+/* The round's messages (out) sent and every other rank's received; its
+ * outcome: this rank's error (status), a rank that failed ("rank p
+ * failed"), or FEINT_OK. A failed rank's messages are its state only. */
+static const int64_t failed_state = NODES_FAILED;
+static int numbering_round(numbering *N, int status) {
+  if (status)
+    for (int q = 0; q < N->size; q++) N->out[q] = (feint_comm_message){{&failed_state}, {sizeof failed_state}, 1};
+  numbering_free_in(N);
+  const int sent = N->exchange(N->ctx, N->out, N->in, N->in_bytes);
+  if (status) return status;
+  if (sent) return sent;
+  for (int p = 0; p < N->size; p++) {
+    int64_t state = NODES_FAILED;
+    if (p != N->rank && N->in[p] && N->in_bytes[p] >= sizeof state) memcpy(&state, N->in[p], sizeof state);
+    if (p != N->rank && state != NODES_READ) return feint_dist_peer_failed(p);
+  }
+  return FEINT_OK;
+}
+
+/* 1. The heads, and the outcome: a rank failed, one read none, their files differ. */
+static int round_heads(numbering *N, int status) {
+  feint_mesh_share_nodes *job = N->job;
+  nodes_head mine = {.state = status ? NODES_FAILED : job ? NODES_READ : NODES_DECLINED};
+  if (mine.state == NODES_READ) {
+    mine.n_file = job->n_file;
+    mine.all_nodes = job->all_nodes;
+    for (int64_t i = 0; i < job->count; i++) mine.max_tag = job->tags[i] > mine.max_tag ? job->tags[i] : mine.max_tag;
+  }
+  for (int q = 0; q < N->size; q++) N->out[q] = (feint_comm_message){{&mine}, {sizeof mine}, 1};
+  numbering_free_in(N);
+  const int sent = N->exchange(N->ctx, N->out, N->in, N->in_bytes);
+  int failed = -1, declined = mine.state == NODES_DECLINED, differ = -1;
+  for (int p = 0; p < N->size; p++) {
+    nodes_head h = {.state = NODES_FAILED};
+    if (p == N->rank) h = mine;
+    else if (N->in[p] && N->in_bytes[p] == sizeof h) memcpy(&h, N->in[p], sizeof h);
+    else if (N->in[p] && N->in_bytes[p] >= sizeof h.state) memcpy(&h.state, N->in[p], sizeof h.state);
+    if (h.state == NODES_DECLINED) declined = 1;
+    else if (h.state != NODES_READ && failed < 0) failed = p;
+    else if (h.state == NODES_READ && mine.state == NODES_READ && h.n_file != mine.n_file && differ < 0) differ = p;
+    N->heads[p] = h;
+  }
+  if (status) return status;
+  if (sent) return sent;
+  if (failed >= 0) return feint_dist_peer_failed(failed);
+  if (declined) return FEINT_MESH_SHARE_DECLINED; /* no error: the whole is read instead */
+  if (differ >= 0) /* the file changed between the ranks' reads */
+    return feint_error_set(FEINT_ERR_INPUT, "the mesh file read by rank %d has other nodes than rank %d's", differ,
+                           N->rank);
+  int64_t max_tag = 0;
+  for (int p = 0; p < N->size; p++) max_tag = N->heads[p].max_tag > max_tag ? N->heads[p].max_tag : max_tag;
+  if ((uint64_t)max_tag > 2 * (uint64_t)job->n_file + ((uint64_t)1 << 20)) /* an owner's table of its tags: too big */
+    return FEINT_MESH_SHARE_SPARSE;
+  N->W = (max_tag >> 6) + 1;
+  return FEINT_OK;
+}
+
+/* The owner of a word: the last q with word0[q] <= word (its range holds it). */
+static int word_owner(const int64_t *word0, int size, int64_t word) {
+  int lo = 0, hi = size - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (word0[mid] <= word) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/* Round 2's work on every core: the entries' marks (atomic ORs of bits),
+ * the nodes read counted by owner, then placed in their owners' runs. */
+typedef struct {
+  numbering *N;
+  int list;
+  int64_t max_tag;
+  int64_t bad[FEINT_PARALLEL_MAX_RANGES];
+} mark_job;
+
+static void mark_range(int64_t a, int64_t b, int t, void *arg) {
+  mark_job *j = arg;
+  const int64_t *e = j->N->job->entries[j->list];
+  uint64_t *marks = j->N->marks[j->list];
+  j->bad[t] = -1;
+  for (int64_t i = a; i < b; i++) {
+    const int64_t tag = e[i];
+    if (tag == -1) continue; /* padding */
+    if (tag < 1 || tag > j->max_tag) {
+      j->bad[t] = i;
+      return;
+    }
+    __atomic_fetch_or(&marks[tag >> 6], (uint64_t)1 << (tag & 63), __ATOMIC_RELAXED);
+  }
+}
+
+static void owner_count_range(int64_t a, int64_t b, int t, void *arg) {
+  numbering *N = arg;
+  int64_t *c = N->counts + (size_t)t * (size_t)N->size;
+  for (int64_t i = a; i < b; i++) c[word_owner(N->word0, N->size, N->job->tags[i] >> 6)]++;
+}
+
+static void owner_place_range(int64_t a, int64_t b, int t, void *arg) {
+  numbering *N = arg;
+  int64_t *at = N->counts + (size_t)t * (size_t)N->size;
+  for (int64_t i = a; i < b; i++) {
+    const int64_t tag = N->job->tags[i];
+    node_record *r = &N->records[at[word_owner(N->word0, N->size, tag >> 6)]++];
+    r->tag = tag;
+    memcpy(r->xyz, N->job->xyz + 3 * i, sizeof r->xyz);
+  }
+}
+
+/* Round 2's messages: the marks made, the nodes read sorted by owner. */
+static int to_owners(numbering *N) {
+  feint_mesh_share_nodes *job = N->job;
+  const int size = N->size;
+  FEINT_CALL(feint_malloc((size_t)size + 1, sizeof *N->word0, &N->word0, "the tags' owners"));
+  for (int q = 0; q <= size; q++) N->word0[q] = N->W * q / size;
+  int st = feint_calloc((size_t)N->W, sizeof *N->marks[0], &N->marks[0], "the cells' node marks");
+  if (!st) st = feint_calloc((size_t)N->W, sizeof *N->marks[1], &N->marks[1], "the facets' node marks");
+  mark_job mj = {.N = N, .max_tag = 64 * N->W - 1};
+  for (int l = 0; l < 2 && !st; l++) {
+    mj.list = l;
+    const int n = job->n_entries[l] ? feint_parallel_for_indexed(job->n_entries[l], 1 << 16, mark_range, &mj) : 0;
+    for (int t = 0; t < n && !st; t++)
+      if (mj.bad[t] >= 0)
+        st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which the mesh does not "
+                             "define", job->pre, job->path, (long long)job->entries[l][mj.bad[t]]);
+  }
+  const int ranges = feint_parallel_ranges(job->count, 1 << 16);
+  if (!st) st = feint_calloc((size_t)ranges * (size_t)size + 1, sizeof *N->counts, &N->counts, "the nodes' owners");
+  if (!st) st = feint_malloc((size_t)size + 1, sizeof *N->sent_at, &N->sent_at, "the nodes' owners");
+  if (!st) st = feint_malloc((size_t)job->count + 1, sizeof *N->records, &N->records, "the nodes read");
+  if (!st) st = feint_malloc(2 * (size_t)size + 1, sizeof *N->heads2, &N->heads2, "the nodes' messages");
+  if (!st) {
+    if (job->count) feint_parallel_for_indexed(job->count, 1 << 16, owner_count_range, N);
+    int64_t n = 0;
+    for (int q = 0; q < size; q++) { /* owner by owner, range by range: each owner's run in file order */
+      N->sent_at[q] = n;
+      for (int t = 0; t < ranges; t++) {
+        int64_t *c = &N->counts[(size_t)t * (size_t)size + (size_t)q];
+        const int64_t k = *c;
+        *c = n;
+        n += k;
+      }
+    }
+    N->sent_at[size] = n;
+    if (job->count) feint_parallel_for_indexed(job->count, 1 << 16, owner_place_range, N); /* the same ranges */
+    for (int q = 0; q < size; q++) {
+      const int64_t nw = N->word0[q + 1] - N->word0[q], n_q = N->sent_at[q + 1] - N->sent_at[q];
+      N->heads2[2 * q] = NODES_READ;
+      N->heads2[2 * q + 1] = n_q;
+      N->out[q] = (feint_comm_message){
+          {N->heads2 + 2 * q, N->records + N->sent_at[q], N->marks[0] + N->word0[q], N->marks[1] + N->word0[q]},
+          {2 * sizeof *N->heads2, (size_t)n_q * sizeof *N->records, (size_t)nw * 8, (size_t)nw * 8},
+          4};
+    }
+  }
+  return st;
+}
+
+/* An owner's work on its tags on every core. */
+typedef struct {
+  numbering *N;
+  int64_t twice[FEINT_PARALLEL_MAX_RANGES], missing[FEINT_PARALLEL_MAX_RANGES];
+  int64_t used[FEINT_PARALLEL_MAX_RANGES], cells[FEINT_PARALLEL_MAX_RANGES];
+  double zlo[FEINT_PARALLEL_MAX_RANGES], zhi[FEINT_PARALLEL_MAX_RANGES], scale[FEINT_PARALLEL_MAX_RANGES];
+  int has[FEINT_PARALLEL_MAX_RANGES];
+} owner_job;
+
+static void slot_clear_range(int64_t a, int64_t b, void *arg) {
+  const numbering *N = arg;
+  for (int64_t i = a; i < b; i++) N->slot[i] = -1;
+}
+
+static void slot_place_range(int64_t a, int64_t b, int t, void *arg) {
+  owner_job *j = arg;
+  numbering *N = j->N;
+  j->twice[t] = 0;
+  for (int64_t i = a; i < b; i++) {
+    int64_t none = -1;
+    if (!__atomic_compare_exchange_n(&N->slot[N->rec[i].tag - N->t0], &none, i, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED) &&
+        !j->twice[t])
+      j->twice[t] = N->rec[i].tag;
+  }
+}
+
+/* The used tags counted, the first without a node found, and the z extent of those with one. */
+static void owner_check_range(int64_t a, int64_t b, int t, void *arg) {
+  owner_job *j = arg;
+  const numbering *N = j->N;
+  int64_t used = 0, cells = 0, missing = 0;
+  int has = 0;
+  double zlo = 0, zhi = 0, scale = 0;
+  for (int64_t w = a; w < b; w++) {
+    used += __builtin_popcountll(N->used[w]);
+    cells += __builtin_popcountll(N->in_cells[w]);
+    for (uint64_t bits = N->used[w]; bits; bits &= bits - 1) {
+      const int64_t k = 64 * w + __builtin_ctzll(bits), s = N->slot[k];
+      if (s < 0) {
+        if (!missing) missing = N->t0 + k;
+        continue;
+      }
+      const double *p = N->rec[s].xyz;
+      zlo = !has || p[2] < zlo ? p[2] : zlo;
+      zhi = !has || p[2] > zhi ? p[2] : zhi;
+      scale = fabs(p[0]) + fabs(p[1]) > scale ? fabs(p[0]) + fabs(p[1]) : scale;
+      has = 1;
+    }
+  }
+  j->used[t] = used;
+  j->cells[t] = cells;
+  j->missing[t] = missing;
+  j->has[t] = has;
+  j->zlo[t] = zlo;
+  j->zhi[t] = zhi;
+  j->scale[t] = scale;
+}
+
+/* Round 2's messages taken by their owner: its records, its tags' nodes (each tag once), the used tags (every
+ * rank's marks ORed), each with a node; then its counts and z extent, round 3's messages. */
+static int owner_take(numbering *N) {
+  feint_mesh_share_nodes *job = N->job;
+  N->w0 = N->word0[N->rank];
+  N->nw = N->word0[N->rank + 1] - N->w0;
+  N->t0 = 64 * N->w0;
+  const size_t mark_bytes = (size_t)N->nw * 8;
+  int64_t n = 0;
+  for (int p = 0; p < N->size; p++) {
+    int64_t h[2] = {NODES_READ, -1};
+    if (p == N->rank) h[1] = N->heads2[2 * p + 1];
+    else if (N->in_bytes[p] >= sizeof h) memcpy(h, N->in[p], sizeof h);
+    if (h[1] < 0 || (p != N->rank && N->in_bytes[p] != sizeof h + (size_t)h[1] * sizeof *N->rec + 2 * mark_bytes))
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's nodes for rank %d are malformed", p, N->rank);
+    n += h[1];
+  }
+  N->n_rec = n;
+  FEINT_CALL(feint_malloc((size_t)n + 1, sizeof *N->rec, &N->rec, "the owned nodes"));
+  FEINT_CALL(feint_malloc(64 * (size_t)N->nw + 1, sizeof *N->slot, &N->slot, "the owned tags"));
+  FEINT_CALL(feint_calloc((size_t)N->nw + 1, sizeof *N->used, &N->used, "the owned tags' marks"));
+  FEINT_CALL(feint_calloc((size_t)N->nw + 1, sizeof *N->in_cells, &N->in_cells, "the owned tags' marks"));
+  int64_t k = 0;
+  for (int p = 0; p < N->size; p++) {
+    const char *m = p == N->rank ? NULL : (const char *)N->in[p] + 2 * sizeof(int64_t);
+    const int64_t c = p == N->rank ? N->heads2[2 * p + 1] : ((const int64_t *)N->in[p])[1];
+    const void *records = p == N->rank ? (const void *)(N->records + N->sent_at[p]) : m;
+    const char *cells = p == N->rank ? (const char *)(N->marks[0] + N->w0) : m + (size_t)c * sizeof *N->rec;
+    const char *facets = p == N->rank ? (const char *)(N->marks[1] + N->w0) : cells + mark_bytes;
+    if (c) memcpy(N->rec + k, records, (size_t)c * sizeof *N->rec);
+    k += c;
+    for (int64_t w = 0; w < N->nw; w++) {
+      uint64_t cw, fw;
+      memcpy(&cw, cells + 8 * w, 8);
+      memcpy(&fw, facets + 8 * w, 8);
+      N->in_cells[w] |= cw;
+      N->used[w] |= cw | fw;
+    }
+  }
+  numbering_free_in(N);
+  free(N->records); /* sent */
+  N->records = NULL;
+  for (int64_t i = 0; i < n; i++)
+    if (N->rec[i].tag < N->t0 || N->rec[i].tag >= N->t0 + 64 * N->nw)
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: node %lld sent to the owner of tags %lld..%lld",
+                             (long long)N->rec[i].tag, (long long)N->t0, (long long)(N->t0 + 64 * N->nw));
+  owner_job oj = {.N = N};
+  feint_parallel_for(64 * N->nw, 1 << 16, slot_clear_range, N);
+  const int placed = n ? feint_parallel_for_indexed(n, 1 << 16, slot_place_range, &oj) : 0;
+  int64_t twice = 0;
+  for (int t = 0; t < placed; t++) twice = oj.twice[t] && (!twice || oj.twice[t] < twice) ? oj.twice[t] : twice;
+  if (twice)
+    return feint_error_set(FEINT_ERR_INPUT, "%smesh %s: node %lld is defined twice", job->pre, job->path,
+                           (long long)twice);
+  const int checked = N->nw ? feint_parallel_for_indexed(N->nw, 1 << 12, owner_check_range, &oj) : 0;
+  owner_head *o = &N->own;
+  *o = (owner_head){.state = NODES_READ};
+  int64_t missing = 0;
+  for (int t = 0; t < checked; t++) {
+    o->n_used += oj.used[t];
+    o->in_cells += oj.cells[t];
+    missing = missing ? missing : oj.missing[t];
+    if (!oj.has[t]) continue;
+    o->zlo = !o->has_z || oj.zlo[t] < o->zlo ? oj.zlo[t] : o->zlo;
+    o->zhi = !o->has_z || oj.zhi[t] > o->zhi ? oj.zhi[t] : o->zhi;
+    o->scale = oj.scale[t] > o->scale ? oj.scale[t] : o->scale;
+    o->has_z = 1;
+  }
+  if (missing)
+    return feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which the mesh does not define",
+                           job->pre, job->path, (long long)missing);
+  for (int q = 0; q < N->size; q++)
+    N->out[q] = (feint_comm_message){{&N->own, N->used}, {sizeof N->own, (size_t)N->nw * sizeof *N->used}, 2};
+  return FEINT_OK;
+}
+
+static int to_holders(numbering *N);
+
+/* Every rank's view of the used tags: the words, and the used tags before each. */
+typedef struct {
+  numbering *N;
+  int64_t sums[FEINT_PARALLEL_MAX_RANGES + 1];
+  int64_t *entries;
+} used_job;
+
+static void used_sum_range(int64_t a, int64_t b, int t, void *arg) {
+  used_job *j = arg;
+  int64_t n = 0;
+  for (int64_t w = a; w < b; w++) n += __builtin_popcountll(j->N->all_used[w]);
+  j->sums[t + 1] = n;
+}
+
+static void used_before_range(int64_t a, int64_t b, int t, void *arg) {
+  used_job *j = arg;
+  int64_t n = j->sums[t];
+  for (int64_t w = a; w < b; w++) {
+    j->N->before[w] = n;
+    n += __builtin_popcountll(j->N->all_used[w]);
+  }
+}
+
+static void renumber_range(int64_t a, int64_t b, void *arg) {
+  const used_job *j = arg;
+  const uint64_t *used = j->N->all_used;
+  const int64_t *before = j->N->before;
+  for (int64_t i = a; i < b; i++) {
+    const int64_t t = j->entries[i];
+    if (t != -1) j->entries[i] = before[t >> 6] + __builtin_popcountll(used[t >> 6] & (((uint64_t)1 << (t & 63)) - 1));
+  }
+}
+
+static void owner_number_range(int64_t a, int64_t b, void *arg) {
+  const numbering *N = arg;
+  for (int64_t w = a; w < b; w++) {
+    int64_t k = N->before[N->w0 + w] - N->base;
+    for (uint64_t bits = N->used[w]; bits; bits &= bits - 1, k++) {
+      const node_record *r = &N->rec[N->slot[64 * w + __builtin_ctzll(bits)]];
+      N->ox[k] = r->xyz[0];
+      N->oy[k] = r->xyz[1];
+      N->oz[k] = N->job->dim == 2 ? 0 : r->xyz[2]; /* a 2D mesh lies in a plane z = const: stored 0 */
+    }
+  }
+}
+
+/* Round 3's messages taken (every owner's used bits and counts): this
+ * rank's entries renumbered, the owner's nodes put in number order, and
+ * round 4's messages. */
+static int used_take(numbering *N) {
+  feint_mesh_share_nodes *job = N->job;
+  FEINT_CALL(feint_malloc((size_t)N->W + 1, sizeof *N->all_used, &N->all_used, "the used tags"));
+  FEINT_CALL(feint_malloc((size_t)N->W + 1, sizeof *N->before, &N->before, "the used tags"));
+  owner_head all = {0};
+  for (int p = 0; p < N->size; p++) {
+    owner_head h = N->own;
+    const int64_t pw = N->word0[p + 1] - N->word0[p];
+    const void *words = N->used;
+    if (p != N->rank) {
+      if (N->in_bytes[p] != sizeof h + (size_t)pw * 8)
+        return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's used tags are malformed", p);
+      memcpy(&h, N->in[p], sizeof h);
+      words = (const char *)N->in[p] + sizeof h;
+    }
+    if (pw) memcpy(N->all_used + N->word0[p], words, (size_t)pw * 8);
+    N->nodes_in_cells += h.in_cells;
+    if (!h.has_z) continue;
+    all.zlo = !all.has_z || h.zlo < all.zlo ? h.zlo : all.zlo;
+    all.zhi = !all.has_z || h.zhi > all.zhi ? h.zhi : all.zhi;
+    all.scale = h.scale > all.scale ? h.scale : all.scale;
+    all.has_z = 1;
+  }
+  numbering_free_in(N);
+  used_job uj = {.N = N};
+  const int ranges = feint_parallel_for_indexed(N->W, 1 << 14, used_sum_range, &uj);
+  for (int t = 0; t < ranges; t++) uj.sums[t + 1] += uj.sums[t];
+  feint_parallel_for_indexed(N->W, 1 << 14, used_before_range, &uj); /* the same ranges */
+  N->before[N->W] = N->n_nodes = uj.sums[ranges];
+  if (job->dim == 2 && N->n_nodes > 0 && all.zhi - all.zlo > 1e-10 * (all.scale > 1 ? all.scale : 1))
+    return feint_error_set(FEINT_ERR_INPUT, "%smesh %s: the 2D mesh is not planar (z from %g to %g); feint needs 2D "
+                           "meshes in a plane z = const", job->pre, job->path, all.zlo, all.zhi);
+  for (int l = 0; l < 2; l++) {
+    uj.entries = job->entries[l];
+    feint_parallel_for(job->n_entries[l], 1 << 16, renumber_range, &uj);
+  }
+  N->base = N->before[N->w0];
+  const size_t n = (size_t)N->own.n_used;
+  FEINT_CALL(feint_malloc(n + 1, sizeof *N->ox, &N->ox, "the owned nodes' x"));
+  FEINT_CALL(feint_malloc(n + 1, sizeof *N->oy, &N->oy, "the owned nodes' y"));
+  FEINT_CALL(feint_malloc(n + 1, sizeof *N->oz, &N->oz, "the owned nodes' z"));
+  feint_parallel_for(N->nw, 1 << 12, owner_number_range, N);
+  free(N->slot);
+  N->slot = NULL;
+  free(N->rec);
+  N->rec = NULL;
+  return to_holders(N);
+}
+
+/* Rank r's held nodes: every one, or its rows' range. */
+static void held_range(int64_t n, int size, int r, int all, int64_t *lo, int64_t *hi) {
+  if (all) {
+    *lo = 0;
+    *hi = n;
+  } else {
+    feint_dist_rows_scalar_range(n, size, r, lo, hi);
+  }
+}
+
+/* Round 4's messages: the owner's coordinates to the ranks that hold them. */
+static int to_holders(numbering *N) {
+  const int size = N->size;
+  FEINT_CALL(feint_malloc(3 * (size_t)size + 1, sizeof *N->heads4, &N->heads4, "the coordinates' messages"));
+  for (int q = 0; q < size; q++) {
+    int64_t lo, hi;
+    held_range(N->n_nodes, size, q, (int)N->heads[q].all_nodes, &lo, &hi);
+    const int64_t a = lo > N->base ? lo : N->base, e = N->base + N->own.n_used, b = hi < e ? hi : e;
+    int64_t *h = N->heads4 + 3 * q;
+    h[0] = NODES_READ;
+    h[1] = a < b ? a : 0;
+    h[2] = a < b ? b : 0;
+    const size_t bytes = (size_t)(h[2] - h[1]) * sizeof *N->ox, at = (size_t)(h[1] - N->base);
+    N->out[q] = bytes ? (feint_comm_message){{h, N->ox + at, N->oy + at, N->oz + at}, {3 * sizeof *h, bytes, bytes, bytes}, 4}
+                      : (feint_comm_message){{h}, {3 * sizeof *h}, 1};
+  }
+  return FEINT_OK;
+}
+
+/* Round 4's messages taken: this rank's held coordinates, into the job. */
+static int coordinates_take(numbering *N) {
+  feint_mesh_share_nodes *job = N->job;
+  const int size = N->size;
+  int64_t lo, hi;
+  held_range(N->n_nodes, size, N->rank, job->all_nodes, &lo, &hi);
+  double *xyz[3] = {NULL, NULL, NULL};
+  int st = FEINT_OK;
+  for (int a = 0; a < 3 && !st; a++) st = feint_malloc((size_t)(hi - lo) + 1, sizeof *xyz[a], &xyz[a], "mesh nodes");
+  int64_t got = 0;
+  for (int p = 0; p < size && !st; p++) {
+    int64_t h[3];
+    const double *from[3] = {N->ox, N->oy, N->oz};
+    if (p == N->rank) {
+      memcpy(h, N->heads4 + 3 * p, sizeof h);
+      for (int a = 0; a < 3; a++) from[a] += h[1] - N->base;
+    } else if (N->in_bytes[p] >= sizeof h) {
+      memcpy(h, N->in[p], sizeof h);
+      for (int a = 0; a < 3; a++) from[a] = (const double *)((const char *)N->in[p] + sizeof h) + a * (h[2] - h[1]);
+    } else {
+      h[1] = 0, h[2] = -1;
+    }
+    const int64_t n = h[2] - h[1];
+    if (n < 0 || (n > 0 && (h[1] < lo || h[2] > hi)) ||
+        (p != N->rank && N->in_bytes[p] != sizeof h + 3 * (size_t)n * sizeof(double))) {
+      st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's coordinates are malformed", p);
+      break;
+    }
+    for (int a = 0; a < 3 && n > 0; a++) memcpy(xyz[a] + (h[1] - lo), from[a], (size_t)n * sizeof(double));
+    got += n;
+  }
+  if (!st && got != hi - lo)
+    st = feint_error_set(FEINT_ERR_COMPUTE, "internal: %lld of the %lld nodes held came", (long long)got,
+                         (long long)(hi - lo));
+  numbering_free_in(N);
+  if (st) {
+    for (int a = 0; a < 3; a++) free(xyz[a]);
+    return st;
+  }
+  job->n_nodes = N->n_nodes;
+  job->nodes_in_cells = N->nodes_in_cells;
+  job->node0 = lo;
+  job->held = hi - lo;
+  job->x = xyz[0];
+  job->y = xyz[1];
+  job->z = xyz[2];
+  return FEINT_OK;
+}
+
+int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size, int status,
+                       feint_mesh_share_nodes *job) {
+  numbering N = {.exchange = exchange, .ctx = ctx, .rank = rank, .size = size, .job = job};
+  if (feint_calloc((size_t)size, sizeof *N.out, &N.out, "the node rounds' messages") ||
+      feint_calloc((size_t)size, sizeof *N.in, &N.in, "the node rounds' messages") ||
+      feint_calloc((size_t)size, sizeof *N.in_bytes, &N.in_bytes, "the node rounds' messages") ||
+      feint_calloc((size_t)size, sizeof *N.heads, &N.heads, "the ranks' heads")) {
+    numbering_destroy(&N);
+    return FEINT_ERR_COMPUTE; /* the others hear of it as a lost rank */
+  }
+  /* every rank leaves after the same round (each sees every other's state in each); a rank's failure between two
+   * rounds goes in the next round's messages */
+  int st = round_heads(&N, status);
+  if (!st) st = numbering_round(&N, to_owners(&N));
+  if (!st) st = numbering_round(&N, owner_take(&N));
+  if (!st) st = numbering_round(&N, used_take(&N));
+  if (!st) st = coordinates_take(&N);
+  numbering_destroy(&N);
+  return st;
+}
+
+static int comm_exchange(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes) {
+  return feint_comm_exchange(ctx, out, in, in_bytes);
+}
+
+int feint_dist_share_nodes(void *comm, int status, feint_mesh_share_nodes *job) {
+  return share_nodes_number(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, job);
+}
+
+/* ---- Every node's coordinates on every rank ---- */
+
+int share_rows_view(const feint_mesh *m, const feint_mesh_share *sh, int64_t *lo, int64_t *hi,
+                           const double *xyz[3]) {
+  feint_dist_rows_scalar_range(m->n_nodes, sh->size, sh->rank, lo, hi);
+  if (*lo < sh->node0 || *hi > sh->node0 + sh->held_nodes)
+    return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d holds nodes %lld..%lld, not its rows' %lld..%lld",
+                           sh->rank, (long long)sh->node0, (long long)(sh->node0 + sh->held_nodes), (long long)*lo,
+                           (long long)*hi);
+  xyz[0] = m->x + (*lo - sh->node0);
+  xyz[1] = m->y + (*lo - sh->node0);
+  xyz[2] = m->z + (*lo - sh->node0);
+  return FEINT_OK;
+}
+
+int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, feint_mesh *m,
+                    feint_mesh_share *sh) {
+  numbering N = {.exchange = exchange, .ctx = ctx, .rank = rank, .size = size};
+  int st = feint_calloc((size_t)size, sizeof *N.out, &N.out, "the nodes' messages");
+  if (!st) st = feint_calloc((size_t)size, sizeof *N.in, &N.in, "the nodes' messages");
+  if (!st) st = feint_calloc((size_t)size, sizeof *N.in_bytes, &N.in_bytes, "the nodes' messages");
+  if (!N.out || !N.in || !N.in_bytes) {
+    numbering_destroy(&N);
+    return st;
+  }
+  if (!status && !m) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+  unsigned char *lacks = NULL; /* each rank's: it lacks some */
+  if (!status) status = feint_malloc((size_t)size + 1, 1, &lacks, "the ranks' nodes");
+  /* 1. who lacks them */
+  const int64_t all = !status && sh->node0 == 0 && sh->held_nodes == m->n_nodes;
+  const int64_t head[2] = {NODES_READ, all};
+  for (int q = 0; q < size; q++) N.out[q] = (feint_comm_message){{head}, {sizeof head}, 1};
+  st = numbering_round(&N, status);
+  for (int p = 0; p < size && !st; p++) {
+    int64_t h[2] = {NODES_READ, all};
+    if (p != rank && N.in_bytes[p] == sizeof h) memcpy(h, N.in[p], sizeof h);
+    lacks[p] = !h[1];
+  }
+  if (st) {
+    free(lacks);
+    numbering_destroy(&N);
+    return st;
+  }
+  /* 2. every rank's rows' range to those that lack them */
+  int64_t lo = 0, hi = 0, range[3] = {NODES_READ, 0, 0};
+  const double *xyz[3] = {NULL, NULL, NULL};
+  int local = share_rows_view(m, sh, &lo, &hi, xyz);
+  range[1] = lo;
+  range[2] = hi;
+  const size_t bytes = (size_t)(hi - lo) * sizeof(double);
+  for (int q = 0; q < size; q++)
+    N.out[q] = lacks[q] ? (feint_comm_message){{range, xyz[0], xyz[1], xyz[2]}, {sizeof range, bytes, bytes, bytes}, 4}
+                        : (feint_comm_message){{range}, {sizeof range}, 1};
+  double *whole[3] = {NULL, NULL, NULL};
+  for (int a = 0; a < 3 && !local && lacks[rank]; a++)
+    local = feint_malloc((size_t)m->n_nodes + 1, sizeof *whole[a], &whole[a], "mesh nodes");
+  st = numbering_round(&N, local);
+  int64_t got = 0;
+  for (int p = 0; p < size && !st && lacks[rank]; p++) {
+    int64_t h[3] = {NODES_READ, lo, hi};
+    const double *from[3] = {xyz[0], xyz[1], xyz[2]};
+    if (p != rank) {
+      if (N.in_bytes[p] >= sizeof h) memcpy(h, N.in[p], sizeof h);
+      const int64_t n = h[2] - h[1];
+      if (N.in_bytes[p] < sizeof h || n < 0 || h[1] < 0 || h[2] > m->n_nodes ||
+          N.in_bytes[p] != sizeof h + 3 * (size_t)n * sizeof(double)) {
+        st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's nodes are malformed", p);
+        break;
+      }
+      for (int a = 0; a < 3; a++) from[a] = (const double *)((const char *)N.in[p] + sizeof h) + a * n;
+    }
+    for (int a = 0; a < 3 && h[2] > h[1]; a++)
+      memcpy(whole[a] + h[1], from[a], (size_t)(h[2] - h[1]) * sizeof(double));
+    got += h[2] - h[1];
+  }
+  if (!st && lacks[rank] && got != m->n_nodes)
+    st = feint_error_set(FEINT_ERR_COMPUTE, "internal: %lld of the %lld nodes came", (long long)got,
+                         (long long)m->n_nodes);
+  if (!st && lacks[rank]) {
+    free(m->x);
+    free(m->y);
+    free(m->z);
+    m->x = whole[0];
+    m->y = whole[1];
+    m->z = whole[2];
+    whole[0] = whole[1] = whole[2] = NULL;
+    sh->node0 = 0;
+    sh->held_nodes = m->n_nodes;
+  }
+  for (int a = 0; a < 3; a++) free(whole[a]);
+  free(lacks);
+  numbering_destroy(&N);
+  return st;
+}
+
+int feint_dist_share_all_nodes(feint_comm *comm, int status, feint_mesh *mesh, feint_mesh_share *share) {
+  return share_all_nodes(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share);
+}
+
