@@ -4,6 +4,7 @@
  * marking vertices). Small loops stay on the caller's thread. */
 #ifndef FEINT_PARALLEL_H
 #define FEINT_PARALLEL_H
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -31,6 +32,10 @@ int64_t feint_parallel_range_start(int64_t n, int ranges, int t);
 
 /* The number of ranges feint_parallel_for would use for n items. */
 int feint_parallel_ranges(int64_t n, int64_t grain);
+/* memcpy on every core, in ranges of at least 1 MiB: copies into fresh
+ * memory are bound by its first touch, which one core does at a fraction
+ * of the host's rate. */
+void feint_parallel_memcpy(void *dst, const void *src, size_t bytes);
 /* The CPUs this process may run on (its affinity mask; else those online). */
 int feint_parallel_cpus(void);
 /* A cap on every loop's ranges from now on (0: none; FEINT_THREADS still

@@ -57,7 +57,9 @@ typedef struct {
   size_t *in_bytes;
   nodes_head *heads;   /* every rank's (round 1) */
   int64_t W, *word0;   /* 64-tag words of the tags 0 .. max_tag; rank q owns [word0[q], word0[q + 1]) */
-  uint64_t *marks[2];  /* W words: the tags the cells name, the facets */
+  unsigned char *named; /* 64 W: 1 where a cell names the tag, else 2 where a facet does (plain stores: bit ORs
+                           from every core contend for the words) */
+  uint64_t *marks[2];  /* W words: the same as bits, a cell's, a facet's */
   int64_t *sent_at;    /* size + 1: each owner's run of records */
   node_record *records;
   int64_t *counts;     /* the read nodes counted by range and owner, then where each range's go */
@@ -92,6 +94,7 @@ static void numbering_destroy(numbering *N) {
   free(N->in_bytes);
   free(N->heads);
   free(N->word0);
+  free(N->named);
   free(N->marks[0]);
   free(N->marks[1]);
   free(N->sent_at);
@@ -190,7 +193,8 @@ typedef struct {
 static void mark_range(int64_t a, int64_t b, int t, void *arg) {
   mark_job *j = arg;
   const int64_t *e = j->N->job->entries[j->list];
-  uint64_t *marks = j->N->marks[j->list];
+  unsigned char *named = j->N->named;
+  const unsigned char mark = (unsigned char)(j->list + 1);
   j->bad[t] = -1;
   for (int64_t i = a; i < b; i++) {
     const int64_t tag = e[i];
@@ -199,7 +203,23 @@ static void mark_range(int64_t a, int64_t b, int t, void *arg) {
       j->bad[t] = i;
       return;
     }
-    __atomic_fetch_or(&marks[tag >> 6], (uint64_t)1 << (tag & 63), __ATOMIC_RELAXED);
+    /* a cell's 1; a facet's 2 unless a cell's (the cells are marked first, in a pass of their own) */
+    if (mark == 1 || !__atomic_load_n(&named[tag], __ATOMIC_RELAXED)) __atomic_store_n(&named[tag], mark, __ATOMIC_RELAXED);
+  }
+}
+
+/* The marks as bits, word by word. */
+static void mark_bits_range(int64_t a, int64_t b, void *arg) {
+  numbering *N = arg;
+  for (int64_t w = a; w < b; w++) {
+    uint64_t cells = 0, facets = 0;
+    const unsigned char *m = N->named + 64 * w;
+    for (int k = 0; k < 64; k++) {
+      cells |= (uint64_t)(m[k] == 1) << k;
+      facets |= (uint64_t)(m[k] == 2) << k;
+    }
+    N->marks[0][w] = cells;
+    N->marks[1][w] = facets;
   }
 }
 
@@ -226,8 +246,9 @@ static int to_owners(numbering *N) {
   const int size = N->size;
   FEINT_CALL(feint_malloc((size_t)size + 1, sizeof *N->word0, &N->word0, "the tags' owners"));
   for (int q = 0; q <= size; q++) N->word0[q] = N->W * q / size;
-  int st = feint_calloc((size_t)N->W, sizeof *N->marks[0], &N->marks[0], "the cells' node marks");
-  if (!st) st = feint_calloc((size_t)N->W, sizeof *N->marks[1], &N->marks[1], "the facets' node marks");
+  int st = feint_calloc(64 * (size_t)N->W, 1, &N->named, "the nodes' marks");
+  if (!st) st = feint_malloc((size_t)N->W, sizeof *N->marks[0], &N->marks[0], "the cells' node marks");
+  if (!st) st = feint_malloc((size_t)N->W, sizeof *N->marks[1], &N->marks[1], "the facets' node marks");
   mark_job mj = {.N = N, .max_tag = 64 * N->W - 1};
   for (int l = 0; l < 2 && !st; l++) {
     mj.list = l;
@@ -236,6 +257,11 @@ static int to_owners(numbering *N) {
       if (mj.bad[t] >= 0)
         st = feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which the mesh does not "
                              "define", job->pre, job->path, (long long)job->entries[l][mj.bad[t]]);
+  }
+  if (!st) {
+    feint_parallel_for(N->W, 1 << 10, mark_bits_range, N);
+    free(N->named);
+    N->named = NULL;
   }
   const int ranges = feint_parallel_ranges(job->count, 1 << 16);
   if (!st) st = feint_calloc((size_t)ranges * (size_t)size + 1, sizeof *N->counts, &N->counts, "the nodes' owners");
@@ -357,7 +383,7 @@ static int owner_take(numbering *N) {
     const void *records = p == N->rank ? (const void *)(N->records + N->sent_at[p]) : m;
     const char *cells = p == N->rank ? (const char *)(N->marks[0] + N->w0) : m + (size_t)c * sizeof *N->rec;
     const char *facets = p == N->rank ? (const char *)(N->marks[1] + N->w0) : cells + mark_bytes;
-    if (c) memcpy(N->rec + k, records, (size_t)c * sizeof *N->rec);
+    feint_parallel_memcpy(N->rec + k, records, (size_t)c * sizeof *N->rec);
     k += c;
     for (int64_t w = 0; w < N->nw; w++) {
       uint64_t cw, fw;
@@ -561,7 +587,7 @@ static int coordinates_take(numbering *N) {
       st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's coordinates are malformed", p);
       break;
     }
-    for (int a = 0; a < 3 && n > 0; a++) memcpy(xyz[a] + (h[1] - lo), from[a], (size_t)n * sizeof(double));
+    for (int a = 0; a < 3 && n > 0; a++) feint_parallel_memcpy(xyz[a] + (h[1] - lo), from[a], (size_t)n * sizeof(double));
     got += n;
   }
   if (!st && got != hi - lo)
@@ -595,9 +621,23 @@ int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size
   /* every rank leaves after the same round (each sees every other's state in each); a rank's failure between two
    * rounds goes in the next round's messages */
   int st = round_heads(&N, status);
-  if (!st) st = numbering_round(&N, to_owners(&N));
-  if (!st) st = numbering_round(&N, owner_take(&N));
-  if (!st) st = numbering_round(&N, used_take(&N));
+  if (!st) {
+    const int local = to_owners(&N);
+    feint_dist_timeline("nodes: marked, sorted by owner");
+    st = numbering_round(&N, local);
+    feint_dist_timeline("nodes: sent to owners");
+  }
+  if (!st) {
+    const int local = owner_take(&N);
+    feint_dist_timeline("nodes: owned");
+    st = numbering_round(&N, local);
+  }
+  if (!st) {
+    const int local = used_take(&N);
+    feint_dist_timeline("nodes: renumbered");
+    st = numbering_round(&N, local);
+    feint_dist_timeline("nodes: coordinates sent");
+  }
   if (!st) st = coordinates_take(&N);
   numbering_destroy(&N);
   return st;

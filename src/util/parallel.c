@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "feint/parallel.h"
@@ -89,4 +90,25 @@ int feint_parallel_for_indexed(int64_t n, int64_t grain, feint_indexed_range_fn 
   for (int t = 1; t < nt; t++)
     if (started[t]) pthread_join(th[t], NULL);
   return nt;
+}
+
+typedef struct {
+  char *dst;
+  const char *src;
+} memcpy_job;
+
+enum { MEMCPY_GRAIN = 1 << 20 };
+
+static void memcpy_range(int64_t a, int64_t b, void *arg) {
+  const memcpy_job *j = arg;
+  memcpy(j->dst + a, j->src + a, (size_t)(b - a));
+}
+
+void feint_parallel_memcpy(void *dst, const void *src, size_t bytes) {
+  if (bytes < 2 * MEMCPY_GRAIN) {
+    if (bytes) memcpy(dst, src, bytes);
+    return;
+  }
+  memcpy_job j = {dst, src};
+  feint_parallel_for((int64_t)bytes, MEMCPY_GRAIN, memcpy_range, &j);
 }

@@ -1,22 +1,31 @@
 /* The mesh read in shares (feint_mesh_read_share, feint_dist_slab_of_share)
  * against the whole read by one process: P ranks (threads here, their
- * node marks ORed through share_marks_message and _combine, the messages
- * feint_dist_share_reduce sends under mpirun) each read their share of a
- * binary MSH 4.1 file, and each rank's slab is byte for byte the slab
- * feint_dist_slab_create makes of the whole for the rows partition (so
- * the parts built from them are the parts of today's build, t320): the
- * same cells in the same whole numbers, groups, nodes and coordinates.
+ * messages carried between them as feint_comm_exchange carries them under
+ * mpirun) each read their share of a binary MSH 4.1 file and their range
+ * of its nodes, number the nodes together (share_nodes_number, the
+ * nodes' tag owners) and hold their rows' range of the coordinates; each
+ * rank's slab is byte for byte the slab feint_dist_slab_create makes of
+ * the whole for the rows partition (so the parts built from them are the
+ * parts of today's build, t320): the same cells in the same whole
+ * numbers, groups, nodes and coordinates. Every node's coordinates then
+ * joined on every rank (share_all_nodes, for the curve and coefficients'
+ * cell fields), and the share's P1 space refused without them.
  * On the rows partition and the Morton curve's (the share's slab given
  * its cells' parts). On tetrahedra, triangles, quadrilaterals, hexahedra, prisms, mixed 2D
- * and 3D meshes, two materials' groups, a region, Morton-reordered nodes,
+ * and 3D meshes, two materials' groups, a region, Morton-reordered nodes
+ * (every rank holds every node: the renumbering reads them),
  * a text MSH 4.1 file (parsed whole on every rank), more ranks than a
  * rank's cells; a node that only a facet uses (not P1 on every node,
  * said so); MSH 2, curved cells and .geo files left to the whole read;
  * rank 0's read (a share of every cell) the whole read's mesh, also when
  * another rank reads none (its file system lacks the file);
- * and an element naming an undefined node in one rank's share: that rank
- * fails with its own message, every other with "rank p failed".
- * Needs gmsh (the command) to write the files. Run from the repository root. */
+ * an element naming an undefined node in one rank's share: that rank
+ * fails with its own message, every other with "rank p failed"; what only
+ * a tag's owner finds (an undefined node below the largest tag, a node
+ * defined twice) likewise from the owner; tags too sparse for the owners'
+ * tables left to the whole read; a 2D mesh off its plane, said by every
+ * rank. Needs gmsh (the command) to write the files. Run from the
+ * repository root. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
