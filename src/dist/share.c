@@ -4,7 +4,6 @@
  * so that each numbers them as a whole read would and holds its rows'
  * range of their coordinates; and a rank's slab of the whole (slab.c) is
  * then its share as it lies, with no message from rank 0. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
