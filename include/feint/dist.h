@@ -124,8 +124,8 @@ int feint_comm_partition_ncommon(const feint_mesh *mesh);
 int feint_dist_partition_curve(const feint_mesh *mesh, int nparts, int *part);
 
 /* The same partition made on shares of the mesh (feint_mesh_read_share:
- * each rank a range of the cells, in rank order, and every node), none
- * holding the whole: each share counts its cells in the curve's boxes
+ * each rank a range of the cells, in rank order, and its rows' range of
+ * the nodes), none holding the whole: each share counts its cells in the curve's boxes
  * (feint_dist_curve_count), the shares' counts are exchanged, and each
  * places its own cells (feint_dist_curve_parts), as
  * feint_dist_partition_curve places them in the whole. The curve: its
@@ -140,10 +140,44 @@ typedef struct {
  * share's nodes are the whole's: the same curve on every share). Any
  * number of cells (at most 2^30 boxes). */
 int feint_dist_curve_create(const feint_mesh *mesh, int64_t n_cells, feint_dist_curve *curve);
+/* The same over the extent [lo, hi] of the nodes (a share's, joined from every rank's). */
+void feint_dist_curve_of_extent(int dim, int64_t n_cells, const double lo[3], const double hi[3],
+                                feint_dist_curve *curve);
+
+/* The coordinates of the nodes a rank's cells use, where the rank holds
+ * only some of the whole's (a share: its rows' range, mesh.h): its own
+ * range [node0, node0 + held) of x, y, z, and the others' it uses, a bit
+ * a node of the whole (bits), the count of those before each 64-node
+ * word (before) and their coordinates in node order (xyz, 3 each). */
+typedef struct {
+  int64_t node0, held;
+  const double *x, *y, *z;
+  uint64_t *bits;
+  int64_t *before;
+  double *xyz;
+  double lo[3], hi[3]; /* the whole's nodes' extent */
+} feint_dist_nodes;
+/* Collective: those of this rank's share (mesh, share), the others' nodes
+ * asked of their rows' owners, the whole's extent joined from every
+ * rank's. A failed rank (status) takes part, as feint_dist_share_nodes. */
+int feint_dist_share_cell_nodes(feint_comm *comm, int status, const feint_mesh *mesh, const feint_mesh_share *share,
+                                feint_dist_nodes *out);
+void feint_dist_nodes_release(feint_dist_nodes *nodes);
+static inline void feint_dist_node_at(const feint_dist_nodes *l, int64_t n, double p[3]) {
+  if (n >= l->node0 && n < l->node0 + l->held) {
+    p[0] = l->x[n - l->node0], p[1] = l->y[n - l->node0], p[2] = l->z[n - l->node0];
+    return;
+  }
+  const int64_t k = l->before[n >> 6] + __builtin_popcountll(l->bits[n >> 6] & (((uint64_t)1 << (n & 63)) - 1));
+  p[0] = l->xyz[3 * k], p[1] = l->xyz[3 * k + 1], p[2] = l->xyz[3 * k + 2];
+}
+
 /* The box of each of the mesh's cells (*keys, freed by the caller) and how
- * many of them lie in each box (counts: n_boxes, overwritten).
+ * many of them lie in each box (counts: n_boxes, overwritten), the cells'
+ * nodes at nodes (NULL: the mesh's own coordinates).
  * FEINT_ERR_INPUT for a mesh (a share) past 2^31 cells. */
-int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *mesh, int32_t **keys, int32_t *counts);
+int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *mesh, const feint_dist_nodes *nodes,
+                           int32_t **keys, int32_t *counts);
 /* The parts of share `rank`'s n cells (keys from feint_dist_curve_count)
  * among `size` shares, counts[q] share q's counts: part[c], c < n. */
 int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
@@ -155,8 +189,8 @@ int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, i
  * and the others return FEINT_DIST_PEER_FAILED. seconds (NULL: not
  * wanted): its cells counted, the counts exchanged (with the wait for the
  * slowest rank), its cells placed. */
-int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *share, int64_t whole_cells,
-                                    int **parts, double seconds[3]);
+int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *mesh,
+                                    const feint_mesh_share *share, int **parts, double seconds[3]);
 
 /* What rank 0 keeps of each part: the part's cells (global numbers,
  * ascending) and its scalar dofs (local -> global, ascending). */
@@ -229,8 +263,7 @@ int feint_dist_share_nodes(void *comm, int status, feint_mesh_share_nodes *job);
 /* Collective: every rank's share's mesh made to hold every node's
  * coordinates (the rows' ranges of the others joined to its own; a rank
  * holding them all already gives its range and takes nothing), for what
- * reads nodes beyond its rows (the curve's boxes, a coefficient's values
- * at the nodes). A failed rank (status) takes part, as above. */
+ * reads nodes beyond its rows (a coefficient's values at the nodes). A failed rank (status) takes part, as above. */
 int feint_dist_share_all_nodes(feint_comm *comm, int status, feint_mesh *mesh, feint_mesh_share *share);
 /* The slab of a rank's share (views into mesh and part, which outlive
  * it), as feint_dist_slab_create makes it from the whole: part the share's

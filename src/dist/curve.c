@@ -34,31 +34,40 @@ static void extent_range(int64_t begin, int64_t end, int t, void *arg) {
   }
 }
 
-int feint_dist_curve_create(const feint_mesh *m, int64_t n_cells, feint_dist_curve *curve) {
+void feint_dist_curve_of_extent(int dim, int64_t n_cells, const double lo[3], const double hi[3],
+                                feint_dist_curve *curve) {
   memset(curve, 0, sizeof *curve);
   /* (the boxes stay below 2^30, int32 keys; a rank's counts are int32: feint_dist_curve_count) */
-  curve->dim = m->dim;
+  curve->dim = dim;
   curve->n_cells = n_cells;
   /* boxes of about two cells: the curve orders the cells, not points within them */
   curve->bits = 1;
-  while (curve->bits < FEINT_MORTON_MAX_BITS && ((int64_t)1 << (m->dim * (curve->bits + 1))) <= n_cells / 2)
+  while (curve->bits < FEINT_MORTON_MAX_BITS && ((int64_t)1 << (dim * (curve->bits + 1))) <= n_cells / 2)
     curve->bits++;
-  curve->n_boxes = (int64_t)1 << (m->dim * curve->bits);
+  curve->n_boxes = (int64_t)1 << (dim * curve->bits);
+  memcpy(curve->lo, lo, sizeof curve->lo);
+  memcpy(curve->hi, hi, sizeof curve->hi);
+}
+
+int feint_dist_curve_create(const feint_mesh *m, int64_t n_cells, feint_dist_curve *curve) {
   extent_job j;
   memset(&j, 0, sizeof j);
   j.m = m;
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   const int ranges = m->n_nodes > 0 ? feint_parallel_for_indexed(m->n_nodes, 1 << 16, extent_range, &j) : 0;
   for (int t = 0; t < ranges; t++)
     for (int a = 0; a < 3; a++) {
-      if (t == 0 || j.lo[t][a] < curve->lo[a]) curve->lo[a] = j.lo[t][a];
-      if (t == 0 || j.hi[t][a] > curve->hi[a]) curve->hi[a] = j.hi[t][a];
+      if (t == 0 || j.lo[t][a] < lo[a]) lo[a] = j.lo[t][a];
+      if (t == 0 || j.hi[t][a] > hi[a]) hi[a] = j.hi[t][a];
     }
+  feint_dist_curve_of_extent(m->dim, n_cells, lo, hi, curve);
   return FEINT_OK;
 }
 
 typedef struct {
   const feint_dist_curve *curve;
   const feint_mesh *m;
+  const feint_dist_nodes *nodes;
   int32_t *key, *counts;
 } curve_job;
 
@@ -70,21 +79,27 @@ static void curve_keys(int64_t begin, int64_t end, void *arg) {
   for (int64_t c = begin; c < end; c++) {
     double sum[3] = {0, 0, 0};
     int nv = 0;
-    for (; nv < m->nv && m->cells[c * m->nv + nv] >= 0; nv++)
-      for (int a = 0; a < m->dim; a++) sum[a] += xs[a][m->cells[c * m->nv + nv]];
+    for (; nv < m->nv && m->cells[c * m->nv + nv] >= 0; nv++) {
+      const int64_t n = m->cells[c * m->nv + nv];
+      double p[3];
+      if (j->nodes) feint_dist_node_at(j->nodes, n, p);
+      else p[0] = xs[0][n], p[1] = xs[1][n], p[2] = xs[2][n];
+      for (int a = 0; a < m->dim; a++) sum[a] += p[a];
+    }
     const int32_t key = feint_morton_key(m->dim, j->curve->bits, nv, sum, j->curve->lo, j->curve->hi);
     j->key[c] = key;
     __atomic_fetch_add(&j->counts[key], 1, __ATOMIC_RELAXED);
   }
 }
 
-int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *m, int32_t **keys, int32_t *counts) {
+int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *m, const feint_dist_nodes *nodes,
+                           int32_t **keys, int32_t *counts) {
   *keys = NULL;
   /* a box's count of this mesh's (a share's) cells is an int32: the ranks' counts are summed in int64 */
   if (m->n_cells >= INT32_MAX)
     return feint_error_set(FEINT_ERR_INPUT, "%s: %lld cells on one rank to place on the curve, past 2^31 (run on more "
                            "ranks)", m->path, (long long)m->n_cells);
-  curve_job j = {curve, m, NULL, counts};
+  curve_job j = {curve, m, nodes, NULL, counts};
   FEINT_CALL(feint_malloc((size_t)m->n_cells + 1, sizeof *j.key, &j.key, "the partition's curve"));
   memset(counts, 0, (size_t)curve->n_boxes * sizeof *counts);
   feint_parallel_for(m->n_cells, 1 << 14, curve_keys, &j);
@@ -193,7 +208,7 @@ int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
   FEINT_CALL(feint_dist_curve_create(m, m->n_cells, &curve));
   int32_t *keys = NULL, *counts = NULL;
   int status = feint_malloc((size_t)curve.n_boxes, sizeof *counts, &counts, "the partition's curve");
-  if (!status) status = feint_dist_curve_count(&curve, m, &keys, counts);
+  if (!status) status = feint_dist_curve_count(&curve, m, NULL, &keys, counts);
   const int32_t *const all[1] = {counts};
   if (!status) status = feint_dist_curve_parts(&curve, keys, m->n_cells, all, 0, 1, nparts, part);
   free(keys);
@@ -201,18 +216,22 @@ int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
   return status;
 }
 
-int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *share, int64_t whole_cells,
-                                    int **parts, double seconds[3]) {
+int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *mesh,
+                                    const feint_mesh_share *sh, int **parts, double seconds[3]) {
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
   double t = feint_now();
   *parts = NULL;
   feint_dist_curve curve;
   memset(&curve, 0, sizeof curve);
   int32_t *keys = NULL, *counts = NULL;
-  int status = status_in;
-  if (!status) status = feint_dist_curve_create(share, whole_cells, &curve);
+  /* the nodes this rank's cells use, the others' from their rows' owners, and the whole's extent (collective) */
+  feint_dist_nodes nodes;
+  int status = feint_dist_share_cell_nodes(comm, status_in, mesh, sh, &nodes);
+  if (!status) feint_dist_curve_of_extent(mesh->dim, sh->whole_cells, nodes.lo, nodes.hi, &curve);
   if (!status) status = feint_malloc((size_t)curve.n_boxes, sizeof *counts, &counts, "the curve's counts");
-  if (!status) status = feint_dist_curve_count(&curve, share, &keys, counts);
+  if (!status) status = feint_dist_curve_count(&curve, mesh, &nodes, &keys, counts);
+  feint_dist_nodes_release(&nodes);
+  const feint_mesh *share = mesh;
   /* every rank's counts to every other (a failed rank's head says so, and it sends none) */
   feint_comm_message *out = NULL;
   void **in = NULL;

@@ -111,6 +111,17 @@ static void numbering_destroy(numbering *N) {
   free(N->all_used);
   free(N->before);
   free(N->heads4);
+  memset(N, 0, sizeof *N); /* (destroying again is harmless) */
+}
+
+/* A numbering's (or another exchange's) message arrays; none left allocated where it fails. */
+static int numbering_start(numbering *N, share_exchange_fn exchange, void *ctx, int rank, int size) {
+  *N = (numbering){.exchange = exchange, .ctx = ctx, .rank = rank, .size = size};
+  int st = feint_calloc((size_t)size, sizeof *N->out, &N->out, "the nodes' messages");
+  if (!st) st = feint_calloc((size_t)size, sizeof *N->in, &N->in, "the nodes' messages");
+  if (!st) st = feint_calloc((size_t)size, sizeof *N->in_bytes, &N->in_bytes, "the nodes' messages");
+  if (st) numbering_destroy(N);
+  return st;
 }
 
 /* The round's messages (out) sent and every other rank's received; its
@@ -610,14 +621,13 @@ static int coordinates_take(numbering *N) {
 
 int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size, int status,
                        feint_mesh_share_nodes *job) {
-  numbering N = {.exchange = exchange, .ctx = ctx, .rank = rank, .size = size, .job = job};
-  if (feint_calloc((size_t)size, sizeof *N.out, &N.out, "the node rounds' messages") ||
-      feint_calloc((size_t)size, sizeof *N.in, &N.in, "the node rounds' messages") ||
-      feint_calloc((size_t)size, sizeof *N.in_bytes, &N.in_bytes, "the node rounds' messages") ||
+  numbering N;
+  if (numbering_start(&N, exchange, ctx, rank, size) ||
       feint_calloc((size_t)size, sizeof *N.heads, &N.heads, "the ranks' heads")) {
     numbering_destroy(&N);
     return FEINT_ERR_COMPUTE; /* the others hear of it as a lost rank */
   }
+  N.job = job;
   /* every rank leaves after the same round (each sees every other's state in each); a rank's failure between two
    * rounds goes in the next round's messages */
   int st = round_heads(&N, status);
@@ -668,14 +678,9 @@ int share_rows_view(const feint_mesh *m, const feint_mesh_share *sh, int64_t *lo
 
 int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, feint_mesh *m,
                     feint_mesh_share *sh) {
-  numbering N = {.exchange = exchange, .ctx = ctx, .rank = rank, .size = size};
-  int st = feint_calloc((size_t)size, sizeof *N.out, &N.out, "the nodes' messages");
-  if (!st) st = feint_calloc((size_t)size, sizeof *N.in, &N.in, "the nodes' messages");
-  if (!st) st = feint_calloc((size_t)size, sizeof *N.in_bytes, &N.in_bytes, "the nodes' messages");
-  if (!N.out || !N.in || !N.in_bytes) {
-    numbering_destroy(&N);
-    return st;
-  }
+  numbering N;
+  int st = numbering_start(&N, exchange, ctx, rank, size);
+  if (st) return st;
   if (!status && !m) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
   unsigned char *lacks = NULL; /* each rank's: it lacks some */
   if (!status) status = feint_malloc((size_t)size + 1, 1, &lacks, "the ranks' nodes");
@@ -750,3 +755,236 @@ int feint_dist_share_all_nodes(feint_comm *comm, int status, feint_mesh *mesh, f
   return share_all_nodes(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share);
 }
 
+
+/* ---- The nodes a share's cells use ----
+ *
+ * Two rounds: every rank sends each rows' owner its state, its held
+ * nodes' extent and the bits of the nodes it needs in that owner's range
+ * (the words covering it); each owner answers with their coordinates in
+ * node order. A rank needs the nodes its cells use outside what it holds. */
+
+typedef struct {
+  int64_t state, has;
+  double lo[3], hi[3];
+} extent_head;
+
+typedef struct {
+  const feint_mesh *m;
+  const feint_mesh_share *sh;
+  unsigned char *need;
+  uint64_t *bits;
+  int64_t *before;
+  int64_t sums[FEINT_PARALLEL_MAX_RANGES + 1];
+  double lo[FEINT_PARALLEL_MAX_RANGES][3], hi[FEINT_PARALLEL_MAX_RANGES][3];
+} need_job;
+
+static void need_mark_range(int64_t a, int64_t b, void *arg) {
+  const need_job *j = arg;
+  const int64_t lo = j->sh->node0, hi = lo + j->sh->held_nodes;
+  for (int64_t i = a; i < b; i++) {
+    const int64_t n = j->m->cells[i];
+    if (n >= 0 && (n < lo || n >= hi)) __atomic_store_n(&j->need[n], 1, __ATOMIC_RELAXED);
+  }
+}
+
+static void need_bits_range(int64_t a, int64_t b, int t, void *arg) {
+  need_job *j = arg;
+  int64_t count = 0;
+  for (int64_t w = a; w < b; w++) {
+    uint64_t bits = 0;
+    for (int k = 0; k < 64; k++) bits |= (uint64_t)(j->need[64 * w + k] != 0) << k;
+    j->bits[w] = bits;
+    count += __builtin_popcountll(bits);
+  }
+  j->sums[t + 1] = count;
+}
+
+static void need_before_range(int64_t a, int64_t b, int t, void *arg) {
+  need_job *j = arg;
+  int64_t n = j->sums[t];
+  for (int64_t w = a; w < b; w++) {
+    j->before[w] = n;
+    n += __builtin_popcountll(j->bits[w]);
+  }
+}
+
+static void held_extent_range(int64_t a, int64_t b, int t, void *arg) {
+  need_job *j = arg;
+  const double *xs[3] = {j->m->x, j->m->y, j->m->z};
+  for (int c = 0; c < 3; c++) {
+    double lo = xs[c][a], hi = xs[c][a];
+    for (int64_t i = a; i < b; i++) {
+      lo = xs[c][i] < lo ? xs[c][i] : lo;
+      hi = xs[c][i] > hi ? xs[c][i] : hi;
+    }
+    j->lo[t][c] = lo;
+    j->hi[t][c] = hi;
+  }
+}
+
+/* The words of the whole's node bits that cover rank q's rows' range [*lo, *hi): [*w0, *w1). */
+static void rows_words(int64_t n_nodes, int size, int q, int64_t *lo, int64_t *hi, int64_t *w0, int64_t *w1) {
+  feint_dist_rows_scalar_range(n_nodes, size, q, lo, hi);
+  *w0 = *lo >> 6;
+  *w1 = *hi > *lo ? ((*hi - 1) >> 6) + 1 : *w0;
+}
+
+/* The set bits of words (the words [w0, w1) of the whole's) within [lo, hi), ascending: their count, and
+ * (xyz not NULL) their coordinates from the held range of m (node0). */
+static int64_t bits_in_range(const uint64_t *words, int64_t w0, int64_t w1, int64_t lo, int64_t hi,
+                             const feint_mesh *m, int64_t node0, double *xyz) {
+  int64_t k = 0;
+  for (int64_t w = w0; w < w1; w++) {
+    uint64_t bits;
+    memcpy(&bits, words + (w - w0), sizeof bits);
+    for (; bits; bits &= bits - 1) {
+      const int64_t n = 64 * w + __builtin_ctzll(bits);
+      if (n < lo || n >= hi) continue;
+      if (xyz) {
+        xyz[3 * k] = m->x[n - node0];
+        xyz[3 * k + 1] = m->y[n - node0];
+        xyz[3 * k + 2] = m->z[n - node0];
+      }
+      k++;
+    }
+  }
+  return k;
+}
+
+void feint_dist_nodes_release(feint_dist_nodes *nodes) {
+  free(nodes->bits);
+  free(nodes->before);
+  free(nodes->xyz);
+  memset(nodes, 0, sizeof *nodes);
+}
+
+int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, const feint_mesh *m,
+                     const feint_mesh_share *sh, feint_dist_nodes *out) {
+  memset(out, 0, sizeof *out);
+  numbering N;
+  int st = numbering_start(&N, exchange, ctx, rank, size);
+  if (st) return st;
+  if (!status && !m) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
+  need_job j = {.m = m, .sh = sh};
+  const int64_t n_nodes = m ? m->n_nodes : 0, W = (n_nodes >> 6) + 1;
+  int64_t lo = 0, hi = 0;
+  const double *own[3];
+  if (!status) status = share_rows_view(m, sh, &lo, &hi, own); /* (it holds its rows: it answers for them) */
+  if (!status) status = feint_calloc(64 * (size_t)W, 1, &j.need, "the nodes a share uses");
+  if (!status) status = feint_malloc((size_t)W, sizeof *j.bits, &j.bits, "the nodes a share uses");
+  if (!status) status = feint_malloc((size_t)W + 1, sizeof *j.before, &j.before, "the nodes a share uses");
+  extent_head head = {.state = NODES_READ};
+  int64_t *span = NULL; /* each rank's rows' words: w0, w1 */
+  if (!status) status = feint_malloc(2 * (size_t)size + 1, sizeof *span, &span, "the nodes' owners");
+  if (!status) {
+    feint_parallel_for(m->n_cells * m->nv, 1 << 16, need_mark_range, &j);
+    const int ranges = feint_parallel_for_indexed(W, 1 << 10, need_bits_range, &j);
+    for (int t = 0; t < ranges; t++) j.sums[t + 1] += j.sums[t];
+    feint_parallel_for_indexed(W, 1 << 10, need_before_range, &j); /* the same ranges */
+    j.before[W] = j.sums[ranges];
+    free(j.need);
+    j.need = NULL;
+    const int held = sh->held_nodes ? feint_parallel_for_indexed(sh->held_nodes, 1 << 16, held_extent_range, &j) : 0;
+    for (int t = 0; t < held; t++)
+      for (int c = 0; c < 3; c++) {
+        head.lo[c] = t == 0 || j.lo[t][c] < head.lo[c] ? j.lo[t][c] : head.lo[c];
+        head.hi[c] = t == 0 || j.hi[t][c] > head.hi[c] ? j.hi[t][c] : head.hi[c];
+      }
+    head.has = held > 0;
+    for (int q = 0; q < size; q++) {
+      int64_t qlo, qhi;
+      rows_words(n_nodes, size, q, &qlo, &qhi, &span[2 * q], &span[2 * q + 1]);
+      const size_t words = (size_t)(span[2 * q + 1] - span[2 * q]);
+      N.out[q] = (feint_comm_message){{&head, j.bits + span[2 * q]}, {sizeof head, words * sizeof *j.bits}, 2};
+    }
+  }
+  /* 1. the needs to their owners, and the extents */
+  st = numbering_round(&N, status);
+  double *answers = NULL;
+  int64_t *heads2 = NULL, *counts = NULL;
+  int local = FEINT_OK;
+  if (!st) {
+    const int64_t mine = span[2 * rank + 1] - span[2 * rank];
+    local = feint_malloc(2 * (size_t)size + 1, sizeof *heads2, &heads2, "the nodes' answers");
+    if (!local) local = feint_calloc((size_t)size + 1, sizeof *counts, &counts, "the nodes' answers");
+    int64_t total = 0;
+    for (int p = 0; p < size && !local; p++) {
+      if (p == rank) continue;
+      extent_head h;
+      if (N.in_bytes[p] != sizeof h + (size_t)mine * 8) {
+        local = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's needs are malformed", p);
+        break;
+      }
+      memcpy(&h, N.in[p], sizeof h);
+      counts[p] = bits_in_range((const uint64_t *)((const char *)N.in[p] + sizeof h), span[2 * rank],
+                                span[2 * rank + 1], lo, hi, m, sh->node0, NULL);
+      total += counts[p];
+      if (h.has)
+        for (int c = 0; c < 3; c++) {
+          head.lo[c] = !head.has || h.lo[c] < head.lo[c] ? h.lo[c] : head.lo[c];
+          head.hi[c] = !head.has || h.hi[c] > head.hi[c] ? h.hi[c] : head.hi[c];
+        }
+      head.has |= h.has;
+    }
+    memcpy(out->lo, head.lo, sizeof out->lo);
+    memcpy(out->hi, head.hi, sizeof out->hi);
+    if (!local) local = feint_malloc(3 * (size_t)total + 1, sizeof *answers, &answers, "the nodes' answers");
+    int64_t at = 0;
+    for (int p = 0; p < size && !local; p++) {
+      heads2[2 * p] = NODES_READ;
+      heads2[2 * p + 1] = p == rank ? 0 : counts[p];
+      if (p != rank)
+        bits_in_range((const uint64_t *)((const char *)N.in[p] + sizeof head), span[2 * rank], span[2 * rank + 1],
+                      lo, hi, m, sh->node0, answers + 3 * at);
+      N.out[p] = (feint_comm_message){{heads2 + 2 * p, answers + 3 * at},
+                                      {2 * sizeof *heads2, 3 * (size_t)heads2[2 * p + 1] * sizeof *answers},
+                                      2};
+      at += heads2[2 * p + 1];
+    }
+  }
+  /* 2. the answers */
+  if (!st) st = numbering_round(&N, local);
+  if (!st) st = feint_malloc(3 * (size_t)j.before[W] + 1, sizeof *out->xyz, &out->xyz, "the nodes a share uses");
+  for (int q = 0; q < size && !st; q++) {
+    if (q == rank) continue;
+    int64_t h[2] = {NODES_READ, -1}, qlo, qhi, w0, w1;
+    if (N.in_bytes[q] >= sizeof h) memcpy(h, N.in[q], sizeof h);
+    rows_words(n_nodes, size, q, &qlo, &qhi, &w0, &w1);
+    /* q's answers go where its range's first needed node does: the needed nodes before qlo */
+    const int64_t first = qlo >= n_nodes ? j.before[W]
+                                         : j.before[qlo >> 6] +
+                                               __builtin_popcountll(j.bits[qlo >> 6] & (((uint64_t)1 << (qlo & 63)) - 1));
+    const int64_t want = bits_in_range(j.bits + w0, w0, w1, qlo, qhi, m, 0, NULL);
+    if (h[1] != want || N.in_bytes[q] != sizeof h + 3 * (size_t)want * sizeof(double)) {
+      st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d answered %lld nodes of %lld", q, (long long)h[1],
+                           (long long)want);
+      break;
+    }
+    if (want) memcpy(out->xyz + 3 * first, (const char *)N.in[q] + sizeof h, 3 * (size_t)want * sizeof(double));
+  }
+  free(answers);
+  free(heads2);
+  free(counts);
+  free(span);
+  free(j.need);
+  numbering_destroy(&N);
+  if (st) {
+    free(j.bits);
+    free(j.before);
+    feint_dist_nodes_release(out);
+    return st;
+  }
+  out->node0 = sh->node0;
+  out->held = sh->held_nodes;
+  out->x = m->x;
+  out->y = m->y;
+  out->z = m->z;
+  out->bits = j.bits;
+  out->before = j.before;
+  return FEINT_OK;
+}
+
+int feint_dist_share_cell_nodes(feint_comm *comm, int status, const feint_mesh *mesh, const feint_mesh_share *share,
+                                feint_dist_nodes *out) {
+  return share_cell_nodes(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share, out);
+}

@@ -58,6 +58,8 @@ int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size
                        feint_mesh_share_nodes *job);
 int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, feint_mesh *mesh,
                     feint_mesh_share *share);
+int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, const feint_mesh *mesh,
+                     const feint_mesh_share *share, feint_dist_nodes *out);
 /* The share's rows' range of the nodes [*lo, *hi) and their coordinates held by its mesh (views); an internal
  * error where it does not hold them. */
 int share_rows_view(const feint_mesh *mesh, const feint_mesh_share *share, int64_t *lo, int64_t *hi,

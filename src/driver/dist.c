@@ -817,15 +817,14 @@ static int share_partition_done(run_dist *d, int status, const char *how, const 
 /* Collective with every worker (CMD_CURVE): the curve's partition made on
  * the shares, each rank placing its own cells (rank 0's parts in
  * d->share_parts), its step added to the setup's. */
-static int share_curve(run_dist *d, feint_mesh *mine, feint_mesh_share *sh) {
+static int share_curve(run_dist *d, const feint_mesh *mine, const feint_mesh_share *sh) {
   const double t0 = feint_now();
   const command cmd = {.cmd = CMD_CURVE};
   for (int k = 1; k < d->size; k++) FEINT_CALL(send_command(d, k, &cmd, NULL, 0, NULL, 0));
   first_error e = {0};
   double seconds[3] = {0, 0, 0};
-  /* every rank's nodes for the curve's extent and boxes (rank 0 holds them: it gives its rows' range) */
-  const int had = feint_dist_share_all_nodes(d->comm, injected_failure(0, "curve"), mine, sh);
-  note_error(&e, feint_dist_curve_parts_of_share(d->comm, had, mine, sh->whole_cells, &d->share_parts, seconds));
+  note_error(&e, feint_dist_curve_parts_of_share(d->comm, injected_failure(0, "curve"), mine, sh, &d->share_parts,
+                                                 seconds));
   read_answers(d, 1, &e); /* every worker answers */
   char details[160];
   snprintf(details, sizeof details,
@@ -841,7 +840,7 @@ static int share_metis(run_dist *d, const feint_mesh *mine, const feint_mesh_sha
  * case may take it, else the curve's; not METIS's, nor the rows
  * partition where the shares could not count it (rank 0 then gathers the
  * whole). */
-static int share_partition(run_dist *d, const run_state *r, feint_mesh *mine, feint_mesh_share *sh,
+static int share_partition(run_dist *d, const run_state *r, const feint_mesh *mine, const feint_mesh_share *sh,
                            int *taken) {
   d->share_partition[0] = '\0';
   *taken = 0;
@@ -2593,8 +2592,7 @@ int feint_driver_worker(const feint_run_options *opts) {
       if (!had) had = injected_failure(feint_comm_rank(comm), "curve");
       free(ws.parts);
       ws.parts = NULL;
-      had = feint_dist_share_all_nodes(comm, had, ws.mesh, &ws.share); /* the curve's extent and boxes */
-      status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, ws.share.whole_cells, &ws.parts, NULL);
+      status = feint_dist_curve_parts_of_share(comm, had, ws.mesh, &ws.share, &ws.parts, NULL);
       sent = send_answer(comm, status, NULL, NULL, 0);
     } else if (cmd.cmd == CMD_WRITE_CELL_DOFS) { /* its share's rows of the dof map, with the others */
       const char *file, *dataset;

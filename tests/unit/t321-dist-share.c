@@ -153,6 +153,34 @@ static void *rank_all_nodes(void *arg) {
   return NULL;
 }
 
+typedef struct {
+  rank_run *run;
+  feint_dist_nodes *nodes;
+} cell_nodes_run;
+
+static void *rank_cell_nodes(void *arg) {
+  cell_nodes_run *c = arg;
+  rank_run *r = c->run;
+  r->status = share_cell_nodes(thread_exchange, r, r->rank, r->w->size, FEINT_OK, r->mesh, &r->share, c->nodes);
+  if (r->status) snprintf(r->error, sizeof r->error, "%s", feint_error_message());
+  return NULL;
+}
+
+/* The nodes every rank's cells use (feint_dist_share_cell_nodes), side by side: nodes[k] (released by the caller). */
+static void cell_nodes_on_shares(int size, rank_run *runs, feint_dist_nodes *nodes) {
+  world w = {.size = size};
+  pthread_barrier_init(&w.barrier, NULL, (unsigned)size);
+  pthread_t th[MAX_RANKS];
+  cell_nodes_run c[MAX_RANKS];
+  for (int k = 0; k < size; k++) {
+    runs[k].w = &w;
+    c[k] = (cell_nodes_run){&runs[k], &nodes[k]};
+    pthread_create(&th[k], NULL, rank_cell_nodes, &c[k]);
+  }
+  for (int k = 0; k < size; k++) pthread_join(th[k], NULL);
+  pthread_barrier_destroy(&w.barrier);
+}
+
 /* Every rank's share made to hold every node (feint_dist_share_all_nodes), side by side. */
 static void all_nodes_on_shares(int size, rank_run *runs) {
   world w = {.size = size};
@@ -269,7 +297,8 @@ static int run_piece(void *ctx, int k, const int64_t **cells, const int **groups
 
 /* The Morton curve's partition made on the shares (each counting its cells' boxes, each placing its own cells from
  * every share's counts) is the whole's, cell for cell, and every share's curve is the whole's. */
-static void check_curve_on_shares(const char *path, const feint_mesh *m, int size, const rank_run *runs) {
+static void check_curve_on_shares(const char *path, const feint_mesh *m, int size, const rank_run *runs,
+                                  const feint_dist_nodes *nodes) {
   int *whole = malloc((size_t)m->n_cells * sizeof *whole + 1);
   feint_dist_curve wc;
   { /* past 2^31 cells in all: the boxes stop at 2^(dim 10), int32 keys; a rank's own cells past 2^31 are refused */
@@ -280,7 +309,7 @@ static void check_curve_on_shares(const char *path, const feint_mesh *m, int siz
     feint_mesh past = *m;
     past.n_cells = INT32_MAX;
     int32_t *keys = NULL;
-    CHECK(feint_dist_curve_count(&big, &past, &keys, NULL) == FEINT_ERR_INPUT && !keys &&
+    CHECK(feint_dist_curve_count(&big, &past, NULL, &keys, NULL) == FEINT_ERR_INPUT && !keys &&
               strstr(feint_error_message(), "past 2^31"),
           "%s: a rank's 2^31 cells refused: %s", path, feint_error_message());
     feint_error_clear();
@@ -290,7 +319,7 @@ static void check_curve_on_shares(const char *path, const feint_mesh *m, int siz
   { /* the whole's partition against a plain counting sort of the cells by box (ties in cell order) */
     int32_t *keys = NULL, *counts = malloc((size_t)wc.n_boxes * sizeof *counts);
     int64_t *first = calloc((size_t)wc.n_boxes + 1, sizeof *first);
-    CHECK_OK(feint_dist_curve_count(&wc, m, &keys, counts));
+    CHECK_OK(feint_dist_curve_count(&wc, m, NULL, &keys, counts));
     for (int64_t k = 0; k < wc.n_boxes; k++) first[k + 1] = first[k] + counts[k];
     int same = 1;
     for (int64_t c = 0; c < m->n_cells; c++) same = same && whole[c] == (int)(first[keys[c]]++ * size / m->n_cells);
@@ -303,10 +332,10 @@ static void check_curve_on_shares(const char *path, const feint_mesh *m, int siz
   for (int k = 0; k < size; k++) {
     feint_dist_curve c;
     if (!runs[k].mesh) continue;
-    CHECK_OK(feint_dist_curve_create(runs[k].mesh, runs[k].share.whole_cells, &c));
+    feint_dist_curve_of_extent(runs[k].mesh->dim, runs[k].share.whole_cells, nodes[k].lo, nodes[k].hi, &c);
     CHECK(!memcmp(&c, &wc, sizeof c), "%s, rank %d: the share's curve is the whole's", path, k);
     counts[k] = malloc((size_t)c.n_boxes * sizeof *counts[k]);
-    CHECK_OK(feint_dist_curve_count(&c, runs[k].mesh, &keys[k], counts[k]));
+    CHECK_OK(feint_dist_curve_count(&c, runs[k].mesh, &nodes[k], &keys[k], counts[k]));
   }
   int same = 1;
   for (int k = 0; k < size && runs[k].mesh; k++) {
@@ -443,6 +472,30 @@ static void check_shares(const char *path, int components, int size, int reorder
     feint_dist_slab_destroy(theirs);
   }
   CHECK(cells == m->n_cells, "%s: the shares cover the cells once", path);
+  /* the nodes each share's cells use, the others' asked of their rows' owners, and the whole's extent */
+  feint_dist_nodes nodes[MAX_RANKS];
+  memset(nodes, 0, sizeof nodes);
+  if (runs[0].mesh) cell_nodes_on_shares(size, runs, nodes);
+  feint_dist_curve whole_curve;
+  CHECK_OK(feint_dist_curve_create(m, m->n_cells, &whole_curve));
+  for (int k = 0; k < size && runs[0].mesh; k++) {
+    const feint_mesh *sm = runs[k].mesh;
+    int same = runs[k].status == FEINT_OK && sm && !memcmp(nodes[k].lo, whole_curve.lo, sizeof whole_curve.lo) &&
+               !memcmp(nodes[k].hi, whole_curve.hi, sizeof whole_curve.hi);
+    for (int64_t i = 0; same && i < sm->n_cells * sm->nv; i++) {
+      const int64_t n = sm->cells[i];
+      double p[3];
+      if (n < 0) continue;
+      feint_dist_node_at(&nodes[k], n, p);
+      same = p[0] == m->x[n] && p[1] == m->y[n] && p[2] == m->z[n];
+    }
+    int64_t others = 0;
+    if (nodes[k].before) others = nodes[k].before[(m->n_nodes >> 6) + 1];
+    CHECK(same, "%s, rank %d of %d: its cells' nodes (%lld of others' asked) and the extent are the whole's (%s)", path,
+          k, size, (long long)others, runs[k].error);
+  }
+  check_curve_on_shares(path, m, size, runs, nodes);
+  for (int k = 0; k < size; k++) feint_dist_nodes_release(&nodes[k]);
   /* every node's coordinates joined on every share, from the others' rows' ranges */
   all_nodes_on_shares(size, runs);
   for (int k = 0; k < size; k++) {
@@ -468,7 +521,6 @@ static void check_shares(const char *path, int components, int size, int reorder
     CHECK(same_space, "%s, rank %d of %d: the share's P1 space is the whole's on its cells", path, k, size);
     feint_space_destroy(ss);
   }
-  check_curve_on_shares(path, m, size, runs);
   check_holders(path, m, size, runs);
   /* the whole gathered from the shares onto rank 0's (where rank 0 read its share only and needs the whole) */
   if (runs[0].mesh) {
