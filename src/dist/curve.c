@@ -121,6 +121,7 @@ typedef struct {
   int *box_part;    /* n_boxes */
   int64_t before[FEINT_PARALLEL_MAX_RANGES + 1]; /* the cells in the boxes of the ranges before */
   const int32_t *keys;
+  const int32_t *own; /* this rank's counts (the places made by the boxes' owners) */
   int *part;
   int64_t cut[FEINT_PARALLEL_MAX_RANGES]; /* cells in a box holding a cut, per range of cells */
 } place_job;
@@ -166,6 +167,18 @@ static void cells_part(int64_t begin, int64_t end, int t, void *arg) {
   j->cut[t] = cut;
 }
 
+/* The cell at curve position q goes to part q * nparts / n: whole boxes at once (box_part), then, in cell order,
+ * those in a box holding a cut (each taking its box's next place). */
+static void cells_placed(place_job *j, int64_t n) {
+  const int cell_ranges = n == 0 ? 0 : feint_parallel_for_indexed(n, 1 << 14, cells_part, j);
+  for (int t = 0; t < cell_ranges; t++) {
+    if (!j->cut[t]) continue;
+    for (int64_t c = feint_parallel_range_start(n, cell_ranges, t); c < feint_parallel_range_start(n, cell_ranges, t + 1);
+         c++)
+      if (j->part[c] < 0) j->part[c] = part_of(j, j->place[j->keys[c]]++);
+  }
+}
+
 int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
                            int rank, int size, int nparts, int *part) {
   const int64_t n_boxes = curve->n_boxes;
@@ -191,13 +204,7 @@ int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, i
     status = feint_error_set(FEINT_ERR_COMPUTE, "internal: the curve's counts hold %lld cells, not %lld",
                              (long long)j.before[ranges], (long long)curve->n_cells);
   if (!status) feint_parallel_for_indexed(n_boxes, 1 << 14, boxes_place, &j);
-  /* the cell at curve position q goes to part q * nparts / n: whole boxes at once, then those holding a cut */
-  const int cell_ranges = status || n == 0 ? 0 : feint_parallel_for_indexed(n, 1 << 14, cells_part, &j);
-  for (int t = 0; t < cell_ranges; t++) {
-    if (!j.cut[t]) continue;
-    for (int64_t c = feint_parallel_range_start(n, cell_ranges, t); c < feint_parallel_range_start(n, cell_ranges, t + 1); c++)
-      if (part[c] < 0) part[c] = part_of(&j, j.place[keys[c]]++);
-  }
+  if (!status) cells_placed(&j, n);
   free(j.place);
   free(j.box_part);
   return status;
@@ -216,6 +223,164 @@ int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
   return status;
 }
 
+/* ---- The places of a share's cells, the boxes owned in ranges ---- */
+
+typedef struct {
+  feint_comm *comm;
+  int size, rank;
+  feint_comm_message *out;
+  void **in;
+  size_t *in_bytes;
+} boxes_round;
+
+static void boxes_round_free_in(boxes_round *R) {
+  for (int q = 0; q < R->size && R->in; q++) {
+    free(R->in[q]);
+    R->in[q] = NULL;
+    R->in_bytes[q] = 0;
+  }
+}
+
+static void boxes_round_free(boxes_round *R) {
+  boxes_round_free_in(R);
+  free(R->out);
+  free(R->in);
+  free(R->in_bytes);
+}
+
+/* One round: out[q] sent (each opening with this rank's failed flag; a failed rank sends that only), every other
+ * rank's received; its outcome: this rank's error, a rank that failed, or FEINT_OK. */
+static int boxes_exchange(boxes_round *R, int status, const int64_t *failed) {
+  if (status)
+    for (int q = 0; q < R->size; q++) R->out[q] = (feint_comm_message){{failed}, {sizeof *failed}, 1};
+  boxes_round_free_in(R);
+  const int sent = feint_comm_exchange(R->comm, R->out, R->in, R->in_bytes);
+  if (status) return status;
+  if (sent) return sent;
+  for (int q = 0; q < R->size; q++) {
+    int64_t theirs = 1;
+    if (q != R->rank && R->in_bytes[q] >= sizeof theirs) memcpy(&theirs, R->in[q], sizeof theirs);
+    if (q != R->rank && theirs) return feint_dist_peer_failed(q);
+  }
+  return FEINT_OK;
+}
+
+static int64_t box0(const feint_dist_curve *curve, int size, int o) { return curve->n_boxes * o / size; }
+
+/* An owner's places, on every core: for each of its boxes k and each rank q, the boxes before k (every rank's
+ * cells) and the ranks before q's cells in k, from its range's start (before). */
+typedef struct {
+  const int32_t *const *c; /* each rank's counts of the owner's boxes */
+  int size;
+  int64_t nb, before, *placed; /* size x nb */
+  int64_t sums[FEINT_PARALLEL_MAX_RANGES + 1];
+} owner_places;
+
+static void owner_sum_range(int64_t a, int64_t b, int t, void *arg) {
+  owner_places *o = arg;
+  int64_t n = 0;
+  for (int64_t k = a; k < b; k++)
+    for (int q = 0; q < o->size; q++) n += o->c[q][k];
+  o->sums[t + 1] = n;
+}
+
+static void owner_place_range(int64_t a, int64_t b, int t, void *arg) {
+  owner_places *o = arg;
+  int64_t run = o->before + o->sums[t];
+  for (int64_t k = a; k < b; k++)
+    for (int q = 0; q < o->size; q++) {
+      o->placed[(size_t)q * (size_t)o->nb + (size_t)k] = run;
+      run += o->c[q][k];
+    }
+}
+
+/* Every box's first place for this rank's cells (*place, n_boxes; *placed the owner's answers, freed by the
+ * caller): counts to the boxes' owners, the owners' sums to every rank, the places back. */
+static int boxes_places(boxes_round *R, int status, const feint_dist_curve *curve, const int32_t *counts,
+                        int64_t **place, int64_t **placed) {
+  const int size = R->size, rank = R->rank;
+  const int64_t b0 = status ? 0 : box0(curve, size, rank), nb = status ? 0 : box0(curve, size, rank + 1) - b0;
+  const int64_t failed = 1, ok = 0;
+  /* 1. each owner its boxes' counts */
+  for (int o = 0; o < size && !status; o++) {
+    const int64_t lo = box0(curve, size, o), hi = box0(curve, size, o + 1);
+    R->out[o] = (feint_comm_message){{&ok, counts + lo}, {sizeof ok, (size_t)(hi - lo) * sizeof *counts}, 2};
+  }
+  FEINT_CALL(boxes_exchange(R, status, &failed));
+  const int32_t **c = NULL;
+  int local = feint_malloc((size_t)size, sizeof *c, &c, "the curve's counts");
+  for (int q = 0; q < size && !local; q++) {
+    if (q == rank) {
+      c[q] = counts + b0;
+    } else if (R->in_bytes[q] != sizeof ok + (size_t)nb * sizeof *counts) {
+      local = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent the curve's counts of %zu bytes, not %zu", q,
+                              R->in_bytes[q], sizeof ok + (size_t)nb * sizeof *counts);
+    } else {
+      c[q] = (const int32_t *)(const void *)((const char *)R->in[q] + sizeof ok);
+    }
+  }
+  owner_places op = {c, size, nb, 0, NULL, {0}};
+  const int ranges = local || nb == 0 ? 0 : feint_parallel_for_indexed(nb, 1 << 12, owner_sum_range, &op);
+  for (int t = 0; t < ranges; t++) op.sums[t + 1] += op.sums[t];
+  int64_t mine[2] = {0, op.sums[ranges]}; /* 2. every owner's sum to every rank */
+  for (int q = 0; q < size && !local; q++) R->out[q] = (feint_comm_message){{mine}, {sizeof mine}, 1};
+  /* (the counts received stay until the places are made: c points into them) */
+  void **kept = R->in;
+  size_t *kept_bytes = R->in_bytes;
+  int st = feint_calloc((size_t)size, sizeof *R->in, &R->in, "the curve's exchange");
+  if (!st) st = feint_calloc((size_t)size, sizeof *R->in_bytes, &R->in_bytes, "the curve's exchange");
+  if (st) { /* the others wait for this rank's sums: the run ends */
+    feint_comm_abort(R->comm, FEINT_ERR_COMPUTE);
+    return FEINT_ERR_COMPUTE;
+  }
+  st = boxes_exchange(R, local, &failed);
+  int64_t total = 0;
+  for (int q = 0; q < size && !st; q++) {
+    int64_t h[2] = {0, 0};
+    if (q == rank) h[1] = mine[1];
+    else if (R->in_bytes[q] == sizeof h) memcpy(h, R->in[q], sizeof h);
+    else st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's sum of the curve's boxes is malformed", q);
+    if (q < rank) op.before += h[1];
+    total += h[1];
+  }
+  if (!st && total != curve->n_cells)
+    st = feint_error_set(FEINT_ERR_COMPUTE, "internal: the curve's counts hold %lld cells, not %lld", (long long)total,
+                         (long long)curve->n_cells);
+  local = st ? FEINT_OK : feint_malloc((size_t)size * (size_t)nb + 1, sizeof **placed, placed, "the curve's places");
+  if (!st && !local) {
+    op.placed = *placed;
+    if (ranges) feint_parallel_for_indexed(nb, 1 << 12, owner_place_range, &op); /* the same ranges */
+  }
+  for (int q = 0; q < size && kept; q++) free(kept[q]);
+  free(kept);
+  free(kept_bytes);
+  free(c);
+  if (st) return st; /* every rank saw the same (a failed rank, or the sums) */
+  /* 3. each rank its places, from every owner */
+  for (int q = 0; q < size && !local; q++)
+    R->out[q] = (feint_comm_message){{&ok, *placed + (size_t)q * (size_t)nb}, {sizeof ok, (size_t)nb * sizeof **placed}, 2};
+  if (!local) local = feint_malloc((size_t)curve->n_boxes + 1, sizeof **place, place, "the curve's places");
+  FEINT_CALL(boxes_exchange(R, local, &failed));
+  for (int o = 0; o < size; o++) {
+    const int64_t lo = box0(curve, size, o), n = box0(curve, size, o + 1) - lo;
+    const void *from = o == rank ? (const void *)(*placed + (size_t)rank * (size_t)nb) : (const char *)R->in[o] + sizeof ok;
+    if (o != rank && R->in_bytes[o] != sizeof ok + (size_t)n * sizeof **place)
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's places are malformed", o);
+    if (n) memcpy(*place + lo, from, (size_t)n * sizeof **place);
+  }
+  return FEINT_OK;
+}
+
+/* Each box's part where all this rank's cells in it fall in one part, else -1 (from its place and own count). */
+static void box_parts(int64_t begin, int64_t end, void *arg) {
+  const place_job *j = arg;
+  for (int64_t k = begin; k < end; k++) {
+    const int64_t own = j->own[k];
+    const int first = part_of(j, j->place[k]);
+    j->box_part[k] = own == 0 || part_of(j, j->place[k] + own - 1) == first ? first : -1;
+  }
+}
+
 int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *mesh,
                                     const feint_mesh_share *sh, int **parts, double seconds[3]) {
   const int size = feint_comm_size(comm), rank = feint_comm_rank(comm);
@@ -232,52 +397,47 @@ int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint
   if (!status) status = feint_dist_curve_count(&curve, mesh, &nodes, &keys, counts);
   feint_dist_nodes_release(&nodes);
   const feint_mesh *share = mesh;
-  /* every rank's counts to every other (a failed rank's head says so, and it sends none) */
-  feint_comm_message *out = NULL;
-  void **in = NULL;
-  size_t *in_bytes = NULL;
-  const int32_t **all = NULL;
-  if (feint_calloc((size_t)size, sizeof *out, &out, "the curve's exchange") ||
-      feint_calloc((size_t)size, sizeof *in, &in, "the curve's exchange") ||
-      feint_calloc((size_t)size, sizeof *in_bytes, &in_bytes, "the curve's exchange") ||
-      feint_calloc((size_t)size, sizeof *all, &all, "the curve's exchange")) {
+  /* the boxes are owned in ranges: each owner sums its boxes' counts over the ranks and answers each rank the places
+   * of its cells in them (O(boxes) a rank, not every rank's counts on every rank) */
+  boxes_round R = {comm, size, rank, NULL, NULL, NULL};
+  if (feint_calloc((size_t)size, sizeof *R.out, &R.out, "the curve's exchange") ||
+      feint_calloc((size_t)size, sizeof *R.in, &R.in, "the curve's exchange") ||
+      feint_calloc((size_t)size, sizeof *R.in_bytes, &R.in_bytes, "the curve's exchange")) {
     /* a rank that cannot even say so would leave the others waiting for it: the run ends */
     feint_comm_abort(comm, FEINT_ERR_COMPUTE);
     return FEINT_ERR_COMPUTE;
   }
-  const int64_t failed = status != FEINT_OK;
-  const size_t count_bytes = (size_t)curve.n_boxes * sizeof *counts;
-  for (int q = 0; q < size; q++) out[q] = (feint_comm_message){{&failed, counts}, {sizeof failed, failed ? 0 : count_bytes}, 2};
   if (seconds) seconds[0] = feint_now() - t;
   t = feint_now();
-  const int exchanged = feint_comm_exchange(comm, out, in, in_bytes);
+  int64_t *place = NULL, *placed = NULL;
+  status = boxes_places(&R, status, &curve, counts, &place, &placed);
   if (seconds) seconds[1] = feint_now() - t;
   t = feint_now();
-  if (!status) status = exchanged;
-  all[rank] = counts;
-  for (int q = 0; q < size && !status; q++) {
-    if (q == rank) continue;
-    int64_t theirs = 1;
-    if (in_bytes[q] >= sizeof theirs) memcpy(&theirs, in[q], sizeof theirs);
-    if (theirs) status = feint_dist_peer_failed(q);
-    else if (in_bytes[q] != sizeof theirs + count_bytes)
-      status = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d sent the curve's counts of %zu bytes, not %zu", q,
-                               in_bytes[q] - sizeof theirs, count_bytes);
-    else
-      all[q] = (const int32_t *)(const void *)((const char *)in[q] + sizeof theirs);
-  }
+  place_job j;
+  memset(&j, 0, sizeof j);
+  j.curve = &curve;
+  j.rank = rank;
+  j.size = size;
+  j.nparts = size;
+  j.keys = keys;
+  j.place = place;
+  j.own = counts;
+  if (!status) status = feint_malloc((size_t)curve.n_boxes + 1, sizeof *j.box_part, &j.box_part, "the curve's boxes");
   if (!status) status = feint_malloc((size_t)share->n_cells + 1, sizeof **parts, parts, "the share's parts");
-  if (!status) status = feint_dist_curve_parts(&curve, keys, share->n_cells, all, rank, size, size, *parts);
+  if (!status) {
+    j.part = *parts;
+    feint_parallel_for(curve.n_boxes, 1 << 14, box_parts, &j);
+    cells_placed(&j, share->n_cells);
+  }
   if (seconds) seconds[2] = feint_now() - t;
   if (status) {
     free(*parts);
     *parts = NULL;
   }
-  for (int q = 0; q < size; q++) free(in[q]);
-  free(in);
-  free(in_bytes);
-  free(out);
-  free(all);
+  boxes_round_free(&R);
+  free(place);
+  free(placed);
+  free(j.box_part);
   free(keys);
   free(counts);
   return status;
