@@ -179,17 +179,22 @@ static void cells_placed(place_job *j, int64_t n) {
   }
 }
 
-int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
-                           int rank, int size, int nparts, int *part) {
-  const int64_t n_boxes = curve->n_boxes;
+static place_job place_job_of(const feint_dist_curve *curve, int rank, int size, int nparts, const int32_t *keys) {
   place_job j;
   memset(&j, 0, sizeof j);
   j.curve = curve;
-  j.counts = counts;
   j.rank = rank;
   j.size = size;
   j.nparts = nparts;
   j.keys = keys;
+  return j;
+}
+
+int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
+                           int rank, int size, int nparts, int *part) {
+  const int64_t n_boxes = curve->n_boxes;
+  place_job j = place_job_of(curve, rank, size, nparts, keys);
+  j.counts = counts;
   j.part = part;
   int status = feint_malloc((size_t)n_boxes + 1, sizeof *j.place, &j.place, "the partition's curve");
   if (!status) status = feint_malloc((size_t)n_boxes + 1, sizeof *j.box_part, &j.box_part, "the partition's curve");
@@ -413,13 +418,7 @@ int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint
   status = boxes_places(&R, status, &curve, counts, &place, &placed);
   if (seconds) seconds[1] = feint_now() - t;
   t = feint_now();
-  place_job j;
-  memset(&j, 0, sizeof j);
-  j.curve = &curve;
-  j.rank = rank;
-  j.size = size;
-  j.nparts = size;
-  j.keys = keys;
+  place_job j = place_job_of(&curve, rank, size, size, keys);
   j.place = place;
   j.own = counts;
   if (!status) status = feint_malloc((size_t)curve.n_boxes + 1, sizeof *j.box_part, &j.box_part, "the curve's boxes");
