@@ -125,9 +125,10 @@ int feint_dist_partition_curve(const feint_mesh *mesh, int nparts, int *part);
 
 /* The same partition made on shares of the mesh (feint_mesh_read_share:
  * each rank a range of the cells, in rank order, and its rows' range of
- * the nodes), none holding the whole: each share counts its cells in the curve's boxes
- * (feint_dist_curve_count), the shares' counts are exchanged, and each
- * places its own cells (feint_dist_curve_parts), as
+ * the nodes), none holding the whole: each share counts its cells in the
+ * curve's boxes (feint_dist_curve_count), and each places its own cells
+ * from every share's counts (feint_dist_curve_parts; under mpirun the
+ * boxes' owners sum them: feint_dist_curve_parts_of_share), as
  * feint_dist_partition_curve places them in the whole. The curve: its
  * boxes (n_boxes, about two cells each) over the nodes' extent. */
 typedef struct {
@@ -183,12 +184,15 @@ int feint_dist_curve_count(const feint_dist_curve *curve, const feint_mesh *mesh
 int feint_dist_curve_parts(const feint_dist_curve *curve, const int32_t *keys, int64_t n, const int32_t *const *counts,
                            int rank, int size, int nparts, int *part);
 /* Collective: this rank's share's cells' parts (*parts, n_cells of the
- * share, freed by the caller) among as many parts as ranks, every rank's
- * counts exchanged: the whole's curve partition (whole_cells cells) on
- * this rank's cells. A rank that failed before (status_in) takes part,
+ * share, freed by the caller) among as many parts as ranks: the whole's
+ * curve partition (share->whole_cells cells) on this rank's cells. Its
+ * cells' nodes beyond its rows come from their owners
+ * (feint_dist_share_cell_nodes); the boxes are owned in ranges, each
+ * owner summing its boxes' counts and answering every rank the places of
+ * its cells there. A rank that failed before (status_in) takes part,
  * and the others return FEINT_DIST_PEER_FAILED. seconds (NULL: not
- * wanted): its cells counted, the counts exchanged (with the wait for the
- * slowest rank), its cells placed. */
+ * wanted): its cells counted (their nodes asked), the places exchanged
+ * (with the waits for the slowest rank), its cells placed. */
 int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint_mesh *mesh,
                                     const feint_mesh_share *share, int **parts, double seconds[3]);
 
