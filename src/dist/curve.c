@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/slab.h"
 #include "feint/dist.h"
 #include "feint/driver.h"
 #include "feint/error.h"
@@ -230,46 +231,6 @@ int feint_dist_partition_curve(const feint_mesh *m, int nparts, int *part) {
 
 /* ---- The places of a share's cells, the boxes owned in ranges ---- */
 
-typedef struct {
-  feint_comm *comm;
-  int size, rank;
-  feint_comm_message *out;
-  void **in;
-  size_t *in_bytes;
-} boxes_round;
-
-static void boxes_round_free_in(boxes_round *R) {
-  for (int q = 0; q < R->size && R->in; q++) {
-    free(R->in[q]);
-    R->in[q] = NULL;
-    R->in_bytes[q] = 0;
-  }
-}
-
-static void boxes_round_free(boxes_round *R) {
-  boxes_round_free_in(R);
-  free(R->out);
-  free(R->in);
-  free(R->in_bytes);
-}
-
-/* One round: out[q] sent (each opening with this rank's failed flag; a failed rank sends that only), every other
- * rank's received; its outcome: this rank's error, a rank that failed, or FEINT_OK. */
-static int boxes_exchange(boxes_round *R, int status, const int64_t *failed) {
-  if (status)
-    for (int q = 0; q < R->size; q++) R->out[q] = (feint_comm_message){{failed}, {sizeof *failed}, 1};
-  boxes_round_free_in(R);
-  const int sent = feint_comm_exchange(R->comm, R->out, R->in, R->in_bytes);
-  if (status) return status;
-  if (sent) return sent;
-  for (int q = 0; q < R->size; q++) {
-    int64_t theirs = 1;
-    if (q != R->rank && R->in_bytes[q] >= sizeof theirs) memcpy(&theirs, R->in[q], sizeof theirs);
-    if (q != R->rank && theirs) return feint_dist_peer_failed(q);
-  }
-  return FEINT_OK;
-}
-
 static int64_t box0(const feint_dist_curve *curve, int size, int o) { return curve->n_boxes * o / size; }
 
 /* An owner's places, on every core: for each of its boxes k and each rank q, the boxes before k (every rank's
@@ -301,17 +262,17 @@ static void owner_place_range(int64_t a, int64_t b, int t, void *arg) {
 
 /* Every box's first place for this rank's cells (*place, n_boxes; *placed the owner's answers, freed by the
  * caller): counts to the boxes' owners, the owners' sums to every rank, the places back. */
-static int boxes_places(boxes_round *R, int status, const feint_dist_curve *curve, const int32_t *counts,
+static int boxes_places(share_round *R, int status, const feint_dist_curve *curve, const int32_t *counts,
                         int64_t **place, int64_t **placed) {
   const int size = R->size, rank = R->rank;
   const int64_t b0 = status ? 0 : box0(curve, size, rank), nb = status ? 0 : box0(curve, size, rank + 1) - b0;
-  const int64_t failed = 1, ok = 0;
+  const int64_t ok = 0;
   /* 1. each owner its boxes' counts */
   for (int o = 0; o < size && !status; o++) {
     const int64_t lo = box0(curve, size, o), hi = box0(curve, size, o + 1);
     R->out[o] = (feint_comm_message){{&ok, counts + lo}, {sizeof ok, (size_t)(hi - lo) * sizeof *counts}, 2};
   }
-  FEINT_CALL(boxes_exchange(R, status, &failed));
+  FEINT_CALL(share_round_run(R, status));
   const int32_t **c = NULL;
   int local = feint_malloc((size_t)size, sizeof *c, &c, "the curve's counts");
   for (int q = 0; q < size && !local; q++) {
@@ -335,10 +296,10 @@ static int boxes_places(boxes_round *R, int status, const feint_dist_curve *curv
   int st = feint_calloc((size_t)size, sizeof *R->in, &R->in, "the curve's exchange");
   if (!st) st = feint_calloc((size_t)size, sizeof *R->in_bytes, &R->in_bytes, "the curve's exchange");
   if (st) { /* the others wait for this rank's sums: the run ends */
-    feint_comm_abort(R->comm, FEINT_ERR_COMPUTE);
+    feint_comm_abort(R->ctx, FEINT_ERR_COMPUTE);
     return FEINT_ERR_COMPUTE;
   }
-  st = boxes_exchange(R, local, &failed);
+  st = share_round_run(R, local);
   int64_t total = 0;
   for (int q = 0; q < size && !st; q++) {
     int64_t h[2] = {0, 0};
@@ -365,7 +326,7 @@ static int boxes_places(boxes_round *R, int status, const feint_dist_curve *curv
   for (int q = 0; q < size && !local; q++)
     R->out[q] = (feint_comm_message){{&ok, *placed + (size_t)q * (size_t)nb}, {sizeof ok, (size_t)nb * sizeof **placed}, 2};
   if (!local) local = feint_malloc((size_t)curve->n_boxes + 1, sizeof **place, place, "the curve's places");
-  FEINT_CALL(boxes_exchange(R, local, &failed));
+  FEINT_CALL(share_round_run(R, local));
   for (int o = 0; o < size; o++) {
     const int64_t lo = box0(curve, size, o), n = box0(curve, size, o + 1) - lo;
     const void *from = o == rank ? (const void *)(*placed + (size_t)rank * (size_t)nb) : (const char *)R->in[o] + sizeof ok;
@@ -404,10 +365,8 @@ int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint
   const feint_mesh *share = mesh;
   /* the boxes are owned in ranges: each owner sums its boxes' counts over the ranks and answers each rank the places
    * of its cells in them (O(boxes) a rank, not every rank's counts on every rank) */
-  boxes_round R = {comm, size, rank, NULL, NULL, NULL};
-  if (feint_calloc((size_t)size, sizeof *R.out, &R.out, "the curve's exchange") ||
-      feint_calloc((size_t)size, sizeof *R.in, &R.in, "the curve's exchange") ||
-      feint_calloc((size_t)size, sizeof *R.in_bytes, &R.in_bytes, "the curve's exchange")) {
+  share_round R;
+  if (share_round_start(&R, share_comm_exchange, comm, rank, size)) {
     /* a rank that cannot even say so would leave the others waiting for it: the run ends */
     feint_comm_abort(comm, FEINT_ERR_COMPUTE);
     return FEINT_ERR_COMPUTE;
@@ -433,7 +392,7 @@ int feint_dist_curve_parts_of_share(feint_comm *comm, int status_in, const feint
     free(*parts);
     *parts = NULL;
   }
-  boxes_round_free(&R);
+  share_round_destroy(&R);
   free(place);
   free(placed);
   free(j.box_part);

@@ -48,13 +48,8 @@ typedef struct {
 
 /* One rank's numbering: its rounds' messages and what it builds. */
 typedef struct {
-  share_exchange_fn exchange;
-  void *ctx;
-  int rank, size;
+  share_round R;       /* the rounds' messages */
   feint_mesh_share_nodes *job;
-  feint_comm_message *out;
-  void **in;
-  size_t *in_bytes;
   nodes_head *heads;   /* every rank's (round 1) */
   int64_t W, *word0;   /* 64-tag words of the tags 0 .. max_tag; rank q owns [word0[q], word0[q + 1]) */
   unsigned char *named; /* 64 W: 1 where a cell names the tag, else 2 where a facet does (plain stores: bit ORs
@@ -79,19 +74,49 @@ typedef struct {
   int64_t *heads4;
 } numbering;
 
-static void numbering_free_in(numbering *N) {
-  for (int p = 0; p < N->size; p++) {
-    free(N->in[p]);
-    N->in[p] = NULL;
-    N->in_bytes[p] = 0;
+void share_round_free_in(share_round *R) {
+  for (int p = 0; R->in && p < R->size; p++) {
+    free(R->in[p]);
+    R->in[p] = NULL;
+    R->in_bytes[p] = 0;
   }
 }
 
+void share_round_destroy(share_round *R) {
+  share_round_free_in(R);
+  free(R->out);
+  free(R->in);
+  free(R->in_bytes);
+  memset(R, 0, sizeof *R); /* (destroying again is harmless) */
+}
+
+int share_round_start(share_round *R, share_exchange_fn exchange, void *ctx, int rank, int size) {
+  *R = (share_round){.exchange = exchange, .ctx = ctx, .rank = rank, .size = size};
+  int st = feint_calloc((size_t)size, sizeof *R->out, &R->out, "a round's messages");
+  if (!st) st = feint_calloc((size_t)size, sizeof *R->in, &R->in, "a round's messages");
+  if (!st) st = feint_calloc((size_t)size, sizeof *R->in_bytes, &R->in_bytes, "a round's messages");
+  if (st) share_round_destroy(R);
+  return st;
+}
+
+static const int64_t failed_state = NODES_FAILED;
+int share_round_run(share_round *R, int status) {
+  if (status)
+    for (int q = 0; q < R->size; q++) R->out[q] = (feint_comm_message){{&failed_state}, {sizeof failed_state}, 1};
+  share_round_free_in(R);
+  const int sent = R->exchange(R->ctx, R->out, R->in, R->in_bytes);
+  if (status) return status;
+  if (sent) return sent;
+  for (int p = 0; p < R->size; p++) {
+    int64_t state = NODES_FAILED;
+    if (p != R->rank && R->in[p] && R->in_bytes[p] >= sizeof state) memcpy(&state, R->in[p], sizeof state);
+    if (p != R->rank && state != NODES_READ) return feint_dist_peer_failed(p);
+  }
+  return FEINT_OK;
+}
+
 static void numbering_destroy(numbering *N) {
-  if (N->in) numbering_free_in(N);
-  free(N->out);
-  free(N->in);
-  free(N->in_bytes);
+  share_round_destroy(&N->R);
   free(N->heads);
   free(N->word0);
   free(N->named);
@@ -114,35 +139,6 @@ static void numbering_destroy(numbering *N) {
   memset(N, 0, sizeof *N); /* (destroying again is harmless) */
 }
 
-/* A numbering's (or another exchange's) message arrays; none left allocated where it fails. */
-static int numbering_start(numbering *N, share_exchange_fn exchange, void *ctx, int rank, int size) {
-  *N = (numbering){.exchange = exchange, .ctx = ctx, .rank = rank, .size = size};
-  int st = feint_calloc((size_t)size, sizeof *N->out, &N->out, "the nodes' messages");
-  if (!st) st = feint_calloc((size_t)size, sizeof *N->in, &N->in, "the nodes' messages");
-  if (!st) st = feint_calloc((size_t)size, sizeof *N->in_bytes, &N->in_bytes, "the nodes' messages");
-  if (st) numbering_destroy(N);
-  return st;
-}
-
-/* The round's messages (out) sent and every other rank's received; its
- * outcome: this rank's error (status), a rank that failed ("rank p
- * failed"), or FEINT_OK. A failed rank's messages are its state only. */
-static const int64_t failed_state = NODES_FAILED;
-static int numbering_round(numbering *N, int status) {
-  if (status)
-    for (int q = 0; q < N->size; q++) N->out[q] = (feint_comm_message){{&failed_state}, {sizeof failed_state}, 1};
-  numbering_free_in(N);
-  const int sent = N->exchange(N->ctx, N->out, N->in, N->in_bytes);
-  if (status) return status;
-  if (sent) return sent;
-  for (int p = 0; p < N->size; p++) {
-    int64_t state = NODES_FAILED;
-    if (p != N->rank && N->in[p] && N->in_bytes[p] >= sizeof state) memcpy(&state, N->in[p], sizeof state);
-    if (p != N->rank && state != NODES_READ) return feint_dist_peer_failed(p);
-  }
-  return FEINT_OK;
-}
-
 /* 1. The heads, and the outcome: a rank failed, one read none, their files differ. */
 static int round_heads(numbering *N, int status) {
   feint_mesh_share_nodes *job = N->job;
@@ -152,15 +148,15 @@ static int round_heads(numbering *N, int status) {
     mine.all_nodes = job->all_nodes;
     for (int64_t i = 0; i < job->count; i++) mine.max_tag = job->tags[i] > mine.max_tag ? job->tags[i] : mine.max_tag;
   }
-  for (int q = 0; q < N->size; q++) N->out[q] = (feint_comm_message){{&mine}, {sizeof mine}, 1};
-  numbering_free_in(N);
-  const int sent = N->exchange(N->ctx, N->out, N->in, N->in_bytes);
+  for (int q = 0; q < N->R.size; q++) N->R.out[q] = (feint_comm_message){{&mine}, {sizeof mine}, 1};
+  share_round_free_in(&N->R);
+  const int sent = N->R.exchange(N->R.ctx, N->R.out, N->R.in, N->R.in_bytes);
   int failed = -1, declined = mine.state == NODES_DECLINED, differ = -1;
-  for (int p = 0; p < N->size; p++) {
+  for (int p = 0; p < N->R.size; p++) {
     nodes_head h = {.state = NODES_FAILED};
-    if (p == N->rank) h = mine;
-    else if (N->in[p] && N->in_bytes[p] == sizeof h) memcpy(&h, N->in[p], sizeof h);
-    else if (N->in[p] && N->in_bytes[p] >= sizeof h.state) memcpy(&h.state, N->in[p], sizeof h.state);
+    if (p == N->R.rank) h = mine;
+    else if (N->R.in[p] && N->R.in_bytes[p] == sizeof h) memcpy(&h, N->R.in[p], sizeof h);
+    else if (N->R.in[p] && N->R.in_bytes[p] >= sizeof h.state) memcpy(&h.state, N->R.in[p], sizeof h.state);
     if (h.state == NODES_DECLINED) declined = 1;
     else if (h.state != NODES_READ && failed < 0) failed = p;
     else if (h.state == NODES_READ && mine.state == NODES_READ && h.n_file != mine.n_file && differ < 0) differ = p;
@@ -172,9 +168,9 @@ static int round_heads(numbering *N, int status) {
   if (declined) return FEINT_MESH_SHARE_DECLINED; /* no error: the whole is read instead */
   if (differ >= 0) /* the file changed between the ranks' reads */
     return feint_error_set(FEINT_ERR_INPUT, "the mesh file read by rank %d has other nodes than rank %d's", differ,
-                           N->rank);
+                           N->R.rank);
   int64_t max_tag = 0;
-  for (int p = 0; p < N->size; p++) max_tag = N->heads[p].max_tag > max_tag ? N->heads[p].max_tag : max_tag;
+  for (int p = 0; p < N->R.size; p++) max_tag = N->heads[p].max_tag > max_tag ? N->heads[p].max_tag : max_tag;
   if ((uint64_t)max_tag > 2 * (uint64_t)job->n_file + ((uint64_t)1 << 20)) /* an owner's table of its tags: too big */
     return FEINT_MESH_SHARE_SPARSE;
   N->W = (max_tag >> 6) + 1;
@@ -236,16 +232,16 @@ static void mark_bits_range(int64_t a, int64_t b, void *arg) {
 
 static void owner_count_range(int64_t a, int64_t b, int t, void *arg) {
   numbering *N = arg;
-  int64_t *c = N->counts + (size_t)t * (size_t)N->size;
-  for (int64_t i = a; i < b; i++) c[word_owner(N->word0, N->size, N->job->tags[i] >> 6)]++;
+  int64_t *c = N->counts + (size_t)t * (size_t)N->R.size;
+  for (int64_t i = a; i < b; i++) c[word_owner(N->word0, N->R.size, N->job->tags[i] >> 6)]++;
 }
 
 static void owner_place_range(int64_t a, int64_t b, int t, void *arg) {
   numbering *N = arg;
-  int64_t *at = N->counts + (size_t)t * (size_t)N->size;
+  int64_t *at = N->counts + (size_t)t * (size_t)N->R.size;
   for (int64_t i = a; i < b; i++) {
     const int64_t tag = N->job->tags[i];
-    node_record *r = &N->records[at[word_owner(N->word0, N->size, tag >> 6)]++];
+    node_record *r = &N->records[at[word_owner(N->word0, N->R.size, tag >> 6)]++];
     r->tag = tag;
     memcpy(r->xyz, N->job->xyz + 3 * i, sizeof r->xyz);
   }
@@ -254,7 +250,7 @@ static void owner_place_range(int64_t a, int64_t b, int t, void *arg) {
 /* Round 2's messages: the marks made, the nodes read sorted by owner. */
 static int to_owners(numbering *N) {
   feint_mesh_share_nodes *job = N->job;
-  const int size = N->size;
+  const int size = N->R.size;
   FEINT_CALL(feint_malloc((size_t)size + 1, sizeof *N->word0, &N->word0, "the tags' owners"));
   for (int q = 0; q <= size; q++) N->word0[q] = N->W * q / size;
   int st = feint_calloc(64 * (size_t)N->W, 1, &N->named, "the nodes' marks");
@@ -297,7 +293,7 @@ static int to_owners(numbering *N) {
       const int64_t nw = N->word0[q + 1] - N->word0[q], n_q = N->sent_at[q + 1] - N->sent_at[q];
       N->heads2[2 * q] = NODES_READ;
       N->heads2[2 * q + 1] = n_q;
-      N->out[q] = (feint_comm_message){
+      N->R.out[q] = (feint_comm_message){
           {N->heads2 + 2 * q, N->records + N->sent_at[q], N->marks[0] + N->word0[q], N->marks[1] + N->word0[q]},
           {2 * sizeof *N->heads2, (size_t)n_q * sizeof *N->records, (size_t)nw * 8, (size_t)nw * 8},
           4};
@@ -369,17 +365,17 @@ static void owner_check_range(int64_t a, int64_t b, int t, void *arg) {
  * rank's marks ORed), each with a node; then its counts and z extent, round 3's messages. */
 static int owner_take(numbering *N) {
   feint_mesh_share_nodes *job = N->job;
-  N->w0 = N->word0[N->rank];
-  N->nw = N->word0[N->rank + 1] - N->w0;
+  N->w0 = N->word0[N->R.rank];
+  N->nw = N->word0[N->R.rank + 1] - N->w0;
   N->t0 = 64 * N->w0;
   const size_t mark_bytes = (size_t)N->nw * 8;
   int64_t n = 0;
-  for (int p = 0; p < N->size; p++) {
+  for (int p = 0; p < N->R.size; p++) {
     int64_t h[2] = {NODES_READ, -1};
-    if (p == N->rank) h[1] = N->heads2[2 * p + 1];
-    else if (N->in_bytes[p] >= sizeof h) memcpy(h, N->in[p], sizeof h);
-    if (h[1] < 0 || (p != N->rank && N->in_bytes[p] != sizeof h + (size_t)h[1] * sizeof *N->rec + 2 * mark_bytes))
-      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's nodes for rank %d are malformed", p, N->rank);
+    if (p == N->R.rank) h[1] = N->heads2[2 * p + 1];
+    else if (N->R.in_bytes[p] >= sizeof h) memcpy(h, N->R.in[p], sizeof h);
+    if (h[1] < 0 || (p != N->R.rank && N->R.in_bytes[p] != sizeof h + (size_t)h[1] * sizeof *N->rec + 2 * mark_bytes))
+      return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's nodes for rank %d are malformed", p, N->R.rank);
     n += h[1];
   }
   N->n_rec = n;
@@ -388,12 +384,12 @@ static int owner_take(numbering *N) {
   FEINT_CALL(feint_calloc((size_t)N->nw + 1, sizeof *N->used, &N->used, "the owned tags' marks"));
   FEINT_CALL(feint_calloc((size_t)N->nw + 1, sizeof *N->in_cells, &N->in_cells, "the owned tags' marks"));
   int64_t k = 0;
-  for (int p = 0; p < N->size; p++) {
-    const char *m = p == N->rank ? NULL : (const char *)N->in[p] + 2 * sizeof(int64_t);
-    const int64_t c = p == N->rank ? N->heads2[2 * p + 1] : ((const int64_t *)N->in[p])[1];
-    const void *records = p == N->rank ? (const void *)(N->records + N->sent_at[p]) : m;
-    const char *cells = p == N->rank ? (const char *)(N->marks[0] + N->w0) : m + (size_t)c * sizeof *N->rec;
-    const char *facets = p == N->rank ? (const char *)(N->marks[1] + N->w0) : cells + mark_bytes;
+  for (int p = 0; p < N->R.size; p++) {
+    const char *m = p == N->R.rank ? NULL : (const char *)N->R.in[p] + 2 * sizeof(int64_t);
+    const int64_t c = p == N->R.rank ? N->heads2[2 * p + 1] : ((const int64_t *)N->R.in[p])[1];
+    const void *records = p == N->R.rank ? (const void *)(N->records + N->sent_at[p]) : m;
+    const char *cells = p == N->R.rank ? (const char *)(N->marks[0] + N->w0) : m + (size_t)c * sizeof *N->rec;
+    const char *facets = p == N->R.rank ? (const char *)(N->marks[1] + N->w0) : cells + mark_bytes;
     feint_parallel_memcpy(N->rec + k, records, (size_t)c * sizeof *N->rec);
     k += c;
     for (int64_t w = 0; w < N->nw; w++) {
@@ -404,7 +400,7 @@ static int owner_take(numbering *N) {
       N->used[w] |= cw | fw;
     }
   }
-  numbering_free_in(N);
+  share_round_free_in(&N->R);
   free(N->records); /* sent */
   N->records = NULL;
   for (int64_t i = 0; i < n; i++)
@@ -436,8 +432,8 @@ static int owner_take(numbering *N) {
   if (missing)
     return feint_error_set(FEINT_ERR_INPUT, "%smesh %s: an element refers to node %lld, which the mesh does not define",
                            job->pre, job->path, (long long)missing);
-  for (int q = 0; q < N->size; q++)
-    N->out[q] = (feint_comm_message){{&N->own, N->used}, {sizeof N->own, (size_t)N->nw * sizeof *N->used}, 2};
+  for (int q = 0; q < N->R.size; q++)
+    N->R.out[q] = (feint_comm_message){{&N->own, N->used}, {sizeof N->own, (size_t)N->nw * sizeof *N->used}, 2};
   return FEINT_OK;
 }
 
@@ -497,15 +493,15 @@ static int used_take(numbering *N) {
   FEINT_CALL(feint_malloc((size_t)N->W + 1, sizeof *N->all_used, &N->all_used, "the used tags"));
   FEINT_CALL(feint_malloc((size_t)N->W + 1, sizeof *N->before, &N->before, "the used tags"));
   owner_head all = {0};
-  for (int p = 0; p < N->size; p++) {
+  for (int p = 0; p < N->R.size; p++) {
     owner_head h = N->own;
     const int64_t pw = N->word0[p + 1] - N->word0[p];
     const void *words = N->used;
-    if (p != N->rank) {
-      if (N->in_bytes[p] != sizeof h + (size_t)pw * 8)
+    if (p != N->R.rank) {
+      if (N->R.in_bytes[p] != sizeof h + (size_t)pw * 8)
         return feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's used tags are malformed", p);
-      memcpy(&h, N->in[p], sizeof h);
-      words = (const char *)N->in[p] + sizeof h;
+      memcpy(&h, N->R.in[p], sizeof h);
+      words = (const char *)N->R.in[p] + sizeof h;
     }
     if (pw) memcpy(N->all_used + N->word0[p], words, (size_t)pw * 8);
     N->nodes_in_cells += h.in_cells;
@@ -515,7 +511,7 @@ static int used_take(numbering *N) {
     all.scale = h.scale > all.scale ? h.scale : all.scale;
     all.has_z = 1;
   }
-  numbering_free_in(N);
+  share_round_free_in(&N->R);
   used_job uj = {.N = N};
   const int ranges = feint_parallel_for_indexed(N->W, 1 << 14, used_sum_range, &uj);
   for (int t = 0; t < ranges; t++) uj.sums[t + 1] += uj.sums[t];
@@ -553,7 +549,7 @@ static void held_range(int64_t n, int size, int r, int all, int64_t *lo, int64_t
 
 /* Round 4's messages: the owner's coordinates to the ranks that hold them. */
 static int to_holders(numbering *N) {
-  const int size = N->size;
+  const int size = N->R.size;
   FEINT_CALL(feint_malloc(3 * (size_t)size + 1, sizeof *N->heads4, &N->heads4, "the coordinates' messages"));
   for (int q = 0; q < size; q++) {
     int64_t lo, hi;
@@ -564,7 +560,7 @@ static int to_holders(numbering *N) {
     h[1] = a < b ? a : 0;
     h[2] = a < b ? b : 0;
     const size_t bytes = (size_t)(h[2] - h[1]) * sizeof *N->ox, at = (size_t)(h[1] - N->base);
-    N->out[q] = bytes ? (feint_comm_message){{h, N->ox + at, N->oy + at, N->oz + at}, {3 * sizeof *h, bytes, bytes, bytes}, 4}
+    N->R.out[q] = bytes ? (feint_comm_message){{h, N->ox + at, N->oy + at, N->oz + at}, {3 * sizeof *h, bytes, bytes, bytes}, 4}
                       : (feint_comm_message){{h}, {3 * sizeof *h}, 1};
   }
   return FEINT_OK;
@@ -573,9 +569,9 @@ static int to_holders(numbering *N) {
 /* Round 4's messages taken: this rank's held coordinates, into the job. */
 static int coordinates_take(numbering *N) {
   feint_mesh_share_nodes *job = N->job;
-  const int size = N->size;
+  const int size = N->R.size;
   int64_t lo, hi;
-  held_range(N->n_nodes, size, N->rank, job->all_nodes, &lo, &hi);
+  held_range(N->n_nodes, size, N->R.rank, job->all_nodes, &lo, &hi);
   double *xyz[3] = {NULL, NULL, NULL};
   int st = FEINT_OK;
   for (int a = 0; a < 3 && !st; a++) st = feint_malloc((size_t)(hi - lo) + 1, sizeof *xyz[a], &xyz[a], "mesh nodes");
@@ -583,18 +579,18 @@ static int coordinates_take(numbering *N) {
   for (int p = 0; p < size && !st; p++) {
     int64_t h[3];
     const double *from[3] = {N->ox, N->oy, N->oz};
-    if (p == N->rank) {
+    if (p == N->R.rank) {
       memcpy(h, N->heads4 + 3 * p, sizeof h);
       for (int a = 0; a < 3; a++) from[a] += h[1] - N->base;
-    } else if (N->in_bytes[p] >= sizeof h) {
-      memcpy(h, N->in[p], sizeof h);
-      for (int a = 0; a < 3; a++) from[a] = (const double *)((const char *)N->in[p] + sizeof h) + a * (h[2] - h[1]);
+    } else if (N->R.in_bytes[p] >= sizeof h) {
+      memcpy(h, N->R.in[p], sizeof h);
+      for (int a = 0; a < 3; a++) from[a] = (const double *)((const char *)N->R.in[p] + sizeof h) + a * (h[2] - h[1]);
     } else {
       h[1] = 0, h[2] = -1;
     }
     const int64_t n = h[2] - h[1];
     if (n < 0 || (n > 0 && (h[1] < lo || h[2] > hi)) ||
-        (p != N->rank && N->in_bytes[p] != sizeof h + 3 * (size_t)n * sizeof(double))) {
+        (p != N->R.rank && N->R.in_bytes[p] != sizeof h + 3 * (size_t)n * sizeof(double))) {
       st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's coordinates are malformed", p);
       break;
     }
@@ -604,7 +600,7 @@ static int coordinates_take(numbering *N) {
   if (!st && got != hi - lo)
     st = feint_error_set(FEINT_ERR_COMPUTE, "internal: %lld of the %lld nodes held came", (long long)got,
                          (long long)(hi - lo));
-  numbering_free_in(N);
+  share_round_free_in(&N->R);
   if (st) {
     for (int a = 0; a < 3; a++) free(xyz[a]);
     return st;
@@ -621,8 +617,8 @@ static int coordinates_take(numbering *N) {
 
 int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size, int status,
                        feint_mesh_share_nodes *job) {
-  numbering N;
-  if (numbering_start(&N, exchange, ctx, rank, size) ||
+  numbering N = {0};
+  if (share_round_start(&N.R, exchange, ctx, rank, size) ||
       feint_calloc((size_t)size, sizeof *N.heads, &N.heads, "the ranks' heads")) {
     numbering_destroy(&N);
     return FEINT_ERR_COMPUTE; /* the others hear of it as a lost rank */
@@ -634,18 +630,18 @@ int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size
   if (!st) {
     const int local = to_owners(&N);
     feint_dist_timeline("nodes: marked, sorted by owner");
-    st = numbering_round(&N, local);
+    st = share_round_run(&N.R, local);
     feint_dist_timeline("nodes: sent to owners");
   }
   if (!st) {
     const int local = owner_take(&N);
     feint_dist_timeline("nodes: owned");
-    st = numbering_round(&N, local);
+    st = share_round_run(&N.R, local);
   }
   if (!st) {
     const int local = used_take(&N);
     feint_dist_timeline("nodes: renumbered");
-    st = numbering_round(&N, local);
+    st = share_round_run(&N.R, local);
     feint_dist_timeline("nodes: coordinates sent");
   }
   if (!st) st = coordinates_take(&N);
@@ -653,12 +649,12 @@ int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size
   return st;
 }
 
-static int comm_exchange(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes) {
+int share_comm_exchange(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes) {
   return feint_comm_exchange(ctx, out, in, in_bytes);
 }
 
 int feint_dist_share_nodes(void *comm, int status, feint_mesh_share_nodes *job) {
-  return share_nodes_number(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, job);
+  return share_nodes_number(share_comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, job);
 }
 
 /* ---- Every node's coordinates on every rank ---- */
@@ -678,8 +674,8 @@ int share_rows_view(const feint_mesh *m, const feint_mesh_share *sh, int64_t *lo
 
 int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, feint_mesh *m,
                     feint_mesh_share *sh) {
-  numbering N;
-  int st = numbering_start(&N, exchange, ctx, rank, size);
+  share_round R;
+  int st = share_round_start(&R, exchange, ctx, rank, size);
   if (st) return st;
   if (!status && !m) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
   unsigned char *lacks = NULL; /* each rank's: it lacks some */
@@ -687,16 +683,16 @@ int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, i
   /* 1. who lacks them */
   const int64_t all = !status && sh->node0 == 0 && sh->held_nodes == m->n_nodes;
   const int64_t head[2] = {NODES_READ, all};
-  for (int q = 0; q < size; q++) N.out[q] = (feint_comm_message){{head}, {sizeof head}, 1};
-  st = numbering_round(&N, status);
+  for (int q = 0; q < size; q++) R.out[q] = (feint_comm_message){{head}, {sizeof head}, 1};
+  st = share_round_run(&R, status);
   for (int p = 0; p < size && !st; p++) {
     int64_t h[2] = {NODES_READ, all};
-    if (p != rank && N.in_bytes[p] == sizeof h) memcpy(h, N.in[p], sizeof h);
+    if (p != rank && R.in_bytes[p] == sizeof h) memcpy(h, R.in[p], sizeof h);
     lacks[p] = !h[1];
   }
   if (st) {
     free(lacks);
-    numbering_destroy(&N);
+    share_round_destroy(&R);
     return st;
   }
   /* 2. every rank's rows' range to those that lack them */
@@ -707,25 +703,25 @@ int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, i
   range[2] = hi;
   const size_t bytes = (size_t)(hi - lo) * sizeof(double);
   for (int q = 0; q < size; q++)
-    N.out[q] = lacks[q] ? (feint_comm_message){{range, xyz[0], xyz[1], xyz[2]}, {sizeof range, bytes, bytes, bytes}, 4}
+    R.out[q] = lacks[q] ? (feint_comm_message){{range, xyz[0], xyz[1], xyz[2]}, {sizeof range, bytes, bytes, bytes}, 4}
                         : (feint_comm_message){{range}, {sizeof range}, 1};
   double *whole[3] = {NULL, NULL, NULL};
   for (int a = 0; a < 3 && !local && lacks[rank]; a++)
     local = feint_malloc((size_t)m->n_nodes + 1, sizeof *whole[a], &whole[a], "mesh nodes");
-  st = numbering_round(&N, local);
+  st = share_round_run(&R, local);
   int64_t got = 0;
   for (int p = 0; p < size && !st && lacks[rank]; p++) {
     int64_t h[3] = {NODES_READ, lo, hi};
     const double *from[3] = {xyz[0], xyz[1], xyz[2]};
     if (p != rank) {
-      if (N.in_bytes[p] >= sizeof h) memcpy(h, N.in[p], sizeof h);
+      if (R.in_bytes[p] >= sizeof h) memcpy(h, R.in[p], sizeof h);
       const int64_t n = h[2] - h[1];
-      if (N.in_bytes[p] < sizeof h || n < 0 || h[1] < 0 || h[2] > m->n_nodes ||
-          N.in_bytes[p] != sizeof h + 3 * (size_t)n * sizeof(double)) {
+      if (R.in_bytes[p] < sizeof h || n < 0 || h[1] < 0 || h[2] > m->n_nodes ||
+          R.in_bytes[p] != sizeof h + 3 * (size_t)n * sizeof(double)) {
         st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's nodes are malformed", p);
         break;
       }
-      for (int a = 0; a < 3; a++) from[a] = (const double *)((const char *)N.in[p] + sizeof h) + a * n;
+      for (int a = 0; a < 3; a++) from[a] = (const double *)((const char *)R.in[p] + sizeof h) + a * n;
     }
     for (int a = 0; a < 3 && h[2] > h[1]; a++)
       memcpy(whole[a] + h[1], from[a], (size_t)(h[2] - h[1]) * sizeof(double));
@@ -747,12 +743,12 @@ int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, i
   }
   for (int a = 0; a < 3; a++) free(whole[a]);
   free(lacks);
-  numbering_destroy(&N);
+  share_round_destroy(&R);
   return st;
 }
 
 int feint_dist_share_all_nodes(feint_comm *comm, int status, feint_mesh *mesh, feint_mesh_share *share) {
-  return share_all_nodes(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share);
+  return share_all_nodes(share_comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share);
 }
 
 
@@ -861,8 +857,8 @@ void feint_dist_nodes_release(feint_dist_nodes *nodes) {
 int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, const feint_mesh *m,
                      const feint_mesh_share *sh, feint_dist_nodes *out) {
   memset(out, 0, sizeof *out);
-  numbering N;
-  int st = numbering_start(&N, exchange, ctx, rank, size);
+  share_round R;
+  int st = share_round_start(&R, exchange, ctx, rank, size);
   if (st) return st;
   if (!status && !m) status = feint_error_set(FEINT_ERR_COMPUTE, "internal: no share of the mesh read");
   need_job j = {.m = m, .sh = sh};
@@ -895,11 +891,11 @@ int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, 
       int64_t qlo, qhi;
       rows_words(n_nodes, size, q, &qlo, &qhi, &span[2 * q], &span[2 * q + 1]);
       const size_t words = (size_t)(span[2 * q + 1] - span[2 * q]);
-      N.out[q] = (feint_comm_message){{&head, j.bits + span[2 * q]}, {sizeof head, words * sizeof *j.bits}, 2};
+      R.out[q] = (feint_comm_message){{&head, j.bits + span[2 * q]}, {sizeof head, words * sizeof *j.bits}, 2};
     }
   }
   /* 1. the needs to their owners, and the extents */
-  st = numbering_round(&N, status);
+  st = share_round_run(&R, status);
   double *answers = NULL;
   int64_t *heads2 = NULL, *counts = NULL;
   int local = FEINT_OK;
@@ -911,12 +907,12 @@ int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, 
     for (int p = 0; p < size && !local; p++) {
       if (p == rank) continue;
       extent_head h;
-      if (N.in_bytes[p] != sizeof h + (size_t)mine * 8) {
+      if (R.in_bytes[p] != sizeof h + (size_t)mine * 8) {
         local = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d's needs are malformed", p);
         break;
       }
-      memcpy(&h, N.in[p], sizeof h);
-      counts[p] = bits_in_range((const uint64_t *)((const char *)N.in[p] + sizeof h), span[2 * rank],
+      memcpy(&h, R.in[p], sizeof h);
+      counts[p] = bits_in_range((const uint64_t *)((const char *)R.in[p] + sizeof h), span[2 * rank],
                                 span[2 * rank + 1], lo, hi, m, sh->node0, NULL);
       total += counts[p];
       if (h.has)
@@ -934,40 +930,40 @@ int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, 
       heads2[2 * p] = NODES_READ;
       heads2[2 * p + 1] = p == rank ? 0 : counts[p];
       if (p != rank)
-        bits_in_range((const uint64_t *)((const char *)N.in[p] + sizeof head), span[2 * rank], span[2 * rank + 1],
+        bits_in_range((const uint64_t *)((const char *)R.in[p] + sizeof head), span[2 * rank], span[2 * rank + 1],
                       lo, hi, m, sh->node0, answers + 3 * at);
-      N.out[p] = (feint_comm_message){{heads2 + 2 * p, answers + 3 * at},
+      R.out[p] = (feint_comm_message){{heads2 + 2 * p, answers + 3 * at},
                                       {2 * sizeof *heads2, 3 * (size_t)heads2[2 * p + 1] * sizeof *answers},
                                       2};
       at += heads2[2 * p + 1];
     }
   }
   /* 2. the answers */
-  if (!st) st = numbering_round(&N, local);
+  if (!st) st = share_round_run(&R, local);
   if (!st) st = feint_malloc(3 * (size_t)j.before[W] + 1, sizeof *out->xyz, &out->xyz, "the nodes a share uses");
   for (int q = 0; q < size && !st; q++) {
     if (q == rank) continue;
     int64_t h[2] = {NODES_READ, -1}, qlo, qhi, w0, w1;
-    if (N.in_bytes[q] >= sizeof h) memcpy(h, N.in[q], sizeof h);
+    if (R.in_bytes[q] >= sizeof h) memcpy(h, R.in[q], sizeof h);
     rows_words(n_nodes, size, q, &qlo, &qhi, &w0, &w1);
     /* q's answers go where its range's first needed node does: the needed nodes before qlo */
     const int64_t first = qlo >= n_nodes ? j.before[W]
                                          : j.before[qlo >> 6] +
                                                __builtin_popcountll(j.bits[qlo >> 6] & (((uint64_t)1 << (qlo & 63)) - 1));
     const int64_t want = bits_in_range(j.bits + w0, w0, w1, qlo, qhi, m, 0, NULL);
-    if (h[1] != want || N.in_bytes[q] != sizeof h + 3 * (size_t)want * sizeof(double)) {
+    if (h[1] != want || R.in_bytes[q] != sizeof h + 3 * (size_t)want * sizeof(double)) {
       st = feint_error_set(FEINT_ERR_COMPUTE, "internal: rank %d answered %lld nodes of %lld", q, (long long)h[1],
                            (long long)want);
       break;
     }
-    if (want) memcpy(out->xyz + 3 * first, (const char *)N.in[q] + sizeof h, 3 * (size_t)want * sizeof(double));
+    if (want) memcpy(out->xyz + 3 * first, (const char *)R.in[q] + sizeof h, 3 * (size_t)want * sizeof(double));
   }
   free(answers);
   free(heads2);
   free(counts);
   free(span);
   free(j.need);
-  numbering_destroy(&N);
+  share_round_destroy(&R);
   if (st) {
     free(j.bits);
     free(j.before);
@@ -986,5 +982,5 @@ int share_cell_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, 
 
 int feint_dist_share_cell_nodes(feint_comm *comm, int status, const feint_mesh *mesh, const feint_mesh_share *share,
                                 feint_dist_nodes *out) {
-  return share_cell_nodes(comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share, out);
+  return share_cell_nodes(share_comm_exchange, comm, feint_comm_rank(comm), feint_comm_size(comm), status, mesh, share, out);
 }

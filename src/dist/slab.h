@@ -54,6 +54,25 @@ int slab_finish(slab_build *b, int status, void **in, size_t *in_bytes, feint_me
  * caller), in_bytes[p] with what rank p sent (feint_comm_exchange under
  * mpirun; a test's threads). */
 typedef int (*share_exchange_fn)(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes);
+/* feint_comm_exchange as one (ctx the feint_comm). */
+int share_comm_exchange(void *ctx, const feint_comm_message *out, void **in, size_t *in_bytes);
+/* Rounds of such exchanges: each message opens with its sender's state
+ * (an int64, 0: it goes on), so that a failed rank still sends (its state
+ * only) and every rank stops after the same round. run sends out[q] and
+ * takes in[p] (the previous round's freed): this rank's error (status),
+ * "rank p failed", or FEINT_OK. */
+typedef struct {
+  share_exchange_fn exchange;
+  void *ctx;
+  int rank, size;
+  feint_comm_message *out;
+  void **in;
+  size_t *in_bytes;
+} share_round;
+int share_round_start(share_round *round, share_exchange_fn exchange, void *ctx, int rank, int size);
+int share_round_run(share_round *round, int status);
+void share_round_free_in(share_round *round);
+void share_round_destroy(share_round *round);
 int share_nodes_number(share_exchange_fn exchange, void *ctx, int rank, int size, int status,
                        feint_mesh_share_nodes *job);
 int share_all_nodes(share_exchange_fn exchange, void *ctx, int rank, int size, int status, feint_mesh *mesh,
